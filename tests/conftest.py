@@ -1,0 +1,43 @@
+"""Shared fixtures. Tests never need the network nor ../shared: the development corpus
+fixture skips when it is absent (users of the tool do not have it)."""
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from triage import lexicons as lexicon_module
+from triage.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
+DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
+SAMPLE = REPO / "data" / "sample_sms.csv"
+
+
+@pytest.fixture(scope="session")
+def lexicons():
+    return lexicon_module.load(user_directory=Path("/nonexistent-user-lexicon"))
+
+
+@pytest.fixture(autouse=True)
+def _no_user_lexicon(monkeypatch, tmp_path_factory):
+    # The expert's answers of the developer's own runs must not change test results.
+    monkeypatch.setenv(lexicon_module.USER_DIR_ENV, str(tmp_path_factory.mktemp("user-lexicon")))
+
+
+@pytest.fixture
+def cli():
+    """Runs `triage ...` in-process, like a user would type it."""
+    runner = CliRunner()
+
+    def invoke(*args, input=None):
+        return runner.invoke(app, [str(a) for a in args], input=input)
+
+    return invoke
+
+
+@pytest.fixture
+def dev_corpus():
+    if not DEV_CORPUS.exists():
+        pytest.skip("the development corpus ../shared/data/sms_dev_88milsms.csv is absent")
+    return DEV_CORPUS

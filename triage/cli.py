@@ -1,0 +1,75 @@
+"""The `triage` command line: thin commands over the library (sqlite-utils' style).
+
+Each command parses its options, calls one library function and prints what it returns.
+Bad input raises triage.io.InputError, shown as one line on stderr with exit code 1
+(usage errors exit 2, as click does); --debug shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import click
+import typer
+from typer.core import TyperGroup
+
+_state = {"debug": False}
+
+
+class _Group(TyperGroup):
+    """Turns bad input (triage.io.InputError) into one line on stderr and exit code 1."""
+
+    def invoke(self, ctx: click.Context):
+        from triage.io import InputError
+
+        try:
+            return super().invoke(ctx)
+        except InputError as error:
+            if _state["debug"]:
+                raise
+            click.echo(f"Error: {error}", err=True)
+            ctx.exit(1)
+
+
+app = typer.Typer(
+    cls=_Group,
+    help="Decide which SMS of a corpus must be anonymised, hide what is certain, and queue the rest for a human expert.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def main(
+    debug: Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")] = False,
+) -> None:
+    _state["debug"] = debug
+
+
+@app.command()
+def lexicons(
+    directory: Annotated[
+        Optional[Path], typer.Option("--directory", help="Lexicon folder (default: the shipped dictionaries/).")
+    ] = None,
+) -> None:
+    """List the lexicons with their size, source and licence."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from triage import lexicons as lexicon_module
+
+    loaded = lexicon_module.load(directory)
+    table = Table(title=f"Lexicons (fingerprint {loaded.fingerprint})")
+    for column in ("name", "role", "entries", "source", "licence"):
+        table.add_column(column, justify="right" if column == "entries" else "left")
+    for info in loaded.describe():
+        table.add_row(info.name, info.role, f"{info.entries:,}", info.source, info.licence)
+    Console(width=160).print(table)
+    typer.echo(f"ambiguous spellings (both a name and an ordinary word): {len(loaded.ambiguous):,}")
+
+
+def run() -> None:
+    """Console-script entry point."""
+    app()
