@@ -48,6 +48,58 @@ def main(
     _state["debug"] = debug
 
 
+# ---------------------------------------------------------------- shared options
+InputPath = Annotated[Path, typer.Argument(help="CSV, TSV or JSONL file of messages.", show_default=False)]
+OutputOption = Annotated[
+    Optional[Path], typer.Option("--output", "-o", help="Output file (.csv, .tsv or .jsonl). Default: under reports/.")
+]
+TextColumn = Annotated[str, typer.Option("--text-column", help="Column holding the messages.")]
+IdColumn = Annotated[Optional[str], typer.Option("--id-column", help="Column holding message ids (default: 'id' if present, else row numbers).")]
+LabelColumn = Annotated[str, typer.Option("--label-column", help="Column holding gold labels TA/NTA.")]
+Encoding = Annotated[Optional[str], typer.Option("--encoding", help="Input encoding (default: detect UTF-8, else cp1252).")]
+Delimiter = Annotated[Optional[str], typer.Option("--delimiter", help="Field delimiter (default: sniff , ; tab |).")]
+OnBadLines = Annotated[str, typer.Option("--on-bad-lines", help="error, skip or warn on ragged rows.")]
+Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")]
+
+
+def read_options(text_column, id_column, label_column, encoding, delimiter, on_bad_lines):
+    from triage.io import DEFAULT_ID_COLUMN
+    from triage.pipeline import ReadOptions
+
+    return ReadOptions(
+        text_column=text_column,
+        id_column=DEFAULT_ID_COLUMN if id_column is None else id_column,
+        label_column=label_column,
+        encoding=encoding,
+        delimiter=delimiter,
+        on_bad_lines=on_bad_lines,
+    )
+
+
+@app.command()
+def seek(
+    input: InputPath,
+    output: OutputOption = None,
+    words: Annotated[bool, typer.Option("--words", help="One row per word with its label instead of one per message.")] = False,
+    text_column: TextColumn = "text",
+    id_column: IdColumn = None,
+    label_column: LabelColumn = "label",
+    encoding: Encoding = None,
+    delimiter: Delimiter = None,
+    on_bad_lines: OnBadLines = "error",
+    force: Force = False,
+) -> None:
+    """Seek&Hide: label every word and message (TA / NTA / UNTAGGED) and hide what is certain."""
+    from triage.pipeline import run_seek
+
+    summary = run_seek(
+        input, output, words=words, force=force,
+        read=read_options(text_column, id_column, label_column, encoding, delimiter, on_bad_lines),
+    )
+    typer.echo(f"{summary.messages:,} messages -> {summary.output}")
+    typer.echo(summary.tables.markdown())
+
+
 @app.command()
 def lexicons(
     directory: Annotated[

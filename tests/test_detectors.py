@@ -1,0 +1,366 @@
+"""Tests for triage.detectors: the regular-expression detectors (TEL, MEL, URL, ADR, COD).
+
+All example messages are invented, in French SMS style.
+"""
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage import detectors
+from triage.detectors import TAGS, Detection, detect
+
+
+def spans(text):
+    """What the detectors hide, as (substring, tag) pairs in text order."""
+    return [(text[d.start : d.end], d.tag) for d in detect(text)]
+
+
+def one_hit(tag, cases):
+    """Parametrise (text, expected substring) cases expecting exactly one hit of `tag`."""
+    return pytest.mark.parametrize("text, expected", cases, ids=[text for text, _ in cases])
+
+
+# ---------------------------------------------------------------- TEL
+
+TEL_POSITIVE = [
+    ("appelle moi au 06 12 34 56 78 stp", "06 12 34 56 78"),
+    ("mon num c 0612345678 bizz", "0612345678"),
+    ("nouveau num: 07.81.22.43.90 !", "07.81.22.43.90"),
+    ("06-12-34-56-78 c ma soeur", "06-12-34-56-78"),
+    ("rappelle au 06 12 34 5678 apres 18h", "06 12 34 5678"),
+    ("le fixe 04 67.12-34 56 marche pas", "04 67.12-34 56"),
+    ("mon num anglais... non le +33 6 12 34 56 78", "+33 6 12 34 56 78"),
+    ("+33612345678", "+33612345678"),
+    ("depuis l'etranger 0033 6 12 34 56 78", "0033 6 12 34 56 78"),
+    ("ds la signature: +33 (0)6 12 34 56 78.", "+33 (0)6 12 34 56 78"),
+    ("tel:0612345678", "0612345678"),
+    ("tu m'appelles au0612345678 ?", "0612345678"),
+    ("la box c 09 51 23 45 67", "09 51 23 45 67"),
+    ("le cabinet 01 42 68 53 00 ferme a 19h", "01 42 68 53 00"),
+    ("+33 06 12 34 56 78 (le 0 en trop)", "+33 06 12 34 56 78"),
+]
+
+
+@one_hit("TEL", TEL_POSITIVE)
+def test_tel_positive(text, expected):
+    assert spans(text) == [(expected, "TEL")]
+
+
+NEGATIVE = {
+    "TEL": [
+        "3615 ulla mdr",
+        "rdv 18h30 devant chez toi",
+        "on se voit le 12/05 ?",
+        "c'etait en 2012 je crois",
+        "ca fait 10 euros chacun",
+        "le 05 12 2012 10h30 chez le dentiste",  # a date + a time, not a phone
+        "appelle le 112 ou le 15 en urgence",
+        "j'ai eu 06/20 en maths et 12,5 en anglais",
+        "les 01/02/03/04/05 avril je bosse",
+    ],
+    "MEL": [
+        "on se voit @ la maison",
+        "rdv @18h",
+        "envoie moi un mail stp",
+        "julie @ gmail",
+        "mon mail c julie at gmail point com",  # spelled-out forms are not covered
+        "@julie t'es ou",
+        "trop bien!@+",
+        "prix: 3 @ 2 euros",
+    ],
+    "URL": [
+        "etc. etc. bref",
+        "ok.merci a demain",
+        "rdv 10h a.m. pile",
+        "j'ai vu ca sur internet",
+        "le 12/05 ou le 13/05",
+        "et/ou comme tu veux",
+        "1/2 heure de retard",
+        "t ou.la tu viens",
+        "c'est du 50/50",
+    ],
+    "ADR": [
+        "on se voit 2 rue plus loin",
+        "la rue est fermee",
+        "il reste 1 place pour demain",
+        "j'ai 2 cours de maths",
+        "3 place libre dans la voiture",
+        "34000 Montpellier c'est loin",
+        "rdv 18h30 rue des Lilas",  # a time, then a street without number
+        "prends la 2 rue a gauche",
+        "j'ai recu 5 mail non lus",
+        "appart 3 ch lumineux",
+    ],
+    "COD": [
+        "rdv 18h30 ou 19h",
+        "le 12/05/2012 a midi",
+        "le 12.05.12 a midi",
+        "ca coute 12,50€",
+        "en 2012 et 2013",
+        "la saison 2012-2013",
+        "1 250 000 000 euros de dette",
+        "code postal 34000",
+        "les chambres 12 14 16 18",
+        "le code 18h30 ca marche pas",
+        "code promo NOEL20",
+    ],
+}
+
+
+def test_enough_examples():
+    """The brief asks for at least 12 positive and 8 negative examples (8/8 for ADR and COD)."""
+    positives = {"TEL": TEL_POSITIVE, "MEL": MEL_POSITIVE, "URL": URL_POSITIVE, "ADR": ADR_POSITIVE, "COD": COD_POSITIVE}
+    for tag in TAGS:
+        minimum = 8 if tag in ("ADR", "COD") else 12
+        assert len(positives[tag]) >= minimum, tag
+        assert len(NEGATIVE[tag]) >= 8, tag
+
+
+@pytest.mark.parametrize(
+    "text", [text for tag in TAGS for text in NEGATIVE[tag]], ids=[f"{tag}: {text}" for tag in TAGS for text in NEGATIVE[tag]]
+)
+def test_negative(text):
+    assert spans(text) == []
+
+
+# ---------------------------------------------------------------- MEL
+
+MEL_POSITIVE = [
+    ("mon mail prenom.nom@example.fr merci", "prenom.nom@example.fr"),
+    ("x_y-z+tag@sub.example.co.uk", "x_y-z+tag@sub.example.co.uk"),
+    ("ecris moi (julie@example.org)", "julie@example.org"),
+    ("c'est julie.dupont@orange.fr.", "julie.dupont@orange.fr"),
+    ("mail:toto@gmail.com", "toto@gmail.com"),
+    ("envoie sur JULIE.D@HOTMAIL.FR stp", "JULIE.D@HOTMAIL.FR"),
+    ("<marc75@free.fr>", "marc75@free.fr"),
+    ("mon adresse: julie@gmail.com.Bisous", "julie@gmail.com"),
+    ("jean-marc.dupré@laposte.net, merci", "jean-marc.dupré@laposte.net"),
+    ("a.martin@etu.univ-montp2.fr!!", "a.martin@etu.univ-montp2.fr"),
+    ("le mail de la mairie contact@mairie-sete.bzh", "contact@mairie-sete.bzh"),
+    ("ecris a 'paul.b@yahoo.fr'", "paul.b@yahoo.fr"),
+    ("sophie_34@live.com?", "sophie_34@live.com"),
+]
+
+
+@one_hit("MEL", MEL_POSITIVE)
+def test_mel_positive(text, expected):
+    assert spans(text) == [(expected, "MEL")]
+
+
+def test_mel_two_addresses_glued_by_a_comma():
+    assert spans("a@b.fr,c@d.fr") == [("a@b.fr", "MEL"), ("c@d.fr", "MEL")]
+
+
+# ---------------------------------------------------------------- URL
+
+URL_POSITIVE = [
+    ("va sur http://example.com/page?x=1&y=2. Bisous", "http://example.com/page?x=1&y=2"),
+    ("https://www.impots.gouv.fr.", "https://www.impots.gouv.fr"),
+    ("www.leboncoin.fr/annonces/123, regarde!", "www.leboncoin.fr/annonces/123"),
+    ("WWW.SITE.FR", "WWW.SITE.FR"),
+    ("regarde example.fr/page", "example.fr/page"),
+    ("bit.ly/3xYz!", "bit.ly/3xYz"),
+    ("le lien (http://t.co/AbC123)", "http://t.co/AbC123"),
+    ("(voir https://fr.wikipedia.org/wiki/Montpellier_(ville))", "https://fr.wikipedia.org/wiki/Montpellier_(ville)"),
+    ("ma page facebook.com/julie.dupont34 :)", "facebook.com/julie.dupont34"),
+    ("lien: https://docs.example.org:8080/a/b#c, vite", "https://docs.example.org:8080/a/b#c"),
+    ("photos sur www.flickr.com/photos/toto!!", "www.flickr.com/photos/toto"),
+    ("http://example.fr/0612345678", "http://example.fr/0612345678"),  # the digits are part of the URL
+    ("inscris toi sur youtube.com/watch?v=abc123;", "youtube.com/watch?v=abc123"),
+]
+
+
+@one_hit("URL", URL_POSITIVE)
+def test_url_positive(text, expected):
+    assert spans(text) == [(expected, "URL")]
+
+
+# ---------------------------------------------------------------- ADR
+
+ADR_POSITIVE = [
+    ("je suis au 12 rue des Lilas", "12 rue des Lilas"),
+    ("3 bis avenue Jean Jaurès 34000 Montpellier", "3 bis avenue Jean Jaurès 34000 Montpellier"),
+    ("c au 45, bd de la République", "45, bd de la République"),
+    ("7 impasse du Moulin 13100 aix en provence", "7 impasse du Moulin 13100 aix en provence"),
+    ("2 all. des Pins", "2 all. des Pins"),
+    ("je suis au 12 rue des lilas ce soir", "12 rue des lilas"),
+    ("10 rue du 8 mai 1945 a 14h", "10 rue du 8 mai 1945"),
+    ("8 rue de l'Église 75001 Paris", "8 rue de l'Église 75001 Paris"),
+    ("chez moi 5 rue d'Alsace. bisous", "5 rue d'Alsace"),
+    ("2 cours Mirabeau", "2 cours Mirabeau"),  # weak street type, capitalised name
+    ("1 place de la comédie 34000 montpellier", "1 place de la comédie 34000 montpellier"),  # weak type, postcode
+    ("RDV au 12 RUE DES LILAS", "12 RUE DES LILAS"),
+    ("12b rue Pierre et Marie Curie et apres on mange", "12b rue Pierre et Marie Curie"),
+    ("15 rue St. Jean", "15 rue St. Jean"),
+]
+
+
+@one_hit("ADR", ADR_POSITIVE)
+def test_adr_positive(text, expected):
+    assert spans(text) == [(expected, "ADR")]
+
+
+# ---------------------------------------------------------------- COD
+
+COD_POSITIVE = [
+    ("mon iban FR76 3000 6000 0112 3456 7890 189 merci", "FR76 3000 6000 0112 3456 7890 189"),
+    ("iban fr7630006000011234567890189", "fr7630006000011234567890189"),
+    ("num secu 1 85 05 78 006 084 36", "1 85 05 78 006 084 36"),
+    ("carte 4970 1012 3456 7890 exp 12/27", "4970 1012 3456 7890"),
+    ("ref dossier 12345678", "12345678"),
+    ("le colis 6A01234567890 est arrivé", "6A01234567890"),  # capitals inside a code are hidden too
+    ("dossier ref12345678", "12345678"),  # ...a glued lower-case word is not
+    ("n° client 123 456 789", "123 456 789"),
+    ("code 4B12A", "4B12A"),
+    ("le digicode 1234A", "1234A"),
+    ("code porte: 2580", "2580"),
+    ("le code c'est le B2580", "B2580"),
+    ("Code de la porte = A1234, 3eme", "A1234"),
+    ("code d'entrée 1234B", "1234B"),
+]
+
+
+@one_hit("COD", COD_POSITIVE)
+def test_cod_positive(text, expected):
+    assert spans(text) == [(expected, "COD")]
+
+
+# ---------------------------------------------------------------- overlaps and ordering
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # Same span matched by TEL and by the 8+-digit COD rule: a phone shape is TEL.
+        ("0612345678", [("0612345678", "TEL")]),
+        # COD would take "33612345678" only: TEL is longer.
+        ("+33612345678", [("+33612345678", "TEL")]),
+        # A phone followed by a small number is not a longer code.
+        ("appelle 06 12 34 56 78 12 fois", [("06 12 34 56 78", "TEL")]),
+        # ...but a long grouped number that starts like a phone is one code.
+        ("06 12 34 56 78 12 34 56", [("06 12 34 56 78 12 34 56", "COD")]),
+        # The e-mail inside a URL, the digits inside an IBAN: the longest wins.
+        ("http://user@example.com/x", [("http://user@example.com/x", "URL")]),
+        ("FR7630006000011234567890189", [("FR7630006000011234567890189", "COD")]),
+    ],
+)
+def test_overlap_keeps_the_longest(text, expected):
+    assert spans(text) == expected
+
+
+def test_equal_length_ties_follow_the_priority():
+    # Five candidates on the same span: the priority URL > MEL > ADR > TEL > COD decides.
+    order = ["URL", "MEL", "ADR", "TEL", "COD"]
+    for position, winner in enumerate(order):
+        candidates = [Detection(3, 10, tag) for tag in reversed(order[position:])]
+        assert detectors._resolve(candidates) == [Detection(3, 10, winner)]
+
+
+def test_longest_wins_over_priority_and_disjoint_spans_survive():
+    candidates = [
+        Detection(0, 5, "URL"),
+        Detection(2, 12, "COD"),  # longer than the URL it overlaps
+        Detection(12, 14, "TEL"),  # touches but does not overlap
+        Detection(20, 25, "MEL"),
+    ]
+    assert detectors._resolve(candidates) == [
+        Detection(2, 12, "COD"),
+        Detection(12, 14, "TEL"),
+        Detection(20, 25, "MEL"),
+    ]
+
+
+def test_several_tags_in_one_message_are_sorted_by_start():
+    text = "mail a@b.fr, tel 0612345678, 12 rue des Lilas, code 1234, www.site.fr"
+    assert spans(text) == [
+        ("a@b.fr", "MEL"),
+        ("0612345678", "TEL"),
+        ("12 rue des Lilas", "ADR"),
+        ("1234", "COD"),
+        ("www.site.fr", "URL"),
+    ]
+    found = detect(text)
+    assert found == sorted(found, key=lambda d: d.start)
+
+
+# ---------------------------------------------------------------- fast path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "coucou tu fais quoi ce soir ? on se voit chez Julie",
+        "ok jte rappelle des que g fini bisous",
+        "wesh bien ou bien, bon week-end",  # 'w' but no "www"
+        "on se voit rue des Lilas place de la Comédie",
+    ],
+)
+def test_message_without_digit_at_or_www_is_skipped(text, monkeypatch):
+    def must_not_run(*args):
+        raise AssertionError("a detector ran on a message the pre-check should skip")
+
+    monkeypatch.setattr(detectors, "_detect_numbers", must_not_run)
+    monkeypatch.setattr(detectors, "_detect_mails", must_not_run)
+    if "w" not in text.lower():  # a 'w' costs one more check for "www"
+        monkeypatch.setattr(detectors, "_detect_urls", must_not_run)
+        monkeypatch.setattr(detectors, "_resolve", must_not_run)  # returned at the pre-check
+    assert detect(text) == []
+
+
+# ---------------------------------------------------------------- offsets (property-based)
+
+SMS_ALPHABET = "0123456789 +-./@:,()'éèàabcdefhilmnoprstuwxyzABCDFLMR€h\n"
+SMS_WORDS = [
+    "06", "12", "34", "56", "78", "+33", "0033", "rue", "bis", "avenue", "des", "Lilas", "de", "la",
+    "34000", "Montpellier", "code", "porte:", "4B12A", "FR76", "3000", "6000", "www.", "http://",
+    "example.fr/", "julie", "@", "gmail.com", "18h30", "12/05", "bisous", ".", ",", " ", " ", " ",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=SMS_ALPHABET, max_size=80),
+        st.lists(st.sampled_from(SMS_WORDS), max_size=25).map("".join),
+    )
+)
+def test_offsets_always_point_into_the_text(text):
+    found = detect(text)
+    previous_end = 0
+    for d in found:
+        assert isinstance(d, Detection)
+        assert d.tag in TAGS
+        assert 0 <= d.start < d.end <= len(text)
+        assert d.start >= previous_end  # sorted and never overlapping
+        assert text[d.start : d.end] == text[d.start : d.end].strip()  # no surrounding blanks
+        previous_end = d.end
+    assert detect(text) == found  # deterministic
+
+
+# ---------------------------------------------------------------- robustness
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 " * 5000,
+        "0" * 10000,
+        "a" * 20000 + "@",
+        "a." * 5000 + "fr/",
+        "12 rue " + "de " * 3000,
+        "12 rue " + "Aa " * 3000,
+        "w" * 10000,
+        "code " * 3000,
+        "06 " * 5000,
+        "x@" * 5000,
+    ],
+    ids=lambda text: repr(text[:12]),
+)
+def test_no_catastrophic_backtracking(text):
+    started = time.perf_counter()
+    detect(text)
+    assert time.perf_counter() - started < 2.0

@@ -1,0 +1,125 @@
+import json
+
+import pytest
+
+from triage.seekhide import (
+    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, NTA, TA, UNKNOWN, UNTAGGED, SeekAndHide, stable_id, tables,
+)
+
+
+@pytest.fixture(scope="module")
+def seeker(lexicons):
+    return SeekAndHide(lexicons)
+
+
+@pytest.mark.parametrize(
+    "word, label, rule",
+    [
+        ("crayon", ANTI_DICTIONARY, "exact"),
+        ("Cédric", DICTIONARY, "exact"),
+        ("Pierre", AMBIGUOUS, "exact"),
+        ("Namrata", UNKNOWN, "none"),
+        ("etudiant", ANTI_DICTIONARY, "accent"),
+        ("dèsolé", ANTI_DICTIONARY, "accent"),
+        ("nicoooolaasss", DICTIONARY, "repetition"),
+        ("merciiiii", ANTI_DICTIONARY, "repetition"),
+        ("mouhahahahaha", ANTI_DICTIONARY, "onomatopoeia"),
+        ("mdrrrrrrrr", ANTI_DICTIONARY, "repetition"),
+        ("jexplique", ANTI_DICTIONARY, "apostrophe"),
+        ("jtattends", ANTI_DICTIONARY, "concatenation"),
+        ("surment", ANTI_DICTIONARY, "misspelling"),
+    ],
+)
+def test_word_labels_and_the_heuristic_that_decided(seeker, word, label, rule):
+    info = seeker.label_word(word)
+    assert (info.label, info.rule) == (label, rule)
+
+
+def test_repetitions_are_matched_to_the_dictionary_spelling(seeker):
+    assert seeker.label_word("nicoooolaasss").match == "nicolas"
+
+
+def test_a_misspelling_never_turns_a_first_name_into_a_word(seeker, lexicons):
+    # 'julienn' is one edit from the name julien: not corrected into an ordinary word.
+    assert seeker.label_word("julienn").label != ANTI_DICTIONARY
+    assert seeker.label_word("julien").label == DICTIONARY
+
+
+def test_message_labels(seeker):
+    assert seeker.seek("Coucou Patrice, ça va?").label == TA
+    assert seeker.seek("ok jarrive dans 5 min :-)").label == NTA
+    assert seeker.seek("tu as vu Namrata ?").label == UNTAGGED
+    assert seeker.seek("rappelle moi au 0612345678").label == TA
+    assert seeker.seek("").label == NTA
+
+
+def test_replacement_codes_follow_the_paper(seeker, lexicons):
+    result = seeker.seek("Coucou Patrice, ça va?")
+    ident = lexicons.first_names["patrice"]
+    assert result.anonymised == f"Coucou <PRE_7_{ident}>, ça va?"
+    assert result.hidden == [(7, 14, "PRE")]
+
+
+def test_same_spelling_same_code_and_nothing_else_changes(seeker):
+    text = "appelle julie au 06 12 34 56 78 ! julie a dit 06 12 34 56 78"
+    result = seeker.seek(text)
+    codes = [c for c in result.anonymised.split() if c.startswith("<")]
+    assert len(codes) == 4 and codes[0] == codes[2] and codes[1] == codes[3]
+    # Everything outside hidden spans is unchanged, in order.
+    kept = [text[e:s] for (_, e, _), (s, _, _) in zip([(0, 0, "")] + result.hidden, result.hidden + [(len(text), 0, "")])]
+    for piece in kept:
+        assert piece in result.anonymised
+    assert stable_id("TEL", "06 12 34 56 78") == stable_id("TEL", "06 12 34 56 78")
+
+
+def test_weak_names_need_a_capital_away_from_the_sentence_start(seeker):
+    # 'Dubois' is a surname only: a name mid-sentence with a capital, not in lower case.
+    assert seeker.seek("je suis chez Dubois").label == TA
+    assert [w.label for w in seeker.seek("je suis chez dubois").words][-1] == UNKNOWN
+
+
+def test_a_capitalised_word_after_a_title_is_a_surname(seeker):
+    result = seeker.seek("rdv avec Mme Petit demain")
+    assert result.label == TA and result.hidden[0][2] == "NOM"
+
+
+def test_tables_3_and_4():
+    t = tables([TA, NTA, UNTAGGED, NTA, TA], [TA, NTA, TA, TA, NTA])
+    assert t.distribution == {TA: 2, NTA: 2, UNTAGGED: 1}
+    assert t.confusion == {(TA, TA): 1, (NTA, NTA): 1, (NTA, TA): 1, (TA, NTA): 1}
+    assert t.accuracy == 0.5
+    assert "Table 4" in t.markdown()
+
+
+def test_triage_seek_writes_one_row_per_message_and_prints_tables(cli, tmp_path):
+    source = tmp_path / "sms.csv"
+    source.write_text('id,text,label\n1,"Coucou Patrice, ça va?",TA\n2,ok merci,NTA\n', "utf-8")
+    out = tmp_path / "out.csv"
+    result = cli("seek", source, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "Table 3" in result.output and "Accuracy on tagged messages: 1.000" in result.output
+    import csv
+
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert [r["seekhide"] for r in rows] == [TA, NTA]
+    assert json.loads(rows[0]["hidden"]) == [[7, 14, "PRE"]]
+
+
+def test_triage_seek_words_writes_one_row_per_word(cli, tmp_path):
+    source = tmp_path / "sms.csv"
+    source.write_text("text\njtattends pierre\n", "utf-8")
+    out = tmp_path / "words.csv"
+    assert cli("seek", source, "-o", out, "--words").exit_code == 0
+    lines = out.read_text("utf-8").splitlines()
+    assert lines[0] == "id,start,end,word,label,rule,match"
+    assert lines[1].startswith("1,0,9,jtattends,ANTI_DICTIONARY,concatenation")
+    assert ",pierre,AMBIGUOUS," in lines[2]
+
+
+def test_a_missing_text_column_is_one_clear_line(cli, tmp_path):
+    source = tmp_path / "sms.csv"
+    source.write_text("id,message\n1,salut\n", "utf-8")
+    result = cli("seek", source)
+    assert result.exit_code == 1
+    assert "columns found: id, message" in result.output
+    assert "Traceback" not in result.output

@@ -1,0 +1,494 @@
+"""Regular-expression detectors for items that are always anonymised.
+
+Seek&Hide (Patel et al. 2013) decides about first names with dictionaries, but
+some items are hidden whatever the dictionaries say: phone numbers (TEL),
+e-mail addresses (MEL), URLs (URL), postal addresses (ADR) and long codes
+(COD: bank/card/social-security numbers, door codes).
+
+``detect(text)`` returns non-overlapping character spans. It runs on every
+message of corpora of millions of SMS, so a cheap pre-check skips the regexes
+for the (majority of) messages holding no digit, no '@', no '/' and no "www",
+and each family of patterns only runs when its trigger character is present.
+
+Only the standard library ``re`` is used.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+TAGS = ("TEL", "MEL", "URL", "ADR", "COD")
+
+# Tie-break on equal span length: earlier wins.
+_PRIORITY = {"URL": 0, "MEL": 1, "ADR": 2, "TEL": 3, "COD": 4}
+
+
+class Detection(NamedTuple):
+    start: int  # character offset into the text (Python str index)
+    end: int  # exclusive
+    tag: str  # one of TAGS
+
+
+# --------------------------------------------------------------------------
+# Shared building blocks
+# --------------------------------------------------------------------------
+
+_LETTER = r"[^\W\d_]"  # any Unicode letter (accents included)
+_NBSP = "\u00a0"  # phones often insert non-breaking spaces
+
+# Top-level domains accepted for bare domains (no scheme, no "www") and used to
+# trim an e-mail domain that swallowed the next word ("x@gmail.com.merci").
+# Deliberately limited to common ones: a bare "mot.mot/..." must not match.
+_TLDS = (
+    "fr", "com", "net", "org", "eu", "info", "biz", "io", "co", "me", "tv",
+    "ly", "gl", "gg", "uk", "de", "es", "it", "pt", "nl", "be", "ch", "lu",
+    "ca", "us", "ma", "dz", "tn", "sn", "ci", "re", "mc", "app", "dev", "xyz",
+    "online", "site", "shop", "bzh", "paris", "ru", "cn", "jp", "pro", "mobi",
+    "fm", "to", "edu", "gov", "int", "ws", "cc", "ai", "li", "at", "se", "no",
+    "dk", "fi", "pl", "cz", "ie", "br", "au", "nz", "in", "gouv",
+)
+_TLD_SET = frozenset(_TLDS)
+
+
+def _alternation(words) -> str:
+    """Regex matching any of `words`, written as a trie ("r(?:ue|te)" rather
+    than "rue|rte"): `re` tries alternatives one by one, so a flat list of
+    200 stop words would cost 200 comparisons at every word it is tried on.
+    Longer words are preferred, shorter ones reached by backtracking."""
+    trie: dict = {}
+    for word in set(words):
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}  # a word ends here
+
+    def build(node: dict) -> str:
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+# --------------------------------------------------------------------------
+# Pre-checks (the fast path: most SMS have none of these characters)
+# --------------------------------------------------------------------------
+
+# One character class, so `re` scans it with its fast charset search. The
+# brief's trigger list is digits, '@', "www" and "http"; '/' is added because a
+# bare domain with a path ("example.fr/page") holds none of them, and "http"
+# needs no entry of its own because a URL with a scheme holds '/'. 'w' stands
+# for "www" (rare in French: messages with only a 'w' pay one more check).
+# Only ASCII digits count, here and in every pattern below.
+_PRECHECK = re.compile(r"[0-9@/wW]")
+_DIGIT_RUN = re.compile(r"[0-9]+")
+_WWW = re.compile(r"www", re.IGNORECASE)
+
+# --------------------------------------------------------------------------
+# TEL: French phone numbers
+# --------------------------------------------------------------------------
+
+# Between digit pairs: nothing, one or two spaces, or a dot/dash possibly
+# surrounded by single spaces. Each pair may use a different separator.
+_TEL_SEP = rf"(?:[ {_NBSP}]?[.\-][ {_NBSP}]?|[ {_NBSP}]{{1,2}})?"
+_TEL_RE = re.compile(
+    rf"""
+    (?<![0-9])                                  # not the tail of a longer number
+    (?:
+        (?:\+|00)[ {_NBSP}]?33{_TEL_SEP}     # +33 / 0033
+        (?:\(0\)[ {_NBSP}]?|0)?              # optional "(0)" or a wrongly kept 0
+        [1-9]
+      |
+        0[1-9]                               # national form 01..09
+    )
+    (?:{_TEL_SEP}[0-9][0-9]){{4}}
+    (?![0-9])                                   # not the head of a longer number
+    (?![hH](?:[0-9]|\b))                        # "... 10h" / "10h30": a date + time
+    """,
+    re.VERBOSE,
+)
+
+# --------------------------------------------------------------------------
+# MEL: e-mail addresses
+# --------------------------------------------------------------------------
+
+_MEL_RE = re.compile(
+    rf"""
+    (?<![\w.%+\-])                           # start at the beginning of the run
+    [\w%+\-][\w.%+\-]*                       # local part
+    @
+    (?:[^\W_][\w\-]*\.)+                     # domain labels
+    {_LETTER}{{2,24}}(?![\w\-])              # TLD (letters only)
+    """,
+    re.VERBOSE,
+)
+
+# --------------------------------------------------------------------------
+# URL: scheme, www., or a bare domain with a common TLD followed by a path
+# --------------------------------------------------------------------------
+
+_URL_CHARS = r"[^\s<>\"]"
+_URL_RE = re.compile(
+    rf"""
+    (?:
+        (?:https?|ftp)://\w{_URL_CHARS}*
+      |
+        (?<![\w./@\-])www[0-9]{{0,3}}\.\w{_URL_CHARS}*
+      |
+        (?<![\w@.\-/])(?:[^\W_][\w\-]*\.)+(?:{_alternation(_TLDS)})
+        (?::[0-9]{{1,5}})?/{_URL_CHARS}*        # a path is required
+    )
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+# Punctuation that ends a sentence rather than a URL.
+_URL_TRAILING = ".,;:!?'\"’…»)]}"
+
+# --------------------------------------------------------------------------
+# ADR: postal addresses "12 bis rue des Lilas 34000 Montpellier"
+# --------------------------------------------------------------------------
+
+# Street types that are (almost) never anything else after a number.
+_STRONG_TYPES = (
+    "rue", "avenue", "av", "ave", "boulevard", "bd", "bld", "blvd", "bvd",
+    "impasse", "imp", "allée", "allee", "all.", "chemin", "chem", "quai",
+    "square", "résidence", "residence", "lotissement", "hameau", "esplanade",
+    "faubourg", "fbg", "fg", "parvis", "rond-point", "rond point", "rte",
+    "sentier",
+)
+# Street types that are also common words ("2 cours de maths", "1 place
+# libre", "5 mail non lus", "3 ch" = bedrooms): they need a capitalised street
+# name ("2 cours Mirabeau") or a postcode after the name.
+_WEAK_TYPES = (
+    "place", "pl", "cours", "mail", "lot", "ch", "voie", "route", "passage",
+    "traverse", "promenade", "cité", "cite", "montée", "montee", "sq", "rés",
+    "res",
+)
+# Linking words inside a street name; they never end it.
+_PARTICLES = ("de", "du", "des", "la", "le", "les", "et", "aux", "st.", "ste.")
+# Lower-case words that end a street/city name: SMS words that follow an
+# address ("12 rue des lilas ce soir", "2 rue plus loin").
+_STOP_WORDS = (
+    # pronouns, determiners, elided forms (j' c' m' t' s' n' qu')
+    "je", "j", "tu", "t", "il", "elle", "on", "nous", "vous", "ils", "elles",
+    "me", "m", "te", "se", "s", "moi", "toi", "lui", "leur", "eux", "ça", "ca",
+    "c", "ce", "cet", "cette", "ces", "mon", "ma", "mes", "ton", "ta", "tes",
+    "son", "sa", "ses", "notre", "nos", "votre", "vos", "un", "une", "n", "qu",
+    "y", "en", "g", "k", "chui", "jsuis",
+    # verbs
+    "est", "es", "suis", "sont", "sera", "serai", "ai", "as", "a", "avons",
+    "avez", "ont", "va", "vais", "vas", "vont", "allons", "allez", "viens",
+    "vient", "venez", "arrive", "arrives", "faut", "fait", "peux", "peut",
+    "veux", "veut", "dois", "doit", "sais", "vois", "attends", "attend",
+    "rejoins", "retrouve", "passe", "appelle", "sonne",
+    # prepositions, conjunctions, adverbs
+    "à", "au", "dans", "pour", "par", "avec", "sans", "chez", "vers", "sur",
+    "sous", "entre", "contre", "devant", "derrière", "derriere", "près",
+    "pres", "loin", "face", "côté", "cote", "coin", "ou", "où", "mais",
+    "donc", "car", "ni", "que", "qui", "quoi", "quand", "comment", "pourquoi",
+    "si", "pas", "ne", "plus", "moins", "très", "tres", "trop", "bien", "bon",
+    "bonne", "ici", "là", "la-bas", "là-bas", "alors", "puis", "ensuite",
+    "aussi", "comme", "parce", "déjà", "deja", "encore", "toujours", "jamais",
+    "tout", "toute", "tous", "toutes", "apres", "après", "avant", "pendant",
+    "depuis", "maintenant", "mtn", "dc", "pr", "ds", "pk", "pq", "tt", "vs",
+    # time
+    "demain", "aujourd", "hier", "soir", "matin", "midi", "aprem", "nuit",
+    "jour", "semaine", "week", "we", "weekend", "soirée", "soiree", "fois",
+    "h", "heure", "heures", "min", "lundi", "mardi", "mercredi", "jeudi",
+    "vendredi", "samedi", "dimanche",
+    # SMS interjections and greetings
+    "ok", "oki", "okay", "oui", "non", "merci", "stp", "svp", "bisous",
+    "bises", "bisou", "biz", "bsx", "bonjour", "bonsoir", "salut", "coucou",
+    "slt", "cc", "mdr", "lol", "ptdr", "bref", "enfin", "genre", "vraiment",
+    # what follows an address in a message
+    "code", "digicode", "porte", "étage", "etage", "appart", "appartement",
+    "bat", "bât", "bâtiment", "batiment", "escalier", "esc", "interphone",
+    "tel", "rdv",
+) + _PARTICLES  # a particle can link two name words, never be one
+# Capitalised words that still end a name (sentence starts after an address).
+_HARD_STOP_WORDS = (
+    "je", "tu", "on", "il", "elle", "nous", "vous", "ce", "ça", "ca", "c",
+    "j", "demain", "ce", "ok", "merci", "bisous", "bises", "bisou", "lundi",
+    "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "rdv",
+    "code", "digicode", "tel", "bat", "bât", "bâtiment", "batiment", "et",
+)
+_MONTHS = (
+    "janvier", "février", "fevrier", "mars", "avril", "mai", "juin", "juillet",
+    "août", "aout", "septembre", "octobre", "novembre", "décembre", "decembre",
+)
+
+_UPPER = r"(?-i:[A-ZÀ-ÖØ-ÞŒ])"
+_LOWER = r"(?-i:[a-zß-öø-ÿœ])"
+_WORD_TAIL = rf"{_LETTER}*(?:[\-'’]{_LETTER}+)*"  # "Jean-Jaurès", "Mont'Aigoual"
+_ELIDED = r"(?:[dlDL]['’])?"  # "d'Alsace", "l'Église"
+_END_OF_WORD = rf"(?!{_LETTER})"
+_CAP_WORD = rf"{_ELIDED}(?!(?:{_alternation(_HARD_STOP_WORDS)}){_END_OF_WORD}){_UPPER}{_WORD_TAIL}"
+_LOW_WORD = rf"{_ELIDED}(?!(?:{_alternation(_STOP_WORDS)}){_END_OF_WORD}){_LOWER}{_WORD_TAIL}"
+_DATE_WORD = rf"(?:1er|[0-9]{{1,2}})\s+(?:{_alternation(_MONTHS)})(?:\s+[0-9]{{4}})?"  # "du 8 Mai 1945"
+_NAME_WORD = rf"(?:{_CAP_WORD}|{_LOW_WORD}|{_DATE_WORD})"
+_PARTICLE = rf"(?:{_alternation(_PARTICLES)}|[dl]['’])"  # "d'" also as "de l' Église"
+_PARTICLES_RUN = rf"(?:{_PARTICLE}[ {_NBSP}]*(?<=['’ {_NBSP}])){{0,3}}"
+# 1 to 6 words; particles are free but never last.
+_STREET_NAME = rf"{_PARTICLES_RUN}{_NAME_WORD}(?:[ {_NBSP}]+{_PARTICLES_RUN}{_NAME_WORD}){{0,5}}"
+_POSTCODE = r"(?<![0-9])(?:[0-9]{5}|[0-9]{2}[ \u00a0][0-9]{3})(?![0-9])"
+_CITY_PARTICLE = r"(?:en|sur|sous|lès|les|le|la|de|du|des|d['’]|l['’])"
+_CITY_WORD = rf"(?:{_CAP_WORD}|{_LOW_WORD})"
+_CITY = (
+    rf"{_CITY_WORD}(?:[ {_NBSP}]+(?:{_CITY_PARTICLE}[ {_NBSP}]*(?<=['’ {_NBSP}]))?{_CITY_WORD}){{0,2}}"
+    rf"(?:[ {_NBSP}]+cedex(?:[ {_NBSP}]*[0-9]{{1,2}})?)?"
+)
+_POSTCODE_CITY = rf"[ {_NBSP}]*,?[ {_NBSP}]*{_POSTCODE}(?:[ {_NBSP}]+{_CITY})?"
+
+_ADR_RE = re.compile(
+    rf"""
+    (?<![\w:,.])                             # not "18h30", "3,5", "12.5"
+    [0-9]{{1,4}}(?:[ {_NBSP}]?(?:bis|ter|quater|[a-d]){_END_OF_WORD})?
+    [ {_NBSP}]*,?[ {_NBSP}]*
+    (?:
+        (?:{_alternation(_STRONG_TYPES)})(?:(?<!\.)\.)?(?![\w\-])
+        [ {_NBSP}]+{_STREET_NAME}
+      |
+        (?:{_alternation(_WEAK_TYPES)})\.?(?![\w\-])[ {_NBSP}]+
+        (?:
+            (?={_PARTICLES_RUN}{_ELIDED}{_UPPER}){_STREET_NAME}
+          |
+            {_STREET_NAME}(?={_POSTCODE_CITY})
+        )
+    )
+    (?:{_POSTCODE_CITY})?
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+# Cheap gate before _ADR_RE (whose street-name part is costly even when it
+# fails): a number not glued to a word, then the next word, which must be a
+# street type (its first word) or bis/ter/a-d. Starting with a bare [0-9] lets
+# `re` skip to digits fast; the lookbehind then checks the character before
+# that first digit. Possessive quantifiers: a failed gate fails at once.
+_ADR_GATE = re.compile(
+    rf"[0-9](?<![\w:,.][0-9])[0-9]{{0,3}}+[ {_NBSP}]*+,?[ {_NBSP}]*+({_LETTER}++)"
+)
+_ADR_GATE_WORDS = frozenset(
+    [re.split(r"[ .\-]", street_type)[0] for street_type in _STRONG_TYPES + _WEAK_TYPES]
+    + ["bis", "ter", "quater", "a", "b", "c", "d"]
+)
+
+# --------------------------------------------------------------------------
+# COD: long digit codes and door codes
+# --------------------------------------------------------------------------
+
+# Tried at the start of each run of digits (see detect()).
+_COD_NUMBER_RE = re.compile(
+    r"""
+    (?<![0-9])
+    (?:
+        # French social-security number (NIR): 1 85 05 78 006 084 36, Corsica 2A/2B
+        [12](?:[ .\-]?[0-9][0-9]){2}[ .\-]?(?:[0-9][0-9]|2[ABab])
+        [ .\-]?[0-9]{3}[ .\-]?[0-9]{3}(?:[ .\-]?[0-9][0-9])?
+      |
+        # Uniformly grouped digits, not continuing a number ("1 250 000 000")
+        (?<![0-9][ \-])
+        (?:
+            [0-9]{4}(?:[ \-][0-9]{4}){2,}(?:[ \-][0-9]{1,3})?   # card: 4970 1012 3456 7890
+          | [0-9]{3}(?:[ \-][0-9]{3}){2,}(?!\s?(?:€|eur))       # 123 456 789, not money
+          | (?!0[1-9](?:[ \-][0-9][0-9]){4,5}(?![ \-][0-9][0-9]|[0-9]))  # phone (+ "12 fois"): TEL
+            [0-9][0-9](?:[ \-][0-9][0-9]){4,}                     # 12 34 56 78 90
+        )
+      |
+        (?P<plain>[0-9]{8,})                                     # plain run of 8+ digits
+    )
+    (?![0-9])
+    """,
+    re.VERBOSE,
+)
+_CODE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+# TEL needs 10 digits, numeric COD 8: most messages with digits have fewer.
+_EIGHT_DIGITS = re.compile(r"[0-9](?:[^0-9]*+[0-9]){7}")
+# IBAN: FR76 3000 6000 0112 3456 7890 189 (tried two characters before a
+# digit run). Each group must hold a digit so that upper-case words after the
+# number are not swallowed.
+_IBAN_RE = re.compile(
+    r"""
+    (?<![A-Za-z0-9])[A-Za-z]{2}[0-9][0-9]
+    (?:[ ]?(?=[A-Z]{0,3}[0-9])[A-Z0-9]{4}){3,7}
+    (?:[ ]?(?=[A-Z]{0,2}[0-9])[A-Z0-9]{1,3})?
+    (?![A-Za-z0-9])
+    """,
+    re.VERBOSE,
+)
+
+_DOOR_QUALIFIERS = (
+    "porte", "entrée", "entree", "immeuble", "imm", "portail", "accès", "acces",
+    "bâtiment", "batiment", "bât", "bat", "hall", "interphone", "pin",
+    "alarme", "garage", "parking", "résidence", "residence", "secret",
+)
+_DOOR_CODE_RE = re.compile(
+    rf"""
+    \b(?:digi)?code{_END_OF_WORD}
+    (?:[ {_NBSP}]+(?:(?:de[ {_NBSP}]+(?:la[ {_NBSP}]+|l['’])?|d['’]))?
+        (?:{_alternation(_DOOR_QUALIFIERS)})(?!\w))?
+    [ {_NBSP}]*(?:(?:[:=]|est|c['’]est|c[ ]est)[ {_NBSP}]*(?:le[ {_NBSP}]+)?)?
+    (?![0-9]{{1,2}}h[0-9]{{0,2}}(?!\w))            # "code 18h30" is a time
+    (?P<code>(?=[A-Z]{{0,5}}[0-9])[A-Z0-9]{{4,6}})(?![\w\-])
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+# --------------------------------------------------------------------------
+# Detection
+# --------------------------------------------------------------------------
+
+
+def _trim_url_end(text: str, start: int, end: int) -> int:
+    """Drop sentence punctuation glued to the end of a URL (keep balanced ')')."""
+    while end > start and text[end - 1] in _URL_TRAILING:
+        closing = text[end - 1]
+        opening = {")": "(", "]": "[", "}": "{"}.get(closing)
+        if opening and text.count(opening, start, end) >= text.count(closing, start, end):
+            break
+        end -= 1
+    return end
+
+
+def _trim_mail_end(text: str, start: int, end: int) -> int:
+    """Cut "x@gmail.com.merci" back to the last known TLD when the final label is not one."""
+    at = text.index("@", start, end)
+    labels = text[at + 1 : end].split(".")
+    if labels[-1].lower() in _TLD_SET:
+        return end
+    for index in range(len(labels) - 2, 0, -1):
+        if labels[index].lower() in _TLD_SET:
+            return at + 1 + len(".".join(labels[: index + 1]))
+    return end
+
+
+def _resolve(candidates: list[Detection]) -> list[Detection]:
+    """Keep the longest of overlapping spans (tie: tag priority), sorted by start."""
+    if len(candidates) <= 1:
+        return candidates
+    candidates.sort(key=lambda d: (d.start - d.end, _PRIORITY[d.tag], d.start))
+    kept: list[Detection] = []
+    for cand in candidates:
+        if all(cand.end <= k.start or cand.start >= k.end for k in kept):
+            kept.append(cand)
+    kept.sort()
+    return kept
+
+
+def _token_bounds(text: str, index: int) -> tuple[int, int]:
+    """The whitespace-delimited token around text[index] (a superset of any URL/e-mail there)."""
+    start = max(text.rfind(" ", 0, index), text.rfind("\n", 0, index), text.rfind("\t", 0, index)) + 1
+    end = len(text)
+    for space in " \n\t":
+        found = text.find(space, index)
+        if found != -1 and found < end:
+            end = found
+    return start, end
+
+
+def _detect_mails(text: str, found: list[Detection]) -> None:
+    token_end = 0
+    at = text.find("@")
+    while at != -1:
+        if at >= token_end:
+            token_start, token_end = _token_bounds(text, at)
+            for m in _MEL_RE.finditer(text, token_start, token_end):
+                found.append(Detection(m.start(), _trim_mail_end(text, m.start(), m.end()), "MEL"))
+        at = text.find("@", at + 1)
+
+
+def _detect_urls(text: str, found: list[Detection]) -> None:
+    # A URL holds a '/' or "www": only the tokens around those are searched.
+    anchors = []
+    slash = text.find("/")
+    while slash != -1:
+        anchors.append(slash)
+        slash = text.find("/", slash + 1)
+    if "w" in text or "W" in text:
+        anchors.extend(m.start() for m in _WWW.finditer(text))
+        anchors.sort()
+    token_end = 0
+    for anchor in anchors:
+        if anchor < token_end:
+            continue
+        token_start, token_end = _token_bounds(text, anchor)
+        for m in _URL_RE.finditer(text, token_start, token_end):
+            end = _trim_url_end(text, m.start(), m.end())
+            if end > m.start():
+                found.append(Detection(m.start(), end, "URL"))
+
+
+def _detect_numbers(text: str, found: list[Detection]) -> None:
+    if _EIGHT_DIGITS.search(text):
+        _detect_long_numbers(text, found)
+    adr_end = 0
+    for gate in _ADR_GATE.finditer(text):
+        start = gate.start()
+        if start >= adr_end and gate.group(1).lower() in _ADR_GATE_WORDS:
+            m = _ADR_RE.match(text, start)
+            if m:
+                found.append(Detection(start, m.end(), "ADR"))
+                adr_end = m.end()
+    if "ode" in text or "ODE" in text:  # "code", "digicode", "Code", "CODE"
+        for m in _DOOR_CODE_RE.finditer(text):
+            found.append(Detection(m.start("code"), m.end("code"), "COD"))
+
+
+def _detect_long_numbers(text: str, found: list[Detection]) -> None:
+    # TEL and numeric COD start where a run of digits starts (their patterns
+    # refuse to start after a digit), or just before it ('+', IBAN letters):
+    # they are tried there with .match() instead of scanning the whole text.
+    busy_end = 0  # a run inside an earlier hit cannot start a longer one
+    length = len(text)
+    for run in _DIGIT_RUN.finditer(text):
+        start, run_end = run.span()
+        if start < busy_end:
+            continue
+        tel = None
+        if start and text[start - 1] == "+":
+            tel = _TEL_RE.match(text, start - 1)
+        if tel is None and text[start] == "0":
+            tel = _TEL_RE.match(text, start)
+        if tel:
+            found.append(Detection(tel.start(), tel.end(), "TEL"))
+            busy_end = tel.end()
+        # A numeric code has 8+ digits in a row or goes on after a separator
+        # ("1 85 ...", "4970 1012 ...", "12-34-...").
+        if run_end - start >= 8 or (
+            run_end + 1 < length and text[run_end] in " -." and text[run_end + 1].isdigit()
+        ):
+            code = _COD_NUMBER_RE.match(text, start)
+            if code:
+                code_start, code_end = code.span()
+                if code.group("plain"):
+                    # Parcel/file numbers mix capitals in ("6A01234567890"):
+                    # hide the whole token, but not a glued word ("ref12345678").
+                    while code_start and text[code_start - 1] in _CODE_CHARS:
+                        code_start -= 1
+                    while code_end < length and text[code_end] in _CODE_CHARS:
+                        code_end += 1
+                found.append(Detection(code_start, code_end, "COD"))
+                busy_end = max(busy_end, code_end)
+        if start >= 2 and text[start - 2].isalpha() and text[start - 1].isalpha():
+            iban = _IBAN_RE.match(text, start - 2)
+            if iban:
+                found.append(Detection(iban.start(), iban.end(), "COD"))
+                busy_end = max(busy_end, iban.end())
+
+
+def detect(text: str) -> list[Detection]:
+    """All detector hits, sorted by start, never overlapping (on overlap keep the longest; on equal length the earlier tag in the priority URL > MEL > ADR > TEL > COD)."""
+    first = _PRECHECK.search(text)
+    if first is None:
+        return []
+    found: list[Detection] = []
+    if "@" in text:
+        _detect_mails(text, found)
+    if "/" in text or "w" in text or "W" in text:
+        _detect_urls(text, found)
+    if _DIGIT_RUN.search(text, first.start()):
+        _detect_numbers(text, found)
+    return _resolve(found)
