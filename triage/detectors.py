@@ -365,17 +365,22 @@ def _trim_mail_end(text: str, start: int, end: int) -> int:
     return end
 
 
-def _resolve(candidates: list[Detection]) -> list[Detection]:
-    """Keep the longest of overlapping spans (tie: tag priority), sorted by start."""
-    if len(candidates) <= 1:
-        return candidates
-    candidates.sort(key=lambda d: (d.start - d.end, _PRIORITY[d.tag], d.start))
-    kept: list[Detection] = []
-    for cand in candidates:
-        if all(cand.end <= k.start or cand.start >= k.end for k in kept):
-            kept.append(cand)
-    kept.sort()
-    return kept
+def _rank(candidate: tuple[int, int, str]) -> tuple[int, int, int]:
+    start, end, tag = candidate
+    return (start - end, _PRIORITY[tag], start)  # longest first, then priority
+
+
+def _resolve(candidates: list[tuple[int, int, str]]) -> list[Detection]:
+    """Keep the longest of overlapping (start, end, tag) candidates (tie: tag priority), sorted by start."""
+    if len(candidates) > 1:
+        candidates.sort(key=_rank)
+        kept: list[tuple[int, int, str]] = []
+        for start, end, tag in candidates:
+            if all(end <= kept_start or start >= kept_end for kept_start, kept_end, _ in kept):
+                kept.append((start, end, tag))
+        kept.sort()
+        candidates = kept
+    return [Detection._make(candidate) for candidate in candidates]
 
 
 def _token_bounds(text: str, index: int) -> tuple[int, int]:
@@ -389,18 +394,18 @@ def _token_bounds(text: str, index: int) -> tuple[int, int]:
     return start, end
 
 
-def _detect_mails(text: str, found: list[Detection]) -> None:
+def _detect_mails(text: str, found: list[tuple[int, int, str]]) -> None:
     token_end = 0
     at = text.find("@")
     while at != -1:
         if at >= token_end:
             token_start, token_end = _token_bounds(text, at)
             for m in _MEL_RE.finditer(text, token_start, token_end):
-                found.append(Detection(m.start(), _trim_mail_end(text, m.start(), m.end()), "MEL"))
+                found.append((m.start(), _trim_mail_end(text, m.start(), m.end()), "MEL"))
         at = text.find("@", at + 1)
 
 
-def _detect_urls(text: str, found: list[Detection]) -> None:
+def _detect_urls(text: str, found: list[tuple[int, int, str]]) -> None:
     # A URL holds a '/' or "www": only the tokens around those are searched.
     anchors = []
     slash = text.find("/")
@@ -418,10 +423,10 @@ def _detect_urls(text: str, found: list[Detection]) -> None:
         for m in _URL_RE.finditer(text, token_start, token_end):
             end = _trim_url_end(text, m.start(), m.end())
             if end > m.start():
-                found.append(Detection(m.start(), end, "URL"))
+                found.append((m.start(), end, "URL"))
 
 
-def _detect_numbers(text: str, found: list[Detection]) -> None:
+def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
     if _EIGHT_DIGITS.search(text):
         _detect_long_numbers(text, found)
     adr_end = 0
@@ -430,14 +435,14 @@ def _detect_numbers(text: str, found: list[Detection]) -> None:
         if start >= adr_end and gate.group(1).lower() in _ADR_GATE_WORDS:
             m = _ADR_RE.match(text, start)
             if m:
-                found.append(Detection(start, m.end(), "ADR"))
+                found.append((start, m.end(), "ADR"))
                 adr_end = m.end()
     if "ode" in text or "ODE" in text:  # "code", "digicode", "Code", "CODE"
         for m in _DOOR_CODE_RE.finditer(text):
-            found.append(Detection(m.start("code"), m.end("code"), "COD"))
+            found.append((m.start("code"), m.end("code"), "COD"))
 
 
-def _detect_long_numbers(text: str, found: list[Detection]) -> None:
+def _detect_long_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
     # TEL and numeric COD start where a run of digits starts (their patterns
     # refuse to start after a digit), or just before it ('+', IBAN letters):
     # they are tried there with .match() instead of scanning the whole text.
@@ -453,7 +458,7 @@ def _detect_long_numbers(text: str, found: list[Detection]) -> None:
         if tel is None and text[start] == "0":
             tel = _TEL_RE.match(text, start)
         if tel:
-            found.append(Detection(tel.start(), tel.end(), "TEL"))
+            found.append((tel.start(), tel.end(), "TEL"))
             busy_end = tel.end()
         # A numeric code has 8+ digits in a row or goes on after a separator
         # ("1 85 ...", "4970 1012 ...", "12-34-...").
@@ -470,12 +475,12 @@ def _detect_long_numbers(text: str, found: list[Detection]) -> None:
                         code_start -= 1
                     while code_end < length and text[code_end] in _CODE_CHARS:
                         code_end += 1
-                found.append(Detection(code_start, code_end, "COD"))
+                found.append((code_start, code_end, "COD"))
                 busy_end = max(busy_end, code_end)
         if start >= 2 and text[start - 2].isalpha() and text[start - 1].isalpha():
             iban = _IBAN_RE.match(text, start - 2)
             if iban:
-                found.append(Detection(iban.start(), iban.end(), "COD"))
+                found.append((iban.start(), iban.end(), "COD"))
                 busy_end = max(busy_end, iban.end())
 
 
@@ -484,7 +489,7 @@ def detect(text: str) -> list[Detection]:
     first = _PRECHECK.search(text)
     if first is None:
         return []
-    found: list[Detection] = []
+    found: list[tuple[int, int, str]] = []
     if "@" in text:
         _detect_mails(text, found)
     if "/" in text or "w" in text or "W" in text:

@@ -104,7 +104,7 @@ def _fold_index(words) -> dict[str, str]:
     return {key: word for key, word in zip(folded, words) if key != word}
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: caches are keyed on the instance
 class Lexicons:
     """Every word list Seek&Hide and the features use, as plain sets and dicts."""
 

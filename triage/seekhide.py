@@ -75,6 +75,7 @@ class Word(NamedTuple):
 class SeekResult:
     label: str  # TA, NTA or UNTAGGED
     words: list[Word]
+    tokens: list[Token]
     detections: list[Token]
     hidden: list[tuple[int, int, str]]  # [start, end, TAG] offsets into the original text
     anonymised: str
@@ -276,7 +277,7 @@ class SeekAndHide:
         hidden = [(t.start, t.end, t.tag) for t in detections]
         hidden += [(w.start, w.end, self.name_tag(w)) for w in words if w.label == DICTIONARY]
         hidden.sort()
-        return SeekResult(label, words, detections, hidden, self.hide(text, hidden))
+        return SeekResult(label, words, tokens, detections, hidden, self.hide(text, hidden))
 
     def name_tag(self, word: Word) -> str:
         if word.rule == "title":

@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from features import FEATURE_SETS, MessageFeatures
+
+
+def features_of(text, **kw):
+    extractor = MessageFeatures(**kw).fit([text])
+    return dict(zip(extractor.get_feature_names_out(), extractor.transform([text])[0]))
+
+
+def test_the_paper_set_has_the_twelve_features_of_table_5():
+    assert MessageFeatures().fit([]).get_feature_names_out().tolist() == [
+        "UpperCase", "SMSLength", "FirstName", "Countries", "Cities", "WordLength",
+        "Numbers", "Elongations", "Abbreviations", "Punctuation", "LEFFF", "Pronouns",
+    ]
+    assert set(FEATURE_SETS["paper"]) < set(FEATURE_SETS["rich"])
+
+
+def test_counts_on_a_written_example():
+    f = features_of("Coucou Patrice, on va à La Rochelle avec julie mdrrr 06 12 34 56 78 !")
+    assert f["UpperCase"] == 4  # Coucou Patrice La Rochelle
+    assert f["FirstName"] == 2  # patrice, julie
+    assert f["Cities"] == 1  # la rochelle
+    assert f["Numbers"] == 5
+    assert f["Elongations"] == 1  # mdrrr
+    assert f["Abbreviations"] >= 1  # mdrrr is an SMS form
+    assert f["Punctuation"] == 2
+    assert f["SMSLength"] == len("Coucou Patrice, on va à La Rochelle avec julie mdrrr 06 12 34 56 78 !")
+    assert f["Countries"] == 0
+    assert features_of("Bises de Afrique du Sud")["Countries"] == 1
+
+
+def test_normalised_counts_are_per_word():
+    raw = features_of("Julie et Paul")
+    per_word = features_of("Julie et Paul", normalise=True)
+    assert per_word["FirstName"] == pytest.approx(raw["FirstName"] / 3)
+    assert per_word["SMSLength"] == raw["SMSLength"]
+
+
+def test_follows_the_scikit_learn_transformer_contract():
+    extractor = MessageFeatures(feature_set="rich", normalise=True)
+    assert clone(extractor).get_params() == {"feature_set": "rich", "normalise": True}
+    X = extractor.fit_transform(np.array(["salut", "", None], dtype=object))
+    assert X.shape == (3, len(FEATURE_SETS["rich"])) and np.isfinite(X).all()
+
+
+def test_unknown_feature_set_is_refused():
+    with pytest.raises(ValueError, match="unknown feature set"):
+        MessageFeatures(feature_set="nope").fit([])
