@@ -1,172 +1,20 @@
-"""The message feature extractor: raw SMS -> counts, as a scikit-learn transformer.
+"""The message feature extractor as a scikit-learn transformer: raw SMS -> counts.
 
-The counts come from Seek&Hide's tokens and word labels, so the classify pipeline computes
-them from the SeekResult it already has (`counts_from_result`) instead of tokenising twice.
-The transformer keeps no lexicon inside (a model file must stay small and safe): it uses the
-process's default lexicons, and a saved model records their fingerprint.
+It keeps no lexicon inside (a model file must stay small and safe): it uses the process's
+default lexicons, and a saved model records their fingerprint.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from functools import lru_cache
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from features.sets import FEATURE_SETS, PERSON_CUES
-from triage.lexicons import APOSTROPHES, Lexicons, fold
-from triage.seekhide import AMBIGUOUS, DICTIONARY, UNKNOWN, SeekAndHide, SeekResult
-from triage.tokenise import EMOTICON, NUMBER, PUNCT
-
-_DIGITS = re.compile(r"\d+")
-_ELONGATION = re.compile(r"([^\W\d_])\1\1")
-_SENTENCE_END = re.compile(r"[.!?…]")
-# Per-spelling membership flags, in this order.
-_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY = range(6)
-
-
-def feature_names(feature_set: str = "paper") -> list[str]:
-    if feature_set not in FEATURE_SETS:
-        raise ValueError(f"unknown feature set {feature_set!r}; known: {', '.join(FEATURE_SETS)}")
-    return list(FEATURE_SETS[feature_set])
-
-
-class _Flags:
-    """Membership of each spelling in each lexicon, cached (SMS vocabularies are Zipfian)."""
-
-    def __init__(self, lexicons: Lexicons):
-        self.lexicons = lexicons
-        self.cache: dict[str, tuple[bool, ...]] = {}
-        self.phrase_starts = {p.split(" ", 1)[0] for p in (*lexicons.cities, *lexicons.countries) if " " in p}
-
-    def __call__(self, key: str) -> tuple[bool, ...]:
-        flags = self.cache.get(key)
-        if flags is None:
-            lx = self.lexicons
-            folded = fold(key)
-            flags = (
-                key in lx.first_names or folded in lx.first_names or lx.folded_names.get(folded, "") in lx.first_names,
-                key in lx.forms or folded in lx.forms or folded in lx.folded_anti and folded not in lx.other_anti,
-                key in lx.sms or folded in lx.sms,
-                key in lx.pronouns or folded in lx.pronouns,
-                key in lx.cities,
-                key in lx.countries,
-            )
-            if len(self.cache) < 500_000:
-                self.cache[key] = flags
-        return flags
-
-
-@lru_cache(maxsize=4)
-def _flags_for(lexicons: Lexicons) -> _Flags:
-    return _Flags(lexicons)
-
-
-def counts_from_result(
-    result: SeekResult, text: str, feature_set: str, lexicons: Lexicons, normalise: bool = False
-) -> list[float]:
-    """The feature vector of one message, from its Seek&Hide analysis. With `normalise`,
-    counts are divided by the number of words (lengths and ranks are left as they are)."""
-    flags_of = _flags_for(lexicons)
-    words = result.words
-    keys = [w.text.lower().translate(APOSTROPHES) for w in words]
-    flags = [flags_of(k) for k in keys]
-    n_words = len(words)
-    upper = sum(1 for w in words if w.text[:1].isupper())
-    places = _place_counts(keys, flags, flags_of, lexicons)
-    values = [
-        upper,
-        len(text),
-        sum(f[_FIRST] for f in flags),
-        places[1],
-        places[0],
-        sum(len(w.text) for w in words) / n_words if n_words else 0.0,
-        len(_DIGITS.findall(text)),
-        sum(1 for w in words if _ELONGATION.search(w.text)),
-        sum(f[_SMS] for f in flags),
-        sum(1 for t in result.tokens if t.kind == PUNCT),
-        sum(f[_LEFFF] for f in flags),
-        sum(f[_PRONOUN] for f in flags),
-    ]
-    if feature_set != "paper":
-        values += _rich_counts(result, words, keys, lexicons)
-    if normalise and n_words:
-        for i, name in enumerate(feature_names(feature_set)):
-            if name not in _NOT_COUNTS:
-                values[i] /= n_words
-    return values
-
-
-def _rich_counts(result: SeekResult, words, keys, lexicons: Lexicons) -> list[float]:
-    labels = [w.label for w in words]
-    sentence_start = _sentence_starts(result)
-    capitalised = cued = 0
-    for i, word in enumerate(words):
-        candidate = word.label in (AMBIGUOUS, UNKNOWN) or word.rule in ("weak-name", "title")
-        if not candidate:
-            continue
-        if word.text[:1].isupper() and not word.text.isupper() and not sentence_start[i]:
-            capitalised += 1
-        if i and keys[i - 1] in PERSON_CUES:
-            cued += 1
-    best_rank = min(
-        (lexicons.first_name_ranks.get(w.match, 10**6) for w in words if w.label in (DICTIONARY, AMBIGUOUS)),
-        default=0,
-    )
-    return [
-        labels.count(DICTIONARY),
-        labels.count(AMBIGUOUS),
-        labels.count(UNKNOWN),
-        capitalised,
-        cued,
-        len(result.detections),
-        math.log10(best_rank) if 0 < best_rank < 10**6 else 0.0,
-    ]
-
-
-def _place_counts(keys, flags, flags_of, lexicons) -> tuple[int, int]:
-    """(cities, countries), the longest name first: 'la rochelle' counts once, and so does
-    'afrique du sud'."""
-    cities = countries = 0
-    starts = flags_of.phrase_starts
-    i = 0
-    while i < len(keys):
-        size = 1
-        if keys[i] in starts:
-            for n in (4, 3, 2):
-                phrase = " ".join(keys[i : i + n])
-                if phrase in lexicons.cities or phrase in lexicons.countries:
-                    size = n
-                    cities += phrase in lexicons.cities
-                    countries += phrase in lexicons.countries
-                    break
-        if size == 1:
-            cities += flags[i][_CITY]
-            countries += flags[i][_COUNTRY]
-        i += size
-    return cities, countries
-
-
-def _sentence_starts(result: SeekResult) -> list[bool]:
-    """For each word: is it the first word of a sentence?"""
-    starts, at_start, index = [], True, 0
-    word_starts = {w.start for w in result.words}
-    for token in result.tokens:
-        if token.kind in (PUNCT, EMOTICON):
-            if token.kind == EMOTICON or _SENTENCE_END.search(token.text):
-                at_start = True
-        elif token.kind == NUMBER:
-            at_start = False
-        if token.start in word_starts:
-            starts.append(at_start)
-            index += 1
-            at_start = False
-    # Compound parts share their token's start: pad so every word has a flag.
-    while len(starts) < len(result.words):
-        starts.append(False)
-    return starts
+from features.counts import counts_from_result, feature_names
+from triage.lexicons import Lexicons
+from triage.seekhide import SeekAndHide
 
 
 class MessageFeatures(TransformerMixin, BaseEstimator):
@@ -201,9 +49,6 @@ class MessageFeatures(TransformerMixin, BaseEstimator):
 
     def get_feature_names_out(self, input_features=None):
         return np.asarray(feature_names(self.feature_set), dtype=object)
-
-
-_NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
 
 
 @lru_cache(maxsize=4)

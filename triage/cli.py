@@ -7,10 +7,10 @@ Bad input raises triage.io.InputError, shown as one line on stderr with exit cod
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -20,7 +20,7 @@ _state = {"debug": False}
 class _Group(TyperGroup):
     """Turns bad input (triage.io.InputError) into one line on stderr and exit code 1."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx):
         from triage.io import InputError
 
         try:
@@ -28,7 +28,7 @@ class _Group(TyperGroup):
         except InputError as error:
             if _state["debug"]:
                 raise
-            click.echo(f"Error: {error}", err=True)
+            typer.echo(f"Error: {error}", err=True)
             ctx.exit(1)
 
 
@@ -98,6 +98,63 @@ def seek(
     )
     typer.echo(f"{summary.messages:,} messages -> {summary.output}")
     typer.echo(summary.tables.markdown())
+
+
+@app.command()
+def classify(
+    input: InputPath,
+    output: OutputOption = None,
+    model: Annotated[Optional[Path], typer.Option("--model", help="Model file (default: the embedded model).")] = None,
+    queue: Annotated[Optional[Path], typer.Option("--queue", help="Also write the expert's work queue (.csv, .jsonl or .html).")] = None,
+    policy: Annotated[Optional[str], typer.Option("--policy", help="Combination policy (default: the best one; 'paper' = Table 2).")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use.")] = 1,
+    text_column: TextColumn = "text",
+    id_column: IdColumn = None,
+    encoding: Encoding = None,
+    delimiter: Delimiter = None,
+    on_bad_lines: OnBadLines = "error",
+    force: Force = False,
+) -> None:
+    """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
+    from triage.pipeline import run_classify
+
+    summary = run_classify(
+        input, output, model_path=model, queue_path=queue, policy=policy, jobs=jobs, force=force,
+        read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
+        progress=sys.stderr.isatty(),
+    )
+    for line in summary.lines():
+        typer.echo(line)
+
+
+@app.command()
+def train(
+    input: Annotated[Path, typer.Argument(help="Labelled messages (text + label TA/NTA).", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Model file to write.")],
+    kind: Annotated[str, typer.Option("--kind", help="bagging (the paper's bagged J48) or tree.")] = "bagging",
+    feature_set: Annotated[str, typer.Option("--features", help="Feature set: paper or rich.")] = "paper",
+    normalise: Annotated[bool, typer.Option("--normalise", help="Divide counts by the number of words.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same data + seed = same model).")] = 0,
+    text_column: TextColumn = "text",
+    label_column: LabelColumn = "label",
+    encoding: Encoding = None,
+    delimiter: Delimiter = None,
+    on_bad_lines: OnBadLines = "error",
+    force: Force = False,
+) -> None:
+    """Train the message model: features -> undersampling 1:1 -> bagged decision trees."""
+    from triage.pipeline import run_train
+
+    summary = run_train(
+        input, output, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed, force=force,
+        read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
+    )
+    meta = summary.metadata
+    typer.echo(
+        f"{meta['kind']} model on {meta['training_size']:,} messages "
+        f"({meta['class_counts']['TA']:,} TA, {meta['class_counts']['NTA']:,} NTA), "
+        f"features {meta['feature_set']} -> {summary.output}"
+    )
 
 
 @app.command()

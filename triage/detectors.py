@@ -6,10 +6,17 @@ e-mail addresses (MEL), URLs (URL), postal addresses (ADR) and long codes
 (COD: bank/card/social-security numbers, door codes).
 
 ``detect(text)`` returns non-overlapping character spans. It runs on every
-message of corpora of millions of SMS, so a cheap pre-check skips the regexes
-for the (majority of) messages holding no digit, no '@', no '/' and no "www",
-and each family of patterns only runs when its trigger character is present.
+message of corpora of millions of SMS, so:
 
+- one character-class search skips every regex for the (majority of) messages
+  holding no digit, no '@', no '/' and no 'w' (for "www");
+- each family only runs when its trigger is present, and only where it can
+  start: e-mails and URLs in the whitespace-delimited token around an '@',
+  '/' or "www"; phones and long codes at the start of a run of digits, and
+  only when the message holds 8+ digits; addresses only after a number
+  followed by a street type; door codes only if "code" occurs.
+
+What each detector deliberately leaves out is written next to its pattern.
 Only the standard library ``re`` is used.
 """
 
@@ -91,6 +98,12 @@ _WWW = re.compile(r"www", re.IGNORECASE)
 # TEL: French phone numbers
 # --------------------------------------------------------------------------
 
+# Catches 0X XX XX XX XX (X: 1-9 first) and +33 / 0033 / +33 (0) forms, glued
+# to letters or not ("tel:06...", "au06..."). Leaves out: foreign numbers
+# (+32, +41...), short numbers (3615, 112), groups of three ("06 123 456 78"),
+# '/' as separator (dates: "01/02/2012 10h"), a missing leading 0
+# ("6 12 34 56 78"), numbers in words, and a phone-shaped date+time
+# ("05 12 2012 10h30").
 # Between digit pairs: nothing, one or two spaces, or a dot/dash possibly
 # surrounded by single spaces. Each pair may use a different separator.
 _TEL_SEP = rf"(?:[ {_NBSP}]?[.\-][ {_NBSP}]?|[ {_NBSP}]{{1,2}})?"
@@ -115,6 +128,10 @@ _TEL_RE = re.compile(
 # MEL: e-mail addresses
 # --------------------------------------------------------------------------
 
+# Catches local@domain.tld, glued to punctuation or a word. Leaves out the
+# spelled-out forms ("julie at gmail point com", "[at]", "arobase") and
+# domains without a dot. A final label that is not a known TLD is cut off
+# when an earlier one is ("x@gmail.com.merci" -> "x@gmail.com").
 _MEL_RE = re.compile(
     rf"""
     (?<![\w.%+\-])                           # start at the beginning of the run
@@ -130,6 +147,11 @@ _MEL_RE = re.compile(
 # URL: scheme, www., or a bare domain with a common TLD followed by a path
 # --------------------------------------------------------------------------
 
+# Catches scheme:// and www. forms up to the next blank, and bare domains with
+# a TLD from _TLDS followed by a path (or :port/path). Trailing sentence
+# punctuation is cut off (a ')' only when unbalanced). Leaves out: bare
+# domains without a path ("leboncoin.fr"), unusual TLDs in bare domains,
+# "http:" without "//"; text glued after a URL ("site.fr/page,merci") stays in.
 _URL_CHARS = r"[^\s<>\"]"
 _URL_RE = re.compile(
     rf"""
@@ -151,6 +173,16 @@ _URL_TRAILING = ".,;:!?'\"’…»)]}"
 # ADR: postal addresses "12 bis rue des Lilas 34000 Montpellier"
 # --------------------------------------------------------------------------
 
+# Catches: number (+ bis/ter/quater/a-d), optional comma, street type, a name
+# of 1-6 words (particles de/du/des/la/le/les/et/aux/d'/l'/St. free), then
+# optionally a postcode (34000 or 34 000) and a city of 1-3 words (+ cedex).
+# The name stops at a lower-case stop word ("12 rue des lilas ce soir") or a
+# capitalised sentence starter (Demain, Merci...). Leaves out: no number
+# ("rue des Lilas"), number glued to a word ("au12 rue"), "2 rue plus loin",
+# postcode + city alone, weak street types (below) with a lower-case name and
+# no postcode ("1 place de la comédie"), floors/buildings ("bât B, 3e étage"),
+# lieux-dits and PO boxes. Capitalised words right after a name are taken in
+# (up to 6 words): over-hiding, on purpose.
 # Street types that are (almost) never anything else after a number.
 _STRONG_TYPES = (
     "rue", "avenue", "av", "ave", "boulevard", "bd", "bld", "blvd", "bvd",
@@ -280,7 +312,14 @@ _ADR_GATE_WORDS = frozenset(
 # COD: long digit codes and door codes
 # --------------------------------------------------------------------------
 
-# Tried at the start of each run of digits (see detect()).
+# Catches 8+ digits: a plain run (with the capitals glued to it, "6A0123..."),
+# uniformly grouped digits (4-4-4..., 3-3-3..., five or more pairs), NIR, and
+# IBAN (below). Leaves out: codes of fewer than 8 digits (unless after a door
+# code cue), dot-grouped numbers other than NIR (dates: "12.05.2012"), mixed
+# group sizes ("12-05-2012"), money ("250 000 000 €"), a phone followed by a
+# small number ("06 12 34 56 78 12 fois" is TEL). An 8-digit date written
+# without separators ("12052012") IS tagged.
+# Tried at the start of each run of digits (see _detect_long_numbers()).
 _COD_NUMBER_RE = re.compile(
     r"""
     (?<![0-9])
@@ -320,6 +359,11 @@ _IBAN_RE = re.compile(
     re.VERBOSE,
 )
 
+# Door codes: 4-6 letters/digits holding a digit, right after "code" or
+# "digicode" (+ porte, d'entrée, de la porte, immeuble, pin, ...) and an
+# optional ":", "=", "est", "c'est (le)". Leaves out "code postal 34000",
+# "code promo NOEL20", times ("code 18h30") and codes of 7+ characters
+# (8+ digits are caught above anyway).
 _DOOR_QUALIFIERS = (
     "porte", "entrée", "entree", "immeuble", "imm", "portail", "accès", "acces",
     "bâtiment", "batiment", "bât", "bat", "hall", "interphone", "pin",
@@ -427,6 +471,7 @@ def _detect_urls(text: str, found: list[tuple[int, int, str]]) -> None:
 
 
 def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
+    """TEL, ADR and COD candidates (the message holds a digit)."""
     if _EIGHT_DIGITS.search(text):
         _detect_long_numbers(text, found)
     adr_end = 0

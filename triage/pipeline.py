@@ -104,6 +104,8 @@ def run_seek(
     table = read.open(input_path)
     has_gold = read.label_column in table.columns
     gold = gold_labels(table, read.label_column) if has_gold else None
+    # The default output under reports/ is the tool's own: a new run replaces it.
+    force = force or output is None
     output = Path(output) if output else default_output(input_path, "seek.csv")
     seeker = seeker or SeekAndHide(lexicons.default())
     labels: list[str] = []
@@ -112,3 +114,249 @@ def run_seek(
         writer = io.TableWriter(handle, columns, format=io.format_for(output))
         writer.write_many(seek_rows(table, seeker, labels, words))
     return SeekSummary(output, len(labels), tables(labels, gold), list(getattr(table, "skipped", [])))
+
+
+# ---------------------------------------------------------------------- classify
+
+CLASSIFY_COLUMNS = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted"]
+
+
+@dataclass
+class ClassifySummary:
+    output: Path
+    messages: int
+    decisions: dict[str, int]
+    seekhide: dict[str, int]
+    chart: Path | None = None
+    queue: Path | None = None
+    queued: int = 0
+
+    @property
+    def expert(self) -> int:
+        return self.decisions.get("EXPERT", 0)
+
+    def lines(self) -> list[str]:
+        n = self.messages or 1
+        out = [f"{self.messages:,} messages -> {self.output}"]
+        for decision in ("TA", "NTA", "EXPERT"):
+            count = self.decisions.get(decision, 0)
+            out.append(f"  {decision:<7}{count:>10,}  {100 * count / n:6.2f}%")
+        untagged = self.seekhide.get("UNTAGGED", 0)
+        out.append(
+            f"expert workload: {self.expert:,} messages to read "
+            f"(Seek&Hide alone: {untagged:,} untagged; reading everything: {self.messages:,})"
+        )
+        if self.chart:
+            out.append(f"chart: {self.chart}")
+        if self.queue:
+            out.append(f"expert queue: {self.queued:,} messages -> {self.queue}")
+        return out
+
+
+class Classifier:
+    """Seek&Hide + features + model + combiner on chunks of messages (one per process)."""
+
+    def __init__(self, predictor, policy, lexicons=None):
+        from triage import lexicons as lexicon_module
+
+        self.lexicons = lexicons or lexicon_module.default()
+        self.seeker = SeekAndHide(self.lexicons)
+        self.predictor = predictor
+        self.policy = policy
+
+    def rows(self, messages) -> list[dict]:
+        import json
+
+        import numpy as np
+
+        from features.counts import counts_from_result
+
+        results = [self.seeker.seek(m.text) for m in messages]
+        fs, normalise = self.predictor.feature_set, self.predictor.normalise
+        X = np.asarray(
+            [counts_from_result(r, m.text, fs, self.lexicons, normalise) for r, m in zip(results, messages)],
+            dtype=float,
+        ).reshape(len(messages), len(self.predictor.metadata["feature_names"]))
+        scores = self.predictor.predict_proba(X)
+        labels = np.asarray([r.label for r in results], dtype=object)
+        decisions, _ = self.policy.decide(labels, scores)
+        return [
+            {
+                "id": m.id,
+                "text": m.text,
+                "seekhide": r.label,
+                "model": "TA" if s >= 0.5 else "NTA",
+                "score": f"{s:.4f}",
+                "decision": d,
+                "anonymised": r.anonymised,
+                "hidden": hidden_json(r.hidden),
+                "highlighted": json.dumps(r.highlighted, ensure_ascii=False),
+            }
+            for m, r, s, d in zip(messages, results, scores, decisions)
+        ]
+
+
+_worker: Classifier | None = None
+
+
+def _init_worker(classifier: Classifier) -> None:
+    global _worker
+    _worker = classifier
+
+
+def _classify_chunk(messages):
+    return _worker.rows(messages)
+
+
+def _ordered_results(classifier: Classifier, chunks, jobs: int):
+    """Rows chunk by chunk, in input order; with jobs > 1 at most 2 * jobs chunks in flight,
+    so memory stays bounded whatever the corpus size."""
+    if jobs <= 1:
+        for chunk in chunks:
+            yield classifier.rows(chunk)
+        return
+    import multiprocessing
+    from collections import deque
+
+    context = multiprocessing.get_context("fork")  # workers share the loaded lexicons
+    with context.Pool(jobs, initializer=_init_worker, initargs=(classifier,)) as pool:
+        pending = deque()
+        for chunk in chunks:
+            pending.append(pool.apply_async(_classify_chunk, (chunk,)))
+            if len(pending) >= 2 * jobs:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+def run_classify(
+    input_path: Path,
+    output: Path | None = None,
+    *,
+    model_path: Path | None = None,
+    queue_path: Path | None = None,
+    policy: str | None = None,
+    read: ReadOptions | None = None,
+    jobs: int = 1,
+    chunk_size: int = 5_000,
+    force: bool = False,
+    chart: bool = True,
+    progress: bool = False,
+) -> ClassifySummary:
+    """Classify every message (the output contract: CLASSIFY_COLUMNS, one row per input row,
+    same order), print-ready summary, bar chart, and optionally the expert's queue."""
+    from collections import Counter
+
+    from triage import combiner, model
+
+    read = read or ReadOptions()
+    table = read.open(input_path)
+    force = force or output is None  # the default output under reports/ is the tool's own
+    output = Path(output) if output else default_output(input_path, "classified.csv")
+    predictor = model.load_predictor(Path(model_path) if model_path else model.default_model_path())
+    classifier = Classifier(predictor, combiner.get_policy(policy or combiner.DEFAULT_POLICY))
+    decisions: Counter = Counter()
+    seekhide: Counter = Counter()
+    with io.atomic_output(output, force=force, protect=[input_path]) as handle:
+        writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=io.format_for(output))
+        chunks = table.chunks(chunk_size)
+        if progress:
+            chunks = _with_progress(chunks, input_path)
+        for rows in _ordered_results(classifier, chunks, jobs):
+            for row in rows:
+                decisions[row["decision"]] += 1
+                seekhide[row["seekhide"]] += 1
+            writer.write_many(rows)
+    summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide))
+    if chart:
+        summary.chart = _decision_chart(summary, output.with_suffix(".summary.png"))
+    if queue_path:
+        from triage.queue import export_queue
+
+        queued = export_queue(output, queue_path, force=force)
+        summary.queue, summary.queued = Path(queue_path), queued.messages
+    return summary
+
+
+def _with_progress(chunks, input_path):
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    size = Path(input_path).stat().st_size or 1
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
+               TextColumn("{task.completed:,} messages"), TimeElapsedColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(f"classifying {Path(input_path).name}", total=None)
+        for chunk in chunks:
+            yield chunk
+            bar.update(task, advance=len(chunk))
+
+
+def _decision_chart(summary: ClassifySummary, path: Path) -> Path:
+    """Bar chart: messages per decision, and the expert's workload against the alternatives."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(8, 3.2), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    names = ["TA", "NTA", "EXPERT"]
+    left.bar(names, [summary.decisions.get(n, 0) for n in names], color=["#c0392b", "#27ae60", "#f39c12"])
+    left.set_title("Decisions")
+    left.set_ylabel("messages")
+    workloads = {
+        "sms-triage": summary.expert,
+        "Seek&Hide alone\n(untagged)": summary.seekhide.get("UNTAGGED", 0),
+        "read everything": summary.messages,
+    }
+    right.barh(list(workloads), list(workloads.values()), color=["#f39c12", "#7f8c8d", "#bdc3c7"])
+    right.set_title("Messages a human must read")
+    right.invert_yaxis()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    return path
+
+
+# ---------------------------------------------------------------------- train
+
+
+@dataclass
+class TrainSummary:
+    output: Path
+    metadata: dict
+
+
+def labelled_texts(input_path: Path, read: ReadOptions) -> tuple[list[str], list[str]]:
+    table = read.open(input_path, require_label=True)
+    texts, raw = [], []
+    for message in table:
+        texts.append(message.text)
+        raw.append((message.line, message.fields.get(read.label_column, "")))
+    return texts, io.parse_labels(raw)
+
+
+def run_train(
+    input_path: Path,
+    output: Path,
+    *,
+    kind: str = "bagging",
+    feature_set: str = "paper",
+    normalise: bool = False,
+    seed: int = 0,
+    read: ReadOptions | None = None,
+    force: bool = False,
+) -> TrainSummary:
+    from triage import model
+
+    read = read or ReadOptions()
+    texts, labels = labelled_texts(input_path, read)
+    counts = model.check_training_labels(labels)
+    if kind == "baseline":
+        raise io.InputError("the baseline is for reports only; train a tree or bagging model")
+    if Path(output).exists() and not force:
+        raise io.OutputExists(f"{output} exists; use --force to overwrite")
+    fitted = model.train(texts, labels, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed)
+    metadata = model.save_model(
+        fitted, Path(output), training_size=len(texts), class_counts=counts, seed=seed, force=force
+    )
+    return TrainSummary(Path(output), metadata)

@@ -1,0 +1,340 @@
+"""The learnt model (Patel et al. 2013, section 4): message features -> random undersampling
+to 1:1 -> bagged entropy decision trees (the paper's Weka J48 + Bagging), as an
+imbalanced-learn pipeline, so that resampling happens inside `fit` only (inside each
+cross-validation training fold, never before the split).
+
+A model file is a zip holding:
+- metadata.json: feature set, lexicon fingerprint, library versions, training-set size and
+  class counts, date, seed;
+- model.skops: the whole fitted pipeline, in skops' safe format (loaded with an allow-list
+  of types, never by unpickling arbitrary code), for reports and retraining;
+- forest.npz: the same trees as plain arrays (loaded with allow_pickle=False), which is all
+  `triage classify` needs: predicting with numpy alone keeps scikit-learn's 2 s import off the
+  start-up path.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import io as _io
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from triage.io import InputError, OutputExists
+
+FORMAT = "sms-triage-model/1"
+KINDS = ("baseline", "tree", "bagging")
+CLASSES = ("NTA", "TA")
+# Weka's J48 prunes and keeps at least 2 instances per leaf; CART's nearest equivalents.
+TREE_PARAMS = {"criterion": "entropy", "min_samples_leaf": 2, "ccp_alpha": 0.01}
+N_ESTIMATORS = 10  # Weka's Bagging default
+
+# Types a model file may contain (skops loads nothing else).
+ALLOWED_TYPES = frozenset({
+    "features.extractor.MessageFeatures",
+    "imblearn.pipeline.Pipeline",
+    "imblearn.under_sampling._prototype_selection._random_under_sampler.RandomUnderSampler",
+    "sklearn.ensemble._bagging.BaggingClassifier",
+    "sklearn.tree._classes.DecisionTreeClassifier",
+    "sklearn.tree._tree.Tree",
+    "sklearn.dummy.DummyClassifier",
+    "numpy.random.mtrand.RandomState",
+    "numpy.random._mt19937.MT19937",
+    "builtins.slice",
+    "collections.OrderedDict",
+    "numpy.dtype",
+    "numpy.ndarray",
+    "numpy.int64",
+    "numpy.float64",
+    "numpy.str_",
+    "builtins.int",
+    "builtins.float",
+    "builtins.str",
+})
+
+
+def make_model(kind: str = "bagging", feature_set: str = "paper", normalise: bool = False, seed: int = 0):
+    """An unfitted pipeline: MessageFeatures -> RandomUnderSampler(1:1) -> classifier."""
+    from imblearn.pipeline import Pipeline
+    from imblearn.under_sampling import RandomUnderSampler
+
+    from features import MessageFeatures
+
+    return Pipeline([
+        ("features", MessageFeatures(feature_set=feature_set, normalise=normalise)),
+        ("undersample", RandomUnderSampler(sampling_strategy=1.0, random_state=seed)),
+        ("classifier", make_classifier(kind, seed)),
+    ])
+
+
+def make_classifier(kind: str, seed: int = 0):
+    from sklearn.dummy import DummyClassifier
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    if kind == "baseline":
+        return DummyClassifier(strategy="uniform", random_state=seed)
+    if kind == "tree":
+        return DecisionTreeClassifier(random_state=seed, **TREE_PARAMS)
+    if kind == "bagging":
+        return BaggingClassifier(
+            estimator=DecisionTreeClassifier(random_state=seed, **TREE_PARAMS),
+            n_estimators=N_ESTIMATORS,
+            random_state=seed,
+        )
+    raise InputError(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
+
+
+def check_training_labels(labels: list[str], minimum: int = 10) -> dict[str, int]:
+    counts = {c: labels.count(c) for c in CLASSES}
+    missing = [c for c, n in counts.items() if n < minimum]
+    if missing:
+        raise InputError(
+            "training needs at least %d messages of each class; found %s"
+            % (minimum, ", ".join(f"{n} {c}" for c, n in counts.items()))
+        )
+    return counts
+
+
+def train(texts: list[str], labels: list[str], *, kind="bagging", feature_set="paper", normalise=False, seed=0):
+    check_training_labels(labels)
+    model = make_model(kind, feature_set, normalise, seed)
+    model.fit(np.asarray(texts, dtype=object), np.asarray(labels))
+    return model
+
+
+# ---------------------------------------------------------------------- compiled forest
+
+
+@dataclass
+class Forest:
+    """Decision trees as flat arrays (all trees concatenated): what classify runs."""
+
+    roots: np.ndarray  # int64, one root node per tree
+    left: np.ndarray  # int64 global node ids, -1 at leaves
+    right: np.ndarray
+    feature: np.ndarray  # int64 global feature index (0 at leaves)
+    threshold: np.ndarray  # float64: go left when x <= threshold
+    proba: np.ndarray  # float64 P(TA) at each node
+    depth: int
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """P(TA) for each row, the mean over trees, exactly as scikit-learn computes it."""
+        X = np.asarray(X, dtype=np.float32)  # scikit-learn's trees compare float32 values
+        n = len(X)
+        if n == 0:
+            return np.zeros(0)
+        rows = np.arange(n)[None, :]
+        node = np.repeat(self.roots[:, None], n, axis=1)
+        for _ in range(self.depth):
+            is_leaf = self.left[node] < 0
+            if is_leaf.all():
+                break
+            go_left = X[rows, self.feature[node]] <= self.threshold[node]
+            node = np.where(is_leaf, node, np.where(go_left, self.left[node], self.right[node]))
+        return self.proba[node].mean(axis=0)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "roots": self.roots, "left": self.left, "right": self.right, "feature": self.feature,
+            "threshold": self.threshold, "proba": self.proba, "depth": np.asarray([self.depth]),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays) -> Forest:
+        return cls(**{k: np.asarray(arrays[k]) for k in ("roots", "left", "right", "feature", "threshold", "proba")},
+                   depth=int(arrays["depth"][0]))
+
+
+def compile_forest(classifier) -> Forest:
+    """Flatten a fitted DecisionTreeClassifier or BaggingClassifier into a Forest."""
+    if hasattr(classifier, "estimators_"):
+        trees = list(zip(classifier.estimators_, classifier.estimators_features_))
+        classes = classifier.classes_
+    elif hasattr(classifier, "tree_"):
+        trees = [(classifier, np.arange(classifier.n_features_in_))]
+        classes = classifier.classes_
+    else:
+        raise InputError("only decision trees and bagged trees can be saved for classify")
+    ta = list(classes).index("TA")
+    roots, left, right, feature, threshold, proba, depth, offset = [], [], [], [], [], [], 0, 0
+    for tree, features in trees:
+        t = tree.tree_
+        value = t.value[:, 0, :]
+        value = value / value.sum(axis=1, keepdims=True)
+        # Bagging fits each tree on encoded labels: its column j is classes_[tree.classes_[j]].
+        tree_classes = [int(c) for c in tree.classes_] if hasattr(classifier, "estimators_") else list(range(len(classes)))
+        p_ta = value[:, tree_classes.index(ta)] if ta in tree_classes else np.zeros(len(value))
+        is_leaf = t.children_left < 0
+        roots.append(offset)
+        left.append(np.where(is_leaf, -1, t.children_left + offset))
+        right.append(np.where(is_leaf, -1, t.children_right + offset))
+        feature.append(np.where(is_leaf, 0, np.asarray(features)[np.maximum(t.feature, 0)]))
+        threshold.append(t.threshold.astype(np.float64))
+        proba.append(p_ta)
+        depth = max(depth, int(t.max_depth))
+        offset += t.node_count
+    return Forest(
+        np.asarray(roots, dtype=np.int64), np.concatenate(left).astype(np.int64),
+        np.concatenate(right).astype(np.int64), np.concatenate(feature).astype(np.int64),
+        np.concatenate(threshold), np.concatenate(proba).astype(np.float64), depth + 1,
+    )
+
+
+# ---------------------------------------------------------------------- model files
+
+
+@dataclass
+class Predictor:
+    """What classify needs: how to compute features, and the forest."""
+
+    metadata: dict
+    forest: Forest
+
+    @property
+    def feature_set(self) -> str:
+        return self.metadata["feature_set"]
+
+    @property
+    def normalise(self) -> bool:
+        return bool(self.metadata["normalise"])
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return self.forest.predict_proba(X)
+
+
+def save_model(model, path: Path, *, training_size: int, class_counts: dict, seed: int, force: bool = False) -> dict:
+    import imblearn
+    import skops
+    import skops.io
+    import sklearn
+
+    from triage import __version__, lexicons
+
+    features = model.named_steps["features"]
+    classifier = model.named_steps["classifier"]
+    forest = compile_forest(classifier)
+    buffer = _io.BytesIO()
+    np.savez(buffer, **forest.arrays())
+    members = {"model.skops": skops.io.dumps(model), "forest.npz": buffer.getvalue()}
+    metadata = {
+        "format": FORMAT,
+        "kind": "bagging" if hasattr(classifier, "estimators_") else "tree",
+        "feature_set": features.feature_set,
+        "normalise": features.normalise,
+        "feature_names": list(features.get_feature_names_out()),
+        "lexicon_fingerprint": lexicons.default().fingerprint,
+        "versions": {
+            "sms-triage": __version__, "scikit-learn": sklearn.__version__, "imbalanced-learn": imblearn.__version__,
+            "numpy": np.__version__, "skops": skops.__version__,
+        },
+        "training_size": training_size,
+        "class_counts": class_counts,
+        "seed": seed,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
+    }
+    path = Path(path)
+    if path.exists() and not force:
+        raise OutputExists(f"{path} exists; use --force to overwrite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_zip(path, metadata, members)
+    return metadata
+
+
+def _write_zip(path: Path, metadata: dict, members: dict[str, bytes]) -> None:
+    import os
+    import tempfile
+
+    path = Path(path)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("metadata.json", json.dumps(metadata, indent=2, sort_keys=True))
+            for name, data in members.items():
+                archive.writestr(name, data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _open(path: Path) -> tuple[zipfile.ZipFile, dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"model file {path} does not exist")
+    try:
+        archive = zipfile.ZipFile(path)
+        metadata = json.loads(archive.read("metadata.json"))
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        raise InputError(f"{path} is not an sms-triage model file ({error.__class__.__name__})") from None
+    if metadata.get("format") != FORMAT:
+        raise InputError(f"{path} is a model of format {metadata.get('format')!r}; this version reads {FORMAT!r}")
+    return archive, metadata
+
+
+def _member(archive: zipfile.ZipFile, metadata: dict, name: str, path: Path) -> bytes:
+    try:
+        data = archive.read(name)
+    except KeyError:
+        raise InputError(f"{path} is not an sms-triage model file (no {name})") from None
+    if hashlib.sha256(data).hexdigest() != metadata.get("sha256", {}).get(name):
+        raise InputError(f"{path} is damaged or was modified: {name} does not match its checksum")
+    return data
+
+
+def check_lexicons(metadata: dict, path: Path) -> None:
+    from triage import lexicons
+
+    current = lexicons.default().fingerprint
+    if metadata.get("lexicon_fingerprint") != current:
+        raise InputError(
+            f"{path} was trained with other lexicons (fingerprint {metadata.get('lexicon_fingerprint')}, "
+            f"now {current}); retrain it with `triage train`"
+        )
+
+
+def load_predictor(path: Path) -> Predictor:
+    """The model for classify: metadata and forest only (numpy, no pickle, no scikit-learn)."""
+    archive, metadata = _open(path)
+    check_lexicons(metadata, path)
+    data = _member(archive, metadata, "forest.npz", path)
+    try:
+        with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
+            forest = Forest.from_arrays(arrays)
+    except (ValueError, KeyError, OSError) as error:
+        raise InputError(f"{path}: unreadable forest ({error})") from None
+    n_features = len(metadata["feature_names"])
+    if forest.feature.size and (forest.feature.max() >= n_features or forest.feature.min() < 0):
+        raise InputError(f"{path}: the forest refers to features that do not exist")
+    return Predictor(metadata, forest)
+
+
+def load_estimator(path: Path):
+    """The whole fitted pipeline (for reports): skops with an allow-list of types."""
+    import skops.io
+
+    archive, metadata = _open(path)
+    data = _member(archive, metadata, "model.skops", path)
+    untrusted = set(skops.io.get_untrusted_types(data=data))
+    refused = sorted(untrusted - ALLOWED_TYPES)
+    if refused:
+        raise InputError(f"{path} holds types outside the allow-list, refused: {', '.join(refused)}")
+    return skops.io.loads(data, trusted=sorted(untrusted)), metadata
+
+
+def default_model_path() -> Path:
+    """The embedded default model, data/default.triage: next to the package in a source
+    checkout or editable install, inside it (as triage/data) in a built wheel."""
+    import triage
+
+    package = Path(triage.__file__).resolve().parent
+    for folder in (package.parent / "data", package / "data"):
+        if (folder / "default.triage").is_file():
+            return folder / "default.triage"
+    return package.parent / "data" / "default.triage"
