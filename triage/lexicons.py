@@ -116,6 +116,7 @@ class Lexicons:
     sms: dict[str, str]
     pronouns: set[str]
     cities: set[str]
+    regions: set[str]
     countries: set[str]
     user_names: set[str] = field(default_factory=set)
     user_words: set[str] = field(default_factory=set)
@@ -124,7 +125,7 @@ class Lexicons:
 
     def __post_init__(self) -> None:
         # The big lists are kept as loaded; the small ones are merged for one look-up each.
-        self.other_anti = self.sms.keys() | self.pronouns | self.cities | self.countries
+        self.other_anti = self.sms.keys() | self.pronouns | self.cities | self.regions | self.countries
         self.folded_names = _fold_index(chain(self.first_names, self.last_names))
         self.folded_anti = {*_fold_index(self.forms), *_fold_index(self.other_anti)}
 
@@ -177,6 +178,7 @@ class Lexicons:
             "sms_forms": len(self.sms),
             "pronouns": len(self.pronouns),
             "cities": len(self.cities),
+            "regions": len(self.regions),
             "countries": len(self.countries),
             "user_names": len(self.user_names),
             "user_words": len(self.user_words),
@@ -226,11 +228,10 @@ def load(directory: Path | None = None, user_directory: Path | None = None) -> L
         for line in _read_lines(directory / "places" / "cities.tsv")[1:]
         if line
     } - place_exceptions
-    countries = {
-        line.split("\t", 1)[0].lower()
-        for line in _read_lines(directory / "places" / "countries.tsv")[1:]
-        if line
-    }
+    countries, regions = (
+        {line.split("\t", 1)[0].lower() for line in _read_lines(directory / "places" / name)[1:] if line}
+        for name in ("countries.tsv", "regions.tsv")
+    )
     first_names, first_name_ranks = _read_names(directory / "names" / "first_names.tsv", excluded_names)
     last_names, last_name_ranks = _read_names(directory / "names" / "last_names.tsv", excluded_names)
     return Lexicons(
@@ -242,6 +243,7 @@ def load(directory: Path | None = None, user_directory: Path | None = None) -> L
         sms=sms,
         pronouns=_read_list(directory / "pronouns" / "pronouns.txt"),
         cities=cities,
+        regions=regions,
         countries=countries,
         user_names=_read_list(user_directory / "names.txt"),
         user_words=_read_list(user_directory / "words.txt"),

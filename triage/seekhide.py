@@ -37,7 +37,7 @@ _RUN = re.compile(r"(\w)\1+")
 _SENTENCE_END = re.compile(r"[.!?…]")
 # Laughter, interjections and letter-stretched exclamations (folded, lower case).
 _ONOMATOPOEIA = re.compile(
-    r"(?:mou|mwa|bou|gn)?(?:h+[aeiouy]+)+h*"  # haha, hihihi, mouhahaha
+    r"(?:mou|mwa|bwa|bou|gn)?(?:h+[aeiouy]+)+h*"  # haha, hihihi, mouhahaha, bwahaha
     r"|a?(?:h+a+)+|(?:a+h+)+|(?:e+h+)+|(?:o+h+)+|(?:h+e+)+|(?:h+o+)+|h+u+m+|h+m+"
     r"|(?:m+d+r+)+|(?:p+t+d+r+)+|(?:l+o+l+)+|(?:l+m+a+o+)+|x+d+|(?:r+o+f+l+)+"
     r"|p+f+|p+s+t+|b+r+|g+r+|r+o+|o+u+p+s+|o+u+f+|a+r+g+h*|a+i+e+|o+u+i+l+l+e+|w+o+u+a+h*"
@@ -127,6 +127,11 @@ class SeekAndHide:
 
     def _analyse(self, key: str) -> WordInfo:
         in_names, in_anti = self.lexicons.lookup(key)
+        if in_names and not in_anti and self._weak_name(key) and key.isalpha():
+            # A rare surname that reads as a glued clitic + word: lecole = l'école.
+            found = self._apostrophe(fold(key))
+            if found:
+                return found
         if in_names or in_anti:
             rule = "exact" if (key in self.lexicons.forms or key in self.lexicons.other_anti
                                or key in self.lexicons.first_names or key in self.lexicons.last_names
