@@ -1,0 +1,95 @@
+import csv
+import json
+import shutil
+
+import pytest
+
+from triage.pipeline import CLASSIFY_COLUMNS
+
+from conftest import SAMPLE
+
+
+def read_rows(path):
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture
+def sample(tmp_path):
+    return shutil.copy(SAMPLE, tmp_path / "sample_sms.csv")
+
+
+def test_classify_follows_the_output_contract(cli, sample, tmp_path):
+    out = tmp_path / "out.csv"
+    result = cli("classify", sample, "-o", out)
+    assert result.exit_code == 0, result.output
+    rows = read_rows(out)
+    source = read_rows(sample)
+    assert list(rows[0]) == CLASSIFY_COLUMNS
+    assert [r["id"] for r in rows] == [r["id"] for r in source]  # one row per input row, same order
+    assert [r["text"] for r in rows] == [r["text"] for r in source]
+    for row in rows:
+        assert row["seekhide"] in {"TA", "NTA", "UNTAGGED"}
+        assert row["model"] in {"TA", "NTA"}
+        assert row["decision"] in {"TA", "NTA", "EXPERT"}
+        assert 0.0 <= float(row["score"]) <= 1.0
+        assert (float(row["score"]) >= 0.5) == (row["model"] == "TA")
+        for start, end, tag in json.loads(row["hidden"]):
+            assert 0 <= start < end <= len(row["text"]) and tag.isupper()
+        assert isinstance(json.loads(row["highlighted"]), list)
+        if not json.loads(row["hidden"]):
+            assert row["anonymised"] == row["text"]
+
+
+def test_the_paper_policy_is_table_2(cli, sample, tmp_path):
+    out = tmp_path / "out.csv"
+    assert cli("classify", sample, "-o", out, "--policy", "paper").exit_code == 0
+    for row in read_rows(out):
+        s, m, d = row["seekhide"], row["model"], row["decision"]
+        expected = m if s == "UNTAGGED" else (s if s == m else "EXPERT")
+        assert d == expected
+
+
+def test_summary_compares_the_expert_workload(cli, sample, tmp_path):
+    out = tmp_path / "out.csv"
+    result = cli("classify", sample, "-o", out)
+    assert "EXPERT" in result.output and "expert workload" in result.output
+    assert "reading everything: 260" in result.output
+    assert (tmp_path / "out.summary.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_without_output_it_writes_under_reports_and_says_where(cli, sample, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli("classify", sample)
+    assert result.exit_code == 0, result.output
+    assert "reports/sample_sms.classified.csv" in result.output
+    assert len(read_rows(tmp_path / "reports" / "sample_sms.classified.csv")) == 260
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".jsonl"])
+def test_tsv_and_jsonl_inputs_by_extension(cli, tmp_path, suffix):
+    source = tmp_path / f"sms{suffix}"
+    if suffix == ".tsv":
+        source.write_text("id\ttext\na\tCoucou Patrice\nb\tok merci\n", "utf-8")
+    else:
+        source.write_text('{"id": "a", "text": "Coucou Patrice"}\n{"id": "b", "text": "ok merci"}\n', "utf-8")
+    out = tmp_path / "out.csv"
+    assert cli("classify", source, "-o", out).exit_code == 0
+    assert [(r["id"], r["seekhide"]) for r in read_rows(out)] == [("a", "TA"), ("b", "NTA")]
+
+
+def test_custom_text_and_id_columns(cli, tmp_path):
+    source = tmp_path / "sms.csv"
+    source.write_text("num,message\n7,Coucou Patrice\n", "utf-8")
+    out = tmp_path / "out.csv"
+    assert cli("classify", source, "-o", out, "--text-column", "message", "--id-column", "num").exit_code == 0
+    assert read_rows(out)[0]["id"] == "7"
+
+
+def test_several_processes_give_the_same_output(sample, tmp_path):
+    from triage.pipeline import run_classify
+
+    one = run_classify(sample, tmp_path / "one.csv", chart=False)
+    two = run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
+    assert one.decisions == two.decisions
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
