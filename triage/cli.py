@@ -106,7 +106,8 @@ def classify(
     output: OutputOption = None,
     model: Annotated[Optional[Path], typer.Option("--model", help="Model file (default: the embedded model).")] = None,
     queue: Annotated[Optional[Path], typer.Option("--queue", help="Also write the expert's work queue (.csv, .jsonl or .html).")] = None,
-    policy: Annotated[Optional[str], typer.Option("--policy", help="Combination policy (default: the best one; 'paper' = Table 2).")] = None,
+    policy: Annotated[Optional[str], typer.Option("--policy", help="Combination policy: budget or paper (Table 2). Default: the model's.")] = None,
+    expert_budget: Annotated[float, typer.Option("--expert-budget", help="Share of messages a human may read (budget policy).")] = 0.10,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use.")] = 1,
     text_column: TextColumn = "text",
     id_column: IdColumn = None,
@@ -119,7 +120,7 @@ def classify(
     from triage.pipeline import run_classify
 
     summary = run_classify(
-        input, output, model_path=model, queue_path=queue, policy=policy, jobs=jobs, force=force,
+        input, output, model_path=model, queue_path=queue, policy=policy, budget=expert_budget, jobs=jobs, force=force,
         read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
         progress=sys.stderr.isatty(),
     )
@@ -132,7 +133,7 @@ def train(
     input: Annotated[Path, typer.Argument(help="Labelled messages (text + label TA/NTA).", show_default=False)],
     output: Annotated[Path, typer.Option("--output", "-o", help="Model file to write.")],
     kind: Annotated[str, typer.Option("--kind", help="bagging (the paper's bagged J48) or tree.")] = "bagging",
-    feature_set: Annotated[str, typer.Option("--features", help="Feature set: paper or rich.")] = "paper",
+    feature_set: Annotated[str, typer.Option("--features", help="Feature set: rich or paper (Table 5).")] = "rich",
     normalise: Annotated[bool, typer.Option("--normalise", help="Divide counts by the number of words.")] = False,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same data + seed = same model).")] = 0,
     text_column: TextColumn = "text",
@@ -155,6 +156,198 @@ def train(
         f"({meta['class_counts']['TA']:,} TA, {meta['class_counts']['NTA']:,} NTA), "
         f"features {meta['feature_set']} -> {summary.output}"
     )
+
+
+# ---------------------------------------------------------------- report (paper section 6.3)
+report_app = typer.Typer(no_args_is_help=True)
+app.add_typer(
+    report_app, name="report",
+    help="How well the model does, as in the paper: cross-validation, holdout, InfoGain ranking, the tree.",
+)
+
+FeatureSet = Annotated[str, typer.Option("--features", help="Feature set: paper or rich.")]
+Normalise = Annotated[bool, typer.Option("--normalise", help="Divide counts by the number of words.")]
+Seed = Annotated[int, typer.Option("--seed", help="Random seed (same data + seed = same report).")]
+
+
+def _out_dir(out_dir: Optional[Path], name: str) -> Path:
+    from triage.pipeline import REPORTS_DIR
+
+    return out_dir if out_dir is not None else REPORTS_DIR / name
+
+
+def _wrote(paths) -> None:
+    typer.echo("wrote " + ", ".join(str(p) for p in paths))
+
+
+def _check_feature_set(feature_set: str) -> None:
+    from features import FEATURE_SETS
+    from triage.io import InputError
+
+    if feature_set not in FEATURE_SETS:
+        raise InputError(f"unknown feature set {feature_set!r}; choose one of {', '.join(FEATURE_SETS)}")
+
+
+@report_app.command("cv")
+def report_cv(
+    input: Annotated[Path, typer.Argument(help="Labelled messages (text + label TA/NTA).", show_default=False)],
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Number of cross-validation folds.")] = 10,
+    seed: Seed = 0,
+    feature_set: FeatureSet = "paper",
+    normalise: Normalise = False,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for cv.md, cv.json, cv_confusion.png. Default: reports/cv.")] = None,
+    text_column: TextColumn = "text",
+    label_column: LabelColumn = "label",
+    encoding: Encoding = None,
+    delimiter: Delimiter = None,
+    on_bad_lines: OnBadLines = "error",
+) -> None:
+    """Stratified k-fold cross-validation of the 50% baseline, the decision tree and bagging (Table 6)."""
+    from triage.reports.cv import run_cv
+    from triage.reports.render import evaluation_markdown, write_evaluation
+
+    _check_feature_set(feature_set)
+    evaluation = run_cv(
+        input, folds=folds, seed=seed, feature_set=feature_set, normalise=normalise,
+        read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
+        progress=sys.stderr.isatty(),
+    )
+    typer.echo(evaluation_markdown(evaluation))
+    _wrote(write_evaluation(evaluation, _out_dir(out_dir, "cv")))
+
+
+@report_app.command("holdout")
+def report_holdout(
+    input: Annotated[Path, typer.Argument(help="Labelled messages, in time order.", show_default=False)],
+    train_first: Annotated[int, typer.Option("--train-first", min=1, help="Train on this many first rows (file order).")] = 4000,
+    test_next: Annotated[int, typer.Option("--test-next", min=1, help="Test on this many rows after them.")] = 2000,
+    seed: Seed = 0,
+    feature_set: FeatureSet = "paper",
+    normalise: Normalise = False,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for holdout.md, .json, .png. Default: reports/holdout.")] = None,
+    text_column: TextColumn = "text",
+    label_column: LabelColumn = "label",
+    encoding: Encoding = None,
+    delimiter: Delimiter = None,
+    on_bad_lines: OnBadLines = "error",
+) -> None:
+    """The paper's time-ordered test: train on the first N messages, test on the next M."""
+    from triage.reports.cv import run_holdout
+    from triage.reports.render import evaluation_markdown, write_evaluation
+
+    _check_feature_set(feature_set)
+    evaluation = run_holdout(
+        input, train_first=train_first, test_next=test_next, seed=seed, feature_set=feature_set,
+        normalise=normalise, read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
+    )
+    typer.echo(evaluation_markdown(evaluation))
+    _wrote(write_evaluation(evaluation, _out_dir(out_dir, "holdout")))
+
+
+@report_app.command("infogain")
+def report_infogain(
+    input: Annotated[Path, typer.Argument(help="Labelled messages (text + label TA/NTA).", show_default=False)],
+    feature_set: FeatureSet = "paper",
+    normalise: Normalise = False,
+    balanced: Annotated[bool, typer.Option("--balanced", help="Undersample to 1:1 first, as the paper's training data was.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the undersampling.")] = 0,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for infogain.md, .json, .png. Default: reports/infogain.")] = None,
+    text_column: TextColumn = "text",
+    label_column: LabelColumn = "label",
+    encoding: Encoding = None,
+    delimiter: Delimiter = None,
+    on_bad_lines: OnBadLines = "error",
+) -> None:
+    """Rank the features by information gain, as Weka's InfoGainAttributeEval (Table 5)."""
+    from triage.reports.render import infogain_report, infogain_report_markdown, write_infogain
+
+    _check_feature_set(feature_set)
+    report = infogain_report(
+        input, feature_set=feature_set, normalise=normalise, balanced=balanced, seed=seed,
+        read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
+    )
+    typer.echo(infogain_report_markdown(report))
+    _wrote(write_infogain(report, _out_dir(out_dir, "infogain")))
+
+
+@report_app.command("tree")
+def report_tree(
+    model: Annotated[Path, typer.Argument(help="Model file written by `triage train`.", show_default=False)],
+    tree_index: Annotated[int, typer.Option("--tree-index", min=0, help="Which of the bagged trees to show.")] = 0,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for tree.txt and tree.png. Default: reports/tree.")] = None,
+) -> None:
+    """Print a tree of the model the way Weka's J48 prints it (Figure 1), and draw it."""
+    from triage.reports.render import model_tree, tree_heading, write_tree
+
+    report = model_tree(model, tree_index)
+    typer.echo(f"{tree_heading(report)}\n")
+    typer.echo(report.text)
+    _wrote(write_tree(report, _out_dir(out_dir, "tree")))
+
+
+@app.command()
+def evaluate(
+    gold: Annotated[Path, typer.Argument(help="Gold messages: text, label TA/NTA, spans [[start, end, TYPE], ...].", show_default=False)],
+    model: Annotated[Optional[Path], typer.Option("--model", help="Evaluate this trained model instead of cross-validating.")] = None,
+    policy: Annotated[str, typer.Option("--policy", help="budget or paper (Table 2).")] = "budget",
+    expert_budget: Annotated[float, typer.Option("--expert-budget", help="Share of messages a human may read.")] = 0.10,
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    feature_set: Annotated[str, typer.Option("--features", help="Message feature set when cross-validating.")] = "rich",
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Where to write evaluate.md/.json/.png.")] = None,
+    text_column: TextColumn = "text",
+    label_column: LabelColumn = "label",
+    encoding: Encoding = None,
+    delimiter: Delimiter = None,
+) -> None:
+    """Score the whole pipeline against gold spans: what stays readable, and at what reading cost."""
+    from triage.evaluate import run_evaluate
+
+    report = run_evaluate(
+        gold, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed, feature_set=feature_set,
+        read=read_options(text_column, None, label_column, encoding, delimiter, "error"), out_dir=out_dir,
+    )
+    typer.echo(report.markdown)
+    typer.echo("written: " + ", ".join(str(f) for f in report.files))
+
+
+queue_app = typer.Typer(no_args_is_help=True, help="The expert's work queue: export it, fold the answers back.")
+app.add_typer(queue_app, name="queue", help="The expert's work queue: export it, fold the answers back.")
+
+
+@queue_app.command("export")
+def queue_export(
+    classified: Annotated[Path, typer.Argument(help="Output of `triage classify`.", show_default=False)],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Queue file: .csv (spreadsheet-safe), .jsonl or .html.")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", help="csv, tsv, jsonl or html (default: by extension).")] = None,
+    force: Force = False,
+) -> None:
+    """Write the messages that need a human, most uncertain first, with what to look at and why."""
+    from triage.pipeline import default_output
+    from triage.queue import export_queue
+
+    summary = export_queue(classified, output or default_output(classified, "queue.csv"), format=format,
+                           force=force or output is None)
+    typer.echo(f"{summary.queued:,} of {summary.total:,} messages need a human -> {summary.output}")
+
+
+@queue_app.command("apply")
+def queue_apply(
+    decisions: Annotated[Path, typer.Argument(help="The queue with expert_decision / expert_hide filled in.", show_default=False)],
+    classified: Annotated[Path, typer.Argument(help="Output of `triage classify`.", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Final file: every message with its final label and text.")],
+    user_dir: Annotated[Optional[Path], typer.Option("--user-dir", help="Where the learnt names and words go (default: dictionaries/user or $TRIAGE_USER_LEXICON_DIR).")] = None,
+    force: Force = False,
+) -> None:
+    """Fold the expert's answers back: final label and text of every message; learn the words."""
+    from triage.queue import apply_decisions
+
+    s = apply_decisions(decisions, classified, output, force=force, user_directory=user_dir)
+    typer.echo(f"{s.total:,} messages -> {s.output}: {s.decided:,} decided by the expert, {s.undecided:,} still undecided")
+    typer.echo("final: " + ", ".join(f"{k} {v:,}" for k, v in sorted(s.finals.items())))
+    typer.echo(f"learnt {len(s.names_learnt)} names, {len(s.words_learnt)} ordinary words -> {s.user_directory}")
+    if s.conflicts:
+        typer.echo("conflicts (hidden in one message, left in another; kept as names): " + ", ".join(s.conflicts))
 
 
 @app.command()

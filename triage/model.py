@@ -43,6 +43,7 @@ ALLOWED_TYPES = frozenset({
     "sklearn.tree._classes.DecisionTreeClassifier",
     "sklearn.tree._tree.Tree",
     "sklearn.dummy.DummyClassifier",
+    "sklearn.ensemble._forest.RandomForestClassifier",
     "numpy.random.mtrand.RandomState",
     "numpy.random._mt19937.MT19937",
     "builtins.slice",
@@ -151,24 +152,29 @@ class Forest:
                    depth=int(arrays["depth"][0]))
 
 
-def compile_forest(classifier) -> Forest:
-    """Flatten a fitted DecisionTreeClassifier or BaggingClassifier into a Forest."""
-    if hasattr(classifier, "estimators_"):
+def compile_forest(classifier, positive="TA") -> Forest:
+    """Flatten a fitted decision tree, bagging or random forest into a Forest giving
+    P(`positive`)."""
+    if hasattr(classifier, "estimators_features_"):  # bagging: trees see encoded labels
         trees = list(zip(classifier.estimators_, classifier.estimators_features_))
-        classes = classifier.classes_
+        encoded = True
+    elif hasattr(classifier, "estimators_"):  # random forest: trees see the original classes
+        trees = [(tree, np.arange(classifier.n_features_in_)) for tree in classifier.estimators_]
+        encoded = False
     elif hasattr(classifier, "tree_"):
         trees = [(classifier, np.arange(classifier.n_features_in_))]
-        classes = classifier.classes_
+        encoded = False
     else:
-        raise InputError("only decision trees and bagged trees can be saved for classify")
-    ta = list(classes).index("TA")
+        raise InputError("only decision trees, bagged trees and random forests can be saved for classify")
+    classes = classifier.classes_
+    ta = list(classes).index(positive)
     roots, left, right, feature, threshold, proba, depth, offset = [], [], [], [], [], [], 0, 0
     for tree, features in trees:
         t = tree.tree_
         value = t.value[:, 0, :]
         value = value / value.sum(axis=1, keepdims=True)
         # Bagging fits each tree on encoded labels: its column j is classes_[tree.classes_[j]].
-        tree_classes = [int(c) for c in tree.classes_] if hasattr(classifier, "estimators_") else list(range(len(classes)))
+        tree_classes = [int(c) for c in tree.classes_] if encoded else list(range(len(classes)))
         p_ta = value[:, tree_classes.index(ta)] if ta in tree_classes else np.zeros(len(value))
         is_leaf = t.children_left < 0
         roots.append(offset)
@@ -191,10 +197,14 @@ def compile_forest(classifier) -> Forest:
 
 @dataclass
 class Predictor:
-    """What classify needs: how to compute features, and the forest."""
+    """What classify needs: how to compute features, the message forest and, when the model
+    was trained with gold spans, the word scorer and the calibration of the expert budget."""
 
     metadata: dict
     forest: Forest
+    word_forest: Forest | None = None
+    spelling: object | None = None  # triage.names.Spelling
+    risk_quantiles: np.ndarray | None = None
 
     @property
     def feature_set(self) -> str:
@@ -207,8 +217,18 @@ class Predictor:
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return self.forest.predict_proba(X)
 
+    def risk_threshold(self, budget: float) -> float:
+        """The risk above which about `budget` of messages like the training ones go to the
+        expert (quantiles of cross-validated risks on the training data)."""
+        if self.risk_quantiles is None or budget <= 0:
+            return float("inf")
+        if budget >= 1:
+            return float("-inf")
+        return float(np.quantile(self.risk_quantiles, 1.0 - budget))
 
-def save_model(model, path: Path, *, training_size: int, class_counts: dict, seed: int, force: bool = False) -> dict:
+
+def save_model(model, path: Path, *, training_size: int, class_counts: dict, seed: int, force: bool = False,
+               word_model=None, spelling=None, risk_quantiles=None, policy: dict | None = None) -> dict:
     import imblearn
     import skops
     import skops.io
@@ -222,6 +242,18 @@ def save_model(model, path: Path, *, training_size: int, class_counts: dict, see
     buffer = _io.BytesIO()
     np.savez(buffer, **forest.arrays())
     members = {"model.skops": skops.io.dumps(model), "forest.npz": buffer.getvalue()}
+    if word_model is not None:
+        buffer = _io.BytesIO()
+        trigrams = sorted(spelling.trigrams)
+        np.savez(
+            buffer,
+            **compile_forest(word_model, positive=1).arrays(),
+            trigrams=np.asarray(trigrams, dtype=str),
+            trigram_scores=np.asarray([spelling.trigrams[g] for g in trigrams]),
+            prefixes=np.asarray(sorted(spelling.prefixes), dtype=str),
+            risk_quantiles=np.asarray(risk_quantiles, dtype=float),
+        )
+        members["names.npz"] = buffer.getvalue()
     metadata = {
         "format": FORMAT,
         "kind": "bagging" if hasattr(classifier, "estimators_") else "tree",
@@ -236,6 +268,8 @@ def save_model(model, path: Path, *, training_size: int, class_counts: dict, see
         "training_size": training_size,
         "class_counts": class_counts,
         "seed": seed,
+        "word_features": list(_word_features()) if word_model is not None else None,
+        "policy": policy or {"name": "paper"},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
     }
@@ -245,6 +279,12 @@ def save_model(model, path: Path, *, training_size: int, class_counts: dict, see
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_zip(path, metadata, members)
     return metadata
+
+
+def _word_features():
+    from triage.names import WORD_FEATURES
+
+    return WORD_FEATURES
 
 
 def _write_zip(path: Path, metadata: dict, members: dict[str, bytes]) -> None:
@@ -309,10 +349,31 @@ def load_predictor(path: Path) -> Predictor:
             forest = Forest.from_arrays(arrays)
     except (ValueError, KeyError, OSError) as error:
         raise InputError(f"{path}: unreadable forest ({error})") from None
-    n_features = len(metadata["feature_names"])
+    _check_features(forest, len(metadata["feature_names"]), path)
+    predictor = Predictor(metadata, forest)
+    if "names.npz" in archive.namelist():
+        from triage.names import WORD_FEATURES, Spelling
+
+        if metadata.get("word_features") != list(WORD_FEATURES):
+            raise InputError(f"{path} was trained with other word features; retrain it with `triage train`")
+        data = _member(archive, metadata, "names.npz", path)
+        try:
+            with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
+                predictor.word_forest = Forest.from_arrays(arrays)
+                predictor.spelling = Spelling(
+                    dict(zip(arrays["trigrams"].tolist(), arrays["trigram_scores"].tolist())),
+                    frozenset(arrays["prefixes"].tolist()),
+                )
+                predictor.risk_quantiles = np.asarray(arrays["risk_quantiles"])
+        except (ValueError, KeyError, OSError) as error:
+            raise InputError(f"{path}: unreadable word scorer ({error})") from None
+        _check_features(predictor.word_forest, len(WORD_FEATURES), path)
+    return predictor
+
+
+def _check_features(forest: Forest, n_features: int, path: Path) -> None:
     if forest.feature.size and (forest.feature.max() >= n_features or forest.feature.min() < 0):
         raise InputError(f"{path}: the forest refers to features that do not exist")
-    return Predictor(metadata, forest)
 
 
 def load_estimator(path: Path):

@@ -118,7 +118,9 @@ def run_seek(
 
 # ---------------------------------------------------------------------- classify
 
-CLASSIFY_COLUMNS = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted"]
+CLASSIFY_COLUMNS = [
+    "id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk",
+]
 
 
 @dataclass
@@ -154,15 +156,48 @@ class ClassifySummary:
 
 
 class Classifier:
-    """Seek&Hide + features + model + combiner on chunks of messages (one per process)."""
+    """Seek&Hide + features + models + combiner on chunks of messages (one per process)."""
 
-    def __init__(self, predictor, policy, lexicons=None):
+    def __init__(self, predictor, policy: str | None = None, budget: float = 0.10, lexicons=None, stats=None):
+        from triage import combiner
         from triage import lexicons as lexicon_module
 
         self.lexicons = lexicons or lexicon_module.default()
         self.seeker = SeekAndHide(self.lexicons)
         self.predictor = predictor
-        self.policy = policy
+        trained = dict(predictor.metadata.get("policy") or {"name": "paper"})
+        name = policy or trained.pop("name", "paper")
+        trained.pop("name", None)
+        if name == "budget":
+            if predictor.word_forest is None:
+                raise io.InputError("the budget policy needs a model trained with gold spans (a 'spans' column)")
+            trained["risk_threshold"] = predictor.risk_threshold(budget)
+        self.policy = combiner.get_policy(name, **trained)
+        self.stats = stats
+
+    def evidence(self, messages, results, scores):
+        """What the machines say about each message (candidate words scored in one batch)."""
+        import numpy as np
+
+        from triage.combiner import Evidence
+        from triage.evaluate import candidate_tag
+        from triage.names import word_features
+
+        predictor = self.predictor
+        if predictor.word_forest is None:
+            return [Evidence(r.label, float(s), r.hidden) for r, s in zip(results, scores)]
+        per_message = [word_features(r, self.lexicons, self.stats, predictor.spelling) for r in results]
+        rows = [f for _, f in per_message if len(f)]
+        probs = predictor.word_forest.predict_proba(np.vstack(rows)) if rows else np.zeros(0)
+        evidence, offset = [], 0
+        for result, score, (indices, _) in zip(results, scores, per_message):
+            candidates = []
+            for i in indices:
+                word = result.words[i]
+                candidates.append((word.start, word.end, candidate_tag(result, i, self.lexicons), float(probs[offset])))
+                offset += 1
+            evidence.append(Evidence(result.label, float(score), result.hidden, candidates))
+        return evidence
 
     def rows(self, messages) -> list[dict]:
         import json
@@ -178,22 +213,23 @@ class Classifier:
             dtype=float,
         ).reshape(len(messages), len(self.predictor.metadata["feature_names"]))
         scores = self.predictor.predict_proba(X)
-        labels = np.asarray([r.label for r in results], dtype=object)
-        decisions, _ = self.policy.decide(labels, scores)
-        return [
-            {
+        decisions = self.policy.decide(self.evidence(messages, results, scores))
+        rows = []
+        for m, r, s, d in zip(messages, results, scores, decisions):
+            hidden = d.hidden if d.decision != "NTA" else []
+            rows.append({
                 "id": m.id,
                 "text": m.text,
                 "seekhide": r.label,
                 "model": "TA" if s >= 0.5 else "NTA",
                 "score": f"{s:.4f}",
-                "decision": d,
-                "anonymised": r.anonymised,
-                "hidden": hidden_json(r.hidden),
+                "decision": d.decision,
+                "anonymised": r.anonymised if hidden == r.hidden else self.seeker.hide(m.text, hidden),
+                "hidden": hidden_json(hidden),
                 "highlighted": json.dumps(r.highlighted, ensure_ascii=False),
-            }
-            for m, r, s, d in zip(messages, results, scores, decisions)
-        ]
+                "risk": f"{d.risk:.4f}",
+            })
+        return rows
 
 
 _worker: Classifier | None = None
@@ -236,6 +272,7 @@ def run_classify(
     model_path: Path | None = None,
     queue_path: Path | None = None,
     policy: str | None = None,
+    budget: float = 0.10,
     read: ReadOptions | None = None,
     jobs: int = 1,
     chunk_size: int = 5_000,
@@ -247,14 +284,22 @@ def run_classify(
     same order), print-ready summary, bar chart, and optionally the expert's queue."""
     from collections import Counter
 
-    from triage import combiner, model
+    from triage import model
 
+    if not 0.0 <= budget <= 1.0:
+        raise io.InputError(f"the expert budget is a share of messages between 0 and 1, not {budget}")
     read = read or ReadOptions()
     table = read.open(input_path)
     force = force or output is None  # the default output under reports/ is the tool's own
     output = Path(output) if output else default_output(input_path, "classified.csv")
     predictor = model.load_predictor(Path(model_path) if model_path else model.default_model_path())
-    classifier = Classifier(predictor, combiner.get_policy(policy or combiner.DEFAULT_POLICY))
+    stats = None
+    if predictor.word_forest is not None:
+        from triage.names import CorpusStats
+
+        # First pass: how the corpus itself writes each word (cheap: no labelling).
+        stats = CorpusStats().add(m.text for m in table)
+    classifier = Classifier(predictor, policy, budget, stats=stats)
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     with io.atomic_output(output, force=force, protect=[input_path]) as handle:
@@ -274,7 +319,7 @@ def run_classify(
         from triage.queue import export_queue
 
         queued = export_queue(output, queue_path, force=force)
-        summary.queue, summary.queued = Path(queue_path), queued.messages
+        summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
 
 
@@ -335,12 +380,28 @@ def labelled_texts(input_path: Path, read: ReadOptions) -> tuple[list[str], list
     return texts, io.parse_labels(raw)
 
 
+def labelled_gold(input_path: Path, read: ReadOptions):
+    """Gold messages (text, label, spans if a `spans` column exists, donor as group)."""
+    from triage.evaluate import GoldMessage, parse_spans
+
+    table = read.open(input_path, require_label=True)
+    has_spans = "spans" in table.columns
+    messages, raw = [], []
+    for message in table:
+        raw.append((message.line, message.fields.get(read.label_column, "")))
+        spans = parse_spans(message.fields.get("spans", ""), message.line) if has_spans else []
+        messages.append(GoldMessage(message.text, "", spans, message.fields.get("donor", "")))
+    for message, label in zip(messages, io.parse_labels(raw)):
+        message.label = label
+    return messages, has_spans
+
+
 def run_train(
     input_path: Path,
     output: Path,
     *,
     kind: str = "bagging",
-    feature_set: str = "paper",
+    feature_set: str = "rich",
     normalise: bool = False,
     seed: int = 0,
     read: ReadOptions | None = None,
@@ -348,15 +409,42 @@ def run_train(
 ) -> TrainSummary:
     from triage import model
 
+    import numpy as np
+
     read = read or ReadOptions()
-    texts, labels = labelled_texts(input_path, read)
+    gold, has_spans = labelled_gold(input_path, read)
+    texts, labels = [m.text for m in gold], [m.label for m in gold]
     counts = model.check_training_labels(labels)
     if kind == "baseline":
         raise io.InputError("the baseline is for reports only; train a tree or bagging model")
     if Path(output).exists() and not force:
         raise io.OutputExists(f"{output} exists; use --force to overwrite")
     fitted = model.train(texts, labels, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed)
+    extras = {}
+    if has_spans and not normalise:
+        extras = train_word_scorer(gold, feature_set, seed)
     metadata = model.save_model(
-        fitted, Path(output), training_size=len(texts), class_counts=counts, seed=seed, force=force
+        fitted, Path(output), training_size=len(texts), class_counts=counts, seed=seed, force=force, **extras
     )
     return TrainSummary(Path(output), metadata)
+
+
+def train_word_scorer(gold, feature_set: str, seed: int) -> dict:
+    """The word scorer and the budget calibration, from gold spans: risks of the training
+    messages under cross-validation give the quantiles that turn a budget into a threshold."""
+    import numpy as np
+
+    from triage import evaluate, lexicons, names
+    from triage.combiner import BudgetPolicy
+
+    analysed = evaluate.analyse(gold, feature_set)
+    evidence = evaluate.cross_validated_evidence(analysed, folds=5, seed=seed)
+    policy = BudgetPolicy()
+    risks = np.asarray([policy.hidden_and_risk(e)[1] for e in evidence])
+    X, y = evaluate.word_training_rows(analysed, range(len(gold)))
+    return {
+        "word_model": names.make_word_model(seed).fit(X, y),
+        "spelling": names.default_spelling(lexicons.default()),
+        "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
+        "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},
+    }

@@ -51,6 +51,8 @@ _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 # Names from the surname list only, or first names rarer than this, collide with SMS spellings
 # and foreign words ('kon', 'lo', 'same'): they count as names only when capitalised mid-sentence.
 RARE_FIRST_NAME_RANK = 10_000
+# Heuristics that guess an ordinary word from an unknown spelling.
+_GUESSES = frozenset({"misspelling", "apostrophe", "concatenation", "repetition"})
 # Words after which a capitalised word is a surname whatever the lists say ("Mme Petit").
 TITLES = frozenset("m mr mme mlle mmes mrs messieurs madame mademoiselle monsieur dr docteur pr professeur maître me".split())
 
@@ -267,6 +269,9 @@ class SeekAndHide:
             return word._replace(label=DICTIONARY, rule="title", match=text.lower())
         if weak and word.label == DICTIONARY and (sentence_start or not capitalised):
             return word._replace(label=UNKNOWN, rule="weak-name")
+        if word.rule in _GUESSES and capitalised and not sentence_start:
+            # A capital mid-sentence says "name": do not correct it into an ordinary word.
+            return word._replace(label=UNKNOWN, rule=f"capitalised-{word.rule}")
         return word
 
     def seek(self, text: str) -> SeekResult:

@@ -159,6 +159,7 @@ def weka_tree_text(
     X_train=None,
     *,
     title: str | None = None,
+    integer_features: set[str] | None = None,
 ) -> str:
     """The tree as Weka J48 prints it.
 
@@ -166,6 +167,11 @@ def weka_tree_text(
     classes).  ``title`` (e.g. ``"J48 pruned tree"``) adds Weka's two-line
     heading; without it the text starts with the root's first rule, as in the
     paper's Figure 1.  The text always ends with Weka's leaf and size counts.
+
+    ``integer_features`` names features that only take integer values: their
+    thresholds print as floor(threshold), the largest integer the split sends
+    left (without ``X_train``, the nearest we get to Weka's largest training
+    value below the cut; the same test on integer data).
     """
     inner = tree.tree_
     feature_names = list(feature_names)
@@ -180,6 +186,7 @@ def weka_tree_text(
     if len(class_names) != counts.shape[1]:
         raise ValueError(f"{len(class_names)} class names for {counts.shape[1]} classes")
     split_values = _split_values(tree, X_train)
+    integer_features = set(integer_features or ())
 
     def leaf_label(node: int) -> str:
         # ClassifierSplitModel.dumpLabel: majority class (first on ties),
@@ -197,7 +204,10 @@ def weka_tree_text(
 
     def dump(node: int, depth: int) -> None:
         name = feature_names[inner.feature[node]]
-        shown = _weka_double_to_string(split_values[node], 6)
+        value = split_values[node]
+        if name in integer_features:
+            value = float(math.floor(value))
+        shown = _weka_double_to_string(value, 6)
         children = ((" <= ", inner.children_left[node]), (" > ", inner.children_right[node]))
         for operator, child in children:
             line = _INDENT * depth + name + operator + shown

@@ -1,0 +1,112 @@
+import csv
+import json
+
+import pytest
+
+from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, PaperPolicy
+from triage.evaluate import GoldMessage, release_metrics, threshold_for_budget
+from triage.seekhide import SeekAndHide
+
+
+@pytest.fixture(scope="module")
+def seeker(lexicons):
+    return SeekAndHide(lexicons)
+
+
+def test_release_metrics_on_a_hand_example(seeker):
+    gold = [
+        GoldMessage("salut Kiki et Lola", "TA", [(6, 10, "PRE"), (14, 18, "PRE")]),
+        GoldMessage("ok merci", "NTA", []),
+        GoldMessage("appelle Zaza", "TA", [(8, 12, "PRE")]),
+    ]
+    results = [seeker.seek(m.text) for m in gold]
+    decisions = [
+        Decision("TA", 0.1, [(14, 18, "PRE"), (0, 5, "PRE")]),  # Kiki left readable; 'salut' over-masked
+        Decision("NTA", 0.0, []),
+        Decision(EXPERT, 0.9, []),  # the expert handles it perfectly
+    ]
+    m = release_metrics(gold, results, decisions)
+    assert m["gold_spans"] == 3 and m["residual_spans"] == 1
+    assert m["residual_span_rate"] == pytest.approx(1 / 3)
+    assert m["message_leak_rate"] == pytest.approx(1 / 2)
+    assert m["expert_share"] == pytest.approx(1 / 3)
+    # Ordinary words in released messages: salut, et (message 1), ok, merci: one hidden.
+    assert m["over_masking_rate"] == pytest.approx(1 / 4)
+
+
+def test_a_span_counts_as_hidden_only_when_all_its_letters_are():
+    gold = [GoldMessage("Jean-Marc vient", "TA", [(0, 9, "PRE")])]
+    results = [SeekAndHide.__new__(SeekAndHide)]  # words are not needed for spans
+    results[0] = type("R", (), {"words": []})()
+    partly = release_metrics(gold, results, [Decision("TA", 0, [(0, 4, "PRE")])])
+    fully = release_metrics(gold, results, [Decision("TA", 0, [(0, 4, "PRE"), (5, 9, "PRE")])])
+    assert partly["residual_spans"] == 1 and fully["residual_spans"] == 0  # the hyphen may stay
+
+
+def test_the_budget_policy_hides_likely_names_and_routes_the_riskiest():
+    evidence = [
+        Evidence("UNTAGGED", 0.2, [], [(0, 4, "PRE", 0.9)]),  # hidden by the word scorer: TA
+        Evidence("NTA", 0.1, [], [(0, 4, "PRE", 0.1)]),  # low risk: NTA
+        Evidence("UNTAGGED", 0.9, [], [(0, 4, "PRE", 0.35)]),  # risky: expert
+    ]
+    decisions = BudgetPolicy(risk_threshold=0.4).decide(evidence)
+    assert [d.decision for d in decisions] == ["TA", "NTA", EXPERT]
+    assert decisions[0].hidden == [(0, 4, "PRE")]
+    assert decisions[2].risk > decisions[1].risk
+
+
+def test_the_paper_policy_is_table_2():
+    cases = [("TA", 0.9, "TA"), ("TA", 0.1, EXPERT), ("NTA", 0.9, EXPERT), ("NTA", 0.1, "NTA"),
+             ("UNTAGGED", 0.9, "TA"), ("UNTAGGED", 0.1, "NTA")]
+    decisions = PaperPolicy().decide([Evidence(s, p, []) for s, p, _ in cases])
+    assert [d.decision for d in decisions] == [expected for *_, expected in cases]
+
+
+def test_threshold_for_budget_never_exceeds_the_budget():
+    import numpy as np
+
+    risks = np.array([0.9, 0.8, 0.8, 0.8, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert (risks >= threshold_for_budget(risks, 0.2)).sum() <= 2
+    assert (risks >= threshold_for_budget(risks, 0.5)).sum() == 5
+    assert (risks >= threshold_for_budget(risks, 0.0)).sum() == 0
+
+
+def test_triage_evaluate_on_a_written_gold_file(cli, tmp_path):
+    rows = []
+    names = ["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo", "Inès", "Yanis", "Manon", "Lucas"]
+    for i, name in enumerate(names * 2):
+        text = f"rdv avec {name} à 18h"
+        rows.append([text, "TA", json.dumps([[9, 9 + len(name), "PRE"]]), str(i % 6)])
+    for i, text in enumerate(["ok", "jarrive", "bonne nuit", "tkt", "a plus", "merci", "trop bien", "on mange ?",
+                              "je suis la", "bisous", "il pleut", "c cool"] * 2):
+        rows.append([text, "NTA", "[]", str(i % 6)])
+    gold = tmp_path / "gold.csv"
+    with gold.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label", "spans", "donor"])
+        writer.writerows(rows)
+    out = tmp_path / "eval"
+    result = cli("evaluate", gold, "--out-dir", out, "--folds", "3")
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "evaluate.json").read_text("utf-8"))
+    assert data["how"] == "3-fold cross-validation grouped by donor"
+    assert 0.0 <= data["chosen"]["residual_span_rate"] <= 1.0
+    assert data["paper_policy"]["gold_spans"] == 24
+    assert (out / "evaluate.png").read_bytes().startswith(b"\x89PNG")
+    assert "residual span rate" in (out / "evaluate.md").read_text("utf-8")
+
+
+def test_evaluate_needs_gold_spans(cli, tmp_path):
+    gold = tmp_path / "gold.csv"
+    gold.write_text("text,label\nok,NTA\n", "utf-8")
+    result = cli("evaluate", gold)
+    assert result.exit_code == 1 and "no 'spans' column" in result.output
+
+
+def test_on_the_development_corpus_the_budget_policy_beats_the_paper(dev_corpus, tmp_path, cli):
+    result = cli("evaluate", dev_corpus, "--out-dir", tmp_path)
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "evaluate.json").read_text("utf-8"))
+    assert data["chosen"]["residual_span_rate"] < data["paper_policy"]["residual_span_rate"] / 3
+    assert data["chosen"]["expert_share"] <= 0.10 + 1e-9
+    assert data["chosen"]["over_masking_rate"] <= 0.02

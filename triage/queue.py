@@ -1,0 +1,749 @@
+"""The expert's work queue (Patel et al. 2013, section 5): export the messages on which
+Seek&Hide and the learnt model disagree, then fold the expert's answers back.
+
+export_queue reads a classified file (columns CLASSIFIED_COLUMNS, optional `risk`) and
+writes its EXPERT rows, most uncertain first, with the words to look at, a short reason and
+two empty columns for the expert: expert_decision (TA / NTA) and expert_hide (words to hide,
+separated by ';'). CSV/TSV exports are made safe to open in a spreadsheet (formula cells
+neutralised, UTF-8 with BOM); JSONL is exported as is; HTML is a self-contained page for
+reading only.
+
+apply_decisions reads the expert's file back and writes FINAL: every classified row plus
+`final` (TA / NTA, or EXPERT while undecided) and `final_text` (what will be released). It
+also learns from the answers, so that the same question is not asked twice: the words the
+expert hid go to <user lexicon>/names.txt, the words shown but left in a decided message go
+to words.txt; the next lexicons.load() reads them (names.txt wins when both hold a word).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+from triage import io
+from triage import lexicons as lexicon_module
+from triage.lexicons import APOSTROPHES
+from triage.seekhide import AMBIGUOUS, DICTIONARY, NTA, TA, UNKNOWN, SeekAndHide
+
+__all__ = [
+    "CLASSIFIED_COLUMNS",
+    "FINAL_COLUMNS",
+    "QUEUE_COLUMNS",
+    "QUEUE_FORMATS",
+    "ApplySummary",
+    "QueueSummary",
+    "Decision",
+    "apply_decisions",
+    "export_queue",
+    "queue_format",
+    "read_decisions",
+]
+
+EXPERT = "EXPERT"
+DECISIONS = (TA, NTA, EXPERT)
+#: The classified file's contract (the output of `triage classify`); `risk` is optional.
+CLASSIFIED_COLUMNS = ("id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted")
+RISK_COLUMN = "risk"
+QUEUE_COLUMNS = ("id", "text", "look_at", "why", "seekhide", "model", "score", "expert_decision", "expert_hide")
+#: Appended to the classified columns in the FINAL file.
+FINAL_COLUMNS = ("final", "final_text")
+QUEUE_FORMATS = ("csv", "tsv", "jsonl", "html")
+LOOK_AT_SEPARATOR = "; "  # the expert can paste a look_at cell into expert_hide as is
+MAX_REASONS = 8  # reasons listed in `why` before "and N more"
+NAME_TAGS = ("PRE", "NOM")
+# What a hidden span of a detector is, for `why`.
+TAG_WORDS = {
+    "PRE": "first name", "NOM": "surname", "SUR": "nickname", "TEL": "phone number",
+    "MEL": "e-mail address", "URL": "web address", "ADR": "postal address", "COD": "code",
+    "LIE": "place", "MAR": "brand",
+}
+NAMES_FILE, WORDS_FILE = "names.txt", "words.txt"
+_FILE_HEADERS = {
+    NAMES_FILE: "# Names confirmed by the expert (triage queue apply): hidden in every message. One per line, lower case.",
+    WORDS_FILE: "# Ordinary words confirmed by the expert (triage queue apply): never hidden. One per line, lower case.",
+}
+_HIDE_SEPARATORS = re.compile(r"[;,\s]+")
+_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")  # "Pierre." or "'Kon'" typed in a cell
+_SPACES = re.compile(r"\s+")
+_SHOWN_ERRORS = 3
+# Seek&Hide rules that guess an ordinary word from an unknown spelling; with a capital
+# mid-sentence such a word is highlighted instead.
+_GUESS_RULES = frozenset({"misspelling", "apostrophe", "concatenation", "repetition"})
+
+
+# ------------------------------------------------------------------------ summaries
+
+
+@dataclass
+class QueueSummary:
+    output: Path
+    format: str  # csv, tsv, jsonl or html
+    queued: int  # messages in the queue (decision EXPERT)
+    total: int  # messages read from the classified file
+
+
+@dataclass
+class ApplySummary:
+    output: Path
+    total: int  # rows of the classified file (all written to FINAL)
+    decided: int  # rows the expert decided (TA + NTA)
+    undecided: int  # EXPERT rows without an answer yet: final EXPERT, anonymised text released
+    ta: int  # expert decisions TA
+    nta: int  # expert decisions NTA
+    finals: dict[str, int]  # FINAL rows by final label (TA, NTA, EXPERT)
+    names_learnt: list[str] = field(default_factory=list)  # added to names.txt
+    words_learnt: list[str] = field(default_factory=list)  # added to words.txt
+    conflicts: list[str] = field(default_factory=list)  # hidden in a message, left in another: kept as names
+    user_directory: Path | None = None
+
+
+# ---------------------------------------------------------------------- the rows
+
+
+class _Spot(NamedTuple):
+    """A word (or detected item) the expert should look at, located in the text."""
+
+    start: int  # -1 when a highlighted word could not be found in the text
+    end: int
+    text: str  # as written
+    tag: str  # '' for a highlighted (ambiguous / unknown) word, else the tag Seek&Hide hid it with
+
+
+@dataclass
+class _Row:
+    message: io.Message
+    decision: str
+    model: str
+    score: float
+    risk: float | None
+    hidden: list[tuple[int, int, str]]
+    highlighted: list[str]
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+
+def _cell_error(display: str, message: io.Message, column: str, problem: str) -> io.InputError:
+    return io.InputError(f"{display}: line {message.line}: column {column!r} {problem}")
+
+
+def _decision(message: io.Message, display: str) -> str:
+    value = message.fields.get("decision", "").strip().upper()
+    if value not in DECISIONS:
+        raise _cell_error(display, message, "decision", f"is {value!r}, not TA, NTA or EXPERT")
+    return value
+
+
+def _number(message: io.Message, display: str, column: str) -> float | None:
+    raw = message.fields.get(column, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw.replace(",", "."))  # a decimal comma from a French spreadsheet
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise _cell_error(display, message, column, f"is {raw!r}, not a number")
+    return value
+
+
+def _parse_hidden(message: io.Message, display: str) -> list[tuple[int, int, str]]:
+    raw = message.fields.get("hidden", "").strip()
+    if not raw:
+        return []
+    try:
+        spans = json.loads(raw)
+    except ValueError:
+        raise _cell_error(display, message, "hidden", "is not JSON") from None
+    size = len(message.text)
+    result: list[tuple[int, int, str]] = []
+    try:
+        for start, end, tag in spans:
+            if not (isinstance(start, int) and isinstance(end, int) and isinstance(tag, str)):
+                raise TypeError
+            if not 0 <= start < end <= size:
+                raise _cell_error(display, message, "hidden", f"has span [{start}, {end}] outside the text ({size} characters)")
+            result.append((start, end, tag))
+    except (TypeError, ValueError):
+        raise _cell_error(display, message, "hidden", "is not a JSON list of [start, end, TAG]") from None
+    result.sort()
+    for (_, end, _), (start, _, _) in zip(result, result[1:]):
+        if start < end:
+            raise _cell_error(display, message, "hidden", "has overlapping spans")
+    return result
+
+
+def _parse_highlighted(message: io.Message, display: str) -> list[str]:
+    raw = message.fields.get("highlighted", "").strip()
+    if not raw:
+        return []
+    try:
+        words = json.loads(raw)
+    except ValueError:
+        raise _cell_error(display, message, "highlighted", "is not JSON") from None
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise _cell_error(display, message, "highlighted", "is not a JSON list of words")
+    return words
+
+
+def _parse_row(message: io.Message, display: str, decision: str, has_risk: bool) -> _Row:
+    score = _number(message, display, "score")
+    if score is None or not 0.0 <= score <= 1.0:
+        raise _cell_error(display, message, "score", f"is {message.fields.get('score', '')!r}, not a probability")
+    return _Row(
+        message=message,
+        decision=decision,
+        model=message.fields.get("model", "").strip().upper(),
+        score=score,
+        risk=_number(message, display, RISK_COLUMN) if has_risk else None,
+        hidden=_parse_hidden(message, display),
+        highlighted=_parse_highlighted(message, display),
+    )
+
+
+def _open_classified(path: str | os.PathLike[str]) -> io.MessageTable:
+    return io.open_messages(path, id_column="id", required_columns=CLASSIFIED_COLUMNS)
+
+
+def _tap(messages: Iterable[io.Message], action: Callable[[io.Message], None]) -> Iterator[io.Message]:
+    """Run `action` on each message on its way to io.duplicate_ids: the file is read once."""
+    for message in messages:
+        action(message)
+        yield message
+
+
+def _refuse_duplicates(display: str, repeated: dict[str, list[int]]) -> None:
+    if not repeated:
+        return
+    ident, lines = next(iter(repeated.items()))
+    where = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
+    others = f" ({len(repeated)} repeated ids in total)" if len(repeated) > 1 else ""
+    raise io.InputError(f"{display}: id {ident!r} appears on lines {where}{others}; ids must be unique")
+
+
+# -------------------------------------------------------------- words to look at
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """`word` as a whole word (not inside a longer word), any case, both apostrophes alike."""
+    body = "".join("['’]" if c in "'’" else re.escape(c) for c in word)
+    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+
+
+def _find_word(text: str, word: str, position: int) -> int:
+    """Offset of `word` as a whole word (exact case) from `position`, or -1. str.find with
+    a boundary check: compiling a pattern per highlighted word would cost more."""
+    if not word:
+        return -1
+    while (start := text.find(word, position)) >= 0:
+        end = start + len(word)
+        if not (start and text[start - 1].isalnum()) and not (end < len(text) and text[end].isalnum()):
+            return start
+        position = start + 1
+    return -1
+
+
+def _spots(row: _Row, *, all_hidden: bool = False) -> list[_Spot]:
+    """What the expert should look at, in text order: the highlighted words, plus the
+    items Seek&Hide hid when the model says NTA (where the two disagree), or every hidden
+    item with `all_hidden`. The highlighted words are located in order of appearance."""
+    text = row.text
+    found: list[_Spot] = []
+    position = 0
+    for word in row.highlighted:
+        start = _find_word(text, word, position)
+        if start < 0:
+            start = _find_word(text, word, 0)  # out of order: the file was edited by hand
+        if start < 0:
+            found.append(_Spot(-1, -1, word, ""))
+            continue
+        position = start + len(word)
+        found.append(_Spot(start, position, word, ""))
+    if all_hidden or row.model == NTA:
+        found += [_Spot(start, end, text[start:end], tag) for start, end, tag in row.hidden]
+    found.sort(key=lambda s: (s.start < 0, s.start, s.end))  # not found: last
+    return found
+
+
+def _key(word: str) -> str:
+    """A word as the lexicon files store it."""
+    return word.lower().translate(APOSTROPHES).strip()
+
+
+def _unique(items: Iterable[_Spot]) -> list[_Spot]:
+    seen: set[str] = set()
+    out: list[_Spot] = []
+    for spot in items:
+        key = _key(spot.text)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(spot)
+    return out
+
+
+def _look_at(row: _Row) -> list[str]:
+    """The words to look at, unique (ignoring case), in text order, as written."""
+    return [spot.text for spot in _unique(_spots(row))]
+
+
+def _reason(spot: _Spot, seeker: SeekAndHide) -> str | None:
+    """Why Seek&Hide flagged this word, or None for an ordinary word."""
+    word = spot.text
+    lexicons = seeker.lexicons
+    if spot.tag and spot.tag not in NAME_TAGS:
+        return f"'{word}' {TAG_WORDS.get(spot.tag, spot.tag)}"
+    info = seeker.label_word(word)
+    kind = "first-name" if lexicons.name_entry(info.match).tag == "PRE" else "surname"
+    if info.label == DICTIONARY and (spot.tag or not info.weak):
+        if info.match in lexicons.user_names:
+            return f"'{word}' in your names list"
+        shown_as = f" (as '{info.match}')" if info.match != _key(word) else ""
+        return f"'{word}' {kind} dictionary{shown_as}"
+    if spot.tag:  # hidden by context (after a title) or with other lexicons
+        return f"'{word}' hidden as a {TAG_WORDS[spot.tag]}"
+    capitalised = ", capitalised" if word[:1].isupper() else ""
+    if info.label == AMBIGUOUS:
+        return f"'{word}' is a name and a word"
+    if info.label == UNKNOWN:
+        return f"'{word}' unknown{capitalised}"
+    if info.label == DICTIONARY:  # a weak name read as unknown in its context
+        also = "a rare first name" if kind == "first-name" else "a surname"
+        return f"'{word}' unknown{capitalised} (also {also})"
+    if info.rule in _GUESS_RULES:  # an ordinary word only by a guess, highlighted for its capital
+        return f"'{word}' unknown{capitalised} (close to '{info.match}')"
+    return None  # ANTI_DICTIONARY: an ordinary word (or the lexicons learnt it since)
+
+
+def _why(row: _Row, seeker: SeekAndHide) -> str:
+    """A one-line explanation: Seek&Hide's label and its reasons, the model's label and p."""
+    reasons = [r for spot in _unique(_spots(row, all_hidden=True)) if (r := _reason(spot, seeker))]
+    if len(reasons) > MAX_REASONS:
+        reasons = reasons[:MAX_REASONS] + [f"and {len(reasons) - MAX_REASONS} more"]
+    seekhide = row.message.fields.get("seekhide", "").strip()
+    if reasons:
+        detail = f" ({'; '.join(reasons)})"
+    elif seekhide.upper() == NTA:
+        detail = " (every word is an ordinary word)"
+    else:
+        detail = ""
+    text = f"Seek&Hide: {seekhide}{detail}; model: {row.message.fields.get('model', '').strip()}, p={row.score:.2f}"
+    if row.risk is not None:
+        text += f"; risk={row.risk:.2f}"
+    return text
+
+
+# -------------------------------------------------------------------------- export
+
+
+def queue_format(output_path: str | os.PathLike[str], format: str | None = None) -> str:
+    """csv, tsv, jsonl or html: `format` if given, else from the extension (default csv)."""
+    if format:
+        chosen = format.strip().lower().lstrip(".")
+        if chosen in ("htm", "ndjson"):
+            chosen = {"htm": "html", "ndjson": "jsonl"}[chosen]
+        if chosen not in QUEUE_FORMATS:
+            raise io.InputError(f"queue format must be one of {', '.join(QUEUE_FORMATS)}, not {format!r}")
+        return chosen
+    if Path(output_path).suffix.lower() in (".html", ".htm"):
+        return "html"
+    return io.format_for(output_path)
+
+
+def _uncertainty_order(row: _Row) -> tuple:
+    # sorted() is stable, so ties keep the input order.
+    if row.risk is not None:
+        return (0, -row.risk)
+    return (1, abs(row.score - 0.5))
+
+
+def export_queue(
+    classified_path: str | os.PathLike[str],
+    output_path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    force: bool = False,
+    seeker: SeekAndHide | None = None,
+) -> QueueSummary:
+    """Write the EXPERT rows of a classified file for the expert, most uncertain first
+    (by `risk` descending when the file has that column, else by |score - 0.5|).
+
+    Columns: QUEUE_COLUMNS. The output is private (0o600) and never overwritten without
+    `force`. Raises io.InputError on a bad classified file (missing column, bad value,
+    repeated id) before anything is written.
+    """
+    chosen = queue_format(output_path, format)
+    table = _open_classified(classified_path)
+    display = os.fspath(classified_path)
+    has_risk = RISK_COLUMN in table.columns
+    encoding = "utf-8-sig" if chosen in ("csv", "tsv") else "utf-8"  # the BOM makes Excel read UTF-8
+    with io.atomic_output(output_path, force=force, protect=[classified_path], encoding=encoding) as handle:
+        rows: list[_Row] = []
+        total = 0
+
+        def keep(message: io.Message) -> None:
+            nonlocal total
+            total += 1
+            decision = _decision(message, display)
+            if decision == EXPERT:
+                rows.append(_parse_row(message, display, decision, has_risk))
+
+        _refuse_duplicates(display, io.duplicate_ids(_tap(table, keep)))
+        rows.sort(key=_uncertainty_order)
+        if seeker is None:
+            seeker = SeekAndHide(lexicon_module.default())
+        if chosen == "html":
+            handle.write(_html_page(rows, total, seeker))
+        else:
+            # Spreadsheet formats get every cell neutralised; JSONL is read by programs.
+            writer = io.TableWriter(handle, QUEUE_COLUMNS, format=chosen, neutralise_formulas=chosen != "jsonl")
+            writer.write_many(_queue_record(row, seeker) for row in rows)
+    return QueueSummary(Path(output_path), chosen, len(rows), total)
+
+
+def _queue_record(row: _Row, seeker: SeekAndHide) -> dict[str, str]:
+    fields = row.message.fields
+    return {
+        "id": row.message.id,
+        "text": row.text,
+        "look_at": LOOK_AT_SEPARATOR.join(_look_at(row)),
+        "why": _why(row, seeker),
+        "seekhide": fields.get("seekhide", ""),
+        "model": fields.get("model", ""),
+        "score": fields.get("score", ""),
+        "expert_decision": "",
+        "expert_hide": "",
+    }
+
+
+_HTML_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border: 1px solid #bbb; padding: 0.35em 0.5em; vertical-align: top; text-align: left; }
+th { background: #eee; position: sticky; top: 0; }
+td.text { white-space: pre-wrap; max-width: 40em; }
+td.why { font-size: 0.9em; color: #444; }
+mark { background: #ffe066; }
+mark.hidden { background: #ffb3b3; }
+code { background: #f4f4f4; padding: 0 0.2em; }
+"""
+
+
+def _marked_text(text: str, found: list[_Spot]) -> str:
+    parts: list[str] = []
+    last = 0
+    for spot in found:
+        if spot.start < last:  # not found (-1) or overlapping an earlier mark
+            continue
+        css = ' class="hidden"' if spot.tag else ""
+        parts.append(html.escape(text[last : spot.start]))
+        parts.append(f"<mark{css}>{html.escape(text[spot.start : spot.end])}</mark>")
+        last = spot.end
+    parts.append(html.escape(text[last:]))
+    return "".join(parts)
+
+
+def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
+    """One self-contained page: inline CSS, no script, no external resource; every value
+    escaped (the Content-Security-Policy forbids scripts even if one slipped through)."""
+    esc = html.escape
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="fr"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>sms-triage: expert queue ({len(rows)} messages)</title>",
+        f"<style>{_HTML_STYLE}</style></head><body>",
+        f"<h1>Expert queue: {len(rows):,} message{'s' if len(rows) != 1 else ''} to read</h1>",
+        f"<p>{len(rows):,} of {total:,} classified messages need a human decision: Seek&amp;Hide and the "
+        "model disagree on them. Most uncertain first.</p>",
+        "<p><strong>How to answer:</strong> this page is for reading. Answer in the CSV or JSONL export of "
+        "the same queue (<code>triage queue export</code> with an output ending in <code>.csv</code> or "
+        "<code>.jsonl</code>): fill <code>expert_decision</code> with TA (to anonymise) or NTA (nothing to "
+        "anonymise) and, for TA, <code>expert_hide</code> with the words to hide, separated by <code>;</code> "
+        "(every occurrence is hidden, whatever the case). Leave both empty to decide later. Then run "
+        "<code>triage queue apply</code>.</p>",
+        '<p><mark>word</mark> ambiguous or unknown word &nbsp; <mark class="hidden">word</mark> '
+        "hidden by Seek&amp;Hide although the model says NTA</p>",
+        "<table><thead><tr><th>#</th><th>id</th><th>message</th><th>look at</th><th>why</th>"
+        "<th>Seek&amp;Hide</th><th>model</th><th>score</th></tr></thead><tbody>",
+    ]
+    for number, row in enumerate(rows, 1):
+        fields = row.message.fields
+        cells = [
+            f"<td>{number}</td>",
+            f"<td>{esc(row.message.id)}</td>",
+            f'<td class="text">{_marked_text(row.text, _spots(row))}</td>',
+            f"<td>{esc(LOOK_AT_SEPARATOR.join(_look_at(row)))}</td>",
+            f'<td class="why">{esc(_why(row, seeker))}</td>',
+            f"<td>{esc(fields.get('seekhide', ''))}</td>",
+            f"<td>{esc(fields.get('model', ''))}</td>",
+            f"<td>{esc(fields.get('score', ''))}</td>",
+        ]
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table></body></html>")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- apply
+
+
+class Decision(NamedTuple):
+    line: int
+    label: str  # TA, NTA or '' (not decided yet)
+    hide: list[str]  # the words to hide, as typed (edge punctuation removed)
+    text: str | None  # the message as in the expert's file, to check it is the same message
+
+
+def _split_hide(value: str) -> list[str]:
+    words = (_EDGE_PUNCTUATION.sub("", item) for item in _HIDE_SEPARATORS.split(value))
+    return list(dict.fromkeys(w for w in words if w))
+
+
+def _comparable(text: str) -> str:
+    # Spreadsheets may change line ends and trailing spaces; nothing else is forgiven.
+    return _SPACES.sub(" ", text).strip()
+
+
+def _raise_collected(errors: list[str], what: str) -> None:
+    if errors:
+        more = f" ({len(errors)} {what} in total)" if len(errors) > _SHOWN_ERRORS else ""
+        raise io.InputError("; ".join(errors[:_SHOWN_ERRORS]) + more)
+
+
+def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, Decision]:
+    """The expert's answers by id. Cells of a CSV/TSV go through io.restore_formula (the
+    export neutralised them); JSONL cells are taken as they are (never neutralised)."""
+    display = os.fspath(decisions_path)
+    if Path(decisions_path).suffix.lower() in (".html", ".htm"):
+        raise io.InputError(
+            f"{display} is the HTML page of the queue, for reading only; fill expert_decision and "
+            "expert_hide in the CSV or JSONL export of the queue and apply that file"
+        )
+    table = io.open_messages(decisions_path, text_column="id", id_column="id", required_columns=("expert_decision",))
+    restore = io.restore_formula if table.format != "jsonl" else (lambda value: value)
+    messages = list(table)  # a queue is small: the expert reads every row
+    _refuse_duplicates(display, io.duplicate_ids(messages))
+    has_text = "text" in table.columns
+    answers: list[tuple[str, int, str, list[str], str | None]] = []
+    errors: list[str] = []
+    for message in messages:
+        ident = restore(message.fields.get("id", "")).strip()
+        if not ident:
+            errors.append(f"{display}: line {message.line}: empty id")
+            continue
+        raw = restore(message.fields.get("expert_decision", "")).strip()
+        hide = _split_hide(restore(message.fields.get("expert_hide", "")))
+        if hide and not raw:
+            errors.append(f"{display}: line {message.line}: expert_hide is filled but expert_decision is empty (write TA)")
+        text = restore(message.fields.get("text", "")) if has_text else None
+        answers.append((ident, message.line, raw, hide, text))
+    _raise_collected(errors, "errors")
+    decided = [(line, raw) for _, line, raw, _, _ in answers if raw]
+    try:
+        labels = iter(io.parse_labels(decided))
+    except io.InputError as err:
+        raise io.InputError(f"{display}: expert_decision: {err}") from None
+    decisions: dict[str, Decision] = {}
+    for ident, line, raw, hide, text in answers:
+        label = next(labels) if raw else ""
+        if label == NTA and hide:
+            errors.append(f"{display}: line {line}: expert_decision is NTA but expert_hide lists words to hide")
+        decisions[ident] = Decision(line, label, hide, text)
+    _raise_collected(errors, "errors")
+    return decisions
+
+
+def _expert_spans(
+    seeker: SeekAndHide, text: str, hidden: list[tuple[int, int, str]], words: list[str]
+) -> tuple[list[tuple[int, int, str]], list[str]]:
+    """`hidden` plus every whole-word occurrence of `words` (any case), tagged NOM for a
+    known surname, else PRE; also the words that do not occur in `text`."""
+    spans = list(hidden)
+    missing: list[str] = []
+    for word in words:
+        hits = list(_word_pattern(word).finditer(text))
+        if not hits:
+            missing.append(word)
+        tag = seeker.lexicons.name_entry(_key(word)).tag  # first names win, unknown -> PRE
+        for hit in hits:
+            start, end = hit.span()
+            if all(end <= s or start >= e for s, e, _ in spans):  # inside a hidden item already: keep that
+                spans.append((start, end, tag))
+    spans.sort()
+    return spans, missing
+
+
+@dataclass
+class _Learnt:
+    names: set[str] = field(default_factory=set)  # hidden by the expert
+    words: set[str] = field(default_factory=set)  # shown to the expert, left in a decided message
+
+
+def apply_decisions(
+    decisions_path: str | os.PathLike[str],
+    classified_path: str | os.PathLike[str],
+    output_path: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    user_directory: str | os.PathLike[str] | None = None,
+    seeker: SeekAndHide | None = None,
+) -> ApplySummary:
+    """Fold the expert's answers into the classified file: write FINAL (the classified
+    columns plus FINAL_COLUMNS, same rows, same order) and update the user lexicon
+    (names.txt, words.txt in `user_directory`, default lexicons.default_user_directory()).
+
+    final_text: machine TA -> `anonymised`; machine NTA -> `text`; expert TA -> `text` with
+    the `hidden` spans and every occurrence of the expert_hide words replaced by codes;
+    expert NTA -> `text`; undecided EXPERT -> `anonymised` (final EXPERT). An answer may
+    also overrule a machine decision. Everything is checked before anything is written:
+    repeated ids in either file, ids unknown to the classified file, a text that differs
+    from the classified one, expert_hide words absent from their message.
+    """
+    decisions = read_decisions(decisions_path)
+    decisions_display = os.fspath(decisions_path)
+    table = _open_classified(classified_path)
+    display = os.fspath(classified_path)
+    has_risk = RISK_COLUMN in table.columns
+    if seeker is None:
+        seeker = SeekAndHide(lexicon_module.default())
+    user_directory = Path(user_directory) if user_directory else lexicon_module.default_user_directory()
+    user_lists = {name: _read_user_list(user_directory / name) for name in (NAMES_FILE, WORDS_FILE)}  # fail early
+    columns = [c for c in table.columns if c not in FINAL_COLUMNS] + list(FINAL_COLUMNS)
+    learnt = _Learnt()
+    left_words: set[str] = set()
+    counts = Counter()
+    finals = Counter()
+    seen: set[str] = set()
+    errors: list[str] = []
+
+    with io.atomic_output(output_path, force=force, protect=[decisions_path, classified_path]) as handle:
+        writer = io.TableWriter(handle, columns, format=io.format_for(output_path), extrasaction="ignore")
+
+        def finish(message: io.Message) -> None:
+            decision = _decision(message, display)
+            answer = decisions.get(message.id)
+            fields = message.fields
+            final, final_text = decision, fields.get("anonymised", "") if decision != NTA else message.text
+            if answer is not None:
+                seen.add(message.id)
+                if answer.text is not None and _comparable(answer.text) != _comparable(message.text):
+                    errors.append(
+                        f"{decisions_display}: line {answer.line}: id {message.id!r} holds another text than "
+                        f"line {message.line} of {display} (was the queue exported from another file?)"
+                    )
+            if answer is not None and answer.label:
+                row = _parse_row(message, display, decision, has_risk)
+                counts[answer.label] += 1
+                final = answer.label
+                hidden_keys: set[str] = set()
+                if answer.label == TA:
+                    spans, missing = _expert_spans(seeker, message.text, row.hidden, answer.hide)
+                    errors.extend(
+                        f"{decisions_display}: line {answer.line}: id {message.id!r}: '{word}' is not a word of the "
+                        "message (write it as in the text, accents included)"
+                        for word in missing
+                    )
+                    final_text = seeker.hide(message.text, spans)
+                    learnt.names.update(_key(w) for w in answer.hide)
+                    hidden_keys = {_key(message.text[s:e]) for s, e, _ in spans}
+                else:
+                    final_text = message.text
+                for spot in _spots(row):
+                    key = _key(spot.text)
+                    if spot.tag in ("", *NAME_TAGS) and key not in hidden_keys and any(c.isalpha() for c in key):
+                        left_words.add(key)
+            elif decision == EXPERT:
+                counts["undecided"] += 1
+            finals[final] += 1
+            writer.write({**fields, "final": final, "final_text": final_text})
+
+        _refuse_duplicates(display, io.duplicate_ids(_tap(table, finish)))
+        unknown = [(answer.line, ident) for ident, answer in decisions.items() if ident not in seen]
+        if unknown:
+            shown = ", ".join(f"{ident!r} (line {line})" for line, ident in unknown[:_SHOWN_ERRORS])
+            raise io.InputError(
+                f"{decisions_display}: {len(unknown)} id{'s' if len(unknown) > 1 else ''} not in {display}: {shown}"
+                " (check that the queue was exported from this file; a spreadsheet may have changed ids, "
+                "e.g. dropped leading zeros)"
+            )
+        _raise_collected(errors, "problems")
+
+    learnt.words = left_words - learnt.names  # hidden once and left once: a name, to be safe
+    conflicts = left_words & learnt.names
+    names_added, words_added, conflicts = _update_user_lexicon(user_directory, user_lists, learnt, conflicts)
+    return ApplySummary(
+        output=Path(output_path),
+        total=sum(finals.values()),
+        decided=counts[TA] + counts[NTA],
+        undecided=counts["undecided"],
+        ta=counts[TA],
+        nta=counts[NTA],
+        finals=dict(finals),
+        names_learnt=names_added,
+        words_learnt=words_added,
+        conflicts=sorted(conflicts),
+        user_directory=user_directory,
+    )
+
+
+# ---------------------------------------------------------------- user lexicon
+
+
+def _entry(line: str) -> str:
+    """The entry of one line of a user list, parsed as lexicons.load reads it."""
+    if "#" in line or "\t" in line:
+        line = line.split("#", 1)[0].split("\t", 1)[0]
+    return line.strip().lower().translate(APOSTROPHES)
+
+
+def _read_user_list(path: Path) -> list[str]:
+    try:
+        return lexicon_module._read_lines(path)  # the reader lexicons.load uses for these files
+    except UnicodeDecodeError:
+        raise io.InputError(f"{path}: not UTF-8; save it as UTF-8 before applying decisions") from None
+    except OSError as err:
+        raise io.InputError(f"{path}: {err.strerror or err}") from None
+
+
+def _write_user_list(path: Path, lines: list[str], remove: set[str], add: Iterable[str]) -> None:
+    kept = [line for line in lines if _entry(line) not in remove]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    if not lines:
+        kept = [_FILE_HEADERS[path.name]]
+    with io.atomic_output(path, force=True, private=False) as handle:
+        handle.write("\n".join([*kept, *add]) + "\n")
+
+
+def _update_user_lexicon(
+    directory: Path, lines: dict[str, list[str]], learnt: _Learnt, conflicts: set[str]
+) -> tuple[list[str], list[str], set[str]]:
+    """Merge what was learnt into names.txt and words.txt (their `lines` as read before),
+    keeping their lines and comments. A name always wins: a new name is removed from
+    words.txt, a known name is never added to words.txt; both count as conflicts.
+    Returns (names added, words added, conflicts)."""
+    names_path, words_path = directory / NAMES_FILE, directory / WORDS_FILE
+    names_lines, words_lines = lines[NAMES_FILE], lines[WORDS_FILE]
+    known_names = {_entry(line) for line in names_lines} - {""}
+    known_words = {_entry(line) for line in words_lines} - {""}
+    add_names = sorted(learnt.names - known_names)
+    add_words = sorted(learnt.words - known_words - known_names)
+    unlearn = learnt.names & known_words
+    conflicts = conflicts | unlearn | (learnt.words & known_names)
+    if add_names:
+        _write_user_list(names_path, names_lines, set(), add_names)
+    if add_words or unlearn:
+        _write_user_list(words_path, words_lines, unlearn, add_words)
+    if add_names or add_words or unlearn:
+        lexicon_module.default.cache_clear()  # this process's lexicons are stale now
+    return add_names, add_words, conflicts
