@@ -14,11 +14,10 @@ from functools import lru_cache
 from features.sets import FEATURE_SETS, PERSON_CUES
 from triage.lexicons import APOSTROPHES, Lexicons, fold
 from triage.seekhide import AMBIGUOUS, DICTIONARY, UNKNOWN, SeekResult
-from triage.tokenise import EMOTICON, NUMBER, PUNCT
+from triage.tokenise import PUNCT
 
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")
-_SENTENCE_END = re.compile(r"[.!?…]")
 # Per-spelling membership flags, in this order.
 _FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY = range(6)
 
@@ -97,13 +96,12 @@ def counts_from_result(
 
 def _rich_counts(result: SeekResult, words, keys, lexicons: Lexicons) -> list[float]:
     labels = [w.label for w in words]
-    sentence_start = _sentence_starts(result)
     capitalised = cued = 0
     for i, word in enumerate(words):
         candidate = word.label in (AMBIGUOUS, UNKNOWN) or word.rule in ("weak-name", "title")
         if not candidate:
             continue
-        if word.text[:1].isupper() and not word.text.isupper() and not sentence_start[i]:
+        if word.text[:1].isupper() and not word.text.isupper() and not word.sentence_start:
             capitalised += 1
         if i and keys[i - 1] in PERSON_CUES:
             cued += 1
@@ -143,26 +141,6 @@ def _place_counts(keys, flags, flags_of, lexicons) -> tuple[int, int]:
             countries += flags[i][_COUNTRY]
         i += size
     return cities, countries
-
-
-def _sentence_starts(result: SeekResult) -> list[bool]:
-    """For each word: is it the first word of a sentence?"""
-    starts, at_start, index = [], True, 0
-    word_starts = {w.start for w in result.words}
-    for token in result.tokens:
-        if token.kind in (PUNCT, EMOTICON):
-            if token.kind == EMOTICON or _SENTENCE_END.search(token.text):
-                at_start = True
-        elif token.kind == NUMBER:
-            at_start = False
-        if token.start in word_starts:
-            starts.append(at_start)
-            index += 1
-            at_start = False
-    # Compound parts share their token's start: pad so every word has a flag.
-    while len(starts) < len(result.words):
-        starts.append(False)
-    return starts
 
 
 _NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}

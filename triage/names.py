@@ -22,7 +22,6 @@ import numpy as np
 from features.sets import PERSON_CUES
 from triage.lexicons import APOSTROPHES, Lexicons, fold
 from triage.seekhide import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN, SeekResult
-from triage.tokenise import EMOTICON, PUNCT, WORD
 
 WORD_FEATURES = (
     "dictionary", "ambiguous", "unknown", "ordinary", "weak", "guessed",
@@ -121,7 +120,6 @@ def word_features(result: SeekResult, lexicons: Lexicons, stats: CorpusStats | N
         return indices, np.zeros((0, len(WORD_FEATURES)))
     stats = stats or CorpusStats()
     spelling = spelling or default_spelling(lexicons)
-    sentence_start, before_punct = _positions(result)
     rows = []
     for i in indices:
         w = words[i]
@@ -138,14 +136,14 @@ def word_features(result: SeekResult, lexicons: Lexicons, stats: CorpusStats | N
             w.rule in _GUESSED_RULES or w.rule.startswith("capitalised-"),
             w.text[:1].isupper() and not w.text.isupper(),
             w.text.isupper() and len(w.text) > 1,
-            sentence_start[i],
+            w.sentence_start,
             math.log10(rank) if rank else 6.0,
             key in lexicons.last_names,
             key in lexicons.sms,
             key in lexicons.cities or key in lexicons.regions or key in lexicons.countries,
             previous in PERSON_CUES,
             previous.rstrip(".") in _TITLES,
-            before_punct[i],
+            w.before_punctuation,
             i == len(words) - 1,
             len(w.text),
             any(a == b == c for a, b, c in zip(key, key[1:], key[2:])),
@@ -167,37 +165,6 @@ def default_spelling(lexicons: Lexicons) -> Spelling:
     if key not in _SPELLINGS:
         _SPELLINGS[key] = Spelling.from_lexicons(lexicons)
     return _SPELLINGS[key]
-
-
-def _positions(result: SeekResult) -> tuple[list[bool], list[bool]]:
-    """Per word: first word of a sentence? followed directly by punctuation?"""
-    by_start = {w.start: i for i, w in enumerate(result.words)}
-    sentence_start = [False] * len(result.words)
-    before_punct = [False] * len(result.words)
-    at_start, last_word = True, None
-    for token in result.tokens:
-        if token.kind == WORD:
-            for i in _words_in(result, token, by_start):
-                sentence_start[i] = at_start
-                at_start = False
-                last_word = i
-        elif token.kind in (PUNCT, EMOTICON):
-            if last_word is not None and token.kind == PUNCT:
-                before_punct[last_word] = True
-            if token.kind == EMOTICON or any(c in token.text for c in ".!?…"):
-                at_start = True
-            last_word = None
-        else:
-            at_start = False
-            last_word = None
-    return sentence_start, before_punct
-
-
-def _words_in(result, token, by_start):
-    i = by_start.get(token.start)
-    while i is not None and i < len(result.words) and result.words[i].end <= token.end:
-        yield i
-        i += 1
 
 
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:

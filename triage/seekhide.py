@@ -61,7 +61,8 @@ class WordInfo(NamedTuple):
     label: str
     rule: str  # which look-up or heuristic decided: exact, accent, repetition, onomatopoeia...
     match: str  # the dictionary spelling it was matched to ('nicolas' for 'nicoooolaasss')
-    weak: bool = False  # a name only through a surname or a rare first name (see apply_context)
+    weak: bool = False  # a name only through a surname or a rare first name (see words())
+    title: bool = False  # Mme, Dr...: a capitalised word after it is a surname
 
 
 class Word(NamedTuple):
@@ -71,6 +72,8 @@ class Word(NamedTuple):
     label: str
     rule: str
     match: str
+    sentence_start: bool = False  # first word of the message or after . ! ? … or an emoticon
+    before_punctuation: bool = False  # directly followed by punctuation ("ça va Aude ?")
 
 
 @dataclass
@@ -116,16 +119,17 @@ class SeekAndHide:
 
     # ------------------------------------------------------------------ words
     def label_word(self, word: str) -> WordInfo:
-        key = word.lower().translate(APOSTROPHES)
-        info = self._cache.get(key)
+        info = self._cache.get(word)  # by spelling as written first: the commonest case
         if info is None:
-            info = self._analyse(key)
+            key = word.lower().translate(APOSTROPHES)
+            info = self._cache.get(key)
+            if info is None:
+                info = self._analyse(key)
+                if key.rstrip(".") in TITLES:
+                    info = info._replace(title=True)
             if len(self._cache) < self._max_cache:
-                self._cache[key] = info
+                self._cache[word] = self._cache[key] = info
         return info
-
-    def _lookup(self, key: str) -> tuple[bool, bool]:
-        return self.lexicons.lookup(key)
 
     def _analyse(self, key: str) -> WordInfo:
         in_names, in_anti = self.lexicons.lookup(key)
@@ -241,24 +245,38 @@ class SeekAndHide:
         out: list[Word] = []
         sentence_start = True
         previous_title = False
+        last_was_word = False
+        label_word = self.label_word
+        in_context = self._in_context
         for token in tokens:
             if token.kind != WORD:
-                if token.kind == PUNCT and _SENTENCE_END.search(token.text) or token.kind == EMOTICON:
+                if token.kind == PUNCT:
+                    if last_was_word:
+                        out[-1] = out[-1]._replace(before_punctuation=True)
+                    if _SENTENCE_END.search(token.text):
+                        sentence_start = True
+                elif token.kind == EMOTICON:
                     sentence_start = True
+                last_was_word = False
                 continue
-            info = self.label_word(token.text)
+            info = label_word(token.text)
             if info.rule == "compound":
                 offset = token.start
                 for part in token.text.split("-"):
                     if part:
-                        sub = self.label_word(part)
-                        out.append(self._in_context(Word(offset, offset + len(part), part, *sub[:3]), sub.weak, sentence_start, False))
+                        sub = label_word(part)
+                        word = Word(offset, offset + len(part), part, sub.label, sub.rule, sub.match, sentence_start)
+                        out.append(in_context(word, sub.weak, sentence_start, False))
+                        sentence_start = False
                     offset += len(part) + 1
             else:
-                word = Word(token.start, token.end, token.text, *info[:3])
-                out.append(self._in_context(word, info.weak, sentence_start, previous_title))
-            previous_title = token.text.lower().rstrip(".") in TITLES
+                word = Word(token.start, token.end, token.text, info.label, info.rule, info.match, sentence_start)
+                if info.weak or previous_title or info.rule in _GUESSES:
+                    word = in_context(word, info.weak, sentence_start, previous_title)
+                out.append(word)
+            previous_title = info.title
             sentence_start = False
+            last_was_word = True
         return out
 
     @staticmethod
