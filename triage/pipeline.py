@@ -324,12 +324,13 @@ def run_classify(
 
 
 def _with_progress(chunks, input_path):
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     size = Path(input_path).stat().st_size or 1
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
                TextColumn("{task.completed:,} messages"), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as bar:
+    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task(f"classifying {Path(input_path).name}", total=None)
         for chunk in chunks:
             yield chunk

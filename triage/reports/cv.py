@@ -33,7 +33,7 @@ PAPER_HOLDOUT_ACCURACY = {"tree": 0.746, "bagging": 0.769}
 # Table 6 (bagged DT, 10-fold CV on the undersampled 529 + 529 messages), Model x Real.
 PAPER_TABLE6 = [[383, 72], [146, 457]]
 THRESHOLD = 0.5
-DECISION_RULE = "TA when P(TA) >= 0.5, as `triage classify` decides (the baseline: its own coin toss)"
+DECISION_RULE = "TA when P(TA) >= 0.5, as the `model` column of `triage classify` (the baseline: its own coin toss)"
 
 
 @dataclass
