@@ -49,7 +49,7 @@ def test_the_budget_policy_hides_likely_names_and_routes_the_riskiest():
         Evidence("NTA", 0.1, [], [(0, 4, "PRE", 0.1)]),  # low risk: NTA
         Evidence("UNTAGGED", 0.9, [], [(0, 4, "PRE", 0.35)]),  # risky: expert
     ]
-    decisions = BudgetPolicy(risk_threshold=0.4).decide(evidence)
+    decisions = BudgetPolicy(risk_threshold=0.4, hide_threshold=0.5).decide(evidence)
     assert [d.decision for d in decisions] == ["TA", "NTA", EXPERT]
     assert decisions[0].hidden == [(0, 4, "PRE")]
     assert decisions[2].risk > decisions[1].risk

@@ -8,6 +8,7 @@ Bad input raises triage.io.InputError, shown as one line on stderr with exit cod
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -24,12 +25,27 @@ class _Group(TyperGroup):
         from triage.io import InputError
 
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                if not _state["debug"]:  # warnings (e.g. --on-bad-lines warn) as one line, no source dump
+                    warnings.showwarning = _one_line_warning
+                return super().invoke(ctx)
         except InputError as error:
             if _state["debug"]:
                 raise
             typer.echo(f"Error: {error}", err=True)
             ctx.exit(1)
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    typer.echo(f"Warning: {message}", err=True)
+
+
+def _warn_skipped(lines: list[int]) -> None:
+    """Say how many ragged rows --on-bad-lines skip/warn left out, and where."""
+    if lines:
+        s = "s" if len(lines) > 1 else ""
+        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        typer.echo(f"Warning: skipped {len(lines):,} bad row{s} (line{s} {shown})", err=True)
 
 
 app = typer.Typer(
@@ -98,6 +114,7 @@ def seek(
     )
     typer.echo(f"{summary.messages:,} messages -> {summary.output}")
     typer.echo(summary.tables.markdown())
+    _warn_skipped(summary.skipped_lines)
 
 
 @app.command()
@@ -126,6 +143,15 @@ def classify(
     )
     for line in summary.lines():
         typer.echo(line)
+    _warn_skipped(summary.skipped_lines)
+    if summary.repeated_ids:
+        ids = f"{summary.repeated_ids:,} id{'s appear' if summary.repeated_ids > 1 else ' appears'}"
+        rows = f"{summary.repeated_rows:,} row{'s repeat' if summary.repeated_rows > 1 else ' repeats'}"
+        typer.echo(
+            f"Warning: {ids} on more than one row ({rows} an earlier id); every row was classified, "
+            "but `triage queue export` needs unique ids (see --id-column)",
+            err=True,
+        )
 
 
 @app.command()
@@ -146,6 +172,7 @@ def train(
     """Train the message model: features -> undersampling 1:1 -> bagged decision trees."""
     from triage.pipeline import run_train
 
+    _check_feature_set(feature_set)
     summary = run_train(
         input, output, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed, force=force,
         read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
@@ -303,6 +330,7 @@ def evaluate(
     """Score the whole pipeline against gold spans: what stays readable, and at what reading cost."""
     from triage.evaluate import run_evaluate
 
+    _check_feature_set(feature_set)
     report = run_evaluate(
         gold, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed, feature_set=feature_set,
         read=read_options(text_column, None, label_column, encoding, delimiter, "error"), out_dir=out_dir,
@@ -361,8 +389,12 @@ def lexicons(
     from rich.table import Table
 
     from triage import lexicons as lexicon_module
+    from triage.io import InputError
 
-    loaded = lexicon_module.load(directory)
+    try:
+        loaded = lexicon_module.load(directory)
+    except OSError as err:  # a missing folder or lexicon file: say which
+        raise InputError(f"cannot read the lexicons: {err.filename}: {err.strerror or err}") from None
     table = Table(title=f"Lexicons (fingerprint {loaded.fingerprint})")
     for column in ("name", "role", "entries", "source", "licence"):
         table.add_column(column, justify="right" if column == "entries" else "left")
@@ -374,4 +406,23 @@ def lexicons(
 
 def run() -> None:
     """Console-script entry point."""
+    _stop_cleanly_on_sigterm()
     app()
+
+
+def _stop_cleanly_on_sigterm() -> None:
+    """Make `kill` (SIGTERM) unwind the stack as Ctrl-C does, so that an output being
+    written is removed (triage.io.atomic_output) instead of left as a temporary file."""
+    import os
+    import signal
+
+    main = os.getpid()
+
+    def stop(signum, frame):
+        if os.getpid() != main:  # a forked worker of classify --jobs: die the default way
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)

@@ -78,7 +78,7 @@ class BudgetPolicy:
 
     name = "budget"
 
-    def __init__(self, risk_threshold: float = 0.5, hide_threshold: float = 0.4, score_weight: float = 0.2, **_):
+    def __init__(self, risk_threshold: float = 0.5, hide_threshold: float = 0.3, score_weight: float = 0.2, **_):
         self.risk_threshold = risk_threshold
         self.hide_threshold = hide_threshold
         self.score_weight = score_weight

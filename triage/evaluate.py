@@ -50,6 +50,7 @@ def parse_spans(raw: str, line: int) -> list[tuple[int, int, str]]:
 def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decisions: list[Decision]) -> dict:
     spans_total = spans_left = ta_total = ta_leaked = 0
     ordinary = masked = expert = 0
+    by_type: dict[str, list[int]] = {}  # TYPE -> [spans, left readable]
     for message, result, decision in zip(gold, results, decisions):
         if decision.decision == EXPERT:
             expert += 1
@@ -58,10 +59,13 @@ def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decision
             released = decision.hidden if decision.decision == TA else []
         covered = _covered(released or [], len(message.text))
         left = 0
-        for start, end, _ in message.spans:
+        for start, end, kind in message.spans:
             spans_total += 1
+            counts = by_type.setdefault(kind, [0, 0])
+            counts[0] += 1
             if released is not None and _readable(message.text, start, end, covered):
                 left += 1
+                counts[1] += 1
         spans_left += left
         if message.spans:
             ta_total += 1
@@ -82,6 +86,7 @@ def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decision
         "expert_messages": expert,
         "expert_share": expert / n,
         "over_masking_rate": masked / ordinary if ordinary else 0.0,
+        "residual_by_type": {kind: {"spans": n, "readable": r} for kind, (n, r) in sorted(by_type.items())},
     }
 
 
@@ -220,7 +225,7 @@ def threshold_for_budget(risks: np.ndarray, budget: float) -> float:
     return float(cut)
 
 
-def policy_curve(analysed: Analysed, evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.4,
+def policy_curve(analysed: Analysed, evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3,
                  score_weight=0.2) -> dict:
     """Metrics of the paper policy and of the budget policy at each budget."""
     paper = release_metrics(analysed.gold, analysed.results, PaperPolicy().decide(evidence))
@@ -254,10 +259,16 @@ def run_evaluate(gold_path, *, model_path=None, policy: str = "budget", budget: 
     from triage.pipeline import REPORTS_DIR, ReadOptions, labelled_gold
     from triage.seekhide import tables
 
+    from triage.combiner import POLICIES
+
     if not 0.0 <= budget <= 1.0:
         raise io.InputError(f"the expert budget is a share of messages between 0 and 1, not {budget}")
+    if policy not in POLICIES:
+        raise io.InputError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     read = read or ReadOptions()
     gold, has_spans = labelled_gold(Path(gold_path), read)
+    if not gold:
+        raise io.InputError(f"{gold_path} holds no messages to evaluate (only a header)")
     if not has_spans:
         raise io.InputError(f"{gold_path} has no 'spans' column: evaluate needs the gold spans to hide")
     if model_path:
@@ -353,9 +364,11 @@ def evaluation_markdown(data: dict, seek_tables: str) -> str:
                      f"{_pct(point['message_leak_rate'])} | {_pct(point['expert_share'])} | {_pct(point['over_masking_rate'])} |")
     model = data["model"]
     auc = f"{model['roc_auc']:.3f}" if model["roc_auc"] is not None else "n/a"
+    chosen = data["chosen"]["residual_by_type"]
     lines += [
         "",
-        f"Gold spans: {paper['gold_spans']:,} in {paper['messages']:,} messages.",
+        f"Gold spans: {paper['gold_spans']:,} in {paper['messages']:,} messages. Left readable by the chosen policy, by type: "
+        + ", ".join(f"{kind} {v['readable']}/{v['spans']}" for kind, v in chosen.items()) + ".",
         "",
         f"Message model (threshold 0.5): accuracy {model['accuracy']:.3f}, balanced accuracy "
         f"{model['balanced_accuracy']:.3f}, ROC AUC {auc}.",

@@ -44,6 +44,7 @@ __all__ = [
     "neutralise_formula",
     "open_messages",
     "parse_labels",
+    "refuse_inputs",
     "restore_formula",
 ]
 
@@ -724,6 +725,14 @@ def _fsync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
+def refuse_inputs(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """Raise InputError if `path` is one of `inputs` (the same file, whatever its name):
+    an output must never replace a file the run reads, not even with --force."""
+    for protected in inputs:
+        if _same_file(Path(path), Path(protected)):
+            raise InputError(f"{os.fspath(path)} is an input file; refusing to overwrite it (choose another output path)")
+
+
 @contextmanager
 def atomic_output(
     path: str | os.PathLike[str],
@@ -746,9 +755,7 @@ def atomic_output(
     """
     destination = Path(path)
     display = os.fspath(path)
-    for protected in protect:
-        if _same_file(destination, Path(protected)):
-            raise InputError(f"{display} is an input file; refusing to overwrite it (choose another output path)")
+    refuse_inputs(path, protect)
     if destination.is_dir():
         raise InputError(f"{display} is a folder; give a file name")
     if not force and (destination.exists() or destination.is_symlink()):

@@ -306,6 +306,8 @@ def _write_zip(path: Path, metadata: dict, members: dict[str, bytes]) -> None:
 
 def _open(path: Path) -> tuple[zipfile.ZipFile, dict]:
     path = Path(path)
+    if path.is_dir():
+        raise InputError(f"model file {path} is a folder")
     if not path.is_file():
         raise InputError(f"model file {path} does not exist")
     try:
@@ -313,16 +315,28 @@ def _open(path: Path) -> tuple[zipfile.ZipFile, dict]:
         metadata = json.loads(archive.read("metadata.json"))
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
         raise InputError(f"{path} is not an sms-triage model file ({error.__class__.__name__})") from None
+    if not isinstance(metadata, dict):
+        raise InputError(f"{path} is not an sms-triage model file (bad metadata.json)")
     if metadata.get("format") != FORMAT:
         raise InputError(f"{path} is a model of format {metadata.get('format')!r}; this version reads {FORMAT!r}")
+    if not isinstance(metadata.get("sha256"), dict):
+        raise InputError(f"{path} is damaged or was modified: metadata.json has no checksums")
+    # Any modified member makes the whole file suspect, even one this command does not use
+    # (report tree reads model.skops, classify the .npz arrays).
+    for name in metadata["sha256"]:
+        _member(archive, metadata, name, path)
     return archive, metadata
 
 
 def _member(archive: zipfile.ZipFile, metadata: dict, name: str, path: Path) -> bytes:
+    import zlib
+
     try:
         data = archive.read(name)
     except KeyError:
         raise InputError(f"{path} is not an sms-triage model file (no {name})") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:  # a corrupt byte: bad CRC, bad deflate
+        raise InputError(f"{path} is damaged: {name} cannot be read ({error.__class__.__name__})") from None
     if hashlib.sha256(data).hexdigest() != metadata.get("sha256", {}).get(name):
         raise InputError(f"{path} is damaged or was modified: {name} does not match its checksum")
     return data

@@ -132,6 +132,9 @@ class ClassifySummary:
     chart: Path | None = None
     queue: Path | None = None
     queued: int = 0
+    skipped_lines: list[int] = field(default_factory=list)  # bad rows skipped (--on-bad-lines skip/warn)
+    repeated_ids: int = 0  # ids found on more than one row (all rows are classified anyway)
+    repeated_rows: int = 0  # rows whose id an earlier row already had
 
     @property
     def expert(self) -> int:
@@ -284,6 +287,8 @@ def run_classify(
     same order), print-ready summary, bar chart, and optionally the expert's queue."""
     from collections import Counter
 
+    import numpy as np
+
     from triage import model
 
     if not 0.0 <= budget <= 1.0:
@@ -292,6 +297,10 @@ def run_classify(
     table = read.open(input_path)
     force = force or output is None  # the default output under reports/ is the tool's own
     output = Path(output) if output else default_output(input_path, "classified.csv")
+    if queue_path is not None:  # refused now, not after classifying the whole corpus
+        io.refuse_inputs(queue_path, [input_path])
+        if Path(queue_path).resolve() == output.resolve():
+            raise io.InputError(f"{queue_path} is already the output; give the queue another path")
     predictor = model.load_predictor(Path(model_path) if model_path else model.default_model_path())
     stats = None
     if predictor.word_forest is not None:
@@ -302,7 +311,12 @@ def run_classify(
     classifier = Classifier(predictor, policy, budget, stats=stats)
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
-    with io.atomic_output(output, force=force, protect=[input_path]) as handle:
+    # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
+    # 64-bit hash per row keeps memory at 8 bytes a row (the chance of a false alarm is a
+    # few in a million for 10**7 rows).
+    id_hashes: list = []
+    protect = [input_path] + ([model_path] if model_path else [])
+    with io.atomic_output(output, force=force, protect=protect) as handle:
         writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=io.format_for(output))
         chunks = table.chunks(chunk_size)
         if progress:
@@ -311,8 +325,14 @@ def run_classify(
             for row in rows:
                 decisions[row["decision"]] += 1
                 seekhide[row["seekhide"]] += 1
+            if table.id_column is not None:
+                id_hashes.append(np.fromiter((hash(row["id"]) for row in rows), dtype=np.int64, count=len(rows)))
             writer.write_many(rows)
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide))
+    summary.skipped_lines = list(table.skipped)
+    if id_hashes:
+        _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
+        summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
     if chart:
         summary.chart = _decision_chart(summary, output.with_suffix(".summary.png"))
     if queue_path:
@@ -418,6 +438,7 @@ def run_train(
     counts = model.check_training_labels(labels)
     if kind == "baseline":
         raise io.InputError("the baseline is for reports only; train a tree or bagging model")
+    io.refuse_inputs(output, [input_path])
     if Path(output).exists() and not force:
         raise io.OutputExists(f"{output} exists; use --force to overwrite")
     fitted = model.train(texts, labels, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed)

@@ -1,0 +1,176 @@
+"""Properties that must hold for any text, checked on generated messages (hypothesis):
+offsets point back into the text, hiding changes nothing outside what it hides, classify
+never crashes and gives one decision per message, and a run is reproducible.
+
+Each property is kept to a few seconds (max_examples, no deadline: the first example
+loads the lexicons). Texts mix arbitrary Unicode with pieces that make Seek&Hide work:
+names, titles, phone numbers, e-mails, elisions, emoticons, look-alikes of its own codes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from triage import model
+from triage.io import Message
+from triage.names import CorpusStats
+from triage.pipeline import Classifier, run_classify, run_seek
+from triage.seekhide import SeekAndHide
+from triage.tokenise import tokenise
+
+from conftest import REPO, SAMPLE
+
+# The autouse fixture only points the user lexicon at an empty folder: the same for every
+# example, so sharing it across examples is safe.
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+PIECES = [
+    "Julie", "julie", "JULIE", "Juuuliiie", "Kevin", "Pierre", "Jean-Marc", "Dupont", "M. Martin", "Mme Petit",
+    "Chloé", "Zoé", "Léa", "Inès", "Zorglub", "kon", "Rose", "Paris", "Lyon", "Ile-de-France",
+    "j'arrive", "aujourd'hui", "qu'il", "t’appelle", "c'est-à-dire", "jsp", "mdr", "tkt", "ok", "a+", "2m1",
+    "06 12 34 56 78", "+33 6 12 34 56 78", "0612345678", "julie.martin@example.fr", "https://example.org/a?b=1",
+    "www.exemple.fr", "12 rue de la Paix", "75001", "18h30", "5€", "1er",
+    ":-)", ";)", "xD", "<3", "^^", "-_-", "😀", "👍🏽", "👨‍👩‍👧", "❤️", "e\u0301", "\u200b", "\ufeff",
+    "<PRE_5_1234567>", "<TEL_", "_5_", ">",
+    " ", "  ", ", ", ". ", "! ", "?", "'", "’", "-", "\n", "\r\n", "\t", "\x00", "\x85", "\u2028",
+]
+# Arbitrary Unicode (no lone surrogates: they cannot be in a decoded file) and SMS-like text.
+unicode_text = st.text(max_size=40)
+piece = st.sampled_from(PIECES)
+sms_text = st.lists(st.one_of(piece, piece, st.text(max_size=6)), max_size=14).map("".join)
+any_text = st.one_of(unicode_text, sms_text)
+
+
+@pytest.fixture(scope="module")
+def seeker(lexicons) -> SeekAndHide:
+    return SeekAndHide(lexicons)
+
+
+@pytest.fixture(scope="module")
+def predictor():
+    return model.load_predictor(model.default_model_path())
+
+
+# ------------------------------------------------------------------------- offsets
+
+
+def check_tokens(text: str, tokens) -> None:
+    previous_end = 0
+    for token in tokens:
+        assert text[token.start : token.end] == token.text
+        assert previous_end <= token.start < token.end  # sorted, non-empty, non-overlapping
+        previous_end = token.end
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(text=any_text)
+def test_token_offsets_point_back_into_the_text(seeker, text):
+    check_tokens(text, tokenise(text))
+    check_tokens(text, tokenise(text, seeker.keep_whole))
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(text=any_text)
+def test_word_offsets_of_seek_point_back_into_the_text(seeker, text):
+    result = seeker.seek(text)
+    check_tokens(text, result.tokens)
+    check_tokens(text, result.words)
+
+
+# ------------------------------------------------------------------- anonymisation
+
+
+def check_only_spans_changed(text: str, hidden, anonymised: str) -> None:
+    """`anonymised` is `text` with each hidden span replaced by a code <TAG_length_id>,
+    every other character unchanged and in place."""
+    pattern, last = [], 0
+    for start, end, tag in hidden:
+        assert last <= start < end <= len(text), (hidden, len(text))
+        pattern.append(re.escape(text[last:start]))
+        pattern.append(f"<{re.escape(tag)}_{end - start}_[0-9]+>")
+        last = end
+    pattern.append(re.escape(text[last:]))
+    assert re.fullmatch("".join(pattern), anonymised, re.DOTALL), (text, hidden, anonymised)
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(text=any_text)
+def test_seek_never_changes_a_character_outside_hidden_spans(seeker, text):
+    result = seeker.seek(text)
+    check_only_spans_changed(text, result.hidden, result.anonymised)
+    if not result.hidden:
+        assert result.anonymised == text
+
+
+# ------------------------------------------------------------------------ classify
+
+
+def classify(predictor, texts: list[str]) -> list[dict]:
+    """The library's classifier on in-memory messages, with the corpus statistics that
+    run_classify would compute for this corpus."""
+    messages = [Message(i + 2, str(i + 1), text, {"text": text}) for i, text in enumerate(texts)]
+    classifier = Classifier(predictor, stats=CorpusStats().add(texts))
+    return classifier.rows(messages)
+
+
+@settings(max_examples=15, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=40))  # many messages per (costly) classifier
+def test_classify_never_crashes_and_decides_every_message(predictor, texts):
+    rows = classify(predictor, texts)
+    assert [(r["id"], r["text"]) for r in rows] == [(str(i + 1), t) for i, t in enumerate(texts)]
+    for row in rows:
+        assert row["decision"] in {"TA", "NTA", "EXPERT"}
+        assert row["seekhide"] in {"TA", "NTA", "UNTAGGED"}
+        assert 0.0 <= float(row["score"]) <= 1.0
+        # What classify hides (Seek&Hide's spans or the word scorer's) also leaves the rest intact.
+        check_only_spans_changed(row["text"], json.loads(row["hidden"]), row["anonymised"])
+
+
+def write_corpus(path: Path, texts: list[str]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)  # CRLF line ends: a CR inside a message is quoted
+        writer.writerow(["id", "text"])
+        writer.writerows((i + 1, text) for i, text in enumerate(texts))
+    return path
+
+
+@settings(max_examples=4, **SETTINGS)
+@given(texts=st.lists(any_text, min_size=1, max_size=12))
+def test_the_same_input_and_model_give_the_same_output(texts):
+    with tempfile.TemporaryDirectory() as folder:
+        source = write_corpus(Path(folder) / "sms.csv", texts)
+        outputs = []
+        for run in ("one", "two"):
+            out = Path(folder) / f"{run}.csv"
+            run_classify(source, out, chart=False, chunk_size=5)
+            run_seek(source, Path(folder) / f"{run}.seek.csv")
+            outputs.append((out.read_bytes(), (Path(folder) / f"{run}.seek.csv").read_bytes()))
+        assert outputs[0] == outputs[1]
+
+
+def test_the_output_does_not_depend_on_the_process(tmp_path):
+    """Two processes with different string hashing (set and dict orders that a run could
+    leak into its output) write the same bytes."""
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}.csv"
+        done = subprocess.run(
+            [sys.executable, "-m", "triage", "classify", str(SAMPLE), "-o", str(out)],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO),
+                 "TRIAGE_USER_LEXICON_DIR": str(tmp_path / "no-user-lexicon")},
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
