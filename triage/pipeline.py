@@ -158,6 +158,10 @@ class ClassifySummary:
         return out
 
 
+# A visible candidate word at least this likely to be a name is shown to the expert.
+HIGHLIGHT_PROBABILITY = 0.2
+
+
 class Classifier:
     """Seek&Hide + features + models + combiner on chunks of messages (one per process)."""
 
@@ -202,6 +206,17 @@ class Classifier:
             evidence.append(Evidence(result.label, float(score), result.hidden, candidates))
         return evidence
 
+    @staticmethod
+    def highlighted(text, result, evidence, hidden) -> list[str]:
+        """The words a human should look at: Seek&Hide's ambiguous or unknown words, and the
+        words the name scorer found possibly name-like but left visible."""
+        words = list(result.highlighted)
+        taken = {(s, t) for s, t, _ in hidden}
+        for start, end, _, p in evidence.candidates:
+            if p >= HIGHLIGHT_PROBABILITY and (start, end) not in taken and text[start:end] not in words:
+                words.append(text[start:end])
+        return words
+
     def rows(self, messages) -> list[dict]:
         import json
 
@@ -216,9 +231,10 @@ class Classifier:
             dtype=float,
         ).reshape(len(messages), len(self.predictor.metadata["feature_names"]))
         scores = self.predictor.predict_proba(X)
-        decisions = self.policy.decide(self.evidence(messages, results, scores))
+        evidence = self.evidence(messages, results, scores)
+        decisions = self.policy.decide(evidence)
         rows = []
-        for m, r, s, d in zip(messages, results, scores, decisions):
+        for m, r, s, d, e in zip(messages, results, scores, decisions, evidence):
             hidden = d.hidden if d.decision != "NTA" else []
             rows.append({
                 "id": m.id,
@@ -229,7 +245,7 @@ class Classifier:
                 "decision": d.decision,
                 "anonymised": r.anonymised if hidden == r.hidden else self.seeker.hide(m.text, hidden),
                 "hidden": hidden_json(hidden),
-                "highlighted": json.dumps(r.highlighted, ensure_ascii=False),
+                "highlighted": json.dumps(self.highlighted(m.text, r, e, hidden), ensure_ascii=False),
                 "risk": f"{d.risk:.4f}",
             })
         return rows

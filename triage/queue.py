@@ -322,6 +322,8 @@ def _reason(spot: _Spot, seeker: SeekAndHide) -> str | None:
         return f"'{word}' unknown{capitalised} (also {also})"
     if info.rule in _GUESS_RULES:  # an ordinary word only by a guess, highlighted for its capital
         return f"'{word}' unknown{capitalised} (close to '{info.match}')"
+    if word[:1].isupper():  # highlighted by the name scorer although the lexicons know it
+        return f"'{word}' ordinary word, but flagged by the name scorer"
     return None  # ANTI_DICTIONARY: an ordinary word (or the lexicons learnt it since)
 
 
@@ -464,8 +466,8 @@ def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
         f"<title>sms-triage: expert queue ({len(rows)} messages)</title>",
         f"<style>{_HTML_STYLE}</style></head><body>",
         f"<h1>Expert queue: {len(rows):,} message{'s' if len(rows) != 1 else ''} to read</h1>",
-        f"<p>{len(rows):,} of {total:,} classified messages need a human decision: Seek&amp;Hide and the "
-        "model disagree on them. Most uncertain first.</p>",
+        f"<p>{len(rows):,} of {total:,} classified messages need a human decision: the machines "
+        "disagree or are unsure about them. Riskiest first.</p>",
         "<p><strong>How to answer:</strong> this page is for reading. Answer in the CSV or JSONL export of "
         "the same queue (<code>triage queue export</code> with an output ending in <code>.csv</code> or "
         "<code>.jsonl</code>): fill <code>expert_decision</code> with TA (to anonymise) or NTA (nothing to "
