@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from triage import io
-from triage.seekhide import SeekAndHide, SeekTables, hidden_json, tables
+from triage.seekhide import TITLES, SeekAndHide, SeekTables, hidden_json, tables
 
 REPORTS_DIR = Path("reports")
 
@@ -213,8 +213,10 @@ class Classifier:
         words = list(result.highlighted)
         taken = {(s, t) for s, t, _ in hidden}
         for start, end, _, p in evidence.candidates:
-            if p >= HIGHLIGHT_PROBABILITY and (start, end) not in taken and text[start:end] not in words:
-                words.append(text[start:end])
+            word = text[start:end]
+            if p >= HIGHLIGHT_PROBABILITY and (start, end) not in taken and word not in words \
+                    and word.lower().rstrip(".") not in TITLES:
+                words.append(word)
         return words
 
     def rows(self, messages) -> list[dict]:
