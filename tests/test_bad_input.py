@@ -602,7 +602,6 @@ def test_lexicons_from_a_folder_that_is_not_one(cli, labelled, tmp_path, where):
     failed(cli("lexicons", "--directory", directory), 1, "cannot read the lexicons", str(directory))
 
 
-@pytest.mark.xfail(strict=True, reason="lexicons._read_lines lets UnicodeDecodeError escape (triage/lexicons.py)")
 def test_a_user_lexicon_saved_in_cp1252_is_one_clear_line(cli, labelled, tmp_path, monkeypatch):
     from triage import lexicons as lexicon_module
 

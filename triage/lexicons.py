@@ -19,7 +19,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -60,7 +60,13 @@ class LexiconInfo:
 def _read_lines(path: Path) -> list[str]:
     if not path.exists():
         return []
-    return path.read_text("utf-8").split("\n")
+    try:
+        return path.read_text("utf-8").split("\n")
+    except UnicodeDecodeError as error:
+        from triage.io import InputError
+
+        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        raise InputError(f"{path}: line {line} is not UTF-8; save the file as UTF-8") from None
 
 
 def _read_list(path: Path) -> set[str]:
@@ -95,6 +101,25 @@ def _read_names(path: Path, excluded: set[str]) -> tuple[dict[str, int], dict[st
     return id_of, rank_of
 
 
+def _read_first_column(path: Path) -> set[str]:
+    """The lower-case first column of a TSV with a header, in bulk."""
+    if not path.exists():
+        return set()
+    text = path.read_text("utf-8").lower()
+    width = text[: text.index("\n")].count("\t") + 1
+    cells = text.rstrip("\n").replace("\n", "\t").split("\t")
+    return set(cells[width::width])
+
+
+def _folded_set(words) -> set[str]:
+    """The accent-folded spellings of the words that carry accents (a set: no loop in Python
+    over the 170,000 accented forms, which keeps start-up short)."""
+    accented = [word for word in words if not word.isascii()]
+    folded = set(fold("\n".join(accented)).split("\n"))
+    folded.discard("")
+    return folded
+
+
 def _fold_index(words) -> dict[str, str]:
     """Accent-folded spelling -> an original spelling, for the words that carry accents."""
     words = [word for word in words if not word.isascii()]
@@ -110,8 +135,7 @@ class Lexicons:
 
     first_names: dict[str, int]  # spelling -> id
     first_name_ranks: dict[str, int]
-    last_names: dict[str, int]
-    last_name_ranks: dict[str, int]
+    last_names: set[str]  # spellings; ids are read on first use (last_name_ids)
     forms: set[str]
     sms: dict[str, str]
     pronouns: set[str]
@@ -127,7 +151,7 @@ class Lexicons:
         # The big lists are kept as loaded; the small ones are merged for one look-up each.
         self.other_anti = self.sms.keys() | self.pronouns | self.cities | self.regions | self.countries
         self.folded_names = _fold_index(chain(self.first_names, self.last_names))
-        self.folded_anti = {*_fold_index(self.forms), *_fold_index(self.other_anti)}
+        self.folded_anti = _folded_set(self.forms) | _folded_set(self.other_anti)
 
     # ------------------------------------------------------------ look-ups
     def lookup(self, key: str) -> tuple[bool, bool]:
@@ -160,8 +184,16 @@ class Lexicons:
         if key in self.first_names:
             return NameEntry("PRE", self.first_names[key], self.first_name_ranks[key])
         if key in self.last_names:
-            return NameEntry("NOM", self.last_names[key], self.last_name_ranks[key])
+            ident = self.last_name_ids.get(key, 0)
+            return NameEntry("NOM", ident, ident)  # surnames were numbered by frequency
         return NameEntry("PRE", 0, 0)  # a user-confirmed name outside the lists
+
+    @cached_property
+    def last_name_ids(self) -> dict[str, int]:
+        """Surname -> id, read when a surname is first hidden (it is not needed to label
+        words, and parsing 200,000 ids would double the start-up time)."""
+        ids, _ = _read_names(self.directory / "names" / "last_names.tsv", set())
+        return ids
 
     # ------------------------------------------------------------ description
     @property
@@ -191,7 +223,7 @@ class Lexicons:
     @property
     def ambiguous(self) -> set[str]:
         """Spellings that are both names and ordinary words (Pierre, Rose, Claire...)."""
-        names = (self.first_names.keys() | self.last_names.keys() | self.user_names) - self.user_words
+        names = (self.first_names.keys() | self.last_names | self.user_names) - self.user_words
         return {key for key in names if self.lookup(key) == (True, True)}
 
 
@@ -233,12 +265,11 @@ def load(directory: Path | None = None, user_directory: Path | None = None) -> L
         for name in ("countries.tsv", "regions.tsv")
     )
     first_names, first_name_ranks = _read_names(directory / "names" / "first_names.tsv", excluded_names)
-    last_names, last_name_ranks = _read_names(directory / "names" / "last_names.tsv", excluded_names)
+    last_names = _read_first_column(directory / "names" / "last_names.tsv") - excluded_names
     return Lexicons(
         first_names=first_names,
         first_name_ranks=first_name_ranks,
         last_names=last_names,
-        last_name_ranks=last_name_ranks,
         forms=forms,
         sms=sms,
         pronouns=_read_list(directory / "pronouns" / "pronouns.txt"),

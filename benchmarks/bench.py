@@ -1,0 +1,740 @@
+"""The speed benchmark of sms-triage (issue 7): messages per second, start-up, peak memory.
+
+    python benchmarks/bench.py [--messages 200000] [--jobs 1 2] [--scaling] [--peers]
+                               [--peers-python PATH] [--out reports/bench.json]
+
+1. Builds a corpus of N messages in a temporary folder (never in the repository) by
+   repeating the demo corpus data/sample_sms.csv and, when present, the dev corpus
+   ../shared/data/sms_dev_88milsms.csv, with light seeded variation (a word's case changed,
+   a suffix such as " mdr", " 18h30" or a first name added, a word dropped) so that not
+   every message is an exact duplicate. The share of exact duplicates is reported.
+2. Times, each in fresh processes: loading the lexicons (benchmarks/lexicons.py), start-up
+   (lexicons + model predictor loaded), `triage seek`, `triage classify --jobs J` end to end
+   (CSV in, CSV out) and `triage train` on 4,000 labelled dev messages.
+3. --scaling: classify 10^4, 10^5 and 10^6 messages (one job) to show the cost grows
+   linearly, and the peak RSS at 10^6.
+4. --peers: the same messages (at most 20,000) through spaCy's fr_core_news_sm NER and
+   Presidio's analyzer for French, when installed (in this interpreter or --peers-python),
+   next to `triage classify` on the same file.
+5. Prints a table with the targets of issue 7 and writes everything to a JSON file.
+
+Run on demand, never as a test: the figures depend on the machine and on its load, which is
+recorded at the start and end of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lexicons as lexicon_bench  # noqa: E402  (benchmarks/lexicons.py)
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_CORPUS = REPO / "data" / "sample_sms.csv"
+DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
+FIRST_NAMES = REPO / "dictionaries" / "names" / "first_names.tsv"
+
+TARGET_JOBS1 = 25_000  # messages/s, classify with one process
+TARGET_JOBS2 = 50_000  # messages/s, classify --jobs 2
+TARGET_STARTUP = 0.5  # seconds
+TARGET_RSS_1M = 500.0  # MB at 10^6 messages
+PEER_CAP = 20_000  # peers are slow: at most this many messages for them
+TRAIN_MESSAGES = 4_000
+
+# ---------------------------------------------------------------- the machine
+
+
+def load_average() -> list[float] | None:
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def memory_total_mb() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def checkout() -> dict:
+    """Which code was measured: the lead's tree changes under the benchmark (read-only git)."""
+    def git(*args):
+        done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": git("rev-parse", "--short", "HEAD"), "modified_files": None if status is None else len(status.splitlines())}
+
+
+def machine() -> dict:
+    return {
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "memory_mb": memory_total_mb(),
+        "python": sys.version.split()[0],
+        "python_executable": sys.executable,
+    }
+
+
+# ---------------------------------------------------------------- the corpus
+
+FIXED_SUFFIXES = ["!", " mdr", " :)", " stp", " ok", " ?", " lol", " bisous"]
+# Real SMS corpora repeat short messages ("ok", "oui") verbatim. With the sign-offs below this
+# gives about 32% exact duplicates at 200,000 messages and 45% at 10^6 (more repeats of the
+# same 2,260 base messages): the share is reported for every corpus generated.
+EXACT_COPY_SHARE = 0.15
+
+
+def read_rows(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [row for row in csv.DictReader(handle) if row.get("text")]
+
+
+def common_first_names(limit: int = 3_000) -> list[str]:
+    """The most frequent first names, in lower case as SMS writers type them."""
+    names = []
+    with FIRST_NAMES.open(encoding="utf-8") as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+        name_at, rank_at = header.index("name"), header.index("rank")
+        for line in handle:
+            cells = line.rstrip("\n").split("\t")
+            names.append((int(cells[rank_at]), cells[name_at].lower()))
+    return [name for _, name in sorted(names)[:limit]]
+
+
+def random_suffix(rng: random.Random, names: list[str]) -> str:
+    kind = rng.random()
+    if kind < 0.34:
+        return rng.choice(FIXED_SUFFIXES)
+    if kind < 0.67:
+        return f" {rng.randrange(24)}h{rng.randrange(60):02d}"
+    return " " + rng.choice(names)
+
+
+def recase(word: str, rng: random.Random) -> str:
+    changed = rng.choice((word.upper(), word.capitalize(), word.lower()))
+    return changed if len(changed) == len(word) else word  # 'ß'.upper() is 'SS': keep offsets
+
+
+def vary(text: str, rng: random.Random, names: list[str]) -> str:
+    """A light variant of a message: as real re-sent SMS differ (case, a word, a sign-off)."""
+    if rng.random() < EXACT_COPY_SHARE:
+        return text
+    words = text.split(" ")  # split on spaces only: newlines and tabs inside stay as they are
+    changed = False
+    if len(words) >= 3 and rng.random() < 0.2:
+        del words[rng.randrange(len(words))]
+        changed = True
+    if rng.random() < 0.35:
+        i = rng.randrange(len(words))
+        words[i] = recase(words[i], rng)
+        changed = True
+    text = " ".join(words)
+    if not changed or rng.random() < 0.5:
+        text += random_suffix(rng, names)
+    return text
+
+
+def generate(base: list[str], count: int, seed: int, names: list[str]):
+    """`count` messages: the base messages over and over, each pass in a new seeded order,
+    each message lightly varied. Same seed, same sequence, so a smaller corpus is a prefix."""
+    rng = random.Random(seed)
+    produced = 0
+    while produced < count:
+        order = list(range(len(base)))
+        rng.shuffle(order)
+        for i in order[: count - produced]:
+            yield vary(base[i], rng, names)
+        produced += min(len(order), count - produced)
+
+
+def write_corpus(path: Path, texts) -> dict:
+    """Writes id,text; returns the size and the share of exact duplicate texts (hashes, to
+    keep 10^6 texts out of memory)."""
+    seen: set[int] = set()
+    count = 0
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text"])
+        for count, text in enumerate(texts, 1):
+            writer.writerow([count, text])
+            seen.add(hash(text))
+    return {
+        "path": str(path),
+        "messages": count,
+        "distinct_texts": len(seen),
+        "duplicate_share": 1 - len(seen) / count if count else 0.0,
+        "bytes": path.stat().st_size,
+    }
+
+
+def write_training(path: Path, dev_rows: list[dict], count: int, seed: int) -> dict:
+    """The first `count` labelled dev messages; when the dev corpus holds fewer, it is topped
+    up with variants that keep the label and the gold spans valid (case changed in place, a
+    sign-off without any name appended)."""
+    rng = random.Random(seed)
+    columns = ["id", "donor", "text", "label", "spans"]
+    rows = [{c: row.get(c, "") for c in columns} for row in dev_rows[:count]]
+    originals = len(rows)
+    while len(rows) < count:
+        row = dict(rng.choice(dev_rows[:originals]))
+        words = row["text"].split(" ")
+        i = rng.randrange(len(words))
+        words[i] = recase(words[i], rng)
+        row = {c: row.get(c, "") for c in columns}
+        row["text"] = " ".join(words) + rng.choice(FIXED_SUFFIXES)
+        rows.append(row)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, columns)
+        writer.writeheader()
+        for number, row in enumerate(rows, 1):
+            writer.writerow({**row, "id": number})
+    return {"path": str(path), "messages": len(rows), "from_dev": originals, "label_preserving_variants": len(rows) - originals}
+
+
+# ---------------------------------------------------------------- measuring one process
+
+
+class TreeMemory(threading.Thread):
+    """Samples the summed PSS of a process and all its descendants (Linux /proc): with
+    --jobs 2 the workers are separate processes, and the largest single RSS under-counts
+    them. PSS shares the pages the forked workers have in common fairly between them."""
+
+    def __init__(self, pid: int, interval: float = 0.2):
+        super().__init__(daemon=True)
+        self.pid, self.interval = pid, interval
+        self.peak_mb: float | None = None
+        self.stopped = threading.Event()
+
+    @staticmethod
+    def _tree(root: int) -> list[int]:
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+        tree, todo = [], [root]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(children.get(pid, []))
+        return tree
+
+    @staticmethod
+    def _pss_kb(pid: int) -> int:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def run(self) -> None:
+        if not Path("/proc/self/smaps_rollup").exists():
+            return
+        while not self.stopped.wait(self.interval):
+            total = sum(self._pss_kb(pid) for pid in self._tree(self.pid)) / 1024
+            self.peak_mb = max(self.peak_mb or 0.0, total)
+
+    def stop(self) -> float | None:
+        self.stopped.set()
+        self.join()
+        return self.peak_mb
+
+
+# Fallback when /usr/bin/time is missing: a wrapper process whose only child is the command,
+# so RUSAGE_CHILDREN's maxrss is the command's peak (largest single process of its tree).
+RUSAGE_WRAPPER = r"""
+import resource, subprocess, sys
+code = subprocess.call(sys.argv[2:])
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+with open(sys.argv[1], "w") as handle:
+    handle.write(str(peak // 1024 if sys.platform == "darwin" else peak))
+sys.exit(code)
+"""
+
+
+def measure(command: list[str], *, timeout: float, env: dict | None = None) -> dict:
+    """Runs `command` in a fresh process: wall seconds, peak RSS (largest process of the tree,
+    from /usr/bin/time or getrusage), sampled peak PSS of the whole tree, exit code, output."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss", delete=False) as handle:
+        rss_file = handle.name
+    gnu_time = shutil.which("time", path="/usr/bin")
+    if gnu_time:
+        wrapped = [gnu_time, "-f", "%M", "-o", rss_file, *command]
+    else:
+        wrapped = [sys.executable, "-c", RUSAGE_WRAPPER, rss_file, *command]
+    started = time.perf_counter()
+    process = subprocess.Popen(wrapped, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sampler = TreeMemory(process.pid)
+    sampler.start()
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+        stderr += f"\n(killed after {timeout:.0f} s)"
+    except BaseException:  # interrupted: leave no benchmark process behind
+        process.kill()
+        sampler.stop()
+        raise
+    seconds = time.perf_counter() - started
+    tree_pss = sampler.stop()
+    try:
+        lines = Path(rss_file).read_text().split()
+        peak_rss = int(lines[-1]) / 1024 if lines else None
+    except (OSError, ValueError):
+        peak_rss = None
+    finally:
+        Path(rss_file).unlink(missing_ok=True)
+    return {
+        "seconds": seconds,
+        "peak_rss_mb": peak_rss,
+        "tree_peak_pss_mb": tree_pss,
+        "memory_tool": "GNU time %M" if gnu_time else "getrusage(RUSAGE_CHILDREN)",
+        "returncode": process.returncode,
+        "stdout": stdout,
+        "stderr_tail": stderr.strip()[-600:],
+    }
+
+
+def child_env() -> dict:
+    """The checkout's code first (not another installed copy), and no network for peers."""
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, PYTHONPATH=path, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="")
+
+
+def triage_command() -> list[str]:
+    """`python -m triage` when the package has a __main__, else the CLI's entry function
+    (the same code the `triage` console script runs)."""
+    if (REPO / "triage" / "__main__.py").exists():
+        return [sys.executable, "-m", "triage"]
+    return [sys.executable, "-c", "from triage.cli import run; run()"]
+
+
+# ---------------------------------------------------------------- the steps
+
+STARTUP = r"""
+import json, time
+t0 = time.perf_counter()
+import triage.lexicons, triage.model
+t1 = time.perf_counter()
+triage.lexicons.default()
+t2 = time.perf_counter()
+triage.model.load_predictor(triage.model.default_model_path())
+t3 = time.perf_counter()
+print(json.dumps({"import_seconds": t1 - t0, "lexicons_seconds": t2 - t1, "model_seconds": t3 - t2}))
+"""
+
+
+def step_row(step: str, messages: int | None, result: dict, **extra) -> dict:
+    ok = result["returncode"] == 0
+    row = {
+        "step": step,
+        "messages": messages,
+        "seconds": result["seconds"],
+        "messages_per_second": messages / result["seconds"] if ok and messages else None,
+        "peak_rss_mb": result["peak_rss_mb"],
+        "tree_peak_pss_mb": result["tree_peak_pss_mb"],
+        "ok": ok,
+        "load_average_after": load_average(),
+        **extra,
+    }
+    if not ok:
+        row["error"] = result["stderr_tail"]
+    return row
+
+
+def processed_count(stdout: str) -> int | None:
+    """The message count the command printed ('200,000 messages -> ...')."""
+    found = re.search(r"([\d,]+) messages ->", stdout)
+    return int(found.group(1).replace(",", "")) if found else None
+
+
+def run_startup(runs: int, timeout: float) -> dict:
+    results = []
+    for _ in range(runs):
+        result = measure([sys.executable, "-c", STARTUP], timeout=timeout, env=child_env())
+        if result["returncode"] != 0:
+            return step_row("start-up", None, result)
+        result["parts"] = json.loads(result["stdout"].strip().splitlines()[-1])
+        results.append(result)
+    middle = sorted(results, key=lambda r: r["seconds"])[len(results) // 2]
+    return step_row(
+        "start-up", None, middle, runs=runs,
+        seconds_each=[r["seconds"] for r in results],
+        parts=middle["parts"],
+    )
+
+
+def run_triage(step: str, arguments: list[str], messages: int, timeout: float) -> dict:
+    result = measure(triage_command() + arguments, timeout=timeout, env=child_env())
+    row = step_row(step, messages, result, command=["triage", *arguments])
+    count = processed_count(result["stdout"])
+    if row["ok"] and count is not None and count != messages:
+        row["ok"] = False
+        row["error"] = f"processed {count} messages, expected {messages}"
+    return row
+
+
+PEER = r"""
+import csv, json, os, sys, time
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # Presidio's e-mail check: the bundled list, no fetch
+kind, corpus, output = sys.argv[1:4]
+MODEL = "fr_core_news_sm"
+t0 = time.perf_counter()
+try:
+    import spacy
+    if not spacy.util.is_package(MODEL):  # never let spaCy or Presidio download it
+        raise ImportError(f"{MODEL} is not installed")
+    if kind == "spacy":
+        # Only what the NER needs: in fr_core_news_sm the ner has its own embedding layer.
+        nlp = spacy.load(MODEL, exclude=["morphologizer", "parser", "senter", "attribute_ruler", "lemmatizer"])
+        if "tok2vec" in nlp.pipe_names and "ner" not in nlp.get_pipe("tok2vec").listening_components:
+            nlp.remove_pipe("tok2vec")
+        version = f"spaCy {spacy.__version__}, {MODEL} {nlp.meta.get('version')}, pipes {nlp.pipe_names}"
+    else:
+        from importlib.metadata import version as package_version
+        from presidio_analyzer import AnalyzerEngine, BatchAnalyzerEngine
+        from presidio_analyzer.nlp_engine import NlpEngineProvider
+        config = {"nlp_engine_name": "spacy", "models": [{"lang_code": "fr", "model_name": MODEL}]}
+        engine = AnalyzerEngine(nlp_engine=NlpEngineProvider(nlp_configuration=config).create_engine(),
+                                supported_languages=["fr"])
+        batch = BatchAnalyzerEngine(analyzer_engine=engine)
+        version = f"presidio-analyzer {package_version('presidio-analyzer')}, spaCy {spacy.__version__}, {MODEL}"
+except Exception as error:  # not installed, model missing, or it wanted the network
+    print(json.dumps({"unavailable": f"{type(error).__name__}: {error}"}))
+    sys.exit(0)
+t1 = time.perf_counter()
+with open(corpus, encoding="utf-8", newline="") as handle:
+    rows = list(csv.DictReader(handle))
+texts = [row["text"] for row in rows]
+t2 = time.perf_counter()
+found = {}
+labels = []
+if kind == "spacy":
+    for doc in nlp.pipe(texts, batch_size=256):
+        kinds = {ent.label_ for ent in doc.ents}
+        for k in kinds:
+            found[k] = found.get(k, 0) + 1
+        labels.append("TA" if kinds & {"PER", "LOC"} else "NTA")
+else:
+    for results in batch.analyze_iterator(texts, language="fr", batch_size=256):
+        kinds = {r.entity_type for r in results}
+        for k in kinds:
+            found[k] = found.get(k, 0) + 1
+        labels.append("TA" if kinds else "NTA")
+t3 = time.perf_counter()
+with open(output, "w", encoding="utf-8", newline="") as handle:
+    writer = csv.writer(handle)
+    writer.writerow(["id", "label"])
+    writer.writerows(zip((row["id"] for row in rows), labels))
+print(json.dumps({"version": version, "load_seconds": t1 - t0, "process_seconds": t3 - t2,
+                  "messages": len(texts), "ta": labels.count("TA"), "messages_with_entity_type": found}))
+"""
+
+PEER_RULES = {
+    "spacy": "TA when the NER finds a PER or LOC entity (nlp.pipe, batch_size 256, ner only)",
+    "presidio": "TA when the analyzer finds any entity (AnalyzerEngine, French, spaCy fr_core_news_sm; batches of 256)",
+}
+
+
+def run_peer(kind: str, python: str, corpus: Path, output: Path, messages: int, timeout: float) -> dict:
+    result = measure([python, "-c", PEER, kind, str(corpus), str(output)], timeout=timeout, env=child_env())
+    name = f"peer: {kind}"
+    if result["returncode"] != 0:
+        return {**step_row(name, messages, result), "available": False, "reason": result["stderr_tail"]}
+    report = json.loads(result["stdout"].strip().splitlines()[-1])
+    if "unavailable" in report:
+        return {"step": name, "available": False, "reason": report["unavailable"], "python": python}
+    processed = report.pop("messages")
+    row = step_row(
+        name, processed, result, available=True, python=python, rule=PEER_RULES[kind], **report,
+        processing_messages_per_second=processed / report["process_seconds"] if report["process_seconds"] else None,
+    )
+    if processed != messages:
+        row["ok"], row["error"] = False, f"processed {processed} messages, expected {messages}"
+    return row
+
+
+# ---------------------------------------------------------------- the report
+
+
+def verdict(passed: bool | None) -> str:
+    return "-" if passed is None else ("PASS" if passed else "FAIL")
+
+
+def targets(rows: dict[str, dict], lexicon_summary: dict | None) -> list[dict]:
+    """Issue 7's targets (and issue 2's lexicon target) against what was measured."""
+    def rate(key):
+        row = rows.get(key)
+        return row.get("messages_per_second") if row else None
+
+    out = []
+    for jobs, goal in ((2, TARGET_JOBS2), (1, TARGET_JOBS1)):
+        value = rate(f"classify --jobs {jobs}")
+        out.append({"target": f"classify --jobs {jobs} >= {goal:,} msg/s", "value": value,
+                    "shown": f"{value:,.0f} msg/s" if value else "not measured",
+                    "pass": None if value is None else value >= goal})
+    startup = rows.get("start-up")
+    value = startup["seconds"] if startup and startup["ok"] else None
+    out.append({"target": f"start-up <= {TARGET_STARTUP} s (lexicons + model, fresh process)", "value": value,
+                "shown": f"{value:.2f} s" if value is not None else "not measured",
+                "pass": None if value is None else value <= TARGET_STARTUP})
+    million = next((r for k, r in rows.items() if k.startswith("scaling") and r.get("messages") == 10**6), None)
+    value = million["peak_rss_mb"] if million and million["ok"] else None
+    out.append({"target": f"peak RSS <= {TARGET_RSS_1M:.0f} MB at 10^6 messages", "value": value,
+                "shown": f"{value:.0f} MB" if value is not None else "not measured (use --scaling)",
+                "pass": None if value is None else value <= TARGET_RSS_1M})
+    if lexicon_summary:
+        for key, label, shown in (("load_seconds", "lexicon load <= {:g} s (median, fresh process)", "{:.2f} s"),
+                                  ("peak_rss_mb", "lexicon load peak RSS <= {:g} MB", "{:.0f} MB")):
+            t = lexicon_summary["targets"][key]
+            out.append({"target": label.format(t["target"]), "value": t["value"],
+                        "shown": shown.format(t["value"]), "pass": t["pass"]})
+    return out
+
+
+def format_table(rows: list[dict]) -> str:
+    def number(value, fmt):
+        return "-" if value is None else format(value, fmt)
+
+    header = f"{'step':<30}{'messages':>11}{'seconds':>10}{'msg/s':>11}{'peak RSS MB':>13}{'tree PSS MB':>13}"
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        if row.get("available") is False:
+            lines.append(f"{row['step']:<30}  unavailable: {row['reason'][:90]}")
+            continue
+        lines.append(
+            f"{row['step']:<30}{number(row.get('messages'), ',d'):>11}{number(row.get('seconds'), '.2f'):>10}"
+            f"{number(row.get('messages_per_second'), ',.0f'):>11}{number(row.get('peak_rss_mb'), '.0f'):>13}"
+            f"{number(row.get('tree_peak_pss_mb'), '.0f'):>13}" + ("" if row.get("ok", True) else "  FAILED")
+        )
+    return "\n".join(lines)
+
+
+def linearity(rows: list[dict]) -> dict | None:
+    """Marginal cost per message between consecutive sizes: equal when cost grows linearly
+    (the fixed start-up cost cancels out of the differences)."""
+    done = sorted((r for r in rows if r["ok"]), key=lambda r: r["messages"])
+    if len(done) < 2:
+        return None
+    marginal = [
+        {"from": a["messages"], "to": b["messages"],
+         "microseconds_per_message": 1e6 * (b["seconds"] - a["seconds"]) / (b["messages"] - a["messages"])}
+        for a, b in zip(done, done[1:])
+    ]
+    costs = [m["microseconds_per_message"] for m in marginal]
+    return {"marginal": marginal, "max_over_min": max(costs) / min(costs) if min(costs) > 0 else None}
+
+
+# ---------------------------------------------------------------- main
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=200_000, help="corpus size (default 200,000)")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="classify --jobs values (default: 1 2)")
+    parser.add_argument("--scaling", action="store_true", help="also classify 10^4, 10^5, 10^6 messages (one job)")
+    parser.add_argument("--scaling-sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6], help=argparse.SUPPRESS)
+    parser.add_argument("--peers", action="store_true", help="also run spaCy NER and Presidio on the same messages")
+    parser.add_argument("--peers-python", default=sys.executable,
+                        help="interpreter that has spaCy/Presidio installed (default: this one)")
+    parser.add_argument("--startup-runs", type=int, default=5, help="fresh processes for start-up and lexicon load")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the corpus variation")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed per step")
+    parser.add_argument("--skip-train", action="store_true", help="do not time `triage train`")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (corpora, outputs)")
+    parser.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON file to write")
+    args = parser.parse_args(argv)
+    if args.messages < 1 or min(args.jobs) < 1 or args.startup_runs < 1:
+        parser.error("--messages, --jobs and --startup-runs must be positive")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # A plain `kill` ends the run through the `finally` below, which removes the temporary folder.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    report: dict = {
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+        "machine": machine(),
+        "checkout": checkout(),
+        "load_average": {"start": load_average()},
+        "triage_command": triage_command(),
+        "notes": [],
+    }
+    note = lambda text: (report["notes"].append(text), print(f"note: {text}"))  # noqa: E731
+    m = report["machine"]
+    print(f"machine: {m['platform']}, {m['cpu_count']} CPUs ({m['cpu_model']}), Python {m['python']}")
+    print(f"load average at start: {report['load_average']['start']}")
+
+    work = Path(tempfile.mkdtemp(prefix="triage-bench-"))
+    try:
+        # ---- corpora
+        demo = [row["text"] for row in read_rows(DEMO_CORPUS)]
+        dev_rows = read_rows(DEV_CORPUS) if DEV_CORPUS.exists() else []
+        if not dev_rows:
+            note(f"dev corpus {DEV_CORPUS} absent: corpus built from the demo corpus only; training skipped")
+        names = common_first_names()
+        base = demo + [row["text"] for row in dev_rows]
+        report["corpus_sources"] = {
+            "demo_messages": len(demo), "dev_messages": len(dev_rows), "seed": args.seed,
+            "base_duplicate_share": 1 - len(set(base)) / len(base), "exact_copy_share": EXACT_COPY_SHARE,
+        }
+
+        def corpus(size: int) -> tuple[Path, dict]:
+            path = work / f"corpus_{size}.csv"
+            return path, write_corpus(path, generate(base, size, args.seed, names))
+
+        main_corpus, stats = corpus(args.messages)
+        report["corpus"] = stats
+        print(f"corpus: {stats['messages']:,} messages from {len(demo)} demo + {len(dev_rows):,} dev messages, "
+              f"{stats['distinct_texts']:,} distinct texts ({100 * stats['duplicate_share']:.1f}% exact duplicates), "
+              f"{stats['bytes'] / 1e6:.1f} MB, in {work}")
+
+        rows: list[dict] = []
+
+        def record(row: dict) -> None:
+            rows.append(row)
+            shown = f"{row['seconds']:.2f} s" if row.get("seconds") is not None else row.get("reason", "")
+            rate = row.get("messages_per_second")
+            print(f"  {row['step']:<30}{shown}" + (f", {rate:,.0f} msg/s" if rate else "")
+                  + (f", peak RSS {row['peak_rss_mb']:.0f} MB" if row.get("peak_rss_mb") else "")
+                  + ("" if row.get("ok", True) else f"  FAILED: {row.get('error', '')[-300:]}"), flush=True)
+
+        # ---- lexicon load and start-up
+        print("timing (fresh processes):")
+        try:
+            lexicon_summary = lexicon_bench.measure(args.startup_runs)
+            record({"step": "lexicon load (median)", "messages": None, "seconds": lexicon_summary["load_seconds"]["median"],
+                    "messages_per_second": None, "peak_rss_mb": lexicon_summary["peak_rss_mb"]["max"],
+                    "tree_peak_pss_mb": None, "ok": True})
+            report["lexicons"] = {k: v for k, v in lexicon_summary.items() if k != "each_run"}
+        except RuntimeError as error:
+            lexicon_summary = None
+            record({"step": "lexicon load", "seconds": None, "ok": False, "error": str(error)})
+        record(run_startup(args.startup_runs, args.timeout))
+
+        # ---- seek, classify, train
+        n = stats["messages"]
+        record(run_triage("seek", ["seek", str(main_corpus), "-o", str(work / "seek.csv"), "--force"], n, args.timeout))
+        for jobs in args.jobs:
+            output = work / f"classified_j{jobs}.csv"
+            record(run_triage(f"classify --jobs {jobs}",
+                              ["classify", str(main_corpus), "-o", str(output), "--jobs", str(jobs), "--force"],
+                              n, args.timeout))
+        if dev_rows and not args.skip_train:
+            training = write_training(work / "train.csv", dev_rows, TRAIN_MESSAGES, args.seed)
+            report["training_corpus"] = {k: v for k, v in training.items() if k != "path"}
+            if training["label_preserving_variants"]:
+                note(f"the dev corpus holds {training['from_dev']:,} messages: training on them plus "
+                     f"{training['label_preserving_variants']:,} label-preserving variants to reach {TRAIN_MESSAGES:,}")
+            record(run_triage("train", ["train", training["path"], "-o", str(work / "model.triage"), "--force"],
+                              training["messages"], args.timeout))
+
+        # ---- scaling
+        if args.scaling:
+            scaling_rows = []
+            for size in sorted(args.scaling_sizes):
+                path, size_stats = (main_corpus, stats) if size == n else corpus(size)
+                row = run_triage(f"scaling: classify {size:,}", ["classify", str(path), "-o", str(work / f"scaling_{size}.csv"),
+                                                                  "--jobs", "1", "--force"], size, args.timeout)
+                row["duplicate_share"] = size_stats["duplicate_share"]
+                record(row)
+                scaling_rows.append(row)
+                if path != main_corpus:
+                    path.unlink()
+            report["scaling"] = linearity(scaling_rows)
+            if report["scaling"]:
+                marginal = ", ".join(f"{m['from']:,}->{m['to']:,}: {m['microseconds_per_message']:.1f} us/msg"
+                                     for m in report["scaling"]["marginal"])
+                print(f"  marginal cost per message ({marginal})")
+                print("  exact duplicate texts: " + ", ".join(f"{r['messages']:,}: {100 * r['duplicate_share']:.1f}%"
+                                                         for r in scaling_rows))
+
+        # ---- peers
+        if args.peers:
+            peer_size = min(n, PEER_CAP)
+            peer_corpus, peer_stats = (main_corpus, stats) if peer_size == n else corpus(peer_size)
+            report["peers_corpus"] = {k: v for k, v in peer_stats.items() if k != "path"}
+            reference = next((r for r in rows if r["step"] == "classify --jobs 1" and r["messages"] == peer_size), None)
+            if reference is None:  # the main corpus is larger: time sms-triage on the peers' file
+                reference = run_triage(f"classify {peer_size:,} (vs peers)",
+                                       ["classify", str(peer_corpus), "-o", str(work / "peer_triage.csv"), "--jobs", "1",
+                                        "--force"], peer_size, args.timeout)
+                record(reference)
+            for kind in ("spacy", "presidio"):
+                row = run_peer(kind, args.peers_python, peer_corpus, work / f"peer_{kind}.csv", peer_size, args.timeout)
+                if row.get("messages_per_second") and reference.get("messages_per_second"):
+                    row["sms_triage_speedup"] = reference["messages_per_second"] / row["messages_per_second"]
+                record(row)
+                if row.get("available"):
+                    print(f"    {row['version']}; model load {row['load_seconds']:.1f} s, "
+                          f"{row['processing_messages_per_second']:,.0f} msg/s once loaded; "
+                          f"sms-triage is {row.get('sms_triage_speedup', float('nan')):.1f}x faster end to end")
+
+        # ---- report
+        report["load_average"]["end"] = load_average()
+        report["steps"] = rows
+        report["targets"] = targets({r["step"]: r for r in rows}, lexicon_summary)
+        print()
+        print(format_table(rows))
+        print()
+        print(f"{'target':<54}{'measured':>30}  result")
+        for t in report["targets"]:
+            print(f"{t['target']:<54}{t['shown']:>30}  {verdict(t['pass'])}")
+        print()
+        print(f"machine: {m['cpu_count']} CPUs, {m['cpu_model']}; load average {report['load_average']['start'][0]:.2f} "
+              f"at start, {report['load_average']['end'][0]:.2f} at end (1-minute; other processes share the machine)"
+              if report["load_average"]["start"] else "")
+        print("peak RSS: the largest single process; tree PSS: all processes of the command together, sampled every 0.2 s")
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for row in report.get("steps", []):
+        row.pop("stdout", None)
+    args.out.write_text(json.dumps(report, indent=2, default=str) + "\n", "utf-8")
+    print(f"wrote {args.out}")
+    return 0 if all(r.get("ok", True) for r in report.get("steps", [])) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
