@@ -72,6 +72,7 @@ class Spelling:
     def __init__(self, trigrams: dict[str, float], prefixes: frozenset[str]):
         self.trigrams = trigrams
         self.prefixes = prefixes
+        self.cache: dict[tuple, tuple] = {}  # per spelling: the features that depend on it alone
 
     @classmethod
     def from_lexicons(cls, lexicons: Lexicons, max_rank: int = 20_000, word_sample: int = 8) -> Spelling:
@@ -114,46 +115,64 @@ def is_reduplication(key: str) -> bool:
 def word_features(result: SeekResult, lexicons: Lexicons, stats: CorpusStats | None = None,
                   spelling: Spelling | None = None):
     """(indices of candidate words in result.words, feature matrix) for one message."""
+    indices, rows = word_rows(result, lexicons, stats, spelling)
+    return indices, np.asarray(rows, dtype=float).reshape(len(rows), len(WORD_FEATURES))
+
+
+def word_rows(result: SeekResult, lexicons: Lexicons, stats: CorpusStats | None = None,
+              spelling: Spelling | None = None) -> tuple[list[int], list[tuple]]:
+    """(indices of candidate words, one feature tuple per candidate, in WORD_FEATURES order).
+
+    What depends on the spelling alone is computed once per spelling (`_static`); only the
+    context (sentence start, the word before, punctuation after) is computed per word."""
     words = result.words
     indices = [i for i, w in enumerate(words) if is_candidate(w)]
     if not indices:
-        return indices, np.zeros((0, len(WORD_FEATURES)))
+        return indices, []
     stats = stats or CorpusStats()
     spelling = spelling or default_spelling(lexicons)
+    cache = spelling.cache
+    last = len(words) - 1
     rows = []
     for i in indices:
         w = words[i]
-        key = w.text.lower().translate(APOSTROPHES)
-        match = w.match if w.match in lexicons.first_name_ranks else fold(key)
-        rank = lexicons.first_name_ranks.get(match) or lexicons.first_name_ranks.get(key)
+        static = cache.get((w.text, w.label, w.rule))
+        if static is None:
+            static = cache[(w.text, w.label, w.rule)] = _static(w, lexicons, spelling)
         previous = words[i - 1].text.lower().translate(APOSTROPHES) if i else ""
-        rows.append((
-            w.label == DICTIONARY,
-            w.label == AMBIGUOUS,
-            w.label == UNKNOWN,
-            w.label == ANTI_DICTIONARY,
-            w.rule == "weak-name",
-            w.rule in _GUESSED_RULES or w.rule.startswith("capitalised-"),
-            w.text[:1].isupper() and not w.text.isupper(),
-            w.text.isupper() and len(w.text) > 1,
-            w.sentence_start,
-            math.log10(rank) if rank else 6.0,
-            key in lexicons.last_names,
-            key in lexicons.sms,
-            key in lexicons.cities or key in lexicons.regions or key in lexicons.countries,
-            previous in PERSON_CUES,
-            previous.rstrip(".") in _TITLES,
-            w.before_punctuation,
-            i == len(words) - 1,
-            len(w.text),
-            any(a == b == c for a, b, c in zip(key, key[1:], key[2:])),
-            stats.lower(w.text),
-            spelling.score(key),
-            fold(key) in spelling.prefixes,
-            is_reduplication(fold(key)),
-            len(key) >= 4 and key.endswith(_PET_SUFFIXES),
-        ))
-    return indices, np.asarray(rows, dtype=float)
+        rows.append(
+            static[0:8] + (w.sentence_start,) + static[8:12]
+            + (previous in PERSON_CUES, previous.rstrip(".") in _TITLES, w.before_punctuation, i == last)
+            + static[12:14] + (stats.lower(w.text),) + static[14:18]
+        )
+    return indices, rows
+
+
+def _static(w, lexicons: Lexicons, spelling: Spelling) -> tuple:
+    key = w.text.lower().translate(APOSTROPHES)
+    folded = fold(key)
+    match = w.match if w.match in lexicons.first_name_ranks else folded
+    rank = lexicons.first_name_ranks.get(match) or lexicons.first_name_ranks.get(key)
+    return (
+        w.label == DICTIONARY,
+        w.label == AMBIGUOUS,
+        w.label == UNKNOWN,
+        w.label == ANTI_DICTIONARY,
+        w.rule == "weak-name",
+        w.rule in _GUESSED_RULES or w.rule.startswith("capitalised-"),
+        w.text[:1].isupper() and not w.text.isupper(),
+        w.text.isupper() and len(w.text) > 1,
+        math.log10(rank) if rank else 6.0,
+        key in lexicons.last_names,
+        key in lexicons.sms,
+        key in lexicons.cities or key in lexicons.regions or key in lexicons.countries,
+        len(w.text),
+        any(a == b == c for a, b, c in zip(key, key[1:], key[2:])),
+        spelling.score(key),
+        folded in spelling.prefixes,
+        is_reduplication(folded),
+        len(key) >= 4 and key.endswith(_PET_SUFFIXES),
+    )
 
 
 _SPELLINGS: dict[int, Spelling] = {}

@@ -181,6 +181,7 @@ class Classifier:
             trained["risk_threshold"] = predictor.risk_threshold(budget)
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
+        self._word_scores: dict[tuple, float] = {}
 
     def evidence(self, messages, results, scores):
         """What the machines say about each message (candidate words scored in one batch)."""
@@ -188,14 +189,20 @@ class Classifier:
 
         from triage.combiner import Evidence
         from triage.evaluate import candidate_tag
-        from triage.names import word_features
+        from triage.names import word_rows
 
         predictor = self.predictor
         if predictor.word_forest is None:
             return [Evidence(r.label, float(s), r.hidden) for r, s in zip(results, scores)]
-        per_message = [word_features(r, self.lexicons, self.stats, predictor.spelling) for r in results]
-        rows = [f for _, f in per_message if len(f)]
-        probs = predictor.word_forest.predict_proba(np.vstack(rows)) if rows else np.zeros(0)
+        per_message = [word_rows(r, self.lexicons, self.stats, predictor.spelling) for r in results]
+        # Many candidate words recur in the same context: score each distinct row once.
+        cache = self._word_scores
+        unseen = list({row for _, rows in per_message for row in rows if row not in cache})
+        if unseen:
+            cache.update(zip(unseen, predictor.word_forest.predict_proba(np.asarray(unseen, dtype=float)).tolist()))
+        probs = [cache[row] for _, rows in per_message for row in rows]
+        if len(cache) > 1_000_000:
+            cache.clear()
         evidence, offset = [], 0
         for result, score, (indices, _) in zip(results, scores, per_message):
             candidates = []
