@@ -247,6 +247,7 @@ class SeekAndHide:
         previous_title = False
         last_was_word = False
         label_word = self.label_word
+        cached = self._cache.get
         in_context = self._in_context
         for token in tokens:
             if token.kind != WORD:
@@ -259,7 +260,7 @@ class SeekAndHide:
                     sentence_start = True
                 last_was_word = False
                 continue
-            info = label_word(token.text)
+            info = cached(token.text) or label_word(token.text)
             if info.rule == "compound":
                 offset = token.start
                 for part in token.text.split("-"):

@@ -65,7 +65,8 @@ def _split_elisions(start: int, word: str, keep_whole: Container[str], out: list
         cut = match.end()
         out.append(Token(start, start + cut, word[:cut], WORD))
         start, word = start + cut, word[cut:]
-    out.append(Token(start, start + len(word), word, NUMBER if _NUMBER.fullmatch(word) else WORD))
+    number = word[:1].isdigit() and _NUMBER.fullmatch(word)
+    out.append(Token(start, start + len(word), word, NUMBER if number else WORD))
 
 
 def tokenise(text: str, keep_whole: Container[str] = frozenset()) -> list[Token]:
@@ -82,17 +83,21 @@ def tokenise(text: str, keep_whole: Container[str] = frozenset()) -> list[Token]
 
 
 def _tokenise_span(text: str, begin: int, end: int, keep_whole: Container[str], out: list[Token]) -> None:
+    append = out.append
     for match in _TOKEN.finditer(text, begin, end):
         kind = match.lastgroup
-        start, value = match.start(), match.group()
+        start, stop = match.span()
+        value = text[start:stop]
         if kind == "word":
             if "'" in value or "’" in value:
                 _split_elisions(start, value, keep_whole, out)
+            elif value[0].isdigit() and _NUMBER.fullmatch(value):  # numbers start with a digit
+                append(Token(start, stop, value, NUMBER))
             else:
-                out.append(Token(start, match.end(), value, NUMBER if _NUMBER.fullmatch(value) else WORD))
+                append(Token(start, stop, value, WORD))
         elif kind == "emo":
-            out.append(Token(start, match.end(), value, EMOTICON))
+            append(Token(start, stop, value, EMOTICON))
         elif kind == "emoji":
-            out.append(Token(start, match.end(), value, EMOJI))
+            append(Token(start, stop, value, EMOJI))
         else:
-            out.append(Token(start, match.end(), value, PUNCT))
+            append(Token(start, stop, value, PUNCT))
