@@ -2,7 +2,6 @@
 classify -> queue export -> fill in decisions -> queue apply -> the next run has learnt."""
 
 import csv
-import json
 
 from triage import lexicons as lexicon_module
 from triage.seekhide import SeekAndHide

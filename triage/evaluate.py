@@ -157,7 +157,6 @@ def cross_validated_evidence(analysed: Analysed, folds: int = 5, seed: int = 0, 
     from sklearn.model_selection import GroupKFold, StratifiedKFold
 
     from triage.model import make_model
-    from triage.names import gold_targets, make_word_model
 
     labels = np.asarray([m.label for m in analysed.gold])
     groups = [m.group for m in analysed.gold]

@@ -16,7 +16,6 @@ import hashlib
 from itertools import chain
 import json
 import os
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache

@@ -372,7 +372,6 @@ def _with_progress(chunks, input_path):
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    size = Path(input_path).stat().st_size or 1
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
                TextColumn("{task.completed:,} messages"), TimeElapsedColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
@@ -418,20 +417,18 @@ class TrainSummary:
 
 
 def labelled_texts(input_path: Path, read: ReadOptions) -> tuple[list[str], list[str]]:
-    table = read.open(input_path, require_label=True)
-    texts, raw = [], []
-    for message in table:
-        texts.append(message.text)
-        raw.append((message.line, message.fields.get(read.label_column, "")))
-    return texts, io.parse_labels(raw)
+    """(texts, TA/NTA labels) of a labelled file; spans, if any, are not read."""
+    gold, _ = labelled_gold(input_path, read, with_spans=False)
+    return [m.text for m in gold], [m.label for m in gold]
 
 
-def labelled_gold(input_path: Path, read: ReadOptions):
-    """Gold messages (text, label, spans if a `spans` column exists, donor as group)."""
+def labelled_gold(input_path: Path, read: ReadOptions, with_spans: bool = True):
+    """(gold messages, whether spans were read): text, label, spans when a `spans` column
+    exists and `with_spans`, donor as the cross-validation group."""
     from triage.evaluate import GoldMessage, parse_spans
 
     table = read.open(input_path, require_label=True)
-    has_spans = "spans" in table.columns
+    has_spans = with_spans and "spans" in table.columns
     messages, raw = [], []
     for message in table:
         raw.append((message.line, message.fields.get(read.label_column, "")))
@@ -454,8 +451,6 @@ def run_train(
     force: bool = False,
 ) -> TrainSummary:
     from triage import model
-
-    import numpy as np
 
     read = read or ReadOptions()
     gold, has_spans = labelled_gold(input_path, read)

@@ -21,7 +21,6 @@ from triage import io
 from triage.model import CLASSES
 from triage.reports.cv import (
     DECISION_RULE,
-    MODEL_TITLES,
     PAPER_CV_ACCURACY,
     PAPER_HOLDOUT_ACCURACY,
     PAPER_TABLE6,
