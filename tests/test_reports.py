@@ -346,3 +346,10 @@ def test_bagging_auc_on_the_development_corpus(dev_corpus):
     evaluation = run_cv(dev_corpus, folds=10, seed=0)
     assert evaluation.models["bagging"].roc_auc > 0.8
     assert evaluation.models["baseline"].roc_auc == pytest.approx(0.5)
+
+
+def test_report_cv_compares_the_feature_sets(cli, small_csv, tmp_path):
+    result = cli("report", "cv", small_csv, "--folds", "3", "--compare", "--out-dir", tmp_path / "cv")
+    assert result.exit_code == 0, result.output
+    assert "Feature sets compared" in result.output and "rich: accuracy" in result.output
+    assert (tmp_path / "cv" / "paper" / "cv.json").exists() and (tmp_path / "cv" / "rich" / "cv.json").exists()

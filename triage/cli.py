@@ -78,6 +78,17 @@ OnBadLines = Annotated[str, typer.Option("--on-bad-lines", help="error, skip or 
 Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")]
 
 
+def _busy(what: str):
+    """A spinner on stderr for long steps, only when someone is watching a terminal."""
+    import contextlib
+
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(what)
+
+
 def read_options(text_column, id_column, label_column, encoding, delimiter, on_bad_lines):
     from triage.io import DEFAULT_ID_COLUMN
     from triage.pipeline import ReadOptions
@@ -173,10 +184,11 @@ def train(
     from triage.pipeline import run_train
 
     _check_feature_set(feature_set)
-    summary = run_train(
-        input, output, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed, force=force,
-        read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
-    )
+    with _busy("training (with gold spans, the word scorer is cross-validated too)"):
+        summary = run_train(
+            input, output, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed, force=force,
+            read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
+        )
     meta = summary.metadata
     typer.echo(
         f"{meta['kind']} model on {meta['training_size']:,} messages "
@@ -223,6 +235,7 @@ def report_cv(
     feature_set: FeatureSet = "paper",
     normalise: Normalise = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for cv.md, cv.json, cv_confusion.png. Default: reports/cv.")] = None,
+    compare: Annotated[bool, typer.Option("--compare", help="Cross-validate every feature set (paper, rich) and compare them; one sub-folder each.")] = False,
     text_column: TextColumn = "text",
     label_column: LabelColumn = "label",
     encoding: Encoding = None,
@@ -230,17 +243,24 @@ def report_cv(
     on_bad_lines: OnBadLines = "error",
 ) -> None:
     """Stratified k-fold cross-validation of the 50% baseline, the decision tree and bagging (Table 6)."""
+    from features import FEATURE_SETS
     from triage.reports.cv import run_cv
-    from triage.reports.render import evaluation_markdown, write_evaluation
+    from triage.reports.render import comparison_markdown, evaluation_markdown, write_evaluation
 
     _check_feature_set(feature_set)
-    evaluation = run_cv(
-        input, folds=folds, seed=seed, feature_set=feature_set, normalise=normalise,
-        read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
-        progress=sys.stderr.isatty(),
-    )
-    typer.echo(evaluation_markdown(evaluation))
-    _wrote(write_evaluation(evaluation, _out_dir(out_dir, "cv")))
+    read = read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines)
+    evaluations = {}
+    for name in FEATURE_SETS if compare else [feature_set]:
+        evaluations[name] = run_cv(
+            input, folds=folds, seed=seed, feature_set=name, normalise=normalise, read=read,
+            progress=sys.stderr.isatty(),
+        )
+        typer.echo(evaluation_markdown(evaluations[name]))
+        folder = _out_dir(out_dir, "cv") / name if compare else _out_dir(out_dir, "cv")
+        _wrote(write_evaluation(evaluations[name], folder))
+    if compare:
+        typer.echo("Feature sets compared (same folds and seed):\n")
+        typer.echo(comparison_markdown(evaluations))
 
 
 @report_app.command("holdout")
@@ -331,10 +351,12 @@ def evaluate(
     from triage.evaluate import run_evaluate
 
     _check_feature_set(feature_set)
-    report = run_evaluate(
-        gold, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed, feature_set=feature_set,
-        read=read_options(text_column, None, label_column, encoding, delimiter, "error"), out_dir=out_dir,
-    )
+    with _busy("cross-validating and scoring the release"):
+        report = run_evaluate(
+            gold, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed,
+            feature_set=feature_set, out_dir=out_dir,
+            read=read_options(text_column, None, label_column, encoding, delimiter, "error"),
+        )
     typer.echo(report.markdown)
     typer.echo("written: " + ", ".join(str(f) for f in report.files))
 

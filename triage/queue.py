@@ -32,6 +32,8 @@ from typing import NamedTuple
 from triage import io
 from triage import lexicons as lexicon_module
 from triage.lexicons import APOSTROPHES
+from triage.combiner import DECISIONS, EXPERT
+from triage.pipeline import CLASSIFY_COLUMNS
 from triage.seekhide import AMBIGUOUS, DICTIONARY, NTA, TA, UNKNOWN, SeekAndHide
 
 __all__ = [
@@ -48,11 +50,9 @@ __all__ = [
     "read_decisions",
 ]
 
-EXPERT = "EXPERT"
-DECISIONS = (TA, NTA, EXPERT)
 #: The classified file's contract (the output of `triage classify`); `risk` is optional.
-CLASSIFIED_COLUMNS = ("id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted")
 RISK_COLUMN = "risk"
+CLASSIFIED_COLUMNS = tuple(column for column in CLASSIFY_COLUMNS if column != RISK_COLUMN)
 QUEUE_COLUMNS = ("id", "text", "look_at", "why", "seekhide", "model", "score", "expert_decision", "expert_hide")
 #: Appended to the classified columns in the FINAL file.
 FINAL_COLUMNS = ("final", "final_text")

@@ -131,6 +131,22 @@ def summary_markdown(evaluation: Evaluation) -> str:
     return "\n".join(lines) + "\n"
 
 
+def comparison_markdown(evaluations: dict[str, Evaluation]) -> str:
+    """Feature sets side by side: accuracy / balanced accuracy / ROC AUC of each model."""
+    sets = list(evaluations)
+    lines = [
+        "| Model | " + " | ".join(f"{name}: accuracy / balanced / AUC" for name in sets) + " |",
+        "| --- |" + " ---: |" * len(sets),
+    ]
+    for kind, model in next(iter(evaluations.values())).models.items():
+        cells = []
+        for name in sets:
+            m = evaluations[name].models[kind]
+            cells.append(f"{_percent(m.accuracy)} / {_percent(m.balanced_accuracy)} / {_number(m.roc_auc)}")
+        lines.append(f"| {model.title} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def evaluation_markdown(evaluation: Evaluation) -> str:
     counts = evaluation.class_counts
     share = counts["TA"] / max(1, evaluation.messages)
