@@ -19,7 +19,7 @@ from triage.tokenise import PUNCT
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")
 # Per-spelling membership flags, in this order.
-_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY = range(6)
+_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY, _UPPER, _ELONGATED = range(8)
 
 
 def feature_names(feature_set: str = "paper") -> list[str]:
@@ -34,9 +34,12 @@ class _Flags:
     def __init__(self, lexicons: Lexicons):
         self.lexicons = lexicons
         self.cache: dict[str, tuple[bool, ...]] = {}
+        self.by_spelling: dict[str, tuple[str, tuple[bool, ...]]] = {}
         self.phrase_starts = {p.split(" ", 1)[0] for p in (*lexicons.cities, *lexicons.countries) if " " in p}
 
     def __call__(self, key: str) -> tuple[bool, ...]:
+        """Membership flags of a lower-case spelling (the last two, case and elongation,
+        are False: see of_spelling)."""
         flags = self.cache.get(key)
         if flags is None:
             lx = self.lexicons
@@ -48,10 +51,24 @@ class _Flags:
                 key in lx.pronouns or folded in lx.pronouns,
                 key in lx.cities,
                 key in lx.countries,
+                False,
+                False,
             )
             if len(self.cache) < 500_000:
                 self.cache[key] = flags
         return flags
+
+    def of_spelling(self, text: str) -> tuple[str, tuple[bool, ...]]:
+        """(lower-case key, flags including 'starts with a capital' and 'elongated') for a
+        spelling as written, cached."""
+        found = self.by_spelling.get(text)
+        if found is None:
+            key = text.lower().translate(APOSTROPHES)
+            flags = self(key)[:6] + (text[:1].isupper(), bool(_ELONGATION.search(text)))
+            found = (key, flags)
+            if len(self.by_spelling) < 500_000:
+                self.by_spelling[text] = found
+        return found
 
 
 @lru_cache(maxsize=4)
@@ -66,24 +83,34 @@ def counts_from_result(
     counts are divided by the number of words (lengths and ranks are left as they are)."""
     flags_of = _flags_for(lexicons)
     words = result.words
-    keys = [w.text.lower().translate(APOSTROPHES) for w in words]
-    flags = [flags_of(k) for k in keys]
+    keys, flags = [], []
+    upper = first = sms = lefff = pronouns = letters = elongated = 0
+    for w in words:
+        key, f = flags_of.of_spelling(w.text)  # cached per spelling as written
+        keys.append(key)
+        flags.append(f)
+        first += f[_FIRST]
+        sms += f[_SMS]
+        lefff += f[_LEFFF]
+        pronouns += f[_PRONOUN]
+        upper += f[_UPPER]
+        elongated += f[_ELONGATED]
+        letters += len(w.text)
     n_words = len(words)
-    upper = sum(1 for w in words if w.text[:1].isupper())
-    places = _place_counts(keys, flags, flags_of, lexicons)
+    cities, countries = _place_counts(keys, flags, flags_of, lexicons)
     values = [
         upper,
         len(text),
-        sum(f[_FIRST] for f in flags),
-        places[1],
-        places[0],
-        sum(len(w.text) for w in words) / n_words if n_words else 0.0,
+        first,
+        countries,
+        cities,
+        letters / n_words if n_words else 0.0,
         len(_DIGITS.findall(text)),
-        sum(1 for w in words if _ELONGATION.search(w.text)),
-        sum(f[_SMS] for f in flags),
+        elongated,
+        sms,
         sum(1 for t in result.tokens if t.kind == PUNCT),
-        sum(f[_LEFFF] for f in flags),
-        sum(f[_PRONOUN] for f in flags),
+        lefff,
+        pronouns,
     ]
     if feature_set != "paper":
         values += _rich_counts(result, words, keys, lexicons)
