@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from triage import io
 from triage.seekhide import TITLES, SeekAndHide, SeekTables, hidden_json, tables
@@ -268,8 +269,16 @@ def _init_worker(classifier: Classifier) -> None:
     _worker = classifier
 
 
+class _Light(NamedTuple):
+    """What a worker needs of a message: sending less than io.Message (with its whole row)
+    keeps the parent process, which reads and writes, from becoming the bottleneck."""
+
+    id: str
+    text: str
+
+
 def _classify_chunk(messages):
-    return _worker.rows(messages)
+    return _worker.rows([_Light(i, t) for i, t in messages])
 
 
 def _ordered_results(classifier: Classifier, chunks, jobs: int):
@@ -286,7 +295,7 @@ def _ordered_results(classifier: Classifier, chunks, jobs: int):
     with context.Pool(jobs, initializer=_init_worker, initargs=(classifier,)) as pool:
         pending = deque()
         for chunk in chunks:
-            pending.append(pool.apply_async(_classify_chunk, (chunk,)))
+            pending.append(pool.apply_async(_classify_chunk, ([(m.id, m.text) for m in chunk],)))
             if len(pending) >= 2 * jobs:
                 yield pending.popleft().get()
         while pending:
