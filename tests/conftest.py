@@ -1,6 +1,7 @@
 """Shared fixtures. Tests never need the network nor ../shared: the development corpus
 fixture skips when it is absent (users of the tool do not have it)."""
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,14 @@ def dev_corpus():
     if not DEV_CORPUS.exists():
         pytest.skip("the development corpus ../shared/data/sms_dev_88milsms.csv is absent")
     return DEV_CORPUS
+
+
+def rewrite_model(source: Path, target: Path, change) -> Path:
+    """Copy a model file, changing its members (checksums NOT updated unless `change` does)."""
+    with zipfile.ZipFile(source) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    change(members)
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return target

@@ -29,7 +29,7 @@ import pytest
 from triage import model as model_module
 from triage import pipeline
 
-from conftest import REPO
+from conftest import REPO, rewrite_model
 
 DEFAULT_MODEL = model_module.default_model_path()
 READING_COMMANDS = ("seek", "classify", "train", "evaluate")
@@ -619,15 +619,6 @@ def test_a_user_lexicon_saved_in_cp1252_is_one_clear_line(cli, labelled, tmp_pat
 # ------------------------------------------------------------------------- model files
 
 
-def rewrite_model(source: Path, target: Path, change) -> Path:
-    """Copy a model file, changing its members (checksums NOT updated unless `change` does)."""
-    with zipfile.ZipFile(source) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    change(members)
-    with zipfile.ZipFile(target, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return target
 
 
 def with_checksums(members: dict) -> None:

@@ -1,11 +1,12 @@
 import json
-import zipfile
 
 import numpy as np
 import pytest
 
 from triage import model
 from triage.io import InputError
+
+from conftest import rewrite_model
 
 TA_TEXTS = [
     "rdv avec Julie à 18h", "Coucou Patrice ça va ?", "appelle Kevin au 06 12 34 56 78",
@@ -69,22 +70,13 @@ def test_model_file_records_its_provenance(saved_model):
     assert estimator.named_steps["classifier"].n_estimators == model.N_ESTIMATORS
 
 
-def rewrite(source, target, change):
-    with zipfile.ZipFile(source) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    change(members)
-    with zipfile.ZipFile(target, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-
-
 def test_a_tampered_model_file_is_refused(saved_model, tmp_path):
     tampered = tmp_path / "tampered.triage"
 
     def swap_forest(members):
         members["forest.npz"] = members["forest.npz"][:-10] + b"0123456789"
 
-    rewrite(saved_model, tampered, swap_forest)
+    rewrite_model(saved_model, tampered, swap_forest)
     with pytest.raises(InputError, match="damaged or was modified"):
         model.load_predictor(tampered)
 
@@ -103,7 +95,7 @@ def test_a_model_built_with_other_lexicons_is_refused(saved_model, tmp_path):
         meta["lexicon_fingerprint"] = "0000000000000000"
         members["metadata.json"] = json.dumps(meta).encode()
 
-    rewrite(saved_model, other, other_lexicons)
+    rewrite_model(saved_model, other, other_lexicons)
     with pytest.raises(InputError, match="other lexicons"):
         model.load_predictor(other)
 
