@@ -130,20 +130,15 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None) -
     return Analysed(gold, results, X, word_rows, feature_set)
 
 
-def candidate_tag(result: SeekResult, index: int, lexicons) -> str:
-    word = result.words[index]
-    key = word.text.lower()
-    return "NOM" if key in lexicons.last_names and key not in lexicons.first_names else "PRE"
-
-
 def evidence_from(analysed: Analysed, scores: np.ndarray, word_probs: list[np.ndarray], lexicons=None) -> list[Evidence]:
     from triage import lexicons as lexicon_module
+    from triage.names import candidate_tag
 
     lexicons = lexicons or lexicon_module.default()
     evidence = []
     for result, score, (indices, _), probs in zip(analysed.results, scores, analysed.word_rows, word_probs):
         candidates = [
-            (result.words[i].start, result.words[i].end, candidate_tag(result, i, lexicons), float(p))
+            (result.words[i].start, result.words[i].end, candidate_tag(result.words[i], lexicons), float(p))
             for i, p in zip(indices, probs)
         ]
         evidence.append(Evidence(result.label, float(score), result.hidden, candidates))

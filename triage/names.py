@@ -186,6 +186,13 @@ def default_spelling(lexicons: Lexicons) -> Spelling:
     return _SPELLINGS[key]
 
 
+def candidate_tag(word, lexicons: Lexicons) -> str:
+    """The code tag for a candidate word the scorer hides: NOM for a known surname that is
+    not a first name, else PRE."""
+    key = word.text.lower()
+    return "NOM" if key in lexicons.last_names and key not in lexicons.first_names else "PRE"
+
+
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:
     """1 for candidate words that overlap a gold span to hide, else 0."""
     return [

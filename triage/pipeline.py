@@ -189,7 +189,7 @@ class Classifier:
         import numpy as np
 
         from triage.combiner import Evidence
-        from triage.evaluate import candidate_tag
+        from triage.names import candidate_tag
         from triage.names import word_rows
 
         predictor = self.predictor
@@ -209,7 +209,7 @@ class Classifier:
             candidates = []
             for i in indices:
                 word = result.words[i]
-                candidates.append((word.start, word.end, candidate_tag(result, i, self.lexicons), float(probs[offset])))
+                candidates.append((word.start, word.end, candidate_tag(word, self.lexicons), float(probs[offset])))
                 offset += 1
             evidence.append(Evidence(result.label, float(score), result.hidden, candidates))
         return evidence
