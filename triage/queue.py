@@ -157,14 +157,19 @@ def _number(message: io.Message, display: str, column: str) -> float | None:
     return value
 
 
-def _parse_hidden(message: io.Message, display: str) -> list[tuple[int, int, str]]:
-    raw = message.fields.get("hidden", "").strip()
+def _json_cell(message: io.Message, display: str, column: str):
+    """The JSON value of a cell, or [] when the cell is empty."""
+    raw = message.fields.get(column, "").strip()
     if not raw:
         return []
     try:
-        spans = json.loads(raw)
+        return json.loads(raw)
     except ValueError:
-        raise _cell_error(display, message, "hidden", "is not JSON") from None
+        raise _cell_error(display, message, column, "is not JSON") from None
+
+
+def _parse_hidden(message: io.Message, display: str) -> list[tuple[int, int, str]]:
+    spans = _json_cell(message, display, "hidden")
     size = len(message.text)
     result: list[tuple[int, int, str]] = []
     try:
@@ -184,13 +189,7 @@ def _parse_hidden(message: io.Message, display: str) -> list[tuple[int, int, str
 
 
 def _parse_highlighted(message: io.Message, display: str) -> list[str]:
-    raw = message.fields.get("highlighted", "").strip()
-    if not raw:
-        return []
-    try:
-        words = json.loads(raw)
-    except ValueError:
-        raise _cell_error(display, message, "highlighted", "is not JSON") from None
+    words = _json_cell(message, display, "highlighted")
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise _cell_error(display, message, "highlighted", "is not a JSON list of words")
     return words
