@@ -1,25 +1,28 @@
 """Message counts from a Seek&Hide analysis: the features of the paper's Table 5 and more.
 
 The counts come from Seek&Hide's tokens and word labels, so the classify pipeline computes
-them from the SeekResult it already has instead of tokenising twice. This module imports
-no scikit-learn (classify must start fast); the transformer is in features/extractor.py.
+them from the Analysis it already has instead of tokenising twice. They are computed for a
+whole batch at once: lexicon membership once per distinct spelling (a column of the
+analysis' spelling table), then sums per message. This module imports no scikit-learn
+(classify must start fast); the transformer is in features/extractor.py.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from functools import lru_cache
+
+import numpy as np
 
 from features.sets import FEATURE_SETS, PERSON_CUES
 from triage.lexicons import APOSTROPHES, Lexicons, fold
-from triage.seekhide import AMBIGUOUS, DICTIONARY, UNKNOWN, SeekResult
-from triage.tokenise import PUNCT
+from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, RULES, Analysis
 
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")
 # Per-spelling membership flags, in this order.
-_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY, _UPPER, _ELONGATED = range(8)
+_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY, _UPPER, _ELONGATED, _PHRASE_START, _CUE = range(10)
+_NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
+_NO_RANK = 10**6
 
 
 def feature_names(feature_set: str = "paper") -> list[str]:
@@ -28,146 +31,155 @@ def feature_names(feature_set: str = "paper") -> list[str]:
     return list(FEATURE_SETS[feature_set])
 
 
-class _Flags:
-    """Membership of each spelling in each lexicon, cached (SMS vocabularies are Zipfian)."""
-
-    def __init__(self, lexicons: Lexicons):
-        self.lexicons = lexicons
-        self.cache: dict[str, tuple[bool, ...]] = {}
-        self.by_spelling: dict[str, tuple[str, tuple[bool, ...]]] = {}
-        self.phrase_starts = {p.split(" ", 1)[0] for p in (*lexicons.cities, *lexicons.countries) if " " in p}
-
-    def __call__(self, key: str) -> tuple[bool, ...]:
-        """Membership flags of a lower-case spelling (the last two, case and elongation,
-        are False: see of_spelling)."""
-        flags = self.cache.get(key)
-        if flags is None:
-            lx = self.lexicons
-            folded = fold(key)
-            flags = (
-                key in lx.first_names or folded in lx.first_names or lx.folded_names.get(folded, "") in lx.first_names,
-                key in lx.forms or folded in lx.forms or folded in lx.folded_anti and folded not in lx.other_anti,
-                key in lx.sms or folded in lx.sms,
-                key in lx.pronouns or folded in lx.pronouns,
-                key in lx.cities,
-                key in lx.countries,
-                False,
-                False,
-            )
-            if len(self.cache) < 500_000:
-                self.cache[key] = flags
-        return flags
-
-    def of_spelling(self, text: str) -> tuple[str, tuple[bool, ...]]:
-        """(lower-case key, flags including 'starts with a capital' and 'elongated') for a
-        spelling as written, cached."""
-        found = self.by_spelling.get(text)
-        if found is None:
-            key = text.lower().translate(APOSTROPHES)
-            flags = self(key)[:6] + (text[:1].isupper(), bool(_ELONGATION.search(text)))
-            found = (key, flags)
-            if len(self.by_spelling) < 500_000:
-                self.by_spelling[text] = found
-        return found
+def spelling_key(text: str) -> str:
+    return text.lower().translate(APOSTROPHES)
 
 
-@lru_cache(maxsize=4)
-def _flags_for(lexicons: Lexicons) -> _Flags:
-    return _Flags(lexicons)
+def _flags(lexicons: Lexicons, text: str, phrase_starts: set[str]) -> tuple[bool, ...]:
+    """Membership of a spelling as written in each lexicon, and what its case says."""
+    lx = lexicons
+    key = spelling_key(text)
+    folded = fold(key)
+    return (
+        key in lx.first_names or folded in lx.first_names or lx.folded_names.get(folded, "") in lx.first_names,
+        key in lx.forms or folded in lx.forms or folded in lx.folded_anti and folded not in lx.other_anti,
+        key in lx.sms or folded in lx.sms,
+        key in lx.pronouns or folded in lx.pronouns,
+        key in lx.cities,
+        key in lx.countries,
+        text[:1].isupper(),
+        bool(_ELONGATION.search(text)),
+        key in phrase_starts,
+        key in PERSON_CUES,
+    )
 
 
-def counts_from_result(
-    result: SeekResult, text: str, feature_set: str, lexicons: Lexicons, normalise: bool = False
-) -> list[float]:
-    """The feature vector of one message, from its Seek&Hide analysis. With `normalise`,
-    counts are divided by the number of words (lengths and ranks are left as they are)."""
-    flags_of = _flags_for(lexicons)
-    words = result.words
-    keys, flags = [], []
-    upper = first = sms = lefff = pronouns = letters = elongated = 0
-    for w in words:
-        key, f = flags_of.of_spelling(w.text)  # cached per spelling as written
-        keys.append(key)
-        flags.append(f)
-        first += f[_FIRST]
-        sms += f[_SMS]
-        lefff += f[_LEFFF]
-        pronouns += f[_PRONOUN]
-        upper += f[_UPPER]
-        elongated += f[_ELONGATED]
-        letters += len(w.text)
-    n_words = len(words)
-    cities, countries = _place_counts(keys, flags, flags_of, lexicons)
-    values = [
-        upper,
-        len(text),
-        first,
+def _ranks(lexicons: Lexicons, text: str, match: str) -> tuple[int, int]:
+    """First-name rank of the dictionary match, and of the spelling itself (used when a
+    title made the word a name), or _NO_RANK."""
+    ranks = lexicons.first_name_ranks
+    return ranks.get(match, _NO_RANK), ranks.get(text.lower(), _NO_RANK)
+
+
+def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False) -> np.ndarray:
+    """The feature matrix of a batch (one row per message, columns in feature_names order).
+    With `normalise`, counts are divided by the number of words (lengths and ranks are
+    left as they are)."""
+    names = feature_names(feature_set)
+    a = analysis
+    lexicons = a.seeker.lexicons
+    table = a.spellings
+    phrase_starts = _phrase_starts(lexicons)
+    flags = table.column("counts.flags", lambda s: _flags(lexicons, table.texts[s], phrase_starts), bool, width=10)
+    n = len(a)
+    words = np.flatnonzero(a.kind == K_WORD)
+    message, spelling = a.message[words], a.spelling[words]
+    word_flags = flags[spelling]
+
+    def total(weights) -> np.ndarray:
+        return np.bincount(message, weights=weights, minlength=n)
+
+    n_words = np.bincount(message, minlength=n)
+    letters = total(table.numpy().length[spelling])
+    cities, countries = total(word_flags[:, _CITY]), total(word_flags[:, _COUNTRY])
+    _count_place_phrases(a, message, spelling, word_flags, cities, countries)
+    columns = [
+        total(word_flags[:, _UPPER]),
+        np.asarray([len(t) for t in a.texts], dtype=float),
+        total(word_flags[:, _FIRST]),
         countries,
         cities,
-        letters / n_words if n_words else 0.0,
-        len(_DIGITS.findall(text)),
-        elongated,
-        sms,
-        sum(1 for t in result.tokens if t.kind == PUNCT),
-        lefff,
-        pronouns,
+        np.divide(letters, n_words, out=np.zeros(n), where=n_words > 0),
+        np.asarray([len(_DIGITS.findall(t)) for t in a.texts], dtype=float),
+        total(word_flags[:, _ELONGATED]),
+        total(word_flags[:, _SMS]),
+        np.bincount(a.message[a.kind == K_PUNCT], minlength=n),
+        total(word_flags[:, _LEFFF]),
+        total(word_flags[:, _PRONOUN]),
     ]
     if feature_set != "paper":
-        values += _rich_counts(result, words, keys, lexicons)
-    if normalise and n_words:
-        for i, name in enumerate(feature_names(feature_set)):
-            if name not in _NOT_COUNTS:
-                values[i] /= n_words
-    return values
+        columns += _rich_counts(a, words, word_flags, total)
+    X = np.column_stack([np.asarray(c, dtype=float) for c in columns]) if n else np.zeros((0, len(names)))
+    if normalise:
+        scaled = [i for i, name in enumerate(names) if name not in _NOT_COUNTS]
+        has_words = n_words > 0
+        X[np.ix_(has_words, scaled)] /= n_words[has_words, None]
+    return X
 
 
-def _rich_counts(result: SeekResult, words, keys, lexicons: Lexicons) -> list[float]:
-    labels = [w.label for w in words]
-    capitalised = cued = 0
-    for i, word in enumerate(words):
-        candidate = word.label in (AMBIGUOUS, UNKNOWN) or word.rule in ("weak-name", "title")
-        if not candidate:
-            continue
-        if word.text[:1].isupper() and not word.text.isupper() and not word.sentence_start:
-            capitalised += 1
-        if i and keys[i - 1] in PERSON_CUES:
-            cued += 1
-    best_rank = min(
-        (lexicons.first_name_ranks.get(w.match, 10**6) for w in words if w.label in (DICTIONARY, AMBIGUOUS)),
-        default=0,
-    )
+def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
+    n = len(a)
+    label, rule = a.label[words], a.rule[words]
+    message = a.message[words]
+    special = np.isin(rule, [RULES.index("weak-name"), RULES.index("title")])
+    candidate = (label == L_AMBIGUOUS) | (label == L_UNKNOWN) | special
+    capitalised = candidate & a.spellings.numpy().capitalised[a.spelling[words]] & ~a.sentence_start[words]
+    after_cue = np.zeros(len(words), dtype=bool)
+    after_cue[1:] = word_flags[:-1, _CUE] & (message[1:] == message[:-1])
+    named = (label == L_DICTIONARY) | (label == L_AMBIGUOUS)
+    best = np.full(n, _NO_RANK, dtype=np.int64)
+    if named.any():
+        lexicons, table = a.seeker.lexicons, a.spellings
+        ranks = table.column(
+            "counts.ranks",
+            lambda s: _ranks(lexicons, table.texts[s], table.infos[s].match) if table.infos[s] else (_NO_RANK,) * 2,
+            np.int64, width=2,
+        )
+        by_title = rule == RULES.index("title")
+        word_ranks = np.where(by_title, ranks[a.spelling[words], 1], ranks[a.spelling[words], 0])
+        np.minimum.at(best, message[named], word_ranks[named])
+    best_rank = np.where((best > 0) & (best < _NO_RANK), np.log10(np.maximum(best, 1)), 0.0)
     return [
-        labels.count(DICTIONARY),
-        labels.count(AMBIGUOUS),
-        labels.count(UNKNOWN),
-        capitalised,
-        cued,
-        len(result.detections),
-        math.log10(best_rank) if 0 < best_rank < 10**6 else 0.0,
+        total(label == L_DICTIONARY),
+        total(label == L_AMBIGUOUS),
+        total(label == L_UNKNOWN),
+        total(capitalised),
+        total(candidate & after_cue),
+        np.bincount(a.message[a.kind == K_DETECTED], minlength=n),
+        best_rank,
     ]
 
 
-def _place_counts(keys, flags, flags_of, lexicons) -> tuple[int, int]:
-    """(cities, countries), the longest name first: 'la rochelle' counts once, and so does
-    'afrique du sud'."""
-    cities = countries = 0
-    starts = flags_of.phrase_starts
-    i = 0
-    while i < len(keys):
-        size = 1
-        if keys[i] in starts:
-            for n in (4, 3, 2):
-                phrase = " ".join(keys[i : i + n])
-                if phrase in lexicons.cities or phrase in lexicons.countries:
-                    size = n
-                    cities += phrase in lexicons.cities
-                    countries += phrase in lexicons.countries
-                    break
-        if size == 1:
-            cities += flags[i][_CITY]
-            countries += flags[i][_COUNTRY]
-        i += size
-    return cities, countries
+def _count_place_phrases(a: Analysis, message, spelling, word_flags, cities, countries) -> None:
+    """Count multi-word place names once, the longest first: 'la rochelle' is one city (not
+    'la' and 'rochelle'), and so is 'afrique du sud' one country. Corrects the per-word
+    counts in place."""
+    lexicons, texts = a.seeker.lexicons, a.spellings.texts
+    prefixes = _phrase_prefixes(lexicons)
+    next_free = 0  # words inside a phrase already counted do not start another
+    for j in np.flatnonzero(word_flags[:, _PHRASE_START]).tolist():
+        if j < next_free or j + 1 >= len(message) or message[j + 1] != message[j]:
+            continue
+        pair = f"{spelling_key(texts[spelling[j]])} {spelling_key(texts[spelling[j + 1]])}"
+        if pair not in prefixes:  # most 'la', 'le', 'saint' start no place name
+            continue
+        m = message[j]
+        for n in (4, 3, 2):
+            if j + n > len(message) or message[j + n - 1] != m:
+                continue
+            phrase = " ".join(spelling_key(texts[s]) for s in spelling[j : j + n].tolist())
+            if phrase in lexicons.cities or phrase in lexicons.countries:
+                cities[m] += (phrase in lexicons.cities) - word_flags[j : j + n, _CITY].sum()
+                countries[m] += (phrase in lexicons.countries) - word_flags[j : j + n, _COUNTRY].sum()
+                next_free = j + n
+                break
 
 
-_NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
+_PHRASES: dict[int, tuple[set[str], set[str]]] = {}
+
+
+def _phrase_parts(lexicons: Lexicons) -> tuple[set[str], set[str]]:
+    """(first words, first two words) of multi-word place names, once per lexicons."""
+    key = id(lexicons)
+    if key not in _PHRASES:
+        phrases = [p.split(" ") for p in (*lexicons.cities, *lexicons.countries) if " " in p]
+        _PHRASES[key] = {p[0] for p in phrases}, {" ".join(p[:2]) for p in phrases}
+    return _PHRASES[key]
+
+
+def _phrase_starts(lexicons: Lexicons) -> set[str]:
+    return _phrase_parts(lexicons)[0]
+
+
+def _phrase_prefixes(lexicons: Lexicons) -> set[str]:
+    return _phrase_parts(lexicons)[1]

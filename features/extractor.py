@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from features.counts import counts_from_result, feature_names
+from features.counts import feature_names, message_counts
 from triage.lexicons import Lexicons
 from triage.seekhide import SeekAndHide
 
@@ -39,13 +39,8 @@ class MessageFeatures(TransformerMixin, BaseEstimator):
     def transform(self, X):
         from triage import lexicons as lexicon_module
 
-        lexicons = lexicon_module.default()
-        seeker = _seeker(lexicons)
-        rows = [
-            counts_from_result(seeker.seek(text), text, self.feature_set, lexicons, self.normalise)
-            for text in _texts(X)
-        ]
-        return np.asarray(rows, dtype=float).reshape(len(rows), len(feature_names(self.feature_set)))
+        analysis = _seeker(lexicon_module.default()).analyse(_texts(X))
+        return message_counts(analysis, self.feature_set, self.normalise)
 
     def get_feature_names_out(self, input_features=None):
         return np.asarray(feature_names(self.feature_set), dtype=object)

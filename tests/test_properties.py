@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from triage import model
-from triage.io import Message
 from triage.names import CorpusStats
 from triage.pipeline import Classifier, run_classify, run_seek
 from triage.seekhide import SeekAndHide
@@ -119,9 +118,8 @@ def test_seek_never_changes_a_character_outside_hidden_spans(seeker, text):
 def classify(predictor, texts: list[str]) -> list[dict]:
     """The library's classifier on in-memory messages, with the corpus statistics that
     run_classify would compute for this corpus."""
-    messages = [Message(i + 2, str(i + 1), text, {"text": text}) for i, text in enumerate(texts)]
     classifier = Classifier(predictor, stats=CorpusStats().add(texts))
-    return classifier.rows(messages)
+    return classifier.rows([(str(i + 1), text) for i, text in enumerate(texts)])
 
 
 @settings(max_examples=15, **SETTINGS)

@@ -113,21 +113,22 @@ class Analysed:
     X: np.ndarray
     word_rows: list[tuple[list[int], np.ndarray]]  # per message: candidate word indices, features
     feature_set: str
+    analysis: object  # the batch Seek&Hide analysis (triage.seekhide.Analysis) of the gold texts
 
 
 def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None) -> Analysed:
-    from features.counts import counts_from_result
+    from features.counts import message_counts
     from triage import lexicons as lexicon_module
     from triage.names import CorpusStats, word_features
     from triage.seekhide import SeekAndHide
 
     lexicons = lexicons or lexicon_module.default()
-    seeker = SeekAndHide(lexicons)
-    results = [seeker.seek(m.text) for m in gold]
-    X = np.asarray([counts_from_result(r, m.text, feature_set, lexicons) for r, m in zip(results, gold)], dtype=float)
-    stats = CorpusStats.from_texts(m.text for m in gold)
-    word_rows = [word_features(r, lexicons, stats) for r in results]
-    return Analysed(gold, results, X, word_rows, feature_set)
+    texts = [m.text for m in gold]
+    analysis = SeekAndHide(lexicons).analyse(texts)
+    results = [analysis.result(i) for i in range(len(gold))]
+    X = message_counts(analysis, feature_set)
+    word_rows = word_features(analysis, CorpusStats.from_texts(texts))
+    return Analysed(gold, results, X, word_rows, feature_set, analysis)
 
 
 def evidence_from(analysed: Analysed, scores: np.ndarray, word_probs: list[np.ndarray], lexicons=None) -> list[Evidence]:
@@ -138,7 +139,7 @@ def evidence_from(analysed: Analysed, scores: np.ndarray, word_probs: list[np.nd
     evidence = []
     for result, score, (indices, _), probs in zip(analysed.results, scores, analysed.word_rows, word_probs):
         candidates = [
-            (result.words[i].start, result.words[i].end, candidate_tag(result.words[i], lexicons), float(p))
+            (result.words[i].start, result.words[i].end, candidate_tag(result.words[i].text, lexicons), float(p))
             for i, p in zip(indices, probs)
         ]
         evidence.append(Evidence(result.label, float(score), result.hidden, candidates))
@@ -314,19 +315,15 @@ def _evidence_from_model(analysed: Analysed, predictor) -> list[Evidence]:
     from triage.names import CorpusStats, word_features
 
     X = analysed.X
-    if predictor.normalise:
-        from features.counts import counts_from_result
-        from triage import lexicons
+    if predictor.normalise or predictor.feature_set != analysed.feature_set:
+        from features.counts import message_counts
 
-        X = np.asarray([counts_from_result(r, m.text, predictor.feature_set, lexicons.default(), True)
-                        for r, m in zip(analysed.results, analysed.gold)], dtype=float)
+        X = message_counts(analysed.analysis, predictor.feature_set, predictor.normalise)
     scores = predictor.predict_proba(X)
     if predictor.word_forest is None:
         return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows])
-    from triage import lexicons
-
-    stats = CorpusStats.from_texts(m.text for m in analysed.gold)
-    analysed.word_rows = [word_features(r, lexicons.default(), stats, predictor.spelling) for r in analysed.results]
+    stats = CorpusStats.from_texts((m.text for m in analysed.gold), reference=predictor.metadata.get("training_size"))
+    analysed.word_rows = word_features(analysed.analysis, stats, predictor.spelling)
     probs = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0) for i, f in analysed.word_rows]
     return evidence_from(analysed, scores, probs)
 

@@ -12,6 +12,7 @@ features into a probability; classify runs it as a numpy Forest (see triage.mode
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -21,7 +22,9 @@ import numpy as np
 
 from features.sets import PERSON_CUES
 from triage.lexicons import APOSTROPHES, Lexicons, fold
-from triage.seekhide import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN, SeekResult
+from triage.seekhide import (
+    K_WORD, L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, RULES, Analysis, SeekResult, rule_code,
+)
 
 WORD_FEATURES = (
     "dictionary", "ambiguous", "unknown", "ordinary", "weak", "guessed",
@@ -35,32 +38,68 @@ _GUESSED_RULES = ("misspelling", "apostrophe", "concatenation", "repetition", "w
 _TITLES = frozenset("m mr mme mlle madame monsieur dr docteur".split())
 
 
-def is_candidate(word) -> bool:
-    """Words worth scoring: everything but lower-case ordinary words found as spelled."""
-    return word.label != ANTI_DICTIONARY or word.text[:1].isupper() or word.rule != "exact"
-
-
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
 class CorpusStats:
     """How many messages of the corpus write each spelling in lower case ("a word many
-    senders write in lower case is an ordinary word, not a name")."""
+    senders write in lower case is an ordinary word, not a name").
 
-    def __init__(self, lower_counts: Counter | None = None):
-        self.lower_counts = lower_counts or Counter()
+    Counts are read as a rate: scaled to `reference` messages (the size of the corpus the
+    word scorer was trained on) so that a corpus of millions does not make every name look
+    ordinary. Counting is done per batch of texts: each distinct word gets an id once.
+    """
 
-    def add(self, texts: Iterable[str]) -> CorpusStats:
-        for text in texts:
-            self.lower_counts.update({w for w in _LETTERS.findall(text) if w.islower()})
+    def __init__(self, reference: int | None = None):
+        self.reference = reference
+        self.messages = 0
+        self._ids: dict[str, int] = {}
+        self._lower: list[bool] = []
+        self._counts = np.zeros(0, dtype=np.int64)
+
+    def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
+        texts = iter(texts)
+        while chunk := list(itertools.islice(texts, batch)):
+            self._add_batch(chunk)
         return self
 
+    def _add_batch(self, texts: list[str]) -> None:
+        found = [_LETTERS.findall(text) for text in texts]
+        ids, lower = self._ids, self._lower
+        flat = []
+        for words in found:
+            for word in words:
+                ident = ids.get(word)
+                if ident is None:
+                    ident = ids[word] = len(lower)
+                    lower.append(word.islower())
+                flat.append(ident)
+        word = np.asarray(flat, dtype=np.int64)
+        message = np.repeat(np.arange(len(texts), dtype=np.int64), [len(words) for words in found])
+        keep = np.asarray(lower, dtype=bool)[word]
+        pairs = np.unique((message[keep] << 32) | word[keep])  # each word once per message
+        counts = np.bincount(pairs & 0xFFFFFFFF, minlength=len(lower))
+        counts[: len(self._counts)] += self._counts
+        self._counts = counts
+        self.messages += len(texts)
+
     @classmethod
-    def from_texts(cls, texts: Iterable[str]) -> CorpusStats:
-        return cls().add(texts)
+    def from_texts(cls, texts: Iterable[str], reference: int | None = None) -> CorpusStats:
+        return cls(reference).add(texts)
+
+    @property
+    def lower_counts(self) -> dict[str, int]:
+        return {w: int(self._counts[i]) for w, i in self._ids.items() if i < len(self._counts) and self._counts[i]}
+
+    def count(self, text: str) -> int:
+        ident = self._ids.get(text.lower())
+        return int(self._counts[ident]) if ident is not None and ident < len(self._counts) else 0
 
     def lower(self, text: str) -> float:
-        return math.log1p(self.lower_counts.get(text.lower(), 0))
+        count = self.count(text)
+        if self.reference and self.messages:
+            count *= self.reference / self.messages
+        return math.log1p(count)
 
 
 class Spelling:
@@ -72,7 +111,7 @@ class Spelling:
     def __init__(self, trigrams: dict[str, float], prefixes: frozenset[str]):
         self.trigrams = trigrams
         self.prefixes = prefixes
-        self.cache: dict[tuple, tuple] = {}  # per spelling: the features that depend on it alone
+        self.cache: dict[str, tuple] = {}  # per spelling as written: the features that depend on it alone
 
     @classmethod
     def from_lexicons(cls, lexicons: Lexicons, max_rank: int = 20_000, word_sample: int = 8) -> Spelling:
@@ -112,67 +151,120 @@ def is_reduplication(key: str) -> bool:
     return n >= 4 and n % 2 == 0 and key[: n // 2] == key[n // 2 :]
 
 
-def word_features(result: SeekResult, lexicons: Lexicons, stats: CorpusStats | None = None,
-                  spelling: Spelling | None = None):
-    """(indices of candidate words in result.words, feature matrix) for one message."""
-    indices, rows = word_rows(result, lexicons, stats, spelling)
-    return indices, np.asarray(rows, dtype=float).reshape(len(rows), len(WORD_FEATURES))
-
-
-def word_rows(result: SeekResult, lexicons: Lexicons, stats: CorpusStats | None = None,
-              spelling: Spelling | None = None) -> tuple[list[int], list[tuple]]:
-    """(indices of candidate words, one feature tuple per candidate, in WORD_FEATURES order).
-
-    What depends on the spelling alone is computed once per spelling (`_static`); only the
-    context (sentence start, the word before, punctuation after) is computed per word."""
-    words = result.words
-    indices = [i for i, w in enumerate(words) if is_candidate(w)]
-    if not indices:
-        return indices, []
+def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
+                   spelling: Spelling | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(token positions of the candidate words of a batch, their features in WORD_FEATURES
+    order, and a key per row: rows with the same key within one spelling table are equal).
+    What depends on the spelling alone is computed once per spelling; the context (sentence
+    start, the word before, punctuation after) for all words at once."""
+    a = analysis
+    lexicons, table = a.seeker.lexicons, a.spellings
     stats = stats or CorpusStats()
     spelling = spelling or default_spelling(lexicons)
-    cache = spelling.cache
-    last = len(words) - 1
-    rows = []
-    for i in indices:
-        w = words[i]
-        static = cache.get((w.text, w.label, w.rule))
-        if static is None:
-            static = cache[(w.text, w.label, w.rule)] = _static(w, lexicons, spelling)
-        previous = words[i - 1].text.lower().translate(APOSTROPHES) if i else ""
-        rows.append(
-            static[0:8] + (w.sentence_start,) + static[8:12]
-            + (previous in PERSON_CUES, previous.rstrip(".") in _TITLES, w.before_punctuation, i == last)
-            + static[12:14] + (stats.lower(w.text),) + static[14:18]
-        )
-    return indices, rows
+    texts = table.texts
+    context = table.column("names.context", lambda s: _context_flags(texts[s]), bool, width=3)
+    words = np.flatnonzero(a.kind == K_WORD)
+    sid, label, rule, message = a.spelling[words], a.label[words], a.rule[words], a.message[words]
+    same_message = message[1:] == message[:-1]
+    after_cue, after_title, last = np.zeros(len(words), bool), np.zeros(len(words), bool), np.ones(len(words), bool)
+    after_cue[1:] = context[sid[:-1], 1] & same_message
+    after_title[1:] = context[sid[:-1], 2] & same_message
+    last[:-1] = ~same_message
+    candidate = (label != L_ANTI) | context[sid, 0] | (rule != rule_code("exact"))
+    chosen = np.flatnonzero(candidate)
+    if not len(chosen):
+        return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
+    unique, inverse = np.unique(sid[chosen], return_inverse=True)
+    static = np.asarray([_static(spelling, lexicons, texts[s], table.infos[s].match) for s in unique.tolist()],
+                        dtype=float)[inverse]
+    lower = np.asarray([stats.lower(texts[s]) for s in unique.tolist()], dtype=float)[inverse]
+    label, rule = label[chosen], rule[chosen]
+    guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
+    by_title = rule == rule_code("title")
+    columns = {
+        "dictionary": label == L_DICTIONARY,
+        "ambiguous": label == L_AMBIGUOUS,
+        "unknown": label == L_UNKNOWN,
+        "ordinary": label == L_ANTI,
+        "weak": rule == rule_code("weak-name"),
+        "guessed": np.isin(rule, guessed),
+        "sentence_start": a.sentence_start[words[chosen]],
+        "first_name_rank": np.where(by_title, static[:, _S_RANK_TITLE], static[:, _S_RANK]),
+        "after_cue": after_cue[chosen],
+        "after_title": after_title[chosen],
+        "before_punctuation": a.before_punctuation[words[chosen]],
+        "last_word": last[chosen],
+        "corpus_lower": lower,
+    }
+    for name, position in _STATIC_COLUMNS.items():
+        columns[name] = static[:, position]
+    # The row is a function of the spelling, its label and rule in context, and 5 context bits.
+    assert len(RULES) < 2**7
+    key = (sid[chosen].astype(np.int64) << 16) | ((label.astype(np.int64) + 1) << 12) | ((rule.astype(np.int64) + 1) << 5)
+    for bit, name in enumerate(("sentence_start", "after_cue", "after_title", "before_punctuation", "last_word")):
+        key |= columns[name].astype(np.int64) << bit
+    return words[chosen], np.column_stack([np.asarray(columns[name], dtype=float) for name in WORD_FEATURES]), key
 
 
-def _static(w, lexicons: Lexicons, spelling: Spelling) -> tuple:
-    key = w.text.lower().translate(APOSTROPHES)
+def word_features(analysis: Analysis, stats: CorpusStats | None = None,
+                  spelling: Spelling | None = None) -> list[tuple[list[int], np.ndarray]]:
+    """candidate_rows message by message: (indices of the candidates in the message's words
+    (SeekResult.words), their feature rows)."""
+    a = analysis
+    tokens, X, _ = candidate_rows(a, stats, spelling)
+    words = np.flatnonzero(a.kind == K_WORD)
+    first_word = np.searchsorted(words, a.bounds[:-1])
+    ordinal = np.searchsorted(words, tokens) - first_word[a.message[tokens]]
+    cuts = np.searchsorted(a.message[tokens], np.arange(len(a) + 1))
+    return [(ordinal[b:e].tolist(), X[b:e]) for b, e in zip(cuts[:-1], cuts[1:])]
+
+
+def _context_flags(text: str) -> tuple[bool, bool, bool]:
+    """(starts with a capital, is a person cue, is a title) for a spelling as written."""
+    key = text.lower().translate(APOSTROPHES)
+    return text[:1].isupper(), key in PERSON_CUES, key.rstrip(".") in _TITLES
+
+
+# Columns of _static, by feature name; two ranks: by the dictionary match, and by the
+# spelling itself when a title made the word a surname.
+_STATIC_COLUMNS = {
+    "capitalised": 0, "all_caps": 1, "surname": 4, "sms_form": 5, "place": 6, "length": 7, "elongated": 8,
+    "spelling": 9, "name_prefix": 10, "reduplication": 11, "pet_suffix": 12,
+}
+_S_RANK, _S_RANK_TITLE = 2, 3
+
+
+def _static(spelling: Spelling, lexicons: Lexicons, text: str, match: str) -> tuple:
+    found = spelling.cache.get(text)
+    if found is not None:
+        return found
+    key = text.lower().translate(APOSTROPHES)
     folded = fold(key)
-    match = w.match if w.match in lexicons.first_name_ranks else folded
-    rank = lexicons.first_name_ranks.get(match) or lexicons.first_name_ranks.get(key)
-    return (
-        w.label == DICTIONARY,
-        w.label == AMBIGUOUS,
-        w.label == UNKNOWN,
-        w.label == ANTI_DICTIONARY,
-        w.rule == "weak-name",
-        w.rule in _GUESSED_RULES or w.rule.startswith("capitalised-"),
-        w.text[:1].isupper() and not w.text.isupper(),
-        w.text.isupper() and len(w.text) > 1,
-        math.log10(rank) if rank else 6.0,
+    ranks = lexicons.first_name_ranks
+
+    def log_rank(name: str) -> float:
+        name = name if name in ranks else folded
+        rank = ranks.get(name) or ranks.get(key)
+        return math.log10(rank) if rank else 6.0
+
+    found = (
+        text[:1].isupper() and not text.isupper(),
+        text.isupper() and len(text) > 1,
+        log_rank(match),
+        log_rank(text.lower()),
         key in lexicons.last_names,
         key in lexicons.sms,
         key in lexicons.cities or key in lexicons.regions or key in lexicons.countries,
-        len(w.text),
+        len(text),
         any(a == b == c for a, b, c in zip(key, key[1:], key[2:])),
         spelling.score(key),
         folded in spelling.prefixes,
         is_reduplication(folded),
         len(key) >= 4 and key.endswith(_PET_SUFFIXES),
     )
+    if len(spelling.cache) < 500_000:
+        spelling.cache[text] = found
+    return found
 
 
 _SPELLINGS: dict[int, Spelling] = {}
@@ -186,11 +278,18 @@ def default_spelling(lexicons: Lexicons) -> Spelling:
     return _SPELLINGS[key]
 
 
-def candidate_tag(word, lexicons: Lexicons) -> str:
+def candidate_tag(text: str, lexicons: Lexicons) -> str:
     """The code tag for a candidate word the scorer hides: NOM for a known surname that is
     not a first name, else PRE."""
-    key = word.text.lower()
+    key = text.lower()
     return "NOM" if key in lexicons.last_names and key not in lexicons.first_names else "PRE"
+
+
+def candidate_tags(analysis: Analysis, tokens: np.ndarray) -> list[str]:
+    """candidate_tag of the given tokens of a batch (once per spelling)."""
+    lexicons, table = analysis.seeker.lexicons, analysis.spellings
+    tags = table.column("names.tag", lambda s: candidate_tag(table.texts[s], lexicons), object)
+    return tags[analysis.spelling[tokens]].tolist()
 
 
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:

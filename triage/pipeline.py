@@ -11,7 +11,6 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 from triage import io
 from triage.seekhide import TITLES, SeekAndHide, SeekTables, hidden_json, tables
@@ -81,26 +80,31 @@ class SeekSummary:
     skipped_lines: list[int] = field(default_factory=list)
 
 
-def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], words: bool) -> Iterator[dict]:
+def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
+              chunk_size: int = 5_000) -> Iterator[dict]:
     import json
 
-    for message in table:
-        result = seeker.seek(message.text)
-        labels.append(result.label)
-        if words:
-            for word in result.words:
-                yield {
-                    "id": message.id, "start": word.start, "end": word.end, "word": word.text,
-                    "label": word.label, "rule": word.rule, "match": word.match,
-                }
-        else:
+    for chunk in table.chunks(chunk_size):
+        analysis = seeker.analyse([m.text for m in chunk])
+        hidden_spans, highlighted = analysis.hidden_spans(), analysis.highlighted()
+        for i, message in enumerate(chunk):
+            label = analysis.message_label(i)
+            labels.append(label)
+            if words:
+                for word in analysis.result(i).words:
+                    yield {
+                        "id": message.id, "start": word.start, "end": word.end, "word": word.text,
+                        "label": word.label, "rule": word.rule, "match": word.match,
+                    }
+                continue
+            hidden = hidden_spans[i]
             yield {
                 "id": message.id,
                 "text": message.text,
-                "seekhide": result.label,
-                "anonymised": result.anonymised,
-                "hidden": hidden_json(result.hidden),
-                "highlighted": json.dumps(result.highlighted, ensure_ascii=False),
+                "seekhide": label,
+                "anonymised": seeker.hide(message.text, hidden),
+                "hidden": hidden_json(hidden),
+                "highlighted": json.dumps(highlighted[i], ensure_ascii=False),
             }
 
 
@@ -181,7 +185,7 @@ HIGHLIGHT_PROBABILITY = 0.2
 
 
 class Classifier:
-    """Seek&Hide + features + models + combiner on chunks of messages (one per process)."""
+    """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
     def __init__(self, predictor, policy: str | None = None, budget: float = 0.10, lexicons=None, stats=None):
         from triage import combiner
@@ -199,80 +203,88 @@ class Classifier:
             trained["risk_threshold"] = predictor.risk_threshold(budget)
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
-        self._word_scores: dict[tuple, float] = {}
+        self._scores: dict[int, float] = {}
+        self._scores_for = None
 
-    def evidence(self, messages, results, scores):
+    def evidence(self, analysis, scores) -> list:
         """What the machines say about each message (candidate words scored in one batch)."""
         import numpy as np
 
         from triage.combiner import Evidence
-        from triage.names import candidate_tag
-        from triage.names import word_rows
+        from triage.names import candidate_rows, candidate_tags
 
-        predictor = self.predictor
-        if predictor.word_forest is None:
-            return [Evidence(r.label, float(s), r.hidden) for r, s in zip(results, scores)]
-        per_message = [word_rows(r, self.lexicons, self.stats, predictor.spelling) for r in results]
-        # Many candidate words recur in the same context: score each distinct row once.
-        cache = self._word_scores
-        unseen = list({row for _, rows in per_message for row in rows if row not in cache})
-        if unseen:
-            cache.update(zip(unseen, predictor.word_forest.predict_proba(np.asarray(unseen, dtype=float)).tolist()))
-        probs = [cache[row] for _, rows in per_message for row in rows]
-        if len(cache) > 1_000_000:
-            cache.clear()
-        evidence, offset = [], 0
-        for result, score, (indices, _) in zip(results, scores, per_message):
-            candidates = []
-            for i in indices:
-                word = result.words[i]
-                candidates.append((word.start, word.end, candidate_tag(word, self.lexicons), float(probs[offset])))
-                offset += 1
-            evidence.append(Evidence(result.label, float(score), result.hidden, candidates))
-        return evidence
+        hidden = analysis.hidden_spans()
+        labels = [analysis.message_label(i) for i in range(len(analysis))]
+        scores = scores.tolist()
+        if self.predictor.word_forest is None:
+            return [Evidence(*e) for e in zip(labels, scores, hidden)]
+        tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
+        probs = self._word_probabilities(analysis, X, keys)
+        candidates = list(zip(analysis.start[tokens].tolist(), analysis.end[tokens].tolist(),
+                              candidate_tags(analysis, tokens), probs.tolist()))
+        cuts = analysis.per_message(tokens).tolist()
+        return [Evidence(label, score, spans, candidates[b:e])
+                for label, score, spans, b, e in zip(labels, scores, hidden, cuts[:-1], cuts[1:])]
+
+    def _word_probabilities(self, analysis, X, keys):
+        """The scorer's P(name) of each row. Candidate words recur in the same context (SMS
+        are Zipfian): each distinct row is scored once per run, remembered by its key."""
+        import numpy as np
+
+        if self._scores_for is not analysis.spellings or len(self._scores) > 2_000_000:
+            self._scores, self._scores_for = {}, analysis.spellings  # keys hold spelling ids
+        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        known = self._scores
+        probs = np.asarray([known.get(k, -1.0) for k in distinct.tolist()])
+        unseen = np.flatnonzero(probs < 0)
+        if len(unseen):
+            probs[unseen] = self.predictor.word_forest.predict_proba(X[first[unseen]])
+            known.update(zip(distinct[unseen].tolist(), probs[unseen].tolist()))
+        return probs[inverse.ravel()]
 
     @staticmethod
-    def highlighted(text, result, evidence, hidden) -> list[str]:
+    def highlighted(text, words: list[str], evidence, hidden) -> list[str]:
         """The words a human should look at: Seek&Hide's ambiguous or unknown words, and the
         words the name scorer found possibly name-like but left visible."""
-        words = list(result.highlighted)
-        taken = {(s, t) for s, t, _ in hidden}
+        taken = None
         for start, end, _, p in evidence.candidates:
+            if p < HIGHLIGHT_PROBABILITY:
+                continue
+            if taken is None:
+                words, taken = list(words), {(s, t) for s, t, _ in hidden}
             word = text[start:end]
-            if p >= HIGHLIGHT_PROBABILITY and (start, end) not in taken and word not in words \
-                    and word.lower().rstrip(".") not in TITLES:
+            if (start, end) not in taken and word not in words and word.lower().rstrip(".") not in TITLES:
                 words.append(word)
         return words
 
-    def rows(self, messages) -> list[dict]:
+    def rows(self, messages: list[tuple[str, str]]) -> list[dict]:
+        """The output rows (CLASSIFY_COLUMNS) of (id, text) pairs."""
         import json
 
-        import numpy as np
+        from features.counts import message_counts
 
-        from features.counts import counts_from_result
-
-        results = [self.seeker.seek(m.text) for m in messages]
-        fs, normalise = self.predictor.feature_set, self.predictor.normalise
-        X = np.asarray(
-            [counts_from_result(r, m.text, fs, self.lexicons, normalise) for r, m in zip(results, messages)],
-            dtype=float,
-        ).reshape(len(messages), len(self.predictor.metadata["feature_names"]))
+        texts = [text for _, text in messages]
+        analysis = self.seeker.analyse(texts)
+        X = message_counts(analysis, self.predictor.feature_set, self.predictor.normalise)
         scores = self.predictor.predict_proba(X)
-        evidence = self.evidence(messages, results, scores)
+        evidence = self.evidence(analysis, scores)
         decisions = self.policy.decide(evidence)
+        highlighted = analysis.highlighted()
+        hide, dumps = self.seeker.hide, json.dumps
         rows = []
-        for m, r, s, d, e in zip(messages, results, scores, decisions, evidence):
+        for (ident, text), s, d, e, words in zip(messages, scores.tolist(), decisions, evidence, highlighted):
             hidden = d.hidden if d.decision != "NTA" else []
+            words = self.highlighted(text, words, e, hidden)
             rows.append({
-                "id": m.id,
-                "text": m.text,
-                "seekhide": r.label,
+                "id": ident,
+                "text": text,
+                "seekhide": e.seekhide,
                 "model": "TA" if s >= 0.5 else "NTA",
                 "score": f"{s:.4f}",
                 "decision": d.decision,
-                "anonymised": r.anonymised if hidden == r.hidden else self.seeker.hide(m.text, hidden),
+                "anonymised": hide(text, hidden),
                 "hidden": hidden_json(hidden),
-                "highlighted": json.dumps(self.highlighted(m.text, r, e, hidden), ensure_ascii=False),
+                "highlighted": dumps(words, ensure_ascii=False) if words else "[]",
                 "risk": f"{d.risk:.4f}",
             })
         return rows
@@ -286,16 +298,8 @@ def _init_worker(classifier: Classifier) -> None:
     _worker = classifier
 
 
-class _Light(NamedTuple):
-    """What a worker needs of a message: sending less than io.Message (with its whole row)
-    keeps the parent process, which reads and writes, from becoming the bottleneck."""
-
-    id: str
-    text: str
-
-
 def _classify_chunk(messages):
-    return _worker.rows([_Light(i, t) for i, t in messages])
+    return _worker.rows(messages)
 
 
 def _ordered_results(classifier: Classifier, chunks, jobs: int):
@@ -303,7 +307,7 @@ def _ordered_results(classifier: Classifier, chunks, jobs: int):
     so memory stays bounded whatever the corpus size."""
     if jobs <= 1:
         for chunk in chunks:
-            yield classifier.rows(chunk)
+            yield classifier.rows([(m.id, m.text) for m in chunk])
         return
     import multiprocessing
     from collections import deque
@@ -358,7 +362,7 @@ def run_classify(
         from triage.names import CorpusStats
 
         # First pass: how the corpus itself writes each word (cheap: no labelling).
-        stats = CorpusStats().add(m.text for m in table)
+        stats = CorpusStats(reference=predictor.metadata.get("training_size")).add(m.text for m in table)
     classifier = Classifier(predictor, policy, budget, stats=stats)
     settle_memory()
     decisions: Counter = Counter()

@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import re
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import numpy as np
+
+from triage.detectors import detect
 from triage.lexicons import APOSTROPHES, Lexicons, fold
-from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, Token, tokenise
+from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PIECE, PUNCT, WORD, Token, Tokeniser
 
 DICTIONARY, ANTI_DICTIONARY, AMBIGUOUS, UNKNOWN = "DICTIONARY", "ANTI_DICTIONARY", "AMBIGUOUS", "UNKNOWN"
 TA, NTA, UNTAGGED = "TA", "NTA", "UNTAGGED"
@@ -106,7 +108,8 @@ class SeekAndHide:
     """Word labelling and message treatment with one set of lexicons.
 
     Labels are cached per distinct spelling: SMS vocabularies are Zipfian, so a corpus of
-    millions of messages needs only a few hundred thousand look-ups.
+    millions of messages needs only a few hundred thousand look-ups. Up to `max_cache`
+    spellings are kept; past that the tables start afresh at the next batch.
     """
 
     def __init__(self, lexicons: Lexicons, max_cache: int = 500_000):
@@ -116,6 +119,9 @@ class SeekAndHide:
         self.keep_whole = frozenset(
             w for w in (*lexicons.forms, *lexicons.sms) if "'" in w
         )
+        self.tokeniser = Tokeniser(self.keep_whole, max_cache)
+        self._codes: dict[tuple[str, str], str] = {}
+        self.spellings = Spellings(self)
 
     # ------------------------------------------------------------------ words
     def label_word(self, word: str) -> WordInfo:
@@ -234,79 +240,83 @@ class SeekAndHide:
         return None
 
     # ------------------------------------------------------------------ messages
-    def words(self, tokens: list[Token]) -> list[Word]:
-        """Labelled words of a message, in context.
+    def analyse(self, texts: list[str]) -> Analysis:
+        """Seek&Hide on a batch of messages, as arrays over all their tokens.
 
-        Hyphenated unknown compounds are labelled part by part. A weak name (surname only,
-        or a rare first name) stays DICTIONARY only when written with a capital away from
-        the start of a sentence ('chez Dubois'), else it becomes UNKNOWN ('kon', 'Lo').
-        A capitalised word right after a title is a surname: 'Mme Petit', 'Dr Blanc'.
+        Each distinct piece of text is tokenised and labelled once (see Spellings); what
+        depends on context is then computed for all tokens at once:
+        - a word starts a sentence when no word came before it in the message, or when a
+          sentence end (. ! ? …) or an emoticon came after the previous word;
+        - hyphenated unknown compounds are labelled part by part;
+        - a weak name (surname only, or a rare first name) stays DICTIONARY only when written
+          with a capital away from the start of a sentence ('chez Dubois'), else it becomes
+          UNKNOWN ('kon', 'Lo');
+        - a capitalised word right after a title is a surname: 'Mme Petit', 'Dr Blanc';
+        - a capitalised word away from a sentence start is never guessed into an ordinary word.
         """
-        out: list[Word] = []
-        sentence_start = True
-        previous_title = False
-        last_was_word = False
-        label_word = self.label_word
-        cached = self._cache.get
-        in_context = self._in_context
-        for token in tokens:
-            if token.kind != WORD:
-                if token.kind == PUNCT:
-                    if last_was_word:
-                        out[-1] = out[-1]._replace(before_punctuation=True)
-                    if _SENTENCE_END.search(token.text):
-                        sentence_start = True
-                elif token.kind == EMOTICON:
-                    sentence_start = True
-                last_was_word = False
+        if len(self.spellings) > self._max_cache:
+            self.spellings = Spellings(self)
+        table = self.spellings
+        piece_id = table.piece_ids.__getitem__
+        pieces: list[str] = []
+        counts: list[int] = []
+        explicit: list[tuple[int, int]] = []  # (piece index, start) where detections break the running sum
+        detected_ends: list[tuple[int, int]] = []  # (piece index, end) of detector hits
+        findall = PIECE.findall
+        for text in texts:
+            hits = detect(text)
+            if not hits:
+                found = findall(text)
+                pieces += found
+                counts.append(len(found))
                 continue
-            info = cached(token.text) or label_word(token.text)
-            if info.rule == "compound":
-                offset = token.start
-                for part in token.text.split("-"):
-                    if part:
-                        sub = label_word(part)
-                        word = Word(offset, offset + len(part), part, sub.label, sub.rule, sub.match, sentence_start)
-                        out.append(in_context(word, sub.weak, sentence_start, False))
-                        sentence_start = False
-                    offset += len(part) + 1
-            else:
-                word = Word(token.start, token.end, token.text, info.label, info.rule, info.match, sentence_start)
-                if info.weak or previous_title or info.rule in _GUESSES:
-                    word = in_context(word, info.weak, sentence_start, previous_title)
-                out.append(word)
-            previous_title = info.title
-            sentence_start = False
-            last_was_word = True
-        return out
+            before = len(pieces)
+            position = 0
+            for hit in hits:
+                for start, piece in _pieces_from(text, position, hit.start):
+                    explicit.append((len(pieces), start))
+                    pieces.append(piece)
+                explicit.append((len(pieces), hit.start))
+                detected_ends.append((len(pieces), hit.end))
+                pieces.append(table.detection_piece(hit.tag))
+                position = hit.end
+            for start, piece in _pieces_from(text, position, len(text)):
+                explicit.append((len(pieces), start))
+                pieces.append(piece)
+            counts.append(len(pieces) - before)
+        n_pieces = len(pieces)
+        piece_ids = np.fromiter(map(piece_id, pieces), dtype=np.int64, count=n_pieces)
+        per_message = np.asarray(counts, dtype=np.int64)
+        columns = table.numpy()
 
-    @staticmethod
-    def _in_context(word: Word, weak: bool, sentence_start: bool, after_title: bool) -> Word:
-        text = word.text
-        capitalised = text[:1].isupper() and not text.isupper()
-        if after_title and capitalised and word.label != DICTIONARY:
-            return word._replace(label=DICTIONARY, rule="title", match=text.lower())
-        if weak and word.label == DICTIONARY and (sentence_start or not capitalised):
-            return word._replace(label=UNKNOWN, rule="weak-name")
-        if word.rule in _GUESSES and capitalised and not sentence_start:
-            # A capital mid-sentence says "name": do not correct it into an ordinary word.
-            return word._replace(label=UNKNOWN, rule=f"capitalised-{word.rule}")
-        return word
+        # Piece offsets: running sums of piece lengths within each message.
+        lengths = columns.piece_length[piece_ids]
+        before = np.cumsum(lengths) - lengths
+        first_piece = np.cumsum(per_message) - per_message
+        piece_start = before - np.repeat(before[np.minimum(first_piece, max(n_pieces - 1, 0))] if n_pieces else before[:0], per_message)
+        if explicit:
+            index, value = np.asarray(explicit, dtype=np.int64).T
+            piece_start[index] = value
+
+        # Tokens: each piece expands into its parts.
+        parts = columns.piece_parts[piece_ids]
+        n_tokens = int(parts.sum())
+        token_piece = np.repeat(np.arange(n_pieces), parts)
+        within = np.arange(n_tokens) - np.repeat(np.cumsum(parts) - parts, parts)
+        entry = np.repeat(columns.piece_first[piece_ids], parts) + within
+        sid = columns.part_spelling[entry]
+        start = piece_start[token_piece] + columns.part_offset[entry]
+        end = start + columns.length[sid]
+        if detected_ends:
+            index, value = np.asarray(detected_ends, dtype=np.int64).T
+            first_token = np.cumsum(parts) - parts
+            end[first_token[index]] = value
+        message = np.repeat(np.repeat(np.arange(len(texts)), per_message), parts)
+        return Analysis.build(self, table, list(texts), sid, start, end, message,
+                              columns.part_of_compound[entry], columns)
 
     def seek(self, text: str) -> SeekResult:
-        tokens = tokenise(text, self.keep_whole)
-        words = self.words(tokens)
-        detections = [t for t in tokens if t.kind == DETECTED]
-        if detections or any(w.label == DICTIONARY for w in words):
-            label = TA
-        elif all(w.label == ANTI_DICTIONARY for w in words):
-            label = NTA
-        else:
-            label = UNTAGGED
-        hidden = [(t.start, t.end, t.tag) for t in detections]
-        hidden += [(w.start, w.end, self.name_tag(w)) for w in words if w.label == DICTIONARY]
-        hidden.sort()
-        return SeekResult(label, words, tokens, detections, hidden, self.hide(text, hidden))
+        return self.analyse([text]).result(0)
 
     def name_tag(self, word: Word) -> str:
         if word.rule == "title":
@@ -315,6 +325,14 @@ class SeekAndHide:
 
     def code_for(self, text: str, start: int, end: int, tag: str) -> str:
         surface = text[start:end]
+        found = self._codes.get((surface, tag))
+        if found is None:
+            found = self._code(surface, tag)
+            if len(self._codes) < self._max_cache:
+                self._codes[(surface, tag)] = found
+        return found
+
+    def _code(self, surface: str, tag: str) -> str:
         if tag in ("PRE", "NOM"):
             key = surface.lower().translate(APOSTROPHES)
             info = self.label_word(surface)
@@ -334,6 +352,311 @@ class SeekAndHide:
             last = end
         parts.append(text[last:])
         return "".join(parts)
+
+
+def _pieces_from(text: str, begin: int, end: int) -> Iterator[tuple[int, str]]:
+    """(start, piece) of the pieces of text[begin:end]."""
+    for piece in PIECE.findall(text, begin, end):
+        yield begin, piece
+        begin += len(piece)
+
+
+# Codes of token kinds and word labels in the arrays of an Analysis.
+KINDS = (WORD, NUMBER, PUNCT, EMOTICON, EMOJI, DETECTED)
+_KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
+K_WORD, K_PUNCT, K_EMOTICON, K_DETECTED = (_KIND_CODE[k] for k in (WORD, PUNCT, EMOTICON, DETECTED))
+LABELS = (DICTIONARY, ANTI_DICTIONARY, AMBIGUOUS, UNKNOWN)
+L_DICTIONARY, L_ANTI, L_AMBIGUOUS, L_UNKNOWN = range(4)
+_LABEL_CODE = {label: code for code, label in enumerate(LABELS)}
+MESSAGE_LABELS = (TA, NTA, UNTAGGED)
+
+
+class _Column:
+    """A list that grows, with a numpy copy brought up to date on demand."""
+
+    def __init__(self, dtype):
+        self.values: list = []
+        self.array = np.zeros(0, dtype=dtype)
+
+    def numpy(self) -> np.ndarray:
+        if len(self.array) < len(self.values):
+            tail = np.asarray(self.values[len(self.array):], dtype=self.array.dtype)
+            self.array = np.concatenate([self.array, tail])
+        return self.array
+
+
+class _PieceIds(dict):
+    def __init__(self, table: Spellings):
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, piece: str) -> int:
+        ident = self[piece] = self.table.add_piece(piece)
+        return ident
+
+
+class Spellings:
+    """What Seek&Hide knows of each distinct piece and token spelling, as growing columns.
+
+    A piece (white space, then one token's worth of text: ' Patrice', " j'arrive") expands
+    into parts, each a token spelling with an id; per spelling: its kind, its label and
+    rule out of context (label_word), and the flags the context rules need. Other modules
+    add their own per-spelling columns with `column`.
+    """
+
+    _SCALARS = {
+        "kind": np.int8, "label": np.int8, "rule": np.int16, "weak": bool, "title": bool,
+        "capitalised": bool, "sentence_end": bool, "length": np.int64,
+    }
+
+    def __init__(self, seeker: SeekAndHide):
+        self.seeker = seeker
+        self.piece_ids = _PieceIds(self)
+        self.spelling_ids: dict[tuple[str, str], int] = {}
+        self.texts: list[str] = []
+        self.infos: list[WordInfo | None] = []
+        self.tags: list[str] = []  # detector tag of DETECTED spellings, else ""
+        self._columns = {name: _Column(dtype) for name, dtype in self._SCALARS.items()}
+        self._pieces = {name: _Column(np.int64) for name in ("piece_length", "piece_parts", "piece_first")}
+        self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
+                       "part_of_compound": _Column(bool)}
+        self._extra: dict[str, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.piece_ids) + len(self.texts)
+
+    def detection_piece(self, tag: str) -> tuple[str, str]:
+        return (DETECTED, tag)  # a tuple: never a piece of text
+
+    def add_piece(self, piece: str | tuple[str, str]) -> int:
+        if isinstance(piece, tuple):
+            parts = [(0, self.spelling("", DETECTED, piece[1]), False)]
+        else:
+            parts = []
+            for offset, text, kind in self.seeker.tokeniser.parts(piece):
+                info = self.seeker.label_word(text) if kind == WORD else None
+                if info is not None and info.rule == "compound":
+                    for part in text.split("-"):
+                        if part:
+                            parts.append((offset, self.spelling(part, WORD), True))
+                        offset += len(part) + 1
+                else:
+                    parts.append((offset, self.spelling(text, kind), False))
+        ident = len(self._pieces["piece_length"].values)
+        self._pieces["piece_length"].values.append(0 if isinstance(piece, tuple) else len(piece))
+        self._pieces["piece_parts"].values.append(len(parts))
+        self._pieces["piece_first"].values.append(len(self._parts["part_spelling"].values))
+        for offset, sid, in_compound in parts:
+            self._parts["part_spelling"].values.append(sid)
+            self._parts["part_offset"].values.append(offset)
+            self._parts["part_of_compound"].values.append(in_compound)
+        return ident
+
+    def spelling(self, text: str, kind: str, tag: str = "") -> int:
+        key = (text or tag, kind)
+        sid = self.spelling_ids.get(key)
+        if sid is not None:
+            return sid
+        sid = self.spelling_ids[key] = len(self.texts)
+        info = self.seeker.label_word(text) if kind == WORD else None
+        self.texts.append(text)
+        self.infos.append(info)
+        self.tags.append(tag)
+        values = {
+            "kind": _KIND_CODE[kind],
+            "label": _LABEL_CODE[info.label] if info else -1,
+            "rule": rule_code(info.rule) if info else -1,
+            "weak": bool(info and info.weak),
+            "title": bool(info and info.title),
+            "capitalised": text[:1].isupper() and not text.isupper(),
+            "sentence_end": kind == PUNCT and bool(_SENTENCE_END.search(text)),
+            "length": len(text),
+        }
+        for name, value in values.items():
+            self._columns[name].values.append(value)
+        return sid
+
+    def numpy(self) -> _Arrays:
+        return _Arrays(**{name: c.numpy() for group in (self._columns, self._pieces, self._parts)
+                          for name, c in group.items()})
+
+    def column(self, name: str, compute, dtype=float, width: int | None = None) -> np.ndarray:
+        """A per-spelling column of another module: `compute(sid)` for each spelling id (a
+        tuple of `width` values for a 2-D column), computed once per spelling."""
+        shape = (0,) if width is None else (0, width)
+        array = self._extra.get(name)
+        if array is None:
+            array = np.zeros(shape, dtype=dtype)
+        if len(array) < len(self.texts):
+            new = np.asarray([compute(sid) for sid in range(len(array), len(self.texts))], dtype=dtype)
+            array = np.concatenate([array, new.reshape((-1, *shape[1:]))])
+        self._extra[name] = array
+        return array
+
+
+@dataclass
+class _Arrays:
+    kind: np.ndarray
+    label: np.ndarray
+    rule: np.ndarray
+    weak: np.ndarray
+    title: np.ndarray
+    capitalised: np.ndarray
+    sentence_end: np.ndarray
+    length: np.ndarray
+    piece_length: np.ndarray
+    piece_parts: np.ndarray
+    piece_first: np.ndarray
+    part_spelling: np.ndarray
+    part_offset: np.ndarray
+    part_of_compound: np.ndarray
+
+
+RULES: list[str] = []
+_RULE_CODE: dict[str, int] = {}
+
+
+def rule_code(rule: str) -> int:
+    code_ = _RULE_CODE.get(rule)
+    if code_ is None:
+        code_ = _RULE_CODE[rule] = len(RULES)
+        RULES.append(rule)
+    return code_
+
+
+_TITLE_RULE, _WEAK_RULE = rule_code("title"), rule_code("weak-name")
+_GUESS_CODES = {rule_code(r): rule_code(f"capitalised-{r}") for r in sorted(_GUESSES)}
+
+
+@dataclass
+class Analysis:
+    """Seek&Hide's view of a batch of messages: one entry per token in the arrays, the
+    tokens of message i at positions bounds[i]:bounds[i + 1]. Word labels and rules are
+    in context (codes into LABELS and RULES; -1 for tokens that are not words)."""
+
+    seeker: SeekAndHide
+    spellings: Spellings
+    texts: list[str]
+    spelling: np.ndarray  # spelling id of each token (into Spellings)
+    start: np.ndarray
+    end: np.ndarray
+    message: np.ndarray  # index of the token's message
+    kind: np.ndarray  # code into KINDS
+    label: np.ndarray
+    rule: np.ndarray
+    sentence_start: np.ndarray
+    before_punctuation: np.ndarray
+    bounds: np.ndarray
+    labels: np.ndarray  # per message: code into MESSAGE_LABELS
+    _hidden: list | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, seeker, table, texts, sid, start, end, message, in_compound, columns: _Arrays) -> Analysis:
+        kind = columns.kind[sid]
+        is_word = kind == K_WORD
+        n = len(sid)
+        same_as_previous = np.zeros(n, dtype=bool)
+        same_as_previous[1:] = message[1:] == message[:-1]
+
+        # Sentence starts: look at the previous word, sentence end or emoticon in the message.
+        event = np.flatnonzero(is_word | (kind == K_EMOTICON) | columns.sentence_end[sid])
+        after_word = np.zeros(len(event), dtype=bool)
+        after_word[1:] = is_word[event[:-1]] & (message[event[:-1]] == message[event[1:]])
+        sentence_start = np.zeros(n, dtype=bool)
+        sentence_start[event] = ~after_word
+        sentence_start &= is_word
+
+        before_punctuation = np.zeros(n, dtype=bool)
+        before_punctuation[:-1] = is_word[:-1] & (kind[1:] == K_PUNCT) & same_as_previous[1:]
+
+        # Context rules on words.
+        words = np.flatnonzero(is_word)
+        ws = sid[words]
+        after_title = np.zeros(len(words), dtype=bool)
+        after_title[1:] = (columns.title[ws[:-1]] & ~in_compound[words[:-1]]
+                           & (message[words[:-1]] == message[words[1:]]))
+        after_title &= ~in_compound[words]
+        label = np.full(n, -1, dtype=np.int8)
+        rule = np.full(n, -1, dtype=np.int16)
+        word_label, word_rule = columns.label[ws].copy(), columns.rule[ws].copy()
+        capitalised, starts = columns.capitalised[ws], sentence_start[words]
+        title = after_title & capitalised & (word_label != L_DICTIONARY)
+        weak = ~title & columns.weak[ws] & (word_label == L_DICTIONARY) & (starts | ~capitalised)
+        guess_rules = np.fromiter(_GUESS_CODES, dtype=np.int16)
+        guessed = ~title & ~weak & np.isin(word_rule, guess_rules) & capitalised & ~starts
+        word_label[title], word_rule[title] = L_DICTIONARY, _TITLE_RULE
+        word_label[weak], word_rule[weak] = L_UNKNOWN, _WEAK_RULE
+        if guessed.any():
+            word_rule[guessed] = [_GUESS_CODES[r] for r in word_rule[guessed].tolist()]
+            word_label[guessed] = L_UNKNOWN
+        label[words], rule[words] = word_label, word_rule
+
+        # Message labels: TA with a detector hit or a dictionary word; NTA when every word
+        # is an ordinary word; UNTAGGED otherwise.
+        m = len(texts)
+        to_hide = np.bincount(message[(kind == K_DETECTED) | (label == L_DICTIONARY)], minlength=m) > 0
+        unsettled = np.bincount(message[words[word_label != L_ANTI]], minlength=m) > 0
+        labels = np.where(to_hide, 0, np.where(unsettled, 2, 1)).astype(np.int8)
+        bounds = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(message, minlength=m), out=bounds[1:])
+        return cls(seeker, table, texts, sid, start, end, message, kind, label, rule,
+                   sentence_start, before_punctuation, bounds, labels)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def message_label(self, i: int) -> str:
+        return MESSAGE_LABELS[self.labels[i]]
+
+    def match(self, t: int) -> str:
+        """The dictionary spelling a word token was matched to."""
+        if self.rule[t] == _TITLE_RULE:
+            return self.texts[self.message[t]][self.start[t] : self.end[t]].lower()
+        return self.spellings.infos[self.spelling[t]].match
+
+    def per_message(self, positions: np.ndarray) -> np.ndarray:
+        """Where each message's share of sorted token `positions` begins and ends (n + 1 cuts)."""
+        return np.searchsorted(positions, self.bounds)
+
+    def hidden_spans(self) -> list[list[tuple[int, int, str]]]:
+        """Per message, the [start, end, TAG] of what Seek&Hide hides (sorted)."""
+        if self._hidden is None:
+            self._hidden = self._find_hidden()
+        return self._hidden
+
+    def _find_hidden(self) -> list[list[tuple[int, int, str]]]:
+        positions = np.flatnonzero((self.kind == K_DETECTED) | (self.label == L_DICTIONARY))
+        table = self.spellings
+        lexicons = self.seeker.lexicons
+        tags = table.column("seekhide.tag", lambda s: table.tags[s] or (
+            lexicons.name_entry(table.infos[s].match).tag if table.infos[s] else ""), object)
+        spelling_tags = tags[self.spelling[positions]]
+        spelling_tags[self.rule[positions] == _TITLE_RULE] = "NOM"
+        spans = list(zip(self.start[positions].tolist(), self.end[positions].tolist(), spelling_tags.tolist()))
+        cuts = self.per_message(positions).tolist()
+        return [spans[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
+
+    def highlighted(self) -> list[list[str]]:
+        """Per message, the words a human should look at: ambiguous or unknown."""
+        positions = np.flatnonzero((self.label == L_AMBIGUOUS) | (self.label == L_UNKNOWN))
+        starts, ends = self.start[positions].tolist(), self.end[positions].tolist()
+        cuts = self.per_message(positions).tolist()
+        return [[self.texts[i][starts[k] : ends[k]] for k in range(cuts[i], cuts[i + 1])] for i in range(len(self))]
+
+    def result(self, i: int) -> SeekResult:
+        text = self.texts[i]
+        tokens, words = [], []
+        for t in range(self.bounds[i], self.bounds[i + 1]):
+            start, end = int(self.start[t]), int(self.end[t])
+            kind = KINDS[self.kind[t]]
+            token = Token(start, end, text[start:end], kind, self.spellings.tags[self.spelling[t]])
+            tokens.append(token)
+            if kind == WORD:
+                words.append(Word(start, end, token.text, LABELS[self.label[t]], RULES[self.rule[t]],
+                                  self.match(t), bool(self.sentence_start[t]), bool(self.before_punctuation[t])))
+        hidden = self.hidden_spans()[i]
+        return SeekResult(self.message_label(i), words, tokens, [t for t in tokens if t.kind == DETECTED],
+                          hidden, self.seeker.hide(text, hidden))
 
 
 def _label(in_names: bool, in_anti: bool) -> str:
@@ -367,7 +690,8 @@ def _edits1(word: str) -> Iterable[str]:
 
 
 def hidden_json(hidden: list[tuple[int, int, str]]) -> str:
-    return json.dumps([list(span) for span in hidden], ensure_ascii=False)
+    """The JSON list [[start, end, "TAG"], ...] (tags are plain ASCII: no escaping needed)."""
+    return "[" + ", ".join(f'[{start}, {end}, "{tag}"]' for start, end, tag in hidden) + "]"
 
 
 @dataclass

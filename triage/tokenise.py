@@ -5,6 +5,11 @@ split off, elided clitics are separated ("j'arrive" -> "j'" + "arrive") unless t
 a word ("aujourd'hui"), and URLs, e-mails, phone numbers and emoticons stay whole.
 Every token carries (start, end) offsets into the original text, so that hiding a token
 never changes a character outside it.
+
+One regular expression cuts a text into pieces, each with the white space before it; what
+a piece becomes (its kind, its elided clitics) depends on the piece alone, so it is worked
+out once per distinct piece (SMS vocabularies are Zipfian) and offsets are running sums of
+piece lengths.
 """
 
 from __future__ import annotations
@@ -41,7 +46,10 @@ _EMOTICON = (
 _EMOJI = r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+"
 # Letters, digits and inner apostrophes or hyphens; a trailing apostrophe keeps "j'" whole.
 _WORD = r"[^\W_]+(?:[-'’][^\W_]+)*['’]?"
-_TOKEN = re.compile(f"(?P<emo>{_EMOTICON})|(?P<emoji>{_EMOJI})|(?P<word>{_WORD})|(?P<punct>[^\\w\\s]+|_+)")
+_PUNCT = r"[^\w\s]+|_+"
+# Every character but white space belongs to some piece, so pieces are contiguous.
+PIECE = re.compile(rf"\s*(?:{_EMOTICON}|{_EMOJI}|{_WORD}|{_PUNCT})")
+_KINDS = ((re.compile(_EMOTICON), EMOTICON), (re.compile(_EMOJI), EMOJI), (re.compile(_WORD), WORD))
 _NUMBER = re.compile(
     r"\d+(?:[.,:/h-]\d+)*(?:h|min|mn|€|e|er|ere|ère|eme|ème|è|é|ans?|kg|km|m|cm|mm|g|pm|am|x)?",
     re.I,
@@ -50,8 +58,65 @@ _NUMBER = re.compile(
 ELIDED = frozenset("j l m t s n d c ç qu jusqu lorsqu puisqu quoiqu presqu quelqu".split())
 _APOSTROPHE = re.compile(r"['’]")
 
+Part = tuple[int, str, str]  # (offset in the piece, text, kind)
 
-def _split_elisions(start: int, word: str, keep_whole: Container[str], out: list[Token]) -> None:
+
+class Tokeniser:
+    """Tokens of texts, with what each distinct piece becomes cached."""
+
+    def __init__(self, keep_whole: Container[str] = frozenset(), max_cache: int = 500_000):
+        # Lower-case words with an apostrophe that must not be split: aujourd'hui, quelqu'un...
+        self.keep_whole = keep_whole
+        self._parts: dict[str, tuple[Part, ...]] = {}
+        self._max_cache = max_cache
+
+    def parts(self, piece: str) -> tuple[Part, ...]:
+        """What a piece (white space first, then one token's worth of text) is made of."""
+        found = self._parts.get(piece)
+        if found is None:
+            found = _split(piece, self.keep_whole)
+            if len(self._parts) < self._max_cache:
+                self._parts[piece] = found
+        return found
+
+    def tokenise(self, text: str) -> list[Token]:
+        tokens: list[Token] = []
+        position = 0
+        for hit in detect(text):
+            self._span(text, position, hit.start, tokens)
+            tokens.append(Token(hit.start, hit.end, text[hit.start : hit.end], DETECTED, hit.tag))
+            position = hit.end
+        self._span(text, position, len(text), tokens)
+        return tokens
+
+    def _span(self, text: str, begin: int, end: int, out: list[Token]) -> None:
+        for piece in PIECE.findall(text, begin, end):
+            for offset, value, kind in self.parts(piece):
+                out.append(Token(begin + offset, begin + offset + len(value), value, kind))
+            begin += len(piece)
+
+
+def tokenise(text: str, keep_whole: Container[str] = frozenset()) -> list[Token]:
+    """Tokens of `text` in order. `keep_whole` holds the lower-case words with an apostrophe
+    that must not be split (from the lexicons: aujourd'hui, quelqu'un, prud'homme...)."""
+    return Tokeniser(keep_whole).tokenise(text)
+
+
+def _split(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
+    start = len(piece) - len(piece.lstrip())
+    value = piece[start:]
+    kind = next((k for pattern, k in _KINDS if pattern.fullmatch(value)), PUNCT)
+    if kind != WORD:
+        return ((start, value, kind),)
+    out: list[Part] = []
+    if "'" in value or "’" in value:
+        start, value = _split_elisions(start, value, keep_whole, out)
+    number = value[:1].isdigit() and _NUMBER.fullmatch(value)
+    out.append((start, value, NUMBER if number else WORD))
+    return tuple(out)
+
+
+def _split_elisions(start: int, word: str, keep_whole: Container[str], out: list[Part]) -> tuple[int, str]:
     """j'arrive -> j' + arrive; aujourd'hui stays whole; qu'il -> qu' + il."""
     while True:
         match = _APOSTROPHE.search(word)
@@ -63,41 +128,6 @@ def _split_elisions(start: int, word: str, keep_whole: Container[str], out: list
         if head.lower() not in ELIDED:
             break
         cut = match.end()
-        out.append(Token(start, start + cut, word[:cut], WORD))
+        out.append((start, word[:cut], WORD))
         start, word = start + cut, word[cut:]
-    number = word[:1].isdigit() and _NUMBER.fullmatch(word)
-    out.append(Token(start, start + len(word), word, NUMBER if number else WORD))
-
-
-def tokenise(text: str, keep_whole: Container[str] = frozenset()) -> list[Token]:
-    """Tokens of `text` in order. `keep_whole` holds the lower-case words with an apostrophe
-    that must not be split (from the lexicons: aujourd'hui, quelqu'un, prud'homme...)."""
-    tokens: list[Token] = []
-    position = 0
-    for hit in detect(text):
-        _tokenise_span(text, position, hit.start, keep_whole, tokens)
-        tokens.append(Token(hit.start, hit.end, text[hit.start : hit.end], DETECTED, hit.tag))
-        position = hit.end
-    _tokenise_span(text, position, len(text), keep_whole, tokens)
-    return tokens
-
-
-def _tokenise_span(text: str, begin: int, end: int, keep_whole: Container[str], out: list[Token]) -> None:
-    append = out.append
-    for match in _TOKEN.finditer(text, begin, end):
-        kind = match.lastgroup
-        start, stop = match.span()
-        value = text[start:stop]
-        if kind == "word":
-            if "'" in value or "’" in value:
-                _split_elisions(start, value, keep_whole, out)
-            elif value[0].isdigit() and _NUMBER.fullmatch(value):  # numbers start with a digit
-                append(Token(start, stop, value, NUMBER))
-            else:
-                append(Token(start, stop, value, WORD))
-        elif kind == "emo":
-            append(Token(start, stop, value, EMOTICON))
-        elif kind == "emoji":
-            append(Token(start, stop, value, EMOJI))
-        else:
-            append(Token(start, stop, value, PUNCT))
+    return start, word
