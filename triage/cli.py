@@ -136,7 +136,9 @@ def classify(
     queue: Annotated[Optional[Path], typer.Option("--queue", help="Also write the expert's work queue (.csv, .jsonl or .html).")] = None,
     policy: Annotated[Optional[str], typer.Option("--policy", help="Combination policy: budget or paper (Table 2). Default: the model's.")] = None,
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Share of messages a human may read (budget policy).")] = 0.10,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use (dask: workers of the local cluster).")] = 1,
+    engine: Annotated[str, typer.Option("--engine", help="Where chunks are classified: local, or dask (needs the 'dask' extra).")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="With --engine dask: address of a running scheduler, e.g. tcp://host:8786 (default: a local cluster).")] = None,
     text_column: TextColumn = "text",
     id_column: IdColumn = None,
     encoding: Encoding = None,
@@ -147,8 +149,13 @@ def classify(
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
     from triage.pipeline import run_classify
 
+    if scheduler and engine != "dask":
+        from triage.io import InputError
+
+        raise InputError("--scheduler is for --engine dask")
     summary = run_classify(
-        input, output, model_path=model, queue_path=queue, policy=policy, budget=expert_budget, jobs=jobs, force=force,
+        input, output, model_path=model, queue_path=queue, policy=policy, budget=expert_budget, jobs=jobs,
+        engine=engine, scheduler=scheduler, force=force,
         read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
         progress=sys.stderr.isatty(),
     )

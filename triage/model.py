@@ -20,7 +20,7 @@ import hashlib
 import io as _io
 import json
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -123,6 +123,7 @@ class Forest:
     threshold: np.ndarray  # float64: go left when x <= threshold
     proba: np.ndarray  # float64 P(TA) at each node
     depth: int
+    _walk: tuple | None = field(default=None, repr=False, compare=False)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(TA) for each row, the mean over trees, exactly as scikit-learn computes it."""
@@ -130,14 +131,20 @@ class Forest:
         n = len(X)
         if n == 0:
             return np.zeros(0)
-        rows = np.arange(n)[None, :]
+        if self._walk is None:
+            # Leaves point to themselves with an infinite threshold: a row that reached its
+            # leaf stays there, so every step is the same two gathers and one choice.
+            leaf = self.left < 0
+            nodes = np.arange(len(self.left))
+            self._walk = (np.where(leaf, nodes, self.left), np.where(leaf, nodes, self.right),
+                          np.where(leaf, np.inf, self.threshold).astype(np.float32), self.feature)
+        left, right, threshold, feature = self._walk
+        flat = X.ravel()
+        offsets = np.arange(n) * X.shape[1]
         node = np.repeat(self.roots[:, None], n, axis=1)
         for _ in range(self.depth):
-            is_leaf = self.left[node] < 0
-            if is_leaf.all():
-                break
-            go_left = X[rows, self.feature[node]] <= self.threshold[node]
-            node = np.where(is_leaf, node, np.where(go_left, self.left[node], self.right[node]))
+            go_left = flat[offsets + feature[node]] <= threshold[node]
+            node = np.where(go_left, left[node], right[node])
         return self.proba[node].mean(axis=0)
 
     def arrays(self) -> dict[str, np.ndarray]:

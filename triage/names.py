@@ -47,41 +47,20 @@ class CorpusStats:
 
     Counts are read as a rate: scaled to `reference` messages (the size of the corpus the
     word scorer was trained on) so that a corpus of millions does not make every name look
-    ordinary. Counting is done per batch of texts: each distinct word gets an id once.
+    ordinary.
     """
 
     def __init__(self, reference: int | None = None):
         self.reference = reference
         self.messages = 0
-        self._ids: dict[str, int] = {}
-        self._lower: list[bool] = []
-        self._counts = np.zeros(0, dtype=np.int64)
+        self.counts: Counter = Counter()  # messages holding each word, as written
 
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
         texts = iter(texts)
         while chunk := list(itertools.islice(texts, batch)):
-            self._add_batch(chunk)
+            self.counts.update(itertools.chain.from_iterable(map(set, map(_LETTERS.findall, chunk))))
+            self.messages += len(chunk)
         return self
-
-    def _add_batch(self, texts: list[str]) -> None:
-        found = [_LETTERS.findall(text) for text in texts]
-        ids, lower = self._ids, self._lower
-        flat = []
-        for words in found:
-            for word in words:
-                ident = ids.get(word)
-                if ident is None:
-                    ident = ids[word] = len(lower)
-                    lower.append(word.islower())
-                flat.append(ident)
-        word = np.asarray(flat, dtype=np.int64)
-        message = np.repeat(np.arange(len(texts), dtype=np.int64), [len(words) for words in found])
-        keep = np.asarray(lower, dtype=bool)[word]
-        pairs = np.unique((message[keep] << 32) | word[keep])  # each word once per message
-        counts = np.bincount(pairs & 0xFFFFFFFF, minlength=len(lower))
-        counts[: len(self._counts)] += self._counts
-        self._counts = counts
-        self.messages += len(texts)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], reference: int | None = None) -> CorpusStats:
@@ -89,11 +68,12 @@ class CorpusStats:
 
     @property
     def lower_counts(self) -> dict[str, int]:
-        return {w: int(self._counts[i]) for w, i in self._ids.items() if i < len(self._counts) and self._counts[i]}
+        return {w: c for w, c in self.counts.items() if w.islower()}
 
     def count(self, text: str) -> int:
-        ident = self._ids.get(text.lower())
-        return int(self._counts[ident]) if ident is not None and ident < len(self._counts) else 0
+        """Messages that write `text` in lower case."""
+        key = text.lower()
+        return self.counts.get(key, 0) if key.islower() else 0
 
     def lower(self, text: str) -> float:
         count = self.count(text)

@@ -290,39 +290,6 @@ class Classifier:
         return rows
 
 
-_worker: Classifier | None = None
-
-
-def _init_worker(classifier: Classifier) -> None:
-    global _worker
-    _worker = classifier
-
-
-def _classify_chunk(messages):
-    return _worker.rows(messages)
-
-
-def _ordered_results(classifier: Classifier, chunks, jobs: int):
-    """Rows chunk by chunk, in input order; with jobs > 1 at most 2 * jobs chunks in flight,
-    so memory stays bounded whatever the corpus size."""
-    if jobs <= 1:
-        for chunk in chunks:
-            yield classifier.rows([(m.id, m.text) for m in chunk])
-        return
-    import multiprocessing
-    from collections import deque
-
-    context = multiprocessing.get_context("fork")  # workers share the loaded lexicons
-    with context.Pool(jobs, initializer=_init_worker, initargs=(classifier,)) as pool:
-        pending = deque()
-        for chunk in chunks:
-            pending.append(pool.apply_async(_classify_chunk, ([(m.id, m.text) for m in chunk],)))
-            if len(pending) >= 2 * jobs:
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
-
-
 def run_classify(
     input_path: Path,
     output: Path | None = None,
@@ -333,21 +300,25 @@ def run_classify(
     budget: float = 0.10,
     read: ReadOptions | None = None,
     jobs: int = 1,
+    engine: str = "local",
+    scheduler: str | None = None,
     chunk_size: int = 5_000,
     force: bool = False,
     chart: bool = True,
     progress: bool = False,
 ) -> ClassifySummary:
     """Classify every message (the output contract: CLASSIFY_COLUMNS, one row per input row,
-    same order), print-ready summary, bar chart, and optionally the expert's queue."""
+    same order), print-ready summary, bar chart, and optionally the expert's queue.
+    `engine` says where the chunks are classified (triage.engines: this machine, or Dask)."""
     from collections import Counter
 
     import numpy as np
 
-    from triage import model
+    from triage import engines, model
 
     if not 0.0 <= budget <= 1.0:
         raise io.InputError(f"the expert budget is a share of messages between 0 and 1, not {budget}")
+    engines.check_engine(engine)
     read = read or ReadOptions()
     table = read.open(input_path)
     force = force or output is None  # the default output under reports/ is the tool's own
@@ -356,15 +327,21 @@ def run_classify(
         io.refuse_inputs(queue_path, [input_path])
         if Path(queue_path).resolve() == output.resolve():
             raise io.InputError(f"{queue_path} is already the output; give the queue another path")
-    predictor = model.load_predictor(Path(model_path) if model_path else model.default_model_path())
+    model_path = Path(model_path) if model_path else None
+    predictor = model.load_predictor(model_path or model.default_model_path())
     stats = None
     if predictor.word_forest is not None:
         from triage.names import CorpusStats
 
         # First pass: how the corpus itself writes each word (cheap: no labelling).
         stats = CorpusStats(reference=predictor.metadata.get("training_size")).add(m.text for m in table)
-    classifier = Classifier(predictor, policy, budget, stats=stats)
-    settle_memory()
+    spec = None
+    if engine == "dask":  # workers build their own classifier; this process only reads and writes
+        classifier = None
+        spec = engines.ClassifierSpec(model_path or model.default_model_path(), policy, budget, stats)
+    else:
+        classifier = Classifier(predictor, policy, budget, stats=stats)
+        settle_memory()
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
@@ -377,7 +354,7 @@ def run_classify(
         chunks = table.chunks(chunk_size)
         if progress:
             chunks = _with_progress(chunks, input_path)
-        for rows in _ordered_results(classifier, chunks, jobs):
+        for rows in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
             for row in rows:
                 decisions[row["decision"]] += 1
                 seekhide[row["seekhide"]] += 1

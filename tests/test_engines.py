@@ -1,0 +1,265 @@
+"""triage.engines with a fake classifier: order, real worker processes, one build per
+worker process, errors and bounded chunks in flight (independent of the real Classifier)."""
+
+import os
+import sys
+import uuid
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import pytest
+
+from triage import engines, io
+
+WORDS = ["salut", "ça", "va", "on", "se", "voit", "demain", "à", "la", "gare", "bisous", "rdv", "18h", "ciné"]
+
+_builds = 0  # per process: how many classifiers FakeSpec.build made here
+
+
+class Msg(NamedTuple):
+    id: str
+    text: str
+
+
+class FakeClassifier:
+    """Upper-cases each text and says where and after how many builds it ran."""
+
+    def __init__(self, builds: int = 0, fail_on: str | None = None):
+        self.builds = builds
+        self.fail_on = fail_on
+
+    def rows(self, pairs):
+        rows = []
+        for id_, text in pairs:
+            if text == self.fail_on:
+                raise io.InputError(f"message {id_}: texte illisible")
+            rows.append({"id": id_, "text": text.upper(), "pid": os.getpid(), "builds": self.builds})
+        return rows
+
+
+@dataclass(frozen=True)
+class FakeSpec:
+    fail_on: str | None = None
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def build(self):
+        global _builds
+        _builds += 1
+        return FakeClassifier(_builds, self.fail_on)
+
+
+def make_chunks(count: int) -> list[list[Msg]]:
+    chunks, n = [], 0
+    for c in range(count):
+        chunk = []
+        for _ in range(1 + (c * 7) % 11):
+            chunk.append(Msg(f"m{n}", " ".join(WORDS[(n + k) % len(WORDS)] for k in range(1 + n % 5))))
+            n += 1
+        chunks.append(chunk)
+    return chunks
+
+
+def expected(chunks):
+    return [[(m.id, m.text.upper()) for m in chunk] for chunk in chunks]
+
+
+def plain(results):
+    return [[(r["id"], r["text"]) for r in rows] for rows in results]
+
+
+def consume_bounded(results, pulled, in_flight):
+    """All results, checking that never more than `in_flight` chunks were read ahead."""
+    out = []
+    for rows in results:
+        out.append(rows)
+        assert pulled[0] - len(out) <= in_flight
+    return out
+
+
+def counting(chunks, pulled):
+    for chunk in chunks:
+        pulled[0] += 1
+        yield chunk
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, **engines.LOCAL_CLUSTER_OPTIONS) as cluster:
+        yield cluster
+
+
+def test_local_engines_give_the_direct_rows_in_order():
+    chunks = make_chunks(30)
+    direct = [FakeClassifier().rows([(m.id, m.text) for m in chunk]) for chunk in chunks]
+    one = list(engines.run_chunks(FakeClassifier(), chunks, jobs=1))
+    assert one == direct
+    pulled = [0]
+    two = consume_bounded(engines.run_chunks(FakeClassifier(), counting(chunks, pulled), jobs=2), pulled, 4)
+    assert plain(two) == plain(direct) == expected(chunks)
+    assert os.getpid() not in {r["pid"] for rows in two for r in rows}
+
+
+def test_local_pool_error_keeps_its_type():
+    chunks = make_chunks(6)
+    chunks[3][0] = Msg("x", "illisible")
+    with pytest.raises(io.InputError, match="^message x: texte illisible$"):
+        list(engines.run_chunks(FakeClassifier(fail_on="illisible"), chunks, jobs=2))
+
+
+def test_dask_on_its_own_local_cluster():
+    pytest.importorskip("distributed")
+    chunks = make_chunks(50)
+    pulled = [0]
+    results = engines.run_chunks(None, counting(chunks, pulled), engine="dask", jobs=2, spec=FakeSpec())
+    results = consume_bounded(results, pulled, 4)
+    assert plain(results) == expected(chunks)
+    pids = {r["pid"] for rows in results for r in rows}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    assert {r["builds"] for rows in results for r in rows} == {1}  # one build per worker process
+
+
+def test_dask_on_a_scheduler_builds_once_per_spec(cluster):
+    chunks = make_chunks(20)
+    spec = FakeSpec()
+    runs = [list(engines.run_chunks(None, chunks, engine="dask", spec=s, scheduler=cluster.scheduler_address))
+            for s in (spec, spec, FakeSpec())]
+    for results in runs:
+        assert plain(results) == expected(chunks)
+    builds = [{(r["pid"], r["builds"]) for rows in results for r in rows} for results in runs]
+    assert builds[0] == builds[1]  # the same spec again: the workers' classifiers are reused
+    first = dict(builds[0])
+    for pid, count in builds[2]:  # a new spec: built anew, once
+        assert count == first[pid] + 1 if pid in first else count >= 1
+
+
+def test_dask_task_error_keeps_its_type_and_message(cluster):
+    chunks = make_chunks(12)
+    chunks[7][1] = Msg("m-bad", "illisible")
+    results = engines.run_chunks(None, chunks, engine="dask", spec=FakeSpec(fail_on="illisible"),
+                                 scheduler=cluster.scheduler_address)
+    with pytest.raises(io.InputError, match="^message m-bad: texte illisible$"):
+        list(results)
+
+
+def test_dask_unreachable_scheduler_is_one_line():
+    pytest.importorskip("distributed")
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(io.InputError, match="^cannot reach the dask scheduler at tcp://127.0.0.1:9"):
+            list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(),
+                                    scheduler="tcp://127.0.0.1:9"))
+
+
+def test_dask_malformed_address_is_one_line():
+    pytest.importorskip("distributed")
+    with pytest.raises(io.InputError, match="^'tcp://127.0.0.1:abc' is not a dask scheduler address"):
+        list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(), scheduler="tcp://127.0.0.1:abc"))
+
+
+def test_dask_scheduler_without_workers_is_one_line(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(engines, "WORKER_WAIT_SECONDS", 0.5)
+    with distributed.LocalCluster(n_workers=0, **engines.LOCAL_CLUSTER_OPTIONS) as empty:
+        with pytest.raises(io.InputError, match="^no dask worker joined the scheduler at tcp://127.0.0.1:"):
+            list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(),
+                                    scheduler=empty.scheduler_address))
+
+
+def test_missing_dask_is_an_input_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(io.InputError, match=r"^the dask engine needs the 'dask' extra: pip install -e \"\.\[dask\]\"$"):
+        engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec())
+
+
+def test_unknown_engine_is_an_input_error():
+    with pytest.raises(io.InputError, match="^unknown engine 'spark'"):
+        engines.run_chunks(FakeClassifier(), make_chunks(2), engine="spark")
+
+
+def test_spec_is_small_and_absolute(tmp_path, monkeypatch):
+    import pickle
+
+    from triage.lexicons import USER_DIR_ENV
+    from triage.names import CorpusStats
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(USER_DIR_ENV, str(tmp_path / "mes-mots"))
+    spec = engines.ClassifierSpec("model.triage", "budget", 0.05, CorpusStats().add(["salut ça va", "bisous"]))
+    assert spec.model_path == str(tmp_path / "model.triage")
+    assert spec.user_lexicon_dir == str(tmp_path / "mes-mots")
+    copy = pickle.loads(pickle.dumps(spec))
+    assert (copy.token, copy.policy, copy.stats.lower_counts) == (spec.token, "budget", spec.stats.lower_counts)
+    assert len(pickle.dumps(spec)) < 1000
+
+
+@pytest.fixture
+def recorded_builds(monkeypatch):
+    """ClassifierSpec.build without loading anything: what the Classifier was built with."""
+    from triage import lexicons, model, pipeline
+
+    seen = []
+
+    class Recorder:
+        def __init__(self, predictor, policy, budget, stats=None):
+            seen.append((predictor, policy, budget, stats, lexicons.default_user_directory()))
+
+    class Default:
+        cache_clear = staticmethod(lambda: seen.append("cache cleared"))
+
+    monkeypatch.setattr(model, "load_predictor", lambda path: ("predictor", path))
+    monkeypatch.setattr(pipeline, "Classifier", Recorder)
+    monkeypatch.setattr(lexicons, "default", Default)
+    monkeypatch.setattr(pipeline, "settle_memory", lambda: seen.append("settled"))
+    return seen
+
+
+def test_spec_builds_with_the_parents_user_lexicon(tmp_path, recorded_builds):
+    (tmp_path / "model.triage").write_bytes(b"modele")
+    (tmp_path / "mes-mots").mkdir()
+    (tmp_path / "mes-mots" / "names.txt").write_text("kevin\n", encoding="utf-8")
+    spec = engines.ClassifierSpec(tmp_path / "model.triage", None, 0.2, user_lexicon_dir=str(tmp_path / "mes-mots"))
+    spec.build()
+    spec.build()
+    built = (("predictor", tmp_path / "model.triage"), None, 0.2, None, tmp_path / "mes-mots")
+    # The lexicons loaded with another user directory are dropped, once.
+    assert recorded_builds == ["cache cleared", built, "settled", built, "settled"]
+
+
+def test_a_worker_seeing_other_files_refuses(tmp_path, recorded_builds):
+    model_file, names = tmp_path / "model.triage", tmp_path / "mes-mots" / "names.txt"
+    model_file.write_bytes(b"modele")
+    names.parent.mkdir()
+    names.write_text("kevin\n", encoding="utf-8")
+    spec = engines.ClassifierSpec(model_file, user_lexicon_dir=str(names.parent))
+    names.write_text("kevin\nmaelys\n", encoding="utf-8")
+    with pytest.raises(io.InputError, match=f"^the user lexicon {names.parent} on .* is not the parent's: copy"):
+        spec.build()
+    spec = engines.ClassifierSpec(model_file, user_lexicon_dir=str(names.parent))
+    model_file.write_bytes(b"autre modele")
+    with pytest.raises(io.InputError, match=f"^the model {model_file} on .* is not the parent's"):
+        spec.build()
+    assert [r for r in recorded_builds if r != "cache cleared"] == []
+
+
+# ---------------------------------------------------------------- through the command line
+
+
+def test_classify_on_dask_writes_what_the_local_run_writes(cli, tmp_path):
+    from conftest import SAMPLE
+
+    local, distributed = tmp_path / "local.csv", tmp_path / "dask.csv"
+    assert cli("classify", SAMPLE, "-o", local).exit_code == 0
+    result = cli("classify", SAMPLE, "-o", distributed, "--engine", "dask", "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert distributed.read_bytes() == local.read_bytes()
+
+
+def test_a_scheduler_without_the_dask_engine_is_one_line(cli, tmp_path):
+    from conftest import SAMPLE
+
+    result = cli("classify", SAMPLE, "-o", tmp_path / "out.csv", "--scheduler", "tcp://127.0.0.1:8786")
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: --scheduler is for --engine dask"
+    assert not (tmp_path / "out.csv").exists()

@@ -1,0 +1,255 @@
+"""How chunks of messages are run: in this process, in a fork pool, or on a Dask cluster.
+
+Reading, validation and writing stay in the parent process (triage.io: order, atomic
+output); an engine only runs ``Classifier.rows`` on lists of ``(id, text)`` pairs and gives
+the rows back in input order, with a bounded number of chunks in flight.
+
+A Dask worker never receives the Classifier (its lexicons are ~140 MB of Python objects):
+it receives a small ``ClassifierSpec`` and builds its own Classifier once per process.
+dask and distributed are imported only when the dask engine is used (``triage classify``
+must start in under 0.5 s).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import uuid
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from triage import io
+
+if TYPE_CHECKING:
+    from triage.names import CorpusStats
+
+ENGINES = ("local", "dask")
+DASK_MISSING = "the dask engine needs the 'dask' extra: pip install -e \".[dask]\""
+WORKER_WAIT_SECONDS = 60  # for a worker to join an existing scheduler
+USER_LEXICON_FILES = ("names.txt", "words.txt")  # what triage.lexicons reads from the user folder
+# The local cluster listens on loopback only; the scheduler's HTTP server (health checks, no
+# dashboard) takes a free port instead of 8787, so that runs side by side do not collide.
+LOCAL_CLUSTER_OPTIONS = dict(
+    threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+)
+
+
+def _user_lexicon_dir() -> str | None:
+    from triage.lexicons import USER_DIR_ENV
+
+    return os.environ.get(USER_DIR_ENV) or None
+
+
+def _user_directory(value: str | None) -> Path:
+    """The user folder triage.lexicons reads when TRIAGE_USER_LEXICON_DIR is `value`."""
+    from triage.lexicons import DICTIONARIES_DIR
+
+    return Path(value) if value else DICTIONARIES_DIR / "user"
+
+
+def _digest(paths: Iterable[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes() if path.is_file() else b"\0missing")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """What a remote worker needs to build the parent's Classifier: small and picklable.
+    The token names one run's classifier in the workers' cache; the digests of the parent's
+    model file and user lexicon let a worker that sees other files refuse to classify
+    (different learnt names would silently leave names readable)."""
+
+    model_path: str
+    policy: str | None = None
+    budget: float = 0.10
+    stats: CorpusStats | None = None
+    user_lexicon_dir: str | None = field(default_factory=_user_lexicon_dir)
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    model_digest: str = ""
+    user_lexicon_digest: str = ""
+
+    def __post_init__(self):
+        # Workers do not share the parent's working directory.
+        object.__setattr__(self, "model_path", str(Path(self.model_path).resolve()))
+        if not self.model_digest:
+            object.__setattr__(self, "model_digest", _digest([Path(self.model_path)]))
+        if not self.user_lexicon_digest:
+            user = _user_directory(self.user_lexicon_dir)
+            object.__setattr__(self, "user_lexicon_digest", _digest(user / name for name in USER_LEXICON_FILES))
+
+    def build(self):
+        """The parent's Classifier, rebuilt in this process (once per run and worker)."""
+        import socket
+
+        from triage import lexicons, model, pipeline
+
+        wanted = self.user_lexicon_dir
+        if os.environ.get(lexicons.USER_DIR_ENV) != wanted:
+            if wanted is None:
+                os.environ.pop(lexicons.USER_DIR_ENV, None)
+            else:
+                os.environ[lexicons.USER_DIR_ENV] = wanted
+            lexicons.default.cache_clear()  # loaded with another user directory
+        here = socket.gethostname()
+        if _digest([Path(self.model_path)]) != self.model_digest:
+            raise io.InputError(
+                f"the model {self.model_path} on {here} is not the parent's: "
+                "every worker needs the same model file at the same path"
+            )
+        user = lexicons.default_user_directory()
+        if _digest(user / name for name in USER_LEXICON_FILES) != self.user_lexicon_digest:
+            raise io.InputError(
+                f"the user lexicon {user} on {here} is not the parent's: copy the parent's "
+                f"{' and '.join(USER_LEXICON_FILES)} there, or set {lexicons.USER_DIR_ENV} to a shared folder"
+            )
+        predictor = model.load_predictor(Path(self.model_path))
+        classifier = pipeline.Classifier(predictor, self.policy, self.budget, stats=self.stats)
+        pipeline.settle_memory()
+        return classifier
+
+
+def check_engine(engine: str) -> None:
+    """Refuse an unknown engine, or the dask engine without dask installed, before any work."""
+    if engine not in ENGINES:
+        raise io.InputError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    if engine == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError as error:
+            if (error.name or "").partition(".")[0] not in ("dask", "distributed"):
+                raise
+            raise io.InputError(DASK_MISSING) from None
+
+
+def run_chunks(
+    classifier,
+    chunks: Iterable[Sequence],
+    *,
+    engine: str = "local",
+    jobs: int = 1,
+    spec: ClassifierSpec | None = None,
+    scheduler: str | None = None,
+) -> Iterator[list[dict]]:
+    """For each chunk (objects with .id and .text), ``classifier.rows`` of its (id, text)
+    pairs, in input order. The engine is checked now; the work starts on iteration.
+
+    local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
+    parent's loaded classifier. dask: on a cluster, each worker building its classifier
+    from `spec` (`classifier` is not used and may be None); on the scheduler at `scheduler`
+    if given, else on a local cluster of `jobs` worker processes, closed at the end.
+    """
+    check_engine(engine)
+    if engine == "dask":
+        if spec is None:
+            raise ValueError("the dask engine needs a ClassifierSpec")
+        return _dask_chunks(spec, chunks, jobs, scheduler)
+    if jobs > 1:
+        return _pool_chunks(classifier, chunks, jobs)
+    return (classifier.rows(_pairs(chunk)) for chunk in chunks)
+
+
+def _pairs(chunk: Iterable) -> list[tuple[str, str]]:
+    """What the compute needs of a message: sending less than io.Message (with its whole
+    row) keeps the parent process, which reads and writes, from becoming the bottleneck."""
+    return [(m.id, m.text) for m in chunk]
+
+
+def _in_order(submit, chunks: Iterable[Sequence], in_flight: int) -> Iterator:
+    """Results of submit(pairs) chunk by chunk, in input order, with at most `in_flight`
+    chunks submitted and not yet yielded, so memory stays bounded whatever the corpus size."""
+    pending: deque = deque()
+    for chunk in chunks:
+        pending.append(submit(_pairs(chunk)))
+        if len(pending) >= in_flight:
+            yield pending.popleft()
+    while pending:
+        yield pending.popleft()
+
+
+# ---------------------------------------------------------------------- local: fork pool
+
+_pool_worker = None
+
+
+def _init_pool_worker(classifier) -> None:
+    global _pool_worker
+    _pool_worker = classifier
+
+
+def _pool_rows(pairs: list[tuple[str, str]]) -> list[dict]:
+    return _pool_worker.rows(pairs)
+
+
+def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator[list[dict]]:
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")  # workers share the loaded lexicons
+    with context.Pool(jobs, initializer=_init_pool_worker, initargs=(classifier,)) as pool:
+        for result in _in_order(lambda pairs: pool.apply_async(_pool_rows, (pairs,)), chunks, 2 * jobs):
+            yield result.get()
+
+
+# ---------------------------------------------------------------------- dask
+
+_built: tuple[str, Any] | None = None  # (spec token, classifier) of this worker process
+_built_lock = threading.Lock()
+
+
+def _worker_rows(spec, pairs: list[tuple[str, str]]) -> list[dict]:
+    """On a Dask worker: build the spec's classifier once per process (a new run's spec
+    replaces the previous classifier), then classify. The lock serialises the threads of a
+    multi-threaded worker: the classifier's caches are not thread-safe, and the work holds
+    the GIL anyway."""
+    global _built
+    with _built_lock:
+        if _built is None or _built[0] != spec.token:
+            _built = None
+            _built = (spec.token, spec.build())
+        return _built[1].rows(pairs)
+
+
+def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None) -> Iterator[list[dict]]:
+    from contextlib import ExitStack
+
+    from distributed import Client, LocalCluster
+    from distributed.comm.addressing import get_address_host_port
+
+    with ExitStack() as stack:
+        if scheduler:
+            # Checked before Client(): a Client failing on a malformed address stalls the exit.
+            try:
+                get_address_host_port(scheduler)
+            except ValueError as error:
+                raise io.InputError(
+                    f"{scheduler!r} is not a dask scheduler address like tcp://host:8786 ({error})"
+                ) from None
+            try:
+                client = stack.enter_context(Client(scheduler, set_as_default=False))
+            except (OSError, TimeoutError) as error:
+                raise io.InputError(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
+            try:
+                client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+            except TimeoutError:
+                raise io.InputError(
+                    f"no dask worker joined the scheduler at {scheduler} within {WORKER_WAIT_SECONDS} s"
+                ) from None
+        else:
+            cluster = stack.enter_context(LocalCluster(n_workers=max(1, jobs), **LOCAL_CLUSTER_OPTIONS))
+            client = stack.enter_context(Client(cluster, set_as_default=False))
+        workers = len(client.nthreads())
+        shared = client.scatter(spec, broadcast=True, hash=False)
+        pending = _in_order(lambda pairs: client.submit(_worker_rows, shared, pairs, pure=False),
+                            chunks, 2 * max(1, workers))
+        try:
+            for future in pending:
+                yield future.result()
+        finally:
+            pending.close()
