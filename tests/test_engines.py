@@ -107,6 +107,20 @@ def test_local_pool_error_keeps_its_type():
         list(engines.run_chunks(FakeClassifier(fail_on="illisible"), chunks, jobs=2))
 
 
+class DyingClassifier(FakeClassifier):
+    def rows(self, pairs):
+        if any(text == "adieu" for _, text in pairs):
+            os._exit(1)  # a worker killed mid-chunk (out of memory, say)
+        return super().rows(pairs)
+
+
+def test_a_pool_worker_that_dies_stops_the_run_instead_of_hanging():
+    chunks = make_chunks(6)
+    chunks[2][0] = Msg("x", "adieu")
+    with pytest.raises(io.InputError, match="worker process died"):
+        list(engines.run_chunks(DyingClassifier(), chunks, jobs=2))
+
+
 def test_dask_on_its_own_local_cluster():
     pytest.importorskip("distributed")
     chunks = make_chunks(50)

@@ -190,11 +190,21 @@ def _pool_rows(pairs: list[tuple[str, str]]) -> list[dict]:
 
 def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator[list[dict]]:
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    context = multiprocessing.get_context("fork")  # workers share the loaded lexicons
-    with context.Pool(jobs, initializer=_init_pool_worker, initargs=(classifier,)) as pool:
-        for result in _in_order(lambda pairs: pool.apply_async(_pool_rows, (pairs,)), chunks, 2 * jobs):
-            yield result.get()
+    # Fork: the workers share the loaded lexicons. An executor, not multiprocessing.Pool: if a
+    # worker dies, the run stops with BrokenProcessPool instead of waiting forever.
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_pool_worker,
+                             initargs=(classifier,)) as pool:
+        try:  # a broken pool shows in submit() or in result(), whichever comes first
+            for future in _in_order(lambda pairs: pool.submit(_pool_rows, pairs), chunks, 2 * jobs):
+                yield future.result()
+        except BrokenProcessPool:
+            raise io.InputError(
+                "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
+            ) from None
 
 
 # ---------------------------------------------------------------------- dask
