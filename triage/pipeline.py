@@ -208,8 +208,6 @@ class Classifier:
 
     def evidence(self, analysis, scores) -> list:
         """What the machines say about each message (candidate words scored in one batch)."""
-        import numpy as np
-
         from triage.combiner import Evidence
         from triage.names import candidate_rows, candidate_tags
 
