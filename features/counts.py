@@ -15,7 +15,7 @@ import numpy as np
 
 from features.sets import FEATURE_SETS, PERSON_CUES
 from triage.lexicons import APOSTROPHES, Lexicons, fold
-from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, RULES, Analysis
+from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
 
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")
@@ -111,7 +111,7 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
     n = len(a)
     label, rule = a.label[words], a.rule[words]
     message = a.message[words]
-    special = np.isin(rule, [RULES.index("weak-name"), RULES.index("title")])
+    special = np.isin(rule, [rule_code("weak-name"), rule_code("title")])
     candidate = (label == L_AMBIGUOUS) | (label == L_UNKNOWN) | special
     capitalised = candidate & a.spellings.numpy().capitalised[a.spelling[words]] & ~a.sentence_start[words]
     after_cue = np.zeros(len(words), dtype=bool)
@@ -125,7 +125,7 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
             lambda s: _ranks(lexicons, table.texts[s], table.infos[s].match) if table.infos[s] else (_NO_RANK,) * 2,
             np.int64, width=2,
         )
-        by_title = rule == RULES.index("title")
+        by_title = rule == rule_code("title")
         word_ranks = np.where(by_title, ranks[a.spelling[words], 1], ranks[a.spelling[words], 0])
         np.minimum.at(best, message[named], word_ranks[named])
     best_rank = np.where((best > 0) & (best < _NO_RANK), np.log10(np.maximum(best, 1)), 0.0)

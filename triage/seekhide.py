@@ -29,7 +29,7 @@ import numpy as np
 
 from triage.detectors import detect
 from triage.lexicons import APOSTROPHES, Lexicons, fold
-from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PIECE, PUNCT, WORD, Token, Tokeniser
+from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PIECE, PUNCT, WORD, Token, split_piece
 
 DICTIONARY, ANTI_DICTIONARY, AMBIGUOUS, UNKNOWN = "DICTIONARY", "ANTI_DICTIONARY", "AMBIGUOUS", "UNKNOWN"
 TA, NTA, UNTAGGED = "TA", "NTA", "UNTAGGED"
@@ -119,7 +119,6 @@ class SeekAndHide:
         self.keep_whole = frozenset(
             w for w in (*lexicons.forms, *lexicons.sms) if "'" in w
         )
-        self.tokeniser = Tokeniser(self.keep_whole, max_cache)
         self._codes: dict[tuple[str, str], str] = {}
         self.spellings = Spellings(self)
 
@@ -318,11 +317,6 @@ class SeekAndHide:
     def seek(self, text: str) -> SeekResult:
         return self.analyse([text]).result(0)
 
-    def name_tag(self, word: Word) -> str:
-        if word.rule == "title":
-            return "NOM"
-        return self.lexicons.name_entry(word.match).tag
-
     def code_for(self, text: str, start: int, end: int, tag: str) -> str:
         surface = text[start:end]
         found = self._codes.get((surface, tag))
@@ -433,7 +427,7 @@ class Spellings:
             parts = [(0, self.spelling("", DETECTED, piece[1]), False)]
         else:
             parts = []
-            for offset, text, kind in self.seeker.tokeniser.parts(piece):
+            for offset, text, kind in split_piece(piece, self.seeker.keep_whole):
                 info = self.seeker.label_word(text) if kind == WORD else None
                 if info is not None and info.rule == "compound":
                     for part in text.split("-"):

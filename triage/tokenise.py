@@ -74,7 +74,7 @@ class Tokeniser:
         """What a piece (white space first, then one token's worth of text) is made of."""
         found = self._parts.get(piece)
         if found is None:
-            found = _split(piece, self.keep_whole)
+            found = split_piece(piece, self.keep_whole)
             if len(self._parts) < self._max_cache:
                 self._parts[piece] = found
         return found
@@ -102,7 +102,8 @@ def tokenise(text: str, keep_whole: Container[str] = frozenset()) -> list[Token]
     return Tokeniser(keep_whole).tokenise(text)
 
 
-def _split(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
+def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
+    """What a piece (white space first, then one token's worth of text) is made of."""
     start = len(piece) - len(piece.lstrip())
     value = piece[start:]
     kind = next((k for pattern, k in _KINDS if pattern.fullmatch(value)), PUNCT)
