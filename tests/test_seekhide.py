@@ -123,3 +123,9 @@ def test_a_missing_text_column_is_one_clear_line(cli, tmp_path):
     assert result.exit_code == 1
     assert "columns found: id, message" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_batch_of_empty_messages(seeker):
+    analysis = seeker.analyse(["", "", "Coucou Patrice"])
+    assert [analysis.message_label(i) for i in range(3)] == [NTA, NTA, TA]
+    assert analysis.hidden_spans()[:2] == [[], []]

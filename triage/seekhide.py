@@ -292,7 +292,8 @@ class SeekAndHide:
         lengths = columns.piece_length[piece_ids]
         before = np.cumsum(lengths) - lengths
         first_piece = np.cumsum(per_message) - per_message
-        piece_start = before - np.repeat(before[np.minimum(first_piece, max(n_pieces - 1, 0))] if n_pieces else before[:0], per_message)
+        base = before[np.minimum(first_piece, n_pieces - 1)] if n_pieces else np.zeros(len(texts), dtype=np.int64)
+        piece_start = before - np.repeat(base, per_message)
         if explicit:
             index, value = np.asarray(explicit, dtype=np.int64).T
             piece_start[index] = value
