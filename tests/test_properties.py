@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from triage import model
 from triage.names import CorpusStats
-from triage.pipeline import Classifier, run_classify, run_seek
+from triage.pipeline import CLASSIFY_COLUMNS, Classifier, run_classify, run_seek
 from triage.seekhide import SeekAndHide
 from triage.tokenise import tokenise
 
@@ -119,7 +119,8 @@ def classify(predictor, texts: list[str]) -> list[dict]:
     """The library's classifier on in-memory messages, with the corpus statistics that
     run_classify would compute for this corpus."""
     classifier = Classifier(predictor, stats=CorpusStats().add(texts))
-    return classifier.rows([(str(i + 1), text) for i, text in enumerate(texts)])
+    rows = classifier.rows([(str(i + 1), text) for i, text in enumerate(texts)])
+    return [dict(zip(CLASSIFY_COLUMNS, row)) for row in rows]
 
 
 @settings(max_examples=15, **SETTINGS)

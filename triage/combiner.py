@@ -1,10 +1,14 @@
 """The combiner (Patel et al. 2013, section 5): from what Seek&Hide and the learnt models
-say about a message to a decision TA, NTA or EXPERT, and what to hide.
+say about messages to a decision TA, NTA or EXPERT, and what to hide.
 
-Policies are pluggable: each is a class with a `name` and a `decide` method, registered in
-POLICIES. `paper` is the paper's Table 2, exactly. `budget` (the default when the model file
-holds a word scorer) hides likely names beyond the dictionary and sends the riskiest
+Policies are pluggable: each is a class with a `name` and a `decide_batch` method, registered
+in POLICIES. `paper` is the paper's Table 2, exactly. `budget` (the default when the model
+file holds a word scorer) hides likely names beyond the dictionary and sends the riskiest
 messages to the expert within an explicit budget (see README: "Routing policies").
+
+Policies work on a whole batch at once (EvidenceBatch: arrays over messages and candidate
+words), which keeps classify free of per-message Python; `decide` takes and returns one
+object per message, for evaluation code and tests.
 """
 
 from __future__ import annotations
@@ -12,10 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import numpy as np
+
 from triage.seekhide import NTA, TA, UNTAGGED
 
 EXPERT = "EXPERT"
 DECISIONS = (TA, NTA, EXPERT)
+
+Span = tuple[int, int, str]
 
 
 @dataclass
@@ -24,7 +32,7 @@ class Evidence:
 
     seekhide: str  # TA / NTA / UNTAGGED
     score: float  # the message model's P(TA)
-    hidden: list[tuple[int, int, str]]  # what Seek&Hide hides
+    hidden: list[Span]  # what Seek&Hide hides
     candidates: list[tuple[int, int, str, float]] = field(default_factory=list)  # (start, end, tag, P(name))
 
 
@@ -32,16 +40,72 @@ class Evidence:
 class Decision:
     decision: str  # TA / NTA / EXPERT
     risk: float  # larger = look at it first
-    hidden: list[tuple[int, int, str]]  # what is hidden if the message is released as TA
+    hidden: list[Span]  # what is hidden if the message is released as TA
+
+
+@dataclass
+class EvidenceBatch:
+    """What the machines say about a batch of messages: per message, then per candidate word
+    (the words the name scorer looked at, grouped by message, in text order)."""
+
+    seekhide: np.ndarray  # (n,) TA / NTA / UNTAGGED, as objects
+    score: np.ndarray  # (n,) the message model's P(TA)
+    hidden: list[list[Span]]  # (n,) what Seek&Hide hides, sorted
+    message: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # (k,) message of each candidate
+    start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    end: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    tag: list[str] = field(default_factory=list)  # PRE / NOM: the code tag if it is hidden
+    probability: np.ndarray = field(default_factory=lambda: np.zeros(0))  # P(name)
+    taken: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # Seek&Hide already hides it
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    @classmethod
+    def from_evidence(cls, evidence: list[Evidence]) -> EvidenceBatch:
+        rows = []
+        for i, e in enumerate(evidence):
+            taken = {(start, end) for start, end, _ in e.hidden}
+            rows += [(i, start, end, tag, p, (start, end) in taken) for start, end, tag, p in e.candidates]
+        message, start, end, tag, probability, taken = zip(*rows) if rows else ((),) * 6
+        return cls(
+            np.asarray([e.seekhide for e in evidence], dtype=object),
+            np.asarray([e.score for e in evidence], dtype=float),
+            [list(e.hidden) for e in evidence],
+            np.asarray(message, dtype=np.int64), np.asarray(start, dtype=np.int64),
+            np.asarray(end, dtype=np.int64), list(tag), np.asarray(probability, dtype=float),
+            np.asarray(taken, dtype=bool),
+        )
+
+
+@dataclass
+class Decisions:
+    """The decisions of a batch: per message, then which candidate words are hidden."""
+
+    decision: np.ndarray  # (n,) TA / NTA / EXPERT, as objects
+    risk: np.ndarray  # (n,) larger = look at it first
+    hidden: list[list[Span]]  # (n,) what is hidden if the message is released as TA
+    hides: np.ndarray  # (k,) whether each candidate word is hidden (by Seek&Hide or the policy)
+
+    def __len__(self) -> int:
+        return len(self.risk)
+
+    def as_list(self) -> list[Decision]:
+        return [Decision(*d) for d in zip(self.decision.tolist(), self.risk.tolist(), self.hidden)]
 
 
 class Policy(Protocol):
     name: str
 
-    def decide(self, evidence: list[Evidence]) -> list[Decision]: ...
+    def decide_batch(self, batch: EvidenceBatch) -> Decisions: ...
 
 
-class PaperPolicy:
+class _Policy:
+    def decide(self, evidence: list[Evidence]) -> list[Decision]:
+        return self.decide_batch(EvidenceBatch.from_evidence(evidence)).as_list()
+
+
+class PaperPolicy(_Policy):
     """Table 2: agreement decides; disagreement goes to the expert; when Seek&Hide cannot
     tag the message, the model decides. Only Seek&Hide's dictionary words are hidden."""
 
@@ -50,19 +114,15 @@ class PaperPolicy:
     def __init__(self, threshold: float = 0.5, **_):
         self.threshold = threshold
 
-    def decide(self, evidence):
-        out = []
-        for e in evidence:
-            model = TA if e.score >= self.threshold else NTA
-            if e.seekhide == UNTAGGED:
-                decision = model
-            else:
-                decision = e.seekhide if e.seekhide == model else EXPERT
-            out.append(Decision(decision, 1.0 - abs(e.score - 0.5) * 2, e.hidden))
-        return out
+    def decide_batch(self, batch):
+        model = np.where(batch.score >= self.threshold, TA, NTA).astype(object)
+        agree = batch.seekhide == model
+        decision = np.where(batch.seekhide == UNTAGGED, model, np.where(agree, batch.seekhide, EXPERT))
+        risk = 1.0 - np.abs(batch.score - 0.5) * 2
+        return Decisions(decision, risk, batch.hidden, batch.taken.copy())
 
 
-class BudgetPolicy:
+class BudgetPolicy(_Policy):
     """Hide what is likely a name, then route by risk within an expert budget.
 
     - Hidden: Seek&Hide's dictionary words and detector hits, plus every candidate word whose
@@ -83,30 +143,30 @@ class BudgetPolicy:
         self.hide_threshold = hide_threshold
         self.score_weight = score_weight
 
-    def hidden_and_risk(self, e: Evidence) -> tuple[list[tuple[int, int, str]], float]:
-        hidden = list(e.hidden)
-        taken = {(s, t) for s, t, _ in hidden}
-        visible = 1.0
-        for start, end, tag, p in e.candidates:
-            if (start, end) in taken:
-                continue
-            if p >= self.hide_threshold:
-                hidden.append((start, end, tag))
-            else:
-                visible *= 1.0 - p
-        hidden.sort()
-        return hidden, 1.0 - visible * (1.0 - self.score_weight * e.score)
-
-    def decide(self, evidence):
-        out = []
-        for e in evidence:
-            hidden, risk = self.hidden_and_risk(e)
-            if risk >= self.risk_threshold:
-                decision = EXPERT
-            else:
-                decision = TA if hidden else NTA
-            out.append(Decision(decision, risk, hidden))
-        return out
+    def decide_batch(self, batch):
+        p = batch.probability
+        extra = ~batch.taken & (p >= self.hide_threshold)
+        visible = ~batch.taken & ~extra
+        # The product of (1 - p) over each message's visible candidates, in text order.
+        factors = np.where(visible, 1.0 - p, 1.0)
+        unseen = np.ones(len(batch))
+        if len(factors):
+            firsts = np.flatnonzero(np.r_[True, batch.message[1:] != batch.message[:-1]])
+            unseen[batch.message[firsts]] = np.multiply.reduceat(factors, firsts)
+        risk = 1.0 - unseen * (1.0 - self.score_weight * batch.score)
+        hidden = batch.hidden
+        if extra.any():
+            hidden = list(hidden)
+            for c in np.flatnonzero(extra).tolist():
+                m = int(batch.message[c])
+                if hidden[m] is batch.hidden[m]:
+                    hidden[m] = list(hidden[m])
+                hidden[m].append((int(batch.start[c]), int(batch.end[c]), batch.tag[c]))
+            for m in np.unique(batch.message[extra]).tolist():
+                hidden[m].sort()
+        something = np.fromiter(map(bool, hidden), dtype=bool, count=len(hidden))
+        decision = np.where(risk >= self.risk_threshold, EXPERT, np.where(something, TA, NTA)).astype(object)
+        return Decisions(decision, risk, hidden, batch.taken | extra)
 
 
 POLICIES: dict[str, type] = {PaperPolicy.name: PaperPolicy, BudgetPolicy.name: BudgetPolicy}

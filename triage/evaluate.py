@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, PaperPolicy
+from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, EvidenceBatch, PaperPolicy
 from triage.seekhide import TA, SeekResult
 
 BUDGETS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
@@ -224,7 +224,7 @@ def policy_curve(analysed: Analysed, evidence: list[Evidence], budgets=BUDGETS, 
     """Metrics of the paper policy and of the budget policy at each budget."""
     paper = release_metrics(analysed.gold, analysed.results, PaperPolicy().decide(evidence))
     probe = BudgetPolicy(risk_threshold=float("inf"), hide_threshold=hide_threshold, score_weight=score_weight)
-    risks = np.asarray([probe.hidden_and_risk(e)[1] for e in evidence])
+    risks = probe.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
     curve = []
     for budget in budgets:
         policy = BudgetPolicy(threshold_for_budget(risks, budget), hide_threshold, score_weight)

@@ -143,6 +143,7 @@ def run_seek(
 CLASSIFY_COLUMNS = [
     "id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk",
 ]
+_ID, _SEEKHIDE, _DECISION = (CLASSIFY_COLUMNS.index(c) for c in ("id", "seekhide", "decision"))
 
 
 @dataclass
@@ -206,23 +207,23 @@ class Classifier:
         self._scores: dict[int, float] = {}
         self._scores_for = None
 
-    def evidence(self, analysis, scores) -> list:
-        """What the machines say about each message (candidate words scored in one batch)."""
-        from triage.combiner import Evidence
-        from triage.names import candidate_rows, candidate_tags
+    def evidence(self, analysis, scores):
+        """What the machines say about a batch of messages (candidate words scored at once)."""
+        import numpy as np
 
-        hidden = analysis.hidden_spans()
-        labels = [analysis.message_label(i) for i in range(len(analysis))]
-        scores = scores.tolist()
+        from triage.combiner import EvidenceBatch
+        from triage.names import candidate_rows, candidate_tags
+        from triage.seekhide import MESSAGE_LABELS
+
+        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[analysis.labels]
         if self.predictor.word_forest is None:
-            return [Evidence(*e) for e in zip(labels, scores, hidden)]
+            return EvidenceBatch(seekhide, scores, analysis.hidden_spans())
         tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
-        probs = self._word_probabilities(analysis, X, keys)
-        candidates = list(zip(analysis.start[tokens].tolist(), analysis.end[tokens].tolist(),
-                              candidate_tags(analysis, tokens), probs.tolist()))
-        cuts = analysis.per_message(tokens).tolist()
-        return [Evidence(label, score, spans, candidates[b:e])
-                for label, score, spans, b, e in zip(labels, scores, hidden, cuts[:-1], cuts[1:])]
+        return EvidenceBatch(
+            seekhide, scores, analysis.hidden_spans(), analysis.message[tokens], analysis.start[tokens],
+            analysis.end[tokens], candidate_tags(analysis, tokens), self._word_probabilities(analysis, X, keys),
+            analysis.hidden_mask()[tokens],
+        )
 
     def _word_probabilities(self, analysis, X, keys):
         """The scorer's P(name) of each row. Candidate words recur in the same context (SMS
@@ -241,50 +242,51 @@ class Classifier:
         return probs[inverse.ravel()]
 
     @staticmethod
-    def highlighted(text, words: list[str], evidence, hidden) -> list[str]:
-        """The words a human should look at: Seek&Hide's ambiguous or unknown words, and the
-        words the name scorer found possibly name-like but left visible."""
-        taken = None
-        for start, end, _, p in evidence.candidates:
-            if p < HIGHLIGHT_PROBABILITY:
-                continue
-            if taken is None:
-                words, taken = list(words), {(s, t) for s, t, _ in hidden}
-            word = text[start:end]
-            if (start, end) not in taken and word not in words and word.lower().rstrip(".") not in TITLES:
-                words.append(word)
+    def highlighted(analysis, evidence, decisions) -> list[list[str]]:
+        """Per message, the words a human should look at: Seek&Hide's ambiguous or unknown
+        words, and the candidate words the name scorer found possibly name-like but left
+        visible."""
+        import numpy as np
+
+        from triage.combiner import NTA
+
+        words = analysis.highlighted()
+        released = decisions.hides & (decisions.decision[evidence.message] != NTA)
+        shown = np.flatnonzero((evidence.probability >= HIGHLIGHT_PROBABILITY) & ~released)
+        texts = analysis.texts
+        for c, m, start, end in zip(shown.tolist(), evidence.message[shown].tolist(),
+                                    evidence.start[shown].tolist(), evidence.end[shown].tolist()):
+            word = texts[m][start:end]
+            if word not in words[m] and word.lower().rstrip(".") not in TITLES:
+                words[m].append(word)
         return words
 
-    def rows(self, messages: list[tuple[str, str]]) -> list[dict]:
-        """The output rows (CLASSIFY_COLUMNS) of (id, text) pairs."""
-        import json
+    def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
+        """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""
+        from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
 
         from features.counts import message_counts
 
-        texts = [text for _, text in messages]
-        analysis = self.seeker.analyse(texts)
+        analysis = self.seeker.analyse([text for _, text in messages])
         X = message_counts(analysis, self.predictor.feature_set, self.predictor.normalise)
         scores = self.predictor.predict_proba(X)
         evidence = self.evidence(analysis, scores)
-        decisions = self.policy.decide(evidence)
-        highlighted = analysis.highlighted()
-        hide, dumps = self.seeker.hide, json.dumps
+        decisions = self.policy.decide_batch(evidence)
+        highlighted = self.highlighted(analysis, evidence, decisions)
+        hide = self.seeker.hide
         rows = []
-        for (ident, text), s, d, e, words in zip(messages, scores.tolist(), decisions, evidence, highlighted):
-            hidden = d.hidden if d.decision != "NTA" else []
-            words = self.highlighted(text, words, e, hidden)
-            rows.append({
-                "id": ident,
-                "text": text,
-                "seekhide": e.seekhide,
-                "model": "TA" if s >= 0.5 else "NTA",
-                "score": f"{s:.4f}",
-                "decision": d.decision,
-                "anonymised": hide(text, hidden),
-                "hidden": hidden_json(hidden),
-                "highlighted": dumps(words, ensure_ascii=False) if words else "[]",
-                "risk": f"{d.risk:.4f}",
-            })
+        for (ident, text), seekhide, s, decision, risk, hidden, words in zip(
+            messages, evidence.seekhide.tolist(), scores.tolist(), decisions.decision.tolist(),
+            decisions.risk.tolist(), decisions.hidden, highlighted,
+        ):
+            if not hidden or decision == "NTA":
+                anonymised, hidden_cell = text, "[]"
+            else:
+                anonymised, hidden_cell = hide(text, hidden), hidden_json(hidden)
+            rows.append([
+                ident, text, seekhide, "TA" if s >= 0.5 else "NTA", f"{s:.4f}", decision, anonymised,
+                hidden_cell, "[" + ", ".join(map(encode_basestring, words)) + "]", f"{risk:.4f}",
+            ])
         return rows
 
 
@@ -353,12 +355,14 @@ def run_classify(
         if progress:
             chunks = _with_progress(chunks, input_path)
         for rows in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
-            for row in rows:
-                decisions[row["decision"]] += 1
-                seekhide[row["seekhide"]] += 1
+            if not rows:
+                continue
+            columns = list(zip(*rows))
+            decisions.update(columns[_DECISION])
+            seekhide.update(columns[_SEEKHIDE])
             if table.id_column is not None:
-                id_hashes.append(np.fromiter((hash(row["id"]) for row in rows), dtype=np.int64, count=len(rows)))
-            writer.write_many(rows)
+                id_hashes.append(np.fromiter(map(hash, columns[_ID]), dtype=np.int64, count=len(rows)))
+            writer.write_cells(rows)
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide))
     summary.skipped_lines = list(table.skipped)
     if id_hashes:
@@ -483,12 +487,12 @@ def train_word_scorer(gold, feature_set: str, seed: int) -> dict:
     import numpy as np
 
     from triage import evaluate, lexicons, names
-    from triage.combiner import BudgetPolicy
+    from triage.combiner import BudgetPolicy, EvidenceBatch
 
     analysed = evaluate.analyse(gold, feature_set)
     evidence = evaluate.cross_validated_evidence(analysed, folds=5, seed=seed)
     policy = BudgetPolicy()
-    risks = np.asarray([policy.hidden_and_risk(e)[1] for e in evidence])
+    risks = policy.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
     X, y = evaluate.word_training_rows(analysed, range(len(gold)))
     return {
         "word_model": names.make_word_model(seed).fit(X, y),

@@ -619,8 +619,12 @@ class Analysis:
             self._hidden = self._find_hidden()
         return self._hidden
 
+    def hidden_mask(self) -> np.ndarray:
+        """Which tokens Seek&Hide hides: detector hits and dictionary words."""
+        return (self.kind == K_DETECTED) | (self.label == L_DICTIONARY)
+
     def _find_hidden(self) -> list[list[tuple[int, int, str]]]:
-        positions = np.flatnonzero((self.kind == K_DETECTED) | (self.label == L_DICTIONARY))
+        positions = np.flatnonzero(self.hidden_mask())
         table = self.spellings
         lexicons = self.seeker.lexicons
         tags = table.column("seekhide.tag", lambda s: table.tags[s] or (
