@@ -20,7 +20,8 @@ from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONA
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")
 # Per-spelling membership flags, in this order.
-_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY, _UPPER, _ELONGATED, _PHRASE_START, _CUE = range(10)
+(_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY, _UPPER, _ELONGATED, _PHRASE_START, _CUE,
+ _PHRASE_SECOND) = range(11)
 _NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
 _NO_RANK = 10**6
 
@@ -35,7 +36,7 @@ def spelling_key(text: str) -> str:
     return text.lower().translate(APOSTROPHES)
 
 
-def _flags(lexicons: Lexicons, text: str, phrase_starts: set[str]) -> tuple[bool, ...]:
+def _flags(lexicons: Lexicons, text: str, phrase_words: tuple[set[str], set[str], set[str]]) -> tuple[bool, ...]:
     """Membership of a spelling as written in each lexicon, and what its case says."""
     lx = lexicons
     key = spelling_key(text)
@@ -49,8 +50,9 @@ def _flags(lexicons: Lexicons, text: str, phrase_starts: set[str]) -> tuple[bool
         key in lx.countries,
         text[:1].isupper(),
         bool(_ELONGATION.search(text)),
-        key in phrase_starts,
+        key in phrase_words[0],
         key in PERSON_CUES,
+        key in phrase_words[2],
     )
 
 
@@ -69,8 +71,8 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
     a = analysis
     lexicons = a.seeker.lexicons
     table = a.spellings
-    phrase_starts = _phrase_starts(lexicons)
-    flags = table.column("counts.flags", lambda s: _flags(lexicons, table.texts[s], phrase_starts), bool, width=10)
+    phrase_words = _phrase_parts(lexicons)
+    flags = table.column("counts.flags", lambda s: _flags(lexicons, table.texts[s], phrase_words), bool, width=11)
     n = len(a)
     words = np.flatnonzero(a.kind == K_WORD)
     message, spelling = a.message[words], a.spelling[words]
@@ -145,10 +147,12 @@ def _count_place_phrases(a: Analysis, message, spelling, word_flags, cities, cou
     'la' and 'rochelle'), and so is 'afrique du sud' one country. Corrects the per-word
     counts in place."""
     lexicons, texts = a.seeker.lexicons, a.spellings.texts
-    prefixes = _phrase_prefixes(lexicons)
+    prefixes = _phrase_parts(lexicons)[1]
     next_free = 0  # words inside a phrase already counted do not start another
-    for j in np.flatnonzero(word_flags[:, _PHRASE_START]).tolist():
-        if j < next_free or j + 1 >= len(message) or message[j + 1] != message[j]:
+    # Only where a phrase's first word is followed, in the same message, by a second word.
+    pairs = word_flags[:-1, _PHRASE_START] & word_flags[1:, _PHRASE_SECOND] & (message[1:] == message[:-1])
+    for j in np.flatnonzero(pairs).tolist():
+        if j < next_free:
             continue
         pair = f"{spelling_key(texts[spelling[j]])} {spelling_key(texts[spelling[j + 1]])}"
         if pair not in prefixes:  # most 'la', 'le', 'saint' start no place name
@@ -165,21 +169,14 @@ def _count_place_phrases(a: Analysis, message, spelling, word_flags, cities, cou
                 break
 
 
-_PHRASES: dict[int, tuple[set[str], set[str]]] = {}
+_PHRASES: dict[int, tuple[set[str], set[str], set[str]]] = {}
 
 
-def _phrase_parts(lexicons: Lexicons) -> tuple[set[str], set[str]]:
-    """(first words, first two words) of multi-word place names, once per lexicons."""
+def _phrase_parts(lexicons: Lexicons) -> tuple[set[str], set[str], set[str]]:
+    """(first words, first two words, second words) of multi-word place names, once per
+    lexicons."""
     key = id(lexicons)
     if key not in _PHRASES:
         phrases = [p.split(" ") for p in (*lexicons.cities, *lexicons.countries) if " " in p]
-        _PHRASES[key] = {p[0] for p in phrases}, {" ".join(p[:2]) for p in phrases}
+        _PHRASES[key] = {p[0] for p in phrases}, {" ".join(p[:2]) for p in phrases}, {p[1] for p in phrases}
     return _PHRASES[key]
-
-
-def _phrase_starts(lexicons: Lexicons) -> set[str]:
-    return _phrase_parts(lexicons)[0]
-
-
-def _phrase_prefixes(lexicons: Lexicons) -> set[str]:
-    return _phrase_parts(lexicons)[1]

@@ -138,8 +138,7 @@ def run_chunks(
     spec: ClassifierSpec | None = None,
     scheduler: str | None = None,
 ) -> Iterator[list[dict]]:
-    """For each chunk (objects with .id and .text), ``classifier.rows`` of its (id, text)
-    pairs, in input order. The engine is checked now; the work starts on iteration.
+    """For each chunk (a list of (id, text) pairs), ``classifier.rows`` of it, in input order. The engine is checked now; the work starts on iteration.
 
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
     parent's loaded classifier. dask: on a cluster, each worker building its classifier
@@ -153,13 +152,7 @@ def run_chunks(
         return _dask_chunks(spec, chunks, jobs, scheduler)
     if jobs > 1:
         return _pool_chunks(classifier, chunks, jobs)
-    return (classifier.rows(_pairs(chunk)) for chunk in chunks)
-
-
-def _pairs(chunk: Iterable) -> list[tuple[str, str]]:
-    """What the compute needs of a message: sending less than io.Message (with its whole
-    row) keeps the parent process, which reads and writes, from becoming the bottleneck."""
-    return [(m.id, m.text) for m in chunk]
+    return (classifier.rows(chunk) for chunk in chunks)
 
 
 def _in_order(submit, chunks: Iterable[Sequence], in_flight: int) -> Iterator:
@@ -167,7 +160,7 @@ def _in_order(submit, chunks: Iterable[Sequence], in_flight: int) -> Iterator:
     chunks submitted and not yet yielded, so memory stays bounded whatever the corpus size."""
     pending: deque = deque()
     for chunk in chunks:
-        pending.append(submit(_pairs(chunk)))
+        pending.append(submit(chunk))
         if len(pending) >= in_flight:
             yield pending.popleft()
     while pending:

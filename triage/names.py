@@ -54,12 +54,14 @@ class CorpusStats:
         self.reference = reference
         self.messages = 0
         self.counts: Counter = Counter()  # messages holding each word, as written
+        self._lower: dict[str, float] = {}  # lower() of the spellings asked so far
 
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
         texts = iter(texts)
         while chunk := list(itertools.islice(texts, batch)):
             self.counts.update(itertools.chain.from_iterable(map(set, map(_LETTERS.findall, chunk))))
             self.messages += len(chunk)
+        self._lower.clear()
         return self
 
     @classmethod
@@ -80,6 +82,15 @@ class CorpusStats:
         if self.reference and self.messages:
             count *= self.reference / self.messages
         return math.log1p(count)
+
+    def lower_many(self, texts: list[str]) -> list[float]:
+        """lower() of each text, remembered (candidate words recur from batch to batch)."""
+        known = self._lower
+        out = [known.get(text) for text in texts]
+        for i, value in enumerate(out):
+            if value is None:
+                out[i] = known[texts[i]] = self.lower(texts[i])
+        return out
 
 
 class Spelling:
@@ -157,7 +168,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     unique, inverse = np.unique(sid[chosen], return_inverse=True)
     static = np.asarray([_static(spelling, lexicons, texts[s], table.infos[s].match) for s in unique.tolist()],
                         dtype=float)[inverse]
-    lower = np.asarray([stats.lower(texts[s]) for s in unique.tolist()], dtype=float)[inverse]
+    lower = np.asarray(stats.lower_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
     label, rule = label[chosen], rule[chosen]
     guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
     by_title = rule == rule_code("title")

@@ -329,12 +329,9 @@ def run_classify(
             raise io.InputError(f"{queue_path} is already the output; give the queue another path")
     model_path = Path(model_path) if model_path else None
     predictor = model.load_predictor(model_path or model.default_model_path())
-    stats = None
+    stats, chunks = None, None
     if predictor.word_forest is not None:
-        from triage.names import CorpusStats
-
-        # First pass: how the corpus itself writes each word (cheap: no labelling).
-        stats = CorpusStats(reference=predictor.metadata.get("training_size")).add(m.text for m in table)
+        stats, chunks = corpus_stats(table, chunk_size, predictor.metadata.get("training_size"))
     spec = None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
@@ -351,7 +348,7 @@ def run_classify(
     protect = [input_path] + ([model_path] if model_path else [])
     with io.atomic_output(output, force=force, protect=protect) as handle:
         writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=io.format_for(output))
-        chunks = table.chunks(chunk_size)
+        chunks = chunks or pair_chunks(table, chunk_size)
         if progress:
             chunks = _with_progress(chunks, input_path)
         for rows in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
@@ -376,6 +373,35 @@ def run_classify(
         queued = export_queue(output, queue_path, force=force)
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
+
+
+def pair_chunks(table: io.MessageTable, size: int) -> Iterator[list[tuple[str, str]]]:
+    """The (id, text) pairs of a table, `size` at a time: what classifying needs of a row
+    (sending less than io.Message, with its whole row, keeps the parent process of --jobs
+    from becoming the bottleneck)."""
+    for chunk in table.chunks(size):
+        yield [(m.id, m.text) for m in chunk]
+
+
+# A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the
+# statistics pass for the classifying pass. A larger corpus is read twice, in bounded memory.
+KEEP_READ_MESSAGES = 300_000
+
+
+def corpus_stats(table: io.MessageTable, size: int, reference: int | None):
+    """The first pass: how the corpus itself writes each word (triage.names.CorpusStats),
+    and the chunks of pairs for the second pass (kept if the corpus is small, else read again)."""
+    from triage.names import CorpusStats
+
+    stats = CorpusStats(reference=reference)
+    kept: list | None = []
+    for chunk in pair_chunks(table, size):
+        stats.add(text for _, text in chunk)
+        if kept is not None:
+            kept.append(chunk)
+            if len(kept) * size > KEEP_READ_MESSAGES:
+                kept = None
+    return stats, iter(kept) if kept is not None else pair_chunks(table, size)
 
 
 def _with_progress(chunks, input_path):
