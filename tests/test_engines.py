@@ -28,7 +28,7 @@ class FakeClassifier:
         self.builds = builds
         self.fail_on = fail_on
 
-    def rows(self, pairs):
+    def classify(self, pairs):
         rows = []
         for id_, text in pairs:
             if text == self.fail_on:
@@ -91,7 +91,7 @@ def cluster():
 
 def test_local_engines_give_the_direct_rows_in_order():
     chunks = make_chunks(30)
-    direct = [FakeClassifier().rows([(m.id, m.text) for m in chunk]) for chunk in chunks]
+    direct = [FakeClassifier().classify([(m.id, m.text) for m in chunk]) for chunk in chunks]
     one = list(engines.run_chunks(FakeClassifier(), chunks, jobs=1))
     assert one == direct
     pulled = [0]
@@ -108,10 +108,10 @@ def test_local_pool_error_keeps_its_type():
 
 
 class DyingClassifier(FakeClassifier):
-    def rows(self, pairs):
+    def classify(self, pairs):
         if any(text == "adieu" for _, text in pairs):
             os._exit(1)  # a worker killed mid-chunk (out of memory, say)
-        return super().rows(pairs)
+        return super().classify(pairs)
 
 
 def test_a_pool_worker_that_dies_stops_the_run_instead_of_hanging():
@@ -216,7 +216,7 @@ def recorded_builds(monkeypatch):
     seen = []
 
     class Recorder:
-        def __init__(self, predictor, policy, budget, stats=None):
+        def __init__(self, predictor, policy, budget, stats=None, output_format="csv"):
             seen.append((predictor, policy, budget, stats, lexicons.default_user_directory()))
 
     class Default:

@@ -23,6 +23,7 @@ from triage.io import (
     TableWriter,
     atomic_output,
     duplicate_ids,
+    encode_cells,
     format_for,
     neutralise_formula,
     open_messages,
@@ -512,6 +513,20 @@ def test_table_writer_round_trip(tmp_path, format):
     table = open_messages(out, required_columns=["label"])
     assert table.format == format
     assert [m.fields for m in table] == TRICKY
+
+
+@pytest.mark.parametrize("format", ["csv", "tsv", "jsonl"])
+def test_rows_encoded_elsewhere_read_back_like_rows_written_here(tmp_path, format):
+    # What --jobs workers do: encode their rows, then the parent writes the text as it is.
+    columns = ["id", "text", "label"]
+    cells = [[row[c] for c in columns] for row in TRICKY]
+    out = tmp_path / f"rows.{format}"
+    with atomic_output(out) as handle:
+        writer = TableWriter(handle, columns, format)
+        writer.write_encoded(encode_cells(cells[:3], columns, format), 3)
+        writer.write_encoded(encode_cells(cells[3:], columns, format), len(cells) - 3)
+        assert writer.rows_written == len(TRICKY)
+    assert [m.fields for m in open_messages(out, required_columns=["label"])] == TRICKY
 
 
 def test_table_writer_values_and_extra_keys(tmp_path):

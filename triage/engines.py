@@ -1,8 +1,8 @@
 """How chunks of messages are run: in this process, in a fork pool, or on a Dask cluster.
 
 Reading, validation and writing stay in the parent process (triage.io: order, atomic
-output); an engine only runs ``Classifier.rows`` on lists of ``(id, text)`` pairs and gives
-the rows back in input order, with a bounded number of chunks in flight.
+output); an engine only runs ``Classifier.classify`` on lists of ``(id, text)`` pairs and
+gives the encoded chunks back in input order, with a bounded number of chunks in flight.
 
 A Dask worker never receives the Classifier (its lexicons are ~140 MB of Python objects):
 it receives a small ``ClassifierSpec`` and builds its own Classifier once per process.
@@ -75,6 +75,7 @@ class ClassifierSpec:
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
     model_digest: str = ""
     user_lexicon_digest: str = ""
+    output_format: str = "csv"  # what the workers encode their rows in
 
     def __post_init__(self):
         # Workers do not share the parent's working directory.
@@ -111,7 +112,8 @@ class ClassifierSpec:
                 f"{' and '.join(USER_LEXICON_FILES)} there, or set {lexicons.USER_DIR_ENV} to a shared folder"
             )
         predictor = model.load_predictor(Path(self.model_path))
-        classifier = pipeline.Classifier(predictor, self.policy, self.budget, stats=self.stats)
+        classifier = pipeline.Classifier(predictor, self.policy, self.budget, stats=self.stats,
+                                         output_format=self.output_format)
         pipeline.settle_memory()
         return classifier
 
@@ -137,8 +139,8 @@ def run_chunks(
     jobs: int = 1,
     spec: ClassifierSpec | None = None,
     scheduler: str | None = None,
-) -> Iterator[list[dict]]:
-    """For each chunk (a list of (id, text) pairs), ``classifier.rows`` of it, in input order. The engine is checked now; the work starts on iteration.
+) -> Iterator:
+    """For each chunk (a list of (id, text) pairs), ``classifier.classify`` of it, in input order. The engine is checked now; the work starts on iteration.
 
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
     parent's loaded classifier. dask: on a cluster, each worker building its classifier
@@ -152,7 +154,7 @@ def run_chunks(
         return _dask_chunks(spec, chunks, jobs, scheduler)
     if jobs > 1:
         return _pool_chunks(classifier, chunks, jobs)
-    return (classifier.rows(chunk) for chunk in chunks)
+    return (classifier.classify(chunk) for chunk in chunks)
 
 
 def _in_order(submit, chunks: Iterable[Sequence], in_flight: int) -> Iterator:
@@ -177,11 +179,11 @@ def _init_pool_worker(classifier) -> None:
     _pool_worker = classifier
 
 
-def _pool_rows(pairs: list[tuple[str, str]]) -> list[dict]:
-    return _pool_worker.rows(pairs)
+def _pool_classify(pairs: list[tuple[str, str]]):
+    return _pool_worker.classify(pairs)
 
 
-def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator[list[dict]]:
+def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -192,7 +194,7 @@ def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator[
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_pool_worker,
                              initargs=(classifier,)) as pool:
         try:  # a broken pool shows in submit() or in result(), whichever comes first
-            for future in _in_order(lambda pairs: pool.submit(_pool_rows, pairs), chunks, 2 * jobs):
+            for future in _in_order(lambda pairs: pool.submit(_pool_classify, pairs), chunks, 2 * jobs):
                 yield future.result()
         except BrokenProcessPool:
             raise io.InputError(
@@ -206,7 +208,7 @@ _built: tuple[str, Any] | None = None  # (spec token, classifier) of this worker
 _built_lock = threading.Lock()
 
 
-def _worker_rows(spec, pairs: list[tuple[str, str]]) -> list[dict]:
+def _worker_classify(spec, pairs: list[tuple[str, str]]):
     """On a Dask worker: build the spec's classifier once per process (a new run's spec
     replaces the previous classifier), then classify. The lock serialises the threads of a
     multi-threaded worker: the classifier's caches are not thread-safe, and the work holds
@@ -216,10 +218,10 @@ def _worker_rows(spec, pairs: list[tuple[str, str]]) -> list[dict]:
         if _built is None or _built[0] != spec.token:
             _built = None
             _built = (spec.token, spec.build())
-        return _built[1].rows(pairs)
+        return _built[1].classify(pairs)
 
 
-def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None) -> Iterator[list[dict]]:
+def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None) -> Iterator:
     from contextlib import ExitStack
 
     from distributed import Client, LocalCluster
@@ -249,7 +251,7 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
             client = stack.enter_context(Client(cluster, set_as_default=False))
         workers = len(client.nthreads())
         shared = client.scatter(spec, broadcast=True, hash=False)
-        pending = _in_order(lambda pairs: client.submit(_worker_rows, shared, pairs, pure=False),
+        pending = _in_order(lambda pairs: client.submit(_worker_classify, shared, pairs, pure=False),
                             chunks, 2 * max(1, workers))
         try:
             for future in pending:

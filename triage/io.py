@@ -868,6 +868,7 @@ class TableWriter:
         neutralise_formulas: bool = False,
         *,
         extrasaction: str = "raise",
+        header: bool = True,
     ) -> None:
         if format not in ("csv", "tsv", "jsonl"):
             raise ValueError(f"unknown table format {format!r}")
@@ -891,8 +892,9 @@ class TableWriter:
                 quoting=csv.QUOTE_MINIMAL,
                 lineterminator="\r\n",
             )
-            header = [neutralise_formula(c) for c in self.columns] if neutralise_formulas else self.columns
-            self._writer.writerow(header)
+            if header:
+                names = [neutralise_formula(c) for c in self.columns] if neutralise_formulas else self.columns
+                self._writer.writerow(names)
 
     def _cells(self, row: Mapping[str, Any]) -> list[Any]:
         if self._check_extras and not self._column_set.issuperset(row):
@@ -909,6 +911,11 @@ class TableWriter:
     def write_many(self, rows: Iterable[Mapping[str, Any]]) -> int:
         """Write rows; returns how many."""
         return self.write_cells(map(self._cells, rows), neutralised=True)
+
+    def write_encoded(self, text: str, rows: int) -> None:
+        """Write `rows` rows already encoded by `encode_cells` in this writer's format."""
+        self._handle.write(text)
+        self.rows_written += rows
 
     def write_cells(self, rows: Iterable[Sequence[Any]], *, neutralised: bool = False) -> int:
         """Write rows given as lists of cells in column order (the fast path of classify);
@@ -931,3 +938,11 @@ class TableWriter:
 
             self._writer.writerows(counted())
         return self.rows_written - before
+
+
+def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> str:
+    """Rows (lists of cells in column order) as text in `format`, without a header: what a
+    worker process sends back, for TableWriter.write_encoded in the process that writes."""
+    buffer = io.StringIO()
+    TableWriter(buffer, columns, format, header=False).write_cells(rows)
+    return buffer.getvalue()

@@ -143,7 +143,7 @@ def run_seek(
 CLASSIFY_COLUMNS = [
     "id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk",
 ]
-_ID, _SEEKHIDE, _DECISION = (CLASSIFY_COLUMNS.index(c) for c in ("id", "seekhide", "decision"))
+_SEEKHIDE, _DECISION = CLASSIFY_COLUMNS.index("seekhide"), CLASSIFY_COLUMNS.index("decision")
 
 
 @dataclass
@@ -181,6 +181,18 @@ class ClassifySummary:
         return out
 
 
+@dataclass
+class ClassifiedChunk:
+    """A chunk as an engine gives it back: its rows encoded in the output format (no header)
+    and the counts of the summary. Encoding where the rows are made keeps the process that
+    writes from becoming the bottleneck of --jobs."""
+
+    text: str
+    rows: int
+    decisions: dict[str, int]
+    seekhide: dict[str, int]
+
+
 # A visible candidate word at least this likely to be a name is shown to the expert.
 HIGHLIGHT_PROBABILITY = 0.2
 
@@ -188,7 +200,8 @@ HIGHLIGHT_PROBABILITY = 0.2
 class Classifier:
     """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
-    def __init__(self, predictor, policy: str | None = None, budget: float = 0.10, lexicons=None, stats=None):
+    def __init__(self, predictor, policy: str | None = None, budget: float = 0.10, lexicons=None, stats=None,
+                 output_format: str = "csv"):
         from triage import combiner
         from triage import lexicons as lexicon_module
 
@@ -204,6 +217,7 @@ class Classifier:
             trained["risk_threshold"] = predictor.risk_threshold(budget)
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
+        self.output_format = output_format
         self._scores: dict[int, float] = {}
         self._scores_for = None
 
@@ -260,6 +274,15 @@ class Classifier:
             if word not in words[m] and word.lower().rstrip(".") not in TITLES:
                 words[m].append(word)
         return words
+
+    def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
+        """rows() encoded in the output format, with the counts of the summary."""
+        from collections import Counter
+
+        rows = self.rows(messages)
+        columns = list(zip(*rows)) or [()] * len(CLASSIFY_COLUMNS)
+        return ClassifiedChunk(io.encode_cells(rows, CLASSIFY_COLUMNS, self.output_format), len(rows),
+                               Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE]))
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""
@@ -335,9 +358,10 @@ def run_classify(
     spec = None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
-        spec = engines.ClassifierSpec(model_path or model.default_model_path(), policy, budget, stats)
+        spec = engines.ClassifierSpec(model_path or model.default_model_path(), policy, budget, stats,
+                                      output_format=io.format_for(output))
     else:
-        classifier = Classifier(predictor, policy, budget, stats=stats)
+        classifier = Classifier(predictor, policy, budget, stats=stats, output_format=io.format_for(output))
         settle_memory()
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
@@ -351,15 +375,12 @@ def run_classify(
         chunks = chunks or pair_chunks(table, chunk_size)
         if progress:
             chunks = _with_progress(chunks, input_path)
-        for rows in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
-            if not rows:
-                continue
-            columns = list(zip(*rows))
-            decisions.update(columns[_DECISION])
-            seekhide.update(columns[_SEEKHIDE])
-            if table.id_column is not None:
-                id_hashes.append(np.fromiter(map(hash, columns[_ID]), dtype=np.int64, count=len(rows)))
-            writer.write_cells(rows)
+        if table.id_column is not None:
+            chunks = _hashing_ids(chunks, id_hashes)
+        for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
+            decisions.update(done.decisions)
+            seekhide.update(done.seekhide)
+            writer.write_encoded(done.text, done.rows)
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide))
     summary.skipped_lines = list(table.skipped)
     if id_hashes:
@@ -402,6 +423,15 @@ def corpus_stats(table: io.MessageTable, size: int, reference: int | None):
             if len(kept) * size > KEEP_READ_MESSAGES:
                 kept = None
     return stats, iter(kept) if kept is not None else pair_chunks(table, size)
+
+
+def _hashing_ids(chunks, id_hashes: list):
+    """The chunks, passed on unchanged, with a 64-bit hash of each id appended to `id_hashes`."""
+    import numpy as np
+
+    for chunk in chunks:
+        id_hashes.append(np.fromiter((hash(ident) for ident, _ in chunk), dtype=np.int64, count=len(chunk)))
+        yield chunk
 
 
 def _with_progress(chunks, input_path):
