@@ -140,7 +140,8 @@ def run_chunks(
     spec: ClassifierSpec | None = None,
     scheduler: str | None = None,
 ) -> Iterator:
-    """For each chunk (a list of (id, text) pairs), ``classifier.classify`` of it, in input order. The engine is checked now; the work starts on iteration.
+    """For each chunk (a list of (id, text) pairs), ``classifier.classify`` of it, in input
+    order. The engine is checked now; the work starts on iteration.
 
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
     parent's loaded classifier. dask: on a cluster, each worker building its classifier
@@ -184,17 +185,22 @@ def _pool_classify(pairs: list[tuple[str, str]]):
 
 
 def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
+    return fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
+
+
+def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initargs=()) -> Iterator:
+    """function(chunk) for each chunk, in input order, in a pool of `jobs` forked processes
+    (they share what this process has loaded: lexicons, model)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    # Fork: the workers share the loaded lexicons. An executor, not multiprocessing.Pool: if a
-    # worker dies, the run stops with BrokenProcessPool instead of waiting forever.
+    # An executor, not multiprocessing.Pool: if a worker dies, the run stops with
+    # BrokenProcessPool instead of waiting forever.
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_pool_worker,
-                             initargs=(classifier,)) as pool:
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs) as pool:
         try:  # a broken pool shows in submit() or in result(), whichever comes first
-            for future in _in_order(lambda pairs: pool.submit(_pool_classify, pairs), chunks, 2 * jobs):
+            for future in _in_order(lambda chunk: pool.submit(function, chunk), chunks, 2 * jobs):
                 yield future.result()
         except BrokenProcessPool:
             raise io.InputError(

@@ -68,6 +68,13 @@ class CorpusStats:
     def from_texts(cls, texts: Iterable[str], reference: int | None = None) -> CorpusStats:
         return cls(reference).add(texts)
 
+    def merge(self, other: CorpusStats) -> CorpusStats:
+        """Add the counts of another part of the corpus (counted in another process)."""
+        self.counts.update(other.counts)
+        self.messages += other.messages
+        self._lower.clear()
+        return self
+
     @property
     def lower_counts(self) -> dict[str, int]:
         return {w: c for w, c in self.counts.items() if w.islower()}

@@ -354,7 +354,8 @@ def run_classify(
     predictor = model.load_predictor(model_path or model.default_model_path())
     stats, chunks = None, None
     if predictor.word_forest is not None:
-        stats, chunks = corpus_stats(table, chunk_size, predictor.metadata.get("training_size"))
+        stats, chunks = corpus_stats(table, chunk_size, predictor.metadata.get("training_size"),
+                                     jobs=jobs if engine == "local" else 1)
     spec = None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
@@ -409,19 +410,31 @@ def pair_chunks(table: io.MessageTable, size: int) -> Iterator[list[tuple[str, s
 KEEP_READ_MESSAGES = 300_000
 
 
-def corpus_stats(table: io.MessageTable, size: int, reference: int | None):
+def corpus_stats(table: io.MessageTable, size: int, reference: int | None, jobs: int = 1):
     """The first pass: how the corpus itself writes each word (triage.names.CorpusStats),
-    and the chunks of pairs for the second pass (kept if the corpus is small, else read again)."""
+    counted in `jobs` processes, and the chunks of pairs for the second pass (kept if the
+    corpus is small, else read again)."""
+    from triage import engines
     from triage.names import CorpusStats
 
-    stats = CorpusStats(reference=reference)
     kept: list | None = []
-    for chunk in pair_chunks(table, size):
-        stats.add(text for _, text in chunk)
-        if kept is not None:
-            kept.append(chunk)
-            if len(kept) * size > KEEP_READ_MESSAGES:
-                kept = None
+
+    def texts():
+        nonlocal kept
+        for chunk in pair_chunks(table, size):
+            if kept is not None:
+                kept.append(chunk)
+                if len(kept) * size > KEEP_READ_MESSAGES:
+                    kept = None
+            yield [text for _, text in chunk]
+
+    stats = CorpusStats(reference=reference)
+    if jobs > 1:
+        for counted in engines.fork_map(CorpusStats.from_texts, texts(), jobs):
+            stats.merge(counted)
+    else:
+        for chunk in texts():
+            stats.add(chunk)
     return stats, iter(kept) if kept is not None else pair_chunks(table, size)
 
 
