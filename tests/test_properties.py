@@ -26,7 +26,7 @@ from triage import model
 from triage.names import CorpusStats
 from triage.pipeline import CLASSIFY_COLUMNS, Classifier, run_classify, run_seek
 from triage.seekhide import SeekAndHide
-from triage.tokenise import tokenise
+from triage.tokenise import PIECE, tokenise
 
 from conftest import REPO, SAMPLE
 
@@ -62,6 +62,19 @@ def predictor():
 
 
 # ------------------------------------------------------------------------- offsets
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=6))
+def test_cutting_texts_at_their_spaces_gives_the_pieces_of_the_regular_expression(seeker, texts):
+    table = seeker.spellings  # shared across examples, as across the batches of a run
+    for text in texts:
+        ids: list[int] = []
+        whole = [table.piece_ids[piece] for piece in PIECE.findall(text)]
+        if table.extend_with_pieces(text, ids):
+            assert ids == whole
+        else:
+            assert ids == []
 
 
 def check_tokens(text: str, tokens) -> None:

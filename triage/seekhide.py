@@ -257,34 +257,33 @@ class SeekAndHide:
             self.spellings = Spellings(self)
         table = self.spellings
         piece_id = table.piece_ids.__getitem__
-        pieces: list[str] = []
+        ids: list[int] = []  # of the pieces of all texts, in order
         counts: list[int] = []
         explicit: list[tuple[int, int]] = []  # (piece index, start) where detections break the running sum
         detected_ends: list[tuple[int, int]] = []  # (piece index, end) of detector hits
-        findall = PIECE.findall
         for text in texts:
+            before = len(ids)
             hits = detect(text)
             if not hits:
-                found = findall(text)
-                pieces += found
-                counts.append(len(found))
+                if not table.extend_with_pieces(text, ids):
+                    ids += map(piece_id, PIECE.findall(text))
+                counts.append(len(ids) - before)
                 continue
-            before = len(pieces)
             position = 0
             for hit in hits:
                 for start, piece in _pieces_from(text, position, hit.start):
-                    explicit.append((len(pieces), start))
-                    pieces.append(piece)
-                explicit.append((len(pieces), hit.start))
-                detected_ends.append((len(pieces), hit.end))
-                pieces.append(table.detection_piece(hit.tag))
+                    explicit.append((len(ids), start))
+                    ids.append(piece_id(piece))
+                explicit.append((len(ids), hit.start))
+                detected_ends.append((len(ids), hit.end))
+                ids.append(piece_id(table.detection_piece(hit.tag)))
                 position = hit.end
             for start, piece in _pieces_from(text, position, len(text)):
-                explicit.append((len(pieces), start))
-                pieces.append(piece)
-            counts.append(len(pieces) - before)
-        n_pieces = len(pieces)
-        piece_ids = np.fromiter(map(piece_id, pieces), dtype=np.int64, count=n_pieces)
+                explicit.append((len(ids), start))
+                ids.append(piece_id(piece))
+            counts.append(len(ids) - before)
+        n_pieces = len(ids)
+        piece_ids = np.asarray(ids, dtype=np.int64)
         per_message = np.asarray(counts, dtype=np.int64)
         columns = table.numpy()
 
@@ -416,9 +415,43 @@ class Spellings:
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
         self._extra: dict[str, np.ndarray] = {}
+        # The piece ids of each stretch of text between spaces, at the start of a message
+        # and after a space (see extend_with_pieces).
+        self._first_stretches: dict[str, tuple[int, ...]] = {}
+        self._next_stretches: dict[str, tuple[int, ...]] = {}
 
     def __len__(self) -> int:
         return len(self.piece_ids) + len(self.texts)
+
+    def extend_with_pieces(self, text: str, ids: list[int]) -> bool:
+        """Append to `ids` the piece ids of a text, cut at its spaces: each stretch between
+        spaces is cut into pieces once (SMS repeat their words) and its first piece takes
+        the space before it. Returns False, leaving `ids` as it was, when a stretch does not
+        cut into whole pieces on its own (two spaces in a row, white space at an end): the
+        caller then cuts the whole text.
+
+        This gives the pieces of PIECE.findall(text) because no token holds white space and
+        the regular expression looks past a token only for a word character."""
+        before = len(ids)
+        stretches = self._first_stretches
+        for stretch in text.split(" "):
+            found = stretches.get(stretch)
+            if found is None:
+                found = stretches[stretch] = self._stretch_pieces(stretch, stretches is self._next_stretches)
+            if not found:
+                del ids[before:]
+                return False
+            ids += found
+            stretches = self._next_stretches
+        return True
+
+    def _stretch_pieces(self, stretch: str, after_space: bool) -> tuple[int, ...]:
+        pieces = PIECE.findall(stretch)
+        if not pieces or "".join(pieces) != stretch:
+            return ()
+        if after_space:
+            pieces[0] = " " + pieces[0]
+        return tuple(map(self.piece_ids.__getitem__, pieces))
 
     def detection_piece(self, tag: str) -> tuple[str, str]:
         return (DETECTED, tag)  # a tuple: never a piece of text
