@@ -8,9 +8,10 @@
    ../shared/data/sms_dev_88milsms.csv, with light seeded variation (a word's case changed,
    a suffix such as " mdr", " 18h30" or a first name added, a word dropped) so that not
    every message is an exact duplicate. The share of exact duplicates is reported.
-2. Times, each in fresh processes: loading the lexicons (benchmarks/lexicons.py), start-up
-   (lexicons + model predictor loaded), `triage seek`, `triage classify --jobs J` end to end
-   (CSV in, CSV out) and `triage train` on 4,000 labelled dev messages.
+2. Byte-compiles the packages (as `pip install` does), then times, each in fresh processes:
+   loading the lexicons (benchmarks/lexicons.py), start-up (imports, lexicons, model, the
+   classifier built and a first message classified), `triage seek`, `triage classify --jobs J`
+   end to end (CSV in, CSV out) and `triage train` on 4,000 labelled dev messages.
 3. --scaling: classify 10^4, 10^5 and 10^6 messages (one job) to show the cost grows
    linearly, and the peak RSS at 10^6.
 4. --peers: the same messages (at most 20,000) through spaCy's fr_core_news_sm NER and
@@ -346,17 +347,29 @@ def triage_command() -> list[str]:
 
 # ---------------------------------------------------------------- the steps
 
+# Start-up: until classify is ready, its first message classified (so that nothing put off
+# to first use escapes the figure).
 STARTUP = r"""
 import json, time
 t0 = time.perf_counter()
-import triage.lexicons, triage.model
+import triage.lexicons, triage.model, triage.pipeline
 t1 = time.perf_counter()
 triage.lexicons.default()
 t2 = time.perf_counter()
-triage.model.load_predictor(triage.model.default_model_path())
+predictor = triage.model.load_predictor(triage.model.default_model_path())
 t3 = time.perf_counter()
-print(json.dumps({"import_seconds": t1 - t0, "lexicons_seconds": t2 - t1, "model_seconds": t3 - t2}))
+triage.pipeline.Classifier(predictor).classify([("1", "Salut Julie, on se voit à 18h ? :)")])
+t4 = time.perf_counter()
+print(json.dumps({"import_seconds": t1 - t0, "lexicons_seconds": t2 - t1, "model_seconds": t3 - t2,
+                  "first_message_seconds": t4 - t3}))
 """
+
+
+def compile_bytecode() -> None:
+    """Byte-compile the packages, as `pip install` does: otherwise, where
+    PYTHONDONTWRITEBYTECODE is set, every fresh process compiles every module from source."""
+    packages = [str(REPO / name) for name in ("triage", "features", "dictionaries")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], check=True, stdout=subprocess.DEVNULL)
 
 
 def step_row(step: str, messages: int | None, result: dict, **extra) -> dict:
@@ -511,7 +524,7 @@ def targets(rows: dict[str, dict], lexicon_summary: dict | None) -> list[dict]:
                     "pass": None if value is None else value >= goal})
     startup = rows.get("start-up")
     value = startup["seconds"] if startup and startup["ok"] else None
-    out.append({"target": f"start-up <= {TARGET_STARTUP} s (lexicons + model, fresh process)", "value": value,
+    out.append({"target": f"start-up <= {TARGET_STARTUP} s (fresh process until a first message is classified)", "value": value,
                 "shown": f"{value:.2f} s" if value is not None else "not measured",
                 "pass": None if value is None else value <= TARGET_STARTUP})
     million = next((r for k, r in rows.items() if k.startswith("scaling") and r.get("messages") == 10**6), None)
@@ -602,6 +615,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {m['platform']}, {m['cpu_count']} CPUs ({m['cpu_model']}), Python {m['python']}")
     print(f"load average at start: {report['load_average']['start']}")
 
+    compile_bytecode()
     work = Path(tempfile.mkdtemp(prefix="triage-bench-"))
     try:
         # ---- corpora
