@@ -268,8 +268,8 @@ class Classifier:
         released = decisions.hides & (decisions.decision[evidence.message] != NTA)
         shown = np.flatnonzero((evidence.probability >= HIGHLIGHT_PROBABILITY) & ~released)
         texts = analysis.texts
-        for c, m, start, end in zip(shown.tolist(), evidence.message[shown].tolist(),
-                                    evidence.start[shown].tolist(), evidence.end[shown].tolist()):
+        for m, start, end in zip(evidence.message[shown].tolist(), evidence.start[shown].tolist(),
+                                 evidence.end[shown].tolist()):
             word = texts[m][start:end]
             if word not in words[m] and word.lower().rstrip(".") not in TITLES:
                 words[m].append(word)
@@ -346,6 +346,7 @@ def run_classify(
     table = read.open(input_path)
     force = force or output is None  # the default output under reports/ is the tool's own
     output = Path(output) if output else default_output(input_path, "classified.csv")
+    output_format = io.format_for(output)
     if queue_path is not None:  # refused now, not after classifying the whole corpus
         io.refuse_inputs(queue_path, [input_path])
         if Path(queue_path).resolve() == output.resolve():
@@ -360,9 +361,9 @@ def run_classify(
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
         spec = engines.ClassifierSpec(model_path or model.default_model_path(), policy, budget, stats,
-                                      output_format=io.format_for(output))
+                                      output_format=output_format)
     else:
-        classifier = Classifier(predictor, policy, budget, stats=stats, output_format=io.format_for(output))
+        classifier = Classifier(predictor, policy, budget, stats=stats, output_format=output_format)
         settle_memory()
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
@@ -372,7 +373,7 @@ def run_classify(
     id_hashes: list = []
     protect = [input_path] + ([model_path] if model_path else [])
     with io.atomic_output(output, force=force, protect=protect) as handle:
-        writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=io.format_for(output))
+        writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=output_format)
         chunks = chunks or pair_chunks(table, chunk_size)
         if progress:
             chunks = _with_progress(chunks, input_path)
