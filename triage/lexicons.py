@@ -18,11 +18,14 @@ import json
 import os
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 import dictionaries
+from triage.wordlist import WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
@@ -128,29 +131,37 @@ def _fold_index(words) -> dict[str, str]:
     return {key: word for key, word in zip(folded, words) if key != word}
 
 
+def _merged_small_anti(sms, pronouns, cities, regions, countries) -> set[str]:
+    """The small anti-dictionaries as one set, for one look-up instead of five."""
+    return sms.keys() | pronouns | cities | regions | countries
+
+
 @dataclass(eq=False)  # compared and hashed by identity: caches are keyed on the instance
 class Lexicons:
-    """Every word list Seek&Hide and the features use, as plain sets and dicts."""
+    """Every word list Seek&Hide and the features use: the big ones as WordLists (sorted
+    arrays, see triage/wordlist.py), the small ones as plain sets and dicts."""
 
     first_names: dict[str, int]  # spelling -> id
     first_name_ranks: dict[str, int]
-    last_names: set[str]  # spellings; ids are read on first use (last_name_ids)
-    forms: set[str]
+    last_names: WordList
+    last_name_ids: np.ndarray  # the id of each surname, in last_names order
+    forms: WordList
     sms: dict[str, str]
     pronouns: set[str]
     cities: set[str]
     regions: set[str]
     countries: set[str]
+    folded_names: dict[str, str]  # accent-folded spelling -> an accented name spelling
+    folded_anti: WordList  # accent-folded spellings of the accented ordinary words
+    apostrophe_words: frozenset[str]  # words of forms and sms with an apostrophe: aujourd'hui
+    fingerprint: str  # lexicon_fingerprint of the shipped files: a model records it
     user_names: set[str] = field(default_factory=set)
     user_words: set[str] = field(default_factory=set)
     directory: Path = DICTIONARIES_DIR
     user_directory: Path | None = None
 
     def __post_init__(self) -> None:
-        # The big lists are kept as loaded; the small ones are merged for one look-up each.
-        self.other_anti = self.sms.keys() | self.pronouns | self.cities | self.regions | self.countries
-        self.folded_names = _fold_index(chain(self.first_names, self.last_names))
-        self.folded_anti = _folded_set(self.forms) | _folded_set(self.other_anti)
+        self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
 
     # ------------------------------------------------------------ look-ups
     def lookup(self, key: str) -> tuple[bool, bool]:
@@ -165,15 +176,15 @@ class Lexicons:
         if key in self.user_names:
             return True, False
         in_names = key in self.first_names or key in self.last_names
-        in_anti = key in self.forms or key in self.other_anti
+        in_anti = key in self.other_anti or key in self.forms  # the set first: it is faster
         if in_names or in_anti:
             return in_names, in_anti
         folded = fold(key)
         if folded in self.user_words:
             return False, True
         return (
-            folded in self.first_names or folded in self.last_names or folded in self.folded_names,
-            folded in self.forms or folded in self.other_anti or folded in self.folded_anti,
+            folded in self.first_names or folded in self.folded_names or folded in self.last_names,
+            folded in self.other_anti or folded in self.forms or folded in self.folded_anti,
         )
 
     def name_entry(self, key: str) -> NameEntry:
@@ -183,23 +194,16 @@ class Lexicons:
         if key in self.first_names:
             return NameEntry("PRE", self.first_names[key], self.first_name_ranks[key])
         if key in self.last_names:
-            ident = self.last_name_ids.get(key, 0)
+            ident = self.last_name_id(key)
             return NameEntry("NOM", ident, ident)  # surnames were numbered by frequency
         return NameEntry("PRE", 0, 0)  # a user-confirmed name outside the lists
 
-    @cached_property
-    def last_name_ids(self) -> dict[str, int]:
-        """Surname -> id, read when a surname is first hidden (it is not needed to label
-        words, and parsing 200,000 ids would double the start-up time)."""
-        ids, _ = _read_names(self.directory / "names" / "last_names.tsv", set())
-        return ids
+    def last_name_id(self, key: str) -> int:
+        """The id of a surname spelling in the list, 0 when it is not a surname."""
+        position = self.last_names.position(key)
+        return int(self.last_name_ids[position]) if position >= 0 else 0
 
     # ------------------------------------------------------------ description
-    @property
-    def fingerprint(self) -> str:
-        """Hash of the shipped lexicon files (user answers excluded): a model records it."""
-        return lexicon_fingerprint(self.directory)
-
     def describe(self) -> list[LexiconInfo]:
         sources = json.loads((self.directory / "sources.json").read_text("utf-8"))
         sizes = {
@@ -222,15 +226,21 @@ class Lexicons:
     @property
     def ambiguous(self) -> set[str]:
         """Spellings that are both names and ordinary words (Pierre, Rose, Claire...)."""
-        names = (self.first_names.keys() | self.last_names | self.user_names) - self.user_words
+        names = (self.first_names.keys() | set(self.last_names) | self.user_names) - self.user_words
         return {key for key in names if self.lookup(key) == (True, True)}
+
+
+def _shipped_files(directory: Path) -> list[Path]:
+    """The shipped lexicon files, in a stable order (the user folder is not shipped)."""
+    return [
+        path for path in sorted(directory.glob("*/*"))
+        if path.parent.name != "user" and path.suffix in (".txt", ".tsv")
+    ]
 
 
 def lexicon_fingerprint(directory: Path = DICTIONARIES_DIR) -> str:
     digest = hashlib.sha256()
-    for path in sorted(directory.glob("*/*")):
-        if path.parent.name == "user" or path.suffix not in (".txt", ".tsv"):
-            continue
+    for path in _shipped_files(directory):
         digest.update(str(path.relative_to(directory)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -241,24 +251,35 @@ def default_user_directory() -> Path:
 
 
 def load(directory: Path | None = None, user_directory: Path | None = None) -> Lexicons:
-    """Read every lexicon from disk (about 0.45 s; see benchmarks/lexicons.py)."""
+    """The lexicons of `directory` (default: the shipped ones) plus the user's answers, read
+    from the text files (see benchmarks/lexicons.py)."""
     import gc
 
-    # Building a million strings and containers would trigger dozens of garbage collections
-    # that find nothing to free: pause the collector while loading.
+    # Reading the text files builds a million strings and containers, which would trigger
+    # dozens of garbage collections that find nothing to free: pause the collector.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load(directory, user_directory)
+        directory = Path(directory) if directory else DICTIONARIES_DIR
+        user_directory = Path(user_directory) if user_directory else default_user_directory()
+        return _from_arrays(_compile(directory), directory, user_directory)
     finally:
         if enabled:
             gc.enable()
 
 
-def _load(directory: Path | None = None, user_directory: Path | None = None) -> Lexicons:
-    """Read every lexicon (see load)."""
-    directory = Path(directory) if directory else DICTIONARIES_DIR
-    user_directory = Path(user_directory) if user_directory else default_user_directory()
+@lru_cache(maxsize=1)
+def default() -> Lexicons:
+    """The shipped lexicons plus the user's answers, loaded once per process."""
+    return load()
+
+
+# ---------------------------------------------------------------------- text files -> arrays -> Lexicons
+
+
+def _compile(directory: Path) -> dict[str, np.ndarray]:
+    """Read every shipped lexicon from its text files and derive what the look-ups need, as
+    arrays (sets sorted, lists side by side in the same order)."""
     excluded_names = _read_list(directory / "names" / "exceptions.txt")
     forms = set((directory / "forms" / "inflected_forms.txt").read_text("utf-8").split("\n"))
     forms.discard("")
@@ -278,26 +299,58 @@ def _load(directory: Path | None = None, user_directory: Path | None = None) -> 
         {line.split("\t", 1)[0].lower() for line in _read_lines(directory / "places" / name)[1:] if line}
         for name in ("countries.tsv", "regions.tsv")
     )
+    pronouns = _read_list(directory / "pronouns" / "pronouns.txt")
     first_names, first_name_ranks = _read_names(directory / "names" / "first_names.tsv", excluded_names)
-    last_names = _read_first_column(directory / "names" / "last_names.tsv") - excluded_names
+    last_names = WordList.from_words(_read_first_column(directory / "names" / "last_names.tsv") - excluded_names)
+    last_name_ids, _ = _read_names(directory / "names" / "last_names.tsv", set())
+    other_anti = _merged_small_anti(sms, pronouns, cities, regions, countries)
+    folded_names = _fold_index(chain(first_names, last_names))
+    return {
+        "fingerprint": np.array(lexicon_fingerprint(directory)),
+        "first_names": _strings(first_names),
+        "first_name_ids": np.array([first_names[name] for name in first_names], dtype=np.int64),
+        "first_name_ranks": np.array([first_name_ranks[name] for name in first_names], dtype=np.int64),
+        "last_names": last_names.array,
+        "last_name_ids": np.array([last_name_ids.get(name, 0) for name in last_names], dtype=np.int64),
+        "forms": WordList.from_words(forms).array,
+        "sms": _strings(sms),
+        "sms_meanings": _strings(sms.values()),
+        "pronouns": _strings(pronouns),
+        "cities": _strings(cities),
+        "regions": _strings(regions),
+        "countries": _strings(countries),
+        "folded_names": _strings(folded_names),
+        "folded_name_targets": _strings(folded_names.values()),
+        "folded_anti": WordList.from_words(_folded_set(forms) | _folded_set(other_anti)).array,
+        "apostrophe_words": _strings({word for word in chain(forms, sms) if "'" in word}),
+    }
+
+
+def _strings(words) -> np.ndarray:
+    """A 'U' array of strings (sets sorted, so that a snapshot does not depend on hashing)."""
+    return np.array(sorted(words) if isinstance(words, (set, frozenset)) else list(words), dtype=str)
+
+
+def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory: Path) -> Lexicons:
+    """The Lexicons of _compile's arrays plus the user folder's text files."""
+    first_names = arrays["first_names"].tolist()
     return Lexicons(
-        first_names=first_names,
-        first_name_ranks=first_name_ranks,
-        last_names=last_names,
-        forms=forms,
-        sms=sms,
-        pronouns=_read_list(directory / "pronouns" / "pronouns.txt"),
-        cities=cities,
-        regions=regions,
-        countries=countries,
+        first_names=dict(zip(first_names, arrays["first_name_ids"].tolist())),
+        first_name_ranks=dict(zip(first_names, arrays["first_name_ranks"].tolist())),
+        last_names=WordList(arrays["last_names"]),
+        last_name_ids=arrays["last_name_ids"],
+        forms=WordList(arrays["forms"]),
+        sms=dict(zip(arrays["sms"].tolist(), arrays["sms_meanings"].tolist())),
+        pronouns=set(arrays["pronouns"].tolist()),
+        cities=set(arrays["cities"].tolist()),
+        regions=set(arrays["regions"].tolist()),
+        countries=set(arrays["countries"].tolist()),
+        folded_names=dict(zip(arrays["folded_names"].tolist(), arrays["folded_name_targets"].tolist())),
+        folded_anti=WordList(arrays["folded_anti"]),
+        apostrophe_words=frozenset(arrays["apostrophe_words"].tolist()),
+        fingerprint=str(arrays["fingerprint"]),
         user_names=_read_list(user_directory / "names.txt"),
         user_words=_read_list(user_directory / "words.txt"),
         directory=directory,
         user_directory=user_directory,
     )
-
-
-@lru_cache(maxsize=1)
-def default() -> Lexicons:
-    """The shipped lexicons plus the user's answers, loaded once per process."""
-    return load()
