@@ -8,6 +8,18 @@ answers accumulate in a user folder (names.txt, words.txt) that the next run rea
 
 Lookups are by lower-case spelling first, then accent-insensitively (desole -> désolé), so
 that an accented ordinary word never hides behind an unaccented name (aime vs Aimé).
+
+Loading takes about 0.03 s thanks to a snapshot. The text files stay the source of truth,
+but what is derived from the shipped ones (the lists, the accent-folded indexes, the surname
+ids, the fingerprint) is saved once as an uncompressed .npz of plain arrays (no pickle) in
+the user's cache folder (platformdirs, or $TRIAGE_CACHE_DIR), which later processes map into
+memory instead of parsing 11 MB of text. The big lists stay numpy arrays (WordList, see
+triage/wordlist.py): 800,000 Python strings would cost 0.2 s or more whatever they were
+read from. The snapshot's file name hashes the lexicon folder and the size and modification
+time of each shipped file, so editing a lexicon rebuilds it on the next load (as Python does
+for .pyc files). It is written atomically, so parallel workers never see half a file; a
+cache folder that cannot be written, or a damaged snapshot, only means reading the text
+files as before (one or two seconds). The user folder is small and always read from text.
 """
 
 from __future__ import annotations
@@ -15,8 +27,11 @@ from __future__ import annotations
 import hashlib
 from itertools import chain
 import json
+import math
+import mmap
 import os
 import unicodedata
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +44,7 @@ from triage.wordlist import WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
+CACHE_DIR_ENV = "TRIAGE_CACHE_DIR"  # where the snapshots go (default: the user's cache folder)
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
 
 
@@ -251,8 +267,9 @@ def default_user_directory() -> Path:
 
 
 def load(directory: Path | None = None, user_directory: Path | None = None) -> Lexicons:
-    """The lexicons of `directory` (default: the shipped ones) plus the user's answers, read
-    from the text files (see benchmarks/lexicons.py)."""
+    """The lexicons of `directory` (default: the shipped ones) plus the user's answers: from
+    the snapshot in about 0.03 s, else from the text files in one or two seconds, saving the
+    snapshot for the next process (see the module docstring and benchmarks/lexicons.py)."""
     import gc
 
     # Reading the text files builds a million strings and containers, which would trigger
@@ -262,7 +279,13 @@ def load(directory: Path | None = None, user_directory: Path | None = None) -> L
     try:
         directory = Path(directory) if directory else DICTIONARIES_DIR
         user_directory = Path(user_directory) if user_directory else default_user_directory()
-        return _from_arrays(_compile(directory), directory, user_directory)
+        path = snapshot_path(directory)
+        arrays = _read_snapshot(path) if path else None
+        if arrays is None:
+            arrays = _compile(directory)
+            if path:
+                _write_snapshot(path, arrays)
+        return _from_arrays(arrays, directory, user_directory)
     finally:
         if enabled:
             gc.enable()
@@ -276,10 +299,19 @@ def default() -> Lexicons:
 
 # ---------------------------------------------------------------------- text files -> arrays -> Lexicons
 
+# Array name -> dtype kind: U for strings, S for the UTF-8 bytes of a WordList, i for ids.
+# Lists side by side (first_names and first_name_ids...) are in the same order.
+SNAPSHOT_ARRAYS = {
+    "fingerprint": "U", "first_names": "U", "first_name_ids": "i", "first_name_ranks": "i",
+    "last_names": "S", "last_name_ids": "i", "forms": "S", "sms": "U", "sms_meanings": "U",
+    "pronouns": "U", "cities": "U", "regions": "U", "countries": "U",
+    "folded_names": "U", "folded_name_targets": "U", "folded_anti": "S", "apostrophe_words": "U",
+}
+
 
 def _compile(directory: Path) -> dict[str, np.ndarray]:
     """Read every shipped lexicon from its text files and derive what the look-ups need, as
-    arrays (sets sorted, lists side by side in the same order)."""
+    the snapshot's arrays."""
     excluded_names = _read_list(directory / "names" / "exceptions.txt")
     forms = set((directory / "forms" / "inflected_forms.txt").read_text("utf-8").split("\n"))
     forms.discard("")
@@ -332,7 +364,7 @@ def _strings(words) -> np.ndarray:
 
 
 def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory: Path) -> Lexicons:
-    """The Lexicons of _compile's arrays plus the user folder's text files."""
+    """The Lexicons of snapshot arrays plus the user folder's text files."""
     first_names = arrays["first_names"].tolist()
     return Lexicons(
         first_names=dict(zip(first_names, arrays["first_name_ids"].tolist())),
@@ -354,3 +386,103 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
         directory=directory,
         user_directory=user_directory,
     )
+
+
+# ---------------------------------------------------------------------- the snapshot file
+
+# Bump when the arrays or the way they are derived change: older snapshots are then ignored
+# (their file names no longer match).
+SNAPSHOT_VERSION = 1
+
+
+def cache_directory() -> Path:
+    if os.environ.get(CACHE_DIR_ENV):
+        return Path(os.environ[CACHE_DIR_ENV])
+    import platformdirs  # imported only here: most runs set nothing and read one snapshot
+
+    return Path(platformdirs.user_cache_dir("sms-triage"))
+
+
+def snapshot_path(directory: Path) -> Path | None:
+    """Where the snapshot of `directory` belongs: its name changes with the lexicon folder and
+    with the size or modification time of any shipped file. None if the folder is unreadable
+    (the text files will then say what is missing)."""
+    folder = directory.resolve()
+    digest = hashlib.sha256(f"{SNAPSHOT_VERSION}\n{folder}".encode())
+    try:
+        for path in _shipped_files(folder):
+            stat = path.stat()
+            digest.update(f"\n{path.relative_to(folder)}\t{stat.st_size}\t{stat.st_mtime_ns}".encode())
+    except OSError:
+        return None
+    place = hashlib.sha256(str(folder).encode()).hexdigest()[:8]  # one snapshot per lexicon folder
+    return cache_directory() / f"lexicons-{place}-{digest.hexdigest()[:16]}.npz"
+
+
+def _read_snapshot(path: Path) -> dict[str, np.ndarray] | None:
+    """The arrays of a snapshot, or None when it is absent, damaged or incomplete.
+
+    The arrays are mapped from the file, not read: copying its 37 MB alone (as np.load does)
+    would take longer than the whole load should. The system reads in the pages that
+    look-ups touch, and parallel workers share them. np.savez stores its members
+    uncompressed, so each array is a plain run of bytes after its .npy header.
+    """
+    try:
+        with open(path, "rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            with zipfile.ZipFile(handle) as archive:
+                members = {info.filename: info for info in archive.infolist()}
+            arrays = {name: _mapped_array(mapped, handle, members[f"{name}.npy"]) for name in SNAPSHOT_ARRAYS}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None  # absent, truncated, not a zip, a damaged header or a missing array
+    for name, kind in SNAPSHOT_ARRAYS.items():
+        if arrays[name].dtype.kind != kind or arrays[name].ndim != (0 if name == "fingerprint" else 1):
+            return None
+    return arrays
+
+
+def _mapped_array(mapped: mmap.mmap, handle, member: zipfile.ZipInfo) -> np.ndarray:
+    """The array stored in one member of an uncompressed .npz, as a view of the mapped file
+    (ValueError if the member is not a plain array that fits inside it)."""
+    local = mapped[member.header_offset : member.header_offset + 30]  # the zip local file header
+    if member.compress_type != zipfile.ZIP_STORED or local[:4] != b"PK\x03\x04":
+        raise ValueError(f"{member.filename} is not stored as a plain array")
+    start = member.header_offset + 30 + int.from_bytes(local[26:28], "little") + int.from_bytes(local[28:30], "little")
+    handle.seek(start)
+    version = np.lib.format.read_magic(handle)
+    read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    shape, fortran_order, dtype = read_header[version](handle)
+    count = math.prod(shape)
+    offset = handle.tell()
+    if dtype.hasobject or fortran_order or min(shape, default=0) < 0:
+        raise ValueError(f"{member.filename} is not a plain array")
+    if offset + count * dtype.itemsize > start + member.file_size:
+        raise ValueError(f"{member.filename} is cut short")
+    return np.frombuffer(mapped, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def _write_snapshot(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Save atomically (a temporary file renamed over the target), then remove the older
+    snapshots of the same lexicon folder. Failing to write is harmless: the next load reads
+    the text files again."""
+    import tempfile
+
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.stem, suffix=".tmp", delete=False) as handle:
+            temporary = Path(handle.name)
+            np.savez(handle, **arrays)
+            handle.flush()
+            os.fsync(handle.fileno())  # the data on disk before the name: no empty snapshot after a crash
+        os.replace(temporary, path)
+        temporary = None
+        place = path.stem.rsplit("-", 1)[0]
+        for old in path.parent.glob(f"{place}-*.npz"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    finally:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
