@@ -226,12 +226,15 @@ class SeekAndHide:
         candidates = list(_edits1(folded))
         if any(c in lexicons.first_names or c in lexicons.folded_names for c in candidates):
             return None
-        # The big lists answer all the candidates (about 500) in one search each; the first
-        # candidate found, in _edits1 order, is the correction.
-        is_word = lexicons.forms.isin(candidates) | lexicons.folded_anti.isin(candidates)
-        is_word |= np.fromiter((c in lexicons.other_anti for c in candidates), dtype=bool, count=len(candidates))
-        if is_word.any():
-            return WordInfo(ANTI_DICTIONARY, "misspelling", candidates[int(is_word.argmax())])
+        # The correction is the first candidate, in _edits1 order, that is an ordinary word.
+        # The big lists answer all the candidates (about 500) in one search each, and each
+        # list is asked only about the candidates before the first found so far.
+        first = next((i for i, c in enumerate(candidates) if c in lexicons.other_anti), len(candidates))
+        for word_list in (lexicons.forms, lexicons.folded_anti):
+            found = np.flatnonzero(word_list.isin(candidates[:first]))
+            first = int(found[0]) if len(found) else first
+        if first < len(candidates):
+            return WordInfo(ANTI_DICTIONARY, "misspelling", candidates[first])
         return None
 
     # ------------------------------------------------------------------ messages
