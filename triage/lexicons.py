@@ -433,8 +433,10 @@ def _read_snapshot(path: Path) -> dict[str, np.ndarray] | None:
             with zipfile.ZipFile(handle) as archive:
                 members = {info.filename: info for info in archive.infolist()}
             arrays = {name: _mapped_array(mapped, handle, members[f"{name}.npy"]) for name in SNAPSHOT_ARRAYS}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-        return None  # absent, truncated, not a zip, a damaged header or a missing array
+    except Exception:
+        # Whatever a missing or damaged file raises (OSError, BadZipFile, ValueError,
+        # KeyError...): the text files are read instead.
+        return None
     for name, kind in SNAPSHOT_ARRAYS.items():
         if arrays[name].dtype.kind != kind or arrays[name].ndim != (0 if name == "fingerprint" else 1):
             return None
