@@ -32,6 +32,7 @@ import mmap
 import os
 import unicodedata
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -422,10 +423,10 @@ def snapshot_path(directory: Path) -> Path | None:
 def _read_snapshot(path: Path) -> dict[str, np.ndarray] | None:
     """The arrays of a snapshot, or None when it is absent, damaged or incomplete.
 
-    The arrays are mapped from the file, not read: copying its 37 MB alone (as np.load does)
-    would take longer than the whole load should. The system reads in the pages that
-    look-ups touch, and parallel workers share them. np.savez stores its members
-    uncompressed, so each array is a plain run of bytes after its .npy header.
+    The arrays are mapped from the file, not read: np.load would copy its 37 MB twice, which
+    takes longer than the whole load should; mapped pages are shared by parallel workers.
+    np.savez stores its members uncompressed, so each array is a plain run of bytes after its
+    .npy header, checked against the zip's CRC-32 as np.load would.
     """
     try:
         with open(path, "rb") as handle:
@@ -460,6 +461,9 @@ def _mapped_array(mapped: mmap.mmap, handle, member: zipfile.ZipInfo) -> np.ndar
         raise ValueError(f"{member.filename} is not a plain array")
     if offset + count * dtype.itemsize > start + member.file_size:
         raise ValueError(f"{member.filename} is cut short")
+    with memoryview(mapped) as whole:  # the zip's checksum: a damaged byte must not change a look-up
+        if zlib.crc32(whole[start : start + member.file_size]) != member.CRC:
+            raise ValueError(f"{member.filename} is damaged")
     return np.frombuffer(mapped, dtype=dtype, count=count, offset=offset).reshape(shape)
 
 
