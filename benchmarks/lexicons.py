@@ -5,8 +5,13 @@
 Each run is a new Python process (nothing cached in memory, as for a user's first command)
 that imports triage.lexicons, then times triage.lexicons.load() with time.perf_counter and
 reads its own peak RSS with resource.getrusage. The import is timed separately: the target
-of issue 2 (<= 0.5 s, <= 200 MB) is about the load. The peak RSS is the whole process's
-(interpreter + imports + lexicons), which is what a user's machine has to hold.
+(<= 0.05 s, so that start-up with the model stays under 0.5 s; <= 200 MB) is about the load.
+The peak RSS is the whole process's (interpreter + imports + lexicons), which is what a
+user's machine has to hold.
+
+The processes share a fresh, empty snapshot folder (TRIAGE_CACHE_DIR): the first run is
+the cold load (read the text files, save the snapshot), shown on its own; the --runs that
+follow are warm loads (read the snapshot), which the targets judge.
 
 Run on demand, never as a test: the figures depend on the machine and on what else runs on it.
 """
@@ -19,11 +24,12 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TARGET_SECONDS = 0.5
+TARGET_SECONDS = 0.05
 TARGET_RSS_MB = 200.0
 
 # Runs in the child. ru_maxrss is in KiB on Linux and in bytes on macOS.
@@ -54,9 +60,12 @@ print(json.dumps({
 """
 
 
-def run_once(python: str = sys.executable, directory: str | None = None) -> dict:
-    """One fresh process: import + load timings and peak RSS (raises on failure)."""
+def run_once(python: str = sys.executable, directory: str | None = None, cache: str | None = None) -> dict:
+    """One fresh process: import + load timings and peak RSS (raises on failure). `cache`:
+    the snapshot folder (default: the user's)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    if cache:
+        env["TRIAGE_CACHE_DIR"] = cache
     started = time.perf_counter()
     done = subprocess.run(
         [python, "-c", CHILD, directory or ""], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
@@ -74,13 +83,17 @@ def spread(values: list[float]) -> dict:
 
 
 def measure(runs: int = 5, python: str = sys.executable, directory: str | None = None) -> dict:
-    """`runs` fresh processes, summarised; the targets are judged on the median load time
-    and the largest peak RSS (the worst case a user meets)."""
-    results = [run_once(python, directory) for _ in range(runs)]
+    """One cold load, then `runs` warm ones, each in a fresh process with the same new
+    snapshot folder; the targets are judged on the warm loads' median time and largest peak
+    RSS (the worst case a user meets once the snapshot exists)."""
+    with tempfile.TemporaryDirectory(prefix="triage-lexicon-cache-") as cache:
+        cold = run_once(python, directory, cache)
+        results = [run_once(python, directory, cache) for _ in range(runs)]
     load = spread([r["load_seconds"] for r in results])
     rss = spread([r["peak_rss_mb"] for r in results])
     return {
         "runs": runs,
+        "cold": {key: cold[key] for key in ("load_seconds", "peak_rss_mb", "process_wall_seconds")},
         "load_seconds": load,
         "import_seconds": spread([r["import_seconds"] for r in results]),
         "process_wall_seconds": spread([r["process_wall_seconds"] for r in results]),
@@ -93,7 +106,7 @@ def measure(runs: int = 5, python: str = sys.executable, directory: str | None =
             "load_seconds": {"target": TARGET_SECONDS, "value": load["median"], "pass": load["median"] <= TARGET_SECONDS},
             "peak_rss_mb": {"target": TARGET_RSS_MB, "value": rss["max"], "pass": rss["max"] <= TARGET_RSS_MB},
         },
-        "each_run": results,
+        "each_run": [cold, *results],
     }
 
 
@@ -103,21 +116,25 @@ def describe(summary: dict) -> str:
 
     targets = summary["targets"]
     verdict = lambda t: "PASS" if t["pass"] else "FAIL"  # noqa: E731
+    cold = summary["cold"]
     return "\n".join([
-        f"triage.lexicons.load() in {summary['runs']} fresh processes ({summary['entries']:,} entries):",
+        f"triage.lexicons.load() in fresh processes ({summary['entries']:,} entries):",
+        f"  {'cold load':<26}{cold['load_seconds']:.3f} s, peak RSS {cold['peak_rss_mb']:.1f} MB "
+        "(reads the text files, saves the snapshot)",
+        f"  then {summary['runs']} warm loads (read the snapshot):",
         line("load", summary["load_seconds"], " s", ".3f"),
         line("import triage.lexicons", summary["import_seconds"], " s", ".3f"),
         line("whole process (wall)", summary["process_wall_seconds"], " s", ".3f"),
         line("peak RSS after load", summary["peak_rss_mb"], " MB", ".1f"),
         line("peak RSS after import", summary["peak_rss_mb_after_import"], " MB", ".1f"),
-        f"  target load <= {TARGET_SECONDS} s (median): {verdict(targets['load_seconds'])}; "
+        f"  target warm load <= {TARGET_SECONDS} s (median): {verdict(targets['load_seconds'])}; "
         f"peak RSS <= {TARGET_RSS_MB:.0f} MB (max): {verdict(targets['peak_rss_mb'])}",
     ])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5, help="fresh processes to run (default 5)")
+    parser.add_argument("--runs", type=int, default=5, help="warm loads to run after the cold one (default 5)")
     parser.add_argument("--directory", help="lexicon folder (default: the shipped dictionaries/)")
     parser.add_argument("--out", type=Path, default=REPO / "reports" / "bench_lexicons.json", help="JSON file to write")
     args = parser.parse_args(argv)

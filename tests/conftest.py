@@ -15,8 +15,17 @@ DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
 SAMPLE = REPO / "data" / "sample_sms.csv"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _lexicon_cache(tmp_path_factory):
+    """Lexicon snapshots go to a folder of the test session, never to the developer's cache
+    (worker processes inherit the variable)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(lexicon_module.CACHE_DIR_ENV, str(tmp_path_factory.mktemp("lexicon-cache")))
+        yield
+
+
 @pytest.fixture(scope="session")
-def lexicons():
+def lexicons(_lexicon_cache):
     return lexicon_module.load(user_directory=Path("/nonexistent-user-lexicon"))
 
 

@@ -1,4 +1,11 @@
+import shutil
+import zipfile
+
+import numpy as np
+import pytest
+
 from triage import lexicons as lexicon_module
+from triage.wordlist import WordList
 
 
 def test_lexicons_meet_the_minimum_sizes(lexicons):
@@ -51,8 +58,6 @@ def test_exceptions_and_user_answers_override_the_lists(tmp_path):
 
 
 def test_fingerprint_ignores_user_answers_but_not_lexicon_edits(tmp_path):
-    import shutil
-
     copy = tmp_path / "dictionaries"
     shutil.copytree(lexicon_module.DICTIONARIES_DIR, copy, ignore=shutil.ignore_patterns("user", "__pycache__"))
     before = lexicon_module.lexicon_fingerprint(copy)
@@ -87,3 +92,174 @@ def test_the_embedded_model_matches_the_shipped_lexicons():
 
     metadata = json.loads(zipfile.ZipFile(default_model_path()).read("metadata.json"))
     assert metadata["lexicon_fingerprint"] == lexicon_module.lexicon_fingerprint()
+
+
+# ---------------------------------------------------------------------- the snapshot cache
+
+SMALL_LEXICONS = {
+    "names/first_names.tsv": "name\tid\trank\tsex\nJean\t1\t1\tM\nHélène\t2\t5\tF\nMarie\t3\t2\tF\nAimé\t4\t900\tM\n",
+    "names/last_names.tsv": "name\tid\trank\nMartin\t1\t1\nPetit\t2\t2\nKon\t3\t3\nmartin\t9\t9\n",
+    "names/exceptions.txt": "# not names\npetit\n",
+    "forms/inflected_forms.txt": "maison\naime\ndésolé\naujourd'hui\npetit\nmarie\nsûrement\n",
+    "forms/exceptions.txt": "marie\n",
+    "sms/sms_forms.tsv": "form\tstandard\tkind\nmdr\tmort de rire\tabbreviation\nc’est-à-dire\tc'est-à-dire\tx\n",
+    "places/cities.tsv": "name\tgeonameid\tpopulation\nMontpellier\t1\t2\nBéziers\t2\t1\n",
+    "places/countries.tsv": "name\tiso\nMaroc\tMA\n",
+    "places/regions.tsv": "name\tiso\nAin\tFR-01\n",
+    "places/exceptions.txt": "",
+    "pronouns/pronouns.txt": "tu\nelle\n",
+}
+
+
+@pytest.fixture
+def small_lexicons(tmp_path, monkeypatch):
+    """A small lexicon folder, and a cache folder of its own (so that its snapshots can be
+    counted)."""
+    folder = tmp_path / "dictionaries"
+    for name, text in SMALL_LEXICONS.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, "utf-8")
+    shutil.copy(lexicon_module.DICTIONARIES_DIR / "sources.json", folder)
+    monkeypatch.setenv(lexicon_module.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    return folder
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """Counts the loads that read the text files (the others read the snapshot)."""
+    calls = []
+    compile_ = lexicon_module._compile
+
+    def spy(directory):
+        calls.append(directory)
+        return compile_(directory)
+
+    monkeypatch.setattr(lexicon_module, "_compile", spy)
+    return calls
+
+
+def contents(loaded) -> dict:
+    """Everything a Lexicons holds, in comparable form (dicts with their order)."""
+    def plain(value):
+        if isinstance(value, dict):
+            return list(value.items())
+        if isinstance(value, (set, frozenset)):
+            return sorted(value)
+        if isinstance(value, (WordList, np.ndarray)):
+            return list(value)
+        return value
+
+    return {name: plain(value) for name, value in vars(loaded).items() if name not in ("directory", "user_directory")}
+
+
+def snapshots(folder) -> list[str]:
+    return sorted(path.name for path in folder.parent.joinpath("cache").iterdir())
+
+
+def test_the_first_load_saves_a_snapshot_that_the_next_loads_read(small_lexicons, compiled):
+    first = lexicon_module.load(small_lexicons)
+    assert len(compiled) == 1
+    path = lexicon_module.snapshot_path(small_lexicons)
+    assert path.exists() and snapshots(small_lexicons) == [path.name]  # no temporary file left
+    second = lexicon_module.load(small_lexicons)
+    assert len(compiled) == 1  # read from the snapshot, not from the text files
+    assert contents(second) == contents(first)
+    assert isinstance(second.forms, WordList) and "désolé" in second.forms and "marie" not in second.forms
+    assert second.lookup("desole") == (False, True) and second.lookup("helene") == (True, False)
+    assert second.lookup("petit") == (False, True)  # the exception removed the surname
+    assert second.name_entry("martin") == ("NOM", 1, 1)  # duplicate spelling: the best-ranked row
+    assert second.apostrophe_words == {"aujourd'hui", "c'est-à-dire"}
+    assert second.fingerprint == lexicon_module.lexicon_fingerprint(small_lexicons)
+
+
+def test_editing_a_lexicon_file_rebuilds_the_snapshot(small_lexicons, compiled):
+    before = lexicon_module.load(small_lexicons)
+    assert "zorglub" not in before.forms
+    with (small_lexicons / "forms" / "inflected_forms.txt").open("a", encoding="utf-8") as handle:
+        handle.write("zorglub\n")
+    after = lexicon_module.load(small_lexicons)
+    assert len(compiled) == 2
+    assert "zorglub" in after.forms and after.fingerprint != before.fingerprint
+    assert after.fingerprint == lexicon_module.lexicon_fingerprint(small_lexicons)
+    # The older snapshot of the folder is gone, the new one is reused.
+    assert snapshots(small_lexicons) == [lexicon_module.snapshot_path(small_lexicons).name]
+    lexicon_module.load(small_lexicons)
+    assert len(compiled) == 2
+
+
+def test_user_answers_are_read_from_their_files_not_from_the_snapshot(small_lexicons, tmp_path, compiled):
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "names.txt").write_text("zorglub\n", "utf-8")
+    assert lexicon_module.load(small_lexicons, user).lookup("zorglub") == (True, False)
+    (user / "names.txt").write_text("", "utf-8")
+    (user / "words.txt").write_text("jean\n", "utf-8")
+    again = lexicon_module.load(small_lexicons, user)
+    assert len(compiled) == 1
+    assert again.lookup("zorglub") == (False, False) and again.lookup("jean") == (False, True)
+
+
+def _without_forms(path):
+    with np.load(path) as saved:
+        arrays = {name: saved[name] for name in saved.files if name != "forms"}
+    np.savez(path, **arrays)
+
+
+def _forms_as_text(path):
+    with np.load(path) as saved:
+        arrays = {name: saved[name] for name in saved.files}
+    arrays["forms"] = np.array(list(WordList(arrays["forms"])))  # a 'U' array
+    np.savez(path, **arrays)
+
+
+def _forms_longer_than_stored(path):
+    # The .npy header of forms claims more words than the member holds (the zip is intact).
+    with zipfile.ZipFile(path) as archive:
+        member = archive.getinfo("forms.npy").header_offset
+    data = bytearray(path.read_bytes())
+    start = data.index(b"'shape': (", member) + len(b"'shape': (")
+    end = data.index(b",)", start)
+    data[start:end] = b"9" * (end - start)
+    path.write_bytes(bytes(data))
+
+
+DAMAGES = {
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
+    "cut at the end": lambda path: path.write_bytes(path.read_bytes()[:-10]),
+    "empty": lambda path: path.write_bytes(b""),
+    "not a zip": lambda path: path.write_bytes(b"\x93NUMPY garbage" * 100),
+    "missing array": _without_forms,
+    "wrong dtype": _forms_as_text,
+    "array longer than its member": _forms_longer_than_stored,
+    "a word changed inside an array": lambda path: path.write_bytes(path.read_bytes().replace(b"maison", b"maisoz", 1)),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_snapshot_is_rebuilt_silently_with_the_same_result(small_lexicons, compiled, damage):
+    expected = contents(lexicon_module.load(small_lexicons))
+    path = lexicon_module.snapshot_path(small_lexicons)
+    DAMAGES[damage](path)
+    assert lexicon_module._read_snapshot(path) is None
+    assert contents(lexicon_module.load(small_lexicons)) == expected
+    assert len(compiled) == 2
+    assert lexicon_module._read_snapshot(path) is not None  # written again
+
+
+def test_a_cache_folder_that_cannot_be_written_only_costs_time(small_lexicons, tmp_path, monkeypatch, compiled):
+    expected = contents(lexicon_module.load(small_lexicons))
+    (tmp_path / "a file").write_text("", "utf-8")
+    monkeypatch.setenv(lexicon_module.CACHE_DIR_ENV, str(tmp_path / "a file" / "cache"))
+    assert contents(lexicon_module.load(small_lexicons)) == expected
+    assert contents(lexicon_module.load(small_lexicons)) == expected
+    assert len(compiled) == 3
+
+
+def test_the_shipped_lexicons_read_from_the_snapshot_equal_those_read_from_text(lexicons, compiled):
+    from_snapshot = lexicon_module.load(user_directory=lexicons.user_directory)
+    assert not compiled  # the session's first load saved the snapshot
+    from_text = lexicon_module._from_arrays(
+        lexicon_module._compile(lexicon_module.DICTIONARIES_DIR), lexicon_module.DICTIONARIES_DIR, lexicons.user_directory
+    )
+    assert contents(from_snapshot) == contents(from_text) == contents(lexicons)
+    assert from_snapshot.fingerprint == lexicon_module.lexicon_fingerprint()

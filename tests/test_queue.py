@@ -274,7 +274,7 @@ def test_round_trip_export_fill_apply_and_learn(corpus, tmp_path, seeker):
     cedric = seeker.lexicons.first_names["cédric"]
     zorglub = code("PRE", "Zorglub", stable_id("PRE", "Zorglub"))
     assert final["1"]["final_text"] == f"Coucou <PRE_6_{cedric}>, tu as vu {zorglub} ?"
-    kon = seeker.lexicons.last_name_ids["kon"]  # a known surname: tagged NOM
+    kon = seeker.lexicons.last_name_id("kon")  # a known surname: tagged NOM
     assert final["2"]["final_text"] == f"Pierre a appelé <NOM_3_{kon}> hier"
     pierre = seeker.lexicons.first_names["pierre"]
     assert final["3"]["final_text"] == f"tu connais <PRE_6_{pierre}> ?"

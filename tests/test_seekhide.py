@@ -45,6 +45,37 @@ def test_a_misspelling_never_turns_a_first_name_into_a_word(seeker, lexicons):
     assert seeker.label_word("julien").label == DICTIONARY
 
 
+def _misspelling_one_candidate_at_a_time(lexicons, folded):
+    """The misspelling rule as first written: a plain loop over the candidates."""
+    from triage.seekhide import _edits1
+
+    near_word = near_name = ""
+    for candidate in _edits1(folded):
+        if not near_name and (candidate in lexicons.first_names or candidate in lexicons.folded_names):
+            near_name = candidate
+        if not near_word and (candidate in lexicons.forms or candidate in lexicons.folded_anti
+                              or candidate in lexicons.other_anti):
+            near_word = candidate
+    return near_word if near_word and not near_name else None
+
+
+@pytest.mark.parametrize(
+    "folded, expected",
+    [
+        ("beacoup", "beaucoup"),  # an inflected form
+        ("telephonne", "telephonee"),  # only accent-folded: téléphonée
+        ("montpelier", "montpellier"),  # only in the small lists (a city)
+        ("surment", "surement"),
+        ("julienn", None),  # one edit from the name julien
+        ("bonswar", None),  # nothing one edit away
+        ("ornythorinques", None),
+    ],
+)
+def test_misspellings_find_the_first_ordinary_word_in_edit_order(seeker, lexicons, folded, expected):
+    found = seeker._misspelling(folded)
+    assert (found and found.match) == expected == _misspelling_one_candidate_at_a_time(lexicons, folded)
+
+
 def test_message_labels(seeker):
     assert seeker.seek("Coucou Patrice, ça va?").label == TA
     assert seeker.seek("ok jarrive dans 5 min :-)").label == NTA

@@ -8,6 +8,18 @@ answers accumulate in a user folder (names.txt, words.txt) that the next run rea
 
 Lookups are by lower-case spelling first, then accent-insensitively (desole -> désolé), so
 that an accented ordinary word never hides behind an unaccented name (aime vs Aimé).
+
+Loading takes about 0.03 s thanks to a snapshot. The text files stay the source of truth,
+but what is derived from the shipped ones (the lists, the accent-folded indexes, the surname
+ids, the fingerprint) is saved once as an uncompressed .npz of plain arrays (no pickle) in
+the user's cache folder (platformdirs, or $TRIAGE_CACHE_DIR), which later processes map into
+memory instead of parsing 11 MB of text. The big lists stay numpy arrays (WordList, see
+triage/wordlist.py): 800,000 Python strings would cost 0.2 s or more whatever they were
+read from. The snapshot's file name hashes the lexicon folder and the size and modification
+time of each shipped file, so editing a lexicon rebuilds it on the next load (as Python does
+for .pyc files). It is written atomically, so parallel workers never see half a file; a
+cache folder that cannot be written, or a damaged snapshot, only means reading the text
+files as before (one or two seconds). The user folder is small and always read from text.
 """
 
 from __future__ import annotations
@@ -15,17 +27,25 @@ from __future__ import annotations
 import hashlib
 from itertools import chain
 import json
+import math
+import mmap
 import os
 import unicodedata
+import zipfile
+import zlib
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 import dictionaries
+from triage.wordlist import WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
+CACHE_DIR_ENV = "TRIAGE_CACHE_DIR"  # where the snapshots go (default: the user's cache folder)
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
 
 
@@ -128,29 +148,37 @@ def _fold_index(words) -> dict[str, str]:
     return {key: word for key, word in zip(folded, words) if key != word}
 
 
+def _merged_small_anti(sms, pronouns, cities, regions, countries) -> set[str]:
+    """The small anti-dictionaries as one set, for one look-up instead of five."""
+    return sms.keys() | pronouns | cities | regions | countries
+
+
 @dataclass(eq=False)  # compared and hashed by identity: caches are keyed on the instance
 class Lexicons:
-    """Every word list Seek&Hide and the features use, as plain sets and dicts."""
+    """Every word list Seek&Hide and the features use: the big ones as WordLists (sorted
+    arrays, see triage/wordlist.py), the small ones as plain sets and dicts."""
 
     first_names: dict[str, int]  # spelling -> id
     first_name_ranks: dict[str, int]
-    last_names: set[str]  # spellings; ids are read on first use (last_name_ids)
-    forms: set[str]
+    last_names: WordList
+    last_name_ids: np.ndarray  # the id of each surname, in last_names order
+    forms: WordList
     sms: dict[str, str]
     pronouns: set[str]
     cities: set[str]
     regions: set[str]
     countries: set[str]
+    folded_names: dict[str, str]  # accent-folded spelling -> an accented name spelling
+    folded_anti: WordList  # accent-folded spellings of the accented ordinary words
+    apostrophe_words: frozenset[str]  # words of forms and sms with an apostrophe: aujourd'hui
+    fingerprint: str  # lexicon_fingerprint of the shipped files: a model records it
     user_names: set[str] = field(default_factory=set)
     user_words: set[str] = field(default_factory=set)
     directory: Path = DICTIONARIES_DIR
     user_directory: Path | None = None
 
     def __post_init__(self) -> None:
-        # The big lists are kept as loaded; the small ones are merged for one look-up each.
-        self.other_anti = self.sms.keys() | self.pronouns | self.cities | self.regions | self.countries
-        self.folded_names = _fold_index(chain(self.first_names, self.last_names))
-        self.folded_anti = _folded_set(self.forms) | _folded_set(self.other_anti)
+        self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
 
     # ------------------------------------------------------------ look-ups
     def lookup(self, key: str) -> tuple[bool, bool]:
@@ -165,15 +193,15 @@ class Lexicons:
         if key in self.user_names:
             return True, False
         in_names = key in self.first_names or key in self.last_names
-        in_anti = key in self.forms or key in self.other_anti
+        in_anti = key in self.other_anti or key in self.forms  # the set first: it is faster
         if in_names or in_anti:
             return in_names, in_anti
         folded = fold(key)
         if folded in self.user_words:
             return False, True
         return (
-            folded in self.first_names or folded in self.last_names or folded in self.folded_names,
-            folded in self.forms or folded in self.other_anti or folded in self.folded_anti,
+            folded in self.first_names or folded in self.folded_names or folded in self.last_names,
+            folded in self.other_anti or folded in self.forms or folded in self.folded_anti,
         )
 
     def name_entry(self, key: str) -> NameEntry:
@@ -183,23 +211,16 @@ class Lexicons:
         if key in self.first_names:
             return NameEntry("PRE", self.first_names[key], self.first_name_ranks[key])
         if key in self.last_names:
-            ident = self.last_name_ids.get(key, 0)
+            ident = self.last_name_id(key)
             return NameEntry("NOM", ident, ident)  # surnames were numbered by frequency
         return NameEntry("PRE", 0, 0)  # a user-confirmed name outside the lists
 
-    @cached_property
-    def last_name_ids(self) -> dict[str, int]:
-        """Surname -> id, read when a surname is first hidden (it is not needed to label
-        words, and parsing 200,000 ids would double the start-up time)."""
-        ids, _ = _read_names(self.directory / "names" / "last_names.tsv", set())
-        return ids
+    def last_name_id(self, key: str) -> int:
+        """The id of a surname spelling in the list, 0 when it is not a surname."""
+        position = self.last_names.position(key)
+        return int(self.last_name_ids[position]) if position >= 0 else 0
 
     # ------------------------------------------------------------ description
-    @property
-    def fingerprint(self) -> str:
-        """Hash of the shipped lexicon files (user answers excluded): a model records it."""
-        return lexicon_fingerprint(self.directory)
-
     def describe(self) -> list[LexiconInfo]:
         sources = json.loads((self.directory / "sources.json").read_text("utf-8"))
         sizes = {
@@ -222,15 +243,21 @@ class Lexicons:
     @property
     def ambiguous(self) -> set[str]:
         """Spellings that are both names and ordinary words (Pierre, Rose, Claire...)."""
-        names = (self.first_names.keys() | self.last_names | self.user_names) - self.user_words
+        names = (self.first_names.keys() | set(self.last_names) | self.user_names) - self.user_words
         return {key for key in names if self.lookup(key) == (True, True)}
+
+
+def _shipped_files(directory: Path) -> list[Path]:
+    """The shipped lexicon files, in a stable order (the user folder is not shipped)."""
+    return [
+        path for path in sorted(directory.glob("*/*"))
+        if path.parent.name != "user" and path.suffix in (".txt", ".tsv")
+    ]
 
 
 def lexicon_fingerprint(directory: Path = DICTIONARIES_DIR) -> str:
     digest = hashlib.sha256()
-    for path in sorted(directory.glob("*/*")):
-        if path.parent.name == "user" or path.suffix not in (".txt", ".tsv"):
-            continue
+    for path in _shipped_files(directory):
         digest.update(str(path.relative_to(directory)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -241,24 +268,51 @@ def default_user_directory() -> Path:
 
 
 def load(directory: Path | None = None, user_directory: Path | None = None) -> Lexicons:
-    """Read every lexicon from disk (about 0.45 s; see benchmarks/lexicons.py)."""
+    """The lexicons of `directory` (default: the shipped ones) plus the user's answers: from
+    the snapshot in about 0.03 s, else from the text files in one or two seconds, saving the
+    snapshot for the next process (see the module docstring and benchmarks/lexicons.py)."""
     import gc
 
-    # Building a million strings and containers would trigger dozens of garbage collections
-    # that find nothing to free: pause the collector while loading.
+    # Reading the text files builds a million strings and containers, which would trigger
+    # dozens of garbage collections that find nothing to free: pause the collector.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load(directory, user_directory)
+        directory = Path(directory) if directory else DICTIONARIES_DIR
+        user_directory = Path(user_directory) if user_directory else default_user_directory()
+        path = snapshot_path(directory)
+        arrays = _read_snapshot(path) if path else None
+        if arrays is None:
+            arrays = _compile(directory)
+            if path:
+                _write_snapshot(path, arrays)
+        return _from_arrays(arrays, directory, user_directory)
     finally:
         if enabled:
             gc.enable()
 
 
-def _load(directory: Path | None = None, user_directory: Path | None = None) -> Lexicons:
-    """Read every lexicon (see load)."""
-    directory = Path(directory) if directory else DICTIONARIES_DIR
-    user_directory = Path(user_directory) if user_directory else default_user_directory()
+@lru_cache(maxsize=1)
+def default() -> Lexicons:
+    """The shipped lexicons plus the user's answers, loaded once per process."""
+    return load()
+
+
+# ---------------------------------------------------------------------- text files -> arrays -> Lexicons
+
+# Array name -> dtype kind: U for strings, S for the UTF-8 bytes of a WordList, i for ids.
+# Lists side by side (first_names and first_name_ids...) are in the same order.
+SNAPSHOT_ARRAYS = {
+    "fingerprint": "U", "first_names": "U", "first_name_ids": "i", "first_name_ranks": "i",
+    "last_names": "S", "last_name_ids": "i", "forms": "S", "sms": "U", "sms_meanings": "U",
+    "pronouns": "U", "cities": "U", "regions": "U", "countries": "U",
+    "folded_names": "U", "folded_name_targets": "U", "folded_anti": "S", "apostrophe_words": "U",
+}
+
+
+def _compile(directory: Path) -> dict[str, np.ndarray]:
+    """Read every shipped lexicon from its text files and derive what the look-ups need, as
+    the snapshot's arrays."""
     excluded_names = _read_list(directory / "names" / "exceptions.txt")
     forms = set((directory / "forms" / "inflected_forms.txt").read_text("utf-8").split("\n"))
     forms.discard("")
@@ -278,18 +332,56 @@ def _load(directory: Path | None = None, user_directory: Path | None = None) -> 
         {line.split("\t", 1)[0].lower() for line in _read_lines(directory / "places" / name)[1:] if line}
         for name in ("countries.tsv", "regions.tsv")
     )
+    pronouns = _read_list(directory / "pronouns" / "pronouns.txt")
     first_names, first_name_ranks = _read_names(directory / "names" / "first_names.tsv", excluded_names)
-    last_names = _read_first_column(directory / "names" / "last_names.tsv") - excluded_names
+    last_names = WordList.from_words(_read_first_column(directory / "names" / "last_names.tsv") - excluded_names)
+    last_name_ids, _ = _read_names(directory / "names" / "last_names.tsv", set())
+    other_anti = _merged_small_anti(sms, pronouns, cities, regions, countries)
+    folded_names = _fold_index(chain(first_names, last_names))
+    return {
+        "fingerprint": np.array(lexicon_fingerprint(directory)),
+        "first_names": _strings(first_names),
+        "first_name_ids": np.array([first_names[name] for name in first_names], dtype=np.int64),
+        "first_name_ranks": np.array([first_name_ranks[name] for name in first_names], dtype=np.int64),
+        "last_names": last_names.array,
+        "last_name_ids": np.array([last_name_ids.get(name, 0) for name in last_names], dtype=np.int64),
+        "forms": WordList.from_words(forms).array,
+        "sms": _strings(sms),
+        "sms_meanings": _strings(sms.values()),
+        "pronouns": _strings(pronouns),
+        "cities": _strings(cities),
+        "regions": _strings(regions),
+        "countries": _strings(countries),
+        "folded_names": _strings(folded_names),
+        "folded_name_targets": _strings(folded_names.values()),
+        "folded_anti": WordList.from_words(_folded_set(forms) | _folded_set(other_anti)).array,
+        "apostrophe_words": _strings({word for word in chain(forms, sms) if "'" in word}),
+    }
+
+
+def _strings(words) -> np.ndarray:
+    """A 'U' array of strings (sets sorted, so that a snapshot does not depend on hashing)."""
+    return np.array(sorted(words) if isinstance(words, (set, frozenset)) else list(words), dtype=str)
+
+
+def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory: Path) -> Lexicons:
+    """The Lexicons of snapshot arrays plus the user folder's text files."""
+    first_names = arrays["first_names"].tolist()
     return Lexicons(
-        first_names=first_names,
-        first_name_ranks=first_name_ranks,
-        last_names=last_names,
-        forms=forms,
-        sms=sms,
-        pronouns=_read_list(directory / "pronouns" / "pronouns.txt"),
-        cities=cities,
-        regions=regions,
-        countries=countries,
+        first_names=dict(zip(first_names, arrays["first_name_ids"].tolist())),
+        first_name_ranks=dict(zip(first_names, arrays["first_name_ranks"].tolist())),
+        last_names=WordList(arrays["last_names"]),
+        last_name_ids=arrays["last_name_ids"],
+        forms=WordList(arrays["forms"]),
+        sms=dict(zip(arrays["sms"].tolist(), arrays["sms_meanings"].tolist())),
+        pronouns=set(arrays["pronouns"].tolist()),
+        cities=set(arrays["cities"].tolist()),
+        regions=set(arrays["regions"].tolist()),
+        countries=set(arrays["countries"].tolist()),
+        folded_names=dict(zip(arrays["folded_names"].tolist(), arrays["folded_name_targets"].tolist())),
+        folded_anti=WordList(arrays["folded_anti"]),
+        apostrophe_words=frozenset(arrays["apostrophe_words"].tolist()),
+        fingerprint=str(arrays["fingerprint"]),
         user_names=_read_list(user_directory / "names.txt"),
         user_words=_read_list(user_directory / "words.txt"),
         directory=directory,
@@ -297,7 +389,106 @@ def _load(directory: Path | None = None, user_directory: Path | None = None) -> 
     )
 
 
-@lru_cache(maxsize=1)
-def default() -> Lexicons:
-    """The shipped lexicons plus the user's answers, loaded once per process."""
-    return load()
+# ---------------------------------------------------------------------- the snapshot file
+
+# Bump when the arrays or the way they are derived change: older snapshots are then ignored
+# (their file names no longer match).
+SNAPSHOT_VERSION = 1
+
+
+def cache_directory() -> Path:
+    if os.environ.get(CACHE_DIR_ENV):
+        return Path(os.environ[CACHE_DIR_ENV])
+    import platformdirs  # imported only here: most runs set nothing and read one snapshot
+
+    return Path(platformdirs.user_cache_dir("sms-triage"))
+
+
+def snapshot_path(directory: Path) -> Path | None:
+    """Where the snapshot of `directory` belongs: its name changes with the lexicon folder and
+    with the size or modification time of any shipped file. None if the folder is unreadable
+    (the text files will then say what is missing)."""
+    folder = directory.resolve()
+    digest = hashlib.sha256(f"{SNAPSHOT_VERSION}\n{folder}".encode())
+    try:
+        for path in _shipped_files(folder):
+            stat = path.stat()
+            digest.update(f"\n{path.relative_to(folder)}\t{stat.st_size}\t{stat.st_mtime_ns}".encode())
+    except OSError:
+        return None
+    place = hashlib.sha256(str(folder).encode()).hexdigest()[:8]  # one snapshot per lexicon folder
+    return cache_directory() / f"lexicons-{place}-{digest.hexdigest()[:16]}.npz"
+
+
+def _read_snapshot(path: Path) -> dict[str, np.ndarray] | None:
+    """The arrays of a snapshot, or None when it is absent, damaged or incomplete.
+
+    The arrays are mapped from the file, not read: np.load would copy its 37 MB twice, which
+    takes longer than the whole load should; mapped pages are shared by parallel workers.
+    np.savez stores its members uncompressed, so each array is a plain run of bytes after its
+    .npy header, checked against the zip's CRC-32 as np.load would.
+    """
+    try:
+        with open(path, "rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            with zipfile.ZipFile(handle) as archive:
+                members = {info.filename: info for info in archive.infolist()}
+            arrays = {name: _mapped_array(mapped, handle, members[f"{name}.npy"]) for name in SNAPSHOT_ARRAYS}
+    except Exception:
+        # Whatever a missing or damaged file raises (OSError, BadZipFile, ValueError,
+        # KeyError...): the text files are read instead.
+        return None
+    for name, kind in SNAPSHOT_ARRAYS.items():
+        if arrays[name].dtype.kind != kind or arrays[name].ndim != (0 if name == "fingerprint" else 1):
+            return None
+    return arrays
+
+
+def _mapped_array(mapped: mmap.mmap, handle, member: zipfile.ZipInfo) -> np.ndarray:
+    """The array stored in one member of an uncompressed .npz, as a view of the mapped file
+    (ValueError if the member is not a plain array that fits inside it)."""
+    local = mapped[member.header_offset : member.header_offset + 30]  # the zip local file header
+    if member.compress_type != zipfile.ZIP_STORED or local[:4] != b"PK\x03\x04":
+        raise ValueError(f"{member.filename} is not stored as a plain array")
+    start = member.header_offset + 30 + int.from_bytes(local[26:28], "little") + int.from_bytes(local[28:30], "little")
+    handle.seek(start)
+    version = np.lib.format.read_magic(handle)
+    read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    shape, fortran_order, dtype = read_header[version](handle)
+    count = math.prod(shape)
+    offset = handle.tell()
+    if dtype.hasobject or fortran_order or min(shape, default=0) < 0:
+        raise ValueError(f"{member.filename} is not a plain array")
+    if offset + count * dtype.itemsize > start + member.file_size:
+        raise ValueError(f"{member.filename} is cut short")
+    with memoryview(mapped) as whole:  # the zip's checksum: a damaged byte must not change a look-up
+        if zlib.crc32(whole[start : start + member.file_size]) != member.CRC:
+            raise ValueError(f"{member.filename} is damaged")
+    return np.frombuffer(mapped, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def _write_snapshot(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Save atomically (a temporary file renamed over the target), then remove the older
+    snapshots of the same lexicon folder. Failing to write is harmless: the next load reads
+    the text files again."""
+    import tempfile
+
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.stem, suffix=".tmp", delete=False) as handle:
+            temporary = Path(handle.name)
+            np.savez(handle, **arrays)
+            handle.flush()
+            os.fsync(handle.fileno())  # the data on disk before the name: no empty snapshot after a crash
+        os.replace(temporary, path)
+        temporary = None
+        place = path.stem.rsplit("-", 1)[0]
+        for old in path.parent.glob(f"{place}-*.npz"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    finally:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)

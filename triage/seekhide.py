@@ -116,9 +116,7 @@ class SeekAndHide:
         self.lexicons = lexicons
         self._cache: dict[str, WordInfo] = {}
         self._max_cache = max_cache
-        self.keep_whole = frozenset(
-            w for w in (*lexicons.forms, *lexicons.sms) if "'" in w
-        )
+        self.keep_whole = lexicons.apostrophe_words
         self._codes: dict[tuple[str, str], str] = {}
         self.spellings = Spellings(self)
 
@@ -144,9 +142,9 @@ class SeekAndHide:
             if found:
                 return found
         if in_names or in_anti:
-            rule = "exact" if (key in self.lexicons.forms or key in self.lexicons.other_anti
-                               or key in self.lexicons.first_names or key in self.lexicons.last_names
-                               or key in self.lexicons.user_names or key in self.lexicons.user_words) else "accent"
+            lx = self.lexicons  # the sets before the word lists: they answer faster
+            rule = "exact" if (key in lx.other_anti or key in lx.first_names or key in lx.user_names
+                               or key in lx.user_words or key in lx.forms or key in lx.last_names) else "accent"
             return WordInfo(_label(in_names, in_anti), rule, key, in_names and self._weak_name(key))
         if "-" in key:
             return WordInfo(UNKNOWN, "compound", key)  # labelled part by part by the caller
@@ -224,18 +222,19 @@ class SeekAndHide:
         from a first name is never corrected into an ordinary word."""
         if len(folded) < 5:
             return None
-        near_word = near_name = ""
         lexicons = self.lexicons
-        for candidate in _edits1(folded):
-            if not near_name and (candidate in lexicons.first_names or candidate in lexicons.folded_names):
-                near_name = candidate
-            if not near_word and (candidate in lexicons.forms or candidate in lexicons.folded_anti
-                                  or candidate in lexicons.other_anti):
-                near_word = candidate
-            if near_name and near_word:
-                break
-        if near_word and not near_name:
-            return WordInfo(ANTI_DICTIONARY, "misspelling", near_word)
+        candidates = list(_edits1(folded))
+        if any(c in lexicons.first_names or c in lexicons.folded_names for c in candidates):
+            return None
+        # The correction is the first candidate, in _edits1 order, that is an ordinary word.
+        # The big lists answer all the candidates (about 500) in one search each, and each
+        # list is asked only about the candidates before the first found so far.
+        first = next((i for i, c in enumerate(candidates) if c in lexicons.other_anti), len(candidates))
+        for word_list in (lexicons.forms, lexicons.folded_anti):
+            found = np.flatnonzero(word_list.isin(candidates[:first]))
+            first = int(found[0]) if len(found) else first
+        if first < len(candidates):
+            return WordInfo(ANTI_DICTIONARY, "misspelling", candidates[first])
         return None
 
     # ------------------------------------------------------------------ messages

@@ -1,0 +1,91 @@
+import numpy as np
+import pytest
+
+from triage.wordlist import WordList
+
+WORDS = ["maison", "été", "aujourd'hui", "cœur", "a", "zèbre", "naïve", "straße", "été"]
+
+
+@pytest.fixture
+def words():
+    return WordList.from_words(WORDS)
+
+
+def test_membership_is_that_of_a_set(words):
+    for word in WORDS:
+        assert word in words, word
+    for word in ("maisons", "ete", "Maison", "aujourd’hui", "b", "zèbres", "coeur", " a"):
+        assert word not in words, word
+    assert len(words) == len(set(WORDS))
+
+
+def test_accented_words_are_stored_as_utf8_and_found_exactly(words):
+    assert words.array.dtype.kind == "S"
+    assert "naïve".encode() in words.array.tolist()
+    assert "naive" not in words and "naïve" in words
+
+
+def test_iteration_yields_strings_in_sorted_order(words):
+    assert list(words) == sorted(set(WORDS))
+    assert all(type(word) is str for word in words)
+
+
+def test_a_query_longer_than_the_widest_word_is_absent():
+    # numpy would cut b"maisonnette" to the array's width (b"maison") and find it.
+    words = WordList.from_words(["maison", "abc"])
+    assert words.array.dtype.itemsize == len("maison")
+    assert "maisonnette" not in words
+    assert "maisonnette".startswith("maison") and "maison" in words
+    assert words.isin(["maisonnette", "maison", "maisonn"]).tolist() == [False, True, False]
+    # The same with multi-byte letters: the width is in bytes, not characters.
+    assert "maisoné" not in words and words.isin(["maisoné"]).tolist() == [False]
+
+
+def test_the_empty_string_and_non_strings_are_absent(words):
+    assert "" not in words
+    assert None not in words and 3 not in words
+    assert words.isin(["", "a"]).tolist() == [False, True]
+    assert words.position("") == -1
+
+
+def test_trailing_nul_and_lone_surrogates_are_absent():
+    words = WordList.from_words(["ab", "abcd", "xy\0"])
+    assert list(words) == ["ab", "abcd"]  # a spelling ending in NUL cannot be stored
+    assert "ab\0" not in words and "xy\0" not in words  # numpy would strip the NUL and find ab
+    assert words.isin(["ab\0", "ab", "a\0b"]).tolist() == [False, True, False]
+    assert "ab\udcff" not in words and words.isin(["ab\udcff"]).tolist() == [False]
+
+
+def test_isin_agrees_with_in_on_many_queries():
+    rng = np.random.default_rng(0)
+    alphabet = list("abcé'ß")
+    vocabulary = {"".join(rng.choice(alphabet, size=rng.integers(1, 6))) for _ in range(300)}
+    words = WordList.from_words(vocabulary)
+    queries = ["".join(rng.choice(alphabet, size=rng.integers(0, 8))) for _ in range(2000)]
+    found = words.isin(queries)
+    assert found.dtype == bool and found.shape == (len(queries),)
+    assert found.tolist() == [query in vocabulary for query in queries]
+    assert found.tolist() == [query in words for query in queries]
+    assert 0 < found.sum() < len(queries)
+
+
+def test_positions_follow_the_sorted_order(words):
+    for index, word in enumerate(words):
+        assert words.position(word) == index
+    assert words.position("absent") == -1
+
+
+def test_an_empty_list_holds_nothing():
+    empty = WordList.from_words([])
+    assert len(empty) == 0 and list(empty) == []
+    assert "a" not in empty
+    assert empty.isin(["a", ""]).tolist() == [False, False]
+    assert WordList.from_words(["a"]).isin([]).tolist() == []
+
+
+def test_a_wordlist_round_trips_through_its_array(tmp_path, words):
+    np.save(tmp_path / "words.npy", words.array)
+    again = WordList(np.load(tmp_path / "words.npy", allow_pickle=False))
+    assert list(again) == list(words)
+    with pytest.raises(ValueError):
+        WordList(np.array(["not", "bytes"]))
