@@ -524,7 +524,8 @@ def targets(rows: dict[str, dict], lexicon_summary: dict | None) -> list[dict]:
                     "pass": None if value is None else value >= goal})
     startup = rows.get("start-up")
     value = startup["seconds"] if startup and startup["ok"] else None
-    out.append({"target": f"start-up <= {TARGET_STARTUP} s (fresh process until a first message is classified)", "value": value,
+    out.append({"target": f"start-up <= {TARGET_STARTUP} s (fresh process until a first message is classified)",
+                "value": value,
                 "shown": f"{value:.2f} s" if value is not None else "not measured",
                 "pass": None if value is None else value <= TARGET_STARTUP})
     million = next((r for k, r in rows.items() if k.startswith("scaling") and r.get("messages") == 10**6), None)
