@@ -149,6 +149,7 @@ def contents(loaded) -> dict:
             return list(value)
         return value
 
+    loaded.ordinary_words  # built on first use: compared as well
     return {name: plain(value) for name, value in vars(loaded).items() if name not in ("directory", "user_directory")}
 
 
@@ -163,6 +164,8 @@ def test_the_first_load_saves_a_snapshot_that_the_next_loads_read(small_lexicons
     assert path.exists() and snapshots(small_lexicons) == [path.name]  # no temporary file left
     second = lexicon_module.load(small_lexicons)
     assert len(compiled) == 1  # read from the snapshot, not from the text files
+    assert "ordinary_words" not in vars(second)  # built only when the misspelling rule needs it
+    assert second.ordinary_words == set(second.forms) | set(second.folded_anti)
     assert contents(second) == contents(first)
     assert isinstance(second.forms, WordList) and "désolé" in second.forms and "marie" not in second.forms
     assert second.lookup("desole") == (False, True) and second.lookup("helene") == (True, False)

@@ -34,7 +34,7 @@ import unicodedata
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -179,6 +179,13 @@ class Lexicons:
 
     def __post_init__(self) -> None:
         self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
+
+    @cached_property
+    def ordinary_words(self) -> frozenset[str]:
+        """forms and folded_anti as one Python set, built on first use (about 0.2 s): the
+        misspelling heuristic asks hundreds of candidates per unknown word, which a set
+        answers many times faster than a WordList. Runs that never need it never pay."""
+        return frozenset(chain(self.forms, self.folded_anti))
 
     # ------------------------------------------------------------ look-ups
     def lookup(self, key: str) -> tuple[bool, bool]:

@@ -85,7 +85,7 @@ class WordList:
         return len(self.array)
 
     def __iter__(self) -> Iterator[str]:
-        return (word.decode("utf-8") for word in self.array.tolist())
+        return map(bytes.decode, self.array.tolist())  # UTF-8; faster than a generator
 
     def __repr__(self) -> str:
         return f"WordList({len(self):,} words)"
