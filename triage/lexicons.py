@@ -453,7 +453,8 @@ def _write_snapshot(path: Path, arrays: dict[str, np.ndarray]) -> None:
     temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = Path(tempfile.mkdtemp(dir=path.parent, prefix=".tmp-"))  # never taken for an old snapshot
+        # Named unlike a snapshot: the clean-up below never removes another process's work.
+        temporary = Path(tempfile.mkdtemp(dir=path.parent, prefix=".tmp-"))
         for name, array in arrays.items():
             with open(temporary / f"{name}.npy", "wb") as handle:
                 np.save(handle, array, allow_pickle=False)
