@@ -9,7 +9,7 @@ reads its own peak RSS with resource.getrusage. The import is timed separately: 
 The peak RSS is the whole process's (interpreter + imports + lexicons), which is what a
 user's machine has to hold.
 
-The processes share a fresh, empty snapshot folder (TRIAGE_CACHE_DIR): the first run is
+The processes share a fresh, empty cache folder (TRIAGE_CACHE_DIR): the first run is
 the cold load (read the text files, save the snapshot), shown on its own; the --runs that
 follow are warm loads (read the snapshot), which the targets judge.
 
@@ -62,7 +62,7 @@ print(json.dumps({
 
 def run_once(python: str = sys.executable, directory: str | None = None, cache: str | None = None) -> dict:
     """One fresh process: import + load timings and peak RSS (raises on failure). `cache`:
-    the snapshot folder (default: the user's)."""
+    the cache folder (default: the user's)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     if cache:
         env["TRIAGE_CACHE_DIR"] = cache
@@ -84,7 +84,7 @@ def spread(values: list[float]) -> dict:
 
 def measure(runs: int = 5, python: str = sys.executable, directory: str | None = None) -> dict:
     """One cold load, then `runs` warm ones, each in a fresh process with the same new
-    snapshot folder; the targets are judged on the warm loads' median time and largest peak
+    cache folder; the targets are judged on the warm loads' median time and largest peak
     RSS (the worst case a user meets once the snapshot exists)."""
     with tempfile.TemporaryDirectory(prefix="triage-lexicon-cache-") as cache:
         cold = run_once(python, directory, cache)

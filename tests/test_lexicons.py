@@ -1,5 +1,4 @@
 import shutil
-import zipfile
 
 import numpy as np
 import pytest
@@ -149,6 +148,7 @@ def contents(loaded) -> dict:
             return list(value)
         return value
 
+    loaded.ordinary_words  # built on first use: compared as well
     return {name: plain(value) for name, value in vars(loaded).items() if name not in ("directory", "user_directory")}
 
 
@@ -163,6 +163,8 @@ def test_the_first_load_saves_a_snapshot_that_the_next_loads_read(small_lexicons
     assert path.exists() and snapshots(small_lexicons) == [path.name]  # no temporary file left
     second = lexicon_module.load(small_lexicons)
     assert len(compiled) == 1  # read from the snapshot, not from the text files
+    assert "ordinary_words" not in vars(second)  # built only when the misspelling rule needs it
+    assert second.ordinary_words == set(second.forms) | set(second.folded_anti)
     assert contents(second) == contents(first)
     assert isinstance(second.forms, WordList) and "désolé" in second.forms and "marie" not in second.forms
     assert second.lookup("desole") == (False, True) and second.lookup("helene") == (True, False)
@@ -199,39 +201,27 @@ def test_user_answers_are_read_from_their_files_not_from_the_snapshot(small_lexi
     assert again.lookup("zorglub") == (False, False) and again.lookup("jean") == (False, True)
 
 
-def _without_forms(path):
-    with np.load(path) as saved:
-        arrays = {name: saved[name] for name in saved.files if name != "forms"}
-    np.savez(path, **arrays)
+def _rewrite(path, name, array):
+    np.save(path / f"{name}.npy", array)
 
 
 def _forms_as_text(path):
-    with np.load(path) as saved:
-        arrays = {name: saved[name] for name in saved.files}
-    arrays["forms"] = np.array(list(WordList(arrays["forms"])))  # a 'U' array
-    np.savez(path, **arrays)
+    _rewrite(path, "forms", np.array(list(WordList(np.load(path / "forms.npy")))))  # a 'U' array
 
 
-def _forms_longer_than_stored(path):
-    # The .npy header of forms claims more words than the member holds (the zip is intact).
-    with zipfile.ZipFile(path) as archive:
-        member = archive.getinfo("forms.npy").header_offset
-    data = bytearray(path.read_bytes())
-    start = data.index(b"'shape': (", member) + len(b"'shape': (")
-    end = data.index(b",)", start)
-    data[start:end] = b"9" * (end - start)
-    path.write_bytes(bytes(data))
+def _cut(name, size):
+    return lambda path: (path / name).write_bytes((path / name).read_bytes()[: size((path / name).stat().st_size)])
 
 
-DAMAGES = {
-    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
-    "cut at the end": lambda path: path.write_bytes(path.read_bytes()[:-10]),
-    "empty": lambda path: path.write_bytes(b""),
-    "not a zip": lambda path: path.write_bytes(b"\x93NUMPY garbage" * 100),
-    "missing array": _without_forms,
+DAMAGES = {  # each applied to the snapshot folder
+    "absent": shutil.rmtree,
+    "missing array": lambda path: (path / "forms.npy").unlink(),
+    "truncated": _cut("forms.npy", lambda size: size // 2),
+    "cut at the end": _cut("forms.npy", lambda size: size - 10),
+    "empty": _cut("last_name_ids.npy", lambda size: 0),
+    "not an array": lambda path: (path / "forms.npy").write_bytes(b"\x93NUMPY garbage" * 100),
     "wrong dtype": _forms_as_text,
-    "array longer than its member": _forms_longer_than_stored,
-    "a word changed inside an array": lambda path: path.write_bytes(path.read_bytes().replace(b"maison", b"maisoz", 1)),
+    "wrong ndim": lambda path: _rewrite(path, "fingerprint", np.array(["0123456789abcdef"])),
 }
 
 
@@ -244,6 +234,14 @@ def test_a_damaged_snapshot_is_rebuilt_silently_with_the_same_result(small_lexic
     assert contents(lexicon_module.load(small_lexicons)) == expected
     assert len(compiled) == 2
     assert lexicon_module._read_snapshot(path) is not None  # written again
+
+
+def test_a_snapshot_saved_meanwhile_by_another_process_is_kept(small_lexicons):
+    lexicon_module.load(small_lexicons)
+    path = lexicon_module.snapshot_path(small_lexicons)
+    saved = path.stat().st_ino
+    lexicon_module._write_snapshot(path, lexicon_module._compile(small_lexicons))  # lost the race
+    assert path.stat().st_ino == saved and snapshots(small_lexicons) == [path.name]  # ours removed
 
 
 def test_a_cache_folder_that_cannot_be_written_only_costs_time(small_lexicons, tmp_path, monkeypatch, compiled):

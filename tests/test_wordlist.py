@@ -36,15 +36,13 @@ def test_a_query_longer_than_the_widest_word_is_absent():
     assert words.array.dtype.itemsize == len("maison")
     assert "maisonnette" not in words
     assert "maisonnette".startswith("maison") and "maison" in words
-    assert words.isin(["maisonnette", "maison", "maisonn"]).tolist() == [False, True, False]
     # The same with multi-byte letters: the width is in bytes, not characters.
-    assert "maisoné" not in words and words.isin(["maisoné"]).tolist() == [False]
+    assert "maisoné" not in words
 
 
 def test_the_empty_string_and_non_strings_are_absent(words):
     assert "" not in words
     assert None not in words and 3 not in words
-    assert words.isin(["", "a"]).tolist() == [False, True]
     assert words.position("") == -1
 
 
@@ -52,21 +50,19 @@ def test_trailing_nul_and_lone_surrogates_are_absent():
     words = WordList.from_words(["ab", "abcd", "xy\0"])
     assert list(words) == ["ab", "abcd"]  # a spelling ending in NUL cannot be stored
     assert "ab\0" not in words and "xy\0" not in words  # numpy would strip the NUL and find ab
-    assert words.isin(["ab\0", "ab", "a\0b"]).tolist() == [False, True, False]
-    assert "ab\udcff" not in words and words.isin(["ab\udcff"]).tolist() == [False]
+    assert "a\0b" not in words and "ab" in words
+    assert "ab\udcff" not in words
 
 
-def test_isin_agrees_with_in_on_many_queries():
+def test_in_agrees_with_a_set_on_many_queries():
     rng = np.random.default_rng(0)
     alphabet = list("abcé'ß")
     vocabulary = {"".join(rng.choice(alphabet, size=rng.integers(1, 6))) for _ in range(300)}
     words = WordList.from_words(vocabulary)
     queries = ["".join(rng.choice(alphabet, size=rng.integers(0, 8))) for _ in range(2000)]
-    found = words.isin(queries)
-    assert found.dtype == bool and found.shape == (len(queries),)
-    assert found.tolist() == [query in vocabulary for query in queries]
-    assert found.tolist() == [query in words for query in queries]
-    assert 0 < found.sum() < len(queries)
+    found = [query in words for query in queries]
+    assert found == [query in vocabulary for query in queries]
+    assert 0 < sum(found) < len(queries)
 
 
 def test_positions_follow_the_sorted_order(words):
@@ -79,8 +75,6 @@ def test_an_empty_list_holds_nothing():
     empty = WordList.from_words([])
     assert len(empty) == 0 and list(empty) == []
     assert "a" not in empty
-    assert empty.isin(["a", ""]).tolist() == [False, False]
-    assert WordList.from_words(["a"]).isin([]).tolist() == []
 
 
 def test_a_wordlist_round_trips_through_its_array(tmp_path, words):

@@ -11,15 +11,16 @@ that an accented ordinary word never hides behind an unaccented name (aime vs Ai
 
 Loading takes about 0.03 s thanks to a snapshot. The text files stay the source of truth,
 but what is derived from the shipped ones (the lists, the accent-folded indexes, the surname
-ids, the fingerprint) is saved once as an uncompressed .npz of plain arrays (no pickle) in
-the user's cache folder (platformdirs, or $TRIAGE_CACHE_DIR), which later processes map into
-memory instead of parsing 11 MB of text. The big lists stay numpy arrays (WordList, see
-triage/wordlist.py): 800,000 Python strings would cost 0.2 s or more whatever they were
-read from. The snapshot's file name hashes the lexicon folder and the size and modification
-time of each shipped file, so editing a lexicon rebuilds it on the next load (as Python does
-for .pyc files). It is written atomically, so parallel workers never see half a file; a
-cache folder that cannot be written, or a damaged snapshot, only means reading the text
-files as before (one or two seconds). The user folder is small and always read from text.
+ids, the fingerprint) is saved once as a folder of .npy files (np.save, no pickle) in the
+user's cache folder (platformdirs, or $TRIAGE_CACHE_DIR), which later processes map into
+memory (np.load with mmap_mode) instead of parsing 11 MB of text. The big lists stay numpy
+arrays (WordList, see triage/wordlist.py): 800,000 Python strings would cost 0.2 s or more
+whatever they were read from. Like Python's .pyc files, the snapshot is a local cache: its
+name hashes the lexicon folder and the size and modification time of each shipped file, so
+editing a lexicon rebuilds it on the next load; it is written to a temporary folder renamed
+into place, so parallel workers never see half of it; and a cache folder that cannot be
+written, or a missing or damaged file, only means reading the text files as before (one or
+two seconds). The user folder is small and always read from text.
 """
 
 from __future__ import annotations
@@ -27,14 +28,10 @@ from __future__ import annotations
 import hashlib
 from itertools import chain
 import json
-import math
-import mmap
 import os
 import unicodedata
-import zipfile
-import zlib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -179,6 +176,13 @@ class Lexicons:
 
     def __post_init__(self) -> None:
         self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
+
+    @cached_property
+    def ordinary_words(self) -> frozenset[str]:
+        """forms and folded_anti as one Python set, built on first use (about 0.2 s): the
+        misspelling heuristic asks hundreds of candidates per unknown word, which a set
+        answers many times faster than a WordList. Runs that never need it never pay."""
+        return frozenset(chain(self.forms, self.folded_anti))
 
     # ------------------------------------------------------------ look-ups
     def lookup(self, key: str) -> tuple[bool, bool]:
@@ -389,11 +393,11 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
     )
 
 
-# ---------------------------------------------------------------------- the snapshot file
+# ---------------------------------------------------------------------- the snapshot folder
 
 # Bump when the arrays or the way they are derived change: older snapshots are then ignored
-# (their file names no longer match).
-SNAPSHOT_VERSION = 1
+# (their names no longer match).
+SNAPSHOT_VERSION = 2
 
 
 def cache_directory() -> Path:
@@ -405,9 +409,9 @@ def cache_directory() -> Path:
 
 
 def snapshot_path(directory: Path) -> Path | None:
-    """Where the snapshot of `directory` belongs: its name changes with the lexicon folder and
-    with the size or modification time of any shipped file. None if the folder is unreadable
-    (the text files will then say what is missing)."""
+    """The snapshot folder of `directory`: its name changes with the lexicon folder and with
+    the size or modification time of any shipped file. None if the folder is unreadable (the
+    text files will then say what is missing)."""
     folder = directory.resolve()
     digest = hashlib.sha256(f"{SNAPSHOT_VERSION}\n{folder}".encode())
     try:
@@ -417,78 +421,59 @@ def snapshot_path(directory: Path) -> Path | None:
     except OSError:
         return None
     place = hashlib.sha256(str(folder).encode()).hexdigest()[:8]  # one snapshot per lexicon folder
-    return cache_directory() / f"lexicons-{place}-{digest.hexdigest()[:16]}.npz"
+    return cache_directory() / f"lexicons-{place}-{digest.hexdigest()[:16]}"
 
 
 def _read_snapshot(path: Path) -> dict[str, np.ndarray] | None:
-    """The arrays of a snapshot, or None when it is absent, damaged or incomplete.
-
-    The arrays are mapped from the file, not read: np.load would copy its 37 MB twice, which
-    takes longer than the whole load should; mapped pages are shared by parallel workers.
-    np.savez stores its members uncompressed, so each array is a plain run of bytes after its
-    .npy header, checked against the zip's CRC-32 as np.load would.
-    """
+    """The arrays of a snapshot folder, mapped into memory (pages are read when a look-up
+    needs them, and shared by parallel workers), or None when one is missing or damaged.
+    Only the cheap checks are made: a checksum would read every page at each load."""
+    arrays = {}
     try:
-        with open(path, "rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            with zipfile.ZipFile(handle) as archive:
-                members = {info.filename: info for info in archive.infolist()}
-            arrays = {name: _mapped_array(mapped, handle, members[f"{name}.npy"]) for name in SNAPSHOT_ARRAYS}
+        for name, kind in SNAPSHOT_ARRAYS.items():
+            array = np.load(path / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+            ndim = 0 if name == "fingerprint" else 1
+            if not isinstance(array, np.ndarray) or array.dtype.kind != kind or array.ndim != ndim:
+                return None
+            arrays[name] = np.asarray(array)  # a plain array: np.memmap indexes slower
     except Exception:
-        # Whatever a missing or damaged file raises (OSError, BadZipFile, ValueError,
-        # KeyError...): the text files are read instead.
+        # A damaged file raises whatever its first wrong byte leads np.load to (OSError,
+        # ValueError, EOFError, TypeError...): the text files are read instead.
         return None
-    for name, kind in SNAPSHOT_ARRAYS.items():
-        if arrays[name].dtype.kind != kind or arrays[name].ndim != (0 if name == "fingerprint" else 1):
-            return None
     return arrays
 
 
-def _mapped_array(mapped: mmap.mmap, handle, member: zipfile.ZipInfo) -> np.ndarray:
-    """The array stored in one member of an uncompressed .npz, as a view of the mapped file
-    (ValueError if the member is not a plain array that fits inside it)."""
-    local = mapped[member.header_offset : member.header_offset + 30]  # the zip local file header
-    if member.compress_type != zipfile.ZIP_STORED or local[:4] != b"PK\x03\x04":
-        raise ValueError(f"{member.filename} is not stored as a plain array")
-    start = member.header_offset + 30 + int.from_bytes(local[26:28], "little") + int.from_bytes(local[28:30], "little")
-    handle.seek(start)
-    version = np.lib.format.read_magic(handle)
-    read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-    shape, fortran_order, dtype = read_header[version](handle)
-    count = math.prod(shape)
-    offset = handle.tell()
-    if dtype.hasobject or fortran_order or min(shape, default=0) < 0:
-        raise ValueError(f"{member.filename} is not a plain array")
-    if offset + count * dtype.itemsize > start + member.file_size:
-        raise ValueError(f"{member.filename} is cut short")
-    with memoryview(mapped) as whole:  # the zip's checksum: a damaged byte must not change a look-up
-        if zlib.crc32(whole[start : start + member.file_size]) != member.CRC:
-            raise ValueError(f"{member.filename} is damaged")
-    return np.frombuffer(mapped, dtype=dtype, count=count, offset=offset).reshape(shape)
-
-
 def _write_snapshot(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Save atomically (a temporary file renamed over the target), then remove the older
-    snapshots of the same lexicon folder. Failing to write is harmless: the next load reads
-    the text files again."""
+    """Save the arrays in a temporary folder renamed to `path` (parallel workers never see
+    half a snapshot), then remove the older snapshots of the same lexicon folder. Failing to
+    write is harmless: the next load reads the text files again."""
+    import shutil
     import tempfile
 
     temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.stem, suffix=".tmp", delete=False) as handle:
-            temporary = Path(handle.name)
-            np.savez(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())  # the data on disk before the name: no empty snapshot after a crash
-        os.replace(temporary, path)
+        # Named unlike a snapshot: the clean-up below never removes another process's work.
+        temporary = Path(tempfile.mkdtemp(dir=path.parent, prefix=".tmp-"))
+        for name, array in arrays.items():
+            with open(temporary / f"{name}.npy", "wb") as handle:
+                np.save(handle, array, allow_pickle=False)
+                handle.flush()
+                os.fsync(handle.fileno())  # the data on disk before the name: no empty file after a crash
+        try:
+            os.rename(temporary, path)
+        except OSError:
+            if _read_snapshot(path) is not None:
+                return  # another process saved the same snapshot first: ours is discarded
+            shutil.rmtree(path, ignore_errors=True)  # a damaged one: replaced by ours
+            os.rename(temporary, path)
         temporary = None
-        place = path.stem.rsplit("-", 1)[0]
-        for old in path.parent.glob(f"{place}-*.npz"):
+        place = path.name.rsplit("-", 1)[0]
+        for old in path.parent.glob(f"{place}-*"):
             if old != path:
-                old.unlink(missing_ok=True)
+                shutil.rmtree(old, ignore_errors=True)
     except OSError:
         pass
     finally:
         if temporary is not None:
-            temporary.unlink(missing_ok=True)
+            shutil.rmtree(temporary, ignore_errors=True)

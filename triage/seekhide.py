@@ -222,19 +222,18 @@ class SeekAndHide:
         from a first name is never corrected into an ordinary word."""
         if len(folded) < 5:
             return None
+        near_word = near_name = ""
         lexicons = self.lexicons
-        candidates = list(_edits1(folded))
-        if any(c in lexicons.first_names or c in lexicons.folded_names for c in candidates):
-            return None
-        # The correction is the first candidate, in _edits1 order, that is an ordinary word.
-        # The big lists answer all the candidates (about 500) in one search each, and each
-        # list is asked only about the candidates before the first found so far.
-        first = next((i for i, c in enumerate(candidates) if c in lexicons.other_anti), len(candidates))
-        for word_list in (lexicons.forms, lexicons.folded_anti):
-            found = np.flatnonzero(word_list.isin(candidates[:first]))
-            first = int(found[0]) if len(found) else first
-        if first < len(candidates):
-            return WordInfo(ANTI_DICTIONARY, "misspelling", candidates[first])
+        ordinary_words = lexicons.ordinary_words
+        for candidate in _edits1(folded):
+            if not near_name and (candidate in lexicons.first_names or candidate in lexicons.folded_names):
+                near_name = candidate
+            if not near_word and (candidate in ordinary_words or candidate in lexicons.other_anti):
+                near_word = candidate
+            if near_name and near_word:
+                break
+        if near_word and not near_name:
+            return WordInfo(ANTI_DICTIONARY, "misspelling", near_word)
         return None
 
     # ------------------------------------------------------------------ messages
