@@ -107,3 +107,17 @@ def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output
     assert len(reads) == 2
     assert reread.decisions == kept.decisions
     assert (tmp_path / "kept.csv").read_bytes() == (tmp_path / "reread.csv").read_bytes()
+
+
+def test_a_job_gives_the_garbage_collector_its_settings_back(sample, tmp_path):
+    import gc
+
+    from triage.io import InputError
+    from triage.pipeline import run_classify
+
+    before = gc.get_threshold()
+    run_classify(sample, tmp_path / "out.csv", chart=False)
+    assert gc.get_threshold() == before
+    with pytest.raises(InputError):
+        run_classify(tmp_path / "absent.csv", tmp_path / "out2.csv", chart=False)
+    assert gc.get_threshold() == before

@@ -225,7 +225,6 @@ def recorded_builds(monkeypatch):
     monkeypatch.setattr(model, "load_predictor", lambda path: ("predictor", path))
     monkeypatch.setattr(pipeline, "Classifier", Recorder)
     monkeypatch.setattr(lexicons, "default", Default)
-    monkeypatch.setattr(pipeline, "settle_memory", lambda: seen.append("settled"))
     return seen
 
 
@@ -238,7 +237,7 @@ def test_spec_builds_with_the_parents_user_lexicon(tmp_path, recorded_builds):
     spec.build()
     built = (("predictor", tmp_path / "model.triage"), None, 0.2, None, tmp_path / "mes-mots")
     # The lexicons loaded with another user directory are dropped, once.
-    assert recorded_builds == ["cache cleared", built, "settled", built, "settled"]
+    assert recorded_builds == ["cache cleared", built, built]
 
 
 def test_a_worker_seeing_other_files_refuses(tmp_path, recorded_builds):

@@ -4,8 +4,9 @@ Reading, validation and writing stay in the parent process (triage.io: order, at
 output); an engine only runs ``Classifier.classify`` on lists of ``(id, text)`` pairs and
 gives the encoded chunks back in input order, with a bounded number of chunks in flight.
 
-A Dask worker never receives the Classifier (its lexicons are ~140 MB of Python objects):
-it receives a small ``ClassifierSpec`` and builds its own Classifier once per process.
+A Dask worker never receives the Classifier (its tables and caches are large and belong to
+one process): it receives a small ``ClassifierSpec`` and builds its own Classifier once per
+process.
 dask and distributed are imported only when the dask engine is used (``triage classify``
 must start in under 0.5 s).
 """
@@ -114,7 +115,6 @@ class ClassifierSpec:
         predictor = model.load_predictor(Path(self.model_path))
         classifier = pipeline.Classifier(predictor, self.policy, self.budget, stats=self.stats,
                                          output_format=self.output_format)
-        pipeline.settle_memory()
         return classifier
 
 
