@@ -99,8 +99,12 @@ class Policy(Protocol):
 
     def decide_batch(self, batch: EvidenceBatch) -> Decisions: ...
 
+    def decide(self, evidence: list[Evidence]) -> list[Decision]: ...
+
 
 class _Policy:
+    """What every policy shares: decide() on one Evidence per message, through decide_batch."""
+
     def decide(self, evidence: list[Evidence]) -> list[Decision]:
         return self.decide_batch(EvidenceBatch.from_evidence(evidence)).as_list()
 
@@ -147,13 +151,14 @@ class BudgetPolicy(_Policy):
         p = batch.probability
         extra = ~batch.taken & (p >= self.hide_threshold)
         visible = ~batch.taken & ~extra
-        # The product of (1 - p) over each message's visible candidates, in text order.
+        # The chance that no visible candidate is a name: the product of (1 - p) over each
+        # message's visible candidates, in text order.
         factors = np.where(visible, 1.0 - p, 1.0)
-        unseen = np.ones(len(batch))
+        no_name_left = np.ones(len(batch))
         if len(factors):
             firsts = np.flatnonzero(np.r_[True, batch.message[1:] != batch.message[:-1]])
-            unseen[batch.message[firsts]] = np.multiply.reduceat(factors, firsts)
-        risk = 1.0 - unseen * (1.0 - self.score_weight * batch.score)
+            no_name_left[batch.message[firsts]] = np.multiply.reduceat(factors, firsts)
+        risk = 1.0 - no_name_left * (1.0 - self.score_weight * batch.score)
         hidden = batch.hidden
         if extra.any():
             hidden = list(hidden)
