@@ -27,7 +27,10 @@ def _encode(word: str) -> bytes:
 class WordList:
     """A read-only set of non-empty strings, stored sorted as UTF-8 bytes."""
 
-    __slots__ = ("array", "_width")
+    __slots__ = ("array", "_width", "_positions")
+
+    # Answers remembered per list: a new spelling is asked about by several rules in a row.
+    MAX_REMEMBERED = 200_000
 
     def __init__(self, array: np.ndarray):
         """`array`: a 1-D 'S' array, sorted and without duplicates (as `from_words` makes
@@ -36,6 +39,7 @@ class WordList:
             raise ValueError(f"a WordList needs a 1-D bytes array, not {array.dtype} of shape {array.shape}")
         self.array = array
         self._width = array.dtype.itemsize
+        self._positions: dict[str, int] = {}
 
     @classmethod
     def from_words(cls, words: Iterable[str]) -> WordList:
@@ -53,6 +57,14 @@ class WordList:
         """The index of `word` in sorted order, or -1 when it is not in the list."""
         if not isinstance(word, str):
             return -1
+        found = self._positions.get(word)
+        if found is None:
+            found = self._search(word)
+            if len(self._positions) < self.MAX_REMEMBERED:
+                self._positions[word] = found
+        return found
+
+    def _search(self, word: str) -> int:
         key = _encode(word)
         if not key or len(key) > self._width:  # cannot be in the list
             return -1
