@@ -117,16 +117,6 @@ def _read_names(path: Path, excluded: set[str]) -> tuple[dict[str, int], dict[st
     return id_of, rank_of
 
 
-def _read_first_column(path: Path) -> set[str]:
-    """The lower-case first column of a TSV with a header, in bulk."""
-    if not path.exists():
-        return set()
-    text = path.read_text("utf-8").lower()
-    width = text[: text.index("\n")].count("\t") + 1
-    cells = text.rstrip("\n").replace("\n", "\t").split("\t")
-    return set(cells[width::width])
-
-
 def _folded_set(words) -> set[str]:
     """The accent-folded spellings of the words that carry accents (a set: no loop in Python
     over the 170,000 accented forms, which keeps start-up short)."""
@@ -338,8 +328,8 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
     )
     pronouns = _read_list(directory / "pronouns" / "pronouns.txt")
     first_names, first_name_ranks = _read_names(directory / "names" / "first_names.tsv", excluded_names)
-    last_names = WordList.from_words(_read_first_column(directory / "names" / "last_names.tsv") - excluded_names)
-    last_name_ids, _ = _read_names(directory / "names" / "last_names.tsv", set())
+    last_name_ids, _ = _read_names(directory / "names" / "last_names.tsv", excluded_names)
+    last_names = WordList.from_words(last_name_ids)
     other_anti = _merged_small_anti(sms, pronouns, cities, regions, countries)
     folded_names = _fold_index(chain(first_names, last_names))
     return {
