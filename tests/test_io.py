@@ -354,6 +354,20 @@ def test_chunks_sizes(tmp_path):
         next(open_messages(path).chunks(0))
 
 
+@pytest.mark.parametrize("name, content, id_column", [
+    ("bad.csv", 'id,text\n 1 ,"a, b"\n2,b,extra\n\n3\n4,"two\nlines"\n', "id"),
+    ("rows.csv", "text\nun\n\ndeux\n", None),
+    ("m.jsonl", '{"id": "x", "text": "a"}\n[1]\n{"text": "b", "id": 7}\n', "id"),
+])
+def test_pairs_are_the_ids_and_texts_of_the_messages(tmp_path, name, content, id_column):
+    path = write(tmp_path, name, content)
+    messages = open_messages(path, id_column=id_column, on_bad_lines="skip")
+    expected = [[(m.id, m.text) for m in chunk] for chunk in messages.chunks(2)]
+    table = open_messages(path, id_column=id_column, on_bad_lines="skip")
+    assert list(table.pairs(2)) == expected
+    assert table.skipped == messages.skipped
+
+
 def test_iteration_is_streaming(tmp_path):
     path = tmp_path / "many.csv"
     path.write_text("id,text,label\n" + "".join(f"{i},message court {i},NTA\n" for i in range(200_000)))

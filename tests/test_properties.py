@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,14 @@ def test_cutting_texts_at_their_spaces_gives_the_pieces_of_the_regular_expressio
             assert ids == whole
         else:
             assert ids == []
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=6))
+def test_corpus_counts_are_the_words_of_each_message_counted_once(texts):
+    counts = CorpusStats().add(texts * 2).counts  # the second time from remembered stretches
+    expected = Counter(word for text in texts for word in set(re.findall(r"[^\W\d_]+", text)))
+    assert counts == Counter({word: 2 * n for word, n in expected.items()})
 
 
 def check_tokens(text: str, tokens) -> None:

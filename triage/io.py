@@ -19,6 +19,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import itertools
 import json
 import os
 import re
@@ -172,16 +173,16 @@ class MessageTable:
 
     def chunks(self, size: int = 10_000) -> Iterator[list[Message]]:
         """Lists of at most `size` messages, read lazily (memory bounded by `size`)."""
-        if size < 1:
-            raise ValueError(f"chunk size must be at least 1, not {size}")
-        chunk: list[Message] = []
-        for message in self:
-            chunk.append(message)
-            if len(chunk) >= size:
-                yield chunk
-                chunk = []
-        if chunk:
-            yield chunk
+        return _batches(iter(self), size)
+
+    def pairs(self, size: int = 10_000) -> Iterator[list[tuple[str, str]]]:
+        """Lists of at most `size` (id, text) pairs: what classifying needs of a row, read
+        as chunks() reads Messages (same checks, same skipped rows) at a third of the cost."""
+        self.skipped = []
+        self.nul_bytes = 0
+        if self.format == "jsonl":
+            return _batches(((m.id, m.text) for m in self._iter_jsonl()), size)
+        return _batches(self._iter_delimited(pairs=True), size)
 
     def column(self, name: str) -> list[str]:
         """All values of one column (for small files: labels, spans)."""
@@ -221,7 +222,8 @@ class MessageTable:
                 stacklevel=3,
             )
 
-    def _iter_delimited(self) -> Iterator[Message]:
+    def _iter_delimited(self, pairs: bool = False) -> Iterator:
+        """Messages, or (id, text) pairs with `pairs`."""
         columns = self.columns
         n_columns = len(columns)
         text_index = columns.index(self.text_column)
@@ -255,12 +257,11 @@ class MessageTable:
                             stacklevel=2,
                         )
                     row_number += 1
-                    yield _message(
-                        start,
-                        row[id_index].strip() if id_index is not None else str(row_number),
-                        row[text_index],
-                        dict(zip(columns, row)),
-                    )
+                    ident = row[id_index].strip() if id_index is not None else str(row_number)
+                    if pairs:
+                        yield ident, row[text_index]
+                    else:
+                        yield _message(start, ident, row[text_index], dict(zip(columns, row)))
             except UnicodeDecodeError:
                 raise _decode_error(self.path, self._display, self.encoding) from None
             except csv.Error as err:
@@ -290,6 +291,13 @@ class MessageTable:
             except UnicodeDecodeError:
                 raise _decode_error(self.path, self._display, self.encoding) from None
         self._finish_warnings()
+
+
+def _batches(items: Iterator, size: int) -> Iterator[list]:
+    if size < 1:
+        raise ValueError(f"chunk size must be at least 1, not {size}")
+    while batch := list(itertools.islice(items, size)):
+        yield batch
 
 
 def open_messages(

@@ -16,7 +16,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -41,6 +41,28 @@ _TITLES = frozenset("m mr mme mlle madame monsieur dr docteur".split())
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
+class _LetterRuns(dict):
+    """The runs of letters of each stretch of text between white space, found once per
+    distinct stretch (SMS repeat their words): a run never holds white space, so a text's
+    runs are those of its stretches."""
+
+    limit = 500_000  # distinct stretches remembered; then forgotten all at once
+
+    def __missing__(self, stretch: str) -> tuple[str, ...]:
+        runs = self[stretch] = tuple(_LETTERS.findall(stretch))
+        return runs
+
+    def of_texts(self, texts: list[str]) -> Iterator[set[str]]:
+        """The set of runs of each text."""
+        if len(self) > self.limit:
+            self.clear()
+        runs, chain = self.__getitem__, itertools.chain.from_iterable
+        return (set(chain(map(runs, text.split()))) for text in texts)
+
+
+_letter_runs = _LetterRuns()  # one per process, shared by every CorpusStats
+
+
 class CorpusStats:
     """How many messages of the corpus write each spelling in lower case ("a word many
     senders write in lower case is an ordinary word, not a name").
@@ -59,7 +81,7 @@ class CorpusStats:
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
         texts = iter(texts)
         while chunk := list(itertools.islice(texts, batch)):
-            self.counts.update(itertools.chain.from_iterable(map(set, map(_LETTERS.findall, chunk))))
+            self.counts.update(itertools.chain.from_iterable(_letter_runs.of_texts(chunk)))
             self.messages += len(chunk)
         self._lower.clear()
         return self

@@ -405,10 +405,9 @@ def run_classify(
 
 def pair_chunks(table: io.MessageTable, size: int) -> Iterator[list[tuple[str, str]]]:
     """The (id, text) pairs of a table, `size` at a time: what classifying needs of a row
-    (sending less than io.Message, with its whole row, keeps the parent process of --jobs
-    from becoming the bottleneck)."""
-    for chunk in table.chunks(size):
-        yield [(m.id, m.text) for m in chunk]
+    (reading and sending less than io.Message, with its whole row, keeps the parent
+    process of --jobs from becoming the bottleneck)."""
+    return table.pairs(size)
 
 
 # A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the
