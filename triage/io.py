@@ -938,6 +938,9 @@ class TableWriter:
             for cells in rows:
                 write(dumps({c: _json_value(v) for c, v in zip(columns, cells)}) + "\n")
                 self.rows_written += 1
+        elif isinstance(rows, list):
+            self._writer.writerows(rows)
+            self.rows_written += len(rows)
         else:
             def counted() -> Iterator[Sequence[Any]]:
                 for cells in rows:
