@@ -835,13 +835,12 @@ def interrupt(monkeypatch, command: str) -> None:
     from triage import queue as queue_module
     from triage.seekhide import SeekAndHide
 
-    if command == "seek":
-        chunks = triage_io.MessageTable.chunks
-        monkeypatch.setattr(triage_io.MessageTable, "chunks", lambda self, size=0: chunks(self, 5))
-        monkeypatch.setattr(SeekAndHide, "analyse", Interrupt(SeekAndHide.analyse, 1))
-    elif command == "classify":
+    if command in ("seek", "classify"):
         pairs = triage_io.MessageTable.pairs
         monkeypatch.setattr(triage_io.MessageTable, "pairs", lambda self, size=0: pairs(self, 5))
+    if command == "seek":
+        monkeypatch.setattr(SeekAndHide, "analyse", Interrupt(SeekAndHide.analyse, 1))
+    elif command == "classify":
         monkeypatch.setattr(pipeline.Classifier, "columns", Interrupt(pipeline.Classifier.columns, 1))
     elif command == "train":  # stopped while the model file is being written
         write_zip = model_module._write_zip

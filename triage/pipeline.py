@@ -90,25 +90,25 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
               chunk_size: int = 5_000) -> Iterator[dict]:
     import json
 
-    for chunk in table.chunks(chunk_size):
-        analysis = seeker.analyse([m.text for m in chunk])
+    for chunk in table.pairs(chunk_size):
+        analysis = seeker.analyse([text for _, text in chunk])
         hidden_spans, highlighted = analysis.hidden_spans(), analysis.highlighted()
-        for i, message in enumerate(chunk):
+        for i, (ident, text) in enumerate(chunk):
             label = analysis.message_label(i)
             labels.append(label)
             if words:
                 for word in analysis.result(i).words:
                     yield {
-                        "id": message.id, "start": word.start, "end": word.end, "word": word.text,
+                        "id": ident, "start": word.start, "end": word.end, "word": word.text,
                         "label": word.label, "rule": word.rule, "match": word.match,
                     }
                 continue
             hidden = hidden_spans[i]
             yield {
-                "id": message.id,
-                "text": message.text,
+                "id": ident,
+                "text": text,
                 "seekhide": label,
-                "anonymised": seeker.hide(message.text, hidden),
+                "anonymised": seeker.hide(text, hidden),
                 "hidden": hidden_json(hidden),
                 "highlighted": json.dumps(highlighted[i], ensure_ascii=False),
             }

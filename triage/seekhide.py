@@ -469,9 +469,11 @@ class Spellings:
 
         The texts are joined, marked, and split in one call: a text's first stretch is
         looked up with the mark in front of it."""
-        if any(_FIRST in text for text in texts):  # rare: such a text is cut whole
+        joined = _FIRST + (" " + _FIRST).join(texts)
+        if joined.count(_FIRST) != len(texts):  # rare: a text holding the mark is cut whole
             texts = ["" if _FIRST in text else text for text in texts]
-        stretches = (_FIRST + (" " + _FIRST).join(texts)).split(" ") if texts else []
+            joined = _FIRST + (" " + _FIRST).join(texts)
+        stretches = joined.split(" ") if texts else []
         found = list(map(self._stretches.get, stretches))
         for index in _positions(found, None):
             stretch = stretches[index]
