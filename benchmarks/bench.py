@@ -22,7 +22,8 @@
 5. Prints a table with the targets of issue 7 and writes everything to a JSON file.
 
 Run on demand, never as a test: the figures depend on the machine and on its load, which is
-recorded at the start and end of the run.
+recorded at the start and end of the run, with a speed probe (the CPU time of a fixed Python
+loop, alone and two at once) that shows how fast the cores ran then.
 """
 
 from __future__ import annotations
@@ -63,6 +64,30 @@ TRAIN_MESSAGES = 4_000
 
 def load_average() -> list[float] | None:
     return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+
+
+# A fixed pure-Python loop: its CPU time says how fast this host's cores run right now
+# (on a shared host the same command varies by tens of per cent from hour to hour).
+_PROBE = "import time\nt = time.process_time()\nx = 0\nfor i in range(10_000_000):\n    x += i\nprint(time.process_time() - t)"
+
+
+def speed_probe() -> dict:
+    """CPU seconds of the probe loop in one fresh process, then in each of two run at once
+    (what two processes, such as classify --jobs 2, can get from the cores)."""
+    def start():
+        return subprocess.Popen([sys.executable, "-c", _PROBE], stdout=subprocess.PIPE, text=True)
+
+    def seconds(process) -> float:
+        return round(float(process.communicate()[0]), 2)
+
+    one = seconds(start())
+    pair = [start(), start()]
+    return {"one_process": one, "two_at_once": [seconds(p) for p in pair]}
+
+
+def show_probe(when: str, probe: dict) -> str:
+    two = " and ".join(f"{s:.2f}" for s in probe["two_at_once"])
+    return f"speed probe at {when} (CPU s of a fixed Python loop): {probe['one_process']:.2f} alone, {two} two at once"
 
 
 def cpu_model() -> str:
@@ -617,6 +642,8 @@ def main(argv: list[str] | None = None) -> int:
     m = report["machine"]
     print(f"machine: {m['platform']}, {m['cpu_count']} CPUs ({m['cpu_model']}), Python {m['python']}")
     print(f"load average at start: {report['load_average']['start']}")
+    report["speed_probe"] = {"start": speed_probe()}
+    print(show_probe("start", report["speed_probe"]["start"]))
 
     compile_bytecode()
     work = Path(tempfile.mkdtemp(prefix="triage-bench-"))
@@ -739,6 +766,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # ---- report
         report["load_average"]["end"] = load_average()
+        report["speed_probe"]["end"] = speed_probe()
         report["steps"] = rows
         report["targets"] = targets({r["step"]: r for r in rows}, lexicon_summary)
         print()
@@ -751,6 +779,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"machine: {m['cpu_count']} CPUs, {m['cpu_model']}; load average {report['load_average']['start'][0]:.2f} "
               f"at start, {report['load_average']['end'][0]:.2f} at end (1-minute; other processes share the machine)"
               if report["load_average"]["start"] else "")
+        for when in ("start", "end"):
+            print(show_probe(when, report["speed_probe"][when]))
         print("peak RSS: the largest single process; tree PSS: all processes of the command together, sampled every 0.2 s")
     finally:
         if args.keep:
