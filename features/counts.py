@@ -87,12 +87,12 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
     _count_place_phrases(a, message, spelling, word_flags, cities, countries)
     columns = [
         total(word_flags[:, _UPPER]),
-        np.asarray([len(t) for t in a.texts], dtype=float),
+        np.fromiter(map(len, a.texts), float, n),
         total(word_flags[:, _FIRST]),
         countries,
         cities,
         np.divide(letters, n_words, out=np.zeros(n), where=n_words > 0),
-        np.asarray([len(_DIGITS.findall(t)) for t in a.texts], dtype=float),
+        np.fromiter(map(len, map(_DIGITS.findall, a.texts)), float, n),
         total(word_flags[:, _ELONGATED]),
         total(word_flags[:, _SMS]),
         np.bincount(a.message[a.kind == K_PUNCT], minlength=n),

@@ -254,10 +254,9 @@ class SeekAndHide:
         if len(self.spellings) > self._max_cache:
             self.spellings = Spellings(self)
         table = self.spellings
-        ids, counts, explicit, detected_ends = self._piece_ids(table, texts)
+        ids, per_message, explicit, detected_ends = self._piece_ids(table, texts)
         n_pieces = len(ids)
         piece_ids = np.asarray(ids, dtype=np.int64)
-        per_message = counts
         columns = table.numpy()
 
         # Piece offsets: running sums of piece lengths within each message.
@@ -298,8 +297,9 @@ class SeekAndHide:
         spaces, are cut one by one."""
         piece_id = table.piece_ids.__getitem__
         stretches, first = table.cut_at_spaces(texts)
-        counts = np.add.reduceat(np.fromiter(map(len, stretches), np.int64, len(stretches)), first[:-1]) \
-            if texts else np.zeros(0, dtype=np.int64)
+        counts = np.zeros(len(texts), dtype=np.int64)
+        if texts:  # every text has a stretch, so `first` strictly increases
+            counts = np.add.reduceat(np.fromiter(map(len, stretches), np.int64, len(stretches)), first[:-1])
         hits = detect_many(texts)
         uncut = np.searchsorted(first, _positions(stretches, ()), side="right") - 1
         special = sorted(hits.keys() | set(uncut.tolist()))
@@ -469,11 +469,13 @@ class Spellings:
 
         The texts are joined, marked, and split in one call: a text's first stretch is
         looked up with the mark in front of it."""
+        if not texts:
+            return [], np.zeros(1, dtype=np.int64)
         joined = _FIRST + (" " + _FIRST).join(texts)
         if joined.count(_FIRST) != len(texts):  # rare: a text holding the mark is cut whole
             texts = ["" if _FIRST in text else text for text in texts]
             joined = _FIRST + (" " + _FIRST).join(texts)
-        stretches = joined.split(" ") if texts else []
+        stretches = joined.split(" ")
         found = list(map(self._stretches.get, stretches))
         for index in _positions(found, None):
             stretch = stretches[index]
