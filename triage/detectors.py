@@ -22,7 +22,6 @@ Only the standard library ``re`` is used.
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import NamedTuple
 
@@ -528,18 +527,6 @@ def _detect_long_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
             if iban:
                 found.append((iban.start(), iban.end(), "COD"))
                 busy_end = max(busy_end, iban.end())
-
-
-def detect_many(texts: list[str]) -> dict[int, list[Detection]]:
-    """detect() of a batch, for the texts that have hits: {index in texts: hits}. Most
-    texts cannot hold any (no digit, '@', '/' or 'w'): the cheap check runs over the batch
-    without a Python call per text."""
-    found = {}
-    for index in itertools.compress(range(len(texts)), map(_PRECHECK.search, texts)):
-        hits = detect(texts[index])
-        if hits:
-            found[index] = hits
-    return found
 
 
 def detect(text: str) -> list[Detection]:

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from triage.detectors import detect_many
+from triage.detectors import detect
 from triage.lexicons import APOSTROPHES, Lexicons, fold
 from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PIECE, PUNCT, WORD, Token, split_piece
 
@@ -254,9 +254,35 @@ class SeekAndHide:
         if len(self.spellings) > self._max_cache:
             self.spellings = Spellings(self)
         table = self.spellings
-        ids, per_message, explicit, detected_ends = self._piece_ids(table, texts)
+        piece_id = table.piece_ids.__getitem__
+        ids: list[int] = []  # of the pieces of all texts, in order
+        counts: list[int] = []
+        explicit: list[tuple[int, int]] = []  # (piece index, start) where detections break the running sum
+        detected_ends: list[tuple[int, int]] = []  # (piece index, end) of detector hits
+        for text in texts:
+            before = len(ids)
+            hits = detect(text)
+            if not hits:
+                if not table.extend_with_pieces(text, ids):
+                    ids += map(piece_id, PIECE.findall(text))
+                counts.append(len(ids) - before)
+                continue
+            position = 0
+            for hit in hits:
+                for start, piece in _pieces_from(text, position, hit.start):
+                    explicit.append((len(ids), start))
+                    ids.append(piece_id(piece))
+                explicit.append((len(ids), hit.start))
+                detected_ends.append((len(ids), hit.end))
+                ids.append(piece_id(table.detection_piece(hit.tag)))
+                position = hit.end
+            for start, piece in _pieces_from(text, position, len(text)):
+                explicit.append((len(ids), start))
+                ids.append(piece_id(piece))
+            counts.append(len(ids) - before)
         n_pieces = len(ids)
         piece_ids = np.asarray(ids, dtype=np.int64)
+        per_message = np.asarray(counts, dtype=np.int64)
         columns = table.numpy()
 
         # Piece offsets: running sums of piece lengths within each message.
@@ -285,52 +311,6 @@ class SeekAndHide:
         message = np.repeat(np.repeat(np.arange(len(texts)), per_message), parts)
         return Analysis.build(self, table, list(texts), sid, start, end, message,
                               columns.part_of_compound[entry], columns)
-
-    def _piece_ids(self, table: Spellings, texts: list[str]):
-        """The piece ids of all texts in a row, the number of pieces of each text, and the
-        (piece index, start) of pieces whose start is not the running sum of the lengths
-        before them and the (piece index, end) of detections (texts with detector hits,
-        whose pieces are cut around the hits).
-
-        Most texts are cut at their spaces in one pass over the batch (Spellings.
-        cut_at_spaces); only texts with detector hits, and texts that do not cut at their
-        spaces, are cut one by one."""
-        piece_id = table.piece_ids.__getitem__
-        stretches, first = table.cut_at_spaces(texts)
-        counts = np.zeros(len(texts), dtype=np.int64)
-        if texts:  # every text has a stretch, so `first` strictly increases
-            counts = np.add.reduceat(np.fromiter(map(len, stretches), np.int64, len(stretches)), first[:-1])
-        hits = detect_many(texts)
-        uncut = np.searchsorted(first, _positions(stretches, ()), side="right") - 1
-        special = sorted(hits.keys() | set(uncut.tolist()))
-        if not special:
-            return list(itertools.chain.from_iterable(stretches)), counts, [], []
-        ids: list[int] = []
-        explicit: list[tuple[int, int]] = []
-        detected_ends: list[tuple[int, int]] = []
-        done = 0  # stretches taken so far
-        for m in special:
-            ids += itertools.chain.from_iterable(stretches[done:first[m]])
-            done = first[m + 1]
-            text, before = texts[m], len(ids)
-            position = 0
-            for hit in hits.get(m, ()):
-                for start, piece in _pieces_from(text, position, hit.start):
-                    explicit.append((len(ids), start))
-                    ids.append(piece_id(piece))
-                explicit.append((len(ids), hit.start))
-                detected_ends.append((len(ids), hit.end))
-                ids.append(piece_id(table.detection_piece(hit.tag)))
-                position = hit.end
-            if position:
-                for start, piece in _pieces_from(text, position, len(text)):
-                    explicit.append((len(ids), start))
-                    ids.append(piece_id(piece))
-            else:  # no hit: only did not cut at its spaces
-                ids += map(piece_id, PIECE.findall(text))
-            counts[m] = len(ids) - before
-        ids += itertools.chain.from_iterable(stretches[done:])
-        return ids, counts, explicit, detected_ends
 
     def seek(self, text: str) -> SeekResult:
         return self.analyse([text]).result(0)
@@ -366,17 +346,6 @@ class SeekAndHide:
         return "".join(parts)
 
 
-def _positions(items: list, value) -> list[int]:
-    """Where `value` is in `items` (list.index finds each without a Python step per item)."""
-    found, index = [], -1
-    try:
-        while True:
-            index = items.index(value, index + 1)
-            found.append(index)
-    except ValueError:
-        return found
-
-
 def _pieces_from(text: str, begin: int, end: int) -> Iterator[tuple[int, str]]:
     """(start, piece) of the pieces of text[begin:end]."""
     for piece in PIECE.findall(text, begin, end):
@@ -406,11 +375,6 @@ class _Column:
             tail = np.asarray(self.values[len(self.array):], dtype=self.array.dtype)
             self.array = np.concatenate([self.array, tail])
         return self.array
-
-
-# Marks the first stretch of each text in the joined batch of cut_at_spaces: that stretch's
-# first piece has no space before it. A control character no SMS holds.
-_FIRST = "\x01"
 
 
 class _PieceIds(dict):
@@ -449,50 +413,41 @@ class Spellings:
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
         self._extra: dict[str, np.ndarray] = {}
-        # The piece ids of each stretch of text between spaces, _FIRST in front of a text's
-        # first stretch (see cut_at_spaces).
-        self._stretches: dict[str, tuple[int, ...]] = {}
+        # The piece ids of each stretch of text between spaces, at the start of a message
+        # and after a space (see extend_with_pieces).
+        self._first_stretches: dict[str, tuple[int, ...]] = {}
+        self._next_stretches: dict[str, tuple[int, ...]] = {}
 
     def __len__(self) -> int:
         return len(self.piece_ids) + len(self.texts)
 
-    def cut_at_spaces(self, texts: list[str]) -> tuple[list[tuple[int, ...]], np.ndarray]:
-        """The texts cut at their spaces, all in a row: the piece ids of each stretch of text
-        between spaces, and the index of each text's first stretch (then the total).
+    def extend_with_pieces(self, text: str, ids: list[int]) -> bool:
+        """Append to `ids` the piece ids of a text, cut at its spaces: each stretch between
+        spaces is cut into pieces once (SMS repeat their words) and its first piece takes
+        the space before it. Returns False, leaving `ids` as it was, when a stretch does not
+        cut into whole pieces on its own (two spaces in a row, white space at an end): the
+        caller then cuts the whole text.
 
-        Each distinct stretch is cut into pieces once (SMS repeat their words); its first
-        piece takes the space before it, unless it starts a text. A stretch that does not cut
-        into whole pieces on its own (two spaces in a row, white space at an end) gives ():
-        its text must be cut whole. Otherwise a text's pieces are those of
-        PIECE.findall(text), because no token holds white space and the regular expression
-        looks past a token only for a word character.
+        This gives the pieces of PIECE.findall(text) because no token holds white space and
+        the regular expression looks past a token only for a word character."""
+        before = len(ids)
+        stretches = self._first_stretches
+        for stretch in text.split(" "):
+            found = stretches.get(stretch)
+            if found is None:
+                found = stretches[stretch] = self._stretch_pieces(stretch, stretches is self._next_stretches)
+            if not found:
+                del ids[before:]
+                return False
+            ids += found
+            stretches = self._next_stretches
+        return True
 
-        The texts are joined, marked, and split in one call: a text's first stretch is
-        looked up with the mark in front of it."""
-        if not texts:
-            return [], np.zeros(1, dtype=np.int64)
-        joined = _FIRST + (" " + _FIRST).join(texts)
-        if joined.count(_FIRST) != len(texts):  # rare: a text holding the mark is cut whole
-            texts = ["" if _FIRST in text else text for text in texts]
-            joined = _FIRST + (" " + _FIRST).join(texts)
-        stretches = joined.split(" ")
-        found = list(map(self._stretches.get, stretches))
-        for index in _positions(found, None):
-            stretch = stretches[index]
-            found[index] = self._stretches[stretch] = self._stretch_pieces(stretch)
-        first = np.zeros(len(texts) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(str.count, texts, itertools.repeat(" ")), np.int64, len(texts)) + 1,
-                  out=first[1:])
-        return found, first
-
-    def _stretch_pieces(self, stretch: str) -> tuple[int, ...]:
-        starts_text = stretch.startswith(_FIRST)
-        if starts_text:
-            stretch = stretch[1:]
+    def _stretch_pieces(self, stretch: str, after_space: bool) -> tuple[int, ...]:
         pieces = PIECE.findall(stretch)
         if not pieces or "".join(pieces) != stretch:
             return ()
-        if not starts_text:
+        if after_space:
             pieces[0] = " " + pieces[0]
         return tuple(map(self.piece_ids.__getitem__, pieces))
 
