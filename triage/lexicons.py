@@ -169,10 +169,16 @@ class Lexicons:
 
     @cached_property
     def ordinary_words(self) -> frozenset[str]:
-        """forms and folded_anti as one Python set, built on first use (about 0.2 s): the
-        misspelling heuristic asks hundreds of candidates per unknown word, which a set
-        answers many times faster than a WordList. Runs that never need it never pay."""
-        return frozenset(chain(self.forms, self.folded_anti))
+        """Every ordinary word (forms, folded_anti, the small anti-dictionaries) as one
+        Python set, built on first use (about 0.2 s): the misspelling heuristic asks hundreds
+        of candidates per unknown word, which a set answers many times faster than a
+        WordList. Runs that never need it never pay."""
+        return frozenset(chain(self.forms, self.folded_anti, self.other_anti))
+
+    @cached_property
+    def first_name_spellings(self) -> frozenset[str]:
+        """first_names and folded_names as one set, for the same heuristic (a few ms)."""
+        return frozenset(chain(self.first_names, self.folded_names))
 
     # ------------------------------------------------------------ look-ups
     def lookup(self, key: str) -> tuple[bool, bool]:
