@@ -194,9 +194,10 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     chosen = np.flatnonzero(candidate)
     if not len(chosen):
         return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
+    static = table.rows_for("names.static", sid[chosen],
+                            lambda s: _static(spelling, lexicons, texts[s], table.infos[s].match), _STATIC_WIDTH,
+                            owner=spelling)
     unique, inverse = np.unique(sid[chosen], return_inverse=True)
-    static = np.asarray([_static(spelling, lexicons, texts[s], table.infos[s].match) for s in unique.tolist()],
-                        dtype=float)[inverse]
     lower = np.asarray(stats.lower_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
     label, rule = label[chosen], rule[chosen]
     guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
@@ -252,6 +253,7 @@ _STATIC_COLUMNS = {
     "spelling": 9, "name_prefix": 10, "reduplication": 11, "pet_suffix": 12,
 }
 _S_RANK, _S_RANK_TITLE = 2, 3
+_STATIC_WIDTH = 13  # values of _static
 
 
 def _static(spelling: Spelling, lexicons: Lexicons, text: str, match: str) -> tuple:

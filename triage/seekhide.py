@@ -406,6 +406,7 @@ class Spellings:
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
         self._extra: dict[str, np.ndarray] = {}
+        self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
         # The piece ids of each stretch of text between spaces, at the start of a message
         # and after a space (see extend_with_pieces).
         self._first_stretches: dict[str, tuple[int, ...]] = {}
@@ -511,6 +512,28 @@ class Spellings:
             array = np.concatenate([array, new.reshape((-1, *shape[1:]))])
         self._extra[name] = array
         return array
+
+    def rows_for(self, name: str, sids: np.ndarray, compute, width: int, owner=None) -> np.ndarray:
+        """The rows of a float per-spelling table for the spellings `sids` (`compute(sid)`
+        gives a row of `width` values), each computed the first time it is asked for: for
+        what only some spellings need, such as the features of candidate words. The rows
+        depend on `owner` (say, a model): asked with another owner, they are recomputed."""
+        owned, table = self._rows.get(name, (None, None))
+        if owned is not owner:
+            table = None
+        if table is None or len(table) < len(self.texts):
+            grown = np.full((len(self.texts), width), np.nan)
+            if table is not None:
+                grown[: len(table)] = table
+            table = grown
+            self._rows[name] = (owner, table)
+        rows = table[sids]
+        missing = np.flatnonzero(np.isnan(rows[:, 0]))
+        if len(missing):
+            new = np.unique(sids[missing])
+            table[new] = np.asarray([compute(sid) for sid in new.tolist()], dtype=float).reshape(-1, width)
+            rows = table[sids]
+        return rows
 
 
 @dataclass
