@@ -3,7 +3,7 @@ import json
 import pytest
 
 from triage.seekhide import (
-    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, NTA, TA, UNKNOWN, UNTAGGED, SeekAndHide, stable_id, tables,
+    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, K_WORD, NTA, TA, UNKNOWN, UNTAGGED, SeekAndHide, stable_id, tables,
 )
 
 
@@ -160,3 +160,22 @@ def test_a_batch_of_empty_messages(seeker):
     analysis = seeker.analyse(["", "", "Coucou Patrice"])
     assert [analysis.message_label(i) for i in range(3)] == [NTA, NTA, TA]
     assert analysis.hidden_spans()[:2] == [[], []]
+
+
+def test_per_spelling_rows_are_computed_once_and_again_for_another_owner(lexicons):
+    seeker = SeekAndHide(lexicons)  # its own tables: the rows below must start empty
+    analysis = seeker.analyse(["Coucou Patrice", "Coucou toi"])
+    table, asked = analysis.spellings, []
+
+    def length_row(sid):
+        asked.append(sid)
+        return (len(table.texts[sid]), 1.0)
+
+    words = analysis.spelling[analysis.kind == K_WORD]  # Coucou, Patrice, Coucou, toi
+    first = table.rows_for("test.length", words, length_row, 2, owner="model A")
+    assert first[:, 0].tolist() == [6, 7, 6, 3]
+    assert sorted(asked) == sorted(set(words.tolist()))  # "Coucou" once, though asked twice
+    table.rows_for("test.length", words[:2], length_row, 2, owner="model A")
+    assert len(asked) == 3  # already known
+    table.rows_for("test.length", words[:2], length_row, 2, owner="model B")
+    assert len(asked) == 5  # another owner: computed again
