@@ -195,9 +195,14 @@ class MessageTable:
     def _open_text(self, newline: str) -> TextIO:
         return _open_text(self.path, self._display, self.encoding, newline)
 
-    def _strip_nuls(self, lines: Iterable[str]) -> Iterator[str]:
+    def _strip_nuls(self, lines: Iterable[str]) -> Iterable[str]:
         # csv mangles NULs and they are never part of a message: drop them, but count them
         # so that the caller can warn (they usually mean a binary or UTF-16 file).
+        if not _may_hold_nuls(self.path, self.encoding):
+            return lines  # read straight: a step per line less
+        return self._without_nuls(lines)
+
+    def _without_nuls(self, lines: Iterable[str]) -> Iterator[str]:
         for line in lines:
             if "\x00" in line:
                 self.nul_bytes += line.count("\x00")
@@ -246,7 +251,7 @@ class MessageTable:
                             self._bad_line(start, f"{n_fields} fields, header has {n_columns}")
                             continue
                         row += [""] * (n_columns - n_fields)  # short row: missing cells are ''
-                    if n_columns > 1 and not any(row):
+                    if n_columns > 1 and not row[text_index] and not any(row):
                         continue  # an all-empty row (';;;' exported from a spreadsheet)
                     if end - start >= LONG_RECORD_LINES and not warned_long:
                         warned_long = True
@@ -443,6 +448,19 @@ def _decode_head(head: bytes, encoding: str, path: Path, display: str) -> str:
     except UnicodeDecodeError:
         raise _decode_error(path, display, encoding) from None
     return text.lstrip("\ufeff")  # a BOM left by an explicit encoding="utf-8"
+
+
+def _may_hold_nuls(path: Path, encoding: str) -> bool:
+    """Whether the decoded text of a file may hold NUL characters: in the encodings that
+    write NUL as one zero byte and no other character with one, only if the file holds a
+    zero byte; in any other (UTF-16, UTF-32...), always."""
+    if not codecs.lookup(encoding).name.startswith(("utf-8", "cp1252", "iso8859-", "ascii")):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return any(b"\0" in block for block in iter(lambda: handle.read(1 << 20), b""))
+    except OSError:
+        return True  # let the text reader report it
 
 
 def _open_text(path: Path, display: str, encoding: str, newline: str) -> TextIO:
