@@ -517,7 +517,8 @@ class Spellings:
         """The rows of a float per-spelling table for the spellings `sids` (`compute(sid)`
         gives a row of `width` values), each computed the first time it is asked for: for
         what only some spellings need, such as the features of candidate words. The rows
-        depend on `owner` (say, a model): asked with another owner, they are recomputed."""
+        depend on `owner` (say, a model): asked with another owner, they are recomputed.
+        A row's first value must not be NaN (it marks rows not computed yet)."""
         owned, table = self._rows.get(name, (None, None))
         if owned is not owner:
             table = None
