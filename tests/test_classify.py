@@ -96,12 +96,12 @@ def test_several_processes_give_the_same_output(sample, tmp_path):
 
 
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
-    from triage import pipeline
+    from triage import io, pipeline
 
     kept = pipeline.run_classify(sample, tmp_path / "kept.csv", chunk_size=37, chart=False)
     reads = []
-    original = pipeline.pair_chunks
-    monkeypatch.setattr(pipeline, "pair_chunks", lambda *a: reads.append(1) or original(*a))
+    original = io.MessageTable.pairs
+    monkeypatch.setattr(io.MessageTable, "pairs", lambda *a: reads.append(1) or original(*a))
     monkeypatch.setattr(pipeline, "KEEP_READ_MESSAGES", 50)
     reread = pipeline.run_classify(sample, tmp_path / "reread.csv", chunk_size=37, chart=False)
     assert len(reads) == 2

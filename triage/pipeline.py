@@ -391,7 +391,7 @@ def run_classify(
     protect = [input_path] + ([model_path] if model_path else [])
     with io.atomic_output(output, force=force, protect=protect) as handle:
         writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=output_format)
-        chunks = chunks or pair_chunks(table, chunk_size)
+        chunks = chunks or table.pairs(chunk_size)
         if progress:
             chunks = _with_progress(chunks, input_path)
         if table.id_column is not None:
@@ -415,13 +415,6 @@ def run_classify(
     return summary
 
 
-def pair_chunks(table: io.MessageTable, size: int) -> Iterator[list[tuple[str, str]]]:
-    """The (id, text) pairs of a table, `size` at a time: what classifying needs of a row
-    (reading and sending less than io.Message, with its whole row, keeps the parent
-    process of --jobs from becoming the bottleneck)."""
-    return table.pairs(size)
-
-
 # A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the
 # statistics pass for the classifying pass. A larger corpus is read twice, in bounded memory.
 KEEP_READ_MESSAGES = 300_000
@@ -438,7 +431,7 @@ def corpus_stats(table: io.MessageTable, size: int, reference: int | None, jobs:
 
     def texts():
         nonlocal kept
-        for chunk in pair_chunks(table, size):
+        for chunk in table.pairs(size):
             if kept is not None:
                 kept.append(chunk)
                 if len(kept) * size > KEEP_READ_MESSAGES:
@@ -452,7 +445,7 @@ def corpus_stats(table: io.MessageTable, size: int, reference: int | None, jobs:
     else:
         for chunk in texts():
             stats.add(chunk)
-    return stats, iter(kept) if kept is not None else pair_chunks(table, size)
+    return stats, iter(kept) if kept is not None else table.pairs(size)
 
 
 def _hashing_ids(chunks, id_hashes: list):
