@@ -180,6 +180,11 @@ class Lexicons:
         """first_names and folded_names as one set, for the same heuristic (a few ms)."""
         return frozenset(chain(self.first_names, self.folded_names))
 
+    def build_sets(self) -> None:
+        """Build ordinary_words and first_name_spellings now rather than on first use: a
+        process about to fork workers builds them once for all (about 0.2 s and 85 MB)."""
+        self.ordinary_words, self.first_name_spellings  # noqa: B018  (cached properties)
+
     # ------------------------------------------------------------ look-ups
     def lookup(self, key: str) -> tuple[bool, bool]:
         """(is a name, is an ordinary word) for a lower-case spelling.

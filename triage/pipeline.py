@@ -382,6 +382,8 @@ def run_classify(
                                       output_format=output_format)
     else:
         classifier = Classifier(predictor, policy, budget, stats=stats, output_format=output_format)
+        if jobs > 1:  # built once here, shared by the workers forked below, not once in each
+            classifier.lexicons.build_sets()
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
