@@ -433,7 +433,7 @@ def run_startup(runs: int, timeout: float) -> dict:
         results.append(result)
     middle = sorted(results, key=lambda r: r["seconds"])[len(results) // 2]
     return step_row(
-        "start-up", None, middle, runs=runs,
+        "start-up", None, middle, runs=runs, kept="median",
         seconds_each=[r["seconds"] for r in results],
         parts=middle["parts"],
     )
@@ -460,7 +460,7 @@ def run_triage_repeated(step: str, arguments: list[str], messages: int, timeout:
         runs.append(row)
     fastest = min(runs, key=lambda r: r["seconds"])
     median = sorted(r["seconds"] for r in runs)[len(runs) // 2]
-    return {**fastest, "runs": repeat, "seconds_each": [r["seconds"] for r in runs], "median_seconds": median,
+    return {**fastest, "runs": repeat, "kept": "fastest", "seconds_each": [r["seconds"] for r in runs], "median_seconds": median,
             "median_messages_per_second": messages / median,
             "peak_rss_mb": max(r["peak_rss_mb"] for r in runs if r["peak_rss_mb"] is not None) if any(
                 r["peak_rss_mb"] is not None for r in runs) else None}
@@ -699,7 +699,7 @@ def main(argv: list[str] | None = None) -> int:
             rate = row.get("messages_per_second")
             print(f"  {row['step']:<30}{shown}" + (f", {rate:,.0f} msg/s" if rate else "")
                   + (f", peak RSS {row['peak_rss_mb']:.0f} MB" if row.get("peak_rss_mb") else "")
-                  + (f" (fastest of {row['runs']}: " + ", ".join(f"{s:.2f}" for s in row["seconds_each"]) + " s)"
+                  + (f" ({row['kept']} of {row['runs']}: " + ", ".join(f"{s:.2f}" for s in row["seconds_each"]) + " s)"
                      if row.get("runs", 1) > 1 else "")
                   + ("" if row.get("ok", True) else f"  FAILED: {row.get('error', '')[-300:]}"), flush=True)
 
