@@ -172,7 +172,7 @@ class Lexicons:
         """Every ordinary word (forms, folded_anti, the small anti-dictionaries) as one
         Python set, built on first use (about 0.2 s): the misspelling heuristic asks hundreds
         of candidates per unknown word, which a set answers many times faster than a
-        WordList. Runs that never need it never pay."""
+        WordList. Runs that never need it never pay (but see build_sets)."""
         return frozenset(chain(self.forms, self.folded_anti, self.other_anti))
 
     @cached_property
