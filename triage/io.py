@@ -165,11 +165,7 @@ class MessageTable:
         )
 
     def __iter__(self) -> Iterator[Message]:
-        self.skipped = []
-        self.nul_bytes = 0
-        if self.format == "jsonl":
-            return self._iter_jsonl()
-        return self._iter_delimited()
+        return self._read(pairs=False)
 
     def chunks(self, size: int = 10_000) -> Iterator[list[Message]]:
         """Lists of at most `size` messages, read lazily (memory bounded by `size`)."""
@@ -178,11 +174,16 @@ class MessageTable:
     def pairs(self, size: int = 10_000) -> Iterator[list[tuple[str, str]]]:
         """Lists of at most `size` (id, text) pairs: what classifying needs of a row, read
         as chunks() reads Messages (same checks, same skipped rows) at a third of the cost."""
+        return _batches(self._read(pairs=True), size)
+
+    def _read(self, pairs: bool) -> Iterator:
+        """Messages, or (id, text) pairs with `pairs`; the skipped rows and NULs of this read."""
         self.skipped = []
         self.nul_bytes = 0
         if self.format == "jsonl":
-            return _batches(((m.id, m.text) for m in self._iter_jsonl()), size)
-        return _batches(self._iter_delimited(pairs=True), size)
+            messages = self._iter_jsonl()
+            return ((m.id, m.text) for m in messages) if pairs else messages
+        return self._iter_delimited(pairs=pairs)
 
     def column(self, name: str) -> list[str]:
         """All values of one column (for small files: labels, spans)."""
