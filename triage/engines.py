@@ -220,11 +220,13 @@ def _worker_classify(spec, pairs: list[tuple[str, str]]):
     multi-threaded worker: the classifier's caches are not thread-safe, and the work holds
     the GIL anyway."""
     global _built
+    from triage.pipeline import fewer_collections  # as the local run classifies (the fork pool inherits it)
+
     with _built_lock:
         if _built is None or _built[0] != spec.token:
             _built = None
             _built = (spec.token, spec.build())
-        return _built[1].classify(pairs)
+        return fewer_collections(_built[1].classify)(pairs)
 
 
 def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None) -> Iterator:
