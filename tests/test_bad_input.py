@@ -429,7 +429,7 @@ def test_queue_apply_refuses_duplicate_ids(cli, classified, tmp_path):
     fill_queue(queue)
     duplicate_first_id(queue)
     final = tmp_path / "final.csv"
-    failed(cli("queue", "apply", queue, classified, "-o", final, "--user-dir", tmp_path / "user"), 1, "ids must be unique")
+    failed(cli("queue", "apply", queue, classified, "-o", final), 1, "ids must be unique")
     assert not final.exists()
 
 
@@ -523,7 +523,7 @@ def test_queue_outputs_need_force(cli, classified, tmp_path):
     for path in (tmp_path / "other.csv", final):
         path.write_bytes(b"precious work\n")
     failed(cli("queue", "export", classified, "-o", tmp_path / "other.csv"), 1, "exists; use --force")
-    apply = ["queue", "apply", queue, classified, "-o", final, "--user-dir", tmp_path / "user"]
+    apply = ["queue", "apply", queue, classified, "-o", final]
     failed(cli(*apply), 1, "exists; use --force")
     assert final.read_bytes() == (tmp_path / "other.csv").read_bytes() == b"precious work\n"
     succeeded(cli(*apply, "--force"))
@@ -555,7 +555,7 @@ def test_queue_commands_never_write_over_their_inputs(cli, classified, tmp_path)
     saved = {p: p.read_bytes() for p in (classified, queue)}
     failed(cli("queue", "export", classified, "-o", classified, "--force"), 1, "input file")
     for target in (queue, classified):
-        failed(cli("queue", "apply", queue, classified, "-o", target, "--force", "--user-dir", tmp_path / "u"), 1, "input file")
+        failed(cli("queue", "apply", queue, classified, "-o", target, "--force"), 1, "input file")
     assert {p: p.read_bytes() for p in saved} == saved
 
 
@@ -798,7 +798,7 @@ def test_the_input_is_never_modified(cli, labelled, request, tmp_path, out, comm
             fill_queue(queue, "TA")
             time.sleep(0.01)  # a rewrite would show in the modification time
             inputs = [queue, classified]
-            args = ["queue", "apply", queue, classified, "-o", out / "final.csv", "--user-dir", tmp_path / "u"]
+            args = ["queue", "apply", queue, classified, "-o", out / "final.csv"]
         else:
             inputs = [classified]
             args = ["queue", "export", classified, "-o", queue]
@@ -939,7 +939,7 @@ def test_files_holding_messages_are_private(cli, labelled, tmp_path):
         for name in ("queue.csv", "queue.jsonl"):
             succeeded(cli("queue", "export", forced, "-o", out / name))
         fill_queue(out / "queue.csv", "NTA")
-        succeeded(cli("queue", "apply", out / "queue.csv", forced, "-o", out / "final.jsonl", "--user-dir", tmp_path / "u"))
+        succeeded(cli("queue", "apply", out / "queue.csv", forced, "-o", out / "final.jsonl"))
     finally:
         os.umask(old)
     for name in ("seek.csv", "classified.csv", "q.html", "queue.csv", "queue.jsonl", "final.jsonl"):
@@ -974,7 +974,7 @@ def test_exported_queues_are_safe_in_a_spreadsheet_and_apply_restores_the_text(c
 
     fill_queue(queue, "NTA")
     final = tmp_path / "final.csv"
-    succeeded(cli("queue", "apply", queue, classified, "-o", final, "--user-dir", tmp_path / "u"))
+    succeeded(cli("queue", "apply", queue, classified, "-o", final))
     released = read_rows(final, encoding="utf-8")
     assert [r["final_text"] for r in released] == FORMULAS  # the data file itself is not altered
     assert released[0]["id"] == "=0"

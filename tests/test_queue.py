@@ -248,10 +248,11 @@ def fill(queue_path: Path, answers: dict[str, tuple[str, str]], out: Path) -> Pa
     return write_csv(out, rows)
 
 
-def test_round_trip_export_fill_apply_and_learn(corpus, tmp_path, seeker):
+def test_round_trip_export_fill_apply_and_nothing_is_learnt(corpus, tmp_path, seeker, monkeypatch):
     user = tmp_path / "user"
     user.mkdir()
     (user / "names.txt").write_text("# my own names\nbidule\n", "utf-8")
+    monkeypatch.setenv(lexicon_module.USER_DIR_ENV, str(user))
     queue = tmp_path / "queue.csv"
     export_queue(corpus, queue, seeker=seeker)
     decisions = fill(queue, {
@@ -263,7 +264,7 @@ def test_round_trip_export_fill_apply_and_learn(corpus, tmp_path, seeker):
         # "6" left undecided
     }, tmp_path / "decisions.csv")
 
-    summary = apply_decisions(decisions, corpus, tmp_path / "final.csv", user_directory=user, seeker=seeker)
+    summary = apply_decisions(decisions, corpus, tmp_path / "final.csv", seeker=seeker)
 
     final = {r["id"]: r for r in read_csv(tmp_path / "final.csv")}
     assert list(final) == ["1", "2", "3", "4", "-5", "6", "7", "8"]  # every row, same order
@@ -285,24 +286,13 @@ def test_round_trip_export_fill_apply_and_learn(corpus, tmp_path, seeker):
 
     assert (summary.decided, summary.undecided, summary.ta, summary.nta, summary.total) == (5, 1, 3, 2, 8)
     assert summary.finals == {"TA": 4, "NTA": 3, "EXPERT": 1}
-    assert summary.names_learnt == ["kon", "pierre", "zorglub"]
-    assert summary.conflicts == ["pierre"]
-    # Not learnt: Pierre (a conflict), Cédric (hidden), the URL of -5 (not a word), jsp (never
-    # shown to the expert), Gloubi (undecided).
-    assert summary.words_learnt == ["hyperlink", "namrata", "zblorf"]
-
-    names = (user / "names.txt").read_text("utf-8").splitlines()
-    assert names[:2] == ["# my own names", "bidule"]  # kept
-    assert names[2:] == ["kon", "pierre", "zorglub"]
-    words = (user / "words.txt").read_text("utf-8").splitlines()
-    assert words[0].startswith("#") and sorted(words[1:]) == summary.words_learnt
-
+    # An answer about one message never teaches a word for the others (issue 17: answering NTA for
+    # "la place jean jaures" once taught that `jean` is an ordinary word): the user lexicon is untouched.
+    assert sorted(p.name for p in user.iterdir()) == ["names.txt"]
+    assert (user / "names.txt").read_text("utf-8") == "# my own names\nbidule\n"
     relearnt = SeekAndHide(lexicon_module.load(user_directory=user))
-    for word in ("zorglub", "Kon", "Pierre", "bidule"):
-        assert relearnt.label_word(word).label == DICTIONARY, word
-    assert relearnt.label_word("zblorf").label == ANTI_DICTIONARY
-    assert relearnt.label_word("Namrata").label == ANTI_DICTIONARY
-    assert relearnt.seek("je vois zorglub demain").hidden  # no longer a question
+    assert relearnt.label_word("zorglub").label != DICTIONARY
+    assert relearnt.label_word("Pierre").label == seeker.label_word("Pierre").label
 
 
 def test_jsonl_decisions_are_read_as_they_are(corpus, tmp_path, seeker):
@@ -315,43 +305,30 @@ def test_jsonl_decisions_are_read_as_they_are(corpus, tmp_path, seeker):
             record["expert_hide"] = "Namrata"
     decisions = tmp_path / "decisions.jsonl"
     decisions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
-    summary = apply_decisions(decisions, corpus, tmp_path / "final.jsonl", user_directory=tmp_path / "u", seeker=seeker)
+    summary = apply_decisions(decisions, corpus, tmp_path / "final.jsonl", seeker=seeker)
     final = {json.loads(l)["id"]: json.loads(l) for l in (tmp_path / "final.jsonl").read_text("utf-8").splitlines()}
     assert final["-5"]["final"] == "TA" and "Namrata" not in final["-5"]["final_text"]
     assert re.fullmatch(r'=HYPERLINK\("<URL_22_\d+>";"clic"\) <PRE_7_\d+>', final["-5"]["final_text"])
-    assert summary.undecided == 5 and summary.names_learnt == ["namrata"]
+    assert summary.undecided == 5
 
 
 def test_hiding_is_case_insensitive_whole_words_only(tmp_path, seeker):
     text = "Zorg et zorg, pas Zorglub ni d'ZORG"
     path = write_classified(tmp_path / "c.csv", [row(seeker, "1", text, "NTA", 0.4, "EXPERT")])
     decisions = write_csv(tmp_path / "d.csv", [{"id": "1", "expert_decision": "TA", "expert_hide": " zorg ; "}])
-    apply_decisions(decisions, path, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+    apply_decisions(decisions, path, tmp_path / "f.csv", seeker=seeker)
     (final,) = read_csv(tmp_path / "f.csv")
     assert re.fullmatch(r"<PRE_4_\d+> et <PRE_4_\d+>, pas Zorglub ni d'<PRE_4_\d+>", final["final_text"])
 
 
-def test_a_new_name_leaves_the_words_file(tmp_path, seeker):
-    user = tmp_path / "user"
-    user.mkdir()
-    (user / "words.txt").write_text("# words\nzorglub\nzblorf  # a comment\n", "utf-8")
-    path = write_classified(tmp_path / "c.csv", [row(seeker, "1", CEDRIC, "NTA", 0.31)])
-    decisions = write_csv(tmp_path / "d.csv", [{"id": "1", "expert_decision": "TA", "expert_hide": "Zorglub"}])
-    summary = apply_decisions(decisions, path, tmp_path / "f.csv", user_directory=user, seeker=seeker)
-    assert summary.conflicts == ["zorglub"]
-    assert (user / "words.txt").read_text("utf-8") == "# words\nzblorf  # a comment\n"
-    assert lexicon_module.load(user_directory=user).lookup("zorglub") == (True, False)
-
-
-def test_undecided_rows_stay_expert_and_nothing_is_learnt(corpus, tmp_path, seeker):
+def test_undecided_rows_stay_expert(corpus, tmp_path, seeker):
     export_queue(corpus, tmp_path / "queue.csv", seeker=seeker)
     decisions = fill(tmp_path / "queue.csv", {}, tmp_path / "d.csv")
-    summary = apply_decisions(decisions, corpus, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+    summary = apply_decisions(decisions, corpus, tmp_path / "f.csv", seeker=seeker)
     final = read_csv(tmp_path / "f.csv")
     assert [r["final"] for r in final] == ["EXPERT"] * 6 + ["TA", "NTA"]
     assert all(r["final_text"] == r["anonymised"] for r in final[:6])
     assert (summary.decided, summary.undecided) == (0, 6)
-    assert not (tmp_path / "u").exists()
 
 
 def test_duplicate_ids_are_refused(corpus, tmp_path, seeker):
@@ -359,12 +336,12 @@ def test_duplicate_ids_are_refused(corpus, tmp_path, seeker):
     rows = read_csv(tmp_path / "queue.csv")
     decisions = write_csv(tmp_path / "d.csv", rows + [rows[2]])
     with pytest.raises(InputError, match=r"d\.csv: id '1' appears on lines 4 and 8"):
-        apply_decisions(decisions, corpus, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+        apply_decisions(decisions, corpus, tmp_path / "f.csv", seeker=seeker)
     classified = read_csv(corpus)
     twice = write_classified(tmp_path / "twice.csv", classified + [classified[3]])
     ok = fill(tmp_path / "queue.csv", {}, tmp_path / "ok.csv")
     with pytest.raises(InputError, match=r"twice\.csv: id '4' appears on lines 5 and 10"):
-        apply_decisions(ok, twice, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+        apply_decisions(ok, twice, tmp_path / "f.csv", seeker=seeker)
     assert not (tmp_path / "f.csv").exists() and not (tmp_path / "u").exists()
 
 
@@ -374,7 +351,7 @@ def test_unknown_ids_are_refused(corpus, tmp_path, seeker):
         {"id": "0042", "expert_decision": "NTA", "expert_hide": ""},
     ])
     with pytest.raises(InputError, match=r"'0042' \(line 3\)"):
-        apply_decisions(decisions, corpus, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+        apply_decisions(decisions, corpus, tmp_path / "f.csv", seeker=seeker)
     assert not (tmp_path / "f.csv").exists() and not (tmp_path / "u").exists()
 
 
@@ -392,7 +369,7 @@ def test_inconsistent_answers_are_refused(tmp_path, seeker, answer, error):
     path = write_classified(tmp_path / "c.csv", [row(seeker, "1", CEDRIC, "NTA", 0.31)])
     decisions = write_csv(tmp_path / "d.csv", [{"id": "1", **answer}])
     with pytest.raises(InputError, match=re.escape(error)):
-        apply_decisions(decisions, path, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+        apply_decisions(decisions, path, tmp_path / "f.csv", seeker=seeker)
     assert not (tmp_path / "f.csv").exists()
 
 
@@ -406,7 +383,7 @@ def test_apply_never_overwrites_an_input_or_an_output_without_force(corpus, tmp_
     export_queue(corpus, tmp_path / "queue.csv", seeker=seeker)
     decisions = fill(tmp_path / "queue.csv", {"4": ("NTA", "")}, tmp_path / "d.csv")
     with pytest.raises(InputError, match="input file"):
-        apply_decisions(decisions, corpus, corpus, force=True, user_directory=tmp_path / "u", seeker=seeker)
-    apply_decisions(decisions, corpus, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+        apply_decisions(decisions, corpus, corpus, force=True, seeker=seeker)
+    apply_decisions(decisions, corpus, tmp_path / "f.csv", seeker=seeker)
     with pytest.raises(OutputExists):
-        apply_decisions(decisions, corpus, tmp_path / "f.csv", user_directory=tmp_path / "u", seeker=seeker)
+        apply_decisions(decisions, corpus, tmp_path / "f.csv", seeker=seeker)

@@ -144,6 +144,7 @@ def classify(
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again).")] = None,
     force: Force = False,
 ) -> None:
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
@@ -153,6 +154,10 @@ def classify(
         from triage.io import InputError
 
         raise InputError("--scheduler is for --engine dask")
+    if workspace is not None:
+        from triage.review import check_workspace_path
+
+        check_workspace_path(workspace, [input] + ([output] if output else []))
     summary = run_classify(
         input, output, model_path=model, queue_path=queue, policy=policy, budget=expert_budget, jobs=jobs,
         engine=engine, scheduler=scheduler, force=force,
@@ -161,6 +166,13 @@ def classify(
     )
     for line in summary.lines():
         typer.echo(line)
+    if workspace is not None:
+        from triage import review as review_module
+
+        opened, synced = review_module.open_synced(summary.output, workspace, input_path=input)
+        with opened:
+            for line in review_module.sync_lines(opened.path, synced):
+                typer.echo(line)
     _warn_skipped(summary.skipped_lines)
     if summary.repeated_ids:
         ids = f"{summary.repeated_ids:,} id{'s appear' if summary.repeated_ids > 1 else ' appears'}"
@@ -390,21 +402,76 @@ def queue_export(
 
 @queue_app.command("apply")
 def queue_apply(
-    decisions: Annotated[Path, typer.Argument(help="The queue with expert_decision / expert_hide filled in.", show_default=False)],
+    decisions: Annotated[Path, typer.Argument(help="The queue with expert_decision / expert_hide filled in, or a review workspace.", show_default=False)],
     classified: Annotated[Path, typer.Argument(help="Output of `triage classify`.", show_default=False)],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Final file: every message with its final label and text.")],
-    user_dir: Annotated[Optional[Path], typer.Option("--user-dir", help="Where the learnt names and words go (default: dictionaries/user or $TRIAGE_USER_LEXICON_DIR).")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Final file: every message with its final label and working text.")],
     force: Force = False,
 ) -> None:
-    """Fold the expert's answers back: final label and text of every message; learn the words."""
+    """Fold the expert's answers back: final label and text of every message (answers never teach words)."""
+    from triage.review import apply_workspace, is_workspace
+
+    if is_workspace(decisions):
+        finals = apply_workspace(decisions, classified, output, force=force)
+        total = sum(finals.values())
+        typer.echo(f"{total:,} messages -> {output}: {total - finals.get('EXPERT', 0):,} decided, "
+                   f"{finals.get('EXPERT', 0):,} still undecided")
+        typer.echo("final: " + ", ".join(f"{k} {v:,}" for k, v in sorted(finals.items())))
+        return
     from triage.queue import apply_decisions
 
-    s = apply_decisions(decisions, classified, output, force=force, user_directory=user_dir)
+    s = apply_decisions(decisions, classified, output, force=force)
     typer.echo(f"{s.total:,} messages -> {s.output}: {s.decided:,} decided by the expert, {s.undecided:,} still undecided")
     typer.echo("final: " + ", ".join(f"{k} {v:,}" for k, v in sorted(s.finals.items())))
-    typer.echo(f"learnt {len(s.names_learnt)} names, {len(s.words_learnt)} ordinary words -> {s.user_directory}")
-    if s.conflicts:
-        typer.echo("conflicts (hidden in one message, left in another; kept as names): " + ", ".join(s.conflicts))
+
+
+@app.command()
+def review(
+    classified: Annotated[Path, typer.Argument(help="Output of `triage classify`.", show_default=False)],
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Review workspace (SQLite). Default: CLASSIFIED.review.sqlite beside it.")] = None,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (default: a free one).")] = 0,
+    no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser; just print the address.")] = False,
+    reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Your name in the audit log (default: your login name).")] = None,
+    audit: Annotated[int, typer.Option("--audit", min=0, help="Messages released by the machines to sample for the audit.")] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the audit sample.")] = 0,
+    lexicon_dir: Annotated[Optional[Path], typer.Option("--lexicon-dir", help="Your lexicon for future corpora (default: your data folder, or $TRIAGE_USER_LEXICON_DIR).")] = None,
+    report: Annotated[bool, typer.Option("--report", help="Print progress and the audit estimate, then stop.")] = False,
+    learnt: Annotated[bool, typer.Option("--learnt", help="List the learnt words, then stop.")] = False,
+    unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
+) -> None:
+    """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines."""
+    from triage import review as review_module
+
+    if report or learnt or unlearn is not None:
+        with review_module.open_existing(classified, workspace) as opened:
+            if unlearn is not None:
+                entry = opened.unlearn(unlearn, reviewer=reviewer or review_module.default_reviewer(), lexicon_dir=lexicon_dir)
+                typer.echo(f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})")
+            if learnt:
+                entries = opened.learnt()
+                if not entries:
+                    typer.echo("nothing learnt yet")
+                for e in entries:
+                    state = "" if e["active"] else f"  (undone by {e['undone_by']})"
+                    what = f"name {e['tag']}" if e["kind"] == "name" else "ordinary word"
+                    typer.echo(f"#{e['id']}  {e['spelling']}  {what}  {e['scope']}  {e['reviewer']}  {e['at']}{state}")
+            if report:
+                for line in review_module.report_lines(opened):
+                    typer.echo(line)
+        return
+    from triage.review.server import serve
+
+    opened, summary = review_module.open_synced(classified, workspace, audit=audit, seed=seed)
+
+    def announce(address: str) -> None:
+        typer.echo(address)  # the first line of output, flushed: scripts read the address from it
+        sys.stdout.flush()
+        for line in review_module.sync_lines(opened.path, summary):
+            typer.echo(line, err=True)
+
+    with opened:
+        serve(opened, port=port, reviewer=reviewer or review_module.default_reviewer(), lexicon_dir=lexicon_dir,
+              open_browser=not no_browser, announce=announce)
+        typer.echo("review: stopped; " + review_module.report_lines(opened)[1], err=True)
 
 
 @app.command()

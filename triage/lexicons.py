@@ -269,7 +269,14 @@ def lexicon_fingerprint(directory: Path = DICTIONARIES_DIR) -> str:
 
 
 def default_user_directory() -> Path:
-    return Path(os.environ.get(USER_DIR_ENV) or DICTIONARIES_DIR / "user")
+    """Where the words a reviewer taught for every corpus live: $TRIAGE_USER_LEXICON_DIR, else
+    the user's data folder (never the installed package, which every user and corpus shares)."""
+    chosen = os.environ.get(USER_DIR_ENV)
+    if chosen:
+        return Path(chosen)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("sms-triage")) / "lexicon"
 
 
 def load(directory: Path | None = None, user_directory: Path | None = None) -> Lexicons:

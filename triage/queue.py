@@ -9,10 +9,9 @@ neutralised, UTF-8 with BOM); JSONL is exported as is; HTML is a self-contained 
 reading only.
 
 apply_decisions reads the expert's file back and writes FINAL: every classified row plus
-`final` (TA / NTA, or EXPERT while undecided) and `final_text` (what will be released). It
-also learns from the answers, so that the same question is not asked twice: the words the
-expert hid go to <user lexicon>/names.txt, the words shown but left in a decided message go
-to words.txt; the next lexicons.load() reads them (names.txt wins when both hold a word).
+`final` (TA / NTA, or EXPERT while undecided) and `final_text` (the working copy, with
+replacement codes). An answer about one message never teaches a word for the others: a
+word is learnt only with an explicit scope, in the review workspace (triage.review).
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -32,6 +31,7 @@ from typing import NamedTuple
 from triage import io
 from triage import lexicons as lexicon_module
 from triage.lexicons import APOSTROPHES
+from features.sets import PERSON_CUES
 from triage.combiner import DECISIONS, EXPERT
 from triage.pipeline import CLASSIFY_COLUMNS
 from triage.seekhide import AMBIGUOUS, DICTIONARY, NTA, TA, UNKNOWN, SeekAndHide
@@ -66,11 +66,6 @@ TAG_WORDS = {
     "MEL": "e-mail address", "URL": "web address", "ADR": "postal address", "COD": "code",
     "LIE": "place", "MAR": "brand",
 }
-NAMES_FILE, WORDS_FILE = "names.txt", "words.txt"
-_FILE_HEADERS = {
-    NAMES_FILE: "# Names confirmed by the expert (triage queue apply): hidden in every message. One per line, lower case.",
-    WORDS_FILE: "# Ordinary words confirmed by the expert (triage queue apply): never hidden. One per line, lower case.",
-}
 _HIDE_SEPARATORS = re.compile(r"[;,\s]+")
 _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")  # "Pierre." or "'Kon'" typed in a cell
 _SPACES = re.compile(r"\s+")
@@ -100,10 +95,6 @@ class ApplySummary:
     ta: int  # expert decisions TA
     nta: int  # expert decisions NTA
     finals: dict[str, int]  # FINAL rows by final label (TA, NTA, EXPERT)
-    names_learnt: list[str] = field(default_factory=list)  # added to names.txt
-    words_learnt: list[str] = field(default_factory=list)  # added to words.txt
-    conflicts: list[str] = field(default_factory=list)  # hidden in a message, left in another: kept as names
-    user_directory: Path | None = None
 
 
 # ---------------------------------------------------------------------- the rows
@@ -131,6 +122,22 @@ class _Row:
     @property
     def text(self) -> str:
         return self.message.text
+
+    @property
+    def id(self) -> str:
+        return self.message.id
+
+    @property
+    def seekhide(self) -> str:
+        return self.message.fields.get("seekhide", "").strip().upper()
+
+    @property
+    def order(self) -> tuple:
+        """The queue's order: most uncertain first (sort stably, so ties keep the file order)."""
+        return _uncertainty_order(self)
+
+
+ClassifiedRow = _Row  # one parsed row of a classified file (the public name)
 
 
 def _cell_error(display: str, message: io.Message, column: str, problem: str) -> io.InputError:
@@ -214,6 +221,20 @@ def _open_classified(path: str | os.PathLike[str]) -> io.MessageTable:
     return io.open_messages(path, id_column="id", required_columns=CLASSIFIED_COLUMNS)
 
 
+def read_classified(path: str | os.PathLike[str]) -> list[_Row]:
+    """Every row of a classified file, parsed and checked (bad cells, repeated ids: InputError)."""
+    table = _open_classified(path)
+    display = os.fspath(path)
+    has_risk = RISK_COLUMN in table.columns
+    rows: list[_Row] = []
+
+    def keep(message: io.Message) -> None:
+        rows.append(_parse_row(message, display, _decision(message, display), has_risk))
+
+    _refuse_duplicates(display, io.duplicate_ids(_tap(table, keep)))
+    return rows
+
+
 def _tap(messages: Iterable[io.Message], action: Callable[[io.Message], None]) -> Iterator[io.Message]:
     """Run `action` on each message on its way to io.duplicate_ids: the file is read once."""
     for message in messages:
@@ -234,7 +255,7 @@ def _refuse_duplicates(display: str, repeated: dict[str, list[int]]) -> None:
 
 
 @lru_cache(maxsize=4096)
-def _word_pattern(word: str) -> re.Pattern[str]:
+def word_pattern(word: str) -> re.Pattern[str]:
     """`word` as a whole word (not inside a longer word), any case, both apostrophes alike."""
     body = "".join("['’]" if c in "'’" else re.escape(c) for c in word)
     return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
@@ -324,6 +345,26 @@ def _reason(spot: _Spot, seeker: SeekAndHide) -> str | None:
     if word[:1].isupper():  # highlighted by the name scorer although the lexicons know it
         return f"'{word}' ordinary word, but flagged by the name scorer"
     return None  # ANTI_DICTIONARY: an ordinary word (or the lexicons learnt it since)
+
+
+_WORD_BEFORE = re.compile(r"([^\W\d_]+['’]?)\W*$")
+
+
+def reasons(row: _Row, seeker: SeekAndHide) -> dict[str, str]:
+    """Why a human should look at each word of a row, in plain words, by the word as written:
+    the highlighted words and the hidden items."""
+    out: dict[str, str] = {}
+    for spot in _unique(_spots(row, all_hidden=True)):
+        reason = _reason(spot, seeker)
+        if reason is None:
+            continue
+        reason = reason.split(" ", 1)[1] if reason.startswith("'") else reason  # the word is shown beside it
+        if spot.start > 0 and not spot.tag:
+            before = _WORD_BEFORE.search(row.text[: spot.start])
+            if before and _key(before.group(1)) in PERSON_CUES:
+                reason += f", after '{before.group(1)}' (a name often follows)"
+        out[spot.text] = reason
+    return out
 
 
 def _why(row: _Row, seeker: SeekAndHide) -> str:
@@ -572,7 +613,7 @@ def _expert_spans(
     spans = list(hidden)
     missing: list[str] = []
     for word in words:
-        hits = list(_word_pattern(word).finditer(text))
+        hits = list(word_pattern(word).finditer(text))
         if not hits:
             missing.append(word)
         tag = seeker.lexicons.name_entry(_key(word)).tag  # first names win, unknown -> PRE
@@ -584,24 +625,18 @@ def _expert_spans(
     return spans, missing
 
 
-@dataclass
-class _Learnt:
-    names: set[str] = field(default_factory=set)  # hidden by the expert
-    words: set[str] = field(default_factory=set)  # shown to the expert, left in a decided message
-
-
 def apply_decisions(
     decisions_path: str | os.PathLike[str],
     classified_path: str | os.PathLike[str],
     output_path: str | os.PathLike[str],
     *,
     force: bool = False,
-    user_directory: str | os.PathLike[str] | None = None,
     seeker: SeekAndHide | None = None,
 ) -> ApplySummary:
     """Fold the expert's answers into the classified file: write FINAL (the classified
-    columns plus FINAL_COLUMNS, same rows, same order) and update the user lexicon
-    (names.txt, words.txt in `user_directory`, default lexicons.default_user_directory()).
+    columns plus FINAL_COLUMNS, same rows, same order). An answer about a message never
+    teaches a word for other messages: words are learnt only with an explicit scope, in the
+    review workspace (`triage review`).
 
     final_text: machine TA -> `anonymised`; machine NTA -> `text`; expert TA -> `text` with
     the `hidden` spans and every occurrence of the expert_hide words replaced by codes;
@@ -617,11 +652,7 @@ def apply_decisions(
     has_risk = RISK_COLUMN in table.columns
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
-    user_directory = Path(user_directory) if user_directory else lexicon_module.default_user_directory()
-    user_lists = {name: _read_user_list(user_directory / name) for name in (NAMES_FILE, WORDS_FILE)}  # fail early
     columns = [c for c in table.columns if c not in FINAL_COLUMNS] + list(FINAL_COLUMNS)
-    learnt = _Learnt()
-    left_words: set[str] = set()
     counts = Counter()
     finals = Counter()
     seen: set[str] = set()
@@ -646,7 +677,6 @@ def apply_decisions(
                 row = _parse_row(message, display, decision, has_risk)
                 counts[answer.label] += 1
                 final = answer.label
-                hidden_keys: set[str] = set()
                 if answer.label == TA:
                     spans, missing = _expert_spans(seeker, message.text, row.hidden, answer.hide)
                     errors.extend(
@@ -655,14 +685,8 @@ def apply_decisions(
                         for word in missing
                     )
                     final_text = seeker.hide(message.text, spans)
-                    learnt.names.update(_key(w) for w in answer.hide)
-                    hidden_keys = {_key(message.text[s:e]) for s, e, _ in spans}
                 else:
                     final_text = message.text
-                for spot in _spots(row):
-                    key = _key(spot.text)
-                    if spot.tag in ("", *NAME_TAGS) and key not in hidden_keys and any(c.isalpha() for c in key):
-                        left_words.add(key)
             elif decision == EXPERT:
                 counts["undecided"] += 1
             finals[final] += 1
@@ -679,9 +703,6 @@ def apply_decisions(
             )
         _raise_collected(errors, "problems")
 
-    learnt.words = left_words - learnt.names  # hidden once and left once: a name, to be safe
-    conflicts = left_words & learnt.names
-    names_added, words_added, conflicts = _update_user_lexicon(user_directory, user_lists, learnt, conflicts)
     return ApplySummary(
         output=Path(output_path),
         total=sum(finals.values()),
@@ -690,61 +711,4 @@ def apply_decisions(
         ta=counts[TA],
         nta=counts[NTA],
         finals=dict(finals),
-        names_learnt=names_added,
-        words_learnt=words_added,
-        conflicts=sorted(conflicts),
-        user_directory=user_directory,
     )
-
-
-# ---------------------------------------------------------------- user lexicon
-
-
-def _entry(line: str) -> str:
-    """The entry of one line of a user list, parsed as lexicons.load reads it."""
-    if "#" in line or "\t" in line:
-        line = line.split("#", 1)[0].split("\t", 1)[0]
-    return line.strip().lower().translate(APOSTROPHES)
-
-
-def _read_user_list(path: Path) -> list[str]:
-    try:
-        return lexicon_module._read_lines(path)  # the reader lexicons.load uses for these files
-    except UnicodeDecodeError:
-        raise io.InputError(f"{path}: not UTF-8; save it as UTF-8 before applying decisions") from None
-    except OSError as err:
-        raise io.InputError(f"{path}: {err.strerror or err}") from None
-
-
-def _write_user_list(path: Path, lines: list[str], remove: set[str], add: Iterable[str]) -> None:
-    kept = [line for line in lines if _entry(line) not in remove]
-    while kept and not kept[-1].strip():
-        kept.pop()
-    if not lines:
-        kept = [_FILE_HEADERS[path.name]]
-    with io.atomic_output(path, force=True, private=False) as handle:
-        handle.write("\n".join([*kept, *add]) + "\n")
-
-
-def _update_user_lexicon(
-    directory: Path, lines: dict[str, list[str]], learnt: _Learnt, conflicts: set[str]
-) -> tuple[list[str], list[str], set[str]]:
-    """Merge what was learnt into names.txt and words.txt (their `lines` as read before),
-    keeping their lines and comments. A name always wins: a new name is removed from
-    words.txt, a known name is never added to words.txt; both count as conflicts.
-    Returns (names added, words added, conflicts)."""
-    names_path, words_path = directory / NAMES_FILE, directory / WORDS_FILE
-    names_lines, words_lines = lines[NAMES_FILE], lines[WORDS_FILE]
-    known_names = {_entry(line) for line in names_lines} - {""}
-    known_words = {_entry(line) for line in words_lines} - {""}
-    add_names = sorted(learnt.names - known_names)
-    add_words = sorted(learnt.words - known_words - known_names)
-    unlearn = learnt.names & known_words
-    conflicts = conflicts | unlearn | (learnt.words & known_names)
-    if add_names:
-        _write_user_list(names_path, names_lines, set(), add_names)
-    if add_words or unlearn:
-        _write_user_list(words_path, words_lines, unlearn, add_words)
-    if add_names or add_words or unlearn:
-        lexicon_module.default.cache_clear()  # this process's lexicons are stale now
-    return add_names, add_words, conflicts

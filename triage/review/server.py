@@ -1,0 +1,293 @@
+"""The review page's local web server: Starlette over the workspace, served by uvicorn on loopback.
+
+Security, for a page that shows raw messages on a shared machine:
+- it listens on 127.0.0.1 only, on a port of the user's choice or a free one;
+- every request carries a random session token: the address printed at start-up holds it as
+  `?token=`, which sets an HttpOnly, SameSite=Strict cookie; scripts may send `X-Triage-Token`;
+- a request whose Host is not this server's address is refused (DNS rebinding), and so is a
+  state-changing request from another Origin (cross-site POST);
+- a strict Content-Security-Policy: scripts, styles and data only from this server (no inline
+  script, no external resource: the page works offline); message text is always inserted as
+  text by the page, never as HTML.
+The JSON API is documented in docs/review.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from triage import io
+from triage.review.workspace import TAGS, NeedsConfirmation, Workspace
+
+STATIC = Path(__file__).resolve().parent / "static"
+COOKIE = "triage_token"
+TOKEN_HEADER = "x-triage-token"
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+MAX_BODY = 1 << 20  # a decision is a few hundred bytes
+PAGE_LIMIT = 200  # items per API page at most
+
+
+@dataclass
+class Settings:
+    token: str
+    port: int
+    reviewer: str
+    lexicon_dir: str | None = None
+
+
+class _Guard:
+    """ASGI middleware: Host, Origin and token checks, and the security headers on every answer."""
+
+    def __init__(self, app, settings: Settings):
+        self.app = app
+        self.settings = settings
+        self.hosts = {f"127.0.0.1:{settings.port}", f"localhost:{settings.port}"}
+        self.origins = {f"http://{host}" for host in self.hosts}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        problem = self._refusal(scope, headers)
+        if problem is not None:
+            response = PlainTextResponse(problem, status_code=403, headers=_HEADERS)
+            return await response(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                present = {k.decode("latin-1").lower() for k, _ in message.get("headers", [])}
+                extra = [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items() if k.lower() not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        return await self.app(scope, receive, send_with_headers)
+
+    def _refusal(self, scope, headers) -> str | None:
+        if headers.get("host", "") not in self.hosts:
+            return "refused: this server answers only to its own address (127.0.0.1)"
+        origin = headers.get("origin")
+        if scope["method"] not in ("GET", "HEAD") and origin is not None and origin not in self.origins:
+            return "refused: a request from another site"
+        if scope["path"] == "/" and _query_token(scope) is not None:
+            return None  # the start-up address: checked and turned into a cookie by the page route
+        token = headers.get(TOKEN_HEADER) or _cookie(headers.get("cookie", ""), COOKIE)
+        if not token or not secrets.compare_digest(token, self.settings.token):
+            return "refused: open the address that `triage review` printed (it holds the session's token)"
+        return None
+
+
+def _query_token(scope) -> str | None:
+    from urllib.parse import parse_qs
+
+    values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token")
+    return values[0] if values else None
+
+
+def _cookie(header: str, name: str) -> str | None:
+    for part in header.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def _error(message: str, status: int = 400, **extra) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+async def _json_body(request: Request) -> dict:
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise io.InputError("request too large")
+    try:
+        data = json.loads(body or b"{}")
+    except ValueError:
+        raise io.InputError("the request is not JSON") from None
+    if not isinstance(data, dict):
+        raise io.InputError("the request must be a JSON object")
+    return data
+
+
+def _int(value: str | None, default: int, lowest: int = 0, highest: int | None = None) -> int:
+    try:
+        number = int(value) if value not in (None, "") else default
+    except ValueError:
+        raise io.InputError(f"{value!r} is not a whole number") from None
+    number = max(lowest, number)
+    return min(number, highest) if highest is not None else number
+
+
+def create_app(workspace: Workspace, settings: Settings) -> Starlette:
+    """The review application over an open workspace (the caller closes it)."""
+
+    def handle(endpoint):
+        async def run(request: Request):
+            try:
+                return await endpoint(request)
+            except NeedsConfirmation as err:
+                return _error(str(err), 409, preview=err.preview)
+            except KeyError as err:
+                return _error(f"no message {err.args[0]!r} in the review list", 404)
+            except io.InputError as err:
+                return _error(str(err))
+
+        return run
+
+    async def page(request: Request):
+        token = request.query_params.get("token")
+        if token is not None:
+            if not secrets.compare_digest(token, settings.token):
+                return PlainTextResponse("refused: wrong token", status_code=403)
+            response = RedirectResponse("/", status_code=303)
+            response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path="/")
+            return response
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    async def state(request: Request):
+        current = workspace.next_pending()
+        return JSONResponse({
+            "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
+            "current": current.id if current else None, "audit": workspace.audit_estimate(),
+            "meta": {k: v for k, v in workspace.meta().items() if k in ("classified", "synced", "created")},
+        })
+
+    async def items(request: Request):
+        query = request.query_params
+        kind, status = query.get("kind") or None, query.get("status") or None
+        offset = _int(query.get("offset"), 0)
+        limit = _int(query.get("limit"), 50, 1, PAGE_LIMIT)
+        return JSONResponse({
+            "total": workspace.count(kind=kind, status=status), "offset": offset,
+            "items": [item.as_json() for item in workspace.items(kind=kind, status=status, offset=offset, limit=limit)],
+        })
+
+    async def item(request: Request):
+        ident = request.path_params["id"]
+        found = workspace.item(ident).as_json()
+        found["neighbours"] = workspace.neighbours(ident)
+        return JSONResponse(found)
+
+    async def decision(request: Request):
+        data = await _json_body(request)
+        decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
+                                   spans=data.get("spans", []), reviewer=settings.reviewer)
+        return JSONResponse(decided.as_json())
+
+    async def skip(request: Request):
+        return JSONResponse(workspace.skip(request.path_params["id"], reviewer=settings.reviewer).as_json())
+
+    async def undo(request: Request):
+        undone = workspace.undo(reviewer=settings.reviewer)
+        return JSONResponse(undone.as_json() if undone else None)
+
+    async def candidates(request: Request):
+        return JSONResponse(workspace.candidates(limit=_int(request.query_params.get("limit"), 200, 1, 1000)))
+
+    async def preview(request: Request):
+        query = request.query_params
+        return JSONResponse(workspace.preview(query.get("spelling", ""), query.get("kind", "name")))
+
+    async def learn(request: Request):
+        data = await _json_body(request)
+        entry = workspace.learn(
+            str(data.get("spelling", "")), kind=str(data.get("kind", "name")), scope=str(data.get("scope", "corpus")),
+            tag=str(data.get("tag", "PRE")), confirm=bool(data.get("confirm", False)), reviewer=settings.reviewer,
+            lexicon_dir=settings.lexicon_dir,
+        )
+        return JSONResponse(entry)
+
+    async def learnt(request: Request):
+        return JSONResponse(workspace.learnt())
+
+    async def unlearn(request: Request):
+        try:
+            entry_id = int(request.path_params["entry"])
+        except ValueError:
+            raise io.InputError("a learnt entry is a number") from None
+        return JSONResponse(workspace.unlearn(entry_id, reviewer=settings.reviewer, lexicon_dir=settings.lexicon_dir))
+
+    async def audit(request: Request):
+        return JSONResponse(workspace.audit_estimate())
+
+    routes = [
+        Route("/", page),
+        Route("/favicon.ico", lambda request: PlainTextResponse("", status_code=204)),
+        Route("/api/state", handle(state)),
+        Route("/api/items", handle(items)),
+        Route("/api/items/{id:path}/decision", handle(decision), methods=["POST"]),
+        Route("/api/items/{id:path}/skip", handle(skip), methods=["POST"]),
+        Route("/api/items/{id:path}", handle(item)),
+        Route("/api/undo", handle(undo), methods=["POST"]),
+        Route("/api/candidates", handle(candidates)),
+        Route("/api/preview", handle(preview)),
+        Route("/api/learn", handle(learn), methods=["POST"]),
+        Route("/api/learnt", handle(learnt)),
+        Route("/api/learnt/{entry}", handle(unlearn), methods=["DELETE"]),
+        Route("/api/audit", handle(audit)),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.add_middleware(_Guard, settings=settings)
+    return app
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1 (`port` 0: a free one), or a one-line error."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if sys.platform != "win32":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as err:
+        sock.close()
+        raise io.InputError(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err} (choose another --port)") from None
+    sock.listen(64)
+    return sock
+
+
+def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=None, open_browser: bool = True,
+          announce=print) -> None:
+    """Serve the review page until Ctrl-C or SIGTERM. `announce` gets the address first."""
+    import uvicorn
+
+    sock = bind(port)
+    settings = Settings(token=secrets.token_urlsafe(24), port=sock.getsockname()[1], reviewer=reviewer,
+                        lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None)
+    address = f"http://127.0.0.1:{settings.port}/?token={settings.token}"
+    announce(f"review: {address}")
+    config = uvicorn.Config(create_app(workspace, settings), log_level="warning", access_log=False,
+                            lifespan="off", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    if open_browser:
+        import webbrowser
+
+        try:
+            webbrowser.open(address)
+        except webbrowser.Error:
+            pass  # no browser here: the printed address is enough
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,764 @@
+"""The review workspace: one SQLite file where all of a corpus's human review work lives.
+
+It holds the whole classified corpus (so that previews and the release see every message),
+the reviewer's list (the queue, riskiest first, then a seeded audit sample of messages the
+machines released on their own), the current decision of each message, an append-only log
+of every action with its before and after (label and hidden spans), and the words learnt
+for this corpus. Decisions are keyed by message id and a hash of the text, so they survive
+a new classification of the same corpus (new model, new lexicon); a message whose text
+changed is marked stale and goes back to the reviewer.
+
+The file is opened in WAL mode and every decision is one transaction: killing the process
+at any moment loses at most the decision in flight. This is the only module that speaks SQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import NamedTuple
+
+from triage import io
+from triage import userlexicon
+from triage.queue import TAG_WORDS, read_classified, reasons, word_pattern
+from triage.seekhide import NTA, TA
+
+SCHEMA_VERSION = 1
+DEFAULT_AUDIT = 200
+KINDS = ("queue", "audit")
+LABELS = (TA, NTA)
+TAGS = tuple(TAG_WORDS)
+LEARN_KINDS = ("name", "word")  # a name is hidden everywhere; an ordinary word is never hidden
+SCOPES = ("corpus", "user")  # this workspace, or the user lexicon for future corpora
+#: An ordinary word made a name needs confirmation when it is in this many messages or more.
+FREQUENT_MESSAGES = 3
+_APPLICATION_ID = 0x54524956  # "TRIV": marks a SQLite file as a review workspace
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE messages (
+    id TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, text TEXT NOT NULL, text_hash TEXT NOT NULL,
+    seekhide TEXT NOT NULL, model TEXT NOT NULL, score REAL NOT NULL, decision TEXT NOT NULL,
+    hidden TEXT NOT NULL, highlighted TEXT NOT NULL, risk REAL
+);
+CREATE TABLE items (
+    id TEXT PRIMARY KEY REFERENCES messages(id), kind TEXT NOT NULL, rank INTEGER NOT NULL UNIQUE,
+    reasons TEXT NOT NULL
+);
+CREATE TABLE decisions (
+    id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, status TEXT NOT NULL, label TEXT, spans TEXT,
+    reviewer TEXT NOT NULL, at TEXT NOT NULL
+);
+CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, text_hash TEXT NOT NULL,
+    reviewer TEXT NOT NULL, at TEXT NOT NULL, action TEXT NOT NULL,
+    status_before TEXT, label_before TEXT, spans_before TEXT,
+    status_after TEXT, label_after TEXT, spans_after TEXT, undone INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE learnt (
+    entry INTEGER PRIMARY KEY AUTOINCREMENT, spelling TEXT NOT NULL, kind TEXT NOT NULL, tag TEXT NOT NULL,
+    scope TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL, active INTEGER NOT NULL DEFAULT 1,
+    undone_by TEXT, undone_at TEXT
+);
+CREATE INDEX events_by_reviewer ON events (reviewer, seq);
+"""
+
+
+class NeedsConfirmation(io.InputError):
+    """Learning this word would hide a frequent ordinary word: ask first, with a preview."""
+
+    def __init__(self, message: str, preview: dict):
+        super().__init__(message)
+        self.preview = preview
+
+
+@dataclass(frozen=True)
+class Item:
+    """A message a human may look at: a queued one or one of the audit sample."""
+
+    id: str
+    position: int
+    text: str
+    kind: str  # queue or audit
+    rank: int
+    risk: float | None
+    seekhide: str
+    model: str
+    score: float
+    machine_label: str  # the machines' proposal, TA or NTA
+    machine_spans: list  # what the machines hide (the classified `hidden`)
+    proposal: list  # machine_spans with this corpus's learnt words applied: what accepting hides
+    highlighted: list[str]
+    reasons: dict[str, str]  # word as written -> why a human should look at it
+    label: str | None  # the reviewer's decision, None while undecided
+    spans: list | None  # what the reviewer hides, None while undecided
+    reviewer: str | None
+    decided_at: str | None
+    status: str  # pending, decided, skipped, stale
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+class FinalRow(NamedTuple):
+    id: str
+    position: int
+    text: str
+    label: str | None  # None: queued and still undecided
+    spans: list
+    route: str  # machine, reviewer, audit, undecided
+
+
+@dataclass
+class SyncSummary:
+    messages: int
+    queued: int
+    audit: int
+    kept: int  # reviewer decisions that still apply
+    stale: int  # decided messages whose text changed since
+    pending: int  # list items still to look at
+
+
+def default_path(classified: str | os.PathLike[str]) -> Path:
+    """CLASSIFIED.review.sqlite beside the classified file."""
+    path = Path(classified)
+    return path.with_name(f"{path.stem}.review.sqlite")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _key(spelling: str) -> str:
+    return " ".join(userlexicon.entry(spelling).split())
+
+
+def check_spans(text: str, spans: Iterable) -> list[list]:
+    """Spans as [start, end, TAG] lists, sorted, inside the text, not overlapping."""
+    result: list[list] = []
+    try:
+        for start, end, tag in spans:
+            if not (type(start) is int and type(end) is int and isinstance(tag, str)):
+                raise TypeError
+            if tag not in TAGS:
+                raise io.InputError(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+            if not 0 <= start < end <= len(text):
+                raise io.InputError(f"span [{start}, {end}] is outside the message ({len(text)} characters)")
+            result.append([start, end, tag])
+    except (TypeError, ValueError):
+        raise io.InputError("spans must be a list of [start, end, TAG]") from None
+    result.sort()
+    for (_, end, _), (start, _, _) in zip(result, result[1:]):
+        if start < end:
+            raise io.InputError("spans overlap")
+    return result
+
+
+def _covered(spans: list, start: int, end: int) -> bool:
+    return any(s <= start and end <= e for s, e, _ in spans)
+
+
+def apply_learnt(text: str, spans: list, names: list[tuple[str, str]], words: set[str]) -> list:
+    """`spans` with the learnt names hidden wherever they occur (as whole words, any case) and
+    the learnt ordinary words no longer hidden."""
+    out = [list(span) for span in spans if _key(text[span[0]:span[1]]) not in words]
+    for spelling, tag in names:
+        for hit in word_pattern(spelling).finditer(text):
+            start, end = hit.span()
+            if all(end <= s or start >= e for s, e, _ in out):
+                out.append([start, end, tag])
+    out.sort()
+    return out
+
+
+class Workspace:
+    """A review workspace file (see the module's doc). Use as a context manager."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path):
+        self._db = connection
+        self.path = path
+        self._learnt_cache: tuple[list[tuple[str, str]], set[str]] | None = None
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, create: bool = False) -> "Workspace":
+        path = Path(path)
+        display = os.fspath(path)
+        if path.is_symlink():
+            raise io.InputError(f"{display} is a symbolic link; give the workspace file itself")
+        exists = path.exists()
+        if not exists and not create:
+            raise io.InputError(f"{display}: no such workspace (run `triage review CLASSIFIED.csv` to make one)")
+        if exists and not path.is_file():
+            raise io.InputError(f"{display} is not a file")
+        if not exists:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Created private before SQLite opens it: the workspace holds raw messages.
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            os.close(descriptor)
+        try:
+            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+            connection.row_factory = sqlite3.Row
+            application = connection.execute("PRAGMA application_id").fetchone()[0]
+            tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.DatabaseError:
+            raise io.InputError(f"{display} is not a review workspace (not a SQLite file)") from None
+        if tables and application != _APPLICATION_ID:
+            connection.close()
+            raise io.InputError(f"{display} is a SQLite file but not a review workspace")
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, never corrupt
+        connection.execute("PRAGMA foreign_keys=ON")
+        workspace = cls(connection, path)
+        if not tables:
+            with workspace._transaction():
+                for statement in _SCHEMA.split(";\n"):
+                    if statement.strip():
+                        connection.execute(statement)
+                connection.execute(f"PRAGMA application_id={_APPLICATION_ID}")
+                workspace._set_meta(schema_version=str(SCHEMA_VERSION), created=_now())
+        version = workspace.meta().get("schema_version")
+        if version != str(SCHEMA_VERSION):
+            connection.close()
+            raise io.InputError(f"{display}: workspace format {version}, this sms-triage reads format {SCHEMA_VERSION}")
+        return workspace
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _transaction(self):
+        return _Transaction(self._db)
+
+    def _set_meta(self, **values: str) -> None:
+        self._db.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            list(values.items()),
+        )
+
+    def meta(self) -> dict[str, str]:
+        return {row["key"]: row["value"] for row in self._db.execute("SELECT key, value FROM meta")}
+
+    # -------------------------------------------------------------------- sync
+
+    def sync(self, classified_path: str | os.PathLike[str], *, audit: int = DEFAULT_AUDIT, seed: int = 0,
+             input_path: str | os.PathLike[str] | None = None, seeker=None) -> SyncSummary:
+        """Load (or reload) a classified file: every message, the queue, the audit sample."""
+        if audit < 0:
+            raise io.InputError("--audit must be 0 or more")
+        rows = read_classified(classified_path)
+        if seeker is None:
+            from triage import lexicons as lexicon_module
+            from triage.seekhide import SeekAndHide
+
+            seeker = SeekAndHide(lexicon_module.default())
+        queued = sorted((row for row in rows if row.decision == "EXPERT"), key=lambda row: row.order)
+        released_ids = [row.id for row in rows if row.decision != "EXPERT"]
+        meta = self.meta()
+        previous_audit = json.loads(meta.get("audit_ids", "[]"))
+        if previous_audit and int(meta.get("audit_size", -1)) == audit:
+            still = set(released_ids)
+            audit_ids = [i for i in previous_audit if i in still]
+        else:
+            audit_ids = random.Random(seed).sample(released_ids, min(audit, len(released_ids)))
+        by_id = {row.id: row for row in rows}
+        with self._transaction():
+            db = self._db
+            db.execute("DELETE FROM items")
+            db.execute("DELETE FROM messages")
+            db.executemany(
+                "INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    (row.id, position, row.text, text_hash(row.text), row.seekhide, row.model, row.score,
+                     row.decision, json.dumps(row.hidden), json.dumps(row.highlighted, ensure_ascii=False), row.risk)
+                    for position, row in enumerate(rows)
+                ),
+            )
+            listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
+            db.executemany(
+                "INSERT INTO items VALUES (?,?,?,?)",
+                (
+                    (ident, kind, rank, json.dumps(reasons(by_id[ident], seeker), ensure_ascii=False))
+                    for rank, (ident, kind) in enumerate(listed)
+                ),
+            )
+            values = dict(classified=os.path.abspath(classified_path), synced=_now(),
+                          audit_ids=json.dumps(audit_ids), audit_size=str(audit))
+            if input_path is not None:
+                values["input"] = os.path.abspath(input_path)
+            self._set_meta(**values)
+        kept = self._db.execute(
+            "SELECT count(*) FROM decisions d JOIN messages m USING (id) WHERE d.text_hash = m.text_hash"
+        ).fetchone()[0]
+        stale = self.count(status="stale")
+        return SyncSummary(len(rows), len(queued), len(audit_ids), kept, stale,
+                           self.count(status="pending") + stale)
+
+    # ------------------------------------------------------------------- items
+
+    _ITEM_SQL = """
+        SELECT i.id, i.kind, i.rank, i.reasons, m.position, m.text, m.text_hash, m.seekhide, m.model, m.score,
+               m.decision, m.hidden, m.highlighted, m.risk,
+               d.text_hash AS d_hash, d.status AS d_status, d.label AS d_label, d.spans AS d_spans,
+               d.reviewer AS d_reviewer, d.at AS d_at,
+               CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != m.text_hash THEN 'stale'
+                    ELSE d.status END AS status
+        FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id)
+    """
+
+    def _item(self, row: sqlite3.Row) -> Item:
+        machine_spans = json.loads(row["hidden"])
+        names, words = self._learnt_sets()
+        current = row["status"] in ("decided", "skipped")
+        label = row["d_label"] if row["status"] == "decided" else None
+        spans = json.loads(row["d_spans"]) if row["status"] == "decided" else None
+        return Item(
+            id=row["id"], position=row["position"], text=row["text"], kind=row["kind"], rank=row["rank"],
+            risk=row["risk"], seekhide=row["seekhide"], model=row["model"], score=row["score"],
+            machine_label=_machine_label(row["decision"], row["model"], machine_spans),
+            machine_spans=machine_spans,
+            proposal=apply_learnt(row["text"], machine_spans, names, words),
+            highlighted=json.loads(row["highlighted"]), reasons=json.loads(row["reasons"]),
+            label=label, spans=spans,
+            reviewer=row["d_reviewer"] if current else None, decided_at=row["d_at"] if current else None,
+            status=row["status"],
+        )
+
+    @staticmethod
+    def _where(kind: str | None, status: str | None) -> tuple[str, list]:
+        clauses, values = [], []
+        if kind is not None:
+            if kind not in KINDS:
+                raise io.InputError(f"kind must be one of {', '.join(KINDS)}")
+            clauses.append("i.kind = ?")
+            values.append(kind)
+        if status is not None:
+            expression = ("CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != m.text_hash THEN 'stale' "
+                          "ELSE d.status END")
+            statuses = status.split(",")
+            clauses.append(f"{expression} IN ({','.join('?' * len(statuses))})")
+            values.extend(statuses)
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", values
+
+    def items(self, *, kind: str | None = None, status: str | None = None, offset: int = 0,
+              limit: int = 50) -> list[Item]:
+        where, values = self._where(kind, status)
+        rows = self._db.execute(f"{self._ITEM_SQL}{where} ORDER BY i.rank LIMIT ? OFFSET ?",
+                                [*values, max(0, int(limit)), max(0, int(offset))])
+        return [self._item(row) for row in rows]
+
+    def count(self, *, kind: str | None = None, status: str | None = None) -> int:
+        where, values = self._where(kind, status)
+        sql = ("SELECT count(*) FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id)" + where)
+        return self._db.execute(sql, values).fetchone()[0]
+
+    def item(self, message_id: str) -> Item:
+        row = self._db.execute(f"{self._ITEM_SQL} WHERE i.id = ?", (message_id,)).fetchone()
+        if row is None:
+            raise KeyError(message_id)
+        return self._item(row)
+
+    def neighbours(self, message_id: str, k: int = 2) -> list[dict]:
+        """The k messages before and after in file order ({"id", "text", "position"}; the message
+        itself excluded): the context a reviewer reads a message in."""
+        row = self._db.execute("SELECT position FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            raise KeyError(message_id)
+        near = self._db.execute(
+            "SELECT id, text, position FROM messages WHERE position BETWEEN ? AND ? AND id != ? ORDER BY position",
+            (row[0] - k, row[0] + k, message_id),
+        )
+        return [dict(r) for r in near]
+
+    def next_pending(self, after_rank: int | None = None) -> Item | None:
+        """The first item still to look at (pending or stale), after `after_rank` if given,
+        else from the top: where a reviewer resumes."""
+        where, values = self._where(None, "pending,stale")
+        if after_rank is not None:
+            where += " AND i.rank > ?"
+            values.append(after_rank)
+        row = self._db.execute(f"{self._ITEM_SQL}{where} ORDER BY i.rank LIMIT 1", values).fetchone()
+        if row is None and after_rank is not None:
+            return self.next_pending()
+        return None if row is None else self._item(row)
+
+    # --------------------------------------------------------------- decisions
+
+    def _current(self, message_id: str) -> tuple[str, str, str | None, str | None]:
+        """(text hash, status, label, spans JSON) of a listed message, before a change."""
+        row = self._db.execute(
+            "SELECT m.text_hash, d.text_hash AS d_hash, d.status, d.label, d.spans FROM items i "
+            "JOIN messages m USING (id) LEFT JOIN decisions d USING (id) WHERE i.id = ?",
+            (message_id,),
+        ).fetchone()
+        if row is None:
+            raise KeyError(message_id)
+        if row["status"] is None or row["d_hash"] != row["text_hash"]:
+            return row["text_hash"], "pending", None, None
+        return row["text_hash"], row["status"], row["label"], row["spans"]
+
+    def _record(self, message_id: str, action: str, reviewer: str, status: str | None, label: str | None,
+                spans: str | None) -> None:
+        digest, status_before, label_before, spans_before = self._current(message_id)
+        at = _now()
+        if status is None:
+            self._db.execute("DELETE FROM decisions WHERE id = ?", (message_id,))
+        else:
+            self._db.execute(
+                "INSERT INTO decisions VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET text_hash = excluded.text_hash,"
+                " status = excluded.status, label = excluded.label, spans = excluded.spans,"
+                " reviewer = excluded.reviewer, at = excluded.at",
+                (message_id, digest, status, label, spans, reviewer, at),
+            )
+        self._db.execute(
+            "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, label_before, spans_before,"
+            " status_after, label_after, spans_after) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (message_id, digest, reviewer, at, action, status_before, label_before, spans_before,
+             status or "pending", label, spans),
+        )
+
+    def decide(self, message_id: str, *, label: str, spans: Iterable, reviewer: str) -> Item:
+        """The reviewer's decision on a listed message: TA or NTA and what to hide."""
+        label = str(label).strip().upper()
+        if label not in LABELS:
+            raise io.InputError(f"label must be TA or NTA, not {label!r}")
+        reviewer = _reviewer(reviewer)
+        text = self.item(message_id).text
+        checked = check_spans(text, spans)
+        if label == NTA and checked:
+            raise io.InputError("an NTA message hides nothing; mark it TA to hide words")
+        with self._transaction():
+            self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
+        return self.item(message_id)
+
+    def skip(self, message_id: str, *, reviewer: str) -> Item:
+        with self._transaction():
+            self._record(message_id, "skip", _reviewer(reviewer), "skipped", None, None)
+        return self.item(message_id)
+
+    def undo(self, *, reviewer: str) -> Item | None:
+        """Undo the reviewer's last decision or skip that is not undone yet (logged as an event too)."""
+        reviewer = _reviewer(reviewer)
+        with self._transaction():
+            last = self._db.execute(
+                "SELECT * FROM events WHERE reviewer = ? AND action IN ('decide', 'skip') AND undone = 0 "
+                "ORDER BY seq DESC LIMIT 1",
+                (reviewer,),
+            ).fetchone()
+            if last is None:
+                return None
+            before = last["status_before"]
+            status = None if before in (None, "pending") else before
+            self._record(last["id"], "undo", reviewer, status, last["label_before"], last["spans_before"])
+            self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (last["seq"],))
+        return self.item(last["id"])
+
+    def history(self, message_id: str | None = None) -> list[dict]:
+        """The append-only log, oldest first (of one message, or of all)."""
+        if message_id is None:
+            rows = self._db.execute("SELECT * FROM events ORDER BY seq")
+        else:
+            rows = self._db.execute("SELECT * FROM events WHERE id = ? ORDER BY seq", (message_id,))
+        out = []
+        for row in rows:
+            event = dict(row)
+            for side in ("before", "after"):
+                spans = event[f"spans_{side}"]
+                event[f"spans_{side}"] = json.loads(spans) if spans else None
+            out.append(event)
+        return out
+
+    # ---------------------------------------------------------------- learning
+
+    def _learnt_sets(self) -> tuple[list[tuple[str, str]], set[str]]:
+        if self._learnt_cache is None:
+            rows = self._db.execute("SELECT spelling, kind, tag FROM learnt WHERE active = 1 AND scope = 'corpus'")
+            names, words = [], set()
+            for row in rows:
+                if row["kind"] == "name":
+                    names.append((row["spelling"], row["tag"]))
+                else:
+                    words.add(row["spelling"])
+            self._learnt_cache = (names, words)
+        return self._learnt_cache
+
+    def preview(self, spelling: str, kind: str = "name", *, examples: int = 5, lexicons=None) -> dict:
+        """What learning `spelling` would change across the whole corpus."""
+        key = _key(spelling)
+        if not key or not any(c.isalnum() for c in key):
+            raise io.InputError("give a word or a phrase to learn")
+        if kind not in LEARN_KINDS:
+            raise io.InputError(f"kind must be one of {', '.join(LEARN_KINDS)}")
+        pattern = word_pattern(key)
+        like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        hits: list[dict] = []
+        count = 0
+        rows = self._db.execute("SELECT id, text FROM messages WHERE text LIKE ? ESCAPE '\\' ORDER BY position", (like,))
+        for row in rows:
+            match = pattern.search(row["text"])
+            if match is None:
+                continue
+            count += 1
+            if len(hits) < examples:
+                hits.append({"id": row["id"], "text": row["text"], "start": match.start(), "end": match.end()})
+        ordinary = _ordinary(key, lexicons)
+        frequent = kind == "name" and ordinary and (count >= FREQUENT_MESSAGES or _function_word(key, lexicons))
+        verb = "hides" if kind == "name" else "shows"
+        return {
+            "spelling": key, "kind": kind, "messages": count, "ordinary_word": ordinary, "frequent": bool(frequent),
+            "examples": hits,
+            "summary": f"{verb} '{key}' in {count:,} message{'s' if count != 1 else ''}",
+        }
+
+    def learn(self, spelling: str, *, kind: str, scope: str, reviewer: str, tag: str = "PRE",
+              confirm: bool = False, lexicon_dir: str | os.PathLike[str] | None = None, lexicons=None) -> dict:
+        """Learn a word or phrase: a name (hidden everywhere) or an ordinary word (never hidden), for
+        this corpus or for the user's future corpora. A frequent ordinary word made a name needs
+        `confirm` (else NeedsConfirmation carries the preview)."""
+        if scope not in SCOPES:
+            raise io.InputError(f"scope must be one of {', '.join(SCOPES)}")
+        if tag not in TAGS:
+            raise io.InputError(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+        reviewer = _reviewer(reviewer)
+        preview = self.preview(spelling, kind, lexicons=lexicons)
+        key = preview["spelling"]
+        if preview["frequent"] and not confirm:
+            raise NeedsConfirmation(
+                f"'{key}' is a frequent ordinary word: learning it as a name {preview['summary']}; confirm to go on",
+                preview,
+            )
+        if scope == "user":
+            directory = userlexicon.directory(lexicon_dir)
+            if kind == "name":
+                userlexicon.update(directory, names=[key])
+            else:
+                userlexicon.update(directory, words=[key])
+        with self._transaction():
+            self._db.execute(
+                "UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE spelling = ? AND scope = ? AND active = 1",
+                (reviewer, _now(), key, scope),
+            )
+            cursor = self._db.execute(
+                "INSERT INTO learnt (spelling, kind, tag, scope, reviewer, at) VALUES (?,?,?,?,?,?)",
+                (key, kind, tag if kind == "name" else "", scope, reviewer, _now()),
+            )
+            if scope == "user":
+                self._set_meta(lexicon_dir=os.fspath(userlexicon.directory(lexicon_dir)))
+        self._learnt_cache = None
+        entry = self._entry(cursor.lastrowid)
+        entry["preview"] = preview
+        return entry
+
+    def _entry(self, entry_id: int) -> dict:
+        row = self._db.execute("SELECT * FROM learnt WHERE entry = ?", (entry_id,)).fetchone()
+        if row is None:
+            raise KeyError(entry_id)
+        entry = dict(row)
+        entry["id"] = entry.pop("entry")
+        return entry
+
+    def learnt(self, *, active_only: bool = False) -> list[dict]:
+        sql = "SELECT entry FROM learnt" + (" WHERE active = 1" if active_only else "") + " ORDER BY entry"
+        return [self._entry(row[0]) for row in self._db.execute(sql)]
+
+    def unlearn(self, entry_id: int, *, reviewer: str, lexicon_dir: str | os.PathLike[str] | None = None) -> dict:
+        """Undo a learnt entry (and take it out of the user lexicon when it went there)."""
+        reviewer = _reviewer(reviewer)
+        try:
+            entry = self._entry(int(entry_id))
+        except (KeyError, ValueError):
+            raise io.InputError(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
+        if not entry["active"]:
+            raise io.InputError(f"learnt entry {entry_id} was already undone")
+        if entry["scope"] == "user":
+            directory = userlexicon.directory(lexicon_dir or self.meta().get("lexicon_dir"))
+            userlexicon.update(directory, remove=[entry["spelling"]])
+        with self._transaction():
+            self._db.execute("UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE entry = ?",
+                             (reviewer, _now(), entry["id"]))
+        self._learnt_cache = None
+        return self._entry(entry["id"])
+
+    def candidates(self, *, limit: int = 200, examples: int = 5) -> list[dict]:
+        """The words to look at across the pending list, grouped by spelling (most messages first),
+        so that a reviewer can decide a word once."""
+        groups: dict[str, dict] = {}
+        for item in self.items(status="pending,stale", limit=1_000_000):
+            seen: set[str] = set()
+            for word in item.highlighted:
+                key = _key(word)
+                if not key or key in seen:
+                    continue
+                seen.add(key)
+                group = groups.setdefault(key, {"spelling": key, "messages": 0, "reason": item.reasons.get(word, ""),
+                                                "examples": []})
+                group["messages"] += 1
+                if len(group["examples"]) < examples:
+                    match = word_pattern(key).search(item.text)
+                    group["examples"].append({
+                        "id": item.id, "text": item.text,
+                        "start": match.start() if match else -1, "end": match.end() if match else -1,
+                    })
+        learnt = {entry["spelling"] for entry in self.learnt(active_only=True)}
+        ranked = sorted((g for g in groups.values() if g["spelling"] not in learnt),
+                        key=lambda g: (-g["messages"], g["spelling"]))
+        return ranked[:limit]
+
+    # ------------------------------------------------------------------ figures
+
+    def progress(self) -> dict:
+        counts = {status: 0 for status in ("pending", "decided", "skipped", "stale")}
+        for status, n in self._db.execute(
+            "SELECT CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != m.text_hash THEN 'stale' "
+            "ELSE d.status END AS s, count(*) FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id) "
+            "GROUP BY s"
+        ):
+            counts[status] = n
+        kinds = dict(self._db.execute("SELECT kind, count(*) FROM items GROUP BY kind").fetchall())
+        seconds = self._seconds_per_message()
+        left = counts["pending"] + counts["stale"] + counts["skipped"]
+        return {
+            "queue": kinds.get("queue", 0), "audit": kinds.get("audit", 0), "total": sum(kinds.values()),
+            **counts, "left": left, "messages": self._db.execute("SELECT count(*) FROM messages").fetchone()[0],
+            "seconds_per_message": seconds, "seconds_left": None if seconds is None else round(seconds * left, 1),
+        }
+
+    def _seconds_per_message(self) -> float | None:
+        """Median time between consecutive decisions (pauses over 10 minutes left out)."""
+        times = [datetime.fromisoformat(row[0]) for row in
+                 self._db.execute("SELECT at FROM events WHERE action = 'decide' ORDER BY seq")]
+        gaps = sorted(g for a, b in zip(times, times[1:]) if 0 < (g := (b - a).total_seconds()) <= 600)
+        if not gaps:
+            return None
+        return round(gaps[len(gaps) // 2], 1)
+
+    def audit_estimate(self) -> dict:
+        """From the reviewed audit sample: the share of machine-released messages that still show
+        something identifying (the reviewer hid something the machines had left readable), with an
+        exact 95% binomial interval."""
+        audited = leaking = 0
+        for item in self.items(kind="audit", status="decided", limit=1_000_000):
+            audited += 1
+            leaking += any(not _covered(item.machine_spans, s, e) for s, e, _ in item.spans or [])
+        released = self._db.execute("SELECT count(*) FROM messages WHERE decision != 'EXPERT'").fetchone()[0]
+        result = {"audited": audited, "sample": self.count(kind="audit"), "leaking": leaking,
+                  "machine_released": released, "share": None, "low": None, "high": None}
+        if audited:
+            from scipy.stats import binomtest
+
+            interval = binomtest(leaking, audited).proportion_ci(confidence_level=0.95, method="exact")
+            result.update(share=leaking / audited, low=float(interval.low), high=float(interval.high))
+        return result
+
+    # ------------------------------------------------------------------ release
+
+    def undecided(self) -> int:
+        return self.count(kind="queue", status="pending,skipped,stale")
+
+    def final(self) -> Iterator[FinalRow]:
+        """Every message in file order with what will be released: the reviewer's decision where there
+        is one for this text, else the machines' (queued messages without one are `undecided`). This
+        corpus's learnt names are hidden everywhere and its learnt ordinary words shown everywhere."""
+        names, words = self._learnt_sets()
+        rows = self._db.execute(
+            "SELECT m.id, m.position, m.text, m.decision, m.hidden, i.kind, d.label, d.spans, d.status,"
+            " d.text_hash = m.text_hash AS current FROM messages m LEFT JOIN items i USING (id)"
+            " LEFT JOIN decisions d USING (id) ORDER BY m.position"
+        )
+        for row in rows:
+            text = row["text"]
+            if row["current"] and row["status"] == "decided":
+                route = "audit" if row["kind"] == "audit" else "reviewer"
+                spans = json.loads(row["spans"])
+                if row["label"] == TA:  # a reviewer's explicit spans stand; learnt names are added
+                    spans = apply_learnt(text, spans, names, set())
+                yield FinalRow(row["id"], row["position"], text, row["label"], spans, route)
+                continue
+            machine = json.loads(row["hidden"])
+            if row["decision"] == "EXPERT":
+                yield FinalRow(row["id"], row["position"], text, None, apply_learnt(text, machine, names, words),
+                               "undecided")
+                continue
+            spans = apply_learnt(text, machine if row["decision"] == TA else [], names, words)
+            label = TA if spans else row["decision"]
+            yield FinalRow(row["id"], row["position"], text, label, spans, "machine")
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception (the connection is in autocommit
+    mode, so nothing is ever left half-written)."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._db = connection
+
+    def __enter__(self):
+        self._db.execute("BEGIN IMMEDIATE")
+        return self._db
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self._db.execute("COMMIT")
+        else:
+            self._db.execute("ROLLBACK")
+        return False
+
+
+def _machine_label(decision: str, model: str, spans: list) -> str:
+    if decision in LABELS:
+        return decision
+    return TA if spans or model == TA else NTA
+
+
+def _reviewer(name: str | None) -> str:
+    name = " ".join(str(name or "").split())
+    if not name:
+        raise io.InputError("a reviewer name is needed")
+    return name[:80]
+
+
+def _ordinary(key: str, lexicons) -> bool:
+    """Whether the lexicons read this (single) spelling as an ordinary word."""
+    if " " in key:
+        return False
+    from triage.seekhide import AMBIGUOUS, ANTI_DICTIONARY
+
+    return _seeker(lexicons).label_word(key).label in (ANTI_DICTIONARY, AMBIGUOUS)
+
+
+def _function_word(key: str, lexicons) -> bool:
+    return key in _seeker(lexicons).lexicons.pronouns
+
+
+def _seeker(lexicons):
+    from triage import lexicons as lexicon_module
+    from triage.seekhide import SeekAndHide
+
+    return SeekAndHide(lexicons or lexicon_module.default())
+
+
+def default_reviewer() -> str:
+    """The login name: who decided, in the audit log, unless --reviewer says otherwise."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (some containers): still a name in the log
+        return "reviewer"
+
