@@ -544,6 +544,9 @@ class Workspace:
                 f"'{key}' is a frequent ordinary word: learning it as a name {preview['summary']}; confirm to go on",
                 preview,
             )
+        if scope == "user" and " " in key:
+            # Seek&Hide reads a lexicon word by word: a phrase there would never match.
+            raise io.InputError(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
         if scope == "user":
             directory = userlexicon.directory(lexicon_dir)
             if kind == "name":
