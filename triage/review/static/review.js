@@ -107,6 +107,7 @@ async function show(id, remember = false) {
   S.item = item;
   S.draft = (item.status === "decided" ? item.spans : item.proposal).map((s) => s.slice());
   S.focus = -1;
+  S.tag = "PRE"; // each message starts from the commonest tag
   const pageStart = Math.floor(item.rank / PAGE) * PAGE;
   if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
   else renderList();

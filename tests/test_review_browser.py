@@ -1,0 +1,243 @@
+"""The review page in a real browser: Debian's Chromium driven by Selenium through chromedriver.
+
+A reviewer goes through the demo queue with the keyboard alone, hides a word by clicking, hides a
+missed span by selecting characters, undoes, reloads and restarts the server; the workspace and the
+applied output then hold every decision. Skipped, saying why, where no browser is installed."""
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE
+from triage.review import Workspace, open_synced
+from triage.review.server import Settings, bind, create_app
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER),
+    reason="no Chromium and chromedriver here (Debian: apt-get install chromium chromium-driver)",
+)
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+class Server:
+    """The review server in a thread of the test process, on a free port of 127.0.0.1."""
+
+    def __init__(self, workspace_path: Path, token: str = "browser-test-token"):
+        import uvicorn
+
+        self.workspace = Workspace.open(workspace_path)
+        self.sock = bind(0)
+        self.port = self.sock.getsockname()[1]
+        self.token = token
+        app = create_app(self.workspace, Settings(token=token, port=self.port, reviewer="ana"))
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    @property
+    def address(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?token={self.token}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+        self.workspace.close()
+
+
+@pytest.fixture
+def browser(tmp_path, monkeypatch):
+    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never download anything
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--no-first-run", "--window-size=1400,900", f"--user-data-dir={tmp_path / 'chrome'}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def demo(tmp_path):
+    from typer.testing import CliRunner
+
+    from triage.cli import app
+
+    classified = tmp_path / "demo.csv"
+    result = CliRunner().invoke(app, ["classify", str(SAMPLE), "-o", str(classified)])
+    assert result.exit_code == 0, result.output
+    workspace, _ = open_synced(classified, tmp_path / "demo.review.sqlite", audit=0)
+    workspace.close()
+    return classified, tmp_path / "demo.review.sqlite"
+
+
+def ready(driver):
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready=true]"))
+
+
+def current_id(driver) -> str:
+    return driver.find_element(By.ID, "message").get_attribute("data-message-id")
+
+
+def press(driver, *keys):
+    for key in keys:
+        ActionChains(driver).send_keys(key).perform()
+
+
+def wait_for_next(driver, previous: str) -> str:
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, ".done") or current_id(d) != previous)
+    done = driver.find_elements(By.CSS_SELECTOR, ".done")
+    return "" if done else current_id(driver)
+
+
+def test_a_reviewer_goes_through_the_demo_queue_with_the_keyboard(browser, demo, tmp_path):
+    classified, ws_path = demo
+    server = Server(ws_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        with Workspace.open(ws_path) as ws:
+            order = [item.id for item in ws.items(limit=1000)]
+        assert current_id(browser) == order[0]
+
+        # 1. Hide a word by clicking it, then accept with Enter.
+        first = current_id(browser)
+        word = browser.find_elements(By.CSS_SELECTOR, "#message .word")[0]
+        clicked = word.text
+        word.click()
+        assert clicked in [e.find_element(By.CSS_SELECTOR, ".original").get_attribute("textContent")
+                           for e in browser.find_elements(By.CSS_SELECTOR, "#message .hidden-item")]
+        press(browser, Keys.ENTER)
+        second = wait_for_next(browser, first)
+
+        # 2. A missed span: select characters, press m, then 2 for NOM, then accept.
+        text = browser.find_element(By.ID, "message").get_attribute("textContent")
+        target = next(w for w in text.split() if w.isalpha() and len(w) >= 4)
+        browser.execute_script(
+            """const [box, word] = arguments;
+               const node = [...box.querySelectorAll('.word')].find(n => n.textContent === word).firstChild;
+               const range = document.createRange(); range.setStart(node, 0); range.setEnd(node, word.length);
+               const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);""",
+            browser.find_element(By.ID, "message"), target)
+        press(browser, "m", "2")
+        chips = browser.find_elements(By.CSS_SELECTOR, "#message .hidden-item")
+        assert any(c.get_attribute("textContent").startswith("NOM") for c in chips)
+        press(browser, Keys.ENTER)
+        third = wait_for_next(browser, second)
+
+        # 3. Undo brings the second message back, undecided; decide it again (t keeps what is hidden).
+        press(browser, "u")
+        WebDriverWait(browser, 10).until(lambda d: current_id(d) == second)
+        with Workspace.open(ws_path) as ws:
+            assert ws.item(second).status == "pending"
+        press(browser, "j", "h", "t")  # focus the first word, hide it, mark TA
+        assert wait_for_next(browser, second) == third
+
+        # 4. Reload: the page resumes where the reviewer stopped.
+        browser.refresh()
+        ready(browser)
+        assert current_id(browser) == third
+
+        # 5. Restart the server: nothing is lost.
+        server.stop()
+        server = Server(ws_path, token="second-session")
+        browser.get(server.address)
+        ready(browser)
+        assert current_id(browser) == third
+
+        # 6. Through the rest of the queue with Enter alone.
+        seen = 3
+        current = third
+        while current:
+            press(browser, Keys.ENTER)
+            current = wait_for_next(browser, current)
+            seen += 1
+            assert seen <= len(order) + 1
+        assert "All" in browser.find_element(By.CSS_SELECTOR, ".done").text
+    finally:
+        server.stop()
+
+    with Workspace.open(ws_path) as ws:
+        assert ws.undecided() == 0
+        one = ws.item(first)
+        assert one.label == "TA" and any(one.text[s:e] == clicked for s, e, _ in one.spans)
+        two = ws.item(second)
+        assert two.label == "TA" and any(one_tag == "PRE" for _, _, one_tag in two.spans)
+        actions = [e["action"] for e in ws.history(second)]
+        assert actions == ["decide", "undo", "decide"]
+
+    from typer.testing import CliRunner
+
+    from triage.cli import app
+
+    applied = CliRunner().invoke(app, ["queue", "apply", str(ws_path), str(classified), "-o", str(tmp_path / "final.csv")])
+    assert applied.exit_code == 0, applied.output
+    assert "0 still undecided" in applied.output
+
+
+def test_untrusted_text_is_shown_as_text(browser, tmp_path):
+    import csv
+
+    hostile = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> Kevin'
+    path = tmp_path / "c.csv"
+    columns = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk"]
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerow(["1", hostile, "UNTAGGED", "TA", "0.6", "EXPERT", hostile, "[]", '["Kevin"]', "0.5"])
+    workspace, _ = open_synced(path, tmp_path / "ws.sqlite", audit=0)
+    workspace.close()
+    server = Server(tmp_path / "ws.sqlite")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        assert browser.find_element(By.ID, "message").get_attribute("textContent") == hostile
+        assert browser.execute_script("return window.pwned === undefined")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#message img, #message script")
+    finally:
+        server.stop()
+
+
+def test_a_frequent_word_asks_for_confirmation_in_the_words_view(browser, demo):
+    _, ws_path = demo
+    with Workspace.open(ws_path) as ws:
+        ws._db.execute("UPDATE messages SET highlighted = '[\"les\"]' WHERE id = (SELECT id FROM items WHERE rank = 0)")
+    server = Server(ws_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        press(browser, "v")  # the words view
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling]"))
+        spellings = [li.get_attribute("data-spelling") for li in browser.find_elements(By.CSS_SELECTOR, "#word-list > li")]
+        for _ in range(spellings.index("les")):
+            press(browser, "j")
+        press(browser, "n")  # name, this corpus
+        dialog = browser.find_element(By.ID, "confirm")
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        assert "would hide 'les' in" in browser.find_element(By.ID, "confirm-text").text
+        press(browser, "y")
+        WebDriverWait(browser, 10).until(lambda d: "Learnt" in d.find_element(By.ID, "words-status").text)
+    finally:
+        server.stop()
+    with Workspace.open(ws_path) as ws:
+        assert [(e["spelling"], e["kind"], e["scope"]) for e in ws.learnt()] == [("les", "name", "corpus")]

@@ -1,0 +1,141 @@
+"""The review server over HTTP: its JSON API and its security rules (token, Host, Origin, CSP)."""
+
+import pytest
+from starlette.testclient import TestClient
+
+from conftest import SAMPLE
+from triage.review import open_synced
+from triage.review.server import CSP, Settings, create_app
+
+TOKEN = "s3cret-token"
+PORT = 8123
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+@pytest.fixture(scope="module")
+def classified(tmp_path_factory):
+    from typer.testing import CliRunner
+
+    from triage.cli import app
+
+    out = tmp_path_factory.mktemp("http") / "demo.csv"
+    result = CliRunner().invoke(app, ["classify", str(SAMPLE), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture
+def workspace(classified, tmp_path):
+    opened, _ = open_synced(classified, tmp_path / "ws.sqlite", audit=10)
+    with opened:
+        yield opened
+
+
+@pytest.fixture
+def client(workspace, tmp_path):
+    app = create_app(workspace, Settings(token=TOKEN, port=PORT, reviewer="ana", lexicon_dir=str(tmp_path / "lex")))
+    with TestClient(app, base_url=BASE) as test_client:
+        yield test_client
+
+
+def authorised(client):
+    client.headers["X-Triage-Token"] = TOKEN
+    return client
+
+
+def test_the_start_address_sets_a_strict_cookie_and_the_page_then_loads(client):
+    first = client.get(f"/?token={TOKEN}", follow_redirects=False)
+    assert first.status_code == 303 and first.headers["location"] == "/"
+    cookie = first.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    page = client.get("/")  # the cookie is sent back
+    assert page.status_code == 200 and "<title>sms-triage review</title>" in page.text
+    assert page.headers["content-security-policy"] == CSP
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert client.get("/static/review.js").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/", "/api/state", "/api/items", "/static/review.js"])
+def test_no_token_no_page(client, path):
+    response = client.get(path)
+    assert response.status_code == 403 and "triage review" in response.text
+    assert client.get(path, headers={"X-Triage-Token": "wrong"}).status_code == 403
+    assert client.get(f"/?token=wrong").status_code == 403
+
+
+def test_a_foreign_host_is_refused_even_with_the_token(client):
+    # DNS rebinding: evil.example resolving to 127.0.0.1 still sends its own Host.
+    response = authorised(client).get("/api/state", headers={"Host": f"evil.example:{PORT}"})
+    assert response.status_code == 403
+    assert authorised(client).get("/api/state", headers={"Host": f"localhost:{PORT}"}).status_code == 200
+
+
+def test_a_cross_site_post_is_refused(client, workspace):
+    item = workspace.items(limit=1)[0]
+    response = authorised(client).post(f"/api/items/{item.id}/decision", json={"label": "NTA", "spans": []},
+                                       headers={"Origin": "https://evil.example"})
+    assert response.status_code == 403
+    assert workspace.item(item.id).status == "pending"
+    same = authorised(client).post(f"/api/items/{item.id}/decision", json={"label": "NTA", "spans": []},
+                                   headers={"Origin": BASE})
+    assert same.status_code == 200 and same.json()["status"] == "decided"
+
+
+def test_state_items_and_paging(client, workspace):
+    state = authorised(client).get("/api/state").json()
+    assert state["progress"]["total"] == workspace.count() and state["current"] == workspace.items(limit=1)[0].id
+    page = client.get("/api/items?offset=5&limit=3").json()
+    assert page["total"] == workspace.count() and [i["rank"] for i in page["items"]] == [5, 6, 7]
+    too_many = client.get("/api/items?limit=100000").json()
+    assert len(too_many["items"]) <= 200
+    one = client.get(f"/api/items/{page['items'][0]['id']}").json()
+    assert one["neighbours"] and all({"id", "text", "position"} <= set(n) for n in one["neighbours"])
+    assert client.get("/api/items/no-such-id").status_code == 404
+    assert client.get("/api/items?offset=abc").status_code == 400
+
+
+def test_decide_skip_undo_over_http(client, workspace):
+    authorised(client)
+    first, second = workspace.items(limit=2)
+    decided = client.post(f"/api/items/{first.id}/decision", json={"label": "TA", "spans": [[0, 3, "PRE"]]}).json()
+    assert decided["label"] == "TA" and decided["spans"] == [[0, 3, "PRE"]] and decided["reviewer"] == "ana"
+    assert client.post(f"/api/items/{second.id}/skip").json()["status"] == "skipped"
+    assert client.post("/api/undo").json()["id"] == second.id
+    assert client.post("/api/undo").json()["id"] == first.id
+    assert client.post("/api/undo").json() is None
+    bad = client.post(f"/api/items/{first.id}/decision", json={"label": "TA", "spans": [[0, 9999, "PRE"]]})
+    assert bad.status_code == 400 and "outside the message" in bad.json()["error"]
+    assert client.post(f"/api/items/{first.id}/decision", content=b"not json").status_code == 400
+
+
+def test_learning_a_frequent_word_answers_409_with_its_preview(client):
+    authorised(client)
+    refused = client.post("/api/learn", json={"spelling": "les", "kind": "name", "scope": "corpus"})
+    assert refused.status_code == 409
+    assert refused.json()["preview"]["summary"].startswith("hides 'les' in ")
+    learnt = client.post("/api/learn", json={"spelling": "les", "kind": "name", "scope": "corpus", "confirm": True})
+    assert learnt.status_code == 200
+    entry = learnt.json()["id"]
+    assert [e["spelling"] for e in client.get("/api/learnt").json()] == ["les"]
+    assert client.delete(f"/api/learnt/{entry}").json()["active"] == 0
+    assert client.get("/api/preview?spelling=juju&kind=name").json()["messages"] >= 1
+
+
+def test_message_text_is_served_as_data_never_as_markup(tmp_path):
+    import csv
+
+    hostile = '<script>alert("x")</script> <img src=x onerror=alert(1)> Kevin'
+    path = tmp_path / "c.csv"
+    columns = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk"]
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerow(["1", hostile, "UNTAGGED", "TA", "0.6", "EXPERT", hostile, "[]", '["Kevin"]', "0.5"])
+    opened, _ = open_synced(path, tmp_path / "ws.sqlite", audit=0)
+    with opened, TestClient(create_app(opened, Settings(TOKEN, PORT, "ana")), base_url=BASE) as client:
+        authorised(client)
+        item = client.get("/api/items/1")
+        assert item.headers["content-type"].startswith("application/json")
+        assert item.json()["text"] == hostile  # the page inserts it with textContent (tested in the browser)
+        page = client.get("/").text
+        assert "<script src=\"/static/review.js\" defer></script>" in page and "alert" not in page
