@@ -347,6 +347,12 @@ def _reason(spot: _Spot, seeker: SeekAndHide) -> str | None:
     return None  # ANTI_DICTIONARY: an ordinary word (or the lexicons learnt it since)
 
 
+_PLAIN_REASONS = (
+    ("surname dictionary", "in the surname list"),
+    ("first-name dictionary", "in the first-name list"),
+    ("ordinary word, but flagged by the name scorer", "an ordinary word, but the name scorer finds it name-like"),
+    ("unknown", "in no list"),
+)
 _WORD_BEFORE = re.compile(r"([^\W\d_]+['’]?)\W*$")
 
 
@@ -358,7 +364,10 @@ def reasons(row: _Row, seeker: SeekAndHide) -> dict[str, str]:
         reason = _reason(spot, seeker)
         if reason is None:
             continue
-        reason = reason.split(" ", 1)[1] if reason.startswith("'") else reason  # the word is shown beside it
+        prefix = f"'{spot.text}' "
+        reason = reason[len(prefix):] if reason.startswith(prefix) else reason  # the page shows the word beside it
+        for terse, plain in _PLAIN_REASONS:
+            reason = reason.replace(terse, plain)
         if spot.start > 0 and not spot.tag:
             before = _WORD_BEFORE.search(row.text[: spot.start])
             if before and _key(before.group(1)) in PERSON_CUES:
