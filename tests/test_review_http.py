@@ -139,3 +139,44 @@ def test_message_text_is_served_as_data_never_as_markup(tmp_path):
         assert item.json()["text"] == hostile  # the page inserts it with textContent (tested in the browser)
         page = client.get("/").text
         assert "<script src=\"/static/review.js\" defer></script>" in page and "alert" not in page
+
+
+def test_triage_review_prints_its_address_first_and_stops_cleanly_on_ctrl_c(classified, tmp_path):
+    import json
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    command = [sys.executable, "-m", "triage", "review", str(classified), "--workspace", str(tmp_path / "ws.sqlite"),
+               "--no-browser", "--audit", "3"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = server.stdout.readline().strip()
+        assert first.startswith("review: http://127.0.0.1:") and "?token=" in first
+        address, token = first.split(" ", 1)[1], first.rsplit("=", 1)[1]
+        base = address.split("/?")[0]
+        request = urllib.request.Request(base + "/api/state", headers={"X-Triage-Token": token})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert json.load(response)["progress"]["audit"] == 3
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=20)
+    assert server.returncode == 0, err
+    assert "review: stopped" in err
+
+
+def test_a_busy_port_is_one_line(classified, tmp_path):
+    from triage.review.server import bind
+
+    taken = bind(0)
+    try:
+        from typer.testing import CliRunner
+
+        from triage.cli import app
+
+        result = CliRunner().invoke(app, ["review", str(classified), "--workspace", str(tmp_path / "ws.sqlite"),
+                                          "--no-browser", "--port", str(taken.getsockname()[1])])
+        assert result.exit_code == 1 and "choose another --port" in result.output
+    finally:
+        taken.close()

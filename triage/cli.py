@@ -469,9 +469,11 @@ def review(
             typer.echo(line, err=True)
 
     with opened:
-        serve(opened, port=port, reviewer=reviewer or review_module.default_reviewer(), lexicon_dir=lexicon_dir,
-              open_browser=not no_browser, announce=announce)
-        typer.echo("review: stopped; " + review_module.report_lines(opened)[1], err=True)
+        try:
+            serve(opened, port=port, reviewer=reviewer or review_module.default_reviewer(), lexicon_dir=lexicon_dir,
+                  open_browser=not no_browser, announce=announce)
+        finally:  # Ctrl-C or kill: the server has stopped and every decision is stored
+            typer.echo("review: stopped; " + review_module.report_lines(opened)[1], err=True)
 
 
 @app.command()

@@ -289,5 +289,7 @@ def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=Non
             pass  # no browser here: the printed address is enough
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises Ctrl-C once it has stopped: it is how a reviewer ends the session
     finally:
         sock.close()
