@@ -477,6 +477,32 @@ def review(
 
 
 @app.command()
+def release(
+    classified: Annotated[Path, typer.Argument(help="Output of `triage classify`, its queue reviewed.", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The corpus to publish: .csv, .tsv, .jsonl or .xlsx.")],
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Review workspace (default: CLASSIFIED.review.sqlite beside it).")] = None,
+    style: Annotated[str, typer.Option("--style", help="tags (<PRE_7>), pseudonyms (<PRE_1>, one per entity) or surrogates (realistic replacements).")] = "tags",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the surrogates (same seed, same surrogates).")] = 0,
+    columns: Annotated[Optional[str], typer.Option("--columns", help="Columns of the input to keep, comma-separated (default: all; id and text are always kept).")] = None,
+    input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
+    withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
+    excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
+    force: Force = False,
+) -> None:
+    """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
+    from triage.release import run_release
+
+    chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
+    s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
+                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force)
+    routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
+    typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
+    if s.withheld:
+        typer.echo(f"withheld: {s.withheld:,} undecided queued messages")
+    typer.echo("datasheet: " + ", ".join(str(p) for p in s.datasheet))
+
+
+@app.command()
 def lexicons(
     directory: Annotated[
         Optional[Path], typer.Option("--directory", help="Lexicon folder (default: the shipped dictionaries/).")

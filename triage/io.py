@@ -326,8 +326,19 @@ def open_messages(
     `delimiter` None means tab for .tsv/.tab, else guessed among , ; tab | from the header
     (the line holding `text_column`) and csv.Sniffer. `on_bad_lines` is "error", "skip" or
     "warn" for rows with more fields than the header (CSV/TSV) or lines that are not
-    JSON objects (JSONL).
+    JSON objects (JSONL). A .xlsx spreadsheet is read through a private CSV copy of its first
+    sheet (triage.spreadsheets), removed when the table is no longer used.
     """
+    if Path(path).suffix.lower() == ".xlsx" and Path(path).is_file():
+        from triage.spreadsheets import as_csv
+
+        copy, cleanup = as_csv(path)
+        table = open_messages(copy, text_column=text_column, id_column=id_column, required_columns=required_columns,
+                              encoding="utf-8", delimiter=",", on_bad_lines=on_bad_lines)
+        import weakref
+
+        weakref.finalize(table, cleanup)
+        return table
     display = os.fspath(path)
     path = Path(path)
     if on_bad_lines not in _ON_BAD_LINES:

@@ -56,7 +56,7 @@ CLASSIFIED_COLUMNS = tuple(column for column in CLASSIFY_COLUMNS if column != RI
 QUEUE_COLUMNS = ("id", "text", "look_at", "why", "seekhide", "model", "score", "expert_decision", "expert_hide")
 #: Appended to the classified columns in the FINAL file.
 FINAL_COLUMNS = ("final", "final_text")
-QUEUE_FORMATS = ("csv", "tsv", "jsonl", "html")
+QUEUE_FORMATS = ("csv", "tsv", "jsonl", "html", "xlsx")
 LOOK_AT_SEPARATOR = "; "  # the expert can paste a look_at cell into expert_hide as is
 MAX_REASONS = 8  # reasons listed in `why` before "and N more"
 NAME_TAGS = ("PRE", "NOM")
@@ -406,8 +406,11 @@ def queue_format(output_path: str | os.PathLike[str], format: str | None = None)
         if chosen not in QUEUE_FORMATS:
             raise io.InputError(f"queue format must be one of {', '.join(QUEUE_FORMATS)}, not {format!r}")
         return chosen
-    if Path(output_path).suffix.lower() in (".html", ".htm"):
+    suffix = Path(output_path).suffix.lower()
+    if suffix in (".html", ".htm"):
         return "html"
+    if suffix == ".xlsx":  # never a CSV under a spreadsheet's name
+        return "xlsx"
     return io.format_for(output_path)
 
 
@@ -455,6 +458,11 @@ def export_queue(
             seeker = SeekAndHide(lexicon_module.default())
         if chosen == "html":
             handle.write(_html_page(rows, total, seeker))
+        elif chosen == "xlsx":
+            from triage.spreadsheets import write_into
+
+            records = [_queue_record(row, seeker) for row in rows]
+            write_into(handle, QUEUE_COLUMNS, [[r[c] for c in QUEUE_COLUMNS] for r in records], sheet="queue")
         else:
             # Spreadsheet formats get every cell neutralised; JSONL is read by programs.
             writer = io.TableWriter(handle, QUEUE_COLUMNS, format=chosen, neutralise_formulas=chosen != "jsonl")

@@ -69,6 +69,11 @@ CREATE TABLE learnt (
 );
 CREATE INDEX events_by_reviewer ON events (reviewer, seq);
 """
+# Added after the first format: created when missing, so older workspaces open as they are.
+_SURROGATES = """CREATE TABLE IF NOT EXISTS surrogates (
+    tag TEXT NOT NULL, entity TEXT NOT NULL, surrogate TEXT NOT NULL, seed INTEGER NOT NULL,
+    PRIMARY KEY (tag, entity)
+)"""
 
 
 class NeedsConfirmation(io.InputError):
@@ -229,6 +234,7 @@ class Workspace:
                         connection.execute(statement)
                 connection.execute(f"PRAGMA application_id={_APPLICATION_ID}")
                 workspace._set_meta(schema_version=str(SCHEMA_VERSION), created=_now())
+        connection.execute(_SURROGATES)
         version = workspace.meta().get("schema_version")
         if version != str(SCHEMA_VERSION):
             connection.close()
@@ -300,7 +306,7 @@ class Workspace:
                 ),
             )
             values = dict(classified=os.path.abspath(classified_path), synced=_now(),
-                          audit_ids=json.dumps(audit_ids), audit_size=str(audit))
+                          audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
             if input_path is not None:
                 values["input"] = os.path.abspath(input_path)
             self._set_meta(**values)
@@ -671,6 +677,18 @@ class Workspace:
         return result
 
     # ------------------------------------------------------------------ release
+
+    def surrogate_map(self) -> dict[tuple[str, str], str]:
+        """The surrogates of earlier releases, (tag, entity) -> surrogate: the same entity keeps its
+        surrogate from one release to the next. It never leaves the workspace."""
+        return {(r["tag"], r["entity"]): r["surrogate"] for r in self._db.execute("SELECT * FROM surrogates")}
+
+    def save_surrogate_map(self, mapping: dict[tuple[str, str], str], seed: int) -> None:
+        with self._transaction():
+            self._db.executemany(
+                "INSERT INTO surrogates VALUES (?,?,?,?) ON CONFLICT(tag, entity) DO NOTHING",
+                [(tag, entity, surrogate, seed) for (tag, entity), surrogate in mapping.items()],
+            )
 
     def undecided(self) -> int:
         return self.count(kind="queue", status="pending,skipped,stale")

@@ -1,0 +1,296 @@
+"""The publishable corpus (triage release) and the datasheet that describes it.
+
+Every message of the classified file, in order, with what the machines and the reviewers decided to
+hide replaced in one of three styles:
+- `tags`: the tag and the length, `<PRE_7>` (the form 88milSMS was published in);
+- `pseudonyms`: one numbered tag per entity across the corpus, `<PRE_1>` ... `<PRE_1>` ... `<PRE_2>`;
+- `surrogates`: realistic replacements (triage.surrogates), one per entity; the mapping from originals
+  to surrogates stays in the review workspace, never in the release.
+Dictionary ids and working codes never appear. The input's other columns (donor, date...) are kept in
+the input's order; the raw text and the working columns are left out. A release is refused while queued
+messages are undecided, unless they are withheld (left out, and said so in the datasheet).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from triage import io
+from triage.review import Workspace, check_workspace_path, default_path
+from triage.surrogates import Surrogates, entity_key
+
+STYLES = ("tags", "pseudonyms", "surrogates")
+ROUTES = ("machine", "reviewer", "audit", "undecided")
+
+
+class Pseudonyms:
+    """`<TAG_n>`: n counts the entities of each tag in order of first mention."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[str, str], int] = {}
+        self.counts: Counter = Counter()
+
+    def replace(self, tag: str, original: str) -> str:
+        key = (tag, entity_key(tag, original))
+        if key not in self.numbers:
+            self.counts[tag] += 1
+            self.numbers[key] = self.counts[tag]
+        return f"<{tag}_{self.numbers[key]}>"
+
+
+class Tags:
+    def replace(self, tag: str, original: str) -> str:
+        return f"<{tag}_{len(original)}>"
+
+
+def replacer(style: str, seed: int = 0, known=None):
+    if style == "tags":
+        return Tags()
+    if style == "pseudonyms":
+        return Pseudonyms()
+    if style == "surrogates":
+        return Surrogates(seed, known)
+    raise io.InputError(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
+
+
+def release_text(text: str, spans, replace) -> str:
+    """`text` with each span replaced by `replace(tag, original)`; every other character kept."""
+    parts, last = [], 0
+    for start, end, tag in sorted(spans):
+        parts.append(text[last:start])
+        parts.append(replace(tag, text[start:end]))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+@dataclass
+class ReleaseSummary:
+    output: Path
+    datasheet: list[Path]
+    style: str
+    messages: int
+    routes: dict[str, int]
+    tags: dict[str, int]
+    withheld: int = 0
+    columns: list[str] = field(default_factory=list)
+
+
+def output_kind(path: Path, excel: bool) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".xlsx":
+        return "xlsx"
+    if excel:
+        if suffix not in ("", ".csv"):
+            raise io.InputError(f"--excel writes a CSV for Excel: name the output .csv or .xlsx, not {path.name}")
+        return "excel"
+    if suffix in (".xls", ".ods", ".xlsm"):
+        raise io.InputError(f"{path.name}: sms-triage writes .xlsx spreadsheets (or --excel for a CSV), not {suffix}")
+    return io.format_for(path)
+
+
+def datasheet_paths(output: Path) -> tuple[Path, Path]:
+    stem = output.with_suffix("")
+    return stem.with_name(stem.name + ".datasheet.md"), stem.with_name(stem.name + ".datasheet.json")
+
+
+def _input_columns(input_path, read_id_column: str | None) -> tuple[list[str], dict[str, dict], str]:
+    table = io.open_messages(input_path, id_column=read_id_column or io.DEFAULT_ID_COLUMN)
+    fields = {message.id: message.fields for message in table}
+    return list(table.columns), fields, table.text_column
+
+
+def run_release(
+    classified: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    style: str = "tags",
+    seed: int = 0,
+    columns: list[str] | None = None,
+    withhold_undecided: bool = False,
+    excel: bool = False,
+    input_path: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    command: str | None = None,
+) -> ReleaseSummary:
+    output = Path(output)
+    if style not in STYLES:
+        raise io.InputError(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
+    kind = output_kind(output, excel)
+    sheet_md, sheet_json = datasheet_paths(output)
+    ws_path = Path(workspace) if workspace else default_path(classified)
+    inputs = [classified, ws_path] + ([input_path] if input_path else [])
+    for path in (output, sheet_md, sheet_json):  # every output checked before any work
+        io.refuse_inputs(path, inputs)
+        if path.exists() and not force:
+            raise io.OutputExists(f"{path} exists; use --force to overwrite")
+    check_workspace_path(ws_path, [classified])
+    if not ws_path.exists():
+        raise io.InputError(f"no review workspace {ws_path}: run `triage review {classified}` first "
+                            "(it lists what a human must decide before a release)")
+    with Workspace.open(ws_path) as opened:
+        meta = opened.meta()
+        opened.sync(classified, audit=int(meta.get("audit_size", 200)), seed=int(meta.get("audit_seed", 0)))
+        undecided = opened.undecided()
+        if undecided and not withhold_undecided:
+            raise io.InputError(
+                f"{undecided:,} queued message{'s are' if undecided > 1 else ' is'} undecided: review "
+                f"{'them' if undecided > 1 else 'it'} with `triage review {classified} --workspace {ws_path}`, "
+                "or leave them out with --withhold-undecided"
+            )
+        input_path = input_path or meta.get("input")
+        if input_path and not Path(input_path).exists():
+            raise io.InputError(f"the original input {input_path} is gone; give it with --input to keep its columns")
+        if input_path:
+            all_columns, input_fields, text_column = _input_columns(input_path, None)
+        else:
+            all_columns, input_fields, text_column = ["id", "text"], {}, "text"
+        if "id" not in all_columns:
+            all_columns = ["id", *all_columns]
+        if columns:
+            unknown = [c for c in columns if c not in all_columns]
+            if unknown:
+                raise io.InputError(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
+            chosen = [c for c in all_columns if c in columns or c in ("id", text_column)]  # rows stay linkable
+        else:
+            chosen = all_columns
+        known = opened.surrogate_map() if style == "surrogates" else None
+        replace = replacer(style, seed, known)
+        routes: Counter = Counter()
+        tags: Counter = Counter()
+        records: list[list[str]] = []
+        withheld = 0
+        for row in opened.final():
+            if row.route == "undecided":
+                withheld += 1
+                continue
+            routes[row.route] += 1
+            tags.update(tag for _, _, tag in row.spans)
+            fields = input_fields.get(row.id, {})
+            if input_path and fields and fields.get(text_column) != row.text:
+                raise io.InputError(f"{input_path}: message {row.id!r} differs from the classified file's; "
+                                    "give the input that was classified with --input")
+            released = release_text(row.text, row.spans, replace.replace)
+            values = {**fields, "id": row.id, text_column: released}
+            records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
+        if style == "surrogates":
+            opened.save_surrogate_map(replace.mapping, seed)
+        audit = opened.audit_estimate()
+        workspace_meta = opened.meta()
+    _write_table(output, kind, chosen, records, force)
+    sheet = _datasheet(
+        classified=Path(classified), input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
+        routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command,
+    )
+    with io.atomic_output(sheet_json, force=force, private=False) as handle:
+        handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
+    with io.atomic_output(sheet_md, force=force, private=False) as handle:
+        handle.write(datasheet_markdown(sheet))
+    return ReleaseSummary(output, [sheet_md, sheet_json], style, sum(routes.values()), dict(routes), dict(tags),
+                          withheld, chosen)
+
+
+def _write_table(output: Path, kind: str, columns: list[str], records: list[list[str]], force: bool) -> None:
+    # The release holds no raw text, but it is still a corpus of private messages until published.
+    if kind == "xlsx":
+        from triage.spreadsheets import write_xlsx
+
+        write_xlsx(output, columns, records, force=force)
+        return
+    if kind == "excel":  # what French Excel opens right: UTF-8 with a BOM, semicolons
+        with io.atomic_output(output, force=force, encoding="utf-8-sig") as handle:
+            writer = csv.writer(handle, delimiter=";", lineterminator="\r\n")
+            writer.writerow(columns)
+            writer.writerows([[io.neutralise_formula(v) for v in record] for record in records])
+        return
+    with io.atomic_output(output, force=force) as handle:
+        writer = io.TableWriter(handle, columns, format=kind)
+        writer.write_cells(records)
+
+
+def _sha256(path) -> str | None:
+    try:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    except OSError:
+        return None
+
+
+def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
+               command) -> dict:
+    from triage import __version__
+    from triage import lexicons as lexicon_module
+
+    return {
+        "corpus": output.name,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "sms_triage_version": __version__,
+        "command": command or " ".join(["triage", *sys.argv[1:]]),
+        "style": style,
+        "seed": seed if style == "surrogates" else None,
+        "columns": columns,
+        "sources": {
+            "classified": {"file": Path(classified).name, "sha256": _sha256(classified)},
+            "input": {"file": Path(input_path).name, "sha256": _sha256(input_path)} if input_path else None,
+        },
+        "messages": {"released": sum(routes.values()), "withheld_undecided": withheld,
+                     **{route: routes.get(route, 0) for route in ("machine", "reviewer", "audit")}},
+        "hidden_items_by_tag": dict(sorted(tags.items())),
+        "audit": audit,
+        "lexicons_fingerprint": lexicon_module.default().fingerprint,
+        "model": meta.get("model"),
+        "review_workspace": {"synced": meta.get("synced"), "created": meta.get("created")},
+    }
+
+
+def datasheet_markdown(sheet: dict) -> str:
+    m = sheet["messages"]
+    a = sheet["audit"]
+    style = {"tags": "each hidden item replaced by its tag and length (`<PRE_7>`)",
+             "pseudonyms": "each entity replaced by a numbered tag, the same throughout the corpus (`<PRE_1>`)",
+             "surrogates": "each entity replaced by a realistic surrogate of the same kind and shape, the same "
+                           "throughout the corpus (the mapping is kept in the review workspace, not here)"}[sheet["style"]]
+    lines = [
+        f"# Datasheet: {sheet['corpus']}", "",
+        f"Anonymised with sms-triage {sheet['sms_triage_version']} on {sheet['created']} (UTC), after Patel et al. "
+        "(2013): Seek&Hide's lexicons and rules, a learnt message model, a combiner that sends uncertain messages "
+        "to a human reviewer.", "",
+        f"- Command: `{sheet['command']}`",
+        f"- Style: {sheet['style']}: {style}",
+        f"- Columns: {', '.join(sheet['columns'])} (the raw text and the working columns are not included)",
+        f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
+        "", "## Messages by route", "",
+        "| route | messages |", "|---|---|",
+        f"| released by the machines | {m['machine']:,} |",
+        f"| decided by a reviewer (queue) | {m['reviewer']:,} |",
+        f"| decided by a reviewer (audit sample) | {m['audit']:,} |",
+        f"| withheld (queued, undecided) | {m['withheld_undecided']:,} |",
+        f"| **released** | **{m['released']:,}** |",
+        "", "## Hidden items by tag", "", "| tag | items |", "|---|---|",
+        *[f"| {tag} | {n:,} |" for tag, n in sheet["hidden_items_by_tag"].items()],
+        "", "## Audit of the machines", "",
+    ]
+    if a["audited"]:
+        lines.append(
+            f"A seeded random sample of the messages the machines released on their own was reviewed: "
+            f"{a['leaking']:,} of {a['audited']:,} still showed something identifying, "
+            f"{100 * a['share']:.1f}% (95% CI {100 * a['low']:.1f}%-{100 * a['high']:.1f}%, exact binomial) of the "
+            f"{a['machine_released']:,} messages the machines released. Those reviewed messages are released as "
+            "the reviewer decided."
+        )
+    else:
+        lines.append("No audit message was reviewed: there is no estimate of what the machines let through "
+                     "(`triage review` shows an audit sample after the queue).")
+    return "\n".join(lines) + "\n"
