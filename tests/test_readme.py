@@ -1,0 +1,30 @@
+"""The README's usage block is checked against `triage --help`, as sqlite-utils checks its docs:
+every command and every option it shows must exist."""
+
+import re
+
+import pytest
+
+from conftest import REPO
+
+
+def usage_lines() -> list[str]:
+    readme = (REPO / "README.md").read_text("utf-8")
+    block = readme.split("## Using it", 1)[1].split("```", 2)[1]
+    return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip().startswith("triage ")]
+
+
+def test_the_usage_block_is_not_empty():
+    assert len(usage_lines()) >= 10
+
+
+@pytest.mark.parametrize("line", usage_lines())
+def test_every_command_and_option_of_the_readme_exists(cli, line):
+    words = line.split()[1:]
+    command = [words[0]]
+    if words[0] in ("queue", "report"):
+        command.append(words[1].split("|")[0])
+    result = cli(*command, "--help")
+    assert result.exit_code == 0, f"`triage {' '.join(command)}` does not exist: {result.output}"
+    for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", line):
+        assert option in result.output, f"`triage {' '.join(command)}` has no option {option}"
