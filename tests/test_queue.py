@@ -214,7 +214,7 @@ def test_format_option_overrides_the_extension(corpus, tmp_path, seeker):
     assert summary.format == "html"
     assert (tmp_path / "queue.txt").read_text("utf-8").startswith("<!DOCTYPE html>")
     with pytest.raises(InputError, match="queue format"):
-        export_queue(corpus, tmp_path / "queue.xlsx", format="xlsx", seeker=seeker)
+        export_queue(corpus, tmp_path / "queue.docx", format="docx", seeker=seeker)
 
 
 def test_export_refuses_to_overwrite_without_force_and_is_private(corpus, tmp_path, seeker):

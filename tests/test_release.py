@@ -200,3 +200,16 @@ def test_a_spreadsheet_is_read_like_its_csv(cli, tmp_path):
     (tmp_path / "broken.xlsx").write_bytes(b"PK\x03\x04 not really")
     broken = cli("classify", tmp_path / "broken.xlsx", "-o", tmp_path / "b.csv")
     assert broken.exit_code == 1 and "not a readable .xlsx" in broken.output
+
+
+def test_a_spreadsheet_name_never_receives_a_csv(cli, tmp_path):
+    result = cli("classify", SAMPLE, "-o", tmp_path / "out.xlsx")
+    assert result.exit_code == 1 and "writes .csv, .tsv or .jsonl" in result.output
+    assert not (tmp_path / "out.xlsx").exists()
+
+
+def test_the_datasheet_names_the_model(cli, reviewed, tmp_path):
+    classified, ws = reviewed
+    assert cli("release", classified, "--workspace", ws, "-o", tmp_path / "c.csv").exit_code == 0
+    sheet = json.loads((tmp_path / "c.datasheet.json").read_text("utf-8"))
+    assert sheet["model"].startswith("the embedded model") and "sha256" in sheet["model"]

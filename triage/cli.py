@@ -171,6 +171,7 @@ def classify(
 
         opened, synced = review_module.open_synced(summary.output, workspace, input_path=input)
         with opened:
+            opened.record_model(model)
             for line in review_module.sync_lines(opened.path, synced):
                 typer.echo(line)
     _warn_skipped(summary.skipped_lines)

@@ -721,7 +721,11 @@ def duplicate_ids(messages: Iterable[Message]) -> dict[str, list[int]]:
 
 def format_for(path: str | os.PathLike[str]) -> str:
     """Output format for a path by its extension: "tsv", "jsonl", else "csv"."""
-    return _FORMATS_BY_SUFFIX.get(Path(path).suffix.lower(), "csv")
+    suffix = Path(path).suffix.lower()
+    if suffix in (".xlsx", ".xls", ".xlsm", ".ods"):  # never a CSV under a spreadsheet's name
+        raise InputError(f"{Path(path).name}: this command writes .csv, .tsv or .jsonl "
+                         "(spreadsheets: `triage release ... -o corpus.xlsx` or `triage queue export -o queue.xlsx`)")
+    return _FORMATS_BY_SUFFIX.get(suffix, "csv")
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -43,7 +43,8 @@ def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except Exception as err:  # openpyxl raises many kinds on a damaged file
-        raise io.InputError(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__})") from None
+        raise io.InputError(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
+                            "from your spreadsheet, or export it as CSV UTF-8") from None
     try:
         rows = [["" if v is None else io.restore_formula(str(v)) for v in row] for row in book.worksheets[0].iter_rows(values_only=True)]
     finally:

@@ -259,6 +259,16 @@ class Workspace:
             list(values.items()),
         )
 
+    def record_model(self, path: str | os.PathLike[str] | None) -> None:
+        """Note which model classified the corpus (its file and SHA-256), for the release's datasheet."""
+        from triage import model as model_module
+
+        chosen = Path(path) if path else model_module.default_model_path()
+        digest = hashlib.sha256(chosen.read_bytes()).hexdigest()[:16]
+        name = chosen.name if path else f"the embedded model ({chosen.name})"
+        with self._transaction():
+            self._set_meta(model=f"{name}, sha256 {digest}")
+
     def meta(self) -> dict[str, str]:
         return {row["key"]: row["value"] for row in self._db.execute("SELECT key, value FROM meta")}
 
