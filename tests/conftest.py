@@ -62,3 +62,42 @@ def rewrite_model(source: Path, target: Path, change) -> Path:
         for name, data in members.items():
             archive.writestr(name, data)
     return target
+
+
+CLASSIFIED_COLUMNS = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk"]
+
+
+@pytest.fixture(scope="session")
+def classified_demo(tmp_path_factory, _lexicon_cache):
+    """The demo corpus classified once per test session, through the CLI as a user does
+    (read-only: tests that change it copy it first)."""
+    out = tmp_path_factory.mktemp("classified") / "demo.csv"
+    result = CliRunner().invoke(app, ["classify", str(SAMPLE), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture
+def classified(classified_demo):
+    return classified_demo
+
+
+@pytest.fixture
+def workspace(classified_demo, tmp_path):
+    """A review workspace of the classified demo corpus, with an audit sample of 20."""
+    from triage.review import open_synced
+
+    opened, _ = open_synced(classified_demo, tmp_path / "ws.sqlite", audit=20)
+    with opened:
+        yield opened
+
+
+def write_queued(path: Path, text: str, highlighted: str = "[]") -> Path:
+    """A classified file of one message queued for a human (decision EXPERT)."""
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CLASSIFIED_COLUMNS)
+        writer.writerow(["1", text, "UNTAGGED", "TA", "0.6", "EXPERT", text, "[]", highlighted, "0.5"])
+    return path

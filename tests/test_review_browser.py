@@ -4,7 +4,6 @@ A reviewer goes through the demo queue with the keyboard alone, hides a word by 
 missed span by selecting characters, undoes, reloads and restarts the server; the workspace and the
 applied output then hold every decision. Skipped, saying why, where no browser is installed."""
 
-import os
 import shutil
 import threading
 import time
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLE
+from conftest import write_queued
 from triage.review import Workspace, open_synced
 from triage.review.server import Settings, bind, create_app
 
@@ -77,14 +76,9 @@ def browser(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def demo(tmp_path):
-    from typer.testing import CliRunner
-
-    from triage.cli import app
-
+def demo(classified_demo, tmp_path):
     classified = tmp_path / "demo.csv"
-    result = CliRunner().invoke(app, ["classify", str(SAMPLE), "-o", str(classified)])
-    assert result.exit_code == 0, result.output
+    shutil.copyfile(classified_demo, classified)
     workspace, _ = open_synced(classified, tmp_path / "demo.review.sqlite", audit=0)
     workspace.close()
     return classified, tmp_path / "demo.review.sqlite"
@@ -196,15 +190,8 @@ def test_a_reviewer_goes_through_the_demo_queue_with_the_keyboard(browser, demo,
 
 
 def test_untrusted_text_is_shown_as_text(browser, tmp_path):
-    import csv
-
     hostile = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> Kevin'
-    path = tmp_path / "c.csv"
-    columns = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk"]
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        writer.writerow(["1", hostile, "UNTAGGED", "TA", "0.6", "EXPERT", hostile, "[]", '["Kevin"]', "0.5"])
+    path = write_queued(tmp_path / "c.csv", hostile, '["Kevin"]')
     workspace, _ = open_synced(path, tmp_path / "ws.sqlite", audit=0)
     workspace.close()
     server = Server(tmp_path / "ws.sqlite")

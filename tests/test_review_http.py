@@ -3,32 +3,13 @@
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import SAMPLE
+from conftest import write_queued
 from triage.review import open_synced
 from triage.review.server import CSP, Settings, create_app
 
 TOKEN = "s3cret-token"
 PORT = 8123
 BASE = f"http://127.0.0.1:{PORT}"
-
-
-@pytest.fixture(scope="module")
-def classified(tmp_path_factory):
-    from typer.testing import CliRunner
-
-    from triage.cli import app
-
-    out = tmp_path_factory.mktemp("http") / "demo.csv"
-    result = CliRunner().invoke(app, ["classify", str(SAMPLE), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
-
-
-@pytest.fixture
-def workspace(classified, tmp_path):
-    opened, _ = open_synced(classified, tmp_path / "ws.sqlite", audit=10)
-    with opened:
-        yield opened
 
 
 @pytest.fixture
@@ -60,7 +41,7 @@ def test_no_token_no_page(client, path):
     response = client.get(path)
     assert response.status_code == 403 and "triage review" in response.text
     assert client.get(path, headers={"X-Triage-Token": "wrong"}).status_code == 403
-    assert client.get(f"/?token=wrong").status_code == 403
+    assert client.get("/?token=wrong").status_code == 403
 
 
 def test_a_foreign_host_is_refused_even_with_the_token(client):
@@ -122,15 +103,8 @@ def test_learning_a_frequent_word_answers_409_with_its_preview(client):
 
 
 def test_message_text_is_served_as_data_never_as_markup(tmp_path):
-    import csv
-
     hostile = '<script>alert("x")</script> <img src=x onerror=alert(1)> Kevin'
-    path = tmp_path / "c.csv"
-    columns = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk"]
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        writer.writerow(["1", hostile, "UNTAGGED", "TA", "0.6", "EXPERT", hostile, "[]", '["Kevin"]', "0.5"])
+    path = write_queued(tmp_path / "c.csv", hostile, '["Kevin"]')
     opened, _ = open_synced(path, tmp_path / "ws.sqlite", audit=0)
     with opened, TestClient(create_app(opened, Settings(TOKEN, PORT, "ana")), base_url=BASE) as client:
         authorised(client)

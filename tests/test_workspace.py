@@ -21,27 +21,6 @@ from triage.review import Workspace, apply_workspace, open_synced
 from triage.review.workspace import NeedsConfirmation
 
 
-@pytest.fixture(scope="module")
-def classified(tmp_path_factory):
-    """The demo corpus classified once for this module (through the CLI, as a user does)."""
-    from typer.testing import CliRunner
-
-    from triage.cli import app
-
-    folder = tmp_path_factory.mktemp("classified")
-    out = folder / "demo.csv"
-    result = CliRunner().invoke(app, ["classify", str(SAMPLE), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
-
-
-@pytest.fixture
-def workspace(classified, tmp_path):
-    opened, _ = open_synced(classified, tmp_path / "ws.sqlite", audit=20)
-    with opened:
-        yield opened
-
-
 def rows_of(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
