@@ -213,3 +213,15 @@ def test_the_datasheet_names_the_model(cli, reviewed, tmp_path):
     assert cli("release", classified, "--workspace", ws, "-o", tmp_path / "c.csv").exit_code == 0
     sheet = json.loads((tmp_path / "c.datasheet.json").read_text("utf-8"))
     assert sheet["model"].startswith("the embedded model") and "sha256" in sheet["model"]
+
+
+def test_formula_cells_are_neutralised_in_a_released_workbook(tmp_path):
+    from openpyxl import load_workbook
+
+    from triage.spreadsheets import write_xlsx
+
+    write_xlsx(tmp_path / "c.xlsx", ["id", "text"], [["1", "=HYPERLINK(\"http://x\")"], ["2", "+33 6 12"], ["3", "ok"]])
+    sheet = load_workbook(tmp_path / "c.xlsx").worksheets[0]
+    cells = [row[1].value for row in sheet.iter_rows(min_row=2)]
+    assert sheet.cell(2, 2).data_type != "f" and not any(str(c).startswith(("=", "+")) for c in cells)
+    assert read_xlsx(tmp_path / "c.xlsx")[1][0][1] == "=HYPERLINK(\"http://x\")"  # read back as written
