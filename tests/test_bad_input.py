@@ -544,7 +544,7 @@ def test_the_queue_of_classify_is_never_its_input_or_output(cli, labelled, tmp_p
     out = tmp_path / "classified.csv"
     failed(cli("classify", labelled, "-o", out, "--queue", labelled, "--force"), 1, "input file")
     assert labelled.read_bytes() == before
-    failed(cli("classify", labelled, "-o", out, "--queue", out, "--force"), 1, "already the output")
+    failed(cli("classify", labelled, "-o", out, "--queue", out, "--force"), 1, "given for two outputs")
     assert not out.exists()  # refused before classifying anything
 
 
@@ -845,10 +845,10 @@ def interrupt(monkeypatch, command: str) -> None:
     elif command == "train":  # stopped while the model file is being written
         write_zip = model_module._write_zip
 
-        def write_half(*args):
+        def write_half(*args, **options):
             with monkeypatch.context() as patch:
                 patch.setattr(zipfile.ZipFile, "writestr", Interrupt(zipfile.ZipFile.writestr, 1))
-                write_zip(*args)
+                write_zip(*args, **options)
 
         monkeypatch.setattr(model_module, "_write_zip", write_half)
     elif command == "queue export":
@@ -998,4 +998,4 @@ def test_debug_shows_the_traceback_and_without_it_one_line(tmp_path):
     debug = triage_process("--debug", "classify", missing)
     assert debug.returncode == 1
     assert "Traceback (most recent call last)" in debug.stderr
-    assert f"triage.io.InputError: {missing}: no such file" in debug.stderr
+    assert f"triage.errors.InputError: {missing}: no such file" in debug.stderr

@@ -6,7 +6,7 @@ import csv
 import io
 import json
 import os
-import stat
+
 import subprocess
 import sys
 import tracemalloc
@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from triage.outputs import atomic_output
 from triage.io import (
     DEFAULT_ID_COLUMN,
     BadLineWarning,
     InputError,
     Message,
-    OutputExists,
     TableWriter,
-    atomic_output,
     duplicate_ids,
     encode_cells,
     format_for,
@@ -417,92 +416,6 @@ def test_duplicate_ids(tmp_path):
     path = write(tmp_path, "d.csv", "id,text\na,1\nb,2\na,3\nc,4\na,5\nc,6\n")
     assert duplicate_ids(open_messages(path)) == {"a": [2, 4, 6], "c": [5, 7]}
     assert duplicate_ids([Message(2, "x", "t", {}), Message(3, "y", "t", {})]) == {}
-
-
-# ------------------------------------------------------------------ atomic output
-
-
-def test_interrupted_writer_leaves_nothing(tmp_path):
-    destination = tmp_path / "out" / "x.csv"
-    for interruption in (RuntimeError("boom"), KeyboardInterrupt()):
-        with pytest.raises(type(interruption)):
-            with atomic_output(destination) as handle:
-                handle.write("id,text\n" * 1000)
-                raise interruption
-        assert not destination.exists()
-        assert os.listdir(destination.parent) == []  # no temporary file left behind
-
-
-def test_existing_output_refused_then_replaced_with_force(tmp_path):
-    destination = tmp_path / "x.csv"
-    destination.write_text("old")
-    before = set(os.listdir(tmp_path))
-    with pytest.raises(OutputExists, match="x.csv exists; use --force to overwrite"):
-        with atomic_output(destination):
-            pytest.fail("the block must not run")  # refused before anything is created
-    assert destination.read_text() == "old" and set(os.listdir(tmp_path)) == before
-    with atomic_output(destination, force=True) as handle:
-        handle.write("new")
-    assert destination.read_text() == "new" and set(os.listdir(tmp_path)) == before
-
-
-def test_interrupted_forced_write_keeps_the_old_file(tmp_path):
-    destination = tmp_path / "x.csv"
-    destination.write_text("old")
-    with pytest.raises(ValueError):
-        with atomic_output(destination, force=True) as handle:
-            handle.write("half")
-            raise ValueError
-    assert destination.read_text() == "old" and os.listdir(tmp_path) == ["x.csv"]
-
-
-def test_output_created_by_someone_else_meanwhile_is_not_clobbered(tmp_path):
-    destination = tmp_path / "x.csv"
-    with pytest.raises(OutputExists):
-        with atomic_output(destination) as handle:
-            handle.write("ours")
-            destination.write_text("theirs")  # another process, between the check and the rename
-    assert destination.read_text() == "theirs" and os.listdir(tmp_path) == ["x.csv"]
-
-
-@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
-def test_private_modes_and_missing_parents(tmp_path):
-    destination = tmp_path / "reports" / "run1" / "x.csv"
-    with atomic_output(destination) as handle:
-        handle.write("secret")
-        handle.flush()
-        (temporary,) = destination.parent.iterdir()  # private while being written, too
-        assert stat.S_IMODE(temporary.stat().st_mode) == 0o600
-    assert stat.S_IMODE(destination.stat().st_mode) == 0o600
-    assert stat.S_IMODE((tmp_path / "reports").stat().st_mode) == 0o700
-    assert stat.S_IMODE((tmp_path / "reports" / "run1").stat().st_mode) == 0o700
-    shared = tmp_path / "shared.csv"
-    shared.write_text("old")
-    shared.chmod(0o644)
-    with atomic_output(shared, force=True) as handle:  # replacing a readable file: private again
-        handle.write("new")
-    assert stat.S_IMODE(shared.stat().st_mode) == 0o600
-    with atomic_output(tmp_path / "public.csv", private=False) as handle:
-        handle.write("x")
-    umask = os.umask(0)
-    os.umask(umask)
-    assert stat.S_IMODE((tmp_path / "public.csv").stat().st_mode) == 0o666 & ~umask
-
-
-def test_protected_input_never_overwritten(tmp_path):
-    source = write(tmp_path, "sms.csv", "id,text\n1,a\n")
-    (tmp_path / "sub").mkdir()
-    for alias in (source, tmp_path / "sub" / ".." / "sms.csv"):
-        with pytest.raises(InputError, match="input file"):
-            with atomic_output(alias, force=True, protect=[source]):
-                pytest.fail("the block must not run")
-    if hasattr(os, "symlink"):
-        link = tmp_path / "link.csv"
-        link.symlink_to(source)
-        with pytest.raises(InputError, match="input file"):
-            with atomic_output(link, force=True, protect=[source]):
-                pass
-    assert source.read_text() == "id,text\n1,a\n"
 
 
 # ------------------------------------------------------------------ table writer

@@ -8,7 +8,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from triage.reports.tree import (
     _weka_double_to_string,
-    plot_tree_png,
+    tree_figure,
     tree_size,
     weka_tree_text,
 )
@@ -216,9 +216,9 @@ def test_rejects_wrong_number_of_names():
 # PNG
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("max_depth", [None, 1])
-def test_plot_tree_png_writes_a_png(tmp_path, max_depth):
-    path = tmp_path / "tree.png"
-    plot_tree_png(fit_small_tree(), FEATURES, CLASSES, path, max_depth=max_depth)
-    data = path.read_bytes()
+def test_the_tree_figure_renders_as_a_png(max_depth):
+    from triage.reports.render import figure_png
+
+    data = figure_png(tree_figure(fit_small_tree(), FEATURES, CLASSES, max_depth=max_depth), dpi="figure")
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(data) > 1000

@@ -229,10 +229,20 @@ Normalise = Annotated[bool, typer.Option("--normalise", help="Divide counts by t
 Seed = Annotated[int, typer.Option("--seed", help="Random seed (same data + seed = same report).")]
 
 
-def _out_dir(out_dir: Optional[Path], name: str) -> Path:
+def _report_folder(report: str, out_dir: Optional[Path], force: bool, inputs,
+                   sub: Optional[str] = None) -> tuple[Path, bool]:
+    """The folder of a report and whether it may replace files there, checked before any
+    work: reports/<report> is the tool's own (a new run replaces it); a folder the user
+    names keeps its files unless --force, and never loses an input."""
+    from triage import outputs
     from triage.pipeline import REPORTS_DIR
+    from triage.reports.render import report_paths
 
-    return out_dir if out_dir is not None else REPORTS_DIR / name
+    folder = out_dir if out_dir is not None else REPORTS_DIR / report
+    folder = folder / sub if sub else folder
+    force = force or out_dir is None
+    outputs.check_outputs([(path, force) for path in report_paths(report, folder)], inputs=inputs)
+    return folder, force
 
 
 def _wrote(paths) -> None:
@@ -261,6 +271,7 @@ def report_cv(
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
+    force: Force = False,
 ) -> None:
     """Stratified k-fold cross-validation of the 50% baseline, the decision tree and bagging (Table 6)."""
     from features import FEATURE_SETS
@@ -269,15 +280,17 @@ def report_cv(
 
     _check_feature_set(feature_set)
     read = read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines)
+    names = FEATURE_SETS if compare else [feature_set]
+    folders = {name: _report_folder("cv", out_dir, force, [input], sub=name if compare else None) for name in names}
     evaluations = {}
-    for name in FEATURE_SETS if compare else [feature_set]:
+    for name in names:
         evaluations[name] = run_cv(
             input, folds=folds, seed=seed, feature_set=name, normalise=normalise, read=read,
             progress=sys.stderr.isatty(),
         )
         typer.echo(evaluation_markdown(evaluations[name]))
-        folder = _out_dir(out_dir, "cv") / name if compare else _out_dir(out_dir, "cv")
-        _wrote(write_evaluation(evaluations[name], folder))
+        folder, replace = folders[name]
+        _wrote(write_evaluation(evaluations[name], folder, force=replace))
     if compare:
         typer.echo("Feature sets compared (same folds and seed):\n")
         typer.echo(comparison_markdown(evaluations))
@@ -297,18 +310,20 @@ def report_holdout(
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
+    force: Force = False,
 ) -> None:
     """The paper's time-ordered test: train on the first N messages, test on the next M."""
     from triage.reports.cv import run_holdout
     from triage.reports.render import evaluation_markdown, write_evaluation
 
     _check_feature_set(feature_set)
+    folder, replace = _report_folder("holdout", out_dir, force, [input])
     evaluation = run_holdout(
         input, train_first=train_first, test_next=test_next, seed=seed, feature_set=feature_set,
         normalise=normalise, read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
     )
     typer.echo(evaluation_markdown(evaluation))
-    _wrote(write_evaluation(evaluation, _out_dir(out_dir, "holdout")))
+    _wrote(write_evaluation(evaluation, folder, force=replace))
 
 
 @report_app.command("infogain")
@@ -324,17 +339,19 @@ def report_infogain(
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
+    force: Force = False,
 ) -> None:
     """Rank the features by information gain, as Weka's InfoGainAttributeEval (Table 5)."""
     from triage.reports.render import infogain_report, infogain_report_markdown, write_infogain
 
     _check_feature_set(feature_set)
+    folder, replace = _report_folder("infogain", out_dir, force, [input])
     report = infogain_report(
         input, feature_set=feature_set, normalise=normalise, balanced=balanced, seed=seed,
         read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
     )
     typer.echo(infogain_report_markdown(report))
-    _wrote(write_infogain(report, _out_dir(out_dir, "infogain")))
+    _wrote(write_infogain(report, folder, force=replace))
 
 
 @report_app.command("tree")
@@ -342,14 +359,16 @@ def report_tree(
     model: Annotated[Path, typer.Argument(help="Model file written by `triage train`.", show_default=False)],
     tree_index: Annotated[int, typer.Option("--tree-index", min=0, help="Which of the bagged trees to show.")] = 0,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for tree.txt and tree.png. Default: reports/tree.")] = None,
+    force: Force = False,
 ) -> None:
     """Print a tree of the model the way Weka's J48 prints it (Figure 1), and draw it."""
     from triage.reports.render import model_tree, tree_heading, write_tree
 
-    report = model_tree(model, tree_index)
+    report = model_tree(model, tree_index)  # a bad model or index first: quick to say
+    folder, replace = _report_folder("tree", out_dir, force, [model])
     typer.echo(f"{tree_heading(report)}\n")
     typer.echo(report.text)
-    _wrote(write_tree(report, _out_dir(out_dir, "tree")))
+    _wrote(write_tree(report, folder, force=replace))
 
 
 @app.command()
@@ -361,20 +380,22 @@ def evaluate(
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set when cross-validating.")] = "rich",
-    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Where to write evaluate.md/.json/.png.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",
     label_column: LabelColumn = "label",
     encoding: Encoding = None,
     delimiter: Delimiter = None,
+    force: Force = False,
 ) -> None:
     """Score the whole pipeline against gold spans: what stays readable, and at what reading cost."""
     from triage.evaluate import run_evaluate
 
     _check_feature_set(feature_set)
+    folder, replace = _report_folder("evaluate", out_dir, force, [gold, model])
     with _busy("cross-validating and scoring the release"):
         report = run_evaluate(
-            gold, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed,
-            feature_set=feature_set, out_dir=out_dir,
+            gold, folder, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed,
+            feature_set=feature_set, force=replace,
             read=read_options(text_column, None, label_column, encoding, delimiter, "error"),
         )
     typer.echo(report.markdown)

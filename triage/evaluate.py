@@ -243,14 +243,17 @@ class EvaluationReport:
     files: list
 
 
-def run_evaluate(gold_path, *, model_path=None, policy: str = "budget", budget: float = 0.10, folds: int = 5,
-                 seed: int = 0, feature_set: str = "rich", read=None, out_dir=None) -> EvaluationReport:
+def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
+                 folds: int = 5, seed: int = 0, feature_set: str = "rich", read=None,
+                 force: bool = False) -> EvaluationReport:
+    """Score the pipeline against gold spans; evaluate.md, .json and .png in `out_dir`
+    (checked before any work: never over an input, never over a file without `force`)."""
     from pathlib import Path
 
-    from triage import io
+    from triage import io, outputs
     from triage.reports.cv import scores as model_scores
-    from triage.reports.render import table6_markdown
-    from triage.pipeline import REPORTS_DIR, ReadOptions, labelled_gold
+    from triage.reports.render import report_paths, table6_markdown, write_report
+    from triage.pipeline import ReadOptions, labelled_gold
     from triage.seekhide import tables
 
     from triage.combiner import POLICIES
@@ -259,6 +262,8 @@ def run_evaluate(gold_path, *, model_path=None, policy: str = "budget", budget: 
         raise io.InputError(f"the expert budget is a share of messages between 0 and 1, not {budget}")
     if policy not in POLICIES:
         raise io.InputError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    protect = [gold_path, model_path]
+    outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
     read = read or ReadOptions()
     gold, has_spans = labelled_gold(Path(gold_path), read)
     if not gold:
@@ -302,12 +307,7 @@ def run_evaluate(gold_path, *, model_path=None, policy: str = "budget", budget: 
     }
     markdown = evaluation_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
-    out_dir = Path(out_dir) if out_dir else REPORTS_DIR / "evaluate"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files = [out_dir / "evaluate.md", out_dir / "evaluate.json", out_dir / "evaluate.png"]
-    files[0].write_text(markdown, "utf-8")
-    files[1].write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    plot_curve(data, files[2])
+    files = write_report("evaluate", out_dir, markdown, data, curve_figure(data), force=force, protect=protect)
     return EvaluationReport(data, markdown, files)
 
 
@@ -365,7 +365,7 @@ def evaluation_markdown(data: dict, seek_tables: str) -> str:
     return "\n".join(lines)
 
 
-def plot_curve(data: dict, path) -> None:
+def curve_figure(data: dict):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -384,4 +384,4 @@ def plot_curve(data: dict, path) -> None:
     axes.set_ylabel("gold spans left readable (%)")
     axes.set_title("Residual identifying spans against expert workload")
     axes.legend()
-    figure.savefig(path, dpi=110)
+    return figure

@@ -1,4 +1,5 @@
-"""The one place where sms-triage reads and writes files.
+"""The corpus formats: reading messages from CSV, TSV, JSON Lines (and workbooks), and
+writing rows of results in those formats.
 
 Corpora arrive as spreadsheets exported by hand, so reading is forgiving about what
 spreadsheets produce (encodings, delimiters, BOMs, Windows line endings, quoted newlines,
@@ -6,9 +7,8 @@ stray NUL bytes, empty trailing rows) and strict about what would silently corru
 data (rows with too many fields, undecodable bytes, missing columns): those raise
 ``InputError`` with a one-line message naming the file and the line.
 
-Writing never damages the user's files: output goes to a private temporary file next to
-the destination and is renamed into place only when complete; an existing file is
-refused unless ``force`` is given, and an input file is never overwritten.
+Rows are written on a handle of ``triage.output.atomic_output``, the one writer, which
+never damages the user's files.
 
 Standard library only, on purpose: ``triage classify`` must start in under 0.5 s
 (importing pandas alone costs that) and stream 10**7 messages in bounded memory.
@@ -26,10 +26,11 @@ import re
 import stat
 import sys
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
+
+from triage.errors import InputError, OutputExists
 
 __all__ = [
     "DEFAULT_ID_COLUMN",
@@ -39,13 +40,11 @@ __all__ = [
     "MessageTable",
     "OutputExists",
     "TableWriter",
-    "atomic_output",
     "duplicate_ids",
     "format_for",
     "neutralise_formula",
     "open_messages",
     "parse_labels",
-    "refuse_inputs",
     "restore_formula",
 ]
 
@@ -72,14 +71,6 @@ _FORMATS_BY_SUFFIX = {
 }
 _WORKBOOK_SUFFIXES = {".xlsx", ".xlsm", ".xls", ".ods", ".numbers"}
 _ON_BAD_LINES = ("error", "skip", "warn")
-
-
-class InputError(Exception):
-    """Bad input: the CLI prints str(err) as one line on stderr and exits 1."""
-
-
-class OutputExists(InputError):
-    """The output file already exists and --force was not given."""
 
 
 class BadLineWarning(UserWarning):
@@ -726,140 +717,6 @@ def format_for(path: str | os.PathLike[str]) -> str:
         raise InputError(f"{Path(path).name}: this command writes .csv, .tsv or .jsonl "
                          "(spreadsheets: `triage release ... -o corpus.xlsx` or `triage queue export -o queue.xlsx`)")
     return _FORMATS_BY_SUFFIX.get(suffix, "csv")
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)  # follows symlinks and hard links
-    except OSError:
-        return os.path.normcase(a.resolve()) == os.path.normcase(b.resolve())
-
-
-def _make_parents(folder: Path, private: bool, display: str) -> None:
-    missing: list[Path] = []
-    while not folder.exists():
-        missing.append(folder)
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    if not folder.is_dir():
-        raise InputError(f"cannot write {display}: {folder} is not a folder")
-    for new in reversed(missing):
-        try:
-            os.mkdir(new, 0o700 if private else 0o777)  # the umask applies on top
-        except FileExistsError:
-            pass
-        except OSError as err:
-            raise InputError(f"cannot create folder {new}: {err.strerror or err}") from None
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX); harmless where folders cannot be opened."""
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
-
-
-def refuse_inputs(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]) -> None:
-    """Raise InputError if `path` is one of `inputs` (the same file, whatever its name):
-    an output must never replace a file the run reads, not even with --force."""
-    for protected in inputs:
-        if _same_file(Path(path), Path(protected)):
-            raise InputError(f"{os.fspath(path)} is an input file; refusing to overwrite it (choose another output path)")
-
-
-@contextmanager
-def atomic_output(
-    path: str | os.PathLike[str],
-    *,
-    force: bool = False,
-    private: bool = True,
-    newline: str = "",
-    protect: Iterable[str | os.PathLike[str]] = (),
-    encoding: str = "utf-8",
-) -> Iterator[TextIO]:
-    """Write a file all at once or not at all.
-
-    Yields a text handle on a temporary file created in the destination's folder (mode
-    0o600 when `private`: files holding raw messages are for their owner only). When the
-    block ends normally the data are flushed, fsynced and renamed onto `path`; on any
-    exception, KeyboardInterrupt included, the temporary file is removed and `path` is
-    untouched. Refused before anything is created: a `path` that is one of the `protect`
-    files (inputs), and an existing `path` unless `force`. Missing folders are created
-    (0o700 when private). Use encoding="utf-8-sig" for files meant for Excel.
-    """
-    destination = Path(path)
-    display = os.fspath(path)
-    refuse_inputs(path, protect)
-    if destination.is_dir():
-        raise InputError(f"{display} is a folder; give a file name")
-    if not force and (destination.exists() or destination.is_symlink()):
-        raise OutputExists(f"{display} exists; use --force to overwrite")
-    folder = destination.parent
-    _make_parents(folder, private, display)
-    temporary = folder / f".{destination.name}.{os.urandom(4).hex()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        descriptor = os.open(temporary, flags, 0o600 if private else 0o666)
-    except OSError as err:
-        raise InputError(f"cannot write {display}: {err.strerror or err}") from None
-    committed = False
-    try:
-        handle = os.fdopen(descriptor, "w", encoding=encoding, newline=newline)
-    except BaseException:
-        os.close(descriptor)
-        os.unlink(temporary)
-        raise
-    try:
-        yield handle  # errors of the caller's block propagate unchanged (after the cleanup)
-        try:
-            handle.flush()
-            os.fsync(handle.fileno())
-            handle.close()
-            if private:
-                os.chmod(temporary, 0o600)
-            elif destination.exists():  # keep the permissions of the file being replaced
-                os.chmod(temporary, stat.S_IMODE(destination.stat().st_mode))
-            _commit(temporary, destination, force, display)
-        except OSError as err:  # e.g. disk full: still one clear line for the CLI
-            raise InputError(f"cannot write {display}: {err.strerror or err}") from None
-        committed = True
-    finally:
-        if not committed:
-            try:
-                handle.close()
-            except OSError:
-                pass
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-    _fsync_folder(folder)
-
-
-def _commit(temporary: Path, destination: Path, force: bool, display: str) -> None:
-    if force:
-        os.replace(temporary, destination)
-        return
-    # link() fails if the destination appeared since the check: never clobber a file
-    # another process created meanwhile.
-    try:
-        os.link(temporary, destination)
-    except FileExistsError:
-        raise OutputExists(f"{display} exists; use --force to overwrite") from None
-    except (OSError, NotImplementedError, AttributeError):  # file systems without hard links
-        if destination.exists():
-            raise OutputExists(f"{display} exists; use --force to overwrite") from None
-        os.replace(temporary, destination)
-        return
-    os.unlink(temporary)
 
 
 _FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from triage.io import InputError, OutputExists
+from triage.io import InputError
 
 FORMAT = "sms-triage-model/1"
 KINDS = ("baseline", "tree", "bagging")
@@ -235,7 +235,10 @@ class Predictor:
 
 
 def save_model(model, path: Path, *, training_size: int, class_counts: dict, seed: int, force: bool = False,
-               word_model=None, spelling=None, risk_quantiles=None, policy: dict | None = None) -> dict:
+               word_model=None, spelling=None, risk_quantiles=None, policy: dict | None = None,
+               protect=()) -> dict:
+    """Write a model file through the one writer (never over `protect`, an input, or the
+    installed model; an existing file only with `force`)."""
     import imblearn
     import skops
     import skops.io
@@ -280,11 +283,7 @@ def save_model(model, path: Path, *, training_size: int, class_counts: dict, see
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
     }
-    path = Path(path)
-    if path.exists() and not force:
-        raise OutputExists(f"{path} exists; use --force to overwrite")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write_zip(path, metadata, members)
+    _write_zip(Path(path), metadata, members, force=force, protect=protect)
     return metadata
 
 
@@ -294,21 +293,14 @@ def _word_features():
     return WORD_FEATURES
 
 
-def _write_zip(path: Path, metadata: dict, members: dict[str, bytes]) -> None:
-    import os
-    import tempfile
+def _write_zip(path: Path, metadata: dict, members: dict[str, bytes], *, force: bool, protect=()) -> None:
+    from triage import outputs
 
-    path = Path(path)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+    with outputs.atomic_output(path, force=force, private=False, protect=protect, binary=True) as raw:
+        with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("metadata.json", json.dumps(metadata, indent=2, sort_keys=True))
             for name, data in members.items():
                 archive.writestr(name, data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _open(path: Path) -> tuple[zipfile.ZipFile, dict]:

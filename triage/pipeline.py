@@ -2,7 +2,7 @@
 
 CLI -> these functions -> Seek&Hide, features, model, combiner -> triage.io writers.
 Each job reads its input through triage.io.open_messages (validated before anything is
-written) and writes through triage.io.atomic_output (all or nothing, never clobbering).
+written) and writes through triage.outputs.atomic_output (all or nothing, never clobbering).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from triage import io
+from triage import io, outputs
 from triage.seekhide import TITLES, SeekAndHide, SeekTables, hidden_json, tables
 
 REPORTS_DIR = Path("reports")
@@ -129,16 +129,17 @@ def run_seek(
     from triage import lexicons
 
     read = read or ReadOptions()
+    # The default output under reports/ is the tool's own: a new run replaces it.
+    force = force or output is None
+    output = Path(output) if output else default_output(input_path, "words.csv" if words else "seek.csv")
+    outputs.check_output(output, force=force, inputs=[input_path])
     table = read.open(input_path)
     has_gold = read.label_column in table.columns
     gold = gold_labels(table, read.label_column) if has_gold else None
-    # The default output under reports/ is the tool's own: a new run replaces it.
-    force = force or output is None
-    output = Path(output) if output else default_output(input_path, "seek.csv")
     seeker = seeker or SeekAndHide(lexicons.default())
     labels: list[str] = []
     columns = WORD_COLUMNS if words else SEEK_COLUMNS
-    with io.atomic_output(output, force=force, protect=[input_path]) as handle:
+    with outputs.atomic_output(output, force=force, protect=[input_path]) as handle:
         writer = io.TableWriter(handle, columns, format=io.format_for(output))
         writer.write_many(seek_rows(table, seeker, labels, words))
     return SeekSummary(output, len(labels), tables(labels, gold), list(getattr(table, "skipped", [])))
@@ -361,15 +362,20 @@ def run_classify(
         raise io.InputError(f"the expert budget is a share of messages between 0 and 1, not {budget}")
     engines.check_engine(engine)
     read = read or ReadOptions()
-    table = read.open(input_path)
+    queue_force = force  # the queue may hold an expert's answers: replaced only when asked
     force = force or output is None  # the default output under reports/ is the tool's own
     output = Path(output) if output else default_output(input_path, "classified.csv")
     output_format = io.format_for(output)
-    if queue_path is not None:  # refused now, not after classifying the whole corpus
-        io.refuse_inputs(queue_path, [input_path])
-        if Path(queue_path).resolve() == output.resolve():
-            raise io.InputError(f"{queue_path} is already the output; give the queue another path")
+    chart_path = output.with_suffix(".summary.png") if chart else None
+    if queue_path is not None:
+        from triage.queue import queue_format
+
+        queue_format(queue_path, None)
     model_path = Path(model_path) if model_path else None
+    # Every output refused now, not after classifying the whole corpus.
+    outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
+                          inputs=[input_path, model_path])
+    table = read.open(input_path)
     predictor = model.load_predictor(model_path or model.default_model_path())
     stats, chunks = None, None
     if predictor.word_forest is not None:
@@ -391,7 +397,7 @@ def run_classify(
     # few in a million for 10**7 rows).
     id_hashes: list = []
     protect = [input_path] + ([model_path] if model_path else [])
-    with io.atomic_output(output, force=force, protect=protect) as handle:
+    with outputs.atomic_output(output, force=force, protect=protect) as handle:
         writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=output_format)
         chunks = chunks or table.pairs(chunk_size)
         if progress:
@@ -407,12 +413,13 @@ def run_classify(
     if id_hashes:
         _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
         summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
-    if chart:
-        summary.chart = _decision_chart(summary, output.with_suffix(".summary.png"))
+    if chart_path is not None:
+        summary.chart = outputs.write_bytes(chart_path, _decision_chart(summary), force=force,
+                                            protect=[input_path, model_path])
     if queue_path:
         from triage.queue import export_queue
 
-        queued = export_queue(output, queue_path, force=force)
+        queued = export_queue(output, queue_path, force=queue_force, protect=[input_path, model_path])
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
 
@@ -472,8 +479,8 @@ def _with_progress(chunks, input_path):
             bar.update(task, advance=len(chunk))
 
 
-def _decision_chart(summary: ClassifySummary, path: Path) -> Path:
-    """Bar chart: messages per decision, and the expert's workload against the alternatives."""
+def _decision_chart(summary: ClassifySummary) -> bytes:
+    """Bar chart (PNG): messages per decision, and the expert's workload against the alternatives."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -493,9 +500,7 @@ def _decision_chart(summary: ClassifySummary, path: Path) -> Path:
     right.barh(list(workloads), list(workloads.values()), color=["#f39c12", "#7f8c8d", "#bdc3c7"])
     right.set_title("Messages a human must read")
     right.invert_yaxis()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    return path
+    return outputs.figure_png(figure, dpi=110)
 
 
 # ---------------------------------------------------------------------- train
@@ -543,21 +548,20 @@ def run_train(
 ) -> TrainSummary:
     from triage import model
 
+    if kind == "baseline":
+        raise io.InputError("the baseline is for reports only; train a tree or bagging model")
+    outputs.check_output(output, force=force, inputs=[input_path])
     read = read or ReadOptions()
     gold, has_spans = labelled_gold(input_path, read)
     texts, labels = [m.text for m in gold], [m.label for m in gold]
     counts = model.check_training_labels(labels)
-    if kind == "baseline":
-        raise io.InputError("the baseline is for reports only; train a tree or bagging model")
-    io.refuse_inputs(output, [input_path])
-    if Path(output).exists() and not force:
-        raise io.OutputExists(f"{output} exists; use --force to overwrite")
     fitted = model.train(texts, labels, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed)
     extras = {}
     if has_spans and not normalise:
         extras = train_word_scorer(gold, feature_set, seed)
     metadata = model.save_model(
-        fitted, Path(output), training_size=len(texts), class_counts=counts, seed=seed, force=force, **extras
+        fitted, Path(output), training_size=len(texts), class_counts=counts, seed=seed, force=force,
+        protect=[input_path], **extras
     )
     return TrainSummary(Path(output), metadata)
 

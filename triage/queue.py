@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
-from triage import io
+from triage import io, outputs
 from triage import lexicons as lexicon_module
 from triage.lexicons import APOSTROPHES
 from features.sets import PERSON_CUES
@@ -428,6 +428,7 @@ def export_queue(
     format: str | None = None,
     force: bool = False,
     seeker: SeekAndHide | None = None,
+    protect: Sequence[str | os.PathLike[str] | None] = (),
 ) -> QueueSummary:
     """Write the EXPERT rows of a classified file for the expert, most uncertain first
     (by `risk` descending when the file has that column, else by |score - 0.5|).
@@ -441,7 +442,8 @@ def export_queue(
     display = os.fspath(classified_path)
     has_risk = RISK_COLUMN in table.columns
     encoding = "utf-8-sig" if chosen in ("csv", "tsv") else "utf-8"  # the BOM makes Excel read UTF-8
-    with io.atomic_output(output_path, force=force, protect=[classified_path], encoding=encoding) as handle:
+    with outputs.atomic_output(output_path, force=force, protect=[classified_path, *protect],
+                               encoding=encoding) as handle:
         rows: list[_Row] = []
         total = 0
 
@@ -675,7 +677,7 @@ def apply_decisions(
     seen: set[str] = set()
     errors: list[str] = []
 
-    with io.atomic_output(output_path, force=force, protect=[decisions_path, classified_path]) as handle:
+    with outputs.atomic_output(output_path, force=force, protect=[decisions_path, classified_path]) as handle:
         writer = io.TableWriter(handle, columns, format=io.format_for(output_path), extrasaction="ignore")
 
         def finish(message: io.Message) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from triage import io
+from triage import io, outputs
 from triage.review import Workspace, check_workspace_path, default_path
 from triage.surrogates import Surrogates, entity_key
 
@@ -130,7 +130,7 @@ def run_release(
     ws_path = Path(workspace) if workspace else default_path(classified)
     inputs = [classified, ws_path] + ([input_path] if input_path else [])
     for path in (output, sheet_md, sheet_json):  # every output checked before any work
-        io.refuse_inputs(path, inputs)
+        outputs.refuse_inputs(path, inputs)
         if path.exists() and not force:
             raise io.OutputExists(f"{path} exists; use --force to overwrite")
     check_workspace_path(ws_path, [classified])
@@ -191,9 +191,9 @@ def run_release(
         classified=Path(classified), input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command,
     )
-    with io.atomic_output(sheet_json, force=force, private=False) as handle:
+    with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
         handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
-    with io.atomic_output(sheet_md, force=force, private=False) as handle:
+    with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
         handle.write(datasheet_markdown(sheet))
     return ReleaseSummary(output, [sheet_md, sheet_json], style, sum(routes.values()), dict(routes), dict(tags),
                           withheld, chosen)
@@ -207,12 +207,12 @@ def _write_table(output: Path, kind: str, columns: list[str], records: list[list
         write_xlsx(output, columns, records, force=force)
         return
     if kind == "excel":  # what French Excel opens right: UTF-8 with a BOM, semicolons
-        with io.atomic_output(output, force=force, encoding="utf-8-sig") as handle:
+        with outputs.atomic_output(output, force=force, encoding="utf-8-sig") as handle:
             writer = csv.writer(handle, delimiter=";", lineterminator="\r\n")
             writer.writerow(columns)
             writer.writerows([[io.neutralise_formula(v) for v in record] for record in records])
         return
-    with io.atomic_output(output, force=force) as handle:
+    with outputs.atomic_output(output, force=force) as handle:
         writer = io.TableWriter(handle, columns, format=kind)
         writer.write_cells(records)
 

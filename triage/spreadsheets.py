@@ -7,7 +7,7 @@ import io as stdio
 import os
 from collections.abc import Sequence
 
-from triage import io
+from triage import io, outputs
 
 
 def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus") -> bytes:
@@ -25,14 +25,14 @@ def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str
 
 
 def write_into(handle, columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus") -> None:
-    """Write a workbook on a text handle of io.atomic_output (through its byte buffer)."""
+    """Write a workbook on a text handle of outputs.atomic_output (through its byte buffer)."""
     handle.flush()
     handle.buffer.write(xlsx_bytes(columns, rows, sheet))
 
 
 def write_xlsx(path: str | os.PathLike[str], columns: Sequence[str], rows: Sequence[Sequence[str]], *,
                force: bool = False, protect=(), sheet: str = "corpus") -> None:
-    with io.atomic_output(path, force=force, protect=protect) as handle:
+    with outputs.atomic_output(path, force=force, protect=protect) as handle:
         write_into(handle, columns, rows, sheet)
 
 

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from triage import io
+from triage import io, outputs
 from triage import lexicons as lexicon_module
 
 NAMES_FILE, WORDS_FILE = "names.txt", "words.txt"
@@ -89,7 +89,7 @@ def _write(path: Path, lines: list[str], remove: set[str], add: Iterable[str]) -
         kept.pop()
     if not kept:
         kept = [HEADERS[path.name]]
-    with io.atomic_output(path, force=True, private=True) as handle:
+    with outputs.atomic_output(path, force=True, private=True) as handle:
         handle.write("\n".join([*kept, *add]) + "\n")
 
 

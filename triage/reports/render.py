@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from triage import io
+from triage import io, outputs
 from triage.model import CLASSES
 from triage.reports.cv import (
     DECISION_RULE,
@@ -41,39 +41,40 @@ NON_INTEGER_FEATURES = frozenset({"WordLength", "BestNameRank"})
 # ---------------------------------------------------------------------- writers
 
 
-def write_text(path: Path, text: str, *, protect=()) -> Path:
-    with io.atomic_output(path, force=True, private=False, newline="\n", protect=protect) as handle:
-        handle.write(text)
-    return Path(path)
+# The files each report writes in its folder; the command line checks them all before any work.
+REPORT_FILES = {
+    "cv": ("cv.md", "cv.json", "cv_confusion.png"),
+    "holdout": ("holdout.md", "holdout.json", "holdout.png"),
+    "infogain": ("infogain.md", "infogain.json", "infogain.png"),
+    "tree": ("tree.txt", "tree.png"),
+    "evaluate": ("evaluate.md", "evaluate.json", "evaluate.png"),
+}
 
 
-def write_json(path: Path, data, *, protect=()) -> Path:
-    return write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", protect=protect)
+def report_paths(report: str, out_dir: Path) -> list[Path]:
+    return [Path(out_dir) / name for name in REPORT_FILES[report]]
 
 
-def write_png(path: Path, figure, *, protect=()) -> Path:
-    """Save a matplotlib Figure as PNG through a temporary file (all or nothing)."""
-    import io as _io
+def write_report(report: str, out_dir: Path, text: str, data, figure, *, force: bool, protect=(),
+                 dpi: float | str = 110) -> list[Path]:
+    """A report's Markdown (or text), JSON (when `data` is not None) and PNG, each through
+    the one writer: refused over an existing file without `force`, never over an input."""
+    paths = report_paths(report, out_dir)
+    written = [outputs.write_text(paths[0], text, force=force, protect=protect)]
+    if data is not None:
+        written.append(outputs.write_text(paths[1], json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                                          force=force, protect=protect))
+    written.append(outputs.write_bytes(paths[-1], figure_png(figure, dpi), force=force, protect=protect))
+    return written
 
+
+def figure_png(figure, dpi: float | str = 110) -> bytes:
+    """A matplotlib Figure as PNG bytes, on an Agg canvas whatever the caller's backend."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if figure.canvas is None or not isinstance(figure.canvas, FigureCanvasAgg):
         FigureCanvasAgg(figure)
-    buffer = _io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110)
-    path = Path(path)
-    for protected in protect:
-        if path.exists() and path.resolve() == Path(protected).resolve():
-            raise io.InputError(f"{path} is an input file; refusing to overwrite it (choose another --out-dir)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp"
-    try:
-        temporary.write_bytes(buffer.getvalue())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return path
+    return outputs.figure_png(figure, dpi=dpi)
 
 
 def _figure(width: float, height: float):
@@ -226,17 +227,10 @@ def confusion_figure(evaluation: Evaluation):
     return figure
 
 
-def write_evaluation(evaluation: Evaluation, out_dir: Path) -> list[Path]:
+def write_evaluation(evaluation: Evaluation, out_dir: Path, *, force: bool = False) -> list[Path]:
     """<report>.md, <report>.json and <report>_confusion.png (cv) / <report>.png (holdout)."""
-    out_dir = Path(out_dir)
-    name = evaluation.report
-    picture = f"{name}_confusion.png" if name == "cv" else f"{name}.png"
-    protect = [evaluation.input]
-    return [
-        write_text(out_dir / f"{name}.md", evaluation_markdown(evaluation), protect=protect),
-        write_json(out_dir / f"{name}.json", evaluation.to_dict(), protect=protect),
-        write_png(out_dir / picture, confusion_figure(evaluation), protect=protect),
-    ]
+    return write_report(evaluation.report, out_dir, evaluation_markdown(evaluation), evaluation.to_dict(),
+                        confusion_figure(evaluation), force=force, protect=[evaluation.input])
 
 
 # ---------------------------------------------------------------------- infogain
@@ -327,14 +321,9 @@ def infogain_figure(report: InfogainReport):
     return figure
 
 
-def write_infogain(report: InfogainReport, out_dir: Path) -> list[Path]:
-    out_dir = Path(out_dir)
-    protect = [report.input]
-    return [
-        write_text(out_dir / "infogain.md", infogain_report_markdown(report), protect=protect),
-        write_json(out_dir / "infogain.json", report.to_dict(), protect=protect),
-        write_png(out_dir / "infogain.png", infogain_figure(report), protect=protect),
-    ]
+def write_infogain(report: InfogainReport, out_dir: Path, *, force: bool = False) -> list[Path]:
+    return write_report("infogain", out_dir, infogain_report_markdown(report), report.to_dict(),
+                        infogain_figure(report), force=force, protect=[report.input])
 
 
 # ---------------------------------------------------------------------- tree
@@ -418,21 +407,9 @@ def tree_heading(report: ModelTree) -> str:
     return f"The decision tree of {report.model}"
 
 
-def write_tree(report: ModelTree, out_dir: Path) -> list[Path]:
-    from triage.reports.tree import plot_tree_png
+def write_tree(report: ModelTree, out_dir: Path, *, force: bool = False) -> list[Path]:
+    from triage.reports.tree import tree_figure
 
-    out_dir = Path(out_dir)
-    protect = [report.model]
-    text_path = write_text(out_dir / "tree.txt", f"{tree_heading(report)}\n\n{report.text}", protect=protect)
-    picture = out_dir / "tree.png"
-    for protected in protect:
-        if picture.exists() and picture.resolve() == Path(protected).resolve():
-            raise io.InputError(f"{picture} is an input file; refusing to overwrite it")
-    temporary = out_dir / f".tree.png.{os.urandom(4).hex()}.tmp"
-    try:
-        plot_tree_png(report.tree, report.feature_names, report.class_names, temporary)
-        os.replace(temporary, picture)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return [text_path, picture]
+    figure = tree_figure(report.tree, report.feature_names, report.class_names)
+    return write_report("tree", out_dir, f"{tree_heading(report)}\n\n{report.text}", None, figure,
+                        force=force, protect=[report.model], dpi="figure")

@@ -34,7 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["weka_tree_text", "tree_size", "plot_tree_png"]
+__all__ = ["weka_tree_text", "tree_size", "tree_figure"]
 
 _INDENT = "|   "
 _WEKA_SMALL = 1e-6  # Weka's Utils.SMALL, the tolerance of Utils.gr / Utils.eq
@@ -252,14 +252,13 @@ def _shown_shape(tree, max_depth: int | None) -> tuple[int, int]:
     return bottom, levels
 
 
-def plot_tree_png(
+def tree_figure(
     tree,
     feature_names: Sequence[str],
     class_names: Sequence[str] | None,
-    path,
     max_depth: int | None = None,
-) -> None:
-    """Draw the tree (filled, counts not proportions) into a PNG file.
+):
+    """Draw the tree (filled, counts not proportions) on a matplotlib Figure.
 
     Uses a bare Agg canvas rather than pyplot so that the caller's matplotlib
     backend and global figure state are left alone.
@@ -289,4 +288,4 @@ def plot_tree_png(
         ax=axes,
     )
     figure.tight_layout()
-    figure.savefig(path, format="png")
+    return figure

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from triage import io
+from triage import io, outputs
 from triage.review.workspace import (
     DEFAULT_AUDIT,
     FinalRow,
@@ -44,7 +44,7 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
     """A workspace path a command may create or reuse: never one of its inputs, never a file that
     is not a workspace (checked before any work starts)."""
     path = Path(path)
-    io.refuse_inputs(path, inputs)
+    outputs.refuse_inputs(path, inputs)
     if path.is_symlink():
         raise io.InputError(f"{path} is a symbolic link; give the workspace file itself")
     if path.exists() and not (path.is_file() and (path.stat().st_size == 0 or is_workspace(path))):
@@ -116,7 +116,7 @@ def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os
     table = _open_classified(classified)
     counts: dict[str, int] = {}
     columns = [c for c in table.columns if c not in FINAL_COLUMNS] + list(FINAL_COLUMNS)
-    with io.atomic_output(output, force=force, protect=[workspace_path, classified]) as handle:
+    with outputs.atomic_output(output, force=force, protect=[workspace_path, classified]) as handle:
         writer = io.TableWriter(handle, columns, format=io.format_for(output), extrasaction="ignore")
         for message in table:
             row = finals.get(message.id)
