@@ -2,9 +2,13 @@
 worker process, errors and bounded chunks in flight (independent of the real Classifier)."""
 
 import os
+import signal
+import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -276,3 +280,43 @@ def test_a_scheduler_without_the_dask_engine_is_one_line(cli, tmp_path):
     assert result.exit_code == 1
     assert result.output.strip() == "Error: --scheduler is for --engine dask"
     assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_die_with_a_killed_parent(tmp_path):
+    """A run killed with SIGKILL (no clean-up at all) must not leave its --jobs workers alive."""
+    script = (
+        "import os, signal, sys, threading, time\n"
+        "from pathlib import Path\n"
+        "from triage.engines import fork_map\n"
+        "def kill_when_workers_run():\n"
+        "    for _ in range(200):\n"
+        "        children = [c for t in Path('/proc/self/task').iterdir()\n"
+        "                    for c in (t / 'children').read_text().split()]\n"
+        "        if len(children) >= 2:\n"
+        "            break\n"
+        "        time.sleep(0.05)\n"
+        "    time.sleep(0.5)\n"
+        "    print(' '.join(children), flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "threading.Thread(target=kill_when_workers_run, daemon=True).start()\n"
+        "for _ in fork_map(time.sleep, [60, 60, 60, 60], 2):\n"
+        "    pass\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    workers = [int(pid) for pid in run.stdout.split()]
+    assert len(workers) >= 2
+    for _ in range(100):  # the kernel signals them at once; allow a loaded machine a few seconds
+        alive = [pid for pid in workers if _running(pid)]
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert not alive, f"workers {alive} outlived their parent"
+
+
+def _running(pid: int) -> bool:
+    try:  # a zombie (state Z) is dead, only not yet reaped
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 import uuid
 from collections import deque
@@ -188,6 +189,28 @@ def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
     return fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
 
 
+def _start_worker(parent: int, initializer, initargs) -> None:
+    die_with_parent(parent)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this worker when its parent dies, even by SIGKILL (a killed run
+    must not leave workers holding hundreds of MB); elsewhere, workers notice a closed pipe."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request: nothing will signal us
+        os._exit(1)
+
+
 def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initargs=()) -> Iterator:
     """function(chunk) for each chunk, in input order, in a pool of `jobs` forked processes
     (they share what this process has loaded: lexicons, model)."""
@@ -198,7 +221,8 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
     # An executor, not multiprocessing.Pool: if a worker dies, the run stops with
     # BrokenProcessPool instead of waiting forever.
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs) as pool:
+    setup = (os.getpid(), initializer, initargs)
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
         try:  # a broken pool shows in submit() or in result(), whichever comes first
             for future in _in_order(lambda chunk: pool.submit(function, chunk), chunks, 2 * jobs):
                 yield future.result()
