@@ -165,9 +165,21 @@ def test_dask_unreachable_scheduler_is_one_line():
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        with pytest.raises(io.InputError, match="^cannot reach the dask scheduler at tcp://127.0.0.1:9"):
+        with pytest.raises(io.InputError, match="^no dask scheduler answered at tcp://127.0.0.1:9 within"):
             list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(),
                                     scheduler="tcp://127.0.0.1:9"))
+
+
+def test_a_service_that_is_not_a_dask_scheduler_is_one_line_within_the_bound(monkeypatch):
+    """It accepts the connection and never answers: without a bound Client() waits forever."""
+    import socket
+
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(engines, "SCHEDULER_WAIT_SECONDS", 1)
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        with pytest.raises(io.InputError, match=f"^no dask scheduler answered at {address} within 1 s"):
+            list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(), scheduler=address))
 
 
 def test_dask_malformed_address_is_one_line():

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 ENGINES = ("local", "dask")
 DASK_MISSING = "the dask engine needs the 'dask' extra: pip install -e \".[dask]\""
 WORKER_WAIT_SECONDS = 60  # for a worker to join an existing scheduler
-USER_LEXICON_FILES = ("names.txt", "words.txt")  # what triage.lexicons reads from the user folder
+SCHEDULER_WAIT_SECONDS = 10  # to connect and shake hands with a --scheduler
 # The local cluster listens on loopback only; the scheduler's HTTP server (health checks, no
 # dashboard) takes a free port instead of 8787, so that runs side by side do not collide.
 LOCAL_CLUSTER_OPTIONS = dict(
@@ -47,17 +47,21 @@ def _user_lexicon_dir() -> str | None:
     return os.environ.get(USER_DIR_ENV) or None
 
 
-def _user_directory(value: str | None) -> Path:
-    """The user folder triage.lexicons reads when TRIAGE_USER_LEXICON_DIR is `value`."""
-    from triage.lexicons import DICTIONARIES_DIR
+def _user_lexicon_files(value: str | None) -> list[Path]:
+    """The user lexicon files triage.lexicons reads when TRIAGE_USER_LEXICON_DIR is `value`."""
+    from triage import lexicons
 
-    return Path(value) if value else DICTIONARIES_DIR / "user"
+    folder = Path(value) if value else lexicons.default_user_directory()
+    return [folder / lexicons.USER_NAMES_FILE, folder / lexicons.USER_WORDS_FILE]
 
 
 def _digest(paths: Iterable[Path]) -> str:
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.read_bytes() if path.is_file() else b"\0missing")
+        try:
+            digest.update(path.read_bytes() if path.is_file() else b"\0missing" if not path.exists() else b"\0other")
+        except OSError as error:
+            raise io.InputError(f"cannot read {path}: {error.strerror or error}") from None
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -85,8 +89,7 @@ class ClassifierSpec:
         if not self.model_digest:
             object.__setattr__(self, "model_digest", _digest([Path(self.model_path)]))
         if not self.user_lexicon_digest:
-            user = _user_directory(self.user_lexicon_dir)
-            object.__setattr__(self, "user_lexicon_digest", _digest(user / name for name in USER_LEXICON_FILES))
+            object.__setattr__(self, "user_lexicon_digest", _digest(_user_lexicon_files(self.user_lexicon_dir)))
 
     def build(self):
         """The parent's Classifier, rebuilt in this process (once per run and worker)."""
@@ -107,11 +110,11 @@ class ClassifierSpec:
                 f"the model {self.model_path} on {here} is not the parent's: "
                 "every worker needs the same model file at the same path"
             )
-        user = lexicons.default_user_directory()
-        if _digest(user / name for name in USER_LEXICON_FILES) != self.user_lexicon_digest:
+        files = _user_lexicon_files(self.user_lexicon_dir)
+        if _digest(files) != self.user_lexicon_digest:
             raise io.InputError(
-                f"the user lexicon {user} on {here} is not the parent's: copy the parent's "
-                f"{' and '.join(USER_LEXICON_FILES)} there, or set {lexicons.USER_DIR_ENV} to a shared folder"
+                f"the user lexicon {files[0].parent} on {here} is not the parent's: copy the parent's "
+                f"{' and '.join(f.name for f in files)} there, or set {lexicons.USER_DIR_ENV} to a shared folder"
             )
         predictor = model.load_predictor(Path(self.model_path))
         classifier = pipeline.Classifier(predictor, self.policy, self.budget, stats=self.stats,
@@ -253,6 +256,33 @@ def _worker_classify(spec, pairs: list[tuple[str, str]]):
         return fewer_collections(_built[1].classify)(pairs)
 
 
+def _probe_scheduler(address: str, seconds: float) -> None:
+    """Ask `address` who it is, within `seconds`: a service that is not a dask scheduler
+    may accept the connection and never answer, and Client() then waits forever."""
+    import asyncio
+
+    from distributed.core import rpc
+
+    async def identity() -> dict:
+        async with rpc(address) as remote:
+            return await remote.identity()
+
+    async def bounded() -> dict:
+        return await asyncio.wait_for(identity(), seconds)
+
+    try:
+        answer = asyncio.run(bounded())
+    except (OSError, TimeoutError, asyncio.TimeoutError):
+        raise io.InputError(
+            f"no dask scheduler answered at {address} within {seconds:g} s (is one running there?)"
+        ) from None
+    except Exception as error:  # it answered, but not in dask's protocol
+        raise io.InputError(f"{address} is not a dask scheduler ({type(error).__name__})") from None
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise io.InputError(f"{address} is not a dask scheduler (it answered as {answer.get('type')!r})"
+                            if isinstance(answer, dict) else f"{address} is not a dask scheduler")
+
+
 def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None) -> Iterator:
     from contextlib import ExitStack
 
@@ -268,8 +298,9 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
                 raise io.InputError(
                     f"{scheduler!r} is not a dask scheduler address like tcp://host:8786 ({error})"
                 ) from None
+            _probe_scheduler(scheduler, SCHEDULER_WAIT_SECONDS)
             try:
-                client = stack.enter_context(Client(scheduler, set_as_default=False))
+                client = stack.enter_context(Client(scheduler, set_as_default=False, timeout=SCHEDULER_WAIT_SECONDS))
             except (OSError, TimeoutError) as error:
                 raise io.InputError(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
             try:

@@ -277,9 +277,9 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         analysed = analyse(gold, predictor.feature_set)
         evidence, how = _evidence_from_model(analysed, predictor), f"model {model_path} (trained elsewhere)"
     else:
-        from triage.model import check_training_labels
+        from triage.model import check_folds, check_training_labels
 
-        check_training_labels([m.label for m in gold])
+        check_folds(folds, check_training_labels([m.label for m in gold]), str(gold_path))
         analysed = analyse(gold, feature_set)
         grouped = len({m.group for m in gold}) >= folds
         evidence = cross_validated_evidence(analysed, folds=folds, seed=seed)

@@ -42,6 +42,8 @@ from triage.wordlist import WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
+# The user folder's files: names always hidden, words never hidden (triage.userlexicon writes them).
+USER_NAMES_FILE, USER_WORDS_FILE = "names.txt", "words.txt"
 CACHE_DIR_ENV = "TRIAGE_CACHE_DIR"  # where the snapshots go (default: the user's cache folder)
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
 
@@ -78,6 +80,10 @@ def _read_lines(path: Path) -> list[str]:
         return []
     try:
         return path.read_text("utf-8").split("\n")
+    except OSError as error:  # a folder where a file should be, no permission...
+        from triage.io import InputError
+
+        raise InputError(f"cannot read the lexicon file {path}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
         from triage.io import InputError
 
@@ -394,8 +400,8 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
         folded_anti=WordList(arrays["folded_anti"]),
         apostrophe_words=frozenset(arrays["apostrophe_words"].tolist()),
         fingerprint=str(arrays["fingerprint"]),
-        user_names=_read_list(user_directory / "names.txt"),
-        user_words=_read_list(user_directory / "words.txt"),
+        user_names=_read_list(user_directory / USER_NAMES_FILE),
+        user_words=_read_list(user_directory / USER_WORDS_FILE),
         directory=directory,
         user_directory=user_directory,
     )

@@ -102,6 +102,17 @@ def check_training_labels(labels: list[str], minimum: int = 10) -> dict[str, int
     return counts
 
 
+def check_folds(folds: int, counts: dict[str, int], display: str) -> None:
+    """Stratified k-fold cross-validation needs k messages of each class."""
+    if folds < 2:
+        raise InputError(f"cross-validation needs at least 2 folds, not {folds}")
+    if min(counts.values()) < folds:
+        raise InputError(
+            f"{folds}-fold cross-validation needs at least {folds} messages of each class; "
+            f"{display} has {counts['TA']} TA and {counts['NTA']} NTA (use fewer --folds)"
+        )
+
+
 def train(texts: list[str], labels: list[str], *, kind="bagging", feature_set="paper", normalise=False, seed=0):
     check_training_labels(labels)
     model = make_model(kind, feature_set, normalise, seed)

@@ -19,7 +19,7 @@ from pathlib import Path
 from triage import io, outputs
 from triage import lexicons as lexicon_module
 
-NAMES_FILE, WORDS_FILE = "names.txt", "words.txt"
+NAMES_FILE, WORDS_FILE = lexicon_module.USER_NAMES_FILE, lexicon_module.USER_WORDS_FILE
 HEADERS = {
     NAMES_FILE: "# Names taught by a reviewer (sms-triage): hidden in every message. One per line, lower case.",
     WORDS_FILE: "# Ordinary words taught by a reviewer (sms-triage): never hidden. One per line, lower case.",

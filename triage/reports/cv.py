@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from triage.io import InputError
-from triage.model import CLASSES, KINDS, check_training_labels
+from triage.model import CLASSES, KINDS, check_folds, check_training_labels
 
 NTA, TA = CLASSES
 MODEL_TITLES = {"baseline": "Baseline (uniform random)", "tree": "Decision tree", "bagging": "Bagging DT"}
@@ -259,16 +259,9 @@ def run_cv(
     progress: bool = False,
 ) -> Evaluation:
     """`triage report cv`: k-fold cross-validation of the baseline, the tree and bagging."""
-    if folds < 2:
-        raise InputError(f"cross-validation needs at least 2 folds, not {folds}")
     texts, labels = labelled_file(input_path, read)
     counts = check_training_labels(labels)
-    smallest = min(counts.values())
-    if smallest < folds:
-        raise InputError(
-            f"{folds}-fold cross-validation needs at least {folds} messages of each class; "
-            f"{os.fspath(input_path)} has {counts[TA]} TA and {counts[NTA]} NTA (use fewer --folds)"
-        )
+    check_folds(folds, counts, os.fspath(input_path))
     X, _ = message_features(texts, feature_set, normalise)
     predictions = cross_validate(X, labels, folds=folds, seed=seed, progress=progress)
     models = {
