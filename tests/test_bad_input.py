@@ -999,3 +999,38 @@ def test_debug_shows_the_traceback_and_without_it_one_line(tmp_path):
     assert debug.returncode == 1
     assert "Traceback (most recent call last)" in debug.stderr
     assert f"triage.errors.InputError: {missing}: no such file" in debug.stderr
+
+
+# ----------------------------------------------------------------------------- round two
+
+
+@pytest.mark.parametrize("spans, fragment", [
+    ([[9, 99, "PRE"]], "outside the message"),
+    ([[-1, 4, "PRE"]], "outside the message"),
+    ([[9, 9, "PRE"]], "outside the message"),
+    ([[9, 13, "PRE"], [11, 15, "NOM"]], "overlaps another span"),
+])
+def test_train_refuses_impossible_gold_spans(cli, tmp_path, spans, fragment):
+    rows = labelled_rows()
+    rows[0][3] = json.dumps(spans)
+    source = write_table(tmp_path / "gold.csv", rows)
+    failed(cli("train", source, "-o", tmp_path / "m.triage"), 1, "line 2: span", fragment)
+    assert not (tmp_path / "m.triage").exists()
+
+
+def test_a_folder_where_a_user_lexicon_file_should_be_is_one_line(cli, labelled, tmp_path, monkeypatch):
+    from triage import lexicons
+
+    user = tmp_path / "lexicon"
+    (user / lexicons.USER_NAMES_FILE).mkdir(parents=True)
+    monkeypatch.setenv(lexicons.USER_DIR_ENV, str(user))
+    lexicons.default.cache_clear()
+    try:
+        failed(cli("classify", labelled, "-o", tmp_path / "c.csv"), 1, "names.txt", "Is a directory")
+    finally:
+        lexicons.default.cache_clear()
+
+
+def test_more_folds_than_messages_is_one_line(cli, labelled, tmp_path):
+    failed(cli("evaluate", labelled, "--folds", 1000, "--out-dir", tmp_path / "ev"), 1,
+           "1000-fold cross-validation needs at least 1000 messages of each class")

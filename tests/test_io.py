@@ -13,6 +13,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from triage.outputs import atomic_output
 from triage.io import (
@@ -490,6 +492,16 @@ def test_neutralise_restore_round_trip():
     assert neutralise_formula("=1+1") == "'=1+1"
     assert neutralise_formula("bonjour") == "bonjour"
     assert restore_formula("'bonjour") == "'bonjour"  # only quotes the tool could have added go
+    # Spreadsheets skip spaces and line breaks before a formula.
+    assert neutralise_formula(" =1+1") == "' =1+1" and neutralise_formula("\n=cmd") == "'\n=cmd"
+    assert neutralise_formula(" bonjour") == " bonjour"
+
+
+@given(st.text(alphabet=st.sampled_from("' \n\r\t=+-@ax"), max_size=8))
+def test_any_cell_is_inert_after_neutralising_and_comes_back_exactly(value):
+    safe = neutralise_formula(value)
+    assert restore_formula(safe) == value
+    assert not safe.lstrip(" \n\r") or safe.lstrip(" \n\r")[0] not in "=+-@\t\r"
 
 
 def test_format_for():

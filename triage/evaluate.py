@@ -35,7 +35,9 @@ class GoldMessage:
     group: str = ""
 
 
-def parse_spans(raw: str, line: int) -> list[tuple[int, int, str]]:
+def parse_spans(raw: str, line: int, text: str | None = None) -> list[tuple[int, int, str]]:
+    """Gold spans of one message; with its `text`, each must lie inside it and none may
+    overlap another (a model trained on impossible spans learns nonsense, silently)."""
     from triage.io import InputError
 
     if not raw or not raw.strip():
@@ -44,6 +46,15 @@ def parse_spans(raw: str, line: int) -> list[tuple[int, int, str]]:
         spans = [(int(s), int(e), str(t)) for s, e, t in json.loads(raw)]
     except (ValueError, TypeError) as error:
         raise InputError(f"line {line}: spans must be a JSON list of [start, end, TYPE] ({error})") from None
+    if text is not None:
+        end_before = 0
+        for start, end, kind in sorted(spans):
+            if not 0 <= start < end <= len(text):
+                raise InputError(f"line {line}: span [{start}, {end}, {kind}] is outside the message "
+                                 f"({len(text)} characters) or empty")
+            if start < end_before:
+                raise InputError(f"line {line}: span [{start}, {end}, {kind}] overlaps another span")
+            end_before = end
     return spans
 
 

@@ -719,8 +719,9 @@ def format_for(path: str | os.PathLike[str]) -> str:
     return _FORMATS_BY_SUFFIX.get(suffix, "csv")
 
 
-_FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-_QUOTED_TRIGGER = re.compile(r"'+[=+\-@\t\r]")
+# A trigger, possibly after spaces or line breaks: spreadsheets skip those before a formula.
+_FORMULA = re.compile(r"[ \n\r]*[=+\-@\t\r]")
+_QUOTED_TRIGGER = re.compile(r"'+[ \n\r]*[=+\-@\t\r]")
 
 
 def neutralise_formula(value: str) -> str:
@@ -733,14 +734,14 @@ def neutralise_formula(value: str) -> str:
     must call it on every cell it reads from an exported queue): to keep the round trip
     exact, a cell already made of quotes followed by a trigger ("'=x") gets one quote more.
     """
-    if value and (value[0] in _FORMULA_TRIGGERS or (value[0] == "'" and _QUOTED_TRIGGER.match(value))):
+    if _FORMULA.match(value) or _QUOTED_TRIGGER.match(value):
         return "'" + value
     return value
 
 
 def restore_formula(value: str) -> str:
     """Inverse of neutralise_formula: drop one leading ' when quotes then a trigger follow."""
-    if value[:1] == "'" and _QUOTED_TRIGGER.match(value):
+    if _QUOTED_TRIGGER.match(value):
         return value[1:]
     return value
 

@@ -528,7 +528,7 @@ def labelled_gold(input_path: Path, read: ReadOptions, with_spans: bool = True):
     messages, raw = [], []
     for message in table:
         raw.append((message.line, message.fields.get(read.label_column, "")))
-        spans = parse_spans(message.fields.get("spans", ""), message.line) if has_spans else []
+        spans = parse_spans(message.fields.get("spans", ""), message.line, message.text) if has_spans else []
         messages.append(GoldMessage(message.text, "", spans, message.fields.get("donor", "")))
     for message, label in zip(messages, io.parse_labels(raw)):
         message.label = label
