@@ -514,3 +514,12 @@ def test_import_is_light():
     code = "import sys, triage.io; sys.exit('pandas' in sys.modules or 'numpy' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     assert subprocess.run([sys.executable, "-c", code], env=env).returncode == 0
+
+
+def test_a_huge_header_of_repeated_names_is_read_in_linear_time(tmp_path):
+    # 100,000 repeats: the old search for a free "name.N" took about 5 * 10**9 steps here.
+    path = tmp_path / "wide.csv"
+    path.write_text("text," + ",".join(["a"] * 100_000) + "\nbonjour" + "," * 100_000 + "\n", "utf-8")
+    table = open_messages(path)
+    assert table.columns[:3] == ["text", "a", "a.1"] and table.columns[-1] == "a.99999"
+    assert [m.text for m in table] == ["bonjour"]

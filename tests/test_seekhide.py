@@ -179,3 +179,21 @@ def test_per_spelling_rows_are_computed_once_and_again_for_another_owner(lexicon
     assert len(asked) == 3  # already known
     table.rows_for("test.length", words[:2], length_row, 2, owner="model B")
     assert len(asked) == 5  # another owner: computed again
+
+
+def test_the_cost_of_one_word_is_bounded_whatever_its_length(lexicons):
+    """A 16 kB message without a space once asked for 10 GB (misspelling candidates grow
+    with the square of the word's length)."""
+    import random
+    import tracemalloc
+
+    rng = random.Random(0)
+    word = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(16_000))
+    tracemalloc.start()
+    try:
+        result = SeekAndHide(lexicons).analyse([word]).result(0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20, f"{peak / 2**20:.0f} MiB for one word"
+    assert [w.label for w in result.words] == [UNKNOWN]

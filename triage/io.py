@@ -17,6 +17,7 @@ Standard library only, on purpose: ``triage classify`` must start in under 0.5 s
 from __future__ import annotations
 
 import codecs
+import collections
 import csv
 import io
 import itertools
@@ -579,19 +580,22 @@ def _delimited_columns(path: Path, display: str, encoding: str, delimiter: str) 
 def _dedupe_columns(columns: list[str], display: str, important: Sequence[str]) -> list[str]:
     """Empty names become "Unnamed: i" and repeats "name.1" (as pandas does), except that a
     repeated column the command relies on is ambiguous, hence an error."""
+    counts = collections.Counter(columns)
     for name in dict.fromkeys(important):
-        if columns.count(name) > 1:
-            raise InputError(f"{display}: column {name!r} appears {columns.count(name)} times in the header")
+        if counts[name] > 1:
+            raise InputError(f"{display}: column {name!r} appears {counts[name]} times in the header")
     seen = set(columns)
     result: list[str] = []
     used: set[str] = set()
+    next_suffix: dict[str, int] = {}  # where the search for a free "name.N" resumes: linear, not quadratic
     for index, name in enumerate(columns):
         if not name:
             name = f"Unnamed: {index}"
         if name in used:
-            suffix = 1
+            suffix = next_suffix.get(name, 1)
             while f"{name}.{suffix}" in used or f"{name}.{suffix}" in seen:
                 suffix += 1
+            next_suffix[name] = suffix + 1
             name = f"{name}.{suffix}"
         used.add(name)
         result.append(name)

@@ -55,6 +55,10 @@ _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 RARE_FIRST_NAME_RANK = 10_000
 # Heuristics that guess an ordinary word from an unknown spelling.
 _GUESSES = frozenset({"misspelling", "apostrophe", "concatenation", "repetition"})
+# Misspellings are looked for in words of this many letters: shorter ones are too often
+# one edit from anything; the candidates of a longer one cost memory in the square of its
+# length (a 16 kB "word" would take gigabytes) and no French word is that long.
+MIN_MISSPELLING_LENGTH, MAX_MISSPELLING_LENGTH = 5, 40
 # Words after which a capitalised word is a surname whatever the lists say ("Mme Petit").
 TITLES = frozenset("m mr mme mlle mmes mrs messieurs madame mademoiselle monsieur dr docteur pr professeur maître me".split())
 
@@ -220,7 +224,7 @@ class SeekAndHide:
     def _misspelling(self, folded: str) -> WordInfo | None:
         """One edit away from an ordinary word (surment -> sûrement). A word one edit away
         from a first name is never corrected into an ordinary word."""
-        if len(folded) < 5:
+        if not MIN_MISSPELLING_LENGTH <= len(folded) <= MAX_MISSPELLING_LENGTH:
             return None
         lexicons = self.lexicons
         candidates = _edits1(folded)  # hundreds: asked of sets without a Python step each
