@@ -137,10 +137,12 @@ class MessageTable:
         text_column: str,
         id_column: str | None,
         on_bad_lines: str,
+        errors: str = "strict",
     ) -> None:
         self.path = path
         self.format = format
         self.encoding = encoding
+        self.errors = errors  # "replace" for UTF-8 with a few bad sequences (shown as U+FFFD)
         self.delimiter = delimiter
         self.columns = columns
         self.text_column = text_column
@@ -171,6 +173,7 @@ class MessageTable:
     def _read(self, pairs: bool) -> Iterator:
         """Messages, or (id, text) pairs with `pairs`; the skipped rows and NULs of this read."""
         self.skipped = []
+        self.replaced_lines: list[int] = []
         self.nul_bytes = 0
         if self.format == "jsonl":
             messages = self._iter_jsonl()
@@ -186,7 +189,7 @@ class MessageTable:
     # -- internals
 
     def _open_text(self, newline: str) -> TextIO:
-        return _open_text(self.path, self._display, self.encoding, newline)
+        return _open_text(self.path, self._display, self.encoding, newline, self.errors)
 
     def _strip_nuls(self, lines: Iterable[str]) -> Iterable[str]:
         # csv mangles NULs and they are never part of a message: drop them, but count them
@@ -210,6 +213,12 @@ class MessageTable:
         self.skipped.append(line)
         if self.on_bad_lines == "warn" and len(self.skipped) <= WARN_LIMIT:
             warnings.warn(f"{self._display}: line {line}: {reason}; row skipped", BadLineWarning, stacklevel=3)
+
+    def _replaced(self, line: int) -> None:
+        self.replaced_lines.append(line)
+        if len(self.replaced_lines) <= WARN_LIMIT:
+            warnings.warn(f"{self._display}: line {line}: a lone UTF-16 surrogate escape (not a character) "
+                          "was replaced by \ufffd", DecodingWarning, stacklevel=3)
 
     def _finish_warnings(self) -> None:
         if self.on_bad_lines == "warn" and len(self.skipped) > WARN_LIMIT:
@@ -273,7 +282,7 @@ class MessageTable:
         with self._open_text(newline="\n") as handle:
             try:
                 row_number = 0
-                for line, record in _jsonl_records(self._strip_nuls(handle), self._bad_line):
+                for line, record in _jsonl_records(self._strip_nuls(handle), self._bad_line, self._replaced):
                     row_number += 1
                     fields = dict.fromkeys(columns, "")
                     fields.update(record)
@@ -341,11 +350,14 @@ def open_messages(
     suffix = path.suffix.lower()
     _refuse_binary(head, suffix, display)
 
+    errors = "strict"
     if encoding is None:
-        encoding = _detect_encoding(head, complete=len(head) < ENCODING_SAMPLE_BYTES)
+        encoding, errors = _detect_encoding(head, complete=len(head) < ENCODING_SAMPLE_BYTES)
+        if errors != "strict":
+            _warn_replaced(path, display)
     else:
-        encoding = _check_encoding(encoding)
-    sample = _decode_head(head, encoding, path, display)
+        encoding = _check_encoding(encoding, head, display)
+    sample = _decode_head(head, encoding, path, display, errors)
     if not sample.lstrip("\ufeff \t\r\n\x00"):
         raise InputError(f"{display} has no header (only blank lines)")
 
@@ -354,7 +366,7 @@ def open_messages(
         if sample.lstrip("\ufeff \t\r\n").startswith("["):
             raise InputError(f"{display} is a JSON array; convert it to JSON Lines (one object per line)")
         format, delimiter = "jsonl", None
-        columns = _jsonl_columns(path, display, encoding, on_bad_lines)
+        columns = _jsonl_columns(path, display, encoding, on_bad_lines, errors)
     else:
         if delimiter is not None:
             delimiter = _check_delimiter(delimiter)
@@ -364,7 +376,7 @@ def open_messages(
             delimiter = _guess_delimiter(sample, text_column)
         if format is None:  # .txt and unknown extensions: named after what they hold
             format = "tsv" if delimiter == "\t" else "csv"
-        columns = _delimited_columns(path, display, encoding, delimiter)
+        columns = _delimited_columns(path, display, encoding, delimiter, errors)
 
     wanted = [text_column, *required_columns] + ([id_column] if explicit_id else [])
     for name in wanted:
@@ -383,7 +395,29 @@ def open_messages(
         text_column=text_column,
         id_column=str(id_column) if id_column is not None else None,
         on_bad_lines=on_bad_lines,
+        errors=errors,
     )
+
+
+class DecodingWarning(UserWarning):
+    """Bytes that are not UTF-8 in a UTF-8 file were replaced by U+FFFD."""
+
+
+def _warn_replaced(path: Path, display: str) -> None:
+    """Say which lines of a UTF-8 file hold bytes that are not UTF-8 (one pass, rare)."""
+    lines: list[int] = []
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                lines.append(number)
+    if lines:
+        shown = ", ".join(map(str, lines[:WARN_LIMIT])) + (", ..." if len(lines) > WARN_LIMIT else "")
+        s, verb = ("s", "hold") if len(lines) > 1 else ("", "holds")
+        warnings.warn(f"{display}: read as UTF-8; {len(lines):,} line{s} ({shown}) {verb} bytes that are not "
+                      "UTF-8, shown as \ufffd (give --encoding if the file is in another encoding)",
+                      DecodingWarning, stacklevel=3)
 
 
 def _read_head(path: Path, display: str) -> bytes:
@@ -416,40 +450,101 @@ def _refuse_binary(head: bytes, suffix: str, display: str) -> None:
         raise InputError(f"{display} is gzip-compressed; decompress it first")
 
 
-def _detect_encoding(head: bytes, *, complete: bool) -> str:
-    """UTF-8 (utf-8-sig with a BOM) if the first MiB decodes as UTF-8, else cp1252."""
+def _detect_encoding(head: bytes, *, complete: bool) -> tuple[str, str]:
+    """(encoding, errors) decided on the evidence of the first MiB.
+
+    A byte-order mark decides. Text in UTF-16 without one shows as a zero byte in every
+    other position. Otherwise UTF-8 if the head decodes as UTF-8; if it does not, UTF-8
+    all the same when most of its non-ASCII characters are valid UTF-8 sequences (a few
+    bad bytes in a UTF-8 file: they are replaced by U+FFFD and reported, instead of
+    reading every accent wrong), else cp1252 (latin-1 where even cp1252 fails).
+    General detectors were tried and guess wrong on short French text (charset-normalizer
+    calls cp1252 French cp1250, and UTF-8 with one bad byte iso8859-10).
+    """
     if head.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
+        return "utf-8-sig", "strict"
     if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16: same prefix
-        return "utf-32"
+        return "utf-32", "strict"
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # Excel's "Unicode text"
-        return "utf-16"
+        return "utf-16", "strict"
+    without_bom = _utf16_byte_order(head)
+    if without_bom:
+        return without_bom, "strict"
     try:
         # `complete` is False when the sample may end inside a multi-byte character.
         codecs.getincrementaldecoder("utf-8")().decode(head, final=complete)
-        return "utf-8"
+        return "utf-8", "strict"
     except UnicodeDecodeError:
         pass
+    valid, invalid = _utf8_evidence(head)
+    if valid > invalid:
+        return "utf-8", "replace"
     try:
         head.decode("cp1252")
-        return "cp1252"
+        return "cp1252", "strict"
     except UnicodeDecodeError:  # 0x81, 0x8d, 0x8f, 0x90, 0x9d are undefined in cp1252
-        return "latin-1"
+        return "latin-1", "strict"
 
 
-def _check_encoding(encoding: str) -> str:
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+def _utf8_evidence(head: bytes) -> tuple[int, int]:
+    """(valid multi-byte UTF-8 sequences, non-ASCII bytes outside them) in `head`."""
+    sequences = _UTF8_SEQUENCE.findall(head)
+    return len(sequences), len(_NON_ASCII.findall(head)) - sum(map(len, sequences))
+
+
+def _utf16_byte_order(head: bytes) -> str | None:
+    """utf-16-le or utf-16-be for UTF-16 text without a byte-order mark: mostly Latin
+    text, so one byte of each pair is zero, always the same one."""
+    sample = head[: 1 << 14]
+    sample = sample[: len(sample) // 2 * 2]
+    pairs = len(sample) // 2
+    if pairs < 2:
+        return None
+    zeros_first, zeros_second = sample[0::2].count(0), sample[1::2].count(0)
+    if zeros_second >= 0.3 * pairs and zeros_first <= 0.05 * pairs:
+        order = "utf-16-le"
+    elif zeros_first >= 0.3 * pairs and zeros_second <= 0.05 * pairs:
+        order = "utf-16-be"
+    else:
+        return None
     try:
-        codecs.lookup(encoding)
+        codecs.getincrementaldecoder(order)().decode(sample, final=False)
+    except UnicodeDecodeError:
+        return None
+    return order
+
+
+def _check_encoding(encoding: str, head: bytes, display: str) -> str:
+    try:
+        info = codecs.lookup(encoding)
     except LookupError:
         raise InputError(f"unknown encoding {encoding!r} (try utf-8, cp1252 or latin-1)") from None
+    if not getattr(info, "_is_text_encoding", True):  # rot13, base64, zlib...
+        raise InputError(f"{encoding!r} is not a text encoding (try utf-8, cp1252 or latin-1)")
+    if info.name in ("utf-16", "utf-32"):
+        marks = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) if info.name == "utf-16" else (
+            codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+        if not head.startswith(marks):  # Python would stop at the first line
+            order = _utf16_byte_order(head) if info.name == "utf-16" else None
+            if order is None:
+                raise InputError(f"{display} does not start with a {info.name.upper()} byte-order mark; "
+                                 f"give the byte order: --encoding {info.name}-le or {info.name}-be")
+            return order
     return encoding
 
 
-def _decode_head(head: bytes, encoding: str, path: Path, display: str) -> str:
+def _decode_head(head: bytes, encoding: str, path: Path, display: str, errors: str = "strict") -> str:
     complete = len(head) < ENCODING_SAMPLE_BYTES
     try:
-        text = codecs.getincrementaldecoder(encoding)().decode(head, final=complete)
-    except UnicodeDecodeError:
+        text = codecs.getincrementaldecoder(encoding)(errors).decode(head, final=complete)
+    except UnicodeError:
         raise _decode_error(path, display, encoding) from None
     return text.lstrip("\ufeff")  # a BOM left by an explicit encoding="utf-8"
 
@@ -467,9 +562,9 @@ def _may_hold_nuls(path: Path, encoding: str) -> bool:
         return True  # let the text reader report it
 
 
-def _open_text(path: Path, display: str, encoding: str, newline: str) -> TextIO:
+def _open_text(path: Path, display: str, encoding: str, newline: str, errors: str = "strict") -> TextIO:
     try:
-        return open(path, encoding=encoding, errors="strict", newline=newline)
+        return open(path, encoding=encoding, errors=errors, newline=newline)
     except OSError as err:
         raise InputError(f"{display}: {err.strerror or err}") from None
 
@@ -563,8 +658,8 @@ def _read_header(reader: Iterator[list[str]]) -> list[str] | None:
     return None
 
 
-def _delimited_columns(path: Path, display: str, encoding: str, delimiter: str) -> list[str]:
-    with _open_text(path, display, encoding, "") as handle:
+def _delimited_columns(path: Path, display: str, encoding: str, delimiter: str, errors: str) -> list[str]:
+    with _open_text(path, display, encoding, "", errors) as handle:
         reader = csv.reader((line.replace("\x00", "") for line in handle), **_dialect(delimiter))
         try:
             header = _read_header(reader)
@@ -630,31 +725,74 @@ def _json_cell(value: Any) -> str:
     return str(value)
 
 
-def _jsonl_records(lines: Iterable[str], bad_line) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for each non-blank line; bad lines go to `bad_line`."""
-    decode = json.JSONDecoder(strict=False).decode  # hand-made files hold raw tabs in strings
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object whose keys are unique: a repeated "text" must not silently keep the
+    last one (a CSV with a repeated column is refused too)."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise _DuplicateKey(f"key {_show(repeated)!r} appears twice in one object")
+    return record
+
+
+# JSON escapes that decode to what a message must not hold: NUL (dropped, as in CSV files)
+# and lone UTF-16 surrogates (not text: replaced by U+FFFD, visibly).
+_RISKY_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _clean_json(value: Any) -> tuple[Any, bool]:
+    """(value without NULs and with lone surrogates replaced, whether any was replaced)."""
+    if isinstance(value, str):
+        cleaned = _SURROGATE.sub("\ufffd", value.replace("\x00", ""))
+        return cleaned, "\ufffd" in cleaned and cleaned.count("\ufffd") != value.count("\ufffd")
+    if isinstance(value, dict):
+        items = [(_clean_json(k), _clean_json(v)) for k, v in value.items()]
+        return {k: v for (k, _), (v, _) in items}, any(a or b for (_, a), (_, b) in items)
+    if isinstance(value, list):
+        items = [_clean_json(v) for v in value]
+        return [v for v, _ in items], any(r for _, r in items)
+    return value, False
+
+
+def _jsonl_records(lines: Iterable[str], bad_line, replaced=None) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line; bad lines go to `bad_line`, and the
+    numbers of lines whose lone surrogates were replaced to `replaced`."""
+    decode = json.JSONDecoder(strict=False, object_pairs_hook=_unique_keys).decode  # raw tabs happen
     for number, line in enumerate(lines, 1):
         stripped = line.strip()
         if not stripped:
             continue
         try:
             record = decode(stripped)
+        except _DuplicateKey as err:
+            bad_line(number, str(err))
+            continue
         except ValueError as err:
             bad_line(number, f"not valid JSON ({getattr(err, 'msg', err)} at column {getattr(err, 'colno', '?')})")
             continue
         if not isinstance(record, dict):
             bad_line(number, f"not a JSON object but a {type(record).__name__} (JSON Lines needs one object per line)")
             continue
+        if "\\u" in stripped and _RISKY_ESCAPE.search(stripped):
+            record, surrogates = _clean_json(record)
+            if surrogates and replaced is not None:
+                replaced(number)
         yield number, record
 
 
-def _jsonl_columns(path: Path, display: str, encoding: str, on_bad_lines: str) -> list[str]:
+def _jsonl_columns(path: Path, display: str, encoding: str, on_bad_lines: str, errors: str) -> list[str]:
     def bad_line(number: int, reason: str) -> None:
         if on_bad_lines == "error":  # eager: the same error would come at iteration
             raise InputError(f"{display}: line {number}: {reason} (use --on-bad-lines skip to skip such rows)")
 
     columns: dict[str, None] = {}
-    with _open_text(path, display, encoding, "\n") as handle:
+    with _open_text(path, display, encoding, "\n", errors) as handle:
         try:
             lines = (line.replace("\x00", "") for line in handle)
             for count, (_, record) in enumerate(_jsonl_records(lines, bad_line), 1):
