@@ -90,25 +90,34 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
               chunk_size: int = 5_000) -> Iterator[dict]:
     import json
 
+    from triage.normalise import hide_in_original, nfc_batch
+
     for chunk in table.pairs(chunk_size):
-        analysis = seeker.analyse([text for _, text in chunk])
+        composed, decomposed = nfc_batch([text for _, text in chunk])  # offsets stay the original's
+        analysis = seeker.analyse(composed)
         hidden_spans, highlighted = analysis.hidden_spans(), analysis.highlighted()
         for i, (ident, text) in enumerate(chunk):
             label = analysis.message_label(i)
             labels.append(label)
+            offsets = decomposed.get(i)
             if words:
                 for word in analysis.result(i).words:
+                    start, end = offsets.span(word.start, word.end) if offsets else (word.start, word.end)
                     yield {
-                        "id": ident, "start": word.start, "end": word.end, "word": word.text,
+                        "id": ident, "start": start, "end": end, "word": text[start:end],
                         "label": word.label, "rule": word.rule, "match": word.match,
                     }
                 continue
             hidden = hidden_spans[i]
+            if offsets:
+                anonymised, hidden = hide_in_original(seeker.code_for, text, composed[i], hidden, offsets)
+            else:
+                anonymised = seeker.hide(text, hidden)
             yield {
                 "id": ident,
                 "text": text,
                 "seekhide": label,
-                "anonymised": seeker.hide(text, hidden),
+                "anonymised": anonymised,
                 "hidden": hidden_json(hidden),
                 "highlighted": json.dumps(highlighted[i], ensure_ascii=False),
             }
@@ -304,19 +313,27 @@ class Classifier:
 
         from features.counts import message_counts
 
-        analysis = self.seeker.analyse([text for _, text in messages])
+        from triage.normalise import hide_in_original, nfc_batch
+
+        texts = [text for _, text in messages]
+        composed, decomposed = nfc_batch(texts)  # analysed in NFC, offsets into the original
+        analysis = self.seeker.analyse(composed)
         X = message_counts(analysis, self.predictor.feature_set, self.predictor.normalise)
         scores = self.predictor.predict_proba(X)
         evidence = self.evidence(analysis, scores)
         decisions = self.policy.decide_batch(evidence)
         highlighted = self.highlighted(analysis, evidence, decisions)
-        texts = analysis.texts
         decision = decisions.decision.tolist()
         anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
         for m in itertools.compress(range(len(texts)), decisions.hidden):
             if decision[m] != "NTA":
-                anonymised[m] = self.seeker.hide(texts[m], decisions.hidden[m])
-                hidden_cells[m] = hidden_json(decisions.hidden[m])
+                spans = decisions.hidden[m]
+                if m in decomposed:
+                    anonymised[m], spans = hide_in_original(self.seeker.code_for, texts[m], composed[m], spans,
+                                                            decomposed[m])
+                else:
+                    anonymised[m] = self.seeker.hide(texts[m], spans)
+                hidden_cells[m] = hidden_json(spans)
         return [
             [ident for ident, _ in messages],
             texts,
