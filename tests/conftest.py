@@ -64,6 +64,19 @@ def rewrite_model(source: Path, target: Path, change) -> Path:
     return target
 
 
+def with_checksums(members: dict) -> None:
+    """Sign the members and the metadata as save_model does: what an attacker could also do."""
+    import hashlib
+    import json
+
+    from triage.model import metadata_digest
+
+    meta = json.loads(members["metadata.json"])
+    meta["sha256"] = {n: hashlib.sha256(d).hexdigest() for n, d in members.items() if n != "metadata.json"}
+    meta["metadata_sha256"] = metadata_digest(meta)
+    members["metadata.json"] = json.dumps(meta).encode()
+
+
 CLASSIFIED_COLUMNS = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk"]
 
 

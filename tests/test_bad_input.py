@@ -29,7 +29,7 @@ import pytest
 from triage import model as model_module
 from triage import pipeline
 
-from conftest import REPO, rewrite_model
+from conftest import REPO, rewrite_model, with_checksums
 
 DEFAULT_MODEL = model_module.default_model_path()
 READING_COMMANDS = ("seek", "classify", "train", "evaluate")
@@ -621,15 +621,6 @@ def test_a_user_lexicon_saved_in_cp1252_is_one_clear_line(cli, labelled, tmp_pat
 
 
 
-def with_checksums(members: dict) -> None:
-    """Sign the members as save_model does: what an attacker could also do."""
-    import hashlib
-
-    meta = json.loads(members["metadata.json"])
-    meta["sha256"] = {n: hashlib.sha256(d).hexdigest() for n, d in members.items() if n != "metadata.json"}
-    members["metadata.json"] = json.dumps(meta).encode()
-
-
 @pytest.fixture(scope="module")
 def small_model(tmp_path_factory) -> Path:
     """A model trained through the CLI (report tree needs the full pipeline inside), with
@@ -675,6 +666,7 @@ def bad_models(small_model: Path, folder: Path) -> dict[str, tuple[Path, str]]:
         meta = json.loads(members["metadata.json"])
         meta["lexicon_fingerprint"] = "0000000000000000"
         members["metadata.json"] = json.dumps(meta).encode()
+        with_checksums(members)
 
     def list_metadata(members):
         members["metadata.json"] = b"[1, 2, 3]"
@@ -683,6 +675,7 @@ def bad_models(small_model: Path, folder: Path) -> dict[str, tuple[Path, str]]:
         meta = json.loads(members["metadata.json"])
         meta["format"] = "sms-triage-model/99"
         members["metadata.json"] = json.dumps(meta).encode()
+        with_checksums(members)
 
     return {
         "missing": (folder / "missing.triage", "does not exist"),

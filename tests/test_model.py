@@ -2,11 +2,13 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from triage import model
 from triage.io import InputError
 
-from conftest import rewrite_model
+from conftest import rewrite_model, with_checksums
 
 TA_TEXTS = [
     "rdv avec Julie à 18h", "Coucou Patrice ça va ?", "appelle Kevin au 06 12 34 56 78",
@@ -94,6 +96,7 @@ def test_a_model_built_with_other_lexicons_is_refused(saved_model, tmp_path):
         meta = json.loads(members["metadata.json"])
         meta["lexicon_fingerprint"] = "0000000000000000"
         members["metadata.json"] = json.dumps(meta).encode()
+        with_checksums(members)
 
     rewrite_model(saved_model, other, other_lexicons)
     with pytest.raises(InputError, match="other lexicons"):
@@ -122,3 +125,120 @@ def test_triage_train_through_the_cli(cli, tmp_path, small_data):
     assert result.exit_code == 0, result.output
     assert "tree model on 26 messages (13 TA, 13 NTA)" in result.output
     assert cli("train", source, "-o", out).exit_code == 1  # exists: --force needed
+
+
+# ------------------------------------------------------------ hostile model files
+
+
+def _edit_metadata(change, *, seal: bool):
+    def edit(members):
+        meta = json.loads(members["metadata.json"])
+        change(meta)
+        members["metadata.json"] = json.dumps(meta).encode()
+        if seal:
+            with_checksums(members)
+    return edit
+
+
+def test_changed_settings_are_refused_even_when_they_look_valid(tmp_path):
+    """The policy once lived outside the checksums: `paper` in place of `budget` released
+    29 of the demo's 90 gold spans instead of 6, silently."""
+    def to_paper(meta):
+        meta["policy"] = {"name": "paper"}
+
+    path = rewrite_model(model.default_model_path(), tmp_path / "m.triage", _edit_metadata(to_paper, seal=False))
+    with pytest.raises(InputError, match="metadata.json does not match its checksum"):
+        model.load_predictor(path)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: m["policy"].update(hide_threshold=float("nan")), "policy setting hide_threshold"),
+    (lambda m: m["policy"].update(name="yolo"), "policy"),
+    (lambda m: m.update(training_size=-5), "training size"),
+    (lambda m: m.update(feature_set="secret"), "feature set"),
+    (lambda m: m.update(format="sms-triage-model/1"), "older sms-triage"),
+])
+def test_settings_out_of_range_are_one_line_even_with_valid_checksums(tmp_path, change, message):
+    path = rewrite_model(model.default_model_path(), tmp_path / "m.triage", _edit_metadata(change, seal=True))
+    with pytest.raises(InputError, match=message):
+        model.load_predictor(path)
+
+
+def _edit_forest(member: str, change):
+    import io
+
+    def edit(members):
+        with np.load(io.BytesIO(members[member])) as stored:
+            arrays = dict(stored)
+        change(arrays)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        members[member] = buffer.getvalue()
+        with_checksums(members)
+    return edit
+
+
+def _first_inner(arrays) -> int:
+    return int(np.flatnonzero(arrays["left"] >= 0)[0])
+
+
+FOREST_ATTACKS = {
+    "a depth that never ends": (lambda a: a.update(depth=np.asarray([10**9])), "depth"),
+    "a cycle": (lambda a: a["left"].__setitem__(_first_inner(a), _first_inner(a)), "cycle"),
+    "a child out of range": (lambda a: a["right"].__setitem__(_first_inner(a), 10**12), "out of range"),
+    "a NaN threshold": (lambda a: a["threshold"].__setitem__(_first_inner(a), np.nan), "not finite"),
+    "a probability of 2": (lambda a: a["proba"].__setitem__(0, 2.0), "outside \\[0, 1\\]"),
+    "a feature that does not exist": (lambda a: a["feature"].__setitem__(_first_inner(a), 999), "features that do not exist"),
+    "arrays of different sizes": (lambda a: a.update(proba=a["proba"][:-1]), "sizes"),
+    "a shallow declared depth": (lambda a: a.update(depth=np.asarray([1])), "deeper than its declared depth"),
+}
+
+
+@pytest.mark.parametrize("member", ["forest.npz", "names.npz"])
+@pytest.mark.parametrize("attack", sorted(FOREST_ATTACKS))
+def test_a_forest_that_lies_is_one_line(tmp_path, member, attack):
+    change, message = FOREST_ATTACKS[attack]
+    path = rewrite_model(model.default_model_path(), tmp_path / "m.triage", _edit_forest(member, change))
+    with pytest.raises(InputError, match=message):
+        model.load_predictor(path)
+
+
+def test_a_decompression_bomb_is_refused_before_it_inflates(tmp_path, monkeypatch):
+    import zipfile
+
+    monkeypatch.setattr(model, "MAX_MEMBER_BYTES", 4 * 2**20)
+    bomb = tmp_path / "bomb.triage"
+    with zipfile.ZipFile(model.default_model_path()) as source, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        for name in source.namelist():
+            out.writestr(name, source.read(name))
+        out.writestr("padding.bin", bytes(8 * 2**20))  # 8 MiB of zeros in a few kB
+    with pytest.raises(InputError, match="would inflate to 8,388,608 bytes"):
+        model.load_predictor(bomb)
+
+
+def test_a_format_1_file_says_to_retrain(tmp_path):
+    def old(meta):
+        meta["format"] = "sms-triage-model/1"
+        meta.pop("metadata_sha256", None)
+
+    path = rewrite_model(model.default_model_path(), tmp_path / "old.triage", _edit_metadata(old, seal=False))
+    with pytest.raises(InputError, match="older sms-triage .* retrain it with `triage train`"):
+        model.load_predictor(path)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)), min_size=1, max_size=3))
+def test_any_damaged_byte_gives_the_same_decisions_or_one_line(saved_model, flips):
+    data = bytearray(saved_model.read_bytes())
+    for where, mask in flips:
+        data[int(where * len(data))] ^= mask
+    damaged = saved_model.parent / "damaged.triage"
+    damaged.write_bytes(bytes(data))
+    X = np.arange(60, dtype=float).reshape(5, 12) % 4
+    try:
+        predictor = model.load_predictor(damaged)
+    except InputError as error:
+        assert "\n" not in str(error)
+        return
+    assert np.array_equal(predictor.predict_proba(X[:, : len(predictor.metadata["feature_names"])]),
+                          model.load_predictor(saved_model).predict_proba(X[:, : len(predictor.metadata["feature_names"])]))

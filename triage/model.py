@@ -20,6 +20,7 @@ import hashlib
 import io as _io
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,13 @@ import numpy as np
 
 from triage.io import InputError
 
-FORMAT = "sms-triage-model/1"
+FORMAT = "sms-triage-model/2"  # /2: metadata.json under the checksum too (/1 files must be retrained)
+# Bounds of what a model file may ask of the reader: a hostile file must fail, not hang or swell.
+MAX_MEMBER_BYTES = 256 * 2**20  # uncompressed, per member
+MAX_TOTAL_BYTES = 512 * 2**20
+MAX_RATIO = 200  # uncompressed / compressed: text and arrays compress 5-20 times, bombs thousands
+MAX_NODES = 5_000_000
+MAX_DEPTH = 200
 KINDS = ("baseline", "tree", "bagging")
 CLASSES = ("NTA", "TA")
 # Weka's J48 prunes and keeps at least 2 instances per leaf; CART's nearest equivalents.
@@ -309,7 +316,8 @@ def _write_zip(path: Path, metadata: dict, members: dict[str, bytes], *, force: 
 
     with outputs.atomic_output(path, force=force, private=False, protect=protect, binary=True) as raw:
         with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("metadata.json", json.dumps(metadata, indent=2, sort_keys=True))
+            sealed = {**metadata, "metadata_sha256": metadata_digest(metadata)}
+            archive.writestr("metadata.json", json.dumps(sealed, indent=2, sort_keys=True))
             for name, data in members.items():
                 archive.writestr(name, data)
 
@@ -322,15 +330,22 @@ def _open(path: Path) -> tuple[zipfile.ZipFile, dict]:
         raise InputError(f"model file {path} does not exist")
     try:
         archive = zipfile.ZipFile(path)
-        metadata = json.loads(archive.read("metadata.json"))
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        _check_sizes(archive, path)
+        metadata = json.loads(_read_bounded(archive, "metadata.json"))
+    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError, NotImplementedError) as error:
         raise InputError(f"{path} is not an sms-triage model file ({error.__class__.__name__})") from None
     if not isinstance(metadata, dict):
         raise InputError(f"{path} is not an sms-triage model file (bad metadata.json)")
     if metadata.get("format") != FORMAT:
+        if metadata.get("format") == "sms-triage-model/1":
+            raise InputError(f"{path} was written by an older sms-triage (format 1, whose settings are not "
+                             "checksummed); retrain it with `triage train`")
         raise InputError(f"{path} is a model of format {metadata.get('format')!r}; this version reads {FORMAT!r}")
+    if metadata.get("metadata_sha256") != metadata_digest(metadata):
+        raise InputError(f"{path} is damaged or was modified: metadata.json does not match its checksum")
     if not isinstance(metadata.get("sha256"), dict):
         raise InputError(f"{path} is damaged or was modified: metadata.json has no checksums")
+    _check_metadata(metadata, path)
     # Any modified member makes the whole file suspect, even one this command does not use
     # (report tree reads model.skops, classify the .npz arrays).
     for name in metadata["sha256"]:
@@ -339,10 +354,8 @@ def _open(path: Path) -> tuple[zipfile.ZipFile, dict]:
 
 
 def _member(archive: zipfile.ZipFile, metadata: dict, name: str, path: Path) -> bytes:
-    import zlib
-
     try:
-        data = archive.read(name)
+        data = _read_bounded(archive, name)
     except KeyError:
         raise InputError(f"{path} is not an sms-triage model file (no {name})") from None
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:  # a corrupt byte: bad CRC, bad deflate
@@ -350,6 +363,111 @@ def _member(archive: zipfile.ZipFile, metadata: dict, name: str, path: Path) -> 
     if hashlib.sha256(data).hexdigest() != metadata.get("sha256", {}).get(name):
         raise InputError(f"{path} is damaged or was modified: {name} does not match its checksum")
     return data
+
+
+def metadata_digest(metadata: dict) -> str:
+    """SHA-256 of the metadata (all but this digest), canonical JSON: the policy, budget
+    calibration and every setting that changes decisions are under the check."""
+    body = {k: v for k, v in metadata.items() if k != "metadata_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+def _check_sizes(archive: zipfile.ZipFile, path: Path) -> None:
+    """Refuse a decompression bomb before inflating anything (zip headers can lie too:
+    members are also read with a bound, see _read_bounded)."""
+    total = 0
+    for info in archive.infolist():
+        total += info.file_size
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES or (info.file_size > 2**20 and ratio > MAX_RATIO):
+            raise InputError(f"{path} is not a plausible model file: {info.filename} would inflate to "
+                             f"{info.file_size:,} bytes")
+
+
+def _read_bounded(archive: zipfile.ZipFile, name: str) -> bytes:
+    with archive.open(name) as member:
+        data = member.read(MAX_MEMBER_BYTES + 1)
+    if len(data) > MAX_MEMBER_BYTES:
+        raise zipfile.BadZipFile(f"{name} inflates beyond {MAX_MEMBER_BYTES:,} bytes")
+    return data
+
+
+def _finite(value, low: float = -np.inf, high: float = np.inf) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+            and low <= value <= high)
+
+
+def _check_metadata(metadata: dict, path: Path) -> None:
+    """Every value that steers decisions has the right type and range."""
+    from features import FEATURE_SETS
+    from triage.combiner import POLICIES
+
+    def bad(what: str) -> InputError:
+        return InputError(f"{path} is not a valid model file: {what}")
+
+    if metadata.get("kind") not in KINDS[1:]:
+        raise bad(f"kind {metadata.get('kind')!r}")
+    if metadata.get("feature_set") not in FEATURE_SETS:
+        raise bad(f"feature set {metadata.get('feature_set')!r}")
+    if not isinstance(metadata.get("normalise"), bool):
+        raise bad("normalise is not true or false")
+    names = metadata.get("feature_names")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names) or len(names) > 1000:
+        raise bad("feature names")
+    size = metadata.get("training_size")
+    if size is not None and not (isinstance(size, int) and not isinstance(size, bool) and size > 0):
+        raise bad(f"training size {size!r}")
+    policy = metadata.get("policy") or {"name": "paper"}
+    if not isinstance(policy, dict) or policy.get("name") not in POLICIES:
+        raise bad(f"policy {policy!r}")
+    for key, value in policy.items():
+        if key != "name" and not _finite(value, 0.0, 1.0):
+            raise bad(f"policy setting {key} = {value!r} (a number between 0 and 1)")
+    if not isinstance(metadata.get("lexicon_fingerprint"), str):
+        raise bad("lexicon fingerprint")
+
+
+def _check_forest(forest: Forest, n_features: int, path: Path, what: str) -> None:
+    """Arrays of the right shapes and ranges, trees that end: children after their parent
+    (as scikit-learn numbers them) so no walk can loop, and a bounded depth."""
+    def bad(reason: str) -> InputError:
+        return InputError(f"{path} is not a valid model file: {what} {reason}")
+
+    arrays = (forest.left, forest.right, forest.feature, forest.threshold, forest.proba)
+    n = len(forest.left)
+    if n == 0 or n > MAX_NODES or any(a.ndim != 1 or len(a) != n for a in arrays) or forest.roots.ndim != 1:
+        raise bad("has arrays of inconsistent or excessive sizes")
+    if not all(np.issubdtype(a.dtype, np.integer) for a in (forest.roots, forest.left, forest.right, forest.feature)):
+        raise bad("has node or feature indices that are not integers")
+    if not all(np.issubdtype(a.dtype, np.floating) for a in (forest.threshold, forest.proba)):
+        raise bad("has thresholds or probabilities that are not numbers")
+    if not 0 < len(forest.roots) <= 10_000 or forest.roots.min() < 0 or forest.roots.max() >= n:
+        raise bad("has roots out of range")
+    if not 0 <= forest.depth <= MAX_DEPTH:
+        raise bad(f"has a depth of {forest.depth} (at most {MAX_DEPTH})")
+    leaf = forest.left < 0
+    nodes = np.arange(n)
+    inner = ~leaf
+    if np.any(leaf != (forest.right < 0)):
+        raise bad("has nodes with one child")
+    if np.any(forest.left[inner] <= nodes[inner]) or np.any(forest.right[inner] <= nodes[inner]) \
+            or np.any(forest.left[inner] >= n) or np.any(forest.right[inner] >= n):
+        raise bad("has children out of range or before their parent (a cycle)")
+    if not np.all(np.isfinite(forest.threshold[inner])):
+        raise bad("has thresholds that are not finite")
+    if not np.all((forest.proba >= 0) & (forest.proba <= 1)):
+        raise bad("has probabilities outside [0, 1]")
+    if forest.feature[inner].size and (forest.feature[inner].min() < 0 or forest.feature[inner].max() >= n_features):
+        raise bad("refers to features that do not exist")
+    # The walk runs `depth` steps: every leaf must be reached within them.
+    frontier = np.unique(forest.roots)
+    for _ in range(forest.depth + 1):
+        frontier = frontier[~leaf[frontier]]
+        if not frontier.size:
+            break
+        frontier = np.unique(np.concatenate([forest.left[frontier], forest.right[frontier]]))  # a DAG stays small
+    else:
+        raise bad(f"has leaves deeper than its declared depth {forest.depth}")
 
 
 def check_lexicons(metadata: dict, path: Path) -> None:
@@ -371,9 +489,9 @@ def load_predictor(path: Path) -> Predictor:
     try:
         with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
             forest = Forest.from_arrays(arrays)
-    except (ValueError, KeyError, OSError) as error:
-        raise InputError(f"{path}: unreadable forest ({error})") from None
-    _check_features(forest, len(metadata["feature_names"]), path)
+    except (ValueError, KeyError, OSError, IndexError, TypeError, EOFError) as error:
+        raise InputError(f"{path}: unreadable forest ({error.__class__.__name__})") from None
+    _check_forest(forest, len(metadata["feature_names"]), path, "message forest")
     predictor = Predictor(metadata, forest)
     if "names.npz" in archive.namelist():
         from triage.names import WORD_FEATURES, Spelling
@@ -388,16 +506,17 @@ def load_predictor(path: Path) -> Predictor:
                     dict(zip(arrays["trigrams"].tolist(), arrays["trigram_scores"].tolist())),
                     frozenset(arrays["prefixes"].tolist()),
                 )
-                predictor.risk_quantiles = np.asarray(arrays["risk_quantiles"])
-        except (ValueError, KeyError, OSError) as error:
-            raise InputError(f"{path}: unreadable word scorer ({error})") from None
-        _check_features(predictor.word_forest, len(WORD_FEATURES), path)
+                predictor.risk_quantiles = np.asarray(arrays["risk_quantiles"], dtype=float)
+        except (ValueError, KeyError, OSError, IndexError, TypeError, EOFError) as error:
+            raise InputError(f"{path}: unreadable word scorer ({error.__class__.__name__})") from None
+        _check_forest(predictor.word_forest, len(WORD_FEATURES), path, "word scorer")
+        quantiles = predictor.risk_quantiles
+        if quantiles.ndim != 1 or not 2 <= len(quantiles) <= 100_000 or not np.all(np.isfinite(quantiles)) \
+                or np.any(np.diff(quantiles) < 0):
+            raise InputError(f"{path} is not a valid model file: the budget calibration is not an ordered list of numbers")
+        if not all(np.isfinite(v) for v in predictor.spelling.trigrams.values()):
+            raise InputError(f"{path} is not a valid model file: spelling scores that are not finite")
     return predictor
-
-
-def _check_features(forest: Forest, n_features: int, path: Path) -> None:
-    if forest.feature.size and (forest.feature.max() >= n_features or forest.feature.min() < 0):
-        raise InputError(f"{path}: the forest refers to features that do not exist")
 
 
 def load_estimator(path: Path):

@@ -174,6 +174,7 @@ class ClassifySummary:
     skipped_lines: list[int] = field(default_factory=list)  # bad rows skipped (--on-bad-lines skip/warn)
     repeated_ids: int = 0  # ids found on more than one row (all rows are classified anyway)
     repeated_rows: int = 0  # rows whose id an earlier row already had
+    model: str = ""  # which model decided, with what policy: a tampered or wrong model shows here
 
     @property
     def expert(self) -> int:
@@ -190,6 +191,8 @@ class ClassifySummary:
             f"expert workload: {self.expert:,} messages to read "
             f"(Seek&Hide alone: {untagged:,} untagged; reading everything: {self.messages:,})"
         )
+        if self.model:
+            out.append(f"model: {self.model}")
         if self.chart:
             out.append(f"chart: {self.chart}")
         if self.queue:
@@ -426,6 +429,7 @@ def run_classify(
             seekhide.update(done.seekhide)
             writer.write_encoded(done.text, done.rows)
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide))
+    summary.model = model_line(model_path, predictor.metadata, policy, budget)
     summary.skipped_lines = list(table.skipped)
     if id_hashes:
         _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
@@ -494,6 +498,16 @@ def _with_progress(chunks, input_path):
         for chunk in chunks:
             yield chunk
             bar.update(task, advance=len(chunk))
+
+
+def model_line(model_path: Path | None, metadata: dict, policy: str | None, budget: float) -> str:
+    """The model, its policy (and budget) and a short fingerprint of its settings."""
+    name = policy or (metadata.get("policy") or {}).get("name", "paper")
+    how = f"policy {name}" + (f", expert budget {budget:.0%}" if name == "budget" else "")
+    which = "embedded model" if model_path is None else str(model_path)
+    size = metadata.get("training_size")
+    trained = f"trained on {size:,} messages; " if isinstance(size, int) else ""
+    return f"{which} ({how}; {trained}fingerprint {str(metadata.get('metadata_sha256', ''))[:12]})"
 
 
 def _decision_chart(summary: ClassifySummary) -> bytes:
