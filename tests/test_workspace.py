@@ -309,3 +309,25 @@ def test_progress_counts_and_time_left(workspace):
     progress = workspace.progress()
     assert progress["decided"] == 3 and progress["left"] == progress["total"] - 3
     assert json.dumps(progress)
+
+
+def test_two_writers_of_the_user_lexicon_lose_nothing(tmp_path):
+    """Two reviews (or a review and `triage lexicons`) learning at the same time: each
+    once kept only its own names. The lock and the read-modify-write keep both."""
+    import multiprocessing
+
+    from triage import userlexicon
+
+    def learn(prefix: str) -> None:
+        for i in range(25):
+            userlexicon.update(tmp_path, names=[f"{prefix}zorg{i}"])
+
+    context = multiprocessing.get_context("fork")
+    writers = [context.Process(target=learn, args=(prefix,)) for prefix in ("a", "b")]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(60)
+        assert writer.exitcode == 0
+    learnt = {line for line in (tmp_path / "names.txt").read_text("utf-8").splitlines() if not line.startswith("#")}
+    assert learnt == {f"{p}zorg{i}" for p in "ab" for i in range(25)}

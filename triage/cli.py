@@ -72,7 +72,7 @@ OutputOption = Annotated[
 TextColumn = Annotated[str, typer.Option("--text-column", help="Column holding the messages.")]
 IdColumn = Annotated[Optional[str], typer.Option("--id-column", help="Column holding message ids (default: 'id' if present, else row numbers).")]
 LabelColumn = Annotated[str, typer.Option("--label-column", help="Column holding gold labels TA/NTA.")]
-Encoding = Annotated[Optional[str], typer.Option("--encoding", help="Input encoding (default: detect UTF-8, else cp1252).")]
+Encoding = Annotated[Optional[str], typer.Option("--encoding", help="Input encoding (default: decided from the file: UTF-8, UTF-16, else cp1252).")]
 Delimiter = Annotated[Optional[str], typer.Option("--delimiter", help="Field delimiter (default: sniff , ; tab |).")]
 OnBadLines = Annotated[str, typer.Option("--on-bad-lines", help="error, skip or warn on ragged rows.")]
 Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")]
