@@ -28,3 +28,15 @@ def test_every_command_and_option_of_the_readme_exists(cli, line):
     assert result.exit_code == 0, f"`triage {' '.join(command)}` does not exist: {result.output}"
     for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", line):
         assert option in result.output, f"`triage {' '.join(command)}` has no option {option}"
+
+
+def test_the_tree_the_readme_describes_is_the_shipped_one(cli, tmp_path):
+    import re
+
+    from triage.model import default_model_path
+
+    result = cli("report", "tree", default_model_path(), "--out-dir", tmp_path)
+    leaves = re.search(r"Number of Leaves\s*:\s*(\d+)", result.output).group(1)
+    size = re.search(r"Size of the tree\s*:\s*(\d+)", result.output).group(1)
+    readme = (REPO / "README.md").read_text("utf-8")
+    assert f"has {leaves} leaves and {size} nodes" in readme

@@ -353,3 +353,12 @@ def test_report_cv_compares_the_feature_sets(cli, small_csv, tmp_path):
     assert result.exit_code == 0, result.output
     assert "Feature sets compared" in result.output and "rich: accuracy" in result.output
     assert (tmp_path / "cv" / "paper" / "cv.json").exists() and (tmp_path / "cv" / "rich" / "cv.json").exists()
+
+
+def test_a_holdout_on_a_small_file_says_which_sizes_would_do(cli, tmp_path):
+    from conftest import SAMPLE
+
+    result = cli("report", "holdout", SAMPLE, "--out-dir", tmp_path)
+    assert result.exit_code == 1
+    assert "choose smaller --train-first and --test-next, e.g. --train-first 173 --test-next 87" in result.output
+    assert cli("report", "holdout", SAMPLE, "--train-first", 173, "--test-next", 87, "--out-dir", tmp_path).exit_code == 0

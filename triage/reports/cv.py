@@ -309,7 +309,8 @@ def run_holdout(
     if len(texts) < needed:
         raise InputError(
             f"the holdout needs {train_first:,} + {test_next:,} = {needed:,} labelled messages; "
-            f"{os.fspath(input_path)} has {len(texts):,}"
+            f"{os.fspath(input_path)} has {len(texts):,} (choose smaller --train-first and --test-next, "
+            f"e.g. --train-first {max(1, len(texts) * 2 // 3):,} --test-next {max(1, len(texts) - len(texts) * 2 // 3):,})"
         )
     train_counts = check_training_labels(labels[:train_first])
     X, _ = message_features(texts[:needed], feature_set, normalise)
