@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from features.sets import FEATURE_SETS, PERSON_CUES
-from triage.lexicons import APOSTROPHES, Lexicons, fold
+from triage.lexicons import Lexicons, fold, spelling_key
 from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
 
 _DIGITS = re.compile(r"\d+")
@@ -30,10 +30,6 @@ def feature_names(feature_set: str = "paper") -> list[str]:
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"unknown feature set {feature_set!r}; known: {', '.join(FEATURE_SETS)}")
     return list(FEATURE_SETS[feature_set])
-
-
-def spelling_key(text: str) -> str:
-    return text.lower().translate(APOSTROPHES)
 
 
 def _flags(lexicons: Lexicons, text: str, phrase_words: tuple[set[str], set[str], set[str]]) -> tuple[bool, ...]:

@@ -148,7 +148,7 @@ def contents(loaded) -> dict:
             return list(value)
         return value
 
-    loaded.ordinary_words  # built on first use: compared as well
+    loaded.build_sets()  # the sets built on first use are compared as well, whatever ran before
     return {name: plain(value) for name, value in vars(loaded).items() if name not in ("directory", "user_directory")}
 
 

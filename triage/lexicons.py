@@ -48,6 +48,11 @@ CACHE_DIR_ENV = "TRIAGE_CACHE_DIR"  # where the snapshots go (default: the user'
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
 
 
+def spelling_key(text: str) -> str:
+    """A spelling as the lexicons store it: lower case, one apostrophe."""
+    return text.lower().translate(APOSTROPHES)
+
+
 def fold(text: str) -> str:
     """Lower case without accents: 'Dèsolé' -> 'desole', 'Cœur' -> 'coeur'.
 
@@ -97,7 +102,7 @@ def _read_list(path: Path) -> set[str]:
     for line in _read_lines(path):
         if "#" in line or "\t" in line:
             line = line.split("#", 1)[0].split("\t", 1)[0]
-        line = line.strip().lower().translate(APOSTROPHES)
+        line = spelling_key(line.strip())
         if line:
             entries.add(line)
     return entries
@@ -339,7 +344,7 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
     for line in _read_lines(directory / "sms" / "sms_forms.tsv")[1:]:
         if line and not line.startswith("#"):
             cols = line.split("\t")
-            sms[cols[0].lower().translate(APOSTROPHES)] = cols[1] if len(cols) > 1 else ""
+            sms[spelling_key(cols[0])] = cols[1] if len(cols) > 1 else ""
     place_exceptions = _read_list(directory / "places" / "exceptions.txt")
     cities = {
         line.split("\t", 1)[0].lower()

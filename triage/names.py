@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from features.sets import PERSON_CUES
-from triage.lexicons import APOSTROPHES, Lexicons, fold
+from triage.lexicons import Lexicons, fold, spelling_key
 from triage.seekhide import (
     K_WORD, L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, RULES, Analysis, SeekResult, rule_code,
 )
@@ -242,7 +242,7 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
 
 def _context_flags(text: str) -> tuple[bool, bool, bool]:
     """(starts with a capital, is a person cue, is a title) for a spelling as written."""
-    key = text.lower().translate(APOSTROPHES)
+    key = spelling_key(text)
     return text[:1].isupper(), key in PERSON_CUES, key.rstrip(".") in _TITLES
 
 
@@ -260,7 +260,7 @@ def _static(spelling: Spelling, lexicons: Lexicons, text: str, match: str) -> tu
     found = spelling.cache.get(text)
     if found is not None:
         return found
-    key = text.lower().translate(APOSTROPHES)
+    key = spelling_key(text)
     folded = fold(key)
     ranks = lexicons.first_name_ranks
 

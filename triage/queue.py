@@ -30,7 +30,7 @@ from typing import NamedTuple, Sequence
 
 from triage import io, outputs
 from triage import lexicons as lexicon_module
-from triage.lexicons import APOSTROPHES
+from triage.lexicons import spelling_key
 from features.sets import PERSON_CUES
 from triage.combiner import DECISIONS, EXPERT
 from triage.pipeline import CLASSIFY_COLUMNS
@@ -298,7 +298,7 @@ def _spots(row: _Row, *, all_hidden: bool = False) -> list[_Spot]:
 
 def _key(word: str) -> str:
     """A word as the lexicon files store it."""
-    return word.lower().translate(APOSTROPHES).strip()
+    return spelling_key(word).strip()
 
 
 def _unique(items: Iterable[_Spot]) -> list[_Spot]:

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from triage.detectors import detect
-from triage.lexicons import APOSTROPHES, Lexicons, fold
+from triage.lexicons import Lexicons, fold, spelling_key
 from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PIECE, PUNCT, WORD, Token, split_piece
 
 DICTIONARY, ANTI_DICTIONARY, AMBIGUOUS, UNKNOWN = "DICTIONARY", "ANTI_DICTIONARY", "AMBIGUOUS", "UNKNOWN"
@@ -128,7 +128,7 @@ class SeekAndHide:
     def label_word(self, word: str) -> WordInfo:
         info = self._cache.get(word)  # by spelling as written first: the commonest case
         if info is None:
-            key = word.lower().translate(APOSTROPHES)
+            key = spelling_key(word)
             info = self._cache.get(key)
             if info is None:
                 info = self._analyse(key)
@@ -323,7 +323,7 @@ class SeekAndHide:
 
     def _code(self, surface: str, tag: str) -> str:
         if tag in ("PRE", "NOM"):
-            key = surface.lower().translate(APOSTROPHES)
+            key = spelling_key(surface)
             info = self.label_word(surface)
             entry = self.lexicons.name_entry(info.match if info.label != UNKNOWN else key)
             if entry.id:
