@@ -602,16 +602,29 @@ def test_lexicons_from_a_folder_that_is_not_one(cli, labelled, tmp_path, where):
     failed(cli("lexicons", "--directory", directory), 1, "cannot read the lexicons", str(directory))
 
 
-def test_a_user_lexicon_saved_in_cp1252_is_one_clear_line(cli, labelled, tmp_path, monkeypatch):
+def _cp1252_names(user: Path) -> None:
+    (user / "names.txt").write_bytes("Zoé\n".encode("cp1252"))  # a spreadsheet or Notepad on Windows
+
+
+def _folder_names(user: Path) -> None:
+    (user / "names.txt").mkdir()
+
+
+@pytest.mark.parametrize("command, spoil, fragment", [
+    ("seek", _cp1252_names, "UTF-8"),
+    ("classify", _folder_names, "Is a directory"),
+])
+def test_an_unreadable_user_lexicon_file_is_one_clear_line(cli, labelled, tmp_path, monkeypatch, command, spoil,
+                                                           fragment):
     from triage import lexicons as lexicon_module
 
     user = tmp_path / "user"
     user.mkdir()
-    (user / "names.txt").write_bytes("Zoé\n".encode("cp1252"))  # a spreadsheet or Notepad on Windows
+    spoil(user)
     monkeypatch.setenv(lexicon_module.USER_DIR_ENV, str(user))
     lexicon_module.default.cache_clear()
     try:
-        failed(cli("seek", labelled, "-o", tmp_path / "seek.csv"), 1, "names.txt", "UTF-8")
+        failed(cli(command, labelled, "-o", tmp_path / "out.csv"), 1, "names.txt", fragment)
     finally:
         lexicon_module.default.cache_clear()
 
@@ -1009,19 +1022,6 @@ def test_train_refuses_impossible_gold_spans(cli, tmp_path, spans, fragment):
     source = write_table(tmp_path / "gold.csv", rows)
     failed(cli("train", source, "-o", tmp_path / "m.triage"), 1, "line 2: span", fragment)
     assert not (tmp_path / "m.triage").exists()
-
-
-def test_a_folder_where_a_user_lexicon_file_should_be_is_one_line(cli, labelled, tmp_path, monkeypatch):
-    from triage import lexicons
-
-    user = tmp_path / "lexicon"
-    (user / lexicons.USER_NAMES_FILE).mkdir(parents=True)
-    monkeypatch.setenv(lexicons.USER_DIR_ENV, str(user))
-    lexicons.default.cache_clear()
-    try:
-        failed(cli("classify", labelled, "-o", tmp_path / "c.csv"), 1, "names.txt", "Is a directory")
-    finally:
-        lexicons.default.cache_clear()
 
 
 def test_more_folds_than_messages_is_one_line(cli, labelled, tmp_path):
