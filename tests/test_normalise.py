@@ -56,3 +56,15 @@ def test_decomposed_names_are_hidden_whole_like_composed_ones(cli, tmp_path):
     assert cli("seek", tmp_path / "nfd.csv", "--words", "-o", tmp_path / "words.csv").exit_code == 0
     words = list(csv.DictReader(open(tmp_path / "words.csv", encoding="utf-8")))
     assert unicodedata.normalize("NFD", "Sébastien") in [w["word"] for w in words]
+
+
+def test_words_to_look_at_are_given_as_written(cli, tmp_path):
+    text = unicodedata.normalize("NFD", "tu connais Zébulonette ? elle arrive")
+    source = tmp_path / "sms.csv"
+    source.write_text(f"id,text\n1,{text}\n", "utf-8")
+    for command in ("seek", "classify"):
+        assert cli(command, source, "-o", tmp_path / f"{command}.csv").exit_code == 0
+        (row,) = csv.DictReader(open(tmp_path / f"{command}.csv", encoding="utf-8"))
+        assert unicodedata.normalize("NFD", "Zébulonette") in row["highlighted"] or "<" in row["anonymised"]
+        for word in __import__("json").loads(row["highlighted"]):
+            assert word in text

@@ -75,3 +75,13 @@ def hide_in_original(code_for, original: str, composed: str, spans, offsets: Off
         last = o_end
     parts.append(original[last:])
     return "".join(parts), mapped
+
+
+def words_in_original(words: list[str], original: str, composed: str, offsets: OffsetMap) -> list[str]:
+    """Words found in the composed text, as they are written in the original (so that a
+    reader or the review page finds them in the message)."""
+    found = []
+    for word in words:
+        at = composed.find(word) if word else -1
+        found.append(original[slice(*offsets.span(at, at + len(word)))] if at >= 0 else word)
+    return found

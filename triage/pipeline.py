@@ -90,7 +90,7 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
               chunk_size: int = 5_000) -> Iterator[dict]:
     import json
 
-    from triage.normalise import hide_in_original, nfc_batch
+    from triage.normalise import hide_in_original, nfc_batch, words_in_original
 
     for chunk in table.pairs(chunk_size):
         composed, decomposed = nfc_batch([text for _, text in chunk])  # offsets stay the original's
@@ -111,6 +111,7 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
             hidden = hidden_spans[i]
             if offsets:
                 anonymised, hidden = hide_in_original(seeker.code_for, text, composed[i], hidden, offsets)
+                highlighted[i] = words_in_original(highlighted[i], text, composed[i], offsets)
             else:
                 anonymised = seeker.hide(text, hidden)
             yield {
@@ -316,7 +317,7 @@ class Classifier:
 
         from features.counts import message_counts
 
-        from triage.normalise import hide_in_original, nfc_batch
+        from triage.normalise import hide_in_original, nfc_batch, words_in_original
 
         texts = [text for _, text in messages]
         composed, decomposed = nfc_batch(texts)  # analysed in NFC, offsets into the original
@@ -326,6 +327,8 @@ class Classifier:
         evidence = self.evidence(analysis, scores)
         decisions = self.policy.decide_batch(evidence)
         highlighted = self.highlighted(analysis, evidence, decisions)
+        for m, offsets in decomposed.items():
+            highlighted[m] = words_in_original(highlighted[m], texts[m], composed[m], offsets)
         decision = decisions.decision.tolist()
         anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
         for m in itertools.compress(range(len(texts)), decisions.hidden):
