@@ -216,6 +216,17 @@ def test_a_decompression_bomb_is_refused_before_it_inflates(tmp_path, monkeypatc
         model.load_predictor(bomb)
 
 
+def test_a_policy_switched_and_re_signed_is_refused(tmp_path):
+    """Checksums can be recomputed by anyone: the policy must still agree with the file's
+    word scorer, as `triage train` writes it."""
+    def to_paper(meta):
+        meta["policy"] = {"name": "paper"}
+
+    path = rewrite_model(model.default_model_path(), tmp_path / "m.triage", _edit_metadata(to_paper, seal=True))
+    with pytest.raises(InputError, match="policy does not match its word scorer"):
+        model.load_predictor(path)
+
+
 def test_a_format_1_file_says_to_retrain(tmp_path):
     def old(meta):
         meta["format"] = "sms-triage-model/1"

@@ -493,7 +493,13 @@ def load_predictor(path: Path) -> Predictor:
         raise InputError(f"{path}: unreadable forest ({error.__class__.__name__})") from None
     _check_forest(forest, len(metadata["feature_names"]), path, "message forest")
     predictor = Predictor(metadata, forest)
-    if "names.npz" in archive.namelist():
+    # What `triage train` writes: the budget policy with a word scorer, the paper's without.
+    # A re-signed file whose policy was switched (anyone can recompute checksums) is refused.
+    has_scorer = "names.npz" in archive.namelist()
+    if ((metadata.get("policy") or {}).get("name", "paper") == "budget") != has_scorer:
+        raise InputError(f"{path} is not a valid model file: its policy does not match its word scorer "
+                         "(a model trained with spans uses the budget policy, one without spans the paper's)")
+    if has_scorer:
         from triage.names import WORD_FEATURES, Spelling
 
         if metadata.get("word_features") != list(WORD_FEATURES):
