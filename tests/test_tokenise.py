@@ -1,6 +1,13 @@
-import pytest
+import re
 
-from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PUNCT, WORD, tokenise
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from triage import tokenise as tokenise_module
+from triage.tokenise import (
+    DETECTED, ELIDED, EMOJI, EMOTICON, KEEP_WHOLE_MAX_LENGTH, NUMBER, PUNCT, WORD, Tokeniser, tokenise,
+)
 
 
 def kinds(text, **kw):
@@ -42,3 +49,39 @@ def test_offsets_point_back_into_the_text():
     text = "Slt!! t'es ou? jsuis chez Léna-Dav 😘 06.12.34.56.78"
     for token in tokenise(text):
         assert text[token.start : token.end] == token.text
+
+
+def test_a_pasted_run_of_elisions_is_split_in_linear_time():
+    # 200,000 "l'": the old loop copied and lower-cased the rest of the word at each
+    # apostrophe, about 4 * 10**10 character steps.
+    text = "l'" * 200_000 + "ami"
+    tokens = Tokeniser(frozenset({"aujourd'hui"})).tokenise(text)
+    assert len(tokens) == 200_001
+    assert tokens[0].text == "l'" and (tokens[-1].start, tokens[-1].text) == (400_000, "ami")
+
+
+def _elisions_reference(start, word, keep_whole, out):
+    """The former loop (quadratic on long words): the specification of the cuts."""
+    while True:
+        match = re.search("['’]", word)
+        if match is None or match.end() == len(word):
+            break
+        if word.lower().replace("’", "'") in keep_whole:
+            break
+        if word[: match.start()].lower() not in ELIDED:
+            break
+        cut = match.end()
+        out.append((start, word[:cut], "WORD"))
+        start, word = start + cut, word[cut:]
+    return start, word
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["l", "L", "qu", "jusqu", "quelqu", "aujourd", "hui", "un", "ami", "'", "’", "é"]), max_size=10))
+def test_elisions_are_cut_as_before(lexicons, parts):
+    word = "".join(parts)
+    keep_whole = lexicons.apostrophe_words
+    mine, theirs = [], []
+    assert tokenise_module._split_elisions(3, word, keep_whole, mine) == _elisions_reference(3, word, keep_whole, theirs)
+    assert mine == theirs
+    assert max(map(len, keep_whole)) <= KEEP_WHOLE_MAX_LENGTH

@@ -56,6 +56,10 @@ _NUMBER = re.compile(
 )
 # Clitics that elide before a vowel: j'ai, l'autre, qu'il, jusqu'à...
 ELIDED = frozenset("j l m t s n d c ç qu jusqu lorsqu puisqu quoiqu presqu quelqu".split())
+_LONGEST_ELIDED = max(map(len, ELIDED))
+# Words with an apostrophe kept whole (aujourd'hui, jusqu'au-boutiste: 19 letters at most
+# in the lexicons) are looked up only when no longer than this.
+KEEP_WHOLE_MAX_LENGTH = 40
 _APOSTROPHE = re.compile(r"['’]")
 
 Part = tuple[int, str, str]  # (offset in the piece, text, kind)
@@ -119,16 +123,18 @@ def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
 
 def _split_elisions(start: int, word: str, keep_whole: Container[str], out: list[Part]) -> tuple[int, str]:
     """j'arrive -> j' + arrive; aujourd'hui stays whole; qu'il -> qu' + il."""
+    # Positions instead of slices of the rest: a pasted "l'l'l'..." of a megabyte would
+    # otherwise cost the square of its length.
+    position = 0
     while True:
-        match = _APOSTROPHE.search(word)
+        match = _APOSTROPHE.search(word, position)
         if match is None or match.end() == len(word):
             break
-        if word.lower().replace("’", "'") in keep_whole:
+        if len(word) - position <= KEEP_WHOLE_MAX_LENGTH and word[position:].lower().replace("’", "'") in keep_whole:
             break
-        head = word[: match.start()]
-        if head.lower() not in ELIDED:
+        if match.start() - position > _LONGEST_ELIDED or word[position : match.start()].lower() not in ELIDED:
             break
         cut = match.end()
-        out.append((start, word[:cut], WORD))
-        start, word = start + cut, word[cut:]
-    return start, word
+        out.append((start + position, word[position:cut], WORD))
+        position = cut
+    return start + position, word[position:]
