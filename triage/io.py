@@ -749,8 +749,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _clean_json(value: Any) -> tuple[Any, bool]:
     """(value without NULs and with lone surrogates replaced, whether any was replaced)."""
     if isinstance(value, str):
-        cleaned = _SURROGATE.sub("\ufffd", value.replace("\x00", ""))
-        return cleaned, "\ufffd" in cleaned and cleaned.count("\ufffd") != value.count("\ufffd")
+        cleaned, replaced = _SURROGATE.subn("\ufffd", value.replace("\x00", ""))
+        return cleaned, replaced > 0
     if isinstance(value, dict):
         items = [(_clean_json(k), _clean_json(v)) for k, v in value.items()]
         return {k: v for (k, _), (v, _) in items}, any(a or b for (_, a), (_, b) in items)

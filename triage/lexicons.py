@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 import dictionaries
+from triage.errors import InputError
 from triage.wordlist import WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
@@ -86,12 +87,8 @@ def _read_lines(path: Path) -> list[str]:
     try:
         return path.read_text("utf-8").split("\n")
     except OSError as error:  # a folder where a file should be, no permission...
-        from triage.io import InputError
-
         raise InputError(f"cannot read the lexicon file {path}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
-        from triage.io import InputError
-
         line = path.read_bytes()[: error.start].count(b"\n") + 1
         raise InputError(f"{path}: line {line} is not UTF-8; save the file as UTF-8") from None
 

@@ -33,9 +33,9 @@ from triage.errors import InputError, OutputExists
 __all__ = ["atomic_output", "check_output", "check_outputs", "refuse_inputs", "write_bytes", "write_text"]
 
 MAINTAINER_VARIABLE = "TRIAGE_MAINTAINER"
-# .<destination name>.<pid>.<random>.tmp: the pid tells a later run whether its writer is dead.
 # Errors of a write that the user must hear as one line (the disk or the quota is full).
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+# .<destination name>.<pid>.<random>.tmp: the pid tells a later run whether its writer is dead.
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
 
 
@@ -100,15 +100,14 @@ def check_outputs(planned: Iterable[tuple[str | os.PathLike[str] | None, bool]],
                   inputs: Iterable[str | os.PathLike[str] | None] = ()) -> None:
     """check_output for each (path, force) of one run, and no two outputs on one path."""
     inputs = list(inputs)
-    seen: list[Path] = []
+    seen: set[str] = set()
     for path, force in planned:
         if path is None:
             continue
-        destination = check_output(path, force=force, inputs=inputs)
-        for earlier in seen:
-            if os.path.normcase(os.path.abspath(earlier)) == os.path.normcase(os.path.abspath(destination)):
-                raise InputError(f"{os.fspath(path)} is given for two outputs; give each its own path")
-        seen.append(destination)
+        where = os.path.normcase(os.path.abspath(check_output(path, force=force, inputs=inputs)))
+        if where in seen:
+            raise InputError(f"{os.fspath(path)} is given for two outputs; give each its own path")
+        seen.add(where)
 
 
 def _make_parents(folder: Path, private: bool, display: str) -> None:
