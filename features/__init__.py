@@ -6,8 +6,8 @@ counts; the counting itself is in features/counts.py. Feature sets are named (fe
 detectors know about the message.
 """
 
-from features.counts import feature_names
-from features.sets import FEATURE_SETS
+from triage.features.counts import feature_names
+from triage.features.sets import FEATURE_SETS
 
 __all__ = ["FEATURE_SETS", "MessageFeatures", "feature_names"]
 
@@ -15,7 +15,7 @@ __all__ = ["FEATURE_SETS", "MessageFeatures", "feature_names"]
 def __getattr__(name):
     # The transformer imports scikit-learn (2 s): only when asked for.
     if name == "MessageFeatures":
-        from features.extractor import MessageFeatures
+        from triage.features.extractor import MessageFeatures
 
         return MessageFeatures
     raise AttributeError(name)

@@ -10,11 +10,12 @@ analysis' spelling table), then sums per message. This module imports no scikit-
 from __future__ import annotations
 
 import re
+import weakref
 
 import numpy as np
 
-from features.sets import FEATURE_SETS, PERSON_CUES
-from triage.lexicons import Lexicons, fold, spelling_key
+from triage.features.sets import FEATURE_SETS
+from triage.lexicons import PERSON_CUES, Lexicons, fold, spelling_key
 from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
 
 _DIGITS = re.compile(r"\d+")
@@ -165,14 +166,14 @@ def _count_place_phrases(a: Analysis, message, spelling, word_flags, cities, cou
                 break
 
 
-_PHRASES: dict[int, tuple[set[str], set[str], set[str]]] = {}
+# Keyed by the lexicons themselves, weakly (an id would be reused by a later object).
+_PHRASES: weakref.WeakKeyDictionary[Lexicons, tuple[set[str], set[str], set[str]]] = weakref.WeakKeyDictionary()
 
 
 def _phrase_parts(lexicons: Lexicons) -> tuple[set[str], set[str], set[str]]:
     """(first words, first two words, second words) of multi-word place names, once per
     lexicons."""
-    key = id(lexicons)
-    if key not in _PHRASES:
+    if lexicons not in _PHRASES:
         phrases = [p.split(" ") for p in (*lexicons.cities, *lexicons.countries) if " " in p]
-        _PHRASES[key] = {p[0] for p in phrases}, {" ".join(p[:2]) for p in phrases}, {p[1] for p in phrases}
-    return _PHRASES[key]
+        _PHRASES[lexicons] = {p[0] for p in phrases}, {" ".join(p[:2]) for p in phrases}, {p[1] for p in phrases}
+    return _PHRASES[lexicons]

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from features.counts import feature_names, message_counts
+from triage.features.counts import feature_names, message_counts
 from triage.lexicons import Lexicons
 from triage.seekhide import SeekAndHide
 

@@ -28,10 +28,3 @@ RICH = PAPER + (
 )
 
 FEATURE_SETS = {"paper": PAPER, "rich": RICH}
-
-# Words after which a name often follows in SMS.
-PERSON_CUES = frozenset(
-    """avec chez coucou cc salut slt bonjour bjr bonsoir bsr hello hey merci mci bisous bisou
-    bises biz bisx bsx kiss dis appelle appel demande voir vu et à a de d' par pour ton ta tes
-    mon ma mes sa son ses cher chère chere mr mme m mlle dr""".split()
-)

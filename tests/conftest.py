@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from triage import lexicons as lexicon_module
 from triage.cli import app
+from triage.schema import CLASSIFY_COLUMNS as CLASSIFIED_COLUMNS  # what classify writes
 
 REPO = Path(__file__).resolve().parent.parent
 DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
@@ -77,7 +78,6 @@ def with_checksums(members: dict) -> None:
     members["metadata.json"] = json.dumps(meta).encode()
 
 
-CLASSIFIED_COLUMNS = ["id", "text", "seekhide", "model", "score", "decision", "anonymised", "hidden", "highlighted", "risk"]
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from triage import model as model_module
-from triage import pipeline
+from triage import classifier, schema
 
 from conftest import REPO, rewrite_model, with_checksums
 
@@ -182,7 +182,7 @@ def test_header_only_gives_an_output_with_just_the_header(cli, tmp_path, out, co
     succeeded(result)
     assert "0 messages" in result.stdout
     written = message_output(command, out).read_bytes().decode("utf-8")
-    expected = pipeline.SEEK_COLUMNS if command == "seek" else pipeline.CLASSIFY_COLUMNS
+    expected = list(schema.SEEK_COLUMNS if command == "seek" else schema.CLASSIFY_COLUMNS)
     assert written == ",".join(expected) + "\r\n"
 
 
@@ -847,7 +847,7 @@ def interrupt(monkeypatch, command: str) -> None:
     if command == "seek":
         monkeypatch.setattr(SeekAndHide, "analyse", Interrupt(SeekAndHide.analyse, 1))
     elif command == "classify":
-        monkeypatch.setattr(pipeline.Classifier, "columns", Interrupt(pipeline.Classifier.columns, 1))
+        monkeypatch.setattr(classifier.Classifier, "columns", Interrupt(classifier.Classifier.columns, 1))
     elif command == "train":  # stopped while the model file is being written
         write_zip = model_module._write_zip
 

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from triage.pipeline import CLASSIFY_COLUMNS
+from triage.schema import CLASSIFY_COLUMNS
 
 from conftest import SAMPLE
 
@@ -25,7 +25,7 @@ def test_classify_follows_the_output_contract(cli, sample, tmp_path):
     assert result.exit_code == 0, result.output
     rows = read_rows(out)
     source = read_rows(sample)
-    assert list(rows[0]) == CLASSIFY_COLUMNS
+    assert list(rows[0]) == list(CLASSIFY_COLUMNS)
     assert [r["id"] for r in rows] == [r["id"] for r in source]  # one row per input row, same order
     assert [r["text"] for r in rows] == [r["text"] for r in source]
     for row in rows:
@@ -87,7 +87,7 @@ def test_custom_text_and_id_columns(cli, tmp_path):
 
 
 def test_several_processes_give_the_same_output(sample, tmp_path):
-    from triage.pipeline import run_classify
+    from triage.jobs import run_classify
 
     one = run_classify(sample, tmp_path / "one.csv", chart=False)
     two = run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
@@ -97,7 +97,7 @@ def test_several_processes_give_the_same_output(sample, tmp_path):
 
 def test_several_processes_share_the_big_lexicon_sets_built_before_forking(sample, tmp_path):
     from triage import lexicons
-    from triage.pipeline import run_classify
+    from triage.jobs import run_classify
 
     shared = lexicons.default()
     for name in ("ordinary_words", "first_name_spellings"):  # as a fresh process has them: not built
@@ -108,14 +108,14 @@ def test_several_processes_share_the_big_lexicon_sets_built_before_forking(sampl
 
 
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
-    from triage import io, pipeline
+    from triage import io, jobs
 
-    kept = pipeline.run_classify(sample, tmp_path / "kept.csv", chunk_size=37, chart=False)
+    kept = jobs.run_classify(sample, tmp_path / "kept.csv", chunk_size=37, chart=False)
     reads = []
     original = io.MessageTable.pairs
     monkeypatch.setattr(io.MessageTable, "pairs", lambda *a: reads.append(1) or original(*a))
-    monkeypatch.setattr(pipeline, "KEEP_READ_MESSAGES", 50)
-    reread = pipeline.run_classify(sample, tmp_path / "reread.csv", chunk_size=37, chart=False)
+    monkeypatch.setattr(jobs, "KEEP_READ_MESSAGES", 50)
+    reread = jobs.run_classify(sample, tmp_path / "reread.csv", chunk_size=37, chart=False)
     assert len(reads) == 2
     assert reread.decisions == kept.decisions
     assert (tmp_path / "kept.csv").read_bytes() == (tmp_path / "reread.csv").read_bytes()
@@ -125,7 +125,7 @@ def test_a_job_gives_the_garbage_collector_its_settings_back(sample, tmp_path):
     import gc
 
     from triage.io import InputError
-    from triage.pipeline import run_classify
+    from triage.jobs import run_classify
 
     before = gc.get_threshold()
     run_classify(sample, tmp_path / "out.csv", chart=False)

@@ -227,7 +227,7 @@ def test_spec_is_small_and_absolute(tmp_path, monkeypatch):
 @pytest.fixture
 def recorded_builds(monkeypatch):
     """ClassifierSpec.build without loading anything: what the Classifier was built with."""
-    from triage import lexicons, model, pipeline
+    from triage import classifier, lexicons, model
 
     seen = []
 
@@ -239,7 +239,7 @@ def recorded_builds(monkeypatch):
         cache_clear = staticmethod(lambda: seen.append("cache cleared"))
 
     monkeypatch.setattr(model, "load_predictor", lambda path: ("predictor", path))
-    monkeypatch.setattr(pipeline, "Classifier", Recorder)
+    monkeypatch.setattr(classifier, "Classifier", Recorder)
     monkeypatch.setattr(lexicons, "default", Default)
     return seen
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from features import FEATURE_SETS, MessageFeatures
+from triage.features import FEATURE_SETS, MessageFeatures
 
 
 def features_of(text, **kw):
@@ -49,3 +49,19 @@ def test_follows_the_scikit_learn_transformer_contract():
 def test_unknown_feature_set_is_refused():
     with pytest.raises(ValueError, match="unknown feature set"):
         MessageFeatures(feature_set="nope").fit([])
+
+
+@pytest.mark.parametrize("title", ["Pr", "professeur", "Maître", "Mme", "Dr."])
+def test_seek_and_hide_and_the_word_scorer_agree_on_what_a_title_is(lexicons, title):
+    """One list of titles (dictionaries/cues/titles.txt): where Seek&Hide's title rule hides the
+    surname after a title, the word scorer sees the same word as after a title."""
+    from triage.names import WORD_FEATURES, word_features
+    from triage.seekhide import SeekAndHide
+
+    text = f"rdv demain avec {title} Zorblatt à 10h"
+    analysis = SeekAndHide(lexicons).analyse([text])
+    words = analysis.result(0).words
+    surname = next(i for i, word in enumerate(words) if word.text == "Zorblatt")
+    assert words[surname].rule == "title"
+    indices, rows = word_features(analysis)[0]
+    assert rows[indices.index(surname), WORD_FEATURES.index("after_title")] == 1

@@ -25,7 +25,9 @@ from hypothesis import strategies as st
 
 from triage import model
 from triage.names import CorpusStats
-from triage.pipeline import CLASSIFY_COLUMNS, Classifier, run_classify, run_seek
+from triage.classifier import Classifier
+from triage.jobs import run_classify, run_seek
+from triage.schema import CLASSIFY_COLUMNS
 from triage.seekhide import SeekAndHide
 from triage.tokenise import PIECE, tokenise
 
@@ -203,3 +205,20 @@ def test_the_output_does_not_depend_on_the_process(tmp_path):
         assert done.returncode == 0, done.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
+
+
+# ------------------------------------------------------------------- the reference
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(texts=st.lists(any_text, min_size=1, max_size=5),
+       off=st.sets(st.sampled_from(["title", "weak-name", "capitalised-guess", "misspelling"]), max_size=2))
+def test_the_batch_code_agrees_with_the_per_message_reference(lexicons, texts, off):
+    from seekhide_reference import reference_seek
+
+    seeker = SeekAndHide(lexicons, off=off)
+    analysis = seeker.analyse(texts)
+    for m, text in enumerate(texts):
+        result = analysis.result(m)
+        batch = (result.label, [(w.start, w.end, w.label, str(w.rule)) for w in result.words], sorted(result.hidden))
+        assert batch == reference_seek(seeker, text), text

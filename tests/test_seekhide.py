@@ -197,3 +197,43 @@ def test_the_cost_of_one_word_is_bounded_whatever_its_length(lexicons):
         tracemalloc.stop()
     assert peak < 50 * 2**20, f"{peak / 2**20:.0f} MiB for one word"
     assert [w.label for w in result.words] == [UNKNOWN]
+
+
+# One message per step: the word the step labels, and what it is without the step.
+STEP_EXAMPLES = [
+    ("accent", "il est dèsolé", "dèsolé", "misspelling"),
+    ("repetition", "salut nicoooolas", "nicoooolas", "none"),
+    ("onomatopoeia", "bwahahah trop drôle", "bwahahah", "none"),
+    ("apostrophe", "jexplique demain", "jexplique", "concatenation"),
+    ("concatenation", "jtattends en bas", "jtattends", "misspelling"),
+    ("misspelling", "c surment demain", "surment", "none"),
+    ("title", "rdv chez Mme Zorblatt", "Zorblatt", "none"),
+    ("weak-name", "on se voit kon veut", "kon", "exact"),
+    ("capitalised-guess", "je vois Surment demain", "Surment", "misspelling"),
+]
+
+
+@pytest.mark.parametrize("step, text, word, rule_without", STEP_EXAMPLES, ids=[e[0] for e in STEP_EXAMPLES])
+def test_each_step_can_be_switched_off(lexicons, step, text, word, rule_without):
+    from triage.seekhide import STEPS, SeekAndHide
+
+    def rule_of(seeker):
+        return next(str(w.rule) for w in seeker.seek(text).words if w.text == word)
+
+    assert step in STEPS
+    assert rule_of(SeekAndHide(lexicons)).startswith(step.replace("-guess", ""))
+    assert rule_of(SeekAndHide(lexicons, off={step})) == rule_without
+
+
+def test_every_step_has_an_example():
+    from triage.seekhide import STEPS
+
+    assert sorted(STEPS) == sorted(example[0] for example in STEP_EXAMPLES)
+
+
+def test_an_unknown_step_is_refused_in_one_line(lexicons):
+    from triage.errors import InputError
+    from triage.seekhide import SeekAndHide
+
+    with pytest.raises(InputError, match="unknown Seek&Hide step 'spelling'"):
+        SeekAndHide(lexicons, off={"spelling"})

@@ -89,9 +89,18 @@ def _busy(what: str):
     return Console(stderr=True).status(what)
 
 
+# Where a command writes when the user names no output: the tool's own folder, which a new
+# run replaces (a file the user names is never replaced without --force).
+REPORTS_DIR = Path("reports")
+
+
+def default_output(input_path: Path, suffix: str) -> Path:
+    """reports/<input stem>.<suffix>."""
+    return REPORTS_DIR / f"{Path(input_path).stem}.{suffix}"
+
+
 def read_options(text_column, id_column, label_column, encoding, delimiter, on_bad_lines):
-    from triage.io import DEFAULT_ID_COLUMN
-    from triage.pipeline import ReadOptions
+    from triage.io import DEFAULT_ID_COLUMN, ReadOptions
 
     return ReadOptions(
         text_column=text_column,
@@ -117,10 +126,11 @@ def seek(
     force: Force = False,
 ) -> None:
     """Seek&Hide: label every word and message (TA / NTA / UNTAGGED) and hide what is certain."""
-    from triage.pipeline import run_seek
+    from triage.jobs import run_seek
 
     summary = run_seek(
-        input, output, words=words, force=force,
+        input, output or default_output(input, "words.csv" if words else "seek.csv"), words=words,
+        force=force or output is None,
         read=read_options(text_column, id_column, label_column, encoding, delimiter, on_bad_lines),
     )
     typer.echo(f"{summary.messages:,} messages -> {summary.output}")
@@ -148,7 +158,7 @@ def classify(
     force: Force = False,
 ) -> None:
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
-    from triage.pipeline import run_classify
+    from triage.jobs import run_classify
 
     if scheduler and engine != "dask":
         from triage.io import InputError
@@ -159,8 +169,9 @@ def classify(
 
         check_workspace_path(workspace, [input] + ([output] if output else []))
     summary = run_classify(
-        input, output, model_path=model, queue_path=queue, policy=policy, budget=expert_budget, jobs=jobs,
-        engine=engine, scheduler=scheduler, force=force,
+        input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
+        policy=policy, budget=expert_budget, jobs=jobs, engine=engine, scheduler=scheduler,
+        force=force or output is None, queue_force=force,
         read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
         progress=sys.stderr.isatty(),
     )
@@ -201,7 +212,7 @@ def train(
     force: Force = False,
 ) -> None:
     """Train the message model: features -> undersampling 1:1 -> bagged decision trees."""
-    from triage.pipeline import run_train
+    from triage.jobs import run_train
 
     _check_feature_set(feature_set)
     with _busy("training (with gold spans, the word scorer is cross-validated too)"):
@@ -235,7 +246,6 @@ def _report_folder(report: str, out_dir: Optional[Path], force: bool, inputs,
     work: reports/<report> is the tool's own (a new run replaces it); a folder the user
     names keeps its files unless --force, and never loses an input."""
     from triage import outputs
-    from triage.pipeline import REPORTS_DIR
     from triage.reports.render import report_paths
 
     folder = out_dir if out_dir is not None else REPORTS_DIR / report
@@ -250,7 +260,7 @@ def _wrote(paths) -> None:
 
 
 def _check_feature_set(feature_set: str) -> None:
-    from features import FEATURE_SETS
+    from triage.features import FEATURE_SETS
     from triage.io import InputError
 
     if feature_set not in FEATURE_SETS:
@@ -274,9 +284,9 @@ def report_cv(
     force: Force = False,
 ) -> None:
     """Stratified k-fold cross-validation of the 50% baseline, the decision tree and bagging (Table 6)."""
-    from features import FEATURE_SETS
+    from triage.features import FEATURE_SETS
     from triage.reports.cv import run_cv
-    from triage.reports.render import comparison_markdown, evaluation_markdown, write_evaluation
+    from triage.reports.render import comparison_markdown, model_report_markdown, write_evaluation
 
     _check_feature_set(feature_set)
     read = read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines)
@@ -288,7 +298,7 @@ def report_cv(
             input, folds=folds, seed=seed, feature_set=name, normalise=normalise, read=read,
             progress=sys.stderr.isatty(),
         )
-        typer.echo(evaluation_markdown(evaluations[name]))
+        typer.echo(model_report_markdown(evaluations[name]))
         folder, replace = folders[name]
         _wrote(write_evaluation(evaluations[name], folder, force=replace))
     if compare:
@@ -314,7 +324,7 @@ def report_holdout(
 ) -> None:
     """The paper's time-ordered test: train on the first N messages, test on the next M."""
     from triage.reports.cv import run_holdout
-    from triage.reports.render import evaluation_markdown, write_evaluation
+    from triage.reports.render import model_report_markdown, write_evaluation
 
     _check_feature_set(feature_set)
     folder, replace = _report_folder("holdout", out_dir, force, [input])
@@ -322,7 +332,7 @@ def report_holdout(
         input, train_first=train_first, test_next=test_next, seed=seed, feature_set=feature_set,
         normalise=normalise, read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
     )
-    typer.echo(evaluation_markdown(evaluation))
+    typer.echo(model_report_markdown(evaluation))
     _wrote(write_evaluation(evaluation, folder, force=replace))
 
 
@@ -388,7 +398,7 @@ def evaluate(
     force: Force = False,
 ) -> None:
     """Score the whole pipeline against gold spans: what stays readable, and at what reading cost."""
-    from triage.evaluate import run_evaluate
+    from triage.jobs import run_evaluate
 
     _check_feature_set(feature_set)
     folder, replace = _report_folder("evaluate", out_dir, force, [gold, model])
@@ -414,7 +424,6 @@ def queue_export(
     force: Force = False,
 ) -> None:
     """Write the messages that need a human, most uncertain first, with what to look at and why."""
-    from triage.pipeline import default_output
     from triage.queue import export_queue
 
     summary = export_queue(classified, output or default_output(classified, "queue.csv"), format=format,

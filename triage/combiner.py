@@ -18,12 +18,8 @@ from typing import Protocol
 
 import numpy as np
 
-from triage.seekhide import NTA, TA, UNTAGGED
-
-EXPERT = "EXPERT"
-DECISIONS = (TA, NTA, EXPERT)
-
-Span = tuple[int, int, str]
+from triage.errors import InputError
+from triage.schema import DECISIONS, EXPERT, NTA, TA, UNTAGGED, Span
 
 
 @dataclass
@@ -177,9 +173,17 @@ class BudgetPolicy(_Policy):
 POLICIES: dict[str, type] = {PaperPolicy.name: PaperPolicy, BudgetPolicy.name: BudgetPolicy}
 
 
-def get_policy(name: str, **options) -> Policy:
-    from triage.io import InputError
-
+def check_policy(name: str) -> None:
     if name not in POLICIES:
         raise InputError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
+
+
+def check_budget(budget: float) -> None:
+    """The expert budget is a share of the messages."""
+    if not 0.0 <= budget <= 1.0:
+        raise InputError(f"the expert budget is a share of messages between 0 and 1, not {budget}")
+
+
+def get_policy(name: str, **options) -> Policy:
+    check_policy(name)
     return POLICIES[name](**options)

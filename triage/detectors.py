@@ -25,7 +25,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-TAGS = ("TEL", "MEL", "URL", "ADR", "COD")
+from triage.lexicons import word_list
+from triage.schema import DETECTOR_TAGS
+
+TAGS = DETECTOR_TAGS
 
 # Tie-break on equal span length: earlier wins.
 _PRIORITY = {"URL": 0, "MEL": 1, "ADR": 2, "TEL": 3, "COD": 4}
@@ -44,18 +47,9 @@ class Detection(NamedTuple):
 _LETTER = r"[^\W\d_]"  # any Unicode letter (accents included)
 _NBSP = "\u00a0"  # phones often insert non-breaking spaces
 
-# Top-level domains accepted for bare domains (no scheme, no "www") and used to
-# trim an e-mail domain that swallowed the next word ("x@gmail.com.merci").
-# Deliberately limited to common ones: a bare "mot.mot/..." must not match.
-_TLDS = (
-    "fr", "com", "net", "org", "eu", "info", "biz", "io", "co", "me", "tv",
-    "ly", "gl", "gg", "uk", "de", "es", "it", "pt", "nl", "be", "ch", "lu",
-    "ca", "us", "ma", "dz", "tn", "sn", "ci", "re", "mc", "app", "dev", "xyz",
-    "online", "site", "shop", "bzh", "paris", "ru", "cn", "jp", "pro", "mobi",
-    "fm", "to", "edu", "gov", "int", "ws", "cc", "ai", "li", "at", "se", "no",
-    "dk", "fi", "pl", "cz", "ie", "br", "au", "nz", "in", "gouv",
-)
-_TLD_SET = frozenset(_TLDS)
+# Top-level domains accepted for bare domains (no scheme, no "www"), and used to
+# trim an e-mail domain that swallowed the next word.
+_TLDS = word_list("web/tlds.txt")
 
 
 def _alternation(words) -> str:
@@ -184,21 +178,11 @@ _URL_TRAILING = ".,;:!?'\"’…»)]}"
 # lieux-dits and PO boxes. Capitalised words right after a name are taken in
 # (up to 6 words): over-hiding, on purpose.
 # Street types that are (almost) never anything else after a number.
-_STRONG_TYPES = (
-    "rue", "avenue", "av", "ave", "boulevard", "bd", "bld", "blvd", "bvd",
-    "impasse", "imp", "allée", "allee", "all.", "chemin", "chem", "quai",
-    "square", "résidence", "residence", "lotissement", "hameau", "esplanade",
-    "faubourg", "fbg", "fg", "parvis", "rond-point", "rond point", "rte",
-    "sentier",
-)
+_STRONG_TYPES = word_list("addresses/street_types.txt")
 # Street types that are also common words ("2 cours de maths", "1 place
 # libre", "5 mail non lus", "3 ch" = bedrooms): they need a capitalised street
 # name ("2 cours Mirabeau") or a postcode after the name.
-_WEAK_TYPES = (
-    "place", "pl", "cours", "mail", "lot", "ch", "voie", "route", "passage",
-    "traverse", "promenade", "cité", "cite", "montée", "montee", "sq", "rés",
-    "res",
-)
+_WEAK_TYPES = word_list("addresses/weak_street_types.txt")
 # Linking words inside a street name; they never end it.
 _PARTICLES = ("de", "du", "des", "la", "le", "les", "et", "aux", "st.", "ste.")
 # Lower-case words that end a street/city name: SMS words that follow an
@@ -304,7 +288,7 @@ _ADR_GATE = re.compile(
     rf"[0-9](?<![\w:,.][0-9])[0-9]{{0,3}}+[ {_NBSP}]*+,?[ {_NBSP}]*+({_LETTER}++)"
 )
 _ADR_GATE_WORDS = frozenset(
-    [re.split(r"[ .\-]", street_type)[0] for street_type in _STRONG_TYPES + _WEAK_TYPES]
+    [re.split(r"[ .\-]", street_type)[0] for street_type in _STRONG_TYPES | _WEAK_TYPES]
     + ["bis", "ter", "quater", "a", "b", "c", "d"]
 )
 
@@ -401,10 +385,10 @@ def _trim_mail_end(text: str, start: int, end: int) -> int:
     """Cut "x@gmail.com.merci" back to the last known TLD when the final label is not one."""
     at = text.index("@", start, end)
     labels = text[at + 1 : end].split(".")
-    if labels[-1].lower() in _TLD_SET:
+    if labels[-1].lower() in _TLDS:
         return end
     for index in range(len(labels) - 2, 0, -1):
-        if labels[index].lower() in _TLD_SET:
+        if labels[index].lower() in _TLDS:
             return at + 1 + len(".".join(labels[: index + 1]))
     return end
 

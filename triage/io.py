@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from triage.errors import InputError, OutputExists
+from triage.spreadsheets import neutralise_formula, restore_formula
 
 __all__ = [
     "DEFAULT_ID_COLUMN",
@@ -331,7 +332,7 @@ def open_messages(
     sheet (triage.spreadsheets), removed when the table is no longer used.
     """
     if Path(path).suffix.lower() == ".xlsx" and Path(path).is_file():
-        from triage.spreadsheets import as_csv
+        from triage.spreadsheets import as_csv  # openpyxl only when a workbook is read
 
         copy, cleanup = as_csv(path)
         table = open_messages(copy, text_column=text_column, id_column=id_column, required_columns=required_columns,
@@ -810,6 +811,30 @@ _LABELS = {"ta": "TA", "nta": "NTA", "1": "TA", "0": "NTA", "1.0": "TA", "0.0": 
 ACCEPTED_LABELS = "TA, NTA, 1, 0, true, false, any case"
 
 
+
+@dataclass
+class ReadOptions:
+    """How to read an input table (the CLI's shared input options)."""
+
+    text_column: str = "text"
+    id_column: str | None = DEFAULT_ID_COLUMN
+    label_column: str = "label"
+    encoding: str | None = None
+    delimiter: str | None = None
+    on_bad_lines: str = "error"
+
+    def open(self, path: os.PathLike | str, *, require_label: bool = False) -> MessageTable:
+        return open_messages(
+            path,
+            text_column=self.text_column,
+            id_column=self.id_column,
+            required_columns=(self.label_column,) if require_label else (),
+            encoding=self.encoding,
+            delimiter=self.delimiter,
+            on_bad_lines=self.on_bad_lines,
+        )
+
+
 def parse_labels(values: Iterable[tuple[int, str]]) -> list[str]:
     """Map (line, raw label) pairs to "TA"/"NTA".
 
@@ -859,33 +884,6 @@ def format_for(path: str | os.PathLike[str]) -> str:
         raise InputError(f"{Path(path).name}: this command writes .csv, .tsv or .jsonl "
                          "(spreadsheets: `triage release ... -o corpus.xlsx` or `triage queue export -o queue.xlsx`)")
     return _FORMATS_BY_SUFFIX.get(suffix, "csv")
-
-
-# A trigger, possibly after spaces or line breaks: spreadsheets skip those before a formula.
-_FORMULA = re.compile(r"[ \n\r]*[=+\-@\t\r]")
-_QUOTED_TRIGGER = re.compile(r"'+[ \n\r]*[=+\-@\t\r]")
-
-
-def neutralise_formula(value: str) -> str:
-    """Prefix a cell that a spreadsheet would run as a formula with a single quote.
-
-    OWASP's advice against CSV injection: cells starting with = + - @ tab or carriage
-    return get a leading ' so that Excel/LibreOffice show them as text. This CHANGES the
-    cell, so it is only for expert-queue exports opened in a spreadsheet, never for data
-    files the tool reads back as data. `restore_formula` undoes it exactly (`queue apply`
-    must call it on every cell it reads from an exported queue): to keep the round trip
-    exact, a cell already made of quotes followed by a trigger ("'=x") gets one quote more.
-    """
-    if _FORMULA.match(value) or _QUOTED_TRIGGER.match(value):
-        return "'" + value
-    return value
-
-
-def restore_formula(value: str) -> str:
-    """Inverse of neutralise_formula: drop one leading ' when quotes then a trigger follow."""
-    if _QUOTED_TRIGGER.match(value):
-        return value[1:]
-    return value
 
 
 def _json_value(value: Any) -> Any:

@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-import dictionaries
+from triage import dictionaries
 from triage.errors import InputError
 from triage.wordlist import WordList
 
@@ -103,6 +103,19 @@ def _read_list(path: Path) -> set[str]:
         if line:
             entries.add(line)
     return entries
+
+
+@lru_cache(maxsize=None)
+def word_list(name: str) -> frozenset[str]:
+    """A small closed list of the shipped dictionaries/ (titles, cue words, clitics, street
+    types, top-level domains...), as a linguist edits it: one entry per line, '#' comments."""
+    return frozenset(_read_list(DICTIONARIES_DIR / name))
+
+
+# The small lists the rules and features share (dictionaries/cues/).
+TITLES = word_list("cues/titles.txt")
+PERSON_CUES = word_list("cues/person_cues.txt")
+CLITICS = word_list("cues/clitics.txt")
 
 
 def _read_names(path: Path, excluded: set[str]) -> tuple[dict[str, int], dict[str, int]]:

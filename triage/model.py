@@ -43,7 +43,7 @@ N_ESTIMATORS = 10  # Weka's Bagging default
 
 # Types a model file may contain (skops loads nothing else).
 ALLOWED_TYPES = frozenset({
-    "features.extractor.MessageFeatures",
+    "triage.features.extractor.MessageFeatures",
     "imblearn.pipeline.Pipeline",
     "imblearn.under_sampling._prototype_selection._random_under_sampler.RandomUnderSampler",
     "sklearn.ensemble._bagging.BaggingClassifier",
@@ -71,7 +71,7 @@ def make_model(kind: str = "bagging", feature_set: str = "paper", normalise: boo
     from imblearn.pipeline import Pipeline
     from imblearn.under_sampling import RandomUnderSampler
 
-    from features import MessageFeatures
+    from triage.features import MessageFeatures
 
     return Pipeline([
         ("features", MessageFeatures(feature_set=feature_set, normalise=normalise)),
@@ -228,7 +228,7 @@ class Predictor:
     metadata: dict
     forest: Forest
     word_forest: Forest | None = None
-    spelling: object | None = None  # triage.names.Spelling
+    spelling: object | None = None  # triage.names.NameLikeness
     risk_quantiles: np.ndarray | None = None
 
     @property
@@ -399,7 +399,7 @@ def _finite(value, low: float = -np.inf, high: float = np.inf) -> bool:
 
 def _check_metadata(metadata: dict, path: Path) -> None:
     """Every value that steers decisions has the right type and range."""
-    from features import FEATURE_SETS
+    from triage.features import FEATURE_SETS
     from triage.combiner import POLICIES
 
     def bad(what: str) -> InputError:
@@ -500,7 +500,7 @@ def load_predictor(path: Path) -> Predictor:
         raise InputError(f"{path} is not a valid model file: its policy does not match its word scorer "
                          "(a model trained with spans uses the budget policy, one without spans the paper's)")
     if has_scorer:
-        from triage.names import WORD_FEATURES, Spelling
+        from triage.names import WORD_FEATURES, NameLikeness
 
         if metadata.get("word_features") != list(WORD_FEATURES):
             raise InputError(f"{path} was trained with other word features; retrain it with `triage train`")
@@ -508,7 +508,7 @@ def load_predictor(path: Path) -> Predictor:
         try:
             with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
                 predictor.word_forest = Forest.from_arrays(arrays)
-                predictor.spelling = Spelling(
+                predictor.spelling = NameLikeness(
                     dict(zip(arrays["trigrams"].tolist(), arrays["trigram_scores"].tolist())),
                     frozenset(arrays["prefixes"].tolist()),
                 )
@@ -530,12 +530,52 @@ def load_estimator(path: Path):
     import skops.io
 
     archive, metadata = _open(path)
-    data = _member(archive, metadata, "model.skops", path)
+    data = _renamed_modules(_member(archive, metadata, "model.skops", path), path)
     untrusted = set(skops.io.get_untrusted_types(data=data))
     refused = sorted(untrusted - ALLOWED_TYPES)
     if refused:
         raise InputError(f"{path} holds types outside the allow-list, refused: {', '.join(refused)}")
     return skops.io.loads(data, trusted=sorted(untrusted)), metadata
+
+
+# Model files written before the features package moved inside triage name its old place.
+_OLD_MODULES = {"features": "triage.features"}
+
+
+def _renamed_modules(data: bytes, path: Path) -> bytes:
+    """The skops archive with the modules named by older versions of sms-triage renamed (its
+    types are then checked against the allow-list like any other)."""
+    with zipfile.ZipFile(_io.BytesIO(data)) as archive:
+        try:
+            schema = json.loads(archive.read("schema.json"))
+        except (KeyError, ValueError, zipfile.BadZipFile) as error:
+            raise InputError(f"{path} is not a valid model file: its estimator is unreadable ({error})") from None
+
+        def renamed(node):
+            if isinstance(node, dict):
+                return {key: _new_module(value) if key == "__module__" else renamed(value) for key, value in node.items()}
+            if isinstance(node, list):
+                return [renamed(item) for item in node]
+            return node
+
+        new_schema = renamed(schema)
+        if new_schema == schema:
+            return data
+        buffer = _io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
+            for member in archive.infolist():
+                content = archive.read(member)
+                if member.filename == "schema.json":
+                    content = json.dumps(new_schema).encode()
+                out.writestr(member, content)
+    return buffer.getvalue()
+
+
+def _new_module(module):
+    if not isinstance(module, str):
+        return module
+    top, dot, rest = module.partition(".")
+    return _OLD_MODULES[top] + dot + rest if top in _OLD_MODULES else module
 
 
 def default_model_path() -> Path:

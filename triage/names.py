@@ -15,15 +15,15 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from features.sets import PERSON_CUES
-from triage.lexicons import Lexicons, fold, spelling_key
+from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
 from triage.seekhide import (
-    K_WORD, L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, RULES, Analysis, SeekResult, rule_code,
+    GUESS_RULES, K_WORD, L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, RULES, Analysis, SeekResult, rule_code,
 )
 
 WORD_FEATURES = (
@@ -34,8 +34,7 @@ WORD_FEATURES = (
 )
 # Affectionate endings of nicknames: Louloute, Gillou, Clainou, Soizicette.
 _PET_SUFFIXES = ("ou", "oute", "inou", "ette", "inette", "ounet", "ounette", "ouche", "ie", "y")
-_GUESSED_RULES = ("misspelling", "apostrophe", "concatenation", "repetition", "weak-name")
-_TITLES = frozenset("m mr mme mlle madame monsieur dr docteur".split())
+_GUESSED_RULES = GUESS_RULES | {"weak-name"}
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -122,7 +121,7 @@ class CorpusStats:
         return out
 
 
-class Spelling:
+class NameLikeness:
     """How much a spelling looks like a first name rather than an ordinary word: the mean
     log-ratio of its letter trigrams in the first-name list and in the word lists (a name
     from elsewhere, Serghei or Elsayed, still looks like a name), plus whether it starts a
@@ -134,7 +133,7 @@ class Spelling:
         self.cache: dict[str, tuple] = {}  # per spelling as written: the features that depend on it alone
 
     @classmethod
-    def from_lexicons(cls, lexicons: Lexicons, max_rank: int = 20_000, word_sample: int = 8) -> Spelling:
+    def from_lexicons(cls, lexicons: Lexicons, max_rank: int = 20_000, word_sample: int = 8) -> NameLikeness:
         names = [n for n, r in lexicons.first_name_ranks.items() if r <= max_rank]
         words = sorted(lexicons.forms)[::word_sample] + list(lexicons.sms)
         name_counts, word_counts = _trigram_counts(names), _trigram_counts(words)
@@ -172,7 +171,7 @@ def is_reduplication(key: str) -> bool:
 
 
 def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
-                   spelling: Spelling | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   spelling: NameLikeness | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(token positions of the candidate words of a batch, their features in WORD_FEATURES
     order, and a key per row: rows with the same key within one spelling table are equal).
     What depends on the spelling alone is computed once per spelling; the context (sentence
@@ -228,7 +227,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
 
 
 def word_features(analysis: Analysis, stats: CorpusStats | None = None,
-                  spelling: Spelling | None = None) -> list[tuple[list[int], np.ndarray]]:
+                  spelling: NameLikeness | None = None) -> list[tuple[list[int], np.ndarray]]:
     """candidate_rows message by message: (indices of the candidates in the message's words
     (SeekResult.words), their feature rows)."""
     a = analysis
@@ -243,7 +242,7 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
 def _context_flags(text: str) -> tuple[bool, bool, bool]:
     """(starts with a capital, is a person cue, is a title) for a spelling as written."""
     key = spelling_key(text)
-    return text[:1].isupper(), key in PERSON_CUES, key.rstrip(".") in _TITLES
+    return text[:1].isupper(), key in PERSON_CUES, key.rstrip(".") in TITLES
 
 
 # Columns of _static, by feature name; two ranks: by the dictionary match, and by the
@@ -256,7 +255,7 @@ _S_RANK, _S_RANK_TITLE = 2, 3
 _STATIC_WIDTH = 13  # values of _static
 
 
-def _static(spelling: Spelling, lexicons: Lexicons, text: str, match: str) -> tuple:
+def _static(spelling: NameLikeness, lexicons: Lexicons, text: str, match: str) -> tuple:
     found = spelling.cache.get(text)
     if found is not None:
         return found
@@ -289,15 +288,16 @@ def _static(spelling: Spelling, lexicons: Lexicons, text: str, match: str) -> tu
     return found
 
 
-_SPELLINGS: dict[int, Spelling] = {}
+# Keyed by the lexicons themselves, weakly: an entry goes with its lexicons (an id would be
+# reused by the next object at the same address).
+_SPELLINGS: weakref.WeakKeyDictionary[Lexicons, NameLikeness] = weakref.WeakKeyDictionary()
 
 
-def default_spelling(lexicons: Lexicons) -> Spelling:
-    """The Spelling model of a set of lexicons, built once (about 0.3 s)."""
-    key = id(lexicons)
-    if key not in _SPELLINGS:
-        _SPELLINGS[key] = Spelling.from_lexicons(lexicons)
-    return _SPELLINGS[key]
+def default_spelling(lexicons: Lexicons) -> NameLikeness:
+    """The NameLikeness model of a set of lexicons, built once (about 0.3 s)."""
+    if lexicons not in _SPELLINGS:
+        _SPELLINGS[lexicons] = NameLikeness.from_lexicons(lexicons)
+    return _SPELLINGS[lexicons]
 
 
 def candidate_tag(text: str, lexicons: Lexicons) -> str:

@@ -30,11 +30,12 @@ from typing import NamedTuple, Sequence
 
 from triage import io, outputs
 from triage import lexicons as lexicon_module
-from triage.lexicons import spelling_key
-from features.sets import PERSON_CUES
-from triage.combiner import DECISIONS, EXPERT
-from triage.pipeline import CLASSIFY_COLUMNS
-from triage.seekhide import AMBIGUOUS, DICTIONARY, NTA, TA, UNKNOWN, SeekAndHide
+from triage.lexicons import PERSON_CUES, spelling_key
+from triage.schema import (
+    AMBIGUOUS, CLASSIFIED_COLUMNS, DECISIONS, DICTIONARY, EXPERT, FINAL_COLUMNS, NAME_TAGS, NTA, QUEUE_COLUMNS,
+    RISK_COLUMN, TA, TAG_WORDS, UNKNOWN,
+)
+from triage.seekhide import GUESS_RULES, SeekAndHide
 
 __all__ = [
     "CLASSIFIED_COLUMNS",
@@ -43,36 +44,20 @@ __all__ = [
     "QUEUE_FORMATS",
     "ApplySummary",
     "QueueSummary",
-    "Decision",
+    "ExpertAnswer",
     "apply_decisions",
     "export_queue",
     "queue_format",
     "read_decisions",
 ]
 
-#: The classified file's contract (the output of `triage classify`); `risk` is optional.
-RISK_COLUMN = "risk"
-CLASSIFIED_COLUMNS = tuple(column for column in CLASSIFY_COLUMNS if column != RISK_COLUMN)
-QUEUE_COLUMNS = ("id", "text", "look_at", "why", "seekhide", "model", "score", "expert_decision", "expert_hide")
-#: Appended to the classified columns in the FINAL file.
-FINAL_COLUMNS = ("final", "final_text")
 QUEUE_FORMATS = ("csv", "tsv", "jsonl", "html", "xlsx")
 LOOK_AT_SEPARATOR = "; "  # the expert can paste a look_at cell into expert_hide as is
 MAX_REASONS = 8  # reasons listed in `why` before "and N more"
-NAME_TAGS = ("PRE", "NOM")
-# What a hidden span of a detector is, for `why`.
-TAG_WORDS = {
-    "PRE": "first name", "NOM": "surname", "SUR": "nickname", "TEL": "phone number",
-    "MEL": "e-mail address", "URL": "web address", "ADR": "postal address", "COD": "code",
-    "LIE": "place", "MAR": "brand",
-}
 _HIDE_SEPARATORS = re.compile(r"[;,\s]+")
 _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")  # "Pierre." or "'Kon'" typed in a cell
 _SPACES = re.compile(r"\s+")
 _SHOWN_ERRORS = 3
-# Seek&Hide rules that guess an ordinary word from an unknown spelling; with a capital
-# mid-sentence such a word is highlighted instead.
-_GUESS_RULES = frozenset({"misspelling", "apostrophe", "concatenation", "repetition"})
 
 
 # ------------------------------------------------------------------------ summaries
@@ -340,7 +325,7 @@ def _reason(spot: _Spot, seeker: SeekAndHide) -> str | None:
     if info.label == DICTIONARY:  # a weak name read as unknown in its context
         also = "a rare first name" if kind == "first-name" else "a surname"
         return f"'{word}' unknown{capitalised} (also {also})"
-    if info.rule in _GUESS_RULES:  # an ordinary word only by a guess, highlighted for its capital
+    if info.rule in GUESS_RULES:  # an ordinary word only by a guess, highlighted for its capital
         return f"'{word}' unknown{capitalised} (close to '{info.match}')"
     if word[:1].isupper():  # highlighted by the name scorer although the lexicons know it
         return f"'{word}' ordinary word, but flagged by the name scorer"
@@ -558,7 +543,7 @@ def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
 # --------------------------------------------------------------------------- apply
 
 
-class Decision(NamedTuple):
+class ExpertAnswer(NamedTuple):
     line: int
     label: str  # TA, NTA or '' (not decided yet)
     hide: list[str]  # the words to hide, as typed (edge punctuation removed)
@@ -581,7 +566,7 @@ def _raise_collected(errors: list[str], what: str) -> None:
         raise io.InputError("; ".join(errors[:_SHOWN_ERRORS]) + more)
 
 
-def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, Decision]:
+def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, ExpertAnswer]:
     """The expert's answers by id. Cells of a CSV/TSV go through io.restore_formula (the
     export neutralised them); JSONL cells are taken as they are (never neutralised)."""
     display = os.fspath(decisions_path)
@@ -614,12 +599,12 @@ def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, Decision
         labels = iter(io.parse_labels(decided))
     except io.InputError as err:
         raise io.InputError(f"{display}: expert_decision: {err}") from None
-    decisions: dict[str, Decision] = {}
+    decisions: dict[str, ExpertAnswer] = {}
     for ident, line, raw, hide, text in answers:
         label = next(labels) if raw else ""
         if label == NTA and hide:
             errors.append(f"{display}: line {line}: expert_decision is NTA but expert_hide lists words to hide")
-        decisions[ident] = Decision(line, label, hide, text)
+        decisions[ident] = ExpertAnswer(line, label, hide, text)
     _raise_collected(errors, "errors")
     return decisions
 

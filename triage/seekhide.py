@@ -17,6 +17,7 @@ code.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import itertools
 import re
@@ -28,12 +29,13 @@ from typing import NamedTuple
 import numpy as np
 
 from triage.detectors import detect
-from triage.lexicons import Lexicons, fold, spelling_key
+from triage.errors import InputError
+from triage.lexicons import CLITICS, TITLES, Lexicons, fold, spelling_key
+from triage.schema import (
+    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, HIDE_TAGS, MESSAGE_LABELS, NTA, TA, UNKNOWN, UNTAGGED, WORD_LABELS,
+)
 from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PIECE, PUNCT, WORD, Token, split_piece
 
-DICTIONARY, ANTI_DICTIONARY, AMBIGUOUS, UNKNOWN = "DICTIONARY", "ANTI_DICTIONARY", "AMBIGUOUS", "UNKNOWN"
-TA, NTA, UNTAGGED = "TA", "NTA", "UNTAGGED"
-HIDE_TAGS = ("PRE", "NOM", "SUR", "TEL", "MEL", "URL", "ADR", "COD", "LIE", "MAR")
 
 _RUN = re.compile(r"(\w)\1+")
 _SENTENCE_END = re.compile(r"[.!?…]")
@@ -46,21 +48,47 @@ _ONOMATOPOEIA = re.compile(
     r"|y+[ea]+h*|y+e+s+|b+o+f+|z+z+|c+h+u+t+|b+a+h+|b+e+n+|e+u+h+|h+e+u+|m+o+u+a+i+s+|n+a+n+"
     r"|o+u+a+i+[sp]*|w+e+s+h+|y+o+u+p+i+|o+l+a+l+a+|o+h+l+a+l+a+|b+o+u+h*|m+m+h*|c+o+o+l+"
 )
-_CLITIC_PREFIXES = ("j", "l", "m", "t", "s", "n", "d", "c", "qu")
+# Of the clitics (dictionaries/cues/clitics.txt), those that stack when glued ("jtm" = je t'aime).
 _CONCAT_CLITICS = "jtmslnc"
 _VOWEL_OR_H = tuple("aeiouyhéèêàâîôû")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 # Names from the surname list only, or first names rarer than this, collide with SMS spellings
 # and foreign words ('kon', 'lo', 'same'): they count as names only when capitalised mid-sentence.
 RARE_FIRST_NAME_RANK = 10_000
-# Heuristics that guess an ordinary word from an unknown spelling.
-_GUESSES = frozenset({"misspelling", "apostrophe", "concatenation", "repetition"})
+
+
+class Rule(enum.StrEnum):
+    """Which look-up or heuristic labelled a word: the `rule` column of `triage seek --words`."""
+
+    EXACT = "exact"  # in a list as written (lower case)
+    ACCENT = "accent"  # in a list once accents are set aside (3.2: accents)
+    COMPOUND = "compound"  # a hyphenated word in no list: labelled part by part
+    NONE = "none"  # nothing matched: UNKNOWN
+    REPETITION = "repetition"  # letters repeated for emphasis (3.2): nicoooolas, merciiii
+    ONOMATOPOEIA = "onomatopoeia"  # laughter and interjections: hahaha, mdrrr, pffff
+    APOSTROPHE = "apostrophe"  # an elision without its apostrophe (3.2): jarrive, larrivee
+    CONCATENATION = "concatenation"  # glued clitics: jtaime, jsuis
+    MISSPELLING = "misspelling"  # one edit from an ordinary word, never from a first name
+    TITLE = "title"  # context: a capitalised word after a title is a surname (Mme Petit)
+    WEAK_NAME = "weak-name"  # context: a rare name not capitalised mid-sentence is UNKNOWN (kon, Lo)
+    # context: a capitalised word mid-sentence is not guessed into an ordinary word
+    CAPITALISED_APOSTROPHE = "capitalised-apostrophe"
+    CAPITALISED_CONCATENATION = "capitalised-concatenation"
+    CAPITALISED_MISSPELLING = "capitalised-misspelling"
+    CAPITALISED_REPETITION = "capitalised-repetition"
+
+
+# Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
+# such a word is highlighted instead: rule "capitalised-<rule>").
+GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, Rule.REPETITION})
+# Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
+# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
+STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
+         "title", "weak-name", "capitalised-guess")
 # Misspellings are looked for in words of this many letters: shorter ones are too often
 # one edit from anything; the candidates of a longer one cost memory in the square of its
 # length (a 16 kB "word" would take gigabytes) and no French word is that long.
 MIN_MISSPELLING_LENGTH, MAX_MISSPELLING_LENGTH = 5, 40
-# Words after which a capitalised word is a surname whatever the lists say ("Mme Petit").
-TITLES = frozenset("m mr mme mlle mmes mrs messieurs madame mademoiselle monsieur dr docteur pr professeur maître me".split())
 
 
 class WordInfo(NamedTuple):
@@ -116,7 +144,11 @@ class SeekAndHide:
     spellings are kept; past that the tables start afresh at the next batch.
     """
 
-    def __init__(self, lexicons: Lexicons, max_cache: int = 500_000):
+    def __init__(self, lexicons: Lexicons, max_cache: int = 500_000, off: Iterable[str] = ()):
+        unknown = sorted(set(off) - set(STEPS))
+        if unknown:
+            raise InputError(f"unknown Seek&Hide step {unknown[0]!r}; the steps are {', '.join(STEPS)}")
+        self.off = frozenset(off)  # the steps switched off
         self.lexicons = lexicons
         self._cache: dict[str, WordInfo] = {}
         self._max_cache = max_cache
@@ -132,38 +164,37 @@ class SeekAndHide:
             info = self._cache.get(key)
             if info is None:
                 info = self._analyse(key)
-                if key.rstrip(".") in TITLES:
+                if key.rstrip(".") in TITLES and "title" not in self.off:
                     info = info._replace(title=True)
             if len(self._cache) < self._max_cache:
                 self._cache[word] = self._cache[key] = info
         return info
 
     def _analyse(self, key: str) -> WordInfo:
+        off = self.off
         in_names, in_anti = self.lexicons.lookup(key)
-        if in_names and not in_anti and self._weak_name(key) and key.isalpha():
+        if in_names and not in_anti and self._weak_name(key) and key.isalpha() and "apostrophe" not in off:
             # A rare surname that reads as a glued clitic + word: lecole = l'école.
             found = self._apostrophe(fold(key))
             if found:
                 return found
         if in_names or in_anti:
             lx = self.lexicons  # the sets before the word lists: they answer faster
-            rule = "exact" if (key in lx.other_anti or key in lx.first_names or key in lx.user_names
-                               or key in lx.user_words or key in lx.forms or key in lx.last_names) else "accent"
-            return WordInfo(_label(in_names, in_anti), rule, key, in_names and self._weak_name(key))
+            rule = Rule.EXACT if (key in lx.other_anti or key in lx.first_names or key in lx.user_names
+                                  or key in lx.user_words or key in lx.forms or key in lx.last_names) else Rule.ACCENT
+            if rule == Rule.EXACT or "accent" not in off:
+                return WordInfo(_label(in_names, in_anti), rule, key, in_names and self._weak_name(key))
         if "-" in key:
-            return WordInfo(UNKNOWN, "compound", key)  # labelled part by part by the caller
+            return WordInfo(UNKNOWN, Rule.COMPOUND, key)  # labelled part by part by the caller
         folded = fold(key)
         if not folded or not folded.isalpha():
-            return WordInfo(UNKNOWN, "none", key)
-        found = self._repetitions(folded)
-        if found:
-            return found
-        if _ONOMATOPOEIA.fullmatch(folded):
-            return WordInfo(ANTI_DICTIONARY, "onomatopoeia", key)
-        found = self._apostrophe(folded) or self._concatenation(folded)
-        if found:
-            return found
-        return self._misspelling(folded) or WordInfo(UNKNOWN, "none", key)
+            return WordInfo(UNKNOWN, Rule.NONE, key)
+        found = ("repetition" not in off and self._repetitions(folded)) \
+            or ("onomatopoeia" not in off and _ONOMATOPOEIA.fullmatch(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
+            or ("apostrophe" not in off and self._apostrophe(folded)) \
+            or ("concatenation" not in off and self._concatenation(folded)) \
+            or ("misspelling" not in off and self._misspelling(folded))
+        return found or WordInfo(UNKNOWN, Rule.NONE, key)
 
     def _repetitions(self, folded: str) -> WordInfo | None:
         """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
@@ -185,7 +216,7 @@ class SeekAndHide:
             if in_names or in_anti:
                 names, anti, match = names or in_names, anti or in_anti, match or candidate
         if names or anti:
-            return WordInfo(_label(names, anti), "repetition", match, names and self._weak_name(match))
+            return WordInfo(_label(names, anti), Rule.REPETITION, match, names and self._weak_name(match))
         return None
 
     def _weak_name(self, key: str) -> bool:
@@ -206,11 +237,11 @@ class SeekAndHide:
 
     def _apostrophe(self, folded: str) -> WordInfo | None:
         """jexplique -> j'explique, larrivee -> l'arrivée, quil -> qu'il."""
-        for clitic in _CLITIC_PREFIXES:
+        for clitic in sorted(CLITICS):
             rest = folded[len(clitic) :]
             if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H):
                 if self._ordinary_only(rest):
-                    return WordInfo(ANTI_DICTIONARY, "apostrophe", f"{clitic}'{rest}")
+                    return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
         return None
 
     def _concatenation(self, folded: str) -> WordInfo | None:
@@ -218,7 +249,7 @@ class SeekAndHide:
         for size in (2, 1):
             head, rest = folded[:size], folded[size:]
             if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and self._ordinary_only(rest):
-                return WordInfo(ANTI_DICTIONARY, "concatenation", f"{' '.join(head)} {rest}")
+                return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
         return None
 
     def _misspelling(self, folded: str) -> WordInfo | None:
@@ -231,7 +262,7 @@ class SeekAndHide:
         near_word = next(filter(lexicons.ordinary_words.__contains__, candidates), None)
         if near_word is None or not lexicons.first_name_spellings.isdisjoint(candidates):
             return None
-        return WordInfo(ANTI_DICTIONARY, "misspelling", near_word)
+        return WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
 
     # ------------------------------------------------------------------ messages
     def analyse(self, texts: list[str]) -> Analysis:
@@ -354,10 +385,9 @@ def _pieces_from(text: str, begin: int, end: int) -> Iterator[tuple[int, str]]:
 KINDS = (WORD, NUMBER, PUNCT, EMOTICON, EMOJI, DETECTED)
 _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
 K_WORD, K_PUNCT, K_EMOTICON, K_DETECTED = (_KIND_CODE[k] for k in (WORD, PUNCT, EMOTICON, DETECTED))
-LABELS = (DICTIONARY, ANTI_DICTIONARY, AMBIGUOUS, UNKNOWN)
+LABELS = WORD_LABELS
 L_DICTIONARY, L_ANTI, L_AMBIGUOUS, L_UNKNOWN = range(4)
 _LABEL_CODE = {label: code for code, label in enumerate(LABELS)}
-MESSAGE_LABELS = (TA, NTA, UNTAGGED)
 
 
 class _Column:
@@ -459,7 +489,7 @@ class Spellings:
             parts = []
             for offset, text, kind in split_piece(piece, self.seeker.keep_whole):
                 info = self.seeker.label_word(text) if kind == WORD else None
-                if info is not None and info.rule == "compound":
+                if info is not None and info.rule == Rule.COMPOUND:
                     for part in text.split("-"):
                         if part:
                             parts.append((offset, self.spelling(part, WORD), True))
@@ -559,20 +589,16 @@ class _Arrays:
     part_of_compound: np.ndarray
 
 
-RULES: list[str] = []
-_RULE_CODE: dict[str, int] = {}
+RULES = tuple(Rule)  # the rule of a word token is a code into RULES
+_RULE_CODE = {rule.value: code for code, rule in enumerate(RULES)}
 
 
 def rule_code(rule: str) -> int:
-    code_ = _RULE_CODE.get(rule)
-    if code_ is None:
-        code_ = _RULE_CODE[rule] = len(RULES)
-        RULES.append(rule)
-    return code_
+    return _RULE_CODE[rule]
 
 
-_TITLE_RULE, _WEAK_RULE = rule_code("title"), rule_code("weak-name")
-_GUESS_CODES = {rule_code(r): rule_code(f"capitalised-{r}") for r in sorted(_GUESSES)}
+_TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
+_GUESS_CODES = {rule_code(r): rule_code(f"capitalised-{r}") for r in sorted(GUESS_RULES)}
 
 
 @dataclass
@@ -629,8 +655,10 @@ class Analysis:
         capitalised, starts = columns.capitalised[ws], sentence_start[words]
         title = after_title & capitalised & (word_label != L_DICTIONARY)
         weak = ~title & columns.weak[ws] & (word_label == L_DICTIONARY) & (starts | ~capitalised)
+        weak &= "weak-name" not in seeker.off
         guess_rules = np.fromiter(_GUESS_CODES, dtype=np.int16)
         guessed = ~title & ~weak & np.isin(word_rule, guess_rules) & capitalised & ~starts
+        guessed &= "capitalised-guess" not in seeker.off
         word_label[title], word_rule[title] = L_DICTIONARY, _TITLE_RULE
         word_label[weak], word_rule[weak] = L_UNKNOWN, _WEAK_RULE
         if guessed.any():

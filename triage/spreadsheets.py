@@ -1,13 +1,43 @@
 """Spreadsheets, where research teams read and annotate corpora: .xlsx written and read with
-openpyxl (formula-looking cells neutralised as in the CSV exports), atomically and privately."""
+openpyxl, atomically and privately, and the formula-looking cells of every export meant for a
+spreadsheet (CSV too) neutralised."""
 
 from __future__ import annotations
 
 import io as stdio
 import os
+import re
 from collections.abc import Sequence
 
-from triage import io, outputs
+from triage import outputs
+from triage.errors import InputError
+
+
+# A trigger, possibly after spaces or line breaks: spreadsheets skip those before a formula.
+_FORMULA = re.compile(r"[ \n\r]*[=+\-@\t\r]")
+_QUOTED_TRIGGER = re.compile(r"'+[ \n\r]*[=+\-@\t\r]")
+
+
+def neutralise_formula(value: str) -> str:
+    """Prefix a cell that a spreadsheet would run as a formula with a single quote.
+
+    OWASP's advice against CSV injection: cells starting with = + - @ tab or carriage
+    return get a leading ' so that Excel/LibreOffice show them as text. This CHANGES the
+    cell, so it is only for expert-queue exports opened in a spreadsheet, never for data
+    files the tool reads back as data. `restore_formula` undoes it exactly (`queue apply`
+    must call it on every cell it reads from an exported queue): to keep the round trip
+    exact, a cell already made of quotes followed by a trigger ("'=x") gets one quote more.
+    """
+    if _FORMULA.match(value) or _QUOTED_TRIGGER.match(value):
+        return "'" + value
+    return value
+
+
+def restore_formula(value: str) -> str:
+    """Inverse of neutralise_formula: drop one leading ' when quotes then a trigger follow."""
+    if _QUOTED_TRIGGER.match(value):
+        return value[1:]
+    return value
 
 
 def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus") -> bytes:
@@ -16,9 +46,9 @@ def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str
 
     book = Workbook(write_only=True)
     worksheet = book.create_sheet(sheet)
-    worksheet.append([io.neutralise_formula(str(c)) for c in columns])
+    worksheet.append([neutralise_formula(str(c)) for c in columns])
     for row in rows:
-        worksheet.append([io.neutralise_formula("" if v is None else str(v)) for v in row])
+        worksheet.append([neutralise_formula("" if v is None else str(v)) for v in row])
     buffer = stdio.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
@@ -43,14 +73,14 @@ def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except Exception as err:  # openpyxl raises many kinds on a damaged file
-        raise io.InputError(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
+        raise InputError(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
                             "from your spreadsheet, or export it as CSV UTF-8") from None
     try:
-        rows = [["" if v is None else io.restore_formula(str(v)) for v in row] for row in book.worksheets[0].iter_rows(values_only=True)]
+        rows = [["" if v is None else restore_formula(str(v)) for v in row] for row in book.worksheets[0].iter_rows(values_only=True)]
     finally:
         book.close()
     if not rows:
-        raise io.InputError(f"{path}: the first sheet is empty")
+        raise InputError(f"{path}: the first sheet is empty")
     return rows[0], rows[1:]
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from triage.io import InputError
+from triage.errors import InputError
+from triage.gold import labelled_texts
 from triage.model import CLASSES, KINDS, check_folds, check_training_labels
 
 NTA, TA = CLASSES
@@ -106,7 +107,7 @@ class Evaluation:
 
 def message_features(texts: list[str], feature_set: str = "paper", normalise: bool = False) -> tuple[np.ndarray, list[str]]:
     """The feature matrix of the messages and its column names (the model's first step)."""
-    from features import MessageFeatures
+    from triage.features import MessageFeatures
 
     extractor = MessageFeatures(feature_set=feature_set, normalise=normalise).fit(texts)
     return extractor.transform(texts), [str(n) for n in extractor.get_feature_names_out()]
@@ -242,12 +243,6 @@ def cross_validate(
     return Predictions(y=y, proba=proba, labels=labels, fold=fold_of)
 
 
-def labelled_file(input_path, read) -> tuple[list[str], list[str]]:
-    from triage.pipeline import ReadOptions, labelled_texts
-
-    return labelled_texts(Path(input_path), read or ReadOptions())
-
-
 def run_cv(
     input_path,
     *,
@@ -259,7 +254,7 @@ def run_cv(
     progress: bool = False,
 ) -> Evaluation:
     """`triage report cv`: k-fold cross-validation of the baseline, the tree and bagging."""
-    texts, labels = labelled_file(input_path, read)
+    texts, labels = labelled_texts(input_path, read)
     counts = check_training_labels(labels)
     check_folds(folds, counts, os.fspath(input_path))
     X, _ = message_features(texts, feature_set, normalise)
@@ -304,7 +299,7 @@ def run_holdout(
     `train_first` rows of the file (in file order) and test on the next `test_next`."""
     if train_first < 1 or test_next < 1:
         raise InputError("--train-first and --test-next must be at least 1")
-    texts, labels = labelled_file(input_path, read)
+    texts, labels = labelled_texts(input_path, read)
     needed = train_first + test_next
     if len(texts) < needed:
         raise InputError(

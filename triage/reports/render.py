@@ -148,7 +148,7 @@ def comparison_markdown(evaluations: dict[str, Evaluation]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def evaluation_markdown(evaluation: Evaluation) -> str:
+def model_report_markdown(evaluation: Evaluation) -> str:
     counts = evaluation.class_counts
     share = counts["TA"] / max(1, evaluation.messages)
     settings = evaluation.settings
@@ -229,7 +229,7 @@ def confusion_figure(evaluation: Evaluation):
 
 def write_evaluation(evaluation: Evaluation, out_dir: Path, *, force: bool = False) -> list[Path]:
     """<report>.md, <report>.json and <report>_confusion.png (cv) / <report>.png (holdout)."""
-    return write_report(evaluation.report, out_dir, evaluation_markdown(evaluation), evaluation.to_dict(),
+    return write_report(evaluation.report, out_dir, model_report_markdown(evaluation), evaluation.to_dict(),
                         confusion_figure(evaluation), force=force, protect=[evaluation.input])
 
 
@@ -262,10 +262,11 @@ def infogain_report(
     """InfoGain of every feature over the labelled messages (Weka's InfoGainAttributeEval);
     with `balanced`, over a 1:1 undersample first, as the paper's training data was."""
     from triage.model import check_training_labels
-    from triage.reports.cv import labelled_file, message_features
+    from triage.gold import labelled_texts
+    from triage.reports.cv import message_features
     from triage.reports.infogain import rank_features
 
-    texts, labels = labelled_file(input_path, read)
+    texts, labels = labelled_texts(input_path, read)
     check_training_labels(labels, minimum=1)
     X, names = message_features(texts, feature_set, normalise)
     y = np.asarray(labels, dtype=object)

@@ -27,14 +27,14 @@ from typing import NamedTuple
 
 from triage import io
 from triage import userlexicon
-from triage.queue import TAG_WORDS, read_classified, reasons, word_pattern
-from triage.seekhide import NTA, TA
+from triage.queue import read_classified, reasons, word_pattern
+from triage.schema import HIDE_TAGS, NTA, TA
 
 SCHEMA_VERSION = 1
 DEFAULT_AUDIT = 200
 KINDS = ("queue", "audit")
 LABELS = (TA, NTA)
-TAGS = tuple(TAG_WORDS)
+TAGS = HIDE_TAGS
 LEARN_KINDS = ("name", "word")  # a name is hidden everywhere; an ordinary word is never hidden
 SCOPES = ("corpus", "user")  # this workspace, or the user lexicon for future corpora
 #: An ordinary word made a name needs confirmation when it is in this many messages or more.
@@ -768,7 +768,7 @@ def _ordinary(key: str, lexicons) -> bool:
     """Whether the lexicons read this (single) spelling as an ordinary word."""
     if " " in key:
         return False
-    from triage.seekhide import AMBIGUOUS, ANTI_DICTIONARY
+    from triage.schema import AMBIGUOUS, ANTI_DICTIONARY
 
     return _seeker(lexicons).label_word(key).label in (ANTI_DICTIONARY, AMBIGUOUS)
 

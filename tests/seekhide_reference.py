@@ -1,0 +1,75 @@
+"""Seek&Hide on one message, word after word, as Patel et al. (2013, section 3) describe it:
+the oracle that triage.seekhide's batch code (arrays over all the tokens of many messages)
+must agree with (tests/test_properties.py). Short and slow on purpose: read it next to the paper.
+
+Word labels out of context come from SeekAndHide.label_word (the dictionaries and the SMS
+heuristics of section 3.2, one spelling at a time); this file adds what depends on the
+message: sentence starts, titles, weak names, guesses on capitalised words, the message label
+and what is hidden.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, NTA, TA, UNKNOWN, UNTAGGED
+from triage.seekhide import GUESS_RULES, SeekAndHide
+from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
+
+SENTENCE_END = re.compile(r"[.!?…]")
+
+
+def words_of(seeker: SeekAndHide, text: str):
+    """(start, end, text, info, in_compound) of each word; a hyphenated word in no list is
+    labelled part by part."""
+    for token in tokenise(text, seeker.keep_whole):
+        if token.kind == WORD:
+            info = seeker.label_word(token.text)
+            if info.rule != "compound":
+                yield token.start, token.end, token.text, info, False
+                continue
+            start = token.start
+            for part in token.text.split("-"):
+                if part:
+                    yield start, start + len(part), part, seeker.label_word(part), True
+                start += len(part) + 1
+        else:
+            yield token.start, token.end, token.text, token, None
+
+
+def reference_seek(seeker: SeekAndHide, text: str):
+    """(message label, [(start, end, label, rule)] of the words, hidden spans)."""
+    lexicons, off = seeker.lexicons, seeker.off
+    words, hidden = [], []
+    sentence_start = True  # no word yet, or a sentence end or an emoticon since the last word
+    previous_is_title = False
+    for start, end, surface, info, in_compound in words_of(seeker, text):
+        if in_compound is None:  # not a word: punctuation, number, emoticon, detector hit
+            token = info
+            if token.kind == DETECTED:
+                hidden.append((start, end, token.tag))
+            if token.kind == EMOTICON or (token.kind == PUNCT and SENTENCE_END.search(token.text)):
+                sentence_start = True
+            continue
+        label, rule = info.label, str(info.rule)
+        capitalised = surface[:1].isupper() and not surface.isupper()
+        if previous_is_title and not in_compound and capitalised and label != DICTIONARY:
+            label, rule = DICTIONARY, "title"  # Mme Petit, Dr Blanc
+        elif "weak-name" not in off and info.weak and label == DICTIONARY and (sentence_start or not capitalised):
+            label, rule = UNKNOWN, "weak-name"  # kon, Lo: a rare name is a name only as 'chez Dubois'
+        elif "capitalised-guess" not in off and rule in GUESS_RULES and capitalised and not sentence_start:
+            label, rule = UNKNOWN, f"capitalised-{rule}"  # never guess a capitalised word into a word
+        words.append((start, end, label, rule))
+        if label == DICTIONARY:
+            tag = "NOM" if rule == "title" else lexicons.name_entry(info.match).tag
+            hidden.append((start, end, tag))
+        previous_is_title = info.title and not in_compound
+        sentence_start = False
+    if hidden:
+        message = TA
+    elif all(label == ANTI_DICTIONARY for _, _, label, _ in words):
+        message = NTA
+    else:
+        message = UNTAGGED
+    assert all(label in (DICTIONARY, ANTI_DICTIONARY, AMBIGUOUS, UNKNOWN) for _, _, label, _ in words)
+    return message, words, sorted(hidden)

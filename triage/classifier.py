@@ -1,0 +1,153 @@
+"""The classifier: Seek&Hide, the message features and model, the word scorer and the
+combiner, on a batch of messages at once (one classifier per process). It turns (id, text)
+pairs into the rows of `triage classify` (triage.schema.CLASSIFY_COLUMNS).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass
+from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
+
+import numpy as np
+
+from triage import combiner, io
+from triage import lexicons as lexicon_module
+from triage.combiner import EvidenceBatch
+from triage.features.counts import message_counts
+from triage.names import candidate_rows, candidate_tags
+from triage.normalise import hide_in_original, nfc_batch, words_in_original
+from triage.schema import CLASSIFY_COLUMNS, MESSAGE_LABELS, NTA, TA
+from triage.lexicons import TITLES
+from triage.seekhide import SeekAndHide, hidden_json
+
+_SEEKHIDE, _DECISION = CLASSIFY_COLUMNS.index("seekhide"), CLASSIFY_COLUMNS.index("decision")
+
+
+@dataclass
+class ClassifiedChunk:
+    """A chunk as an engine gives it back: its rows encoded in the output format (no header)
+    and the counts of the summary. Encoding where the rows are made keeps the process that
+    writes from becoming the bottleneck of --jobs."""
+
+    text: str
+    rows: int
+    decisions: dict[str, int]
+    seekhide: dict[str, int]
+
+
+# A visible candidate word at least this likely to be a name is shown to the expert.
+HIGHLIGHT_PROBABILITY = 0.2
+
+
+class Classifier:
+    """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
+
+    def __init__(self, predictor, policy: str | None = None, budget: float = 0.10, lexicons=None, stats=None,
+                 output_format: str = "csv"):
+        self.lexicons = lexicons or lexicon_module.default()
+        self.seeker = SeekAndHide(self.lexicons)
+        self.predictor = predictor
+        trained = dict(predictor.metadata.get("policy") or {"name": "paper"})
+        name = policy or trained.pop("name", "paper")
+        trained.pop("name", None)
+        if name == "budget":
+            if predictor.word_forest is None:
+                raise io.InputError("the budget policy needs a model trained with gold spans (a 'spans' column)")
+            trained["risk_threshold"] = predictor.risk_threshold(budget)
+        self.policy = combiner.get_policy(name, **trained)
+        self.stats = stats
+        self.output_format = output_format
+        self._scores: dict[int, float] = {}
+        self._scores_for = None
+
+    def evidence(self, analysis, scores):
+        """What the machines say about a batch of messages (candidate words scored at once)."""
+        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[analysis.labels]
+        if self.predictor.word_forest is None:
+            return EvidenceBatch(seekhide, scores, analysis.hidden_spans())
+        tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
+        return EvidenceBatch(
+            seekhide, scores, analysis.hidden_spans(), analysis.message[tokens], analysis.start[tokens],
+            analysis.end[tokens], candidate_tags(analysis, tokens), self._word_probabilities(analysis, X, keys),
+            analysis.hidden_mask()[tokens],
+        )
+
+    def _word_probabilities(self, analysis, X, keys):
+        """The scorer's P(name) of each row. Candidate words recur in the same context (SMS
+        are Zipfian): each distinct row is scored once per run, remembered by its key."""
+        if self._scores_for is not analysis.spellings or len(self._scores) > 2_000_000:
+            self._scores, self._scores_for = {}, analysis.spellings  # keys hold spelling ids
+        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        known = self._scores
+        probs = np.asarray([known.get(k, -1.0) for k in distinct.tolist()])
+        unseen = np.flatnonzero(probs < 0)
+        if len(unseen):
+            probs[unseen] = self.predictor.word_forest.predict_proba(X[first[unseen]])
+            known.update(zip(distinct[unseen].tolist(), probs[unseen].tolist()))
+        return probs[inverse.ravel()]
+
+    @staticmethod
+    def highlighted(analysis, evidence, decisions) -> list[list[str]]:
+        """Per message, the words a human should look at: Seek&Hide's ambiguous or unknown
+        words, and the candidate words the name scorer found possibly name-like but left
+        visible."""
+        words = analysis.highlighted()
+        released = decisions.hides & (decisions.decision[evidence.message] != NTA)
+        shown = np.flatnonzero((evidence.probability >= HIGHLIGHT_PROBABILITY) & ~released)
+        texts = analysis.texts
+        for m, start, end in zip(evidence.message[shown].tolist(), evidence.start[shown].tolist(),
+                                 evidence.end[shown].tolist()):
+            word = texts[m][start:end]
+            if word not in words[m] and word.lower().rstrip(".") not in TITLES:
+                words[m].append(word)
+        return words
+
+    def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
+        """The output rows of (id, text) pairs encoded in the output format, with the counts
+        of the summary."""
+        columns = self.columns(messages)
+        return ClassifiedChunk(io.encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format), len(messages),
+                               Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE]))
+
+    def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
+        """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""
+        return list(map(list, zip(*self.columns(messages))))
+
+    def columns(self, messages: list[tuple[str, str]]) -> list[list[str]]:
+        """The output cells of (id, text) pairs, column by column in CLASSIFY_COLUMNS order
+        (built a column at a time: no Python step per message and cell)."""
+        texts = [text for _, text in messages]
+        composed, decomposed = nfc_batch(texts)  # analysed in NFC, offsets into the original
+        analysis = self.seeker.analyse(composed)
+        X = message_counts(analysis, self.predictor.feature_set, self.predictor.normalise)
+        scores = self.predictor.predict_proba(X)
+        evidence = self.evidence(analysis, scores)
+        decisions = self.policy.decide_batch(evidence)
+        highlighted = self.highlighted(analysis, evidence, decisions)
+        for m, offsets in decomposed.items():
+            highlighted[m] = words_in_original(highlighted[m], texts[m], composed[m], offsets)
+        decision = decisions.decision.tolist()
+        anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
+        for m in itertools.compress(range(len(texts)), decisions.hidden):
+            if decision[m] != NTA:
+                spans = decisions.hidden[m]
+                if m in decomposed:
+                    anonymised[m], spans = hide_in_original(self.seeker.code_for, texts[m], composed[m], spans,
+                                                            decomposed[m])
+                else:
+                    anonymised[m] = self.seeker.hide(texts[m], spans)
+                hidden_cells[m] = hidden_json(spans)
+        return [
+            [ident for ident, _ in messages],
+            texts,
+            evidence.seekhide.tolist(),
+            np.where(scores >= 0.5, TA, NTA).tolist(),
+            list(map("{:.4f}".format, scores.tolist())),
+            decision,
+            anonymised,
+            hidden_cells,
+            ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in highlighted],
+            list(map("{:.4f}".format, decisions.risk.tolist())),
+        ]

@@ -1,0 +1,69 @@
+"""Annotated files: the TA/NTA label of each message and, when a `spans` column exists, the
+gold spans [start, end, TYPE] of what must be hidden (as 88milSMS annotates). Training, the
+reports and the evaluation read their messages here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from triage import io
+from triage.errors import InputError
+from triage.schema import Span
+
+
+@dataclass
+class GoldMessage:
+    text: str
+    label: str
+    spans: list[Span]
+    group: str = ""  # the donor: messages of one donor stay in one cross-validation fold
+
+
+def parse_spans(raw: str, line: int, text: str | None = None) -> list[Span]:
+    """Gold spans of one message; with its `text`, each must lie inside it and none may
+    overlap another (a model trained on impossible spans learns nonsense, silently)."""
+    if not raw or not raw.strip():
+        return []
+    try:
+        spans = [(int(s), int(e), str(t)) for s, e, t in json.loads(raw)]
+    except (ValueError, TypeError) as error:
+        raise InputError(f"line {line}: spans must be a JSON list of [start, end, TYPE] ({error})") from None
+    if text is not None:
+        end_before = 0
+        for start, end, kind in sorted(spans):
+            if not 0 <= start < end <= len(text):
+                raise InputError(f"line {line}: span [{start}, {end}, {kind}] is outside the message "
+                                 f"({len(text)} characters) or empty")
+            if start < end_before:
+                raise InputError(f"line {line}: span [{start}, {end}, {kind}] overlaps another span")
+            end_before = end
+    return spans
+
+
+def gold_labels(table: io.MessageTable, column: str) -> list[str]:
+    """The TA/NTA labels of a table's `column`, every value checked."""
+    return io.parse_labels((m.line, m.fields.get(column, "")) for m in table)
+
+
+def labelled_gold(input_path: Path, read: io.ReadOptions, with_spans: bool = True) -> tuple[list[GoldMessage], bool]:
+    """(gold messages, whether spans were read): text, label, spans when a `spans` column
+    exists and `with_spans`, donor as the cross-validation group."""
+    table = read.open(input_path, require_label=True)
+    has_spans = with_spans and "spans" in table.columns
+    messages, raw = [], []
+    for message in table:
+        raw.append((message.line, message.fields.get(read.label_column, "")))
+        spans = parse_spans(message.fields.get("spans", ""), message.line, message.text) if has_spans else []
+        messages.append(GoldMessage(message.text, "", spans, message.fields.get("donor", "")))
+    for message, label in zip(messages, io.parse_labels(raw)):
+        message.label = label
+    return messages, has_spans
+
+
+def labelled_texts(input_path: Path, read: io.ReadOptions | None = None) -> tuple[list[str], list[str]]:
+    """(texts, TA/NTA labels) of a labelled file; spans, if any, are not read."""
+    gold, _ = labelled_gold(Path(input_path), read or io.ReadOptions(), with_spans=False)
+    return [m.text for m in gold], [m.label for m in gold]

@@ -1,0 +1,423 @@
+"""The jobs of the command line: from input files to output files.
+
+CLI -> these jobs -> the classifier, training, evaluation, engines, queue, reports -> files.
+Each job reads its input through triage.io (validated before anything is written), checks
+every output path before any work, and writes through triage.outputs (all or nothing, never
+over an input, never replacing without `force`). Where the output goes when the user names
+none is the command line's choice, not the jobs'.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from triage import combiner, engines, io, lexicons, outputs
+from triage.classifier import Classifier
+from triage.engines import fewer_collections
+from triage.gold import gold_labels, labelled_gold
+from triage.io import ReadOptions
+from triage.normalise import hide_in_original, nfc_batch, words_in_original
+from triage.schema import CLASSIFY_COLUMNS, DECISIONS, EXPERT, NTA, SEEK_COLUMNS, TA, WORD_COLUMNS
+from triage.seekhide import SeekAndHide, SeekTables, hidden_json, tables
+
+# ---------------------------------------------------------------------- seek
+
+
+@dataclass
+class SeekSummary:
+    output: Path
+    messages: int
+    tables: SeekTables
+    skipped_lines: list[int] = field(default_factory=list)
+
+
+def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
+              chunk_size: int = 5_000) -> Iterator[dict]:
+    for chunk in table.pairs(chunk_size):
+        composed, decomposed = nfc_batch([text for _, text in chunk])  # offsets stay the original's
+        analysis = seeker.analyse(composed)
+        hidden_spans, highlighted = analysis.hidden_spans(), analysis.highlighted()
+        for i, (ident, text) in enumerate(chunk):
+            label = analysis.message_label(i)
+            labels.append(label)
+            offsets = decomposed.get(i)
+            if words:
+                for word in analysis.result(i).words:
+                    start, end = offsets.span(word.start, word.end) if offsets else (word.start, word.end)
+                    yield {
+                        "id": ident, "start": start, "end": end, "word": text[start:end],
+                        "label": word.label, "rule": word.rule, "match": word.match,
+                    }
+                continue
+            hidden = hidden_spans[i]
+            if offsets:
+                anonymised, hidden = hide_in_original(seeker.code_for, text, composed[i], hidden, offsets)
+                highlighted[i] = words_in_original(highlighted[i], text, composed[i], offsets)
+            else:
+                anonymised = seeker.hide(text, hidden)
+            yield {
+                "id": ident,
+                "text": text,
+                "seekhide": label,
+                "anonymised": anonymised,
+                "hidden": hidden_json(hidden),
+                "highlighted": json.dumps(highlighted[i], ensure_ascii=False),
+            }
+
+
+@fewer_collections
+def run_seek(
+    input_path: Path,
+    output: Path,
+    *,
+    words: bool = False,
+    read: ReadOptions | None = None,
+    force: bool = False,
+    seeker: SeekAndHide | None = None,
+) -> SeekSummary:
+    """Seek&Hide on every message: labels, anonymised text, hidden spans (or one row per
+    word with `words`). With a gold label column, also the paper's Tables 3 and 4."""
+    read = read or ReadOptions()
+    output = Path(output)
+    outputs.check_output(output, force=force, inputs=[input_path])
+    table = read.open(input_path)
+    has_gold = read.label_column in table.columns
+    gold = gold_labels(table, read.label_column) if has_gold else None
+    seeker = seeker or SeekAndHide(lexicons.default())
+    labels: list[str] = []
+    columns = WORD_COLUMNS if words else SEEK_COLUMNS
+    with outputs.atomic_output(output, force=force, protect=[input_path]) as handle:
+        writer = io.TableWriter(handle, columns, format=io.format_for(output))
+        writer.write_many(seek_rows(table, seeker, labels, words))
+    return SeekSummary(output, len(labels), tables(labels, gold), list(getattr(table, "skipped", [])))
+
+
+# ---------------------------------------------------------------------- classify
+
+
+@dataclass
+class ClassifySummary:
+    output: Path
+    messages: int
+    decisions: dict[str, int]
+    seekhide: dict[str, int]
+    chart: Path | None = None
+    queue: Path | None = None
+    queued: int = 0
+    skipped_lines: list[int] = field(default_factory=list)  # bad rows skipped (--on-bad-lines skip/warn)
+    repeated_ids: int = 0  # ids found on more than one row (all rows are classified anyway)
+    repeated_rows: int = 0  # rows whose id an earlier row already had
+    model: str = ""  # which model decided, with what policy: a tampered or wrong model shows here
+
+    @property
+    def expert(self) -> int:
+        return self.decisions.get(EXPERT, 0)
+
+    def lines(self) -> list[str]:
+        n = self.messages or 1
+        out = [f"{self.messages:,} messages -> {self.output}"]
+        for decision in DECISIONS:
+            count = self.decisions.get(decision, 0)
+            out.append(f"  {decision:<7}{count:>10,}  {100 * count / n:6.2f}%")
+        untagged = self.seekhide.get("UNTAGGED", 0)
+        out.append(
+            f"expert workload: {self.expert:,} messages to read "
+            f"(Seek&Hide alone: {untagged:,} untagged; reading everything: {self.messages:,})"
+        )
+        if self.model:
+            out.append(f"model: {self.model}")
+        if self.chart:
+            out.append(f"chart: {self.chart}")
+        if self.queue:
+            out.append(f"expert queue: {self.queued:,} messages -> {self.queue}")
+        return out
+
+
+@fewer_collections
+def run_classify(
+    input_path: Path,
+    output: Path,
+    *,
+    model_path: Path | None = None,
+    queue_path: Path | None = None,
+    policy: str | None = None,
+    budget: float = 0.10,
+    read: ReadOptions | None = None,
+    jobs: int = 1,
+    engine: str = "local",
+    scheduler: str | None = None,
+    chunk_size: int = 5_000,
+    force: bool = False,
+    queue_force: bool | None = None,
+    chart: bool = True,
+    progress: bool = False,
+) -> ClassifySummary:
+    """Classify every message (the output contract: CLASSIFY_COLUMNS, one row per input row,
+    same order), print-ready summary, bar chart, and optionally the expert's queue (replaced
+    only with `queue_force`, which defaults to `force`).
+    `engine` says where the chunks are classified (triage.engines: this machine, or Dask)."""
+    from triage import model
+
+    combiner.check_budget(budget)
+    engines.check_engine(engine)
+    read = read or ReadOptions()
+    # The queue may hold an expert's answers: the CLI forces the replacement of its own default
+    # output under reports/, never of a queue the user did not ask to replace.
+    queue_force = force if queue_force is None else queue_force
+    output = Path(output)
+    output_format = io.format_for(output)
+    chart_path = output.with_suffix(".summary.png") if chart else None
+    if queue_path is not None:
+        from triage.queue import queue_format
+
+        queue_format(queue_path, None)
+    model_path = Path(model_path) if model_path else None
+    # Every output refused now, not after classifying the whole corpus.
+    outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
+                          inputs=[input_path, model_path])
+    table = read.open(input_path)
+    predictor = model.load_predictor(model_path or model.default_model_path())
+    stats, chunks = None, None
+    if predictor.word_forest is not None:
+        stats, chunks = corpus_stats(table, chunk_size, predictor.metadata.get("training_size"),
+                                     jobs=jobs if engine == "local" else 1)
+    spec = None
+    if engine == "dask":  # workers build their own classifier; this process only reads and writes
+        classifier = None
+        spec = engines.ClassifierSpec(model_path or model.default_model_path(), policy, budget, stats,
+                                      output_format=output_format)
+    else:
+        classifier = Classifier(predictor, policy, budget, stats=stats, output_format=output_format)
+        if jobs > 1:  # built once here, shared by the workers forked below, not once in each
+            classifier.lexicons.build_sets()
+    decisions: Counter = Counter()
+    seekhide: Counter = Counter()
+    # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
+    # 64-bit hash per row keeps memory at 8 bytes a row (the chance of a false alarm is a
+    # few in a million for 10**7 rows).
+    id_hashes: list = []
+    protect = [input_path] + ([model_path] if model_path else [])
+    with outputs.atomic_output(output, force=force, protect=protect) as handle:
+        writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=output_format)
+        chunks = chunks or table.pairs(chunk_size)
+        if progress:
+            chunks = _with_progress(chunks, input_path)
+        if table.id_column is not None:
+            chunks = _hashing_ids(chunks, id_hashes)
+        for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
+            decisions.update(done.decisions)
+            seekhide.update(done.seekhide)
+            writer.write_encoded(done.text, done.rows)
+    summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide))
+    summary.model = model_line(model_path, predictor.metadata, policy, budget)
+    summary.skipped_lines = list(table.skipped)
+    if id_hashes:
+        _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
+        summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
+    if chart_path is not None:
+        summary.chart = outputs.write_bytes(chart_path, _decision_chart(summary), force=force,
+                                            protect=[input_path, model_path])
+    if queue_path:
+        from triage.queue import export_queue
+
+        queued = export_queue(output, queue_path, force=queue_force, protect=[input_path, model_path])
+        summary.queue, summary.queued = Path(queue_path), queued.queued
+    return summary
+
+
+# A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the
+# statistics pass for the classifying pass. A larger corpus is read twice, in bounded memory.
+KEEP_READ_MESSAGES = 300_000
+
+
+def corpus_stats(table: io.MessageTable, size: int, reference: int | None, jobs: int = 1):
+    """The first pass: how the corpus itself writes each word (triage.names.CorpusStats),
+    counted in `jobs` processes, and the chunks of pairs for the second pass (kept if the
+    corpus is small, else read again)."""
+    from triage.names import CorpusStats
+
+    kept: list | None = []
+
+    def texts():
+        nonlocal kept
+        for chunk in table.pairs(size):
+            if kept is not None:
+                kept.append(chunk)
+                if len(kept) * size > KEEP_READ_MESSAGES:
+                    kept = None
+            yield [text for _, text in chunk]
+
+    stats = CorpusStats(reference=reference)
+    if jobs > 1:
+        for counted in engines.fork_map(CorpusStats.from_texts, texts(), jobs):
+            stats.merge(counted)
+    else:
+        for chunk in texts():
+            stats.add(chunk)
+    return stats, iter(kept) if kept is not None else table.pairs(size)
+
+
+def _hashing_ids(chunks, id_hashes: list):
+    """The chunks, passed on unchanged, with a 64-bit hash of each id appended to `id_hashes`."""
+    import numpy as np
+
+    for chunk in chunks:
+        id_hashes.append(np.fromiter((hash(ident) for ident, _ in chunk), dtype=np.int64, count=len(chunk)))
+        yield chunk
+
+
+def _with_progress(chunks, input_path):
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
+               TextColumn("{task.completed:,} messages"), TimeElapsedColumn())
+    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task(f"classifying {Path(input_path).name}", total=None)
+        for chunk in chunks:
+            yield chunk
+            bar.update(task, advance=len(chunk))
+
+
+def model_line(model_path: Path | None, metadata: dict, policy: str | None, budget: float) -> str:
+    """The model, its policy (and budget) and a short fingerprint of its settings."""
+    name = policy or (metadata.get("policy") or {}).get("name", "paper")
+    how = f"policy {name}" + (f", expert budget {budget:.0%}" if name == "budget" else "")
+    which = "embedded model" if model_path is None else str(model_path)
+    size = metadata.get("training_size")
+    trained = f"trained on {size:,} messages; " if isinstance(size, int) else ""
+    return f"{which} ({how}; {trained}fingerprint {str(metadata.get('metadata_sha256', ''))[:12]})"
+
+
+def _decision_chart(summary: ClassifySummary) -> bytes:
+    """Bar chart (PNG): messages per decision, and the expert's workload against the alternatives."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(8, 3.2), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    names = list(DECISIONS)
+    left.bar(names, [summary.decisions.get(n, 0) for n in names], color=["#c0392b", "#27ae60", "#f39c12"])
+    left.set_title("Decisions")
+    left.set_ylabel("messages")
+    workloads = {
+        "sms-triage": summary.expert,
+        "Seek&Hide alone\n(untagged)": summary.seekhide.get("UNTAGGED", 0),
+        "read everything": summary.messages,
+    }
+    right.barh(list(workloads), list(workloads.values()), color=["#f39c12", "#7f8c8d", "#bdc3c7"])
+    right.set_title("Messages a human must read")
+    right.invert_yaxis()
+    return outputs.figure_png(figure, dpi=110)
+
+
+# ---------------------------------------------------------------------- train
+
+
+@dataclass
+class TrainSummary:
+    output: Path
+    metadata: dict
+
+
+def run_train(
+    input_path: Path,
+    output: Path,
+    *,
+    kind: str = "bagging",
+    feature_set: str = "rich",
+    normalise: bool = False,
+    seed: int = 0,
+    read: ReadOptions | None = None,
+    force: bool = False,
+) -> TrainSummary:
+    """A model file from a labelled file: the message model, and the word scorer with the
+    budget calibration when the file has gold spans (triage.training)."""
+    from triage import model, training
+
+    training.check_kind(kind)
+    outputs.check_output(output, force=force, inputs=[input_path])
+    gold, has_spans = labelled_gold(input_path, read or ReadOptions())
+    fitted, extras = training.train(gold, has_spans, kind=kind, feature_set=feature_set, normalise=normalise,
+                                    seed=seed)
+    counts = model.check_training_labels([m.label for m in gold])
+    metadata = model.save_model(fitted, Path(output), training_size=len(gold), class_counts=counts, seed=seed,
+                                force=force, protect=[input_path], **extras)
+    return TrainSummary(Path(output), metadata)
+
+
+# ---------------------------------------------------------------------- evaluate
+
+
+@dataclass
+class EvaluationReport:
+    data: dict
+    markdown: str
+    files: list
+
+
+def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
+                 folds: int = 5, seed: int = 0, feature_set: str = "rich", read=None,
+                 force: bool = False) -> EvaluationReport:
+    """Score the pipeline against gold spans; evaluate.md, .json and .png in `out_dir`
+    (checked before any work: never over an input, never over a file without `force`)."""
+    from triage import evaluate, training
+    from triage.reports.cv import scores as model_scores
+    from triage.reports.render import report_paths, table6_markdown, write_report
+
+    combiner.check_budget(budget)
+    combiner.check_policy(policy)
+    protect = [gold_path, model_path]
+    outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
+    gold, has_spans = labelled_gold(Path(gold_path), read or ReadOptions())
+    if not gold:
+        raise io.InputError(f"{gold_path} holds no messages to evaluate (only a header)")
+    if not has_spans:
+        raise io.InputError(f"{gold_path} has no 'spans' column: evaluate needs the gold spans to hide")
+    if model_path:
+        from triage.model import load_predictor
+
+        predictor = load_predictor(Path(model_path))
+        analysed = training.analyse(gold, predictor.feature_set)
+        evidence, how = evaluate.evidence_from_model(analysed, predictor), f"model {model_path} (trained elsewhere)"
+    else:
+        from triage.model import check_folds, check_training_labels
+
+        check_folds(folds, check_training_labels([m.label for m in gold]), str(gold_path))
+        analysed = training.analyse(gold, feature_set)
+        grouped = len({m.group for m in gold}) >= folds
+        evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed)
+        how = f"{folds}-fold cross-validation" + (" grouped by donor" if grouped else " (stratified)")
+    labels = np.asarray([m.label for m in gold])
+    scores = np.asarray([e.score for e in evidence])
+    message_model = model_scores("bagging", labels, np.where(scores >= 0.5, TA, NTA), scores)
+    seek = tables([r.label for r in analysed.results], labels)
+    curve = evaluate.policy_curve(analysed, evidence, budgets=sorted(set(evaluate.BUDGETS) | {budget}))
+    chosen = curve["paper"] if policy == "paper" else next(p for p in curve["budget"] if p["budget"] == budget)
+    data = {
+        "gold": str(gold_path),
+        "how": how,
+        "policy": policy,
+        "expert_budget": budget,
+        "chosen": chosen,
+        "paper_policy": curve["paper"],
+        "budget_curve": curve["budget"],
+        "seekhide": {
+            "distribution": dict(seek.distribution),
+            "confusion": {f"{s}/{g}": n for (s, g), n in (seek.confusion or {}).items()},
+            "accuracy_on_tagged": seek.accuracy,
+        },
+        "model": message_model.to_dict(),
+    }
+    markdown = evaluate.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
+                                   + table6_markdown(message_model))
+    files = write_report("evaluate", out_dir, markdown, data, evaluate.curve_figure(data), force=force, protect=protect)
+    return EvaluationReport(data, markdown, files)

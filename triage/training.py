@@ -1,0 +1,157 @@
+"""Training: the message model from labelled messages, and (when gold spans exist) the word
+scorer with the budget policy's calibration (Patel et al. 2013, section 4, and beyond).
+
+Evidence for the calibration and for `triage evaluate` comes from cross-validation: every
+message is scored by models that never saw it (folds grouped by donor when the file names
+donors), so the resampling and the fitting happen inside each fold only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from triage.combiner import BudgetPolicy, Evidence, EvidenceBatch
+from triage.errors import InputError
+from triage.gold import GoldMessage
+from triage.schema import TA
+from triage.seekhide import SeekResult
+
+
+@dataclass
+class AnalysedGold:
+    """Seek&Hide results, message features and candidate-word features of a gold set."""
+
+    gold: list[GoldMessage]
+    results: list[SeekResult]
+    X: np.ndarray
+    word_rows: list[tuple[list[int], np.ndarray]]  # per message: candidate word indices, features
+    feature_set: str
+    analysis: object  # the batch Seek&Hide analysis (triage.seekhide.Analysis) of the gold texts
+
+
+def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None) -> AnalysedGold:
+    from triage.features.counts import message_counts
+    from triage import lexicons as lexicon_module
+    from triage.names import CorpusStats, word_features
+    from triage.seekhide import SeekAndHide
+
+    lexicons = lexicons or lexicon_module.default()
+    texts = [m.text for m in gold]
+    analysis = SeekAndHide(lexicons).analyse(texts)
+    results = [analysis.result(i) for i in range(len(gold))]
+    X = message_counts(analysis, feature_set)
+    word_rows = word_features(analysis, CorpusStats.from_texts(texts))
+    return AnalysedGold(gold, results, X, word_rows, feature_set, analysis)
+
+
+def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[np.ndarray], lexicons=None) -> list[Evidence]:
+    from triage import lexicons as lexicon_module
+    from triage.names import candidate_tag
+
+    lexicons = lexicons or lexicon_module.default()
+    evidence = []
+    for result, score, (indices, _), probs in zip(analysed.results, scores, analysed.word_rows, word_probs):
+        candidates = [
+            (result.words[i].start, result.words[i].end, candidate_tag(result.words[i].text, lexicons), float(p))
+            for i, p in zip(indices, probs)
+        ]
+        evidence.append(Evidence(result.label, float(score), result.hidden, candidates))
+    return evidence
+
+
+def cross_validated_evidence(analysed: AnalysedGold, folds: int = 5, seed: int = 0, progress=None) -> list[Evidence]:
+    """Evidence for every message from models that never saw it (folds grouped by donor)."""
+    from imblearn.pipeline import Pipeline
+    from sklearn.model_selection import GroupKFold, StratifiedKFold
+
+    from triage.model import make_model
+
+    labels = np.asarray([m.label for m in analysed.gold])
+    groups = [m.group for m in analysed.gold]
+    if len(set(groups)) >= folds:
+        splits = GroupKFold(n_splits=folds).split(analysed.X, labels, groups)
+    else:
+        splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(analysed.X, labels)
+    scores = np.zeros(len(labels))
+    word_probs = [np.zeros(len(indices)) for indices, _ in analysed.word_rows]
+    for train, test in splits:
+        message_model = Pipeline(make_model("bagging", analysed.feature_set, seed=seed).steps[1:])
+        message_model.fit(analysed.X[train], labels[train])
+        scores[test] = message_model.predict_proba(analysed.X[test])[:, list(message_model.classes_).index(TA)]
+        word_model = fit_word_model(analysed, train, seed)
+        for i in test:
+            indices, rows = analysed.word_rows[i]
+            if len(indices):
+                word_probs[i] = word_model(rows)
+        if progress:
+            progress()
+    return evidence_from(analysed, scores, word_probs)
+
+
+def word_training_rows(analysed: AnalysedGold, messages) -> tuple[np.ndarray, np.ndarray]:
+    from triage.names import WORD_FEATURES, gold_targets
+
+    rows, targets = [], []
+    for i in messages:
+        indices, features = analysed.word_rows[i]
+        if len(indices):
+            rows.append(features)
+            targets += gold_targets(analysed.results[i], indices, analysed.gold[i].spans)
+    if not rows:
+        return np.zeros((0, len(WORD_FEATURES))), np.zeros(0)
+    return np.vstack(rows), np.asarray(targets)
+
+
+def fit_word_model(analysed: AnalysedGold, messages, seed: int = 0):
+    """A function rows -> P(name), fitted on the candidate words of `messages`."""
+    from triage.names import make_word_model
+
+    X, y = word_training_rows(analysed, messages)
+    if len(set(y.tolist())) < 2:
+        return lambda rows: np.zeros(len(rows))
+    model = make_word_model(seed).fit(X, y)
+    positive = list(model.classes_).index(1)
+    return lambda rows: model.predict_proba(rows)[:, positive]
+
+
+# ---------------------------------------------------------------------- train
+
+
+def check_kind(kind: str) -> None:
+    if kind == "baseline":
+        raise InputError("the baseline is for reports only; train a tree or bagging model")
+
+
+def train(gold: list[GoldMessage], with_spans: bool, *, kind: str = "bagging", feature_set: str = "rich",
+          normalise: bool = False, seed: int = 0) -> tuple[object, dict]:
+    """(the fitted message model, the extras a model file keeps beside it): from message labels
+    alone, the message model; with gold spans (and counts not normalised), also the word scorer
+    and the budget calibration."""
+    from triage import model
+
+    check_kind(kind)
+    texts, labels = [m.text for m in gold], [m.label for m in gold]
+    model.check_training_labels(labels)
+    fitted = model.train(texts, labels, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed)
+    extras = train_word_scorer(gold, feature_set, seed) if with_spans and not normalise else {}
+    return fitted, extras
+
+
+def train_word_scorer(gold: list[GoldMessage], feature_set: str, seed: int) -> dict:
+    """The word scorer and the budget calibration, from gold spans: risks of the training
+    messages under cross-validation give the quantiles that turn a budget into a threshold."""
+    from triage import lexicons, names
+
+    analysed = analyse(gold, feature_set)
+    evidence = cross_validated_evidence(analysed, folds=5, seed=seed)
+    policy = BudgetPolicy()
+    risks = policy.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
+    X, y = word_training_rows(analysed, range(len(gold)))
+    return {
+        "word_model": names.make_word_model(seed).fit(X, y),
+        "spelling": names.default_spelling(lexicons.default()),
+        "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
+        "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},
+    }
