@@ -379,13 +379,13 @@ def triage_command() -> list[str]:
 STARTUP = r"""
 import json, time
 t0 = time.perf_counter()
-import triage.lexicons, triage.model, triage.pipeline
+import triage.classifier, triage.lexicons, triage.model
 t1 = time.perf_counter()
 triage.lexicons.default()
 t2 = time.perf_counter()
 predictor = triage.model.load_predictor(triage.model.default_model_path())
 t3 = time.perf_counter()
-triage.pipeline.Classifier(predictor).classify([("1", "Salut Julie, on se voit à 18h ? :)")])
+triage.classifier.Classifier(predictor).classify([("1", "Salut Julie, on se voit à 18h ? :)")])
 t4 = time.perf_counter()
 print(json.dumps({"import_seconds": t1 - t0, "lexicons_seconds": t2 - t1, "model_seconds": t3 - t2,
                   "first_message_seconds": t4 - t3}))

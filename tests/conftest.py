@@ -1,6 +1,9 @@
 """Shared fixtures. Tests never need the network nor ../shared: the development corpus
 fixture skips when it is absent (users of the tool do not have it)."""
 
+import csv
+import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -8,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from triage import lexicons as lexicon_module
+from triage import model as model_module
 from triage.cli import app
 from triage.schema import CLASSIFY_COLUMNS as CLASSIFIED_COLUMNS  # what classify writes
 
@@ -114,3 +118,136 @@ def write_queued(path: Path, text: str, highlighted: str = "[]") -> Path:
         writer.writerow(CLASSIFIED_COLUMNS)
         writer.writerow(["1", text, "UNTAGGED", "TA", "0.6", "EXPERT", text, "[]", highlighted, "0.5"])
     return path
+
+
+# ------------------------------------------------------------------ bad-input helpers
+# Shared by the tests/test_bad_input_*.py files: invented messages, files written as a user's
+# spreadsheet would, the commands that read them, and what a clean failure looks like.
+
+DEFAULT_MODEL = model_module.default_model_path()
+READING_COMMANDS = ("seek", "classify", "train", "evaluate")
+HEADER = ["id", "text", "label", "spans"]
+
+# Invented messages only (never the development corpus).
+NAMES = ["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo", "Inès", "Yanis", "Manon", "Lucas"]
+ORDINARY = ["ok", "jarrive", "bonne nuit", "tkt", "a plus", "merci", "trop bien", "on mange ?",
+            "je suis la", "bisous", "il pleut", "c cool"]
+
+
+def labelled_rows(ta: int = 12, nta: int = 12) -> list[list[str]]:
+    """id, text, label, spans: `ta` messages with a first name, `nta` without."""
+    rows = []
+    for i in range(ta):
+        name = NAMES[i % len(NAMES)]
+        rows.append([f"{len(rows) + 1}", f"rdv avec {name} à 18h", "TA", json.dumps([[9, 9 + len(name), "PRE"]])])
+    for i in range(nta):
+        rows.append([f"{len(rows) + 1}", ORDINARY[i % len(ORDINARY)], "NTA", "[]"])
+    return rows
+
+
+def extra_rows(texts: list[str], first_id: int = 100) -> list[list[str]]:
+    """Rows to append to labelled_rows(): ordinary (NTA) messages with no span."""
+    return [[str(first_id + i), text, "NTA", "[]"] for i, text in enumerate(texts)]
+
+
+def write_table(path: Path, rows, header=HEADER, *, encoding="utf-8", delimiter=",", newline="\n") -> Path:
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator=newline)
+    if header is not None:
+        writer.writerow(header)
+    writer.writerows(rows)
+    path.write_bytes(buffer.getvalue().encode(encoding))
+    return path
+
+
+def read_rows(path: Path, encoding="utf-8-sig") -> list[dict]:
+    with open(path, encoding=encoding, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def command_line(command: str, source: Path, out: Path) -> list:
+    """The command reading `source` and writing under the folder `out`."""
+    return {
+        "seek": ["seek", source, "-o", out / "seek.csv"],
+        "classify": ["classify", source, "-o", out / "classified.csv"],
+        "train": ["train", source, "-o", out / "model.triage", "--kind", "tree"],
+        # With a model file evaluate needs no cross-validation: fast, and it still reads
+        # the gold file the same way.
+        "evaluate": ["evaluate", source, "--model", DEFAULT_MODEL, "--out-dir", out / "evaluate"],
+        "report cv": ["report", "cv", source, "--folds", "2", "--out-dir", out / "cv"],
+        "report holdout": ["report", "holdout", source, "--train-first", "22", "--test-next", "2", "--out-dir", out / "holdout"],
+        "report infogain": ["report", "infogain", source, "--out-dir", out / "infogain"],
+    }[command]
+
+
+def run(cli, command: str, source: Path, out: Path, *extra):
+    return cli(*command_line(command, source, out), *extra)
+
+
+def message_output(command: str, out: Path) -> Path:
+    return out / {"seek": "seek.csv", "classify": "classified.csv"}[command]
+
+
+def succeeded(result) -> None:
+    assert result.exit_code == 0, result.output
+    assert result.exception is None, result.exception
+
+
+def failed(result, code: int, *fragments: str) -> str:
+    """An error as documented: exit `code`, no traceback, one line on stderr (for bad input)."""
+    # An unexpected exception also exits 1 under CliRunner: it must not pass for a clean error.
+    assert isinstance(result.exception, (SystemExit, type(None))), repr(result.exception)
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output and "Traceback" not in result.stderr
+    message = result.stderr.strip()
+    if code == 1:
+        assert len(message.splitlines()) == 1 and message.startswith("Error: "), message
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+def nothing_written(out: Path) -> None:
+    """No output and no temporary file: the output folder is absent or holds no file."""
+    if out.exists():
+        left = [p for p in out.rglob("*") if p.is_file()]
+        assert left == [], left
+
+
+@pytest.fixture
+def out(tmp_path) -> Path:
+    return tmp_path / "out"
+
+
+@pytest.fixture
+def labelled(tmp_path) -> Path:
+    return write_table(tmp_path / "labelled.csv", labelled_rows())
+
+
+@pytest.fixture
+def expert_classified(cli, tmp_path) -> Path:
+    """A classified file where every message went to the expert (budget 100%)."""
+    source = write_table(tmp_path / "sms.csv", [[r[0], r[1]] for r in labelled_rows(4, 4)], ["id", "text"])
+    path = tmp_path / "classified.csv"
+    succeeded(cli("classify", source, "-o", path, "--expert-budget", "1"))
+    return path
+
+
+def duplicate_first_id(path: Path) -> None:
+    rows = read_rows(path)
+    rows[1]["id"] = rows[0]["id"]
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def fill_queue(queue: Path, decision: str = "NTA") -> Path:
+    rows = read_rows(queue)
+    for row in rows:
+        row["expert_decision"] = decision
+    with queue.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return queue

@@ -8,11 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
-
-pytest.importorskip("importlinter", reason="import-linter is a test dependency")
 
 
 def installed_layout(folder: Path) -> Path:
@@ -45,3 +41,27 @@ def test_an_upward_import_breaks_the_layers(tmp_path):
     result = lint_imports(folder)
     assert result.returncode != 0
     assert "triage.schema -> triage.jobs" in result.stdout
+
+
+def test_every_module_has_its_place_in_the_layers():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"]
+    layers = config["contracts"][0]["layers"]
+    placed = {name.strip() for layer in layers for name in layer.split("|")}
+    modules = {path.stem for path in (ROOT / "triage").glob("*.py") if path.stem != "__init__"}
+    modules |= {path.name for path in (ROOT / "triage").iterdir() if (path / "__init__.py").exists()}
+    modules |= {"features", "dictionaries"}
+    assert modules - {"data"} <= placed, f"not in any layer: {sorted(modules - {'data'} - placed)}"
+
+
+def test_only_the_triage_package_is_installed_at_the_top(tmp_path):
+    """features/ and dictionaries/ install inside triage: nothing else lands at the top of
+    site-packages, where it could collide with another project's `features`."""
+    import tomllib
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    assert all(package == "triage" or package.startswith("triage.") for package in setuptools["packages"])
+    code = "import importlib.util as u; print(u.find_spec('features'), u.find_spec('dictionaries'), u.find_spec('triage.features') is not None)"
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["None", "None", "True"], result.stdout + result.stderr

@@ -1,4 +1,6 @@
 import json
+import re
+import zipfile
 
 import numpy as np
 import pytest
@@ -253,3 +255,27 @@ def test_any_damaged_byte_gives_the_same_decisions_or_one_line(saved_model, flip
         return
     assert np.array_equal(predictor.predict_proba(X[:, : len(predictor.metadata["feature_names"])]),
                           model.load_predictor(saved_model).predict_proba(X[:, : len(predictor.metadata["feature_names"])]))
+
+
+def _skops_modules(path) -> set[str]:
+    import io as stdio
+    import json as stdjson
+
+    with zipfile.ZipFile(path) as archive, zipfile.ZipFile(stdio.BytesIO(archive.read("model.skops"))) as skops:
+        text = skops.read("schema.json").decode()
+    return set(re.findall(r'"__module__": "([^"]+)"', stdjson.dumps(stdjson.loads(text))))
+
+
+def test_model_files_written_before_the_move_of_features_still_load():
+    """The shipped model names `features.extractor` (the package's place before it moved into
+    triage): it still loads, as triage.features.extractor."""
+    from triage.features.extractor import MessageFeatures
+
+    assert "features.extractor" in _skops_modules(model.default_model_path())
+    estimator, _ = model.load_estimator(model.default_model_path())
+    assert isinstance(estimator.named_steps["features"], MessageFeatures)
+
+
+def test_a_new_model_file_names_the_features_inside_triage(saved_model):
+    modules = _skops_modules(saved_model)
+    assert "triage.features.extractor" in modules and "features.extractor" not in modules

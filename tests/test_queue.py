@@ -12,7 +12,7 @@ import pytest
 from triage import lexicons as lexicon_module
 from triage.io import InputError, OutputExists
 from triage.queue import CLASSIFIED_COLUMNS, FINAL_COLUMNS, QUEUE_COLUMNS, apply_decisions, export_queue
-from triage.seekhide import ANTI_DICTIONARY, DICTIONARY, SeekAndHide, code, hidden_json, stable_id
+from triage.seekhide import DICTIONARY, SeekAndHide, code, hidden_json, stable_id
 
 # Invented messages only (never the development corpus).
 CEDRIC = "Coucou Cédric, tu as vu Zorglub ?"  # S&H TA (Cédric), Zorglub unknown

@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from triage.errors import InputError
-from triage.schema import DECISIONS, EXPERT, NTA, TA, UNTAGGED, Span
+from triage.schema import EXPERT, NTA, TA, UNTAGGED, Span
 
 
 @dataclass

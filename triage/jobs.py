@@ -23,7 +23,15 @@ from triage.engines import fewer_collections
 from triage.gold import gold_labels, labelled_gold
 from triage.io import ReadOptions
 from triage.normalise import hide_in_original, nfc_batch, words_in_original
-from triage.schema import CLASSIFY_COLUMNS, DECISIONS, EXPERT, NTA, SEEK_COLUMNS, TA, WORD_COLUMNS
+from triage.schema import (
+    CLASSIFY_COLUMNS,
+    DECISIONS,
+    EXPERT,
+    NTA,
+    SEEK_COLUMNS,
+    TA,
+    WORD_COLUMNS,
+)
 from triage.seekhide import SeekAndHide, SeekTables, hidden_json, tables
 
 # ---------------------------------------------------------------------- seek
@@ -207,7 +215,7 @@ def run_classify(
         writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=output_format)
         chunks = chunks or table.pairs(chunk_size)
         if progress:
-            chunks = _with_progress(chunks, input_path)
+            chunks = progress(chunks, f"classifying {Path(input_path).name}", size=len, unit="messages")
         if table.id_column is not None:
             chunks = _hashing_ids(chunks, id_hashes)
         for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
@@ -270,19 +278,6 @@ def _hashing_ids(chunks, id_hashes: list):
     for chunk in chunks:
         id_hashes.append(np.fromiter((hash(ident) for ident, _ in chunk), dtype=np.int64, count=len(chunk)))
         yield chunk
-
-
-def _with_progress(chunks, input_path):
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
-               TextColumn("{task.completed:,} messages"), TimeElapsedColumn())
-    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task(f"classifying {Path(input_path).name}", total=None)
-        for chunk in chunks:
-            yield chunk
-            bar.update(task, advance=len(chunk))
 
 
 def model_line(model_path: Path | None, metadata: dict, policy: str | None, budget: float) -> str:

@@ -32,7 +32,7 @@ from triage.detectors import detect
 from triage.errors import InputError
 from triage.lexicons import CLITICS, TITLES, Lexicons, fold, spelling_key
 from triage.schema import (
-    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, HIDE_TAGS, MESSAGE_LABELS, NTA, TA, UNKNOWN, UNTAGGED, WORD_LABELS,
+    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, MESSAGE_LABELS, NTA, TA, UNKNOWN, UNTAGGED, WORD_LABELS,
 )
 from triage.tokenise import DETECTED, EMOJI, EMOTICON, NUMBER, PIECE, PUNCT, WORD, Token, split_piece
 

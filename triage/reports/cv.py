@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from triage.errors import InputError
 from triage.gold import labelled_texts
 from triage.model import CLASSES, KINDS, check_folds, check_training_labels
+from triage.progress import progress as show_progress
 
 NTA, TA = CLASSES
 MODEL_TITLES = {"baseline": "Baseline (uniform random)", "tree": "Decision tree", "bagging": "Bagging DT"}
@@ -185,23 +185,6 @@ def _counts(labels) -> dict[str, int]:
     return {c: labels.count(c) for c in CLASSES}
 
 
-def _with_progress(items: Iterable, total: int, description: str, enabled: bool) -> Iterator:
-    if not enabled:
-        yield from items
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
-    # On stderr: stdout carries the report.
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=total)
-        for item in items:
-            yield item
-            bar.advance(task)
-
-
 # ---------------------------------------------------------------------- cross-validation
 
 
@@ -234,7 +217,9 @@ def cross_validate(
     proba = {kind: np.zeros(len(y)) for kind in kinds}
     labels = {kind: np.empty(len(y), dtype=object) for kind in kinds}
     fold_of = np.full(len(y), -1)
-    splits = _with_progress(splitter.split(X, y), folds, f"{folds}-fold cross-validation", progress)
+    splits = splitter.split(X, y)
+    if progress:
+        splits = show_progress(splits, f"{folds}-fold cross-validation", total=folds)
     for k, (train, test) in enumerate(splits):
         fold_of[test] = k
         for kind in kinds:
