@@ -1,0 +1,192 @@
+"""Seek&Hide (Patel et al. 2013, section 3): label words with dictionaries, label messages,
+hide what is certain.
+
+Each word gets one label (Table 1): DICTIONARY (only in the name dictionary: anonymise),
+ANTI_DICTIONARY (only in anti-dictionaries: ignore), AMBIGUOUS (in both: highlight) or
+UNKNOWN (in neither: highlight). Numbers, punctuation, emoticons and emoji are not words.
+When a spelling is in neither list as written, the SMS heuristics of section 3.2 are tried in
+order: accent-insensitive look-up, letter repetitions, onomatopoeia, missing apostrophe,
+concatenated clitics, then misspellings within one edit, never turning a name into a word.
+
+A message is TA when it holds a DICTIONARY word or a detector hit (phone, e-mail, URL,
+address, code), NTA when every word is ANTI_DICTIONARY, UNTAGGED otherwise. Hidden items
+become codes <TAG_length_id>, e.g. <PRE_7_17316>: the id is the name's id in the dictionary,
+or a stable hash of the spelling for other items, so the same spelling always gets the same
+code.
+"""
+
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from triage.detectors import detect
+from triage.lexicons import Lexicons, spelling_key
+from triage.schema import (  # noqa: F401  (Seek&Hide's labels, importable from here too)
+    AMBIGUOUS,
+    ANTI_DICTIONARY,
+    DICTIONARY,
+    MESSAGE_LABELS,
+    NTA,
+    TA,
+    UNKNOWN,
+    UNTAGGED,
+)
+from triage.seekhide.analysis import (  # noqa: F401
+    Analysis,
+    SeekResult,
+    Word,
+    code,
+    hidden_json,
+    stable_id,
+)
+from triage.seekhide.report import SeekTables, tables  # noqa: F401
+from triage.seekhide.rules import GUESS_RULES, RULES, STEPS, Rule, rule_code  # noqa: F401
+from triage.seekhide.table import (  # noqa: F401
+    K_DETECTED,
+    K_EMOTICON,
+    K_PUNCT,
+    K_WORD,
+    KINDS,
+    L_AMBIGUOUS,
+    L_ANTI,
+    L_DICTIONARY,
+    L_UNKNOWN,
+    LABELS,
+    Spellings,
+    _pieces_from,
+)
+from triage.seekhide.words import (  # noqa: F401
+    MAX_MISSPELLING_LENGTH,
+    MIN_MISSPELLING_LENGTH,
+    RARE_FIRST_NAME_RANK,
+    WordInfo,
+    WordLabeller,
+    _edits1,
+)
+from triage.tokenise import PIECE
+
+
+class SeekAndHide(WordLabeller):
+    """Word labelling (WordLabeller) and message treatment with one set of lexicons.
+
+    Labels are cached per distinct spelling: SMS vocabularies are Zipfian, so a corpus of
+    millions of messages needs only a few hundred thousand look-ups. Up to `max_cache`
+    spellings are kept; past that the tables start afresh at the next batch.
+    """
+
+    def __init__(self, lexicons: Lexicons, max_cache: int = 500_000, off: Iterable[str] = ()):
+        super().__init__(lexicons, max_cache, off)
+        self._codes: dict[tuple[str, str], str] = {}
+        self.spellings = Spellings(self)
+
+    # ------------------------------------------------------------------ messages
+    def analyse(self, texts: list[str]) -> Analysis:
+        """Seek&Hide on a batch of messages, as arrays over all their tokens.
+
+        Each distinct piece of text is tokenised and labelled once (see Spellings); what
+        depends on context is then computed for all tokens at once:
+        - a word starts a sentence when no word came before it in the message, or when a
+          sentence end (. ! ? …) or an emoticon came after the previous word;
+        - hyphenated unknown compounds are labelled part by part;
+        - a weak name (surname only, or a rare first name) stays DICTIONARY only when written
+          with a capital away from the start of a sentence ('chez Dubois'), else it becomes
+          UNKNOWN ('kon', 'Lo');
+        - a capitalised word right after a title is a surname: 'Mme Petit', 'Dr Blanc';
+        - a capitalised word away from a sentence start is never guessed into an ordinary word.
+        """
+        if len(self.spellings) > self._max_cache:
+            self.spellings = Spellings(self)
+        table = self.spellings
+        piece_id = table.piece_ids.__getitem__
+        ids: list[int] = []  # of the pieces of all texts, in order
+        counts: list[int] = []
+        explicit: list[tuple[int, int]] = []  # (piece index, start) where detections break the running sum
+        detected_ends: list[tuple[int, int]] = []  # (piece index, end) of detector hits
+        for text in texts:
+            before = len(ids)
+            hits = detect(text)
+            if not hits:
+                if not table.extend_with_pieces(text, ids):
+                    ids += map(piece_id, PIECE.findall(text))
+                counts.append(len(ids) - before)
+                continue
+            position = 0
+            for hit in hits:
+                for start, piece in _pieces_from(text, position, hit.start):
+                    explicit.append((len(ids), start))
+                    ids.append(piece_id(piece))
+                explicit.append((len(ids), hit.start))
+                detected_ends.append((len(ids), hit.end))
+                ids.append(piece_id(table.detection_piece(hit.tag)))
+                position = hit.end
+            for start, piece in _pieces_from(text, position, len(text)):
+                explicit.append((len(ids), start))
+                ids.append(piece_id(piece))
+            counts.append(len(ids) - before)
+        n_pieces = len(ids)
+        piece_ids = np.asarray(ids, dtype=np.int64)
+        per_message = np.asarray(counts, dtype=np.int64)
+        columns = table.numpy()
+
+        # Piece offsets: running sums of piece lengths within each message.
+        lengths = columns.piece_length[piece_ids]
+        before = np.cumsum(lengths) - lengths
+        first_piece = np.cumsum(per_message) - per_message
+        base = before[np.minimum(first_piece, n_pieces - 1)] if n_pieces else np.zeros(len(texts), dtype=np.int64)
+        piece_start = before - np.repeat(base, per_message)
+        if explicit:
+            index, value = np.asarray(explicit, dtype=np.int64).T
+            piece_start[index] = value
+
+        # Tokens: each piece expands into its parts.
+        parts = columns.piece_parts[piece_ids]
+        n_tokens = int(parts.sum())
+        token_piece = np.repeat(np.arange(n_pieces), parts)
+        within = np.arange(n_tokens) - np.repeat(np.cumsum(parts) - parts, parts)
+        entry = np.repeat(columns.piece_first[piece_ids], parts) + within
+        sid = columns.part_spelling[entry]
+        start = piece_start[token_piece] + columns.part_offset[entry]
+        end = start + columns.length[sid]
+        if detected_ends:
+            index, value = np.asarray(detected_ends, dtype=np.int64).T
+            first_token = np.cumsum(parts) - parts
+            end[first_token[index]] = value
+        message = np.repeat(np.repeat(np.arange(len(texts)), per_message), parts)
+        return Analysis.build(self, table, list(texts), sid, start, end, message,
+                              columns.part_of_compound[entry], columns)
+
+    def seek(self, text: str) -> SeekResult:
+        return self.analyse([text]).result(0)
+
+    def code_for(self, text: str, start: int, end: int, tag: str) -> str:
+        surface = text[start:end]
+        found = self._codes.get((surface, tag))
+        if found is None:
+            found = self._code(surface, tag)
+            if len(self._codes) < self._max_cache:
+                self._codes[(surface, tag)] = found
+        return found
+
+    def _code(self, surface: str, tag: str) -> str:
+        if tag in ("PRE", "NOM"):
+            key = spelling_key(surface)
+            info = self.label_word(surface)
+            entry = self.lexicons.name_entry(info.match if info.label != UNKNOWN else key)
+            if entry.id:
+                return code(tag, surface, entry.id)
+        return code(tag, surface, stable_id(tag, surface))
+
+    def hide(self, text: str, hidden: list[tuple[int, int, str]]) -> str:
+        """The text with each hidden span replaced by its code; nothing else changes."""
+        if not hidden:
+            return text
+        parts, last = [], 0
+        for start, end, tag in hidden:
+            parts.append(text[last:start])
+            parts.append(self.code_for(text, start, end, tag))
+            last = end
+        parts.append(text[last:])
+        return "".join(parts)

@@ -1,0 +1,211 @@
+"""Seek&Hide on a batch of messages (Patel et al. 2013, section 3): one entry per token in
+named arrays, the context rules applied to all tokens at once, the message labels, what is
+hidden and the replacement codes."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
+from triage.seekhide.rules import _GUESS_CODES, _TITLE_RULE, _WEAK_RULE, RULES
+from triage.seekhide.table import (
+    K_DETECTED,
+    K_EMOTICON,
+    K_PUNCT,
+    K_WORD,
+    KINDS,
+    L_AMBIGUOUS,
+    L_ANTI,
+    L_DICTIONARY,
+    L_UNKNOWN,
+    LABELS,
+    Spellings,
+    _Arrays,
+)
+from triage.tokenise import DETECTED, WORD, Token
+
+if TYPE_CHECKING:
+    from triage.seekhide import SeekAndHide
+
+
+class Word(NamedTuple):
+    start: int
+    end: int
+    text: str
+    label: str
+    rule: str
+    match: str
+    sentence_start: bool = False  # first word of the message or after . ! ? … or an emoticon
+    before_punctuation: bool = False  # directly followed by punctuation ("ça va Aude ?")
+
+
+@dataclass
+class SeekResult:
+    label: str  # TA, NTA or UNTAGGED
+    words: list[Word]
+    tokens: list[Token]
+    detections: list[Token]
+    hidden: list[tuple[int, int, str]]  # [start, end, TAG] offsets into the original text
+    anonymised: str
+
+    @property
+    def highlighted(self) -> list[str]:
+        """The words a human should look at: ambiguous or unknown."""
+        return [w.text for w in self.words if w.label in (AMBIGUOUS, UNKNOWN)]
+
+
+def stable_id(tag: str, spelling: str) -> int:
+    """A cross-reference id for items outside the dictionary: the same spelling gives the
+    same id in every run (7 digits, so it cannot be mistaken for a dictionary id)."""
+    digest = hashlib.blake2b(f"{tag}:{spelling.lower()}".encode(), digest_size=8).digest()
+    return 1_000_000 + int.from_bytes(digest, "big") % 9_000_000
+
+
+def code(tag: str, surface: str, ident: int) -> str:
+    return f"<{tag}_{len(surface)}_{ident}>"
+
+
+def hidden_json(hidden: list[tuple[int, int, str]]) -> str:
+    """The JSON list [[start, end, "TAG"], ...] (tags are plain ASCII: no escaping needed)."""
+    return "[" + ", ".join(f'[{start}, {end}, "{tag}"]' for start, end, tag in hidden) + "]"
+
+
+@dataclass
+class Analysis:
+    """Seek&Hide's view of a batch of messages: one entry per token in the arrays, the
+    tokens of message i at positions bounds[i]:bounds[i + 1]. Word labels and rules are
+    in context (codes into LABELS and RULES; -1 for tokens that are not words)."""
+
+    seeker: SeekAndHide
+    spellings: Spellings
+    texts: list[str]
+    spelling: np.ndarray  # spelling id of each token (into Spellings)
+    start: np.ndarray
+    end: np.ndarray
+    message: np.ndarray  # index of the token's message
+    kind: np.ndarray  # code into KINDS
+    label: np.ndarray
+    rule: np.ndarray
+    sentence_start: np.ndarray
+    before_punctuation: np.ndarray
+    bounds: np.ndarray
+    labels: np.ndarray  # per message: code into MESSAGE_LABELS
+    _hidden: list | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, seeker, table, texts, sid, start, end, message, in_compound, columns: _Arrays) -> Analysis:
+        kind = columns.kind[sid]
+        is_word = kind == K_WORD
+        n = len(sid)
+        same_as_previous = np.zeros(n, dtype=bool)
+        same_as_previous[1:] = message[1:] == message[:-1]
+
+        # Sentence starts: look at the previous word, sentence end or emoticon in the message.
+        event = np.flatnonzero(is_word | (kind == K_EMOTICON) | columns.sentence_end[sid])
+        after_word = np.zeros(len(event), dtype=bool)
+        after_word[1:] = is_word[event[:-1]] & (message[event[:-1]] == message[event[1:]])
+        sentence_start = np.zeros(n, dtype=bool)
+        sentence_start[event] = ~after_word
+        sentence_start &= is_word
+
+        before_punctuation = np.zeros(n, dtype=bool)
+        before_punctuation[:-1] = is_word[:-1] & (kind[1:] == K_PUNCT) & same_as_previous[1:]
+
+        # Context rules on words.
+        words = np.flatnonzero(is_word)
+        ws = sid[words]
+        after_title = np.zeros(len(words), dtype=bool)
+        after_title[1:] = (columns.title[ws[:-1]] & ~in_compound[words[:-1]]
+                           & (message[words[:-1]] == message[words[1:]]))
+        after_title &= ~in_compound[words]
+        label = np.full(n, -1, dtype=np.int8)
+        rule = np.full(n, -1, dtype=np.int16)
+        word_label, word_rule = columns.label[ws].copy(), columns.rule[ws].copy()
+        capitalised, starts = columns.capitalised[ws], sentence_start[words]
+        title = after_title & capitalised & (word_label != L_DICTIONARY)
+        weak = ~title & columns.weak[ws] & (word_label == L_DICTIONARY) & (starts | ~capitalised)
+        weak &= "weak-name" not in seeker.off
+        guess_rules = np.fromiter(_GUESS_CODES, dtype=np.int16)
+        guessed = ~title & ~weak & np.isin(word_rule, guess_rules) & capitalised & ~starts
+        guessed &= "capitalised-guess" not in seeker.off
+        word_label[title], word_rule[title] = L_DICTIONARY, _TITLE_RULE
+        word_label[weak], word_rule[weak] = L_UNKNOWN, _WEAK_RULE
+        if guessed.any():
+            word_rule[guessed] = [_GUESS_CODES[r] for r in word_rule[guessed].tolist()]
+            word_label[guessed] = L_UNKNOWN
+        label[words], rule[words] = word_label, word_rule
+
+        # Message labels: TA with a detector hit or a dictionary word; NTA when every word
+        # is an ordinary word; UNTAGGED otherwise.
+        m = len(texts)
+        to_hide = np.bincount(message[(kind == K_DETECTED) | (label == L_DICTIONARY)], minlength=m) > 0
+        unsettled = np.bincount(message[words[word_label != L_ANTI]], minlength=m) > 0
+        labels = np.where(to_hide, 0, np.where(unsettled, 2, 1)).astype(np.int8)
+        bounds = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(message, minlength=m), out=bounds[1:])
+        return cls(seeker, table, texts, sid, start, end, message, kind, label, rule,
+                   sentence_start, before_punctuation, bounds, labels)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def message_label(self, i: int) -> str:
+        return MESSAGE_LABELS[self.labels[i]]
+
+    def match(self, t: int) -> str:
+        """The dictionary spelling a word token was matched to."""
+        if self.rule[t] == _TITLE_RULE:
+            return self.texts[self.message[t]][self.start[t] : self.end[t]].lower()
+        return self.spellings.infos[self.spelling[t]].match
+
+    def per_message(self, positions: np.ndarray) -> np.ndarray:
+        """Where each message's share of sorted token `positions` begins and ends (n + 1 cuts)."""
+        return np.searchsorted(positions, self.bounds)
+
+    def hidden_spans(self) -> list[list[tuple[int, int, str]]]:
+        """Per message, the [start, end, TAG] of what Seek&Hide hides (sorted)."""
+        if self._hidden is None:
+            self._hidden = self._find_hidden()
+        return self._hidden
+
+    def hidden_mask(self) -> np.ndarray:
+        """Which tokens Seek&Hide hides: detector hits and dictionary words."""
+        return (self.kind == K_DETECTED) | (self.label == L_DICTIONARY)
+
+    def _find_hidden(self) -> list[list[tuple[int, int, str]]]:
+        positions = np.flatnonzero(self.hidden_mask())
+        table = self.spellings
+        lexicons = self.seeker.lexicons
+        tags = table.column("seekhide.tag", lambda s: table.tags[s] or (
+            lexicons.name_entry(table.infos[s].match).tag if table.infos[s] else ""), object)
+        spelling_tags = tags[self.spelling[positions]]
+        spelling_tags[self.rule[positions] == _TITLE_RULE] = "NOM"
+        spans = list(zip(self.start[positions].tolist(), self.end[positions].tolist(), spelling_tags.tolist()))
+        cuts = self.per_message(positions).tolist()
+        return [spans[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
+
+    def highlighted(self) -> list[list[str]]:
+        """Per message, the words a human should look at: ambiguous or unknown."""
+        positions = np.flatnonzero((self.label == L_AMBIGUOUS) | (self.label == L_UNKNOWN))
+        starts, ends = self.start[positions].tolist(), self.end[positions].tolist()
+        cuts = self.per_message(positions).tolist()
+        return [[self.texts[i][starts[k] : ends[k]] for k in range(cuts[i], cuts[i + 1])] for i in range(len(self))]
+
+    def result(self, i: int) -> SeekResult:
+        text = self.texts[i]
+        tokens, words = [], []
+        for t in range(self.bounds[i], self.bounds[i + 1]):
+            start, end = int(self.start[t]), int(self.end[t])
+            kind = KINDS[self.kind[t]]
+            token = Token(start, end, text[start:end], kind, self.spellings.tags[self.spelling[t]])
+            tokens.append(token)
+            if kind == WORD:
+                words.append(Word(start, end, token.text, LABELS[self.label[t]], RULES[self.rule[t]],
+                                  self.match(t), bool(self.sentence_start[t]), bool(self.before_punctuation[t])))
+        hidden = self.hidden_spans()[i]
+        return SeekResult(self.message_label(i), words, tokens, [t for t in tokens if t.kind == DETECTED],
+                          hidden, self.seeker.hide(text, hidden))

@@ -1,0 +1,47 @@
+"""Seek&Hide's rules: which look-up or heuristic labelled a word, and the steps that can be
+switched off to measure what each brings."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Rule(enum.StrEnum):
+    """Which look-up or heuristic labelled a word: the `rule` column of `triage seek --words`."""
+
+    EXACT = "exact"  # in a list as written (lower case)
+    ACCENT = "accent"  # in a list once accents are set aside (3.2: accents)
+    COMPOUND = "compound"  # a hyphenated word in no list: labelled part by part
+    NONE = "none"  # nothing matched: UNKNOWN
+    REPETITION = "repetition"  # letters repeated for emphasis (3.2): nicoooolas, merciiii
+    ONOMATOPOEIA = "onomatopoeia"  # laughter and interjections: hahaha, mdrrr, pffff
+    APOSTROPHE = "apostrophe"  # an elision without its apostrophe (3.2): jarrive, larrivee
+    CONCATENATION = "concatenation"  # glued clitics: jtaime, jsuis
+    MISSPELLING = "misspelling"  # one edit from an ordinary word, never from a first name
+    TITLE = "title"  # context: a capitalised word after a title is a surname (Mme Petit)
+    WEAK_NAME = "weak-name"  # context: a rare name not capitalised mid-sentence is UNKNOWN (kon, Lo)
+    # context: a capitalised word mid-sentence is not guessed into an ordinary word
+    CAPITALISED_APOSTROPHE = "capitalised-apostrophe"
+    CAPITALISED_CONCATENATION = "capitalised-concatenation"
+    CAPITALISED_MISSPELLING = "capitalised-misspelling"
+    CAPITALISED_REPETITION = "capitalised-repetition"
+
+
+# Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
+# such a word is highlighted instead: rule "capitalised-<rule>").
+GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, Rule.REPETITION})
+# Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
+# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
+STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
+         "title", "weak-name", "capitalised-guess")
+
+RULES = tuple(Rule)  # the rule of a word token is a code into RULES
+_RULE_CODE = {rule.value: code for code, rule in enumerate(RULES)}
+
+
+def rule_code(rule: str) -> int:
+    return _RULE_CODE[rule]
+
+
+_TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
+_GUESS_CODES = {rule_code(r): rule_code(f"capitalised-{r}") for r in sorted(GUESS_RULES)}

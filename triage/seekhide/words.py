@@ -1,0 +1,196 @@
+"""Seek&Hide's word labels (Patel et al. 2013, Table 1 and section 3.2): each spelling is looked up
+in the name dictionary and the anti-dictionaries, then, when it is in neither as written, the SMS
+heuristics are tried in order: accent-insensitive look-up, letter repetitions, onomatopoeia,
+missing apostrophe, concatenated clitics, misspellings within one edit (never turning a name
+into a word). One spelling at a time, out of context; triage.seekhide.analysis adds the context.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from triage.errors import InputError
+from triage.lexicons import CLITICS, TITLES, Lexicons, fold, spelling_key
+from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
+from triage.seekhide.rules import STEPS, Rule
+
+_RUN = re.compile(r"(\w)\1+")
+_SENTENCE_END = re.compile(r"[.!?…]")
+# Laughter, interjections and letter-stretched exclamations (folded, lower case).
+_ONOMATOPOEIA = re.compile(
+    r"(?:mou|mwa|bwa|bou|gn)?(?:h+[aeiouy]+)+h*"  # haha, hihihi, mouhahaha, bwahaha
+    r"|a?(?:h+a+)+|(?:a+h+)+|(?:e+h+)+|(?:o+h+)+|(?:h+e+)+|(?:h+o+)+|h+u+m+|h+m+"
+    r"|(?:m+d+r+)+|(?:p+t+d+r+)+|(?:l+o+l+)+|(?:l+m+a+o+)+|x+d+|(?:r+o+f+l+)+"
+    r"|p+f+|p+s+t+|b+r+|g+r+|r+o+|o+u+p+s+|o+u+f+|a+r+g+h*|a+i+e+|o+u+i+l+l+e+|w+o+u+a+h*"
+    r"|y+[ea]+h*|y+e+s+|b+o+f+|z+z+|c+h+u+t+|b+a+h+|b+e+n+|e+u+h+|h+e+u+|m+o+u+a+i+s+|n+a+n+"
+    r"|o+u+a+i+[sp]*|w+e+s+h+|y+o+u+p+i+|o+l+a+l+a+|o+h+l+a+l+a+|b+o+u+h*|m+m+h*|c+o+o+l+"
+)
+# Of the clitics (dictionaries/cues/clitics.txt), those that stack when glued ("jtm" = je t'aime).
+_CONCAT_CLITICS = "jtmslnc"
+_VOWEL_OR_H = tuple("aeiouyhéèêàâîôû")
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+# Names from the surname list only, or first names rarer than this, collide with SMS spellings
+# and foreign words ('kon', 'lo', 'same'): they count as names only when capitalised mid-sentence.
+RARE_FIRST_NAME_RANK = 10_000
+
+# Misspellings are looked for in words of this many letters: shorter ones are too often
+# one edit from anything; the candidates of a longer one cost memory in the square of its
+# length (a 16 kB "word" would take gigabytes) and no French word is that long.
+MIN_MISSPELLING_LENGTH, MAX_MISSPELLING_LENGTH = 5, 40
+
+
+class WordInfo(NamedTuple):
+    label: str
+    rule: str  # which look-up or heuristic decided: exact, accent, repetition, onomatopoeia...
+    match: str  # the dictionary spelling it was matched to ('nicolas' for 'nicoooolaasss')
+    weak: bool = False  # a name only through a surname or a rare first name (see words())
+    title: bool = False  # Mme, Dr...: a capitalised word after it is a surname
+
+
+class WordLabeller:
+    """Word labels with one set of lexicons, with the steps in `off` switched off.
+
+    Labels are cached per distinct spelling: SMS vocabularies are Zipfian, so a corpus of
+    millions of messages needs only a few hundred thousand look-ups. Up to `max_cache`
+    spellings are kept; past that the tables start afresh at the next batch.
+    """
+
+    def __init__(self, lexicons: Lexicons, max_cache: int = 500_000, off: Iterable[str] = ()):
+        unknown = sorted(set(off) - set(STEPS))
+        if unknown:
+            raise InputError(f"unknown Seek&Hide step {unknown[0]!r}; the steps are {', '.join(STEPS)}")
+        self.off = frozenset(off)  # the steps switched off
+        self.lexicons = lexicons
+        self._cache: dict[str, WordInfo] = {}
+        self._max_cache = max_cache
+        self.keep_whole = lexicons.apostrophe_words
+
+    def label_word(self, word: str) -> WordInfo:
+        info = self._cache.get(word)  # by spelling as written first: the commonest case
+        if info is None:
+            key = spelling_key(word)
+            info = self._cache.get(key)
+            if info is None:
+                info = self._analyse(key)
+                if key.rstrip(".") in TITLES and "title" not in self.off:
+                    info = info._replace(title=True)
+            if len(self._cache) < self._max_cache:
+                self._cache[word] = self._cache[key] = info
+        return info
+
+    def _analyse(self, key: str) -> WordInfo:
+        off = self.off
+        in_names, in_anti = self.lexicons.lookup(key)
+        if in_names and not in_anti and self._weak_name(key) and key.isalpha() and "apostrophe" not in off:
+            # A rare surname that reads as a glued clitic + word: lecole = l'école.
+            found = self._apostrophe(fold(key))
+            if found:
+                return found
+        if in_names or in_anti:
+            lx = self.lexicons  # the sets before the word lists: they answer faster
+            rule = Rule.EXACT if (key in lx.other_anti or key in lx.first_names or key in lx.user_names
+                                  or key in lx.user_words or key in lx.forms or key in lx.last_names) else Rule.ACCENT
+            if rule == Rule.EXACT or "accent" not in off:
+                return WordInfo(_label(in_names, in_anti), rule, key, in_names and self._weak_name(key))
+        if "-" in key:
+            return WordInfo(UNKNOWN, Rule.COMPOUND, key)  # labelled part by part by the caller
+        folded = fold(key)
+        if not folded or not folded.isalpha():
+            return WordInfo(UNKNOWN, Rule.NONE, key)
+        found = ("repetition" not in off and self._repetitions(folded)) \
+            or ("onomatopoeia" not in off and _ONOMATOPOEIA.fullmatch(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
+            or ("apostrophe" not in off and self._apostrophe(folded)) \
+            or ("concatenation" not in off and self._concatenation(folded)) \
+            or ("misspelling" not in off and self._misspelling(folded))
+        return found or WordInfo(UNKNOWN, Rule.NONE, key)
+
+    def _repetitions(self, folded: str) -> WordInfo | None:
+        """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
+        tried with one and with two letters."""
+        runs = [m for m in _RUN.finditer(folded)]
+        if not runs or len(runs) > 5:
+            return None
+        names = anti = False
+        match = ""
+        for choice in itertools.product((1, 2), repeat=len(runs)):
+            parts, last = [], 0
+            for run, keep in zip(runs, choice):
+                parts.append(folded[last : run.start()] + run.group(1) * keep)
+                last = run.end()
+            candidate = "".join(parts) + folded[last:]
+            if candidate == folded:
+                continue
+            in_names, in_anti = self.lexicons.lookup(candidate)
+            if in_names or in_anti:
+                names, anti, match = names or in_names, anti or in_anti, match or candidate
+        if names or anti:
+            return WordInfo(_label(names, anti), Rule.REPETITION, match, names and self._weak_name(match))
+        return None
+
+    def _weak_name(self, key: str) -> bool:
+        lexicons = self.lexicons
+        if key in lexicons.user_names:
+            return False
+        if key not in lexicons.first_names and key not in lexicons.last_names:
+            key = lexicons.folded_names.get(fold(key), fold(key))
+        rank = lexicons.first_name_ranks.get(key)
+        return rank is None or rank > RARE_FIRST_NAME_RANK
+
+    def _ordinary_only(self, key: str) -> bool:
+        in_names, in_anti = self.lexicons.lookup(key)
+        if not in_names and not in_anti and _RUN.search(key):
+            found = self._repetitions(key)
+            return found is not None and found.label == ANTI_DICTIONARY
+        return in_anti and not in_names
+
+    def _apostrophe(self, folded: str) -> WordInfo | None:
+        """jexplique -> j'explique, larrivee -> l'arrivée, quil -> qu'il."""
+        for clitic in sorted(CLITICS):
+            rest = folded[len(clitic) :]
+            if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H):
+                if self._ordinary_only(rest):
+                    return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
+        return None
+
+    def _concatenation(self, folded: str) -> WordInfo | None:
+        """jtaime -> je t'aime, jsuis -> je suis, jlai -> je l'ai: one or two glued clitics."""
+        for size in (2, 1):
+            head, rest = folded[:size], folded[size:]
+            if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and self._ordinary_only(rest):
+                return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
+        return None
+
+    def _misspelling(self, folded: str) -> WordInfo | None:
+        """One edit away from an ordinary word (surment -> sûrement). A word one edit away
+        from a first name is never corrected into an ordinary word."""
+        if not MIN_MISSPELLING_LENGTH <= len(folded) <= MAX_MISSPELLING_LENGTH:
+            return None
+        lexicons = self.lexicons
+        candidates = _edits1(folded)  # hundreds: asked of sets without a Python step each
+        near_word = next(filter(lexicons.ordinary_words.__contains__, candidates), None)
+        if near_word is None or not lexicons.first_name_spellings.isdisjoint(candidates):
+            return None
+        return WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
+
+
+def _label(in_names: bool, in_anti: bool) -> str:
+    if in_names and in_anti:
+        return AMBIGUOUS
+    if in_names:
+        return DICTIONARY
+    return ANTI_DICTIONARY if in_anti else UNKNOWN
+
+
+def _edits1(word: str) -> list[str]:
+    """Spellings one edit away, most SMS-like first: a letter the writer left out
+    (surment -> surement), then swapped, replaced and extra letters."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return (
+        [left + letter + right for left, right in splits for letter in _ALPHABET]
+        + [left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1]
+        + [left + letter + right[1:] for left, right in splits if right for letter in _ALPHABET]
+        + [left + right[1:] for left, right in splits if right]
+    )
