@@ -122,7 +122,11 @@ def write_queued(path: Path, text: str, highlighted: str = "[]") -> Path:
 
 # ------------------------------------------------------------------ bad-input helpers
 # Shared by the tests/test_bad_input_*.py files: invented messages, files written as a user's
-# spreadsheet would, the commands that read them, and what a clean failure looks like.
+# spreadsheet would, the commands that read them, and what a clean failure looks like. The
+# documented behaviour: bad input is one line "Error: ..." on stderr and exit code 1, bad usage
+# exits 2, never a traceback unless --debug; the input is never modified; an output appears
+# complete or not at all, never over an existing file without --force, never over an input,
+# readable by its owner only when it holds messages.
 
 DEFAULT_MODEL = model_module.default_model_path()
 READING_COMMANDS = ("seek", "classify", "train", "evaluate")

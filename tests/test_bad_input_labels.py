@@ -1,8 +1,6 @@
 """Ids and labels: repeated ids in classify and the queue, label spellings, classes too small
-for training, evaluation and the reports.
-
-The documented behaviour is in tests/conftest.py (`failed`, `nothing_written`): bad input is one
-line "Error: ..." on stderr and exit code 1, bad usage exits 2, never a traceback unless --debug."""
+for training, evaluation and the reports. (What a clean
+failure is: `failed` in tests/conftest.py.)"""
 
 
 from __future__ import annotations

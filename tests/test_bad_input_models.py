@@ -1,8 +1,6 @@
 """Model files that are missing, damaged, tampered with, foreign, or hostile: one clear line
-on every command that reads a model, and nothing run from them.
-
-The documented behaviour is in tests/conftest.py (`failed`, `nothing_written`): bad input is one
-line "Error: ..." on stderr and exit code 1, bad usage exits 2, never a traceback unless --debug."""
+on every command that reads a model, and nothing run from them. (What a clean
+failure is: `failed` in tests/conftest.py.)"""
 
 
 from __future__ import annotations

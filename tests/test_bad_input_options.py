@@ -1,8 +1,6 @@
 """Bad options and settings: policies, budgets, feature sets, lexicon folders and files, gold
-spans, folds; and --debug, the one way to see a traceback.
-
-The documented behaviour is in tests/conftest.py (`failed`, `nothing_written`): bad input is one
-line "Error: ..." on stderr and exit code 1, bad usage exits 2, never a traceback unless --debug."""
+spans, folds; and --debug, the one way to see a traceback. (What a clean
+failure is: `failed` in tests/conftest.py.)"""
 
 
 from __future__ import annotations

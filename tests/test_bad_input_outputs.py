@@ -1,9 +1,7 @@
 """What a run must never do to the user's files: replace an output without --force, write over an
 input, leave a half-written output when interrupted or killed, leave messages readable by
-others, or let a spreadsheet run a formula from an exported queue.
-
-The documented behaviour is in tests/conftest.py (`failed`, `nothing_written`): bad input is one
-line "Error: ..." on stderr and exit code 1, bad usage exits 2, never a traceback unless --debug."""
+others, or let a spreadsheet run a formula from an exported queue. (What a clean
+failure is: `failed` in tests/conftest.py.)"""
 
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Files a hand-exported spreadsheet can hold, on every command that reads messages: missing
-columns, empty files, odd message contents, encodings, delimiters, ragged rows.
-
-The documented behaviour is in tests/conftest.py (`failed`, `nothing_written`): bad input is one
-line "Error: ..." on stderr and exit code 1, bad usage exits 2, never a traceback unless --debug."""
+columns, empty files, odd message contents, encodings, delimiters, ragged rows. (What a clean
+failure is: `failed` in tests/conftest.py.)"""
 
 
 from __future__ import annotations
