@@ -121,8 +121,8 @@ def main(argv=None) -> int:
 
     import uvicorn
 
-    from triage.review import open_synced
-    from triage.review.server import Settings, bind, create_app
+    from triage.review_workspace import open_synced
+    from triage.review_workspace.server import Settings, bind, create_app
 
     folder = Path(tempfile.mkdtemp(prefix="review-bench-"))
     try:

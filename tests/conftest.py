@@ -102,7 +102,7 @@ def classified(classified_demo):
 @pytest.fixture
 def workspace(classified_demo, tmp_path):
     """A review workspace of the classified demo corpus, with an audit sample of 20."""
-    from triage.review import open_synced
+    from triage.review_workspace import open_synced
 
     opened, _ = open_synced(classified_demo, tmp_path / "ws.sqlite", audit=20)
     with opened:

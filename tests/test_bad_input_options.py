@@ -98,7 +98,7 @@ def test_debug_shows_the_traceback_and_without_it_one_line(tmp_path):
     debug = triage_process("--debug", "classify", missing)
     assert debug.returncode == 1
     assert "Traceback (most recent call last)" in debug.stderr
-    assert f"triage.errors.InputError: {missing}: no such file" in debug.stderr
+    assert f"triage.errors.BadInput: {missing}: no such file" in debug.stderr
 
 
 # ----------------------------------------------------------------------------- round two

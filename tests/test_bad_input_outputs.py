@@ -34,7 +34,6 @@ from conftest import (
 )
 
 from triage import classifier
-from triage import model as model_module
 
 # ----------------------------------------------------------------------------- outputs
 
@@ -190,14 +189,14 @@ def interrupt(monkeypatch, command: str) -> None:
     elif command == "classify":
         monkeypatch.setattr(classifier.Classifier, "columns", Interrupt(classifier.Classifier.columns, 1))
     elif command == "train":  # stopped while the model file is being written
-        write_zip = model_module._write_zip
+        from triage import outputs
 
-        def write_half(*args, **options):
-            with monkeypatch.context() as patch:
-                patch.setattr(zipfile.ZipFile, "writestr", Interrupt(zipfile.ZipFile.writestr, 1))
-                write_zip(*args, **options)
+        def write_half(path, data, **options):
+            with outputs.atomic_output(path, binary=True, **options) as handle:
+                handle.write(data[: len(data) // 2])
+                raise KeyboardInterrupt
 
-        monkeypatch.setattr(model_module, "_write_zip", write_half)
+        monkeypatch.setattr(outputs, "write_bytes", write_half)
     elif command == "queue export":
         monkeypatch.setattr(queue_module, "_queue_record", Interrupt(queue_module._queue_record, 2))
 

@@ -3,10 +3,9 @@ import json
 import shutil
 
 import pytest
+from conftest import SAMPLE
 
 from triage.schema import CLASSIFY_COLUMNS
-
-from conftest import SAMPLE
 
 
 def read_rows(path):
@@ -133,3 +132,13 @@ def test_a_job_gives_the_garbage_collector_its_settings_back(sample, tmp_path):
     with pytest.raises(InputError):
         run_classify(tmp_path / "absent.csv", tmp_path / "out2.csv", chart=False)
     assert gc.get_threshold() == before
+
+
+def test_classify_in_a_terminal_shows_its_progress_bar_and_writes_the_same_file(tmp_path):
+    # The command line asks for the bar when stderr is a terminal; the run must not change.
+    from triage.jobs import run_classify
+
+    plain = run_classify(SAMPLE, tmp_path / "plain.csv", chart=False)
+    shown = run_classify(SAMPLE, tmp_path / "shown.csv", chart=False, progress=True, chunk_size=50)
+    assert shown.messages == plain.messages
+    assert (tmp_path / "shown.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()

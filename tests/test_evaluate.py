@@ -4,7 +4,7 @@ import json
 import pytest
 
 from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, PaperPolicy
-from triage.evaluate import release_metrics, threshold_for_budget
+from triage.evaluation import release_metrics, threshold_for_budget
 from triage.gold import GoldMessage
 from triage.seekhide import SeekAndHide
 

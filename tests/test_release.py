@@ -6,12 +6,12 @@ import json
 import re
 
 import pytest
+from conftest import SAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import SAMPLE
-from triage.release import Pseudonyms, Tags, release_text
-from triage.review import Workspace
+from triage.corpus_release import Pseudonyms, Tags, release_text
+from triage.review_workspace import Workspace
 from triage.spreadsheets import read_xlsx
 from triage.surrogates import FICTION_PHONE_PREFIXES, Surrogates, entity_key, shaped
 

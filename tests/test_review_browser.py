@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import write_queued
-from triage.review import Workspace, open_synced
-from triage.review.server import Settings, bind, create_app
+
+from triage.review_workspace import Workspace, open_synced
+from triage.review_workspace.server import Settings, bind, create_app
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

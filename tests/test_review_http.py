@@ -1,11 +1,11 @@
 """The review server over HTTP: its JSON API and its security rules (token, Host, Origin, CSP)."""
 
 import pytest
+from conftest import write_queued
 from starlette.testclient import TestClient
 
-from conftest import write_queued
-from triage.review import open_synced
-from triage.review.server import CSP, Settings, create_app
+from triage.review_workspace import open_synced
+from triage.review_workspace.server import CSP, Settings, create_app
 
 TOKEN = "s3cret-token"
 PORT = 8123
@@ -141,7 +141,7 @@ def test_triage_review_prints_its_address_first_and_stops_cleanly_on_ctrl_c(clas
 
 
 def test_a_busy_port_is_one_line(classified, tmp_path):
-    from triage.review.server import bind
+    from triage.review_workspace.server import bind
 
     taken = bind(0)
     try:

@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLE
 from scipy.stats import binomtest
 
-from conftest import SAMPLE
 from triage import userlexicon
-from triage.review import Workspace, apply_workspace, open_synced
-from triage.review.workspace import NeedsConfirmation
+from triage.review_workspace import Workspace, apply_workspace, open_synced
+from triage.review_workspace.workspace import NeedsConfirmation
 
 
 def rows_of(path: Path) -> list[dict]:
@@ -216,7 +216,7 @@ def test_killing_the_process_loses_at_most_the_decision_in_flight(classified, tm
     opened.close()
     script = textwrap.dedent("""
         import sys, itertools
-        from triage.review import Workspace
+        from triage.review_workspace import Workspace
         ws = Workspace.open(sys.argv[1])
         items = ws.items(limit=1000)
         for n, item in enumerate(itertools.cycle(items)):

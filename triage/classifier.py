@@ -8,7 +8,9 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass
-from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
+from json.encoder import (
+    encode_basestring,  # json.dumps' own escaping, one string at a time
+)
 
 import numpy as np
 
@@ -16,10 +18,10 @@ from triage import combiner, io
 from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
 from triage.features.counts import message_counts
+from triage.lexicons import TITLES
 from triage.names import candidate_rows, candidate_tags
 from triage.normalise import hide_in_original, nfc_batch, words_in_original
 from triage.schema import CLASSIFY_COLUMNS, MESSAGE_LABELS, NTA, TA
-from triage.lexicons import TITLES
 from triage.seekhide import SeekAndHide, hidden_json
 
 _SEEKHIDE, _DECISION = CLASSIFY_COLUMNS.index("seekhide"), CLASSIFY_COLUMNS.index("decision")
@@ -35,6 +37,7 @@ class ClassifiedChunk:
     rows: int
     decisions: dict[str, int]
     seekhide: dict[str, int]
+    cells: list[list[str]] | None = None  # the rows themselves, in output format "cells" (in memory)
 
 
 # A visible candidate word at least this likely to be a name is shown to the expert.
@@ -54,7 +57,7 @@ class Classifier:
         trained.pop("name", None)
         if name == "budget":
             if predictor.word_forest is None:
-                raise io.InputError("the budget policy needs a model trained with gold spans (a 'spans' column)")
+                raise io.BadModel("the budget policy needs a model trained with gold spans (a 'spans' column)")
             trained["risk_threshold"] = predictor.risk_threshold(budget)
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
@@ -108,8 +111,11 @@ class Classifier:
         """The output rows of (id, text) pairs encoded in the output format, with the counts
         of the summary."""
         columns = self.columns(messages)
-        return ClassifiedChunk(io.encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format), len(messages),
-                               Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE]))
+        rows = list(zip(*columns))
+        counts = Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE])
+        if self.output_format == "cells":  # kept in memory (the Python API), not encoded
+            return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, rows)))
+        return ClassifiedChunk(io.encode_cells(rows, CLASSIFY_COLUMNS, self.output_format), len(messages), *counts)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""

@@ -160,12 +160,8 @@ def classify(
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
     from triage.jobs import run_classify
 
-    if scheduler and engine != "dask":
-        from triage.io import InputError
-
-        raise InputError("--scheduler is for --engine dask")
     if workspace is not None:
-        from triage.review import check_workspace_path
+        from triage.review_workspace import check_workspace_path
 
         check_workspace_path(workspace, [input] + ([output] if output else []))
     summary = run_classify(
@@ -178,7 +174,7 @@ def classify(
     for line in summary.lines():
         typer.echo(line)
     if workspace is not None:
-        from triage import review as review_module
+        from triage import review_workspace as review_module
 
         opened, synced = review_module.open_synced(summary.output, workspace, input_path=input)
         with opened:
@@ -260,11 +256,9 @@ def _wrote(paths) -> None:
 
 
 def _check_feature_set(feature_set: str) -> None:
-    from triage.features import FEATURE_SETS
-    from triage.io import InputError
+    from triage.training import check_feature_set
 
-    if feature_set not in FEATURE_SETS:
-        raise InputError(f"unknown feature set {feature_set!r}; choose one of {', '.join(FEATURE_SETS)}")
+    check_feature_set(feature_set)
 
 
 @report_app.command("cv")
@@ -286,7 +280,11 @@ def report_cv(
     """Stratified k-fold cross-validation of the 50% baseline, the decision tree and bagging (Table 6)."""
     from triage.features import FEATURE_SETS
     from triage.reports.cv import run_cv
-    from triage.reports.render import comparison_markdown, model_report_markdown, write_evaluation
+    from triage.reports.render import (
+        comparison_markdown,
+        model_report_markdown,
+        write_evaluation,
+    )
 
     _check_feature_set(feature_set)
     read = read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines)
@@ -352,7 +350,11 @@ def report_infogain(
     force: Force = False,
 ) -> None:
     """Rank the features by information gain, as Weka's InfoGainAttributeEval (Table 5)."""
-    from triage.reports.render import infogain_report, infogain_report_markdown, write_infogain
+    from triage.reports.render import (
+        infogain_report,
+        infogain_report_markdown,
+        write_infogain,
+    )
 
     _check_feature_set(feature_set)
     folder, replace = _report_folder("infogain", out_dir, force, [input])
@@ -439,7 +441,7 @@ def queue_apply(
     force: Force = False,
 ) -> None:
     """Fold the expert's answers back: final label and text of every message (answers never teach words)."""
-    from triage.review import apply_workspace, is_workspace
+    from triage.review_workspace import apply_workspace, is_workspace
 
     if is_workspace(decisions):
         finals = apply_workspace(decisions, classified, output, force=force)
@@ -470,41 +472,21 @@ def review(
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
 ) -> None:
     """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines."""
-    from triage import review as review_module
+    from triage import review_workspace as review_module
 
     if report or learnt or unlearn is not None:
-        with review_module.open_existing(classified, workspace) as opened:
-            if unlearn is not None:
-                entry = opened.unlearn(unlearn, reviewer=reviewer or review_module.default_reviewer(), lexicon_dir=lexicon_dir)
-                typer.echo(f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})")
-            if learnt:
-                entries = opened.learnt()
-                if not entries:
-                    typer.echo("nothing learnt yet")
-                for e in entries:
-                    state = "" if e["active"] else f"  (undone by {e['undone_by']})"
-                    what = f"name {e['tag']}" if e["kind"] == "name" else "ordinary word"
-                    typer.echo(f"#{e['id']}  {e['spelling']}  {what}  {e['scope']}  {e['reviewer']}  {e['at']}{state}")
-            if report:
-                for line in review_module.report_lines(opened):
-                    typer.echo(line)
+        for line in review_module.review_lines(classified, workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,
+                                               report=report, learnt=learnt, unlearn=unlearn):
+            typer.echo(line)
         return
-    from triage.review.server import serve
-
-    opened, summary = review_module.open_synced(classified, workspace, audit=audit, seed=seed)
 
     def announce(address: str) -> None:
         typer.echo(address)  # the first line of output, flushed: scripts read the address from it
         sys.stdout.flush()
-        for line in review_module.sync_lines(opened.path, summary):
-            typer.echo(line, err=True)
 
-    with opened:
-        try:
-            serve(opened, port=port, reviewer=reviewer or review_module.default_reviewer(), lexicon_dir=lexicon_dir,
-                  open_browser=not no_browser, announce=announce)
-        finally:  # Ctrl-C or kill: the server has stopped and every decision is stored
-            typer.echo("review: stopped; " + review_module.report_lines(opened)[1], err=True)
+    review_module.serve_review(classified, workspace, port=port, no_browser=no_browser, reviewer=reviewer, audit=audit,
+                               seed=seed, lexicon_dir=lexicon_dir, announce=announce,
+                               say=lambda line: typer.echo(line, err=True))
 
 
 @app.command()
@@ -521,7 +503,7 @@ def release(
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
-    from triage.release import run_release
+    from triage.corpus_release import run_release
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
@@ -544,12 +526,8 @@ def lexicons(
     from rich.table import Table
 
     from triage import lexicons as lexicon_module
-    from triage.io import InputError
 
-    try:
-        loaded = lexicon_module.load(directory)
-    except OSError as err:  # a missing folder or lexicon file: say which
-        raise InputError(f"cannot read the lexicons: {err.filename}: {err.strerror or err}") from None
+    loaded = lexicon_module.inventory(directory)
     table = Table(title=f"Lexicons (fingerprint {loaded.fingerprint})")
     for column in ("name", "role", "entries", "source", "licence"):
         table.add_column(column, justify="right" if column == "entries" else "left")

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from triage.errors import InputError
+from triage.errors import BadOption
 from triage.schema import EXPERT, NTA, TA, UNTAGGED, Span
 
 
@@ -175,13 +175,13 @@ POLICIES: dict[str, type] = {PaperPolicy.name: PaperPolicy, BudgetPolicy.name: B
 
 def check_policy(name: str) -> None:
     if name not in POLICIES:
-        raise InputError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
+        raise BadOption(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
 
 
 def check_budget(budget: float) -> None:
     """The expert budget is a share of the messages."""
     if not 0.0 <= budget <= 1.0:
-        raise InputError(f"the expert budget is a share of messages between 0 and 1, not {budget}")
+        raise BadOption(f"the expert budget is a share of messages between 0 and 1, not {budget}")
 
 
 def get_policy(name: str, **options) -> Policy:

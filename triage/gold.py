@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from triage import io
-from triage.errors import InputError
+from triage.errors import BadInput
 from triage.schema import Span
 
 
@@ -30,15 +30,15 @@ def parse_spans(raw: str, line: int, text: str | None = None) -> list[Span]:
     try:
         spans = [(int(s), int(e), str(t)) for s, e, t in json.loads(raw)]
     except (ValueError, TypeError) as error:
-        raise InputError(f"line {line}: spans must be a JSON list of [start, end, TYPE] ({error})") from None
+        raise BadInput(f"line {line}: spans must be a JSON list of [start, end, TYPE] ({error})") from None
     if text is not None:
         end_before = 0
         for start, end, kind in sorted(spans):
             if not 0 <= start < end <= len(text):
-                raise InputError(f"line {line}: span [{start}, {end}, {kind}] is outside the message "
+                raise BadInput(f"line {line}: span [{start}, {end}, {kind}] is outside the message "
                                  f"({len(text)} characters) or empty")
             if start < end_before:
-                raise InputError(f"line {line}: span [{start}, {end}, {kind}] overlaps another span")
+                raise BadInput(f"line {line}: span [{start}, {end}, {kind}] overlaps another span")
             end_before = end
     return spans
 
@@ -48,7 +48,7 @@ def gold_labels(table: io.MessageTable, column: str) -> list[str]:
     return io.parse_labels((m.line, m.fields.get(column, "")) for m in table)
 
 
-def labelled_gold(input_path: Path, read: io.ReadOptions, with_spans: bool = True) -> tuple[list[GoldMessage], bool]:
+def labelled_gold(input_path: Path | io.Records, read: io.ReadOptions, with_spans: bool = True) -> tuple[list[GoldMessage], bool]:
     """(gold messages, whether spans were read): text, label, spans when a `spans` column
     exists and `with_spans`, donor as the cross-validation group."""
     table = read.open(input_path, require_label=True)
@@ -63,7 +63,7 @@ def labelled_gold(input_path: Path, read: io.ReadOptions, with_spans: bool = Tru
     return messages, has_spans
 
 
-def labelled_texts(input_path: Path, read: io.ReadOptions | None = None) -> tuple[list[str], list[str]]:
+def labelled_texts(input_path: Path | io.Records, read: io.ReadOptions | None = None) -> tuple[list[str], list[str]]:
     """(texts, TA/NTA labels) of a labelled file; spans, if any, are not read."""
-    gold, _ = labelled_gold(Path(input_path), read or io.ReadOptions(), with_spans=False)
+    gold, _ = labelled_gold(input_path, read or io.ReadOptions(), with_spans=False)
     return [m.text for m in gold], [m.label for m in gold]

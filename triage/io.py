@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import collections
+import contextlib
 import csv
 import io
 import itertools
@@ -31,16 +32,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
 
-from triage.errors import InputError, OutputExists
+from triage.errors import (
+    BadInput,
+    BadModel,
+    BadOption,
+    InputError,
+    OutputExists,
+    OutputRefused,
+)
 from triage.spreadsheets import neutralise_formula, restore_formula
 
 __all__ = [
     "DEFAULT_ID_COLUMN",
+    "BadInput",
     "BadLineWarning",
+    "BadModel",
+    "BadOption",
     "InputError",
     "Message",
     "MessageTable",
     "OutputExists",
+    "OutputRefused",
     "TableWriter",
     "duplicate_ids",
     "format_for",
@@ -184,7 +196,7 @@ class MessageTable:
     def column(self, name: str) -> list[str]:
         """All values of one column (for small files: labels, spans)."""
         if name not in self.columns:
-            raise InputError(_missing_column_message(name, self._display, self.columns))
+            raise BadInput(_missing_column_message(name, self._display, self.columns))
         return [message.fields.get(name, "") for message in self]
 
     # -- internals
@@ -208,7 +220,7 @@ class MessageTable:
 
     def _bad_line(self, line: int, reason: str) -> None:
         if self.on_bad_lines == "error":
-            raise InputError(
+            raise BadInput(
                 f"{self._display}: line {line}: {reason} (use --on-bad-lines skip to skip such rows)"
             )
         self.skipped.append(line)
@@ -273,7 +285,7 @@ class MessageTable:
             except UnicodeDecodeError:
                 raise _decode_error(self.path, self._display, self.encoding) from None
             except csv.Error as err:
-                raise InputError(f"{self._display}: line {reader.line_num}: {err}") from None
+                raise BadInput(f"{self._display}: line {reader.line_num}: {err}") from None
         self._finish_warnings()
 
     def _iter_jsonl(self) -> Iterator[Message]:
@@ -299,6 +311,67 @@ class MessageTable:
             except UnicodeDecodeError:
                 raise _decode_error(self.path, self._display, self.encoding) from None
         self._finish_warnings()
+
+
+class Records:
+    """Messages held in memory, as a header and rows of strings: what the Python API makes of a
+    DataFrame (triage.frames). `open_messages` reads them as it reads a file, with the same
+    checks of columns and ids; their rows are numbered from 1 where a file's lines would be."""
+
+    def __init__(self, columns: Sequence[str], rows: Sequence[Sequence[str]], display: str = "the DataFrame"):
+        self.columns = list(columns)
+        self.rows = rows
+        self.display = display
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __repr__(self) -> str:
+        return f"Records({self.display!r}, columns={self.columns!r}, rows={len(self.rows):,})"
+
+
+class MemoryTable(MessageTable):
+    """A MessageTable over Records: every row is a message (none is blank or ragged)."""
+
+    def __init__(self, records: Records, **settings) -> None:
+        super().__init__(path=None, display=records.display, format="memory", encoding="utf-8", delimiter=None,
+                         **settings)
+        self.records = records
+
+    def __repr__(self) -> str:
+        return f"MemoryTable({self.records!r})"
+
+    def _read(self, pairs: bool) -> Iterator:
+        self.skipped, self.replaced_lines, self.nul_bytes = [], [], 0
+        columns = self.columns
+        text_index = columns.index(self.text_column)
+        id_index = columns.index(self.id_column) if self.id_column is not None else None
+        for number, row in enumerate(self.records.rows, 1):
+            ident = row[id_index].strip() if id_index is not None else str(number)
+            if pairs:
+                yield ident, row[text_index]
+            else:
+                yield _message(number, ident, row[text_index], dict(zip(columns, row)))
+
+
+def source_name(source: "str | os.PathLike[str] | Records") -> str:
+    """How a source of messages is named in messages and reports: its path, or what holds it."""
+    return source.display if isinstance(source, Records) else os.fspath(source)
+
+
+def _open_records(records: Records, text_column: str, id_column: str | None, required_columns: Sequence[str],
+                  on_bad_lines: str) -> MemoryTable:
+    display = records.display
+    explicit_id = id_column is not None and not isinstance(id_column, _DefaultColumn)
+    wanted = [text_column, *required_columns] + ([id_column] if explicit_id else [])
+    for name in wanted:
+        if name not in records.columns:
+            raise BadInput(_missing_column_message(name, display, records.columns))
+    columns = _dedupe_columns(records.columns, display, important=wanted + ([id_column] if id_column else []))
+    if id_column is not None and id_column not in columns:
+        id_column = None
+    return MemoryTable(records, columns=columns, text_column=text_column,
+                       id_column=str(id_column) if id_column is not None else None, on_bad_lines=on_bad_lines)
 
 
 def _batches(items: Iterator, size: int) -> Iterator[list]:
@@ -329,8 +402,11 @@ def open_messages(
     (the line holding `text_column`) and csv.Sniffer. `on_bad_lines` is "error", "skip" or
     "warn" for rows with more fields than the header (CSV/TSV) or lines that are not
     JSON objects (JSONL). A .xlsx spreadsheet is read through a private CSV copy of its first
-    sheet (triage.spreadsheets), removed when the table is no longer used.
+    sheet (triage.spreadsheets), removed when the table is no longer used. `path` may also be
+    Records (messages in memory), checked the same way.
     """
+    if isinstance(path, Records):
+        return _open_records(path, text_column, id_column, required_columns, on_bad_lines)
     if Path(path).suffix.lower() == ".xlsx" and Path(path).is_file():
         from triage.spreadsheets import as_csv  # openpyxl only when a workbook is read
 
@@ -344,7 +420,7 @@ def open_messages(
     display = os.fspath(path)
     path = Path(path)
     if on_bad_lines not in _ON_BAD_LINES:
-        raise InputError(f"on-bad-lines must be one of {', '.join(_ON_BAD_LINES)}, not {on_bad_lines!r}")
+        raise BadOption(f"on-bad-lines must be one of {', '.join(_ON_BAD_LINES)}, not {on_bad_lines!r}")
     explicit_id = id_column is not None and not isinstance(id_column, _DefaultColumn)
 
     head = _read_head(path, display)
@@ -360,12 +436,12 @@ def open_messages(
         encoding = _check_encoding(encoding, head, display)
     sample = _decode_head(head, encoding, path, display, errors)
     if not sample.lstrip("\ufeff \t\r\n\x00"):
-        raise InputError(f"{display} has no header (only blank lines)")
+        raise BadInput(f"{display} has no header (only blank lines)")
 
     format = _FORMATS_BY_SUFFIX.get(suffix)
     if format == "jsonl" or (format is None and sample.lstrip("\ufeff \t\r\n").startswith("{")):
         if sample.lstrip("\ufeff \t\r\n").startswith("["):
-            raise InputError(f"{display} is a JSON array; convert it to JSON Lines (one object per line)")
+            raise BadInput(f"{display} is a JSON array; convert it to JSON Lines (one object per line)")
         format, delimiter = "jsonl", None
         columns = _jsonl_columns(path, display, encoding, on_bad_lines, errors)
     else:
@@ -382,7 +458,7 @@ def open_messages(
     wanted = [text_column, *required_columns] + ([id_column] if explicit_id else [])
     for name in wanted:
         if name not in columns:
-            raise InputError(_missing_column_message(name, display, columns, hint=name == text_column))
+            raise BadInput(_missing_column_message(name, display, columns, hint=name == text_column))
     columns = _dedupe_columns(columns, display, important=wanted + ([id_column] if id_column else []))
     if id_column is not None and id_column not in columns:
         id_column = None  # the default "id" column is absent: row numbers
@@ -425,30 +501,30 @@ def _read_head(path: Path, display: str) -> bytes:
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise InputError(f"{display}: no such file") from None
+        raise BadInput(f"{display}: no such file") from None
     except OSError as err:
-        raise InputError(f"{display}: {err.strerror or err}") from None
+        raise BadInput(f"{display}: {err.strerror or err}") from None
     if stat.S_ISDIR(info.st_mode):
-        raise InputError(f"{display} is a folder, not a file")
+        raise BadInput(f"{display} is a folder, not a file")
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{display} is not a regular file")
+        raise BadInput(f"{display} is not a regular file")
     if info.st_size == 0:
-        raise InputError(f"{display} is empty")
+        raise BadInput(f"{display} is empty")
     try:
         with open(path, "rb") as handle:
             return handle.read(ENCODING_SAMPLE_BYTES)
     except OSError as err:
-        raise InputError(f"{display}: {err.strerror or err}") from None
+        raise BadInput(f"{display}: {err.strerror or err}") from None
 
 
 def _refuse_binary(head: bytes, suffix: str, display: str) -> None:
     """Spreadsheets and archives are common mistakes: say what to do instead of parsing noise."""
     if suffix in _WORKBOOK_SUFFIXES or head.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):
-        raise InputError(
+        raise BadInput(
             f"{display} is a spreadsheet workbook, not a text table; export it as CSV UTF-8 (or TSV) first"
         )
     if head.startswith(b"\x1f\x8b"):
-        raise InputError(f"{display} is gzip-compressed; decompress it first")
+        raise BadInput(f"{display} is gzip-compressed; decompress it first")
 
 
 def _detect_encoding(head: bytes, *, complete: bool) -> tuple[str, str]:
@@ -526,16 +602,16 @@ def _check_encoding(encoding: str, head: bytes, display: str) -> str:
     try:
         info = codecs.lookup(encoding)
     except LookupError:
-        raise InputError(f"unknown encoding {encoding!r} (try utf-8, cp1252 or latin-1)") from None
+        raise BadOption(f"unknown encoding {encoding!r} (try utf-8, cp1252 or latin-1)") from None
     if not getattr(info, "_is_text_encoding", True):  # rot13, base64, zlib...
-        raise InputError(f"{encoding!r} is not a text encoding (try utf-8, cp1252 or latin-1)")
+        raise BadOption(f"{encoding!r} is not a text encoding (try utf-8, cp1252 or latin-1)")
     if info.name in ("utf-16", "utf-32"):
         marks = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) if info.name == "utf-16" else (
             codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
         if not head.startswith(marks):  # Python would stop at the first line
             order = _utf16_byte_order(head) if info.name == "utf-16" else None
             if order is None:
-                raise InputError(f"{display} does not start with a {info.name.upper()} byte-order mark; "
+                raise BadInput(f"{display} does not start with a {info.name.upper()} byte-order mark; "
                                  f"give the byte order: --encoding {info.name}-le or {info.name}-be")
             return order
     return encoding
@@ -567,7 +643,7 @@ def _open_text(path: Path, display: str, encoding: str, newline: str, errors: st
     try:
         return open(path, encoding=encoding, errors=errors, newline=newline)
     except OSError as err:
-        raise InputError(f"{display}: {err.strerror or err}") from None
+        raise BadInput(f"{display}: {err.strerror or err}") from None
 
 
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
@@ -587,7 +663,7 @@ def _decode_error(path: Path, display: str, encoding: str) -> InputError:
     except (UnicodeDecodeError, OSError):
         pass  # e.g. UTF-16 errors cannot be escaped: report without a line number
     other = "utf-8" if encoding.lower().replace("_", "-") in ("cp1252", "latin-1", "iso-8859-1") else "cp1252"
-    return InputError(
+    return BadInput(
         f"{display}: {where}bytes that are not valid {encoding}{what}; "
         f"use --encoding to give the file's encoding (e.g. --encoding {other})"
     )
@@ -602,7 +678,7 @@ def _check_delimiter(delimiter: str) -> str:
     if delimiter.lower() in ("\\t", "tab"):
         return "\t"
     if len(delimiter) != 1 or delimiter in "\"\r\n":
-        raise InputError(f"delimiter must be one character (such as , ; | or tab), not {delimiter!r}")
+        raise BadOption(f"delimiter must be one character (such as , ; | or tab), not {delimiter!r}")
     return delimiter
 
 
@@ -667,9 +743,9 @@ def _delimited_columns(path: Path, display: str, encoding: str, delimiter: str, 
         except UnicodeDecodeError:
             raise _decode_error(path, display, encoding) from None
         except csv.Error as err:
-            raise InputError(f"{display}: line {reader.line_num}: {err}") from None
+            raise BadInput(f"{display}: line {reader.line_num}: {err}") from None
     if header is None:
-        raise InputError(f"{display} has no header (only blank lines)")
+        raise BadInput(f"{display} has no header (only blank lines)")
     return [_clean_name(name) for name in header]
 
 
@@ -679,7 +755,7 @@ def _dedupe_columns(columns: list[str], display: str, important: Sequence[str]) 
     counts = collections.Counter(columns)
     for name in dict.fromkeys(important):
         if counts[name] > 1:
-            raise InputError(f"{display}: column {name!r} appears {counts[name]} times in the header")
+            raise BadInput(f"{display}: column {name!r} appears {counts[name]} times in the header")
     seen = set(columns)
     result: list[str] = []
     used: set[str] = set()
@@ -790,7 +866,7 @@ def _jsonl_records(lines: Iterable[str], bad_line, replaced=None) -> Iterator[tu
 def _jsonl_columns(path: Path, display: str, encoding: str, on_bad_lines: str, errors: str) -> list[str]:
     def bad_line(number: int, reason: str) -> None:
         if on_bad_lines == "error":  # eager: the same error would come at iteration
-            raise InputError(f"{display}: line {number}: {reason} (use --on-bad-lines skip to skip such rows)")
+            raise BadInput(f"{display}: line {number}: {reason} (use --on-bad-lines skip to skip such rows)")
 
     columns: dict[str, None] = {}
     with _open_text(path, display, encoding, "\n", errors) as handle:
@@ -859,7 +935,7 @@ def parse_labels(values: Iterable[tuple[int, str]]) -> list[str]:
             others = ", ".join(f"{n} ({_show(str(r))!r})" for n, r in bad[1:3])
             message += f"; also line{'s' if len(bad) > 2 else ''} {others}"
             message += f"; {len(bad)} bad labels in total"
-        raise InputError(message)
+        raise BadInput(message)
     return labels
 
 
@@ -881,7 +957,7 @@ def format_for(path: str | os.PathLike[str]) -> str:
     """Output format for a path by its extension: "tsv", "jsonl", else "csv"."""
     suffix = Path(path).suffix.lower()
     if suffix in (".xlsx", ".xls", ".xlsm", ".ods"):  # never a CSV under a spreadsheet's name
-        raise InputError(f"{Path(path).name}: this command writes .csv, .tsv or .jsonl "
+        raise BadOption(f"{Path(path).name}: this command writes .csv, .tsv or .jsonl "
                          "(spreadsheets: `triage release ... -o corpus.xlsx` or `triage queue export -o queue.xlsx`)")
     return _FORMATS_BY_SUFFIX.get(suffix, "csv")
 
@@ -957,6 +1033,10 @@ class TableWriter:
         self._handle.write(text)
         self.rows_written += rows
 
+    def write_chunk(self, chunk) -> None:
+        """Write a classified chunk (triage.classifier.ClassifiedChunk) encoded in this format."""
+        self.write_encoded(chunk.text, chunk.rows)
+
     def write_cells(self, rows: Iterable[Sequence[Any]], *, neutralised: bool = False) -> int:
         """Write rows given as lists of cells in column order (the fast path of classify);
         returns how many."""
@@ -989,3 +1069,53 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     buffer = io.StringIO()
     TableWriter(buffer, columns, format, header=False).write_cells(rows)
     return buffer.getvalue()
+
+
+class RowCollector:
+    """What a job writes its rows to when it has no output file (the Python API): the rows kept
+    in memory as lists of cells in column order, with TableWriter's methods."""
+
+    format = "cells"
+
+    def __init__(self, columns: Sequence[str], *, extrasaction: str = "raise") -> None:
+        self.columns = list(columns)
+        self.rows: list[list[Any]] = []
+        self._check_extras = extrasaction == "raise"
+        self._column_set = frozenset(self.columns)
+
+    @property
+    def rows_written(self) -> int:
+        return len(self.rows)
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        self.write_many((row,))
+
+    def write_many(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        before = len(self.rows)
+        for row in rows:
+            if self._check_extras and not self._column_set.issuperset(row):
+                raise ValueError(f"row has keys that are not output columns: {sorted(set(row) - self._column_set)}")
+            self.rows.append([row.get(c, "") for c in self.columns])
+        return len(self.rows) - before
+
+    def write_cells(self, rows: Iterable[Sequence[Any]], *, neutralised: bool = False) -> int:
+        before = len(self.rows)
+        self.rows.extend(list(row) for row in rows)
+        return len(self.rows) - before
+
+    def write_chunk(self, chunk) -> None:
+        self.rows.extend(chunk.cells)
+
+
+@contextlib.contextmanager
+def table_output(output: str | os.PathLike[str] | None, columns: Sequence[str], *, force: bool = False,
+                 protect: Iterable[Any] = (), extrasaction: str = "raise") -> Iterator[TableWriter | RowCollector]:
+    """Where a job's rows go: a file in the format of its name, written all at once by the one
+    writer (triage.outputs), or, when `output` is None, a RowCollector in memory."""
+    if output is None:
+        yield RowCollector(columns, extrasaction=extrasaction)
+        return
+    from triage import outputs
+
+    with outputs.atomic_output(output, force=force, protect=protect) as handle:
+        yield TableWriter(handle, columns, format=format_for(output), extrasaction=extrasaction)

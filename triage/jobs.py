@@ -1,6 +1,8 @@
-"""The jobs of the command line: from input files to output files.
+"""The jobs of the command line and of the Python API: from input files to output files.
 
 CLI -> these jobs -> the classifier, training, evaluation, engines, queue, reports -> files.
+The API (triage.api) runs the same jobs on messages held in memory (triage.io.Records) and
+with no output file: the rows are then kept in the job's summary.
 Each job reads its input through triage.io (validated before anything is written), checks
 every output path before any work, and writes through triage.outputs (all or nothing, never
 over an input, never replacing without `force`). Where the output goes when the user names
@@ -10,6 +12,7 @@ none is the command line's choice, not the jobs'.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,12 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from triage import combiner, engines, io, lexicons, outputs
+from triage import combiner, engines, io, lexicons, model, outputs
 from triage.classifier import Classifier
 from triage.engines import fewer_collections
+from triage.errors import BadInput, BadOption
 from triage.gold import gold_labels, labelled_gold
 from triage.io import ReadOptions
 from triage.normalise import hide_in_original, nfc_batch, words_in_original
+from triage.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
     DECISIONS,
@@ -39,10 +44,11 @@ from triage.seekhide import SeekAndHide, SeekTables, hidden_json, tables
 
 @dataclass
 class SeekSummary:
-    output: Path
+    output: Path | None
     messages: int
     tables: SeekTables
     skipped_lines: list[int] = field(default_factory=list)
+    rows: list[list] | None = None  # with no output file: the rows, cells in column order
 
 
 def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
@@ -81,8 +87,8 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
 
 @fewer_collections
 def run_seek(
-    input_path: Path,
-    output: Path,
+    input_path: Path | io.Records,
+    output: Path | None,
     *,
     words: bool = False,
     read: ReadOptions | None = None,
@@ -90,20 +96,22 @@ def run_seek(
     seeker: SeekAndHide | None = None,
 ) -> SeekSummary:
     """Seek&Hide on every message: labels, anonymised text, hidden spans (or one row per
-    word with `words`). With a gold label column, also the paper's Tables 3 and 4."""
+    word with `words`). With a gold label column, also the paper's Tables 3 and 4.
+    With no `output`, the rows are kept in the summary (the Python API)."""
     read = read or ReadOptions()
-    output = Path(output)
-    outputs.check_output(output, force=force, inputs=[input_path])
+    output = Path(output) if output is not None else None
+    if output is not None:
+        outputs.check_output(output, force=force, inputs=[input_path])
     table = read.open(input_path)
     has_gold = read.label_column in table.columns
     gold = gold_labels(table, read.label_column) if has_gold else None
     seeker = seeker or SeekAndHide(lexicons.default())
     labels: list[str] = []
     columns = WORD_COLUMNS if words else SEEK_COLUMNS
-    with outputs.atomic_output(output, force=force, protect=[input_path]) as handle:
-        writer = io.TableWriter(handle, columns, format=io.format_for(output))
+    with io.table_output(output, columns, force=force, protect=[input_path]) as writer:
         writer.write_many(seek_rows(table, seeker, labels, words))
-    return SeekSummary(output, len(labels), tables(labels, gold), list(getattr(table, "skipped", [])))
+    return SeekSummary(output, len(labels), tables(labels, gold), list(getattr(table, "skipped", [])),
+                       rows=getattr(writer, "rows", None))
 
 
 # ---------------------------------------------------------------------- classify
@@ -111,7 +119,7 @@ def run_seek(
 
 @dataclass
 class ClassifySummary:
-    output: Path
+    output: Path | None
     messages: int
     decisions: dict[str, int]
     seekhide: dict[str, int]
@@ -122,6 +130,7 @@ class ClassifySummary:
     repeated_ids: int = 0  # ids found on more than one row (all rows are classified anyway)
     repeated_rows: int = 0  # rows whose id an earlier row already had
     model: str = ""  # which model decided, with what policy: a tampered or wrong model shows here
+    rows: list[list] | None = None  # with no output file: the rows, cells in CLASSIFY_COLUMNS order
 
     @property
     def expert(self) -> int:
@@ -129,7 +138,7 @@ class ClassifySummary:
 
     def lines(self) -> list[str]:
         n = self.messages or 1
-        out = [f"{self.messages:,} messages -> {self.output}"]
+        out = [f"{self.messages:,} messages" + (f" -> {self.output}" if self.output else "")]
         for decision in DECISIONS:
             count = self.decisions.get(decision, 0)
             out.append(f"  {decision:<7}{count:>10,}  {100 * count / n:6.2f}%")
@@ -149,10 +158,10 @@ class ClassifySummary:
 
 @fewer_collections
 def run_classify(
-    input_path: Path,
-    output: Path,
+    input_path: Path | io.Records,
+    output: Path | None,
     *,
-    model_path: Path | None = None,
+    model_path: Path | model.Model | None = None,
     queue_path: Path | None = None,
     policy: str | None = None,
     budget: float = 0.10,
@@ -169,26 +178,30 @@ def run_classify(
     """Classify every message (the output contract: CLASSIFY_COLUMNS, one row per input row,
     same order), print-ready summary, bar chart, and optionally the expert's queue (replaced
     only with `queue_force`, which defaults to `force`).
-    `engine` says where the chunks are classified (triage.engines: this machine, or Dask)."""
-    from triage import model
-
+    With no `output`, the rows are kept in the summary instead (the Python API), with no chart.
+    `model_path` may be a model file or a triage.model.Model. `engine` says where the chunks
+    are classified (triage.engines: this machine, or Dask)."""
     combiner.check_budget(budget)
     engines.check_engine(engine)
+    if scheduler and engine != "dask":
+        raise BadOption("--scheduler is for --engine dask")
     read = read or ReadOptions()
     # The queue may hold an expert's answers: the CLI forces the replacement of its own default
     # output under reports/, never of a queue the user did not ask to replace.
     queue_force = force if queue_force is None else queue_force
-    output = Path(output)
-    output_format = io.format_for(output)
-    chart_path = output.with_suffix(".summary.png") if chart else None
+    output = Path(output) if output is not None else None
+    output_format = io.format_for(output) if output is not None else "cells"
+    chart_path = output.with_suffix(".summary.png") if chart and output is not None else None
     if queue_path is not None:
         from triage.queue import queue_format
 
         queue_format(queue_path, None)
-    model_path = Path(model_path) if model_path else None
+    if model_path is not None and not isinstance(model_path, model.Model):
+        model_path = Path(model_path)
+    model_file = model_path.path if isinstance(model_path, model.Model) else model_path
     # Every output refused now, not after classifying the whole corpus.
     outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
-                          inputs=[input_path, model_path])
+                          inputs=[input_path, model_file])
     table = read.open(input_path)
     predictor = model.load_predictor(model_path or model.default_model_path())
     stats, chunks = None, None
@@ -198,7 +211,9 @@ def run_classify(
     spec = None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
-        spec = engines.ClassifierSpec(model_path or model.default_model_path(), policy, budget, stats,
+        if isinstance(model_path, model.Model) and model_path.path is None:
+            raise BadOption("the dask engine's workers read the model from a file: save the model first")
+        spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, budget, stats,
                                       output_format=output_format)
     else:
         classifier = Classifier(predictor, policy, budget, stats=stats, output_format=output_format)
@@ -210,31 +225,31 @@ def run_classify(
     # 64-bit hash per row keeps memory at 8 bytes a row (the chance of a false alarm is a
     # few in a million for 10**7 rows).
     id_hashes: list = []
-    protect = [input_path] + ([model_path] if model_path else [])
-    with outputs.atomic_output(output, force=force, protect=protect) as handle:
-        writer = io.TableWriter(handle, CLASSIFY_COLUMNS, format=output_format)
+    protect = [input_path, model_file]
+    with io.table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
         chunks = chunks or table.pairs(chunk_size)
         if progress:
-            chunks = progress(chunks, f"classifying {Path(input_path).name}", size=len, unit="messages")
+            name = Path(input_path).name if isinstance(input_path, (str, os.PathLike)) else "messages"
+            chunks = show_progress(chunks, f"classifying {name}", size=len, unit="messages")
         if table.id_column is not None:
             chunks = _hashing_ids(chunks, id_hashes)
         for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
             decisions.update(done.decisions)
             seekhide.update(done.seekhide)
-            writer.write_encoded(done.text, done.rows)
-    summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide))
+            writer.write_chunk(done)
+    summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
+                              rows=getattr(writer, "rows", None))
     summary.model = model_line(model_path, predictor.metadata, policy, budget)
     summary.skipped_lines = list(table.skipped)
     if id_hashes:
         _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
         summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
     if chart_path is not None:
-        summary.chart = outputs.write_bytes(chart_path, _decision_chart(summary), force=force,
-                                            protect=[input_path, model_path])
-    if queue_path:
+        summary.chart = outputs.write_bytes(chart_path, decision_figure_png(summary), force=force, protect=protect)
+    if queue_path and output is not None:
         from triage.queue import export_queue
 
-        queued = export_queue(output, queue_path, force=queue_force, protect=[input_path, model_path])
+        queued = export_queue(output, queue_path, force=queue_force, protect=protect)
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
 
@@ -280,21 +295,23 @@ def _hashing_ids(chunks, id_hashes: list):
         yield chunk
 
 
-def model_line(model_path: Path | None, metadata: dict, policy: str | None, budget: float) -> str:
+def model_line(model_path, metadata: dict, policy: str | None, budget: float) -> str:
     """The model, its policy (and budget) and a short fingerprint of its settings."""
     name = policy or (metadata.get("policy") or {}).get("name", "paper")
     how = f"policy {name}" + (f", expert budget {budget:.0%}" if name == "budget" else "")
-    which = "embedded model" if model_path is None else str(model_path)
+    which = "embedded model" if model_path is None else getattr(model_path, "name", str(model_path))
     size = metadata.get("training_size")
     trained = f"trained on {size:,} messages; " if isinstance(size, int) else ""
     return f"{which} ({how}; {trained}fingerprint {str(metadata.get('metadata_sha256', ''))[:12]})"
 
 
-def _decision_chart(summary: ClassifySummary) -> bytes:
-    """Bar chart (PNG): messages per decision, and the expert's workload against the alternatives."""
-    import matplotlib
+def decision_figure_png(summary: ClassifySummary) -> bytes:
+    return outputs.figure_png(decision_figure(summary), dpi=110)
 
-    matplotlib.use("Agg")
+
+def decision_figure(summary: ClassifySummary):
+    """Bar chart (a matplotlib Figure): messages per decision, and the expert's workload against
+    the alternatives."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(8, 3.2), layout="constrained")
@@ -311,7 +328,7 @@ def _decision_chart(summary: ClassifySummary) -> bytes:
     right.barh(list(workloads), list(workloads.values()), color=["#f39c12", "#7f8c8d", "#bdc3c7"])
     right.set_title("Messages a human must read")
     right.invert_yaxis()
-    return outputs.figure_png(figure, dpi=110)
+    return figure
 
 
 # ---------------------------------------------------------------------- train
@@ -319,13 +336,14 @@ def _decision_chart(summary: ClassifySummary) -> bytes:
 
 @dataclass
 class TrainSummary:
-    output: Path
+    output: Path | None
     metadata: dict
+    model: model.Model | None = None  # with no output file: the model, in memory
 
 
 def run_train(
-    input_path: Path,
-    output: Path,
+    input_path: Path | io.Records,
+    output: Path | None,
     *,
     kind: str = "bagging",
     feature_set: str = "rich",
@@ -335,17 +353,22 @@ def run_train(
     force: bool = False,
 ) -> TrainSummary:
     """A model file from a labelled file: the message model, and the word scorer with the
-    budget calibration when the file has gold spans (triage.training)."""
-    from triage import model, training
+    budget calibration when the file has gold spans (triage.training). With no `output`, the
+    model is kept in the summary (the Python API)."""
+    from triage import training
 
     training.check_kind(kind)
-    outputs.check_output(output, force=force, inputs=[input_path])
+    training.check_feature_set(feature_set)
+    if output is not None:
+        outputs.check_output(output, force=force, inputs=[input_path])
     gold, has_spans = labelled_gold(input_path, read or ReadOptions())
+    counts = model.check_training_labels([m.label for m in gold])
     fitted, extras = training.train(gold, has_spans, kind=kind, feature_set=feature_set, normalise=normalise,
                                     seed=seed)
-    counts = model.check_training_labels([m.label for m in gold])
-    metadata = model.save_model(fitted, Path(output), training_size=len(gold), class_counts=counts, seed=seed,
-                                force=force, protect=[input_path], **extras)
+    data, metadata = model.model_bytes(fitted, training_size=len(gold), class_counts=counts, seed=seed, **extras)
+    if output is None:
+        return TrainSummary(None, metadata, model.Model(data))
+    outputs.write_bytes(Path(output), data, force=force, private=False, protect=[input_path])
     return TrainSummary(Path(output), metadata)
 
 
@@ -357,36 +380,42 @@ class EvaluationReport:
     data: dict
     markdown: str
     files: list
+    figure: object = None  # the budget curve, a matplotlib Figure
 
 
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  folds: int = 5, seed: int = 0, feature_set: str = "rich", read=None,
                  force: bool = False) -> EvaluationReport:
     """Score the pipeline against gold spans; evaluate.md, .json and .png in `out_dir`
-    (checked before any work: never over an input, never over a file without `force`)."""
-    from triage import evaluate, training
+    (checked before any work: never over an input, never over a file without `force`), or
+    no file when `out_dir` is None (the Python API)."""
+    from triage import evaluation, training
     from triage.reports.cv import scores as model_scores
     from triage.reports.render import report_paths, table6_markdown, write_report
 
     combiner.check_budget(budget)
     combiner.check_policy(policy)
-    protect = [gold_path, model_path]
-    outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
-    gold, has_spans = labelled_gold(Path(gold_path), read or ReadOptions())
+    protect = [gold_path, getattr(model_path, "path", model_path)]
+    training.check_feature_set(feature_set)
+    if out_dir is not None:
+        outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
+    name = io.source_name(gold_path)
+    gold, has_spans = labelled_gold(gold_path, read or ReadOptions())
     if not gold:
-        raise io.InputError(f"{gold_path} holds no messages to evaluate (only a header)")
+        raise BadInput(f"{name} holds no messages to evaluate (only a header)")
     if not has_spans:
-        raise io.InputError(f"{gold_path} has no 'spans' column: evaluate needs the gold spans to hide")
+        raise BadInput(f"{name} has no 'spans' column: evaluate needs the gold spans to hide")
     if model_path:
         from triage.model import load_predictor
 
-        predictor = load_predictor(Path(model_path))
+        predictor = load_predictor(model_path if isinstance(model_path, model.Model) else Path(model_path))
         analysed = training.analyse(gold, predictor.feature_set)
-        evidence, how = evaluate.evidence_from_model(analysed, predictor), f"model {model_path} (trained elsewhere)"
+        which = getattr(model_path, "name", model_path)
+        evidence, how = evaluation.evidence_from_model(analysed, predictor), f"model {which} (trained elsewhere)"
     else:
         from triage.model import check_folds, check_training_labels
 
-        check_folds(folds, check_training_labels([m.label for m in gold]), str(gold_path))
+        check_folds(folds, check_training_labels([m.label for m in gold]), name)
         analysed = training.analyse(gold, feature_set)
         grouped = len({m.group for m in gold}) >= folds
         evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed)
@@ -395,10 +424,10 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     scores = np.asarray([e.score for e in evidence])
     message_model = model_scores("bagging", labels, np.where(scores >= 0.5, TA, NTA), scores)
     seek = tables([r.label for r in analysed.results], labels)
-    curve = evaluate.policy_curve(analysed, evidence, budgets=sorted(set(evaluate.BUDGETS) | {budget}))
+    curve = evaluation.policy_curve(analysed, evidence, budgets=sorted(set(evaluation.BUDGETS) | {budget}))
     chosen = curve["paper"] if policy == "paper" else next(p for p in curve["budget"] if p["budget"] == budget)
     data = {
-        "gold": str(gold_path),
+        "gold": name,
         "how": how,
         "policy": policy,
         "expert_budget": budget,
@@ -412,7 +441,9 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         },
         "model": message_model.to_dict(),
     }
-    markdown = evaluate.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
+    markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
-    files = write_report("evaluate", out_dir, markdown, data, evaluate.curve_figure(data), force=force, protect=protect)
-    return EvaluationReport(data, markdown, files)
+    figure = evaluation.curve_figure(data)
+    files = [] if out_dir is None else write_report("evaluate", out_dir, markdown, data, figure, force=force,
+                                                    protect=protect)
+    return EvaluationReport(data, markdown, files, figure)

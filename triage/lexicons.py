@@ -26,19 +26,19 @@ two seconds). The user folder is small and always read from text.
 from __future__ import annotations
 
 import hashlib
-from itertools import chain
 import json
 import os
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from triage import dictionaries
-from triage.errors import InputError
+from triage.errors import BadInput
 from triage.wordlist import WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
@@ -87,10 +87,10 @@ def _read_lines(path: Path) -> list[str]:
     try:
         return path.read_text("utf-8").split("\n")
     except OSError as error:  # a folder where a file should be, no permission...
-        raise InputError(f"cannot read the lexicon file {path}: {error.strerror or error}") from None
+        raise BadInput(f"cannot read the lexicon file {path}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
         line = path.read_bytes()[: error.start].count(b"\n") + 1
-        raise InputError(f"{path}: line {line} is not UTF-8; save the file as UTF-8") from None
+        raise BadInput(f"{path}: line {line} is not UTF-8; save the file as UTF-8") from None
 
 
 def _read_list(path: Path) -> set[str]:
@@ -298,6 +298,14 @@ def default_user_directory() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("sms-triage")) / "lexicon"
+
+
+def inventory(directory: Path | None = None) -> Lexicons:
+    """The lexicons of `directory` for `triage lexicons`: a missing folder or file is bad input."""
+    try:
+        return load(directory)
+    except OSError as err:  # a missing folder or lexicon file: say which
+        raise BadInput(f"cannot read the lexicons: {err.filename}: {err.strerror or err}") from None
 
 
 def load(directory: Path | None = None, user_directory: Path | None = None) -> Lexicons:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from triage.io import InputError
+from triage.errors import BadInput, BadModel, BadOption, InputError
 
 FORMAT = "sms-triage-model/2"  # /2: metadata.json under the checksum too (/1 files must be retrained)
 # Bounds of what a model file may ask of the reader: a hostile file must fail, not hang or swell.
@@ -95,14 +95,14 @@ def make_classifier(kind: str, seed: int = 0):
             n_estimators=N_ESTIMATORS,
             random_state=seed,
         )
-    raise InputError(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
+    raise BadOption(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
 
 
 def check_training_labels(labels: list[str], minimum: int = 10) -> dict[str, int]:
     counts = {c: labels.count(c) for c in CLASSES}
     missing = [c for c, n in counts.items() if n < minimum]
     if missing:
-        raise InputError(
+        raise BadInput(
             "training needs at least %d messages of each class; found %s"
             % (minimum, ", ".join(f"{n} {c}" for c, n in counts.items()))
         )
@@ -112,9 +112,9 @@ def check_training_labels(labels: list[str], minimum: int = 10) -> dict[str, int
 def check_folds(folds: int, counts: dict[str, int], display: str) -> None:
     """Stratified k-fold cross-validation needs k messages of each class."""
     if folds < 2:
-        raise InputError(f"cross-validation needs at least 2 folds, not {folds}")
+        raise BadOption(f"cross-validation needs at least 2 folds, not {folds}")
     if min(counts.values()) < folds:
-        raise InputError(
+        raise BadOption(
             f"{folds}-fold cross-validation needs at least {folds} messages of each class; "
             f"{display} has {counts['TA']} TA and {counts['NTA']} NTA (use fewer --folds)"
         )
@@ -190,7 +190,7 @@ def compile_forest(classifier, positive="TA") -> Forest:
         trees = [(classifier, np.arange(classifier.n_features_in_))]
         encoded = False
     else:
-        raise InputError("only decision trees, bagged trees and random forests can be saved for classify")
+        raise BadModel("only decision trees, bagged trees and random forests can be saved for classify")
     classes = classifier.classes_
     ta = list(classes).index(positive)
     roots, left, right, feature, threshold, proba, depth, offset = [], [], [], [], [], [], 0, 0
@@ -252,17 +252,26 @@ class Predictor:
         return float(np.quantile(self.risk_quantiles, 1.0 - budget))
 
 
-def save_model(model, path: Path, *, training_size: int, class_counts: dict, seed: int, force: bool = False,
-               word_model=None, spelling=None, risk_quantiles=None, policy: dict | None = None,
-               protect=()) -> dict:
+def save_model(model, path: Path, *, force: bool = False, protect=(), **settings) -> dict:
     """Write a model file through the one writer (never over `protect`, an input, or the
-    installed model; an existing file only with `force`)."""
+    installed model; an existing file only with `force`); `settings` as for model_bytes."""
+    from triage import outputs
+
+    data, metadata = model_bytes(model, **settings)
+    outputs.write_bytes(Path(path), data, force=force, private=False, protect=protect)
+    return metadata
+
+
+def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, word_model=None, spelling=None,
+                risk_quantiles=None, policy: dict | None = None) -> tuple[bytes, dict]:
+    """A model file's bytes (a zip) and its sealed metadata."""
     import imblearn
+    import sklearn
     import skops
     import skops.io
-    import sklearn
 
-    from triage import __version__, lexicons
+    from triage import lexicons
+    from triage.version import __version__
 
     features = model.named_steps["features"]
     classifier = model.named_steps["classifier"]
@@ -301,8 +310,13 @@ def save_model(model, path: Path, *, training_size: int, class_counts: dict, see
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
     }
-    _write_zip(Path(path), metadata, members, force=force, protect=protect)
-    return metadata
+    metadata["metadata_sha256"] = metadata_digest(metadata)
+    raw = _io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("metadata.json", json.dumps(metadata, indent=2, sort_keys=True))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return raw.getvalue(), metadata
 
 
 def _word_features():
@@ -311,40 +325,32 @@ def _word_features():
     return WORD_FEATURES
 
 
-def _write_zip(path: Path, metadata: dict, members: dict[str, bytes], *, force: bool, protect=()) -> None:
-    from triage import outputs
-
-    with outputs.atomic_output(path, force=force, private=False, protect=protect, binary=True) as raw:
-        with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
-            sealed = {**metadata, "metadata_sha256": metadata_digest(metadata)}
-            archive.writestr("metadata.json", json.dumps(sealed, indent=2, sort_keys=True))
-            for name, data in members.items():
-                archive.writestr(name, data)
-
-
-def _open(path: Path) -> tuple[zipfile.ZipFile, dict]:
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(f"model file {path} is a folder")
-    if not path.is_file():
-        raise InputError(f"model file {path} does not exist")
+def _open(path: Path | str, data: bytes | None = None) -> tuple[zipfile.ZipFile, dict]:
+    """The checked archive and metadata of a model file, or of its bytes (`data`, with `path`
+    naming it in messages)."""
+    if data is None:
+        path = Path(path)
+        if path.is_dir():
+            raise BadModel(f"model file {path} is a folder")
+        if not path.is_file():
+            raise BadModel(f"model file {path} does not exist")
     try:
-        archive = zipfile.ZipFile(path)
+        archive = zipfile.ZipFile(path if data is None else _io.BytesIO(data))
         _check_sizes(archive, path)
         metadata = json.loads(_read_bounded(archive, "metadata.json"))
     except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError, NotImplementedError) as error:
-        raise InputError(f"{path} is not an sms-triage model file ({error.__class__.__name__})") from None
+        raise BadModel(f"{path} is not an sms-triage model file ({error.__class__.__name__})") from None
     if not isinstance(metadata, dict):
-        raise InputError(f"{path} is not an sms-triage model file (bad metadata.json)")
+        raise BadModel(f"{path} is not an sms-triage model file (bad metadata.json)")
     if metadata.get("format") != FORMAT:
         if metadata.get("format") == "sms-triage-model/1":
-            raise InputError(f"{path} was written by an older sms-triage (format 1, whose settings are not "
+            raise BadModel(f"{path} was written by an older sms-triage (format 1, whose settings are not "
                              "checksummed); retrain it with `triage train`")
-        raise InputError(f"{path} is a model of format {metadata.get('format')!r}; this version reads {FORMAT!r}")
+        raise BadModel(f"{path} is a model of format {metadata.get('format')!r}; this version reads {FORMAT!r}")
     if metadata.get("metadata_sha256") != metadata_digest(metadata):
-        raise InputError(f"{path} is damaged or was modified: metadata.json does not match its checksum")
+        raise BadModel(f"{path} is damaged or was modified: metadata.json does not match its checksum")
     if not isinstance(metadata.get("sha256"), dict):
-        raise InputError(f"{path} is damaged or was modified: metadata.json has no checksums")
+        raise BadModel(f"{path} is damaged or was modified: metadata.json has no checksums")
     _check_metadata(metadata, path)
     # Any modified member makes the whole file suspect, even one this command does not use
     # (report tree reads model.skops, classify the .npz arrays).
@@ -357,11 +363,11 @@ def _member(archive: zipfile.ZipFile, metadata: dict, name: str, path: Path) -> 
     try:
         data = _read_bounded(archive, name)
     except KeyError:
-        raise InputError(f"{path} is not an sms-triage model file (no {name})") from None
+        raise BadModel(f"{path} is not an sms-triage model file (no {name})") from None
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:  # a corrupt byte: bad CRC, bad deflate
-        raise InputError(f"{path} is damaged: {name} cannot be read ({error.__class__.__name__})") from None
+        raise BadModel(f"{path} is damaged: {name} cannot be read ({error.__class__.__name__})") from None
     if hashlib.sha256(data).hexdigest() != metadata.get("sha256", {}).get(name):
-        raise InputError(f"{path} is damaged or was modified: {name} does not match its checksum")
+        raise BadModel(f"{path} is damaged or was modified: {name} does not match its checksum")
     return data
 
 
@@ -380,7 +386,7 @@ def _check_sizes(archive: zipfile.ZipFile, path: Path) -> None:
         total += info.file_size
         ratio = info.file_size / max(info.compress_size, 1)
         if info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES or (info.file_size > 2**20 and ratio > MAX_RATIO):
-            raise InputError(f"{path} is not a plausible model file: {info.filename} would inflate to "
+            raise BadModel(f"{path} is not a plausible model file: {info.filename} would inflate to "
                              f"{info.file_size:,} bytes")
 
 
@@ -399,11 +405,11 @@ def _finite(value, low: float = -np.inf, high: float = np.inf) -> bool:
 
 def _check_metadata(metadata: dict, path: Path) -> None:
     """Every value that steers decisions has the right type and range."""
-    from triage.features import FEATURE_SETS
     from triage.combiner import POLICIES
+    from triage.features import FEATURE_SETS
 
     def bad(what: str) -> InputError:
-        return InputError(f"{path} is not a valid model file: {what}")
+        return BadModel(f"{path} is not a valid model file: {what}")
 
     if metadata.get("kind") not in KINDS[1:]:
         raise bad(f"kind {metadata.get('kind')!r}")
@@ -431,7 +437,7 @@ def _check_forest(forest: Forest, n_features: int, path: Path, what: str) -> Non
     """Arrays of the right shapes and ranges, trees that end: children after their parent
     (as scikit-learn numbers them) so no walk can loop, and a bounded depth."""
     def bad(reason: str) -> InputError:
-        return InputError(f"{path} is not a valid model file: {what} {reason}")
+        return BadModel(f"{path} is not a valid model file: {what} {reason}")
 
     arrays = (forest.left, forest.right, forest.feature, forest.threshold, forest.proba)
     n = len(forest.left)
@@ -475,35 +481,41 @@ def check_lexicons(metadata: dict, path: Path) -> None:
 
     current = lexicons.default().fingerprint
     if metadata.get("lexicon_fingerprint") != current:
-        raise InputError(
+        raise BadModel(
             f"{path} was trained with other lexicons (fingerprint {metadata.get('lexicon_fingerprint')}, "
             f"now {current}); retrain it with `triage train`"
         )
 
 
-def load_predictor(path: Path) -> Predictor:
+def load_predictor(path: "Path | Model") -> Predictor:
     """The model for classify: metadata and forest only (numpy, no pickle, no scikit-learn)."""
-    archive, metadata = _open(path)
+    if isinstance(path, Model):
+        return path.predictor
+    return _predictor(path)
+
+
+def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
+    archive, metadata = _open(path, data)
     check_lexicons(metadata, path)
     data = _member(archive, metadata, "forest.npz", path)
     try:
         with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
             forest = Forest.from_arrays(arrays)
     except (ValueError, KeyError, OSError, IndexError, TypeError, EOFError) as error:
-        raise InputError(f"{path}: unreadable forest ({error.__class__.__name__})") from None
+        raise BadModel(f"{path}: unreadable forest ({error.__class__.__name__})") from None
     _check_forest(forest, len(metadata["feature_names"]), path, "message forest")
     predictor = Predictor(metadata, forest)
     # What `triage train` writes: the budget policy with a word scorer, the paper's without.
     # A re-signed file whose policy was switched (anyone can recompute checksums) is refused.
     has_scorer = "names.npz" in archive.namelist()
     if ((metadata.get("policy") or {}).get("name", "paper") == "budget") != has_scorer:
-        raise InputError(f"{path} is not a valid model file: its policy does not match its word scorer "
+        raise BadModel(f"{path} is not a valid model file: its policy does not match its word scorer "
                          "(a model trained with spans uses the budget policy, one without spans the paper's)")
     if has_scorer:
         from triage.names import WORD_FEATURES, NameLikeness
 
         if metadata.get("word_features") != list(WORD_FEATURES):
-            raise InputError(f"{path} was trained with other word features; retrain it with `triage train`")
+            raise BadModel(f"{path} was trained with other word features; retrain it with `triage train`")
         data = _member(archive, metadata, "names.npz", path)
         try:
             with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
@@ -514,27 +526,31 @@ def load_predictor(path: Path) -> Predictor:
                 )
                 predictor.risk_quantiles = np.asarray(arrays["risk_quantiles"], dtype=float)
         except (ValueError, KeyError, OSError, IndexError, TypeError, EOFError) as error:
-            raise InputError(f"{path}: unreadable word scorer ({error.__class__.__name__})") from None
+            raise BadModel(f"{path}: unreadable word scorer ({error.__class__.__name__})") from None
         _check_forest(predictor.word_forest, len(WORD_FEATURES), path, "word scorer")
         quantiles = predictor.risk_quantiles
         if quantiles.ndim != 1 or not 2 <= len(quantiles) <= 100_000 or not np.all(np.isfinite(quantiles)) \
                 or np.any(np.diff(quantiles) < 0):
-            raise InputError(f"{path} is not a valid model file: the budget calibration is not an ordered list of numbers")
+            raise BadModel(f"{path} is not a valid model file: the budget calibration is not an ordered list of numbers")
         if not all(np.isfinite(v) for v in predictor.spelling.trigrams.values()):
-            raise InputError(f"{path} is not a valid model file: spelling scores that are not finite")
+            raise BadModel(f"{path} is not a valid model file: spelling scores that are not finite")
     return predictor
 
 
-def load_estimator(path: Path):
+def load_estimator(path: "Path | Model"):
     """The whole fitted pipeline (for reports): skops with an allow-list of types."""
     import skops.io
 
-    archive, metadata = _open(path)
+    if isinstance(path, Model):
+        archive, metadata = _open(path.name, path.data)
+        path = path.name
+    else:
+        archive, metadata = _open(path)
     data = _renamed_modules(_member(archive, metadata, "model.skops", path), path)
     untrusted = set(skops.io.get_untrusted_types(data=data))
     refused = sorted(untrusted - ALLOWED_TYPES)
     if refused:
-        raise InputError(f"{path} holds types outside the allow-list, refused: {', '.join(refused)}")
+        raise BadModel(f"{path} holds types outside the allow-list, refused: {', '.join(refused)}")
     return skops.io.loads(data, trusted=sorted(untrusted)), metadata
 
 
@@ -549,7 +565,7 @@ def _renamed_modules(data: bytes, path: Path) -> bytes:
         try:
             schema = json.loads(archive.read("schema.json"))
         except (KeyError, ValueError, zipfile.BadZipFile) as error:
-            raise InputError(f"{path} is not a valid model file: its estimator is unreadable ({error})") from None
+            raise BadModel(f"{path} is not a valid model file: its estimator is unreadable ({error})") from None
 
         def renamed(node):
             if isinstance(node, dict):
@@ -581,10 +597,59 @@ def _new_module(module):
 def default_model_path() -> Path:
     """The embedded default model, data/default.triage: next to the package in a source
     checkout or editable install, inside it (as triage/data) in a built wheel."""
-    import triage
-
-    package = Path(triage.__file__).resolve().parent
+    package = Path(__file__).resolve().parent
     for folder in (package.parent / "data", package / "data"):
         if (folder / "default.triage").is_file():
             return folder / "default.triage"
     return package.parent / "data" / "default.triage"
+
+
+class Model:
+    """A model: what `triage train` writes and `triage classify --model` reads, held in memory
+    with the same checks as a file (checksums, bounds, allow-listed types, these lexicons)."""
+
+    def __init__(self, data: bytes, *, path: str | Path | None = None):
+        self.data = bytes(data)
+        self.path = Path(path) if path is not None else None
+        self.predictor = _predictor(self.name, self.data)  # every check, once
+        self.metadata = self.predictor.metadata
+
+    @property
+    def name(self) -> str:
+        return str(self.path) if self.path is not None else "the trained model"
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Model":
+        """A model file, checked as `triage classify --model` checks it."""
+        path = Path(path)
+        if path.is_dir():
+            raise BadModel(f"model file {path} is a folder")
+        if not path.is_file():
+            raise BadModel(f"model file {path} does not exist")
+        if path.stat().st_size > MAX_TOTAL_BYTES:
+            raise BadModel(f"{path} is not a plausible model file ({path.stat().st_size:,} bytes)")
+        return cls(path.read_bytes(), path=path)
+
+    @classmethod
+    def default(cls) -> "Model":
+        """The embedded default model."""
+        return cls.load(default_model_path())
+
+    def save(self, path: str | Path, *, force: bool = False) -> Path:
+        """Write the model file (never over its own file or an installed one; an existing file
+        only with `force`)."""
+        from triage import outputs
+
+        return outputs.write_bytes(Path(path), self.data, force=force, private=False,
+                                   protect=[self.path] if self.path else ())
+
+    def estimator(self):
+        """The fitted scikit-learn pipeline (features -> undersampling -> trees)."""
+        return load_estimator(self)[0]
+
+    def __repr__(self) -> str:
+        m = self.metadata
+        trained = f", trained on {m['training_size']:,} messages" if isinstance(m.get("training_size"), int) else ""
+        policy = (m.get("policy") or {}).get("name", "paper")
+        return (f"Model({self.name}: {m['kind']}, features {m['feature_set']}, policy {policy}{trained}, "
+                f"fingerprint {str(m.get('metadata_sha256', ''))[:12]})")

@@ -23,7 +23,16 @@ import numpy as np
 
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
 from triage.seekhide import (
-    GUESS_RULES, K_WORD, L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, RULES, Analysis, SeekResult, rule_code,
+    GUESS_RULES,
+    K_WORD,
+    L_AMBIGUOUS,
+    L_ANTI,
+    L_DICTIONARY,
+    L_UNKNOWN,
+    RULES,
+    Analysis,
+    SeekResult,
+    rule_code,
 )
 
 WORD_FEATURES = (

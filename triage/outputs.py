@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
-from triage.errors import InputError, OutputExists
+from triage.errors import OutputExists, OutputRefused
 
 __all__ = ["atomic_output", "check_output", "check_outputs", "refuse_inputs", "write_bytes", "write_text"]
 
@@ -50,15 +50,14 @@ def refuse_inputs(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLi
     """Raise InputError if `path` is one of `inputs` (the same file, whatever its name):
     an output must never replace a file the run reads, not even with --force."""
     for protected in inputs:
-        if protected is not None and _same_file(Path(path), Path(protected)):
-            raise InputError(f"{os.fspath(path)} is an input file; refusing to overwrite it (choose another output path)")
+        # Only files can be replaced: messages held in memory (the Python API's) are not protected here.
+        if isinstance(protected, (str, os.PathLike)) and _same_file(Path(path), Path(protected)):
+            raise OutputRefused(f"{os.fspath(path)} is an input file; refusing to overwrite it (choose another output path)")
 
 
 def installed_folders() -> list[Path]:
     """The folders of the installed package: its code, embedded model and lexicons."""
-    import triage
-
-    package = Path(triage.__file__).resolve().parent
+    package = Path(__file__).resolve().parent
     folders = [package]
     for name in ("data", "dictionaries", "features"):
         # Next to the package in a source checkout or editable install, inside it in a wheel.
@@ -73,7 +72,7 @@ def _refuse_installed(destination: Path, display: str) -> None:
     where = destination.parent.resolve() / destination.name
     for folder in installed_folders():
         if where == folder or folder in where.parents:
-            raise InputError(f"{display} is inside the installed sms-triage ({folder}); "
+            raise OutputRefused(f"{display} is inside the installed sms-triage ({folder}); "
                              "refusing to write there (choose another output path)")
 
 
@@ -85,14 +84,14 @@ def check_output(path: str | os.PathLike[str], *, force: bool = False,
     refuse_inputs(destination, inputs)
     _refuse_installed(destination, display)
     if destination.is_dir() and not destination.is_symlink():
-        raise InputError(f"{display} is a folder; give a file name")
+        raise OutputRefused(f"{display} is a folder; give a file name")
     if not force and (destination.exists() or destination.is_symlink()):
         raise OutputExists(f"{display} exists; use --force to overwrite")
     folder = destination.parent
     while not folder.exists() and folder.parent != folder:
         folder = folder.parent
     if not folder.is_dir():
-        raise InputError(f"cannot write {display}: {folder} is not a folder")
+        raise OutputRefused(f"cannot write {display}: {folder} is not a folder")
     return destination
 
 
@@ -106,7 +105,7 @@ def check_outputs(planned: Iterable[tuple[str | os.PathLike[str] | None, bool]],
             continue
         where = os.path.normcase(os.path.abspath(check_output(path, force=force, inputs=inputs)))
         if where in seen:
-            raise InputError(f"{os.fspath(path)} is given for two outputs; give each its own path")
+            raise OutputRefused(f"{os.fspath(path)} is given for two outputs; give each its own path")
         seen.add(where)
 
 
@@ -118,14 +117,14 @@ def _make_parents(folder: Path, private: bool, display: str) -> None:
             break
         folder = folder.parent
     if not folder.is_dir():
-        raise InputError(f"cannot write {display}: {folder} is not a folder")
+        raise OutputRefused(f"cannot write {display}: {folder} is not a folder")
     for new in reversed(missing):
         try:
             os.mkdir(new, 0o700 if private else 0o777)  # the umask applies on top
         except FileExistsError:
             pass
         except OSError as err:
-            raise InputError(f"cannot create folder {new}: {err.strerror or err}") from None
+            raise OutputRefused(f"cannot create folder {new}: {err.strerror or err}") from None
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -209,7 +208,7 @@ def atomic_output(
     try:
         descriptor = os.open(temporary, flags, 0o600 if private else 0o666)
     except OSError as err:
-        raise InputError(f"cannot write {display}: {err.strerror or err}") from None
+        raise OutputRefused(f"cannot write {display}: {err.strerror or err}") from None
     committed = False
     try:
         if binary:
@@ -226,7 +225,7 @@ def atomic_output(
         except OSError as err:
             if err.errno not in _FULL:
                 raise
-            raise InputError(f"cannot write {display}: {err.strerror or err}") from None
+            raise OutputRefused(f"cannot write {display}: {err.strerror or err}") from None
         try:
             handle.flush()
             os.fsync(handle.fileno())
@@ -237,7 +236,7 @@ def atomic_output(
                 os.chmod(temporary, stat.S_IMODE(destination.stat().st_mode))  # keep the replaced file's mode
             _commit(temporary, destination, force, display)
         except OSError as err:  # e.g. disk full: still one clear line for the CLI
-            raise InputError(f"cannot write {display}: {err.strerror or err}") from None
+            raise OutputRefused(f"cannot write {display}: {err.strerror or err}") from None
         committed = True
     finally:
         if not committed:
@@ -285,7 +284,12 @@ def write_text(path: str | os.PathLike[str], text: str, *, force: bool = False, 
 
 
 def figure_png(figure, **savefig) -> bytes:
-    """A matplotlib figure as PNG bytes (then written with write_bytes, atomically)."""
+    """A matplotlib figure as PNG bytes (then written with write_bytes, atomically), drawn on an
+    Agg canvas whatever the caller's backend (a notebook's stays as it is)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if figure.canvas is None or not isinstance(figure.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(figure)
     buffer = _io.BytesIO()
     figure.savefig(buffer, format="png", **savefig)
     return buffer.getvalue()

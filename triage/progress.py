@@ -10,7 +10,13 @@ def progress(items: Iterable, description: str, *, total: int | None = None,
     """The items, passed on unchanged, with a bar that advances by size(item): "3/10" when
     the total is known, else a running count of `unit`."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     count = MofNCompleteColumn() if total is not None else TextColumn(f"{{task.completed:,}} {unit}".rstrip())
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), count, TimeElapsedColumn())

@@ -11,7 +11,7 @@ reading only.
 apply_decisions reads the expert's file back and writes FINAL: every classified row plus
 `final` (TA / NTA, or EXPERT while undecided) and `final_text` (the working copy, with
 replacement codes). An answer about one message never teaches a word for the others: a
-word is learnt only with an explicit scope, in the review workspace (triage.review).
+word is learnt only with an explicit scope, in the review workspace (triage.review_workspace).
 """
 
 from __future__ import annotations
@@ -32,8 +32,19 @@ from triage import io, outputs
 from triage import lexicons as lexicon_module
 from triage.lexicons import PERSON_CUES, spelling_key
 from triage.schema import (
-    AMBIGUOUS, CLASSIFIED_COLUMNS, DECISIONS, DICTIONARY, EXPERT, FINAL_COLUMNS, NAME_TAGS, NTA, QUEUE_COLUMNS,
-    RISK_COLUMN, TA, TAG_WORDS, UNKNOWN,
+    AMBIGUOUS,
+    CLASSIFIED_COLUMNS,
+    DECISIONS,
+    DICTIONARY,
+    EXPERT,
+    FINAL_COLUMNS,
+    NAME_TAGS,
+    NTA,
+    QUEUE_COLUMNS,
+    RISK_COLUMN,
+    TA,
+    TAG_WORDS,
+    UNKNOWN,
 )
 from triage.seekhide import GUESS_RULES, SeekAndHide
 
@@ -65,21 +76,24 @@ _SHOWN_ERRORS = 3
 
 @dataclass
 class QueueSummary:
-    output: Path
-    format: str  # csv, tsv, jsonl or html
+    output: Path | None
+    format: str  # csv, tsv, jsonl or html ("cells" in memory)
     queued: int  # messages in the queue (decision EXPERT)
     total: int  # messages read from the classified file
+    rows: list[list] | None = None  # with no output file: the queue, cells in QUEUE_COLUMNS order
 
 
 @dataclass
 class ApplySummary:
-    output: Path
+    output: Path | None
     total: int  # rows of the classified file (all written to FINAL)
     decided: int  # rows the expert decided (TA + NTA)
     undecided: int  # EXPERT rows without an answer yet: final EXPERT, anonymised text released
     ta: int  # expert decisions TA
     nta: int  # expert decisions NTA
     finals: dict[str, int]  # FINAL rows by final label (TA, NTA, EXPERT)
+    columns: list[str] | None = None  # with no output file: the columns and rows of FINAL
+    rows: list[list] | None = None
 
 
 # ---------------------------------------------------------------------- the rows
@@ -126,7 +140,7 @@ ClassifiedRow = _Row  # one parsed row of a classified file (the public name)
 
 
 def _cell_error(display: str, message: io.Message, column: str, problem: str) -> io.InputError:
-    return io.InputError(f"{display}: line {message.line}: column {column!r} {problem}")
+    return io.BadInput(f"{display}: line {message.line}: column {column!r} {problem}")
 
 
 def _decision(message: io.Message, display: str) -> str:
@@ -209,7 +223,7 @@ def _open_classified(path: str | os.PathLike[str]) -> io.MessageTable:
 def read_classified(path: str | os.PathLike[str]) -> list[_Row]:
     """Every row of a classified file, parsed and checked (bad cells, repeated ids: InputError)."""
     table = _open_classified(path)
-    display = os.fspath(path)
+    display = io.source_name(path)
     has_risk = RISK_COLUMN in table.columns
     rows: list[_Row] = []
 
@@ -233,7 +247,7 @@ def _refuse_duplicates(display: str, repeated: dict[str, list[int]]) -> None:
     ident, lines = next(iter(repeated.items()))
     where = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
     others = f" ({len(repeated)} repeated ids in total)" if len(repeated) > 1 else ""
-    raise io.InputError(f"{display}: id {ident!r} appears on lines {where}{others}; ids must be unique")
+    raise io.BadInput(f"{display}: id {ident!r} appears on lines {where}{others}; ids must be unique")
 
 
 # -------------------------------------------------------------- words to look at
@@ -389,7 +403,7 @@ def queue_format(output_path: str | os.PathLike[str], format: str | None = None)
         if chosen in ("htm", "ndjson"):
             chosen = {"htm": "html", "ndjson": "jsonl"}[chosen]
         if chosen not in QUEUE_FORMATS:
-            raise io.InputError(f"queue format must be one of {', '.join(QUEUE_FORMATS)}, not {format!r}")
+            raise io.BadOption(f"queue format must be one of {', '.join(QUEUE_FORMATS)}, not {format!r}")
         return chosen
     suffix = Path(output_path).suffix.lower()
     if suffix in (".html", ".htm"):
@@ -407,8 +421,8 @@ def _uncertainty_order(row: _Row) -> tuple:
 
 
 def export_queue(
-    classified_path: str | os.PathLike[str],
-    output_path: str | os.PathLike[str],
+    classified_path: str | os.PathLike[str] | io.Records,
+    output_path: str | os.PathLike[str] | None,
     *,
     format: str | None = None,
     force: bool = False,
@@ -420,29 +434,35 @@ def export_queue(
 
     Columns: QUEUE_COLUMNS. The output is private (0o600) and never overwritten without
     `force`. Raises io.InputError on a bad classified file (missing column, bad value,
-    repeated id) before anything is written.
+    repeated id) before anything is written. With no `output_path`, the queue's rows are kept
+    in the summary (the Python API), not neutralised for spreadsheets.
     """
-    chosen = queue_format(output_path, format)
+    chosen = queue_format(output_path, format) if output_path is not None else "cells"
+    if output_path is not None:
+        outputs.check_output(output_path, force=force, inputs=[classified_path, *protect])
     table = _open_classified(classified_path)
-    display = os.fspath(classified_path)
+    display = io.source_name(classified_path)
     has_risk = RISK_COLUMN in table.columns
+    rows: list[_Row] = []
+    total = 0
+
+    def keep(message: io.Message) -> None:
+        nonlocal total
+        total += 1
+        decision = _decision(message, display)
+        if decision == EXPERT:
+            rows.append(_parse_row(message, display, decision, has_risk))
+
+    _refuse_duplicates(display, io.duplicate_ids(_tap(table, keep)))
+    rows.sort(key=_uncertainty_order)
+    if seeker is None:
+        seeker = SeekAndHide(lexicon_module.default())
+    if output_path is None:
+        records = [_queue_record(row, seeker) for row in rows]
+        return QueueSummary(None, chosen, len(rows), total, [[r[c] for c in QUEUE_COLUMNS] for r in records])
     encoding = "utf-8-sig" if chosen in ("csv", "tsv") else "utf-8"  # the BOM makes Excel read UTF-8
     with outputs.atomic_output(output_path, force=force, protect=[classified_path, *protect],
                                encoding=encoding) as handle:
-        rows: list[_Row] = []
-        total = 0
-
-        def keep(message: io.Message) -> None:
-            nonlocal total
-            total += 1
-            decision = _decision(message, display)
-            if decision == EXPERT:
-                rows.append(_parse_row(message, display, decision, has_risk))
-
-        _refuse_duplicates(display, io.duplicate_ids(_tap(table, keep)))
-        rows.sort(key=_uncertainty_order)
-        if seeker is None:
-            seeker = SeekAndHide(lexicon_module.default())
         if chosen == "html":
             handle.write(_html_page(rows, total, seeker))
         elif chosen == "xlsx":
@@ -563,20 +583,21 @@ def _comparable(text: str) -> str:
 def _raise_collected(errors: list[str], what: str) -> None:
     if errors:
         more = f" ({len(errors)} {what} in total)" if len(errors) > _SHOWN_ERRORS else ""
-        raise io.InputError("; ".join(errors[:_SHOWN_ERRORS]) + more)
+        raise io.BadInput("; ".join(errors[:_SHOWN_ERRORS]) + more)
 
 
 def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, ExpertAnswer]:
     """The expert's answers by id. Cells of a CSV/TSV go through io.restore_formula (the
     export neutralised them); JSONL cells are taken as they are (never neutralised)."""
-    display = os.fspath(decisions_path)
-    if Path(decisions_path).suffix.lower() in (".html", ".htm"):
-        raise io.InputError(
+    display = io.source_name(decisions_path)
+    if not isinstance(decisions_path, io.Records) and Path(decisions_path).suffix.lower() in (".html", ".htm"):
+        raise io.BadInput(
             f"{display} is the HTML page of the queue, for reading only; fill expert_decision and "
             "expert_hide in the CSV or JSONL export of the queue and apply that file"
         )
     table = io.open_messages(decisions_path, text_column="id", id_column="id", required_columns=("expert_decision",))
-    restore = io.restore_formula if table.format != "jsonl" else (lambda value: value)
+    # Only a spreadsheet export was neutralised; JSONL and DataFrames hold the cells as they are.
+    restore = io.restore_formula if table.format in ("csv", "tsv") else (lambda value: value)
     messages = list(table)  # a queue is small: the expert reads every row
     _refuse_duplicates(display, io.duplicate_ids(messages))
     has_text = "text" in table.columns
@@ -598,7 +619,7 @@ def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, ExpertAn
     try:
         labels = iter(io.parse_labels(decided))
     except io.InputError as err:
-        raise io.InputError(f"{display}: expert_decision: {err}") from None
+        raise io.BadInput(f"{display}: expert_decision: {err}") from None
     decisions: dict[str, ExpertAnswer] = {}
     for ident, line, raw, hide, text in answers:
         label = next(labels) if raw else ""
@@ -630,9 +651,9 @@ def _expert_spans(
 
 
 def apply_decisions(
-    decisions_path: str | os.PathLike[str],
-    classified_path: str | os.PathLike[str],
-    output_path: str | os.PathLike[str],
+    decisions_path: str | os.PathLike[str] | io.Records,
+    classified_path: str | os.PathLike[str] | io.Records,
+    output_path: str | os.PathLike[str] | None,
     *,
     force: bool = False,
     seeker: SeekAndHide | None = None,
@@ -650,9 +671,9 @@ def apply_decisions(
     from the classified one, expert_hide words absent from their message.
     """
     decisions = read_decisions(decisions_path)
-    decisions_display = os.fspath(decisions_path)
+    decisions_display = io.source_name(decisions_path)
     table = _open_classified(classified_path)
-    display = os.fspath(classified_path)
+    display = io.source_name(classified_path)
     has_risk = RISK_COLUMN in table.columns
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
@@ -662,8 +683,8 @@ def apply_decisions(
     seen: set[str] = set()
     errors: list[str] = []
 
-    with outputs.atomic_output(output_path, force=force, protect=[decisions_path, classified_path]) as handle:
-        writer = io.TableWriter(handle, columns, format=io.format_for(output_path), extrasaction="ignore")
+    with io.table_output(output_path, columns, force=force, protect=[decisions_path, classified_path],
+                         extrasaction="ignore") as writer:
 
         def finish(message: io.Message) -> None:
             decision = _decision(message, display)
@@ -700,7 +721,7 @@ def apply_decisions(
         unknown = [(answer.line, ident) for ident, answer in decisions.items() if ident not in seen]
         if unknown:
             shown = ", ".join(f"{ident!r} (line {line})" for line, ident in unknown[:_SHOWN_ERRORS])
-            raise io.InputError(
+            raise io.BadInput(
                 f"{decisions_display}: {len(unknown)} id{'s' if len(unknown) > 1 else ''} not in {display}: {shown}"
                 " (check that the queue was exported from this file; a spreadsheet may have changed ids, "
                 "e.g. dropped leading zeros)"
@@ -708,11 +729,13 @@ def apply_decisions(
         _raise_collected(errors, "problems")
 
     return ApplySummary(
-        output=Path(output_path),
+        output=Path(output_path) if output_path is not None else None,
         total=sum(finals.values()),
         decided=counts[TA] + counts[NTA],
         undecided=counts["undecided"],
         ta=counts[TA],
         nta=counts[NTA],
         finals=dict(finals),
+        columns=columns if output_path is None else None,
+        rows=getattr(writer, "rows", None),
     )

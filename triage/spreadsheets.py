@@ -10,8 +10,7 @@ import re
 from collections.abc import Sequence
 
 from triage import outputs
-from triage.errors import InputError
-
+from triage.errors import BadInput
 
 # A trigger, possibly after spaces or line breaks: spreadsheets skip those before a formula.
 _FORMULA = re.compile(r"[ \n\r]*[=+\-@\t\r]")
@@ -73,14 +72,14 @@ def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except Exception as err:  # openpyxl raises many kinds on a damaged file
-        raise InputError(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
+        raise BadInput(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
                             "from your spreadsheet, or export it as CSV UTF-8") from None
     try:
         rows = [["" if v is None else restore_formula(str(v)) for v in row] for row in book.worksheets[0].iter_rows(values_only=True)]
     finally:
         book.close()
     if not rows:
-        raise InputError(f"{path}: the first sheet is empty")
+        raise BadInput(f"{path}: the first sheet is empty")
     return rows[0], rows[1:]
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.combiner import BudgetPolicy, Evidence, EvidenceBatch
-from triage.errors import InputError
+from triage.errors import BadOption
 from triage.gold import GoldMessage
 from triage.schema import TA
 from triage.seekhide import SeekResult
@@ -32,8 +32,8 @@ class AnalysedGold:
 
 
 def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None) -> AnalysedGold:
-    from triage.features.counts import message_counts
     from triage import lexicons as lexicon_module
+    from triage.features.counts import message_counts
     from triage.names import CorpusStats, word_features
     from triage.seekhide import SeekAndHide
 
@@ -120,8 +120,19 @@ def fit_word_model(analysed: AnalysedGold, messages, seed: int = 0):
 
 
 def check_kind(kind: str) -> None:
+    from triage.model import KINDS
+
     if kind == "baseline":
-        raise InputError("the baseline is for reports only; train a tree or bagging model")
+        raise BadOption("the baseline is for reports only; train a tree or bagging model")
+    if kind not in KINDS:
+        raise BadOption(f"unknown model kind {kind!r}; choose tree or bagging")
+
+
+def check_feature_set(feature_set: str) -> None:
+    from triage.features import FEATURE_SETS
+
+    if feature_set not in FEATURE_SETS:
+        raise BadOption(f"unknown feature set {feature_set!r}; choose one of {', '.join(FEATURE_SETS)}")
 
 
 def train(gold: list[GoldMessage], with_spans: bool, *, kind: str = "bagging", feature_set: str = "rich",

@@ -14,14 +14,14 @@ turns it into Markdown, JSON and PNG, and the CLI prints and writes.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from triage.errors import InputError
+from triage import io
+from triage.errors import BadInput, BadOption
 from triage.gold import labelled_texts
 from triage.model import CLASSES, KINDS, check_folds, check_training_labels
 from triage.progress import progress as show_progress
@@ -241,7 +241,7 @@ def run_cv(
     """`triage report cv`: k-fold cross-validation of the baseline, the tree and bagging."""
     texts, labels = labelled_texts(input_path, read)
     counts = check_training_labels(labels)
-    check_folds(folds, counts, os.fspath(input_path))
+    check_folds(folds, counts, io.source_name(input_path))
     X, _ = message_features(texts, feature_set, normalise)
     predictions = cross_validate(X, labels, folds=folds, seed=seed, progress=progress)
     models = {
@@ -249,7 +249,7 @@ def run_cv(
         for kind in KINDS
     }
     return Evaluation(
-        report="cv", input=os.fspath(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
+        report="cv", input=io.source_name(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
         messages=len(labels), class_counts=counts,
         settings={"folds": folds, "stratified": True, "shuffled": True, "undersampling": "1:1 inside each training fold"},
         models=models, predictions=predictions,
@@ -283,13 +283,13 @@ def run_holdout(
     """`triage report holdout`: the paper's time-ordered test, train on the first
     `train_first` rows of the file (in file order) and test on the next `test_next`."""
     if train_first < 1 or test_next < 1:
-        raise InputError("--train-first and --test-next must be at least 1")
+        raise BadOption("--train-first and --test-next must be at least 1")
     texts, labels = labelled_texts(input_path, read)
     needed = train_first + test_next
     if len(texts) < needed:
-        raise InputError(
+        raise BadInput(
             f"the holdout needs {train_first:,} + {test_next:,} = {needed:,} labelled messages; "
-            f"{os.fspath(input_path)} has {len(texts):,} (choose smaller --train-first and --test-next, "
+            f"{io.source_name(input_path)} has {len(texts):,} (choose smaller --train-first and --test-next, "
             f"e.g. --train-first {max(1, len(texts) * 2 // 3):,} --test-next {max(1, len(texts) - len(texts) * 2 // 3):,})"
         )
     train_counts = check_training_labels(labels[:train_first])
@@ -300,7 +300,7 @@ def run_holdout(
         kind: scores(kind, predictions.y, predictions.labels[kind], predictions.proba[kind]) for kind in KINDS
     }
     return Evaluation(
-        report="holdout", input=os.fspath(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
+        report="holdout", input=io.source_name(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
         messages=test_next, class_counts=_counts(y_test),
         settings={
             "train_first": train_first, "test_next": test_next, "training_class_counts": train_counts,

@@ -70,10 +70,6 @@ def write_report(report: str, out_dir: Path, text: str, data, figure, *, force: 
 
 def figure_png(figure, dpi: float | str = 110) -> bytes:
     """A matplotlib Figure as PNG bytes, on an Agg canvas whatever the caller's backend."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    if figure.canvas is None or not isinstance(figure.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(figure)
     return outputs.figure_png(figure, dpi=dpi)
 
 
@@ -261,8 +257,8 @@ def infogain_report(
 ) -> InfogainReport:
     """InfoGain of every feature over the labelled messages (Weka's InfoGainAttributeEval);
     with `balanced`, over a 1:1 undersample first, as the paper's training data was."""
-    from triage.model import check_training_labels
     from triage.gold import labelled_texts
+    from triage.model import check_training_labels
     from triage.reports.cv import message_features
     from triage.reports.infogain import rank_features
 
@@ -275,7 +271,7 @@ def infogain_report(
 
         X, y = RandomUnderSampler(sampling_strategy=1.0, random_state=seed).fit_resample(X, y)
     counts = {c: int(np.sum(y == c)) for c in CLASSES}
-    return InfogainReport(os.fspath(input_path), feature_set, normalise, balanced, seed, counts,
+    return InfogainReport(io.source_name(input_path), feature_set, normalise, balanced, seed, counts,
                           rank_features(X, y, names))
 
 
@@ -371,7 +367,7 @@ def tree_of(classifier, feature_names, *, normalise: bool, tree_index: int = 0, 
     if hasattr(classifier, "estimators_"):
         n_trees = len(classifier.estimators_)
         if not 0 <= tree_index < n_trees:
-            raise io.InputError(f"--tree-index must be between 0 and {n_trees - 1}: the model has {n_trees} trees")
+            raise io.BadOption(f"--tree-index must be between 0 and {n_trees - 1}: the model has {n_trees} trees")
         tree = classifier.estimators_[tree_index]
         # Each bagged tree sees the columns estimators_features_[k], possibly permuted.
         names = [feature_names[j] for j in classifier.estimators_features_[tree_index]]
@@ -381,10 +377,10 @@ def tree_of(classifier, feature_names, *, normalise: bool, tree_index: int = 0, 
     elif hasattr(classifier, "tree_"):
         n_trees = 1
         if tree_index != 0:
-            raise io.InputError("--tree-index must be 0: the model is a single tree")
+            raise io.BadOption("--tree-index must be 0: the model is a single tree")
         tree, names, classes, kind = classifier, feature_names, [str(c) for c in classifier.classes_], "tree"
     else:
-        raise io.InputError(f"the model's classifier ({type(classifier).__name__}) holds no decision tree")
+        raise io.BadModel(f"the model's classifier ({type(classifier).__name__}) holds no decision tree")
     integers = integer_features(names, normalise)
     text = weka_tree_text(tree, names, classes, integer_features=integers)
     n_leaves, size = tree_size(tree)
@@ -395,11 +391,11 @@ def model_tree(model_path, tree_index: int = 0) -> ModelTree:
     """`triage report tree`: a tree of a model file (loaded with skops' allow-list)."""
     from triage.model import load_estimator
 
-    pipeline, metadata = load_estimator(Path(model_path))
+    pipeline, metadata = load_estimator(model_path if hasattr(model_path, "predictor") else Path(model_path))
     classifier = pipeline.named_steps["classifier"]
     names = metadata.get("feature_names") or list(pipeline.named_steps["features"].get_feature_names_out())
     return tree_of(classifier, names, normalise=bool(metadata.get("normalise")), tree_index=tree_index,
-                   model=os.fspath(model_path))
+                   model=getattr(model_path, "name", None) or os.fspath(model_path))
 
 
 def tree_heading(report: ModelTree) -> str:

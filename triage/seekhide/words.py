@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from triage.errors import InputError
+from triage.errors import BadOption
 from triage.lexicons import CLITICS, TITLES, Lexicons, fold, spelling_key
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide.rules import STEPS, Rule
@@ -61,7 +61,7 @@ class WordLabeller:
     def __init__(self, lexicons: Lexicons, max_cache: int = 500_000, off: Iterable[str] = ()):
         unknown = sorted(set(off) - set(STEPS))
         if unknown:
-            raise InputError(f"unknown Seek&Hide step {unknown[0]!r}; the steps are {', '.join(STEPS)}")
+            raise BadOption(f"unknown Seek&Hide step {unknown[0]!r}; the steps are {', '.join(STEPS)}")
         self.off = frozenset(off)  # the steps switched off
         self.lexicons = lexicons
         self._cache: dict[str, WordInfo] = {}

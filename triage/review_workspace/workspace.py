@@ -25,8 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from triage import io
-from triage import userlexicon
+from triage import io, userlexicon
 from triage.queue import read_classified, reasons, word_pattern
 from triage.schema import HIDE_TAGS, NTA, TA
 
@@ -133,6 +132,8 @@ class SyncSummary:
 
 def default_path(classified: str | os.PathLike[str]) -> Path:
     """CLASSIFIED.review.sqlite beside the classified file."""
+    if isinstance(classified, io.Records):
+        raise io.BadOption(f"{classified.display} is in memory: name the review workspace (a file) to use")
     path = Path(classified)
     return path.with_name(f"{path.stem}.review.sqlite")
 
@@ -157,16 +158,16 @@ def check_spans(text: str, spans: Iterable) -> list[list]:
             if not (type(start) is int and type(end) is int and isinstance(tag, str)):
                 raise TypeError
             if tag not in TAGS:
-                raise io.InputError(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+                raise io.BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
             if not 0 <= start < end <= len(text):
-                raise io.InputError(f"span [{start}, {end}] is outside the message ({len(text)} characters)")
+                raise io.BadOption(f"span [{start}, {end}] is outside the message ({len(text)} characters)")
             result.append([start, end, tag])
     except (TypeError, ValueError):
-        raise io.InputError("spans must be a list of [start, end, TAG]") from None
+        raise io.BadOption("spans must be a list of [start, end, TAG]") from None
     result.sort()
     for (_, end, _), (start, _, _) in zip(result, result[1:]):
         if start < end:
-            raise io.InputError("spans overlap")
+            raise io.BadOption("spans overlap")
     return result
 
 
@@ -202,12 +203,12 @@ class Workspace:
         path = Path(path)
         display = os.fspath(path)
         if path.is_symlink():
-            raise io.InputError(f"{display} is a symbolic link; give the workspace file itself")
+            raise io.BadInput(f"{display} is a symbolic link; give the workspace file itself")
         exists = path.exists()
         if not exists and not create:
-            raise io.InputError(f"{display}: no such workspace (run `triage review CLASSIFIED.csv` to make one)")
+            raise io.BadInput(f"{display}: no such workspace (run `triage review CLASSIFIED.csv` to make one)")
         if exists and not path.is_file():
-            raise io.InputError(f"{display} is not a file")
+            raise io.BadInput(f"{display} is not a file")
         if not exists:
             path.parent.mkdir(parents=True, exist_ok=True)
             # Created private before SQLite opens it: the workspace holds raw messages.
@@ -219,10 +220,10 @@ class Workspace:
             application = connection.execute("PRAGMA application_id").fetchone()[0]
             tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         except sqlite3.DatabaseError:
-            raise io.InputError(f"{display} is not a review workspace (not a SQLite file)") from None
+            raise io.BadInput(f"{display} is not a review workspace (not a SQLite file)") from None
         if tables and application != _APPLICATION_ID:
             connection.close()
-            raise io.InputError(f"{display} is a SQLite file but not a review workspace")
+            raise io.BadInput(f"{display} is a SQLite file but not a review workspace")
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, never corrupt
         connection.execute("PRAGMA foreign_keys=ON")
@@ -238,7 +239,7 @@ class Workspace:
         version = workspace.meta().get("schema_version")
         if version != str(SCHEMA_VERSION):
             connection.close()
-            raise io.InputError(f"{display}: workspace format {version}, this sms-triage reads format {SCHEMA_VERSION}")
+            raise io.BadInput(f"{display}: workspace format {version}, this sms-triage reads format {SCHEMA_VERSION}")
         return workspace
 
     def close(self) -> None:
@@ -263,9 +264,12 @@ class Workspace:
         """Note which model classified the corpus (its file and SHA-256), for the release's datasheet."""
         from triage import model as model_module
 
-        chosen = Path(path) if path else model_module.default_model_path()
-        digest = hashlib.sha256(chosen.read_bytes()).hexdigest()[:16]
-        name = chosen.name if path else f"the embedded model ({chosen.name})"
+        if isinstance(path, model_module.Model):  # a model in memory (the Python API)
+            data, name = path.data, path.path.name if path.path else "a model trained in memory"
+        else:
+            chosen = Path(path) if path else model_module.default_model_path()
+            data, name = chosen.read_bytes(), chosen.name if path else f"the embedded model ({chosen.name})"
+        digest = hashlib.sha256(data).hexdigest()[:16]
         with self._transaction():
             self._set_meta(model=f"{name}, sha256 {digest}")
 
@@ -278,7 +282,7 @@ class Workspace:
              input_path: str | os.PathLike[str] | None = None, seeker=None) -> SyncSummary:
         """Load (or reload) a classified file: every message, the queue, the audit sample."""
         if audit < 0:
-            raise io.InputError("--audit must be 0 or more")
+            raise io.BadOption("--audit must be 0 or more")
         rows = read_classified(classified_path)
         if seeker is None:
             from triage import lexicons as lexicon_module
@@ -315,7 +319,8 @@ class Workspace:
                     for rank, (ident, kind) in enumerate(listed)
                 ),
             )
-            values = dict(classified=os.path.abspath(classified_path), synced=_now(),
+            where = classified_path.display if isinstance(classified_path, io.Records) else os.path.abspath(classified_path)
+            values = dict(classified=where, synced=_now(),
                           audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
             if input_path is not None:
                 values["input"] = os.path.abspath(input_path)
@@ -362,7 +367,7 @@ class Workspace:
         clauses, values = [], []
         if kind is not None:
             if kind not in KINDS:
-                raise io.InputError(f"kind must be one of {', '.join(KINDS)}")
+                raise io.BadOption(f"kind must be one of {', '.join(KINDS)}")
             clauses.append("i.kind = ?")
             values.append(kind)
         if status is not None:
@@ -454,12 +459,12 @@ class Workspace:
         """The reviewer's decision on a listed message: TA or NTA and what to hide."""
         label = str(label).strip().upper()
         if label not in LABELS:
-            raise io.InputError(f"label must be TA or NTA, not {label!r}")
+            raise io.BadOption(f"label must be TA or NTA, not {label!r}")
         reviewer = _reviewer(reviewer)
         text = self.item(message_id).text
         checked = check_spans(text, spans)
         if label == NTA and checked:
-            raise io.InputError("an NTA message hides nothing; mark it TA to hide words")
+            raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
         with self._transaction():
             self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
         return self.item(message_id)
@@ -519,9 +524,9 @@ class Workspace:
         """What learning `spelling` would change across the whole corpus."""
         key = _key(spelling)
         if not key or not any(c.isalnum() for c in key):
-            raise io.InputError("give a word or a phrase to learn")
+            raise io.BadOption("give a word or a phrase to learn")
         if kind not in LEARN_KINDS:
-            raise io.InputError(f"kind must be one of {', '.join(LEARN_KINDS)}")
+            raise io.BadOption(f"kind must be one of {', '.join(LEARN_KINDS)}")
         pattern = word_pattern(key)
         like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         hits: list[dict] = []
@@ -549,9 +554,9 @@ class Workspace:
         this corpus or for the user's future corpora. A frequent ordinary word made a name needs
         `confirm` (else NeedsConfirmation carries the preview)."""
         if scope not in SCOPES:
-            raise io.InputError(f"scope must be one of {', '.join(SCOPES)}")
+            raise io.BadOption(f"scope must be one of {', '.join(SCOPES)}")
         if tag not in TAGS:
-            raise io.InputError(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+            raise io.BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
         reviewer = _reviewer(reviewer)
         preview = self.preview(spelling, kind, lexicons=lexicons)
         key = preview["spelling"]
@@ -562,7 +567,7 @@ class Workspace:
             )
         if scope == "user" and " " in key:
             # Seek&Hide reads a lexicon word by word: a phrase there would never match.
-            raise io.InputError(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
+            raise io.BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
         if scope == "user":
             directory = userlexicon.directory(lexicon_dir)
             if kind == "name":
@@ -603,9 +608,9 @@ class Workspace:
         try:
             entry = self._entry(int(entry_id))
         except (KeyError, ValueError):
-            raise io.InputError(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
+            raise io.BadOption(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
         if not entry["active"]:
-            raise io.InputError(f"learnt entry {entry_id} was already undone")
+            raise io.BadOption(f"learnt entry {entry_id} was already undone")
         if entry["scope"] == "user":
             directory = userlexicon.directory(lexicon_dir or self.meta().get("lexicon_dir"))
             userlexicon.update(directory, remove=[entry["spelling"]])
@@ -760,7 +765,7 @@ def _machine_label(decision: str, model: str, spans: list) -> str:
 def _reviewer(name: str | None) -> str:
     name = " ".join(str(name or "").split())
     if not name:
-        raise io.InputError("a reviewer name is needed")
+        raise io.BadOption("a reviewer name is needed")
     return name[:80]
 
 

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from triage import io, outputs
-from triage.review import Workspace, check_workspace_path, default_path
+from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.surrogates import Surrogates, entity_key
 
 STYLES = ("tags", "pseudonyms", "surrogates")
@@ -58,7 +58,7 @@ def replacer(style: str, seed: int = 0, known=None):
         return Pseudonyms()
     if style == "surrogates":
         return Surrogates(seed, known)
-    raise io.InputError(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
+    raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
 
 
 def release_text(text: str, spans, replace) -> str:
@@ -74,7 +74,7 @@ def release_text(text: str, spans, replace) -> str:
 
 @dataclass
 class ReleaseSummary:
-    output: Path
+    output: Path | None
     datasheet: list[Path]
     style: str
     messages: int
@@ -82,6 +82,8 @@ class ReleaseSummary:
     tags: dict[str, int]
     withheld: int = 0
     columns: list[str] = field(default_factory=list)
+    rows: list[list[str]] | None = None  # with no output file: the corpus, cells in `columns` order
+    sheet: dict | None = None  # the datasheet
 
 
 def output_kind(path: Path, excel: bool) -> str:
@@ -90,10 +92,10 @@ def output_kind(path: Path, excel: bool) -> str:
         return "xlsx"
     if excel:
         if suffix not in ("", ".csv"):
-            raise io.InputError(f"--excel writes a CSV for Excel: name the output .csv or .xlsx, not {path.name}")
+            raise io.BadOption(f"--excel writes a CSV for Excel: name the output .csv or .xlsx, not {path.name}")
         return "excel"
     if suffix in (".xls", ".ods", ".xlsm"):
-        raise io.InputError(f"{path.name}: sms-triage writes .xlsx spreadsheets (or --excel for a CSV), not {suffix}")
+        raise io.BadOption(f"{path.name}: sms-triage writes .xlsx spreadsheets (or --excel for a CSV), not {suffix}")
     return io.format_for(path)
 
 
@@ -109,8 +111,8 @@ def _input_columns(input_path, read_id_column: str | None) -> tuple[list[str], d
 
 
 def run_release(
-    classified: str | os.PathLike[str],
-    output: str | os.PathLike[str],
+    classified: str | os.PathLike[str] | io.Records,
+    output: str | os.PathLike[str] | None,
     *,
     workspace: str | os.PathLike[str] | None = None,
     style: str = "tags",
@@ -122,35 +124,39 @@ def run_release(
     force: bool = False,
     command: str | None = None,
 ) -> ReleaseSummary:
-    output = Path(output)
+    """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
+    `output`, both kept in the summary (the Python API)."""
     if style not in STYLES:
-        raise io.InputError(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
-    kind = output_kind(output, excel)
-    sheet_md, sheet_json = datasheet_paths(output)
+        raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
     ws_path = Path(workspace) if workspace else default_path(classified)
-    inputs = [classified, ws_path] + ([input_path] if input_path else [])
-    for path in (output, sheet_md, sheet_json):  # every output checked before any work
-        outputs.refuse_inputs(path, inputs)
-        if path.exists() and not force:
-            raise io.OutputExists(f"{path} exists; use --force to overwrite")
+    inputs = [classified, ws_path] + ([input_path] if input_path is not None else [])
+    name = io.source_name(classified)
+    if output is not None:
+        output = Path(output)
+        kind = output_kind(output, excel)
+        sheet_md, sheet_json = datasheet_paths(output)
+        for path in (output, sheet_md, sheet_json):  # every output checked before any work
+            outputs.refuse_inputs(path, inputs)
+            if path.exists() and not force:
+                raise io.OutputExists(f"{path} exists; use --force to overwrite")
     check_workspace_path(ws_path, [classified])
     if not ws_path.exists():
-        raise io.InputError(f"no review workspace {ws_path}: run `triage review {classified}` first "
-                            "(it lists what a human must decide before a release)")
+        raise io.BadInput(f"no review workspace {ws_path}: run `triage review {name}` first "
+                          "(it lists what a human must decide before a release)")
     with Workspace.open(ws_path) as opened:
         meta = opened.meta()
         opened.sync(classified, audit=int(meta.get("audit_size", 200)), seed=int(meta.get("audit_seed", 0)))
         undecided = opened.undecided()
         if undecided and not withhold_undecided:
-            raise io.InputError(
+            raise io.BadInput(
                 f"{undecided:,} queued message{'s are' if undecided > 1 else ' is'} undecided: review "
-                f"{'them' if undecided > 1 else 'it'} with `triage review {classified} --workspace {ws_path}`, "
+                f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
-        input_path = input_path or meta.get("input")
-        if input_path and not Path(input_path).exists():
-            raise io.InputError(f"the original input {input_path} is gone; give it with --input to keep its columns")
-        if input_path:
+        input_path = input_path if input_path is not None else meta.get("input")
+        if isinstance(input_path, (str, os.PathLike)) and not Path(input_path).exists():
+            raise io.BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
+        if input_path is not None:
             all_columns, input_fields, text_column = _input_columns(input_path, None)
         else:
             all_columns, input_fields, text_column = ["id", "text"], {}, "text"
@@ -159,7 +165,7 @@ def run_release(
         if columns:
             unknown = [c for c in columns if c not in all_columns]
             if unknown:
-                raise io.InputError(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
+                raise io.BadOption(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
             chosen = [c for c in all_columns if c in columns or c in ("id", text_column)]  # rows stay linkable
         else:
             chosen = all_columns
@@ -176,8 +182,8 @@ def run_release(
             routes[row.route] += 1
             tags.update(tag for _, _, tag in row.spans)
             fields = input_fields.get(row.id, {})
-            if input_path and fields and fields.get(text_column) != row.text:
-                raise io.InputError(f"{input_path}: message {row.id!r} differs from the classified file's; "
+            if input_path is not None and fields and fields.get(text_column) != row.text:
+                raise io.BadInput(f"{io.source_name(input_path)}: message {row.id!r} differs from the classified file's; "
                                     "give the input that was classified with --input")
             released = release_text(row.text, row.spans, replace.replace)
             values = {**fields, "id": row.id, text_column: released}
@@ -186,17 +192,21 @@ def run_release(
             opened.save_surrogate_map(replace.mapping, seed)
         audit = opened.audit_estimate()
         workspace_meta = opened.meta()
-    _write_table(output, kind, chosen, records, force)
     sheet = _datasheet(
-        classified=Path(classified), input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
+        classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command,
     )
+    summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
+    if output is None:
+        summary.rows, summary.sheet = records, sheet
+        return summary
+    _write_table(output, kind, chosen, records, force)
     with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
         handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
     with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
         handle.write(datasheet_markdown(sheet))
-    return ReleaseSummary(output, [sheet_md, sheet_json], style, sum(routes.values()), dict(routes), dict(tags),
-                          withheld, chosen)
+    summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
+    return summary
 
 
 def _write_table(output: Path, kind: str, columns: list[str], records: list[list[str]], force: bool) -> None:
@@ -218,6 +228,8 @@ def _write_table(output: Path, kind: str, columns: list[str], records: list[list
 
 
 def _sha256(path) -> str | None:
+    if not isinstance(path, (str, os.PathLike)):
+        return None  # messages in memory: no file to fingerprint
     try:
         digest = hashlib.sha256()
         with open(path, "rb") as handle:
@@ -228,13 +240,17 @@ def _sha256(path) -> str | None:
         return None
 
 
+def _file_name(source) -> str:
+    return Path(source).name if isinstance(source, (str, os.PathLike)) else io.source_name(source)
+
+
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
                command) -> dict:
-    from triage import __version__
+    from triage.version import __version__
     from triage import lexicons as lexicon_module
 
     return {
-        "corpus": output.name,
+        "corpus": output.name if output is not None else "(in memory)",
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sms_triage_version": __version__,
         "command": command or " ".join(["triage", *sys.argv[1:]]),
@@ -242,8 +258,8 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "seed": seed if style == "surrogates" else None,
         "columns": columns,
         "sources": {
-            "classified": {"file": Path(classified).name, "sha256": _sha256(classified)},
-            "input": {"file": Path(input_path).name, "sha256": _sha256(input_path)} if input_path else None,
+            "classified": {"file": _file_name(classified), "sha256": _sha256(classified)},
+            "input": {"file": _file_name(input_path), "sha256": _sha256(input_path)} if input_path is not None else None,
         },
         "messages": {"released": sum(routes.values()), "withheld_undecided": withheld,
                      **{route: routes.get(route, 0) for route in ("machine", "reviewer", "audit")}},

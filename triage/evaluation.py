@@ -170,9 +170,8 @@ def end_to_end_markdown(data: dict, seek_tables: str) -> str:
 
 
 def curve_figure(data: dict):
-    import matplotlib
-
-    matplotlib.use("Agg")
+    """Residual spans against the expert's share (a matplotlib Figure, no pyplot: a notebook's
+    backend is left alone)."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(6, 4), layout="constrained")

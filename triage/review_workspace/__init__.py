@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from triage import io, outputs
-from triage.review.workspace import (
+from triage.review_workspace.workspace import (
     DEFAULT_AUDIT,
     FinalRow,
     Item,
@@ -26,6 +26,7 @@ from triage.review.workspace import (
 __all__ = [
     "DEFAULT_AUDIT", "FinalRow", "Item", "NeedsConfirmation", "SyncSummary", "Workspace", "apply_workspace",
     "default_path", "default_reviewer", "is_workspace", "open_synced", "report_lines", "check_workspace_path",
+    "review_lines", "serve_review",
 ]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -46,9 +47,9 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
     path = Path(path)
     outputs.refuse_inputs(path, inputs)
     if path.is_symlink():
-        raise io.InputError(f"{path} is a symbolic link; give the workspace file itself")
+        raise io.BadInput(f"{path} is a symbolic link; give the workspace file itself")
     if path.exists() and not (path.is_file() and (path.stat().st_size == 0 or is_workspace(path))):
-        raise io.InputError(f"{path} exists and is not a review workspace; choose another --workspace")
+        raise io.BadInput(f"{path} exists and is not a review workspace; choose another --workspace")
     return path
 
 
@@ -67,7 +68,7 @@ def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike
 def open_existing(classified: str | os.PathLike[str], workspace: str | os.PathLike[str] | None = None) -> Workspace:
     path = Path(workspace or default_path(classified))
     if not path.exists():
-        raise io.InputError(f"no review workspace {path} yet; run `triage review {classified}` first")
+        raise io.BadInput(f"no review workspace {path} yet; run `triage review {classified}` first")
     return Workspace.open(path)
 
 
@@ -102,10 +103,56 @@ def report_lines(workspace: Workspace) -> list[str]:
     return lines
 
 
-def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os.PathLike[str],
-                    output: str | os.PathLike[str], *, force: bool = False) -> dict:
+def review_lines(classified, workspace=None, *, reviewer: str | None = None, lexicon_dir=None, report: bool = False,
+                 learnt: bool = False, unlearn: int | None = None) -> list[str]:
+    """`triage review --report / --learnt / --unlearn ID`: undo a learnt entry, list the learnt
+    words, print progress and the audit estimate; the lines to print."""
+    lines: list[str] = []
+    with open_existing(classified, workspace) as opened:
+        if unlearn is not None:
+            entry = opened.unlearn(unlearn, reviewer=reviewer or default_reviewer(), lexicon_dir=lexicon_dir)
+            lines.append(f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})")
+        if learnt:
+            entries = opened.learnt()
+            if not entries:
+                lines.append("nothing learnt yet")
+            for e in entries:
+                state = "" if e["active"] else f"  (undone by {e['undone_by']})"
+                what = f"name {e['tag']}" if e["kind"] == "name" else "ordinary word"
+                lines.append(f"#{e['id']}  {e['spelling']}  {what}  {e['scope']}  {e['reviewer']}  {e['at']}{state}")
+        if report:
+            lines.extend(report_lines(opened))
+    return lines
+
+
+def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool = False, reviewer: str | None = None,
+                 audit: int = DEFAULT_AUDIT, seed: int = 0, lexicon_dir=None, announce, say) -> None:
+    """`triage review`: the workspace brought up to date, then the page served on 127.0.0.1 until
+    the process is interrupted. `announce(address)` is called once the server listens (the
+    first line of output: scripts read the address from it); `say(line)` gets the rest."""
+    from triage.review_workspace.server import serve
+
+    opened, summary = open_synced(classified, workspace, audit=audit, seed=seed)
+
+    def listening(address: str) -> None:
+        announce(address)
+        for line in sync_lines(opened.path, summary):
+            say(line)
+
+    with opened:
+        try:
+            serve(opened, port=port, reviewer=reviewer or default_reviewer(), lexicon_dir=lexicon_dir,
+                  open_browser=not no_browser, announce=listening)
+        finally:  # Ctrl-C or kill: the server has stopped and every decision is stored
+            say("review: stopped; " + report_lines(opened)[1])
+
+
+def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os.PathLike[str] | io.Records,
+                    output: str | os.PathLike[str] | None, *, force: bool = False,
+                    collected: list | None = None) -> dict:
     """The working copy (triage queue apply) from a workspace's decisions: every classified row
-    plus `final` and `final_text`, like applying a filled queue file."""
+    plus `final` and `final_text`, like applying a filled queue file. With no `output`, the
+    columns and the rows are appended to `collected` (the Python API)."""
     from triage import lexicons as lexicon_module
     from triage.queue import FINAL_COLUMNS, _open_classified
     from triage.seekhide import SeekAndHide
@@ -116,15 +163,17 @@ def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os
     table = _open_classified(classified)
     counts: dict[str, int] = {}
     columns = [c for c in table.columns if c not in FINAL_COLUMNS] + list(FINAL_COLUMNS)
-    with outputs.atomic_output(output, force=force, protect=[workspace_path, classified]) as handle:
-        writer = io.TableWriter(handle, columns, format=io.format_for(output), extrasaction="ignore")
+    with io.table_output(output, columns, force=force, protect=[workspace_path, classified],
+                         extrasaction="ignore") as writer:
         for message in table:
             row = finals.get(message.id)
             if row is None or row.text != message.text:
-                raise io.InputError(f"{classified}: line {message.line}: message {message.id!r} is not in the "
+                raise io.BadInput(f"{io.source_name(classified)}: line {message.line}: message {message.id!r} is not in the "
                                     f"workspace as it is here; run `triage review {classified}` to bring it up to date")
             final = row.label or "EXPERT"
             counts[final] = counts.get(final, 0) + 1
             writer.write({**message.fields, "final": final,
                           "final_text": seeker.hide(row.text, [tuple(s) for s in row.spans])})
+    if collected is not None and output is None:
+        collected.extend([columns, writer.rows])
     return counts

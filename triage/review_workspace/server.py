@@ -24,12 +24,17 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from triage import io
-from triage.review.workspace import TAGS, NeedsConfirmation, Workspace
+from triage.review_workspace.workspace import TAGS, NeedsConfirmation, Workspace
 
 STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "triage_token"
@@ -120,13 +125,13 @@ def _error(message: str, status: int = 400, **extra) -> JSONResponse:
 async def _json_body(request: Request) -> dict:
     body = await request.body()
     if len(body) > MAX_BODY:
-        raise io.InputError("request too large")
+        raise io.BadOption("request too large")
     try:
         data = json.loads(body or b"{}")
     except ValueError:
-        raise io.InputError("the request is not JSON") from None
+        raise io.BadOption("the request is not JSON") from None
     if not isinstance(data, dict):
-        raise io.InputError("the request must be a JSON object")
+        raise io.BadOption("the request must be a JSON object")
     return data
 
 
@@ -134,7 +139,7 @@ def _int(value: str | None, default: int, lowest: int = 0, highest: int | None =
     try:
         number = int(value) if value not in (None, "") else default
     except ValueError:
-        raise io.InputError(f"{value!r} is not a whole number") from None
+        raise io.BadOption(f"{value!r} is not a whole number") from None
     number = max(lowest, number)
     return min(number, highest) if highest is not None else number
 
@@ -225,7 +230,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         try:
             entry_id = int(request.path_params["entry"])
         except ValueError:
-            raise io.InputError("a learnt entry is a number") from None
+            raise io.BadOption("a learnt entry is a number") from None
         return JSONResponse(workspace.unlearn(entry_id, reviewer=settings.reviewer, lexicon_dir=settings.lexicon_dir))
 
     async def audit(request: Request):
@@ -262,7 +267,7 @@ def bind(port: int) -> socket.socket:
         sock.bind(("127.0.0.1", port))
     except OSError as err:
         sock.close()
-        raise io.InputError(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err} (choose another --port)") from None
+        raise io.BadOption(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err} (choose another --port)") from None
     sock.listen(64)
     return sock
 

@@ -1,0 +1,349 @@
+"""The Python API: every command of the command line as a function, DataFrames in, DataFrames out.
+
+    import pandas as pd
+    import triage
+
+    messages = pd.read_csv("corpus.csv")
+    classified = triage.classify(messages)                 # the columns of `triage classify`
+    queue = triage.queue_export(classified)                # what a human must read, most uncertain first
+
+Each function takes the options of its command, with the same names and defaults (a test
+holds them together), less those that only concern files (`--output`, `--force`,
+`--encoding`, `--delimiter`, `--on-bad-lines`, `--out-dir`, ...). Both call the same jobs
+(triage.jobs and the modules below it): the command line with files, the API with the
+messages in memory (triage.frames) and the rows collected instead of written. Messages are
+a pandas DataFrame, a polars DataFrame or any iterable of (id, text) pairs; results come back
+in the kind given (pandas for pairs). Errors are triage.errors' classes: BadInput, BadModel,
+BadOption, OutputRefused / OutputExists, all of them InputError. docs/api.md has a worked
+example.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from triage import frames, io
+from triage import jobs as _jobs
+from triage.model import Model
+from triage.schema import CLASSIFY_COLUMNS, QUEUE_COLUMNS, SEEK_COLUMNS, WORD_COLUMNS
+from triage.training import check_feature_set
+
+__all__ = [
+    "Model", "Release", "Report", "classify", "evaluate", "list_lexicons", "queue_apply", "queue_export", "release",
+    "report_cv", "report_holdout", "report_infogain", "report_tree", "review", "seek", "train",
+]
+
+# Columns of the results that are numbers (a file holds them as text).
+_NUMBERS = ("score", "risk")
+_INTEGERS = ("start", "end")
+
+
+@dataclass
+class Report:
+    """A report as the command line writes it: Markdown (shown as such in a notebook), the data
+    of its JSON file, its figure (a matplotlib Figure) and its tables as DataFrames."""
+
+    name: str
+    markdown: str
+    data: dict = field(default_factory=dict)
+    figure: Any = None
+    tables: dict[str, Any] = field(default_factory=dict)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown
+
+    def __str__(self) -> str:
+        return self.markdown
+
+
+@dataclass
+class Release:
+    """The publishable corpus (a DataFrame) and its datasheet (a dict, and as Markdown)."""
+
+    corpus: Any
+    datasheet: dict
+
+    def markdown(self) -> str:
+        from triage.corpus_release import datasheet_markdown
+
+        return datasheet_markdown(self.datasheet)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+
+def _read(text_column: str = "text", id_column: str | None = None, label_column: str = "label") -> io.ReadOptions:
+    return io.ReadOptions(text_column=text_column, id_column=io.DEFAULT_ID_COLUMN if id_column is None else id_column,
+                          label_column=label_column)
+
+
+def _id_column(source: frames.Source, id_column: str | None) -> str | None:
+    if id_column is not None:
+        return id_column
+    return "id" if "id" in source.records.columns else None
+
+
+def _classified(data, what: str = "classified"):
+    """A classified file's path as it is, or a DataFrame of classified rows as a frames.Source."""
+    if isinstance(data, (str, os.PathLike)):
+        return Path(data)
+    return frames.source(data, what=what)
+
+
+def _records(given):
+    return given.records if isinstance(given, frames.Source) else given
+
+
+def _like(given):
+    """What a result built from `given` should look like: the same kind of frame with its id
+    values (pandas for files and pairs)."""
+    if isinstance(given, frames.Source):
+        return given if given.kind != frames.PAIRS else frames.PANDAS
+    return frames.PANDAS
+
+
+def _model(model):
+    if model is None or isinstance(model, Model):
+        return model
+    return Model.load(model)
+
+
+# ---------------------------------------------------------------------- the commands
+
+
+def seek(data, *, words: bool = False, text_column: str = "text", id_column: str | None = None,
+         label_column: str = "label"):
+    """Seek&Hide: every message labelled TA / NTA / UNTAGGED with what it hides (`triage seek`),
+    or one row per word with its label and rule (`words=True`)."""
+    source = frames.source(data)
+    summary = _jobs.run_seek(source.records, None, words=words, read=_read(text_column, id_column, label_column))
+    if words:
+        return frames.frame(WORD_COLUMNS, summary.rows, source, integers=_INTEGERS,
+                            id_column=_id_column(source, id_column))
+    return frames.frame(SEEK_COLUMNS, summary.rows, source, one_per_message=True,
+                        id_column=_id_column(source, id_column))
+
+
+def classify(data, *, model: Model | str | os.PathLike | None = None, policy: str | None = None,
+             expert_budget: float = 0.10, jobs: int = 1, engine: str = "local", scheduler: str | None = None,
+             text_column: str = "text", id_column: str | None = None,
+             workspace: str | os.PathLike | None = None):
+    """Classify every message TA / NTA / EXPERT (`triage classify`): one row per message, in
+    order, with the input's index; `score` and `risk` as numbers. With `workspace`, also bring
+    that review workspace up to date (decided messages are not asked again)."""
+    from triage import review_workspace as review_module
+
+    source = frames.source(data)
+    chosen = _model(model)
+    if workspace is not None:
+        review_module.check_workspace_path(workspace)
+    summary = _jobs.run_classify(
+        source.records, None, model_path=chosen, policy=policy, budget=expert_budget, jobs=jobs, engine=engine,
+        scheduler=scheduler, read=_read(text_column, id_column),
+    )
+    if workspace is not None:
+        classified = io.Records(CLASSIFY_COLUMNS, summary.rows, "the classified DataFrame")
+        opened, _ = review_module.open_synced(classified, workspace)
+        with opened:
+            opened.record_model(chosen)
+    return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
+                        id_column=_id_column(source, id_column))
+
+
+def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: bool = False, seed: int = 0,
+          text_column: str = "text", label_column: str = "label") -> Model:
+    """A model from labelled messages (`triage train`): the message model, and with a `spans`
+    column (gold spans, as JSON text or lists) the word scorer and the budget calibration.
+    Save it with `model.save(path)`; classify with it as `triage.classify(data, model=model)`."""
+    source = frames.source(data, what="training")
+    summary = _jobs.run_train(source.records, None, kind=kind, feature_set=feature_set, normalise=normalise,
+                             seed=seed, read=_read(text_column, None, label_column))
+    return summary.model
+
+
+def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: str = "budget",
+             expert_budget: float = 0.10, folds: int = 5, seed: int = 0, feature_set: str = "rich",
+             text_column: str = "text", label_column: str = "label") -> Report:
+    """Score the whole pipeline against gold spans (`triage evaluate`): the report, with its
+    budget curve as a table (`tables["budget_curve"]`) and a figure."""
+    source = frames.source(data, what="gold")
+    report = _jobs.run_evaluate(source.records, None, model_path=_model(model), policy=policy, budget=expert_budget,
+                               folds=folds, seed=seed, feature_set=feature_set,
+                               read=_read(text_column, None, label_column))
+    points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
+    curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
+             for policy, point in points]
+    by_type = [{"policy": policy, "budget": point.get("budget"), "type": tag, **counts}
+               for policy, point in points for tag, counts in sorted(point.get("residual_by_type", {}).items())]
+    return Report("evaluate", report.markdown, report.data, report.figure,
+                  {"budget_curve": _records_frame(curve, _like(source)),
+                   "residual_by_type": _records_frame(by_type, _like(source))})
+
+
+def report_cv(data, *, folds: int = 10, seed: int = 0, feature_set: str = "paper", normalise: bool = False,
+              compare: bool = False, text_column: str = "text", label_column: str = "label") -> Report:
+    """Cross-validation of the baseline, the tree and bagging (`triage report cv`, Table 6);
+    with `compare`, of every feature set on the same folds (`tables["models"]` has a row per
+    feature set and model)."""
+    from triage.features import FEATURE_SETS
+    from triage.reports.cv import run_cv
+    from triage.reports.render import comparison_markdown
+
+    check_feature_set(feature_set)
+    source = frames.source(data, what="labelled")
+    read = _read(text_column, None, label_column)
+    evaluations = {name: run_cv(source.records, folds=folds, seed=seed, feature_set=name, normalise=normalise,
+                                read=read)
+                   for name in (FEATURE_SETS if compare else [feature_set])}
+    if not compare:
+        return _evaluation_report(evaluations[feature_set], _like(source))
+    rows = [row for name, evaluation in evaluations.items() for row in _model_rows(evaluation, features=name)]
+    return Report("cv", comparison_markdown(evaluations), {name: e.to_dict() for name, e in evaluations.items()},
+                  None, {"models": _records_frame(rows, _like(source))})
+
+
+def report_holdout(data, *, train_first: int = 4000, test_next: int = 2000, seed: int = 0,
+                   feature_set: str = "paper", normalise: bool = False, text_column: str = "text",
+                   label_column: str = "label") -> Report:
+    """The paper's time-ordered test (`triage report holdout`): train on the first rows, test on the next."""
+    from triage.reports.cv import run_holdout
+
+    check_feature_set(feature_set)
+    source = frames.source(data, what="labelled")
+    return _evaluation_report(run_holdout(source.records, train_first=train_first, test_next=test_next, seed=seed,
+                                          feature_set=feature_set, normalise=normalise,
+                                          read=_read(text_column, None, label_column)), _like(source))
+
+
+def report_infogain(data, *, feature_set: str = "paper", normalise: bool = False, balanced: bool = False,
+                    seed: int = 0, text_column: str = "text", label_column: str = "label") -> Report:
+    """The features ranked by information gain (`triage report infogain`, Table 5)."""
+    from triage.reports.render import (
+        infogain_figure,
+        infogain_report,
+        infogain_report_markdown,
+    )
+
+    check_feature_set(feature_set)
+    source = frames.source(data, what="labelled")
+    report = infogain_report(source.records, feature_set=feature_set, normalise=normalise, balanced=balanced,
+                             seed=seed, read=_read(text_column, None, label_column))
+    data_ = report.to_dict()
+    return Report("infogain", infogain_report_markdown(report), data_, infogain_figure(report),
+                  {"ranking": _records_frame(data_["ranking"], _like(source))})
+
+
+def report_tree(model: Model | str | os.PathLike, *, tree_index: int = 0) -> Report:
+    """A tree of the model as Weka's J48 prints it (`triage report tree`, Figure 1), and drawn."""
+    from triage.reports.render import model_tree, tree_heading
+    from triage.reports.tree import tree_figure
+
+    report = model_tree(_model(model), tree_index)
+    figure = tree_figure(report.tree, report.feature_names, report.class_names)
+    return Report("tree", f"{tree_heading(report)}\n\n```\n{report.text}\n```\n",
+                  {"tree_index": report.tree_index, "trees": report.n_trees, "text": report.text}, figure)
+
+
+def queue_export(classified):
+    """The messages a human must read, most uncertain first, with what to look at and why
+    (`triage queue export`). `classified`: what `classify` returned, or a classified file."""
+    from triage.queue import export_queue
+
+    given = _classified(classified)
+    summary = export_queue(_records(given), None)
+    return frames.frame(QUEUE_COLUMNS, summary.rows, _like(given), numbers=("score",), id_column="id")
+
+
+def queue_apply(decisions, classified):
+    """Every classified message with its final label and text (`triage queue apply`), from the
+    queue with `expert_decision` / `expert_hide` filled in (a DataFrame or a file), or from a
+    review workspace (its path)."""
+    from triage.queue import apply_decisions
+    from triage.review_workspace import apply_workspace, is_workspace
+
+    given = _classified(classified)
+    if isinstance(decisions, (str, os.PathLike)) and is_workspace(decisions):
+        collected: list = []
+        apply_workspace(decisions, _records(given), None, collected=collected)
+        columns, rows = collected
+    else:
+        summary = apply_decisions(_records(_classified(decisions, what="decisions")), _records(given), None)
+        columns, rows = summary.columns, summary.rows
+    return frames.frame(columns, rows, _like(given), numbers=[c for c in _NUMBERS if c in columns],
+                        one_per_message=True, id_column="id")
+
+
+def review(classified, *, workspace: str | os.PathLike | None = None, port: int = 0, no_browser: bool = False,
+           reviewer: str | None = None, audit: int = 200, seed: int = 0,
+           lexicon_dir: str | os.PathLike | None = None, report: bool = False, learnt: bool = False,
+           unlearn: int | None = None):
+    """Review the queue in the browser (`triage review`): serves the page until interrupted
+    (in a notebook: the stop button). With `report`, `learnt` or `unlearn`, returns the lines
+    the command prints instead. `classified`: a classified file, or a DataFrame from
+    `classify` with its `workspace`."""
+    from triage.review_workspace import review_lines, serve_review
+
+    if report or learnt or unlearn is not None:
+        return review_lines(_records(_classified(classified)), workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,
+                            report=report, learnt=learnt, unlearn=unlearn)
+    return serve_review(_records(_classified(classified)), workspace, port=port, no_browser=no_browser, reviewer=reviewer,
+                        audit=audit, seed=seed, lexicon_dir=lexicon_dir, announce=print, say=print)
+
+
+def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
+            columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False) -> Release:
+    """The publishable corpus in a release style and its datasheet (`triage release`), from a
+    classified DataFrame (or file) and its review workspace. `input`: the messages as they
+    were classified (a DataFrame or a file), for their other columns."""
+    from triage.corpus_release import run_release
+
+    chosen = [c.strip() for c in columns.split(",") if c.strip()] if isinstance(columns, str) else columns
+    given = None if input is None else (Path(input) if isinstance(input, (str, os.PathLike))
+                                        else frames.source(input, what="input").records)
+    given_classified = _classified(classified)
+    summary = run_release(_records(given_classified), None, workspace=workspace, style=style, seed=seed,
+                          columns=list(chosen) if chosen else None, input_path=given,
+                          withhold_undecided=withhold_undecided, command=f"triage.corpus_release(style={style!r})")
+    return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
+
+
+def list_lexicons(*, directory: str | os.PathLike | None = None):
+    """The lexicons with their size, source and licence (`triage lexicons`), as a pandas DataFrame."""
+    from triage import lexicons as lexicon_module
+
+    rows = [[i.name, i.role, i.entries, i.source, i.licence] for i in lexicon_module.inventory(directory).describe()]
+    return frames.frame(["name", "role", "entries", "source", "licence"], rows)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _records_frame(records: list[dict], kind: str):
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    flat = [[_flat(record.get(c)) for c in columns] for record in records]
+    return frames.frame(columns, flat, kind)
+
+
+def _flat(value):
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def _model_rows(evaluation, **first) -> list[dict]:
+    """A row per model of a cv or holdout run: accuracy, balanced accuracy, ROC AUC, and
+    precision, recall and F-measure of each class."""
+    return [{**first, "model": name, "accuracy": s.accuracy, "balanced_accuracy": s.balanced_accuracy,
+             "roc_auc": s.roc_auc,
+             **{f"{c}_{m}": s.per_class.get(c, {}).get(m) for c in ("TA", "NTA")
+                for m in ("precision", "recall", "f_measure")}}
+            for name, s in evaluation.models.items()]
+
+
+def _evaluation_report(evaluation, kind: str) -> Report:
+    from triage.reports.render import confusion_figure, model_report_markdown
+
+    return Report(evaluation.report, model_report_markdown(evaluation), evaluation.to_dict(),
+                  confusion_figure(evaluation), {"models": _records_frame(_model_rows(evaluation), kind)})

@@ -1,0 +1,165 @@
+"""DataFrames in, DataFrames out: what the Python API (triage.api) makes of the messages it is
+given, and of the rows the jobs give back.
+
+Messages may come as a pandas DataFrame, a polars DataFrame, or any iterable of (id, text)
+pairs. They are read as the command line reads a file (triage.io.Records: the same checks of
+columns, ids and labels), every cell as text: a missing value (None, NaN, NA) is an empty cell,
+a list or a dict (gold spans held as objects) is written as JSON, anything else as `str()`.
+Results come back in the kind they were given in (pandas for pairs), with the input's index
+when there is one row per message, and the input's own id values.
+
+pandas and polars are imported only when they are given or asked for: the command line never
+imports them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from triage import io
+from triage.errors import BadInput
+
+PANDAS, POLARS, PAIRS = "pandas", "polars", "pairs"
+
+
+def _module_of(data) -> str:
+    return type(data).__module__.split(".")[0]
+
+
+def kind_of(data) -> str:
+    """pandas, polars or pairs; a clear error for what the API does not take."""
+    if isinstance(data, (str, bytes, os.PathLike)):
+        raise BadInput("give the messages as a DataFrame or (id, text) pairs; for a file, read it first "
+                       "(pandas.read_csv) or use the command line")
+    module = _module_of(data)
+    if module == "pandas":
+        import pandas
+
+        if isinstance(data, pandas.DataFrame):
+            return PANDAS
+        raise BadInput(f"a pandas {type(data).__name__} is not a table of messages; give a DataFrame")
+    if module == "polars":
+        import polars
+
+        if isinstance(data, polars.DataFrame):
+            return POLARS
+        if isinstance(data, polars.LazyFrame):
+            raise BadInput("a polars LazyFrame: call .collect() first")
+        raise BadInput(f"a polars {type(data).__name__} is not a table of messages; give a DataFrame")
+    if isinstance(data, Iterable):
+        return PAIRS
+    raise BadInput(f"cannot read messages from a {type(data).__name__}; give a DataFrame or (id, text) pairs")
+
+
+def _missing(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    if _module_of(value) == "pandas":  # pandas.NA, pandas.NaT
+        import pandas
+
+        return value is pandas.NA or value is pandas.NaT
+    return False
+
+
+def cell(value: Any) -> str:
+    """A value as the text a CSV file would hold."""
+    if isinstance(value, str):
+        return value
+    if _missing(value):
+        return ""
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False, default=_plain)
+    if hasattr(value, "tolist") and not isinstance(value, (int, float)):  # numpy scalars and arrays
+        plain = value.tolist()
+        return cell(plain) if not isinstance(plain, str) else plain
+    return str(value)
+
+
+def _plain(value):
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+@dataclass
+class Source:
+    """Messages given to the API: as Records for the jobs, and what is needed to give results back
+    in the same kind (the pandas index, the original id values)."""
+
+    kind: str
+    records: io.Records
+    index: Any = None  # pandas index
+    ids: dict[str, list] = field(default_factory=dict)  # column -> original values
+
+
+def source(data, *, what: str = "messages") -> Source:
+    """The messages of a pandas or polars DataFrame, or of (id, text) pairs, as Records."""
+    if isinstance(data, Source):
+        return data
+    kind = kind_of(data)
+    display = f"the {what} DataFrame" if kind != PAIRS else f"the {what}"
+    if kind == PANDAS:
+        columns = [str(c) for c in data.columns]
+        values = [data[c].tolist() for c in data.columns] if len(set(columns)) == len(columns) else \
+            [data.iloc[:, i].tolist() for i in range(len(columns))]
+        index = data.index
+    elif kind == POLARS:
+        columns = list(data.columns)
+        values = [data.get_column(c).to_list() for c in columns]
+        index = None
+    else:
+        columns, values, index = ["id", "text"], _pairs(data), None
+    cells = [[cell(v) for v in column] for column in values]
+    rows = list(zip(*cells)) if cells else []
+    found = Source(kind, io.Records(columns, rows, display), index)
+    found.ids = {name: column for name, column in zip(columns, values)}
+    return found
+
+
+def _pairs(data) -> list[list]:
+    ids, texts = [], []
+    for number, item in enumerate(data, 1):
+        if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 2:
+            raise BadInput(f"item {number} of the messages is not an (id, text) pair: {str(item)[:40]!r}")
+        ids.append(item[0])
+        texts.append(item[1])
+    return [ids, texts]
+
+
+def frame(columns: Sequence[str], rows: list[list], like: Source | str | None = None, *,
+          numbers: Sequence[str] = (), integers: Sequence[str] = (), one_per_message: bool = False,
+          id_column: str | None = None):
+    """Rows (cells in column order) as a DataFrame of the kind of `like` (pandas by default).
+
+    `numbers` and `integers` are columns made numeric; column `id` takes the input's own id
+    values from its `id_column`; with `one_per_message` (one row per message of `like`, in its
+    order) the rows also take the input's index."""
+    kind = like.kind if isinstance(like, Source) else (like or PANDAS)
+    data: dict[str, list] = {c: [row[i] for row in rows] for i, c in enumerate(columns)}
+    for name in numbers:
+        data[name] = [float(v) if v not in ("", None) else math.nan for v in data[name]]
+    for name in integers:
+        data[name] = [int(v) for v in data[name]]
+    if isinstance(like, Source) and id_column in like.ids and "id" in data:  # the input's own id values
+        if one_per_message:
+            data["id"] = list(like.ids[id_column])
+        else:
+            original = {cell(value): value for value in like.ids[id_column]}
+            data["id"] = [original.get(ident, ident) for ident in data["id"]]
+    if kind == POLARS:
+        import polars
+
+        return polars.DataFrame(data, strict=False)
+    import pandas
+
+    result = pandas.DataFrame(data, columns=list(columns))
+    if one_per_message and isinstance(like, Source) and like.index is not None and len(like.index) == len(result):
+        result.index = like.index
+    return result
