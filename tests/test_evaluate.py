@@ -4,7 +4,7 @@ import json
 import pytest
 
 from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, PaperPolicy
-from triage.evaluation import release_metrics, threshold_for_budget
+from triage.evaluation import field_metrics, message_field_counts, release_metrics, threshold_for_budget
 from triage.gold import GoldMessage
 from triage.seekhide import SeekAndHide
 
@@ -33,6 +33,32 @@ def test_release_metrics_on_a_hand_example(seeker):
     assert m["expert_share"] == pytest.approx(1 / 3)
     # Ordinary words in released messages: salut, et (message 1), ok, merci: one hidden.
     assert m["over_masking_rate"] == pytest.approx(1 / 4)
+
+
+def test_an_entity_is_protected_only_when_every_mention_is_hidden(seeker):
+    text = "Kiki a vu Kiki et Lola"
+    message = GoldMessage(text, "TA", [(0, 4, "SUR"), (10, 14, "SUR"), (18, 22, "PRE")], "donor-1")
+    released = Decision("TA", 0.1, [(0, 4, "SUR"), (18, 22, "PRE"), (7, 9, "PRE")])  # 2nd Kiki readable; 'vu' hidden
+    counts = message_field_counts(message, seeker.seek(text), released)
+    assert counts["entities"] == 2 and counts["protected"] == 1  # Kiki (2 mentions, one readable), Lola
+    assert counts["protected:PRE"] == 1 and counts.get("protected:SUR", 0) == 0
+    assert counts["redacted"] == 0  # something readable: not a full redact
+    assert (counts["gold_tokens"], counts["tp"], counts["hidden_tokens"]) == (3, 2, 3)  # 'vu' is a false positive
+    expert = message_field_counts(message, seeker.seek(text), Decision(EXPERT, 0.9, []))
+    assert expert["protected"] == 2 and expert["redacted"] == 1 and expert["tp"] == expert["gold_tokens"] == 3
+
+
+def test_field_metrics_give_intervals_over_donors(seeker):
+    gold = [GoldMessage("salut Kiki", "TA", [(6, 10, "SUR")], donor) for donor in ("a", "b", "c", "d")]
+    results = [seeker.seek(m.text) for m in gold]
+    hidden, shown = Decision("TA", 0.1, [(6, 10, "SUR")]), Decision("NTA", 0.0, [])
+    field = field_metrics(gold, results, [hidden, hidden, hidden, shown], resamples=200)
+    recall = field["overall"]["entity_recall"]
+    assert (recall["value"], recall["of"]) == (0.75, 4) and field["donors"] == 4 and field["by_donor"]
+    assert 0.0 <= recall["low"] < 0.75 < recall["high"] <= 1.0
+    assert field["by_category"]["SUR"]["residual_span_rate"]["value"] == 0.25
+    one_donor = field_metrics(gold[:1], results[:1], [hidden], resamples=50)["overall"]["full_redact_rate"]
+    assert one_donor["low"] == one_donor["high"] == one_donor["value"] == 1.0
 
 
 def test_a_span_counts_as_hidden_only_when_all_its_letters_are():

@@ -8,7 +8,10 @@ untouched. Measures:
   letters and digits are inside hidden spans);
 - message leak rate: share of gold-TA messages released with something readable;
 - expert share: share of messages a human must read;
-- over-masking rate: share of ordinary words (outside gold spans) hidden in released messages.
+- over-masking rate: share of ordinary words (outside gold spans) hidden in released messages;
+- the field's measures for the chosen policy (field_metrics), with 95% bootstrap intervals over
+  donors: entity-level recall (TAB, Pilan et al. 2022), the share of TA messages released with
+  nothing readable (eds-pseudo's "full redact"), token recall and precision, by gold category.
 
 Train and test never overlap: the models are cross-validated (folds grouped by donor when
 the gold file has a donor column, triage.training), unless a trained model file is given.
@@ -84,6 +87,127 @@ def _readable(text: str, start: int, end: int, covered: np.ndarray) -> bool:
     return any(text[i].isalnum() and not covered[i] for i in range(start, min(end, len(text))))
 
 
+# ---------------------------------------------------------------------- the field's metrics
+
+# The field's measures, from counts kept per message so that they can be summed per donor and
+# resampled: (numerator, denominator) of each rate, overall and by gold category.
+FIELD_RATES = {
+    # An entity (the mentions of one spelling and category in a message) counts as protected only
+    # when none of its mentions is readable (Text Anonymization Benchmark, Pilan et al. 2022).
+    "entity_recall": ("protected", "entities"),
+    # TA messages released with nothing readable (eds-pseudo's "full redact").
+    "full_redact_rate": ("redacted", "ta"),
+    # Words (Seek&Hide's tokens) inside gold spans that are hidden, and hidden words that are.
+    "token_recall": ("tp", "gold_tokens"),
+    "token_precision": ("tp", "hidden_tokens"),
+    "residual_span_rate": ("readable", "spans"),
+}
+CATEGORY_RATES = ("entity_recall", "token_recall", "residual_span_rate")
+
+
+def message_field_counts(message: GoldMessage, result: SeekResult, decision: Decision) -> dict[str, int]:
+    """The counts behind FIELD_RATES for one message, overall and as `name:TYPE` by category.
+    A message sent to the expert is assumed perfectly handled, as in release_metrics."""
+    counts: dict[str, int] = {}
+
+    def add(name: str, kind: str, value: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + value
+        counts[f"{name}:{kind}"] = counts.get(f"{name}:{kind}", 0) + value
+
+    expert = decision.decision == EXPERT
+    released = [] if expert else (decision.hidden if decision.decision == TA else [])
+    covered = _covered(released, len(message.text))
+    entities: dict[tuple[str, str], bool] = {}
+    for start, end, kind in message.spans:
+        readable = not expert and _readable(message.text, start, end, covered)
+        add("spans", kind)
+        add("readable", kind, readable)
+        key = (kind, message.text[start:end].strip().casefold())
+        entities[key] = entities.get(key, False) or readable
+    for (kind, _), readable in entities.items():
+        add("entities", kind)
+        add("protected", kind, not readable)
+    if message.spans:
+        counts["ta"] = 1
+        counts["redacted"] = int(not counts.get("readable", 0))
+    for word in result.words:
+        kind = next((k for s, e, k in message.spans if s < word.end and word.start < e), None)
+        hidden = kind is not None if expert else bool(covered[word.start:word.end].any())
+        if kind is not None:
+            add("gold_tokens", kind)
+            add("tp", kind, hidden)
+        if hidden:
+            counts["hidden_tokens"] = counts.get("hidden_tokens", 0) + 1
+    return counts
+
+
+def field_metrics(gold: list[GoldMessage], results: list[SeekResult], decisions: list[Decision], *,
+                  resamples: int = 1000, seed: int = 0) -> dict:
+    """FIELD_RATES overall and CATEGORY_RATES by gold category, each with a 95% bootstrap
+    interval over donors (messages resampled by donor, since one donor's messages are not
+    independent; over messages when the gold file names no donor)."""
+    per_message = [message_field_counts(m, r, d) for m, r, d in zip(gold, results, decisions)]
+    columns = sorted({name for counts in per_message for name in counts})
+    index = {name: i for i, name in enumerate(columns)}
+    matrix = np.zeros((len(per_message), len(columns)))
+    for row, counts in enumerate(per_message):
+        for name, value in counts.items():
+            matrix[row, index[name]] = value
+    donors = [m.group or f"\0{i}" for i, m in enumerate(gold)]
+    names, groups = np.unique(np.asarray(donors, dtype=object), return_inverse=True)
+    by_donor = np.zeros((len(names), len(columns)))
+    np.add.at(by_donor, groups.ravel(), matrix)
+    rng = np.random.default_rng(seed)
+    weights = np.stack([np.bincount(rng.integers(0, len(names), len(names)), minlength=len(names))
+                        for _ in range(resamples)]) if len(names) else np.zeros((0, 0))
+    resampled = weights @ by_donor if len(names) else np.zeros((0, len(columns)))
+    totals = matrix.sum(axis=0)
+
+    def rate(numerator: str, denominator: str) -> dict | None:
+        if denominator not in index or totals[index[denominator]] == 0:
+            return None
+        top = totals[index[numerator]] if numerator in index else 0.0
+        value = float(top / totals[index[denominator]])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tops = resampled[:, index[numerator]] if numerator in index else np.zeros(len(resampled))
+            samples = tops / resampled[:, index[denominator]]
+        samples = samples[np.isfinite(samples)]
+        low, high = (np.percentile(samples, [2.5, 97.5]) if len(samples) else (value, value))
+        return {"value": value, "low": float(low), "high": float(high),
+                "of": int(totals[index[denominator]])}
+
+    overall = {name: rate(*parts) for name, parts in FIELD_RATES.items()}
+    kinds = sorted({name.split(":", 1)[1] for name in columns if name.startswith("spans:")})
+    by_category = {kind: {name: rate(f"{FIELD_RATES[name][0]}:{kind}", f"{FIELD_RATES[name][1]}:{kind}")
+                          for name in CATEGORY_RATES} for kind in kinds}
+    return {"donors": int(len(names)), "resamples": resamples, "by_donor": any(m.group for m in gold),
+            "overall": overall, "by_category": by_category}
+
+
+def field_markdown(field: dict) -> list[str]:
+    """The field's metrics as Markdown lines (value and 95% interval)."""
+    def cell(rate: dict | None) -> str:
+        return "-" if rate is None else f"{_pct(rate['value'])} ({_pct(rate['low'])}-{_pct(rate['high'])})"
+
+    over = "donors" if field["by_donor"] else "messages (no donor column)"
+    lines = [
+        "",
+        f"The field's measures for the chosen policy, with 95% bootstrap intervals over {field['donors']:,} {over} "
+        f"({field['resamples']:,} resamples): an entity is protected only when all its mentions in a message are "
+        "hidden (TAB); full redact is the share of TA messages released with nothing readable.",
+        "",
+        "| entity recall | full redact | token recall | token precision | residual span rate |",
+        "|---|---|---|---|---|",
+        "| " + " | ".join(cell(field["overall"][name]) for name in FIELD_RATES) + " |",
+        "",
+        "| category | entity recall | token recall | residual span rate |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {kind} | " + " | ".join(cell(rates[name]) for name in CATEGORY_RATES) + " |"
+              for kind, rates in field["by_category"].items()]
+    return lines
+
+
 # ---------------------------------------------------------------------- policies
 
 
@@ -102,18 +226,25 @@ def threshold_for_budget(risks: np.ndarray, budget: float) -> float:
     return float(cut)
 
 
+def policies(evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3, score_weight=0.2) -> dict:
+    """The paper policy (key "paper") and the budget policy at each budget, its threshold set on
+    these messages' own risks."""
+    probe = BudgetPolicy(risk_threshold=float("inf"), hide_threshold=hide_threshold, score_weight=score_weight)
+    risks = probe.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
+    return {"paper": PaperPolicy(),
+            **{budget: BudgetPolicy(threshold_for_budget(risks, budget), hide_threshold, score_weight)
+               for budget in budgets}}
+
+
 def policy_curve(analysed: AnalysedGold, evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3,
                  score_weight=0.2) -> dict:
     """Metrics of the paper policy and of the budget policy at each budget."""
-    paper = release_metrics(analysed.gold, analysed.results, PaperPolicy().decide(evidence))
-    probe = BudgetPolicy(risk_threshold=float("inf"), hide_threshold=hide_threshold, score_weight=score_weight)
-    risks = probe.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
-    curve = []
-    for budget in budgets:
-        policy = BudgetPolicy(threshold_for_budget(risks, budget), hide_threshold, score_weight)
-        metrics = release_metrics(analysed.gold, analysed.results, policy.decide(evidence))
-        curve.append({"budget": budget, **metrics})
-    return {"paper": paper, "budget": curve}
+    chosen = policies(evidence, budgets, hide_threshold, score_weight)
+
+    def metrics(key):
+        return release_metrics(analysed.gold, analysed.results, chosen[key].decide(evidence))
+
+    return {"paper": metrics("paper"), "budget": [{"budget": budget, **metrics(budget)} for budget in budgets]}
 
 
 # ---------------------------------------------------------------------- the command
@@ -163,6 +294,7 @@ def end_to_end_markdown(data: dict, seek_tables: str) -> str:
         "",
         f"Message model (threshold 0.5): accuracy {model['accuracy']:.3f}, balanced accuracy "
         f"{model['balanced_accuracy']:.3f}, ROC AUC {auc}.",
+        *(field_markdown(data["field"]) if data.get("field") else []),
         "",
         seek_tables,
     ]

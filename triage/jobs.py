@@ -426,6 +426,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     seek = tables([r.label for r in analysed.results], labels)
     curve = evaluation.policy_curve(analysed, evidence, budgets=sorted(set(evaluation.BUDGETS) | {budget}))
     chosen = curve["paper"] if policy == "paper" else next(p for p in curve["budget"] if p["budget"] == budget)
+    decisions = evaluation.policies(evidence, [budget])["paper" if policy == "paper" else budget].decide(evidence)
+    field = evaluation.field_metrics(gold, analysed.results, decisions, seed=seed)
     data = {
         "gold": name,
         "how": how,
@@ -440,6 +442,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
             "accuracy_on_tagged": seek.accuracy,
         },
         "model": message_model.to_dict(),
+        "field": field,
     }
     markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
