@@ -70,7 +70,7 @@ def rewrite_model(source: Path, target: Path, change) -> Path:
 
 
 def with_checksums(members: dict) -> None:
-    """Sign the members and the metadata as save_model does: what an attacker could also do."""
+    """Sign the members and the metadata as model_bytes does: what an attacker could also do."""
     import hashlib
     import json
 

@@ -60,7 +60,8 @@ def saved_model(tmp_path_factory, small_data):
     texts, labels = small_data
     path = tmp_path_factory.mktemp("model") / "m.triage"
     fitted = model.train(texts, labels, seed=0)
-    model.save_model(fitted, path, training_size=len(texts), class_counts={"TA": 13, "NTA": 13}, seed=0)
+    data, _ = model.model_bytes(fitted, training_size=len(texts), class_counts={"TA": 13, "NTA": 13}, seed=0)
+    path.write_bytes(data)
     return path
 
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass
-from json.encoder import (
-    encode_basestring,  # json.dumps' own escaping, one string at a time
-)
+from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
 
 import numpy as np
 

@@ -107,8 +107,7 @@ def source(data, *, what: str = "messages") -> Source:
     display = f"the {what} DataFrame" if kind != PAIRS else f"the {what}"
     if kind == PANDAS:
         columns = [str(c) for c in data.columns]
-        values = [data[c].tolist() for c in data.columns] if len(set(columns)) == len(columns) else \
-            [data.iloc[:, i].tolist() for i in range(len(columns))]
+        values = [data.iloc[:, i].tolist() for i in range(len(columns))]  # by position: names may repeat
         index = data.index
     elif kind == POLARS:
         columns = list(data.columns)

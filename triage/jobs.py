@@ -198,7 +198,7 @@ def run_classify(
         queue_format(queue_path, None)
     if model_path is not None and not isinstance(model_path, model.Model):
         model_path = Path(model_path)
-    model_file = model_path.path if isinstance(model_path, model.Model) else model_path
+    model_file = model.file_of(model_path)
     # Every output refused now, not after classifying the whole corpus.
     outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
                           inputs=[input_path, model_file])
@@ -245,7 +245,7 @@ def run_classify(
         _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
         summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
     if chart_path is not None:
-        summary.chart = outputs.write_bytes(chart_path, decision_figure_png(summary), force=force, protect=protect)
+        summary.chart = outputs.write_bytes(chart_path, _decision_chart(summary), force=force, protect=protect)
     if queue_path and output is not None:
         from triage.queue import export_queue
 
@@ -305,13 +305,8 @@ def model_line(model_path, metadata: dict, policy: str | None, budget: float) ->
     return f"{which} ({how}; {trained}fingerprint {str(metadata.get('metadata_sha256', ''))[:12]})"
 
 
-def decision_figure_png(summary: ClassifySummary) -> bytes:
-    return outputs.figure_png(decision_figure(summary), dpi=110)
-
-
-def decision_figure(summary: ClassifySummary):
-    """Bar chart (a matplotlib Figure): messages per decision, and the expert's workload against
-    the alternatives."""
+def _decision_chart(summary: ClassifySummary) -> bytes:
+    """Bar chart (PNG): messages per decision, and the expert's workload against the alternatives."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(8, 3.2), layout="constrained")
@@ -328,7 +323,7 @@ def decision_figure(summary: ClassifySummary):
     right.barh(list(workloads), list(workloads.values()), color=["#f39c12", "#7f8c8d", "#bdc3c7"])
     right.set_title("Messages a human must read")
     right.invert_yaxis()
-    return figure
+    return outputs.figure_png(figure, dpi=110)
 
 
 # ---------------------------------------------------------------------- train
@@ -395,7 +390,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
 
     combiner.check_budget(budget)
     combiner.check_policy(policy)
-    protect = [gold_path, getattr(model_path, "path", model_path)]
+    protect = [gold_path, model.file_of(model_path)]
     training.check_feature_set(feature_set)
     if out_dir is not None:
         outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)

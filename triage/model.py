@@ -252,16 +252,6 @@ class Predictor:
         return float(np.quantile(self.risk_quantiles, 1.0 - budget))
 
 
-def save_model(model, path: Path, *, force: bool = False, protect=(), **settings) -> dict:
-    """Write a model file through the one writer (never over `protect`, an input, or the
-    installed model; an existing file only with `force`); `settings` as for model_bytes."""
-    from triage import outputs
-
-    data, metadata = model_bytes(model, **settings)
-    outputs.write_bytes(Path(path), data, force=force, private=False, protect=protect)
-    return metadata
-
-
 def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, word_model=None, spelling=None,
                 risk_quantiles=None, policy: dict | None = None) -> tuple[bytes, dict]:
     """A model file's bytes (a zip) and its sealed metadata."""
@@ -325,15 +315,26 @@ def _word_features():
     return WORD_FEATURES
 
 
+def _model_file(path: Path | str) -> Path:
+    """A model path that names an existing file."""
+    path = Path(path)
+    if path.is_dir():
+        raise BadModel(f"model file {path} is a folder")
+    if not path.is_file():
+        raise BadModel(f"model file {path} does not exist")
+    return path
+
+
+def file_of(model: "Path | Model | None") -> Path | None:
+    """The file a model comes from (None for the embedded default or a model trained in memory)."""
+    return model.path if isinstance(model, Model) else model
+
+
 def _open(path: Path | str, data: bytes | None = None) -> tuple[zipfile.ZipFile, dict]:
     """The checked archive and metadata of a model file, or of its bytes (`data`, with `path`
     naming it in messages)."""
     if data is None:
-        path = Path(path)
-        if path.is_dir():
-            raise BadModel(f"model file {path} is a folder")
-        if not path.is_file():
-            raise BadModel(f"model file {path} does not exist")
+        path = _model_file(path)
     try:
         archive = zipfile.ZipFile(path if data is None else _io.BytesIO(data))
         _check_sizes(archive, path)
@@ -621,11 +622,7 @@ class Model:
     @classmethod
     def load(cls, path: str | Path) -> "Model":
         """A model file, checked as `triage classify --model` checks it."""
-        path = Path(path)
-        if path.is_dir():
-            raise BadModel(f"model file {path} is a folder")
-        if not path.is_file():
-            raise BadModel(f"model file {path} does not exist")
+        path = _model_file(path)
         if path.stat().st_size > MAX_TOTAL_BYTES:
             raise BadModel(f"{path} is not a plausible model file ({path.stat().st_size:,} bytes)")
         return cls(path.read_bytes(), path=path)
