@@ -156,8 +156,9 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
 
 def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: bool = False, seed: int = 0,
           text_column: str = "text", label_column: str = "label") -> Model:
-    """A model from labelled messages (`triage train`): the message model, and with a `spans`
-    column (gold spans, as JSON text or lists) the word scorer and the budget calibration.
+    """A model from labelled messages (`triage train`): the message model, the word scorer (learnt
+    from a `spans` column of gold spans, as JSON text or lists, or else the embedded model's, kept)
+    and the budget calibration on these messages.
     Save it with `model.save(path)`; classify with it as `triage.classify(data, model=model)`."""
     source = frames.source(data, what="training")
     summary = _jobs.run_train(source.records, None, kind=kind, feature_set=feature_set, normalise=normalise,

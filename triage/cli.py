@@ -207,7 +207,10 @@ def train(
     on_bad_lines: OnBadLines = "error",
     force: Force = False,
 ) -> None:
-    """Train the message model: features -> undersampling 1:1 -> bagged decision trees."""
+    """Train the message model: features -> undersampling 1:1 -> bagged decision trees.
+
+    With gold spans, also the word scorer; from labels alone, the embedded model's word scorer is
+    kept. Either way the expert budget is calibrated on the training messages."""
     from triage.jobs import run_train
 
     _check_feature_set(feature_set)
@@ -216,12 +219,8 @@ def train(
             input, output, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed, force=force,
             read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
         )
-    meta = summary.metadata
-    typer.echo(
-        f"{meta['kind']} model on {meta['training_size']:,} messages "
-        f"({meta['class_counts']['TA']:,} TA, {meta['class_counts']['NTA']:,} NTA), "
-        f"features {meta['feature_set']} -> {summary.output}"
-    )
+    for line in summary.lines():
+        typer.echo(line)
 
 
 # ---------------------------------------------------------------- report (paper section 6.3)

@@ -206,7 +206,7 @@ def run_classify(
     predictor = model.load_predictor(model_path or model.default_model_path())
     stats, chunks = None, None
     if predictor.word_forest is not None:
-        stats, chunks = corpus_stats(table, chunk_size, predictor.metadata.get("training_size"),
+        stats, chunks = corpus_stats(table, chunk_size, predictor.word_scorer_size,
                                      jobs=jobs if engine == "local" else 1)
     spec = None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
@@ -334,6 +334,24 @@ class TrainSummary:
     output: Path | None
     metadata: dict
     model: model.Model | None = None  # with no output file: the model, in memory
+
+    def lines(self) -> list[str]:
+        """What was trained, and how the expert's messages will be chosen."""
+        meta = self.metadata
+        counts = meta["class_counts"]
+        out = [f"{meta['kind']} model on {meta['training_size']:,} messages ({counts['TA']:,} TA, "
+               f"{counts['NTA']:,} NTA), features {meta['feature_set']}" + (f" -> {self.output}" if self.output else "")]
+        kept = meta.get("word_scorer")
+        if kept:
+            out.append(f"no gold spans: kept the word scorer of the {kept['source']} (learnt from gold spans of "
+                       f"{kept['training_size']:,} messages, fingerprint {kept['fingerprint']}) and calibrated the "
+                       f"expert budget on these messages (cross-validated risks)")
+        elif meta.get("word_features"):
+            out.append("word scorer learnt from the gold spans; expert budget calibrated on these messages "
+                       "(cross-validated risks)")
+        else:
+            out.append("no word scorer (normalised counts): classify uses the paper's policy (Table 2)")
+        return out
 
 
 def run_train(

@@ -242,6 +242,14 @@ class Predictor:
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return self.forest.predict_proba(X)
 
+    @property
+    def word_scorer_size(self) -> int | None:
+        """The size of the corpus the word scorer learnt from: its corpus counts are read as
+        rates of a corpus that size (triage.names.CorpusStats). A model trained from labels
+        alone keeps another model's scorer, and says how large that one's corpus was."""
+        kept = self.metadata.get("word_scorer")
+        return kept["training_size"] if kept else self.metadata.get("training_size")
+
     def risk_threshold(self, budget: float) -> float:
         """The risk above which about `budget` of messages like the training ones go to the
         expert (quantiles of cross-validated risks on the training data)."""
@@ -253,8 +261,10 @@ class Predictor:
 
 
 def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, word_model=None, spelling=None,
-                risk_quantiles=None, policy: dict | None = None) -> tuple[bytes, dict]:
-    """A model file's bytes (a zip) and its sealed metadata."""
+                risk_quantiles=None, policy: dict | None = None, word_scorer: dict | None = None) -> tuple[bytes, dict]:
+    """A model file's bytes (a zip) and its sealed metadata. `word_model` is a fitted forest or,
+    for a model trained from labels alone, the compiled Forest of the scorer it keeps, described
+    by `word_scorer` (where it comes from and the size of its training corpus)."""
     import imblearn
     import sklearn
     import skops
@@ -274,7 +284,7 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
         trigrams = sorted(spelling.trigrams)
         np.savez(
             buffer,
-            **compile_forest(word_model, positive=1).arrays(),
+            **(word_model if isinstance(word_model, Forest) else compile_forest(word_model, positive=1)).arrays(),
             trigrams=np.asarray(trigrams, dtype=str),
             trigram_scores=np.asarray([spelling.trigrams[g] for g in trigrams]),
             prefixes=np.asarray(sorted(spelling.prefixes), dtype=str),
@@ -297,6 +307,7 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
         "seed": seed,
         "word_features": list(_word_features()) if word_model is not None else None,
         "policy": policy or {"name": "paper"},
+        **({"word_scorer": word_scorer} if word_scorer else {}),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
     }
@@ -432,6 +443,11 @@ def _check_metadata(metadata: dict, path: Path) -> None:
             raise bad(f"policy setting {key} = {value!r} (a number between 0 and 1)")
     if not isinstance(metadata.get("lexicon_fingerprint"), str):
         raise bad("lexicon fingerprint")
+    kept = metadata.get("word_scorer")
+    if kept is not None and not (isinstance(kept, dict) and isinstance(kept.get("source"), str)
+                                 and isinstance(kept.get("training_size"), int)
+                                 and not isinstance(kept.get("training_size"), bool) and kept["training_size"] > 0):
+        raise bad(f"word scorer {kept!r}")
 
 
 def _check_forest(forest: Forest, n_features: int, path: Path, what: str) -> None:

@@ -31,7 +31,11 @@ class AnalysedGold:
     analysis: object  # the batch Seek&Hide analysis (triage.seekhide.Analysis) of the gold texts
 
 
-def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None) -> AnalysedGold:
+def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, spelling=None,
+            reference: int | None = None) -> AnalysedGold:
+    """Seek&Hide, message features and candidate-word features of a gold set. `spelling` and
+    `reference` are those of the word scorer that will read the word features (a kept scorer:
+    its own name-likeness table and corpus size), by default this corpus' own."""
     from triage import lexicons as lexicon_module
     from triage.features.counts import message_counts
     from triage.names import CorpusStats, word_features
@@ -42,7 +46,7 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None) -
     analysis = SeekAndHide(lexicons).analyse(texts)
     results = [analysis.result(i) for i in range(len(gold))]
     X = message_counts(analysis, feature_set)
-    word_rows = word_features(analysis, CorpusStats.from_texts(texts))
+    word_rows = word_features(analysis, CorpusStats.from_texts(texts, reference=reference), spelling)
     return AnalysedGold(gold, results, X, word_rows, feature_set, analysis)
 
 
@@ -61,8 +65,11 @@ def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[n
     return evidence
 
 
-def cross_validated_evidence(analysed: AnalysedGold, folds: int = 5, seed: int = 0, progress=None) -> list[Evidence]:
-    """Evidence for every message from models that never saw it (folds grouped by donor)."""
+def cross_validated_evidence(analysed: AnalysedGold, folds: int = 5, seed: int = 0, progress=None,
+                             word_scorer=None) -> list[Evidence]:
+    """Evidence for every message from models that never saw it (folds grouped by donor). The
+    word scorer is fitted on each training fold's gold spans, or is the fixed `word_scorer`
+    (a function rows -> P(name)) learnt elsewhere."""
     from imblearn.pipeline import Pipeline
     from sklearn.model_selection import GroupKFold, StratifiedKFold
 
@@ -80,7 +87,7 @@ def cross_validated_evidence(analysed: AnalysedGold, folds: int = 5, seed: int =
         message_model = Pipeline(make_model("bagging", analysed.feature_set, seed=seed).steps[1:])
         message_model.fit(analysed.X[train], labels[train])
         scores[test] = message_model.predict_proba(analysed.X[test])[:, list(message_model.classes_).index(TA)]
-        word_model = fit_word_model(analysed, train, seed)
+        word_model = word_scorer or fit_word_model(analysed, train, seed)
         for i in test:
             indices, rows = analysed.word_rows[i]
             if len(indices):
@@ -136,18 +143,25 @@ def check_feature_set(feature_set: str) -> None:
 
 
 def train(gold: list[GoldMessage], with_spans: bool, *, kind: str = "bagging", feature_set: str = "rich",
-          normalise: bool = False, seed: int = 0) -> tuple[object, dict]:
-    """(the fitted message model, the extras a model file keeps beside it): from message labels
-    alone, the message model; with gold spans (and counts not normalised), also the word scorer
-    and the budget calibration."""
+          normalise: bool = False, seed: int = 0, kept_scorer=None, kept_source: str = "embedded model"
+          ) -> tuple[object, dict]:
+    """(the fitted message model, the extras a model file keeps beside it). With gold spans, the
+    word scorer is learnt from them; from message labels alone (what most teams can afford to
+    annotate), the word scorer of `kept_scorer` (a triage.model.Predictor, by default the
+    embedded model's) is kept. Either way the expert budget is calibrated on these messages,
+    so the budget policy routes them. Normalised counts get the paper's policy only."""
     from triage import model
 
     check_kind(kind)
     texts, labels = [m.text for m in gold], [m.label for m in gold]
     model.check_training_labels(labels)
     fitted = model.train(texts, labels, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed)
-    extras = train_word_scorer(gold, feature_set, seed) if with_spans and not normalise else {}
-    return fitted, extras
+    if normalise:  # the budget calibration is made on the default counts
+        return fitted, {}
+    if with_spans:
+        return fitted, train_word_scorer(gold, feature_set, seed)
+    return fitted, calibrate_kept_scorer(gold, feature_set, seed, kept_scorer or model.load_predictor(
+        model.default_model_path()), kept_source)
 
 
 def train_word_scorer(gold: list[GoldMessage], feature_set: str, seed: int) -> dict:
@@ -165,4 +179,28 @@ def train_word_scorer(gold: list[GoldMessage], feature_set: str, seed: int) -> d
         "spelling": names.default_spelling(lexicons.default()),
         "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
         "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},
+    }
+
+
+def calibrate_kept_scorer(gold: list[GoldMessage], feature_set: str, seed: int, kept, source: str) -> dict:
+    """The budget calibration for a model trained from labels alone: the word scorer of `kept`
+    (learnt elsewhere from gold spans) reads these messages, the new message model scores them
+    under cross-validation, and the quantiles of their risks turn a budget into a threshold.
+    Without this, such a model falls back on the paper's Table 2, which sends almost no message
+    to a human and leaves about a third of the names readable."""
+    if kept.word_forest is None:
+        raise BadOption(f"the {source} has no word scorer to keep: train with gold spans (a 'spans' column)")
+    analysed = analyse(gold, feature_set, spelling=kept.spelling, reference=kept.word_scorer_size)
+    evidence = cross_validated_evidence(analysed, folds=5, seed=seed, word_scorer=kept.word_forest.predict_proba)
+    settings = {k: v for k, v in (kept.metadata.get("policy") or {}).items() if k != "name"}
+    settings.pop("risk_threshold", None)
+    policy = BudgetPolicy(**settings)
+    risks = policy.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
+    return {
+        "word_model": kept.word_forest,
+        "spelling": kept.spelling,
+        "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
+        "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},
+        "word_scorer": {"source": source, "training_size": kept.word_scorer_size,
+                        "fingerprint": str(kept.metadata.get("metadata_sha256", ""))[:12]},
     }
