@@ -137,3 +137,22 @@ def test_on_the_development_corpus_the_budget_policy_beats_the_paper(dev_corpus,
     assert data["chosen"]["residual_span_rate"] < data["paper_policy"]["residual_span_rate"] / 3
     assert data["chosen"]["expert_share"] <= 0.10 + 1e-9
     assert data["chosen"]["over_masking_rate"] <= 0.02
+
+
+def test_the_ablation_switches_each_seekhide_step_off_and_shows_what_it_brings(cli, tmp_path):
+    from pathlib import Path
+
+    from triage.model import default_model_path
+    from triage.seekhide import STEPS
+
+    demo = Path(__file__).resolve().parent.parent / "data" / "sample_sms.csv"
+    out = tmp_path / "ev"
+    result = cli("evaluate", demo, "--model", default_model_path(), "--ablation", "--out-dir", out)
+    assert result.exit_code == 0, result.output
+    rows = json.loads((out / "evaluate.json").read_text())["ablation"]
+    assert [row["off"] for row in rows] == [None, *STEPS]
+    by_step = {row["off"]: row for row in rows}
+    # Without the repetition heuristic, 'merciiiii' and the like are no longer known words:
+    # Seek&Hide leaves more messages untagged.
+    assert by_step["repetition"]["untagged_share"] > by_step[None]["untagged_share"]
+    assert "What each Seek&Hide step brings (ablation)" in result.output

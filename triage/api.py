@@ -168,21 +168,23 @@ def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: 
 
 def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: str = "budget",
              expert_budget: float = 0.10, folds: int = 5, seed: int = 0, feature_set: str = "rich",
-             text_column: str = "text", label_column: str = "label") -> Report:
+             ablation: bool = False, text_column: str = "text", label_column: str = "label") -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`): the report, with its
     budget curve as a table (`tables["budget_curve"]`) and a figure."""
     source = frames.source(data, what="gold")
     report = _jobs.run_evaluate(source.records, None, model_path=_model(model), policy=policy, budget=expert_budget,
-                               folds=folds, seed=seed, feature_set=feature_set,
+                               folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
                                read=_read(text_column, None, label_column))
     points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
     curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
              for policy, point in points]
     by_type = [{"policy": policy, "budget": point.get("budget"), "type": tag, **counts}
                for policy, point in points for tag, counts in sorted(point.get("residual_by_type", {}).items())]
-    return Report("evaluate", report.markdown, report.data, report.figure,
-                  {"budget_curve": _records_frame(curve, _like(source)),
-                   "residual_by_type": _records_frame(by_type, _like(source))})
+    tables = {"budget_curve": _records_frame(curve, _like(source)),
+              "residual_by_type": _records_frame(by_type, _like(source))}
+    if ablation:
+        tables["ablation"] = _records_frame(report.data["ablation"], _like(source))
+    return Report("evaluate", report.markdown, report.data, report.figure, tables)
 
 
 def report_cv(data, *, folds: int = 10, seed: int = 0, feature_set: str = "paper", normalise: bool = False,

@@ -391,6 +391,7 @@ def evaluate(
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set when cross-validating.")] = "rich",
+    ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",
     label_column: LabelColumn = "label",
@@ -406,7 +407,7 @@ def evaluate(
     with _busy("cross-validating and scoring the release"):
         report = run_evaluate(
             gold, folder, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed,
-            feature_set=feature_set, force=replace,
+            feature_set=feature_set, ablation=ablation, force=replace,
             read=read_options(text_column, None, label_column, encoding, delimiter, "error"),
         )
     typer.echo(report.markdown)

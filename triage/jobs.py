@@ -397,9 +397,10 @@ class EvaluationReport:
 
 
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
-                 folds: int = 5, seed: int = 0, feature_set: str = "rich", read=None,
+                 folds: int = 5, seed: int = 0, feature_set: str = "rich", ablation: bool = False, read=None,
                  force: bool = False) -> EvaluationReport:
-    """Score the pipeline against gold spans; evaluate.md, .json and .png in `out_dir`
+    """Score the pipeline against gold spans (with `ablation`, also with each Seek&Hide step
+    switched off in turn); evaluate.md, .json and .png in `out_dir`
     (checked before any work: never over an input, never over a file without `force`), or
     no file when `out_dir` is None (the Python API)."""
     from triage import evaluation, training
@@ -422,7 +423,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         from triage.model import load_predictor
 
         predictor = load_predictor(model_path if isinstance(model_path, model.Model) else Path(model_path))
-        analysed = training.analyse(gold, predictor.feature_set)
+        feature_set = predictor.feature_set
+        analysed = training.analyse(gold, feature_set)
         which = getattr(model_path, "name", model_path)
         evidence, how = evaluation.evidence_from_model(analysed, predictor), f"model {which} (trained elsewhere)"
     else:
@@ -457,6 +459,11 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         "model": message_model.to_dict(),
         "field": field,
     }
+    if ablation:
+        untagged = seek.distribution.get("UNTAGGED", 0) / len(gold)
+        data["ablation"] = evaluation.ablation(
+            gold, {**chosen, "untagged_share": untagged}, feature_set=feature_set, policy=policy, budget=budget,
+            folds=folds, seed=seed, predictor=predictor if model_path else None)
     markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
     figure = evaluation.curve_figure(data)

@@ -32,10 +32,11 @@ class AnalysedGold:
 
 
 def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, spelling=None,
-            reference: int | None = None) -> AnalysedGold:
+            reference: int | None = None, off=()) -> AnalysedGold:
     """Seek&Hide, message features and candidate-word features of a gold set. `spelling` and
     `reference` are those of the word scorer that will read the word features (a kept scorer:
-    its own name-likeness table and corpus size), by default this corpus' own."""
+    its own name-likeness table and corpus size), by default this corpus' own. `off` names
+    Seek&Hide steps to switch off (triage.seekhide.STEPS)."""
     from triage import lexicons as lexicon_module
     from triage.features.counts import message_counts
     from triage.names import CorpusStats, word_features
@@ -43,7 +44,7 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
 
     lexicons = lexicons or lexicon_module.default()
     texts = [m.text for m in gold]
-    analysis = SeekAndHide(lexicons).analyse(texts)
+    analysis = SeekAndHide(lexicons, off=off).analyse(texts)
     results = [analysis.result(i) for i in range(len(gold))]
     X = message_counts(analysis, feature_set)
     word_rows = word_features(analysis, CorpusStats.from_texts(texts, reference=reference), spelling)
