@@ -46,6 +46,9 @@ PIECES = [
     "www.exemple.fr", "12 rue de la Paix", "75001", "18h30", "5€", "1er",
     ":-)", ";)", "xD", "<3", "^^", "-_-", "😀", "👍🏽", "👨‍👩‍👧", "❤️", "e\u0301", "\u200b", "\ufeff",
     "<PRE_5_1234567>", "<TEL_", "_5_", ">",
+    # disguises that messages are folded out of (triage/normalise.py)
+    "Nicol\u0430s", "N i c o l a s", "N.i.c.o.l.a.s", "Ju\u202elie", "\u202f", "\u00ad", "\u0430",
+    "\uff10\uff16 \uff11\uff12 \uff13\uff14 \uff15\uff16 \uff17\uff18", "\u0660\u0666", "o6 12 34 56 78", "code 4521B",
     " ", "  ", ", ", ". ", "! ", "?", "'", "’", "-", "\n", "\r\n", "\t", "\x00", "\x85", "\u2028",
 ]
 # Arbitrary Unicode (no lone surrogates: they cannot be in a decoded file) and SMS-like text.

@@ -97,11 +97,12 @@ class _Folding:
 
     def drop(self, drop) -> None:
         """Drop the characters at the indexes where drop(index) is true; each one's original
-        span goes to the character kept before it (else to the first one kept after it)."""
+        span goes to the character kept before it, or when that is white space (or none), to
+        the one kept after it: what is hidden with a word is what touches it."""
         chars, starts, ends, pending = [], [], [], None
         for index, char in enumerate(self.chars):
             if drop(index):
-                if ends:
+                if pending is None and chars and not chars[-1].isspace():
                     ends[-1] = self.ends[index]
                 elif pending is None:
                     pending = self.starts[index]
@@ -110,6 +111,8 @@ class _Folding:
             starts.append(self.starts[index] if pending is None else pending)
             ends.append(self.ends[index])
             pending = None
+        if pending is not None and ends:  # dropped characters end the text: the last one kept
+            ends[-1] = self.ends[-1]
         self.chars, self.starts, self.ends = chars, starts, ends
 
     def text(self) -> str:
