@@ -2,8 +2,9 @@
 
 Seek&Hide (Patel et al. 2013) decides about first names with dictionaries, but
 some items are hidden whatever the dictionaries say: phone numbers (TEL),
-e-mail addresses (MEL), URLs (URL), postal addresses (ADR) and long codes
-(COD: bank/card/social-security numbers, door codes).
+e-mail addresses (MEL), URLs (URL), postal addresses (ADR) and codes (COD:
+bank/card/social-security numbers; door codes, PINs, passwords and plates
+after a cue word).
 
 ``detect(text)`` returns non-overlapping character spans. It runs on every
 message of corpora of millions of SMS, so:
@@ -14,7 +15,12 @@ message of corpora of millions of SMS, so:
   start: e-mails and URLs in the whitespace-delimited token around an '@',
   '/' or "www"; phones and long codes at the start of a run of digits, and
   only when the message holds 8+ digits; addresses only after a number
-  followed by a street type; door codes only if "code" occurs.
+  followed by a street type; door codes only after a cue word ("code",
+  "porte", "badge", "pin", "mdp"...).
+
+Messages reach the detectors folded (triage/normalise.py): full-width and
+Arabic-Indic digits as ASCII, typographic spaces as spaces, zero-width
+characters dropped.
 
 What each detector deliberately leaves out is written next to its pattern.
 Only the standard library ``re`` is used.
