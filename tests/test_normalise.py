@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triage.normalise import SPACED_LETTERS, fold, fold_batch, to_nfc
+from triage.normalise import CONFUSABLES, SPACED_LETTERS, fold, fold_batch, to_nfc
 
 NAMES = ["Sébastien", "Hélène", "Zoé", "Chloé", "Mathéo", "Jérôme", "Noémie", "Maël", "Anaïs", "Benoît"]
 
@@ -157,3 +157,10 @@ def test_a_disguised_name_gets_the_decision_of_its_plain_spelling(cli, tmp_path)
         assert name not in row["anonymised"] and "<PRE_" in row["anonymised"], trick
         ((start, end, tag),) = json.loads(row["hidden"])
         assert (row["text"][start:end], tag) == (name, "PRE"), trick  # the whole disguise, as written
+
+
+def test_each_look_alike_is_a_non_ascii_letter_for_an_ascii_letter():
+    assert len(CONFUSABLES) >= 40
+    for look_alike, latin in CONFUSABLES.items():
+        assert look_alike.isalpha() and not look_alike.isascii() and latin.isascii() and latin.isalpha()
+        assert fold(f"x{look_alike}")[0] == f"x{latin}"  # in a word with a Latin letter
