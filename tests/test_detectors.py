@@ -3,6 +3,7 @@
 All example messages are invented, in French SMS style.
 """
 
+import json
 import time
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from triage import detectors
 from triage.detectors import TAGS, Detection, detect
+from triage.schema import CLASSIFY_COLUMNS
 
 
 def spans(text):
@@ -49,6 +51,45 @@ def test_tel_positive(text, expected):
     assert spans(text) == [(expected, "TEL")]
 
 
+# A phone number as sixteen users write it (issue 19). Some are folded before the detectors
+# see them (full-width and Arabic-Indic digits, the narrow no-break space, a zero-width space),
+# so they are checked on whole messages, through the classifier.
+PHONE_VARIANTS = {
+    "plain": "06 12 34 56 78",
+    "dots": "06.12.34.56.78",
+    "dashes": "06-12-34-56-78",
+    "+33": "+33 6 12 34 56 78",
+    "0033": "0033 6 12 34 56 78",
+    "full-width digits": "\uff10\uff16 \uff11\uff12 \uff13\uff14 \uff15\uff16 \uff17\uff18",
+    "Arabic-Indic digits": "\u0660\u0666 \u0661\u0662 \u0663\u0664 \u0665\u0666 \u0667\u0668",
+    "slashes": "06/12/34/56/78",
+    "underscores": "06_12_34_56_78",
+    "commas": "06,12,34,56,78",
+    "en dash": "06\u201312\u201334\u201356\u201378",
+    "narrow no-break space": "06\u202f12\u202f34\u202f56\u202f78",
+    "zero-width space": "06\u200b12\u200b34\u200b56\u200b78",
+    "digits spaced out": "0 6 1 2 3 4 5 6 7 8",
+    "a pair split": "06 12 34 56 7 8",
+    "letter o for the zero": "o6 12 34 56 78",
+}
+
+
+@pytest.fixture(scope="module")
+def classifier():
+    from triage import model
+    from triage.classifier import Classifier
+
+    return Classifier(model.load_predictor(model.default_model_path()))
+
+
+@pytest.mark.parametrize("variant", PHONE_VARIANTS)
+def test_every_way_of_writing_a_phone_number_is_hidden(classifier, variant):
+    phone = PHONE_VARIANTS[variant]
+    (row,) = classifier.rows([("1", f"appelle moi au {phone} stp")])
+    assert json.loads(row[CLASSIFY_COLUMNS.index("hidden")]) == [[15, 15 + len(phone), "TEL"]]
+    assert row[CLASSIFY_COLUMNS.index("anonymised")].startswith("appelle moi au <TEL_")
+
+
 NEGATIVE = {
     "TEL": [
         "3615 ulla mdr",
@@ -60,6 +101,16 @@ NEGATIVE = {
         "appelle le 112 ou le 15 en urgence",
         "j'ai eu 06/20 en maths et 12,5 en anglais",
         "les 01/02/03/04/05 avril je bosse",
+        # ordinary numbers, next to the separators new users put in phone numbers
+        "ca fait 0,50 1,20 et 3,40 en tout",
+        "score final 0-1 2-3 4-5 6-7 8-9",
+        "rdv a 18h30 ou 18h45",
+        "le 12/03/2024 ou le 13/03/2024",
+        "les 01,02,03,04,05 et 06 mai",
+        "0 5 10 15 20 25 pompes",
+        "compte 0 1 2 3 4 5 6 7 8 9",
+        "bo6 12 34 56 78",
+        "le 05/06/2024 a 14h",
     ],
     "MEL": [
         "on se voit @ la maison",
@@ -106,6 +157,11 @@ NEGATIVE = {
         "les chambres 12 14 16 18",
         "le code 18h30 ca marche pas",
         "code promo NOEL20",
+        "code 2024 pour le voyage",
+        "le badge 1500€ c cher",
+        "je porte 2 sacs",
+        "la porte 12 est fermee",
+        "ma plaque est sale",
     ],
 }
 
@@ -220,6 +276,17 @@ COD_POSITIVE = [
     ("le code c'est le B2580", "B2580"),
     ("Code de la porte = A1234, 3eme", "A1234"),
     ("code d'entrée 1234B", "1234B"),
+    # codes after a cue (issue 19)
+    ("le code de la porte c 4521B a ce soir", "4521B"),
+    ("digicode 12A45 bisous", "12A45"),
+    ("le code c 1234 ok", "1234"),
+    ("la porte 4521B", "4521B"),
+    ("mon badge 8842 je l'ai pas", "8842"),
+    ("pin 0000 stp", "0000"),
+    ("mdp: azer12ty", "azer12ty"),
+    ("le mot de passe c chat2019", "chat2019"),
+    ("ma plaque c AB-123-CD", "AB-123-CD"),
+    ("immat AB 123 CD", "AB 123 CD"),
 ]
 
 

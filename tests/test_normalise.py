@@ -1,12 +1,13 @@
 """Decomposed accents (NFD) are analysed composed, with spans in the original text."""
 
 import csv
+import json
 import unicodedata
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triage.normalise import nfc_batch, to_nfc
+from triage.normalise import CONFUSABLES, SPACED_LETTERS, fold, fold_batch, to_nfc
 
 NAMES = ["Sébastien", "Hélène", "Zoé", "Chloé", "Mathéo", "Jérôme", "Noémie", "Maël", "Anaïs", "Benoît"]
 
@@ -32,7 +33,7 @@ def test_spans_map_back_onto_whole_original_characters(text):
 
 def test_composed_texts_are_left_alone():
     texts = ["salut Chloé", "ok", "Zoé 😀"]
-    assert nfc_batch(texts) == (texts, {})
+    assert fold_batch(texts) == (texts, {})
 
 
 def test_decomposed_names_are_hidden_whole_like_composed_ones(cli, tmp_path):
@@ -68,3 +69,98 @@ def test_words_to_look_at_are_given_as_written(cli, tmp_path):
         assert unicodedata.normalize("NFD", "Zébulonette") in row["highlighted"] or "<" in row["anonymised"]
         for word in __import__("json").loads(row["highlighted"]):
             assert word in text
+
+
+# ------------------------------------------------------------------ folding disguises
+
+# Characters that folding acts on, with ordinary ones around them.
+FOLDING_ALPHABET = ["a", "N", "i", "s", "é", " ", ".", "-", "0", "6", "\u0301", "\u0430", "\u0410", "\u03bf",
+                    "\u200b", "\u200d", "\u202e", "\u2066", "\u00ad", "\ufeff", "\u202f", "\u2009", "\uff16",
+                    "\uff2e", "\u0666", "\u06f6", "\u0431", "😀", "\u1100", "\u1161"]
+
+
+@given(st.text(alphabet=st.sampled_from(FOLDING_ALPHABET), max_size=24))
+def test_folded_spans_map_back_onto_whole_original_characters(text):
+    folded, offsets = fold(text)
+    if offsets is None:
+        assert folded == text
+        return
+    assert len(offsets.starts) == len(offsets.ends) == len(folded)
+    for start in range(len(folded)):
+        for end in range(start + 1, len(folded) + 1):
+            o_start, o_end = offsets.span(start, end)
+            assert 0 <= o_start < o_end <= len(text)
+            assert o_end == len(text) or not unicodedata.combining(text[o_end])  # no mark cut from its letter
+    # the folded characters stand for the whole text, in order, each for at least one character
+    assert all(a <= b for a, b in zip(offsets.starts, offsets.starts[1:]))
+    assert all(a <= b for a, b in zip(offsets.ends, offsets.ends[1:]))
+    assert fold_batch([text, "ok"]) == ([folded, "ok"], {0: offsets})
+
+
+plain_text = st.text(alphabet=st.sampled_from(list("abcXYZ019 .,'!?-:\n")), max_size=40)
+
+
+@given(st.lists(plain_text, max_size=8))
+def test_folding_leaves_plain_text_alone(texts):
+    texts = [text for text in texts if not SPACED_LETTERS.search(text)]
+    assert fold_batch(texts) == (texts, {})
+    for text in texts + ["salut Chloé ça va ?", "le cœur… à 18h", "Zoé 😀", "je t aime", "il y a un an"]:
+        assert fold(text) == (text, None)
+
+
+def test_a_russian_word_stays_russian_and_a_mixed_word_is_folded():
+    assert fold("привет Nicolas")[0] == "привет Nicolas"
+    assert fold("привет Nicol\u0430s")[0] == "привет Nicolas"
+    assert fold("\u0410nn\u0430")[0] == "Anna"  # every letter a Latin look-alike
+
+
+def test_invisible_characters_and_spaced_letters_are_hidden_with_the_name():
+    text = "vu N.i.c\u200b.o.l.a.s ?"
+    folded, offsets = fold(text)
+    assert folded == "vu Nicolas ?"
+    start = folded.index("Nicolas")
+    assert text[slice(*offsets.span(start, start + 7))] == "N.i.c\u200b.o.l.a.s"
+
+
+DISGUISES = {
+    "plain": "Nicolas",
+    "Cyrillic a": "Nicol\u0430s",
+    "Greek omicron": "Nic\u03bflas",
+    "zero-width space": "Nico\u200blas",
+    "zero-width joiner": "Ni\u200dcolas",
+    "soft hyphen": "Nico\u00adlas",
+    "right-to-left override": "Nico\u202elas\u202c",
+    "byte-order mark": "\ufeffNicolas",
+    "spaced out": "N i c o l a s",
+    "dotted out": "N.i.c.o.l.a.s",
+    "full-width": "\uff2e\uff49\uff43\uff4f\uff4c\uff41\uff53",
+    "capitals": "NICOLAS",
+}
+
+
+def test_a_disguised_name_gets_the_decision_of_its_plain_spelling(cli, tmp_path):
+    source = tmp_path / "sms.csv"
+    with open(source, "w", newline="", encoding="utf-8") as handle:
+        rows = csv.writer(handle)
+        rows.writerow(["id", "text"])
+        for trick, name in DISGUISES.items():
+            rows.writerow([trick, f"tu as vu {name} hier soir ?"])
+    assert cli("classify", source, "-o", tmp_path / "out.csv").exit_code == 0
+    out = {row["id"]: row for row in csv.DictReader(open(tmp_path / "out.csv", encoding="utf-8"))}
+    plain = out["plain"]
+    assert plain["anonymised"].startswith("tu as vu <PRE_7_")
+    for trick, name in DISGUISES.items():
+        row = out[trick]
+        if trick != "capitals":  # a capitalised word is another spelling, with other features
+            assert [row[c] for c in ("seekhide", "model", "score", "decision", "anonymised")] == \
+                [plain[c] for c in ("seekhide", "model", "score", "decision", "anonymised")], trick
+        assert name not in row["anonymised"] and "<PRE_" in row["anonymised"], trick
+        ((start, end, tag),) = json.loads(row["hidden"])
+        assert (row["text"][start:end], tag) == (name, "PRE"), trick  # the whole disguise, as written
+
+
+def test_each_look_alike_is_a_non_ascii_letter_for_an_ascii_letter():
+    assert len(CONFUSABLES) >= 40
+    for look_alike, latin in CONFUSABLES.items():
+        assert look_alike.isalpha() and not look_alike.isascii() and latin.isascii() and latin.isalpha()
+        assert fold(f"x{look_alike}")[0] == f"x{latin}"  # in a word with a Latin letter

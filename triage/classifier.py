@@ -18,7 +18,7 @@ from triage.combiner import EvidenceBatch
 from triage.features.counts import message_counts
 from triage.lexicons import TITLES
 from triage.names import candidate_rows, candidate_tags
-from triage.normalise import hide_in_original, nfc_batch, words_in_original
+from triage.normalise import fold_batch, hide_in_original, words_in_original
 from triage.schema import CLASSIFY_COLUMNS, MESSAGE_LABELS, NTA, TA
 from triage.seekhide import SeekAndHide, hidden_json
 
@@ -123,23 +123,23 @@ class Classifier:
         """The output cells of (id, text) pairs, column by column in CLASSIFY_COLUMNS order
         (built a column at a time: no Python step per message and cell)."""
         texts = [text for _, text in messages]
-        composed, decomposed = nfc_batch(texts)  # analysed in NFC, offsets into the original
-        analysis = self.seeker.analyse(composed)
+        folded, folding_maps = fold_batch(texts)  # analysed folded (NFC, look-alikes...), offsets into the original
+        analysis = self.seeker.analyse(folded)
         X = message_counts(analysis, self.predictor.feature_set, self.predictor.normalise)
         scores = self.predictor.predict_proba(X)
         evidence = self.evidence(analysis, scores)
         decisions = self.policy.decide_batch(evidence)
         highlighted = self.highlighted(analysis, evidence, decisions)
-        for m, offsets in decomposed.items():
-            highlighted[m] = words_in_original(highlighted[m], texts[m], composed[m], offsets)
+        for m, offsets in folding_maps.items():
+            highlighted[m] = words_in_original(highlighted[m], texts[m], folded[m], offsets)
         decision = decisions.decision.tolist()
         anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
         for m in itertools.compress(range(len(texts)), decisions.hidden):
             if decision[m] != NTA:
                 spans = decisions.hidden[m]
-                if m in decomposed:
-                    anonymised[m], spans = hide_in_original(self.seeker.code_for, texts[m], composed[m], spans,
-                                                            decomposed[m])
+                if m in folding_maps:
+                    anonymised[m], spans = hide_in_original(self.seeker.code_for, texts[m], folded[m], spans,
+                                                            folding_maps[m])
                 else:
                     anonymised[m] = self.seeker.hide(texts[m], spans)
                 hidden_cells[m] = hidden_json(spans)

@@ -2,8 +2,9 @@
 
 Seek&Hide (Patel et al. 2013) decides about first names with dictionaries, but
 some items are hidden whatever the dictionaries say: phone numbers (TEL),
-e-mail addresses (MEL), URLs (URL), postal addresses (ADR) and long codes
-(COD: bank/card/social-security numbers, door codes).
+e-mail addresses (MEL), URLs (URL), postal addresses (ADR) and codes (COD:
+bank/card/social-security numbers; door codes, PINs, passwords and plates
+after a cue word).
 
 ``detect(text)`` returns non-overlapping character spans. It runs on every
 message of corpora of millions of SMS, so:
@@ -14,7 +15,12 @@ message of corpora of millions of SMS, so:
   start: e-mails and URLs in the whitespace-delimited token around an '@',
   '/' or "www"; phones and long codes at the start of a run of digits, and
   only when the message holds 8+ digits; addresses only after a number
-  followed by a street type; door codes only if "code" occurs.
+  followed by a street type; door codes only after a cue word ("code",
+  "porte", "badge", "pin", "mdp"...).
+
+Messages reach the detectors folded (triage/normalise.py): full-width and
+Arabic-Indic digits as ASCII, typographic spaces as spaces, zero-width
+characters dropped.
 
 What each detector deliberately leaves out is written next to its pattern.
 Only the standard library ``re`` is used.
@@ -117,6 +123,44 @@ _TEL_RE = re.compile(
     """,
     re.VERBOSE,
 )
+
+# The forms a new user tries, when the pattern above fails: separators '/', '_', ',', an
+# en or em dash (or any of _TEL_SEP's), single digits spaced out ("0 6 1 2 3 4 5 6 7 8"), a pair
+# split ("06 12 34 56 7 8"), a letter o for the leading zero ("o6 12 34 56 78"). Ten digits
+# with one separator throughout (a gap is that separator or nothing), in groups of one or two
+# digits: all single digits, or a first pair "0X". Full-width and Arabic-Indic digits, the
+# narrow no-break space and zero-width spaces are folded before (triage/normalise.py).
+# Leaves out lists of days ("les 01/02/03/04/05", every pair 31 or less, with '/' or ',') and
+# lists of numbers ("0 5 10 15 20 25": groups of mixed sizes without a first pair).
+_TEL_LOOSE_GAP = rf"(?:[ {_NBSP}]?[/_,.\-–—][ {_NBSP}]?|[ {_NBSP}]{{1,2}})"
+_TEL_LOOSE_RE = re.compile(
+    rf"""
+    (?<![0-9])(?:0|(?<!{_LETTER})[oO])         # "o6", not the end of a word ("bo6")
+    (?:{_TEL_LOOSE_GAP}?[0-9]){{9}}
+    (?![0-9])
+    (?![hH](?:[0-9]|\b))                        # a date + time, as above
+    """,
+    re.VERBOSE,
+)
+_TEL_DIGIT = re.compile(r"[0-9oO]+")
+
+
+def _loose_phone(text: str, start: int):
+    """The match of _TEL_LOOSE_RE at start when it is shaped like a phone number, else None."""
+    m = _TEL_LOOSE_RE.match(text, start)
+    if m is None:
+        return None
+    groups = _TEL_DIGIT.findall(m.group())
+    gaps = set(_TEL_DIGIT.split(m.group())[1:-1])
+    if (len(gaps) != 1 or groups[0][1:2] == "0" or any(len(group) > 2 for group in groups)
+            or not (len(groups) == 10 or len(groups[0]) == 2)):
+        return None
+    if "".join(groups) == "0123456789":
+        return None  # counting
+    if gaps & {"/", ","} and all(int(group.replace("o", "0").replace("O", "0")) <= 31 for group in groups):
+        return None  # a list of days
+    return m
+
 
 # --------------------------------------------------------------------------
 # MEL: e-mail addresses
@@ -343,27 +387,43 @@ _IBAN_RE = re.compile(
     re.VERBOSE,
 )
 
-# Door codes: 4-6 letters/digits holding a digit, right after "code" or
-# "digicode" (+ porte, d'entrée, de la porte, immeuble, pin, ...) and an
-# optional ":", "=", "est", "c'est (le)". Leaves out "code postal 34000",
-# "code promo NOEL20", times ("code 18h30") and codes of 7+ characters
-# (8+ digits are caught above anyway).
+# Codes after a cue: 4-8 letters/digits holding a digit, right after "code" or "digicode"
+# (+ porte, d'entrée, de la porte, immeuble, pin, ...), "porte", "badge", "pin", "mdp", "mot de
+# passe", "interphone", "cadenas", "alarme", and an optional ":", "=", "est", "c'est (le)" or the
+# SMS "c" / "cé"; and plates ("AB-123-CD", "AB 123 CD") after "plaque" or "immat(riculation)".
+# Leaves out "code postal 34000", "code promo NOEL20", times ("code 18h30"), years ("code 2024"),
+# prices ("badge 1500€"), codes of 9+ characters (8+ digits are caught above anyway) and codes
+# without a cue ("4521B" alone: the word scorer and the expert see it).
 _DOOR_QUALIFIERS = (
     "porte", "entrée", "entree", "immeuble", "imm", "portail", "accès", "acces",
     "bâtiment", "batiment", "bât", "bat", "hall", "interphone", "pin",
     "alarme", "garage", "parking", "résidence", "residence", "secret",
 )
+_CODE_CUES = ("code", "digicode", "porte", "badge", "pin", "mdp", "interphone", "cadenas", "alarme")
 _DOOR_CODE_RE = re.compile(
     rf"""
-    \b(?:digi)?code{_END_OF_WORD}
+    \b(?:{_alternation(_CODE_CUES)}|mot[ {_NBSP}]de[ {_NBSP}]passe){_END_OF_WORD}
     (?:[ {_NBSP}]+(?:(?:de[ {_NBSP}]+(?:la[ {_NBSP}]+|l['’])?|d['’]))?
         (?:{_alternation(_DOOR_QUALIFIERS)})(?!\w))?
-    [ {_NBSP}]*(?:(?:[:=]|est|c['’]est|c[ ]est)[ {_NBSP}]*(?:le[ {_NBSP}]+)?)?
+    [ {_NBSP}]*(?:(?:[:=]|est|c['’]est|c[ ]est|c|cé|ce[ ]sera)(?![\w'’])[ {_NBSP}]*(?:le[ {_NBSP}]+)?)?
     (?![0-9]{{1,2}}h[0-9]{{0,2}}(?!\w))            # "code 18h30" is a time
-    (?P<code>(?=[A-Z]{{0,5}}[0-9])[A-Z0-9]{{4,6}})(?![\w\-])
+    (?!(?:19|20)[0-9][0-9](?![\w\-]))             # "code 2024": a year
+    (?P<code>(?=[A-Z]{{0,7}}[0-9])[A-Z0-9]{{4,8}})(?![\w\-])
+    (?![ {_NBSP}]?(?:€|eur|euros?\b|e\b))        # "badge 1500€": a price
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+_PLATE_RE = re.compile(
+    rf"""
+    \b(?:plaque|immat(?:riculation)?){_END_OF_WORD}[^0-9\n]{{0,20}}?
+    (?<![A-Za-z])(?P<code>[A-Z]{{2}}(?P<sep>[ \-]?)[0-9]{{3}}(?P=sep)[A-Z]{{2}})(?![\w\-])
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+# Any cue, in lower case: a cheap test before the patterns above (substring tests on the
+# lower-cased text are four times faster than one case-insensitive regular expression).
+_CODE_CUES_LOWER = ("code", "porte", "badge", "pin", "mdp", "passe", "interphone", "cadenas", "alarme", "plaque",
+                    "immat")
 
 # --------------------------------------------------------------------------
 # Detection
@@ -466,9 +526,11 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
             if m:
                 found.append((start, m.end(), "ADR"))
                 adr_end = m.end()
-    if "ode" in text or "ODE" in text:  # "code", "digicode", "Code", "CODE"
-        for m in _DOOR_CODE_RE.finditer(text):
-            found.append((m.start("code"), m.end("code"), "COD"))
+    lower = text.lower()
+    if any(cue in lower for cue in _CODE_CUES_LOWER):
+        for pattern in (_DOOR_CODE_RE, _PLATE_RE):
+            for m in pattern.finditer(text):
+                found.append((m.start("code"), m.end("code"), "COD"))
 
 
 def _detect_long_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
@@ -485,7 +547,9 @@ def _detect_long_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
         if start and text[start - 1] == "+":
             tel = _TEL_RE.match(text, start - 1)
         if tel is None and text[start] == "0":
-            tel = _TEL_RE.match(text, start)
+            tel = _TEL_RE.match(text, start) or _loose_phone(text, start)
+        if tel is None and start and text[start - 1] in "oO":
+            tel = _loose_phone(text, start - 1)
         if tel:
             found.append((tel.start(), tel.end(), "TEL"))
             busy_end = tel.end()

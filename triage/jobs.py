@@ -26,7 +26,7 @@ from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
 from triage.gold import gold_labels, labelled_gold
 from triage.io import ReadOptions
-from triage.normalise import hide_in_original, nfc_batch, words_in_original
+from triage.normalise import fold_batch, hide_in_original, words_in_original
 from triage.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
@@ -54,13 +54,13 @@ class SeekSummary:
 def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
               chunk_size: int = 5_000) -> Iterator[dict]:
     for chunk in table.pairs(chunk_size):
-        composed, decomposed = nfc_batch([text for _, text in chunk])  # offsets stay the original's
-        analysis = seeker.analyse(composed)
+        folded, folding_maps = fold_batch([text for _, text in chunk])  # analysed folded, offsets stay the original's
+        analysis = seeker.analyse(folded)
         hidden_spans, highlighted = analysis.hidden_spans(), analysis.highlighted()
         for i, (ident, text) in enumerate(chunk):
             label = analysis.message_label(i)
             labels.append(label)
-            offsets = decomposed.get(i)
+            offsets = folding_maps.get(i)
             if words:
                 for word in analysis.result(i).words:
                     start, end = offsets.span(word.start, word.end) if offsets else (word.start, word.end)
@@ -71,8 +71,8 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
                 continue
             hidden = hidden_spans[i]
             if offsets:
-                anonymised, hidden = hide_in_original(seeker.code_for, text, composed[i], hidden, offsets)
-                highlighted[i] = words_in_original(highlighted[i], text, composed[i], offsets)
+                anonymised, hidden = hide_in_original(seeker.code_for, text, folded[i], hidden, offsets)
+                highlighted[i] = words_in_original(highlighted[i], text, folded[i], offsets)
             else:
                 anonymised = seeker.hide(text, hidden)
             yield {

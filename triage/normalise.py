@@ -1,87 +1,275 @@
-"""Composed accents (NFC) for analysis, with offsets that point into the original text.
+"""The text as analysed ("folded"), with offsets that point into the text as written.
 
-Some phones and macOS write accents decomposed (NFD): "Se\u0301bastien" is an "e" and a
-combining acute accent. The tokeniser would split the word at the accent and the lexicons
-hold composed spellings, so such names were released or half hidden. A message that is
-not in NFC is analysed in NFC; every span found is mapped back to the original text,
-always onto whole original characters (a base letter with all its marks).
+Names and numbers reach the analysis in disguise: accents written decomposed (NFD, as some
+phones and macOS write them), look-alike letters from another script (a Cyrillic "а" in
+"Nicolаs"), zero-width or right-to-left control characters inside a word, letters spaced or
+dotted out ("N i c o l a s", "N.i.c.o.l.a.s"), full-width or Arabic-Indic digits, the thin
+spaces of French typography. A message holding any of these is analysed folded:
+
+- accents composed (NFC), cluster by cluster;
+- full-width forms as ASCII, every decimal digit as its ASCII digit, typographic spaces as a
+  space (what NFKC does to them, and nothing else: "…" or "œ" stay as written);
+- invisible characters (zero-width, soft hyphen, bidirectional controls) dropped;
+- in a word that holds a Latin letter, or whose every letter looks Latin, Cyrillic and Greek
+  look-alikes as the Latin letter (Unicode TR 39's mixed- and whole-script confusables;
+  a Russian word stays Russian);
+- four or more single letters spaced or dotted out, with the same separator, joined.
+
+Every span found in the folded text is mapped back onto whole original characters: a base
+letter with all its marks, and the characters dropped inside a span (the zero-width
+characters, spaces and dots inside a disguised name are hidden with it). Codes are made from
+the folded text, so a name gets the same code however it was disguised.
+
+Plain text pays one test: an ASCII text is folded only when a scan of the whole batch finds
+letters spaced out in it, any other text only when it is not NFC or holds a foldable character.
 """
 
 from __future__ import annotations
 
+import bisect
+import re
 import unicodedata
 from dataclasses import dataclass
+
+# Cyrillic and Greek letters drawn like a Latin letter (a curated subset of Unicode's
+# confusables.txt: only whole-letter look-alikes, no accents). One pair a line: look-alike,
+# Latin letter. Edit here: a test checks that each pair maps a non-ASCII letter to an ASCII one.
+CONFUSABLES_TABLE = """
+а a  е e  о o  р p  с c  у y  х x  ѕ s  і i  ј j  ԁ d  һ h  ԛ q  ԝ w  ӏ l
+А A  В B  Е E  К K  М M  Н H  О O  Р P  С C  Т T  У Y  Х X  Ѕ S  І I  Ј J  Ԛ Q  Ԝ W  Ӏ I
+Α A  Β B  Ε E  Ζ Z  Η H  Ι I  Κ K  Μ M  Ν N  Ο O  Ρ P  Τ T  Υ Y  Χ X
+α a  ο o  ι i  ν v  κ k  ρ p  υ u  ϲ c  ϳ j
+ı i
+"""
+CONFUSABLES: dict[str, str] = dict(zip(*[iter(CONFUSABLES_TABLE.split())] * 2))
+
+# Characters a reader does not see: zero-width space, non-joiner and joiner, word joiner,
+# byte-order mark, soft hyphen, and the bidirectional marks, embeddings, overrides and isolates.
+INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u061c") | frozenset(
+    map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+# Typographic spaces (en quad ... hair space, narrow no-break, medium mathematical, ideographic)
+# read as a space; the no-break space U+00A0 is left alone (the detectors know it).
+SPACES = frozenset(map(chr, [*range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]))
+
+
+def _other_digits() -> set[str]:
+    """The decimal digits other than ASCII's. They come in blocks of ten from a zero, so
+    every tenth code point meets each block (1 ms, where testing them all takes 15)."""
+    zeros = {point - unicodedata.decimal(chr(point)) for point in range(0x80, 0x20000, 10) if chr(point).isdecimal()}
+    return {chr(zero + digit) for zero in zeros for digit in range(10)}
+
+
+def _character_class(chars) -> str:
+    """A regular-expression class of chars, consecutive code points as ranges (`re` tests
+    a long list of single characters one by one)."""
+    points, ranges = sorted(map(ord, chars)), []
+    for point in points:
+        if ranges and ranges[-1][1] == point - 1:
+            ranges[-1][1] = point
+        else:
+            ranges.append([point, point])
+    return "[" + "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges) + "]"
+
+
+# Any character folding may change, found by one character class (a cheap test before the
+# work). Split at the end of the Basic Multilingual Plane, where `re` tests a class in one step
+# (beyond it, range by range): the first test stops at any astral character (an emoji, mostly),
+# and only then are the astral characters that fold looked for.
+_FOLDING = INVISIBLE | SPACES | set(CONFUSABLES) | _other_digits() | set(map(chr, range(0xFF01, 0xFF5F)))
+_FOLDABLE = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"})[:-1] + "\U00010000-\U0010ffff]")
+_FOLDABLE_BMP = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"}))
+_FOLDABLE_ASTRAL = re.compile(_character_class({char for char in _FOLDING if char > "\uffff"}))
+_LETTER = r"[^\W\d_]"
+# Four or more single letters with one separator, a space or a dot, between each two.
+SPACED_LETTERS = re.compile(
+    rf"(?<![\w.'’\-]){_LETTER}(?P<sep>[ .]){_LETTER}(?:(?P=sep){_LETTER}){{2,}}(?![\w'’\-])"
+)
+# What the middle of every such run holds ("N i c o l a s": " i c "), starting with a character
+# class so that `re` scans a batch for it fast; common ("il y a un"), so only a hint.
+# Its letters are spelled as ranges (Latin, Greek, Cyrillic: letters of other scripts reach
+# SPACED_LETTERS only when the text is folded for another reason): a fifth faster than \w.
+_HINT_LETTER = "[A-Za-z\u00c0-\u024f\u0370-\u04ff]"
+_SPACED_HINT = re.compile(rf"[ .]{_HINT_LETTER}[ .]{_HINT_LETTER}[ .]")
+_WORD = re.compile(rf"{_LETTER}+")
 
 
 @dataclass(frozen=True)
 class OffsetMap:
-    """For each character of the NFC text, where its original cluster starts and ends."""
+    """For each character of the folded text, where its original characters start and end."""
 
     starts: tuple[int, ...]
     ends: tuple[int, ...]
 
     def span(self, start: int, end: int) -> tuple[int, int]:
-        """The original span covering NFC text[start:end] (end > start)."""
+        """The original span covering folded text[start:end] (end > start)."""
         return self.starts[start], self.ends[end - 1]
 
 
+class _Folding:
+    """The folded characters with, for each, the original span it stands for."""
+
+    def __init__(self, text: str):
+        self.chars: list[str] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        cluster = 0
+        for index in range(1, len(text) + 1):
+            if index < len(text) and unicodedata.combining(text[index]):
+                continue  # a mark belongs to the cluster of the character before it
+            composed = unicodedata.normalize("NFC", text[cluster:index])
+            self.chars += composed
+            self.starts += [cluster] * len(composed)
+            self.ends += [index] * len(composed)
+            cluster = index
+
+    def replace(self, index: int, char: str) -> None:
+        self.chars[index] = char
+
+    def drop(self, drop) -> None:
+        """Drop the characters at the indexes where drop(index) is true; each one's original
+        span goes to the character kept before it, or when that is white space (or none), to
+        the one kept after it: what is hidden with a word is what touches it."""
+        chars, starts, ends, pending = [], [], [], None
+        for index, char in enumerate(self.chars):
+            if drop(index):
+                if pending is None and chars and not chars[-1].isspace():
+                    ends[-1] = self.ends[index]
+                elif pending is None:
+                    pending = self.starts[index]
+                continue
+            chars.append(char)
+            starts.append(self.starts[index] if pending is None else pending)
+            ends.append(self.ends[index])
+            pending = None
+        if pending is not None and ends:  # dropped characters end the text: the last one kept
+            ends[-1] = self.ends[-1]
+        self.chars, self.starts, self.ends = chars, starts, ends
+
+    def text(self) -> str:
+        return "".join(self.chars)
+
+
+def _fold_characters(folding: _Folding) -> None:
+    for index, char in enumerate(folding.chars):
+        if char.isascii():
+            continue
+        if char in SPACES:
+            folding.replace(index, " ")
+        elif "\uff01" <= char <= "\uff5e":  # full-width ASCII
+            folding.replace(index, chr(ord(char) - 0xFEE0))
+        elif char.isdecimal():
+            folding.replace(index, str(unicodedata.decimal(char)))
+    folding.drop(lambda index: folding.chars[index] in INVISIBLE)
+
+
+def _fold_confusables(folding: _Folding) -> None:
+    text = folding.text()
+    for word in _WORD.finditer(text):
+        letters = word.group()
+        look_alikes = [i for i, char in enumerate(letters) if char in CONFUSABLES]
+        if look_alikes and (len(look_alikes) == len(letters) or any(
+                char.isascii() or "LATIN" in unicodedata.name(char, "") for char in letters)):
+            for i in look_alikes:
+                folding.replace(word.start() + i, CONFUSABLES[letters[i]])
+
+
+def _join_spaced_letters(folding: _Folding) -> None:
+    inside = set()
+    for run in SPACED_LETTERS.finditer(folding.text()):
+        inside.update(range(run.start() + 1, run.end(), 2))  # the separators
+    if inside:
+        folding.drop(inside.__contains__)
+
+
+def _needs_folding(text: str) -> bool:
+    """Whether a character of the text folds (letters spaced out aside)."""
+    if text.isascii():
+        return False
+    if not unicodedata.is_normalized("NFC", text):
+        return True
+    found = _FOLDABLE.search(text)
+    if found is None or found.group() <= "\uffff":
+        return found is not None
+    return bool(_FOLDABLE_BMP.search(text, found.end()) or _FOLDABLE_ASTRAL.search(text))
+
+
+def fold(text: str) -> tuple[str, OffsetMap | None]:
+    """(folded text, map back) or (text, None) when there is nothing to fold, or when the text
+    cannot be composed cluster by cluster (then it is analysed as written)."""
+    if not _needs_folding(text) and not SPACED_LETTERS.search(text):
+        return text, None
+    folding = _Folding(text)
+    if folding.text() != unicodedata.normalize("NFC", text):  # e.g. Hangul jamo compose across clusters
+        return text, None
+    _fold_characters(folding)
+    _fold_confusables(folding)
+    _join_spaced_letters(folding)
+    folded = folding.text()
+    if folded == text:
+        return text, None
+    return folded, OffsetMap(tuple(folding.starts), tuple(folding.ends))
+
+
 def to_nfc(text: str) -> tuple[str, OffsetMap | None]:
-    """(NFC text, map back) or (text, None) when the text is already NFC, or when it cannot
-    be composed cluster by cluster (then it is analysed as written)."""
+    """(NFC text, map back) or (text, None) when the text is already NFC or cannot be composed
+    cluster by cluster: the composing step of fold() alone."""
     if unicodedata.is_normalized("NFC", text):
         return text, None
-    pieces: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    cluster = 0
-    for index in range(1, len(text) + 1):
-        if index < len(text) and unicodedata.combining(text[index]):
-            continue  # a mark belongs to the cluster of the character before it
-        composed = unicodedata.normalize("NFC", text[cluster:index])
-        pieces.append(composed)
-        starts += [cluster] * len(composed)
-        ends += [index] * len(composed)
-        cluster = index
-    normalised = "".join(pieces)
-    if normalised != unicodedata.normalize("NFC", text):  # e.g. Hangul jamo compose across clusters
+    folding = _Folding(text)
+    if folding.text() != unicodedata.normalize("NFC", text):
         return text, None
-    return normalised, OffsetMap(tuple(starts), tuple(ends))
+    return folding.text(), OffsetMap(tuple(folding.starts), tuple(folding.ends))
 
 
 def spans_to_original(spans, offsets: OffsetMap) -> list[tuple[int, int, str]]:
-    """[start, end, tag] spans of the NFC text as spans of the original text."""
+    """[start, end, tag] spans of the folded text as spans of the original text."""
     return [(*offsets.span(start, end), tag) for start, end, tag in spans]
 
 
-def nfc_batch(texts: list[str]) -> tuple[list[str], dict[int, OffsetMap]]:
-    """The NFC texts of a batch and the maps of the messages that changed (usually none)."""
-    normalised, maps = list(texts), {}
+def _spaced_out(texts: list[str]) -> set[int]:
+    """The indexes of the texts holding letters spaced or dotted out: one scan of the batch
+    (the separators are never a line break, so no run crosses from one text to the next)."""
+    joined = "\n".join(texts)
+    if not _SPACED_HINT.search(joined):
+        return set()
+    line_starts, at = [], 0
+    for text in texts:
+        line_starts.append(at)
+        at += len(text) + 1
+    hinted = {bisect.bisect_right(line_starts, hint.start()) - 1 for hint in _SPACED_HINT.finditer(joined)}
+    return {index for index in hinted if SPACED_LETTERS.search(texts[index])}
+
+
+def fold_batch(texts: list[str]) -> tuple[list[str], dict[int, OffsetMap]]:
+    """The folded texts of a batch and the maps of the messages that changed (usually none)."""
+    folded, maps = list(texts), {}
+    spaced = _spaced_out(texts)
     for index, text in enumerate(texts):
-        if not text.isascii():
-            composed, offsets = to_nfc(text)
+        if index in spaced or _needs_folding(text):
+            analysed, offsets = fold(text)
             if offsets is not None:
-                normalised[index], maps[index] = composed, offsets
-    return normalised, maps
+                folded[index], maps[index] = analysed, offsets
+    return folded, maps
 
 
-def hide_in_original(code_for, original: str, composed: str, spans, offsets: OffsetMap):
+def hide_in_original(code_for, original: str, folded: str, spans, offsets: OffsetMap):
     """(the original text with each span replaced by its code, the spans in the original).
-    Codes are made from the composed text, so that a name has the same code however its
-    accents were written."""
+    Codes are made from the folded text, so that a name has the same code however it was
+    written."""
     mapped = spans_to_original(spans, offsets)
     parts, last = [], 0
     for (start, end, tag), (o_start, o_end, _) in zip(spans, mapped):
-        parts += [original[last:o_start], code_for(composed, start, end, tag)]
+        parts += [original[last:o_start], code_for(folded, start, end, tag)]
         last = o_end
     parts.append(original[last:])
     return "".join(parts), mapped
 
 
-def words_in_original(words: list[str], original: str, composed: str, offsets: OffsetMap) -> list[str]:
-    """Words found in the composed text, as they are written in the original (so that a
-    reader or the review page finds them in the message)."""
+def words_in_original(words: list[str], original: str, folded: str, offsets: OffsetMap) -> list[str]:
+    """Words found in the folded text, as they are written in the original (so that a reader
+    or the review page finds them in the message)."""
     found = []
     for word in words:
-        at = composed.find(word) if word else -1
+        at = folded.find(word) if word else -1
         found.append(original[slice(*offsets.span(at, at + len(word)))] if at >= 0 else word)
     return found
