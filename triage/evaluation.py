@@ -26,11 +26,21 @@ from triage.combiner import BudgetPolicy, Decision, Evidence, EvidenceBatch, Pap
 from triage.features.counts import message_counts
 from triage.gold import GoldMessage
 from triage.names import CorpusStats, word_features
-from triage.schema import EXPERT, TA
+from triage.schema import DEFAULT_HIDE, EXPERT, TA
 from triage.seekhide import SeekResult
 from triage.training import AnalysedGold, evidence_from
 
 BUDGETS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
+
+
+def hidden_gold(analysed: AnalysedGold, hide) -> AnalysedGold:
+    """The gold set as the measures read it under `hide`: only the spans of hidden categories
+    are to hide (readable = a leak), so the words of the other spans are ordinary words (hidden =
+    over-masking)."""
+    from dataclasses import replace
+
+    gold = [GoldMessage(m.text, m.label, [s for s in m.spans if s[2] in hide], m.group) for m in analysed.gold]
+    return replace(analysed, gold=gold)
 
 
 def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decisions: list[Decision]) -> dict:
@@ -250,17 +260,17 @@ def policy_curve(analysed: AnalysedGold, evidence: list[Evidence], budgets=BUDGE
 # ---------------------------------------------------------------------- the command
 
 
-def evidence_from_model(analysed: AnalysedGold, predictor) -> list[Evidence]:
+def evidence_from_model(analysed: AnalysedGold, predictor, hide=DEFAULT_HIDE) -> list[Evidence]:
     X = analysed.X
     if predictor.normalise or predictor.feature_set != analysed.feature_set:
         X = message_counts(analysed.analysis, predictor.feature_set, predictor.normalise)
     scores = predictor.predict_proba(X)
     if predictor.word_forest is None:
-        return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows])
+        return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows], hide)
     stats = CorpusStats.from_texts((m.text for m in analysed.gold), reference=predictor.metadata.get("training_size"))
     analysed.word_rows = word_features(analysed.analysis, stats, predictor.spelling)
     probs = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0) for i, f in analysed.word_rows]
-    return evidence_from(analysed, scores, probs)
+    return evidence_from(analysed, scores, probs, hide)
 
 
 def _pct(x: float) -> str:
@@ -273,6 +283,9 @@ def end_to_end_markdown(data: dict, seek_tables: str) -> str:
         "",
         f"Models: {data['how']}. Messages sent to the expert are assumed perfectly handled; TA messages are "
         "released with what the machines hid; NTA messages are released untouched.",
+        "",
+        f"Categories hidden (--hide): {', '.join(data.get('hide') or DEFAULT_HIDE)}. Only the gold spans of these "
+        "categories count as leaks when readable; hiding a word of another category counts as over-masking.",
         "",
         "| policy | expert budget | residual span rate | message leak rate | expert share | over-masking |",
         "|---|---|---|---|---|---|",
@@ -289,7 +302,7 @@ def end_to_end_markdown(data: dict, seek_tables: str) -> str:
     chosen = data["chosen"]["residual_by_type"]
     lines += [
         "",
-        f"Gold spans: {paper['gold_spans']:,} in {paper['messages']:,} messages. Left readable by the chosen policy, by type: "
+        f"Gold spans of the hidden categories: {paper['gold_spans']:,} in {paper['messages']:,} messages. Left readable by the chosen policy, by type: "
         + ", ".join(f"{kind} {v['readable']}/{v['spans']}" for kind, v in chosen.items()) + ".",
         "",
         f"Message model (threshold 0.5): accuracy {model['accuracy']:.3f}, balanced accuracy "

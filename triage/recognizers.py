@@ -7,7 +7,8 @@ a linguist can edit (dictionaries/places, dictionaries/brands, dictionaries/nick
   places of places/foreign_places.txt) after a place cue ("à Lyon", "sur Paris", "en Espagne",
   "au Maroc"), or, with no cue, written with a capital and not a first name ("Perpignan c'était
   top"). A first name that is also a place (Florence, Nancy) is a place only after a place cue;
-  after a person cue ("avec Florence") or alone it stays a first name. Two-word places
+  after a person cue ("avec Florence") or alone it stays a first name. A place the word scorer
+  hides is tagged LIE whatever its context, unless it is also a first name. Two-word places
   ("La Rochelle") count when both words are there.
 - A brand is a word of brands/brands.tsv: in any case, or only capitalised for brands that are
   ordinary words or names too (Carrefour, Leclerc).
@@ -95,7 +96,7 @@ class Recognised:
 
     tag: np.ndarray  # (tokens,) "LIE" / "MAR" / "SUR" / "", as objects: found, hidden when asked
     # (tokens,) the tag of a word the word scorer hides: `tag`, or LIE for a place that is no first
-    # name wherever it stands ("Perpignan c'était loin": a place is never hidden as a first name).
+    # name wherever it stands ("train pour Marseille": a place is never hidden as a first name).
     scorer_tag: np.ndarray
 
 
@@ -134,7 +135,7 @@ def recognise(analysis: Analysis) -> Recognised:
             pairs.append((t, nxt))
             place[nxt], cue[nxt] = True, place_cue[t]
     strong = written | ~f["ordinary"]
-    lie = place & strong & ~person_cue & (
+    lie = place & strong & ~(person_cue & f["first_name"]) & (
         cue | (written & ~f["first_name"] & (~a.sentence_start | ~f["ordinary"]))
     )
     for t, nxt in pairs:
@@ -146,7 +147,7 @@ def recognise(analysis: Analysis) -> Recognised:
     tag[lie] = "LIE"
     tag[mar] = "MAR"
     scorer_tag = tag.copy()
-    scorer_tag[(tag == "") & place & ~f["first_name"] & ~person_cue] = "LIE"
+    scorer_tag[(tag == "") & place & ~f["first_name"]] = "LIE"
     return Recognised(tag, scorer_tag)
 
 
