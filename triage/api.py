@@ -297,7 +297,8 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
 
 
 def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
-            columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False) -> Release:
+            columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False,
+            hide: str | Sequence[str] = "default") -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
     were classified (a DataFrame or a file), for their other columns."""
@@ -309,7 +310,8 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
     given_classified = _classified(classified)
     summary = run_release(_records(given_classified), None, workspace=workspace, style=style, seed=seed,
                           columns=list(chosen) if chosen else None, input_path=given,
-                          withhold_undecided=withhold_undecided, command=f"triage.corpus_release(style={style!r})")
+                          withhold_undecided=withhold_undecided, hide=hide,
+                          command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 
 

@@ -508,6 +508,7 @@ def release(
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
     excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
+    hide: Annotated[str, typer.Option("--hide", help="The categories classify hid (its --hide), stated in the datasheet. " + HIDE_HELP)] = "default",
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
@@ -515,7 +516,7 @@ def release(
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
-                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force)
+                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:
