@@ -43,7 +43,7 @@ _VOWELS = frozenset("aeiouy")
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
-          "place_cue", "person_cue", "nickname", "place_head")
+          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head")
 
 
 def brands() -> dict[str, str]:
@@ -64,10 +64,11 @@ def places(lexicons: Lexicons) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def is_reduplication(folded: str) -> bool:
-    """jeje, titi, Domdom, Yanyan: a repeated syllable of two or more letters with a vowel."""
+    """jeje, titi, Domdom, Yanyan: a repeated syllable of two or three letters with a vowel
+    (not chercher, not lélélélé)."""
     n = len(folded)
     half = folded[: n // 2]
-    return 4 <= n <= 8 and n % 2 == 0 and half == folded[n // 2 :] and folded.isalpha() and bool(_VOWELS & set(half))
+    return 4 <= n <= 6 and n % 2 == 0 and half == folded[n // 2 :] and folded.isalpha() and bool(_VOWELS & set(half))
 
 
 def _flags(lexicons: Lexicons, text: str) -> tuple:
@@ -86,6 +87,7 @@ def _flags(lexicons: Lexicons, text: str) -> tuple:
         key in PLACE_CUES,
         key.rstrip(".") in _PERSON_ONLY_CUES,
         is_reduplication(folded) and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS,
+        lexicons.lookup(key)[1],  # an ordinary word, accents aside (tete is tête)
         key in heads,
     )
 
@@ -141,13 +143,14 @@ def recognise(analysis: Analysis) -> Recognised:
     for t, nxt in pairs:
         lie[t] = lie[nxt]
     mar = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
-    sur = f["nickname"] & ~f["first_name"] & (~f["ordinary"] | person_cue)
+    sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
     tag = np.full(len(a.kind), "", dtype=object)
     tag[sur] = "SUR"
     tag[lie] = "LIE"
     tag[mar] = "MAR"
     scorer_tag = tag.copy()
-    scorer_tag[(tag == "") & place & ~f["first_name"]] = "LIE"
+    plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
+    scorer_tag[(tag == "") & place & ~plain & ~f["first_name"]] = "LIE"
     return Recognised(tag, scorer_tag)
 
 
