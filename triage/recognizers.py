@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
-from triage.schema import Span
+from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import K_WORD, L_ANTI, Analysis
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -40,6 +40,13 @@ NICKNAME_EXCEPTIONS = word_list("nicknames/exceptions.txt")
 # Person cues that are no place cues: "à" and "de" announce places more than people.
 _PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
 _VOWELS = frozenset("aeiouy")
+
+# Tags as small integers over the tokens of a batch (0: none): comparisons of strings over
+# every token would cost classify more than the recognizers themselves.
+TAG_CODES = ("", *HIDE_TAGS)
+_CODE = {tag: i for i, tag in enumerate(TAG_CODES)}
+_TAGS = np.asarray(TAG_CODES, dtype=object)
+NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
@@ -96,10 +103,11 @@ def _flags(lexicons: Lexicons, text: str) -> tuple:
 class Recognised:
     """The recognizers' verdict on a batch: per token, the tag of what it is ('' for none)."""
 
-    tag: np.ndarray  # (tokens,) "LIE" / "MAR" / "SUR" / "", as objects: found, hidden when asked
+    tag: np.ndarray  # (tokens,) LIE / MAR / SUR / NONE, codes into TAG_CODES: found, hidden when asked
     # (tokens,) the tag of a word the word scorer hides: `tag`, or LIE for a place that is no first
     # name wherever it stands ("train pour Marseille": a place is never hidden as a first name).
     scorer_tag: np.ndarray
+    hidden: np.ndarray | None = None  # (tokens,) hidden before the word scorer, once `apply` has run
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -144,42 +152,44 @@ def recognise(analysis: Analysis) -> Recognised:
         lie[t] = lie[nxt]
     mar = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
     sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
-    tag = np.full(len(a.kind), "", dtype=object)
-    tag[sur] = "SUR"
-    tag[lie] = "LIE"
-    tag[mar] = "MAR"
+    tag = np.zeros(len(a.kind), dtype=np.int8)
+    tag[sur] = SUR
+    tag[lie] = LIE
+    tag[mar] = MAR
     scorer_tag = tag.copy()
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
-    scorer_tag[(tag == "") & place & ~plain & ~f["first_name"]] = "LIE"
+    scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
     return Recognised(tag, scorer_tag)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
           recognised: Recognised | None = None) -> tuple[list[list[Span]], np.ndarray, Recognised]:
     """(per message, the sorted [start, end, TAG] hidden before the word scorer; the message
-    labels (codes into MESSAGE_LABELS) under `hide`; the recognizers' verdict)."""
+    labels (codes into MESSAGE_LABELS) under `hide`; the recognizers' verdict, with which tokens
+    are hidden)."""
     a = analysis
     recognised = recognised or recognise(a)
     seek_positions = np.flatnonzero(a.hidden_mask())
     tag = recognised.tag.copy()
-    seek_tags = np.asarray([t for spans in a.hidden_spans() for _, _, t in spans], dtype=object)
     if len(seek_positions):
-        own = tag[seek_positions] == ""
+        seek_tags = np.fromiter((_CODE.get(t, 0) for spans in a.hidden_spans() for _, _, t in spans),
+                                dtype=np.int8, count=len(seek_positions))
+        own = tag[seek_positions] == NONE
         tag[seek_positions[own]] = seek_tags[own]
-    kept = np.flatnonzero((tag != "") & np.isin(tag, list(hide)))
+    recognised.hidden = hide_mask(hide)[tag]
+    kept = np.flatnonzero(recognised.hidden)
     hidden: list[list[Span]] = [[] for _ in range(len(a))]
-    for t, start, end, m in zip(kept.tolist(), a.start[kept].tolist(), a.end[kept].tolist(),
-                                a.message[kept].tolist()):
-        hidden[m].append((start, end, tag[t]))
+    for start, end, m, code in zip(a.start[kept].tolist(), a.end[kept].tolist(), a.message[kept].tolist(),
+                                   tag[kept].tolist()):
+        hidden[m].append((start, end, TAG_CODES[code]))
     # Labels: TA with something hidden; else NTA when every word is ordinary or recognised
     # (a place left readable is settled), else UNTAGGED (as Seek&Hide says).
     n = len(a)
     something = np.bincount(a.message[kept], minlength=n) > 0
     words = np.flatnonzero(a.kind == K_WORD)
-    unsettled_words = words[(a.label[words] != L_ANTI) & (tag[words] == "")]
+    unsettled_words = words[(a.label[words] != L_ANTI) & (tag[words] == NONE)]
     unsettled = np.bincount(a.message[unsettled_words], minlength=n) > 0
     labels = np.where(something, 0, np.where(unsettled, 2, 1)).astype(np.int8)
-    # Messages whose Seek&Hide items all stay hidden keep Seek&Hide's own label.
     return hidden, labels, recognised
 
 
@@ -189,10 +199,13 @@ def candidates(analysis: Analysis, recognised: Recognised, hidden: list[list[Spa
     brand or nickname keeps the recognizers' tag; a candidate of a category not in `hide` can
     neither be hidden nor make its message risky (its probability becomes 0)."""
     own = recognised.scorer_tag[tokens]
-    tags = [o or t for o, t in zip(own.tolist(), tags)]
-    probability = np.where(np.isin(np.asarray(tags, dtype=object), list(hide)), probability, 0.0)
-    kept = {(m, start) for m, spans in enumerate(hidden) for start, _, _ in spans}
-    taken = np.fromiter(((m, s) in kept for m, s in zip(analysis.message[tokens].tolist(),
-                                                         analysis.start[tokens].tolist())),
-                        dtype=bool, count=len(tokens))
-    return tags, probability, taken
+    if own.any():
+        tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
+    codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
+    probability = np.where(hide_mask(hide)[codes], probability, 0.0)
+    return tags, probability, recognised.hidden[tokens]
+
+
+def hide_mask(hide) -> np.ndarray:
+    """Which tag codes (TAG_CODES) are hidden under `hide`."""
+    return np.asarray([tag in hide for tag in TAG_CODES], dtype=bool)
