@@ -72,7 +72,7 @@ class Classifier:
             return EvidenceBatch(seekhide, scores, hidden)
         tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
         tags, probability, taken = recognizers.candidates(
-            analysis, recognised, hidden, tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
+            recognised, tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
             self._word_probabilities(analysis, X, keys), self.hide)
         return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens],
                              analysis.end[tokens], tags, probability, taken)

@@ -193,8 +193,7 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
     return hidden, labels, recognised
 
 
-def candidates(analysis: Analysis, recognised: Recognised, hidden: list[list[Span]], tokens: np.ndarray,
-               tags: list[str], probability: np.ndarray, hide) -> tuple[list[str], np.ndarray, np.ndarray]:
+def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], probability: np.ndarray, hide) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(tag, P(name), already hidden) of the word scorer's candidate words at `tokens`: a place,
     brand or nickname keeps the recognizers' tag; a candidate of a category not in `hide` can
     neither be hidden nor make its message risky (its probability becomes 0)."""

@@ -62,7 +62,7 @@ def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[n
     tokens = np.asarray([words[first_word[m] + i] for m, (indices, _) in enumerate(analysed.word_rows)
                          for i in indices], dtype=np.int64)
     probs = np.concatenate([np.asarray(p, dtype=float) for p in word_probs]) if word_probs else np.zeros(0)
-    tags, probs, _ = recognizers.candidates(a, recognised, hidden, tokens,
+    tags, probs, _ = recognizers.candidates(recognised, tokens,
                                             candidate_tags(a, tokens, default_spelling(a.seeker.lexicons)),
                                             probs, frozenset(hide))
     evidence, k = [], 0
