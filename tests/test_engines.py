@@ -232,8 +232,8 @@ def recorded_builds(monkeypatch):
     seen = []
 
     class Recorder:
-        def __init__(self, predictor, policy, budget, stats=None, output_format="csv"):
-            seen.append((predictor, policy, budget, stats, lexicons.default_user_directory()))
+        def __init__(self, predictor, policy, budget, stats=None, output_format="csv", hide=()):
+            seen.append((predictor, policy, budget, stats, lexicons.default_user_directory(), hide))
 
     class Default:
         cache_clear = staticmethod(lambda: seen.append("cache cleared"))
@@ -248,10 +248,12 @@ def test_spec_builds_with_the_parents_user_lexicon(tmp_path, recorded_builds):
     (tmp_path / "model.triage").write_bytes(b"modele")
     (tmp_path / "mes-mots").mkdir()
     (tmp_path / "mes-mots" / "names.txt").write_text("kevin\n", encoding="utf-8")
-    spec = engines.ClassifierSpec(tmp_path / "model.triage", None, 0.2, user_lexicon_dir=str(tmp_path / "mes-mots"))
+    spec = engines.ClassifierSpec(tmp_path / "model.triage", None, 0.2, user_lexicon_dir=str(tmp_path / "mes-mots"),
+                                  hide=("PRE", "LIE"))
     spec.build()
     spec.build()
-    built = (("predictor", tmp_path / "model.triage"), None, 0.2, None, tmp_path / "mes-mots")
+    # The workers hide what the parent was asked to hide.
+    built = (("predictor", tmp_path / "model.triage"), None, 0.2, None, tmp_path / "mes-mots", ("PRE", "LIE"))
     # The lexicons loaded with another user directory are dropped, once.
     assert recorded_builds == ["cache cleared", built, built]
 

@@ -12,14 +12,14 @@ from json.encoder import encode_basestring  # json.dumps' own escaping, one stri
 
 import numpy as np
 
-from triage import combiner, io
+from triage import combiner, io, recognizers
 from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
 from triage.features.counts import message_counts
 from triage.lexicons import TITLES
 from triage.names import candidate_rows, candidate_tags
 from triage.normalise import fold_batch, hide_in_original, words_in_original
-from triage.schema import CLASSIFY_COLUMNS, MESSAGE_LABELS, NTA, TA
+from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
 from triage.seekhide import SeekAndHide, hidden_json
 
 _SEEKHIDE, _DECISION = CLASSIFY_COLUMNS.index("seekhide"), CLASSIFY_COLUMNS.index("decision")
@@ -46,7 +46,7 @@ class Classifier:
     """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
     def __init__(self, predictor, policy: str | None = None, budget: float = 0.10, lexicons=None, stats=None,
-                 output_format: str = "csv"):
+                 output_format: str = "csv", hide=DEFAULT_HIDE):
         self.lexicons = lexicons or lexicon_module.default()
         self.seeker = SeekAndHide(self.lexicons)
         self.predictor = predictor
@@ -60,20 +60,22 @@ class Classifier:
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
         self.output_format = output_format
+        self.hide = frozenset(hide)  # the categories to hide (--hide)
         self._scores: dict[int, float] = {}
         self._scores_for = None
 
     def evidence(self, analysis, scores):
         """What the machines say about a batch of messages (candidate words scored at once)."""
-        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[analysis.labels]
+        hidden, labels, recognised = recognizers.apply(analysis, self.hide)
+        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[labels]
         if self.predictor.word_forest is None:
-            return EvidenceBatch(seekhide, scores, analysis.hidden_spans())
+            return EvidenceBatch(seekhide, scores, hidden)
         tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
-        return EvidenceBatch(
-            seekhide, scores, analysis.hidden_spans(), analysis.message[tokens], analysis.start[tokens],
-            analysis.end[tokens], candidate_tags(analysis, tokens), self._word_probabilities(analysis, X, keys),
-            analysis.hidden_mask()[tokens],
-        )
+        tags, probability, taken = recognizers.candidates(
+            recognised, tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
+            self._word_probabilities(analysis, X, keys), self.hide)
+        return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens],
+                             analysis.end[tokens], tags, probability, taken)
 
     def _word_probabilities(self, analysis, X, keys):
         """The scorer's P(name) of each row. Candidate words recur in the same context (SMS

@@ -112,6 +112,12 @@ def read_options(text_column, id_column, label_column, encoding, delimiter, on_b
     )
 
 
+HIDE_HELP = ("Categories to hide, comma-separated: PRE NOM SUR TEL MEL URL ADR COD LIE MAR; 'default' is "
+             "PRE,NOM,SUR,TEL,MEL,URL,ADR,COD (people, contact details, identifiers), so 'default,LIE,MAR' also "
+             "hides places and brands.")
+Hide = Annotated[str, typer.Option("--hide", help=HIDE_HELP)]
+
+
 @app.command()
 def seek(
     input: InputPath,
@@ -146,6 +152,7 @@ def classify(
     queue: Annotated[Optional[Path], typer.Option("--queue", help="Also write the expert's work queue (.csv, .jsonl or .html).")] = None,
     policy: Annotated[Optional[str], typer.Option("--policy", help="Combination policy: budget or paper (Table 2). Default: the model's.")] = None,
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Share of messages a human may read (budget policy).")] = 0.10,
+    hide: Hide = "default",
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use (dask: workers of the local cluster).")] = 1,
     engine: Annotated[str, typer.Option("--engine", help="Where chunks are classified: local, or dask (needs the 'dask' extra).")] = "local",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="With --engine dask: address of a running scheduler, e.g. tcp://host:8786 (default: a local cluster).")] = None,
@@ -166,7 +173,7 @@ def classify(
         check_workspace_path(workspace, [input] + ([output] if output else []))
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
-        policy=policy, budget=expert_budget, jobs=jobs, engine=engine, scheduler=scheduler,
+        policy=policy, budget=expert_budget, hide=hide, jobs=jobs, engine=engine, scheduler=scheduler,
         force=force or output is None, queue_force=force,
         read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
         progress=sys.stderr.isatty(),
@@ -388,6 +395,7 @@ def evaluate(
     model: Annotated[Optional[Path], typer.Option("--model", help="Evaluate this trained model instead of cross-validating.")] = None,
     policy: Annotated[str, typer.Option("--policy", help="budget or paper (Table 2).")] = "budget",
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Share of messages a human may read.")] = 0.10,
+    hide: Hide = "default",
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set when cross-validating.")] = "rich",
@@ -406,7 +414,7 @@ def evaluate(
     folder, replace = _report_folder("evaluate", out_dir, force, [gold, model])
     with _busy("cross-validating and scoring the release"):
         report = run_evaluate(
-            gold, folder, model_path=model, policy=policy, budget=expert_budget, folds=folds, seed=seed,
+            gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed,
             feature_set=feature_set, ablation=ablation, force=replace,
             read=read_options(text_column, None, label_column, encoding, delimiter, "error"),
         )
@@ -500,6 +508,7 @@ def release(
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
     excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
+    hide: Annotated[str, typer.Option("--hide", help="The categories classify hid (its --hide), stated in the datasheet. " + HIDE_HELP)] = "default",
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
@@ -507,7 +516,7 @@ def release(
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
-                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force)
+                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:

@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from triage.errors import BadOption
-from triage.schema import EXPERT, NTA, TA, UNTAGGED, Span
+from triage.schema import DEFAULT_HIDE, EXPERT, HIDE_TAGS, NTA, TA, UNTAGGED, Span
 
 
 @dataclass
@@ -187,3 +187,30 @@ def check_budget(budget: float) -> None:
 def get_policy(name: str, **options) -> Policy:
     check_policy(name)
     return POLICIES[name](**options)
+
+
+def parse_hide(hide: str | list[str] | tuple[str, ...] | frozenset[str] | set[str]) -> tuple[str, ...]:
+    """The categories to hide (`--hide`), in HIDE_TAGS order, from a comma-separated list of
+    tags; `default` stands for DEFAULT_HIDE, so "default,LIE,MAR" is the default plus places
+    and brands. A list or set of tags is read the same way (the Python API)."""
+    parts = hide.split(",") if isinstance(hide, str) else list(hide)
+    chosen: set[str] = set()
+    for part in parts:
+        tag = str(part).strip().upper()
+        if tag == "DEFAULT":
+            chosen.update(DEFAULT_HIDE)
+        elif tag in HIDE_TAGS:
+            chosen.add(tag)
+        elif tag:
+            raise BadOption(f"unknown category {str(part).strip()!r} in --hide; choose among "
+                            f"{', '.join(HIDE_TAGS)} or 'default' ({','.join(DEFAULT_HIDE)})")
+    if not chosen:
+        raise BadOption(f"--hide names no category; choose among {', '.join(HIDE_TAGS)} or 'default'")
+    return tuple(tag for tag in HIDE_TAGS if tag in chosen)
+
+
+def hide_text(hide: tuple[str, ...]) -> str:
+    """The categories of `hide` as a user reads them: 'default' plus what is added."""
+    if set(DEFAULT_HIDE) <= set(hide):
+        return ",".join(["default", *(tag for tag in hide if tag not in DEFAULT_HIDE)])
+    return ",".join(hide)

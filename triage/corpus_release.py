@@ -24,7 +24,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from triage import io, outputs
+from triage.combiner import hide_text, parse_hide
 from triage.review_workspace import Workspace, check_workspace_path, default_path
+from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
 from triage.surrogates import Surrogates, entity_key
 
 STYLES = ("tags", "pseudonyms", "surrogates")
@@ -123,11 +125,15 @@ def run_release(
     input_path: str | os.PathLike[str] | None = None,
     force: bool = False,
     command: str | None = None,
+    hide: str | tuple[str, ...] = "default",
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
-    `output`, both kept in the summary (the Python API)."""
+    `output`, both kept in the summary (the Python API). `hide` names the categories the
+    corpus was classified to hide (classify's --hide): the datasheet states them, since a
+    reader must know that, say, places are left readable."""
     if style not in STYLES:
         raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
+    hide = parse_hide(hide)
     ws_path = Path(workspace) if workspace else default_path(classified)
     inputs = [classified, ws_path] + ([input_path] if input_path is not None else [])
     name = io.source_name(classified)
@@ -194,7 +200,7 @@ def run_release(
         workspace_meta = opened.meta()
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
-        routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command,
+        routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
     )
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
@@ -245,7 +251,7 @@ def _file_name(source) -> str:
 
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
-               command) -> dict:
+               command, hide=DEFAULT_HIDE) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -263,12 +269,31 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         },
         "messages": {"released": sum(routes.values()), "withheld_undecided": withheld,
                      **{route: routes.get(route, 0) for route in ("machine", "reviewer", "audit")}},
+        "hidden_categories": list(hide),
+        "readable_categories": [tag for tag in HIDE_TAGS if tag not in hide],
         "hidden_items_by_tag": dict(sorted(tags.items())),
         "audit": audit,
         "lexicons_fingerprint": lexicon_module.default().fingerprint,
         "model": meta.get("model"),
         "review_workspace": {"synced": meta.get("synced"), "created": meta.get("created")},
     }
+
+
+def _categories_lines(sheet: dict) -> list[str]:
+    """The categories hidden and left readable, in words (older datasheets: the default)."""
+    hidden = sheet.get("hidden_categories") or list(DEFAULT_HIDE)
+    readable = sheet.get("readable_categories", [t for t in HIDE_TAGS if t not in hidden])
+
+    def words(tags):
+        return ", ".join(f"{TAG_WORDS[t]}s ({t})" for t in tags)
+
+    lines = [f"Hidden (`--hide {hide_text(tuple(hidden))}`): {words(hidden)}."]
+    if readable:
+        lines.append(f"Left readable by design: {words(readable)}.")
+    extra = [t for t in sheet.get("hidden_items_by_tag", {}) if t not in hidden]
+    if extra:
+        lines.append(f"Also hidden by a reviewer or an earlier run: {', '.join(extra)}.")
+    return lines
 
 
 def datasheet_markdown(sheet: dict) -> str:
@@ -287,6 +312,8 @@ def datasheet_markdown(sheet: dict) -> str:
         f"- Style: {sheet['style']}: {style}",
         f"- Columns: {', '.join(sheet['columns'])} (the raw text and the working columns are not included)",
         f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
+        "", "## What is hidden", "",
+        *_categories_lines(sheet),
         "", "## Messages by route", "",
         "| route | messages |", "|---|---|",
         f"| released by the machines | {m['machine']:,} |",

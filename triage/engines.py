@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from triage import io
+from triage.schema import DEFAULT_HIDE
 
 if TYPE_CHECKING:
     from triage.names import CorpusStats
@@ -83,6 +84,7 @@ class ClassifierSpec:
     model_digest: str = ""
     user_lexicon_digest: str = ""
     output_format: str = "csv"  # what the workers encode their rows in
+    hide: tuple[str, ...] = DEFAULT_HIDE  # the categories to hide (--hide)
 
     def __post_init__(self):
         # Workers do not share the parent's working directory.
@@ -120,7 +122,7 @@ class ClassifierSpec:
             )
         predictor = model.load_predictor(Path(self.model_path))
         classifier = Classifier(predictor, self.policy, self.budget, stats=self.stats,
-                                output_format=self.output_format)
+                                output_format=self.output_format, hide=self.hide)
         return classifier
 
 

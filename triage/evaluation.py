@@ -26,11 +26,21 @@ from triage.combiner import BudgetPolicy, Decision, Evidence, EvidenceBatch, Pap
 from triage.features.counts import message_counts
 from triage.gold import GoldMessage
 from triage.names import CorpusStats, word_features
-from triage.schema import EXPERT, TA
+from triage.schema import DEFAULT_HIDE, EXPERT, TA
 from triage.seekhide import SeekResult
 from triage.training import AnalysedGold, analyse, cross_validated_evidence, evidence_from
 
 BUDGETS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
+
+
+def hidden_gold(analysed: AnalysedGold, hide) -> AnalysedGold:
+    """The gold set as the measures read it under `hide`: only the spans of hidden categories
+    are to hide (readable = a leak), so the words of the other spans are ordinary words (hidden =
+    over-masking)."""
+    from dataclasses import replace
+
+    gold = [GoldMessage(m.text, m.label, [s for s in m.spans if s[2] in hide], m.group) for m in analysed.gold]
+    return replace(analysed, gold=gold)
 
 
 def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decisions: list[Decision]) -> dict:
@@ -253,7 +263,7 @@ ABLATION_MEASURES = ("residual_span_rate", "message_leak_rate", "over_masking_ra
 
 
 def ablation(gold: list[GoldMessage], full: dict, *, feature_set: str, policy: str, budget: float, folds: int,
-             seed: int, predictor=None, steps=None, progress=None) -> list[dict]:
+             seed: int, predictor=None, hide=DEFAULT_HIDE, steps=None, progress=None) -> list[dict]:
     """What each Seek&Hide step brings to the whole pipeline: the release measures with that
     step switched off (SeekAndHide(off=...)), beside `full`, the measures with every step on.
     The models are cross-validated again without the step (or `predictor` is used as it is)."""
@@ -263,11 +273,11 @@ def ablation(gold: list[GoldMessage], full: dict, *, feature_set: str, policy: s
     for step in steps or STEPS:
         analysed = analyse(gold, feature_set, off=(step,))
         if predictor is not None:
-            evidence = evidence_from_model(analysed, predictor)
+            evidence = evidence_from_model(analysed, predictor, hide)
         else:
-            evidence = cross_validated_evidence(analysed, folds=folds, seed=seed)
+            evidence = cross_validated_evidence(analysed, folds=folds, seed=seed, hide=hide)
         decisions = policies(evidence, [budget])["paper" if policy == "paper" else budget].decide(evidence)
-        measures = release_metrics(gold, analysed.results, decisions)
+        measures = release_metrics(hidden_gold(analysed, hide).gold, analysed.results, decisions)
         untagged = sum(r.label == "UNTAGGED" for r in analysed.results) / (len(gold) or 1)
         rows.append({"off": step, **{k: measures[k] for k in ABLATION_MEASURES}, "untagged_share": untagged})
         if progress:
@@ -298,17 +308,17 @@ def ablation_markdown(rows: list[dict]) -> list[str]:
 # ---------------------------------------------------------------------- the command
 
 
-def evidence_from_model(analysed: AnalysedGold, predictor) -> list[Evidence]:
+def evidence_from_model(analysed: AnalysedGold, predictor, hide=DEFAULT_HIDE) -> list[Evidence]:
     X = analysed.X
     if predictor.normalise or predictor.feature_set != analysed.feature_set:
         X = message_counts(analysed.analysis, predictor.feature_set, predictor.normalise)
     scores = predictor.predict_proba(X)
     if predictor.word_forest is None:
-        return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows])
+        return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows], hide)
     stats = CorpusStats.from_texts((m.text for m in analysed.gold), reference=predictor.word_scorer_size)
     analysed.word_rows = word_features(analysed.analysis, stats, predictor.spelling)
     probs = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0) for i, f in analysed.word_rows]
-    return evidence_from(analysed, scores, probs)
+    return evidence_from(analysed, scores, probs, hide)
 
 
 def _pct(x: float) -> str:
@@ -321,6 +331,9 @@ def end_to_end_markdown(data: dict, seek_tables: str) -> str:
         "",
         f"Models: {data['how']}. Messages sent to the expert are assumed perfectly handled; TA messages are "
         "released with what the machines hid; NTA messages are released untouched.",
+        "",
+        f"Categories hidden (--hide): {', '.join(data.get('hide') or DEFAULT_HIDE)}. Only the gold spans of these "
+        "categories count as leaks when readable; hiding a word of another category counts as over-masking.",
         "",
         "| policy | expert budget | residual span rate | message leak rate | expert share | over-masking |",
         "|---|---|---|---|---|---|",
@@ -337,7 +350,7 @@ def end_to_end_markdown(data: dict, seek_tables: str) -> str:
     chosen = data["chosen"]["residual_by_type"]
     lines += [
         "",
-        f"Gold spans: {paper['gold_spans']:,} in {paper['messages']:,} messages. Left readable by the chosen policy, by type: "
+        f"Gold spans of the hidden categories: {paper['gold_spans']:,} in {paper['messages']:,} messages. Left readable by the chosen policy, by type: "
         + ", ".join(f"{kind} {v['readable']}/{v['spans']}" for kind, v in chosen.items()) + ".",
         "",
         f"Message model (threshold 0.5): accuracy {model['accuracy']:.3f}, balanced accuracy "

@@ -35,6 +35,7 @@ from triage.schema import (
     NTA,
     SEEK_COLUMNS,
     TA,
+    TAG_WORDS,
     WORD_COLUMNS,
 )
 from triage.seekhide import SeekAndHide, SeekTables, hidden_json, tables
@@ -131,6 +132,7 @@ class ClassifySummary:
     repeated_rows: int = 0  # rows whose id an earlier row already had
     model: str = ""  # which model decided, with what policy: a tampered or wrong model shows here
     rows: list[list] | None = None  # with no output file: the rows, cells in CLASSIFY_COLUMNS order
+    hide: tuple[str, ...] = ()  # the categories hidden (--hide)
 
     @property
     def expert(self) -> int:
@@ -149,6 +151,8 @@ class ClassifySummary:
         )
         if self.model:
             out.append(f"model: {self.model}")
+        if self.hide:
+            out.append(f"hidden: {combiner.hide_text(self.hide)} ({', '.join(TAG_WORDS[t] for t in self.hide)})")
         if self.chart:
             out.append(f"chart: {self.chart}")
         if self.queue:
@@ -165,6 +169,7 @@ def run_classify(
     queue_path: Path | None = None,
     policy: str | None = None,
     budget: float = 0.10,
+    hide: str | tuple[str, ...] = "default",
     read: ReadOptions | None = None,
     jobs: int = 1,
     engine: str = "local",
@@ -182,6 +187,7 @@ def run_classify(
     `model_path` may be a model file or a triage.model.Model. `engine` says where the chunks
     are classified (triage.engines: this machine, or Dask)."""
     combiner.check_budget(budget)
+    hide = combiner.parse_hide(hide)
     engines.check_engine(engine)
     if scheduler and engine != "dask":
         raise BadOption("--scheduler is for --engine dask")
@@ -214,9 +220,9 @@ def run_classify(
         if isinstance(model_path, model.Model) and model_path.path is None:
             raise BadOption("the dask engine's workers read the model from a file: save the model first")
         spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, budget, stats,
-                                      output_format=output_format)
+                                      output_format=output_format, hide=hide)
     else:
-        classifier = Classifier(predictor, policy, budget, stats=stats, output_format=output_format)
+        classifier = Classifier(predictor, policy, budget, stats=stats, output_format=output_format, hide=hide)
         if jobs > 1:  # built once here, shared by the workers forked below, not once in each
             classifier.lexicons.build_sets()
     decisions: Counter = Counter()
@@ -240,6 +246,7 @@ def run_classify(
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
                               rows=getattr(writer, "rows", None))
     summary.model = model_line(model_path, predictor.metadata, policy, budget)
+    summary.hide = hide
     summary.skipped_lines = list(table.skipped)
     if id_hashes:
         _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
@@ -397,7 +404,8 @@ class EvaluationReport:
 
 
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
-                 folds: int = 5, seed: int = 0, feature_set: str = "rich", ablation: bool = False, read=None,
+                 hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
+                 ablation: bool = False, read=None,
                  force: bool = False) -> EvaluationReport:
     """Score the pipeline against gold spans (with `ablation`, also with each Seek&Hide step
     switched off in turn); evaluate.md, .json and .png in `out_dir`
@@ -409,6 +417,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
 
     combiner.check_budget(budget)
     combiner.check_policy(policy)
+    hide = combiner.parse_hide(hide)
     protect = [gold_path, model.file_of(model_path)]
     training.check_feature_set(feature_set)
     if out_dir is not None:
@@ -426,28 +435,32 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         feature_set = predictor.feature_set
         analysed = training.analyse(gold, feature_set)
         which = getattr(model_path, "name", model_path)
-        evidence, how = evaluation.evidence_from_model(analysed, predictor), f"model {which} (trained elsewhere)"
+        evidence, how = evaluation.evidence_from_model(analysed, predictor, hide), f"model {which} (trained elsewhere)"
     else:
         from triage.model import check_folds, check_training_labels
 
         check_folds(folds, check_training_labels([m.label for m in gold]), name)
         analysed = training.analyse(gold, feature_set)
         grouped = len({m.group for m in gold}) >= folds
-        evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed)
+        evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed, hide=hide)
         how = f"{folds}-fold cross-validation" + (" grouped by donor" if grouped else " (stratified)")
     labels = np.asarray([m.label for m in gold])
     scores = np.asarray([e.score for e in evidence])
     message_model = model_scores("bagging", labels, np.where(scores >= 0.5, TA, NTA), scores)
     seek = tables([r.label for r in analysed.results], labels)
-    curve = evaluation.policy_curve(analysed, evidence, budgets=sorted(set(evaluation.BUDGETS) | {budget}))
+    # Only the gold spans of the hidden categories are leaks when readable; hiding the others is
+    # over-masking.
+    scored = evaluation.hidden_gold(analysed, hide)
+    curve = evaluation.policy_curve(scored, evidence, budgets=sorted(set(evaluation.BUDGETS) | {budget}))
     chosen = curve["paper"] if policy == "paper" else next(p for p in curve["budget"] if p["budget"] == budget)
     decisions = evaluation.policies(evidence, [budget])["paper" if policy == "paper" else budget].decide(evidence)
-    field = evaluation.field_metrics(gold, analysed.results, decisions, seed=seed)
+    field = evaluation.field_metrics(scored.gold, analysed.results, decisions, seed=seed)
     data = {
         "gold": name,
         "how": how,
         "policy": policy,
         "expert_budget": budget,
+        "hide": list(hide),
         "chosen": chosen,
         "paper_policy": curve["paper"],
         "budget_curve": curve["budget"],
@@ -463,7 +476,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         untagged = seek.distribution.get("UNTAGGED", 0) / len(gold)
         data["ablation"] = evaluation.ablation(
             gold, {**chosen, "untagged_share": untagged}, feature_set=feature_set, policy=policy, budget=budget,
-            folds=folds, seed=seed, predictor=predictor if model_path else None)
+            folds=folds, seed=seed, predictor=predictor if model_path else None, hide=hide)
     markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
     figure = evaluation.curve_figure(data)

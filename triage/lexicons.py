@@ -112,6 +112,23 @@ def word_list(name: str) -> frozenset[str]:
     return frozenset(_read_list(DICTIONARIES_DIR / name))
 
 
+@lru_cache(maxsize=None)
+def word_table(name: str) -> dict[str, str]:
+    """A small two-column list of the shipped dictionaries/ (say, brands.tsv: brand -> case),
+    without its header row and without the entries of its folder's exceptions.txt."""
+    path = DICTIONARIES_DIR / name
+    excluded = _read_list(path.parent / "exceptions.txt")
+    table = {}
+    for line in _read_lines(path)[1:]:
+        line = line.split("#", 1)[0].rstrip()
+        if line.strip():
+            key, _, value = line.partition("\t")
+            key = spelling_key(key.strip())
+            if key not in excluded:
+                table[key] = value.strip()
+    return table
+
+
 # The small lists the rules and features share (dictionaries/cues/).
 TITLES = word_list("cues/titles.txt")
 PERSON_CUES = word_list("cues/person_cues.txt")

@@ -309,17 +309,33 @@ def default_spelling(lexicons: Lexicons) -> NameLikeness:
     return _SPELLINGS[lexicons]
 
 
-def candidate_tag(text: str, lexicons: Lexicons) -> str:
+def candidate_tag(text: str, lexicons: Lexicons, prefixes: frozenset[str] = frozenset()) -> str:
     """The code tag for a candidate word the scorer hides: NOM for a known surname that is
-    not a first name, else PRE."""
+    not a first name; SUR for a word of nickname shape that is no first name (a repeated
+    syllable: Lolo, Domdom; an affectionate ending: Louloute, Clainou; a common first name cut
+    short, from `prefixes`: Seb); else PRE. (Places and brands: triage.recognizers.)"""
     key = text.lower()
-    return "NOM" if key in lexicons.last_names and key not in lexicons.first_names else "PRE"
+    if key in lexicons.first_names:
+        return "PRE"
+    if key in lexicons.last_names:
+        return "NOM"
+    folded = fold(key)
+    if (is_reduplication(folded) or len(key) >= 5 and key.endswith(_NICKNAME_SUFFIXES)
+            or 3 <= len(folded) <= 5 and folded in prefixes):
+        return "SUR"
+    return "PRE"
 
 
-def candidate_tags(analysis: Analysis, tokens: np.ndarray) -> list[str]:
-    """candidate_tag of the given tokens of a batch (once per spelling)."""
+# The endings of nicknames that are rarely those of names or words (not -ie, -y, -ette alone).
+_NICKNAME_SUFFIXES = ("ou", "oute", "inou", "inette", "ounet", "ounette", "ouche")
+
+
+def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikeness | None = None) -> list[str]:
+    """candidate_tag of the given tokens of a batch (once per spelling); `spelling` gives the
+    first-name prefixes of nicknames by truncation."""
     lexicons, table = analysis.seeker.lexicons, analysis.spellings
-    tags = table.column("names.tag", lambda s: candidate_tag(table.texts[s], lexicons), object)
+    prefixes = spelling.prefixes if spelling is not None else frozenset()
+    tags = table.column("names.tag", lambda s: candidate_tag(table.texts[s], lexicons, prefixes), object)
     return tags[analysis.spelling[tokens]].tolist()
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from triage.combiner import BudgetPolicy, Evidence, EvidenceBatch
 from triage.errors import BadOption
 from triage.gold import GoldMessage
-from triage.schema import TA
+from triage.schema import DEFAULT_HIDE, TA
 from triage.seekhide import SeekResult
 
 
@@ -51,23 +51,37 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
     return AnalysedGold(gold, results, X, word_rows, feature_set, analysis)
 
 
-def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[np.ndarray], lexicons=None) -> list[Evidence]:
-    from triage import lexicons as lexicon_module
-    from triage.names import candidate_tag
+def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[np.ndarray],
+                  hide=DEFAULT_HIDE) -> list[Evidence]:
+    """Per message, what the machines say when the categories `hide` are hidden (as the
+    classifier does: triage.recognizers)."""
+    from triage import recognizers
+    from triage.names import candidate_tags, default_spelling
+    from triage.seekhide import K_WORD, MESSAGE_LABELS
 
-    lexicons = lexicons or lexicon_module.default()
-    evidence = []
-    for result, score, (indices, _), probs in zip(analysed.results, scores, analysed.word_rows, word_probs):
-        candidates = [
-            (result.words[i].start, result.words[i].end, candidate_tag(result.words[i].text, lexicons), float(p))
-            for i, p in zip(indices, probs)
-        ]
-        evidence.append(Evidence(result.label, float(score), result.hidden, candidates))
+    a = analysed.analysis
+    hidden, labels, recognised = recognizers.apply(a, frozenset(hide))
+    # The token of each candidate word (word_rows give its index among its message's words).
+    words = np.flatnonzero(a.kind == K_WORD)
+    first_word = np.searchsorted(words, a.bounds[:-1])
+    tokens = np.asarray([words[first_word[m] + i] for m, (indices, _) in enumerate(analysed.word_rows)
+                         for i in indices], dtype=np.int64)
+    probs = np.concatenate([np.asarray(p, dtype=float) for p in word_probs]) if word_probs else np.zeros(0)
+    tags, probs, _ = recognizers.candidates(recognised, tokens,
+                                            candidate_tags(a, tokens, default_spelling(a.seeker.lexicons)),
+                                            probs, frozenset(hide))
+    evidence, k = [], 0
+    for m, (score, (indices, _)) in enumerate(zip(scores, analysed.word_rows)):
+        candidates = [(int(a.start[t]), int(a.end[t]), tag, float(p))
+                      for t, tag, p in zip(tokens[k:k + len(indices)].tolist(), tags[k:k + len(indices)],
+                                           probs[k:k + len(indices)].tolist())]
+        k += len(indices)
+        evidence.append(Evidence(MESSAGE_LABELS[labels[m]], float(score), hidden[m], candidates))
     return evidence
 
 
 def cross_validated_evidence(analysed: AnalysedGold, folds: int = 5, seed: int = 0, progress=None,
-                             word_scorer=None) -> list[Evidence]:
+                             word_scorer=None, hide=DEFAULT_HIDE) -> list[Evidence]:
     """Evidence for every message from models that never saw it (folds grouped by donor). The
     word scorer is fitted on each training fold's gold spans, or is the fixed `word_scorer`
     (a function rows -> P(name)) learnt elsewhere."""
@@ -95,7 +109,7 @@ def cross_validated_evidence(analysed: AnalysedGold, folds: int = 5, seed: int =
                 word_probs[i] = word_model(rows)
         if progress:
             progress()
-    return evidence_from(analysed, scores, word_probs)
+    return evidence_from(analysed, scores, word_probs, hide)
 
 
 def word_training_rows(analysed: AnalysedGold, messages) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,149 @@
+"""What to hide is the user's annotation guide (issue 19): `--hide` takes the categories to hide;
+places (LIE) and brands (MAR) are found, tagged as such, and hidden only when asked."""
+
+import json
+
+import pandas as pd
+import pytest
+
+import triage
+from tests.conftest import failed, succeeded
+from triage import model as model_module
+from triage.combiner import parse_hide
+from triage.schema import DEFAULT_HIDE, HIDE_TAGS
+
+PLACES_AND_BRANDS = "default,LIE,MAR"
+
+
+def classify(*texts: str, hide: str = "default") -> list[tuple[str, list]]:
+    """(decision, hidden items as (word, TAG)) of each message."""
+    out = triage.classify(pd.DataFrame({"text": list(texts)}), hide=hide)
+    return [(decision, [(text[s:e], tag) for s, e, tag in json.loads(hidden)])
+            for text, decision, hidden in zip(out.text, out.decision, out.hidden)]
+
+
+def test_a_place_is_readable_by_default_and_hidden_as_a_place_when_asked():
+    assert classify("je suis à Lyon demain") == [("NTA", [])]
+    assert classify("je suis à Lyon demain", hide=PLACES_AND_BRANDS) == [("TA", [("Lyon", "LIE")])]
+
+
+@pytest.mark.parametrize("text, place", [
+    ("je rentre de Perpignan ce soir", "Perpignan"),
+    ("on va au Maroc cet été", "Maroc"),
+    ("on se voit sur Paris", "Paris"),
+    ("on va en Espagne", "Espagne"),
+    ("on part à La Rochelle", "La Rochelle"),
+])
+def test_places_after_a_place_cue_are_places_never_first_names(text, place):
+    (decision, hidden), = classify(text, hide=PLACES_AND_BRANDS)
+    assert decision == "TA" and " ".join(w for w, _ in hidden) == place
+    assert {tag for _, tag in hidden} == {"LIE"}
+    assert classify(text) == [("NTA", [])]
+
+
+def test_a_first_name_that_is_a_city_is_a_person_after_a_person_cue_and_a_place_after_a_place_cue():
+    (_, with_her), (_, to_the_city) = classify("avec Florence au cinéma", "on part à Florence",
+                                             hide=PLACES_AND_BRANDS)
+    assert with_her == [("Florence", "PRE")]
+    assert to_the_city == [("Florence", "LIE")]
+    (_, by_default), = classify("on part à Florence")
+    assert by_default == []
+
+
+@pytest.mark.parametrize("text, nickname", [
+    ("tu viens juju ?", "juju"),
+    ("coucou kéké", "kéké"),
+    ("Bisous titi", "titi"),
+    ("Salut Louloute", "Louloute"),
+])
+def test_nicknames_are_hidden_as_nicknames_by_default(text, nickname):
+    assert classify(text) == [("TA", [(nickname, "SUR")])]
+
+
+def test_ordinary_words_of_nickname_shape_stay_readable():
+    assert classify("coucou papa, fais dodo") == [("NTA", [])]
+
+
+def test_a_brand_is_readable_by_default_and_hidden_as_a_brand_when_asked():
+    assert classify("je passe chez Decathlon") == [("NTA", [])]
+    assert classify("je passe chez Decathlon", "j'ai pris le TGV", hide=PLACES_AND_BRANDS) == [
+        ("TA", [("Decathlon", "MAR")]), ("TA", [("TGV", "MAR")])]
+
+
+def test_a_category_left_out_of_hide_is_neither_hidden_nor_a_reason_for_ta():
+    assert classify("appelle Julie au 06 12 34 56 78", hide="TEL") == [("TA", [("06 12 34 56 78", "TEL")])]
+    assert classify("appelle-moi au 06 12 34 56 78", hide="PRE,NOM") == [("NTA", [])]
+
+
+def test_hide_reads_default_plus_tags_in_any_order_and_case():
+    assert parse_hide("default") == DEFAULT_HIDE
+    assert parse_hide("mar, Default,lie") == (*DEFAULT_HIDE, "LIE", "MAR")
+    assert parse_hide(["PRE", "TEL"]) == ("PRE", "TEL")
+    assert set(parse_hide(",".join(HIDE_TAGS))) == set(HIDE_TAGS)
+
+
+def test_an_unknown_category_is_one_line_listing_the_categories(cli, tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("text\nje suis à Lyon\n", "utf-8")
+    message = failed(cli("classify", source, "-o", tmp_path / "out.csv", "--hide", "default,CITY"), 1,
+                     "'CITY'", "LIE", "MAR", "default")
+    assert "PRE, NOM, SUR, TEL, MEL, URL, ADR, COD, LIE, MAR" in message
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_classify_says_what_it_hides(cli, tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("text\nje suis à Lyon\n", "utf-8")
+    result = cli("classify", source, "-o", tmp_path / "out.csv", "--hide", "default,LIE")
+    succeeded(result)
+    assert "hidden: default,LIE (first name, surname, nickname" in result.output and "place)" in result.output
+
+
+def gold_with_a_place_and_a_name() -> pd.DataFrame:
+    texts = ["je suis à Lyon avec Julie", "rdv à Perpignan demain", "ok pour ce soir"]
+    spans = [[[10, 14, "LIE"], [20, 25, "PRE"]], [[6, 15, "LIE"]], []]
+    return pd.DataFrame({"text": texts, "label": ["TA", "TA", "NTA"], "spans": [json.dumps(s) for s in spans]})
+
+
+def test_evaluate_counts_as_leaks_only_the_spans_of_hidden_categories():
+    gold, trained = gold_with_a_place_and_a_name(), model_module.default_model_path()
+    by_default = triage.evaluate(gold, model=trained).data
+    with_places = triage.evaluate(gold, model=trained, hide=PLACES_AND_BRANDS).data
+    assert by_default["hide"] == list(DEFAULT_HIDE)
+    assert by_default["chosen"]["gold_spans"] == 1 and set(by_default["chosen"]["residual_by_type"]) == {"PRE"}
+    assert with_places["chosen"]["gold_spans"] == 3
+    assert with_places["chosen"]["residual_by_type"]["LIE"] == {"spans": 2, "readable": 0}
+    assert by_default["chosen"]["over_masking_rate"] == 0.0  # the places are readable, as asked
+
+
+def test_hiding_a_word_of_a_category_left_out_of_hide_counts_as_over_masking():
+    # The guide says Nancy is a place here; the machines hide it as a first name ("pour" cues a person).
+    gold = pd.DataFrame({"text": ["le train pour Nancy part à 8h"], "label": ["TA"],
+                         "spans": [json.dumps([[14, 19, "LIE"]])]})
+    trained = model_module.default_model_path()
+    assert classify("le train pour Nancy part à 8h") == [("TA", [("Nancy", "PRE")])]
+    assert triage.evaluate(gold, model=trained).data["chosen"]["over_masking_rate"] > 0
+    with_places = triage.evaluate(gold, model=trained, hide=PLACES_AND_BRANDS).data["chosen"]
+    assert with_places["over_masking_rate"] == 0 and with_places["residual_spans"] == 0
+
+
+def release_with(cli, tmp_path, *hide: str) -> tuple[dict, str]:
+    """Classify two messages with `hide`, release them with the same, and read the datasheet."""
+    tmp_path.mkdir()
+    source, classified, ws = tmp_path / "in.csv", tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    source.write_text("id,text\n1,je suis à Lyon demain\n2,ok pour ce soir\n", "utf-8")
+    succeeded(cli("classify", source, "-o", classified, *hide, "--workspace", ws))
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", *hide,
+                  "--withhold-undecided"))
+    return (json.loads((tmp_path / "corpus.datasheet.json").read_text("utf-8")),
+            (tmp_path / "corpus.datasheet.md").read_text("utf-8"))
+
+
+def test_the_datasheet_names_the_categories_hidden_and_left_readable(cli, tmp_path):
+    sheet, markdown = release_with(cli, tmp_path / "default")
+    assert sheet["hidden_categories"] == list(DEFAULT_HIDE) and sheet["readable_categories"] == ["LIE", "MAR"]
+    assert "Left readable by design: places (LIE), brands (MAR)." in markdown
+    sheet, markdown = release_with(cli, tmp_path / "places", "--hide", PLACES_AND_BRANDS)
+    assert sheet["hidden_categories"] == [*DEFAULT_HIDE, "LIE", "MAR"] and sheet["readable_categories"] == []
+    assert "`--hide default,LIE,MAR`" in markdown and "places (LIE)" in markdown
+    assert sheet["hidden_items_by_tag"] == {"LIE": 1}

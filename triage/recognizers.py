@@ -1,0 +1,210 @@
+"""What else a message names besides people and contact details, one recognizer per thing
+(Presidio's convention): places (LIE), brands (MAR) and nicknames (SUR), as 88milSMS's
+annotation guide tags them. Each is a few rules over Seek&Hide's tokens and a plain data file
+a linguist can edit (dictionaries/places, dictionaries/brands, dictionaries/nicknames).
+
+- A place is a word of the place lists (French communes, regions, countries, and the foreign
+  places of places/foreign_places.txt) after a place cue ("à Lyon", "sur Paris", "en Espagne",
+  "au Maroc"), or, with no cue, written with a capital and not a first name ("Perpignan c'était
+  top"). A first name that is also a place (Florence, Nancy) is a place only after a place cue;
+  after a person cue ("avec Florence") or alone it stays a first name. A place the word scorer
+  hides is tagged LIE whatever its context, unless it is also a first name. Two-word places
+  ("La Rochelle") count when both words are there.
+- A brand is a word of brands/brands.tsv: in any case, or only capitalised for brands that are
+  ordinary words or names too (Carrefour, Leclerc).
+- A nickname is a repeated syllable (juju, kéké, titi) that is not a first name nor one of the
+  ordinary words of nicknames/exceptions.txt (coucou, dodo, papa): hidden when it is no ordinary
+  word, or after a person cue ("bisous titi"). The word scorer's hidden words of nickname shape
+  (Louloute, Seb) are tagged SUR by triage.names.
+
+`apply` turns Seek&Hide's analysis of a batch and the categories to hide (`--hide`) into what is
+hidden before the word scorer speaks: Seek&Hide's items retagged by the recognizers, plus the
+places, brands and nicknames found, only in the hidden categories; and the message labels that
+follow (an item of a category not hidden does not make a message TA).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
+from triage.schema import HIDE_TAGS, Span
+from triage.seekhide import K_WORD, L_ANTI, Analysis
+
+PLACE_CUES = word_list("cues/place_cues.txt")
+FOREIGN_PLACES = word_list("places/foreign_places.txt")
+NICKNAME_EXCEPTIONS = word_list("nicknames/exceptions.txt")
+# Person cues that are no place cues: "à" and "de" announce places more than people.
+_PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
+_VOWELS = frozenset("aeiouy")
+
+# Tags as small integers over the tokens of a batch (0: none): comparisons of strings over
+# every token would cost classify more than the recognizers themselves.
+TAG_CODES = ("", *HIDE_TAGS)
+_CODE = {tag: i for i, tag in enumerate(TAG_CODES)}
+_TAGS = np.asarray(TAG_CODES, dtype=object)
+NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
+
+# Per-spelling flags, in this order (one column of the table of spellings).
+_FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
+          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head")
+
+
+def brands() -> dict[str, str]:
+    """brand -> case ('any' or 'capitalised'), from dictionaries/brands/brands.tsv."""
+    return word_table("brands/brands.tsv")
+
+
+# Keyed by the lexicons themselves, weakly (as triage.names does): (places, first words of two-word places).
+_PLACES: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def places(lexicons: Lexicons) -> tuple[frozenset[str], frozenset[str]]:
+    """(every place spelling the place recognizer knows, the first words of its two-word places)."""
+    if lexicons not in _PLACES:
+        known = frozenset(lexicons.cities | lexicons.regions | lexicons.countries | FOREIGN_PLACES)
+        _PLACES[lexicons] = known, frozenset(p.split(" ")[0] for p in known if p.count(" ") == 1)
+    return _PLACES[lexicons]
+
+
+def is_reduplication(folded: str) -> bool:
+    """jeje, titi, Domdom, Yanyan: a repeated syllable of two or three letters with a vowel
+    (not chercher, not lélélélé)."""
+    n = len(folded)
+    half = folded[: n // 2]
+    return 4 <= n <= 6 and n % 2 == 0 and half == folded[n // 2 :] and folded.isalpha() and bool(_VOWELS & set(half))
+
+
+def _flags(lexicons: Lexicons, text: str) -> tuple:
+    key = spelling_key(text)
+    known_places, heads = places(lexicons)
+    case = brands().get(key)
+    folded = fold(key)
+    return (
+        key in known_places,
+        key in lexicons.first_names or folded in lexicons.first_names,
+        key in lexicons.forms or key in lexicons.sms or key in lexicons.pronouns,
+        text[:1].isupper() and not text.isupper(),
+        text.isupper() and len(text) > 1,
+        case == "any",
+        case == "capitalised",
+        key in PLACE_CUES,
+        key.rstrip(".") in _PERSON_ONLY_CUES,
+        is_reduplication(folded) and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS,
+        lexicons.lookup(key)[1],  # an ordinary word, accents aside (tete is tête)
+        key in heads,
+    )
+
+
+@dataclass
+class Recognised:
+    """The recognizers' verdict on a batch: per token, the tag of what it is ('' for none)."""
+
+    tag: np.ndarray  # (tokens,) LIE / MAR / SUR / NONE, codes into TAG_CODES: found, hidden when asked
+    # (tokens,) the tag of a word the word scorer hides: `tag`, or LIE for a place that is no first
+    # name wherever it stands ("train pour Marseille": a place is never hidden as a first name).
+    scorer_tag: np.ndarray
+    hidden: np.ndarray | None = None  # (tokens,) hidden before the word scorer, once `apply` has run
+
+
+def recognise(analysis: Analysis) -> Recognised:
+    """Places, brands and nicknames among the words of a batch, in context."""
+    a = analysis
+    table, lexicons = a.spellings, a.seeker.lexicons
+    flags = table.column("recognizers.flags", lambda s: _flags(lexicons, table.texts[s]), bool, width=len(_FLAGS))
+    f = {name: flags[a.spelling, i] for i, name in enumerate(_FLAGS)}
+    word = a.kind == K_WORD
+    for name in f:
+        f[name] &= word
+    words = np.flatnonzero(word)
+    # The word before each word, in the same message.
+    before = np.full(len(a.kind), -1, dtype=np.int64)
+    same = np.zeros(len(words), dtype=bool)
+    same[1:] = a.message[words[1:]] == a.message[words[:-1]]
+    before[words[1:][same[1:]]] = words[:-1][same[1:]]
+    has_before = before >= 0
+
+    def after(name: str) -> np.ndarray:
+        return has_before & f[name][np.maximum(before, 0)]
+
+    place_cue, person_cue = after("place_cue"), after("person_cue")
+    written = f["capitalised"] | f["caps"]
+    place, cue = f["place"].copy(), place_cue.copy()
+    # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
+    # together; the pair is a place as its second word is, with the cue before the first word.
+    heads = words[:-1][f["place_head"][words[:-1]] & same[1:] & written[words[1:]]]
+    pairs = []
+    known_places, _ = places(lexicons)
+    for t, nxt in zip(heads.tolist(), words[np.searchsorted(words, heads) + 1].tolist()):
+        text = a.texts[a.message[t]]
+        if text[a.end[t]:a.start[nxt]] == " " and \
+                spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}") in known_places:
+            pairs.append((t, nxt))
+            place[nxt], cue[nxt] = True, place_cue[t]
+    strong = written | ~f["ordinary"]
+    lie = place & strong & ~(person_cue & f["first_name"]) & (
+        cue | (written & ~f["first_name"] & (~a.sentence_start | ~f["ordinary"]))
+    )
+    for t, nxt in pairs:
+        lie[t] = lie[nxt]
+    mar = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
+    sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
+    tag = np.zeros(len(a.kind), dtype=np.int8)
+    tag[sur] = SUR
+    tag[lie] = LIE
+    tag[mar] = MAR
+    scorer_tag = tag.copy()
+    plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
+    scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
+    return Recognised(tag, scorer_tag)
+
+
+def apply(analysis: Analysis, hide: frozenset[str] | set[str],
+          recognised: Recognised | None = None) -> tuple[list[list[Span]], np.ndarray, Recognised]:
+    """(per message, the sorted [start, end, TAG] hidden before the word scorer; the message
+    labels (codes into MESSAGE_LABELS) under `hide`; the recognizers' verdict, with which tokens
+    are hidden)."""
+    a = analysis
+    recognised = recognised or recognise(a)
+    seek_positions = np.flatnonzero(a.hidden_mask())
+    tag = recognised.tag.copy()
+    if len(seek_positions):
+        seek_tags = np.fromiter((_CODE.get(t, 0) for spans in a.hidden_spans() for _, _, t in spans),
+                                dtype=np.int8, count=len(seek_positions))
+        own = tag[seek_positions] == NONE
+        tag[seek_positions[own]] = seek_tags[own]
+    recognised.hidden = hide_mask(hide)[tag]
+    kept = np.flatnonzero(recognised.hidden)
+    hidden: list[list[Span]] = [[] for _ in range(len(a))]
+    for start, end, m, code in zip(a.start[kept].tolist(), a.end[kept].tolist(), a.message[kept].tolist(),
+                                   tag[kept].tolist()):
+        hidden[m].append((start, end, TAG_CODES[code]))
+    # Labels: TA with something hidden; else NTA when every word is ordinary or recognised
+    # (a place left readable is settled), else UNTAGGED (as Seek&Hide says).
+    n = len(a)
+    something = np.bincount(a.message[kept], minlength=n) > 0
+    words = np.flatnonzero(a.kind == K_WORD)
+    unsettled_words = words[(a.label[words] != L_ANTI) & (tag[words] == NONE)]
+    unsettled = np.bincount(a.message[unsettled_words], minlength=n) > 0
+    labels = np.where(something, 0, np.where(unsettled, 2, 1)).astype(np.int8)
+    return hidden, labels, recognised
+
+
+def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], probability: np.ndarray, hide) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(tag, P(name), already hidden) of the word scorer's candidate words at `tokens`: a place,
+    brand or nickname keeps the recognizers' tag; a candidate of a category not in `hide` can
+    neither be hidden nor make its message risky (its probability becomes 0)."""
+    own = recognised.scorer_tag[tokens]
+    if own.any():
+        tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
+    codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
+    probability = np.where(hide_mask(hide)[codes], probability, 0.0)
+    return tags, probability, recognised.hidden[tokens]
+
+
+def hide_mask(hide) -> np.ndarray:
+    """Which tag codes (TAG_CODES) are hidden under `hide`."""
+    return np.asarray([tag in hide for tag in TAG_CODES], dtype=bool)
