@@ -11,6 +11,7 @@ import pytest
 from conftest import SAMPLE, failed, nothing_written, read_rows, succeeded, write_table
 
 import triage
+from triage import io
 from triage.combiner import ExpertBudget, riskiest
 from triage.errors import BadOption
 from triage.jobs import run_classify
@@ -106,12 +107,13 @@ def test_a_bad_budget_is_one_line(cli, tmp_path, budget):
 
 
 @pytest.mark.parametrize("suffix", ["csv", "tsv", "jsonl"])
-def test_one_process_and_several_write_the_same_file_in_every_format(tmp_path, suffix):
+def test_one_process_and_several_write_the_same_file_in_every_format(tmp_path, monkeypatch, suffix):
     rows = [[ident, text] for ident, text in AWKWARD] * 20 + [[f"r{i}", RISKY] for i in range(5)]
     rows = [[f"{i}:{ident}", text] for i, (ident, text) in enumerate(rows)]
     source = write_table(tmp_path / "sms.csv", rows, ["id", "text"])
     one, two = tmp_path / f"one.{suffix}", tmp_path / f"two.{suffix}"
-    first = run_classify(source, one, budget=9, chunk_size=13, chart=False)
+    first = run_classify(source, one, budget=9, chunk_size=13, chart=False)  # chunks held in memory
+    monkeypatch.setattr(io, "HELD_IN_MEMORY", 100)  # then on disk
     second = run_classify(source, two, budget=9, jobs=2, chunk_size=7, chart=False)
     assert one.read_bytes() == two.read_bytes()
     assert first.decisions == second.decisions and first.decisions["EXPERT"] == 9

@@ -37,9 +37,9 @@ class ClassifiedChunk:
     seekhide: dict[str, int]
     cells: list[list[str]] | None = None  # the rows themselves, in output format "cells" (in memory)
     # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
-    # its decision cell starts in `text` (io.HeldChunks sets the cell of the rows chosen).
+    # each row starts in `text` (io.HeldChunks rewrites the rows chosen).
     risk: np.ndarray | None = None
-    cell_at: object = None  # array of character offsets
+    row_at: np.ndarray | None = None
 
 
 # A visible candidate word at least this likely to be a name is shown to the expert.
@@ -122,8 +122,8 @@ class Classifier:
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
             return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
         if self.ranked:
-            text, cell_at = io.encode_located(columns, CLASSIFY_COLUMNS, self.output_format, "decision")
-            return ClassifiedChunk(text, len(messages), *counts, risk=risk, cell_at=cell_at)
+            text, row_at = io.encode_rows_located(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
+            return ClassifiedChunk(text, len(messages), *counts, risk=risk, row_at=row_at)
         text = io.encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
         return ClassifiedChunk(text, len(messages), *counts)
 

@@ -16,7 +16,6 @@ Standard library only, on purpose: ``triage classify`` must start in under 0.5 s
 
 from __future__ import annotations
 
-import array
 import codecs
 import collections
 import contextlib
@@ -1072,97 +1071,94 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     return buffer.getvalue()
 
 
-# A cell needs quotes in CSV or TSV when it holds the delimiter, a quote or a line end.
-_QUOTED = {"csv": re.compile('[,"\r\n]').search, "tsv": re.compile('[\t"\r\n]').search}
+def encode_rows_located(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> tuple[str, Any]:
+    """encode_cells, and where each row starts in the text (character offsets, a numpy array
+    of len(rows) + 1 ending with the text's length): what HeldChunks needs to rewrite a row."""
+    import numpy as np
 
-
-def encode_located(columns_cells: Sequence[Sequence[str]], columns: Sequence[str], format: str,
-                   column: str) -> tuple[str, array.array]:
-    """encode_cells of rows given column by column (strings), and where each row's cell of
-    `column` starts in the text (character offsets): what HeldChunks needs to set that cell
-    later. The cell of `column` must never need quotes (a label such as TA)."""
-    at = list(columns).index(column)
-    rows = list(zip(*columns_cells))
     buffer = io.StringIO()
     writer = TableWriter(buffer, columns, format, header=False)
     if format == "jsonl":
         dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
-        lines = [dumps(dict(zip(columns, cells))) + "\n" for cells in rows]
-        # In JSON text a quote inside a value is escaped, so '"decision": "' can only be the key.
-        key = json.dumps(column) + ": \""
-        within = [line.find(key) + len(key) for line in lines]
-        text = "".join(lines)
-        lengths = map(len, lines)
-    else:
-        lengths = list(map(writer._writer.writerow, rows))  # each returns the characters it wrote
+        lines = [dumps({c: _json_value(v) for c, v in zip(columns, cells)}) + "\n" for cells in rows]
+        text, lengths = "".join(lines), map(len, lines)
+    else:  # each writerow returns what the buffer's write returns: the characters of the row
+        lengths = list(map(writer._writer.writerow, rows))
         text = buffer.getvalue()
-        quoted = _QUOTED[format]
-        within = [at] * len(rows)  # the delimiters before the cell
-        for cells in columns_cells[:at]:
-            within = list(map(int.__add__, within, map(len, cells)))
-            for i in itertools.compress(range(len(cells)), map(quoted, cells)):
-                within[i] += 2 + cells[i].count('"')
-    starts = itertools.accumulate(lengths, initial=0)
-    return text, array.array("q", map(int.__add__, starts, within))
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(lengths, dtype=np.int64, count=len(rows)), out=starts[1:])
+    return text, starts
+
+
+def _decode_rows(texts: Sequence[str], format: str) -> list[list[Any]]:
+    """The cells of rows each encoded by encode_cells (the inverse of encoding them)."""
+    if format == "jsonl":
+        return [list(json.loads(text).values()) for text in texts]
+    return list(csv.reader(texts, delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))
+
+
+# Chunks held back by HeldChunks stay in memory up to this many characters, then go to disk.
+HELD_IN_MEMORY = 32 * 1024 * 1024
 
 
 class HeldChunks:
     """The chunks of a table, held back until one cell of some rows can be set (exact expert
     budgets: which rows go to the expert is known only once every row has been ranked).
 
-    A file's chunks are spilled, encoded, to a private scratch file beside the output
-    (outputs.scratch_file: unnamed, gone with the process), never held in memory; `release`
-    then copies them to the writer with the chosen cells set. Rows kept in memory (a
-    RowCollector) are written at once and set in place."""
+    Encoded chunks (with `row_at`, where each row starts) are held in a private scratch file
+    beside the output (outputs.scratch_file: in memory while small, then on disk, unnamed,
+    gone with the process); `release` copies them to the writer, re-encoding only the rows
+    whose cell it sets. Rows kept in memory (a RowCollector) are written at once and set in
+    place."""
 
     def __init__(self, writer: TableWriter | RowCollector, column: str, folder: Path | None = None) -> None:
         self.writer = writer
         self.at = writer.columns.index(column)
-        self.rows = 0
-        self._chunks: list[tuple[int, int, array.array]] = []  # (bytes, rows, cell offsets)
+        self._chunks: list[tuple[int, Any]] = []  # (characters, where each row starts)
         self._scratch = None
         if not isinstance(writer, RowCollector):
             from triage import outputs
 
-            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."))
+            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
 
     def write_chunk(self, chunk) -> None:
-        """Hold a chunk (triage.classifier.ClassifiedChunk: encoded, with `cell_at`, or cells)."""
-        self.rows += chunk.rows
+        """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `row_at`, or cells)."""
         if self._scratch is None:
             self.writer.write_chunk(chunk)
             return
-        data = chunk.text.encode("utf-8")
-        self._scratch.write(data)
-        self._chunks.append((len(data), chunk.rows, chunk.cell_at))
+        self._scratch.write(chunk.text)
+        self._chunks.append((len(chunk.text), chunk.row_at))
 
     def release(self, rows: Sequence[int], value: str) -> collections.Counter:
         """Write every held row, the cell of each of `rows` (increasing positions) set to
         `value`; returns how many cells of each old value were replaced."""
+        import numpy as np
+
         replaced: collections.Counter = collections.Counter()
+        rows = np.asarray(rows, dtype=np.int64)
         if self._scratch is None:
-            for row in rows:
+            for row in rows.tolist():
                 cells = self.writer.rows[row]
                 replaced[cells[self.at]] += 1
                 cells[self.at] = value
             return replaced
-        end = "," if self.writer.format == "csv" else "\t" if self.writer.format == "tsv" else '"'
-        chosen = iter(rows)
-        row = next(chosen, None)
+        columns, format = self.writer.columns, self.writer.format
         first = 0
         self._scratch.seek(0)
-        for size, count, cell_at in self._chunks:
-            text = self._scratch.read(size).decode("utf-8")
-            pieces, done = [], 0
-            while row is not None and row < first + count:
-                start = cell_at[row - first]
-                stop = text.index(end, start)
-                replaced[text[start:stop]] += 1
-                pieces += [text[done:start], value]
-                done = stop
-                row = next(chosen, None)
-            if pieces:
-                pieces.append(text[done:])
+        for size, row_at in self._chunks:
+            text = self._scratch.read(size)
+            count = len(row_at) - 1
+            mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
+            if len(mine):  # the chosen rows decoded, set and encoded again, all at once
+                starts, stops = row_at[mine].tolist(), row_at[mine + 1].tolist()
+                rewritten = _decode_rows(list(map(text.__getitem__, map(slice, starts, stops))), format)
+                for cells in rewritten:
+                    replaced[cells[self.at]] += 1
+                    cells[self.at] = value
+                encoded, at = encode_rows_located(rewritten, columns, format)
+                pieces = [text[: starts[0]]]
+                for i, (stop, start) in enumerate(zip(stops, starts[1:] + [len(text)])):
+                    pieces += [encoded[at[i]:at[i + 1]], text[stop:start]]
                 text = "".join(pieces)
             self.writer.write_encoded(text, count)
             first += count

@@ -300,7 +300,7 @@ def _send_riskiest(held: io.HeldChunks, risks: list[np.ndarray], budget: combine
     change in the counts of decisions."""
     risk = np.concatenate(risks) if risks else np.zeros(0)
     chosen = combiner.riskiest(risk, budget.messages(len(risk)))
-    replaced = held.release(chosen.tolist(), EXPERT)
+    replaced = held.release(chosen, EXPERT)
     if not set(replaced) <= {TA, NTA}:  # the policy decided EXPERT on its own: a bug, not bad input
         raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
     change = Counter({EXPERT: len(chosen)})
