@@ -166,3 +166,11 @@ def test_calibrated_needs_a_share(cli, tmp_path):
 def test_the_paper_policy_has_no_budget_line(cli, tmp_path):
     output = classify(cli, SAMPLE, tmp_path / "out.csv", "--policy", "paper", "--expert-budget", "5")
     assert "expert budget" not in output
+
+
+def test_evaluate_takes_a_count_as_the_share_of_the_gold_messages_it_is():
+    gold = pd.read_csv(SAMPLE, keep_default_na=False)
+    report = triage.evaluate(gold, model=triage.Model.default(), expert_budget=26)
+    assert report.data["expert_budget"] == 26 / DEMO_SIZE
+    with pytest.raises(BadOption, match="must be a whole number"):
+        triage.evaluate(gold, model=triage.Model.default(), expert_budget=2.5)
