@@ -174,3 +174,24 @@ def test_evaluate_takes_a_count_as_the_share_of_the_gold_messages_it_is():
     assert report.data["expert_budget"] == 26 / DEMO_SIZE
     with pytest.raises(BadOption, match="must be a whole number"):
         triage.evaluate(gold, model=triage.Model.default(), expert_budget=2.5)
+
+
+@pytest.mark.parametrize("in_memory", [1 << 20, 0], ids=["in memory", "on disk"])
+@pytest.mark.parametrize("format", ["csv", "tsv", "jsonl"])
+def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path, monkeypatch, format, in_memory):
+    import io as text_io
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(io, "HELD_IN_MEMORY", in_memory)
+    columns = ["id", "text", "decision", "risk"]
+    rows = [[ident, text, "NTA" if i % 2 else "TA", f"0.{i}"] for i, (ident, text) in enumerate(AWKWARD * 2)]
+    buffer = text_io.StringIO()
+    held = io.HeldChunks(io.TableWriter(buffer, columns, format, header=False), "decision", tmp_path)
+    for chunk in (rows[:3], rows[3:]):
+        text, row_at = io.encode_rows_located(chunk, columns, format)
+        held.write_chunk(SimpleNamespace(text=text, rows=len(chunk), row_at=row_at))
+    replaced = held.release([0, 1, 2, 5, 7], "EXPERT")
+    expected = [row[:2] + (["EXPERT"] if i in (0, 1, 2, 5, 7) else row[2:3]) + row[3:] for i, row in enumerate(rows)]
+    assert buffer.getvalue() == io.encode_cells(expected, columns, format)
+    assert replaced == {"TA": 2, "NTA": 3}
+    assert list(tmp_path.iterdir()) == []  # the scratch file has no name

@@ -162,8 +162,8 @@ class ClassifySummary:
             f"expert workload: {self.expert:,} messages to read "
             f"(Seek&Hide alone: {untagged:,} untagged; reading everything: {self.messages:,})"
         )
-        if self.budget_line():
-            out.append(self.budget_line())
+        if budget := self.budget_line():
+            out.append(budget)
         if self.model:
             out.append(f"model: {self.model}")
         if self.chart:
