@@ -130,6 +130,7 @@ def test_the_queue_and_the_workspace_see_the_final_decisions(cli, tmp_path):
     out, queue, ws = tmp_path / "out.csv", tmp_path / "queue.csv", tmp_path / "ws.sqlite"
     output = classify(cli, SAMPLE, out, "--expert-budget", "12", "--queue", queue, "--workspace", ws)
     assert "expert queue: 12 messages" in output
+    assert "12 queued + 200 audit" in output  # the workspace was synced with the final decisions
     assert len(read_rows(queue)) == 12
     assert sorted(tmp_path.iterdir()) == sorted([out, queue, ws, tmp_path / "out.summary.png"])  # no scratch left
 
