@@ -31,9 +31,9 @@ def test_an_unknown_policy(cli, labelled, out, command):
 
 
 @pytest.mark.parametrize("command", ["classify", "evaluate"])
-@pytest.mark.parametrize("budget", ["2", "-0.1", "nan"])
-def test_an_expert_budget_outside_0_1(cli, labelled, out, command, budget):
-    failed(run(cli, command, labelled, out, "--expert-budget", budget), 1, "between 0 and 1")
+@pytest.mark.parametrize("budget", ["2.5", "-0.1", "nan"])
+def test_an_expert_budget_neither_a_share_nor_a_count(cli, labelled, out, command, budget):
+    failed(run(cli, command, labelled, out, "--expert-budget", budget), 1, "expert budget", "a count")
     nothing_written(out)
 
 

@@ -187,7 +187,7 @@ def interrupt(monkeypatch, command: str) -> None:
     if command == "seek":
         monkeypatch.setattr(SeekAndHide, "analyse", Interrupt(SeekAndHide.analyse, 1))
     elif command == "classify":
-        monkeypatch.setattr(classifier.Classifier, "columns", Interrupt(classifier.Classifier.columns, 1))
+        monkeypatch.setattr(classifier.Classifier, "classify", Interrupt(classifier.Classifier.classify, 1))
     elif command == "train":  # stopped while the model file is being written
         from triage import outputs
 

@@ -285,6 +285,7 @@ def test_classify_on_dask_writes_what_the_local_run_writes(cli, tmp_path):
     result = cli("classify", SAMPLE, "-o", distributed, "--engine", "dask", "--jobs", "2")
     assert result.exit_code == 0, result.output
     assert distributed.read_bytes() == local.read_bytes()
+    assert "expert budget: 10% asked (26 messages), 26 sent (10.00%)" in result.output  # exact on dask too
 
 
 def test_a_scheduler_without_the_dask_engine_is_one_line(cli, tmp_path):

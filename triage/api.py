@@ -129,13 +129,16 @@ def seek(data, *, words: bool = False, text_column: str = "text", id_column: str
 
 
 def classify(data, *, model: Model | str | os.PathLike | None = None, policy: str | None = None,
-             expert_budget: float = 0.10, hide: str | Sequence[str] = "default", jobs: int = 1, engine: str = "local", scheduler: str | None = None,
-             text_column: str = "text", id_column: str | None = None,
-             workspace: str | os.PathLike | None = None):
+             expert_budget: float = 0.10, calibrated: bool = False, hide: str | Sequence[str] = "default",
+             jobs: int = 1, engine: str = "local", scheduler: str | None = None, text_column: str = "text",
+             id_column: str | None = None, workspace: str | os.PathLike | None = None):
     """Classify every message TA / NTA / EXPERT (`triage classify`): one row per message, in
-    order, with the input's index; `score` and `risk` as numbers. With `workspace`, also bring
-    that review workspace up to date (decided messages are not asked again). `hide`: the
-    categories to hide, "default,LIE,MAR" or ["default", "LIE", "MAR"] (see the README)."""
+    order, with the input's index; `score` and `risk` as numbers. `expert_budget` is a share
+    (0 to 1) or a count of messages (500): exactly that many, the riskiest, go to the expert
+    (or, with `calibrated`, those above the risk threshold calibrated at training). `hide`: the
+    categories to hide, "default,LIE,MAR" or ["default", "LIE", "MAR"] (see the README). With
+    `workspace`, also bring that review workspace up to date (decided messages are not asked
+    again)."""
     from triage import review_workspace as review_module
 
     source = frames.source(data)
@@ -143,8 +146,8 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
     if workspace is not None:
         review_module.check_workspace_path(workspace)
     summary = _jobs.run_classify(
-        source.records, None, model_path=chosen, policy=policy, budget=expert_budget, hide=hide, jobs=jobs,
-        engine=engine,
+        source.records, None, model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated,
+        hide=hide, jobs=jobs, engine=engine,
         scheduler=scheduler, read=_read(text_column, id_column),
     )
     if workspace is not None:

@@ -36,6 +36,10 @@ class ClassifiedChunk:
     decisions: dict[str, int]
     seekhide: dict[str, int]
     cells: list[list[str]] | None = None  # the rows themselves, in output format "cells" (in memory)
+    # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
+    # each row starts in `text` (io.HeldChunks rewrites the rows chosen).
+    risk: np.ndarray | None = None
+    row_at: np.ndarray | None = None
 
 
 # A visible candidate word at least this likely to be a name is shown to the expert.
@@ -45,8 +49,11 @@ HIGHLIGHT_PROBABILITY = 0.2
 class Classifier:
     """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
-    def __init__(self, predictor, policy: str | None = None, budget: float = 0.10, lexicons=None, stats=None,
+    def __init__(self, predictor, policy: str | None = None, budget: float | None = 0.10, lexicons=None, stats=None,
                  output_format: str = "csv", hide=DEFAULT_HIDE):
+        """`budget`: the share of messages for the risk threshold calibrated at training, or
+        None to send no message to the expert here: the caller ranks the whole corpus by the
+        risks of the chunks (`ranked`) and sets the decision of the riskiest."""
         self.lexicons = lexicons or lexicon_module.default()
         self.seeker = SeekAndHide(self.lexicons)
         self.predictor = predictor
@@ -56,7 +63,8 @@ class Classifier:
         if name == "budget":
             if predictor.word_forest is None:
                 raise io.BadModel("the budget policy needs a model trained with gold spans (a 'spans' column)")
-            trained["risk_threshold"] = predictor.risk_threshold(budget)
+            trained["risk_threshold"] = float("inf") if budget is None else predictor.risk_threshold(budget)
+        self.ranked = name == "budget" and budget is None
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
         self.output_format = output_format
@@ -110,12 +118,16 @@ class Classifier:
     def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
         """The output rows of (id, text) pairs encoded in the output format, with the counts
         of the summary."""
-        columns = self.columns(messages)
-        rows = list(zip(*columns))
+        columns, risk = self._columns(messages)
         counts = Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE])
+        risk = risk if self.ranked else None
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
-            return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, rows)))
-        return ClassifiedChunk(io.encode_cells(rows, CLASSIFY_COLUMNS, self.output_format), len(messages), *counts)
+            return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
+        if self.ranked:
+            text, row_at = io.encode_rows_located(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
+            return ClassifiedChunk(text, len(messages), *counts, risk=risk, row_at=row_at)
+        text = io.encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
+        return ClassifiedChunk(text, len(messages), *counts)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""
@@ -124,6 +136,10 @@ class Classifier:
     def columns(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output cells of (id, text) pairs, column by column in CLASSIFY_COLUMNS order
         (built a column at a time: no Python step per message and cell)."""
+        return self._columns(messages)[0]
+
+    def _columns(self, messages: list[tuple[str, str]]) -> tuple[list[list[str]], np.ndarray]:
+        """columns(), and the risk of each message as a number."""
         texts = [text for _, text in messages]
         folded, folding_maps = fold_batch(texts)  # analysed folded (NFC, look-alikes...), offsets into the original
         analysis = self.seeker.analyse(folded)
@@ -156,4 +172,4 @@ class Classifier:
             hidden_cells,
             ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in highlighted],
             list(map("{:.4f}".format, decisions.risk.tolist())),
-        ]
+        ], decisions.risk

@@ -151,7 +151,8 @@ def classify(
     model: Annotated[Optional[Path], typer.Option("--model", help="Model file (default: the embedded model).")] = None,
     queue: Annotated[Optional[Path], typer.Option("--queue", help="Also write the expert's work queue (.csv, .jsonl or .html).")] = None,
     policy: Annotated[Optional[str], typer.Option("--policy", help="Combination policy: budget or paper (Table 2). Default: the model's.")] = None,
-    expert_budget: Annotated[float, typer.Option("--expert-budget", help="Share of messages a human may read (budget policy).")] = 0.10,
+    expert_budget: Annotated[float, typer.Option("--expert-budget", help="Messages a human reads (budget policy): a share (0 to 1; 1 = all) or a count (500); exactly that many, the riskiest.")] = 0.10,
+    calibrated: Annotated[bool, typer.Option("--calibrated", help="Route each message by the risk threshold calibrated at training (same rule for every part of a corpus; the share sent is then close to the budget, not exact).")] = False,
     hide: Hide = "default",
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use (dask: workers of the local cluster).")] = 1,
     engine: Annotated[str, typer.Option("--engine", help="Where chunks are classified: local, or dask (needs the 'dask' extra).")] = "local",
@@ -173,7 +174,8 @@ def classify(
         check_workspace_path(workspace, [input] + ([output] if output else []))
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
-        policy=policy, budget=expert_budget, hide=hide, jobs=jobs, engine=engine, scheduler=scheduler,
+        policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, jobs=jobs, engine=engine,
+        scheduler=scheduler,
         force=force or output is None, queue_force=force,
         read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
         progress=sys.stderr.isatty(),
@@ -394,7 +396,7 @@ def evaluate(
     gold: Annotated[Path, typer.Argument(help="Gold messages: text, label TA/NTA, spans [[start, end, TYPE], ...].", show_default=False)],
     model: Annotated[Optional[Path], typer.Option("--model", help="Evaluate this trained model instead of cross-validating.")] = None,
     policy: Annotated[str, typer.Option("--policy", help="budget or paper (Table 2).")] = "budget",
-    expert_budget: Annotated[float, typer.Option("--expert-budget", help="Share of messages a human may read.")] = 0.10,
+    expert_budget: Annotated[float, typer.Option("--expert-budget", help="Messages a human reads: a share (0 to 1) or a count (500), the riskiest.")] = 0.10,
     hide: Hide = "default",
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,

@@ -131,7 +131,10 @@ class BudgetPolicy(_Policy):
       candidate words left visible and the message model as independent witnesses:
       1 - prod(1 - p_visible) * (1 - score_weight * P(TA)).
     - The riskiest messages go to the expert: those at or above `risk_threshold`, which the
-      model file derives from the expert budget (share of messages a human may read).
+      model file derives from the expert budget (share of messages a human may read), when
+      messages are routed one batch at a time (classify --calibrated). For an exact budget the
+      threshold is infinite and the caller sends the k riskiest of the corpus (`riskiest`):
+      that changes only their decision, since what is hidden does not depend on it.
     - Otherwise TA when something is hidden, else NTA.
     Defaults were chosen by cross-validation on the development corpus (README).
     """
@@ -178,10 +181,66 @@ def check_policy(name: str) -> None:
         raise BadOption(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
 
 
-def check_budget(budget: float) -> None:
-    """The expert budget is a share of the messages."""
-    if not 0.0 <= budget <= 1.0:
-        raise BadOption(f"the expert budget is a share of messages between 0 and 1, not {budget}")
+@dataclass(frozen=True)
+class ExpertBudget:
+    """How many messages a human may read: a share of the corpus (0 <= share <= 1; 1 and 1.0
+    both mean every message) or a count of messages (a whole number above 1, e.g. 500)."""
+
+    share: float | None = None
+    count: int | None = None
+
+    @classmethod
+    def of(cls, value) -> ExpertBudget:
+        """The budget a user gave (--expert-budget, expert_budget=), or a one-line BadOption."""
+        if isinstance(value, ExpertBudget):
+            return value
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        if isinstance(value, bool) or not np.isfinite(number) or number < 0:
+            raise BadOption(f"the expert budget is a share of messages (0 to 1, e.g. 0.05) or a count "
+                            f"(a whole number above 1, e.g. 500), not {value!r}")
+        if number <= 1:
+            return cls(share=number)
+        if number != int(number):
+            raise BadOption(f"an expert budget above 1 is a count of messages and must be a whole number, "
+                            f"not {value!r}")
+        return cls(count=int(number))
+
+    def messages(self, n: int) -> int:
+        """How many of `n` messages go to the expert: the share of n rounded to the nearest
+        (halves up), or the count, at most n."""
+        if self.count is not None:
+            return min(self.count, n)
+        return min(n, int(np.floor(self.share * n + 0.5)))
+
+    def asked(self) -> str:
+        """The budget as the user gave it: "10%" or "500 messages"."""
+        if self.count is not None:
+            return f"{self.count:,} messages"
+        return f"{100 * self.share:.4g}%"
+
+
+def riskiest(risk: np.ndarray, k: int) -> np.ndarray:
+    """The positions, in increasing order, of the `k` largest risks; ties at the cut go to the
+    earliest positions (input order), so that the choice never depends on how a corpus was
+    split into chunks."""
+    risk = np.asarray(risk, dtype=float)
+    n = len(risk)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k >= n:
+        return np.arange(n, dtype=np.int64)
+    cut = np.partition(risk, n - k)[n - k]  # the k-th largest risk
+    above = np.flatnonzero(risk > cut)
+    tied = np.flatnonzero(risk == cut)[: k - len(above)]
+    return np.sort(np.concatenate([above, tied]))
+
+
+def check_budget(budget) -> ExpertBudget:
+    """The expert budget, checked (see ExpertBudget.of)."""
+    return ExpertBudget.of(budget)
 
 
 def get_policy(name: str, **options) -> Policy:

@@ -77,7 +77,7 @@ class ClassifierSpec:
 
     model_path: str
     policy: str | None = None
-    budget: float = 0.10
+    budget: float | None = 0.10  # None: the parent ranks the corpus (Classifier)
     stats: CorpusStats | None = None
     user_lexicon_dir: str | None = field(default_factory=_user_lexicon_dir)
     token: str = field(default_factory=lambda: uuid.uuid4().hex)

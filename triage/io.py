@@ -1071,6 +1071,101 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     return buffer.getvalue()
 
 
+def encode_rows_located(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> tuple[str, Any]:
+    """encode_cells, and where each row starts in the text (character offsets, a numpy array
+    of len(rows) + 1 ending with the text's length): what HeldChunks needs to rewrite a row."""
+    import numpy as np
+
+    buffer = io.StringIO()
+    writer = TableWriter(buffer, columns, format, header=False)
+    if format == "jsonl":
+        dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+        lines = [dumps({c: _json_value(v) for c, v in zip(columns, cells)}) + "\n" for cells in rows]
+        text, lengths = "".join(lines), map(len, lines)
+    else:  # each writerow returns what the buffer's write returns: the characters of the row
+        lengths = list(map(writer._writer.writerow, rows))
+        text = buffer.getvalue()
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(lengths, dtype=np.int64, count=len(rows)), out=starts[1:])
+    return text, starts
+
+
+def _decode_rows(texts: Sequence[str], format: str) -> list[list[Any]]:
+    """The cells of rows each encoded by encode_cells (the inverse of encoding them)."""
+    if format == "jsonl":
+        return [list(json.loads(text).values()) for text in texts]
+    return list(csv.reader(texts, delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))
+
+
+# Chunks held back by HeldChunks stay in memory up to this many characters, then go to disk.
+HELD_IN_MEMORY = 32 * 1024 * 1024
+
+
+class HeldChunks:
+    """The chunks of a table, held back until one cell of some rows can be set (exact expert
+    budgets: which rows go to the expert is known only once every row has been ranked).
+
+    Encoded chunks (with `row_at`, where each row starts) are held in a private scratch file
+    beside the output (outputs.scratch_file: in memory while small, then on disk, unnamed,
+    gone with the process); `release` copies them to the writer, re-encoding only the rows
+    whose cell it sets. Rows kept in memory (a RowCollector) are written at once and set in
+    place."""
+
+    def __init__(self, writer: TableWriter | RowCollector, column: str, folder: Path | None = None) -> None:
+        self.writer = writer
+        self.at = writer.columns.index(column)
+        self._chunks: list[tuple[int, Any]] = []  # (characters, where each row starts)
+        self._scratch = None
+        if not isinstance(writer, RowCollector):
+            from triage import outputs
+
+            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
+
+    def write_chunk(self, chunk) -> None:
+        """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `row_at`, or cells)."""
+        if self._scratch is None:
+            self.writer.write_chunk(chunk)
+            return
+        self._scratch.write(chunk.text)
+        self._chunks.append((len(chunk.text), chunk.row_at))
+
+    def release(self, rows: Sequence[int], value: str) -> collections.Counter:
+        """Write every held row, the cell of each of `rows` (increasing positions) set to
+        `value`; returns how many cells of each old value were replaced."""
+        import numpy as np
+
+        replaced: collections.Counter = collections.Counter()
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._scratch is None:
+            for row in rows.tolist():
+                cells = self.writer.rows[row]
+                replaced[cells[self.at]] += 1
+                cells[self.at] = value
+            return replaced
+        columns, format = self.writer.columns, self.writer.format
+        first = 0
+        self._scratch.seek(0)
+        for size, row_at in self._chunks:
+            text = self._scratch.read(size)
+            count = len(row_at) - 1
+            mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
+            if len(mine):  # the chosen rows decoded, set and encoded again, all at once
+                starts, stops = row_at[mine].tolist(), row_at[mine + 1].tolist()
+                rewritten = _decode_rows(list(map(text.__getitem__, map(slice, starts, stops))), format)
+                for cells in rewritten:
+                    replaced[cells[self.at]] += 1
+                    cells[self.at] = value
+                encoded, at = encode_rows_located(rewritten, columns, format)
+                pieces = [text[: starts[0]]]
+                for i, (stop, start) in enumerate(zip(stops, starts[1:] + [len(text)])):
+                    pieces += [encoded[at[i]:at[i + 1]], text[stop:start]]
+                text = "".join(pieces)
+            self.writer.write_encoded(text, count)
+            first += count
+        self._scratch.close()
+        return replaced
+
+
 class RowCollector:
     """What a job writes its rows to when it has no output file (the Python API): the rows kept
     in memory as lists of cells in column order, with TableWriter's methods."""

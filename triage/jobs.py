@@ -133,10 +133,25 @@ class ClassifySummary:
     model: str = ""  # which model decided, with what policy: a tampered or wrong model shows here
     rows: list[list] | None = None  # with no output file: the rows, cells in CLASSIFY_COLUMNS order
     hide: tuple[str, ...] = ()  # the categories hidden (--hide)
+    budget: combiner.ExpertBudget | None = None  # the expert budget asked for (budget policy only)
+    calibrated_threshold: float | None = None  # routed by this risk threshold instead of a ranking
 
     @property
     def expert(self) -> int:
         return self.decisions.get(EXPERT, 0)
+
+    def budget_line(self) -> str | None:
+        """The budget asked for and the share actually sent, e.g.
+        "expert budget: 10% asked (200 messages), 200 sent (10.00%)"."""
+        if self.budget is None:
+            return None
+        sent = f"{self.expert:,} sent ({100 * self.expert / (self.messages or 1):.2f}%)"
+        if self.calibrated_threshold is not None:
+            return (f"expert budget: {self.budget.asked()} asked, {sent} by the risk threshold calibrated at "
+                    f"training ({self.calibrated_threshold:.4f}), not a ranking of this corpus")
+        if self.budget.count is not None:
+            return f"expert budget: {self.budget.asked()} asked, {sent}"
+        return f"expert budget: {self.budget.asked()} asked ({self.budget.messages(self.messages):,} messages), {sent}"
 
     def lines(self) -> list[str]:
         n = self.messages or 1
@@ -149,6 +164,8 @@ class ClassifySummary:
             f"expert workload: {self.expert:,} messages to read "
             f"(Seek&Hide alone: {untagged:,} untagged; reading everything: {self.messages:,})"
         )
+        if budget := self.budget_line():
+            out.append(budget)
         if self.model:
             out.append(f"model: {self.model}")
         if self.hide:
@@ -168,8 +185,9 @@ def run_classify(
     model_path: Path | model.Model | None = None,
     queue_path: Path | None = None,
     policy: str | None = None,
-    budget: float = 0.10,
+    budget: float | int | combiner.ExpertBudget = 0.10,
     hide: str | tuple[str, ...] = "default",
+    calibrated: bool = False,
     read: ReadOptions | None = None,
     jobs: int = 1,
     engine: str = "local",
@@ -185,9 +203,17 @@ def run_classify(
     only with `queue_force`, which defaults to `force`).
     With no `output`, the rows are kept in the summary instead (the Python API), with no chart.
     `model_path` may be a model file or a triage.model.Model. `engine` says where the chunks
-    are classified (triage.engines: this machine, or Dask)."""
-    combiner.check_budget(budget)
+    are classified (triage.engines: this machine, or Dask).
+    With the budget policy, exactly `budget` of the messages (a share, rounded, or a count) go
+    to the expert: the riskiest of the whole corpus, ties in input order. With `calibrated`,
+    each message is routed by the risk threshold calibrated at training instead (the same rule
+    for every part of a corpus that arrives in parts; the share sent is then only close to the
+    budget)."""
+    budget = combiner.check_budget(budget)
     hide = combiner.parse_hide(hide)
+    if calibrated and budget.count is not None:
+        raise BadOption("a count of messages needs the whole corpus ranked: with --calibrated, give the expert "
+                        "budget as a share (e.g. 0.05)")
     engines.check_engine(engine)
     if scheduler and engine != "dask":
         raise BadOption("--scheduler is for --engine dask")
@@ -210,6 +236,9 @@ def run_classify(
                           inputs=[input_path, model_file])
     table = read.open(input_path)
     predictor = model.load_predictor(model_path or model.default_model_path())
+    by_budget = (policy or (predictor.metadata.get("policy") or {}).get("name", "paper")) == "budget"
+    ranked = by_budget and not calibrated
+    share = None if ranked else budget.share  # the Classifier's calibrated threshold, or none: ranked here
     stats, chunks = None, None
     if predictor.word_forest is not None:
         stats, chunks = corpus_stats(table, chunk_size, predictor.word_scorer_size,
@@ -219,10 +248,10 @@ def run_classify(
         classifier = None
         if isinstance(model_path, model.Model) and model_path.path is None:
             raise BadOption("the dask engine's workers read the model from a file: save the model first")
-        spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, budget, stats,
+        spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
                                       output_format=output_format, hide=hide)
     else:
-        classifier = Classifier(predictor, policy, budget, stats=stats, output_format=output_format, hide=hide)
+        classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide)
         if jobs > 1:  # built once here, shared by the workers forked below, not once in each
             classifier.lexicons.build_sets()
     decisions: Counter = Counter()
@@ -232,7 +261,10 @@ def run_classify(
     # few in a million for 10**7 rows).
     id_hashes: list = []
     protect = [input_path, model_file]
+    risks: list[np.ndarray] = []
     with io.table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
+        if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
+            writer = io.HeldChunks(writer, "decision", output.parent if output is not None else None)
         chunks = chunks or table.pairs(chunk_size)
         if progress:
             name = Path(input_path).name if isinstance(input_path, (str, os.PathLike)) else "messages"
@@ -243,10 +275,19 @@ def run_classify(
             decisions.update(done.decisions)
             seekhide.update(done.seekhide)
             writer.write_chunk(done)
+            if ranked:
+                risks.append(done.risk)
+        if ranked:
+            decisions.update(_send_riskiest(writer, risks, budget))
+            writer = writer.writer
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
                               rows=getattr(writer, "rows", None))
     summary.model = model_line(model_path, predictor.metadata, policy, budget)
     summary.hide = hide
+    if by_budget:
+        summary.budget = budget
+        if calibrated:
+            summary.calibrated_threshold = predictor.risk_threshold(budget.share)
     summary.skipped_lines = list(table.skipped)
     if id_hashes:
         _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
@@ -259,6 +300,19 @@ def run_classify(
         queued = export_queue(output, queue_path, force=queue_force, protect=protect)
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
+
+
+def _send_riskiest(held: io.HeldChunks, risks: list[np.ndarray], budget: combiner.ExpertBudget) -> Counter:
+    """Write the held rows, the riskiest of them (exactly the budget) as EXPERT; returns the
+    change in the counts of decisions."""
+    risk = np.concatenate(risks) if risks else np.zeros(0)
+    chosen = combiner.riskiest(risk, budget.messages(len(risk)))
+    replaced = held.release(chosen, EXPERT)
+    if not set(replaced) <= {TA, NTA}:  # the policy decided EXPERT on its own: a bug, not bad input
+        raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
+    change = Counter({EXPERT: len(chosen)})
+    change.subtract(replaced)
+    return change
 
 
 # A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the
@@ -302,10 +356,10 @@ def _hashing_ids(chunks, id_hashes: list):
         yield chunk
 
 
-def model_line(model_path, metadata: dict, policy: str | None, budget: float) -> str:
+def model_line(model_path, metadata: dict, policy: str | None, budget: combiner.ExpertBudget) -> str:
     """The model, its policy (and budget) and a short fingerprint of its settings."""
     name = policy or (metadata.get("policy") or {}).get("name", "paper")
-    how = f"policy {name}" + (f", expert budget {budget:.0%}" if name == "budget" else "")
+    how = f"policy {name}" + (f", expert budget {budget.asked()}" if name == "budget" else "")
     which = "embedded model" if model_path is None else getattr(model_path, "name", str(model_path))
     size = metadata.get("training_size")
     trained = f"trained on {size:,} messages; " if isinstance(size, int) else ""
@@ -415,7 +469,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     from triage.reports.cv import scores as model_scores
     from triage.reports.render import report_paths, table6_markdown, write_report
 
-    combiner.check_budget(budget)
+    asked = combiner.check_budget(budget)
     combiner.check_policy(policy)
     hide = combiner.parse_hide(hide)
     protect = [gold_path, model.file_of(model_path)]
@@ -428,6 +482,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         raise BadInput(f"{name} holds no messages to evaluate (only a header)")
     if not has_spans:
         raise BadInput(f"{name} has no 'spans' column: evaluate needs the gold spans to hide")
+    # The curve is drawn over shares: a count of messages is the share of these messages it is.
+    budget = asked.share if asked.share is not None else asked.messages(len(gold)) / len(gold)
     if model_path:
         from triage.model import load_predictor
 

@@ -30,7 +30,8 @@ from typing import IO, Iterable, Iterator
 
 from triage.errors import OutputExists, OutputRefused
 
-__all__ = ["atomic_output", "check_output", "check_outputs", "refuse_inputs", "write_bytes", "write_text"]
+__all__ = ["atomic_output", "check_output", "check_outputs", "refuse_inputs", "scratch_file", "write_bytes",
+           "write_text"]
 
 MAINTAINER_VARIABLE = "TRIAGE_MAINTAINER"
 # Errors of a write that the user must hear as one line (the disk or the quota is full).
@@ -267,6 +268,19 @@ def _commit(temporary: Path, destination: Path, force: bool, display: str) -> No
         os.replace(temporary, destination)
         return
     os.unlink(temporary)
+
+
+def scratch_file(folder: str | os.PathLike[str], in_memory: int = 0) -> IO[str]:
+    """A private scratch file (text, UTF-8) in `folder` for data on their way to an output
+    (chunks held back for a later pass): kept in memory up to `in_memory` characters, then a
+    file readable by its owner only, without a name (gone when closed or when the process
+    dies, however it dies), on the output's own disk."""
+    import tempfile
+
+    try:
+        return tempfile.SpooledTemporaryFile(in_memory, mode="w+", encoding="utf-8", newline="", dir=folder)
+    except OSError as err:
+        raise OutputRefused(f"cannot write a scratch file in {os.fspath(folder)}: {err.strerror or err}") from None
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, *, force: bool = False, private: bool = False,
