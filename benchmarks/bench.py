@@ -1,25 +1,26 @@
-"""The speed benchmark of sms-triage (issue 7): messages per second, start-up, peak memory.
+"""The speed benchmark of sms-triage (issues 7 and 20): messages per second, start-up, peak memory.
 
     python benchmarks/bench.py [--messages 200000] [--jobs 1 2] [--repeat 3] [--scaling] [--peers]
-                               [--peers-python PATH] [--out reports/bench.json]
+                               [--peers-python PATH] [--no-warm] [--out reports/bench.json]
 
-1. Builds a corpus of N messages in a temporary folder (never in the repository) by
-   repeating the demo corpus data/sample_sms.csv and, when present, the dev corpus
-   ../shared/data/sms_dev_88milsms.csv, with light seeded variation (a word's case changed,
-   a suffix such as " mdr", " 18h30" or a first name added, a word dropped) so that not
-   every message is an exact duplicate. The share of exact duplicates is reported.
+1. Builds a corpus of N messages in a temporary folder (never in the repository) whose
+   vocabulary grows like a real SMS corpus (benchmarks/corpus.py: the distinct stretches
+   between spaces follow 88milSMS's curve; its growth beside the real one is reported).
+   Every figure is measured on it. The old corpus, which repeats the demo and dev messages
+   with light variation so that after its first rows every spelling is known, is kept only
+   for one figure labelled "warm".
 2. Byte-compiles the packages (as `pip install` does), then times, each in fresh processes:
    loading the lexicons (benchmarks/lexicons.py), start-up (imports, lexicons, model, the
    classifier built and a first message classified), `triage seek` and `triage classify --jobs J`
-   end to end (CSV in, CSV out; each run --repeat times, the fastest kept), `triage classify`
-   on the 2,000 dev messages once (every spelling new to the run, as in the first messages of
-   a real corpus) and `triage train` on 4,000 labelled dev messages.
-3. --scaling: classify 10^4, 10^5 and 10^6 messages (one job) to show the cost grows
+   end to end (CSV in, CSV and chart out; each run --repeat times, the fastest kept), classify
+   --no-chart once, the warm figure, `triage classify` on the 2,000 dev messages once (every
+   spelling new to the run) and `triage train` on 4,000 labelled dev messages.
+3. --scaling: classify 10^4, 10^5 and 10^6 generated messages (one job) to show the cost grows
    linearly, and the peak RSS at 10^6.
 4. --peers: the same messages (at most 20,000) through spaCy's fr_core_news_sm NER and
    Presidio's analyzer for French, when installed (in this interpreter or --peers-python),
    next to `triage classify` on the same file.
-5. Prints a table with the targets of issue 7 and writes everything to a JSON file.
+5. Prints a table with the targets of issues 7 and 20 and writes everything to a JSON file.
 
 Run on demand, never as a test: the figures depend on the machine and on its load, which is
 recorded at the start and end of the run, with a speed probe (the CPU time of a fixed Python
@@ -45,6 +46,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus as growing  # noqa: E402  (benchmarks/corpus.py)
 import lexicons as lexicon_bench  # noqa: E402  (benchmarks/lexicons.py)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -131,7 +133,9 @@ def machine() -> dict:
     }
 
 
-# ---------------------------------------------------------------- the corpus
+# ---------------------------------------------------------------- the warm corpus
+# Repeats the demo and dev messages: after its first rows every spelling is known to the run,
+# so it gives a "warm" figure only (what a message of known words costs), never the headline.
 
 FIXED_SUFFIXES = ["!", " mdr", " :)", " stp", " ok", " ?", " lol", " bisous"]
 # Real SMS corpora repeat short messages ("ok", "oui") verbatim. With the sign-offs below this
@@ -190,7 +194,7 @@ def vary(text: str, rng: random.Random, names: list[str]) -> str:
     return text
 
 
-def generate(base: list[str], count: int, seed: int, names: list[str]):
+def generate_warm(base: list[str], count: int, seed: int, names: list[str]):
     """`count` messages: the base messages over and over, each pass in a new seeded order,
     each message lightly varied. Same seed, same sequence, so a smaller corpus is a prefix."""
     rng = random.Random(seed)
@@ -201,26 +205,6 @@ def generate(base: list[str], count: int, seed: int, names: list[str]):
         for i in order[: count - produced]:
             yield vary(base[i], rng, names)
         produced += min(len(order), count - produced)
-
-
-def write_corpus(path: Path, texts) -> dict:
-    """Writes id,text; returns the size and the share of exact duplicate texts (hashes, to
-    keep 10^6 texts out of memory)."""
-    seen: set[int] = set()
-    count = 0
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["id", "text"])
-        for count, text in enumerate(texts, 1):
-            writer.writerow([count, text])
-            seen.add(hash(text))
-    return {
-        "path": str(path),
-        "messages": count,
-        "distinct_texts": len(seen),
-        "duplicate_share": 1 - len(seen) / count if count else 0.0,
-        "bytes": path.stat().st_size,
-    }
 
 
 def write_training(path: Path, dev_rows: list[dict], count: int, seed: int) -> dict:
@@ -636,9 +620,10 @@ def parse_args(argv):
     parser.add_argument("--startup-runs", type=int, default=5, help="fresh processes for start-up and lexicon load")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of seek and of each classify --jobs, the fastest kept (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the corpus variation")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed per step")
     parser.add_argument("--skip-train", action="store_true", help="do not time `triage train`")
+    parser.add_argument("--no-warm", action="store_true", help="skip the warm figure (the old repeating corpus)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (corpora, outputs)")
     parser.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON file to write")
     args = parser.parse_args(argv)
@@ -657,6 +642,7 @@ def main(argv: list[str] | None = None) -> int:
         "checkout": checkout(),
         "load_average": {"start": load_average()},
         "triage_command": triage_command(),
+        "corpus_generator": "benchmarks/corpus.py (vocabulary growing like 88milSMS)",
         "notes": [],
     }
     note = lambda text: (report["notes"].append(text), print(f"note: {text}"))  # noqa: E731
@@ -670,26 +656,30 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="triage-bench-"))
     try:
         # ---- corpora
-        demo = [row["text"] for row in read_rows(DEMO_CORPUS)]
-        dev_rows = read_rows(DEV_CORPUS) if DEV_CORPUS.exists() else []
+        sources = growing.Sources()
+        demo, dev_rows = sources.demo, read_rows(DEV_CORPUS) if DEV_CORPUS.exists() else []
         if not dev_rows:
             note(f"dev corpus {DEV_CORPUS} absent: corpus built from the demo corpus only; training skipped")
         names = common_first_names()
-        base = demo + [row["text"] for row in dev_rows]
+        base = sources.base
         report["corpus_sources"] = {
             "demo_messages": len(demo), "dev_messages": len(dev_rows), "seed": args.seed,
-            "base_duplicate_share": 1 - len(set(base)) / len(base), "exact_copy_share": EXACT_COPY_SHARE,
+            "base_duplicate_share": 1 - len(set(base)) / len(base),
         }
 
         def corpus(size: int) -> tuple[Path, dict]:
-            path = work / f"corpus_{size}.csv"
-            return path, write_corpus(path, generate(base, size, args.seed, names))
+            """`size` messages growing their vocabulary like a real corpus (benchmarks/corpus.py)."""
+            path, growth = work / f"corpus_{size}.csv", []
+            stats = growing.write_corpus(path, growing.generate(size, args.seed, sources, growth=growth))
+            return path, {**stats, "growth": growing.growth_report(growth)}
 
         main_corpus, stats = corpus(args.messages)
         report["corpus"] = stats
-        print(f"corpus: {stats['messages']:,} messages from {len(demo)} demo + {len(dev_rows):,} dev messages, "
+        print(f"corpus: {stats['messages']:,} messages grown from {len(demo)} demo + {len(dev_rows):,} dev messages, "
               f"{stats['distinct_texts']:,} distinct texts ({100 * stats['duplicate_share']:.1f}% exact duplicates), "
               f"{stats['bytes'] / 1e6:.1f} MB, in {work}")
+        print("vocabulary growth (distinct stretches between spaces, case kept):")
+        print(growing.format_growth(stats["growth"]))
 
         rows: list[dict] = []
 
@@ -725,10 +715,21 @@ def main(argv: list[str] | None = None) -> int:
             record(run_triage_repeated(f"classify --jobs {jobs}",
                                        ["classify", str(main_corpus), "-o", str(output), "--jobs", str(jobs), "--force"],
                                        n, args.timeout, args.repeat))
+        record(run_triage("classify --jobs 1 --no-chart",
+                          ["classify", str(main_corpus), "-o", str(work / "classified_nochart.csv"), "--no-chart",
+                           "--force"], n, args.timeout))
+        if not args.no_warm:
+            # What a message of known words costs: the old corpus repeats 2,260 messages, so after
+            # its first rows every spelling is one the run has labelled. Never the headline figure.
+            warm_corpus = work / "warm.csv"
+            report["warm_corpus"] = {k: v for k, v in growing.write_corpus(
+                warm_corpus, generate_warm(base, n, args.seed, names)).items() if k != "path"}
+            record(run_triage_repeated("warm: classify --jobs 1 (repeated corpus)",
+                                       ["classify", str(warm_corpus), "-o", str(work / "warm_out.csv"), "--jobs", "1",
+                                        "--force"], n, args.timeout, args.repeat))
+            warm_corpus.unlink()
         if dev_rows:
-            # The corpus above repeats these messages, so after its first pass nearly every word
-            # is known. A real corpus keeps bringing new spellings: classifying the dev messages
-            # once, with nothing learnt yet, shows what each new message costs.
+            # Real messages, classified once with nothing learnt yet: every spelling is new to the run.
             row = run_triage("classify dev once (new words)",
                              ["classify", str(DEV_CORPUS), "-o", str(work / "dev.csv"), "--force"],
                              len(dev_rows), args.timeout)
@@ -755,6 +756,7 @@ def main(argv: list[str] | None = None) -> int:
                 row = run_triage(f"scaling: classify {size:,}", ["classify", str(path), "-o", str(work / f"scaling_{size}.csv"),
                                                                   "--jobs", "1", "--force"], size, args.timeout)
                 row["duplicate_share"] = size_stats["duplicate_share"]
+                row["vocabulary_ratio_to_real"] = size_stats["growth"]["points"][-1]["ratio"]
                 record(row)
                 scaling_rows.append(row)
                 if path != main_corpus:
