@@ -291,9 +291,10 @@ class TreeMemory(threading.Thread):
 RUSAGE_WRAPPER = r"""
 import resource, subprocess, sys
 code = subprocess.call(sys.argv[2:])
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = usage.ru_maxrss
 with open(sys.argv[1], "w") as handle:
-    handle.write(str(peak // 1024 if sys.platform == "darwin" else peak))
+    handle.write(f"{peak // 1024 if sys.platform == 'darwin' else peak} {usage.ru_utime:.2f} {usage.ru_stime:.2f}")
 sys.exit(code)
 """
 
@@ -305,7 +306,7 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
         rss_file = handle.name
     gnu_time = shutil.which("time", path="/usr/bin")
     if gnu_time:
-        wrapped = [gnu_time, "-f", "%M", "-o", rss_file, *command]
+        wrapped = [gnu_time, "-f", "%M %U %S", "-o", rss_file, *command]
     else:
         wrapped = [sys.executable, "-c", RUSAGE_WRAPPER, rss_file, *command]
     started = time.perf_counter()
@@ -324,16 +325,23 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
         raise
     seconds = time.perf_counter() - started
     tree_pss = sampler.stop()
+    # Peak RSS, and the CPU seconds of the whole tree (user + system): on a shared host wall
+    # time also counts the time spent waiting for a core, CPU time far less.
+    peak_rss = cpu = None
     try:
-        lines = Path(rss_file).read_text().split()
-        peak_rss = int(lines[-1]) / 1024 if lines else None
+        lines = Path(rss_file).read_text().splitlines()
+        fields = lines[-1].split() if lines else []
+        if fields:
+            peak_rss = int(fields[0]) / 1024
+            cpu = float(fields[1]) + float(fields[2]) if len(fields) >= 3 else None
     except (OSError, ValueError):
-        peak_rss = None
+        pass
     finally:
         Path(rss_file).unlink(missing_ok=True)
     return {
         "seconds": seconds,
         "peak_rss_mb": peak_rss,
+        "cpu_seconds": cpu,
         "tree_peak_pss_mb": tree_pss,
         "memory_tool": "GNU time %M" if gnu_time else "getrusage(RUSAGE_CHILDREN)",
         "returncode": process.returncode,
@@ -391,6 +399,7 @@ def step_row(step: str, messages: int | None, result: dict, **extra) -> dict:
         "seconds": result["seconds"],
         "messages_per_second": messages / result["seconds"] if ok and messages else None,
         "peak_rss_mb": result["peak_rss_mb"],
+        "cpu_seconds": result["cpu_seconds"],
         "tree_peak_pss_mb": result["tree_peak_pss_mb"],
         "ok": ok,
         "load_average_after": load_average(),
@@ -446,6 +455,7 @@ def run_triage_repeated(step: str, arguments: list[str], messages: int, timeout:
     median = sorted(r["seconds"] for r in runs)[len(runs) // 2]
     peaks = [r["peak_rss_mb"] for r in runs if r["peak_rss_mb"] is not None]
     return {**fastest, "runs": repeat, "kept": "fastest", "seconds_each": [r["seconds"] for r in runs],
+            "cpu_seconds_each": [r["cpu_seconds"] for r in runs],
             "median_seconds": median, "median_messages_per_second": messages / median,
             "peak_rss_mb": max(peaks) if peaks else None}  # memory: the largest of the runs
 
@@ -576,14 +586,15 @@ def format_table(rows: list[dict]) -> str:
     def number(value, fmt):
         return "-" if value is None else format(value, fmt)
 
-    header = f"{'step':<30}{'messages':>11}{'seconds':>10}{'msg/s':>11}{'peak RSS MB':>13}{'tree PSS MB':>13}"
+    header = f"{'step':<30}{'messages':>11}{'seconds':>10}{'CPU s':>8}{'msg/s':>11}{'peak RSS MB':>13}{'tree PSS MB':>13}"
     lines = [header, "-" * len(header)]
     for row in rows:
         if row.get("available") is False:
             lines.append(f"{row['step']:<30}  unavailable: {row['reason'][:90]}")
             continue
         lines.append(
-            f"{row['step']:<30}{number(row.get('messages'), ',d'):>11}{number(row.get('seconds'), '.2f'):>10}"
+            f"{row['step'][:29]:<30}{number(row.get('messages'), ',d'):>11}{number(row.get('seconds'), '.2f'):>10}"
+            f"{number(row.get('cpu_seconds'), '.1f'):>8}"
             f"{number(row.get('messages_per_second'), ',.0f'):>11}{number(row.get('peak_rss_mb'), '.0f'):>13}"
             f"{number(row.get('tree_peak_pss_mb'), '.0f'):>13}" + ("" if row.get("ok", True) else "  FAILED")
         )
@@ -807,7 +818,9 @@ def main(argv: list[str] | None = None) -> int:
               if report["load_average"]["start"] else "")
         for when in ("start", "end"):
             print(show_probe(when, report["speed_probe"][when]))
-        print("peak RSS: the largest single process; tree PSS: all processes of the command together, sampled every 0.2 s")
+        print("CPU s: user + system seconds of the command's processes together (on a shared host, wall seconds also count "
+              "waiting for a core); peak RSS: the largest single process; tree PSS: all processes of the command "
+              "together, sampled every 0.2 s")
     finally:
         if args.keep:
             print(f"kept {work}")
