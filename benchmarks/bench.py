@@ -1,25 +1,26 @@
-"""The speed benchmark of sms-triage (issue 7): messages per second, start-up, peak memory.
+"""The speed benchmark of sms-triage (issues 7 and 20): messages per second, start-up, peak memory.
 
     python benchmarks/bench.py [--messages 200000] [--jobs 1 2] [--repeat 3] [--scaling] [--peers]
-                               [--peers-python PATH] [--out reports/bench.json]
+                               [--peers-python PATH] [--no-warm] [--out reports/bench.json]
 
-1. Builds a corpus of N messages in a temporary folder (never in the repository) by
-   repeating the demo corpus data/sample_sms.csv and, when present, the dev corpus
-   ../shared/data/sms_dev_88milsms.csv, with light seeded variation (a word's case changed,
-   a suffix such as " mdr", " 18h30" or a first name added, a word dropped) so that not
-   every message is an exact duplicate. The share of exact duplicates is reported.
+1. Builds a corpus of N messages in a temporary folder (never in the repository) whose
+   vocabulary grows like a real SMS corpus (benchmarks/corpus.py: the distinct stretches
+   between spaces follow 88milSMS's curve; its growth beside the real one is reported).
+   Every figure is measured on it. The old corpus, which repeats the demo and dev messages
+   with light variation so that after its first rows every spelling is known, is kept only
+   for one figure labelled "warm".
 2. Byte-compiles the packages (as `pip install` does), then times, each in fresh processes:
    loading the lexicons (benchmarks/lexicons.py), start-up (imports, lexicons, model, the
    classifier built and a first message classified), `triage seek` and `triage classify --jobs J`
-   end to end (CSV in, CSV out; each run --repeat times, the fastest kept), `triage classify`
-   on the 2,000 dev messages once (every spelling new to the run, as in the first messages of
-   a real corpus) and `triage train` on 4,000 labelled dev messages.
-3. --scaling: classify 10^4, 10^5 and 10^6 messages (one job) to show the cost grows
+   end to end (CSV in, CSV and chart out; each run --repeat times, the fastest kept), classify
+   --no-chart once, the warm figure, `triage classify` on the 2,000 dev messages once (every
+   spelling new to the run) and `triage train` on 4,000 labelled dev messages.
+3. --scaling: classify 10^4, 10^5 and 10^6 generated messages (one job) to show the cost grows
    linearly, and the peak RSS at 10^6.
 4. --peers: the same messages (at most 20,000) through spaCy's fr_core_news_sm NER and
    Presidio's analyzer for French, when installed (in this interpreter or --peers-python),
    next to `triage classify` on the same file.
-5. Prints a table with the targets of issue 7 and writes everything to a JSON file.
+5. Prints a table with the targets of issues 7 and 20 and writes everything to a JSON file.
 
 Run on demand, never as a test: the figures depend on the machine and on its load, which is
 recorded at the start and end of the run, with a speed probe (the CPU time of a fixed Python
@@ -45,6 +46,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus as growing  # noqa: E402  (benchmarks/corpus.py)
 import lexicons as lexicon_bench  # noqa: E402  (benchmarks/lexicons.py)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -131,7 +133,9 @@ def machine() -> dict:
     }
 
 
-# ---------------------------------------------------------------- the corpus
+# ---------------------------------------------------------------- the warm corpus
+# Repeats the demo and dev messages: after its first rows every spelling is known to the run,
+# so it gives a "warm" figure only (what a message of known words costs), never the headline.
 
 FIXED_SUFFIXES = ["!", " mdr", " :)", " stp", " ok", " ?", " lol", " bisous"]
 # Real SMS corpora repeat short messages ("ok", "oui") verbatim. With the sign-offs below this
@@ -190,7 +194,7 @@ def vary(text: str, rng: random.Random, names: list[str]) -> str:
     return text
 
 
-def generate(base: list[str], count: int, seed: int, names: list[str]):
+def generate_warm(base: list[str], count: int, seed: int, names: list[str]):
     """`count` messages: the base messages over and over, each pass in a new seeded order,
     each message lightly varied. Same seed, same sequence, so a smaller corpus is a prefix."""
     rng = random.Random(seed)
@@ -201,26 +205,6 @@ def generate(base: list[str], count: int, seed: int, names: list[str]):
         for i in order[: count - produced]:
             yield vary(base[i], rng, names)
         produced += min(len(order), count - produced)
-
-
-def write_corpus(path: Path, texts) -> dict:
-    """Writes id,text; returns the size and the share of exact duplicate texts (hashes, to
-    keep 10^6 texts out of memory)."""
-    seen: set[int] = set()
-    count = 0
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["id", "text"])
-        for count, text in enumerate(texts, 1):
-            writer.writerow([count, text])
-            seen.add(hash(text))
-    return {
-        "path": str(path),
-        "messages": count,
-        "distinct_texts": len(seen),
-        "duplicate_share": 1 - len(seen) / count if count else 0.0,
-        "bytes": path.stat().st_size,
-    }
 
 
 def write_training(path: Path, dev_rows: list[dict], count: int, seed: int) -> dict:
@@ -307,9 +291,10 @@ class TreeMemory(threading.Thread):
 RUSAGE_WRAPPER = r"""
 import resource, subprocess, sys
 code = subprocess.call(sys.argv[2:])
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = usage.ru_maxrss
 with open(sys.argv[1], "w") as handle:
-    handle.write(str(peak // 1024 if sys.platform == "darwin" else peak))
+    handle.write(f"{peak // 1024 if sys.platform == 'darwin' else peak} {usage.ru_utime:.2f} {usage.ru_stime:.2f}")
 sys.exit(code)
 """
 
@@ -321,7 +306,7 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
         rss_file = handle.name
     gnu_time = shutil.which("time", path="/usr/bin")
     if gnu_time:
-        wrapped = [gnu_time, "-f", "%M", "-o", rss_file, *command]
+        wrapped = [gnu_time, "-f", "%M %U %S", "-o", rss_file, *command]
     else:
         wrapped = [sys.executable, "-c", RUSAGE_WRAPPER, rss_file, *command]
     started = time.perf_counter()
@@ -340,16 +325,23 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
         raise
     seconds = time.perf_counter() - started
     tree_pss = sampler.stop()
+    # Peak RSS, and the CPU seconds of the whole tree (user + system): on a shared host wall
+    # time also counts the time spent waiting for a core, CPU time far less.
+    peak_rss = cpu = None
     try:
-        lines = Path(rss_file).read_text().split()
-        peak_rss = int(lines[-1]) / 1024 if lines else None
+        lines = Path(rss_file).read_text().splitlines()
+        fields = lines[-1].split() if lines else []
+        if fields:
+            peak_rss = int(fields[0]) / 1024
+            cpu = float(fields[1]) + float(fields[2]) if len(fields) >= 3 else None
     except (OSError, ValueError):
-        peak_rss = None
+        pass
     finally:
         Path(rss_file).unlink(missing_ok=True)
     return {
         "seconds": seconds,
         "peak_rss_mb": peak_rss,
+        "cpu_seconds": cpu,
         "tree_peak_pss_mb": tree_pss,
         "memory_tool": "GNU time %M" if gnu_time else "getrusage(RUSAGE_CHILDREN)",
         "returncode": process.returncode,
@@ -407,6 +399,7 @@ def step_row(step: str, messages: int | None, result: dict, **extra) -> dict:
         "seconds": result["seconds"],
         "messages_per_second": messages / result["seconds"] if ok and messages else None,
         "peak_rss_mb": result["peak_rss_mb"],
+        "cpu_seconds": result["cpu_seconds"],
         "tree_peak_pss_mb": result["tree_peak_pss_mb"],
         "ok": ok,
         "load_average_after": load_average(),
@@ -462,6 +455,7 @@ def run_triage_repeated(step: str, arguments: list[str], messages: int, timeout:
     median = sorted(r["seconds"] for r in runs)[len(runs) // 2]
     peaks = [r["peak_rss_mb"] for r in runs if r["peak_rss_mb"] is not None]
     return {**fastest, "runs": repeat, "kept": "fastest", "seconds_each": [r["seconds"] for r in runs],
+            "cpu_seconds_each": [r["cpu_seconds"] for r in runs],
             "median_seconds": median, "median_messages_per_second": messages / median,
             "peak_rss_mb": max(peaks) if peaks else None}  # memory: the largest of the runs
 
@@ -592,14 +586,15 @@ def format_table(rows: list[dict]) -> str:
     def number(value, fmt):
         return "-" if value is None else format(value, fmt)
 
-    header = f"{'step':<30}{'messages':>11}{'seconds':>10}{'msg/s':>11}{'peak RSS MB':>13}{'tree PSS MB':>13}"
+    header = f"{'step':<30}{'messages':>11}{'seconds':>10}{'CPU s':>8}{'msg/s':>11}{'peak RSS MB':>13}{'tree PSS MB':>13}"
     lines = [header, "-" * len(header)]
     for row in rows:
         if row.get("available") is False:
             lines.append(f"{row['step']:<30}  unavailable: {row['reason'][:90]}")
             continue
         lines.append(
-            f"{row['step']:<30}{number(row.get('messages'), ',d'):>11}{number(row.get('seconds'), '.2f'):>10}"
+            f"{row['step'][:29]:<30}{number(row.get('messages'), ',d'):>11}{number(row.get('seconds'), '.2f'):>10}"
+            f"{number(row.get('cpu_seconds'), '.1f'):>8}"
             f"{number(row.get('messages_per_second'), ',.0f'):>11}{number(row.get('peak_rss_mb'), '.0f'):>13}"
             f"{number(row.get('tree_peak_pss_mb'), '.0f'):>13}" + ("" if row.get("ok", True) else "  FAILED")
         )
@@ -636,9 +631,10 @@ def parse_args(argv):
     parser.add_argument("--startup-runs", type=int, default=5, help="fresh processes for start-up and lexicon load")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of seek and of each classify --jobs, the fastest kept (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the corpus variation")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed per step")
     parser.add_argument("--skip-train", action="store_true", help="do not time `triage train`")
+    parser.add_argument("--no-warm", action="store_true", help="skip the warm figure (the old repeating corpus)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (corpora, outputs)")
     parser.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON file to write")
     args = parser.parse_args(argv)
@@ -657,6 +653,7 @@ def main(argv: list[str] | None = None) -> int:
         "checkout": checkout(),
         "load_average": {"start": load_average()},
         "triage_command": triage_command(),
+        "corpus_generator": "benchmarks/corpus.py (vocabulary growing like 88milSMS)",
         "notes": [],
     }
     note = lambda text: (report["notes"].append(text), print(f"note: {text}"))  # noqa: E731
@@ -670,26 +667,30 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="triage-bench-"))
     try:
         # ---- corpora
-        demo = [row["text"] for row in read_rows(DEMO_CORPUS)]
-        dev_rows = read_rows(DEV_CORPUS) if DEV_CORPUS.exists() else []
+        sources = growing.Sources()
+        demo, dev_rows = sources.demo, read_rows(DEV_CORPUS) if DEV_CORPUS.exists() else []
         if not dev_rows:
             note(f"dev corpus {DEV_CORPUS} absent: corpus built from the demo corpus only; training skipped")
         names = common_first_names()
-        base = demo + [row["text"] for row in dev_rows]
+        base = sources.base
         report["corpus_sources"] = {
             "demo_messages": len(demo), "dev_messages": len(dev_rows), "seed": args.seed,
-            "base_duplicate_share": 1 - len(set(base)) / len(base), "exact_copy_share": EXACT_COPY_SHARE,
+            "base_duplicate_share": 1 - len(set(base)) / len(base),
         }
 
         def corpus(size: int) -> tuple[Path, dict]:
-            path = work / f"corpus_{size}.csv"
-            return path, write_corpus(path, generate(base, size, args.seed, names))
+            """`size` messages growing their vocabulary like a real corpus (benchmarks/corpus.py)."""
+            path, growth = work / f"corpus_{size}.csv", []
+            stats = growing.write_corpus(path, growing.generate(size, args.seed, sources, growth=growth))
+            return path, {**stats, "growth": growing.growth_report(growth)}
 
         main_corpus, stats = corpus(args.messages)
         report["corpus"] = stats
-        print(f"corpus: {stats['messages']:,} messages from {len(demo)} demo + {len(dev_rows):,} dev messages, "
+        print(f"corpus: {stats['messages']:,} messages grown from {len(demo)} demo + {len(dev_rows):,} dev messages, "
               f"{stats['distinct_texts']:,} distinct texts ({100 * stats['duplicate_share']:.1f}% exact duplicates), "
               f"{stats['bytes'] / 1e6:.1f} MB, in {work}")
+        print("vocabulary growth (distinct stretches between spaces, case kept):")
+        print(growing.format_growth(stats["growth"]))
 
         rows: list[dict] = []
 
@@ -725,10 +726,21 @@ def main(argv: list[str] | None = None) -> int:
             record(run_triage_repeated(f"classify --jobs {jobs}",
                                        ["classify", str(main_corpus), "-o", str(output), "--jobs", str(jobs), "--force"],
                                        n, args.timeout, args.repeat))
+        record(run_triage("classify --jobs 1 --no-chart",
+                          ["classify", str(main_corpus), "-o", str(work / "classified_nochart.csv"), "--no-chart",
+                           "--force"], n, args.timeout))
+        if not args.no_warm:
+            # What a message of known words costs: the old corpus repeats 2,260 messages, so after
+            # its first rows every spelling is one the run has labelled. Never the headline figure.
+            warm_corpus = work / "warm.csv"
+            report["warm_corpus"] = {k: v for k, v in growing.write_corpus(
+                warm_corpus, generate_warm(base, n, args.seed, names)).items() if k != "path"}
+            record(run_triage_repeated("warm: classify --jobs 1 (repeated corpus)",
+                                       ["classify", str(warm_corpus), "-o", str(work / "warm_out.csv"), "--jobs", "1",
+                                        "--force"], n, args.timeout, args.repeat))
+            warm_corpus.unlink()
         if dev_rows:
-            # The corpus above repeats these messages, so after its first pass nearly every word
-            # is known. A real corpus keeps bringing new spellings: classifying the dev messages
-            # once, with nothing learnt yet, shows what each new message costs.
+            # Real messages, classified once with nothing learnt yet: every spelling is new to the run.
             row = run_triage("classify dev once (new words)",
                              ["classify", str(DEV_CORPUS), "-o", str(work / "dev.csv"), "--force"],
                              len(dev_rows), args.timeout)
@@ -755,6 +767,7 @@ def main(argv: list[str] | None = None) -> int:
                 row = run_triage(f"scaling: classify {size:,}", ["classify", str(path), "-o", str(work / f"scaling_{size}.csv"),
                                                                   "--jobs", "1", "--force"], size, args.timeout)
                 row["duplicate_share"] = size_stats["duplicate_share"]
+                row["vocabulary_ratio_to_real"] = size_stats["growth"]["points"][-1]["ratio"]
                 record(row)
                 scaling_rows.append(row)
                 if path != main_corpus:
@@ -805,7 +818,9 @@ def main(argv: list[str] | None = None) -> int:
               if report["load_average"]["start"] else "")
         for when in ("start", "end"):
             print(show_probe(when, report["speed_probe"][when]))
-        print("peak RSS: the largest single process; tree PSS: all processes of the command together, sampled every 0.2 s")
+        print("CPU s: user + system seconds of the command's processes together (on a shared host, wall seconds also count "
+              "waiting for a core); peak RSS: the largest single process; tree PSS: all processes of the command "
+              "together, sampled every 0.2 s")
     finally:
         if args.keep:
             print(f"kept {work}")

@@ -23,6 +23,7 @@ FILE_ONLY = {
     "on_bad_lines": "DataFrames have no ragged rows",
     "out_dir": "reports come back as Report objects",
     "queue": "classify's queue file: triage.queue_export(classified) returns it",
+    "chart": "classify's bar chart is a file next to its output; the API writes none",
     "format": "the queue file's format",
     "excel": "the release file's dialect for Excel",
 }

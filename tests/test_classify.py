@@ -1,6 +1,8 @@
 import csv
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 from conftest import SAMPLE
@@ -38,6 +40,29 @@ def test_classify_follows_the_output_contract(cli, sample, tmp_path):
         assert isinstance(json.loads(row["highlighted"]), list)
         if not json.loads(row["hidden"]):
             assert row["anonymised"] == row["text"]
+
+
+def test_no_chart_writes_the_same_classification_without_the_chart_or_matplotlib(sample, tmp_path):
+    # In a fresh process: matplotlib costs about half a second to import, and a run that
+    # draws no chart must not pay it (issue 20).
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from triage.cli import app\n"
+        "runner = CliRunner()\n"
+        f"result = runner.invoke(app, ['classify', {str(sample)!r}, '-o', {str(tmp_path / 'plain.csv')!r}, '--no-chart'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))\n"
+        f"result = runner.invoke(app, ['classify', {str(sample)!r}, '-o', {str(tmp_path / 'charted.csv')!r}])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "print('matplotlib' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "True"]  # imported only when a chart is drawn
+    assert not (tmp_path / "plain.summary.png").exists()
+    assert (tmp_path / "charted.summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "charted.csv").read_bytes()
 
 
 def test_the_paper_policy_is_table_2(cli, sample, tmp_path):

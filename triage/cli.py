@@ -163,6 +163,7 @@ def classify(
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again).")] = None,
+    chart: Annotated[bool, typer.Option("--chart/--no-chart", help="Draw the summary bar chart (a PNG next to the output); --no-chart skips it and never loads matplotlib.")] = True,
     force: Force = False,
 ) -> None:
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
@@ -178,7 +179,7 @@ def classify(
         scheduler=scheduler,
         force=force or output is None, queue_force=force,
         read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
-        progress=sys.stderr.isatty(),
+        chart=chart, progress=sys.stderr.isatty(),
     )
     for line in summary.lines():
         typer.echo(line)
