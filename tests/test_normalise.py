@@ -145,7 +145,9 @@ def test_a_disguised_name_gets_the_decision_of_its_plain_spelling(cli, tmp_path)
         rows.writerow(["id", "text"])
         for trick, name in DISGUISES.items():
             rows.writerow([trick, f"tu as vu {name} hier soir ?"])
-    assert cli("classify", source, "-o", tmp_path / "out.csv").exit_code == 0
+    # Each message routed on its own (--calibrated): an exact budget would send one of these
+    # equally risky messages to the expert, the first in input order.
+    assert cli("classify", source, "-o", tmp_path / "out.csv", "--calibrated").exit_code == 0
     out = {row["id"]: row for row in csv.DictReader(open(tmp_path / "out.csv", encoding="utf-8"))}
     plain = out["plain"]
     assert plain["anonymised"].startswith("tu as vu <PRE_7_")

@@ -5,6 +5,7 @@ hidden and the replacement codes."""
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -66,7 +67,10 @@ def stable_id(tag: str, spelling: str) -> int:
 
 
 def code(tag: str, surface: str, ident: int) -> str:
-    return f"<{tag}_{len(surface)}_{ident}>"
+    """<TAG_length_id>; the length is counted composed (NFC), so that an item has the same code
+    however its accents were typed, even when Seek&Hide is called on text as written."""
+    length = len(surface) if surface.isascii() else len(unicodedata.normalize("NFC", surface))
+    return f"<{tag}_{length}_{ident}>"
 
 
 def hidden_json(hidden: list[tuple[int, int, str]]) -> str:
