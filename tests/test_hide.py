@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 
 import triage
-from tests.conftest import failed, succeeded
 from triage import model as model_module
 from triage.combiner import parse_hide
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS
+
+from conftest import failed, succeeded
 
 PLACES_AND_BRANDS = "default,LIE,MAR"
 
