@@ -4,6 +4,8 @@ fixture skips when it is absent (users of the tool do not have it)."""
 import csv
 import io
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -255,3 +257,11 @@ def fill_queue(queue: Path, decision: str = "NTA") -> Path:
         writer.writeheader()
         writer.writerows(rows)
     return queue
+
+
+def in_fresh_python(*lines: str) -> str:
+    """Run `lines` as a program in a new Python process (what it imports is then its own) and
+    return what it printed; a failure in it fails the test with its stderr."""
+    done = subprocess.run([sys.executable, "-c", "\n".join(lines)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

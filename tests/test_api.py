@@ -2,13 +2,11 @@
 
 import inspect
 import json
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 import typer
-from conftest import SAMPLE, labelled_rows, succeeded, write_table
+from conftest import SAMPLE, in_fresh_python, labelled_rows, succeeded, write_table
 
 import triage
 from triage.cli import app
@@ -236,19 +234,17 @@ def test_reports_come_back_with_tables_and_figures(demo):
 
 
 def test_neither_the_package_nor_the_command_line_imports_pandas_or_polars(tmp_path):
-    code = (
-        "import sys\n"
-        "import triage\n"
-        "assert 'triage.api' not in sys.modules and 'pandas' not in sys.modules\n"
-        "from typer.testing import CliRunner\n"
-        "from triage.cli import app\n"
-        f"result = CliRunner().invoke(app, ['classify', {str(SAMPLE)!r}, '-o', {str(tmp_path / 'o.csv')!r}])\n"
-        "assert result.exit_code == 0, result.output\n"
-        "print(sorted(m for m in ('pandas', 'polars', 'triage.api') if m in sys.modules))\n"
+    printed = in_fresh_python(
+        "import sys",
+        "import triage",
+        "assert 'triage.api' not in sys.modules and 'pandas' not in sys.modules",
+        "from typer.testing import CliRunner",
+        "from triage.cli import app",
+        f"result = CliRunner().invoke(app, ['classify', {str(SAMPLE)!r}, '-o', {str(tmp_path / 'o.csv')!r}])",
+        "assert result.exit_code == 0, result.output",
+        "print(sorted(m for m in ('pandas', 'polars', 'triage.api') if m in sys.modules))",
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert printed.strip() == "[]"
 
 
 # ---------------------------------------------------------------------- the documentation

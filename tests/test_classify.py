@@ -1,11 +1,9 @@
 import csv
 import json
 import shutil
-import subprocess
-import sys
 
 import pytest
-from conftest import SAMPLE
+from conftest import SAMPLE, in_fresh_python
 
 from triage.schema import CLASSIFY_COLUMNS
 
@@ -45,21 +43,19 @@ def test_classify_follows_the_output_contract(cli, sample, tmp_path):
 def test_no_chart_writes_the_same_classification_without_the_chart_or_matplotlib(sample, tmp_path):
     # In a fresh process: matplotlib costs about half a second to import, and a run that
     # draws no chart must not pay it (issue 20).
-    code = (
-        "import sys\n"
-        "from typer.testing import CliRunner\n"
-        "from triage.cli import app\n"
-        "runner = CliRunner()\n"
-        f"result = runner.invoke(app, ['classify', {str(sample)!r}, '-o', {str(tmp_path / 'plain.csv')!r}, '--no-chart'])\n"
-        "assert result.exit_code == 0, result.output\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))\n"
-        f"result = runner.invoke(app, ['classify', {str(sample)!r}, '-o', {str(tmp_path / 'charted.csv')!r}])\n"
-        "assert result.exit_code == 0, result.output\n"
-        "print('matplotlib' in sys.modules)\n"
+    printed = in_fresh_python(
+        "import sys",
+        "from typer.testing import CliRunner",
+        "from triage.cli import app",
+        "runner = CliRunner()",
+        f"result = runner.invoke(app, ['classify', {str(sample)!r}, '-o', {str(tmp_path / 'plain.csv')!r}, '--no-chart'])",
+        "assert result.exit_code == 0, result.output",
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))",
+        f"result = runner.invoke(app, ['classify', {str(sample)!r}, '-o', {str(tmp_path / 'charted.csv')!r}])",
+        "assert result.exit_code == 0, result.output",
+        "print('matplotlib' in sys.modules)",
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["[]", "True"]  # imported only when a chart is drawn
+    assert printed.split() == ["[]", "True"]  # imported only when a chart is drawn
     assert not (tmp_path / "plain.summary.png").exists()
     assert (tmp_path / "charted.summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "charted.csv").read_bytes()
