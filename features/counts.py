@@ -14,9 +14,11 @@ import weakref
 
 import numpy as np
 
+from triage import spelling_batch as batch
 from triage.features.sets import FEATURE_SETS
 from triage.lexicons import PERSON_CUES, Lexicons, fold, spelling_key
 from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
+from triage.spelling_batch import members, texts_of
 
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")
@@ -53,6 +55,38 @@ def _flags(lexicons: Lexicons, text: str, phrase_words: tuple[set[str], set[str]
     )
 
 
+def _flags_many(lexicons: Lexicons, table, sids: np.ndarray, phrase_words) -> np.ndarray:
+    """The _flags of the spellings `sids` of a table at once, (len(sids), 11)."""
+    lx = lexicons
+    texts = texts_of(table, sids)
+    key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    if not texts:
+        return np.zeros((0, 11), dtype=bool)
+    folded_anti = members(lx.folded_anti, folded) & ~members(lx.other_anti, folded)
+    return np.column_stack([
+        members(lx.first_names, key) | members(lx.first_names, folded)
+        | members(lx.first_names, [lx.folded_names.get(f, "") for f in folded]),
+        members(lx.forms, key) | members(lx.forms, folded) | folded_anti,
+        members(lx.sms, key) | members(lx.sms, folded),
+        members(lx.pronouns, key) | members(lx.pronouns, folded),
+        members(lx.cities, key),
+        members(lx.countries, key),
+        np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts)),
+        batch.searched(_ELONGATION, texts),
+        members(phrase_words[0], key),
+        members(PERSON_CUES, key),
+        members(phrase_words[2], key),
+    ])
+
+
+def _ranks_many(lexicons: Lexicons, table, sids: np.ndarray) -> list[tuple[int, int]]:
+    """_ranks of the spellings `sids` of a table ((_NO_RANK, _NO_RANK) for those with no label)."""
+    ranks, infos = lexicons.first_name_ranks, table.infos
+    lower = batch.lowered(table)[sids].tolist()
+    return [(ranks.get(infos[s].match, _NO_RANK), ranks.get(low, _NO_RANK)) if infos[s] else (_NO_RANK, _NO_RANK)
+            for s, low in zip(sids.tolist(), lower)]
+
+
 def _ranks(lexicons: Lexicons, text: str, match: str) -> tuple[int, int]:
     """First-name rank of the dictionary match, and of the spelling itself (used when a
     title made the word a name), or _NO_RANK."""
@@ -69,7 +103,8 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
     lexicons = a.seeker.lexicons
     table = a.spellings
     phrase_words = _phrase_parts(lexicons)
-    flags = table.column("counts.flags", lambda s: _flags(lexicons, table.texts[s], phrase_words), bool, width=11)
+    flags = table.column("counts.flags", lambda sids: _flags_many(lexicons, table, sids, phrase_words), bool,
+                         width=11)
     n = len(a)
     words = np.flatnonzero(a.kind == K_WORD)
     message, spelling = a.message[words], a.spelling[words]
@@ -119,11 +154,7 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
     best = np.full(n, _NO_RANK, dtype=np.int64)
     if named.any():
         lexicons, table = a.seeker.lexicons, a.spellings
-        ranks = table.column(
-            "counts.ranks",
-            lambda s: _ranks(lexicons, table.texts[s], table.infos[s].match) if table.infos[s] else (_NO_RANK,) * 2,
-            np.int64, width=2,
-        )
+        ranks = table.column("counts.ranks", lambda sids: _ranks_many(lexicons, table, sids), np.int64, width=2)
         by_title = rule == rule_code("title")
         word_ranks = np.where(by_title, ranks[a.spelling[words], 1], ranks[a.spelling[words], 0])
         np.minimum.at(best, message[named], word_ranks[named])

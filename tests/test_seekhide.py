@@ -167,9 +167,9 @@ def test_per_spelling_rows_are_computed_once_and_again_for_another_owner(lexicon
     analysis = seeker.analyse(["Coucou Patrice", "Coucou toi"])
     table, asked = analysis.spellings, []
 
-    def length_row(sid):
-        asked.append(sid)
-        return (len(table.texts[sid]), 1.0)
+    def length_row(sids):  # the rows of the spellings `sids`, asked for at once
+        asked.extend(sids.tolist())
+        return [(len(table.texts[sid]), 1.0) for sid in sids.tolist()]
 
     words = analysis.spelling[analysis.kind == K_WORD]  # Coucou, Patrice, Coucou, toi
     first = table.rows_for("test.length", words, length_row, 2, owner="model A")

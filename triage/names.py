@@ -18,9 +18,11 @@ import re
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
 from triage.seekhide import (
     GUESS_RULES,
@@ -34,6 +36,10 @@ from triage.seekhide import (
     SeekResult,
     rule_code,
 )
+from triage.spelling_batch import members, texts_of
+
+if TYPE_CHECKING:
+    from triage.seekhide.table import Spellings
 
 WORD_FEATURES = (
     "dictionary", "ambiguous", "unknown", "ordinary", "weak", "guessed",
@@ -190,7 +196,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     stats = stats or CorpusStats()
     spelling = spelling or default_spelling(lexicons)
     texts = table.texts
-    context = table.column("names.context", lambda s: _context_flags(texts[s]), bool, width=3)
+    context = table.column("names.context", lambda sids: _context_flags_many(table, sids), bool, width=3)
     words = np.flatnonzero(a.kind == K_WORD)
     sid, label, rule, message = a.spelling[words], a.label[words], a.rule[words], a.message[words]
     same_message = message[1:] == message[:-1]
@@ -202,9 +208,8 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     chosen = np.flatnonzero(candidate)
     if not len(chosen):
         return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
-    static = table.rows_for("names.static", sid[chosen],
-                            lambda s: _static(spelling, lexicons, texts[s], table.infos[s].match), _STATIC_WIDTH,
-                            owner=spelling)
+    static = table.rows_for("names.static", sid[chosen], lambda sids: _static_many(spelling, lexicons, table, sids),
+                            _STATIC_WIDTH, owner=spelling)
     unique, inverse = np.unique(sid[chosen], return_inverse=True)
     lower = np.asarray(stats.lower_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
     label, rule = label[chosen], rule[chosen]
@@ -254,6 +259,16 @@ def _context_flags(text: str) -> tuple[bool, bool, bool]:
     return text[:1].isupper(), key in PERSON_CUES, key.rstrip(".") in TITLES
 
 
+def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    """_context_flags of the spellings `sids` of a table at once, (len(sids), 3)."""
+    key = batch.keys(table)[sids].tolist()
+    return np.column_stack([
+        np.fromiter((text[:1].isupper() for text in texts_of(table, sids)), dtype=bool, count=len(sids)),
+        members(PERSON_CUES, key),
+        members(TITLES, [k.rstrip(".") for k in key]),
+    ]).reshape(-1, 3)
+
+
 # Columns of _static, by feature name; two ranks: by the dictionary match, and by the
 # spelling itself when a title made the word a surname.
 _STATIC_COLUMNS = {
@@ -297,6 +312,49 @@ def _static(spelling: NameLikeness, lexicons: Lexicons, text: str, match: str) -
     return found
 
 
+_TRIPLE = re.compile(r"(.)\1\1")  # a character three times in a row
+
+
+def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, sids: np.ndarray) -> np.ndarray:
+    """_static of the spellings `sids` of a table (words, matched by Seek&Hide) at once,
+    (len(sids), _STATIC_WIDTH)."""
+    if not len(sids):
+        return np.zeros((0, _STATIC_WIDTH))
+    texts = texts_of(table, sids)
+    key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    lower = batch.lowered(table)[sids].tolist()
+    ranks, trigram = lexicons.first_name_ranks, spelling.trigrams.get
+
+    def log_ranks(names: list[str]) -> list[float]:
+        found = [ranks.get(name if name in ranks else f) or ranks.get(k) for name, f, k in zip(names, folded, key)]
+        return [math.log10(rank) if rank else 6.0 for rank in found]
+
+    def score(f: str) -> float:  # NameLikeness.score of a folded key
+        word = f"^{f}$"
+        n = len(word) - 2
+        return sum(trigram(word[i : i + 3], 0.0) for i in range(n)) / n if n > 0 else 0.0
+
+    length = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
+    upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
+    key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
+    return np.column_stack([
+        capitals & ~upper,
+        upper & (length > 1),
+        log_ranks([table.infos[s].match for s in sids.tolist()]),
+        log_ranks(lower),
+        members(lexicons.last_names, key),
+        members(lexicons.sms, key),
+        members(lexicons.cities, key) | members(lexicons.regions, key) | members(lexicons.countries, key),
+        length,
+        batch.searched(_TRIPLE, key),
+        [score(f) for f in folded],
+        members(spelling.prefixes, folded),
+        [is_reduplication(f) for f in folded],
+        (key_length >= 4) & np.fromiter((k.endswith(_PET_SUFFIXES) for k in key), dtype=bool, count=len(key)),
+    ]).astype(float)
+
+
 # Keyed by the lexicons themselves, weakly: an entry goes with its lexicons (an id would be
 # reused by the next object at the same address).
 _SPELLINGS: weakref.WeakKeyDictionary[Lexicons, NameLikeness] = weakref.WeakKeyDictionary()
@@ -335,8 +393,18 @@ def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikenes
     first-name prefixes of nicknames by truncation."""
     lexicons, table = analysis.seeker.lexicons, analysis.spellings
     prefixes = spelling.prefixes if spelling is not None else frozenset()
-    tags = table.column("names.tag", lambda s: candidate_tag(table.texts[s], lexicons, prefixes), object)
+    tags = table.column("names.tag", lambda sids: _candidate_tags_many(lexicons, table, sids, prefixes), object)
     return tags[analysis.spelling[tokens]].tolist()
+
+
+def _candidate_tags_many(lexicons: Lexicons, table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> list[str]:
+    """candidate_tag of the spellings `sids` of a table at once."""
+    lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
+    first, last = members(lexicons.first_names, lower), members(lexicons.last_names, lower)
+    nickname = [is_reduplication(f) or len(k) >= 5 and k.endswith(_NICKNAME_SUFFIXES) or 3 <= len(f) <= 5 and f in prefixes
+                for k, f in zip(lower, folded)]
+    return ["PRE" if is_first else "NOM" if is_last else "SUR" if is_nickname else "PRE"
+            for is_first, is_last, is_nickname in zip(first.tolist(), last.tolist(), nickname)]
 
 
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:

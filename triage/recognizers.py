@@ -30,9 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import K_WORD, L_ANTI, Analysis
+from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
 FOREIGN_PLACES = word_list("places/foreign_places.txt")
@@ -99,6 +101,45 @@ def _flags(lexicons: Lexicons, text: str) -> tuple:
     )
 
 
+def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
+    """The _flags of the spellings `sids` of a table at once, (len(sids), len(_FLAGS))."""
+    lx = lexicons
+    texts = texts_of(table, sids)
+    key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    known_places, heads = places(lexicons)
+    case = list(map(brands().get, key))
+    capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
+    upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
+    longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
+    return np.column_stack([
+        members(known_places, key),
+        members(lx.first_names, key) | members(lx.first_names, folded),
+        members(lx.forms, key) | members(lx.sms, key) | members(lx.pronouns, key),
+        capitals & ~upper,
+        upper & longer,
+        np.asarray([c == "any" for c in case], dtype=bool).reshape(-1),
+        np.asarray([c == "capitalised" for c in case], dtype=bool).reshape(-1),
+        members(PLACE_CUES, key),
+        members(_PERSON_ONLY_CUES, [k.rstrip(".") for k in key]),
+        np.asarray([is_reduplication(f) for f in folded], dtype=bool).reshape(-1)
+        & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
+        ordinary_many(lexicons, key, folded),
+        members(heads, key),
+    ]) if len(sids) else np.zeros((0, len(_FLAGS)), dtype=bool)
+
+
+def ordinary_many(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.ndarray:
+    """lexicons.lookup(key)[1] for each key (`folded`: fold of each key): an ordinary word,
+    accents aside (tete is tête)."""
+    lx = lexicons
+    user_word, user_name = members(lx.user_words, keys), members(lx.user_names, keys)
+    in_names = members(lx.first_names, keys) | members(lx.last_names, keys)
+    in_anti = members(lx.other_anti, keys) | members(lx.forms, keys)
+    by_folding = members(lx.user_words, folded) | members(lx.other_anti, folded) | members(lx.forms, folded) \
+        | members(lx.folded_anti, folded)
+    return user_word | ~user_name & np.where(in_names | in_anti, in_anti, by_folding)
+
+
 @dataclass
 class Recognised:
     """The recognizers' verdict on a batch: per token, the tag of what it is ('' for none)."""
@@ -114,7 +155,8 @@ def recognise(analysis: Analysis) -> Recognised:
     """Places, brands and nicknames among the words of a batch, in context."""
     a = analysis
     table, lexicons = a.spellings, a.seeker.lexicons
-    flags = table.column("recognizers.flags", lambda s: _flags(lexicons, table.texts[s]), bool, width=len(_FLAGS))
+    flags = table.column("recognizers.flags", lambda sids: _flags_many(lexicons, table, sids), bool,
+                         width=len(_FLAGS))
     f = {name: flags[a.spelling, i] for i, name in enumerate(_FLAGS)}
     word = a.kind == K_WORD
     for name in f:

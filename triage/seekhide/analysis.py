@@ -27,6 +27,7 @@ from triage.seekhide.table import (
     Spellings,
     _Arrays,
 )
+from triage.spelling_batch import fold_many, members
 from triage.tokenise import DETECTED, WORD, Token
 
 if TYPE_CHECKING:
@@ -180,15 +181,33 @@ class Analysis:
         """Which tokens Seek&Hide hides: detector hits and dictionary words."""
         return (self.kind == K_DETECTED) | (self.label == L_DICTIONARY)
 
-    def _find_hidden(self) -> list[list[tuple[int, int, str]]]:
+    def hidden_tags(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the positions of the tokens Seek&Hide hides, sorted; the tag of each)."""
         positions = np.flatnonzero(self.hidden_mask())
-        table = self.spellings
-        lexicons = self.seeker.lexicons
-        tags = table.column("seekhide.tag", lambda s: table.tags[s] or (
-            lexicons.name_entry(table.infos[s].match).tag if table.infos[s] else ""), object)
-        spelling_tags = tags[self.spelling[positions]]
-        spelling_tags[self.rule[positions] == _TITLE_RULE] = "NOM"
-        spans = list(zip(self.start[positions].tolist(), self.end[positions].tolist(), spelling_tags.tolist()))
+        tags = self.spellings.column("seekhide.tag", self._spelling_tags, object)[self.spelling[positions]]
+        tags[self.rule[positions] == _TITLE_RULE] = "NOM"
+        return positions, tags
+
+    def _spelling_tags(self, sids: np.ndarray) -> list[str]:
+        """The tag of hidden spellings: a detector's, or the list entry's (Lexicons.name_entry)
+        of the dictionary match of a word, first names winning over surnames; "" for
+        the rest."""
+        table, lexicons = self.spellings, self.seeker.lexicons
+        tags = [table.tags[s] for s in sids.tolist()]
+        named = [i for i, tag in enumerate(tags) if not tag and table.infos[sids[i]]]
+        keys = [table.infos[sids[i]].match for i in named]
+        listed = members(lexicons.first_names, keys) | members(lexicons.last_names, keys)
+        unlisted = np.flatnonzero(~listed).tolist()
+        for i, folded in zip(unlisted, fold_many([keys[i] for i in unlisted])):
+            keys[i] = lexicons.folded_names.get(folded, folded)
+        surname = ~members(lexicons.first_names, keys) & members(lexicons.last_names, keys)
+        for i, is_surname in zip(named, surname.tolist()):
+            tags[i] = "NOM" if is_surname else "PRE"
+        return tags
+
+    def _find_hidden(self) -> list[list[tuple[int, int, str]]]:
+        positions, tags = self.hidden_tags()
+        spans = list(zip(self.start[positions].tolist(), self.end[positions].tolist(), tags.tolist()))
         cuts = self.per_message(positions).tolist()
         return [spans[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
 

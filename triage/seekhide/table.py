@@ -192,24 +192,28 @@ class Spellings:
                           for name, c in group.items()})
 
     def column(self, name: str, compute, dtype=float, width: int | None = None) -> np.ndarray:
-        """A per-spelling column of another module: `compute(sid)` for each spelling id (a
-        tuple of `width` values for a 2-D column), computed once per spelling."""
+        """A per-spelling column of another module, computed once per spelling:
+        `compute(sids)` gives the values of the new spelling ids `sids` (an int array) at
+        once, as an array-like of len(sids) values (rows of `width` values for a 2-D
+        column). Batched, so that a growing vocabulary costs column operations, not a
+        Python call per spelling."""
         shape = (0,) if width is None else (0, width)
         array = self._extra.get(name)
         if array is None:
             array = np.zeros(shape, dtype=dtype)
         if len(array) < len(self.texts):
-            new = np.asarray([compute(sid) for sid in range(len(array), len(self.texts))], dtype=dtype)
+            new = np.asarray(compute(np.arange(len(array), len(self.texts))), dtype=dtype)
             array = np.concatenate([array, new.reshape((-1, *shape[1:]))])
         self._extra[name] = array
         return array
 
     def rows_for(self, name: str, sids: np.ndarray, compute, width: int, owner=None) -> np.ndarray:
-        """The rows of a float per-spelling table for the spellings `sids` (`compute(sid)`
-        gives a row of `width` values), each computed the first time it is asked for: for
-        what only some spellings need, such as the features of candidate words. The rows
-        depend on `owner` (say, a model): asked with another owner, they are recomputed.
-        A row's first value must not be NaN (it marks rows not computed yet)."""
+        """The rows of a float per-spelling table for the spellings `sids`, each computed
+        the first time it is asked for: for what only some spellings need, such as the
+        features of candidate words. `compute(new)` gives the rows of the distinct spelling
+        ids `new` at once (len(new) rows of `width` values). The rows depend on `owner`
+        (say, a model): asked with another owner, they are recomputed. A row's first value
+        must not be NaN (it marks rows not computed yet)."""
         owned, table = self._rows.get(name, (None, None))
         if owned is not owner:
             table = None
@@ -223,7 +227,7 @@ class Spellings:
         missing = np.flatnonzero(np.isnan(rows[:, 0]))
         if len(missing):
             new = np.unique(sids[missing])
-            table[new] = np.asarray([compute(sid) for sid in new.tolist()], dtype=float).reshape(-1, width)
+            table[new] = np.asarray(compute(new), dtype=float).reshape(-1, width)
             rows = table[sids]
         return rows
 

@@ -1,0 +1,133 @@
+"""Lexicon look-ups and string transforms for many spellings at once: what the per-spelling
+columns of names, recognizers and the message counts need for the new spellings of a batch.
+
+Each function gives, for a list of spellings, exactly what the one-spelling function of
+triage.lexicons gives for each (spelling_key, fold, `in` a lexicon): the per-spelling
+functions stay the reference (tests/test_spelling_batch.py). The string transforms run once
+over the spellings joined by a newline, which no token holds and which neither lower(),
+accent folding nor the apostrophe table carries across; the big lexicons (WordLists, sorted
+UTF-8 byte arrays) answer by one binary search for all the spellings (np.searchsorted).
+
+The shared columns (`keys`, `folded_keys`...) are kept in the table of spellings, computed
+once per spelling whichever module asks first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from triage.lexicons import APOSTROPHES, fold, spelling_key
+from triage.wordlist import WordList
+
+if TYPE_CHECKING:
+    from triage.seekhide.table import Spellings
+
+_SEPARATOR = "\n"  # in no spelling: a token never holds white space
+
+
+def _joined(texts: Sequence[str]) -> str | None:
+    """The texts joined by the separator, or None when one of them holds it (then the
+    callers work one text at a time)."""
+    joined = _SEPARATOR.join(texts)
+    return joined if joined.count(_SEPARATOR) == max(len(texts) - 1, 0) else None
+
+
+def _each(joined: str, count: int) -> list[str]:
+    return joined.split(_SEPARATOR) if count else []
+
+
+def lower_many(texts: Sequence[str]) -> list[str]:
+    """[text.lower() for text in texts]. (A final sigma is lowered as at the end of a text:
+    the newline is neither a cased nor a case-ignorable character.)"""
+    joined = _joined(texts)
+    if joined is None:
+        return [text.lower() for text in texts]
+    return _each(joined.lower(), len(texts))
+
+
+def spelling_keys(texts: Sequence[str]) -> list[str]:
+    """[spelling_key(text) for text in texts]."""
+    joined = _joined(texts)
+    if joined is None:
+        return list(map(spelling_key, texts))
+    return _each(joined.lower().translate(APOSTROPHES), len(texts))
+
+
+def fold_many(texts: Sequence[str]) -> list[str]:
+    """[fold(text) for text in texts]. Decomposition and the ordering of accents never
+    cross a newline (a starter), so folding the joined texts folds each."""
+    joined = _joined(texts)
+    if joined is None:
+        return list(map(fold, texts))
+    return _each(fold(joined), len(texts))
+
+
+def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
+    """[key in lexicon for key in keys] as a bool array: a WordList by one binary search of
+    all the keys in its sorted bytes, a set or dict by hashing each."""
+    n = len(keys)
+    if not isinstance(lexicon, WordList):
+        return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=n)
+    found = np.zeros(n, dtype=bool)
+    array = lexicon.array
+    joined = _joined(keys)
+    if not n or not len(array):
+        return found
+    if joined is None or "\0" in joined:  # numpy would drop a trailing NUL: the exact way
+        return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=n)
+    encoded = np.asarray(joined.encode("utf-8", "surrogatepass").split(b"\n"), dtype=bytes)
+    length = np.strings.str_len(encoded)
+    fits = np.flatnonzero((length > 0) & (length <= array.dtype.itemsize))  # others are in no list
+    probe = encoded[fits].astype(array.dtype)
+    position = np.minimum(array.searchsorted(probe), len(array) - 1)
+    found[fits] = array[position] == probe
+    return found
+
+
+def any_of(*columns: np.ndarray) -> np.ndarray:
+    return np.logical_or.reduce(columns)
+
+
+def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
+    """[bool(pattern.search(text)) for text in texts], for a pattern that matches no
+    newline (one search over the joined texts)."""
+    n = len(texts)
+    joined = _joined(texts)
+    if joined is None:
+        return np.fromiter((bool(pattern.search(text)) for text in texts), dtype=bool, count=n)
+    starts = np.cumsum([0, *(len(text) + 1 for text in texts)])[:-1] if n else np.zeros(0, np.int64)
+    found = np.zeros(n, dtype=bool)
+    at = [match.start() for match in pattern.finditer(joined)]
+    found[np.searchsorted(starts, at, side="right") - 1] = True
+    return found
+
+
+def texts_of(table: Spellings, sids: np.ndarray) -> list[str]:
+    texts = table.texts
+    return [texts[s] for s in sids.tolist()]
+
+
+def keys(table: Spellings) -> np.ndarray:
+    """spelling_key of each spelling of the table (an object array)."""
+    return table.column("batch.key", lambda sids: spelling_keys(texts_of(table, sids)), object)
+
+
+def folded_keys(table: Spellings) -> np.ndarray:
+    """fold(spelling_key(text)) of each spelling."""
+    key = keys(table)
+    return table.column("batch.folded_key", lambda sids: fold_many(key[sids].tolist()), object)
+
+
+def lowered(table: Spellings) -> np.ndarray:
+    """text.lower() of each spelling."""
+    return table.column("batch.lower", lambda sids: lower_many(texts_of(table, sids)), object)
+
+
+def folded_lowered(table: Spellings) -> np.ndarray:
+    """fold(text.lower()) of each spelling."""
+    lower = lowered(table)
+    return table.column("batch.folded_lower", lambda sids: fold_many(lower[sids].tolist()), object)
