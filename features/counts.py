@@ -58,19 +58,22 @@ def _flags(lexicons: Lexicons, text: str, phrase_words: tuple[set[str], set[str]
 def _flags_many(lexicons: Lexicons, table, sids: np.ndarray, phrase_words) -> np.ndarray:
     """The _flags of the spellings `sids` of a table at once, (len(sids), 11)."""
     lx = lexicons
+    if not len(sids):
+        return np.zeros((0, 11), dtype=bool)
     texts = texts_of(table, sids)
     key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
-    if not texts:
-        return np.zeros((0, 11), dtype=bool)
-    folded_anti = members(lx.folded_anti, folded) & ~members(lx.other_anti, folded)
+
+    def known(name: str, spelled: str = "key") -> np.ndarray:
+        return batch.known(table, name, getattr(lx, name), spelled)[sids]
+
     return np.column_stack([
-        members(lx.first_names, key) | members(lx.first_names, folded)
+        known("first_names") | known("first_names", "folded")
         | members(lx.first_names, [lx.folded_names.get(f, "") for f in folded]),
-        members(lx.forms, key) | members(lx.forms, folded) | folded_anti,
-        members(lx.sms, key) | members(lx.sms, folded),
-        members(lx.pronouns, key) | members(lx.pronouns, folded),
-        members(lx.cities, key),
-        members(lx.countries, key),
+        known("forms") | known("forms", "folded") | known("folded_anti", "folded") & ~known("other_anti", "folded"),
+        known("sms") | known("sms", "folded"),
+        known("pronouns") | known("pronouns", "folded"),
+        known("cities"),
+        known("countries"),
         np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts)),
         batch.searched(_ELONGATION, texts),
         members(phrase_words[0], key),

@@ -150,20 +150,34 @@ class Forest:
         if n == 0:
             return np.zeros(0)
         if self._walk is None:
-            # Leaves point to themselves with an infinite threshold: a row that reached its
-            # leaf stays there, so every step is the same two gathers and one choice.
+            # Leaves point to themselves: children[2 * node + went_right]; 32-bit indices
+            # gather faster.
             leaf = self.left < 0
             nodes = np.arange(len(self.left))
-            self._walk = (np.where(leaf, nodes, self.left), np.where(leaf, nodes, self.right),
-                          np.where(leaf, np.inf, self.threshold).astype(np.float32), self.feature)
-        left, right, threshold, feature = self._walk
+            children = np.empty(2 * len(nodes), dtype=np.int32)
+            children[0::2], children[1::2] = np.where(leaf, nodes, self.left), np.where(leaf, nodes, self.right)
+            self._walk = (leaf, children, self.feature.astype(np.int32), self.threshold.astype(np.float32))
+        leaf, children, feature, threshold = self._walk
         flat = X.ravel()
-        offsets = np.arange(n) * X.shape[1]
-        node = np.repeat(self.roots[:, None], n, axis=1)
-        for _ in range(self.depth):
-            go_left = flat[offsets + feature[node]] <= threshold[node]
-            node = np.where(go_left, left[node], right[node])
-        return self.proba[node].mean(axis=0)
+        trees = len(self.roots)
+        node = np.repeat(self.roots.astype(np.int32)[:, None], n, axis=1).ravel()  # per (tree, row)
+        # Only the (tree, row) pairs not at a leaf yet are walked on: most leaves are far
+        # shallower than the deepest.
+        walking = np.flatnonzero(~leaf[node])
+        at = np.tile(np.arange(n, dtype=np.int64) * X.shape[1], trees)[walking]  # where each row starts in flat
+        current = node[walking]
+        step = 0
+        while len(walking):
+            went_right = ~(flat[at + feature[current]] <= threshold[current])
+            current = children[2 * current + went_right]
+            step += 1
+            if step % 3 == 0 or len(walking) < 1000:  # dropping the finished pairs has a cost too
+                arrived = leaf[current]
+                if arrived.any():
+                    node[walking[arrived]] = current[arrived]
+                    going = ~arrived
+                    walking, at, current = walking[going], at[going], current[going]
+        return self.proba[node.reshape(trees, n)].mean(axis=0)
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {

@@ -329,6 +329,9 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         found = [ranks.get(name if name in ranks else f) or ranks.get(k) for name, f, k in zip(names, folded, key)]
         return [math.log10(rank) if rank else 6.0 for rank in found]
 
+    def known(name: str) -> np.ndarray:
+        return batch.known(table, name, getattr(lexicons, name))[sids]
+
     def score(f: str) -> float:  # NameLikeness.score of a folded key
         word = f"^{f}$"
         n = len(word) - 2
@@ -343,9 +346,9 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         upper & (length > 1),
         log_ranks([table.infos[s].match for s in sids.tolist()]),
         log_ranks(lower),
-        members(lexicons.last_names, key),
-        members(lexicons.sms, key),
-        members(lexicons.cities, key) | members(lexicons.regions, key) | members(lexicons.countries, key),
+        known("last_names"),
+        known("sms"),
+        known("cities") | known("regions") | known("countries"),
         length,
         batch.searched(_TRIPLE, key),
         [score(f) for f in folded],
@@ -400,7 +403,8 @@ def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikenes
 def _candidate_tags_many(lexicons: Lexicons, table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> list[str]:
     """candidate_tag of the spellings `sids` of a table at once."""
     lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
-    first, last = members(lexicons.first_names, lower), members(lexicons.last_names, lower)
+    first = batch.known(table, "first_names", lexicons.first_names, "lower")[sids]
+    last = batch.known(table, "last_names", lexicons.last_names, "lower")[sids]
     nickname = [is_reduplication(f) or len(k) >= 5 and k.endswith(_NICKNAME_SUFFIXES) or 3 <= len(f) <= 5 and f in prefixes
                 for k, f in zip(lower, folded)]
     return ["PRE" if is_first else "NOM" if is_last else "SUR" if is_nickname else "PRE"

@@ -25,6 +25,7 @@ follow (an item of a category not hidden does not make a message TA).
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from dataclasses import dataclass
 
@@ -103,7 +104,8 @@ def _flags(lexicons: Lexicons, text: str) -> tuple:
 
 def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     """The _flags of the spellings `sids` of a table at once, (len(sids), len(_FLAGS))."""
-    lx = lexicons
+    if not len(sids):
+        return np.zeros((0, len(_FLAGS)), dtype=bool)
     texts = texts_of(table, sids)
     key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
     known_places, heads = places(lexicons)
@@ -111,33 +113,40 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
+
+    def known(name: str, spelled: str = "key") -> np.ndarray:
+        return batch.known(table, name, getattr(lexicons, name), spelled)[sids]
+
     return np.column_stack([
         members(known_places, key),
-        members(lx.first_names, key) | members(lx.first_names, folded),
-        members(lx.forms, key) | members(lx.sms, key) | members(lx.pronouns, key),
+        known("first_names") | known("first_names", "folded"),
+        known("forms") | known("sms") | known("pronouns"),
         capitals & ~upper,
         upper & longer,
-        np.asarray([c == "any" for c in case], dtype=bool).reshape(-1),
-        np.asarray([c == "capitalised" for c in case], dtype=bool).reshape(-1),
+        np.fromiter((c == "any" for c in case), dtype=bool, count=len(case)),
+        np.fromiter((c == "capitalised" for c in case), dtype=bool, count=len(case)),
         members(PLACE_CUES, key),
         members(_PERSON_ONLY_CUES, [k.rstrip(".") for k in key]),
-        np.asarray([is_reduplication(f) for f in folded], dtype=bool).reshape(-1)
+        np.fromiter(map(is_reduplication, folded), dtype=bool, count=len(folded))
         & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
-        ordinary_many(lexicons, key, folded),
+        ordinary_words(lexicons, table)[sids],
         members(heads, key),
-    ]) if len(sids) else np.zeros((0, len(_FLAGS)), dtype=bool)
+    ])
 
 
-def ordinary_many(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.ndarray:
-    """lexicons.lookup(key)[1] for each key (`folded`: fold of each key): an ordinary word,
+def ordinary_words(lexicons: Lexicons, table) -> np.ndarray:
+    """lexicons.lookup(spelling_key(text))[1] for each spelling of a table: an ordinary word,
     accents aside (tete is tête)."""
-    lx = lexicons
-    user_word, user_name = members(lx.user_words, keys), members(lx.user_names, keys)
-    in_names = members(lx.first_names, keys) | members(lx.last_names, keys)
-    in_anti = members(lx.other_anti, keys) | members(lx.forms, keys)
-    by_folding = members(lx.user_words, folded) | members(lx.other_anti, folded) | members(lx.forms, folded) \
-        | members(lx.folded_anti, folded)
-    return user_word | ~user_name & np.where(in_names | in_anti, in_anti, by_folding)
+    def compute(sids: np.ndarray) -> np.ndarray:
+        def known(name: str, spelled: str = "key") -> np.ndarray:
+            return batch.known(table, name, getattr(lexicons, name), spelled)[sids]
+
+        in_names = known("first_names") | known("last_names")
+        in_anti = known("other_anti") | known("forms")
+        by_folding = known("user_words", "folded") | known("other_anti", "folded") | known("forms", "folded") \
+            | known("folded_anti", "folded")
+        return known("user_words") | ~known("user_names") & np.where(in_names | in_anti, in_anti, by_folding)
+    return table.column("recognizers.ordinary", compute, bool)
 
 
 @dataclass
@@ -211,19 +220,18 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
     are hidden)."""
     a = analysis
     recognised = recognised or recognise(a)
-    seek_positions = np.flatnonzero(a.hidden_mask())
+    seek_positions, seek_tags = a.hidden_tags()
     tag = recognised.tag.copy()
     if len(seek_positions):
-        seek_tags = np.fromiter((_CODE.get(t, 0) for spans in a.hidden_spans() for _, _, t in spans),
-                                dtype=np.int8, count=len(seek_positions))
+        seek_codes = np.fromiter(map(_CODE.get, seek_tags.tolist(), itertools.repeat(0)), dtype=np.int8,
+                                 count=len(seek_positions))
         own = tag[seek_positions] == NONE
-        tag[seek_positions[own]] = seek_tags[own]
+        tag[seek_positions[own]] = seek_codes[own]
     recognised.hidden = hide_mask(hide)[tag]
     kept = np.flatnonzero(recognised.hidden)
-    hidden: list[list[Span]] = [[] for _ in range(len(a))]
-    for start, end, m, code in zip(a.start[kept].tolist(), a.end[kept].tolist(), a.message[kept].tolist(),
-                                   tag[kept].tolist()):
-        hidden[m].append((start, end, TAG_CODES[code]))
+    spans = list(zip(a.start[kept].tolist(), a.end[kept].tolist(), _TAGS[tag[kept]].tolist()))
+    cuts = a.per_message(kept).tolist()
+    hidden: list[list[Span]] = [spans[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
     # Labels: TA with something hidden; else NTA when every word is ordinary or recognised
     # (a place left readable is settled), else UNTAGGED (as Seek&Hide says).
     n = len(a)

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from triage.seekhide.table import Spellings
 
 _SEPARATOR = "\n"  # in no spelling: a token never holds white space
+_APOSTROPHES = [chr(c) for c, to in APOSTROPHES.items() if to == "'"]
+assert len(_APOSTROPHES) == len(APOSTROPHES)  # spelling_key only changes apostrophes
 
 
 def _joined(texts: Sequence[str]) -> str | None:
@@ -54,7 +56,11 @@ def spelling_keys(texts: Sequence[str]) -> list[str]:
     joined = _joined(texts)
     if joined is None:
         return list(map(spelling_key, texts))
-    return _each(joined.lower().translate(APOSTROPHES), len(texts))
+    joined = joined.lower()
+    for apostrophe in _APOSTROPHES:  # str.translate would cost ten times more
+        if apostrophe in joined:
+            joined = joined.replace(apostrophe, "'")
+    return _each(joined, len(texts))
 
 
 def fold_many(texts: Sequence[str]) -> list[str]:
@@ -68,7 +74,8 @@ def fold_many(texts: Sequence[str]) -> list[str]:
 
 def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
     """[key in lexicon for key in keys] as a bool array: a WordList by one binary search of
-    all the keys in its sorted bytes, a set or dict by hashing each."""
+    all the keys (sorted first: each search then starts where the last one ended) in its
+    sorted bytes, a set or dict by hashing each."""
     n = len(keys)
     if not isinstance(lexicon, WordList):
         return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=n)
@@ -79,13 +86,23 @@ def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndar
         return found
     if joined is None or "\0" in joined:  # numpy would drop a trailing NUL: the exact way
         return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=n)
-    encoded = np.asarray(joined.encode("utf-8", "surrogatepass").split(b"\n"), dtype=bytes)
-    length = np.strings.str_len(encoded)
-    fits = np.flatnonzero((length > 0) & (length <= array.dtype.itemsize))  # others are in no list
-    probe = encoded[fits].astype(array.dtype)
+    encoded = joined.encode("utf-8", "surrogatepass").split(b"\n")
+    length = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
+    fits = np.flatnonzero((length > 0) & (length <= array.dtype.itemsize))  # the others are in no list
+    probe = np.asarray([encoded[i] for i in fits.tolist()], dtype=array.dtype)
+    order = np.argsort(probe, kind="stable")
+    probe, fits = probe[order], fits[order]
     position = np.minimum(array.searchsorted(probe), len(array) - 1)
     found[fits] = array[position] == probe
     return found
+
+
+def known(table: Spellings, name: str, lexicon: Collection[str] | WordList, spelled: str = "key") -> np.ndarray:
+    """Whether each spelling of the table is in a lexicon (`name`: its name in Lexicons), as
+    a key (spelled="key"), folded ("folded") or in lower case ("lower"): a column shared by
+    every module that asks."""
+    source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
+    return table.column(f"batch.in.{name}.{spelled}", lambda sids: members(lexicon, source[sids].tolist()), bool)
 
 
 def any_of(*columns: np.ndarray) -> np.ndarray:
@@ -107,7 +124,10 @@ def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
 
 
 def texts_of(table: Spellings, sids: np.ndarray) -> list[str]:
+    """The texts of the spellings `sids` (a slice when they follow each other, as new ones do)."""
     texts = table.texts
+    if len(sids) and sids[-1] - sids[0] == len(sids) - 1 and (len(sids) < 2 or (np.diff(sids) == 1).all()):
+        return texts[sids[0] : sids[-1] + 1]
     return [texts[s] for s in sids.tolist()]
 
 
