@@ -1,0 +1,87 @@
+"""The per-spelling columns are computed for many spellings at once (triage/spelling_batch.py
+and the `_many` functions of names, recognizers and the message counts): they must give
+exactly what the one-spelling functions give, which stay the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from triage import names, recognizers
+from triage import spelling_batch as batch
+from triage.features import counts
+from triage.lexicons import fold, spelling_key
+from triage.seekhide import K_WORD, SeekAndHide
+from triage.wordlist import WordList
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+# Accents (composed and not), capitals, apostrophes of every kind, hyphens, digits, emoji,
+# Greek (a final sigma lowers differently), Cyrillic, dotted capital I, ligatures, a NUL.
+LETTERS = "aeéèEÉÈiIİıoôOuüUçÇœŒæßnNrRsStT'’‘ʼ`´-.0123456789😀👍🏽ΣσςΟΔЖжа\u0301\x00"
+KNOWN = [
+    "Patrice", "patrice", "PATRICE", "Florence", "Nancy", "tête", "tete", "TETE", "Lyon", "La", "Rochelle", "Paris",
+    "aujourd’hui", "aujourd'hui", "Mme", "M.", "avec", "chez", "jeje", "Juju", "coucou", "Louloute", "Seb",
+    "Carrefour", "carrefour", "Dupont", "Martin", "désolé", "desole", "Aimé", "aime", "ΟΔΟΣ", "Zorglub", "Domdom",
+]
+spelling = st.one_of(st.sampled_from(KNOWN), st.text(LETTERS, min_size=1, max_size=12), st.text(max_size=8))
+messages = st.lists(st.lists(spelling, min_size=1, max_size=8).map(" ".join), min_size=1, max_size=6)
+
+
+@pytest.fixture(scope="module")
+def seeker(lexicons) -> SeekAndHide:
+    return SeekAndHide(lexicons)  # one table for every example: the columns grow batch after batch
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(texts=st.lists(st.text(max_size=12), max_size=30))
+@example(texts=["ΟΔΟΣ", "Σ", "aΣ'", "x\u0301Σ.", "Σa"])  # final sigmas, next to the joining newline
+@example(texts=["a\nb", "Tête"])  # a newline: each text on its own
+def test_string_transforms_of_many_texts_equal_those_of_each(texts):
+    assert batch.lower_many(texts) == [text.lower() for text in texts]
+    assert batch.spelling_keys(texts) == [spelling_key(text) for text in texts]
+    assert batch.fold_many(texts) == [fold(text) for text in texts]
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(listed=st.lists(st.text(min_size=1, max_size=6), max_size=20), keys=st.lists(st.text(max_size=9), max_size=20))
+@example(listed=["ab", "abc"], keys=["ab\x00", "abcdefghi", "", "ab", "b"])  # a trailing NUL, longer than any entry
+def test_membership_of_many_keys_equals_the_word_lists_answer_for_each(listed, keys):
+    words = WordList.from_words(listed)
+    asked = keys + listed[:3]
+    assert batch.members(words, asked).tolist() == [key in words for key in asked]
+    assert batch.members(set(listed), asked).tolist() == [key in set(listed) for key in asked]
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(texts=messages)
+def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexicons, texts):
+    analysis = seeker.analyse(texts)
+    table = analysis.spellings
+    sids = np.unique(analysis.spelling)
+    spelled = [table.texts[s] for s in sids.tolist()]
+    phrases = counts._phrase_parts(lexicons)
+    likeness = names.default_spelling(lexicons)
+
+    assert recognizers._flags_many(lexicons, table, sids).tolist() == \
+        [list(recognizers._flags(lexicons, text)) for text in spelled]
+    assert counts._flags_many(lexicons, table, sids, phrases).tolist() == \
+        [list(counts._flags(lexicons, text, phrases)) for text in spelled]
+    assert names._context_flags_many(table, sids).tolist() == [list(names._context_flags(text)) for text in spelled]
+    assert names._candidate_tags_many(lexicons, table, sids, likeness.prefixes) == \
+        [names.candidate_tag(text, lexicons, likeness.prefixes) for text in spelled]
+    labelled = [s for s in sids.tolist() if table.infos[s]]
+    assert counts._ranks_many(lexicons, table, sids) == [
+        counts._ranks(lexicons, table.texts[s], table.infos[s].match) if table.infos[s] else (counts._NO_RANK,) * 2
+        for s in sids.tolist()
+    ]
+    words = np.asarray([s for s in labelled if table.numpy().kind[s] == K_WORD], dtype=np.int64)
+    static = names._static_many(likeness, lexicons, table, words)
+    expected = [names._static(likeness, lexicons, table.texts[s], table.infos[s].match) for s in words.tolist()]
+    assert static.tolist() == np.asarray(expected, dtype=float).reshape(-1, names._STATIC_WIDTH).tolist()
+    assert analysis._spelling_tags(sids) == [
+        table.tags[s] or (lexicons.name_entry(table.infos[s].match).tag if table.infos[s] else "")
+        for s in sids.tolist()
+    ]
