@@ -9,6 +9,7 @@ analysis' spelling table), then sums per message. This module imports no scikit-
 
 from __future__ import annotations
 
+import itertools
 import re
 import weakref
 
@@ -82,12 +83,15 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray, phrase_words) -> np
     ])
 
 
-def _ranks_many(lexicons: Lexicons, table, sids: np.ndarray) -> list[tuple[int, int]]:
+def _ranks_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     """_ranks of the spellings `sids` of a table ((_NO_RANK, _NO_RANK) for those with no label)."""
     ranks, infos = lexicons.first_name_ranks, table.infos
-    lower = batch.lowered(table)[sids].tolist()
-    return [(ranks.get(infos[s].match, _NO_RANK), ranks.get(low, _NO_RANK)) if infos[s] else (_NO_RANK, _NO_RANK)
-            for s, low in zip(sids.tolist(), lower)]
+    at = [i for i, s in enumerate(sids.tolist()) if infos[s]]
+    labelled = sids[at].tolist()
+    found = np.full((len(sids), 2), _NO_RANK, dtype=np.int64)
+    found[at, 0] = [ranks.get(infos[s].match, _NO_RANK) for s in labelled]
+    found[at, 1] = list(map(ranks.get, batch.lowered(table)[labelled].tolist(), itertools.repeat(_NO_RANK)))
+    return found
 
 
 def _ranks(lexicons: Lexicons, text: str, match: str) -> tuple[int, int]:

@@ -13,7 +13,7 @@ from triage import names, recognizers
 from triage import spelling_batch as batch
 from triage.features import counts
 from triage.lexicons import fold, spelling_key
-from triage.seekhide import K_WORD, SeekAndHide
+from triage.seekhide import K_DETECTED, K_WORD, L_DICTIONARY, SeekAndHide
 from triage.wordlist import WordList
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -73,15 +73,15 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     assert names._candidate_tags_many(lexicons, table, sids, likeness.prefixes) == \
         [names.candidate_tag(text, lexicons, likeness.prefixes) for text in spelled]
     labelled = [s for s in sids.tolist() if table.infos[s]]
-    assert counts._ranks_many(lexicons, table, sids) == [
-        counts._ranks(lexicons, table.texts[s], table.infos[s].match) if table.infos[s] else (counts._NO_RANK,) * 2
+    assert counts._ranks_many(lexicons, table, sids).tolist() == [
+        list(counts._ranks(lexicons, table.texts[s], table.infos[s].match)) if table.infos[s] else [counts._NO_RANK] * 2
         for s in sids.tolist()
     ]
     words = np.asarray([s for s in labelled if table.numpy().kind[s] == K_WORD], dtype=np.int64)
     static = names._static_many(likeness, lexicons, table, words)
     expected = [names._static(likeness, lexicons, table.texts[s], table.infos[s].match) for s in words.tolist()]
     assert static.tolist() == np.asarray(expected, dtype=float).reshape(-1, names._STATIC_WIDTH).tolist()
-    assert analysis._spelling_tags(sids) == [
-        table.tags[s] or (lexicons.name_entry(table.infos[s].match).tag if table.infos[s] else "")
-        for s in sids.tolist()
+    hidable = sids[(table.numpy().label[sids] == L_DICTIONARY) | (table.numpy().kind[sids] == K_DETECTED)]
+    assert np.asarray(analysis._spelling_tags(sids), dtype=object)[np.isin(sids, hidable)].tolist() == [
+        table.tags[s] or lexicons.name_entry(table.infos[s].match).tag for s in hidable.tolist()
     ]

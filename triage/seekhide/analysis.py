@@ -189,12 +189,12 @@ class Analysis:
         return positions, tags
 
     def _spelling_tags(self, sids: np.ndarray) -> list[str]:
-        """The tag of hidden spellings: a detector's, or the list entry's (Lexicons.name_entry)
-        of the dictionary match of a word, first names winning over surnames; "" for
-        the rest."""
+        """The tag of the spellings `sids` as Seek&Hide hides them: a detector's, or for a
+        DICTIONARY word the list entry's of its match (Lexicons.name_entry: first names win
+        over surnames); "" for the others (never hidden but after a title, as NOM)."""
         table, lexicons = self.spellings, self.seeker.lexicons
         tags = [table.tags[s] for s in sids.tolist()]
-        named = [i for i, tag in enumerate(tags) if not tag and table.infos[sids[i]]]
+        named = np.flatnonzero(table.numpy().label[sids] == L_DICTIONARY).tolist()
         keys = [table.infos[sids[i]].match for i in named]
         listed = members(lexicons.first_names, keys) | members(lexicons.last_names, keys)
         unlisted = np.flatnonzero(~listed).tolist()
