@@ -85,3 +85,12 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     assert np.asarray(analysis._spelling_tags(sids), dtype=object)[np.isin(sids, hidable)].tolist() == [
         table.tags[s] or lexicons.name_entry(table.infos[s].match).tag for s in hidable.tolist()
     ]
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(texts=st.lists(st.one_of(st.sampled_from(KNOWN), st.text(LETTERS, max_size=40)), max_size=20),
+       widest=st.sampled_from([1, 4, 24]))
+def test_name_likeness_of_many_words_equals_the_score_of_each(lexicons, texts, widest):
+    likeness = names.default_spelling(lexicons)
+    folded = [fold(spelling_key(text)) for text in texts]
+    assert names.likeness_scores(likeness, folded, widest).tolist() == [likeness.score(f) for f in folded]

@@ -323,7 +323,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     texts = texts_of(table, sids)
     key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
     lower = batch.lowered(table)[sids].tolist()
-    ranks, trigram = lexicons.first_name_ranks, spelling.trigrams.get
+    ranks = lexicons.first_name_ranks
 
     def log_ranks(names: list[str]) -> list[float]:
         found = [ranks.get(name if name in ranks else f) or ranks.get(k) for name, f, k in zip(names, folded, key)]
@@ -331,11 +331,6 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
 
     def known(name: str) -> np.ndarray:
         return batch.known(table, name, getattr(lexicons, name))[sids]
-
-    def score(f: str) -> float:  # NameLikeness.score of a folded key
-        word = f"^{f}$"
-        n = len(word) - 2
-        return sum(trigram(word[i : i + 3], 0.0) for i in range(n)) / n if n > 0 else 0.0
 
     length = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
@@ -351,11 +346,35 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         known("cities") | known("regions") | known("countries"),
         length,
         batch.searched(_TRIPLE, key),
-        [score(f) for f in folded],
+        likeness_scores(spelling, folded),
         members(spelling.prefixes, folded),
         [is_reduplication(f) for f in folded],
         (key_length >= 4) & np.fromiter((k.endswith(_PET_SUFFIXES) for k in key), dtype=bool, count=len(key)),
     ]).astype(float)
+
+
+def likeness_scores(spelling: NameLikeness, folded: list[str], widest: int = 24) -> np.ndarray:
+    """[spelling.score(f) for f in folded] for folded keys: the trigram values of all the
+    words at once, summed left to right as sum() does (one column of trigrams after the
+    other; adding the 0.0 of a shorter word's padding changes no sum); words of more than
+    `widest` trigrams one at a time."""
+    words = [f"^{f}$" for f in folded]
+    count = np.fromiter(map(len, words), dtype=np.int64, count=len(words)) - 2
+    short = np.flatnonzero((count > 0) & (count <= widest))
+    grams = [word[i : i + 3] for word in map(words.__getitem__, short.tolist()) for i in range(len(word) - 2)]
+    values = np.fromiter(map(spelling.trigrams.get, grams, itertools.repeat(0.0)), dtype=float, count=len(grams))
+    row = np.repeat(np.arange(len(short)), count[short])
+    column = np.arange(len(grams)) - np.repeat(np.cumsum(count[short]) - count[short], count[short])
+    table = np.zeros((len(short), widest))
+    table[row, column] = values
+    total = np.zeros(len(short))
+    for j in range(widest):
+        total += table[:, j]
+    scores = np.zeros(len(words))
+    scores[short] = total / count[short]
+    for i in np.flatnonzero(count > widest).tolist():
+        scores[i] = spelling.score(folded[i])
+    return scores
 
 
 # Keyed by the lexicons themselves, weakly: an entry goes with its lexicons (an id would be

@@ -101,8 +101,21 @@ def known(table: Spellings, name: str, lexicon: Collection[str] | WordList, spel
     """Whether each spelling of the table is in a lexicon (`name`: its name in Lexicons), as
     a key (spelled="key"), folded ("folded") or in lower case ("lower"): a column shared by
     every module that asks."""
-    source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
-    return table.column(f"batch.in.{name}.{spelled}", lambda sids: members(lexicon, source[sids].tolist()), bool)
+    if spelled == "folded":  # most folded keys are the keys themselves: asked once
+        key, folded = keys(table), folded_keys(table)
+        as_key = known(table, name, lexicon)
+
+        def compute(sids: np.ndarray) -> np.ndarray:
+            found = as_key[sids].copy()
+            other = np.flatnonzero(folded[sids] != key[sids])
+            found[other] = members(lexicon, folded[sids[other]].tolist())
+            return found
+    else:
+        source = {"key": keys, "lower": lowered}[spelled](table)
+
+        def compute(sids: np.ndarray) -> np.ndarray:
+            return members(lexicon, source[sids].tolist())
+    return table.column(f"batch.in.{name}.{spelled}", compute, bool)
 
 
 def any_of(*columns: np.ndarray) -> np.ndarray:
