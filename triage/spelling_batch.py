@@ -88,8 +88,12 @@ def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndar
         return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=n)
     encoded = joined.encode("utf-8", "surrogatepass").split(b"\n")
     length = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
-    fits = np.flatnonzero((length > 0) & (length <= array.dtype.itemsize))  # the others are in no list
-    probe = np.asarray([encoded[i] for i in fits.tolist()], dtype=array.dtype)
+    fit = (length > 0) & (length <= array.dtype.itemsize)  # the others are in no list
+    if fit.all():
+        fits, probe = np.arange(n), np.asarray(encoded, dtype=array.dtype)
+    else:
+        fits = np.flatnonzero(fit)
+        probe = np.asarray([encoded[i] for i in fits.tolist()], dtype=array.dtype)
     order = np.argsort(probe, kind="stable")
     probe, fits = probe[order], fits[order]
     position = np.minimum(array.searchsorted(probe), len(array) - 1)
@@ -97,25 +101,28 @@ def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndar
     return found
 
 
+# Lexicons of folded spellings only: asked about a folded key, never about the key first.
+_FOLDED_ONLY = frozenset({"folded_anti"})
+
+
 def known(table: Spellings, name: str, lexicon: Collection[str] | WordList, spelled: str = "key") -> np.ndarray:
     """Whether each spelling of the table is in a lexicon (`name`: its name in Lexicons), as
     a key (spelled="key"), folded ("folded") or in lower case ("lower"): a column shared by
     every module that asks."""
-    if spelled == "folded":  # most folded keys are the keys themselves: asked once
-        key, folded = keys(table), folded_keys(table)
-        as_key = known(table, name, lexicon)
+    column = f"batch.in.{name}.{spelled}"
+    if spelled == "key" or name in _FOLDED_ONLY:
+        source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
+        return table.column(column, lambda sids: members(lexicon, source[sids].tolist()), bool)
+    # Most folded or lower-case spellings are the keys themselves: asked about once.
+    key, source = keys(table), {"folded": folded_keys, "lower": lowered}[spelled](table)
+    as_key = known(table, name, lexicon)
 
-        def compute(sids: np.ndarray) -> np.ndarray:
-            found = as_key[sids].copy()
-            other = np.flatnonzero(folded[sids] != key[sids])
-            found[other] = members(lexicon, folded[sids[other]].tolist())
-            return found
-    else:
-        source = {"key": keys, "lower": lowered}[spelled](table)
-
-        def compute(sids: np.ndarray) -> np.ndarray:
-            return members(lexicon, source[sids].tolist())
-    return table.column(f"batch.in.{name}.{spelled}", compute, bool)
+    def compute(sids: np.ndarray) -> np.ndarray:
+        found = as_key[sids].copy()
+        other = np.flatnonzero(source[sids] != key[sids])
+        found[other] = members(lexicon, source[sids[other]].tolist())
+        return found
+    return table.column(column, compute, bool)
 
 
 def any_of(*columns: np.ndarray) -> np.ndarray:
