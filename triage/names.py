@@ -325,9 +325,16 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     lower = batch.lowered(table)[sids].tolist()
     ranks = lexicons.first_name_ranks
 
-    def log_ranks(names: list[str]) -> list[float]:
-        found = [ranks.get(name if name in ranks else f) or ranks.get(k) for name, f, k in zip(names, folded, key)]
-        return [math.log10(rank) if rank else 6.0 for rank in found]
+    by_key = np.fromiter(map(ranks.get, key, itertools.repeat(0)), dtype=np.int64, count=len(key))
+
+    def log_ranks(names: list[str]) -> np.ndarray:  # _static's log_rank of each name
+        listed = members(ranks, names)
+        chosen = [name if is_listed else f for name, f, is_listed in zip(names, folded, listed.tolist())]
+        rank = np.fromiter(map(ranks.get, chosen, itertools.repeat(0)), dtype=np.int64, count=len(chosen))
+        rank = np.where(rank != 0, rank, by_key)  # `or`: a missing (or 0) rank falls back on the key's
+        found = np.full(len(rank), 6.0)
+        found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as _static
+        return found
 
     def known(name: str) -> np.ndarray:
         return batch.known(table, name, getattr(lexicons, name))[sids]
