@@ -224,6 +224,15 @@ class Lexicons:
         self.ordinary_words, self.first_name_spellings  # noqa: B018  (cached properties)
 
     # ------------------------------------------------------------ look-ups
+    def prefetch(self, keys: list[str]) -> None:
+        """Look up many lower-case spellings in the big lists at once, as written and without
+        accents, so that lookup() and `in` then answer them from memory (WordList.remember):
+        the new spellings of a batch cost one sorted search per list, not one each."""
+        folded = [fold(key) for key in keys]
+        self.last_names.remember(keys + folded)
+        self.forms.remember(keys + folded)
+        self.folded_anti.remember(folded)
+
     def lookup(self, key: str) -> tuple[bool, bool]:
         """(is a name, is an ordinary word) for a lower-case spelling.
 

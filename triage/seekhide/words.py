@@ -77,9 +77,48 @@ class WordLabeller:
                 info = self._analyse(key)
                 if key.rstrip(".") in TITLES and "title" not in self.off:
                     info = info._replace(title=True)
-            if len(self._cache) < self._max_cache:
-                self._cache[word] = self._cache[key] = info
+            if len(self._cache) >= self._max_cache:
+                self._cache.clear()
+            self._cache[word] = self._cache[key] = info
         return info
+
+    def label_many(self, words: Iterable[str]) -> None:
+        """Label the spellings of `words` not labelled yet (the new spellings of a batch of
+        messages), so that label_word then answers them from memory.
+
+        The labels are those of label_word, one spelling at a time; what is batched is the
+        dictionary look-ups: those of every new spelling, as written and without accents,
+        then those of the candidates of the SMS heuristics (repetitions, apostrophe,
+        clitics), are asked of the big lists together (Lexicons.prefetch)."""
+        cache = self._cache
+        new = [word for word in dict.fromkeys(words) if word not in cache]
+        if not new:
+            return
+        if len(cache) + 2 * len(new) > self._max_cache:
+            cache.clear()
+        keys = [key for key in dict.fromkeys(map(spelling_key, new)) if key not in cache]
+        lexicons = self.lexicons
+        lexicons.prefetch(keys)
+        candidates = []
+        for key in keys:
+            in_names, in_anti = lexicons.lookup(key)
+            if not in_anti and (not in_names or self._weak_name(key)):
+                candidates += self._heuristic_candidates(fold(key))
+        if candidates:
+            lexicons.prefetch(candidates)
+        for word in new:
+            self.label_word(word)
+
+    def _heuristic_candidates(self, folded: str) -> list[str]:
+        """The spellings the repetition, apostrophe and clitic heuristics may look up for a
+        folded spelling (only to ask them of the lexicons in one batch: a spelling left out
+        here is looked up on its own)."""
+        if not folded.isalpha():
+            return []
+        found = self._repetition_candidates(folded) if "repetition" not in self.off else []
+        found += [folded[len(clitic):] for clitic in CLITICS if folded.startswith(clitic)]
+        found += [folded[1:], folded[2:]]
+        return found
 
     def _analyse(self, key: str) -> WordInfo:
         off = self.off
@@ -110,25 +149,32 @@ class WordLabeller:
     def _repetitions(self, folded: str) -> WordInfo | None:
         """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
         tried with one and with two letters."""
-        runs = [m for m in _RUN.finditer(folded)]
-        if not runs or len(runs) > 5:
-            return None
         names = anti = False
         match = ""
-        for choice in itertools.product((1, 2), repeat=len(runs)):
-            parts, last = [], 0
-            for run, keep in zip(runs, choice):
-                parts.append(folded[last : run.start()] + run.group(1) * keep)
-                last = run.end()
-            candidate = "".join(parts) + folded[last:]
-            if candidate == folded:
-                continue
+        for candidate in self._repetition_candidates(folded):
             in_names, in_anti = self.lexicons.lookup(candidate)
             if in_names or in_anti:
                 names, anti, match = names or in_names, anti or in_anti, match or candidate
         if names or anti:
             return WordInfo(_label(names, anti), Rule.REPETITION, match, names and self._weak_name(match))
         return None
+
+    @staticmethod
+    def _repetition_candidates(folded: str) -> list[str]:
+        """Each run of a repeated letter with one and with two letters, in a fixed order."""
+        runs = [m for m in _RUN.finditer(folded)]
+        if not runs or len(runs) > 5:
+            return []
+        found = []
+        for choice in itertools.product((1, 2), repeat=len(runs)):
+            parts, last = [], 0
+            for run, keep in zip(runs, choice):
+                parts.append(folded[last : run.start()] + run.group(1) * keep)
+                last = run.end()
+            candidate = "".join(parts) + folded[last:]
+            if candidate != folded:
+                found.append(candidate)
+        return found
 
     def _weak_name(self, key: str) -> bool:
         lexicons = self.lexicons
