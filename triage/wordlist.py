@@ -4,8 +4,8 @@ The big lexicons (400,000 inflected forms, 200,000 surnames) would take 0.2 s or
 load as Python sets, whatever the format they are read from, because every entry becomes a
 string object. A WordList keeps them as one sorted numpy array of UTF-8 bytes (fixed-width
 'S' dtype), read from the lexicon snapshot in milliseconds, and answers `in` by binary
-search (about 1.5 µs: thirty times a set's look-up, which is why a hot loop over many
-spellings asks a set built from the lists on first use, Lexicons.ordinary_words).
+search (about 1.5 µs: thirty times a set's look-up, which is why the new spellings of a
+batch are looked up together, by one sorted search: `positions`, `remember`).
 
 UTF-8 preserves code point order, so the byte order of the array is Python's `sorted` order
 of the strings, and iteration yields them in that order.
