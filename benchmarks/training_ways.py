@@ -42,7 +42,7 @@ def folds_of(gold, folds: int):
 
 
 def route(predictor, test_gold, budget: float):
-    """(calibrated, exact) decisions of the held-out messages with this model."""
+    """(the analysed held-out messages, calibrated and exact decisions) with this model."""
     from triage.combiner import BudgetPolicy
     from triage.evaluation import evidence_from_model, policies
     from triage.training import analyse
@@ -52,7 +52,7 @@ def route(predictor, test_gold, budget: float):
     settings = {k: v for k, v in predictor.metadata["policy"].items() if k != "name"}
     calibrated = BudgetPolicy(risk_threshold=predictor.risk_threshold(budget), **settings).decide(evidence)
     exact = policies(evidence, [budget], **settings)[budget].decide(evidence)
-    return analysed.results, calibrated, exact
+    return analysed, calibrated, exact
 
 
 def main(argv=None) -> int:
@@ -68,8 +68,8 @@ def main(argv=None) -> int:
         return 0
 
     from triage import model
-    from triage.evaluation import release_metrics
-    from triage.gold import GoldMessage, labelled_gold
+    from triage.evaluation import hidden_gold, release_metrics
+    from triage.gold import labelled_gold
     from triage.schema import DEFAULT_HIDE
     from triage.io import ReadOptions
     from triage.training import train
@@ -81,8 +81,6 @@ def main(argv=None) -> int:
     for number, (train_rows, test_rows) in enumerate(folds_of(gold, args.folds), 1):
         training = [gold[i] for i in train_rows]
         testing = [gold[i] for i in test_rows]
-        # Only the categories the default --hide hides are leaks when readable (places and brands are not).
-        scored = [GoldMessage(m.text, m.label, [s for s in m.spans if s[2] in DEFAULT_HIDE], m.group) for m in testing]
         counts = {c: sum(m.label == c for m in training) for c in ("TA", "NTA")}
         with_spans = model.Model(_model_bytes(train(training, True, seed=args.seed), training, counts, args.seed))
         labels_only = model.Model(_model_bytes(
@@ -90,9 +88,12 @@ def main(argv=None) -> int:
                   kept_source="model learnt with spans on the training donors"), training, counts, args.seed))
         for way, trained in (("spans", with_spans), ("labels only", labels_only)):
             for budget in args.budgets:
-                results, calibrated, exact = route(trained.predictor, testing, budget)
+                analysed, calibrated, exact = route(trained.predictor, testing, budget)
+                # Only the categories the default --hide hides are leaks when readable (places and
+                # brands are not); the gold as analysed (folded, as classify reads it).
+                scored = hidden_gold(analysed, DEFAULT_HIDE).gold
                 for how, decisions in (("calibrated", calibrated), ("exact", exact)):
-                    measures = release_metrics(scored, results, decisions)
+                    measures = release_metrics(scored, analysed.results, decisions)
                     total = totals.setdefault((way, budget, how), {})
                     for key in ("messages", "gold_spans", "residual_spans", "expert_messages"):
                         total[key] = total.get(key, 0) + measures[key]

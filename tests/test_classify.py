@@ -115,18 +115,6 @@ def test_several_processes_give_the_same_output(sample, tmp_path):
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
 
 
-def test_several_processes_share_the_big_lexicon_sets_built_before_forking(sample, tmp_path):
-    from triage import lexicons
-    from triage.jobs import run_classify
-
-    shared = lexicons.default()
-    for name in ("ordinary_words", "first_name_spellings"):  # as a fresh process has them: not built
-        vars(shared).pop(name, None)
-    run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
-    # Only the workers classify: the parent built the sets for them to inherit.
-    assert {"ordinary_words", "first_name_spellings"} <= vars(shared).keys()
-
-
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
     from triage import io, jobs
 

@@ -4,9 +4,11 @@ import json
 import pytest
 
 from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, PaperPolicy
-from triage.evaluation import field_metrics, message_field_counts, release_metrics, threshold_for_budget
+from triage.evaluation import ExactBudget, field_metrics, message_field_counts, policies, release_metrics
 from triage.gold import GoldMessage
 from triage.seekhide import SeekAndHide
+
+from conftest import read_rows
 
 
 @pytest.fixture(scope="module")
@@ -89,13 +91,43 @@ def test_the_paper_policy_is_table_2():
     assert [d.decision for d in decisions] == [expected for *_, expected in cases]
 
 
-def test_threshold_for_budget_never_exceeds_the_budget():
-    import numpy as np
+def test_each_budget_sends_exactly_its_share_the_riskiest_ties_in_input_order():
+    # Ten messages: risk grows with the message model's score; three tie at 0.8.
+    scores = [0.9, 0.8, 0.8, 0.8, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0]
+    evidence = [Evidence("NTA", score, []) for score in scores]
 
-    risks = np.array([0.9, 0.8, 0.8, 0.8, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0])
-    assert (risks >= threshold_for_budget(risks, 0.2)).sum() <= 2
-    assert (risks >= threshold_for_budget(risks, 0.5)).sum() == 5
-    assert (risks >= threshold_for_budget(risks, 0.0)).sum() == 0
+    def sent(budget):
+        return [i for i, d in enumerate(policies(evidence, [budget])[budget].decide(evidence)) if d.decision == EXPERT]
+
+    assert sent(0.0) == []
+    assert sent(0.2) == [0, 1]  # of the three tied, the first in input order (a threshold sent only one)
+    assert sent(0.25) == [0, 1, 2]  # 2.5 messages, rounded half up, as classify rounds
+    assert sent(0.5) == [0, 1, 2, 3, 4]
+    assert len(sent(1.0)) == 10
+    others = ExactBudget(0.2).decide(evidence)[2:]
+    assert {d.decision for d in others} == {"NTA"}  # the rest decided as without a budget
+
+
+def test_evaluate_sends_the_messages_classify_sends(cli, tmp_path):
+    """With a model file, the messages evaluate counts as read by the expert are those that
+    `triage classify` sends with the same budget."""
+    from pathlib import Path
+
+    from triage.evaluation import evidence_from_model
+    from triage.gold import labelled_gold
+    from triage.io import ReadOptions
+    from triage.model import default_model_path, load_predictor
+    from triage.training import analyse
+
+    demo = Path(__file__).resolve().parent.parent / "data" / "sample_sms.csv"
+    gold, _ = labelled_gold(demo, ReadOptions())
+    evidence = evidence_from_model(analyse(gold), load_predictor(default_model_path()))
+    out = tmp_path / "classified.csv"
+    # 5.6% of 260 messages is 14.56: classify sends 15 (rounded), where a threshold sent at most 14.
+    assert cli("classify", demo, "-o", out, "--expert-budget", "0.056", "--no-chart").exit_code == 0
+    classified = [row["decision"] == EXPERT for row in read_rows(out)]
+    evaluated = [d.decision == EXPERT for d in ExactBudget(0.056).decide(evidence)]
+    assert evaluated == classified and sum(evaluated) == 15
 
 
 def test_triage_evaluate_on_a_written_gold_file(cli, tmp_path):

@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triage.normalise import CONFUSABLES, SPACED_LETTERS, fold, fold_batch, to_nfc
+from triage.normalise import CONFUSABLES, SPACED_LETTERS, fold, fold_batch, spans_to_folded, to_nfc
 
 NAMES = ["Sébastien", "Hélène", "Zoé", "Chloé", "Mathéo", "Jérôme", "Noémie", "Maël", "Anaïs", "Benoît"]
 
@@ -120,6 +120,39 @@ def test_invisible_characters_and_spaced_letters_are_hidden_with_the_name():
     assert folded == "vu Nicolas ?"
     start = folded.index("Nicolas")
     assert text[slice(*offsets.span(start, start + 7))] == "N.i.c\u200b.o.l.a.s"
+
+
+@given(st.text(alphabet=st.sampled_from(FOLDING_ALPHABET), min_size=1, max_size=24), st.data())
+def test_a_gold_span_maps_onto_the_folded_characters_it_touches_and_never_shrinks(text, data):
+    folded, offsets = fold(text)
+    if offsets is None:
+        return
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    mapped = spans_to_folded([(start, end, "PRE")], offsets)
+    touched = [j for j in range(len(folded)) if offsets.starts[j] < end and start < offsets.ends[j]]
+    if not touched:  # only characters dropped from a text folded to nothing
+        assert mapped == [] and folded == ""
+        return
+    ((f_start, f_end, tag),) = mapped
+    assert (list(range(f_start, f_end)), tag) == (touched, "PRE")
+    o_start, o_end = offsets.span(f_start, f_end)
+    assert o_start <= start and end <= o_end  # hiding the folded span hides the whole gold span
+
+
+def test_a_gold_span_ending_inside_a_disguise_covers_the_whole_folded_character():
+    text = "vu N.i.c\u200b.o.l.a.s et Rene\u0301 ?"
+    folded, offsets = fold(text)
+    assert folded == "vu Nicolas et René ?"
+    name, accent = text.index("N."), text.index("Rene")
+
+    def folded_words(spans):
+        return [folded[s:e] for s, e, _ in spans_to_folded(spans, offsets)]
+
+    assert folded_words([(name, name + len("N.i.c\u200b.o.l.a.s"), "PRE")]) == ["Nicolas"]  # the whole disguise
+    assert folded_words([(name, name + 3, "PRE")]) == ["Ni"]  # "N.i" cut inside the dots
+    assert folded_words([(name + 5, name + 6, "PRE")]) == ["c"]  # the zero-width space goes with the "c"
+    assert folded_words([(accent, accent + 4, "PRE")]) == ["René"]  # "Rene" without its accent: the whole é
 
 
 DISGUISES = {

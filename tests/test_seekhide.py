@@ -76,6 +76,16 @@ def test_misspellings_find_the_first_ordinary_word_in_edit_order(seeker, lexicon
     assert (found and found.match) == expected == _misspelling_one_candidate_at_a_time(lexicons, folded)
 
 
+def test_labelling_a_batch_gives_the_labels_of_one_spelling_at_a_time(lexicons):
+    # Every path of the heuristics, capitals, apostrophes, compounds, a weak name read as l'+word.
+    words = ["crayon", "Cédric", "Pierre", "Namrata", "etudiant", "dèsolé", "nicoooolaasss", "merciiiii",
+             "mouhahahahaha", "mdrrrrrrrr", "jexplique", "jtattends", "surment", "julienn", "Mme", "lecole",
+             "Jean-Pierre", "arc-en-ciel", "aujourd’hui", "LYON", "beacoup", "ornythorinques", "x", "2", ""]
+    batch, alone = SeekAndHide(lexicons), SeekAndHide(lexicons)
+    batch.label_many(words)
+    assert {w: batch._cache[w] for w in words} == {w: alone.label_word(w) for w in words}
+
+
 def test_message_labels(seeker):
     assert seeker.seek("Coucou Patrice, ça va?").label == TA
     assert seeker.seek("ok jarrive dans 5 min :-)").label == NTA

@@ -83,3 +83,26 @@ def test_a_wordlist_round_trips_through_its_array(tmp_path, words):
     assert list(again) == list(words)
     with pytest.raises(ValueError):
         WordList(np.array(["not", "bytes"]))
+
+
+def test_positions_of_a_batch_are_those_of_one_word_at_a_time():
+    rng = np.random.default_rng(1)
+    alphabet = list("abcé'ß")
+    vocabulary = {"".join(rng.choice(alphabet, size=rng.integers(1, 6))) for _ in range(300)}
+    words = WordList.from_words(vocabulary)
+    queries = ["".join(rng.choice(alphabet, size=rng.integers(0, 9))) for _ in range(2000)]
+    # The cases numpy compares wrongly: cut to the width, trailing NUL, surrogates, non-strings.
+    queries += ["ab\0", "a" * 40, "é" * 5, "ab\udcff", None, 3, ""]
+    batch = words.positions(queries).tolist()
+    assert batch == [WordList(words.array).position(query) for query in queries]
+    assert any(p >= 0 for p in batch) and any(p < 0 for p in batch)
+
+
+def test_remembered_answers_are_the_same_and_memory_starts_afresh_when_full(monkeypatch):
+    words = WordList.from_words(WORDS)
+    monkeypatch.setattr(WordList, "MAX_REMEMBERED", 4)
+    words.remember(["maison", "maisons", "été"])
+    assert "maison" in words and "maisons" not in words and "été" in words
+    words.remember(["cœur", "a", "b"])  # 3 + 3 > 4: the older answers are dropped
+    assert len(words._positions) == 3
+    assert "maison" in words and "cœur" in words and "b" not in words

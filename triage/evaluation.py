@@ -7,11 +7,15 @@ untouched. Measures:
 - residual span rate: share of gold spans still readable (a span is hidden only when all its
   letters and digits are inside hidden spans);
 - message leak rate: share of gold-TA messages released with something readable;
-- expert share: share of messages a human must read;
+- expert share: share of messages a human must read: at a budget, exactly round(budget x
+  messages), the riskiest, as classify sends them (ExactBudget);
 - over-masking rate: share of ordinary words (outside gold spans) hidden in released messages;
 - the field's measures for the chosen policy (field_metrics), with 95% bootstrap intervals over
   donors: entity-level recall (TAB, Pilan et al. 2022), the share of TA messages released with
   nothing readable (eds-pseudo's "full redact"), token recall and precision, by gold category.
+
+The gold messages are analysed folded, as classify analyses messages (triage.training.analyse),
+so the measures read the folded texts and their gold spans mapped onto them.
 
 Train and test never overlap: the models are cross-validated (folds grouped by donor when
 the gold file has a donor column, triage.training), unless a trained model file is given.
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from triage.combiner import BudgetPolicy, Decision, Evidence, EvidenceBatch, PaperPolicy
+from triage.combiner import BudgetPolicy, Decision, Evidence, ExpertBudget, PaperPolicy, riskiest
 from triage.features.counts import message_counts
 from triage.gold import GoldMessage
 from triage.names import CorpusStats, word_features
@@ -221,29 +225,30 @@ def field_markdown(field: dict) -> list[str]:
 # ---------------------------------------------------------------------- policies
 
 
-def threshold_for_budget(risks: np.ndarray, budget: float) -> float:
-    """The risk at or above which at most `budget` of the messages go to the expert."""
-    if budget <= 0 or not len(risks):
-        return float("inf")
-    k = int(np.floor(budget * len(risks)))
-    if k <= 0:
-        return float("inf")
-    ordered = np.sort(risks)[::-1]
-    # Ties at the cut would exceed the budget: move just above them.
-    cut = ordered[k - 1]
-    if k < len(ordered) and ordered[k] == cut:
-        cut = np.nextafter(cut, np.inf)
-    return float(cut)
+class ExactBudget:
+    """The budget policy as classify routes a file: exactly round(budget x messages) of them go
+    to the expert, the riskiest, ties in input order (triage.combiner.riskiest); the others are
+    TA or NTA as the policy decides with no threshold."""
+
+    name = BudgetPolicy.name
+
+    def __init__(self, budget: float, hide_threshold: float = 0.3, score_weight: float = 0.2):
+        self.budget = ExpertBudget.of(budget)
+        self.policy = BudgetPolicy(float("inf"), hide_threshold, score_weight)
+
+    def decide(self, evidence: list[Evidence]) -> list[Decision]:
+        decisions = self.policy.decide(evidence)
+        risk = np.asarray([d.risk for d in decisions], dtype=float)
+        for i in riskiest(risk, self.budget.messages(len(decisions))).tolist():
+            decisions[i].decision = EXPERT
+        return decisions
 
 
 def policies(evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3, score_weight=0.2) -> dict:
-    """The paper policy (key "paper") and the budget policy at each budget, its threshold set on
-    these messages' own risks."""
-    probe = BudgetPolicy(risk_threshold=float("inf"), hide_threshold=hide_threshold, score_weight=score_weight)
-    risks = probe.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
+    """The paper policy (key "paper") and the budget policy at each budget (a share), sending
+    exactly that share of these messages to the expert as classify would."""
     return {"paper": PaperPolicy(),
-            **{budget: BudgetPolicy(threshold_for_budget(risks, budget), hide_threshold, score_weight)
-               for budget in budgets}}
+            **{budget: ExactBudget(budget, hide_threshold, score_weight) for budget in budgets}}
 
 
 def policy_curve(analysed: AnalysedGold, evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3,
@@ -315,7 +320,8 @@ def evidence_from_model(analysed: AnalysedGold, predictor, hide=DEFAULT_HIDE) ->
     scores = predictor.predict_proba(X)
     if predictor.word_forest is None:
         return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows], hide)
-    stats = CorpusStats.from_texts((m.text for m in analysed.gold), reference=predictor.word_scorer_size)
+    # Counted on the texts as written, as classify and training.analyse count them.
+    stats = CorpusStats.from_texts((m.text for m in analysed.written), reference=predictor.word_scorer_size)
     analysed.word_rows = word_features(analysed.analysis, stats, predictor.spelling)
     probs = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0) for i, f in analysed.word_rows]
     return evidence_from(analysed, scores, probs, hide)

@@ -1,6 +1,7 @@
 """Annotated files: the TA/NTA label of each message and, when a `spans` column exists, the
 gold spans [start, end, TYPE] of what must be hidden (as 88milSMS annotates). Training, the
-reports and the evaluation read their messages here.
+reports and the evaluation read their messages here. Training and the evaluation analyse them
+folded, as classify analyses messages (folded_gold).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from triage import io
 from triage.errors import BadInput
+from triage.normalise import OffsetMap, fold_batch, spans_to_folded
 from triage.schema import Span
 
 
@@ -41,6 +43,22 @@ def parse_spans(raw: str, line: int, text: str | None = None) -> list[Span]:
                 raise BadInput(f"line {line}: span [{start}, {end}, {kind}] overlaps another span")
             end_before = end
     return spans
+
+
+def folded_gold(messages: list[GoldMessage]) -> tuple[list[GoldMessage], dict[int, OffsetMap]]:
+    """The gold messages as classify analyses them: each text folded (triage.normalise.fold_batch)
+    and its gold spans mapped onto the folded text (normalise.spans_to_folded: a span ending
+    inside a disguise covers the whole folded character), with the maps back to the text as
+    written of the messages that changed (usually none: then the messages are returned as
+    they are)."""
+    texts, maps = fold_batch([m.text for m in messages])
+    if not maps:
+        return messages, maps
+    folded = list(messages)
+    for i, offsets in maps.items():
+        m = messages[i]
+        folded[i] = GoldMessage(texts[i], m.label, spans_to_folded(m.spans, offsets), m.group)
+    return folded, maps
 
 
 def gold_labels(table: io.MessageTable, column: str) -> list[str]:

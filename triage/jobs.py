@@ -252,8 +252,6 @@ def run_classify(
                                       output_format=output_format, hide=hide)
     else:
         classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide)
-        if jobs > 1:  # built once here, shared by the workers forked below, not once in each
-            classifier.lexicons.build_sets()
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A

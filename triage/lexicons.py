@@ -39,6 +39,7 @@ import numpy as np
 
 from triage import dictionaries
 from triage.errors import BadInput
+from triage.nearwords import NearWords
 from triage.wordlist import WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
@@ -196,6 +197,9 @@ class Lexicons:
     folded_names: dict[str, str]  # accent-folded spelling -> an accented name spelling
     folded_anti: WordList  # accent-folded spellings of the accented ordinary words
     apostrophe_words: frozenset[str]  # words of forms and sms with an apostrophe: aujourd'hui
+    # The ordinary words (flag ORDINARY) and first-name spellings (flag FIRST_NAME) by their
+    # one-letter deletions, for the misspelling heuristic (triage/nearwords.py).
+    near_words: NearWords
     fingerprint: str  # lexicon_fingerprint of the shipped files: a model records it
     user_names: set[str] = field(default_factory=set)
     user_words: set[str] = field(default_factory=set)
@@ -205,25 +209,16 @@ class Lexicons:
     def __post_init__(self) -> None:
         self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
 
-    @cached_property
-    def ordinary_words(self) -> frozenset[str]:
-        """Every ordinary word (forms, folded_anti, the small anti-dictionaries) as one
-        Python set, built on first use (about 0.2 s): the misspelling heuristic asks hundreds
-        of candidates per unknown word, which a set answers many times faster than a
-        WordList. Runs that never need it never pay (but see build_sets)."""
-        return frozenset(chain(self.forms, self.folded_anti, self.other_anti))
-
-    @cached_property
-    def first_name_spellings(self) -> frozenset[str]:
-        """first_names and folded_names as one set, for the same heuristic (a few ms)."""
-        return frozenset(chain(self.first_names, self.folded_names))
-
-    def build_sets(self) -> None:
-        """Build ordinary_words and first_name_spellings now rather than on first use: a
-        process about to fork workers builds them once for all (about 0.2 s and 85 MB)."""
-        self.ordinary_words, self.first_name_spellings  # noqa: B018  (cached properties)
-
     # ------------------------------------------------------------ look-ups
+    def prefetch(self, keys: list[str]) -> None:
+        """Look up many lower-case spellings in the big lists at once, as written and without
+        accents, so that lookup() and `in` then answer them from memory (WordList.remember):
+        the new spellings of a batch cost one sorted search per list, not one each."""
+        folded = [fold(key) for key in keys]
+        self.last_names.remember(keys + folded)
+        self.forms.remember(keys + folded)
+        self.folded_anti.remember(folded)
+
     def lookup(self, key: str) -> tuple[bool, bool]:
         """(is a name, is an ordinary word) for a lower-case spelling.
 
@@ -365,7 +360,10 @@ SNAPSHOT_ARRAYS = {
     "last_names": "S", "last_name_ids": "i", "forms": "S", "sms": "U", "sms_meanings": "U",
     "pronouns": "U", "cities": "U", "regions": "U", "countries": "U",
     "folded_names": "U", "folded_name_targets": "U", "folded_anti": "S", "apostrophe_words": "U",
+    "near_keys": "u", "near_entries": "i", "near_words": "S", "near_flags": "u",
 }
+# The flags of NearWords entries: an ordinary word, a first-name spelling (or both).
+ORDINARY, FIRST_NAME = 1, 2
 
 
 def _compile(directory: Path) -> dict[str, np.ndarray]:
@@ -396,6 +394,9 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
     last_names = WordList.from_words(last_name_ids)
     other_anti = _merged_small_anti(sms, pronouns, cities, regions, countries)
     folded_names = _fold_index(chain(first_names, last_names))
+    folded_anti = _folded_set(forms) | _folded_set(other_anti)
+    # ORDINARY and FIRST_NAME, in that order: the misspelling heuristic's two lists.
+    near = NearWords.build([chain(forms, folded_anti, other_anti), chain(first_names, folded_names)])
     return {
         "fingerprint": np.array(lexicon_fingerprint(directory)),
         "first_names": _strings(first_names),
@@ -412,8 +413,9 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         "countries": _strings(countries),
         "folded_names": _strings(folded_names),
         "folded_name_targets": _strings(folded_names.values()),
-        "folded_anti": WordList.from_words(_folded_set(forms) | _folded_set(other_anti)).array,
+        "folded_anti": WordList.from_words(folded_anti).array,
         "apostrophe_words": _strings({word for word in chain(forms, sms) if "'" in word}),
+        "near_keys": near.keys, "near_entries": near.entries, "near_words": near.words, "near_flags": near.flags,
     }
 
 
@@ -439,6 +441,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
         folded_names=dict(zip(arrays["folded_names"].tolist(), arrays["folded_name_targets"].tolist())),
         folded_anti=WordList(arrays["folded_anti"]),
         apostrophe_words=frozenset(arrays["apostrophe_words"].tolist()),
+        near_words=NearWords(arrays["near_keys"], arrays["near_entries"], arrays["near_words"], arrays["near_flags"]),
         fingerprint=str(arrays["fingerprint"]),
         user_names=_read_list(user_directory / USER_NAMES_FILE),
         user_words=_read_list(user_directory / USER_WORDS_FILE),
@@ -451,7 +454,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
 
 # Bump when the arrays or the way they are derived change: older snapshots are then ignored
 # (their names no longer match).
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 
 
 def cache_directory() -> Path:

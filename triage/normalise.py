@@ -20,6 +20,11 @@ letter with all its marks, and the characters dropped inside a span (the zero-wi
 characters, spaces and dots inside a disguised name are hidden with it). Codes are made from
 the folded text, so a name gets the same code however it was disguised.
 
+Gold spans (training and evaluation, triage/gold.py) go the other way, from the text as written
+onto the folded text: a span covers every folded character one of whose original characters it
+covers. A gold span that ends inside a disguise ("N.i.c" of "N.i.c.o.l.a.s", half of a
+decomposed accent) thus covers the whole folded character, so what must be hidden never shrinks.
+
 Plain text pays one test: an ASCII text is folded only when a scan of the whole batch finds
 letters spaced out in it, any other text only when it is not NFC or holds a foldable character.
 """
@@ -103,6 +108,18 @@ class OffsetMap:
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original span covering folded text[start:end] (end > start)."""
         return self.starts[start], self.ends[end - 1]
+
+    def folded_span(self, start: int, end: int) -> tuple[int, int] | None:
+        """The folded span of original text[start:end]: every folded character one of whose
+        original characters lies inside it (an end inside a disguise takes the whole folded
+        character: a name's span is never cut short), or None when none does (a span of dropped
+        characters only, in a text folded to nothing)."""
+        # Each folded character stands for a stretch of original characters; the stretches
+        # follow one another (several characters of one composed cluster share theirs), so
+        # both lists are sorted.
+        folded_start = bisect.bisect_right(self.ends, start)
+        folded_end = bisect.bisect_left(self.starts, end)
+        return (folded_start, folded_end) if folded_start < folded_end else None
 
 
 class _Folding:
@@ -224,6 +241,14 @@ def to_nfc(text: str) -> tuple[str, OffsetMap | None]:
 def spans_to_original(spans, offsets: OffsetMap) -> list[tuple[int, int, str]]:
     """[start, end, tag] spans of the folded text as spans of the original text."""
     return [(*offsets.span(start, end), tag) for start, end, tag in spans]
+
+
+def spans_to_folded(spans, offsets: OffsetMap) -> list[tuple[int, int, str]]:
+    """[start, end, tag] spans of the original text (gold spans, as annotated) as spans of the
+    folded text (OffsetMap.folded_span); a span that covers no folded character is dropped.
+    Two spans that end and start inside one folded character both cover it."""
+    folded = ((offsets.folded_span(start, end), tag) for start, end, tag in spans)
+    return [(*span, tag) for span, tag in folded if span is not None]
 
 
 def _spaced_out(texts: list[str]) -> set[int]:

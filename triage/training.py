@@ -8,20 +8,23 @@ donors), so the resampling and the fitting happen inside each fold only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from triage.combiner import BudgetPolicy, Evidence, EvidenceBatch
 from triage.errors import BadOption
-from triage.gold import GoldMessage
+from triage.gold import GoldMessage, folded_gold
 from triage.schema import DEFAULT_HIDE, TA
 from triage.seekhide import SeekResult
 
 
 @dataclass
 class AnalysedGold:
-    """Seek&Hide results, message features and candidate-word features of a gold set."""
+    """Seek&Hide results, message features and candidate-word features of a gold set, analysed
+    folded as classify analyses messages: `gold` holds the folded texts and their gold spans, and
+    every offset (results, evidence) points into them; `folding` maps them back onto `written`,
+    the texts as written (triage.normalise.OffsetMap.span), for the messages that changed."""
 
     gold: list[GoldMessage]
     results: list[SeekResult]
@@ -29,6 +32,8 @@ class AnalysedGold:
     word_rows: list[tuple[list[int], np.ndarray]]  # per message: candidate word indices, features
     feature_set: str
     analysis: object  # the batch Seek&Hide analysis (triage.seekhide.Analysis) of the gold texts
+    folding: dict = field(default_factory=dict)  # message index -> OffsetMap, for the folded messages
+    written: list[GoldMessage] = field(default_factory=list)  # the gold set as read (texts as written)
 
 
 def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, spelling=None,
@@ -36,19 +41,23 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
     """Seek&Hide, message features and candidate-word features of a gold set. `spelling` and
     `reference` are those of the word scorer that will read the word features (a kept scorer:
     its own name-likeness table and corpus size), by default this corpus' own. `off` names
-    Seek&Hide steps to switch off (triage.seekhide.STEPS)."""
+    Seek&Hide steps to switch off (triage.seekhide.STEPS). The messages are analysed folded,
+    their gold spans mapped onto the folded texts (triage.gold.folded_gold)."""
     from triage import lexicons as lexicon_module
     from triage.features.counts import message_counts
     from triage.names import CorpusStats, word_features
     from triage.seekhide import SeekAndHide
 
     lexicons = lexicons or lexicon_module.default()
-    texts = [m.text for m in gold]
-    analysis = SeekAndHide(lexicons, off=off).analyse(texts)
+    folded, folding = folded_gold(gold)
+    analysis = SeekAndHide(lexicons, off=off).analyse([m.text for m in folded])
     results = [analysis.result(i) for i in range(len(gold))]
     X = message_counts(analysis, feature_set)
-    word_rows = word_features(analysis, CorpusStats.from_texts(texts, reference=reference), spelling)
-    return AnalysedGold(gold, results, X, word_rows, feature_set, analysis)
+    # The corpus counts come from the texts as written, as classify's first pass counts them
+    # (triage.jobs.corpus_stats).
+    stats = CorpusStats.from_texts((m.text for m in gold), reference=reference)
+    word_rows = word_features(analysis, stats, spelling)
+    return AnalysedGold(folded, results, X, word_rows, feature_set, analysis, folding, gold)
 
 
 def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[np.ndarray],
@@ -168,7 +177,9 @@ def train(gold: list[GoldMessage], with_spans: bool, *, kind: str = "bagging", f
     from triage import model
 
     check_kind(kind)
-    texts, labels = [m.text for m in gold], [m.label for m in gold]
+    # The message model reads the messages folded, as classify does (its features come from the
+    # analysis of the folded text).
+    texts, labels = [m.text for m in folded_gold(gold)[0]], [m.label for m in gold]
     model.check_training_labels(labels)
     fitted = model.train(texts, labels, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed)
     if normalise:  # the budget calibration is made on the default counts

@@ -4,8 +4,8 @@ The big lexicons (400,000 inflected forms, 200,000 surnames) would take 0.2 s or
 load as Python sets, whatever the format they are read from, because every entry becomes a
 string object. A WordList keeps them as one sorted numpy array of UTF-8 bytes (fixed-width
 'S' dtype), read from the lexicon snapshot in milliseconds, and answers `in` by binary
-search (about 1.5 µs: thirty times a set's look-up, which is why a hot loop over many
-spellings asks a set built from the lists on first use, Lexicons.ordinary_words).
+search (about 1.5 µs: thirty times a set's look-up, which is why the new spellings of a
+batch are looked up together, by one sorted search: `positions`, `remember`).
 
 UTF-8 preserves code point order, so the byte order of the array is Python's `sorted` order
 of the strings, and iteration yields them in that order.
@@ -30,6 +30,7 @@ class WordList:
     __slots__ = ("array", "_width", "_positions")
 
     # Answers remembered per list: a new spelling is asked about by several rules in a row.
+    # Past this many, the memory starts afresh (a corpus keeps bringing new spellings).
     MAX_REMEMBERED = 200_000
 
     def __init__(self, array: np.ndarray):
@@ -60,8 +61,39 @@ class WordList:
         found = self._positions.get(word)
         if found is None:
             found = self._search(word)
-            if len(self._positions) < self.MAX_REMEMBERED:
-                self._positions[word] = found
+            if len(self._positions) >= self.MAX_REMEMBERED:
+                self._positions.clear()
+            self._positions[word] = found
+        return found
+
+    def remember(self, words: list[str]) -> None:
+        """Look up many words at once and remember the answers, so that `in` and `position`
+        answer them from a dict: one sorted search of the whole batch costs far less than one
+        binary search per word (the new spellings of a batch of messages, see
+        WordLabeller.label_many)."""
+        memory = self._positions
+        words = [word for word in dict.fromkeys(words) if word not in memory]
+        if not words:
+            return
+        if len(memory) + len(words) > self.MAX_REMEMBERED:
+            memory.clear()
+        memory.update(zip(words, self.positions(words).tolist()))
+
+    def positions(self, words: list[str]) -> np.ndarray:
+        """position() of each of `words` (strings), as one array, by one sorted search."""
+        array = self.array
+        found = np.full(len(words), -1, dtype=np.int64)
+        if not len(words) or not len(array):
+            return found
+        encoded = [_encode(word) if isinstance(word, str) else b"" for word in words]
+        # Empty keys, keys longer than the list's width (numpy would cut them to it) and keys
+        # ending with NUL (numpy ignores trailing NULs when comparing) are in no list.
+        possible = np.fromiter((0 < len(key) <= self._width and key[-1] != 0 for key in encoded),
+                               dtype=bool, count=len(encoded))
+        keys = np.array(encoded, dtype=array.dtype)
+        index = np.minimum(array.searchsorted(keys), len(array) - 1)
+        hit = possible & (array[index] == keys)
+        found[hit] = index[hit]
         return found
 
     def _search(self, word: str) -> int:

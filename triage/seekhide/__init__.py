@@ -100,6 +100,7 @@ class SeekAndHide(WordLabeller):
         if len(self.spellings) > self._max_cache:
             self.spellings = Spellings(self)
         table = self.spellings
+        self.label_many(table.new_words(texts))
         piece_id = table.piece_ids.__getitem__
         ids: list[int] = []  # of the pieces of all texts, in order
         counts: list[int] = []

@@ -128,6 +128,27 @@ class Spellings:
             stretches = self._next_stretches
         return True
 
+    def new_words(self, texts: list[str]) -> list[str]:
+        """The word spellings of the stretches of `texts` (see extend_with_pieces) that the
+        table has not seen, with the parts of hyphenated ones: what a batch brings to label
+        (WordLabeller.label_many labels them together before the pieces are added)."""
+        known_first, known_next = self._first_stretches, self._next_stretches
+        keep_whole, seen = self.seeker.keep_whole, set()
+        words = []
+        for text in texts:
+            known = known_first
+            for stretch in text.split(" "):
+                if stretch not in known and stretch not in seen:
+                    seen.add(stretch)
+                    for piece in PIECE.findall(stretch):
+                        for _, part, kind in split_piece(piece, keep_whole):
+                            if kind == WORD:
+                                words.append(part)
+                                if "-" in part:
+                                    words += part.split("-")
+                known = known_next
+        return words
+
     def _stretch_pieces(self, stretch: str, after_space: bool) -> tuple[int, ...]:
         pieces = PIECE.findall(stretch)
         if not pieces or "".join(pieces) != stretch:

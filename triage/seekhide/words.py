@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from triage.errors import BadOption
-from triage.lexicons import CLITICS, TITLES, Lexicons, fold, spelling_key
+from triage.lexicons import CLITICS, FIRST_NAME, ORDINARY, TITLES, Lexicons, fold, spelling_key
+from triage.nearwords import edits1 as _edits1  # noqa: F401  (the edit order, importable from here)
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide.rules import STEPS, Rule
 
@@ -31,7 +32,6 @@ _ONOMATOPOEIA = re.compile(
 # Of the clitics (dictionaries/cues/clitics.txt), those that stack when glued ("jtm" = je t'aime).
 _CONCAT_CLITICS = "jtmslnc"
 _VOWEL_OR_H = tuple("aeiouyhéèêàâîôû")
-_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 # Names from the surname list only, or first names rarer than this, collide with SMS spellings
 # and foreign words ('kon', 'lo', 'same'): they count as names only when capitalised mid-sentence.
 RARE_FIRST_NAME_RANK = 10_000
@@ -67,6 +67,7 @@ class WordLabeller:
         self._cache: dict[str, WordInfo] = {}
         self._max_cache = max_cache
         self.keep_whole = lexicons.apostrophe_words
+        self._near: dict[str, list] = {}  # words one edit away of the batch's unknown spellings (label_many)
 
     def label_word(self, word: str) -> WordInfo:
         info = self._cache.get(word)  # by spelling as written first: the commonest case
@@ -77,9 +78,57 @@ class WordLabeller:
                 info = self._analyse(key)
                 if key.rstrip(".") in TITLES and "title" not in self.off:
                     info = info._replace(title=True)
-            if len(self._cache) < self._max_cache:
-                self._cache[word] = self._cache[key] = info
+            if len(self._cache) >= self._max_cache:
+                self._cache.clear()
+            self._cache[word] = self._cache[key] = info
         return info
+
+    def label_many(self, words: Iterable[str]) -> None:
+        """Label the spellings of `words` not labelled yet (the new spellings of a batch of
+        messages), so that label_word then answers them from memory.
+
+        The labels are those of label_word, one spelling at a time; what is batched is the
+        dictionary look-ups: those of every new spelling, as written and without accents,
+        then those of the candidates of the SMS heuristics (repetitions, apostrophe,
+        clitics), are asked of the big lists together (Lexicons.prefetch)."""
+        cache = self._cache
+        new = [word for word in dict.fromkeys(words) if word not in cache]
+        if not new:
+            return
+        if len(cache) + 2 * len(new) > self._max_cache:
+            cache.clear()
+        keys = [key for key in dict.fromkeys(map(spelling_key, new)) if key not in cache]
+        lexicons = self.lexicons
+        lexicons.prefetch(keys)
+        candidates, unknown = [], []
+        for key in keys:
+            in_names, in_anti = lexicons.lookup(key)
+            if not in_anti and (not in_names or self._weak_name(key)):
+                folded = fold(key)
+                candidates += self._heuristic_candidates(folded)
+                if MIN_MISSPELLING_LENGTH <= len(folded) <= MAX_MISSPELLING_LENGTH and folded.isalpha():
+                    unknown.append(folded)
+        if candidates:
+            lexicons.prefetch(candidates)
+        if unknown and "misspelling" not in self.off:
+            unknown = list(dict.fromkeys(unknown))
+            self._near = dict(zip(unknown, lexicons.near_words.within_one_edit(unknown)))
+        try:
+            for word in new:
+                self.label_word(word)
+        finally:
+            self._near = {}
+
+    def _heuristic_candidates(self, folded: str) -> list[str]:
+        """The spellings the repetition, apostrophe and clitic heuristics may look up for a
+        folded spelling (only to ask them of the lexicons in one batch: a spelling left out
+        here is looked up on its own)."""
+        if not folded.isalpha():
+            return []
+        found = self._repetition_candidates(folded) if "repetition" not in self.off else []
+        found += [folded[len(clitic):] for clitic in CLITICS if folded.startswith(clitic)]
+        found += [folded[1:], folded[2:]]
+        return found
 
     def _analyse(self, key: str) -> WordInfo:
         off = self.off
@@ -110,25 +159,32 @@ class WordLabeller:
     def _repetitions(self, folded: str) -> WordInfo | None:
         """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
         tried with one and with two letters."""
-        runs = [m for m in _RUN.finditer(folded)]
-        if not runs or len(runs) > 5:
-            return None
         names = anti = False
         match = ""
-        for choice in itertools.product((1, 2), repeat=len(runs)):
-            parts, last = [], 0
-            for run, keep in zip(runs, choice):
-                parts.append(folded[last : run.start()] + run.group(1) * keep)
-                last = run.end()
-            candidate = "".join(parts) + folded[last:]
-            if candidate == folded:
-                continue
+        for candidate in self._repetition_candidates(folded):
             in_names, in_anti = self.lexicons.lookup(candidate)
             if in_names or in_anti:
                 names, anti, match = names or in_names, anti or in_anti, match or candidate
         if names or anti:
             return WordInfo(_label(names, anti), Rule.REPETITION, match, names and self._weak_name(match))
         return None
+
+    @staticmethod
+    def _repetition_candidates(folded: str) -> list[str]:
+        """Each run of a repeated letter with one and with two letters, in a fixed order."""
+        runs = [m for m in _RUN.finditer(folded)]
+        if not runs or len(runs) > 5:
+            return []
+        found = []
+        for choice in itertools.product((1, 2), repeat=len(runs)):
+            parts, last = [], 0
+            for run, keep in zip(runs, choice):
+                parts.append(folded[last : run.start()] + run.group(1) * keep)
+                last = run.end()
+            candidate = "".join(parts) + folded[last:]
+            if candidate != folded:
+                found.append(candidate)
+        return found
 
     def _weak_name(self, key: str) -> bool:
         lexicons = self.lexicons
@@ -168,12 +224,13 @@ class WordLabeller:
         from a first name is never corrected into an ordinary word."""
         if not MIN_MISSPELLING_LENGTH <= len(folded) <= MAX_MISSPELLING_LENGTH:
             return None
-        lexicons = self.lexicons
-        candidates = _edits1(folded)  # hundreds: asked of sets without a Python step each
-        near_word = next(filter(lexicons.ordinary_words.__contains__, candidates), None)
-        if near_word is None or not lexicons.first_name_spellings.isdisjoint(candidates):
+        near = self._near.get(folded)
+        if near is None:
+            near = self.lexicons.near_words.within_one_edit([folded])[0]
+        if any(flags & FIRST_NAME for _, _, flags in near):
             return None
-        return WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
+        near_word = next((word for _, word, flags in near if flags & ORDINARY), None)
+        return near_word and WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
 
 
 def _label(in_names: bool, in_anti: bool) -> str:
@@ -182,15 +239,3 @@ def _label(in_names: bool, in_anti: bool) -> str:
     if in_names:
         return DICTIONARY
     return ANTI_DICTIONARY if in_anti else UNKNOWN
-
-
-def _edits1(word: str) -> list[str]:
-    """Spellings one edit away, most SMS-like first: a letter the writer left out
-    (surment -> surement), then swapped, replaced and extra letters."""
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return (
-        [left + letter + right for left, right in splits for letter in _ALPHABET]
-        + [left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1]
-        + [left + letter + right[1:] for left, right in splits if right for letter in _ALPHABET]
-        + [left + right[1:] for left, right in splits if right]
-    )

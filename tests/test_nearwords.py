@@ -1,0 +1,53 @@
+"""The deletion index finds exactly the words one edit away, in the heuristic's edit order."""
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from triage.nearwords import NearWords, _keys, _keys_of_words, edit_rank, edits1
+
+LETTERS = st.text(alphabet="abcdez", min_size=1, max_size=9)
+
+
+def one_edit_by_brute_force(query, vocabulary):
+    """The words of `vocabulary` in edits1(query), each at its first place in the list."""
+    first = {}
+    for rank, candidate in enumerate(edits1(query)):
+        if candidate in vocabulary and candidate not in first:
+            first[candidate] = rank
+    return sorted((rank, word) for word, rank in first.items())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(LETTERS, min_size=1, max_size=80), st.lists(LETTERS, min_size=1, max_size=20))
+def test_the_index_finds_the_words_one_edit_away_in_edit_order(vocabulary, queries):
+    index = NearWords.build([vocabulary])
+    queries += [word for word in vocabulary[:5]]  # words of the list themselves (swapped double letters...)
+    found = index.within_one_edit(queries)
+    for query, near in zip(queries, found):
+        assert [(rank, word) for rank, word, _ in near] == one_edit_by_brute_force(query, set(vocabulary))
+
+
+@given(LETTERS, LETTERS)
+@example("aab", "aab")  # the word itself: its doubled letters swapped
+@example("abc", "abc")  # the word itself: its first letter replaced by itself
+@example("ab", "abc")
+def test_edit_rank_is_the_first_place_in_edits1(word, candidate):
+    candidates = edits1(word)
+    expected = candidates.index(candidate) if candidate in candidates else -1
+    assert edit_rank(word, candidate) == expected
+
+
+def test_the_keys_of_a_word_list_are_those_of_each_word():
+    words = ["a", "ab", "maison", "zzzzzzzzzzzzzzzzzzzz", "surement"]
+    keys, owners = _keys_of_words(np.array([w.encode() for w in words]))
+    for index, word in enumerate(words):
+        assert sorted(keys[owners == index].tolist()) == sorted(_keys(word))
+
+
+def test_flags_say_which_list_holds_a_word_and_other_words_are_left_out():
+    index = NearWords.build([["maison", "pierre", "Maison", "élan", "l'eau"], ["pierre", "julien"]])
+    assert index.words.tolist() == [b"julien", b"maison", b"pierre"]  # lower-case ASCII letters only
+    assert index.flags.tolist() == [2, 1, 3]
+    near = index.within_one_edit(["maisn", "julienn", "pierrre", "elan", "xyzxyz"])
+    assert [[(w, f) for _, w, f in n] for n in near] == [[("maison", 1)], [("julien", 2)], [("pierre", 3)], [], []]

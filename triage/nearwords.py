@@ -1,0 +1,164 @@
+"""NearWords: the words of a list one edit away from a spelling, by a deletion index.
+
+Seek&Hide's misspelling heuristic asks which words are one edit away from an unknown
+spelling (a letter left out, added, replaced, or two swapped: `edits1`). Generating the
+hundreds of spellings one edit away and asking each of a set costs about 0.2 ms a spelling
+and a 600,000-word Python set (0.3 s and 85 MB to build in each process). SymSpell's method
+(Garbe 2012) turns it around: every word of the list is stored with each of its one-letter
+deletions, so a word is one edit away from q exactly when it shares a key with q or with one
+of q's own deletions (a word with a letter added to q has q as a deletion; a word with a letter
+replaced or two swapped shares a deletion with q; q with a letter left out is a word). The
+index holds 64-bit hashes of those keys, sorted, beside the word each comes from; a candidate
+found by a hash is kept only when it really is one edit away (edit_rank), so collisions cost a
+comparison, never a wrong answer. The arrays live in the lexicon snapshot (triage/lexicons.py)
+and are mapped into memory: a look-up touches a few pages.
+
+The edits are those of `edits1`, on lower-case ASCII letters only: the heuristic asks about
+accent-folded spellings, so only ASCII words of the lists can be one edit away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+_LETTER = {letter: index for index, letter in enumerate(ALPHABET)}
+
+
+def edits1(word: str) -> list[str]:
+    """Spellings one edit away, most SMS-like first: a letter the writer left out
+    (surment -> surement), then swapped, replaced and extra letters. (The heuristic takes
+    the first ordinary word in this order; edit_rank gives a word's place in it.)"""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return (
+        [left + letter + right for left, right in splits for letter in ALPHABET]
+        + [left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1]
+        + [left + letter + right[1:] for left, right in splits if right for letter in ALPHABET]
+        + [left + right[1:] for left, right in splits if right]
+    )
+
+
+def edit_rank(word: str, candidate: str) -> int:
+    """The index of the first occurrence of `candidate` in edits1(word), or -1 when it is
+    not one edit away (computed, not searched: the index finds the candidates)."""
+    n, m = len(word), len(candidate)
+    inserts = 26 * (n + 1)
+    swaps = max(n - 1, 0)
+    if m == n + 1:  # a letter added: the first place it can be, then its letter
+        for i in range(m):
+            if candidate[i] in _LETTER and candidate[:i] + candidate[i + 1:] == word:
+                return 26 * i + _LETTER[candidate[i]]
+        return -1
+    if m == n - 1:  # a letter left out
+        for i in range(n):
+            if word[:i] + word[i + 1:] == candidate:
+                return inserts + swaps + 26 * n + i
+        return -1
+    if m != n or not n:
+        return -1
+    differ = [i for i in range(n) if word[i] != candidate[i]]
+    if not differ:  # the word itself: two equal letters swapped, else its first letter replaced by itself
+        doubled = next((i for i in range(n - 1) if word[i] == word[i + 1]), None)
+        return inserts + doubled if doubled is not None else (inserts + swaps + _LETTER.get(word[0], 99) if word[0] in _LETTER else -1)
+    if len(differ) == 1:
+        i = differ[0]
+        return inserts + swaps + 26 * i + _LETTER[candidate[i]] if candidate[i] in _LETTER else -1
+    if len(differ) == 2:
+        i, j = differ
+        if j == i + 1 and word[i] == candidate[j] and word[j] == candidate[i]:
+            return inserts + i
+    return -1
+
+
+# Keys are polynomial hashes of the ASCII bytes, c0 + c1*B + c2*B^2 ... modulo 2^64, with B odd so
+# that it has an inverse: the key of a word with its i-th letter deleted is then
+# P[i] + (H - P[i+1]) / B, from the prefix sums P of the word's own hash H, for every i at once.
+_MASK = 2**64 - 1
+_BASE = 0x100000001B3
+_INVERSE = pow(_BASE, -1, 2**64)
+
+
+def _keys(word: str) -> list[int]:
+    """The key of `word` and of each of its one-letter deletions."""
+    prefix, power = [0], 1
+    for byte in word.encode("ascii"):
+        prefix.append((prefix[-1] + byte * power) & _MASK)
+        power = power * _BASE & _MASK
+    whole = prefix[-1]
+    return [whole] + [(prefix[i] + (whole - prefix[i + 1]) * _INVERSE) & _MASK for i in range(len(word))]
+
+
+def _keys_of_words(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, index of the word of each key) for an 'S' array of ASCII words: _keys of each,
+    as array operations (numpy's uint64 arithmetic wraps modulo 2^64)."""
+    count, width = len(words), words.dtype.itemsize
+    codes = np.frombuffer(words.tobytes(), dtype=np.uint8).reshape(count, width).astype(np.uint64)
+    lengths = np.char.str_len(words)
+    powers = np.array([pow(_BASE, k, 2**64) for k in range(width)], dtype=np.uint64)
+    prefix = np.zeros((count, width + 1), dtype=np.uint64)
+    np.cumsum(codes * powers, axis=1, out=prefix[:, 1:])
+    whole = prefix[np.arange(count), lengths]
+    with np.errstate(over="ignore"):
+        deleted = prefix[:, :width] + (whole[:, None] - prefix[:, 1:]) * np.uint64(_INVERSE)
+    real = np.arange(width) < lengths[:, None]  # a deletion of each letter, not of the padding
+    keys = np.concatenate([whole, deleted[real]])
+    owners = np.concatenate([np.arange(count), np.nonzero(real)[0]]).astype(np.int32)
+    return keys, owners
+
+
+class NearWords:
+    """The ASCII words of some lists, each with flags saying which lists hold it, indexed by
+    their one-letter deletions (see the module docstring)."""
+
+    __slots__ = ("keys", "entries", "words", "flags")
+
+    def __init__(self, keys: np.ndarray, entries: np.ndarray, words: np.ndarray, flags: np.ndarray):
+        """keys: sorted uint64 keys (see _keys); entries: the index in `words` of each key's word;
+        words: 'S' array of the words; flags: a uint8 bit set per word."""
+        self.keys, self.entries, self.words, self.flags = keys, entries, words, flags
+
+    @classmethod
+    def build(cls, lists: Iterable[Iterable[str]], min_length: int = 1, max_length: int = 64) -> NearWords:
+        """The index of the words of `lists` (flag bit k for the k-th list) that are lower-case
+        ASCII letters, between min_length and max_length letters long."""
+        flags: dict[str, int] = {}
+        for bit, words in enumerate(lists):
+            for word in words:
+                if min_length <= len(word) <= max_length and word.isascii() and word.isalpha() and word.islower():
+                    flags[word] = flags.get(word, 0) | (1 << bit)
+        vocabulary = sorted(flags)
+        words = np.array([word.encode("ascii") for word in vocabulary], dtype=bytes).reshape(-1)
+        parts = [_keys_of_words(words[at:at + 50_000]) for at in range(0, len(words), 50_000)]  # bounded memory
+        keys = np.concatenate([keys for keys, _ in parts] or [np.zeros(0, np.uint64)])
+        owners = np.concatenate([owners + at for (_, owners), at in zip(parts, range(0, len(words), 50_000))]
+                                or [np.zeros(0, np.int32)])
+        order = np.argsort(keys, kind="stable")
+        return cls(keys[order], owners[order].astype(np.int32), words,
+                   np.array([flags[word] for word in vocabulary], dtype=np.uint8))
+
+    def within_one_edit(self, queries: list[str]) -> list[list[tuple[int, str, int]]]:
+        """For each query (lower-case ASCII letters), the indexed words one edit away as
+        (edit_rank, word, flags), in edits1 order."""
+        keys_of = [_keys(query) for query in queries]
+        flat = np.fromiter((k for keys in keys_of for k in keys), dtype=np.uint64,
+                           count=sum(map(len, keys_of)))
+        low = np.searchsorted(self.keys, flat, "left").tolist()
+        high = np.searchsorted(self.keys, flat, "right").tolist()
+        entries, words, flags = self.entries, self.words, self.flags
+        found, at = [], 0
+        for query, keys in zip(queries, keys_of):
+            ids = set()
+            for low_at, high_at in zip(low[at:at + len(keys)], high[at:at + len(keys)]):
+                if high_at > low_at:
+                    ids.update(entries[low_at:high_at].tolist())
+            at += len(keys)
+            near = []
+            for index in ids:
+                word = words[index].decode("ascii")
+                rank = edit_rank(query, word)
+                if rank >= 0:
+                    near.append((rank, word, int(flags[index])))
+            found.append(sorted(near))
+        return found
