@@ -6,7 +6,7 @@ triage.lexicons gives for each (spelling_key, fold, `in` a lexicon): the per-spe
 functions stay the reference (tests/test_spelling_batch.py). The string transforms run once
 over the spellings joined by a newline, which no token holds and which neither lower(),
 accent folding nor the apostrophe table carries across; the big lexicons (WordLists, sorted
-UTF-8 byte arrays) answer by one binary search for all the spellings (np.searchsorted).
+UTF-8 byte arrays) answer by one sorted search for all the spellings (WordList.positions).
 
 The shared columns (`keys`, `folded_keys`...) are kept in the table of spellings, computed
 once per spelling whichever module asks first.
@@ -73,32 +73,11 @@ def fold_many(texts: Sequence[str]) -> list[str]:
 
 
 def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
-    """[key in lexicon for key in keys] as a bool array: a WordList by one binary search of
-    all the keys (sorted first: each search then starts where the last one ended) in its
-    sorted bytes, a set or dict by hashing each."""
-    n = len(keys)
-    if not isinstance(lexicon, WordList):
-        return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=n)
-    found = np.zeros(n, dtype=bool)
-    array = lexicon.array
-    joined = _joined(keys)
-    if not n or not len(array):
-        return found
-    if joined is None or "\0" in joined:  # numpy would drop a trailing NUL: the exact way
-        return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=n)
-    encoded = joined.encode("utf-8", "surrogatepass").split(b"\n")
-    length = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
-    fit = (length > 0) & (length <= array.dtype.itemsize)  # the others are in no list
-    if fit.all():
-        fits, probe = np.arange(n), np.asarray(encoded, dtype=array.dtype)
-    else:
-        fits = np.flatnonzero(fit)
-        probe = np.asarray([encoded[i] for i in fits.tolist()], dtype=array.dtype)
-    order = np.argsort(probe, kind="stable")
-    probe, fits = probe[order], fits[order]
-    position = np.minimum(array.searchsorted(probe), len(array) - 1)
-    found[fits] = array[position] == probe
-    return found
+    """[key in lexicon for key in keys] as a bool array: a WordList by one sorted search of
+    all the keys (WordList.positions), a set or dict by hashing each."""
+    if isinstance(lexicon, WordList):
+        return lexicon.positions(list(keys)) >= 0
+    return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=len(keys))
 
 
 # Lexicons of folded spellings only: asked about a folded key, never about the key first.
@@ -123,10 +102,6 @@ def known(table: Spellings, name: str, lexicon: Collection[str] | WordList, spel
         found[other] = members(lexicon, source[sids[other]].tolist())
         return found
     return table.column(column, compute, bool)
-
-
-def any_of(*columns: np.ndarray) -> np.ndarray:
-    return np.logical_or.reduce(columns)
 
 
 def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
