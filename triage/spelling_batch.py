@@ -6,7 +6,7 @@ triage.lexicons gives for each (spelling_key, fold, `in` a lexicon): the per-spe
 functions stay the reference (tests/test_spelling_batch.py). The string transforms run once
 over the spellings joined by a newline, which no token holds and which neither lower(),
 accent folding nor the apostrophe table carries across; the big lexicons (WordLists, sorted
-UTF-8 byte arrays) answer by one sorted search for all the spellings (WordList.positions).
+UTF-8 byte arrays) answer by one sorted search for all the spellings (WordList.remember).
 
 The shared columns (`keys`, `folded_keys`...) are kept in the table of spellings, computed
 once per spelling whichever module asks first.
@@ -73,10 +73,11 @@ def fold_many(texts: Sequence[str]) -> list[str]:
 
 
 def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
-    """[key in lexicon for key in keys] as a bool array: a WordList by one sorted search of
-    all the keys (WordList.positions), a set or dict by hashing each."""
+    """[key in lexicon for key in keys] as a bool array. A WordList looks up the keys it has
+    not remembered by one sorted search (WordList.remember: the labeller has already asked
+    it about most new spellings, Lexicons.prefetch), then answers from memory."""
     if isinstance(lexicon, WordList):
-        return lexicon.positions(list(keys)) >= 0
+        lexicon.remember(list(keys))
     return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=len(keys))
 
 
