@@ -360,28 +360,19 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     ]).astype(float)
 
 
-def likeness_scores(spelling: NameLikeness, folded: list[str], widest: int = 24) -> np.ndarray:
-    """[spelling.score(f) for f in folded] for folded keys: the trigram values of all the
-    words at once, summed left to right as sum() does (one column of trigrams after the
-    other; adding the 0.0 of a shorter word's padding changes no sum); words of more than
-    `widest` trigrams one at a time."""
+def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
+    """[spelling.score(f) for f in folded] for folded keys: the trigrams of all the words
+    looked up at once, each word's values then added up by sum() itself (whose float
+    summation differs between Python versions), in the same order."""
     words = [f"^{f}$" for f in folded]
-    count = np.fromiter(map(len, words), dtype=np.int64, count=len(words)) - 2
-    short = np.flatnonzero((count > 0) & (count <= widest))
-    grams = [word[i : i + 3] for word in map(words.__getitem__, short.tolist()) for i in range(len(word) - 2)]
-    values = np.fromiter(map(spelling.trigrams.get, grams, itertools.repeat(0.0)), dtype=float, count=len(grams))
-    row = np.repeat(np.arange(len(short)), count[short])
-    column = np.arange(len(grams)) - np.repeat(np.cumsum(count[short]) - count[short], count[short])
-    table = np.zeros((len(short), widest))
-    table[row, column] = values
-    total = np.zeros(len(short))
-    for j in range(widest):
-        total += table[:, j]
-    scores = np.zeros(len(words))
-    scores[short] = total / count[short]
-    for i in np.flatnonzero(count > widest).tolist():
-        scores[i] = spelling.score(folded[i])
-    return scores
+    grams = [word[i : i + 3] for word in words for i in range(len(word) - 2)]
+    values = list(map(spelling.trigrams.get, grams, itertools.repeat(0.0)))
+    ends = itertools.accumulate(len(word) - 2 for word in words)
+    scores, start = [], 0
+    for end in ends:
+        scores.append(sum(values[start:end]) / (end - start) if end > start else 0.0)
+        start = end
+    return np.asarray(scores, dtype=float)
 
 
 # Keyed by the lexicons themselves, weakly: an entry goes with its lexicons (an id would be
