@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         pstats.Stats(profiler, stream=text).strip_dirs().sort_stats(order).print_stats(args.top)
     print("\n--- the Seek&Hide heuristics, the models and the writer", file=text)
     stats = pstats.Stats(profiler, stream=text).strip_dirs().sort_stats("cumulative")
-    stats.print_stats(r"_misspelling|_edits1|ordinary_words|_repetitions|_apostrophe|_concatenation|predict_proba|write_chunk|label_word")
+    stats.print_stats(r"_misspelling|within_one_edit|label_many|_repetitions|_apostrophe|_concatenation|predict_proba|write_chunk|label_word")
     print(text.getvalue())
     if args.out:
         args.out.write_text(text.getvalue(), "utf-8")

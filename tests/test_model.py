@@ -267,13 +267,30 @@ def _skops_modules(path) -> set[str]:
     return set(re.findall(r'"__module__": "([^"]+)"', stdjson.dumps(stdjson.loads(text))))
 
 
-def test_model_files_written_before_the_move_of_features_still_load():
-    """The shipped model names `features.extractor` (the package's place before it moved into
-    triage): it still loads, as triage.features.extractor."""
+def _written_before_the_move_of_features(members: dict) -> None:
+    """A model file as written before features/ moved into triage: its pipeline names
+    `features.extractor` (the shipped model did until it was retrained)."""
+    import io as stdio
+
+    with zipfile.ZipFile(stdio.BytesIO(members["model.skops"])) as skops:
+        inner = {name: skops.read(name) for name in skops.namelist()}
+    inner["schema.json"] = inner["schema.json"].replace(b'"triage.features.', b'"features.')
+    buffer = stdio.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as skops:
+        for name, data in inner.items():
+            skops.writestr(name, data)
+    members["model.skops"] = buffer.getvalue()
+    with_checksums(members)
+
+
+def test_model_files_written_before_the_move_of_features_still_load(tmp_path):
+    """A model file that names `features.extractor` (the package's place before it moved into
+    triage) still loads, as triage.features.extractor."""
     from triage.features.extractor import MessageFeatures
 
-    assert "features.extractor" in _skops_modules(model.default_model_path())
-    estimator, _ = model.load_estimator(model.default_model_path())
+    old = rewrite_model(model.default_model_path(), tmp_path / "old.triage", _written_before_the_move_of_features)
+    assert "features.extractor" in _skops_modules(old)
+    estimator, _ = model.load_estimator(old)
     assert isinstance(estimator.named_steps["features"], MessageFeatures)
 
 

@@ -220,6 +220,7 @@ STEP_EXAMPLES = [
     ("title", "rdv chez Mme Zorblatt", "Zorblatt", "none"),
     ("weak-name", "on se voit kon veut", "kon", "exact"),
     ("capitalised-guess", "je vois Surment demain", "Surment", "misspelling"),
+    ("determiner", "je t'ai acheté une rose", "rose", "exact"),
 ]
 
 

@@ -30,6 +30,9 @@ class Evidence:
     score: float  # the message model's P(TA)
     hidden: list[Span]  # what Seek&Hide hides
     candidates: list[tuple[int, int, str, float]] = field(default_factory=list)  # (start, end, tag, P(name))
+    # (start, end) of the candidates a context rule reads as ordinary words ("une rose"): never
+    # hidden by the policy, still counted in the risk
+    kept_visible: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -53,6 +56,9 @@ class EvidenceBatch:
     tag: list[str] = field(default_factory=list)  # PRE / NOM: the code tag if it is hidden
     probability: np.ndarray = field(default_factory=lambda: np.zeros(0))  # P(name)
     taken: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # Seek&Hide already hides it
+    # a context rule reads it as an ordinary word ("une rose"): never hidden by the policy, but
+    # its probability still counts in the risk (by default none)
+    kept_visible: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.score)
@@ -62,15 +68,17 @@ class EvidenceBatch:
         rows = []
         for i, e in enumerate(evidence):
             taken = {(start, end) for start, end, _ in e.hidden}
-            rows += [(i, start, end, tag, p, (start, end) in taken) for start, end, tag, p in e.candidates]
-        message, start, end, tag, probability, taken = zip(*rows) if rows else ((),) * 6
+            kept = set(e.kept_visible)
+            rows += [(i, start, end, tag, p, (start, end) in taken, (start, end) in kept)
+                     for start, end, tag, p in e.candidates]
+        message, start, end, tag, probability, taken, kept = zip(*rows) if rows else ((),) * 7
         return cls(
             np.asarray([e.seekhide for e in evidence], dtype=object),
             np.asarray([e.score for e in evidence], dtype=float),
             [list(e.hidden) for e in evidence],
             np.asarray(message, dtype=np.int64), np.asarray(start, dtype=np.int64),
             np.asarray(end, dtype=np.int64), list(tag), np.asarray(probability, dtype=float),
-            np.asarray(taken, dtype=bool),
+            np.asarray(taken, dtype=bool), np.asarray(kept, dtype=bool),
         )
 
 
@@ -126,7 +134,8 @@ class BudgetPolicy(_Policy):
     """Hide what is likely a name, then route by risk within an expert budget.
 
     - Hidden: Seek&Hide's dictionary words and detector hits, plus every candidate word whose
-      name probability is at least `hide_threshold`.
+      name probability is at least `hide_threshold`, except the words a context rule reads as
+      ordinary words ("une rose": `kept_visible`), which stay visible.
     - Risk of a message: the chance that something identifying is still readable, taking the
       candidate words left visible and the message model as independent witnesses:
       1 - prod(1 - p_visible) * (1 - score_weight * P(TA)).
@@ -149,6 +158,8 @@ class BudgetPolicy(_Policy):
     def decide_batch(self, batch):
         p = batch.probability
         extra = ~batch.taken & (p >= self.hide_threshold)
+        if batch.kept_visible is not None:
+            extra &= ~batch.kept_visible
         visible = ~batch.taken & ~extra
         # The chance that no visible candidate is a name: the product of (1 - p) over each
         # message's visible candidates, in text order.

@@ -134,6 +134,7 @@ def word_table(name: str) -> dict[str, str]:
 TITLES = word_list("cues/titles.txt")
 PERSON_CUES = word_list("cues/person_cues.txt")
 CLITICS = word_list("cues/clitics.txt")
+DETERMINERS = word_list("cues/determiners.txt")
 
 
 def _read_names(path: Path, excluded: set[str]) -> tuple[dict[str, int], dict[str, int]]:

@@ -34,7 +34,7 @@ import numpy as np
 from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
-from triage.seekhide import K_WORD, L_ANTI, Analysis
+from triage.seekhide import K_WORD, L_ANTI, Analysis, Rule, rule_code
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -53,7 +53,7 @@ NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
-          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head")
+          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title")
 
 
 def brands() -> dict[str, str]:
@@ -99,6 +99,7 @@ def _flags(lexicons: Lexicons, text: str) -> tuple:
         is_reduplication(folded) and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS,
         lexicons.lookup(key)[1],  # an ordinary word, accents aside (tete is tête)
         key in heads,
+        key.rstrip(".") in TITLES,
     )
 
 
@@ -131,6 +132,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
         ordinary_words(lexicons, table)[sids],
         members(heads, key),
+        members(TITLES, [k.rstrip(".") for k in key]),
     ])
 
 
@@ -158,6 +160,12 @@ class Recognised:
     # name wherever it stands ("train pour Marseille": a place is never hidden as a first name).
     scorer_tag: np.ndarray
     hidden: np.ndarray | None = None  # (tokens,) hidden before the word scorer, once `apply` has run
+    # (tokens,) words a context rule reads as ordinary words (Seek&Hide's determiner rule: "une
+    # rose"): the word scorer leaves them visible, but they still count in the message's risk
+    kept_visible: np.ndarray | None = None
+    # (tokens,) titles (Mme, Dr): never a name, so neither hidden by the word scorer nor a risk
+    # (Seek&Hide's title step: the capitalised word after one is the surname)
+    title: np.ndarray | None = None
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -210,7 +218,8 @@ def recognise(analysis: Analysis) -> Recognised:
     scorer_tag = tag.copy()
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
-    return Recognised(tag, scorer_tag)
+    title = f["title"] if "title" not in a.seeker.off else np.zeros(len(a.kind), dtype=bool)
+    return Recognised(tag, scorer_tag, kept_visible=a.rule == rule_code(Rule.DETERMINER), title=title)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
@@ -243,16 +252,19 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
     return hidden, labels, recognised
 
 
-def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], probability: np.ndarray, hide) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(tag, P(name), already hidden) of the word scorer's candidate words at `tokens`: a place,
-    brand or nickname keeps the recognizers' tag; a candidate of a category not in `hide` can
-    neither be hidden nor make its message risky (its probability becomes 0)."""
+def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], probability: np.ndarray,
+               hide) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """(tag, P(name), already hidden, kept visible) of the word scorer's candidate words at
+    `tokens`: a place, brand or nickname keeps the recognizers' tag; a candidate of a category
+    not in `hide` can neither be hidden nor make its message risky (its probability becomes 0),
+    nor can a title (Mme, Dr); a candidate a context rule reads as an ordinary word ("une rose")
+    is never hidden by the scorer but keeps its probability, which counts in the risk."""
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
     codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
-    probability = np.where(hide_mask(hide)[codes], probability, 0.0)
-    return tags, probability, recognised.hidden[tokens]
+    probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens], probability, 0.0)
+    return tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens]
 
 
 def hide_mask(hide) -> np.ndarray:

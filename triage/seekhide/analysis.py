@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
-from triage.seekhide.rules import _GUESS_CODES, _TITLE_RULE, _WEAK_RULE, RULES
+from triage.lexicons import DETERMINERS, spelling_key
+from triage.seekhide.rules import _DETERMINER_RULE, _GUESS_CODES, _LOOKUP_CODES, _TITLE_RULE, _WEAK_RULE, RULES
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -142,6 +143,20 @@ class Analysis:
         if guessed.any():
             word_rule[guessed] = [_GUESS_CODES[r] for r in word_rule[guessed].tolist()]
             word_label[guessed] = L_UNKNOWN
+        # A lower-case word in both lists right after an article or a demonstrative is read as
+        # the ordinary word ("une rose", "un ange"): it stays AMBIGUOUS, and the word scorer
+        # leaves it visible (its probability still counts in the risk). Possessives are no
+        # determiners here: SMS write "mon Nico".
+        if "determiner" not in seeker.off:
+            spelled = table.texts
+            context = table.column("seekhide.determiner", lambda sids: [
+                (spelling_key(spelled[s]) in DETERMINERS, spelled[s].islower()) for s in sids.tolist()], bool, width=2)
+            after_determiner = np.zeros(len(words), dtype=bool)
+            after_determiner[1:] = (context[ws[:-1], 0] & ~in_compound[words[:-1]] & (words[1:] == words[:-1] + 1)
+                                    & (message[words[:-1]] == message[words[1:]]))
+            read_as_word = (after_determiner & context[ws, 1] & (word_label == L_AMBIGUOUS)
+                            & np.isin(word_rule, _LOOKUP_CODES) & ~in_compound[words])
+            word_rule[read_as_word] = _DETERMINER_RULE
         label[words], rule[words] = word_label, word_rule
 
         # Message labels: TA with a detector hit or a dictionary word; NTA when every word

@@ -25,6 +25,10 @@ class Rule(enum.StrEnum):
     CAPITALISED_CONCATENATION = "capitalised-concatenation"
     CAPITALISED_MISSPELLING = "capitalised-misspelling"
     CAPITALISED_REPETITION = "capitalised-repetition"
+    # context: a lower-case word that is both an ordinary word and a name, right after an article
+    # or a demonstrative (une rose), stays AMBIGUOUS but is read as the ordinary word: the word
+    # scorer leaves it visible, and it still counts in the message's risk
+    DETERMINER = "determiner"
 
 
 # Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
@@ -33,7 +37,7 @@ GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, 
 # Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
 # processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
 STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
-         "title", "weak-name", "capitalised-guess")
+         "title", "weak-name", "capitalised-guess", "determiner")
 
 RULES = tuple(Rule)  # the rule of a word token is a code into RULES
 _RULE_CODE = {rule.value: code for code, rule in enumerate(RULES)}
@@ -44,4 +48,8 @@ def rule_code(rule: str) -> int:
 
 
 _TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
+_DETERMINER_RULE = rule_code(Rule.DETERMINER)
+# The look-ups the determiner rule reads as a word found in both lists (not a guess: a guessed
+# word keeps its rule, which the word scorer reads).
+_LOOKUP_CODES = (rule_code(Rule.EXACT), rule_code(Rule.ACCENT))
 _GUESS_CODES = {rule_code(r): rule_code(f"capitalised-{r}") for r in sorted(GUESS_RULES)}

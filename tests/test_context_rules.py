@@ -1,0 +1,91 @@
+"""Ordinary words that are also names, read in context (issue 19): a lower-case word after an
+article or a demonstrative ("une rose", "un ange") is read as the ordinary word and left
+visible, yet still counts in the message's risk; a title (Mme, Dr) is never a name."""
+
+import json
+
+import pandas as pd
+import pytest
+
+import triage
+from triage.combiner import BudgetPolicy, Evidence
+from triage.lexicons import DETERMINERS
+from triage.seekhide import AMBIGUOUS, SeekAndHide
+
+
+@pytest.fixture(scope="module")
+def seeker(lexicons):
+    return SeekAndHide(lexicons)
+
+
+def word(seeker, text: str, spelling: str):
+    return next(w for w in seeker.seek(text).words if w.text == spelling)
+
+
+@pytest.mark.parametrize("text, spelling", [
+    ("je t'ai acheté une rose", "rose"),
+    ("t'es un ange", "ange"),
+    ("j'ai vu la violette ce matin", "violette"),
+    ("l'ange passe", "ange"),
+    ("cette rose est belle", "rose"),
+])
+def test_a_lower_case_name_that_is_a_word_after_a_determiner_is_read_as_the_word(seeker, text, spelling):
+    found = word(seeker, text, spelling)
+    assert (found.label, found.rule) == (AMBIGUOUS, "determiner")  # still highlighted
+
+
+@pytest.mark.parametrize("text, spelling", [
+    ("mon ange arrive", "ange"),  # a possessive is no determiner: "mon Nico"
+    ("avec la Rose de Paul", "Rose"),  # capitalised: a name
+    ("une, rose", "rose"),  # not right after it
+    ("une rose-bonbon", "rose"),  # part of a compound
+])
+def test_the_determiner_rule_keeps_away_from_other_contexts(seeker, text, spelling):
+    assert word(seeker, text, spelling).rule != "determiner"
+
+
+def test_possessives_and_de_are_not_in_the_determiner_list():
+    assert DETERMINERS >= {"un", "une", "le", "la", "l'", "les", "des", "du", "ce", "cette"}
+    assert not DETERMINERS & {"mon", "ma", "ton", "ta", "son", "sa", "mes", "tes", "ses", "de", "d'"}
+
+
+def test_the_policy_leaves_a_word_read_in_context_visible_but_counts_it_in_the_risk():
+    plain = Evidence("UNTAGGED", 0.2, [], [(4, 8, "PRE", 0.9)])
+    in_context = Evidence("UNTAGGED", 0.2, [], [(4, 8, "PRE", 0.9)], kept_visible=[(4, 8)])
+    nothing = Evidence("UNTAGGED", 0.2, [], [(4, 8, "PRE", 0.05)], kept_visible=[(4, 8)])
+    hidden, kept, low = BudgetPolicy(risk_threshold=0.5).decide([plain, in_context, nothing])
+    assert hidden.hidden == [(4, 8, "PRE")] and kept.hidden == []
+    assert kept.risk > 0.9 > hidden.risk  # visible, so risky: the expert reads it within the budget
+    assert kept.decision == "EXPERT" and low.decision == "NTA"
+
+
+def classify(*texts: str) -> list[tuple[str, list[str], float]]:
+    """(decision, hidden words, risk) of each message, read as one corpus with the embedded model."""
+    out = triage.classify(pd.DataFrame({"text": list(texts)}), expert_budget=0)
+    return [(decision, [text[s:e] for s, e, _ in json.loads(hidden)], risk)
+            for text, decision, hidden, risk in zip(out.text, out.decision, out.hidden, out.risk)]
+
+
+def test_classify_leaves_the_ordinary_word_readable_and_the_message_riskier():
+    (_, rose_hidden, rose_risk), (_, _, plain_risk) = classify("je t'ai acheté une rose", "je t'ai acheté un pain")
+    assert rose_hidden == []
+    assert rose_risk > plain_risk
+
+
+def test_switched_off_the_determiner_step_gives_the_word_its_lookup_rule(lexicons):
+    off = SeekAndHide(lexicons, off={"determiner"})
+    assert word(off, "je t'ai acheté une rose", "rose").rule == "exact"
+
+
+@pytest.mark.parametrize("text, title, surname", [
+    ("rdv chez Mme Zorblatt demain matin", "Mme", "Zorblatt"),
+    ("Merci Dr Blanc pour tout", "Dr", "Blanc"),
+])
+def test_a_title_is_never_hidden_and_the_surname_after_it_is(text, title, surname):
+    (_, hidden, _), = classify(text)
+    assert surname in hidden and title not in hidden
+
+
+def test_a_possessive_before_a_name_still_protects_it():
+    (decision, hidden, _), = classify("mon Nico arrive ce soir")
+    assert "Nico" in hidden or decision == "EXPERT"
