@@ -54,12 +54,17 @@ def test_trailing_nul_and_lone_surrogates_are_absent():
     assert "ab\udcff" not in words
 
 
-def test_in_agrees_with_a_set_on_many_queries():
-    rng = np.random.default_rng(0)
+def random_vocabulary_and_queries(seed: int) -> tuple[set[str], list[str]]:
+    """300 short spellings and 2,000 queries over a few letters, accents and an apostrophe."""
+    rng = np.random.default_rng(seed)
     alphabet = list("abcé'ß")
     vocabulary = {"".join(rng.choice(alphabet, size=rng.integers(1, 6))) for _ in range(300)}
+    return vocabulary, ["".join(rng.choice(alphabet, size=rng.integers(0, 8))) for _ in range(2000)]
+
+
+def test_in_agrees_with_a_set_on_many_queries():
+    vocabulary, queries = random_vocabulary_and_queries(0)
     words = WordList.from_words(vocabulary)
-    queries = ["".join(rng.choice(alphabet, size=rng.integers(0, 8))) for _ in range(2000)]
     found = [query in words for query in queries]
     assert found == [query in vocabulary for query in queries]
     assert 0 < sum(found) < len(queries)
@@ -86,11 +91,8 @@ def test_a_wordlist_round_trips_through_its_array(tmp_path, words):
 
 
 def test_positions_of_a_batch_are_those_of_one_word_at_a_time():
-    rng = np.random.default_rng(1)
-    alphabet = list("abcé'ß")
-    vocabulary = {"".join(rng.choice(alphabet, size=rng.integers(1, 6))) for _ in range(300)}
+    vocabulary, queries = random_vocabulary_and_queries(1)
     words = WordList.from_words(vocabulary)
-    queries = ["".join(rng.choice(alphabet, size=rng.integers(0, 9))) for _ in range(2000)]
     # The cases numpy compares wrongly: cut to the width, trailing NUL, surrogates, non-strings.
     queries += ["ab\0", "a" * 40, "é" * 5, "ab\udcff", None, 3, ""]
     batch = words.positions(queries).tolist()
