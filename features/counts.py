@@ -17,7 +17,7 @@ import numpy as np
 
 from triage import spelling_batch as batch
 from triage.features.sets import FEATURE_SETS
-from triage.lexicons import PERSON_CUES, Lexicons, fold, spelling_key
+from triage.lexicons import PERSON_CUES, Lexicons, spelling_key
 from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
 from triage.spelling_batch import members, texts_of
 
@@ -36,28 +36,9 @@ def feature_names(feature_set: str = "paper") -> list[str]:
     return list(FEATURE_SETS[feature_set])
 
 
-def _flags(lexicons: Lexicons, text: str, phrase_words: tuple[set[str], set[str], set[str]]) -> tuple[bool, ...]:
-    """Membership of a spelling as written in each lexicon, and what its case says."""
-    lx = lexicons
-    key = spelling_key(text)
-    folded = fold(key)
-    return (
-        key in lx.first_names or folded in lx.first_names or lx.folded_names.get(folded, "") in lx.first_names,
-        key in lx.forms or folded in lx.forms or folded in lx.folded_anti and folded not in lx.other_anti,
-        key in lx.sms or folded in lx.sms,
-        key in lx.pronouns or folded in lx.pronouns,
-        key in lx.cities,
-        key in lx.countries,
-        text[:1].isupper(),
-        bool(_ELONGATION.search(text)),
-        key in phrase_words[0],
-        key in PERSON_CUES,
-        key in phrase_words[2],
-    )
-
-
 def _flags_many(lexicons: Lexicons, table, sids: np.ndarray, phrase_words) -> np.ndarray:
-    """The _flags of the spellings `sids` of a table at once, (len(sids), 11)."""
+    """Membership of the spellings `sids` of a table, as written, in each lexicon, and what
+    their case says, (len(sids), 11)."""
     lx = lexicons
     if not len(sids):
         return np.zeros((0, 11), dtype=bool)
@@ -84,7 +65,9 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray, phrase_words) -> np
 
 
 def _ranks_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
-    """_ranks of the spellings `sids` of a table ((_NO_RANK, _NO_RANK) for those with no label)."""
+    """First-name rank of the dictionary match of the spellings `sids` of a table, and of each
+    spelling itself (used when a title made the word a name), or _NO_RANK (both _NO_RANK for
+    those with no label)."""
     ranks, infos = lexicons.first_name_ranks, table.infos
     at = [i for i, s in enumerate(sids.tolist()) if infos[s]]
     labelled = sids[at].tolist()
@@ -92,13 +75,6 @@ def _ranks_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     found[at, 0] = [ranks.get(infos[s].match, _NO_RANK) for s in labelled]
     found[at, 1] = list(map(ranks.get, batch.lowered(table)[labelled].tolist(), itertools.repeat(_NO_RANK)))
     return found
-
-
-def _ranks(lexicons: Lexicons, text: str, match: str) -> tuple[int, int]:
-    """First-name rank of the dictionary match, and of the spelling itself (used when a
-    title made the word a name), or _NO_RANK."""
-    ranks = lexicons.first_name_ranks
-    return ranks.get(match, _NO_RANK), ranks.get(text.lower(), _NO_RANK)
 
 
 def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False) -> np.ndarray:

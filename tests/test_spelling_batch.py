@@ -15,6 +15,7 @@ from triage.features import counts
 from triage.lexicons import fold, spelling_key
 from triage.seekhide import K_DETECTED, K_WORD, L_DICTIONARY, SeekAndHide
 from triage.wordlist import WordList
+import spelling_reference as reference  # tests/spelling_reference.py
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -66,20 +67,20 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     likeness = names.default_spelling(lexicons)
 
     assert recognizers._flags_many(lexicons, table, sids).tolist() == \
-        [list(recognizers._flags(lexicons, text)) for text in spelled]
+        [list(reference.recognizer_flags(lexicons, text)) for text in spelled]
     assert counts._flags_many(lexicons, table, sids, phrases).tolist() == \
-        [list(counts._flags(lexicons, text, phrases)) for text in spelled]
-    assert names._context_flags_many(table, sids).tolist() == [list(names._context_flags(text)) for text in spelled]
+        [list(reference.count_flags(lexicons, text, phrases)) for text in spelled]
+    assert names._context_flags_many(table, sids).tolist() == [list(reference.context_flags(text)) for text in spelled]
     assert names._candidate_tags_many(lexicons, table, sids, likeness.prefixes) == \
-        [names.candidate_tag(text, lexicons, likeness.prefixes) for text in spelled]
+        [reference.candidate_tag(text, lexicons, likeness.prefixes) for text in spelled]
     labelled = [s for s in sids.tolist() if table.infos[s]]
     assert counts._ranks_many(lexicons, table, sids).tolist() == [
-        list(counts._ranks(lexicons, table.texts[s], table.infos[s].match)) if table.infos[s] else [counts._NO_RANK] * 2
+        list(reference.count_ranks(lexicons, table.texts[s], table.infos[s].match)) if table.infos[s] else [counts._NO_RANK] * 2
         for s in sids.tolist()
     ]
     words = np.asarray([s for s in labelled if table.numpy().kind[s] == K_WORD], dtype=np.int64)
     static = names._static_many(likeness, lexicons, table, words)
-    expected = [names._static(likeness, lexicons, table.texts[s], table.infos[s].match) for s in words.tolist()]
+    expected = [reference.static_features(likeness, lexicons, table.texts[s], table.infos[s].match) for s in words.tolist()]
     assert static.tolist() == np.asarray(expected, dtype=float).reshape(-1, names._STATIC_WIDTH).tolist()
     hidable = sids[(table.numpy().label[sids] == L_DICTIONARY) | (table.numpy().kind[sids] == K_DETECTED)]
     assert np.asarray(analysis._spelling_tags(sids), dtype=object)[np.isin(sids, hidable)].tolist() == [

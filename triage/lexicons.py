@@ -30,7 +30,7 @@ import json
 import os
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 from typing import NamedTuple

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage import spelling_batch as batch
-from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
+from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold
 from triage.seekhide import (
     GUESS_RULES,
     K_WORD,
@@ -145,7 +145,6 @@ class NameLikeness:
     def __init__(self, trigrams: dict[str, float], prefixes: frozenset[str]):
         self.trigrams = trigrams
         self.prefixes = prefixes
-        self.cache: dict[str, tuple] = {}  # per spelling as written: the features that depend on it alone
 
     @classmethod
     def from_lexicons(cls, lexicons: Lexicons, max_rank: int = 20_000, word_sample: int = 8) -> NameLikeness:
@@ -253,14 +252,9 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
     return [(ordinal[b:e].tolist(), X[b:e]) for b, e in zip(cuts[:-1], cuts[1:])]
 
 
-def _context_flags(text: str) -> tuple[bool, bool, bool]:
-    """(starts with a capital, is a person cue, is a title) for a spelling as written."""
-    key = spelling_key(text)
-    return text[:1].isupper(), key in PERSON_CUES, key.rstrip(".") in TITLES
-
-
 def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
-    """_context_flags of the spellings `sids` of a table at once, (len(sids), 3)."""
+    """(starts with a capital, is a person cue, is a title) of the spellings `sids` of a table
+    as written, (len(sids), 3)."""
     key = batch.keys(table)[sids].tolist()
     return np.column_stack([
         np.fromiter((text[:1].isupper() for text in texts_of(table, sids)), dtype=bool, count=len(sids)),
@@ -269,55 +263,23 @@ def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
     ]).reshape(-1, 3)
 
 
-# Columns of _static, by feature name; two ranks: by the dictionary match, and by the
+# Columns of _static_many, by feature name; two ranks: by the dictionary match, and by the
 # spelling itself when a title made the word a surname.
 _STATIC_COLUMNS = {
     "capitalised": 0, "all_caps": 1, "surname": 4, "sms_form": 5, "place": 6, "length": 7, "elongated": 8,
     "spelling": 9, "name_prefix": 10, "reduplication": 11, "pet_suffix": 12,
 }
 _S_RANK, _S_RANK_TITLE = 2, 3
-_STATIC_WIDTH = 13  # values of _static
-
-
-def _static(spelling: NameLikeness, lexicons: Lexicons, text: str, match: str) -> tuple:
-    found = spelling.cache.get(text)
-    if found is not None:
-        return found
-    key = spelling_key(text)
-    folded = fold(key)
-    ranks = lexicons.first_name_ranks
-
-    def log_rank(name: str) -> float:
-        name = name if name in ranks else folded
-        rank = ranks.get(name) or ranks.get(key)
-        return math.log10(rank) if rank else 6.0
-
-    found = (
-        text[:1].isupper() and not text.isupper(),
-        text.isupper() and len(text) > 1,
-        log_rank(match),
-        log_rank(text.lower()),
-        key in lexicons.last_names,
-        key in lexicons.sms,
-        key in lexicons.cities or key in lexicons.regions or key in lexicons.countries,
-        len(text),
-        any(a == b == c for a, b, c in zip(key, key[1:], key[2:])),
-        spelling.score(key),
-        folded in spelling.prefixes,
-        is_reduplication(folded),
-        len(key) >= 4 and key.endswith(_PET_SUFFIXES),
-    )
-    if len(spelling.cache) < 500_000:
-        spelling.cache[text] = found
-    return found
+_STATIC_WIDTH = 13  # values of _static_many
 
 
 _TRIPLE = re.compile(r"(.)\1\1")  # a character three times in a row
 
 
 def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, sids: np.ndarray) -> np.ndarray:
-    """_static of the spellings `sids` of a table (words, matched by Seek&Hide) at once,
-    (len(sids), _STATIC_WIDTH)."""
+    """The word scorer's features of the spellings `sids` of a table (words, matched by
+    Seek&Hide) that depend on the spelling alone, (len(sids), _STATIC_WIDTH), in
+    _STATIC_COLUMNS order; the log first-name ranks are 6.0 for a spelling without one."""
     if not len(sids):
         return np.zeros((0, _STATIC_WIDTH))
     texts = texts_of(table, sids)
@@ -327,13 +289,13 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
 
     by_key = np.fromiter(map(ranks.get, key, itertools.repeat(0)), dtype=np.int64, count=len(key))
 
-    def log_ranks(names: list[str]) -> np.ndarray:  # _static's log_rank of each name
+    def log_ranks(names: list[str]) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
         listed = members(ranks, names)
         chosen = [name if is_listed else f for name, f, is_listed in zip(names, folded, listed.tolist())]
         rank = np.fromiter(map(ranks.get, chosen, itertools.repeat(0)), dtype=np.int64, count=len(chosen))
         rank = np.where(rank != 0, rank, by_key)  # `or`: a missing (or 0) rank falls back on the key's
         found = np.full(len(rank), 6.0)
-        found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as _static
+        found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as a reference would
         return found
 
     def known(name: str) -> np.ndarray:
@@ -387,30 +349,16 @@ def default_spelling(lexicons: Lexicons) -> NameLikeness:
     return _SPELLINGS[lexicons]
 
 
-def candidate_tag(text: str, lexicons: Lexicons, prefixes: frozenset[str] = frozenset()) -> str:
-    """The code tag for a candidate word the scorer hides: NOM for a known surname that is
-    not a first name; SUR for a word of nickname shape that is no first name (a repeated
-    syllable: Lolo, Domdom; an affectionate ending: Louloute, Clainou; a common first name cut
-    short, from `prefixes`: Seb); else PRE. (Places and brands: triage.recognizers.)"""
-    key = text.lower()
-    if key in lexicons.first_names:
-        return "PRE"
-    if key in lexicons.last_names:
-        return "NOM"
-    folded = fold(key)
-    if (is_reduplication(folded) or len(key) >= 5 and key.endswith(_NICKNAME_SUFFIXES)
-            or 3 <= len(folded) <= 5 and folded in prefixes):
-        return "SUR"
-    return "PRE"
-
-
 # The endings of nicknames that are rarely those of names or words (not -ie, -y, -ette alone).
 _NICKNAME_SUFFIXES = ("ou", "oute", "inou", "inette", "ounet", "ounette", "ouche")
 
 
 def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikeness | None = None) -> list[str]:
-    """candidate_tag of the given tokens of a batch (once per spelling); `spelling` gives the
-    first-name prefixes of nicknames by truncation."""
+    """The code tag of each candidate word at `tokens` the scorer hides (once per spelling): NOM
+    for a known surname that is not a first name; SUR for a word of nickname shape that is no
+    first name (a repeated syllable: Lolo, Domdom; an affectionate ending: Louloute, Clainou; a
+    common first name cut short, from `spelling`'s prefixes: Seb); else PRE. (Places and
+    brands: triage.recognizers.)"""
     lexicons, table = analysis.seeker.lexicons, analysis.spellings
     prefixes = spelling.prefixes if spelling is not None else frozenset()
     tags = table.column("names.tag", lambda sids: _candidate_tags_many(lexicons, table, sids, prefixes), object)
@@ -418,7 +366,7 @@ def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikenes
 
 
 def _candidate_tags_many(lexicons: Lexicons, table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> list[str]:
-    """candidate_tag of the spellings `sids` of a table at once."""
+    """candidate_tags of the spellings `sids` of a table at once."""
     lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
     first = batch.known(table, "first_names", lexicons.first_names, "lower")[sids]
     last = batch.known(table, "last_names", lexicons.last_names, "lower")[sids]

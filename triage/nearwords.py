@@ -59,9 +59,12 @@ def edit_rank(word: str, candidate: str) -> int:
     if m != n or not n:
         return -1
     differ = [i for i in range(n) if word[i] != candidate[i]]
-    if not differ:  # the word itself: two equal letters swapped, else its first letter replaced by itself
+    if not differ:  # the word itself: two equal letters swapped, else a letter replaced by itself
         doubled = next((i for i in range(n - 1) if word[i] == word[i + 1]), None)
-        return inserts + doubled if doubled is not None else (inserts + swaps + _LETTER.get(word[0], 99) if word[0] in _LETTER else -1)
+        if doubled is not None:
+            return inserts + doubled
+        first = next((i for i in range(n) if word[i] in _LETTER), None)
+        return -1 if first is None else inserts + swaps + 26 * first + _LETTER[word[first]]
     if len(differ) == 1:
         i = differ[0]
         return inserts + swaps + 26 * i + _LETTER[candidate[i]] if candidate[i] in _LETTER else -1

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage import spelling_batch as batch
-from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
+from triage.lexicons import PERSON_CUES, TITLES, Lexicons, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import K_WORD, L_ANTI, Analysis, Rule, rule_code
 from triage.spelling_batch import members, texts_of
@@ -73,7 +73,7 @@ def places(lexicons: Lexicons) -> tuple[frozenset[str], frozenset[str]]:
     return _PLACES[lexicons]
 
 
-def is_reduplication(folded: str) -> bool:
+def is_nickname_reduplication(folded: str) -> bool:
     """jeje, titi, Domdom, Yanyan: a repeated syllable of two or three letters with a vowel
     (not chercher, not lélélélé)."""
     n = len(folded)
@@ -81,30 +81,8 @@ def is_reduplication(folded: str) -> bool:
     return 4 <= n <= 6 and n % 2 == 0 and half == folded[n // 2 :] and folded.isalpha() and bool(_VOWELS & set(half))
 
 
-def _flags(lexicons: Lexicons, text: str) -> tuple:
-    key = spelling_key(text)
-    known_places, heads = places(lexicons)
-    case = brands().get(key)
-    folded = fold(key)
-    return (
-        key in known_places,
-        key in lexicons.first_names or folded in lexicons.first_names,
-        key in lexicons.forms or key in lexicons.sms or key in lexicons.pronouns,
-        text[:1].isupper() and not text.isupper(),
-        text.isupper() and len(text) > 1,
-        case == "any",
-        case == "capitalised",
-        key in PLACE_CUES,
-        key.rstrip(".") in _PERSON_ONLY_CUES,
-        is_reduplication(folded) and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS,
-        lexicons.lookup(key)[1],  # an ordinary word, accents aside (tete is tête)
-        key in heads,
-        key.rstrip(".") in TITLES,
-    )
-
-
 def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
-    """The _flags of the spellings `sids` of a table at once, (len(sids), len(_FLAGS))."""
+    """The _FLAGS of the spellings `sids` of a table, as written, (len(sids), len(_FLAGS))."""
     if not len(sids):
         return np.zeros((0, len(_FLAGS)), dtype=bool)
     texts = texts_of(table, sids)
@@ -128,7 +106,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         np.fromiter((c == "capitalised" for c in case), dtype=bool, count=len(case)),
         members(PLACE_CUES, key),
         members(_PERSON_ONLY_CUES, [k.rstrip(".") for k in key]),
-        np.fromiter(map(is_reduplication, folded), dtype=bool, count=len(folded))
+        np.fromiter(map(is_nickname_reduplication, folded), dtype=bool, count=len(folded))
         & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
         ordinary_words(lexicons, table)[sids],
         members(heads, key),
