@@ -7,6 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
+from triage.names import CorpusStats
 from triage.normalise import CONFUSABLES, SPACED_LETTERS, fold, fold_batch, spans_to_folded, to_nfc
 
 NAMES = ["Sébastien", "Hélène", "Zoé", "Chloé", "Mathéo", "Jérôme", "Noémie", "Maël", "Anaïs", "Benoît"]
@@ -192,6 +193,14 @@ def test_a_disguised_name_gets_the_decision_of_its_plain_spelling(cli, tmp_path)
         assert name not in row["anonymised"] and "<PRE_" in row["anonymised"], trick
         ((start, end, tag),) = json.loads(row["hidden"])
         assert (row["text"][start:end], tag) == (name, "PRE"), trick  # the whole disguise, as written
+
+
+def test_a_disguised_name_counts_in_the_corpus_as_its_plain_spelling():
+    # The corpus counts are a feature of the word scorer: a disguise must not make a name rarer.
+    disguised = [f"tu as vu {name} hier soir ?" for trick, name in DISGUISES.items() if trick != "capitals"]
+    stats = CorpusStats().add(disguised)
+    assert stats.counts["Nicolas"] == len(disguised)
+    assert not [word for word in stats.counts if not word.isascii()]
 
 
 def test_each_look_alike_is_a_non_ascii_letter_for_an_ascii_letter():

@@ -320,7 +320,7 @@ def evidence_from_model(analysed: AnalysedGold, predictor, hide=DEFAULT_HIDE) ->
     scores = predictor.predict_proba(X)
     if predictor.word_forest is None:
         return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows], hide)
-    # Counted on the texts as written, as classify and training.analyse count them.
+    # Counted on the texts as written (CorpusStats folds them), as classify and training.analyse count them.
     stats = CorpusStats.from_texts((m.text for m in analysed.written), reference=predictor.word_scorer_size)
     analysed.word_rows = word_features(analysed.analysis, stats, predictor.spelling)
     probs = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0) for i, f in analysed.word_rows]

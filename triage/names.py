@@ -24,6 +24,7 @@ import numpy as np
 
 from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold
+from triage.normalise import fold_batch
 from triage.seekhide import (
     GUESS_RULES,
     K_WORD,
@@ -89,13 +90,16 @@ class CorpusStats:
     def __init__(self, reference: int | None = None):
         self.reference = reference
         self.messages = 0
-        self.counts: Counter = Counter()  # messages holding each word, as written
+        self.counts: Counter = Counter()  # messages holding each word, as classify reads it (folded)
         self._lower: dict[str, float] = {}  # lower() of the spellings asked so far
 
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
         texts = iter(texts)
         while chunk := list(itertools.islice(texts, batch)):
-            self.counts.update(itertools.chain.from_iterable(_letter_runs.of_texts(chunk)))
+            # Counted as Seek&Hide reads them, so that a name written with look-alike letters or
+            # spaced out counts as its plain spelling (triage.normalise.fold_batch).
+            folded, _ = fold_batch(chunk)
+            self.counts.update(itertools.chain.from_iterable(_letter_runs.of_texts(folded)))
             self.messages += len(chunk)
         self._lower.clear()
         return self

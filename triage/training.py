@@ -53,8 +53,7 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
     analysis = SeekAndHide(lexicons, off=off).analyse([m.text for m in folded])
     results = [analysis.result(i) for i in range(len(gold))]
     X = message_counts(analysis, feature_set)
-    # The corpus counts come from the texts as written, as classify's first pass counts them
-    # (triage.jobs.corpus_stats).
+    # CorpusStats folds the texts as written, as classify's first pass does (triage.jobs.corpus_stats).
     stats = CorpusStats.from_texts((m.text for m in gold), reference=reference)
     word_rows = word_features(analysis, stats, spelling)
     return AnalysedGold(folded, results, X, word_rows, feature_set, analysis, folding, gold)
