@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from triage.features.counts import feature_names, message_counts
 from triage.lexicons import Lexicons
+from triage.normalise import fold_batch
 from triage.seekhide import SeekAndHide
 
 
@@ -39,7 +40,9 @@ class MessageFeatures(TransformerMixin, BaseEstimator):
     def transform(self, X):
         from triage import lexicons as lexicon_module
 
-        analysis = _seeker(lexicon_module.default()).analyse(_texts(X))
+        # Folded as classify reads them, so that a disguised name counts as its plain spelling.
+        folded, _ = fold_batch(_texts(X))
+        analysis = _seeker(lexicon_module.default()).analyse(folded)
         return message_counts(analysis, self.feature_set, self.normalise)
 
     def get_feature_names_out(self, input_features=None):

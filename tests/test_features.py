@@ -32,6 +32,13 @@ def test_counts_on_a_written_example():
     assert features_of("Bises de Afrique du Sud")["Countries"] == 1
 
 
+def test_a_disguised_name_gives_the_counts_of_its_plain_spelling():
+    # report cv / holdout / infogain read the messages as classify does (folded).
+    plain = features_of("on voit Nicolas demain", feature_set="rich")
+    for disguised in ("Nicol\u0430s", "Nico\u200blas", "N i c o l a s"):
+        assert features_of(f"on voit {disguised} demain", feature_set="rich") == plain, disguised
+
+
 def test_normalised_counts_are_per_word():
     raw = features_of("Julie et Paul")
     per_word = features_of("Julie et Paul", normalise=True)
