@@ -310,7 +310,7 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
     else:
         wrapped = [sys.executable, "-c", RUSAGE_WRAPPER, rss_file, *command]
     started = time.perf_counter()
-    process = subprocess.Popen(wrapped, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(wrapped, cwd=tempfile.gettempdir(), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sampler = TreeMemory(process.pid)
     sampler.start()
     try:
@@ -351,9 +351,20 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
 
 
 def child_env() -> dict:
-    """The checkout's code first (not another installed copy), and no network for peers."""
-    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, PYTHONPATH=path, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="")
+    """No network for peers. The commands run from a neutral folder (measure): the checkout's
+    top is not an importable `triage` (features/, dictionaries/ and data/ install inside it),
+    so they run the copy installed from this checkout, which installed_checkout() checks."""
+    return dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="")
+
+
+def installed_checkout() -> None:
+    """Refuses to time another copy of sms-triage than this checkout's (pip install -e .)."""
+    found = subprocess.run([sys.executable, "-c", "import triage; print(triage.__file__)"],
+                           cwd=tempfile.gettempdir(), capture_output=True, text=True)
+    where = Path(found.stdout.strip() or ".").resolve()
+    if found.returncode != 0 or REPO.resolve() not in where.parents:
+        sys.exit(f"bench.py: {sys.executable} does not import this checkout's triage "
+                 f"({found.stdout.strip() or 'not installed'}); run `pip install -e .` here first")
 
 
 def triage_command() -> list[str]:
@@ -645,6 +656,7 @@ def parse_args(argv):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    installed_checkout()
     # A plain `kill` ends the run through the `finally` below, which removes the temporary folder.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     report: dict = {

@@ -63,12 +63,12 @@ print(json.dumps({
 def run_once(python: str = sys.executable, directory: str | None = None, cache: str | None = None) -> dict:
     """One fresh process: import + load timings and peak RSS (raises on failure). `cache`:
     the cache folder (default: the user's)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = dict(os.environ)  # the copy installed from this checkout (its top is not an importable triage)
     if cache:
         env["TRIAGE_CACHE_DIR"] = cache
     started = time.perf_counter()
     done = subprocess.run(
-        [python, "-c", CHILD, directory or ""], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+        [python, "-c", CHILD, directory or ""], cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True, timeout=300
     )
     wall = time.perf_counter() - started
     if done.returncode != 0:
