@@ -34,7 +34,8 @@ import numpy as np
 from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
-from triage.seekhide import K_WORD, L_ANTI, Analysis, Rule, rule_code
+from triage.seekhide import K_WORD, L_ANTI, Analysis
+from triage.seekhide.rules import _READ_AS_WORD_CODES
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -138,8 +139,8 @@ class Recognised:
     # name wherever it stands ("train pour Marseille": a place is never hidden as a first name).
     scorer_tag: np.ndarray
     hidden: np.ndarray | None = None  # (tokens,) hidden before the word scorer, once `apply` has run
-    # (tokens,) words a context rule reads as ordinary words (Seek&Hide's determiner rule: "une
-    # rose"): the word scorer leaves them visible, but they still count in the message's risk
+    # (tokens,) words a context rule reads as ordinary words (Seek&Hide's determiner and copula
+    # rules: "une rose", "l'eau est claire"): the word scorer leaves them visible, but they still count in the message's risk
     kept_visible: np.ndarray | None = None
     # (tokens,) titles (Mme, Dr): never a name, so neither hidden by the word scorer nor a risk
     # (Seek&Hide's title step: the capitalised word after one is the surname)
@@ -197,7 +198,7 @@ def recognise(analysis: Analysis) -> Recognised:
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
     title = f["title"] if "title" not in a.seeker.off else np.zeros(len(a.kind), dtype=bool)
-    return Recognised(tag, scorer_tag, kept_visible=a.rule == rule_code(Rule.DETERMINER), title=title)
+    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, _READ_AS_WORD_CODES), title=title)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
