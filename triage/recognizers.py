@@ -25,6 +25,7 @@ follow (an item of a category not hidden does not make a message TA).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from dataclasses import dataclass
@@ -54,12 +55,19 @@ NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
-          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title")
+          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head")
 
 
 def brands() -> dict[str, str]:
-    """brand -> case ('any' or 'capitalised'), from dictionaries/brands/brands.tsv."""
+    """brand -> case ('any' or 'capitalised'), from dictionaries/brands/brands.tsv (two-word
+    brands with one space: 'leroy merlin')."""
     return word_table("brands/brands.tsv")
+
+
+@functools.cache
+def brand_heads() -> frozenset[str]:
+    """The first words of the two-word brands ('leroy' of 'leroy merlin')."""
+    return frozenset(b.split(" ")[0] for b in brands() if b.count(" ") == 1)
 
 
 # Keyed by the lexicons themselves, weakly (as triage.names does): (places, first words of two-word places).
@@ -112,6 +120,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         ordinary_words(lexicons, table)[sids],
         members(heads, key),
         members(TITLES, [k.rstrip(".") for k in key]),
+        members(brand_heads(), key),
     ])
 
 
@@ -188,7 +197,26 @@ def recognise(analysis: Analysis) -> Recognised:
     )
     for t, nxt in pairs:
         lie[t] = lie[nxt]
-    mar = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
+    one_word_brand = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
+    # A brand named like a person (Zara, Jennyfer, Célio) is a person after a person cue ("avec
+    # Zara"), as a first name that is also a city is: privacy first, "chez Zara" is hidden too.
+    if "brand-person-cue" not in a.seeker.off:
+        one_word_brand &= ~(person_cue & f["first_name"])
+    mar = one_word_brand
+    # Two-word brands ("Leroy Merlin", "yves rocher"): the first word and the next, one space
+    # apart, in the brand list together, are a brand whatever comes before them, even when each
+    # word is a first name ("chez Leroy Merlin"); one marked `capitalised` needs its second word
+    # written with a capital ("Air France": the second word never starts a sentence).
+    if "two-word-brand" not in a.seeker.off:
+        brand_heads_at = words[:-1][f["brand_head"][words[:-1]] & same[1:]]
+        table_of_brands = brands() if len(brand_heads_at) else {}
+        for t, nxt in zip(brand_heads_at.tolist(), words[np.searchsorted(words, brand_heads_at) + 1].tolist()):
+            text = a.texts[a.message[t]]
+            if text[a.end[t]:a.start[nxt]] != " ":
+                continue
+            case = table_of_brands.get(spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}"))
+            if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
+                mar[t] = mar[nxt] = True
     sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
     tag = np.zeros(len(a.kind), dtype=np.int8)
     tag[sur] = SUR
