@@ -38,12 +38,14 @@ class Rule(enum.StrEnum):
 # such a word is highlighted instead: rule "capitalised-<rule>").
 GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, Rule.REPETITION})
 # Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
-# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}). The last
-# two are the brand recognizer's (triage/recognizers.py), which reads them from the same analysis:
+# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
+WORD_STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
+              "title", "weak-name", "capitalised-guess", "determiner", "copula")
+# The brand recognizer's context steps (triage/recognizers.py reads them from the same `off`):
 # two-word brands (chez Leroy Merlin), and a brand named like a person is a person after a person
 # cue (avec Zara).
-STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
-         "title", "weak-name", "capitalised-guess", "determiner", "copula", "two-word-brand", "brand-person-cue")
+RECOGNIZER_STEPS = ("two-word-brand", "brand-person-cue")
+STEPS = WORD_STEPS + RECOGNIZER_STEPS
 
 RULES = tuple(Rule)  # the rule of a word token is a code into RULES
 _RULE_CODE = {rule.value: code for code, rule in enumerate(RULES)}
