@@ -151,9 +151,13 @@ class Analysis:
         rules_on = [name for name in ("determiner", "copula") if name not in seeker.off]
         if rules_on:
             spelled = table.texts
-            context = table.column("seekhide.attribute", lambda sids: [
-                (key in DETERMINERS, spelled[s].islower(), key in COPULAS, key in PRESENTATIVES)
-                for s, key in zip(sids.tolist(), (spelling_key(spelled[s]) for s in sids.tolist()))], bool, width=4)
+
+            def read_context(sids: np.ndarray) -> list[tuple[bool, bool, bool, bool]]:
+                keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
+                return [(key in DETERMINERS, text.islower(), key in COPULAS, key in PRESENTATIVES) for key, text in keys]
+
+            # (determiner, lower case, copula, presentative) of each spelling
+            context = table.column("seekhide.attribute", read_context, bool, width=4)
             # follows[i]: word i comes right after word i - 1, both outside compounds, in one message
             follows = np.zeros(len(words), dtype=bool)
             follows[1:] = (~in_compound[words[:-1]] & (words[1:] == words[:-1] + 1)
