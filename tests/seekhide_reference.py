@@ -5,7 +5,7 @@ must agree with (tests/test_properties.py). Short and slow on purpose: read it n
 Word labels out of context come from SeekAndHide.label_word (the dictionaries and the SMS
 heuristics of section 3.2, one spelling at a time); this file adds what depends on the
 message: sentence starts, titles, weak names, guesses on capitalised words, ordinary words
-after a determiner, the message label
+after a determiner or a copula (not after a presentative: c'est claire), the message label
 and what is hidden.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, NTA, TA, UNKNOWN, UNTAGGED
-from triage.lexicons import DETERMINERS, spelling_key
+from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
 from triage.seekhide import GUESS_RULES, SeekAndHide
 from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
 
@@ -46,6 +46,8 @@ def reference_seek(seeker: SeekAndHide, text: str):
     sentence_start = True  # no word yet, or a sentence end or an emoticon since the last word
     previous_is_title = False
     previous_is_determiner = False  # the token just before is an article or a demonstrative
+    previous_is_copula = False  # ... a copula, itself not right after a presentative (c'est)
+    previous_is_presentative = False
     for start, end, surface, info, in_compound in words_of(seeker, text):
         if in_compound is None:  # not a word: punctuation, number, emoticon, detector hit
             token = info
@@ -53,7 +55,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
                 hidden.append((start, end, token.tag))
             if token.kind == EMOTICON or (token.kind == PUNCT and SENTENCE_END.search(token.text)):
                 sentence_start = True
-            previous_is_determiner = False
+            previous_is_determiner = previous_is_copula = previous_is_presentative = False
             continue
         label, rule = info.label, str(info.rule)
         capitalised = surface[:1].isupper() and not surface.isupper()
@@ -66,12 +68,17 @@ def reference_seek(seeker: SeekAndHide, text: str):
         elif ("determiner" not in off and previous_is_determiner and not in_compound and surface.islower()
               and label == AMBIGUOUS and rule in ("exact", "accent")):
             rule = "determiner"  # une rose, un ange: read as the ordinary word (still AMBIGUOUS)
+        elif ("copula" not in off and previous_is_copula and not in_compound and surface.islower()
+              and label == AMBIGUOUS and rule in ("exact", "accent")):
+            rule = "copula"  # l'eau est claire (but c'est claire: it is Claire)
         words.append((start, end, label, rule))
         if label == DICTIONARY:
             tag = "NOM" if rule == "title" else lexicons.name_entry(info.match).tag
             hidden.append((start, end, tag))
         previous_is_title = info.title and not in_compound
         previous_is_determiner = spelling_key(surface) in DETERMINERS and not in_compound
+        previous_is_copula = spelling_key(surface) in COPULAS and not in_compound and not previous_is_presentative
+        previous_is_presentative = spelling_key(surface) in PRESENTATIVES and not in_compound
         sentence_start = False
     if hidden:
         message = TA

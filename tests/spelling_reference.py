@@ -16,6 +16,7 @@ from triage.recognizers import (
     _PERSON_ONLY_CUES,
     NICKNAME_EXCEPTIONS,
     PLACE_CUES,
+    brand_heads,
     brands,
     is_nickname_reduplication,
     places,
@@ -44,6 +45,7 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         lexicons.lookup(key)[1],  # an ordinary word, accents aside (tete is tête)
         key in heads,
         key.rstrip(".") in TITLES,
+        key in brand_heads(),
     )
 
 

@@ -1,6 +1,7 @@
 """Ordinary words that are also names, read in context (issue 19): a lower-case word after an
-article or a demonstrative ("une rose", "un ange") is read as the ordinary word and left
-visible, yet still counts in the message's risk; a title (Mme, Dr) is never a name."""
+article or a demonstrative ("une rose", "un ange") or after a third-person copula ("l'eau est
+claire", but not "c'est claire") is read as the ordinary word and left visible, yet still counts
+in the message's risk; a title (Mme, Dr) is never a name."""
 
 import json
 
@@ -9,7 +10,7 @@ import pytest
 
 import triage
 from triage.combiner import BudgetPolicy, Evidence
-from triage.lexicons import DETERMINERS
+from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES
 from triage.seekhide import AMBIGUOUS, SeekAndHide
 
 
@@ -47,6 +48,58 @@ def test_the_determiner_rule_keeps_away_from_other_contexts(seeker, text, spelli
 def test_possessives_and_de_are_not_in_the_determiner_list():
     assert DETERMINERS >= {"un", "une", "le", "la", "l'", "les", "des", "du", "ce", "cette"}
     assert not DETERMINERS & {"mon", "ma", "ton", "ta", "son", "sa", "mes", "tes", "ses", "de", "d'"}
+
+
+@pytest.mark.parametrize("text, spelling", [
+    ("l'eau est claire aujourd'hui", "claire"),
+    ("la robe est rose", "rose"),
+    ("la jupe reste blanche", "blanche"),
+    ("ses joues étaient rose", "rose"),
+    ("la mer semble claire", "claire"),
+    ("est claire la situation ?", "claire"),  # the copula opens the message
+])
+def test_a_lower_case_name_that_is_a_word_after_a_copula_is_read_as_the_word(seeker, text, spelling):
+    found = word(seeker, text, spelling)
+    assert (found.label, found.rule) == (AMBIGUOUS, "copula")  # still highlighted
+
+
+@pytest.mark.parametrize("text, spelling", [
+    ("c'est claire qui vient", "claire"),  # it is Claire: SMS name people this way
+    ("c est claire", "claire"),
+    ("C'est claire", "claire"),
+    ("ç'est rose", "rose"),
+    ("ce sont rose et marie", "rose"),
+    ("s'est claire qui a appelé", "claire"),  # SMS spell c'est as s'est
+    ("ça sera claire qui viendra", "claire"),
+    ("qui est claire ?", "claire"),
+    ("il reste claire à appeler", "claire"),  # impersonal il: there is Claire left
+    ("cest claire", "claire"),  # a glued presentative is no copula
+    ("je suis claire", "claire"),  # first person: introducing oneself
+    ("t'es claire ?", "claire"),  # second person: addressing someone
+    ("l'eau est Claire", "Claire"),  # capitalised: a name
+    ("l'eau est, claire", "claire"),  # not right after it
+    ("la jupe est rose-bonbon", "rose"),  # part of a compound
+])
+def test_the_copula_rule_keeps_away_from_presentatives_and_other_contexts(seeker, text, spelling):
+    assert word(seeker, text, spelling).rule != "copula"
+
+
+def test_the_copula_list_holds_third_persons_only_and_no_glued_presentative():
+    assert COPULAS >= {"est", "sont", "était", "etait", "semble", "reste", "devient"}
+    assert not COPULAS & {"suis", "es", "sommes", "êtes", "etes", "cest", "c'est", "ct", "cé", "été", "é"}
+    assert PRESENTATIVES >= {"c'", "c", "ce", "ç'", "ça", "qui"}
+
+
+def test_switched_off_the_copula_step_gives_the_word_its_lookup_rule(lexicons):
+    off = SeekAndHide(lexicons, off={"copula"})
+    assert word(off, "l'eau est claire", "claire").rule == "exact"
+
+
+def test_classify_leaves_the_attribute_readable_and_hides_the_presented_name():
+    (_, attribute, attribute_risk), (_, presented, _), (_, _, plain_risk) = classify(
+        "l'eau est claire aujourd'hui", "c'est claire qui vient ce soir", "l'eau est froide aujourd'hui")
+    assert attribute == [] and presented == ["claire"]
+    assert attribute_risk > plain_risk  # still counted: a doubtful message goes to the expert
 
 
 def test_the_policy_leaves_a_word_read_in_context_visible_but_counts_it_in_the_risk():

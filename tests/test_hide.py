@@ -71,6 +71,72 @@ def test_a_brand_is_readable_by_default_and_hidden_as_a_brand_when_asked():
         ("TA", [("Decathlon", "MAR")]), ("TA", [("TGV", "MAR")])]
 
 
+@pytest.mark.parametrize("text, brand", [
+    ("je passe chez Leroy Merlin acheter des vis", "Leroy Merlin"),  # two first names, after a person cue
+    ("je passe chez leroy merlin acheter des vis", "leroy merlin"),
+    ("Leroy Merlin ferme à 20h", "Leroy Merlin"),
+    ("un bon chez yves rocher", "yves rocher"),
+    ("on mange au Burger King", "Burger King"),
+    ("Air France a annulé mon vol", "Air France"),
+])
+def test_a_two_word_brand_is_a_brand_never_first_names(text, brand):
+    (decision, hidden), = classify(text, hide=PLACES_AND_BRANDS)
+    assert decision == "TA" and " ".join(w for w, _ in hidden) == brand
+    assert {tag for _, tag in hidden} == {"MAR"}
+    assert classify(text) == [("NTA", [])]  # readable, and no reason for TA, by default
+
+
+def test_the_words_of_a_two_word_brand_apart_stay_what_they_are():
+    (_, alone), (_, apart), (_, lower_case) = classify("j'ai vu Leroy hier", "chez Leroy, Merlin", "on prend air france")
+    assert alone == [("Leroy", "PRE")]
+    assert ("Leroy", "PRE") in apart and ("Merlin", "MAR") not in apart
+    assert ("france", "MAR") not in lower_case  # a `capitalised` brand needs its capital
+
+
+@pytest.mark.parametrize("text, name", [
+    ("je sors avec Jennyfer ce soir", "Jennyfer"),
+    ("coucou Zara !", "Zara"),
+    ("je vais chez Zara", "Zara"),  # chez is a person cue: privacy first
+])
+def test_a_brand_named_like_a_person_is_a_person_after_a_person_cue(text, name):
+    for hide in ("default", PLACES_AND_BRANDS):
+        (decision, hidden), = classify(text, hide=hide)
+        assert decision == "TA" and hidden == [(name, "PRE")]
+
+
+def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
+    assert classify("j'ai acheté un pull Jennyfer") == [("NTA", [])]
+    assert classify("j'ai acheté un pull Jennyfer", hide=PLACES_AND_BRANDS) == [("TA", [("Jennyfer", "MAR")])]
+
+
+# The brand recognizer's steps: a message, the words the step makes brands, and their tags without it.
+RECOGNIZER_STEP_EXAMPLES = [
+    ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
+    ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
+]
+
+
+@pytest.mark.parametrize("step, text, words, tags_without", RECOGNIZER_STEP_EXAMPLES,
+                         ids=[e[0] for e in RECOGNIZER_STEP_EXAMPLES])
+def test_each_brand_step_can_be_switched_off(lexicons, step, text, words, tags_without):
+    from triage import recognizers
+    from triage.seekhide import STEPS, SeekAndHide
+
+    def tags(seeker):
+        hidden, _, _ = recognizers.apply(seeker.analyse([text]), frozenset(HIDE_TAGS))
+        return [tag for start, end, tag in hidden[0] if text[start:end] in words]
+
+    assert step in STEPS
+    assert tags(SeekAndHide(lexicons, off={step})) == tags_without
+    assert tags(SeekAndHide(lexicons)) != tags_without
+
+
+def test_every_brand_step_has_an_example():
+    from triage.seekhide import RECOGNIZER_STEPS
+
+    assert sorted(RECOGNIZER_STEPS) == sorted(example[0] for example in RECOGNIZER_STEP_EXAMPLES)
+
+
 def test_a_category_left_out_of_hide_is_neither_hidden_nor_a_reason_for_ta():
     assert classify("appelle Julie au 06 12 34 56 78", hide="TEL") == [("TA", [("06 12 34 56 78", "TEL")])]
     assert classify("appelle-moi au 06 12 34 56 78", hide="PRE,NOM") == [("NTA", [])]

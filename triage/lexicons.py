@@ -135,6 +135,8 @@ TITLES = word_list("cues/titles.txt")
 PERSON_CUES = word_list("cues/person_cues.txt")
 CLITICS = word_list("cues/clitics.txt")
 DETERMINERS = word_list("cues/determiners.txt")
+COPULAS = word_list("cues/copulas.txt")
+PRESENTATIVES = word_list("cues/presentatives.txt")
 
 
 def _read_names(path: Path, excluded: set[str]) -> tuple[dict[str, int], dict[str, int]]:

@@ -25,6 +25,7 @@ follow (an item of a category not hidden does not make a message TA).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from dataclasses import dataclass
@@ -34,7 +35,8 @@ import numpy as np
 from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
-from triage.seekhide import K_WORD, L_ANTI, Analysis, Rule, rule_code
+from triage.seekhide import K_WORD, L_ANTI, Analysis
+from triage.seekhide.rules import _READ_AS_WORD_CODES
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -53,12 +55,19 @@ NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
-          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title")
+          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head")
 
 
 def brands() -> dict[str, str]:
-    """brand -> case ('any' or 'capitalised'), from dictionaries/brands/brands.tsv."""
+    """brand -> case ('any' or 'capitalised'), from dictionaries/brands/brands.tsv (two-word
+    brands with one space: 'leroy merlin')."""
     return word_table("brands/brands.tsv")
+
+
+@functools.cache
+def brand_heads() -> frozenset[str]:
+    """The first words of the two-word brands ('leroy' of 'leroy merlin')."""
+    return frozenset(b.split(" ")[0] for b in brands() if b.count(" ") == 1)
 
 
 # Keyed by the lexicons themselves, weakly (as triage.names does): (places, first words of two-word places).
@@ -111,6 +120,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         ordinary_words(lexicons, table)[sids],
         members(heads, key),
         members(TITLES, [k.rstrip(".") for k in key]),
+        members(brand_heads(), key),
     ])
 
 
@@ -138,8 +148,8 @@ class Recognised:
     # name wherever it stands ("train pour Marseille": a place is never hidden as a first name).
     scorer_tag: np.ndarray
     hidden: np.ndarray | None = None  # (tokens,) hidden before the word scorer, once `apply` has run
-    # (tokens,) words a context rule reads as ordinary words (Seek&Hide's determiner rule: "une
-    # rose"): the word scorer leaves them visible, but they still count in the message's risk
+    # (tokens,) words a context rule reads as ordinary words (Seek&Hide's determiner and copula
+    # rules: "une rose", "l'eau est claire"): the word scorer leaves them visible, but they still count in the message's risk
     kept_visible: np.ndarray | None = None
     # (tokens,) titles (Mme, Dr): never a name, so neither hidden by the word scorer nor a risk
     # (Seek&Hide's title step: the capitalised word after one is the surname)
@@ -187,7 +197,26 @@ def recognise(analysis: Analysis) -> Recognised:
     )
     for t, nxt in pairs:
         lie[t] = lie[nxt]
-    mar = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
+    one_word_brand = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
+    # A brand named like a person (Zara, Jennyfer, Célio) is a person after a person cue ("avec
+    # Zara"), as a first name that is also a city is: privacy first, "chez Zara" is hidden too.
+    if "brand-person-cue" not in a.seeker.off:
+        one_word_brand &= ~(person_cue & f["first_name"])
+    mar = one_word_brand
+    # Two-word brands ("Leroy Merlin", "yves rocher"): the first word and the next, one space
+    # apart, in the brand list together, are a brand whatever comes before them, even when each
+    # word is a first name ("chez Leroy Merlin"); one marked `capitalised` needs its second word
+    # written with a capital ("Air France": the second word never starts a sentence).
+    if "two-word-brand" not in a.seeker.off:
+        brand_heads_at = words[:-1][f["brand_head"][words[:-1]] & same[1:]]
+        table_of_brands = brands() if len(brand_heads_at) else {}
+        for t, nxt in zip(brand_heads_at.tolist(), words[np.searchsorted(words, brand_heads_at) + 1].tolist()):
+            text = a.texts[a.message[t]]
+            if text[a.end[t]:a.start[nxt]] != " ":
+                continue
+            case = table_of_brands.get(spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}"))
+            if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
+                mar[t] = mar[nxt] = True
     sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
     tag = np.zeros(len(a.kind), dtype=np.int8)
     tag[sur] = SUR
@@ -197,7 +226,7 @@ def recognise(analysis: Analysis) -> Recognised:
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
     title = f["title"] if "title" not in a.seeker.off else np.zeros(len(a.kind), dtype=bool)
-    return Recognised(tag, scorer_tag, kept_visible=a.rule == rule_code(Rule.DETERMINER), title=title)
+    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, _READ_AS_WORD_CODES), title=title)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
-from triage.lexicons import DETERMINERS, spelling_key
-from triage.seekhide.rules import _DETERMINER_RULE, _GUESS_CODES, _LOOKUP_CODES, _TITLE_RULE, _WEAK_RULE, RULES
+from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
+from triage.seekhide.rules import _COPULA_RULE, _DETERMINER_RULE, _GUESS_CODES, _LOOKUP_CODES, _TITLE_RULE, _WEAK_RULE, RULES
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -146,17 +146,34 @@ class Analysis:
         # A lower-case word in both lists right after an article or a demonstrative is read as
         # the ordinary word ("une rose", "un ange"): it stays AMBIGUOUS, and the word scorer
         # leaves it visible (its probability still counts in the risk). Possessives are no
-        # determiners here: SMS write "mon Nico".
-        if "determiner" not in seeker.off:
+        # determiners here: SMS write "mon Nico". The same after a third-person copula ("l'eau
+        # est claire"), unless a presentative comes before it ("c'est claire": it is Claire).
+        rules_on = [name for name in ("determiner", "copula") if name not in seeker.off]
+        if rules_on:
             spelled = table.texts
-            context = table.column("seekhide.determiner", lambda sids: [
-                (spelling_key(spelled[s]) in DETERMINERS, spelled[s].islower()) for s in sids.tolist()], bool, width=2)
-            after_determiner = np.zeros(len(words), dtype=bool)
-            after_determiner[1:] = (context[ws[:-1], 0] & ~in_compound[words[:-1]] & (words[1:] == words[:-1] + 1)
-                                    & (message[words[:-1]] == message[words[1:]]))
-            read_as_word = (after_determiner & context[ws, 1] & (word_label == L_AMBIGUOUS)
-                            & np.isin(word_rule, _LOOKUP_CODES) & ~in_compound[words])
-            word_rule[read_as_word] = _DETERMINER_RULE
+
+            def read_context(sids: np.ndarray) -> list[tuple[bool, bool, bool, bool]]:
+                keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
+                return [(key in DETERMINERS, text.islower(), key in COPULAS, key in PRESENTATIVES) for key, text in keys]
+
+            # (determiner, lower case, copula, presentative) of each spelling
+            context = table.column("seekhide.attribute", read_context, bool, width=4)
+            # follows[i]: word i comes right after word i - 1, both outside compounds, in one message
+            follows = np.zeros(len(words), dtype=bool)
+            follows[1:] = (~in_compound[words[:-1]] & (words[1:] == words[:-1] + 1)
+                           & (message[words[:-1]] == message[words[1:]]))
+            follows &= ~in_compound[words]
+            candidate = follows & context[ws, 1] & (word_label == L_AMBIGUOUS) & np.isin(word_rule, _LOOKUP_CODES)
+            if "determiner" in rules_on:
+                after_determiner = np.zeros(len(words), dtype=bool)
+                after_determiner[1:] = context[ws[:-1], 0]
+                word_rule[candidate & after_determiner] = _DETERMINER_RULE
+            if "copula" in rules_on:
+                after_copula = np.zeros(len(words), dtype=bool)
+                after_copula[1:] = context[ws[:-1], 2]
+                presented = np.zeros(len(words), dtype=bool)  # the copula follows a presentative
+                presented[2:] = follows[1:-1] & context[ws[:-2], 3]
+                word_rule[candidate & after_copula & ~presented] = _COPULA_RULE
         label[words], rule[words] = word_label, word_rule
 
         # Message labels: TA with a detector hit or a dictionary word; NTA when every word

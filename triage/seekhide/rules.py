@@ -29,6 +29,9 @@ class Rule(enum.StrEnum):
     # or a demonstrative (une rose), stays AMBIGUOUS but is read as the ordinary word: the word
     # scorer leaves it visible, and it still counts in the message's risk
     DETERMINER = "determiner"
+    # context: the same, right after a third-person copula (l'eau est claire, la jupe reste
+    # blanche), unless a presentative comes before the copula (c'est claire: it is Claire)
+    COPULA = "copula"
 
 
 # Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
@@ -36,8 +39,13 @@ class Rule(enum.StrEnum):
 GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, Rule.REPETITION})
 # Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
 # processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
-STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
-         "title", "weak-name", "capitalised-guess", "determiner")
+WORD_STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
+              "title", "weak-name", "capitalised-guess", "determiner", "copula")
+# The brand recognizer's context steps (triage/recognizers.py reads them from the same `off`):
+# two-word brands (chez Leroy Merlin), and a brand named like a person is a person after a person
+# cue (avec Zara).
+RECOGNIZER_STEPS = ("two-word-brand", "brand-person-cue")
+STEPS = WORD_STEPS + RECOGNIZER_STEPS
 
 RULES = tuple(Rule)  # the rule of a word token is a code into RULES
 _RULE_CODE = {rule.value: code for code, rule in enumerate(RULES)}
@@ -48,8 +56,11 @@ def rule_code(rule: str) -> int:
 
 
 _TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
-_DETERMINER_RULE = rule_code(Rule.DETERMINER)
-# The look-ups the determiner rule reads as a word found in both lists (not a guess: a guessed
+_DETERMINER_RULE, _COPULA_RULE = rule_code(Rule.DETERMINER), rule_code(Rule.COPULA)
+# The context rules that read a word found in both lists as the ordinary word: the word scorer
+# leaves it visible, and it still counts in the risk.
+_READ_AS_WORD_CODES = (_DETERMINER_RULE, _COPULA_RULE)
+# The look-ups the determiner and copula rules read as a word found in both lists (not a guess: a guessed
 # word keeps its rule, which the word scorer reads).
 _LOOKUP_CODES = (rule_code(Rule.EXACT), rule_code(Rule.ACCENT))
 _GUESS_CODES = {rule_code(r): rule_code(f"capitalised-{r}") for r in sorted(GUESS_RULES)}
