@@ -29,15 +29,20 @@ class Rule(enum.StrEnum):
     # or a demonstrative (une rose), stays AMBIGUOUS but is read as the ordinary word: the word
     # scorer leaves it visible, and it still counts in the message's risk
     DETERMINER = "determiner"
+    # context: a lower-case surname right after a first name is a surname (marie durand), which
+    # the weak-name rule would otherwise leave readable
+    FIRST_NAME_SURNAME = "first-name-surname"
 
 
 # Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
 # such a word is highlighted instead: rule "capitalised-<rule>").
 GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, Rule.REPETITION})
 # Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
-# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
+# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}). The
+# recognizers (triage.recognizers) read the same switches: "title", and "nickname-truncation"
+# (a lower-case start of a common first name: seb, flo).
 STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
-         "title", "weak-name", "capitalised-guess", "determiner")
+         "title", "weak-name", "capitalised-guess", "determiner", "first-name-surname", "nickname-truncation")
 
 RULES = tuple(Rule)  # the rule of a word token is a code into RULES
 _RULE_CODE = {rule.value: code for code, rule in enumerate(RULES)}
@@ -49,6 +54,7 @@ def rule_code(rule: str) -> int:
 
 _TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
 _DETERMINER_RULE = rule_code(Rule.DETERMINER)
+_FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
 # The look-ups the determiner rule reads as a word found in both lists (not a guess: a guessed
 # word keeps its rule, which the word scorer reads).
 _LOOKUP_CODES = (rule_code(Rule.EXACT), rule_code(Rule.ACCENT))
