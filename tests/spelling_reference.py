@@ -16,9 +16,11 @@ from triage.recognizers import (
     _PERSON_ONLY_CUES,
     NICKNAME_EXCEPTIONS,
     PLACE_CUES,
+    TRUNCATION_LENGTHS,
     brands,
     is_nickname_reduplication,
     places,
+    truncations,
 )
 
 NO_RANK = _NO_RANK
@@ -44,6 +46,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         lexicons.lookup(key)[1],  # an ordinary word, accents aside (tete is tête)
         key in heads,
         key.rstrip(".") in TITLES,
+        (text.islower() and len(folded) in TRUNCATION_LENGTHS and folded.isalpha() and folded in truncations(lexicons)
+         and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS),
     )
 
 
