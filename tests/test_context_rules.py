@@ -133,3 +133,9 @@ def test_classify_hides_the_first_name_and_the_surname():
 def test_switched_off_the_first_name_surname_step_leaves_the_surname_weak(lexicons):
     off = SeekAndHide(lexicons, off={"first-name-surname"})
     assert word(off, "je suis avec marie durand ce soir", "durand").rule == "weak-name"
+
+
+def test_a_first_name_ending_one_message_does_not_reach_into_the_next(seeker):
+    alone = seeker.seek("durand viendra")
+    batch = seeker.analyse(["je vois marie", "durand viendra"]).result(1)
+    assert batch == alone and batch.words[0].rule == "weak-name"

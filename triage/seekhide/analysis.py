@@ -185,7 +185,8 @@ class Analysis:
             first_name = (listed[ws, 0] & np.isin(word_label, (L_DICTIONARY, L_AMBIGUOUS))
                           & (word_rule != _DETERMINER_RULE) & (word_rule != _TITLE_RULE) & ~in_compound[words])
             after_first_name = np.zeros(len(words), dtype=bool)
-            after_first_name[1:] = first_name[:-1] & (words[1:] == words[:-1] + 1)
+            after_first_name[1:] = (first_name[:-1] & (words[1:] == words[:-1] + 1)
+                                    & (message[words[:-1]] == message[words[1:]]))
             surname = after_first_name & weak & listed[ws, 1] & ~in_compound[words]
             word_label[surname], word_rule[surname] = L_DICTIONARY, _FIRST_NAME_SURNAME_RULE
         label[words], rule[words] = word_label, word_rule
