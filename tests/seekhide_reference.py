@@ -5,8 +5,8 @@ must agree with (tests/test_properties.py). Short and slow on purpose: read it n
 Word labels out of context come from SeekAndHide.label_word (the dictionaries and the SMS
 heuristics of section 3.2, one spelling at a time); this file adds what depends on the
 message: sentence starts, titles, weak names, guesses on capitalised words, ordinary words
-after a determiner or a copula (not after a presentative: c'est claire), the message label
-and what is hidden.
+after a determiner or a copula (not after a presentative: c'est claire), a weak surname after a
+first name, the message label and what is hidden.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
     previous_is_determiner = False  # the token just before is an article or a demonstrative
     previous_is_copula = False  # ... a copula, itself not right after a presentative (c'est)
     previous_is_presentative = False
+    previous_is_first_name = False  # the token just before is a first name Seek&Hide hides or highlights
     for start, end, surface, info, in_compound in words_of(seeker, text):
         if in_compound is None:  # not a word: punctuation, number, emoticon, detector hit
             token = info
@@ -55,12 +56,15 @@ def reference_seek(seeker: SeekAndHide, text: str):
                 hidden.append((start, end, token.tag))
             if token.kind == EMOTICON or (token.kind == PUNCT and SENTENCE_END.search(token.text)):
                 sentence_start = True
-            previous_is_determiner = previous_is_copula = previous_is_presentative = False
+            previous_is_determiner = previous_is_copula = previous_is_presentative = previous_is_first_name = False
             continue
         label, rule = info.label, str(info.rule)
         capitalised = surface[:1].isupper() and not surface.isupper()
         if previous_is_title and not in_compound and capitalised and label != DICTIONARY:
             label, rule = DICTIONARY, "title"  # Mme Petit, Dr Blanc
+        elif ("first-name-surname" not in off and previous_is_first_name and not in_compound and info.weak
+              and label == DICTIONARY and (sentence_start or not capitalised) and info.match in lexicons.last_names):
+            rule = "first-name-surname"  # marie durand: a surname after a first name, even in lower case
         elif "weak-name" not in off and info.weak and label == DICTIONARY and (sentence_start or not capitalised):
             label, rule = UNKNOWN, "weak-name"  # kon, Lo: a rare name is a name only as 'chez Dubois'
         elif "capitalised-guess" not in off and rule in GUESS_RULES and capitalised and not sentence_start:
@@ -73,12 +77,15 @@ def reference_seek(seeker: SeekAndHide, text: str):
             rule = "copula"  # l'eau est claire (but c'est claire: it is Claire)
         words.append((start, end, label, rule))
         if label == DICTIONARY:
-            tag = "NOM" if rule == "title" else lexicons.name_entry(info.match).tag
+            tag = "NOM" if rule in ("title", "first-name-surname") else lexicons.name_entry(info.match).tag
             hidden.append((start, end, tag))
         previous_is_title = info.title and not in_compound
         previous_is_determiner = spelling_key(surface) in DETERMINERS and not in_compound
         previous_is_copula = spelling_key(surface) in COPULAS and not in_compound and not previous_is_presentative
         previous_is_presentative = spelling_key(surface) in PRESENTATIVES and not in_compound
+        previous_is_first_name = (label in (DICTIONARY, AMBIGUOUS) and not in_compound
+                                  and rule not in ("title", "determiner", "copula", "first-name-surname")
+                                  and info.match in lexicons.first_names)
         sentence_start = False
     if hidden:
         message = TA

@@ -17,9 +17,11 @@ from triage.recognizers import (
     NICKNAME_EXCEPTIONS,
     PLACE_CUES,
     brand_heads,
+    TRUNCATION_LENGTHS,
     brands,
     is_nickname_reduplication,
     places,
+    truncations,
 )
 
 NO_RANK = _NO_RANK
@@ -46,6 +48,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         key in heads,
         key.rstrip(".") in TITLES,
         key in brand_heads(),
+        (text.islower() and len(folded) in TRUNCATION_LENGTHS and folded.isalpha() and folded in truncations(lexicons)
+         and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS),
     )
 
 

@@ -142,3 +142,53 @@ def test_a_title_is_never_hidden_and_the_surname_after_it_is(text, title, surnam
 def test_a_possessive_before_a_name_still_protects_it():
     (decision, hidden, _), = classify("mon Nico arrive ce soir")
     assert "Nico" in hidden or decision == "EXPERT"
+
+
+# ------------------------------------------------------- a surname after a first name (issue 19)
+
+@pytest.mark.parametrize("text, surname", [
+    ("je suis avec marie durand ce soir", "durand"),  # AMBIGUOUS first name (marie is a verb form too)
+    ("je vois julie moreau demain", "moreau"),
+    ("avec Julien lefebvre", "lefebvre"),
+])
+def test_a_lower_case_surname_after_a_first_name_is_a_surname(seeker, text, surname):
+    result = seeker.seek(text)
+    found = word(seeker, text, surname)
+    assert (found.label, found.rule) == ("DICTIONARY", "first-name-surname")
+    assert (found.start, found.end, "NOM") in result.hidden and result.label == "TA"
+
+
+@pytest.mark.parametrize("text, spelling", [
+    ("je vois durand demain", "durand"),  # no first name before it
+    ("avec marie, durand viendra", "durand"),  # not right after it
+    ("une rose durand", "durand"),  # the first name is read as a word after a determiner
+])
+def test_a_weak_surname_away_from_a_first_name_stays_weak(seeker, text, spelling):
+    assert word(seeker, text, spelling).rule == "weak-name"
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("chez marie pour diner", ["pour", "diner"]),
+    ("avec marie demain", ["demain"]),
+    ("marie vient", ["vient"]),
+    ("je suis avec julie petit", ["petit"]),  # a surname that is a frequent word is read as the word
+])
+def test_ordinary_words_after_a_first_name_stay_readable(text, kept):
+    (_, hidden, _), = classify(text)
+    assert not set(kept) & set(hidden)
+
+
+def test_classify_hides_the_first_name_and_the_surname():
+    (_, hidden, _), = classify("je suis avec marie durand ce soir")
+    assert hidden == ["marie", "durand"]
+
+
+def test_switched_off_the_first_name_surname_step_leaves_the_surname_weak(lexicons):
+    off = SeekAndHide(lexicons, off={"first-name-surname"})
+    assert word(off, "je suis avec marie durand ce soir", "durand").rule == "weak-name"
+
+
+def test_a_first_name_ending_one_message_does_not_reach_into_the_next(seeker):
+    alone = seeker.seek("durand viendra")
+    batch = seeker.analyse(["je vois marie", "durand viendra"]).result(1)
+    assert batch == alone and batch.words[0].rule == "weak-name"

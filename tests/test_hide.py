@@ -109,16 +109,17 @@ def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
     assert classify("j'ai acheté un pull Jennyfer", hide=PLACES_AND_BRANDS) == [("TA", [("Jennyfer", "MAR")])]
 
 
-# The brand recognizer's steps: a message, the words the step makes brands, and their tags without it.
+# The recognizers' steps: a message, the words the step tags, and their tags without it.
 RECOGNIZER_STEP_EXAMPLES = [
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
+    ("nickname-truncation", "slt seb tu viens demain", ["seb"], []),
 ]
 
 
 @pytest.mark.parametrize("step, text, words, tags_without", RECOGNIZER_STEP_EXAMPLES,
                          ids=[e[0] for e in RECOGNIZER_STEP_EXAMPLES])
-def test_each_brand_step_can_be_switched_off(lexicons, step, text, words, tags_without):
+def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, tags_without):
     from triage import recognizers
     from triage.seekhide import STEPS, SeekAndHide
 
@@ -131,7 +132,7 @@ def test_each_brand_step_can_be_switched_off(lexicons, step, text, words, tags_w
     assert tags(SeekAndHide(lexicons)) != tags_without
 
 
-def test_every_brand_step_has_an_example():
+def test_every_recognizer_step_has_an_example():
     from triage.seekhide import RECOGNIZER_STEPS
 
     assert sorted(RECOGNIZER_STEPS) == sorted(example[0] for example in RECOGNIZER_STEP_EXAMPLES)
@@ -214,3 +215,49 @@ def test_the_datasheet_names_the_categories_hidden_and_left_readable(cli, tmp_pa
     assert sheet["hidden_categories"] == [*DEFAULT_HIDE, "LIE", "MAR"] and sheet["readable_categories"] == []
     assert "`--hide default,LIE,MAR`" in markdown and "places (LIE)" in markdown
     assert sheet["hidden_items_by_tag"] == {"LIE": 1}
+
+
+# ------------------------------------------------------------- first names cut short (issue 19)
+
+@pytest.mark.parametrize("text, nickname", [
+    ("slt seb tu viens demain", "seb"),  # Sébastien
+    ("on mange avec caro ce soir", "caro"),  # Caroline; a surname too
+    ("slt flo ca va", "flo"),  # a rare first name, which Seek&Hide leaves unknown in lower case
+    ("jai vu steph hier", "steph"),  # a surname too: a nickname first
+])
+def test_a_first_name_cut_short_after_a_person_cue_is_hidden_as_a_nickname(text, nickname):
+    assert classify(text) == [("TA", [(nickname, "SUR")])]
+
+
+@pytest.mark.parametrize("text", [
+    "ok pour dim",  # dimanche (a surname too: the word scorer decides on that)
+    "rdv lun soir",  # lundi
+    "je suis arrivé 2 eme",
+    "on se voit et mag apres",  # magasin
+])
+def test_ordinary_starts_of_first_names_listed_as_exceptions_are_no_nicknames(text):
+    (_, hidden), = classify(text)
+    assert "SUR" not in {tag for _, tag in hidden}
+
+
+def test_a_first_name_cut_short_is_hidden_only_in_the_categories_asked_for():
+    assert classify("slt seb tu viens demain", hide="PRE,NOM") == [("NTA", [])]
+
+
+def test_the_truncation_step_is_a_switch_of_the_nickname_recognizer(lexicons):
+    from triage.recognizers import SUR, recognise
+    from triage.seekhide import SeekAndHide
+
+    def tags(off):
+        analysis = SeekAndHide(lexicons, off=off).analyse(["slt seb tu viens demain"])
+        return recognise(analysis).tag.tolist()
+
+    assert tags(()).count(SUR) == 1 and SUR not in tags({"nickname-truncation"})
+
+
+def test_truncations_are_starts_of_common_first_names_only(lexicons):
+    from triage.recognizers import truncations
+
+    starts = truncations(lexicons)
+    assert {"seb", "caro", "steph", "flo", "greg"} <= starts
+    assert "sebastien" not in starts and "se" not in starts  # a whole name, or too short

@@ -297,3 +297,16 @@ def test_model_files_written_before_the_move_of_features_still_load(tmp_path):
 def test_a_new_model_file_names_the_features_inside_triage(saved_model):
     modules = _skops_modules(saved_model)
     assert "triage.features.extractor" in modules and "features.extractor" not in modules
+
+
+def test_an_unknown_compression_method_is_a_damaged_file_in_one_line(saved_model):
+    # Found by the damaged-byte property test: a flipped byte in the central directory's
+    # compression method made zipfile raise NotImplementedError.
+    data = bytearray(saved_model.read_bytes())
+    entry = data.rfind(b"PK\x01\x02")  # the last member's central directory entry
+    data[entry + 10] = 99  # its compression method
+    damaged = saved_model.parent / "unknown-method.triage"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="damaged") as error:
+        model.load_predictor(damaged)
+    assert "\n" not in str(error.value)

@@ -222,6 +222,7 @@ STEP_EXAMPLES = [
     ("capitalised-guess", "je vois Surment demain", "Surment", "misspelling"),
     ("determiner", "je t'ai acheté une rose", "rose", "exact"),
     ("copula", "l'eau est claire aujourd'hui", "claire", "exact"),
+    ("first-name-surname", "je suis avec marie durand", "durand", "weak-name"),
 ]
 
 

@@ -390,7 +390,8 @@ def _member(archive: zipfile.ZipFile, metadata: dict, name: str, path: Path) -> 
         data = _read_bounded(archive, name)
     except KeyError:
         raise BadModel(f"{path} is not an sms-triage model file (no {name})") from None
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:  # a corrupt byte: bad CRC, bad deflate
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as error:  # a corrupt byte: bad CRC,
+        # bad deflate, an unknown compression method
         raise BadModel(f"{path} is damaged: {name} cannot be read ({error.__class__.__name__})") from None
     if hashlib.sha256(data).hexdigest() != metadata.get("sha256", {}).get(name):
         raise BadModel(f"{path} is damaged or was modified: {name} does not match its checksum")

@@ -16,6 +16,12 @@ a linguist can edit (dictionaries/places, dictionaries/brands, dictionaries/nick
   ordinary words of nicknames/exceptions.txt (coucou, dodo, papa): hidden when it is no ordinary
   word, or after a person cue ("bisous titi"). The word scorer's hidden words of nickname shape
   (Louloute, Seb) are tagged SUR by triage.names.
+- A nickname is also a first name cut short (step "nickname-truncation"): a lower-case word of 3
+  to 5 letters that Seek&Hide leaves UNKNOWN (no ordinary word, no first name it hides; a rare
+  one such as flo counts) and that starts one of the TRUNCATED_FROM commonest first names (seb:
+  Sébastien, caro: Caroline), unless nicknames/exceptions.txt lists it (lun: lundi). It is
+  hidden after a person cue ("slt seb", "avec caro"); elsewhere it is tagged SUR for the word
+  scorer, whose probability decides and counts in the message's risk.
 
 `apply` turns Seek&Hide's analysis of a batch and the categories to hide (`--hide`) into what is
 hidden before the word scorer speaks: Seek&Hide's items retagged by the recognizers, plus the
@@ -33,9 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage import spelling_batch as batch
-from triage.lexicons import PERSON_CUES, TITLES, Lexicons, spelling_key, word_list, word_table
+from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
-from triage.seekhide import K_WORD, L_ANTI, Analysis
+from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, Analysis
 from triage.seekhide.rules import _READ_AS_WORD_CODES
 from triage.spelling_batch import members, texts_of
 
@@ -45,6 +51,11 @@ NICKNAME_EXCEPTIONS = word_list("nicknames/exceptions.txt")
 # Person cues that are no place cues: "à" and "de" announce places more than people.
 _PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
 _VOWELS = frozenset("aeiouy")
+# Nicknames by truncation are cut from common first names: Seb, Flo, Caro, Steph come from names
+# among the 1,000 commonest of the national list (Grégory is 721st), where a short start is
+# recognisable; rarer names give starts that are mostly chance strings of letters.
+TRUNCATED_FROM = 1_000
+TRUNCATION_LENGTHS = range(3, 6)  # seb .. steph; shorter is an initial, longer a name of its own
 
 # Tags as small integers over the tokens of a batch (0: none): comparisons of strings over
 # every token would cost classify more than the recognizers themselves.
@@ -55,7 +66,8 @@ NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
-          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head")
+          "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
+          "truncation")
 
 
 def brands() -> dict[str, str]:
@@ -80,6 +92,25 @@ def places(lexicons: Lexicons) -> tuple[frozenset[str], frozenset[str]]:
         known = frozenset(lexicons.cities | lexicons.regions | lexicons.countries | FOREIGN_PLACES)
         _PLACES[lexicons] = known, frozenset(p.split(" ")[0] for p in known if p.count(" ") == 1)
     return _PLACES[lexicons]
+
+
+# Keyed by the lexicons themselves, weakly (as places): the starts of the common first names.
+_TRUNCATIONS: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def truncations(lexicons: Lexicons) -> frozenset[str]:
+    """The starts (TRUNCATION_LENGTHS letters, accents aside) of the TRUNCATED_FROM commonest first
+    names, shorter than the name itself: seb, sebas, caro, steph..."""
+    if lexicons not in _TRUNCATIONS:
+        common = [fold(name) for name, rank in lexicons.first_name_ranks.items() if rank <= TRUNCATED_FROM]
+        _TRUNCATIONS[lexicons] = frozenset(name[:k] for name in common for k in TRUNCATION_LENGTHS if len(name) > k)
+    return _TRUNCATIONS[lexicons]
+
+
+def is_truncation_shape(text: str, folded: str, starts: frozenset[str]) -> bool:
+    """seb, caro, steph as written: lower case, TRUNCATION_LENGTHS letters, the start of a common
+    first name."""
+    return text.islower() and len(folded) in TRUNCATION_LENGTHS and folded.isalpha() and folded in starts
 
 
 def is_nickname_reduplication(folded: str) -> bool:
@@ -121,6 +152,8 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         members(heads, key),
         members(TITLES, [k.rstrip(".") for k in key]),
         members(brand_heads(), key),
+        np.fromiter(map(is_truncation_shape, texts, folded, itertools.repeat(truncations(lexicons))), dtype=bool,
+                    count=len(folded)) & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
     ])
 
 
@@ -218,11 +251,15 @@ def recognise(analysis: Analysis) -> Recognised:
             if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
                 mar[t] = mar[nxt] = True
     sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
+    # A first name cut short (seb) that Seek&Hide could not settle: hidden after a person cue, else
+    # left to the word scorer as SUR (its probability counts in the risk).
+    truncated = f["truncation"] & (a.label == L_UNKNOWN) & ("nickname-truncation" not in a.seeker.off)
     tag = np.zeros(len(a.kind), dtype=np.int8)
-    tag[sur] = SUR
+    tag[sur | truncated & person_cue] = SUR
     tag[lie] = LIE
     tag[mar] = MAR
     scorer_tag = tag.copy()
+    scorer_tag[truncated & (tag == NONE)] = SUR
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
     title = f["title"] if "title" not in a.seeker.off else np.zeros(len(a.kind), dtype=bool)

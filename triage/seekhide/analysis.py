@@ -13,7 +13,17 @@ import numpy as np
 
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
 from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
-from triage.seekhide.rules import _COPULA_RULE, _DETERMINER_RULE, _GUESS_CODES, _LOOKUP_CODES, _TITLE_RULE, _WEAK_RULE, RULES
+from triage.seekhide.rules import (
+    _COPULA_RULE,
+    _DETERMINER_RULE,
+    _FIRST_NAME_SURNAME_RULE,
+    _GUESS_CODES,
+    _LOOKUP_CODES,
+    _READ_AS_WORD_CODES,
+    _TITLE_RULE,
+    _WEAK_RULE,
+    RULES,
+)
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -78,6 +88,13 @@ def code(tag: str, surface: str, ident: int) -> str:
 def hidden_json(hidden: list[tuple[int, int, str]]) -> str:
     """The JSON list [[start, end, "TAG"], ...] (tags are plain ASCII: no escaping needed)."""
     return "[" + ", ".join(f'[{start}, {end}, "{tag}"]' for start, end, tag in hidden) + "]"
+
+
+def _name_lists(lexicons, infos, sids: np.ndarray) -> np.ndarray:
+    """(the match is a first name, the match is a surname) of the spellings `sids`, (len(sids), 2)."""
+    matches = [info.match if info is not None else "" for info in map(infos.__getitem__, sids.tolist())]
+    return np.column_stack([members(lexicons.first_names, matches),
+                            members(lexicons.last_names, matches)]).reshape(-1, 2)
 
 
 @dataclass
@@ -174,6 +191,23 @@ class Analysis:
                 presented = np.zeros(len(words), dtype=bool)  # the copula follows a presentative
                 presented[2:] = follows[1:-1] & context[ws[:-2], 3]
                 word_rule[candidate & after_copula & ~presented] = _COPULA_RULE
+        # A weak surname right after a first name is a surname ("marie durand", "avec julien
+        # girard"): the pair names a person, which the weak-name rule cannot see. The first name
+        # is a word of the first-name list that Seek&Hide hides or highlights (DICTIONARY or
+        # AMBIGUOUS, not read as an ordinary word after a determiner or a copula), with nothing between the
+        # two; the surname is a word of the surname list that is no ordinary word: the lexicon
+        # build already reads a surname that is a frequent word as the word (petit, blanc).
+        if "first-name-surname" not in seeker.off and len(words) > 1:
+            infos, lexicons = table.infos, seeker.lexicons
+            listed = table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
+                                  width=2)
+            first_name = (listed[ws, 0] & np.isin(word_label, (L_DICTIONARY, L_AMBIGUOUS))
+                          & ~np.isin(word_rule, _READ_AS_WORD_CODES) & (word_rule != _TITLE_RULE) & ~in_compound[words])
+            after_first_name = np.zeros(len(words), dtype=bool)
+            after_first_name[1:] = (first_name[:-1] & (words[1:] == words[:-1] + 1)
+                                    & (message[words[:-1]] == message[words[1:]]))
+            surname = after_first_name & weak & listed[ws, 1] & ~in_compound[words]
+            word_label[surname], word_rule[surname] = L_DICTIONARY, _FIRST_NAME_SURNAME_RULE
         label[words], rule[words] = word_label, word_rule
 
         # Message labels: TA with a detector hit or a dictionary word; NTA when every word
@@ -217,7 +251,8 @@ class Analysis:
         """(the positions of the tokens Seek&Hide hides, sorted; the tag of each)."""
         positions = np.flatnonzero(self.hidden_mask())
         tags = self.spellings.column("seekhide.tag", self._spelling_tags, object)[self.spelling[positions]]
-        tags[self.rule[positions] == _TITLE_RULE] = "NOM"
+        rules = self.rule[positions]
+        tags[(rules == _TITLE_RULE) | (rules == _FIRST_NAME_SURNAME_RULE)] = "NOM"
         return positions, tags
 
     def _spelling_tags(self, sids: np.ndarray) -> list[str]:

@@ -32,6 +32,9 @@ class Rule(enum.StrEnum):
     # context: the same, right after a third-person copula (l'eau est claire, la jupe reste
     # blanche), unless a presentative comes before the copula (c'est claire: it is Claire)
     COPULA = "copula"
+    # context: a lower-case surname right after a first name is a surname (marie durand), which
+    # the weak-name rule would otherwise leave readable
+    FIRST_NAME_SURNAME = "first-name-surname"
 
 
 # Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
@@ -40,11 +43,11 @@ GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, 
 # Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
 # processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
 WORD_STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
-              "title", "weak-name", "capitalised-guess", "determiner", "copula")
-# The brand recognizer's context steps (triage/recognizers.py reads them from the same `off`):
-# two-word brands (chez Leroy Merlin), and a brand named like a person is a person after a person
-# cue (avec Zara).
-RECOGNIZER_STEPS = ("two-word-brand", "brand-person-cue")
+              "title", "weak-name", "capitalised-guess", "determiner", "copula", "first-name-surname")
+# The recognizers' steps (triage/recognizers.py reads them from the same `off`, and "title"
+# too): two-word brands (chez Leroy Merlin), a brand named like a person is a person after a
+# person cue (avec Zara), and a lower-case start of a common first name is a nickname (seb, flo).
+RECOGNIZER_STEPS = ("two-word-brand", "brand-person-cue", "nickname-truncation")
 STEPS = WORD_STEPS + RECOGNIZER_STEPS
 
 RULES = tuple(Rule)  # the rule of a word token is a code into RULES
@@ -57,6 +60,7 @@ def rule_code(rule: str) -> int:
 
 _TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
 _DETERMINER_RULE, _COPULA_RULE = rule_code(Rule.DETERMINER), rule_code(Rule.COPULA)
+_FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
 # The context rules that read a word found in both lists as the ordinary word: the word scorer
 # leaves it visible, and it still counts in the risk.
 _READ_AS_WORD_CODES = (_DETERMINER_RULE, _COPULA_RULE)
