@@ -78,7 +78,7 @@ def structures(classifier, stats) -> dict[str, object]:
         "classifier._scores": classifier._scores,
     }
     lexicons = seeker.lexicons
-    for name in ("forms", "last_names", "folded_anti", "folded_names"):
+    for name in ("forms", "last_names", "folded_anti"):
         wordlist = getattr(lexicons, name, None)
         if hasattr(wordlist, "_positions"):
             found[f"WordList {name}._positions"] = wordlist._positions
@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from triage import jobs
     from triage.classifier import Classifier
+    from triage.memory import VOCABULARY
 
     lines: list[str] = []
 
@@ -137,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             total += size
             say(f"  {name:<32}{entries(obj):>11,} entries {size / 2**20:>8.1f} MB")
         say(f"  {'total counted':<32}{'':>19} {total / 2**20:>8.1f} MB")
+        say(f"  the memory budget's estimate of its caches (triage.memory): {VOCABULARY.used() / 2**20:.1f} MB "
+            f"of {VOCABULARY.limit / 2**20:.0f}, emptied {VOCABULARY.restarts} times so far")
 
     Classifier.classify, jobs.corpus_stats = probed, counted_stats
     say(f"before: RSS {rss_mb():.0f} MB")

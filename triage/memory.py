@@ -31,7 +31,7 @@ BYTES_PER_ENTRY = {
     "labels": 75,  # a word label (spelling -> WordInfo): what a new table is relearnt from
 }
 
-MEGABYTES = 180  # the budget
+MEGABYTES = 150  # the budget
 
 
 class _Cache(Protocol):

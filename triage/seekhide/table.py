@@ -5,6 +5,7 @@ modules add their own per-spelling columns by name (Spellings.column)."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -69,7 +70,9 @@ class _Column:
 class _PieceIds(dict):
     def __init__(self, table: Spellings):
         super().__init__()
-        self.table = table
+        # Weakly: no reference cycle, so that a table let go of is freed at once, not at the
+        # garbage collector's next full pass (which may come hundreds of megabytes later).
+        self.table = weakref.proxy(table)
 
     def __missing__(self, piece: str) -> int:
         ident = self[piece] = self.table.add_piece(piece)
