@@ -33,6 +33,10 @@ BYTES_PER_ENTRY = {
 
 MEGABYTES = 150  # the budget
 
+# Kinds emptied at every batch boundary, whatever the budget: their answers are asked again
+# within a batch (by the labeller, then by the batched columns), seldom by a later batch.
+BATCH_ONLY = frozenset({"positions"})
+
 
 class _Cache(Protocol):
     def __len__(self) -> int: ...
@@ -70,14 +74,13 @@ class Budget:
         return used
 
     def enforce(self) -> bool:
-        """Called between two batches: when the tracked caches pass the budget, those of the
-        first kinds of BYTES_PER_ENTRY start afresh, kind after kind, until the rest fits. True
-        when some did."""
+        """Called between two batches: the BATCH_ONLY caches start afresh and, when the tracked
+        caches pass the budget, those of the first kinds of BYTES_PER_ENTRY too, kind after
+        kind, until the rest fits. True when the budget was passed."""
         used = self._by_kind()
         total = sum(used.values())
-        if total <= self.limit:
-            return False
-        emptied = set()
+        over = total > self.limit
+        emptied = set(BATCH_ONLY)
         for kind in BYTES_PER_ENTRY:
             if total <= self.limit:
                 break
@@ -87,8 +90,8 @@ class Budget:
             cache = ref()
             if cache is not None and kind in emptied:
                 cache.clear()
-        self.restarts += 1
-        return True
+        self.restarts += over
+        return over
 
 
 VOCABULARY = Budget(MEGABYTES)  # one per process: every cache that grows with the vocabulary
