@@ -16,7 +16,6 @@ each structure at 200,000 messages, benchmarks/memory_classify.py): estimates, n
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
 from typing import Protocol
 
 # Bytes per entry of each kind of cache, measured (see the module's docstring), in the order
@@ -50,14 +49,17 @@ class Budget:
 
     def __init__(self, megabytes: float):
         self.limit = int(megabytes * 2**20)
-        self.restarts = 0  # how many times caches were emptied (for tests and benchmarks)
+        self.restarts = 0  # how many times the budget was passed (for tests and benchmarks)
         self._tracked: dict[int, tuple[weakref.ref, str]] = {}
 
     def track(self, cache: _Cache, kind: str) -> _Cache:
         """Count `cache` (an object with len() and clear(), weakly referenced) in the budget at
         BYTES_PER_ENTRY[kind] bytes an entry."""
         key = id(cache)
-        forget: Callable = lambda _ref, key=key: self._tracked.pop(key, None)  # noqa: E731
+
+        def forget(_gone: weakref.ref) -> None:  # the cache is gone: no longer counted
+            self._tracked.pop(key, None)
+
         self._tracked[key] = (weakref.ref(cache, forget), kind)
         return cache
 
