@@ -197,9 +197,9 @@ def test_a_disguised_name_gets_the_decision_of_its_plain_spelling(cli, tmp_path)
 
 def test_a_disguised_name_counts_in_the_corpus_as_its_plain_spelling():
     # The corpus counts are a feature of the word scorer: a disguise must not make a name rarer.
-    disguised = [f"tu as vu {name} hier soir ?" for trick, name in DISGUISES.items() if trick != "capitals"]
+    disguised = [f"tu as vu {name.lower()} hier soir ?" for trick, name in DISGUISES.items() if trick != "capitals"]
     stats = CorpusStats().add(disguised)
-    assert stats.counts["Nicolas"] == len(disguised)
+    assert stats.counts["nicolas"] == len(disguised)
     assert not [word for word in stats.counts if not word.isascii()]
 
 

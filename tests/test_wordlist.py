@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from triage.memory import VOCABULARY
 from triage.wordlist import WordList
 
 WORDS = ["maison", "été", "aujourd'hui", "cœur", "a", "zèbre", "naïve", "straße", "été"]
@@ -100,11 +101,12 @@ def test_positions_of_a_batch_are_those_of_one_word_at_a_time():
     assert any(p >= 0 for p in batch) and any(p < 0 for p in batch)
 
 
-def test_remembered_answers_are_the_same_and_memory_starts_afresh_when_full(monkeypatch):
+def test_remembered_answers_are_the_same_and_memory_starts_afresh_past_the_budget(monkeypatch):
     words = WordList.from_words(WORDS)
-    monkeypatch.setattr(WordList, "MAX_REMEMBERED", 4)
     words.remember(["maison", "maisons", "été"])
     assert "maison" in words and "maisons" not in words and "été" in words
-    words.remember(["cœur", "a", "b"])  # 3 + 3 > 4: the older answers are dropped
+    monkeypatch.setattr(VOCABULARY, "limit", 0)  # the memory budget is spent: the answers are dropped
+    assert VOCABULARY.enforce() and len(words._positions) == 0
+    words.remember(["cœur", "a", "b"])
     assert len(words._positions) == 3
     assert "maison" in words and "cœur" in words and "b" not in words

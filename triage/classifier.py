@@ -17,6 +17,7 @@ from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
 from triage.features.counts import message_counts
 from triage.lexicons import TITLES
+from triage.memory import Cache
 from triage.names import candidate_rows, candidate_tags
 from triage.normalise import fold_batch, hide_in_original, words_in_original
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
@@ -69,7 +70,7 @@ class Classifier:
         self.stats = stats
         self.output_format = output_format
         self.hide = frozenset(hide)  # the categories to hide (--hide)
-        self._scores: dict[int, float] = {}
+        self._scores: dict[int, float] = Cache("scores")
         self._scores_for = None
 
     def evidence(self, analysis, scores):
@@ -88,8 +89,8 @@ class Classifier:
     def _word_probabilities(self, analysis, X, keys):
         """The scorer's P(name) of each row. Candidate words recur in the same context (SMS
         are Zipfian): each distinct row is scored once per run, remembered by its key."""
-        if self._scores_for is not analysis.spellings or len(self._scores) > 2_000_000:
-            self._scores, self._scores_for = {}, analysis.spellings  # keys hold spelling ids
+        if self._scores_for is not analysis.spellings:  # keys hold spelling ids
+            self._scores, self._scores_for = Cache("scores"), analysis.spellings
         distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         known = self._scores
         probs = np.asarray([known.get(k, -1.0) for k in distinct.tolist()])

@@ -322,7 +322,7 @@ def corpus_stats(table: io.MessageTable, size: int, reference: int | None, jobs:
     """The first pass: how the corpus itself writes each word (triage.names.CorpusStats),
     counted in `jobs` processes, and the chunks of pairs for the second pass (kept if the
     corpus is small, else read again)."""
-    from triage.names import CorpusStats
+    from triage.names import CorpusStats, forget_letter_runs
 
     kept: list | None = []
 
@@ -342,7 +342,16 @@ def corpus_stats(table: io.MessageTable, size: int, reference: int | None, jobs:
     else:
         for chunk in texts():
             stats.add(chunk)
-    return stats, iter(kept) if kept is not None else table.pairs(size)
+    forget_letter_runs()  # counted: the memory goes to classifying
+    return stats, _handed_over(kept) if kept is not None else table.pairs(size)
+
+
+def _handed_over(chunks: list) -> Iterator:
+    """The chunks in order, each let go of once given (the memory of a classified chunk is
+    free for the caches of the next ones)."""
+    chunks.reverse()
+    while chunks:
+        yield chunks.pop()
 
 
 def _hashing_ids(chunks, id_hashes: list):

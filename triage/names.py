@@ -24,6 +24,7 @@ import numpy as np
 
 from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold
+from triage.memory import VOCABULARY, Cache
 from triage.normalise import fold_batch
 from triage.seekhide import (
     GUESS_RULES,
@@ -56,26 +57,28 @@ _GUESSED_RULES = GUESS_RULES | {"weak-name"}
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-class _LetterRuns(dict):
-    """The runs of letters of each stretch of text between white space, found once per
-    distinct stretch (SMS repeat their words): a run never holds white space, so a text's
-    runs are those of its stretches."""
-
-    limit = 500_000  # distinct stretches remembered; then forgotten all at once
+class _LetterRuns(Cache):
+    """The lower-case runs of letters of each stretch of text between white space, found once
+    per distinct stretch (SMS repeat their words): a run never holds white space, so a text's
+    runs are those of its stretches. Within the memory budget of triage.memory."""
 
     def __missing__(self, stretch: str) -> tuple[str, ...]:
-        runs = self[stretch] = tuple(_LETTERS.findall(stretch))
+        runs = self[stretch] = tuple(run for run in _LETTERS.findall(stretch) if run.islower())
         return runs
 
     def of_texts(self, texts: list[str]) -> Iterator[set[str]]:
-        """The set of runs of each text."""
-        if len(self) > self.limit:
-            self.clear()
+        """The set of lower-case runs of each text."""
+        VOCABULARY.enforce()  # between two batches: the caches may start afresh
         runs, chain = self.__getitem__, itertools.chain.from_iterable
         return (set(chain(map(runs, text.split()))) for text in texts)
 
 
-_letter_runs = _LetterRuns()  # one per process, shared by every CorpusStats
+_letter_runs = _LetterRuns("letter_runs")  # one per process, shared by every CorpusStats
+
+
+def forget_letter_runs() -> None:
+    """Free the runs of letters remembered: they serve the counting of a corpus only."""
+    _letter_runs.clear()
 
 
 class CorpusStats:
@@ -90,8 +93,10 @@ class CorpusStats:
     def __init__(self, reference: int | None = None):
         self.reference = reference
         self.messages = 0
-        self.counts: Counter = Counter()  # messages holding each word, as classify reads it (folded)
-        self._lower: dict[str, float] = {}  # lower() of the spellings asked so far
+        # Messages holding each word written in lower case, as classify reads it (folded): the
+        # only counts asked (count()), a third fewer entries than counting every word as written.
+        self.counts: Counter = Counter()
+        self._lower: dict[str, float] = Cache("lower")  # lower() of the spellings asked so far
 
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
         texts = iter(texts)

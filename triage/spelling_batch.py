@@ -127,23 +127,46 @@ def texts_of(table: Spellings, sids: np.ndarray) -> list[str]:
     return [texts[s] for s in sids.tolist()]
 
 
+def _sharing(new: list[str], old: list[str]) -> list[str]:
+    """`new`, each string equal to its counterpart in `old` replaced by that very object: most
+    spellings are their own key, fold or lower case, and these columns last as long as the
+    table (one string object instead of two)."""
+    return [o if n == o else n for n, o in zip(new, old)]
+
+
 def keys(table: Spellings) -> np.ndarray:
     """spelling_key of each spelling of the table (an object array)."""
-    return table.column("batch.key", lambda sids: spelling_keys(texts_of(table, sids)), object)
+
+    def compute(sids: np.ndarray) -> list[str]:
+        texts = texts_of(table, sids)
+        return _sharing(spelling_keys(texts), texts)
+    return table.column("batch.key", compute, object)
 
 
 def folded_keys(table: Spellings) -> np.ndarray:
     """fold(spelling_key(text)) of each spelling."""
     key = keys(table)
-    return table.column("batch.folded_key", lambda sids: fold_many(key[sids].tolist()), object)
+
+    def compute(sids: np.ndarray) -> list[str]:
+        keys_of = key[sids].tolist()
+        return _sharing(fold_many(keys_of), keys_of)
+    return table.column("batch.folded_key", compute, object)
 
 
 def lowered(table: Spellings) -> np.ndarray:
     """text.lower() of each spelling."""
-    return table.column("batch.lower", lambda sids: lower_many(texts_of(table, sids)), object)
+
+    def compute(sids: np.ndarray) -> list[str]:
+        texts = texts_of(table, sids)
+        return _sharing(lower_many(texts), texts)
+    return table.column("batch.lower", compute, object)
 
 
 def folded_lowered(table: Spellings) -> np.ndarray:
     """fold(text.lower()) of each spelling."""
     lower = lowered(table)
-    return table.column("batch.folded_lower", lambda sids: fold_many(lower[sids].tolist()), object)
+
+    def compute(sids: np.ndarray) -> list[str]:
+        lowers = lower[sids].tolist()
+        return _sharing(fold_many(lowers), lowers)
+    return table.column("batch.folded_lower", compute, object)

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from triage.memory import Cache
+
 
 def _encode(word: str) -> bytes:
     # A lone surrogate (from a file read with errors="surrogateescape") gives bytes that are
@@ -29,10 +31,6 @@ class WordList:
 
     __slots__ = ("array", "_width", "_positions")
 
-    # Answers remembered per list: a new spelling is asked about by several rules in a row.
-    # Past this many, the memory starts afresh (a corpus keeps bringing new spellings).
-    MAX_REMEMBERED = 200_000
-
     def __init__(self, array: np.ndarray):
         """`array`: a 1-D 'S' array, sorted and without duplicates (as `from_words` makes
         it, or as a saved `array` reads back)."""
@@ -40,7 +38,9 @@ class WordList:
             raise ValueError(f"a WordList needs a 1-D bytes array, not {array.dtype} of shape {array.shape}")
         self.array = array
         self._width = array.dtype.itemsize
-        self._positions: dict[str, int] = {}
+        # Answers remembered: a new spelling is asked about by several rules in a row (within
+        # the memory budget of triage.memory: a corpus keeps bringing new spellings).
+        self._positions: dict[str, int] = Cache("positions")
 
     @classmethod
     def from_words(cls, words: Iterable[str]) -> WordList:
@@ -60,10 +60,7 @@ class WordList:
             return -1
         found = self._positions.get(word)
         if found is None:
-            found = self._search(word)
-            if len(self._positions) >= self.MAX_REMEMBERED:
-                self._positions.clear()
-            self._positions[word] = found
+            found = self._positions[word] = self._search(word)
         return found
 
     def remember(self, words: list[str]) -> None:
@@ -75,8 +72,6 @@ class WordList:
         words = [word for word in dict.fromkeys(words) if word not in memory]
         if not words:
             return
-        if len(memory) + len(words) > self.MAX_REMEMBERED:
-            memory.clear()
         memory.update(zip(words, self.positions(words).tolist()))
 
     def positions(self, words: list[str]) -> np.ndarray:

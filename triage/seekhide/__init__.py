@@ -24,6 +24,7 @@ import numpy as np
 
 from triage.detectors import detect
 from triage.lexicons import Lexicons, spelling_key
+from triage.memory import VOCABULARY, Cache
 from triage.schema import (  # noqa: F401  (Seek&Hide's labels, importable from here too)
     AMBIGUOUS,
     ANTI_DICTIONARY,
@@ -72,14 +73,14 @@ from triage.tokenise import PIECE
 class SeekAndHide(WordLabeller):
     """Word labelling (WordLabeller) and message treatment with one set of lexicons.
 
-    Labels are cached per distinct spelling: SMS vocabularies are Zipfian, so a corpus of
-    millions of messages needs only a few hundred thousand look-ups. Up to `max_cache`
-    spellings are kept; past that the tables start afresh at the next batch.
+    Labels, codes and the table of spellings are kept per distinct spelling (SMS
+    vocabularies are Zipfian), within the memory budget of triage.memory: past it they
+    start afresh at the next batch.
     """
 
-    def __init__(self, lexicons: Lexicons, max_cache: int = 500_000, off: Iterable[str] = ()):
-        super().__init__(lexicons, max_cache, off)
-        self._codes: dict[tuple[str, str], str] = {}
+    def __init__(self, lexicons: Lexicons, off: Iterable[str] = ()):
+        super().__init__(lexicons, off)
+        self._codes: dict[tuple[str, str], str] = Cache("codes")
         self.spellings = Spellings(self)
 
     # ------------------------------------------------------------------ messages
@@ -97,7 +98,8 @@ class SeekAndHide(WordLabeller):
         - a capitalised word right after a title is a surname: 'Mme Petit', 'Dr Blanc';
         - a capitalised word away from a sentence start is never guessed into an ordinary word.
         """
-        if len(self.spellings) > self._max_cache:
+        VOCABULARY.enforce()  # between two batches: the caches may start afresh
+        if self.spellings.retired:
             self.spellings = Spellings(self)
         table = self.spellings
         self.label_many(table.new_words(texts))
@@ -166,9 +168,7 @@ class SeekAndHide(WordLabeller):
         surface = text[start:end]
         found = self._codes.get((surface, tag))
         if found is None:
-            found = self._code(surface, tag)
-            if len(self._codes) < self._max_cache:
-                self._codes[(surface, tag)] = found
+            found = self._codes[(surface, tag)] = self._code(surface, tag)
         return found
 
     def _code(self, surface: str, tag: str) -> str:

@@ -5,12 +5,14 @@ modules add their own per-spelling columns by name (Spellings.column)."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from triage.memory import VOCABULARY
 from triage.schema import WORD_LABELS
 from triage.seekhide.rules import Rule, rule_code
 from triage.tokenise import (
@@ -48,23 +50,29 @@ _LABEL_CODE = {label: code for code, label in enumerate(LABELS)}
 
 
 class _Column:
-    """A list that grows, with a numpy copy brought up to date on demand."""
+    """A numpy column that grows: values are appended to a list, moved to the array on
+    demand (numpy), so that each value is held once, as a number of the array."""
 
     def __init__(self, dtype):
-        self.values: list = []
+        self.values: list = []  # appended since the last numpy()
         self.array = np.zeros(0, dtype=dtype)
 
+    def __len__(self) -> int:
+        return len(self.array) + len(self.values)
+
     def numpy(self) -> np.ndarray:
-        if len(self.array) < len(self.values):
-            tail = np.asarray(self.values[len(self.array):], dtype=self.array.dtype)
-            self.array = np.concatenate([self.array, tail])
+        if self.values:
+            self.array = np.concatenate([self.array, np.asarray(self.values, dtype=self.array.dtype)])
+            self.values = []
         return self.array
 
 
 class _PieceIds(dict):
     def __init__(self, table: Spellings):
         super().__init__()
-        self.table = table
+        # Weakly: no reference cycle, so that a table let go of is freed at once, not at the
+        # garbage collector's next full pass (which may come hundreds of megabytes later).
+        self.table = weakref.proxy(table)
 
     def __missing__(self, piece: str) -> int:
         ident = self[piece] = self.table.add_piece(piece)
@@ -102,9 +110,19 @@ class Spellings:
         # and after a space (see extend_with_pieces).
         self._first_stretches: dict[str, tuple[int, ...]] = {}
         self._next_stretches: dict[str, tuple[int, ...]] = {}
+        # Counted in the memory budget (triage.memory), which retires the table when spent.
+        self.retired = False
+        VOCABULARY.track(self, "spellings")
 
     def __len__(self) -> int:
-        return len(self.piece_ids) + len(self.texts)
+        """Its pieces and spellings (none once retired)."""
+        return 0 if self.retired else len(self.piece_ids) + len(self.texts)
+
+    def clear(self) -> None:
+        """Retire the table (the memory budget is spent): its seeker starts a new one at the
+        next batch, and the analyses made with it keep it as it is (their spelling ids are its
+        own)."""
+        self.retired = True
 
     def extend_with_pieces(self, text: str, ids: list[int]) -> bool:
         """Append to `ids` the piece ids of a text, cut at its spaces: each stretch between
@@ -174,10 +192,10 @@ class Spellings:
                         offset += len(part) + 1
                 else:
                     parts.append((offset, self.spelling(text, kind), False))
-        ident = len(self._pieces["piece_length"].values)
+        ident = len(self._pieces["piece_length"])
         self._pieces["piece_length"].values.append(0 if isinstance(piece, tuple) else len(piece))
         self._pieces["piece_parts"].values.append(len(parts))
-        self._pieces["piece_first"].values.append(len(self._parts["part_spelling"].values))
+        self._pieces["piece_first"].values.append(len(self._parts["part_spelling"]))
         for offset, sid, in_compound in parts:
             self._parts["part_spelling"].values.append(sid)
             self._parts["part_offset"].values.append(offset)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from triage.errors import BadOption
 from triage.lexicons import CLITICS, FIRST_NAME, ORDINARY, TITLES, Lexicons, fold, spelling_key
+from triage.memory import Cache
 from triage.nearwords import edits1 as _edits1  # noqa: F401  (the edit order, importable from here)
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide.rules import STEPS, Rule
@@ -53,19 +54,17 @@ class WordInfo(NamedTuple):
 class WordLabeller:
     """Word labels with one set of lexicons, with the steps in `off` switched off.
 
-    Labels are cached per distinct spelling: SMS vocabularies are Zipfian, so a corpus of
-    millions of messages needs only a few hundred thousand look-ups. Up to `max_cache`
-    spellings are kept; past that the tables start afresh at the next batch.
+    Labels are cached per distinct spelling (SMS vocabularies are Zipfian), within the
+    memory budget of triage.memory.
     """
 
-    def __init__(self, lexicons: Lexicons, max_cache: int = 500_000, off: Iterable[str] = ()):
+    def __init__(self, lexicons: Lexicons, off: Iterable[str] = ()):
         unknown = sorted(set(off) - set(STEPS))
         if unknown:
             raise BadOption(f"unknown Seek&Hide step {unknown[0]!r}; the steps are {', '.join(STEPS)}")
         self.off = frozenset(off)  # the steps switched off
         self.lexicons = lexicons
-        self._cache: dict[str, WordInfo] = {}
-        self._max_cache = max_cache
+        self._cache: dict[str, WordInfo] = Cache("labels")
         self.keep_whole = lexicons.apostrophe_words
         self._near: dict[str, list] = {}  # words one edit away of the batch's unknown spellings (label_many)
 
@@ -78,8 +77,6 @@ class WordLabeller:
                 info = self._analyse(key)
                 if key.rstrip(".") in TITLES and "title" not in self.off:
                     info = info._replace(title=True)
-            if len(self._cache) >= self._max_cache:
-                self._cache.clear()
             self._cache[word] = self._cache[key] = info
         return info
 
@@ -95,8 +92,6 @@ class WordLabeller:
         new = [word for word in dict.fromkeys(words) if word not in cache]
         if not new:
             return
-        if len(cache) + 2 * len(new) > self._max_cache:
-            cache.clear()
         keys = [key for key in dict.fromkeys(map(spelling_key, new)) if key not in cache]
         lexicons = self.lexicons
         lexicons.prefetch(keys)

@@ -1,0 +1,71 @@
+"""The memory budget of the caches that grow with the vocabulary (triage.memory, issue 20): a
+cache is only a memory of work done, so emptying it midway must change no output."""
+
+import importlib.util
+
+import pytest
+from conftest import REPO
+
+from triage import jobs
+from triage.memory import BYTES_PER_ENTRY, VOCABULARY, Budget, Cache
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """2,000 messages of the benchmark's generator (SMS spellings, names, nicknames: a vocabulary
+    that keeps growing), as a CSV file."""
+    spec = importlib.util.spec_from_file_location("bench_corpus", REPO / "benchmarks" / "corpus.py")
+    corpus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(corpus)
+    path = tmp_path_factory.mktemp("memory") / "generated.csv"
+    corpus.write_corpus(path, corpus.generate(2_000, seed=5))
+    return path
+
+
+def test_caches_emptied_at_every_batch_give_the_output_of_unbounded_caches(generated, tmp_path, monkeypatch):
+    monkeypatch.setattr(VOCABULARY, "limit", 2**40)
+    restarts = VOCABULARY.restarts
+    unbounded = jobs.run_classify(generated, tmp_path / "unbounded.csv", chart=False, chunk_size=250)
+    assert VOCABULARY.restarts == restarts
+
+    monkeypatch.setattr(VOCABULARY, "limit", 0)  # spent at once: every cache starts afresh at each batch
+    tiny = jobs.run_classify(generated, tmp_path / "tiny.csv", chart=False, chunk_size=250)
+    assert VOCABULARY.restarts >= restarts + 2_000 // 250  # the statistics' chunks and the batches
+
+    assert (tmp_path / "tiny.csv").read_bytes() == (tmp_path / "unbounded.csv").read_bytes()
+    assert tiny.decisions == unbounded.decisions
+
+
+def test_seek_output_does_not_depend_on_the_budget(generated, tmp_path, monkeypatch):
+    monkeypatch.setattr(VOCABULARY, "limit", 2**40)
+    jobs.run_seek(generated, tmp_path / "unbounded.csv")
+    monkeypatch.setattr(VOCABULARY, "limit", 0)
+    jobs.run_seek(generated, tmp_path / "tiny.csv")
+    assert (tmp_path / "tiny.csv").read_bytes() == (tmp_path / "unbounded.csv").read_bytes()
+
+
+def test_past_the_budget_the_caches_cheapest_to_rebuild_start_afresh_first():
+    budget = Budget(megabytes=1)  # a budget of its own (the caches are in the process's one too)
+    labels, scores = Cache("labels"), Cache("scores")
+    budget.track(labels, "labels")
+    budget.track(scores, "scores")
+    labels.update((f"mot{i}", i) for i in range(1_000))
+    scores.update((i, 0.5) for i in range(1_000))
+    assert budget.used() == 1_000 * (BYTES_PER_ENTRY["labels"] + BYTES_PER_ENTRY["scores"])
+    assert not budget.enforce()
+    budget.limit = 1_000 * BYTES_PER_ENTRY["labels"]  # the word scorer's rows, cheaper to rebuild, go first
+    assert budget.enforce() and len(scores) == 0 and len(labels) == 1_000
+    budget.limit = 0
+    assert budget.enforce() and len(labels) == 0 and budget.restarts == 2
+    del labels  # a cache that is gone is no longer counted
+    scores[1] = 0.5
+    assert budget.used() == BYTES_PER_ENTRY["scores"]
+
+
+def test_a_cache_travels_empty():
+    import pickle
+
+    cache = Cache("labels")
+    cache["bonjour"] = 1
+    copy = pickle.loads(pickle.dumps(cache))
+    assert isinstance(copy, Cache) and copy.kind == "labels" and len(copy) == 0
