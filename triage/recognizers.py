@@ -41,8 +41,7 @@ import numpy as np
 from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
-from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, Analysis
-from triage.seekhide.rules import _READ_AS_WORD_CODES
+from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -263,7 +262,7 @@ def recognise(analysis: Analysis) -> Recognised:
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
     title = f["title"] if "title" not in a.seeker.off else np.zeros(len(a.kind), dtype=bool)
-    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, _READ_AS_WORD_CODES), title=title)
+    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],

@@ -44,7 +44,16 @@ from triage.seekhide.analysis import (  # noqa: F401
     stable_id,
 )
 from triage.seekhide.report import SeekTables, tables  # noqa: F401
-from triage.seekhide.rules import GUESS_RULES, RECOGNIZER_STEPS, RULES, STEPS, WORD_STEPS, Rule, rule_code  # noqa: F401
+from triage.seekhide.rules import (  # noqa: F401
+    GUESS_RULES,
+    READ_AS_WORD_CODES,
+    RECOGNIZER_STEPS,
+    RULES,
+    STEPS,
+    WORD_STEPS,
+    Rule,
+    rule_code,
+)
 from triage.seekhide.table import (  # noqa: F401
     K_DETECTED,
     K_EMOTICON,

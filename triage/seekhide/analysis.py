@@ -19,9 +19,9 @@ from triage.seekhide.rules import (
     _FIRST_NAME_SURNAME_RULE,
     _GUESS_CODES,
     _LOOKUP_CODES,
-    _READ_AS_WORD_CODES,
     _TITLE_RULE,
     _WEAK_RULE,
+    READ_AS_WORD_CODES,
     RULES,
 )
 from triage.seekhide.table import (
@@ -202,7 +202,7 @@ class Analysis:
             listed = table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
                                   width=2)
             first_name = (listed[ws, 0] & np.isin(word_label, (L_DICTIONARY, L_AMBIGUOUS))
-                          & ~np.isin(word_rule, _READ_AS_WORD_CODES) & (word_rule != _TITLE_RULE) & ~in_compound[words])
+                          & ~np.isin(word_rule, READ_AS_WORD_CODES) & (word_rule != _TITLE_RULE) & ~in_compound[words])
             after_first_name = np.zeros(len(words), dtype=bool)
             after_first_name[1:] = (first_name[:-1] & (words[1:] == words[:-1] + 1)
                                     & (message[words[:-1]] == message[words[1:]]))

@@ -63,7 +63,7 @@ _DETERMINER_RULE, _COPULA_RULE = rule_code(Rule.DETERMINER), rule_code(Rule.COPU
 _FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
 # The context rules that read a word found in both lists as the ordinary word: the word scorer
 # leaves it visible, and it still counts in the risk.
-_READ_AS_WORD_CODES = (_DETERMINER_RULE, _COPULA_RULE)
+READ_AS_WORD_CODES = (_DETERMINER_RULE, _COPULA_RULE)
 # The look-ups the determiner and copula rules read as a word found in both lists (not a guess: a guessed
 # word keeps its rule, which the word scorer reads).
 _LOOKUP_CODES = (rule_code(Rule.EXACT), rule_code(Rule.ACCENT))
