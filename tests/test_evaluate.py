@@ -187,4 +187,4 @@ def test_the_ablation_switches_each_seekhide_step_off_and_shows_what_it_brings(c
     # Without the repetition heuristic, 'merciiiii' and the like are no longer known words:
     # Seek&Hide leaves more messages untagged.
     assert by_step["repetition"]["untagged_share"] > by_step[None]["untagged_share"]
-    assert "What each Seek&Hide step brings (ablation)" in result.output
+    assert "What each step brings (ablation" in result.output

@@ -298,7 +298,7 @@ def ablation_markdown(rows: list[dict]) -> list[str]:
         delta = 100 * (row[key] - full[key])
         return _pct(row[key]) + ("" if row is full else f" ({delta:+.1f})")
 
-    lines = ["", "## What each Seek&Hide step brings (ablation)", "",
+    lines = ["", "## What each step brings (ablation: Seek&Hide's and the recognizers' steps)", "",
              "Each step switched off in turn, models cross-validated again; in brackets, the change in "
              "percentage points against every step on. A step that protects names raises the readable spans "
              "when it is off; one that spares ordinary words raises the over-masking.", "",
