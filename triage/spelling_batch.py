@@ -134,39 +134,31 @@ def _sharing(new: list[str], old: list[str]) -> list[str]:
     return [o if n == o else n for n, o in zip(new, old)]
 
 
-def keys(table: Spellings) -> np.ndarray:
-    """spelling_key of each spelling of the table (an object array)."""
+def _derived(table: Spellings, name: str, source, transform) -> np.ndarray:
+    """A string column `name`: transform(source(sids)), each string equal to its source sharing
+    that object (_sharing)."""
 
     def compute(sids: np.ndarray) -> list[str]:
-        texts = texts_of(table, sids)
-        return _sharing(spelling_keys(texts), texts)
-    return table.column("batch.key", compute, object)
+        strings = source(sids)
+        return _sharing(transform(strings), strings)
+    return table.column(name, compute, object)
+
+
+def keys(table: Spellings) -> np.ndarray:
+    """spelling_key of each spelling of the table (an object array)."""
+    return _derived(table, "batch.key", lambda sids: texts_of(table, sids), spelling_keys)
 
 
 def folded_keys(table: Spellings) -> np.ndarray:
     """fold(spelling_key(text)) of each spelling."""
-    key = keys(table)
-
-    def compute(sids: np.ndarray) -> list[str]:
-        keys_of = key[sids].tolist()
-        return _sharing(fold_many(keys_of), keys_of)
-    return table.column("batch.folded_key", compute, object)
+    return _derived(table, "batch.folded_key", lambda sids: keys(table)[sids].tolist(), fold_many)
 
 
 def lowered(table: Spellings) -> np.ndarray:
     """text.lower() of each spelling."""
-
-    def compute(sids: np.ndarray) -> list[str]:
-        texts = texts_of(table, sids)
-        return _sharing(lower_many(texts), texts)
-    return table.column("batch.lower", compute, object)
+    return _derived(table, "batch.lower", lambda sids: texts_of(table, sids), lower_many)
 
 
 def folded_lowered(table: Spellings) -> np.ndarray:
     """fold(text.lower()) of each spelling."""
-    lower = lowered(table)
-
-    def compute(sids: np.ndarray) -> list[str]:
-        lowers = lower[sids].tolist()
-        return _sharing(fold_many(lowers), lowers)
-    return table.column("batch.folded_lower", compute, object)
+    return _derived(table, "batch.folded_lower", lambda sids: lowered(table)[sids].tolist(), fold_many)
