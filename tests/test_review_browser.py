@@ -228,3 +228,84 @@ def test_a_frequent_word_asks_for_confirmation_in_the_words_view(browser, demo):
         server.stop()
     with Workspace.open(ws_path) as ws:
         assert [(e["spelling"], e["kind"], e["scope"]) for e in ws.learnt()] == [("les", "name", "corpus")]
+
+
+# ------------------------------------------------------------ offsets with emoji
+# The server counts code points, a JS string UTF-16 units: an emoji, a flag or a skin tone before
+# a name must not shift what the page hides or draws.
+
+# (text, the name a reviewer hides, what the machines hid: words whose spans go in `hidden`)
+EMOJI_MESSAGES = [
+    ("coucou 👋🏽 Kevin tu viens ce soir", "Kevin", []),  # skin tone before the name
+    ("🇫🇷🇫🇷 allez les bleus avec Sophie", "Sophie", []),  # flags, the name last
+    ("👨‍👩‍👧 la famille de Chloé", "Chloé", []),  # a ZWJ sequence, the name last
+    ("e\u0301te\u0301 🌞 avec Rene\u0301e", "Rene\u0301e", []),  # combining marks, inside the name too
+    ("🎂🎂 joyeux anniv Karim 🎉 gros bisous", "Karim", []),  # hidden by selecting its characters
+    ("🎉 bravo Julie et Hugo 😘😘", None, ["Julie", "Hugo"]),  # hidden by the machines
+]
+
+
+def write_classified(path: Path, messages) -> Path:
+    """A classified file of messages queued for a human, in this order, with what the machines hid."""
+    import csv
+    import json
+
+    from triage.schema import CLASSIFY_COLUMNS
+
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CLASSIFY_COLUMNS)
+        for number, (text, _, machine) in enumerate(messages, start=1):
+            hidden = [[text.index(word), text.index(word) + len(word), "PRE"] for word in machine]
+            writer.writerow([str(number), text, "UNTAGGED", "TA", "0.6", "EXPERT", text, json.dumps(hidden), "[]",
+                             str(1 - number / 100)])
+    return path
+
+
+@pytest.fixture
+def emoji_workspace(tmp_path):
+    path = write_classified(tmp_path / "emoji.csv", EMOJI_MESSAGES)
+    workspace, _ = open_synced(path, tmp_path / "emoji.review.sqlite", audit=0)
+    workspace.close()
+    return tmp_path / "emoji.review.sqlite"
+
+
+def select_word(driver, word):
+    driver.execute_script(
+        """const [box, word] = arguments;
+           const node = [...box.querySelectorAll('.word')].find(n => n.textContent === word).firstChild;
+           const range = document.createRange(); range.setStart(node, 0); range.setEnd(node, word.length);
+           const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);""",
+        driver.find_element(By.ID, "message"), word)
+
+
+def drawn(driver) -> list[str]:
+    return [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, "#message .hidden-item .original")]
+
+
+def test_names_after_emoji_are_hidden_and_drawn_exactly(browser, emoji_workspace):
+    server = Server(emoji_workspace)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        for number, (_, name, machine) in enumerate(EMOJI_MESSAGES, start=1):
+            WebDriverWait(browser, 10).until(lambda d, n=number: current_id(d) == str(n))
+            if machine:
+                assert drawn(browser) == machine  # the machines' items over the right letters
+            elif number == 5:
+                select_word(browser, name)
+                press(browser, "m")
+                assert drawn(browser) == [name]
+            else:
+                next(w for w in browser.find_elements(By.CSS_SELECTOR, "#message .word") if w.text == name).click()
+                assert drawn(browser) == [name]
+            press(browser, Keys.ENTER)
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".done"))
+        assert "error" not in browser.find_element(By.ID, "status").get_attribute("class")
+    finally:
+        server.stop()
+    with Workspace.open(emoji_workspace) as ws:
+        for number, (_, name, machine) in enumerate(EMOJI_MESSAGES, start=1):
+            item = ws.item(str(number))
+            assert item.label == "TA", item
+            assert [item.text[s:e] for s, e, _ in item.spans] == (machine or [name])

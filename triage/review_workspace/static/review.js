@@ -47,6 +47,35 @@ function say(text, error = false) {
   status.classList.toggle("error", error);
 }
 
+// ------------------------------------------------------------------- offsets
+// The server counts a message's characters in code points of the text as written (Python string
+// indices, as in the classified file's `hidden` column); a JS string counts UTF-16 units, two for
+// an emoji, a flag's letters or a skin tone. Spans are converted here, and only here: when they
+// come from the server and when they go back to it. Everything in between (S.draft, the units on
+// the page, their data-start) is in UTF-16 units of the same text.
+
+function spansFromServer(text, spans) {
+  const unitAt = [0]; // code point index -> UTF-16 unit index
+  for (const ch of text) unitAt.push(unitAt[unitAt.length - 1] + ch.length);
+  const unit = (i) => unitAt[Math.max(0, Math.min(i, unitAt.length - 1))];
+  return spans.map(([start, end, tag]) => [unit(start), unit(end), tag]);
+}
+
+function spansToServer(text, spans) {
+  const pointAt = new Array(text.length + 1); // UTF-16 unit index -> code point index
+  const inside = new Array(text.length + 1).fill(false); // the unit is the second half of a pair
+  let unit = 0, point = 0;
+  for (const ch of text) {
+    pointAt[unit] = point;
+    if (ch.length === 2) { pointAt[unit + 1] = point; inside[unit + 1] = true; }
+    unit += ch.length; point += 1;
+  }
+  pointAt[unit] = point;
+  const at = (u) => Math.max(0, Math.min(u, text.length));
+  // A span never splits a character: its start goes back to the character's start, its end on past it.
+  return spans.map(([start, end, tag]) => [pointAt[at(start)], pointAt[at(end)] + (inside[at(end)] ? 1 : 0), tag]);
+}
+
 // ------------------------------------------------------------------ progress
 
 async function refreshState() {
@@ -104,6 +133,7 @@ function renderList() {
 async function show(id, remember = false) {
   if (remember && S.item && S.item.id !== id) S.trail.push(S.item.id);
   const item = await api("GET", `/api/items/${encodeURIComponent(id)}`);
+  for (const key of ["spans", "proposal", "machine_spans"]) if (item[key]) item[key] = spansFromServer(item.text, item[key]);
   S.item = item;
   S.draft = (item.status === "decided" ? item.spans : item.proposal).map((s) => s.slice());
   S.focus = -1;
@@ -273,7 +303,7 @@ async function decide(label) {
     say("Nothing is hidden: hide what identifies someone (h, or select and m), or press n for NTA.", true);
     return;
   }
-  const spans = label === "NTA" ? [] : S.draft;
+  const spans = label === "NTA" ? [] : spansToServer(S.item.text, S.draft);
   try {
     await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans });
     S.trail.push(S.item.id);
@@ -333,7 +363,7 @@ async function loadWords() {
     const examples = el("ul", { class: "examples" });
     for (const ex of group.examples) {
       const line = el("li", { "data-message-id": ex.id });
-      if (ex.start >= 0) line.append(ex.text.slice(0, ex.start), el("mark", { text: ex.text.slice(ex.start, ex.end) }), ex.text.slice(ex.end));
+      if (ex.start >= 0) line.append(...marked(ex));
       else line.textContent = ex.text;
       examples.append(line);
     }
@@ -348,6 +378,12 @@ async function loadWords() {
     if (index === S.candFocus) li.classList.add("focused");
     list.append(li);
   });
+}
+
+// An example from the server ({text, start, end} in code points) with its match marked.
+function marked(ex) {
+  const [[start, end]] = spansFromServer(ex.text, [[ex.start, ex.end, ""]]);
+  return [ex.text.slice(0, start), el("mark", { text: ex.text.slice(start, end) }), ex.text.slice(end)];
 }
 
 function learnButton(label, key, spelling, kind, scope) {
@@ -381,7 +417,7 @@ function askConfirmation(data, onYes) {
   const list = $("confirm-examples");
   list.replaceChildren();
   for (const ex of data.preview.examples) {
-    list.append(el("li", {}, ex.text.slice(0, ex.start), el("mark", { text: ex.text.slice(ex.start, ex.end) }), ex.text.slice(ex.end)));
+    list.append(el("li", {}, ...marked(ex)));
   }
   S.pending = onYes;
   dialog.showModal();
