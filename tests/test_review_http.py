@@ -154,3 +154,44 @@ def test_a_busy_port_is_one_line(classified, tmp_path):
         assert result.exit_code == 1 and "choose another --port" in result.output
     finally:
         taken.close()
+
+
+def test_a_decision_made_on_a_text_changed_since_is_refused_with_409_and_stores_nothing(tmp_path):
+    import csv
+
+    from conftest import CLASSIFIED_COLUMNS
+
+    from triage.review_workspace.workspace import text_hash
+
+    def write(texts):
+        with open(tmp_path / "c.csv", "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(CLASSIFIED_COLUMNS)
+            for rank, (ident, text) in enumerate(texts.items()):
+                writer.writerow([ident, text, "UNTAGGED", "TA", "0.6", "EXPERT", text, "[]", "[]", str(0.9 - rank / 10)])
+        return tmp_path / "c.csv"
+
+    opened, _ = open_synced(write({"1": "salut Kevin", "2": "bisous Léa"}), tmp_path / "ws.sqlite", audit=0)
+    with opened, TestClient(create_app(opened, Settings(TOKEN, PORT, "ana")), base_url=BASE) as client:
+        authorised(client)
+        shown = {ident: client.get(f"/api/items/{ident}").json() for ident in ("1", "2")}
+        assert shown["1"]["text_hash"] == text_hash("salut Kevin")
+        assert client.post("/api/items/2/decision", json={"label": "TA", "spans": [[7, 10, "PRE"]],
+                                                          "text_hash": shown["2"]["text_hash"]}).status_code == 200
+        # `classify --workspace` re-syncs a changed text while the page is open.
+        opened.sync(write({"1": "🎉🎉 salut Kevin", "2": "🌹 bisous Léa"}), audit=0)
+        for path, body in [("/api/items/1/decision", {"label": "TA", "spans": [[6, 11, "PRE"]]}),
+                           ("/api/items/1/skip", {})]:
+            refused = client.post(path, json={**body, "text_hash": shown["1"]["text_hash"]})
+            assert refused.status_code == 409
+            assert "changed since it was shown" in refused.json()["error"] and refused.json()["changed"] is True
+        assert opened.history("1") == [] and opened.item("1").status == "pending"
+        # Undo passes over the decision made on message 2's old text: nothing of it comes back.
+        assert client.post("/api/undo").json() is None
+        assert opened.item("2").status == "stale" and opened.item("2").spans is None
+        again = client.get("/api/items/1").json()
+        assert again["text"] == "🎉🎉 salut Kevin" and again["text_hash"] == text_hash(again["text"])
+        decided = client.post("/api/items/1/decision", json={"label": "TA", "spans": [[9, 14, "PRE"]],
+                                                             "text_hash": again["text_hash"]})
+        assert decided.status_code == 200 and decided.json()["spans"] == [[9, 14, "PRE"]]
+        assert client.post("/api/items/2/skip", json={"text_hash": "0" * 64}).status_code == 409

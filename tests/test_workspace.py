@@ -331,3 +331,65 @@ def test_two_writers_of_the_user_lexicon_lose_nothing(tmp_path):
         assert writer.exitcode == 0
     learnt = {line for line in (tmp_path / "names.txt").read_text("utf-8").splitlines() if not line.startswith("#")}
     assert learnt == {f"{p}zorg{i}" for p in "ab" for i in range(25)}
+
+
+# ------------------------------------------------- decisions bound to their text
+
+
+def write_messages(path: Path, texts: dict[str, str]) -> Path:
+    """A classified file of these messages (id -> text), all queued for a human, in this order."""
+    from conftest import CLASSIFIED_COLUMNS
+
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CLASSIFIED_COLUMNS)
+        for rank, (ident, text) in enumerate(texts.items()):
+            writer.writerow([ident, text, "UNTAGGED", "TA", "0.6", "EXPERT", text, "[]", "[]", str(0.9 - rank / 100)])
+    return path
+
+
+def test_a_decision_or_skip_on_a_text_changed_since_is_refused_and_stores_nothing(tmp_path):
+    from triage.review_workspace.workspace import TextChanged, text_hash
+
+    classified = write_messages(tmp_path / "c.csv", {"1": "salut Kevin", "2": "ok a demain"})
+    opened, _ = open_synced(classified, tmp_path / "ws.sqlite", audit=0)
+    with opened as ws:
+        shown = ws.item("1")
+        assert shown.text_hash == text_hash(shown.text)
+        # The corpus classified again while the page still shows the old text.
+        ws.sync(write_messages(classified, {"1": "🎉 salut Kevin", "2": "ok a demain"}), audit=0)
+        with pytest.raises(TextChanged, match="changed since it was shown"):
+            ws.decide("1", label="TA", spans=[[6, 11, "PRE"]], reviewer="ana", text_hash=shown.text_hash)
+        with pytest.raises(TextChanged, match="changed since it was shown"):
+            ws.skip("1", reviewer="ana", text_hash=shown.text_hash)
+        assert ws.history() == [] and ws.item("1").status == "pending"
+        with pytest.raises(Exception, match="text_hash must be"):
+            ws.decide("1", label="NTA", spans=[], reviewer="ana", text_hash=["not", "a", "hash"])
+        now = ws.item("1")
+        decided = ws.decide("1", label="TA", spans=[[8, 13, "PRE"]], reviewer="ana", text_hash=now.text_hash)
+        assert decided.text[8:13] == "Kevin" and decided.status == "decided"
+        assert ws.skip("2", reviewer="ana", text_hash=ws.item("2").text_hash).status == "skipped"
+
+
+def test_undo_never_brings_back_spans_of_another_text(tmp_path):
+    before = {"1": "salut Kevin", "2": "coucou Léa"}
+    classified = write_messages(tmp_path / "c.csv", before)
+    opened, _ = open_synced(classified, tmp_path / "ws.sqlite", audit=0)
+    with opened as ws:
+        ws.decide("2", label="TA", spans=[[7, 10, "PRE"]], reviewer="ana")
+        ws.decide("1", label="TA", spans=[[6, 11, "PRE"]], reviewer="ana")
+        ws.decide("1", label="TA", spans=[[0, 11, "PRE"]], reviewer="ana")
+        # Message 1 is classified again with another text: its decisions were made on a text it no
+        # longer holds, so they no longer apply and an undo passes over them.
+        ws.sync(write_messages(classified, {"1": "Kevin est là", "2": "coucou Léa"}), audit=0)
+        assert ws.item("1").status == "stale"
+        undone = ws.undo(reviewer="ana")
+        assert undone.id == "2" and undone.status == "pending"
+        one = ws.item("1")
+        assert one.status == "stale" and one.spans is None  # nothing of the old text came back
+        assert [e["action"] for e in ws.history("1")] == ["decide", "decide"]
+        assert ws.undo(reviewer="ana") is None
+        # The old text back: the decisions made on it are its own again, and undo reaches them.
+        ws.sync(write_messages(classified, before), audit=0)
+        undone = ws.undo(reviewer="ana")
+        assert undone.id == "1" and undone.status == "decided" and undone.spans == [[6, 11, "PRE"]]

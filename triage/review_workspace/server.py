@@ -34,7 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from triage import io
-from triage.review_workspace.workspace import TAGS, NeedsConfirmation, Workspace
+from triage.review_workspace.workspace import TAGS, NeedsConfirmation, TextChanged, Workspace
 
 STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "triage_token"
@@ -194,14 +194,26 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         found["neighbours"] = workspace.neighbours(ident)
         return JSONResponse(found)
 
+    # A decision or skip names the text it was made on (`text_hash`, sent with each item): a text
+    # changed since (the corpus classified again while the page was open) is refused with 409.
     async def decision(request: Request):
         data = await _json_body(request)
-        decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
-                                   spans=data.get("spans", []), reviewer=settings.reviewer)
+        try:
+            decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
+                                       spans=data.get("spans", []), reviewer=settings.reviewer,
+                                       text_hash=data.get("text_hash"))
+        except TextChanged as err:
+            return _error(str(err), 409, changed=True)
         return JSONResponse(decided.as_json())
 
     async def skip(request: Request):
-        return JSONResponse(workspace.skip(request.path_params["id"], reviewer=settings.reviewer).as_json())
+        data = await _json_body(request)
+        try:
+            skipped = workspace.skip(request.path_params["id"], reviewer=settings.reviewer,
+                                     text_hash=data.get("text_hash"))
+        except TextChanged as err:
+            return _error(str(err), 409, changed=True)
+        return JSONResponse(skipped.as_json())
 
     async def undo(request: Request):
         undone = workspace.undo(reviewer=settings.reviewer)

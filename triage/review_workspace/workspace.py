@@ -83,6 +83,11 @@ class NeedsConfirmation(io.InputError):
         self.preview = preview
 
 
+class TextChanged(io.InputError):
+    """A decision or skip made on a text the message no longer holds (the corpus was classified
+    again in between): nothing is stored, the reviewer looks at the message again."""
+
+
 @dataclass(frozen=True)
 class Item:
     """A message a human may look at: a queued one or one of the audit sample."""
@@ -90,6 +95,7 @@ class Item:
     id: str
     position: int
     text: str
+    text_hash: str  # text_hash(text): a decision or skip names the text it was made on
     kind: str  # queue or audit
     rank: int
     risk: float | None
@@ -351,7 +357,8 @@ class Workspace:
         label = row["d_label"] if row["status"] == "decided" else None
         spans = json.loads(row["d_spans"]) if row["status"] == "decided" else None
         return Item(
-            id=row["id"], position=row["position"], text=row["text"], kind=row["kind"], rank=row["rank"],
+            id=row["id"], position=row["position"], text=row["text"], text_hash=row["text_hash"],
+            kind=row["kind"], rank=row["rank"],
             risk=row["risk"], seekhide=row["seekhide"], model=row["model"], score=row["score"],
             machine_label=_machine_label(row["decision"], row["model"], machine_spans),
             machine_spans=machine_spans,
@@ -455,32 +462,56 @@ class Workspace:
              status or "pending", label, spans),
         )
 
-    def decide(self, message_id: str, *, label: str, spans: Iterable, reviewer: str) -> Item:
-        """The reviewer's decision on a listed message: TA or NTA and what to hide."""
+    def _text(self, message_id: str, text_hash: str | None) -> str:
+        """The listed message's text, checked against the hash of the text the decision was made on
+        (None: not checked). Called inside the transaction that records the decision."""
+        row = self._db.execute("SELECT m.text, m.text_hash FROM items i JOIN messages m USING (id) WHERE i.id = ?",
+                               (message_id,)).fetchone()
+        if row is None:
+            raise KeyError(message_id)
+        if text_hash is not None:
+            if not isinstance(text_hash, str):
+                raise io.BadOption("text_hash must be the hash of the message's text, as sent with the item")
+            if text_hash != row["text_hash"]:
+                raise TextChanged(f"the text of message {message_id} changed since it was shown "
+                                  "(the corpus was classified again): nothing was saved, look at it again")
+        return row["text"]
+
+    def decide(self, message_id: str, *, label: str, spans: Iterable, reviewer: str,
+               text_hash: str | None = None) -> Item:
+        """The reviewer's decision on a listed message: TA or NTA and what to hide. With `text_hash`
+        (the item's, as shown), a message whose text changed since is refused with TextChanged."""
         label = str(label).strip().upper()
         if label not in LABELS:
             raise io.BadOption(f"label must be TA or NTA, not {label!r}")
         reviewer = _reviewer(reviewer)
-        text = self.item(message_id).text
-        checked = check_spans(text, spans)
-        if label == NTA and checked:
-            raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
         with self._transaction():
+            checked = check_spans(self._text(message_id, text_hash), spans)
+            if label == NTA and checked:
+                raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
             self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
         return self.item(message_id)
 
-    def skip(self, message_id: str, *, reviewer: str) -> Item:
+    def skip(self, message_id: str, *, reviewer: str, text_hash: str | None = None) -> Item:
+        """Put a listed message aside for later (refused with TextChanged as `decide` is)."""
+        reviewer = _reviewer(reviewer)
         with self._transaction():
-            self._record(message_id, "skip", _reviewer(reviewer), "skipped", None, None)
+            self._text(message_id, text_hash)
+            self._record(message_id, "skip", reviewer, "skipped", None, None)
         return self.item(message_id)
 
     def undo(self, *, reviewer: str) -> Item | None:
-        """Undo the reviewer's last decision or skip that is not undone yet (logged as an event too)."""
+        """Undo the reviewer's last decision or skip that is not undone yet (logged as an event too).
+
+        A decision or skip made on a text the message no longer holds is passed over: it already
+        no longer applies (the message is back in the list, to look at again), and undoing it would
+        bring back spans of another text. The last one that still applies is undone."""
         reviewer = _reviewer(reviewer)
         with self._transaction():
             last = self._db.execute(
-                "SELECT * FROM events WHERE reviewer = ? AND action IN ('decide', 'skip') AND undone = 0 "
-                "ORDER BY seq DESC LIMIT 1",
+                "SELECT e.* FROM events e JOIN items i USING (id) JOIN messages m USING (id) "
+                "WHERE e.reviewer = ? AND e.action IN ('decide', 'skip') AND e.undone = 0 "
+                "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT 1",
                 (reviewer,),
             ).fetchone()
             if last is None:

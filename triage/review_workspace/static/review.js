@@ -305,17 +305,29 @@ async function decide(label) {
   }
   const spans = label === "NTA" ? [] : spansToServer(S.item.text, S.draft);
   try {
-    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans });
+    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans, text_hash: S.item.text_hash });
     S.trail.push(S.item.id);
     await next();
-  } catch (error) { say(error.message, true); }
+  } catch (error) { await refused(error); }
 }
 
 async function skip() {
   if (!S.item) return;
-  await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`);
-  S.trail.push(S.item.id);
-  await next();
+  try {
+    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash });
+    S.trail.push(S.item.id);
+    await next();
+  } catch (error) { await refused(error); }
+}
+
+// A decision or skip names the text it was made on: when the text changed since the page showed
+// it (the corpus was classified again), the server stores nothing and the page shows the message anew.
+async function refused(error) {
+  if (error.status === 409 && S.item) {
+    await refreshState();
+    try { await show(S.item.id); } catch (_) { await next(); } // gone from the list: the next one
+  }
+  say(error.message, true);
 }
 
 async function undo() {
