@@ -309,3 +309,60 @@ def test_names_after_emoji_are_hidden_and_drawn_exactly(browser, emoji_workspace
             item = ws.item(str(number))
             assert item.label == "TA", item
             assert [item.text[s:e] for s, e, _ in item.spans] == (machine or [name])
+
+
+def test_a_decision_on_a_text_changed_since_shows_the_message_anew_and_stores_nothing(browser, emoji_workspace):
+    server = Server(emoji_workspace)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        assert current_id(browser) == "1"
+        # The corpus classified again while the page shows message 1: its text changed.
+        changed = [("👋🏽👋🏽 coucou Kevin tu viens ce soir", *EMOJI_MESSAGES[0][1:]), *EMOJI_MESSAGES[1:]]
+        with Workspace.open(emoji_workspace) as ws:
+            ws.sync(write_classified(emoji_workspace.with_name("changed.csv"), changed), audit=0)
+        next(w for w in browser.find_elements(By.CSS_SELECTOR, "#message .word") if w.text == "Kevin").click()
+        press(browser, Keys.ENTER)
+        WebDriverWait(browser, 10).until(lambda d: "changed since" in d.find_element(By.ID, "status").text)
+        assert current_id(browser) == "1" and drawn(browser) == []  # shown anew, as it is now
+        assert browser.find_element(By.ID, "message").get_attribute("textContent") == changed[0][0]
+        with Workspace.open(emoji_workspace) as ws:
+            assert ws.history("1") == [] and ws.item("1").status == "pending"
+        next(w for w in browser.find_elements(By.CSS_SELECTOR, "#message .word") if w.text == "Kevin").click()
+        press(browser, Keys.ENTER)
+        assert wait_for_next(browser, "1") == "2"
+    finally:
+        server.stop()
+    with Workspace.open(emoji_workspace) as ws:
+        item = ws.item("1")
+        assert [item.text[s:e] for s, e, _ in item.spans] == ["Kevin"] and item.text == changed[0][0]
+
+
+def test_the_pages_offsets_convert_to_code_points_and_back_for_any_text(browser, emoji_workspace):
+    """spansFromServer and spansToServer (review.js) on any text: a span of code points drawn on the
+    page covers the same characters, and comes back as the same code points."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    server = Server(emoji_workspace)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        pieces = st.sampled_from(["a", "é", "e\u0301", " ", "👋🏽", "🇫🇷", "👨‍👩‍👧", "😀", "𝔘", "\u200d", "Kevin", "\n"])
+        any_character = st.characters(blacklist_categories=("Cs",))
+        texts = st.lists(st.one_of(pieces, any_character), min_size=1, max_size=30).map("".join)
+
+        @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(texts, st.data())
+        def check(text, data):
+            bounds = sorted(data.draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=2, unique=True)))
+            spans = [[bounds[0], bounds[1], "PRE"]]
+            drawn_slice, back = browser.execute_script(
+                """const [text, spans] = arguments; const page = spansFromServer(text, spans);
+                   return [text.slice(page[0][0], page[0][1]), spansToServer(text, page)];""", text, spans)
+            assert drawn_slice == text[bounds[0]:bounds[1]]
+            assert back == spans
+
+        check()
+    finally:
+        server.stop()
