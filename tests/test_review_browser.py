@@ -366,3 +366,30 @@ def test_the_pages_offsets_convert_to_code_points_and_back_for_any_text(browser,
         check()
     finally:
         server.stop()
+
+
+def test_decided_spans_drawn_after_a_reload_are_what_the_workspace_stores(browser, emoji_workspace):
+    # Decided outside the page, some spans holding emoji themselves: the page draws exactly them.
+    words = {"1": ["👋🏽 Kevin"], "2": ["🇫🇷🇫🇷", "Sophie"], "3": ["👨‍👩‍👧", "Chloé"], "4": ["Rene\u0301e"],
+             "5": ["Karim 🎉"]}
+    stored = {}
+    with Workspace.open(emoji_workspace) as ws:
+        for ident, hidden in words.items():
+            text = ws.item(ident).text
+            spans = [[text.index(w), text.index(w) + len(w), "NOM"] for w in hidden]
+            ws.decide(ident, label="TA", spans=spans, reviewer="ana", text_hash=ws.item(ident).text_hash)
+            stored[ident] = [text[s:e] for s, e, _ in ws.item(ident).spans]
+    assert stored == words
+    server = Server(emoji_workspace)
+    try:
+        for _ in range(2):  # the first load, then a reload
+            browser.get(server.address)
+            ready(browser)
+            assert current_id(browser) == "6" and drawn(browser) == ["Julie", "Hugo"]
+            for ident, words in stored.items():
+                browser.find_element(By.CSS_SELECTOR, f"#item-list li[data-message-id='{ident}']").click()
+                WebDriverWait(browser, 10).until(lambda d, i=ident: current_id(d) == i)
+                assert drawn(browser) == words
+            browser.refresh()
+    finally:
+        server.stop()
