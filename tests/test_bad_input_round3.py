@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import write_queued
+from conftest import HEADER, failed, labelled_rows, nothing_written, read_rows, run, write_queued, write_table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,3 +58,74 @@ def test_a_released_workbook_holds_text_cells_never_formulas(tmp_path):
     sheet = load_workbook(tmp_path / "c.xlsx").worksheets[0]
     cells = [row[1] for row in sheet.iter_rows(min_row=2)]
     assert [c.value for c in cells] == texts and all(c.data_type == "s" for c in cells)
+
+
+# ------------------------------------------------------------------ deeply nested JSON
+
+DEEP = "[" * 5000 + "]" * 5000  # Python's decoder overflows its stack on this
+
+
+def deep_gold(tmp_path: Path, where: str) -> Path:
+    """A labelled file whose last row holds deeply nested JSON: in its spans cell (CSV) or in
+    a field of its JSON Lines object."""
+    rows = labelled_rows()
+    if where == "spans":
+        return write_table(tmp_path / "gold.csv", [*rows, ["99", "ok", "NTA", DEEP]])
+    path = tmp_path / "gold.jsonl"
+    lines = [json.dumps(dict(zip(HEADER, row))) for row in rows]
+    lines.append('{"id": "99", "text": "ok", "label": "NTA", "spans": [], "extra": ' + DEEP + "}")
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["classify", "train", "evaluate"])
+@pytest.mark.parametrize("where", ["spans", "jsonl"])
+def test_deeply_nested_json_in_an_input_is_one_line_naming_file_and_row(cli, tmp_path, out, command, where):
+    if command == "classify" and where == "spans":
+        pytest.skip("classify does not read gold spans")
+    source = deep_gold(tmp_path, where)
+    line = "line 26" if where == "spans" else "line 25"  # a CSV's header is its line 1
+    message = failed(run(cli, command, source, out), 1, source.name, line, "nested more than")
+    assert "Recursion" not in message
+    nothing_written(out)
+
+
+def test_deeply_nested_json_in_a_hidden_cell_is_one_line_for_queue_export(cli, tmp_path):
+    classified = write_queued(tmp_path / "classified.csv", "salut julie")
+    rows = read_rows(classified)
+    rows[0]["hidden"] = DEEP
+    write_table(classified, [list(r.values()) for r in rows], list(rows[0]))
+    failed(cli("queue", "export", classified, "-o", tmp_path / "q.csv"), 1,
+           "classified.csv", "line 2", "'hidden'", "nested more than")
+    assert not (tmp_path / "q.csv").exists()
+
+
+def test_deeply_nested_json_in_a_hidden_cell_is_one_line_for_release(cli, tmp_path):
+    from triage.review_workspace import open_synced
+
+    classified = write_queued(tmp_path / "classified.csv", "salut julie")
+    rows = read_rows(classified)
+    rows[0]["decision"], rows[0]["label"] = "NTA", "NTA"  # nothing left to review
+    write_table(classified, [list(r.values()) for r in rows], list(rows[0]))
+    opened, _ = open_synced(classified, tmp_path / "ws.sqlite")
+    opened.close()
+    rows[0]["hidden"] = DEEP
+    write_table(classified, [list(r.values()) for r in rows], list(rows[0]))
+    failed(cli("release", classified, "--workspace", tmp_path / "ws.sqlite", "-o", tmp_path / "corpus.csv"), 1,
+           "classified.csv", "line 2", "nested more than")
+    assert not (tmp_path / "corpus.csv").exists()
+
+
+@settings(max_examples=30, deadline=None)
+@given(depth=st.integers(1, 3000), kind=st.sampled_from("[{"))
+def test_parse_json_returns_a_value_or_raises_value_error(depth, kind):
+    from triage import io
+
+    opening, closing = ("[", "]") if kind == "[" else ('{"a":', "}")
+    text = opening * depth + "1" + closing * depth
+    try:
+        io.parse_json(text)
+    except io.JSONTooDeep:
+        assert depth > io.MAX_JSON_DEPTH
+    else:
+        assert depth <= io.MAX_JSON_DEPTH
