@@ -129,3 +129,18 @@ def test_parse_json_returns_a_value_or_raises_value_error(depth, kind):
         assert depth > io.MAX_JSON_DEPTH
     else:
         assert depth <= io.MAX_JSON_DEPTH
+
+
+# ------------------------------------------------------------------ the Python API
+
+
+def test_hide_none_means_the_default_and_a_wrong_type_is_one_option_error():
+    import pandas as pd
+
+    import triage
+    from triage.errors import BadOption
+
+    frame = pd.DataFrame({"id": ["1", "2"], "text": ["rdv avec Julie à 18h", "il pleut"]})
+    pd.testing.assert_frame_equal(triage.classify(frame, hide=None), triage.classify(frame))
+    with pytest.raises(BadOption, match="hide must be"):
+        triage.classify(frame, hide=5)
