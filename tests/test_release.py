@@ -215,13 +215,14 @@ def test_the_datasheet_names_the_model(cli, reviewed, tmp_path):
     assert sheet["model"].startswith("the embedded model") and "sha256" in sheet["model"]
 
 
-def test_formula_cells_are_neutralised_in_a_released_workbook(tmp_path):
+def test_a_released_workbook_keeps_formula_looking_texts_as_text_cells(tmp_path):
     from openpyxl import load_workbook
 
     from triage.spreadsheets import write_xlsx
 
     write_xlsx(tmp_path / "c.xlsx", ["id", "text"], [["1", "=HYPERLINK(\"http://x\")"], ["2", "+33 6 12"], ["3", "ok"]])
     sheet = load_workbook(tmp_path / "c.xlsx").worksheets[0]
-    cells = [row[1].value for row in sheet.iter_rows(min_row=2)]
-    assert sheet.cell(2, 2).data_type != "f" and not any(str(c).startswith(("=", "+")) for c in cells)
+    cells = [row[1] for row in sheet.iter_rows(min_row=2)]
+    assert all(c.data_type == "s" for c in cells)  # a string cell is never run as a formula
+    assert [c.value for c in cells] == ["=HYPERLINK(\"http://x\")", "+33 6 12", "ok"]  # the texts, exactly
     assert read_xlsx(tmp_path / "c.xlsx")[1][0][1] == "=HYPERLINK(\"http://x\")"  # read back as written

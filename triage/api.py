@@ -128,8 +128,20 @@ def seek(data, *, words: bool = False, text_column: str = "text", id_column: str
                         id_column=_id_column(source, id_column))
 
 
+def _hide(hide) -> str | list[str]:
+    """The `hide` argument: None means the default; a text or a sequence of category names,
+    else an option error (not a TypeError from deep inside)."""
+    if hide is None:
+        return "default"
+    if isinstance(hide, str):
+        return hide
+    if isinstance(hide, (Sequence, set, frozenset)) and all(isinstance(tag, str) for tag in hide):
+        return list(hide)
+    raise io.BadOption(f"hide must be category names such as \"default,LIE\" or [\"default\", \"LIE\"], not {hide!r:.60}")
+
+
 def classify(data, *, model: Model | str | os.PathLike | None = None, policy: str | None = None,
-             expert_budget: float = 0.10, calibrated: bool = False, hide: str | Sequence[str] = "default",
+             expert_budget: float = 0.10, calibrated: bool = False, hide: str | Sequence[str] | None = "default",
              jobs: int = 1, engine: str = "local", scheduler: str | None = None, text_column: str = "text",
              id_column: str | None = None, workspace: str | os.PathLike | None = None):
     """Classify every message TA / NTA / EXPERT (`triage classify`): one row per message, in
@@ -147,7 +159,7 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
         review_module.check_workspace_path(workspace)
     summary = _jobs.run_classify(
         source.records, None, model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated,
-        hide=hide, jobs=jobs, engine=engine,
+        hide=_hide(hide), jobs=jobs, engine=engine,
         scheduler=scheduler, read=_read(text_column, id_column),
     )
     if workspace is not None:
@@ -172,14 +184,14 @@ def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: 
 
 
 def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: str = "budget",
-             expert_budget: float = 0.10, hide: str | Sequence[str] = "default", folds: int = 5, seed: int = 0,
+             expert_budget: float = 0.10, hide: str | Sequence[str] | None = "default", folds: int = 5, seed: int = 0,
              feature_set: str = "rich", ablation: bool = False, text_column: str = "text",
              label_column: str = "label") -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`): the report, with its
     budget curve as a table (`tables["budget_curve"]`) and a figure."""
     source = frames.source(data, what="gold")
     report = _jobs.run_evaluate(source.records, None, model_path=_model(model), policy=policy, budget=expert_budget,
-                               hide=hide, folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
+                               hide=_hide(hide), folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
                                read=_read(text_column, None, label_column))
     points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
     curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
@@ -305,7 +317,7 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
 
 def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
             columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False,
-            hide: str | Sequence[str] = "default") -> Release:
+            hide: str | Sequence[str] | None = "default") -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
     were classified (a DataFrame or a file), for their other columns."""
@@ -317,7 +329,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
     given_classified = _classified(classified)
     summary = run_release(_records(given_classified), None, workspace=workspace, style=style, seed=seed,
                           columns=list(chosen) if chosen else None, input_path=given,
-                          withhold_undecided=withhold_undecided, hide=hide,
+                          withhold_undecided=withhold_undecided, hide=_hide(hide),
                           command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 

@@ -6,7 +6,6 @@ folded, as classify analyses messages (folded_gold).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,15 +23,19 @@ class GoldMessage:
     group: str = ""  # the donor: messages of one donor stay in one cross-validation fold
 
 
-def parse_spans(raw: str, line: int, text: str | None = None) -> list[Span]:
+def parse_spans(raw: str, line: int, text: str | None = None, display: str | None = None) -> list[Span]:
     """Gold spans of one message; with its `text`, each must lie inside it and none may
-    overlap another (a model trained on impossible spans learns nonsense, silently)."""
+    overlap another (a model trained on impossible spans learns nonsense, silently).
+    `display` names the file in the errors."""
     if not raw or not raw.strip():
         return []
+    where = f"{display}: line {line}" if display else f"line {line}"
     try:
-        spans = [(int(s), int(e), str(t)) for s, e, t in json.loads(raw)]
+        spans = [(int(s), int(e), str(t)) for s, e, t in io.parse_json(raw)]
+    except io.JSONTooDeep as error:
+        raise BadInput(f"{where}: spans must be a JSON list of [start, end, TYPE], not {error}") from None
     except (ValueError, TypeError) as error:
-        raise BadInput(f"line {line}: spans must be a JSON list of [start, end, TYPE] ({error})") from None
+        raise BadInput(f"{where}: spans must be a JSON list of [start, end, TYPE] ({error})") from None
     if text is not None:
         end_before = 0
         for start, end, kind in sorted(spans):
@@ -71,10 +74,12 @@ def labelled_gold(input_path: Path | io.Records, read: io.ReadOptions, with_span
     exists and `with_spans`, donor as the cross-validation group."""
     table = read.open(input_path, require_label=True)
     has_spans = with_spans and "spans" in table.columns
+    table_name = io.source_name(input_path)
     messages, raw = [], []
     for message in table:
         raw.append((message.line, message.fields.get(read.label_column, "")))
-        spans = parse_spans(message.fields.get("spans", ""), message.line, message.text) if has_spans else []
+        spans = (parse_spans(message.fields.get("spans", ""), message.line, message.text, table_name)
+                 if has_spans else [])
         messages.append(GoldMessage(message.text, "", spans, message.fields.get("donor", "")))
     for message, label in zip(messages, io.parse_labels(raw)):
         message.label = label

@@ -30,7 +30,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from triage.errors import (
     BadInput,
@@ -58,6 +58,7 @@ __all__ = [
     "format_for",
     "neutralise_formula",
     "open_messages",
+    "parse_json",
     "parse_labels",
     "restore_formula",
 ]
@@ -792,6 +793,45 @@ def _show(value: str, limit: int = 40) -> str:
 # ------------------------------------------------------------------------------ JSONL
 
 
+MAX_JSON_DEPTH = 64  # nested lists/objects in one JSON value of a user's file (a span list needs 2)
+
+
+class JSONTooDeep(ValueError):
+    """A JSON value nested deeper than MAX_JSON_DEPTH (Python's decoder would overflow its stack)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
+        self.msg = str(self)
+
+
+def parse_json(text: str, decode: Callable[[str], Any] = json.loads) -> Any:
+    """The value of a JSON text from a user's file (a JSON Lines row, a spans or hidden cell).
+
+    Raises ValueError for what is not JSON and its subclass JSONTooDeep for a value nested
+    more than MAX_JSON_DEPTH levels deep (instead of a RecursionError from the decoder or from
+    whatever walks the value later). Every parse of JSON that a user wrote goes through here.
+    """
+    try:
+        value = decode(text)
+    except RecursionError:
+        raise JSONTooDeep() from None
+    if isinstance(value, (list, dict)) and _too_deep(value):
+        raise JSONTooDeep()
+    return value
+
+
+def _too_deep(value: list | dict) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return True
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, (list, dict)):
+                stack.append((child, depth + 1))
+    return False
+
+
 def _json_cell(value: Any) -> str:
     if value is None:
         return ""
@@ -846,8 +886,8 @@ def _jsonl_records(lines: Iterable[str], bad_line, replaced=None) -> Iterator[tu
         if not stripped:
             continue
         try:
-            record = decode(stripped)
-        except _DuplicateKey as err:
+            record = parse_json(stripped, decode)
+        except (_DuplicateKey, JSONTooDeep) as err:
             bad_line(number, str(err))
             continue
         except ValueError as err:

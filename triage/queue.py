@@ -17,7 +17,6 @@ word is learnt only with an explicit scope, in the review workspace (triage.revi
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 import re
@@ -169,7 +168,9 @@ def _json_cell(message: io.Message, display: str, column: str):
     if not raw:
         return []
     try:
-        return json.loads(raw)
+        return io.parse_json(raw)
+    except io.JSONTooDeep as err:
+        raise _cell_error(display, message, column, f"is {err}") from None
     except ValueError:
         raise _cell_error(display, message, column, "is not JSON") from None
 

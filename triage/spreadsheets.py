@@ -39,34 +39,76 @@ def restore_formula(value: str) -> str:
     return value
 
 
-def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus") -> bytes:
-    """A workbook of one sheet: a header row, then the rows, every cell as text (never a formula)."""
+# What a worksheet cell cannot hold as it is: the control characters XML 1.0 refuses, U+FFFE,
+# U+FFFF and lone surrogates, and the carriage return (XML reads it back as a line feed). OOXML
+# writes them as _xHHHH_, and an underscore that would start such a sequence as _x005F_; Excel
+# and LibreOffice show the characters, and read_xlsx gives them back.
+_UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0d\x0e-\x1f\ufffe\uffff\ud800-\udfff]|_(?=x[0-9A-Fa-f]{4}_)")
+_ESCAPED = re.compile("_x([0-9A-Fa-f]{4})_")
+
+
+def escape_cell(value: str) -> str:
+    """A text as an OOXML cell string holds it (_xHHHH_ for what a worksheet cannot hold)."""
+    return _UNWRITABLE.sub(lambda m: f"_x{ord(m.group()):04X}_", value)
+
+
+def unescape_cell(value: str) -> str:
+    """Inverse of escape_cell: each _xHHHH_ is the character HHHH."""
+    if "_x" not in value:
+        return value
+    return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), value)
+
+
+def _text_cells(worksheet, values: Sequence[str]) -> list:
+    """Cells that hold `values` as text: escaped, and typed as strings (a text starting with
+    '=' stays text, never a formula)."""
+    from openpyxl.cell import WriteOnlyCell
+
+    cells = []
+    for value in values:
+        cell = WriteOnlyCell(worksheet, escape_cell(value))
+        cell.data_type = "s"
+        cells.append(cell)
+    return cells
+
+
+def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus", *,
+               neutralise: bool = True) -> bytes:
+    """A workbook of one sheet: a header row, then the rows, every cell as text (never a
+    formula), any text kept (escape_cell). With `neutralise` (an expert's queue, read back by
+    `queue apply`) formula-looking cells get neutralise_formula's leading quote; without it
+    (a released corpus) every text is written exactly."""
     from openpyxl import Workbook
 
+    prepare = neutralise_formula if neutralise else (lambda value: value)
     book = Workbook(write_only=True)
     worksheet = book.create_sheet(sheet)
-    worksheet.append([neutralise_formula(str(c)) for c in columns])
+    worksheet.append(_text_cells(worksheet, [prepare(str(c)) for c in columns]))
     for row in rows:
-        worksheet.append([neutralise_formula("" if v is None else str(v)) for v in row])
+        worksheet.append(_text_cells(worksheet, [prepare("" if v is None else str(v)) for v in row]))
     buffer = stdio.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
 
 
-def write_into(handle, columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus") -> None:
+def write_into(handle, columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus", *,
+               neutralise: bool = True) -> None:
     """Write a workbook on a text handle of outputs.atomic_output (through its byte buffer)."""
     handle.flush()
-    handle.buffer.write(xlsx_bytes(columns, rows, sheet))
+    handle.buffer.write(xlsx_bytes(columns, rows, sheet, neutralise=neutralise))
 
 
 def write_xlsx(path: str | os.PathLike[str], columns: Sequence[str], rows: Sequence[Sequence[str]], *,
                force: bool = False, protect=(), sheet: str = "corpus") -> None:
+    """A workbook of the rows with every text exactly as given (a released corpus keeps its
+    texts: a cell written as a string is never a formula, so nothing is neutralised)."""
     with outputs.atomic_output(path, force=force, protect=protect) as handle:
-        write_into(handle, columns, rows, sheet)
+        write_into(handle, columns, rows, sheet, neutralise=False)
 
 
 def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]:
-    """The first sheet's header and rows, as text (formula cells neutralised by an export are restored)."""
+    """The first sheet's header and rows, as text exactly as written (_xHHHH_ escapes decoded).
+    The leading quote of a neutralised queue cell is kept: `queue apply` restores it, once."""
     from openpyxl import load_workbook
 
     try:
@@ -75,7 +117,7 @@ def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]
         raise BadInput(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
                             "from your spreadsheet, or export it as CSV UTF-8") from None
     try:
-        rows = [["" if v is None else restore_formula(str(v)) for v in row] for row in book.worksheets[0].iter_rows(values_only=True)]
+        rows = [["" if v is None else unescape_cell(str(v)) for v in row] for row in book.worksheets[0].iter_rows(values_only=True)]
     finally:
         book.close()
     if not rows:
