@@ -25,6 +25,7 @@ from pathlib import Path
 
 from triage import io, outputs
 from triage.combiner import hide_text, parse_hide
+from triage.normalise import grapheme_spans
 from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
 from triage.surrogates import Surrogates, entity_key
@@ -64,9 +65,11 @@ def replacer(style: str, seed: int = 0, known=None):
 
 
 def release_text(text: str, spans, replace) -> str:
-    """`text` with each span replaced by `replace(tag, original)`; every other character kept."""
+    """`text` with each span replaced by `replace(tag, original)`; every other character kept.
+    Spans are widened to whole grapheme clusters (triage.normalise.grapheme_spans): no mark is
+    left dangling from a replacement."""
     parts, last = [], 0
-    for start, end, tag in sorted(spans):
+    for start, end, tag in grapheme_spans(text, sorted(spans)):
         parts.append(text[last:start])
         parts.append(replace(tag, text[start:end]))
         last = end

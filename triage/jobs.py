@@ -26,7 +26,7 @@ from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
 from triage.gold import gold_labels, labelled_gold
 from triage.io import ReadOptions
-from triage.normalise import fold_batch, hide_in_original, words_in_original
+from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
 from triage.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
@@ -75,6 +75,7 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
                 anonymised, hidden = hide_in_original(seeker.code_for, text, folded[i], hidden, offsets)
                 highlighted[i] = words_in_original(highlighted[i], text, folded[i], offsets)
             else:
+                hidden = grapheme_spans(text, hidden)
                 anonymised = seeker.hide(text, hidden)
             yield {
                 "id": ident,

@@ -360,13 +360,46 @@ def fold_batch(texts: list[str]) -> tuple[list[str], dict[int, OffsetMap]]:
     return folded, maps
 
 
+def _extends_cluster(char: str) -> bool:
+    """Whether char belongs to the character before it: a combining mark (of any kind), a
+    variation selector, the grapheme joiner, a tag character, an emoji skin tone."""
+    return unicodedata.category(char) in ("Mn", "Me", "Mc") or char in IGNORABLE or "\U0001f3fb" <= char <= "\U0001f3ff"
+
+
+def grapheme_spans(text: str, spans) -> list[tuple[int, int, str]]:
+    """[start, end, tag] spans (sorted, apart) widened to whole characters as a reader sees them
+    (grapheme clusters): a span that starts on a mark starts at its base character, one that
+    ends before marks, selectors or a joiner ("\u200d" and the character it joins) ends after
+    them; spans that then touch are merged. Hiding such a span never leaves a mark dangling
+    from a code, nor a base character stripped of its marks."""
+    widened: list[tuple[int, int, str]] = []
+    for start, end, tag in spans:
+        while start > 0 and _extends_cluster(text[start]):
+            start -= 1
+        while end < len(text):
+            if _extends_cluster(text[end]):
+                end += 1
+            elif text[end] == "\u200d" and end + 1 < len(text) and not text[end + 1].isspace():
+                end += 2
+            else:
+                break
+        if widened and start < widened[-1][1]:
+            widened[-1] = (widened[-1][0], max(end, widened[-1][1]), widened[-1][2])
+        else:
+            widened.append((start, end, tag))
+    return widened
+
+
 def hide_in_original(code_for, original: str, folded: str, spans, offsets: OffsetMap):
     """(the original text with each span replaced by its code, the spans in the original).
     Codes are made from the folded text, so that a name has the same code however it was
-    written."""
-    mapped = spans_to_original(spans, offsets)
+    written. Spans are widened to whole grapheme clusters of the original (grapheme_spans)."""
+    exact = spans_to_original(spans, offsets)
+    mapped = grapheme_spans(original, exact)
+    folded_of = {(o_start, o_end): (start, end) for (start, end, _), (o_start, o_end, _) in zip(spans, exact)}
     parts, last = [], 0
-    for (start, end, tag), (o_start, o_end, _) in zip(spans, mapped):
+    for o_start, o_end, tag in mapped:
+        start, end = folded_of.get((o_start, o_end)) or offsets.folded_span(o_start, o_end) or (0, 0)
         parts += [original[last:o_start], code_for(folded, start, end, tag)]
         last = o_end
     parts.append(original[last:])
