@@ -48,6 +48,13 @@ CONFUSABLES_TABLE = """
 ı i
 """
 CONFUSABLES: dict[str, str] = dict(zip(*[iter(CONFUSABLES_TABLE.split())] * 2))
+# The look-alikes with their accents too ("ѐ", "ї": a Cyrillic look-alike with a mark), as the
+# Latin letter with the same accents.
+LOOK_ALIKES: dict[str, str] = {**{
+    chr(point): unicodedata.normalize("NFC", CONFUSABLES[decomposed[0]] + decomposed[1:])
+    for point in [*range(0x370, 0x530), *range(0x1F00, 0x2000)]
+    if len(decomposed := unicodedata.normalize("NFD", chr(point))) > 1 and decomposed[0] in CONFUSABLES
+}, **CONFUSABLES}
 
 # Characters a reader does not see: zero-width space, non-joiner and joiner, word joiner,
 # byte-order mark, soft hyphen, and the bidirectional marks, embeddings, overrides and isolates.
@@ -122,7 +129,7 @@ def _character_class(chars) -> str:
 # work). Split at the end of the Basic Multilingual Plane, where `re` tests a class in one step
 # (beyond it, range by range): the first test stops at any astral character (an emoji, mostly),
 # and only then are the astral characters that fold looked for.
-_FOLDING = (INVISIBLE | SPACES | set(CONFUSABLES) | _other_digits() | set(map(chr, range(0xFF01, 0xFF5F)))
+_FOLDING = (INVISIBLE | SPACES | set(LOOK_ALIKES) | _other_digits() | set(map(chr, range(0xFF01, 0xFF5F)))
             | set(COMPATIBILITY_LETTERS))
 _FOLDABLE = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"})[:-1] + "\U00010000-\U0010ffff]")
 _FOLDABLE_BMP = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"}))
@@ -250,27 +257,40 @@ def _fold_characters(folding: _Folding) -> None:
                 longer[index] = letters
     if longer:
         folding.expand(longer)
+    folding.drop(lambda index: folding.chars[index] in INVISIBLE)
+
+
+def _drop_dressing(folding: _Folding) -> None:
+    """Compose each mark left on a letter that folding changed ("𝐞" or a Cyrillic "е" + acute is
+    "é"); drop the marks that still do not compose, and selectors and tags on a letter or digit."""
     chars = folding.chars
     # A mark left after composing dresses a letter; a selector or tag, a letter or digit next to it.
     dressing = [False] * len(chars)
+    kept = -1  # the last letter kept: a mark left on a letter folded above composes with it ("𝐞" + acute)
     for index, char in enumerate(chars):
         if char in DIACRITICS:
             dressing[index] = index > 0 and (chars[index - 1].isalpha() or dressing[index - 1])
+            if dressing[index] and kept >= 0:
+                composed = unicodedata.normalize("NFC", chars[kept] + char)
+                if len(composed) == 1:
+                    chars[kept] = composed
+        elif char.isalpha():
+            kept = index
         elif char in IGNORABLE:
             dressing[index] = index > 0 and (chars[index - 1].isalnum() or dressing[index - 1]) or (
                 index + 1 < len(chars) and chars[index + 1].isalnum())
-    folding.drop(lambda index: chars[index] in INVISIBLE or dressing[index])
+    folding.drop(dressing.__getitem__)
 
 
 def _fold_confusables(folding: _Folding) -> None:
     text = folding.text()
     for word in _WORD.finditer(text):
         letters = word.group()
-        look_alikes = [i for i, char in enumerate(letters) if char in CONFUSABLES]
+        look_alikes = [i for i, char in enumerate(letters) if char in LOOK_ALIKES]
         if look_alikes and (len(look_alikes) == len(letters) or any(
                 char.isascii() or "LATIN" in unicodedata.name(char, "") for char in letters)):
             for i in look_alikes:
-                folding.replace(word.start() + i, CONFUSABLES[letters[i]])
+                folding.replace(word.start() + i, LOOK_ALIKES[letters[i]])
 
 
 def _join_spaced_letters(folding: _Folding) -> None:
@@ -303,6 +323,7 @@ def fold(text: str) -> tuple[str, OffsetMap | None]:
         return text, None
     _fold_characters(folding)
     _fold_confusables(folding)
+    _drop_dressing(folding)
     _join_spaced_letters(folding)
     folded = folding.text()
     if folded == text:
