@@ -106,8 +106,9 @@ def datasheet_paths(output: Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".datasheet.md"), stem.with_name(stem.name + ".datasheet.json")
 
 
-def _input_columns(input_path, read_id_column: str | None) -> tuple[list[str], dict[str, dict], str]:
-    table = io.open_messages(input_path, id_column=read_id_column or io.DEFAULT_ID_COLUMN)
+def _input_columns(input_path, id_column: str | None, text_column: str | None) -> tuple[list[str], dict[str, dict], str]:
+    """The input's columns, its rows by id and its text column, read as classify read them."""
+    table = io.open_messages(input_path, id_column=id_column or io.DEFAULT_ID_COLUMN, text_column=text_column or "text")
     fields = {message.id: message.fields for message in table}
     return list(table.columns), fields, table.text_column
 
@@ -135,23 +136,25 @@ def run_release(
         raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
     hide = parse_hide(hide)
     ws_path = Path(workspace) if workspace else default_path(classified)
-    inputs = [classified, ws_path] + ([input_path] if input_path is not None else [])
     name = io.source_name(classified)
-    if output is not None:
-        output = Path(output)
-        kind = output_kind(output, excel)
-        sheet_md, sheet_json = datasheet_paths(output)
-        for path in (output, sheet_md, sheet_json):  # every output checked before any work
-            outputs.refuse_inputs(path, inputs)
-            if path.exists() and not force:
-                raise io.OutputExists(f"{path} exists; use --force to overwrite")
+    kind = output_kind(Path(output), excel) if output is not None else None
     check_workspace_path(ws_path, [classified])
     if not ws_path.exists():
         raise io.BadInput(f"no review workspace {ws_path}: run `triage review {name}` first "
                           "(it lists what a human must decide before a release)")
     with Workspace.open(ws_path) as opened:
         meta = opened.meta()
-        opened.sync(classified, audit=int(meta.get("audit_size", 200)), seed=int(meta.get("audit_seed", 0)))
+        recorded_input = meta.get("input")
+        if output is not None:
+            output = Path(output)
+            sheet_md, sheet_json = datasheet_paths(output)
+            # Every output checked before any work; never over what the release reads (the classified
+            # file, the workspace, the input given or the one classify recorded), not even with --force.
+            protected = [classified, ws_path, input_path, recorded_input]
+            outputs.check_outputs([(path, force) for path in (output, sheet_md, sheet_json)], inputs=protected)
+            for path in (output, sheet_md, sheet_json):
+                _check_writable(path)
+        _check_recorded(opened, classified, name, ws_path)
         undecided = opened.undecided()
         if undecided and not withhold_undecided:
             raise io.BadInput(
@@ -162,17 +165,20 @@ def run_release(
         input_path = input_path if input_path is not None else meta.get("input")
         if isinstance(input_path, (str, os.PathLike)) and not Path(input_path).exists():
             raise io.BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
+        # The id and text columns classify was told to read (recorded in the workspace).
+        id_column = meta.get("id_column") or None
         if input_path is not None:
-            all_columns, input_fields, text_column = _input_columns(input_path, None)
+            all_columns, input_fields, text_column = _input_columns(input_path, id_column, meta.get("text_column"))
         else:
             all_columns, input_fields, text_column = ["id", "text"], {}, "text"
-        if "id" not in all_columns:
-            all_columns = ["id", *all_columns]
+        id_column = id_column if id_column in all_columns else "id"
+        if id_column not in all_columns:
+            all_columns = [id_column, *all_columns]
         if columns:
             unknown = [c for c in columns if c not in all_columns]
             if unknown:
                 raise io.BadOption(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
-            chosen = [c for c in all_columns if c in columns or c in ("id", text_column)]  # rows stay linkable
+            chosen = [c for c in all_columns if c in columns or c in (id_column, text_column)]  # rows stay linkable
         else:
             chosen = all_columns
         known = opened.surrogate_map() if style == "surrogates" else None
@@ -192,7 +198,7 @@ def run_release(
                 raise io.BadInput(f"{io.source_name(input_path)}: message {row.id!r} differs from the classified file's; "
                                     "give the input that was classified with --input")
             released = release_text(row.text, row.spans, replace.replace)
-            values = {**fields, "id": row.id, text_column: released}
+            values = {**fields, id_column: row.id, text_column: released}
             records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
         if style == "surrogates":
             opened.save_surrogate_map(replace.mapping, seed)
@@ -213,6 +219,33 @@ def run_release(
         handle.write(datasheet_markdown(sheet))
     summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
     return summary
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse an output whose folder (or the nearest existing one) cannot be written to."""
+    folder = path.parent
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise io.OutputRefused(f"cannot write {os.fspath(path)}: {folder} is not writable")
+
+
+def _check_recorded(opened: Workspace, classified, name: str, ws_path: Path) -> None:
+    """The release reads what was decided: the workspace's record of every message (its text and
+    what the machines hide, recorded when classify or review synced it). A classified file that
+    disagrees with that record (edited since, or another run) is refused, naming the messages."""
+    if not opened.count_messages():
+        raise io.BadInput(f"the review workspace {ws_path} holds no messages yet: run `triage review {name}` first")
+    differ = opened.disagreements(classified)
+    if differ:
+        shown = ", ".join(repr(i) for i in differ[:5])
+        more = f" and {len(differ) - 5:,} more" if len(differ) > 5 else ""
+        raise io.BadInput(
+            f"{name} disagrees with the review workspace {ws_path} on {len(differ):,} message"
+            f"{'s' if len(differ) > 1 else ''} ({shown}{more}): text, decision or hidden spans differ from what "
+            f"was recorded and reviewed; release the classified file that was reviewed, or bring the workspace "
+            f"up to date with `triage review {name} --workspace {ws_path}` first"
+        )
 
 
 def _write_table(output: Path, kind: str, columns: list[str], records: list[list[str]], force: bool) -> None:

@@ -300,6 +300,25 @@ def run_classify(
     return summary
 
 
+def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
+    """What `classify --workspace` needs, checked before anything is written: unique ids (the
+    workspace keys decisions by id), and, when the workspace already holds a corpus, that this
+    input is that corpus (another corpus's messages would replace its list and audit sample)."""
+    from triage.review_workspace import Workspace
+
+    display = io.source_name(input_path)
+    repeated = io.duplicate_ids(read.open(input_path))
+    if repeated:
+        ident, lines = next(iter(repeated.items()))
+        others = f" ({len(repeated):,} repeated ids in total)" if len(repeated) > 1 else ""
+        raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a review "
+                       "workspace needs unique ids (see --id-column); nothing was written")
+    path = Path(workspace)
+    if path.exists() and path.stat().st_size:
+        with Workspace.open(path) as opened:
+            opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
+
+
 def _send_riskiest(held: io.HeldChunks, risks: list[np.ndarray], budget: combiner.ExpertBudget) -> Counter:
     """Write the held rows, the riskiest of them (exactly the budget) as EXPERT; returns the
     change in the counts of decisions."""

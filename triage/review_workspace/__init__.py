@@ -54,14 +54,24 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
 
 
 def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike[str] | None = None, *,
-                audit: int = DEFAULT_AUDIT, seed: int = 0, input_path=None) -> tuple[Workspace, SyncSummary]:
-    """The workspace of a classified file (created beside it by default), brought up to date with it."""
+                audit: int = DEFAULT_AUDIT, seed: int = 0, input_path=None, id_column: str | None = None,
+                text_column: str | None = None) -> tuple[Workspace, SyncSummary]:
+    """The workspace of a classified file (created beside it by default), brought up to date with it.
+    A sync that fails or is interrupted leaves the workspace as it was: one made for it is removed."""
     path = check_workspace_path(workspace or default_path(classified), [classified])
+    fresh = not path.exists()
     opened = Workspace.open(path, create=True)
     try:
-        return opened, opened.sync(classified, audit=audit, seed=seed, input_path=input_path)
+        return opened, opened.sync(classified, audit=audit, seed=seed, input_path=input_path,
+                                   id_column=id_column, text_column=text_column)
     except BaseException:
         opened.close()
+        if fresh:
+            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                try:
+                    leftover.unlink()
+                except FileNotFoundError:
+                    pass
         raise
 
 

@@ -146,6 +146,19 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _file_sha256(path) -> str | None:
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
 def _key(spelling: str) -> str:
     return " ".join(userlexicon.entry(spelling).split())
 
@@ -279,11 +292,17 @@ class Workspace:
     # -------------------------------------------------------------------- sync
 
     def sync(self, classified_path: str | os.PathLike[str], *, audit: int = DEFAULT_AUDIT, seed: int = 0,
-             input_path: str | os.PathLike[str] | None = None, seeker=None) -> SyncSummary:
-        """Load (or reload) a classified file: every message, the queue, the audit sample."""
+             input_path: str | os.PathLike[str] | None = None, seeker=None, id_column: str | None = None,
+             text_column: str | None = None) -> SyncSummary:
+        """Load (or reload) a classified file: every message, the queue, the audit sample, and what
+        the machines hide in each message (the record the release reads). Another corpus's file is
+        refused before anything changes; the load is one transaction, so an interrupted sync leaves
+        the workspace as it was. `input_path`, `id_column` and `text_column` record the input that
+        was classified and how it was read, for the release."""
         if audit < 0:
             raise io.BadOption("--audit must be 0 or more")
         rows = read_classified(classified_path)
+        self.check_same_corpus(((row.id, row.text) for row in rows), io.source_name(classified_path))
         if seeker is None:
             from triage import lexicons as lexicon_module
             from triage.seekhide import SeekAndHide
@@ -324,6 +343,11 @@ class Workspace:
                           audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
             if input_path is not None:
                 values["input"] = os.path.abspath(input_path)
+                values["input_sha256"] = _file_sha256(input_path) or ""
+            if id_column is not None:
+                values["id_column"] = id_column
+            if text_column is not None:
+                values["text_column"] = text_column
             self._set_meta(**values)
         kept = self._db.execute(
             "SELECT count(*) FROM decisions d JOIN messages m USING (id) WHERE d.text_hash = m.text_hash"
@@ -331,6 +355,38 @@ class Workspace:
         stale = self.count(status="stale")
         return SyncSummary(len(rows), len(queued), len(audit_ids), kept, stale,
                            self.count(status="pending") + stale)
+
+    def check_same_corpus(self, pairs: Iterable[tuple[str, str]], display: str) -> None:
+        """Refuse (BadInput) messages of another corpus: (id, text) pairs of which fewer than half
+        of the workspace's messages are found, same id and same text. A new classification of the
+        same corpus (another model, a few corrected messages) passes; an empty workspace takes any."""
+        stored = dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
+        if not stored:
+            return
+        same = sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
+        if 2 * same < len(stored):
+            raise io.BadInput(
+                f"{display} is not the corpus of the review workspace {self.path}: only {same:,} of its "
+                f"{len(stored):,} messages are there with the same id and text; give this corpus its own "
+                "--workspace (nothing was changed)"
+            )
+
+    def count_messages(self) -> int:
+        return self._db.execute("SELECT count(*) FROM messages").fetchone()[0]
+
+    def disagreements(self, classified_path: str | os.PathLike[str] | io.Records) -> list[str]:
+        """The ids of the messages on which a classified file and the workspace's record differ
+        (text, decision or hidden spans), with those in only one of the two; [] when they agree."""
+        rows = read_classified(classified_path)
+        stored = {row["id"]: (row["text_hash"], row["decision"], row["hidden"]) for row in
+                  self._db.execute("SELECT id, text_hash, decision, hidden FROM messages")}
+        differ: list[str] = []
+        for row in rows:
+            recorded = stored.pop(row.id, None)
+            if recorded != (text_hash(row.text), row.decision, json.dumps(row.hidden)):
+                differ.append(row.id)
+        differ.extend(stored)  # in the workspace, not in the file
+        return differ
 
     # ------------------------------------------------------------------- items
 
