@@ -244,3 +244,55 @@ def test_the_release_reads_the_id_and_text_columns_classify_was_told(cli, tmp_pa
         assert record["body"]
     sheet = json.loads((tmp_path / "r.datasheet.json").read_text("utf-8"))
     assert sheet["columns"] == ["msgid", "donor", "body"]
+
+
+# ------------------------------------------------------------ columns kept from the input
+
+
+def _with_columns(cli, tmp_path, rows):
+    source = write_rows(tmp_path / "in.csv", rows)
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    result = cli("classify", source, "-o", classified, "--workspace", ws)
+    assert result.exit_code == 0, result.output
+    return classified, ws
+
+
+def test_every_kept_column_goes_through_the_machines(cli, tmp_path):
+    rows = [{"id": f"sophie_{i}", "sender": "Julie Martin 06 12 34 56 78", "text": t, "copy": t}
+            for i, t in enumerate(OTHER_TEXTS)]
+    classified, ws = _with_columns(cli, tmp_path, rows)
+    out = tmp_path / "r.csv"
+    refused = cli("release", classified, "--workspace", ws, "-o", out, "--withhold-undecided")
+    assert refused.exit_code == 1 and "'copy'" in refused.output and "raw text" in refused.output
+    assert not out.exists()
+    released = cli("release", classified, "--workspace", ws, "-o", out, "--withhold-undecided",
+                   "--columns", "sender,copy", "--style", "pseudonyms")
+    assert released.exit_code == 0, released.output
+    records = rows_of(out)
+    assert records and list(records[0]) == ["id", "sender", "text", "copy"]
+    for record in records:
+        for cell in (record["id"], record["sender"]):
+            assert "sophie" not in cell.lower() and "julie" not in cell.lower() and "06 12" not in cell, record
+        assert record["copy"] == record["text"]  # a copy of the message is released as the message
+    sheet = json.loads((tmp_path / "r.datasheet.json").read_text("utf-8"))
+    assert sheet["columns_through_machines"] == ["id", "sender", "copy"]
+    assert {"id", "sender"} <= set(sheet["hidden_in_columns"])
+    markdown = (tmp_path / "r.datasheet.md").read_text("utf-8")
+    assert "went through the same machines" in markdown and "sender" in markdown
+    assert "addresss" not in markdown and "e-mail addresses" in markdown
+
+
+NAMES = ["Julie", "Kevin", "Sophie", "Nicolas", "Karim", "Manon", "Lucas", "Chloé"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(NAMES), digits=st.lists(st.integers(10, 99), min_size=4, max_size=4),
+       before=st.sampled_from(["", "de ", "tel "]), shape=st.sampled_from(["{n} {p}", "{p} ({n})", "{n}_{p}"]))
+def test_a_kept_cell_shows_no_name_or_phone(name, digits, before, shape):
+    from triage.corpus_release import Tags, machine_spans, release_text
+
+    phone = "06 " + " ".join(map(str, digits))
+    cell = before + shape.format(n=name, p=phone)
+    spans = machine_spans({cell}, ("PRE", "NOM", "SUR", "TEL", "MEL", "URL", "ADR", "COD")).get(cell, [])
+    released = release_text(cell, spans, Tags().replace)
+    assert name not in released and phone not in released, (cell, released)
