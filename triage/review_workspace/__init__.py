@@ -111,7 +111,7 @@ def review_lines(classified, workspace=None, *, reviewer: str | None = None, lex
     with open_existing(classified, workspace) as opened:
         if unlearn is not None:
             entry = opened.unlearn(unlearn, reviewer=reviewer or default_reviewer(), lexicon_dir=lexicon_dir)
-            lines.append(f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})")
+            lines.append(unlearn_line(entry))
         if learnt:
             entries = opened.learnt()
             if not entries:
@@ -123,6 +123,16 @@ def review_lines(classified, workspace=None, *, reviewer: str | None = None, lex
         if report:
             lines.extend(report_lines(opened))
     return lines
+
+
+def unlearn_line(entry: dict) -> str:
+    """What `--unlearn` did, and where."""
+    line = f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})"
+    if entry["scope"] != "user":
+        return line + ": no longer applied to this corpus"
+    if entry.get("lexicon_had"):
+        return line + f": removed from the user lexicon in {entry['removed_from']}"
+    return line + f": the user lexicon in {entry['removed_from']} no longer held it (nothing to remove there)"
 
 
 def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool = False, reviewer: str | None = None,
