@@ -409,6 +409,10 @@ class Workspace:
         return workspace
 
     def close(self) -> None:
+        try:  # the WAL emptied into this file: never left for whatever file is at the path now
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except (sqlite3.Error, io.InputError):
+            pass  # a full disk or a read-only file: SQLite keeps the WAL, nothing is lost
         self._db.close()
 
     def check_identity(self) -> None:
