@@ -169,6 +169,20 @@ DISGUISES = {
     "dotted out": "N.i.c.o.l.a.s",
     "full-width": "\uff2e\uff49\uff43\uff4f\uff4c\uff41\uff53",
     "capitals": "NICOLAS",
+    "struck through": "N\u0336i\u0336c\u0336o\u0336l\u0336a\u0336s\u0336",
+    "underlined": "N\u0332i\u0332c\u0332o\u0332l\u0332a\u0332s\u0332",
+    "stacked marks": "Ni\u0338\u0335co\u0335las\u0332\u0336",
+    "variation selectors": "Ni\ufe0fco\ufe00las\U000e0100",
+    "grapheme joiner": "Nic\u034folas",
+    "tag characters": "Nico\U000e0041\U000e007flas",
+    "mathematical bold": "\U0001d40d\U0001d422\U0001d41c\U0001d428\U0001d425\U0001d41a\U0001d42c",
+    "fraktur": "\U0001d511\U0001d526\U0001d520\U0001d52c\U0001d529\U0001d51e\U0001d530",
+    "circled": "\u24c3\u24d8\u24d2\u24de\u24db\u24d0\u24e2",
+    "small capitals": "N\u026a\u1d04\u1d0f\u029f\u1d00s",
+    "no-break spaced": "N\u00a0i\u00a0c\u00a0o\u00a0l\u00a0a\u00a0s",
+    "figure spaced": "N\u2007i\u2007c\u2007o\u2007l\u2007a\u2007s",
+    "mixed separators": "N.i c-o_l/a*s",
+    "spaced dots": "N . i . c . o . l . a . s",
 }
 
 
@@ -197,7 +211,9 @@ def test_a_disguised_name_gets_the_decision_of_its_plain_spelling(cli, tmp_path)
 
 def test_a_disguised_name_counts_in_the_corpus_as_its_plain_spelling():
     # The corpus counts are a feature of the word scorer: a disguise must not make a name rarer.
-    disguised = [f"tu as vu {name.lower()} hier soir ?" for trick, name in DISGUISES.items() if trick != "capitals"]
+    # (mathematical letters have no lower case: their "Nicolas" stays capitalised)
+    disguised = [f"tu as vu {name.lower()} hier soir ?" for trick, name in DISGUISES.items()
+                 if trick not in ("capitals", "mathematical bold", "fraktur")]
     stats = CorpusStats().add(disguised)
     assert stats.counts["nicolas"] == len(disguised)
     assert not [word for word in stats.counts if not word.isascii()]
@@ -208,3 +224,40 @@ def test_each_look_alike_is_a_non_ascii_letter_for_an_ascii_letter():
     for look_alike, latin in CONFUSABLES.items():
         assert look_alike.isalpha() and not look_alike.isascii() and latin.isascii() and latin.isalpha()
         assert fold(f"x{look_alike}")[0] == f"x{latin}"  # in a word with a Latin letter
+
+
+def test_compatibility_forms_read_as_their_letters_and_symbols_stay():
+    assert fold("\U0001d40d\U0001d422\U0001d41c\U0001d428\U0001d425\U0001d41a\U0001d42c")[0] == "Nicolas"  # bold
+    assert fold("\u24c3\u24d8\u24d2\u24de\u24db\u24d0\u24e2")[0] == "Nicolas"  # circled
+    assert fold("\u1d3a\u2071\u1d9c\u1d52\u02e1\u1d43\u02e2")[0] == "Nicolas"  # superscript
+    assert fold("n\u026a\u1d04\u1d0f\u029f\u1d00s")[0] == "nicolas"  # small capitals
+    assert fold("\uff2d\uff41\uff52\uff49\uff45")[0] == "Marie"  # full-width
+    text = "vu So\ufb01a ?"  # a ligature: two letters, both standing for it
+    folded, offsets = fold(text)
+    assert folded == "vu Sofia ?"
+    assert text[slice(*offsets.span(3, 8))] == "So\ufb01a"
+    assert text[slice(*offsets.span(5, 6))] == "\ufb01"
+    for kept in ["le c\u0153ur\u2026", "20\u2103", "Apple\u2122", "\u2116 5", "Louis \u2161", "x\u00b2"]:
+        assert fold(kept) == (kept, None), kept
+
+
+def test_marks_on_a_folded_letter_compose_with_it_and_those_left_are_dropped():
+    assert fold("J\u00e9\u0301r\u00f4me")[0] == "J\u00e9r\u00f4me"  # a doubled accent
+    assert fold("J\U0001d41e\u0301r\u043e\u0302me")[0] == "J\u00e9r\u00f4me"  # on a bold "e", a Cyrillic "o"
+    assert fold("H\u0435\u0301l\u0450n\u0435")[0] == "H\u00e9l\u00e8ne"  # a Cyrillic look-alike with its accent
+    assert fold("\u043f\u0440\u0438\u0432\u0435\u0301\u0442")[0] == "\u043f\u0440\u0438\u0432\u0435\u0442"  # stress mark
+    # a variation selector after an emoji, a skin tone, a keycap's mark on a symbol are not letters' dressing
+    for kept in ["\u2764\ufe0f merci", "\U0001f44d\U0001f3fd ok", "#\ufe0f\u20e3"]:
+        assert fold(kept) == (kept, None), kept
+
+
+def test_letters_spelled_out_with_any_separators_are_joined_and_hidden_with_the_name():
+    for text in ["vu N\u00a0i\u00a0c\u00a0o\u00a0l\u00a0a\u00a0s !", "vu N\u202fi\u202fc\u202fo\u202fl\u202fa\u202fs !",
+                 "vu N.i c-o_l/a*s !", "vu N . i . c . o . l . a . s !", "vu N\u00b7i\u00b7c\u00b7o\u00b7l\u00b7a\u00b7s !",
+                 "vu N - i - c - o - l - a - s !"]:
+        folded, offsets = fold(text)
+        assert folded == "vu Nicolas !", text
+        assert text[slice(*offsets.span(3, 10))] == text[3:-2], text
+    # not a name spelled out: fewer than four letters, a path, a run going on into a word
+    for kept in ["a - b", "2 / 3", "a/b/c", "y a-t-il", "https://exemple.fr/a/b/c/d", "x.a.b.c.de", "J'ai vu E.T. hier"]:
+        assert fold(kept) == (kept, None), kept

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from triage import model
+from triage import io, model
 from triage.names import CorpusStats
 from triage.normalise import fold, fold_batch
 from triage.classifier import Classifier
@@ -238,5 +238,158 @@ def test_the_batch_code_agrees_with_the_per_message_reference(lexicons, texts, o
     analysis = seeker.analyse(texts)
     for m, text in enumerate(texts):
         result = analysis.result(m)
-        batch = (result.label, [(w.start, w.end, w.label, str(w.rule)) for w in result.words], sorted(result.hidden))
+        # Seek&Hide's spans as found (hiding then widens them to whole grapheme clusters)
+        found = sorted(analysis.hidden_spans()[m])
+        batch = (result.label, [(w.start, w.end, w.label, str(w.rule)) for w in result.words], found)
         assert batch == reference_seek(seeker, text), text
+
+
+# ------------------------------------------------------------------------ disguises
+
+# First names Seek&Hide hides in "tu as vu <name> hier soir ?", accents included.
+DISGUISED_NAMES = ["Jérôme", "Nicolas", "Anaïs", "Julie", "Chloé", "Sébastien", "Hélène", "Benoît"]
+
+
+def _styled(upper: int, lower: int):
+    """A letter style of Unicode (mathematical bold..., circled, full-width) from the code points
+    of its "A" and "a"; a letter the style lacks stays as it is."""
+    def style(letter: str) -> str:
+        if not letter.isascii():
+            return letter
+        point = (upper + ord(letter) - ord("A")) if letter.isupper() else (lower + ord(letter) - ord("a"))
+        return chr(point) if unicodedata.name(chr(point), "") else letter
+    return style
+
+
+def _small_capital(letter: str) -> str:
+    found = unicodedata.lookup(f"LATIN LETTER SMALL CAPITAL {letter.upper()}") if letter.islower() and letter.isascii() and \
+        f"LATIN LETTER SMALL CAPITAL {letter.upper()}" in SMALL_CAPITAL_NAMES else None
+    return found or letter
+
+
+SMALL_CAPITAL_NAMES = {unicodedata.name(chr(p), "") for p in range(0x1D00, 0x1D80)} | {
+    unicodedata.name(chr(p), "") for p in range(0x0250, 0x02B0)} | {unicodedata.name(chr(p), "") for p in range(0xA730, 0xA780)}
+LETTER_STYLES = [
+    lambda letter: letter,
+    _styled(0x1D400, 0x1D41A),  # mathematical bold
+    _styled(0x1D434, 0x1D44E),  # mathematical italic
+    _styled(0x1D49C, 0x1D4B6),  # mathematical script
+    _styled(0x1D504, 0x1D51E),  # fraktur
+    _styled(0x1D538, 0x1D552),  # double-struck
+    _styled(0x1D5A0, 0x1D5BA),  # sans-serif
+    _styled(0x1D670, 0x1D68A),  # monospace
+    _styled(0x24B6, 0x24D0),  # circled
+    _styled(0xFF21, 0xFF41),  # full-width
+    _small_capital,
+]
+# What may follow a letter and still be read through: doubled accents, strokes, underlines,
+# variation selectors, the grapheme joiner, tag characters, zero-width characters.
+LETTER_DRESSING = ["\u0301", "\u0336", "\u0335", "\u0338", "\u0332", "\ufe00", "\ufe0f", "\U000e0100", "\u034f",
+                   "\U000e0041", "\U000e007f", "\u200b", "\u200d", "\u2060"]
+# What may stand between the letters of a name spelled out.
+LETTER_SEPARATORS = [" ", "\u00a0", "\u202f", "\u2007", "\u2009", "\u3000", ".", "-", "_", "/", "*", "·", "\u2013",
+                     " . ", " - ", ". ", "  "]
+
+
+@st.composite
+def disguised_names(draw) -> tuple[str, str]:
+    """(a first name, that name in disguise): each letter drawn in one style, its accent decomposed
+    or not, with extra marks and invisible characters after it; the letters joined as they are
+    or spelled out with separators (mixed), and some letters swapped for a look-alike."""
+    name = draw(st.sampled_from(DISGUISED_NAMES))
+    style = draw(st.sampled_from(LETTER_STYLES))
+    decompose, spaced = draw(st.booleans()), draw(st.booleans())
+    letters = []
+    for letter in name:
+        base, *marks = unicodedata.normalize("NFD", letter)
+        styled = style(base)
+        if styled == base and draw(st.integers(0, 5)) == 0:
+            styled = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "c": "\u0441", "i": "\u0456"}.get(base, base)
+        written = styled + "".join(marks)
+        if not decompose and styled == base:
+            written = unicodedata.normalize("NFC", written)
+        written += "".join(draw(st.lists(st.sampled_from(LETTER_DRESSING), max_size=2)))
+        letters.append(written)
+    if not spaced:
+        return name, "".join(letters)
+    disguise = letters[0]
+    for letter in letters[1:]:
+        disguise += draw(st.sampled_from(LETTER_SEPARATORS)) + letter
+    return name, disguise
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(disguised=disguised_names())
+@example(disguised=("Jérôme", "J\u00e9\u0301r\u00f4me"))
+@example(disguised=("Nicolas", "N\u0336i\u0336c\u0336o\u0336l\u0336a\u0336s\u0336"))
+@example(disguised=("Anaïs", "A\u00a0n\u00a0a\u00a0\u00ef\u00a0s"))
+@example(disguised=("Julie", "J.u-l_i/e"))
+@example(disguised=("Chloé", "\U0001d402\U0001d421\U0001d425\U0001d428e\u0301"))
+def test_a_disguised_name_is_hidden_whole_with_its_plain_spelling_s_code(seeker, disguised):
+    name, disguise = disguised
+    plain_text, text = f"tu as vu {name} hier soir ?", f"tu as vu {disguise} hier soir ?"
+    (plain, row) = [dict(zip(("id", "text", "seekhide", "anonymised", "hidden", "highlighted"), cells))
+                    for cells in run_seek(io.Records(["id", "text"], [["1", plain_text], ["2", text]]), None,
+                                          seeker=seeker).rows]
+    assert plain["anonymised"].startswith("tu as vu <PRE_")
+    # the whole disguise is hidden, as written, and gets the code of the plain spelling
+    assert json.loads(row["hidden"]) == [[9, 9 + len(disguise), "PRE"]], (disguise, row["hidden"])
+    assert row["anonymised"] == plain["anonymised"], disguise
+    assert row["seekhide"] == plain["seekhide"]
+
+
+def test_ordinary_text_is_not_folded_as_a_disguise():
+    for text in ["a - b", "2 / 3", "c'est", ":-)", ";-)", "^_^", "o_O", "x-x", "y a-t-il", "a/b/c", "et/ou",
+                 "https://exemple.fr/a/b/c/d", "l'A.S.M", "1er", "J'ai vu E.T. hier", "il y a un an", "à 18h30",
+                 "le cœur… à 18h", "Zoé 😀", "❤️ merci", "👍🏽 ok", "x² + 1", "№ 5"]:
+        assert fold(text) == (text, None), text
+
+
+# --------------------------------------------------------------- dangling marks
+
+MARKED_ALPHABET = ["a", "e", "N", " ", ".", "😀", "\u0301", "\u0336", "\u0332", "\u20e3", "\ufe0f", "\u034f",
+                   "\U000e0041", "\u200d", "\U0001f3fd", "\u093f", "क"]
+
+
+def _marks_after_codes(anonymised: str) -> list[str]:
+    return [found.group(1) for found in re.finditer(r"<[A-Z]+_\d+_\d+>(.)", anonymised, re.DOTALL)
+            if unicodedata.category(found.group(1)) in ("Mn", "Me", "Mc") or found.group(1) in "\ufe0f\u034f"
+            or "\U000e0000" <= found.group(1) <= "\U000e007f" or "\U0001f3fb" <= found.group(1) <= "\U0001f3ff"]
+
+
+@st.composite
+def texts_with_spans(draw):
+    text = draw(st.text(alphabet=st.sampled_from(MARKED_ALPHABET), min_size=1, max_size=20))
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), min_size=2, max_size=6)))
+    pairs = list(zip(cuts[::2], cuts[1::2]))
+    return text, [(start, end, "PRE") for start, end in pairs if start < end]
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(case=texts_with_spans())
+@example(case=("Ne\u0301\u0336 ok", [(0, 2, "PRE")]))
+@example(case=("vu 😀\ufe0f ok", [(3, 4, "URL")]))
+def test_hiding_never_leaves_a_mark_dangling_after_a_code(seeker, case):
+    from triage.corpus_release import release_text
+    from triage.normalise import grapheme_spans, hide_in_original
+
+    text, spans = case
+    anonymised = seeker.hide(text, spans)
+    assert _marks_after_codes(anonymised) == [], (text, spans, anonymised)
+    # what is hidden is whole clusters: what is kept is the text outside the widened spans
+    widened = grapheme_spans(text, spans)
+    assert all(start <= w_start or end <= w_end for (start, end, _), (w_start, w_end, _) in zip(spans, widened)) or \
+        len(widened) < len(spans)
+    for (start, end, _) in widened:
+        assert start == 0 or not unicodedata.category(text[start]).startswith("M")
+        assert end == len(text) or not unicodedata.category(text[end]).startswith("M")
+    # the folded path (codes from the folded text) and the release's replacement alike
+    folded, offsets = fold(text)
+    if offsets is not None and folded:
+        f_spans = [(start, end, tag) for start, end, tag in
+                   sorted({offsets.folded_span(s, e) + (t,) for s, e, t in spans if offsets.folded_span(s, e)})]
+        f_spans = [span for i, span in enumerate(f_spans) if i == 0 or span[0] >= f_spans[i - 1][1]]
+        anonymised, _ = hide_in_original(seeker.code_for, text, folded, f_spans, offsets)
+        assert _marks_after_codes(anonymised) == [], (text, f_spans, anonymised)
+    released = release_text(text, spans, lambda tag, original: f"<{tag}_1_1>")
+    assert _marks_after_codes(released) == [], (text, spans, released)

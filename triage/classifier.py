@@ -19,7 +19,7 @@ from triage.features.counts import message_counts
 from triage.lexicons import TITLES
 from triage.memory import Cache
 from triage.names import candidate_rows, candidate_tags
-from triage.normalise import fold_batch, hide_in_original, words_in_original
+from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
 from triage.seekhide import SeekAndHide, hidden_json
 
@@ -160,6 +160,7 @@ class Classifier:
                     anonymised[m], spans = hide_in_original(self.seeker.code_for, texts[m], folded[m], spans,
                                                             folding_maps[m])
                 else:
+                    spans = grapheme_spans(texts[m], spans)
                     anonymised[m] = self.seeker.hide(texts[m], spans)
                 hidden_cells[m] = hidden_json(spans)
         return [

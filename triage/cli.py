@@ -173,20 +173,25 @@ def classify(
         from triage.review_workspace import check_workspace_path
 
         check_workspace_path(workspace, [input] + ([output] if output else []))
+    read = read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines)
+    if workspace is not None:
+        from triage.jobs import check_classify_workspace
+
+        check_classify_workspace(input, read, workspace)
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
         policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, jobs=jobs, engine=engine,
         scheduler=scheduler,
         force=force or output is None, queue_force=force,
-        read=read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines),
-        chart=chart, progress=sys.stderr.isatty(),
+        read=read, chart=chart, progress=sys.stderr.isatty(),
     )
     for line in summary.lines():
         typer.echo(line)
     if workspace is not None:
         from triage import review_workspace as review_module
 
-        opened, synced = review_module.open_synced(summary.output, workspace, input_path=input)
+        opened, synced = review_module.open_synced(summary.output, workspace, input_path=input,
+                                                     id_column=id_column or "", text_column=text_column)
         with opened:
             opened.record_model(model)
             for line in review_module.sync_lines(opened.path, synced):

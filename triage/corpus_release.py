@@ -25,6 +25,7 @@ from pathlib import Path
 
 from triage import io, outputs
 from triage.combiner import hide_text, parse_hide
+from triage.normalise import grapheme_spans
 from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
 from triage.surrogates import Surrogates, entity_key
@@ -64,9 +65,11 @@ def replacer(style: str, seed: int = 0, known=None):
 
 
 def release_text(text: str, spans, replace) -> str:
-    """`text` with each span replaced by `replace(tag, original)`; every other character kept."""
+    """`text` with each span replaced by `replace(tag, original)`; every other character kept.
+    Spans are widened to whole grapheme clusters (triage.normalise.grapheme_spans): no mark is
+    left dangling from a replacement."""
     parts, last = [], 0
-    for start, end, tag in sorted(spans):
+    for start, end, tag in grapheme_spans(text, sorted(spans)):
         parts.append(text[last:start])
         parts.append(replace(tag, text[start:end]))
         last = end
@@ -106,8 +109,9 @@ def datasheet_paths(output: Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".datasheet.md"), stem.with_name(stem.name + ".datasheet.json")
 
 
-def _input_columns(input_path, read_id_column: str | None) -> tuple[list[str], dict[str, dict], str]:
-    table = io.open_messages(input_path, id_column=read_id_column or io.DEFAULT_ID_COLUMN)
+def _input_columns(input_path, id_column: str | None, text_column: str | None) -> tuple[list[str], dict[str, dict], str]:
+    """The input's columns, its rows by id and its text column, read as classify read them."""
+    table = io.open_messages(input_path, id_column=id_column or io.DEFAULT_ID_COLUMN, text_column=text_column or "text")
     fields = {message.id: message.fields for message in table}
     return list(table.columns), fields, table.text_column
 
@@ -135,23 +139,25 @@ def run_release(
         raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
     hide = parse_hide(hide)
     ws_path = Path(workspace) if workspace else default_path(classified)
-    inputs = [classified, ws_path] + ([input_path] if input_path is not None else [])
     name = io.source_name(classified)
-    if output is not None:
-        output = Path(output)
-        kind = output_kind(output, excel)
-        sheet_md, sheet_json = datasheet_paths(output)
-        for path in (output, sheet_md, sheet_json):  # every output checked before any work
-            outputs.refuse_inputs(path, inputs)
-            if path.exists() and not force:
-                raise io.OutputExists(f"{path} exists; use --force to overwrite")
+    kind = output_kind(Path(output), excel) if output is not None else None
     check_workspace_path(ws_path, [classified])
     if not ws_path.exists():
         raise io.BadInput(f"no review workspace {ws_path}: run `triage review {name}` first "
                           "(it lists what a human must decide before a release)")
     with Workspace.open(ws_path) as opened:
         meta = opened.meta()
-        opened.sync(classified, audit=int(meta.get("audit_size", 200)), seed=int(meta.get("audit_seed", 0)))
+        recorded_input = meta.get("input")
+        if output is not None:
+            output = Path(output)
+            sheet_md, sheet_json = datasheet_paths(output)
+            # Every output checked before any work; never over what the release reads (the classified
+            # file, the workspace, the input given or the one classify recorded), not even with --force.
+            protected = [classified, ws_path, input_path, recorded_input]
+            outputs.check_outputs([(path, force) for path in (output, sheet_md, sheet_json)], inputs=protected)
+            for path in (output, sheet_md, sheet_json):
+                _check_writable(path)
+        _check_recorded(opened, classified, name, ws_path)
         undecided = opened.undecided()
         if undecided and not withhold_undecided:
             raise io.BadInput(
@@ -162,17 +168,20 @@ def run_release(
         input_path = input_path if input_path is not None else meta.get("input")
         if isinstance(input_path, (str, os.PathLike)) and not Path(input_path).exists():
             raise io.BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
+        # The id and text columns classify was told to read (recorded in the workspace).
+        id_column = meta.get("id_column") or None
         if input_path is not None:
-            all_columns, input_fields, text_column = _input_columns(input_path, None)
+            all_columns, input_fields, text_column = _input_columns(input_path, id_column, meta.get("text_column"))
         else:
             all_columns, input_fields, text_column = ["id", "text"], {}, "text"
-        if "id" not in all_columns:
-            all_columns = ["id", *all_columns]
+        id_column = id_column if id_column in all_columns else "id"
+        if id_column not in all_columns:
+            all_columns = [id_column, *all_columns]
         if columns:
             unknown = [c for c in columns if c not in all_columns]
             if unknown:
                 raise io.BadOption(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
-            chosen = [c for c in all_columns if c in columns or c in ("id", text_column)]  # rows stay linkable
+            chosen = [c for c in all_columns if c in columns or c in (id_column, text_column)]  # rows stay linkable
         else:
             chosen = all_columns
         known = opened.surrogate_map() if style == "surrogates" else None
@@ -181,18 +190,32 @@ def run_release(
         tags: Counter = Counter()
         records: list[list[str]] = []
         withheld = 0
+        finals = []
         for row in opened.final():
             if row.route == "undecided":
                 withheld += 1
                 continue
-            routes[row.route] += 1
-            tags.update(tag for _, _, tag in row.spans)
             fields = input_fields.get(row.id, {})
             if input_path is not None and fields and fields.get(text_column) != row.text:
                 raise io.BadInput(f"{io.source_name(input_path)}: message {row.id!r} differs from the classified file's; "
                                     "give the input that was classified with --input")
-            released = release_text(row.text, row.spans, replace.replace)
-            values = {**fields, "id": row.id, text_column: released}
+            finals.append((row, {**fields, id_column: row.id}))
+        # Every kept column goes through the machines too: a name in an id or a sender column is
+        # hidden like one in a message. A column holding the raw text is refused unless named.
+        kept = [c for c in chosen if c != text_column]
+        _refuse_text_copies(finals, kept, columns or [], text_column)
+        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, hide)
+        hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
+        for row, values in finals:
+            routes[row.route] += 1
+            tags.update(tag for _, _, tag in row.spans)
+            values[text_column] = release_text(row.text, row.spans, replace.replace)
+            for c in kept:
+                cell = "" if values.get(c) is None else str(values[c])
+                spans = row.spans if cell == row.text else spans_of.get(cell, [])
+                if spans:
+                    hidden_in[c].update(tag for _, _, tag in spans)
+                    values[c] = release_text(cell, spans, replace.replace)
             records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
         if style == "surrogates":
             opened.save_surrogate_map(replace.mapping, seed)
@@ -201,6 +224,7 @@ def run_release(
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
+        text_column=text_column, hidden_in=hidden_in,
     )
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
@@ -213,6 +237,96 @@ def run_release(
         handle.write(datasheet_markdown(sheet))
     summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
     return summary
+
+
+def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: str) -> None:
+    """Refuse a kept column that holds the messages' raw text (equal to it, or containing it),
+    unless the user named it with --columns (it then goes through the machines, a copy of the
+    message released exactly as the message)."""
+    for column in kept:
+        if column in named:
+            continue
+        for row, values in finals:
+            cell, text = str(values.get(column) or ""), row.text.strip()
+            if text and (cell.strip() == text or (len(text) >= COPY_LENGTH and text in cell)):
+                raise io.BadInput(
+                    f"column {column!r} holds the raw text of message {row.id!r}: a release leaves the raw text "
+                    f"out; leave the column out with --columns, or name it in --columns to release it through "
+                    "the machines"
+                )
+
+
+#: A kept cell containing a message's text at least this long is a copy of the raw text.
+COPY_LENGTH = 8
+
+
+def machine_spans(cells, hide) -> dict[str, list]:
+    """What the machines hide in each cell (a kept column's values), as classify finds it in a
+    message: Seek&Hide, the detectors and the name scorer, for the categories of `hide`. With no
+    human to review these cells, every item found is hidden, whatever the message model says.
+    The tool's own tag names (`PRE`, `TEL`...) are never identifying: they stay."""
+    cells = sorted(c for c in cells if c.strip())
+    if not cells:
+        return {}
+    from triage.features.counts import message_counts
+    from triage.normalise import fold_batch, hide_in_original
+
+    classifier = _classifier(tuple(hide))
+    predictor = classifier.predictor
+    found: dict[str, list] = {}
+    for first in range(0, len(cells), 5_000):
+        texts = cells[first:first + 5_000]
+        folded, folding_maps = fold_batch(texts)
+        analysis = classifier.seeker.analyse(folded)
+        scores = predictor.predict_proba(message_counts(analysis, predictor.feature_set, predictor.normalise))
+        decisions = classifier.policy.decide_batch(classifier.evidence(analysis, scores))
+        for m, text in enumerate(texts):
+            spans = decisions.hidden[m] or []
+            if spans and m in folding_maps:
+                _, spans = hide_in_original(classifier.seeker.code_for, text, folded[m], spans, folding_maps[m])
+            spans = [[int(a), int(b), t] for a, b, t in spans if text[int(a):int(b)] not in HIDE_TAGS]
+            if spans:
+                found[text] = sorted(spans)
+    return found
+
+
+_CLASSIFIERS: dict = {}
+
+
+def _classifier(hide: tuple[str, ...]):
+    if hide not in _CLASSIFIERS:
+        from triage import model
+        from triage.classifier import Classifier
+
+        _CLASSIFIERS[hide] = Classifier(model.load_predictor(model.default_model_path()), hide=hide)
+    return _CLASSIFIERS[hide]
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse an output whose folder (or the nearest existing one) cannot be written to."""
+    folder = path.parent
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise io.OutputRefused(f"cannot write {os.fspath(path)}: {folder} is not writable")
+
+
+def _check_recorded(opened: Workspace, classified, name: str, ws_path: Path) -> None:
+    """The release reads what was decided: the workspace's record of every message (its text and
+    what the machines hide, recorded when classify or review synced it). A classified file that
+    disagrees with that record (edited since, or another run) is refused, naming the messages."""
+    if not opened.count_messages():
+        raise io.BadInput(f"the review workspace {ws_path} holds no messages yet: run `triage review {name}` first")
+    differ = opened.disagreements(classified)
+    if differ:
+        shown = ", ".join(repr(i) for i in differ[:5])
+        more = f" and {len(differ) - 5:,} more" if len(differ) > 5 else ""
+        raise io.BadInput(
+            f"{name} disagrees with the review workspace {ws_path} on {len(differ):,} message"
+            f"{'s' if len(differ) > 1 else ''} ({shown}{more}): text, decision or hidden spans differ from what "
+            f"was recorded and reviewed; release the classified file that was reviewed, or bring the workspace "
+            f"up to date with `triage review {name} --workspace {ws_path}` first"
+        )
 
 
 def _write_table(output: Path, kind: str, columns: list[str], records: list[list[str]], force: bool) -> None:
@@ -251,7 +365,7 @@ def _file_name(source) -> str:
 
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
-               command, hide=DEFAULT_HIDE) -> dict:
+               command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -263,6 +377,10 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "style": style,
         "seed": seed if style == "surrogates" else None,
         "columns": columns,
+        "text_column": text_column,
+        # Every other column went through the machines (no human review); what they hid, by column.
+        "columns_through_machines": [c for c in columns if c != text_column],
+        "hidden_in_columns": {c: dict(sorted(n.items())) for c, n in (hidden_in or {}).items() if n},
         "sources": {
             "classified": {"file": _file_name(classified), "sha256": _sha256(classified)},
             "input": {"file": _file_name(input_path), "sha256": _sha256(input_path)} if input_path is not None else None,
@@ -279,13 +397,17 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
     }
 
 
+def _plural(word: str) -> str:
+    return word + ("es" if word.endswith("s") else "s")
+
+
 def _categories_lines(sheet: dict) -> list[str]:
     """The categories hidden and left readable, in words (older datasheets: the default)."""
     hidden = sheet.get("hidden_categories") or list(DEFAULT_HIDE)
     readable = sheet.get("readable_categories", [t for t in HIDE_TAGS if t not in hidden])
 
     def words(tags):
-        return ", ".join(f"{TAG_WORDS[t]}s ({t})" for t in tags)
+        return ", ".join(f"{_plural(TAG_WORDS[t])} ({t})" for t in tags)
 
     lines = [f"Hidden (`--hide {hide_text(tuple(hidden))}`): {words(hidden)}."]
     if readable:
@@ -293,6 +415,24 @@ def _categories_lines(sheet: dict) -> list[str]:
     extra = [t for t in sheet.get("hidden_items_by_tag", {}) if t not in hidden]
     if extra:
         lines.append(f"Also hidden by a reviewer or an earlier run: {', '.join(extra)}.")
+    return lines
+
+
+def _columns_lines(sheet: dict) -> list[str]:
+    """The columns, and what was done to each (older datasheets: the columns only)."""
+    lines = [f"- Columns: {', '.join(sheet['columns'])} (the raw text and the working columns are not included)"]
+    if "columns_through_machines" not in sheet:
+        return lines
+    others = sheet["columns_through_machines"]
+    if others:
+        lines.append(f"- The messages (`{sheet['text_column']}`) are released as reviewed; the other columns "
+                     f"({', '.join(others)}) went through the same machines, without a human review")
+        hidden_in = sheet.get("hidden_in_columns") or {}
+        if hidden_in:
+            lines.append("- Hidden in those columns: " + "; ".join(
+                f"{c}: {', '.join(f'{n:,} {t}' for t, n in tags.items())}" for c, tags in hidden_in.items()))
+        else:
+            lines.append("- The machines found nothing to hide in those columns")
     return lines
 
 
@@ -310,7 +450,7 @@ def datasheet_markdown(sheet: dict) -> str:
         "to a human reviewer.", "",
         f"- Command: `{sheet['command']}`",
         f"- Style: {sheet['style']}: {style}",
-        f"- Columns: {', '.join(sheet['columns'])} (the raw text and the working columns are not included)",
+        *_columns_lines(sheet),
         f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
         "", "## What is hidden", "",
         *_categories_lines(sheet),

@@ -412,8 +412,17 @@ def open_messages(
         from triage.spreadsheets import as_csv  # openpyxl only when a workbook is read
 
         copy, cleanup = as_csv(path)
-        table = open_messages(copy, text_column=text_column, id_column=id_column, required_columns=required_columns,
-                              encoding="utf-8", delimiter=",", on_bad_lines=on_bad_lines)
+        try:
+            table = open_messages(copy, text_column=text_column, id_column=id_column,
+                                  required_columns=required_columns, encoding="utf-8", delimiter=",",
+                                  on_bad_lines=on_bad_lines)
+        except InputError as err:  # the error names the user's workbook, and the copy is gone
+            cleanup()
+            raise type(err)(str(err).replace(copy, os.fspath(path))) from None
+        except BaseException:
+            cleanup()
+            raise
+        table._display = os.fspath(path)  # errors met while reading rows name the workbook too
         import weakref
 
         weakref.finalize(table, cleanup)

@@ -26,7 +26,7 @@ from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
 from triage.gold import gold_labels, labelled_gold
 from triage.io import ReadOptions
-from triage.normalise import fold_batch, hide_in_original, words_in_original
+from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
 from triage.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
@@ -75,6 +75,7 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
                 anonymised, hidden = hide_in_original(seeker.code_for, text, folded[i], hidden, offsets)
                 highlighted[i] = words_in_original(highlighted[i], text, folded[i], offsets)
             else:
+                hidden = grapheme_spans(text, hidden)
                 anonymised = seeker.hide(text, hidden)
             yield {
                 "id": ident,
@@ -298,6 +299,25 @@ def run_classify(
         queued = export_queue(output, queue_path, force=queue_force, protect=protect)
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
+
+
+def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
+    """What `classify --workspace` needs, checked before anything is written: unique ids (the
+    workspace keys decisions by id), and, when the workspace already holds a corpus, that this
+    input is that corpus (another corpus's messages would replace its list and audit sample)."""
+    from triage.review_workspace import Workspace
+
+    display = io.source_name(input_path)
+    repeated = io.duplicate_ids(read.open(input_path))
+    if repeated:
+        ident, lines = next(iter(repeated.items()))
+        others = f" ({len(repeated):,} repeated ids in total)" if len(repeated) > 1 else ""
+        raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a review "
+                       "workspace needs unique ids (see --id-column); nothing was written")
+    path = Path(workspace)
+    if path.exists() and path.stat().st_size:
+        with Workspace.open(path) as opened:
+            opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
 
 
 def _send_riskiest(held: io.HeldChunks, risks: list[np.ndarray], budget: combiner.ExpertBudget) -> Counter:

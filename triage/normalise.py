@@ -13,7 +13,8 @@ spaces of French typography. A message holding any of these is analysed folded:
 - in a word that holds a Latin letter, or whose every letter looks Latin, Cyrillic and Greek
   look-alikes as the Latin letter (Unicode TR 39's mixed- and whole-script confusables;
   a Russian word stays Russian);
-- four or more single letters spaced or dotted out, with the same separator, joined.
+- four or more single letters spaced or dotted out (spaces of any kind, dots, hyphens, underscores,
+  slashes, asterisks, one to three between each two, mixed or not), joined.
 
 Every span found in the folded text is mapped back onto whole original characters: a base
 letter with all its marks, and the characters dropped inside a span (the zero-width
@@ -47,6 +48,13 @@ CONFUSABLES_TABLE = """
 ı i
 """
 CONFUSABLES: dict[str, str] = dict(zip(*[iter(CONFUSABLES_TABLE.split())] * 2))
+# The look-alikes with their accents too ("ѐ", "ї": a Cyrillic look-alike with a mark), as the
+# Latin letter with the same accents.
+LOOK_ALIKES: dict[str, str] = {**{
+    chr(point): unicodedata.normalize("NFC", CONFUSABLES[decomposed[0]] + decomposed[1:])
+    for point in [*range(0x370, 0x530), *range(0x1F00, 0x2000)]
+    if len(decomposed := unicodedata.normalize("NFD", chr(point))) > 1 and decomposed[0] in CONFUSABLES
+}, **CONFUSABLES}
 
 # Characters a reader does not see: zero-width space, non-joiner and joiner, word joiner,
 # byte-order mark, soft hyphen, and the bidirectional marks, embeddings, overrides and isolates.
@@ -55,6 +63,47 @@ INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u061c") 
 # Typographic spaces (en quad ... hair space, narrow no-break, medium mathematical, ideographic)
 # read as a space; the no-break space U+00A0 is left alone (the detectors know it).
 SPACES = frozenset(map(chr, [*range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]))
+# Characters that only dress the letter they follow and that a reader reads through: the
+# combining grapheme joiner, variation selectors and tag characters. Dropped next to a letter or
+# digit (after an emoji, a variation selector chooses its drawing and stays).
+IGNORABLE = frozenset(map(chr, [0x034F, *range(0xFE00, 0xFE10), *range(0xE0000, 0xE0080), *range(0xE0100, 0xE01F0)]))
+# The script-neutral combining marks (diacritics, marks for symbols, half marks). Composing
+# (NFC) takes those that belong to a letter ("e" + acute is "é"); one left after composing can
+# only be a disguise over a letter (a doubled accent, a stroke, an underline) and is dropped.
+DIACRITICS = frozenset(map(chr, [*range(0x0300, 0x0370), *range(0x1AB0, 0x1B00), *range(0x1DC0, 0x1E00),
+                                 *range(0x20D0, 0x2100), *range(0xFE20, 0xFE30)])) - IGNORABLE
+
+
+# The compatibility forms that draw a letter in another style ("<compat>" too when the character
+# is itself a letter: ligatures, the long s; not "™" or "№", which are symbols).
+_LETTER_FORMS = frozenset(["<font>", "<circle>", "<square>", "<wide>", "<narrow>", "<super>", "<sub>", "<small>",
+                           "<initial>", "<medial>", "<final>", "<isolated>", "<vertical>"])
+
+
+def _compatibility_letters() -> dict[str, str]:
+    """Each character that Unicode's compatibility folding (NFKC) turns into letters only, with
+    those letters: mathematical bold, italic, script, fraktur and double-struck letters, circled
+    and squared letters, full-width letters, superscript and subscript letters, ligatures ("ﬁ")
+    and presentation forms; and the Latin small capitals, which have no compatibility form, as
+    their lower-case letter. Punctuation ("…" is three dots) and symbols ("℃") stay as written."""
+    found = {}
+    # (the ideographs, Hangul syllables and surrogates between 0x3400 and 0xA000 and from 0xAC00
+    # to 0xF900, and the planes' other blocks up to 0x1D400, hold none)
+    for point in [*range(0xA0, 0x3400), *range(0xA000, 0xAC00), *range(0xF900, 0x10000), *range(0x1D400, 0x1F200)]:
+        char = chr(point)
+        tag = unicodedata.decomposition(char).partition(" ")[0]
+        if char in CONFUSABLES:  # a look-alike ("ϲ") reads as the Latin letter, in a Latin word
+            continue
+        if tag in _LETTER_FORMS or tag == "<compat>" and char.isalpha():
+            folded = unicodedata.normalize("NFKC", char)
+            if folded.isalpha() and (char.isalpha() or len(folded) == 1):
+                found[char] = folded
+        elif unicodedata.name(char, "").startswith("LATIN LETTER SMALL CAPITAL ") and len(unicodedata.name(char)) == 28:
+            found[char] = unicodedata.name(char)[-1].lower()
+    return found
+
+
+COMPATIBILITY_LETTERS: dict[str, str] = _compatibility_letters()
 
 
 def _other_digits() -> set[str]:
@@ -80,21 +129,33 @@ def _character_class(chars) -> str:
 # work). Split at the end of the Basic Multilingual Plane, where `re` tests a class in one step
 # (beyond it, range by range): the first test stops at any astral character (an emoji, mostly),
 # and only then are the astral characters that fold looked for.
-_FOLDING = INVISIBLE | SPACES | set(CONFUSABLES) | _other_digits() | set(map(chr, range(0xFF01, 0xFF5F)))
+_FOLDING = (INVISIBLE | SPACES | set(LOOK_ALIKES) | _other_digits() | set(map(chr, range(0xFF01, 0xFF5F)))
+            | set(COMPATIBILITY_LETTERS))
 _FOLDABLE = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"})[:-1] + "\U00010000-\U0010ffff]")
 _FOLDABLE_BMP = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"}))
 _FOLDABLE_ASTRAL = re.compile(_character_class({char for char in _FOLDING if char > "\uffff"}))
+# A mark, selector or tag next to a letter or digit (a hint: _fold_characters decides).
+_DRESSED = re.compile(rf"\w{_character_class(DIACRITICS | IGNORABLE)}|{_character_class(IGNORABLE)}\w")
 _LETTER = r"[^\W\d_]"
-# Four or more single letters with one separator, a space or a dot, between each two.
+# What a reader reads through between the letters of a name spelled out: spaces of every kind
+# (the no-break ones too), dots, hyphens and dashes, underscores, slashes, asterisks.
+SPACERS = frozenset(" \t\u00a0\u1680") | SPACES
+JOINERS = frozenset(".\u00b7\u2022\u2027\u30fb-\u2010\u2011\u2012\u2013\u2014\u2212_/\\*")
+SEPARATORS = SPACERS | JOINERS
+_SEP = _character_class(SEPARATORS)
+_JOINER = _character_class(JOINERS)
+# Four or more single letters, each two apart by one to three separators, mixed or not
+# ("N i c o l a s", "N.i.c.o.l.a.s", "N . i-c_o/l*a s"); not inside a word, a path or an
+# address ("a/b/c/d" after a word), nor a run that goes on into a word ("y a-t-il").
 SPACED_LETTERS = re.compile(
-    rf"(?<![\w.'’\-]){_LETTER}(?P<sep>[ .]){_LETTER}(?:(?P=sep){_LETTER}){{2,}}(?![\w'’\-])"
+    rf"(?<![\w'’])(?<![\w'’]{_JOINER}){_LETTER}(?:{_SEP}{{1,3}}{_LETTER}){{3,}}(?![\w'’])(?!{_JOINER}\w)"
 )
 # What the middle of every such run holds ("N i c o l a s": " i c "), starting with a character
 # class so that `re` scans a batch for it fast; common ("il y a un"), so only a hint.
 # Its letters are spelled as ranges (Latin, Greek, Cyrillic: letters of other scripts reach
 # SPACED_LETTERS only when the text is folded for another reason): a fifth faster than \w.
 _HINT_LETTER = "[A-Za-z\u00c0-\u024f\u0370-\u04ff]"
-_SPACED_HINT = re.compile(rf"[ .]{_HINT_LETTER}[ .]{_HINT_LETTER}[ .]")
+_SPACED_HINT = re.compile(rf"{_SEP}{_HINT_LETTER}{_SEP}{{1,3}}{_HINT_LETTER}{_SEP}")
 _WORD = re.compile(rf"{_LETTER}+")
 
 
@@ -142,6 +203,17 @@ class _Folding:
     def replace(self, index: int, char: str) -> None:
         self.chars[index] = char
 
+    def expand(self, replacements: dict[int, str]) -> None:
+        """Replace the character at each index by several ("ﬁ" by "fi"), all standing for its
+        original span."""
+        chars, starts, ends = [], [], []
+        for index, char in enumerate(self.chars):
+            new = replacements.get(index, char)
+            chars += new
+            starts += [self.starts[index]] * len(new)
+            ends += [self.ends[index]] * len(new)
+        self.chars, self.starts, self.ends = chars, starts, ends
+
     def drop(self, drop) -> None:
         """Drop the characters at the indexes where drop(index) is true; each one's original
         span goes to the character kept before it, or when that is white space (or none), to
@@ -167,6 +239,7 @@ class _Folding:
 
 
 def _fold_characters(folding: _Folding) -> None:
+    longer = {}
     for index, char in enumerate(folding.chars):
         if char.isascii():
             continue
@@ -176,24 +249,54 @@ def _fold_characters(folding: _Folding) -> None:
             folding.replace(index, chr(ord(char) - 0xFEE0))
         elif char.isdecimal():
             folding.replace(index, str(unicodedata.decimal(char)))
+        elif char in COMPATIBILITY_LETTERS:
+            letters = COMPATIBILITY_LETTERS[char]
+            if len(letters) == 1:
+                folding.replace(index, letters)
+            else:
+                longer[index] = letters
+    if longer:
+        folding.expand(longer)
     folding.drop(lambda index: folding.chars[index] in INVISIBLE)
+
+
+def _drop_dressing(folding: _Folding) -> None:
+    """Compose each mark left on a letter that folding changed ("𝐞" or a Cyrillic "е" + acute is
+    "é"); drop the marks that still do not compose, and selectors and tags on a letter or digit."""
+    chars = folding.chars
+    # A mark left after composing dresses a letter; a selector or tag, a letter or digit next to it.
+    dressing = [False] * len(chars)
+    kept = -1  # the last letter kept: a mark left on a letter folded above composes with it ("𝐞" + acute)
+    for index, char in enumerate(chars):
+        if char in DIACRITICS:
+            dressing[index] = index > 0 and (chars[index - 1].isalpha() or dressing[index - 1])
+            if dressing[index] and kept >= 0:
+                composed = unicodedata.normalize("NFC", chars[kept] + char)
+                if len(composed) == 1:
+                    chars[kept] = composed
+        elif char.isalpha():
+            kept = index
+        elif char in IGNORABLE:
+            dressing[index] = index > 0 and (chars[index - 1].isalnum() or dressing[index - 1]) or (
+                index + 1 < len(chars) and chars[index + 1].isalnum())
+    folding.drop(dressing.__getitem__)
 
 
 def _fold_confusables(folding: _Folding) -> None:
     text = folding.text()
     for word in _WORD.finditer(text):
         letters = word.group()
-        look_alikes = [i for i, char in enumerate(letters) if char in CONFUSABLES]
+        look_alikes = [i for i, char in enumerate(letters) if char in LOOK_ALIKES]
         if look_alikes and (len(look_alikes) == len(letters) or any(
                 char.isascii() or "LATIN" in unicodedata.name(char, "") for char in letters)):
             for i in look_alikes:
-                folding.replace(word.start() + i, CONFUSABLES[letters[i]])
+                folding.replace(word.start() + i, LOOK_ALIKES[letters[i]])
 
 
 def _join_spaced_letters(folding: _Folding) -> None:
     inside = set()
     for run in SPACED_LETTERS.finditer(folding.text()):
-        inside.update(range(run.start() + 1, run.end(), 2))  # the separators
+        inside.update(i for i in range(run.start(), run.end()) if folding.chars[i] in SEPARATORS)
     if inside:
         folding.drop(inside.__contains__)
 
@@ -206,8 +309,8 @@ def _needs_folding(text: str) -> bool:
         return True
     found = _FOLDABLE.search(text)
     if found is None or found.group() <= "\uffff":
-        return found is not None
-    return bool(_FOLDABLE_BMP.search(text, found.end()) or _FOLDABLE_ASTRAL.search(text))
+        return found is not None or _DRESSED.search(text) is not None
+    return bool(_FOLDABLE_BMP.search(text, found.end()) or _FOLDABLE_ASTRAL.search(text) or _DRESSED.search(text))
 
 
 def fold(text: str) -> tuple[str, OffsetMap | None]:
@@ -220,6 +323,7 @@ def fold(text: str) -> tuple[str, OffsetMap | None]:
         return text, None
     _fold_characters(folding)
     _fold_confusables(folding)
+    _drop_dressing(folding)
     _join_spaced_letters(folding)
     folded = folding.text()
     if folded == text:
@@ -277,13 +381,46 @@ def fold_batch(texts: list[str]) -> tuple[list[str], dict[int, OffsetMap]]:
     return folded, maps
 
 
+def _extends_cluster(char: str) -> bool:
+    """Whether char belongs to the character before it: a combining mark (of any kind), a
+    variation selector, the grapheme joiner, a tag character, an emoji skin tone."""
+    return unicodedata.category(char) in ("Mn", "Me", "Mc") or char in IGNORABLE or "\U0001f3fb" <= char <= "\U0001f3ff"
+
+
+def grapheme_spans(text: str, spans) -> list[tuple[int, int, str]]:
+    """[start, end, tag] spans (sorted, apart) widened to whole characters as a reader sees them
+    (grapheme clusters): a span that starts on a mark starts at its base character, one that
+    ends before marks, selectors or a joiner ("\u200d" and the character it joins) ends after
+    them; spans that then touch are merged. Hiding such a span never leaves a mark dangling
+    from a code, nor a base character stripped of its marks."""
+    widened: list[tuple[int, int, str]] = []
+    for start, end, tag in spans:
+        while start > 0 and _extends_cluster(text[start]):
+            start -= 1
+        while end < len(text):
+            if _extends_cluster(text[end]):
+                end += 1
+            elif text[end] == "\u200d" and end + 1 < len(text) and not text[end + 1].isspace():
+                end += 2
+            else:
+                break
+        if widened and start < widened[-1][1]:
+            widened[-1] = (widened[-1][0], max(end, widened[-1][1]), widened[-1][2])
+        else:
+            widened.append((start, end, tag))
+    return widened
+
+
 def hide_in_original(code_for, original: str, folded: str, spans, offsets: OffsetMap):
     """(the original text with each span replaced by its code, the spans in the original).
     Codes are made from the folded text, so that a name has the same code however it was
-    written."""
-    mapped = spans_to_original(spans, offsets)
+    written. Spans are widened to whole grapheme clusters of the original (grapheme_spans)."""
+    exact = spans_to_original(spans, offsets)
+    mapped = grapheme_spans(original, exact)
+    folded_of = {(o_start, o_end): (start, end) for (start, end, _), (o_start, o_end, _) in zip(spans, exact)}
     parts, last = [], 0
-    for (start, end, tag), (o_start, o_end, _) in zip(spans, mapped):
+    for o_start, o_end, tag in mapped:
+        start, end = folded_of.get((o_start, o_end)) or offsets.folded_span(o_start, o_end) or (0, 0)
         parts += [original[last:o_start], code_for(folded, start, end, tag)]
         last = o_end
     parts.append(original[last:])

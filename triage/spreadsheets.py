@@ -134,7 +134,19 @@ def as_csv(path: str | os.PathLike[str]):
 
     header, rows = read_xlsx(path)
     folder = tempfile.mkdtemp(prefix="sms-triage-xlsx-")  # 0700: the copy holds messages
+
+    def cleanup() -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+
     copy = os.path.join(folder, os.path.basename(os.fspath(path))[:-5] + ".csv")
-    with open(copy, "w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows([header, *rows])
-    return copy, lambda: shutil.rmtree(folder, ignore_errors=True)
+    try:
+        with open(copy, "w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerows([header, *rows])
+    except OSError as err:  # a full temporary folder: no copy is left behind
+        cleanup()
+        raise BadInput(f"{path}: cannot make its private CSV copy in {tempfile.gettempdir()}: "
+                       f"{err.strerror or err}") from None
+    except BaseException:
+        cleanup()
+        raise
+    return copy, cleanup

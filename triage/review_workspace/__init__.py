@@ -54,14 +54,24 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
 
 
 def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike[str] | None = None, *,
-                audit: int = DEFAULT_AUDIT, seed: int = 0, input_path=None) -> tuple[Workspace, SyncSummary]:
-    """The workspace of a classified file (created beside it by default), brought up to date with it."""
+                audit: int = DEFAULT_AUDIT, seed: int = 0, input_path=None, id_column: str | None = None,
+                text_column: str | None = None) -> tuple[Workspace, SyncSummary]:
+    """The workspace of a classified file (created beside it by default), brought up to date with it.
+    A sync that fails or is interrupted leaves the workspace as it was: one made for it is removed."""
     path = check_workspace_path(workspace or default_path(classified), [classified])
+    fresh = not path.exists()
     opened = Workspace.open(path, create=True)
     try:
-        return opened, opened.sync(classified, audit=audit, seed=seed, input_path=input_path)
+        return opened, opened.sync(classified, audit=audit, seed=seed, input_path=input_path,
+                                   id_column=id_column, text_column=text_column)
     except BaseException:
         opened.close()
+        if fresh:
+            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                try:
+                    leftover.unlink()
+                except FileNotFoundError:
+                    pass
         raise
 
 
@@ -111,7 +121,7 @@ def review_lines(classified, workspace=None, *, reviewer: str | None = None, lex
     with open_existing(classified, workspace) as opened:
         if unlearn is not None:
             entry = opened.unlearn(unlearn, reviewer=reviewer or default_reviewer(), lexicon_dir=lexicon_dir)
-            lines.append(f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})")
+            lines.append(unlearn_line(entry))
         if learnt:
             entries = opened.learnt()
             if not entries:
@@ -123,6 +133,16 @@ def review_lines(classified, workspace=None, *, reviewer: str | None = None, lex
         if report:
             lines.extend(report_lines(opened))
     return lines
+
+
+def unlearn_line(entry: dict) -> str:
+    """What `--unlearn` did, and where."""
+    line = f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})"
+    if entry["scope"] != "user":
+        return line + ": no longer applied to this corpus"
+    if entry.get("lexicon_had"):
+        return line + f": removed from the user lexicon in {entry['removed_from']}"
+    return line + f": the user lexicon in {entry['removed_from']} no longer held it (nothing to remove there)"
 
 
 def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool = False, reviewer: str | None = None,

@@ -34,7 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from triage import io
-from triage.review_workspace.workspace import TAGS, NeedsConfirmation, TextChanged, Workspace
+from triage.review_workspace.workspace import TAGS, NeedsConfirmation, TextChanged, Workspace, WorkspaceUnavailable
 
 STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "triage_token"
@@ -155,6 +155,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                 return _error(str(err), 409, preview=err.preview)
             except KeyError as err:
                 return _error(f"no message {err.args[0]!r} in the review list", 404)
+            except WorkspaceUnavailable as err:  # full disk 507, read-only or damaged 503, replaced 409
+                return _error(str(err), err.status)
             except io.InputError as err:
                 return _error(str(err))
 
@@ -230,7 +232,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         entry = workspace.learn(
             str(data.get("spelling", "")), kind=str(data.get("kind", "name")), scope=str(data.get("scope", "corpus")),
-            tag=str(data.get("tag", "PRE")), confirm=bool(data.get("confirm", False)), reviewer=settings.reviewer,
+            tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=settings.reviewer,
             lexicon_dir=settings.lexicon_dir,
         )
         return JSONResponse(entry)

@@ -19,6 +19,9 @@ import json
 import os
 import random
 import sqlite3
+import stat
+import tempfile
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -64,7 +67,7 @@ CREATE TABLE events (
 CREATE TABLE learnt (
     entry INTEGER PRIMARY KEY AUTOINCREMENT, spelling TEXT NOT NULL, kind TEXT NOT NULL, tag TEXT NOT NULL,
     scope TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL, active INTEGER NOT NULL DEFAULT 1,
-    undone_by TEXT, undone_at TEXT
+    undone_by TEXT, undone_at TEXT, lexicon_dir TEXT
 );
 CREATE INDEX events_by_reviewer ON events (reviewer, seq);
 """
@@ -73,6 +76,140 @@ _SURROGATES = """CREATE TABLE IF NOT EXISTS surrogates (
     tag TEXT NOT NULL, entity TEXT NOT NULL, surrogate TEXT NOT NULL, seed INTEGER NOT NULL,
     PRIMARY KEY (tag, entity)
 )"""
+
+
+#: The files SQLite keeps beside a workspace; they hold raw messages too.
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+class WorkspaceUnavailable(io.InputError):
+    """The workspace cannot be read or written right now (a full disk, a read-only or damaged file,
+    another file put in its place): one line saying what to do. `status` is the HTTP status the
+    review server answers with."""
+
+    status = 503
+
+
+class WorkspaceFull(WorkspaceUnavailable):
+    status = 507
+
+
+class WorkspaceReadOnly(WorkspaceUnavailable):
+    status = 503
+
+
+class WorkspaceDamaged(WorkspaceUnavailable):
+    status = 503
+
+
+class WorkspaceBusy(WorkspaceUnavailable):
+    status = 503
+
+
+class WorkspaceSwapped(WorkspaceUnavailable):
+    status = 409
+
+
+def unavailable(error: sqlite3.Error, display: str) -> WorkspaceUnavailable | None:
+    """The one-line diagnosis of a SQLite error on a workspace, or None for an error that is a bug."""
+    code = getattr(error, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(error)
+    if primary == 13 or "database or disk is full" in text:  # SQLITE_FULL
+        return WorkspaceFull(f"cannot write {display}: disk full: nothing was lost, free space and retry")
+    if primary == 8 or "readonly database" in text:  # SQLITE_READONLY
+        return WorkspaceReadOnly(f"cannot write {display}: read-only (the file or its folder); "
+                                 "make them writable and retry")
+    if primary in (11, 26) or "malformed" in text or "not a database" in text:  # SQLITE_CORRUPT, SQLITE_NOTADB
+        return WorkspaceDamaged(f"{display} is damaged: {text}; restore it from a backup "
+                                "(the classified file can make a new one, without the decisions)")
+    if primary in (5, 6) or "database is locked" in text:  # SQLITE_BUSY, SQLITE_LOCKED
+        return WorkspaceBusy(f"{display} is in use by another triage process; retry when it is done")
+    if primary in (10, 14, 23):  # SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_AUTH
+        return WorkspaceUnavailable(f"cannot read or write {display}: {text}")
+    return None
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose SQLite errors go through `unavailable` (a damaged page may show only when
+    its rows are read)."""
+
+    def _guard(self, call, *args):
+        try:
+            return call(*args)
+        except sqlite3.Error as err:
+            self.connection._raise(err)
+
+    def execute(self, *args):
+        return self._guard(super().execute, *args)
+
+    def executemany(self, *args):
+        return self._guard(super().executemany, *args)
+
+    def __next__(self):
+        return self._guard(super().__next__)
+
+    def fetchone(self):
+        return self._guard(super().fetchone)
+
+    def fetchmany(self, *args):
+        return self._guard(super().fetchmany, *args)
+
+    def fetchall(self):
+        return self._guard(super().fetchall)
+
+
+class _Connection(sqlite3.Connection):
+    """A connection whose SQLite errors a user can cause (full disk, read-only, damaged file) are
+    WorkspaceUnavailable: one line, never a traceback."""
+
+    display = "the review workspace"
+
+    def execute(self, *args):
+        return self.cursor(_Cursor).execute(*args)
+
+    def executemany(self, *args):
+        return self.cursor(_Cursor).executemany(*args)
+
+    def _raise(self, err: sqlite3.Error):
+        problem = unavailable(err, self.display)
+        if problem is None:
+            raise err
+        raise problem from None
+
+
+def _owner_checked(path: Path, display: str) -> None:
+    """Refuse a SQLite side file (-wal, -shm, -journal) that this user did not make: SQLite would
+    write raw messages into it, where its owner reads them (or feed its content to the workspace)."""
+    for suffix in SIDE_FILES:
+        side = Path(f"{path}{suffix}")
+        try:
+            info = side.lstat()
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+            raise io.BadInput(f"{side} was not made by this workspace (another user's file or not a regular "
+                              f"file): it would receive raw messages; check it, remove it, then retry")
+
+
+def _make_private(path: Path) -> None:
+    """A new workspace file, owned by this user with mode 0600, put in place by rename (an empty
+    file already there is replaced, never written into: it keeps its owner and mode); SQLite side
+    files left at that path by something else are removed first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+    os.close(descriptor)  # mkstemp: 0600, owned by this user
+    try:
+        os.chmod(temporary, 0o600)
+        for suffix in SIDE_FILES:
+            side = f"{path}{suffix}"
+            if os.path.lexists(side):
+                os.unlink(side)
+        os.replace(temporary, path)
+    except OSError as err:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise io.BadInput(f"cannot create the review workspace {path}: {err.strerror or err}") from None
 
 
 class NeedsConfirmation(io.InputError):
@@ -152,6 +289,19 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _file_sha256(path) -> str | None:
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
 def _key(spelling: str) -> str:
     return " ".join(userlexicon.entry(spelling).split())
 
@@ -201,6 +351,7 @@ class Workspace:
         self._db = connection
         self.path = path
         self._learnt_cache: tuple[list[tuple[str, str]], set[str]] | None = None
+        self._identity: tuple[str, tuple[int, int]] | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -215,41 +366,100 @@ class Workspace:
             raise io.BadInput(f"{display}: no such workspace (run `triage review CLASSIFIED.csv` to make one)")
         if exists and not path.is_file():
             raise io.BadInput(f"{display} is not a file")
-        if not exists:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Created private before SQLite opens it: the workspace holds raw messages.
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            os.close(descriptor)
+        if exists and path.stat().st_size == 0 and not create:
+            raise io.BadInput(f"{display} is empty: not a review workspace (run `triage review CLASSIFIED.csv` "
+                              "to make one)")
+        new = not exists or path.stat().st_size == 0
+        if new:
+            _make_private(path)
+        _owner_checked(path, display)
         try:
-            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10,
+                                         factory=_Connection)
+        except sqlite3.Error as err:
+            raise unavailable(err, display) or io.BadInput(f"cannot open {display}: {err}") from None
+        connection.display = display
+        try:
             connection.row_factory = sqlite3.Row
             application = connection.execute("PRAGMA application_id").fetchone()[0]
             tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        except sqlite3.DatabaseError:
-            raise io.BadInput(f"{display} is not a review workspace (not a SQLite file)") from None
-        if tables and application != _APPLICATION_ID:
+            if tables and application != _APPLICATION_ID:
+                raise io.BadInput(f"{display} is a SQLite file but not a review workspace")
+            version = None
+            if tables:  # the format is checked before anything is written
+                try:
+                    found = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                except WorkspaceDamaged:
+                    raise
+                except sqlite3.Error:
+                    found = None
+                version = found[0] if found else None
+                if version != str(SCHEMA_VERSION):
+                    raise io.BadInput(f"{display}: workspace format {version}, this sms-triage reads format "
+                                      f"{SCHEMA_VERSION}" + (" (made by a newer sms-triage: update it)"
+                                                             if _newer(version) else ""))
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, never corrupt
+            connection.execute("PRAGMA foreign_keys=ON")
+            _private_side_files(path)
+            workspace = cls(connection, path)
+            if not tables:
+                with workspace._transaction():
+                    for statement in _SCHEMA.split(";\n"):
+                        if statement.strip():
+                            connection.execute(statement)
+                    connection.execute(f"PRAGMA application_id={_APPLICATION_ID}")
+                    workspace._set_meta(schema_version=str(SCHEMA_VERSION), created=_now(), uuid=uuid.uuid4().hex)
+            connection.execute(_SURROGATES)
+            meta = workspace.meta()
+            if "uuid" not in meta:  # a workspace made before workspaces had an identity
+                with workspace._transaction():
+                    workspace._set_meta(uuid=uuid.uuid4().hex)
+                meta = workspace.meta()
+            workspace._identity = (meta["uuid"], _file_id(path))
+        except WorkspaceDamaged as err:
             connection.close()
-            raise io.BadInput(f"{display} is a SQLite file but not a review workspace")
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, never corrupt
-        connection.execute("PRAGMA foreign_keys=ON")
-        workspace = cls(connection, path)
-        if not tables:
-            with workspace._transaction():
-                for statement in _SCHEMA.split(";\n"):
-                    if statement.strip():
-                        connection.execute(statement)
-                connection.execute(f"PRAGMA application_id={_APPLICATION_ID}")
-                workspace._set_meta(schema_version=str(SCHEMA_VERSION), created=_now())
-        connection.execute(_SURROGATES)
-        version = workspace.meta().get("schema_version")
-        if version != str(SCHEMA_VERSION):
+            if new or "not a database" in str(err):
+                raise io.BadInput(f"{display} is not a review workspace (not a SQLite file)") from None
+            raise
+        except BaseException:
             connection.close()
-            raise io.BadInput(f"{display}: workspace format {version}, this sms-triage reads format {SCHEMA_VERSION}")
+            raise
         return workspace
 
     def close(self) -> None:
+        try:  # the WAL emptied into this file: never left for whatever file is at the path now
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except (sqlite3.Error, io.InputError):
+            pass  # a full disk or a read-only file: SQLite keeps the WAL, nothing is lost
         self._db.close()
+
+    def check_identity(self) -> None:
+        """Refuse to write when the file at the workspace's path is no longer the one opened
+        (replaced, moved, or overwritten with another workspace)."""
+        if self._identity is None:
+            return
+        recorded_uuid, recorded_file = self._identity
+        try:
+            current_file = _file_id(self.path)
+        except OSError:
+            current_file = None
+        found = None
+        if current_file == recorded_file:  # a fresh look at the file: this connection may hold pages in memory
+            from urllib.parse import quote
+
+            try:
+                peek = sqlite3.connect(f"file:{quote(os.path.abspath(self.path))}?mode=ro", uri=True, timeout=10)
+                try:
+                    if peek.execute("PRAGMA application_id").fetchone()[0] == _APPLICATION_ID:
+                        found = peek.execute("SELECT value FROM meta WHERE key = 'uuid'").fetchone()
+                finally:
+                    peek.close()
+            except sqlite3.Error:
+                found = None
+        if current_file != recorded_file or found is None or found[0] != recorded_uuid:
+            raise WorkspaceSwapped(f"{self.path} is no longer the workspace opened at start-up (the file was "
+                                   "replaced or moved): nothing was written; restart `triage review`")
 
     def __enter__(self) -> "Workspace":
         return self
@@ -258,7 +468,7 @@ class Workspace:
         self.close()
 
     def _transaction(self):
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.check_identity)
 
     def _set_meta(self, **values: str) -> None:
         self._db.executemany(
@@ -285,11 +495,17 @@ class Workspace:
     # -------------------------------------------------------------------- sync
 
     def sync(self, classified_path: str | os.PathLike[str], *, audit: int = DEFAULT_AUDIT, seed: int = 0,
-             input_path: str | os.PathLike[str] | None = None, seeker=None) -> SyncSummary:
-        """Load (or reload) a classified file: every message, the queue, the audit sample."""
+             input_path: str | os.PathLike[str] | None = None, seeker=None, id_column: str | None = None,
+             text_column: str | None = None) -> SyncSummary:
+        """Load (or reload) a classified file: every message, the queue, the audit sample, and what
+        the machines hide in each message (the record the release reads). Another corpus's file is
+        refused before anything changes; the load is one transaction, so an interrupted sync leaves
+        the workspace as it was. `input_path`, `id_column` and `text_column` record the input that
+        was classified and how it was read, for the release."""
         if audit < 0:
             raise io.BadOption("--audit must be 0 or more")
         rows = read_classified(classified_path)
+        self.check_same_corpus(((row.id, row.text) for row in rows), io.source_name(classified_path))
         if seeker is None:
             from triage import lexicons as lexicon_module
             from triage.seekhide import SeekAndHide
@@ -330,6 +546,11 @@ class Workspace:
                           audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
             if input_path is not None:
                 values["input"] = os.path.abspath(input_path)
+                values["input_sha256"] = _file_sha256(input_path) or ""
+            if id_column is not None:
+                values["id_column"] = id_column
+            if text_column is not None:
+                values["text_column"] = text_column
             self._set_meta(**values)
         kept = self._db.execute(
             "SELECT count(*) FROM decisions d JOIN messages m USING (id) WHERE d.text_hash = m.text_hash"
@@ -337,6 +558,38 @@ class Workspace:
         stale = self.count(status="stale")
         return SyncSummary(len(rows), len(queued), len(audit_ids), kept, stale,
                            self.count(status="pending") + stale)
+
+    def check_same_corpus(self, pairs: Iterable[tuple[str, str]], display: str) -> None:
+        """Refuse (BadInput) messages of another corpus: (id, text) pairs of which fewer than half
+        of the workspace's messages are found, same id and same text. A new classification of the
+        same corpus (another model, a few corrected messages) passes; an empty workspace takes any."""
+        stored = dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
+        if not stored:
+            return
+        same = sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
+        if 2 * same < len(stored):
+            raise io.BadInput(
+                f"{display} is not the corpus of the review workspace {self.path}: only {same:,} of its "
+                f"{len(stored):,} messages are there with the same id and text; give this corpus its own "
+                "--workspace (nothing was changed)"
+            )
+
+    def count_messages(self) -> int:
+        return self._db.execute("SELECT count(*) FROM messages").fetchone()[0]
+
+    def disagreements(self, classified_path: str | os.PathLike[str] | io.Records) -> list[str]:
+        """The ids of the messages on which a classified file and the workspace's record differ
+        (text, decision or hidden spans), with those in only one of the two; [] when they agree."""
+        rows = read_classified(classified_path)
+        stored = {row["id"]: (row["text_hash"], row["decision"], row["hidden"]) for row in
+                  self._db.execute("SELECT id, text_hash, decision, hidden FROM messages")}
+        differ: list[str] = []
+        for row in rows:
+            recorded = stored.pop(row.id, None)
+            if recorded != (text_hash(row.text), row.decision, json.dumps(row.hidden)):
+                differ.append(row.id)
+        differ.extend(stored)  # in the workspace, not in the file
+        return differ
 
     # ------------------------------------------------------------------- items
 
@@ -588,6 +841,8 @@ class Workspace:
             raise io.BadOption(f"scope must be one of {', '.join(SCOPES)}")
         if tag not in TAGS:
             raise io.BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+        if type(confirm) is not bool:  # "false" (a string) must not confirm
+            raise io.BadOption("confirm must be true or false")
         reviewer = _reviewer(reviewer)
         preview = self.preview(spelling, kind, lexicons=lexicons)
         key = preview["spelling"]
@@ -605,21 +860,29 @@ class Workspace:
                 userlexicon.update(directory, names=[key])
             else:
                 userlexicon.update(directory, words=[key])
+        folder = os.path.abspath(userlexicon.directory(lexicon_dir)) if scope == "user" else None
         with self._transaction():
+            self._learnt_folder_column()
             self._db.execute(
                 "UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE spelling = ? AND scope = ? AND active = 1",
                 (reviewer, _now(), key, scope),
             )
             cursor = self._db.execute(
-                "INSERT INTO learnt (spelling, kind, tag, scope, reviewer, at) VALUES (?,?,?,?,?,?)",
-                (key, kind, tag if kind == "name" else "", scope, reviewer, _now()),
+                "INSERT INTO learnt (spelling, kind, tag, scope, reviewer, at, lexicon_dir) VALUES (?,?,?,?,?,?,?)",
+                (key, kind, tag if kind == "name" else "", scope, reviewer, _now(), folder),
             )
             if scope == "user":
-                self._set_meta(lexicon_dir=os.fspath(userlexicon.directory(lexicon_dir)))
+                self._set_meta(lexicon_dir=folder)
         self._learnt_cache = None
         entry = self._entry(cursor.lastrowid)
         entry["preview"] = preview
         return entry
+
+    def _learnt_folder_column(self) -> None:
+        """Workspaces made before each learnt entry recorded its lexicon folder get the column."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(learnt)")}
+        if "lexicon_dir" not in columns:
+            self._db.execute("ALTER TABLE learnt ADD COLUMN lexicon_dir TEXT")
 
     def _entry(self, entry_id: int) -> dict:
         row = self._db.execute("SELECT * FROM learnt WHERE entry = ?", (entry_id,)).fetchone()
@@ -627,6 +890,7 @@ class Workspace:
             raise KeyError(entry_id)
         entry = dict(row)
         entry["id"] = entry.pop("entry")
+        entry.setdefault("lexicon_dir", None)
         return entry
 
     def learnt(self, *, active_only: bool = False) -> list[dict]:
@@ -634,7 +898,10 @@ class Workspace:
         return [self._entry(row[0]) for row in self._db.execute(sql)]
 
     def unlearn(self, entry_id: int, *, reviewer: str, lexicon_dir: str | os.PathLike[str] | None = None) -> dict:
-        """Undo a learnt entry (and take it out of the user lexicon when it went there)."""
+        """Undo a learnt entry, and take it out of the user lexicon it was learnt into (the folder
+        recorded with the entry; `lexicon_dir` only for entries learnt before folders were recorded).
+        The entry comes back with `removed_from` (the folder it left, or None) and `lexicon_had`
+        (whether that lexicon still held it)."""
         reviewer = _reviewer(reviewer)
         try:
             entry = self._entry(int(entry_id))
@@ -642,14 +909,23 @@ class Workspace:
             raise io.BadOption(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
         if not entry["active"]:
             raise io.BadOption(f"learnt entry {entry_id} was already undone")
+        folder, had = None, False
         if entry["scope"] == "user":
-            directory = userlexicon.directory(lexicon_dir or self.meta().get("lexicon_dir"))
-            userlexicon.update(directory, remove=[entry["spelling"]])
+            folder = userlexicon.directory(entry["lexicon_dir"] or lexicon_dir or self.meta().get("lexicon_dir"))
+            key = userlexicon.entry(entry["spelling"])
+            had = any(userlexicon.entry(line.split("#", 1)[0].split("\t", 1)[0]) == key
+                      for name in (userlexicon.NAMES_FILE, userlexicon.WORDS_FILE)
+                      for line in userlexicon.read(folder / name))
+            if had:
+                userlexicon.update(folder, remove=[entry["spelling"]])
         with self._transaction():
             self._db.execute("UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE entry = ?",
                              (reviewer, _now(), entry["id"]))
         self._learnt_cache = None
-        return self._entry(entry["id"])
+        undone = self._entry(entry["id"])
+        undone["removed_from"] = os.fspath(folder) if folder is not None else None
+        undone["lexicon_had"] = had
+        return undone
 
     def candidates(self, *, limit: int = 200, examples: int = 5) -> list[dict]:
         """The words to look at across the pending list, grouped by spelling (most messages first),
@@ -772,19 +1048,54 @@ class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception (the connection is in autocommit
     mode, so nothing is ever left half-written)."""
 
-    def __init__(self, connection: sqlite3.Connection):
+    def __init__(self, connection: sqlite3.Connection, check=None):
         self._db = connection
+        self._check = check
 
     def __enter__(self):
         self._db.execute("BEGIN IMMEDIATE")
+        if self._check is not None:
+            try:
+                self._check()
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
         return self._db
 
     def __exit__(self, kind, value, traceback):
         if kind is None:
             self._db.execute("COMMIT")
-        else:
-            self._db.execute("ROLLBACK")
+        elif self._db.in_transaction:  # SQLite may have rolled back itself (a full disk)
+            try:
+                self._db.execute("ROLLBACK")
+            except (sqlite3.Error, io.InputError):
+                pass  # the error that got here is the one to report
         return False
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+def _newer(version: str | None) -> bool:
+    try:
+        return int(version) > SCHEMA_VERSION
+    except (TypeError, ValueError):
+        return False
+
+
+def _private_side_files(path: Path) -> None:
+    """-wal and -shm files get the workspace's mode from SQLite: make sure they are 0600 too,
+    like the workspace itself when this user owns it."""
+    for name in (path, *(Path(f"{path}{suffix}") for suffix in SIDE_FILES)):
+        try:
+            info = name.lstat()
+            if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077 and (
+                    not hasattr(os, "getuid") or info.st_uid == os.getuid()):
+                os.chmod(name, 0o600)
+        except OSError:
+            continue
 
 
 def _machine_label(decision: str, model: str, spans: list) -> str:

@@ -25,6 +25,7 @@ import numpy as np
 from triage.detectors import detect
 from triage.lexicons import Lexicons, spelling_key
 from triage.memory import VOCABULARY, Cache
+from triage.normalise import grapheme_spans
 from triage.schema import (  # noqa: F401  (Seek&Hide's labels, importable from here too)
     AMBIGUOUS,
     ANTI_DICTIONARY,
@@ -190,11 +191,13 @@ class SeekAndHide(WordLabeller):
         return code(tag, surface, stable_id(tag, surface))
 
     def hide(self, text: str, hidden: list[tuple[int, int, str]]) -> str:
-        """The text with each hidden span replaced by its code; nothing else changes."""
+        """The text with each hidden span replaced by its code; nothing else changes. A span is
+        widened to whole grapheme clusters first (triage.normalise.grapheme_spans): no mark is
+        left dangling from a code."""
         if not hidden:
             return text
         parts, last = [], 0
-        for start, end, tag in hidden:
+        for start, end, tag in grapheme_spans(text, hidden):
             parts.append(text[last:start])
             parts.append(self.code_for(text, start, end, tag))
             last = end

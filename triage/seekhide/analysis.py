@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from triage.normalise import grapheme_spans
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
 from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
 from triage.seekhide.rules import (
@@ -296,6 +297,6 @@ class Analysis:
             if kind == WORD:
                 words.append(Word(start, end, token.text, LABELS[self.label[t]], RULES[self.rule[t]],
                                   self.match(t), bool(self.sentence_start[t]), bool(self.before_punctuation[t])))
-        hidden = self.hidden_spans()[i]
+        hidden = grapheme_spans(text, self.hidden_spans()[i])
         return SeekResult(self.message_label(i), words, tokens, [t for t in tokens if t.kind == DETECTED],
                           hidden, self.seeker.hide(text, hidden))
