@@ -393,3 +393,18 @@ def test_decided_spans_drawn_after_a_reload_are_what_the_workspace_stores(browse
             browser.refresh()
     finally:
         server.stop()
+
+
+def test_the_words_view_marks_the_word_itself_after_emoji(browser, tmp_path):
+    path = write_queued(tmp_path / "c.csv", "🇫🇷👋🏽 salut Kevin 😀 tu viens", '["Kevin"]')
+    workspace, _ = open_synced(path, tmp_path / "ws.sqlite", audit=0)
+    workspace.close()
+    server = Server(tmp_path / "ws.sqlite")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        press(browser, "v")  # the words view
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list .examples mark"))
+        assert [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#word-list .examples mark")] == ["Kevin"]
+    finally:
+        server.stop()
