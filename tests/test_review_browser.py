@@ -280,7 +280,8 @@ def select_word(driver, word):
 
 
 def drawn(driver) -> list[str]:
-    return [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, "#message .hidden-item .original")]
+    originals = driver.find_elements(By.CSS_SELECTOR, "#message .hidden-item .original")
+    return [e.get_attribute("textContent") for e in originals]
 
 
 def test_names_after_emoji_are_hidden_and_drawn_exactly(browser, emoji_workspace):
