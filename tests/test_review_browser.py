@@ -236,7 +236,7 @@ def test_a_frequent_word_asks_for_confirmation_in_the_words_view(browser, demo):
 
 # (text, the name a reviewer hides, what the machines hid: words whose spans go in `hidden`)
 EMOJI_MESSAGES = [
-    ("coucou 👋🏽 Kevin tu viens ce soir", "Kevin", []),  # skin tone before the name
+    ("coucou 👋🏽 Kevin c\u0327a va ce soir 👍🏿", "Kevin", []),  # skin tones, a combining mark after
     ("🇫🇷🇫🇷 allez les bleus avec Sophie", "Sophie", []),  # flags, the name last
     ("👨‍👩‍👧 la famille de Chloé", "Chloé", []),  # a ZWJ sequence, the name last
     ("e\u0301te\u0301 🌞 avec Rene\u0301e", "Rene\u0301e", []),  # combining marks, inside the name too
@@ -280,7 +280,8 @@ def select_word(driver, word):
 
 
 def drawn(driver) -> list[str]:
-    return [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, "#message .hidden-item .original")]
+    originals = driver.find_elements(By.CSS_SELECTOR, "#message .hidden-item .original")
+    return [e.get_attribute("textContent") for e in originals]
 
 
 def test_names_after_emoji_are_hidden_and_drawn_exactly(browser, emoji_workspace):
@@ -391,5 +392,20 @@ def test_decided_spans_drawn_after_a_reload_are_what_the_workspace_stores(browse
                 WebDriverWait(browser, 10).until(lambda d, i=ident: current_id(d) == i)
                 assert drawn(browser) == words
             browser.refresh()
+    finally:
+        server.stop()
+
+
+def test_the_words_view_marks_the_word_itself_after_emoji(browser, tmp_path):
+    path = write_queued(tmp_path / "c.csv", "🇫🇷👋🏽 salut Kevin 😀 tu viens", '["Kevin"]')
+    workspace, _ = open_synced(path, tmp_path / "ws.sqlite", audit=0)
+    workspace.close()
+    server = Server(tmp_path / "ws.sqlite")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        press(browser, "v")  # the words view
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list .examples mark"))
+        assert [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#word-list .examples mark")] == ["Kevin"]
     finally:
         server.stop()

@@ -168,7 +168,8 @@ def test_a_decision_made_on_a_text_changed_since_is_refused_with_409_and_stores_
             writer = csv.writer(handle)
             writer.writerow(CLASSIFIED_COLUMNS)
             for rank, (ident, text) in enumerate(texts.items()):
-                writer.writerow([ident, text, "UNTAGGED", "TA", "0.6", "EXPERT", text, "[]", "[]", str(0.9 - rank / 10)])
+                risk = str(0.9 - rank / 10)
+                writer.writerow([ident, text, "UNTAGGED", "TA", "0.6", "EXPERT", text, "[]", "[]", risk])
         return tmp_path / "c.csv"
 
     opened, _ = open_synced(write({"1": "salut Kevin", "2": "bisous Léa"}), tmp_path / "ws.sqlite", audit=0)

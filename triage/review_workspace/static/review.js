@@ -323,7 +323,7 @@ async function skip() {
 // A decision or skip names the text it was made on: when the text changed since the page showed
 // it (the corpus was classified again), the server stores nothing and the page shows the message anew.
 async function refused(error) {
-  if (error.status === 409 && S.item) {
+  if (error.status === 409 && error.data && error.data.changed && S.item) {
     await refreshState();
     try { await show(S.item.id); } catch (_) { await next(); } // gone from the list: the next one
   }
