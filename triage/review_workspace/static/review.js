@@ -331,7 +331,8 @@ async function refused(error) {
 }
 
 async function undo() {
-  const item = await api("POST", "/api/undo");
+  let item;
+  try { item = await api("POST", "/api/undo"); } catch (error) { say(error.message, true); return; }
   if (!item) { say("Nothing to undo."); return; }
   await refreshState();
   await show(item.id);
@@ -445,7 +446,10 @@ async function loadLearnt() {
   if (!rows.length) body.append(el("tr", {}, el("td", { colSpan: 7, text: "Nothing learnt yet." })));
   for (const entry of rows) {
     const undoButton = el("button", { type: "button", text: "Undo", disabled: !entry.active });
-    undoButton.addEventListener("click", async () => { await api("DELETE", `/api/learnt/${entry.id}`); await loadLearnt(); });
+    undoButton.addEventListener("click", async () => {
+      try { await api("DELETE", `/api/learnt/${entry.id}`); } catch (error) { sayWords(error.message, true); return; }
+      await loadLearnt();
+    });
     const row = el("tr", { class: entry.active ? "" : "inactive", "data-entry": String(entry.id) },
       el("td", { text: String(entry.id) }), el("td", { text: entry.spelling }),
       el("td", { text: entry.kind === "name" ? `name (${entry.tag})` : "ordinary word" }),
