@@ -447,8 +447,10 @@ async function loadLearnt() {
   for (const entry of rows) {
     const undoButton = el("button", { type: "button", text: "Undo", disabled: !entry.active });
     undoButton.addEventListener("click", async () => {
-      try { await api("DELETE", `/api/learnt/${entry.id}`); } catch (error) { sayWords(error.message, true); return; }
-      await loadLearnt();
+      try { await api("DELETE", `/api/learnt/${entry.id}`); } catch (error) {
+        $("learnt-status").textContent = error.message; $("learnt-status").classList.add("error"); return;
+      }
+      $("learnt-status").textContent = ""; await loadLearnt();
     });
     const row = el("tr", { class: entry.active ? "" : "inactive", "data-entry": String(entry.id) },
       el("td", { text: String(entry.id) }), el("td", { text: entry.spelling }),
