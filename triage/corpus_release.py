@@ -7,8 +7,11 @@ hide replaced in one of three styles:
 - `surrogates`: realistic replacements (triage.surrogates), one per entity; the mapping from originals
   to surrogates stays in the review workspace, never in the release.
 Dictionary ids and working codes never appear. The input's other columns (donor, date...) are kept in
-the input's order; the raw text and the working columns are left out. A release is refused while queued
-messages are undecided, unless they are withheld (left out, and said so in the datasheet).
+the input's order, each cell through the same machines as the messages; the raw text and the working
+columns are left out. A release is refused while queued messages are undecided, unless they are withheld
+(left out, and said so in the datasheet).
+The messages and what the machines hide in them come from the review workspace's record, never from the
+classified file, which must agree with that record.
 """
 
 from __future__ import annotations
