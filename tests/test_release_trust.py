@@ -296,3 +296,17 @@ def test_a_kept_cell_shows_no_name_or_phone(name, digits, before, shape):
     spans = machine_spans({cell}, ("PRE", "NOM", "SUR", "TEL", "MEL", "URL", "ADR", "COD")).get(cell, [])
     released = release_text(cell, spans, Tags().replace)
     assert name not in released and phone not in released, (cell, released)
+
+
+def test_a_corpus_classified_with_its_own_text_column_can_be_released(cli, tmp_path):
+    rows = [{"body": t, "date": f"2024-01-{i + 1:02d}"} for i, t in enumerate(OTHER_TEXTS)]
+    source = write_rows(tmp_path / "in.csv", rows)
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    assert cli("classify", source, "-o", classified, "--workspace", ws, "--text-column", "body").exit_code == 0
+    released = cli("release", classified, "--workspace", ws, "-o", tmp_path / "r.csv", "--withhold-undecided")
+    assert released.exit_code == 0, released.output
+    records = rows_of(tmp_path / "r.csv")
+    assert records and list(records[0]) == ["id", "body", "date"]
+    dates = {r["body"]: r["date"] for r in rows}
+    assert all(record["date"] == dates[record["body"]] for record in records if record["body"] in dates)
+    assert any(record["body"] in dates for record in records)
