@@ -310,3 +310,19 @@ def test_a_corpus_classified_with_its_own_text_column_can_be_released(cli, tmp_p
     dates = {r["body"]: r["date"] for r in rows}
     assert all(record["date"] == dates[record["body"]] for record in records if record["body"] in dates)
     assert any(record["body"] in dates for record in records)
+
+
+def test_kept_columns_go_through_the_model_classify_used(cli, tmp_path):
+    from triage import model
+
+    chosen = tmp_path / "mine.triage"
+    chosen.write_bytes(model.default_model_path().read_bytes())
+    rows = [{"id": str(i + 1), "sender": "Kevin", "text": t} for i, t in enumerate(OTHER_TEXTS)]
+    source = write_rows(tmp_path / "in.csv", rows)
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    assert cli("classify", source, "-o", classified, "--workspace", ws, "--model", chosen).exit_code == 0
+    released = cli("release", classified, "--workspace", ws, "-o", tmp_path / "r.csv", "--withhold-undecided")
+    assert released.exit_code == 0, released.output
+    sheet = json.loads((tmp_path / "r.datasheet.json").read_text("utf-8"))
+    assert sheet["columns_model"] == "mine.triage"
+    assert all("Kevin" not in record["sender"] for record in rows_of(tmp_path / "r.csv"))

@@ -204,7 +204,8 @@ def run_release(
         # hidden like one in a message. A column holding the raw text is refused unless named.
         kept = [c for c in chosen if c != text_column]
         _refuse_text_copies(finals, kept, columns or [], text_column)
-        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, hide)
+        model_file = _recorded_model(meta)
+        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, hide, model_file)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
         for row, values in finals:
             routes[row.route] += 1
@@ -225,6 +226,7 @@ def run_release(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
         text_column=text_column, hidden_in=hidden_in,
+        columns_model=model_file.name if model_file else "the embedded model",
     )
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
@@ -260,7 +262,17 @@ def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: 
 COPY_LENGTH = 8
 
 
-def machine_spans(cells, hide) -> dict[str, list]:
+def _recorded_model(meta: dict) -> Path | None:
+    """The model file classify used, as the workspace recorded it, if it is still that file
+    (same SHA-256 as recorded); None: the embedded model."""
+    recorded = meta.get("model_file")
+    if not recorded or not Path(recorded).is_file():
+        return None
+    digest = _sha256(recorded) or ""
+    return Path(recorded) if digest and str(meta.get("model", "")).endswith(f"sha256 {digest[:16]}") else None
+
+
+def machine_spans(cells, hide, model_file: Path | None = None) -> dict[str, list]:
     """What the machines hide in each cell (a kept column's values), as classify finds it in a
     message: Seek&Hide, the detectors and the name scorer, for the categories of `hide`. With no
     human to review these cells, every item found is hidden, whatever the message model says.
@@ -271,7 +283,7 @@ def machine_spans(cells, hide) -> dict[str, list]:
     from triage.features.counts import message_counts
     from triage.normalise import fold_batch, hide_in_original
 
-    classifier = _classifier(tuple(hide))
+    classifier = _classifier(tuple(hide), model_file)
     predictor = classifier.predictor
     found: dict[str, list] = {}
     for first in range(0, len(cells), 5_000):
@@ -293,13 +305,16 @@ def machine_spans(cells, hide) -> dict[str, list]:
 _CLASSIFIERS: dict = {}
 
 
-def _classifier(hide: tuple[str, ...]):
-    if hide not in _CLASSIFIERS:
+def _classifier(hide: tuple[str, ...], model_file: Path | None = None):
+    """A classifier for kept cells: the model file classify used (the embedded model by default)."""
+    key = (hide, os.fspath(model_file) if model_file else None)
+    if key not in _CLASSIFIERS:
         from triage import model
         from triage.classifier import Classifier
 
-        _CLASSIFIERS[hide] = Classifier(model.load_predictor(model.default_model_path()), hide=hide)
-    return _CLASSIFIERS[hide]
+        _CLASSIFIERS.clear()  # one at a time: a model's forest is large
+        _CLASSIFIERS[key] = Classifier(model.load_predictor(model_file or model.default_model_path()), hide=hide)
+    return _CLASSIFIERS[key]
 
 
 def _check_writable(path: Path) -> None:
@@ -365,7 +380,7 @@ def _file_name(source) -> str:
 
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
-               command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None) -> dict:
+               command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -380,6 +395,7 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "text_column": text_column,
         # Every other column went through the machines (no human review); what they hid, by column.
         "columns_through_machines": [c for c in columns if c != text_column],
+        "columns_model": columns_model,
         "hidden_in_columns": {c: dict(sorted(n.items())) for c, n in (hidden_in or {}).items() if n},
         "sources": {
             "classified": {"file": _file_name(classified), "sha256": _sha256(classified)},
@@ -426,7 +442,8 @@ def _columns_lines(sheet: dict) -> list[str]:
     others = sheet["columns_through_machines"]
     if others:
         lines.append(f"- The messages (`{sheet['text_column']}`) are released as reviewed; the other columns "
-                     f"({', '.join(others)}) went through the same machines, without a human review")
+                     f"({', '.join(others)}) went through the same machines"
+                     + (f" ({sheet['columns_model']})" if sheet.get("columns_model") else "") + ", without a human review")
         hidden_in = sheet.get("hidden_in_columns") or {}
         if hidden_in:
             lines.append("- Hidden in those columns: " + "; ".join(
