@@ -326,3 +326,19 @@ def test_kept_columns_go_through_the_model_classify_used(cli, tmp_path):
     sheet = json.loads((tmp_path / "r.datasheet.json").read_text("utf-8"))
     assert sheet["columns_model"] == "mine.triage"
     assert all("Kevin" not in record["sender"] for record in rows_of(tmp_path / "r.csv"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), min_size=8, max_size=40)
+       .filter(lambda t: len(t.strip()) >= 8),
+       before=st.text(max_size=5), after=st.text(max_size=5))
+def test_a_cell_holding_a_message_is_a_raw_copy(text, before, after):
+    from triage.corpus_release import _refuse_text_copies
+    from triage.review_workspace import FinalRow
+
+    row = FinalRow("1", 0, text, "NTA", [], "machine")
+    finals = [(row, {"id": "1", "note": before + text + after})]
+    with pytest.raises(io.BadInput, match="'note' holds the raw text"):
+        _refuse_text_copies(finals, ["id", "note"], [], "text")
+    _refuse_text_copies(finals, ["id", "note"], ["note"], "text")  # named with --columns: released
+    _refuse_text_copies([(row, {"id": "1", "note": "ok"})], ["id", "note"], [], "text")

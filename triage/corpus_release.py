@@ -250,7 +250,7 @@ def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: 
             continue
         for row, values in finals:
             cell, text = str(values.get(column) or ""), row.text.strip()
-            if text and (cell.strip() == text or (len(text) >= COPY_LENGTH and text in cell)):
+            if (len(text) >= 3 and cell.strip() == text) or (len(text) >= COPY_LENGTH and text in cell):
                 raise io.BadInput(
                     f"column {column!r} holds the raw text of message {row.id!r}: a release leaves the raw text "
                     f"out; leave the column out with --columns, or name it in --columns to release it through "
@@ -258,7 +258,8 @@ def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: 
                 )
 
 
-#: A kept cell containing a message's text at least this long is a copy of the raw text.
+#: A kept cell containing a message's text at least this long is a copy of the raw text (a cell equal
+#: to it, from 3 characters: "ok" in a column of answers is not a copy of the message "ok").
 COPY_LENGTH = 8
 
 
