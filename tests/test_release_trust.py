@@ -296,3 +296,49 @@ def test_a_kept_cell_shows_no_name_or_phone(name, digits, before, shape):
     spans = machine_spans({cell}, ("PRE", "NOM", "SUR", "TEL", "MEL", "URL", "ADR", "COD")).get(cell, [])
     released = release_text(cell, spans, Tags().replace)
     assert name not in released and phone not in released, (cell, released)
+
+
+def test_a_corpus_classified_with_its_own_text_column_can_be_released(cli, tmp_path):
+    rows = [{"body": t, "date": f"2024-01-{i + 1:02d}"} for i, t in enumerate(OTHER_TEXTS)]
+    source = write_rows(tmp_path / "in.csv", rows)
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    assert cli("classify", source, "-o", classified, "--workspace", ws, "--text-column", "body").exit_code == 0
+    released = cli("release", classified, "--workspace", ws, "-o", tmp_path / "r.csv", "--withhold-undecided")
+    assert released.exit_code == 0, released.output
+    records = rows_of(tmp_path / "r.csv")
+    assert records and list(records[0]) == ["id", "body", "date"]
+    dates = {r["body"]: r["date"] for r in rows}
+    assert all(record["date"] == dates[record["body"]] for record in records if record["body"] in dates)
+    assert any(record["body"] in dates for record in records)
+
+
+def test_kept_columns_go_through_the_model_classify_used(cli, tmp_path):
+    from triage import model
+
+    chosen = tmp_path / "mine.triage"
+    chosen.write_bytes(model.default_model_path().read_bytes())
+    rows = [{"id": str(i + 1), "sender": "Kevin", "text": t} for i, t in enumerate(OTHER_TEXTS)]
+    source = write_rows(tmp_path / "in.csv", rows)
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    assert cli("classify", source, "-o", classified, "--workspace", ws, "--model", chosen).exit_code == 0
+    released = cli("release", classified, "--workspace", ws, "-o", tmp_path / "r.csv", "--withhold-undecided")
+    assert released.exit_code == 0, released.output
+    sheet = json.loads((tmp_path / "r.datasheet.json").read_text("utf-8"))
+    assert sheet["columns_model"] == "mine.triage"
+    assert all("Kevin" not in record["sender"] for record in rows_of(tmp_path / "r.csv"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), min_size=8, max_size=40)
+       .filter(lambda t: len(t.strip()) >= 8),
+       before=st.text(max_size=5), after=st.text(max_size=5))
+def test_a_cell_holding_a_message_is_a_raw_copy(text, before, after):
+    from triage.corpus_release import _refuse_text_copies
+    from triage.review_workspace import FinalRow
+
+    row = FinalRow("1", 0, text, "NTA", [], "machine")
+    finals = [(row, {"id": "1", "note": before + text + after})]
+    with pytest.raises(io.BadInput, match="'note' holds the raw text"):
+        _refuse_text_copies(finals, ["id", "note"], [], "text")
+    _refuse_text_copies(finals, ["id", "note"], ["note"], "text")  # named with --columns: released
+    _refuse_text_copies([(row, {"id": "1", "note": "ok"})], ["id", "note"], [], "text")

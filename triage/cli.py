@@ -191,7 +191,8 @@ def classify(
         from triage import review_workspace as review_module
 
         opened, synced = review_module.open_synced(summary.output, workspace, input_path=input,
-                                                     id_column=id_column or "", text_column=text_column)
+                                                     id_column=id_column or "", text_column=text_column,
+                                                     model_file=model or "")
         with opened:
             opened.record_model(model)
             for line in review_module.sync_lines(opened.path, synced):

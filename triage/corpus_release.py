@@ -7,8 +7,11 @@ hide replaced in one of three styles:
 - `surrogates`: realistic replacements (triage.surrogates), one per entity; the mapping from originals
   to surrogates stays in the review workspace, never in the release.
 Dictionary ids and working codes never appear. The input's other columns (donor, date...) are kept in
-the input's order; the raw text and the working columns are left out. A release is refused while queued
-messages are undecided, unless they are withheld (left out, and said so in the datasheet).
+the input's order, each cell through the same machines as the messages; the raw text and the working
+columns are left out. A release is refused while queued messages are undecided, unless they are withheld
+(left out, and said so in the datasheet).
+The messages and what the machines hide in them come from the review workspace's record, never from the
+classified file, which must agree with that record.
 """
 
 from __future__ import annotations
@@ -204,7 +207,8 @@ def run_release(
         # hidden like one in a message. A column holding the raw text is refused unless named.
         kept = [c for c in chosen if c != text_column]
         _refuse_text_copies(finals, kept, columns or [], text_column)
-        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, hide)
+        model_file = _recorded_model(meta)
+        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, hide, model_file)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
         for row, values in finals:
             routes[row.route] += 1
@@ -225,6 +229,7 @@ def run_release(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
         text_column=text_column, hidden_in=hidden_in,
+        columns_model=model_file.name if model_file else "the embedded model",
     )
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
@@ -248,7 +253,7 @@ def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: 
             continue
         for row, values in finals:
             cell, text = str(values.get(column) or ""), row.text.strip()
-            if text and (cell.strip() == text or (len(text) >= COPY_LENGTH and text in cell)):
+            if (len(text) >= 3 and cell.strip() == text) or (len(text) >= COPY_LENGTH and text in cell):
                 raise io.BadInput(
                     f"column {column!r} holds the raw text of message {row.id!r}: a release leaves the raw text "
                     f"out; leave the column out with --columns, or name it in --columns to release it through "
@@ -256,11 +261,22 @@ def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: 
                 )
 
 
-#: A kept cell containing a message's text at least this long is a copy of the raw text.
+#: A kept cell containing a message's text at least this long is a copy of the raw text (a cell equal
+#: to it, from 3 characters: "ok" in a column of answers is not a copy of the message "ok").
 COPY_LENGTH = 8
 
 
-def machine_spans(cells, hide) -> dict[str, list]:
+def _recorded_model(meta: dict) -> Path | None:
+    """The model file classify used, as the workspace recorded it, if it is still that file
+    (same SHA-256 as recorded); None: the embedded model."""
+    recorded = meta.get("model_file")
+    if not recorded or not Path(recorded).is_file():
+        return None
+    digest = _sha256(recorded) or ""
+    return Path(recorded) if digest and str(meta.get("model", "")).endswith(f"sha256 {digest[:16]}") else None
+
+
+def machine_spans(cells, hide, model_file: Path | None = None) -> dict[str, list]:
     """What the machines hide in each cell (a kept column's values), as classify finds it in a
     message: Seek&Hide, the detectors and the name scorer, for the categories of `hide`. With no
     human to review these cells, every item found is hidden, whatever the message model says.
@@ -271,7 +287,7 @@ def machine_spans(cells, hide) -> dict[str, list]:
     from triage.features.counts import message_counts
     from triage.normalise import fold_batch, hide_in_original
 
-    classifier = _classifier(tuple(hide))
+    classifier = _classifier(tuple(hide), model_file)
     predictor = classifier.predictor
     found: dict[str, list] = {}
     for first in range(0, len(cells), 5_000):
@@ -293,13 +309,16 @@ def machine_spans(cells, hide) -> dict[str, list]:
 _CLASSIFIERS: dict = {}
 
 
-def _classifier(hide: tuple[str, ...]):
-    if hide not in _CLASSIFIERS:
+def _classifier(hide: tuple[str, ...], model_file: Path | None = None):
+    """A classifier for kept cells: the model file classify used (the embedded model by default)."""
+    key = (hide, os.fspath(model_file) if model_file else None)
+    if key not in _CLASSIFIERS:
         from triage import model
         from triage.classifier import Classifier
 
-        _CLASSIFIERS[hide] = Classifier(model.load_predictor(model.default_model_path()), hide=hide)
-    return _CLASSIFIERS[hide]
+        _CLASSIFIERS.clear()  # one at a time: a model's forest is large
+        _CLASSIFIERS[key] = Classifier(model.load_predictor(model_file or model.default_model_path()), hide=hide)
+    return _CLASSIFIERS[key]
 
 
 def _check_writable(path: Path) -> None:
@@ -365,7 +384,7 @@ def _file_name(source) -> str:
 
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
-               command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None) -> dict:
+               command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -380,6 +399,7 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "text_column": text_column,
         # Every other column went through the machines (no human review); what they hid, by column.
         "columns_through_machines": [c for c in columns if c != text_column],
+        "columns_model": columns_model,
         "hidden_in_columns": {c: dict(sorted(n.items())) for c, n in (hidden_in or {}).items() if n},
         "sources": {
             "classified": {"file": _file_name(classified), "sha256": _sha256(classified)},
@@ -426,7 +446,8 @@ def _columns_lines(sheet: dict) -> list[str]:
     others = sheet["columns_through_machines"]
     if others:
         lines.append(f"- The messages (`{sheet['text_column']}`) are released as reviewed; the other columns "
-                     f"({', '.join(others)}) went through the same machines, without a human review")
+                     f"({', '.join(others)}) went through the same machines"
+                     + (f" ({sheet['columns_model']})" if sheet.get("columns_model") else "") + ", without a human review")
         hidden_in = sheet.get("hidden_in_columns") or {}
         if hidden_in:
             lines.append("- Hidden in those columns: " + "; ".join(

@@ -55,7 +55,7 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
 
 def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike[str] | None = None, *,
                 audit: int = DEFAULT_AUDIT, seed: int = 0, input_path=None, id_column: str | None = None,
-                text_column: str | None = None) -> tuple[Workspace, SyncSummary]:
+                text_column: str | None = None, model_file=None) -> tuple[Workspace, SyncSummary]:
     """The workspace of a classified file (created beside it by default), brought up to date with it.
     A sync that fails or is interrupted leaves the workspace as it was: one made for it is removed."""
     path = check_workspace_path(workspace or default_path(classified), [classified])
@@ -63,7 +63,7 @@ def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike
     opened = Workspace.open(path, create=True)
     try:
         return opened, opened.sync(classified, audit=audit, seed=seed, input_path=input_path,
-                                   id_column=id_column, text_column=text_column)
+                                   id_column=id_column, text_column=text_column, model_file=model_file)
     except BaseException:
         opened.close()
         if fresh:

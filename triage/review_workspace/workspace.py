@@ -496,12 +496,13 @@ class Workspace:
 
     def sync(self, classified_path: str | os.PathLike[str], *, audit: int = DEFAULT_AUDIT, seed: int = 0,
              input_path: str | os.PathLike[str] | None = None, seeker=None, id_column: str | None = None,
-             text_column: str | None = None) -> SyncSummary:
+             text_column: str | None = None, model_file: str | os.PathLike[str] | None = None) -> SyncSummary:
         """Load (or reload) a classified file: every message, the queue, the audit sample, and what
         the machines hide in each message (the record the release reads). Another corpus's file is
         refused before anything changes; the load is one transaction, so an interrupted sync leaves
         the workspace as it was. `input_path`, `id_column` and `text_column` record the input that
-        was classified and how it was read, for the release."""
+        was classified and how it was read, `model_file` the model file that classified it, for the
+        release."""
         if audit < 0:
             raise io.BadOption("--audit must be 0 or more")
         rows = read_classified(classified_path)
@@ -551,6 +552,8 @@ class Workspace:
                 values["id_column"] = id_column
             if text_column is not None:
                 values["text_column"] = text_column
+            if model_file is not None:
+                values["model_file"] = os.path.abspath(model_file) if os.fspath(model_file) else ""
             self._set_meta(**values)
         kept = self._db.execute(
             "SELECT count(*) FROM decisions d JOIN messages m USING (id) WHERE d.text_hash = m.text_hash"
