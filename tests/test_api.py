@@ -219,6 +219,17 @@ def test_classify_with_a_workspace_then_release_from_the_frame(demo, tmp_path):
         triage.release(classified)
 
 
+def test_a_frame_classified_with_its_own_text_column_is_released_with_it(demo, tmp_path):
+    workspace = tmp_path / "body.review.sqlite"
+    frame = demo.rename(columns={"text": "body"})
+    classified = triage.classify(frame, text_column="body", workspace=workspace)
+    released = triage.release(classified, workspace=workspace, withhold_undecided=True, input=frame)
+    assert "body" in released.corpus.columns
+    ta = classified[classified.decision == "TA"].iloc[0]
+    body = released.corpus.set_index("id").loc[ta.id].body
+    assert body != ta.text and "<" in body
+
+
 def test_reports_come_back_with_tables_and_figures(demo):
     from matplotlib.figure import Figure
 

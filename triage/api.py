@@ -164,7 +164,9 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
     )
     if workspace is not None:
         classified = io.Records(CLASSIFY_COLUMNS, summary.rows, "the classified DataFrame")
-        opened, _ = review_module.open_synced(classified, workspace)
+        model_file = model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None)
+        opened, _ = review_module.open_synced(classified, workspace, id_column=id_column or "",
+                                              text_column=text_column, model_file=model_file)
         with opened:
             opened.record_model(chosen)
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
