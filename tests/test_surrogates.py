@@ -88,3 +88,67 @@ def test_a_phone_keeps_its_kind_and_layout_and_none_of_its_digits(originals, see
         drawn = national[-4:]  # the fiction ranges fix the first digits: the last four are drawn
         assert all(a != b for a, b in zip(drawn, re.sub(r"\D", "", original)[-4:]))
         assert not runs(national[3:]) & runs(re.sub(r"\D", "", original)[-9:])  # the country code is no one's
+
+
+# ---------------------------------------------------------------- names the corpus already holds
+
+
+def test_a_surrogate_is_never_a_form_to_avoid():
+    plain = Surrogates(seed=0)
+    drawn = {(tag, name): plain.replace(tag, name) for tag, name in
+             [("PRE", "Nicolas"), ("PRE", "Julie"), ("NOM", "Martin"), ("LIE", "Brest"), ("SUR", "juju")]}
+    avoid = {surrogate.upper() for surrogate in drawn.values()}  # compared case and accent folded
+    careful = Surrogates(seed=0, avoid=avoid)
+    for (tag, name), surrogate in drawn.items():
+        again = careful.replace(tag, name)
+        assert fold(again) != fold(surrogate) and fold(again) not in {fold(form) for form in avoid}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["Nicolas", "Julie", "Kevin", "Marie", "Thomas", "Léa", "Paul", "Inès"]),
+                min_size=1, max_size=5, unique=True), st.integers(0, 1000))
+def test_a_first_names_surrogate_is_no_name_of_the_corpus(names, seed):
+    """A message `Salut <name> c'est <name>...` hides every name: none comes back as another's surrogate."""
+    from triage.surrogates import forms_to_avoid
+
+    text = "Salut " + " et ".join(names) + " et bisous"
+    spans, at = [], len("Salut ")
+    for name in names:
+        spans.append((at, at + len(name), "PRE"))
+        at += len(name) + len(" et ")
+    avoid = forms_to_avoid([(text, spans), ("Pierre a dit oui", [])])
+    assert {"salut", "et", "bisous", "pierre", "a", "dit", "oui"} | {fold(n) for n in names} <= avoid
+    surrogates = Surrogates(seed=seed, avoid=avoid)
+    for name in names:
+        assert fold(surrogates.replace("PRE", name)) not in avoid
+
+
+def test_the_release_gives_the_surrogates_the_corpus_words_and_hidden_names(cli, monkeypatch, tmp_path):
+    """run_release hands the replacer every readable word and every hidden original, and no
+    surrogate it saves is one of them."""
+    from triage import corpus_release
+    from triage.review_workspace import Workspace
+
+    corpus = tmp_path / "sms.csv"
+    corpus.write_text("id,text\n1,Rendez-vous demain devant la gare avec Mathilde\n"
+                      "2,Salut Bertrand tu peux appeler Mathilde au 06 21 43 65 87\n3,ok merci beaucoup\n",
+                      encoding="utf-8")
+    classified, ws = tmp_path / "sms.classified.csv", tmp_path / "sms.review.sqlite"
+    assert cli("classify", corpus, "-o", classified, "--workspace", ws).exit_code == 0
+    seen = {}
+    real = corpus_release.replacer
+
+    def spying(style, seed=0, known=None, *args, **kwargs):
+        made = real(style, seed, known, *args, **kwargs)
+        seen["avoid"] = getattr(made, "avoid", set())
+        return made
+
+    monkeypatch.setattr(corpus_release, "replacer", spying)
+    corpus_release.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
+                               withhold_undecided=True)
+    with Workspace.open(ws) as opened:
+        rows = list(opened.final())
+        mapping = opened.surrogate_map()
+    hidden = {fold(row.text[start:end]) for row in rows for start, end, _ in row.spans}
+    assert {"rendez", "vous", "demain", "merci"} <= seen["avoid"] and hidden <= seen["avoid"]
+    assert mapping and not {fold(surrogate) for surrogate in mapping.values()} & seen["avoid"]

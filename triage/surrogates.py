@@ -133,16 +133,16 @@ class Surrogates:
             rng = self._rng(tag, key, attempt)
             candidate = self._candidate(tag, key, original, rng, attempt)
             if (candidate.casefold() not in self._used and entity_key(tag, candidate) != key
-                    and not self._avoided(candidate) and not _leaks(tag, candidate, original)):
+                    and not self._avoided(tag, candidate) and not _leaks(tag, candidate, original)):
                 return candidate
         return f"{tag.lower()}{len(self.mapping) + 1}"  # every list exhausted: still unique, still no original
 
-    def _avoided(self, candidate: str) -> bool:
-        if not self.avoid:
+    def _avoided(self, tag: str, candidate: str) -> bool:
+        """Whether a name (first name, surname, nickname, place, brand) is one the corpus shows or hides."""
+        if not self.avoid or tag not in ("PRE", "NOM", "SUR", "LIE", "MAR"):
             return False
-        folded = fold(candidate)
-        return folded in self.avoid or _REPEATS.sub(r"\1", folded) in self.avoid or any(
-            word in self.avoid for word in re.findall(r"\w+", folded))
+        folded = " ".join(fold(candidate).split())
+        return folded in self.avoid or _REPEATS.sub(r"\1", folded) in self.avoid
 
     def _candidate(self, tag: str, key: str, original: str, rng: random.Random, attempt: int) -> str:
         length = len(_REPEATS.sub(r"\1", original))
@@ -176,6 +176,22 @@ class Surrogates:
         # COD and anything else: the same pattern of digits, letters and separators, every digit and
         # letter another one
         return "".join(_other(c, rng) for c in original)
+
+
+def forms_to_avoid(messages) -> set[str]:
+    """What no surrogate may be, folded: every word of the (text, spans) pairs outside their spans
+    (the words the release shows) and every hidden original, whole and word by word."""
+    forms: set[str] = set()
+    for text, spans in messages:
+        last = 0
+        for start, end, _tag in sorted(spans):
+            forms.update(re.findall(r"\w+", fold(text[last:start])))
+            hidden = fold(text[start:end])
+            forms.add(" ".join(hidden.split()))
+            forms.update(re.findall(r"\w+", hidden))
+            last = max(last, end)
+        forms.update(re.findall(r"\w+", fold(text[last:])))
+    return forms
 
 
 def _other(c: str, rng: random.Random) -> str:
