@@ -152,3 +152,36 @@ def test_the_release_gives_the_surrogates_the_corpus_words_and_hidden_names(cli,
     hidden = {fold(row.text[start:end]) for row in rows for start, end, _ in row.spans}
     assert {"rendez", "vous", "demain", "merci"} <= seen["avoid"] and hidden <= seen["avoid"]
     assert mapping and not {fold(surrogate) for surrogate in mapping.values()} & seen["avoid"]
+
+
+# ---------------------------------------------------------------- first names keep their sex
+
+
+def _majority_sexes() -> dict[str, str]:
+    """The sex of each common first name as the shipped lists give it, the majority one for a name
+    both sexes bear."""
+    import json
+
+    from triage.lexicons import DICTIONARIES_DIR
+
+    majority = json.loads((DICTIONARIES_DIR / "first_name_sexes.json").read_text("utf-8"))
+    lines = (DICTIONARIES_DIR / "names" / "first_names.tsv").read_text("utf-8").splitlines()[1:8001]
+    sexes = {}
+    for line in lines:
+        name, _id, _rank, sex = line.split("\t")
+        sexes[fold(name)] = majority[name] if len(sex) > 1 else sex
+    return sexes
+
+
+def test_the_commonest_first_names_have_their_majority_sex():
+    sexes = _majority_sexes()
+    assert [sexes[n] for n in ("marie", "jeanne", "camille", "jean", "pierre", "nicolas")] == list("FFFMMM")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["Marie", "Jeanne", "Anne", "Camille", "Julie", "Léa", "Jean", "Pierre", "Michel",
+                        "Nicolas", "Claude", "Dominique", "Paul", "Louis", "Kevin"]), st.integers(0, 10_000))
+def test_a_first_names_surrogate_has_its_sex(name, seed):
+    sexes = _majority_sexes()
+    surrogate = Surrogates(seed=seed).replace("PRE", name)
+    assert sexes.get(fold(surrogate), sexes[fold(name)]) == sexes[fold(name)], (name, surrogate)

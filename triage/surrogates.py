@@ -1,15 +1,18 @@
 """Realistic replacements for hidden items, as clinical de-identification makes them (Grouin 2013).
 
 The same entity gets the same surrogate across a corpus and two entities get two; a first name
-keeps its sex where the INSEE list gives one; length and shape are kept (Capitalised, lower case,
-ALL CAPS, letter repetitions such as `nicooolas`); phone numbers come from the ranges France's
+keeps its sex (for one given to both, the sex that bears it more often); length and shape are kept
+(Capitalised, lower case, ALL CAPS, letter repetitions such as `nicooolas`); phone numbers keep
+their kind (mobile, landline of the same region) and layout and come from the ranges France's
 telecoms regulator reserves for fiction; e-mails and web addresses use reserved example domains
-(RFC 2606); codes keep their pattern of digits and letters. A seed makes the choice reproducible.
+(RFC 2606); codes keep their pattern of digits, letters and separators, every digit and letter
+another one. No surrogate is a name the corpus shows or hides. A seed makes the choice reproducible.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 import unicodedata
@@ -50,12 +53,15 @@ def fold(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _first_names() -> dict[str, list[str]]:
+    """The common first names by sex; one given to both sexes (Jean, Marie, Camille) counts as the
+    sex that bears it more often."""
+    majority = json.loads((DICTIONARIES_DIR / "first_name_sexes.json").read_text("utf-8"))
     by_sex: dict[str, list[str]] = {"F": [], "M": [], "FM": []}
     lines = (DICTIONARIES_DIR / "names" / "first_names.tsv").read_text("utf-8").splitlines()[1:]
     for line in lines[:8000]:  # the common ones: a surrogate should look ordinary
         name, _id, _rank, sex = (line.split("\t") + ["", "", "", ""])[:4]
         if name.isalpha():
-            by_sex.setdefault(sex, []).append(name)
+            by_sex.setdefault(majority.get(name, sex) if len(sex) > 1 else sex, []).append(name)
     return by_sex
 
 
