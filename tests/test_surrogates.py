@@ -185,3 +185,52 @@ def test_a_first_names_surrogate_has_its_sex(name, seed):
     sexes = _majority_sexes()
     surrogate = Surrogates(seed=seed).replace("PRE", name)
     assert sexes.get(fold(surrogate), sexes[fold(name)]) == sexes[fold(name)], (name, surrogate)
+
+
+# ---------------------------------------------------------------- e-mails, web addresses, postal codes
+
+EXAMPLE = r"example\.(?:org|com|net)"
+
+
+def runs_shape(local: str) -> list[str]:
+    """The local part of an address as its runs: a word, a number of n digits, each separator."""
+    return ["w" if run[0].isalpha() and len(run) > 2 else f"i{len(run)}" if run[0].isalpha()
+            else f"d{len(run)}" if run[0].isdigit() else run
+            for run in re.findall(r"[^\W\d_]+|\d+|[\W_]+", local)]
+
+
+words = st.text(alphabet="abcdefghijklmnopqrstuvwxyzéè", min_size=1, max_size=10)
+emails = st.builds(
+    lambda parts, seps, number, domain: "".join(p + s for p, s in zip(parts, seps + [""])) + number + "@" + domain,
+    st.lists(words, min_size=1, max_size=3), st.lists(st.sampled_from([".", "_", "-"]), min_size=2, max_size=2),
+    st.sampled_from(["", "93", "2007"]), st.sampled_from(["gmail.com", "orange.fr", "free.fr", "laposte.net"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(emails, st.integers(0, 1000))
+def test_an_email_stays_an_email_of_the_same_shape_on_an_example_domain(original, seed):
+    surrogate = Surrogates(seed=seed).replace("MEL", original)
+    local = original.split("@")[0]
+    assert re.fullmatch(r"[\w.+-]+@" + EXAMPLE, surrogate), surrogate
+    assert runs_shape(surrogate.split("@")[0]) == runs_shape(local)
+    assert not runs(surrogate.split("@")[0]) & runs(local)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["", "http://", "https://"]), st.sampled_from(["", "www."]),
+       st.sampled_from(["leboncoin.fr", "bit.ly", "monsite-perso.free.fr"]),
+       st.sampled_from(["", "/", "/annonces/12345.htm", "/julie.martin/"]), st.integers(0, 1000))
+def test_a_web_address_stays_a_web_address_of_the_same_shape(scheme, www, host, path, seed):
+    surrogate = Surrogates(seed=seed).replace("URL", scheme + www + host + path)
+    match = re.fullmatch(r"((?:https?://)?)((?:www\.)?)" + EXAMPLE + r"(/.*)?", surrogate)
+    assert match, surrogate
+    assert match.group(1) == scheme and match.group(2) == www
+    assert bool(match.group(3)) == bool(path) and (match.group(3) or "").endswith("/") == path.endswith("/")
+    assert host.split(".")[0] not in surrogate and "julie" not in surrogate
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789", min_size=5, max_size=5), st.integers(0, 1000))
+def test_a_postal_code_stays_five_digits(code, seed):
+    surrogate = Surrogates(seed=seed).replace("COD", code)
+    assert re.fullmatch(r"\d{5}", surrogate) and not runs(surrogate) & runs(code)

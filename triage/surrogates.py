@@ -144,7 +144,10 @@ class Surrogates:
         return f"{tag.lower()}{len(self.mapping) + 1}"  # every list exhausted: still unique, still no original
 
     def _avoided(self, tag: str, candidate: str) -> bool:
-        """Whether a name (first name, surname, nickname, place, brand) is one the corpus shows or hides."""
+        """Whether a name (first name, surname, nickname, place, brand, the names of an e-mail
+        address) is one the corpus shows or hides."""
+        if self.avoid and tag == "MEL":  # julie.martin@...: the names of an address too
+            return any(word in self.avoid for word in re.findall(r"[^\W\d_]{3,}", fold(candidate.split("@")[0])))
         if not self.avoid or tag not in ("PRE", "NOM", "SUR", "LIE", "MAR"):
             return False
         folded = " ".join(fold(candidate).split())
@@ -172,9 +175,9 @@ class Surrogates:
         if tag == "TEL":
             return _phone(key, rng)
         if tag == "MEL":
-            return f"contact{rng.randrange(1, 10_000)}@{rng.choice(EXAMPLE_DOMAINS)}"
+            return _email(original, rng)
         if tag == "URL":
-            return f"https://www.{rng.choice(EXAMPLE_DOMAINS)}/page{rng.randrange(1, 10_000)}"
+            return _url(original, rng)
         if tag == "ADR":
             return f"{rng.randrange(1, 80)} {rng.choice(ADDRESSES)}"
         if tag == "MAR":
@@ -182,6 +185,46 @@ class Surrogates:
         # COD and anything else: the same pattern of digits, letters and separators, every digit and
         # letter another one
         return "".join(_other(c, rng) for c in original)
+
+
+def _ascii_name(name: str) -> str:
+    return "".join(c for c in fold(name) if c.isascii() and c.isalpha())
+
+
+def _email(original: str, rng: random.Random) -> str:
+    """An address shaped as the original's: its local part's words become names (a first name, then
+    surnames: kevin.durand -> julie.martin), its digits other digits, its separators stay; the domain
+    is a reserved example one."""
+    local = original.rsplit("@", 1)[0] if "@" in original else original
+    parts, words = [], 0
+    for run in re.findall(r"[^\W\d_]+|\d+|[\W_]+", local):
+        if run[0].isdigit():
+            parts.append("".join(_other(c, rng) for c in run))
+        elif run[0].isalpha():
+            pool = (_first_names()["F"] + _first_names()["M"]) if words == 0 else _surnames()
+            name = _ascii_name(rng.choice(pool)) or "contact"
+            words += 1
+            if len(run) <= 2:  # initials stay initials
+                name = "".join(_other(c, rng) for c in run)
+            parts.append(shaped(name, run) if len(run) > 2 else name)
+        else:
+            parts.append(run)
+    return "".join(parts or ["contact"]) + "@" + rng.choice(EXAMPLE_DOMAINS)
+
+
+_URL = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)?(www\d?\.)?([^/?#\s]*)(.*)", re.S)
+
+
+def _url(original: str, rng: random.Random) -> str:
+    """A web address shaped as the original's: its scheme and `www.` when it has them, a reserved
+    example domain, a page when it has a path (its trailing slash kept)."""
+    scheme, www, _host, path = _URL.match(original.strip()).groups()
+    out = (scheme or "") + (www or "") + rng.choice(EXAMPLE_DOMAINS)
+    if path.strip("/"):
+        out += f"/page{rng.randrange(1, 10_000)}" + ("/" if path.endswith("/") else "")
+    elif path:
+        out += "/"
+    return out
 
 
 def forms_to_avoid(messages) -> set[str]:
@@ -228,6 +271,8 @@ def _leaks(tag: str, candidate: str, original: str) -> bool:
         drawn = candidate[4:] if len(candidate) == 10 else candidate
     elif tag == "COD":
         drawn = candidate
+    elif tag == "MEL":
+        drawn, original = candidate.rsplit("@", 1)[0], original.rsplit("@", 1)[0]
     else:
         return False
     return bool(_grams(_alnum(drawn)) & _grams(_alnum(original)))
