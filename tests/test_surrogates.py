@@ -234,3 +234,21 @@ def test_a_web_address_stays_a_web_address_of_the_same_shape(scheme, www, host, 
 def test_a_postal_code_stays_five_digits(code, seed):
     surrogate = Surrogates(seed=seed).replace("COD", code)
     assert re.fullmatch(r"\d{5}", surrogate) and not runs(surrogate) & runs(code)
+
+
+# ---------------------------------------------------------------- one entity, one surrogate
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["PRE", "NOM", "COD", "TEL", "MEL", "URL"]), codes), min_size=1,
+                max_size=8), st.integers(0, 1000), st.sets(st.sampled_from(["julie", "martin", "brest", "thomas"])))
+def test_the_same_entity_keeps_its_surrogate_across_the_corpus_and_releases(items, seed, avoid):
+    first = Surrogates(seed=seed)
+    released = [first.replace(tag, original) for tag, original in items]
+    assert released == [first.replace(tag, original) for tag, original in items]  # later in the corpus
+    again = Surrogates(seed=seed + 1, known=dict(first.mapping), avoid=avoid)  # the next release
+    assert released == [again.replace(tag, original) for tag, original in items]
+    phones = Surrogates(seed=seed)
+    national = phones.replace("TEL", "06 12 34 56 78")
+    assert phones.replace("TEL", "+33 6 12 34 56 78") == "+33 " + national[1:]
+    assert phones.replace("COD", "ab12") == phones.replace("COD", "AB12").lower()

@@ -128,10 +128,13 @@ class Surrogates:
             self._used.add(base.casefold())
         if tag in ("PRE", "NOM", "SUR", "LIE"):
             return shaped(base, original)
+        # What the layout adds (a phone's letters) follows from the saved surrogate, never from this
+        # release's seed: the same entity is written the same way release after release.
+        layout = random.Random(int.from_bytes(hashlib.sha256(f"{tag}\x00{key}\x00{base}".encode()).digest()[:8], "big"))
         if tag == "TEL":
-            return _phone_layout(base, original, self._rng(tag, key, -1))
+            return _phone_layout(base, original, layout)
         if tag == "COD":
-            return _code_layout(base, original, self._rng(tag, key, -1))
+            return _code_layout(base, original, layout)
         return base
 
     def _new(self, tag: str, key: str, original: str) -> str:
