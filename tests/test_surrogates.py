@@ -252,3 +252,11 @@ def test_the_same_entity_keeps_its_surrogate_across_the_corpus_and_releases(item
     national = phones.replace("TEL", "06 12 34 56 78")
     assert phones.replace("TEL", "+33 6 12 34 56 78") == "+33 " + national[1:]
     assert phones.replace("COD", "ab12") == phones.replace("COD", "AB12").lower()
+
+
+def test_codes_that_differ_by_a_repeated_character_are_two_entities():
+    from triage.corpus_release import Pseudonyms
+
+    pseudonyms = Pseudonyms()
+    assert pseudonyms.replace("COD", "A1") != pseudonyms.replace("COD", "AAA111")
+    assert pseudonyms.replace("PRE", "Nicolas") == pseudonyms.replace("PRE", "nicooolas")
