@@ -218,6 +218,18 @@ def read_list(path: Path) -> set[str]:
 # ---------------------------------------------------------------- build
 
 
+def write_first_name_sexes(path: Path) -> int:
+    """The majority sex of every first name given to both sexes (Jean, Camille...): the list where it
+    ranks higher, that is where it is more frequent. Surrogates keep it; it is not a lexicon the
+    recognizers read (outside the lexicon fingerprint)."""
+    position = {code: {name: i for i, name in enumerate(read_prenoms(kind))}
+                for code, kind in (("F", "prenoms.f.all"), ("M", "prenoms.m.all"))}
+    both = sorted(position["F"].keys() & position["M"].keys())
+    sexes = {name: "F" if position["F"][name] < position["M"][name] else "M" for name in both}
+    path.write_text(json.dumps(sexes, ensure_ascii=False, indent=0, sort_keys=True) + "\n", "utf-8")
+    return len(sexes)
+
+
 def build(out: Path = HERE, cache: Path | None = None) -> dict[str, int]:
     cache = cache or Path(tempfile.gettempdir()) / "sms-triage-build"
     cache.mkdir(parents=True, exist_ok=True)
@@ -233,6 +245,7 @@ def build(out: Path = HERE, cache: Path | None = None) -> dict[str, int]:
             rank[name] = min(rank.get(name, position), position)
             sex.setdefault(name, set()).add(code)
     first = sorted(rank, key=lambda name: (rank[name], name))
+    counts["first_name_sexes"] = write_first_name_sexes(out / "first_name_sexes.json")
     first_ids = stable_ids(out / "names" / "first_names.tsv", first)
     counts["first_names"] = write_tsv(
         out / "names" / "first_names.tsv",

@@ -31,7 +31,7 @@ from triage.combiner import hide_text, parse_hide
 from triage.normalise import grapheme_spans
 from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
-from triage.surrogates import Surrogates, entity_key
+from triage.surrogates import Surrogates, entity_key, forms_to_avoid
 
 STYLES = ("tags", "pseudonyms", "surrogates")
 ROUTES = ("machine", "reviewer", "audit", "undecided")
@@ -57,13 +57,13 @@ class Tags:
         return f"<{tag}_{len(original)}>"
 
 
-def replacer(style: str, seed: int = 0, known=None):
+def replacer(style: str, seed: int = 0, known=None, avoid=()):
     if style == "tags":
         return Tags()
     if style == "pseudonyms":
         return Pseudonyms()
     if style == "surrogates":
-        return Surrogates(seed, known)
+        return Surrogates(seed, known, avoid)
     raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
 
 
@@ -188,7 +188,9 @@ def run_release(
         else:
             chosen = all_columns
         known = opened.surrogate_map() if style == "surrogates" else None
-        replace = replacer(style, seed, known)
+        # A surrogate is never a word the corpus shows nor a name it hides.
+        avoid = forms_to_avoid((row.text, row.spans) for row in opened.final()) if style == "surrogates" else ()
+        replace = replacer(style, seed, known, avoid)
         routes: Counter = Counter()
         tags: Counter = Counter()
         records: list[list[str]] = []

@@ -1,15 +1,18 @@
 """Realistic replacements for hidden items, as clinical de-identification makes them (Grouin 2013).
 
 The same entity gets the same surrogate across a corpus and two entities get two; a first name
-keeps its sex where the INSEE list gives one; length and shape are kept (Capitalised, lower case,
-ALL CAPS, letter repetitions such as `nicooolas`); phone numbers come from the ranges France's
+keeps its sex (for one given to both, the sex that bears it more often); length and shape are kept
+(Capitalised, lower case, ALL CAPS, letter repetitions such as `nicooolas`); phone numbers keep
+their kind (mobile, landline of the same region) and layout and come from the ranges France's
 telecoms regulator reserves for fiction; e-mails and web addresses use reserved example domains
-(RFC 2606); codes keep their pattern of digits and letters. A seed makes the choice reproducible.
+(RFC 2606); codes keep their pattern of digits, letters and separators, every digit and letter
+another one. No surrogate is a name the corpus shows or hides. A seed makes the choice reproducible.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 import unicodedata
@@ -25,28 +28,40 @@ ADDRESSES = ("rue des Lilas", "avenue des Tilleuls", "chemin des Vignes", "place
 BRANDS = ("Boutix", "Marqueo", "Fabrica", "Comptoir Lune", "Vélonet", "Distrimax")
 _REPEATS = re.compile(r"(\w)\1{2,}")
 _VOWELS = "aeiouyéèêëàâîïôöûü"
+_KEPT_REPEATS = ("COD", "MEL", "URL")  # a repeated character of a code is part of the code
+_LEAK = 3  # no run of this many of the original's letters and digits survives in a surrogate
 
 
 def entity_key(tag: str, spelling: str) -> str:
-    """What makes two mentions one entity: for numbers their digits; for words the spelling without
-    accents, case or letter repetitions (`Nicooolas` and `nicolas` are one)."""
+    """What makes two mentions one entity: for numbers their digits; for codes the spelling without
+    accents or case (`AAA111` and `A1` are two codes); for words the spelling without accents, case
+    or letter repetitions (`Nicooolas` and `nicolas` are one)."""
     if tag == "TEL":
         digits = re.sub(r"\D", "", spelling)
         return digits[-9:] if len(digits) >= 9 else digits  # +33 6 12... and 06 12... are one number
-    folded = unicodedata.normalize("NFKD", spelling.casefold())
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    folded = _REPEATS.sub(r"\1", folded)
+    folded = fold(spelling)
+    if tag not in _KEPT_REPEATS:
+        folded = _REPEATS.sub(r"\1", folded)
     return " ".join(re.sub(r"[^\w@.:/ -]", "", folded).split())
+
+
+def fold(text: str) -> str:
+    """`text` in lower case without accents: the form two spellings of one word share."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in folded if not unicodedata.combining(c))
 
 
 @lru_cache(maxsize=1)
 def _first_names() -> dict[str, list[str]]:
+    """The common first names by sex; one given to both sexes (Jean, Marie, Camille) counts as the
+    sex that bears it more often."""
+    majority = json.loads((DICTIONARIES_DIR / "first_name_sexes.json").read_text("utf-8"))
     by_sex: dict[str, list[str]] = {"F": [], "M": [], "FM": []}
     lines = (DICTIONARIES_DIR / "names" / "first_names.tsv").read_text("utf-8").splitlines()[1:]
     for line in lines[:8000]:  # the common ones: a surrogate should look ordinary
         name, _id, _rank, sex = (line.split("\t") + ["", "", "", ""])[:4]
         if name.isalpha():
-            by_sex.setdefault(sex, []).append(name)
+            by_sex.setdefault(majority.get(name, sex) if len(sex) > 1 else sex, []).append(name)
     return by_sex
 
 
@@ -89,12 +104,16 @@ def shaped(surrogate: str, original: str) -> str:
 
 
 class Surrogates:
-    """One surrogate per entity, stable across a corpus; `known` restores an earlier mapping."""
+    """One surrogate per entity, stable across a corpus; `known` restores an earlier mapping.
 
-    def __init__(self, seed: int = 0, known: dict[tuple[str, str], str] | None = None):
+    `avoid` holds forms no new surrogate may be (compared folded): the corpus's readable words and
+    its hidden originals, so that a surrogate never names someone the corpus names."""
+
+    def __init__(self, seed: int = 0, known: dict[tuple[str, str], str] | None = None, avoid=()):
         self.seed = seed
         self.mapping: dict[tuple[str, str], str] = dict(known or {})
         self._used: set[str] = {value.casefold() for value in self.mapping.values()}
+        self.avoid: set[str] = {fold(form) for form in avoid}
 
     def _rng(self, tag: str, key: str, attempt: int) -> random.Random:
         digest = hashlib.sha256(f"{self.seed}\x00{tag}\x00{key}\x00{attempt}".encode()).digest()
@@ -109,17 +128,33 @@ class Surrogates:
             self._used.add(base.casefold())
         if tag in ("PRE", "NOM", "SUR", "LIE"):
             return shaped(base, original)
-        if tag in ("TEL", "COD"):
-            return _same_layout(base, original)
+        # What the layout adds (a phone's letters) follows from the saved surrogate, never from this
+        # release's seed: the same entity is written the same way release after release.
+        layout = random.Random(int.from_bytes(hashlib.sha256(f"{tag}\x00{key}\x00{base}".encode()).digest()[:8], "big"))
+        if tag == "TEL":
+            return _phone_layout(base, original, layout)
+        if tag == "COD":
+            return _code_layout(base, original, layout)
         return base
 
     def _new(self, tag: str, key: str, original: str) -> str:
         for attempt in range(200):
             rng = self._rng(tag, key, attempt)
             candidate = self._candidate(tag, key, original, rng, attempt)
-            if candidate.casefold() not in self._used and entity_key(tag, candidate) != key:
+            if (candidate.casefold() not in self._used and entity_key(tag, candidate) != key
+                    and not self._avoided(tag, candidate) and not _leaks(tag, candidate, original)):
                 return candidate
         return f"{tag.lower()}{len(self.mapping) + 1}"  # every list exhausted: still unique, still no original
+
+    def _avoided(self, tag: str, candidate: str) -> bool:
+        """Whether a name (first name, surname, nickname, place, brand, the names of an e-mail
+        address) is one the corpus shows or hides."""
+        if self.avoid and tag == "MEL":  # julie.martin@...: the names of an address too
+            return any(word in self.avoid for word in re.findall(r"[^\W\d_]{3,}", fold(candidate.split("@")[0])))
+        if not self.avoid or tag not in ("PRE", "NOM", "SUR", "LIE", "MAR"):
+            return False
+        folded = " ".join(fold(candidate).split())
+        return folded in self.avoid or _REPEATS.sub(r"\1", folded) in self.avoid
 
     def _candidate(self, tag: str, key: str, original: str, rng: random.Random, attempt: int) -> str:
         length = len(_REPEATS.sub(r"\1", original))
@@ -141,32 +176,153 @@ class Surrogates:
         if tag == "LIE":
             return rng.choice(_places())
         if tag == "TEL":
-            return rng.choice(FICTION_PHONE_PREFIXES) + f"{rng.randrange(10_000):04d}"
+            return _phone(key, rng)
         if tag == "MEL":
-            return f"contact{rng.randrange(1, 10_000)}@{rng.choice(EXAMPLE_DOMAINS)}"
+            return _email(original, rng)
         if tag == "URL":
-            return f"https://www.{rng.choice(EXAMPLE_DOMAINS)}/page{rng.randrange(1, 10_000)}"
+            return _url(original, rng)
         if tag == "ADR":
             return f"{rng.randrange(1, 80)} {rng.choice(ADDRESSES)}"
         if tag == "MAR":
             return rng.choice(BRANDS)
-        # COD and anything else: the same pattern of digits and letters
-        return "".join(
-            str(rng.randrange(10)) if c.isdigit() else
-            (chr(rng.randrange(26) + (65 if c.isupper() else 97)) if c.isascii() and c.isalpha() else c)
-            for c in original
-        )
+        # COD and anything else: the same pattern of digits, letters and separators, every digit and
+        # letter another one
+        return "".join(_other(c, rng) for c in original)
 
 
-def _same_layout(surrogate: str, original: str) -> str:
-    """The surrogate's digits and letters in the original's layout (its spaces, dots, dashes)."""
-    if tag_digits(original) != len([c for c in surrogate if c.isdigit()]) and not any(c.isalpha() for c in original):
-        if original.lstrip().startswith("+33"):
-            digits = surrogate[1:]
-            return "+33 " + " ".join([digits[0]] + [digits[i:i + 2] for i in range(1, len(digits), 2)])
-        return " ".join(surrogate[i:i + 2] for i in range(0, len(surrogate), 2)) if " " in original else surrogate
+def _ascii_name(name: str) -> str:
+    return "".join(c for c in fold(name) if c.isascii() and c.isalpha())
+
+
+def _email(original: str, rng: random.Random) -> str:
+    """An address shaped as the original's: its local part's words become names (a first name, then
+    surnames: kevin.durand -> julie.martin), its digits other digits, its separators stay; the domain
+    is a reserved example one."""
+    local = original.rsplit("@", 1)[0] if "@" in original else original
+    parts, words = [], 0
+    for run in re.findall(r"[^\W\d_]+|\d+|[\W_]+", local):
+        if run[0].isdigit():
+            parts.append("".join(_other(c, rng) for c in run))
+        elif run[0].isalpha():
+            pool = (_first_names()["F"] + _first_names()["M"]) if words == 0 else _surnames()
+            name = _ascii_name(rng.choice(pool)) or "contact"
+            words += 1
+            if len(run) <= 2:  # initials stay initials
+                name = "".join(_other(c, rng) for c in run)
+            parts.append(shaped(name, run) if len(run) > 2 else name)
+        else:
+            parts.append(run)
+    return "".join(parts or ["contact"]) + "@" + rng.choice(EXAMPLE_DOMAINS)
+
+
+_URL = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)?(www\d?\.)?([^/?#\s]*)(.*)", re.S)
+
+
+def _url(original: str, rng: random.Random) -> str:
+    """A web address shaped as the original's: its scheme and `www.` when it has them, a reserved
+    example domain, a page when it has a path (its trailing slash kept)."""
+    scheme, www, _host, path = _URL.match(original.strip()).groups()
+    out = (scheme or "") + (www or "") + rng.choice(EXAMPLE_DOMAINS)
+    if path.strip("/"):
+        out += f"/page{rng.randrange(1, 10_000)}" + ("/" if path.endswith("/") else "")
+    elif path:
+        out += "/"
+    return out
+
+
+def forms_to_avoid(messages) -> set[str]:
+    """What no surrogate may be, folded: every word of the (text, spans) pairs outside their spans
+    (the words the release shows) and every hidden original, whole and word by word."""
+    forms: set[str] = set()
+    for text, spans in messages:
+        last = 0
+        for start, end, _tag in sorted(spans):
+            forms.update(re.findall(r"\w+", fold(text[last:start])))
+            hidden = fold(text[start:end])
+            forms.add(" ".join(hidden.split()))
+            forms.update(re.findall(r"\w+", hidden))
+            last = max(last, end)
+        forms.update(re.findall(r"\w+", fold(text[last:])))
+    return forms
+
+
+def _other(c: str, rng: random.Random) -> str:
+    """A digit for a digit, an ASCII letter of the same case for a letter (`ç` too), never `c` itself
+    nor its unaccented form; any other character is kept."""
+    if c.isdigit():
+        pool = "0123456789"
+    elif c.isalpha():
+        pool = "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c.isupper() else "abcdefghijklmnopqrstuvwxyz"
+    else:
+        return c
+    own = fold(c)
+    return rng.choice([d for d in pool if fold(d) != own and d != c])
+
+
+def _alnum(text: str) -> str:
+    return "".join(c for c in fold(text) if c.isalnum())
+
+
+def _grams(text: str) -> set[str]:
+    return {text[i:i + _LEAK] for i in range(len(text) - _LEAK + 1)}
+
+
+def _leaks(tag: str, candidate: str, original: str) -> bool:
+    """Whether `candidate` keeps a run of `_LEAK` letters or digits of `original`. A phone's fixed
+    fiction prefix is not the original's: only the digits drawn for it are compared."""
+    if tag == "TEL":
+        drawn = candidate[4:] if len(candidate) == 10 else candidate
+    elif tag == "COD":
+        drawn = candidate
+    elif tag == "MEL":
+        drawn, original = candidate.rsplit("@", 1)[0], original.rsplit("@", 1)[0]
+    else:
+        return False
+    return bool(_grams(_alnum(drawn)) & _grams(_alnum(original)))
+
+
+def _phone(key: str, rng: random.Random) -> str:
+    """A number of the same kind as the one whose last nine digits are `key`: a mobile for a mobile,
+    a landline of the same region for a landline, from the ranges reserved for fiction where there is
+    one; a short number (fewer than nine digits) gets as many digits."""
+    if len(key) < 9:
+        return "".join(_other(c, rng) for c in key)
+    kind = key[0]
+    prefix = next((p for p in FICTION_PHONE_PREFIXES if p[1] == kind), None)
+    if prefix is None and kind == "7":
+        prefix = next(p for p in FICTION_PHONE_PREFIXES if p[1] == "6")  # a mobile stays a mobile
+    if prefix is None:
+        return "0" + kind + "".join(_other(c, rng) for c in key[1:])
+    return prefix + "".join(_other(c, rng) for c in key[5:])
+
+
+def _phone_layout(surrogate: str, original: str, rng: random.Random) -> str:
+    """The surrogate's digits in the original's layout: its last nine digits (the number) take the
+    surrogate's, a country code or trunk prefix before them (+33, 0033, (0)) stays; a letter (`o6`)
+    becomes another letter."""
+    digits = [c for c in surrogate if c.isdigit()]
+    places = [i for i, c in enumerate(original) if c.isdigit()]
+    if len(places) != len(digits) and len(digits) == 10:
+        digits = digits[1:]  # +33 6 12 34 56 78: the number without its trunk 0
+    out = list(original)
+    for i, digit in zip(reversed(places), reversed(digits)):
+        out[i] = digit
+    return "".join(_other(c, rng) if c.isalpha() else c for c in out)
+
+
+def _code_layout(surrogate: str, original: str, rng: random.Random) -> str:
+    """The surrogate's digits and letters in the original's layout (its spaces, dots, dashes) and case."""
     fill = iter(c for c in surrogate if c.isalnum())
-    return "".join(next(fill, c) if c.isalnum() else c for c in original)
+    out = []
+    for c in original:
+        if not c.isalnum():
+            out.append(c)
+            continue
+        new = next(fill, None)
+        if new is None or new.isdigit() != c.isdigit() or fold(new) == fold(c):
+            new = _other(c, rng)  # a spelling of the entity with more characters: never the original's
+        out.append(new.upper() if c.isupper() else new.lower())
+    return "".join(out)
 
 
 def tag_digits(text: str) -> int:
