@@ -9,17 +9,25 @@ spaces of French typography. A message holding any of these is analysed folded:
 - accents composed (NFC), cluster by cluster;
 - full-width forms as ASCII, every decimal digit as its ASCII digit, typographic spaces as a
   space (what NFKC does to them, and nothing else: "…" or "œ" stay as written);
-- invisible characters (zero-width, soft hyphen, bidirectional controls) dropped;
+- letters drawn in another style as the plain letter: Unicode's compatibility forms of letters
+  (NFKC: mathematical bold, italic, script, fraktur, double-struck; circled, squared, full-width,
+  superscript letters; ligatures, "ﬁ" as "fi") and the Latin small capitals; symbols ("™", "№")
+  and punctuation ("…") stay as written;
+- invisible characters (zero-width, soft hyphen, bidirectional controls) dropped, and so are
+  the marks left on a letter once composed (a doubled accent, a stroke or an underline over
+  the letters) and the variation selectors, grapheme joiner and tag characters on a letter;
 - in a word that holds a Latin letter, or whose every letter looks Latin, Cyrillic and Greek
-  look-alikes as the Latin letter (Unicode TR 39's mixed- and whole-script confusables;
-  a Russian word stays Russian);
+  look-alikes as the Latin letter, accents kept (Unicode TR 39's mixed- and whole-script
+  confusables; a Russian word stays Russian);
 - four or more single letters spaced or dotted out (spaces of any kind, dots, hyphens, underscores,
   slashes, asterisks, one to three between each two, mixed or not), joined.
 
 Every span found in the folded text is mapped back onto whole original characters: a base
 letter with all its marks, and the characters dropped inside a span (the zero-width
 characters, spaces and dots inside a disguised name are hidden with it). Codes are made from
-the folded text, so a name gets the same code however it was disguised.
+the folded text, so a name gets the same code however it was disguised. Hiding widens every span
+to whole grapheme clusters (grapheme_spans): a code never has a mark, selector or joined character
+dangling after it.
 
 Gold spans (training and evaluation, triage/gold.py) go the other way, from the text as written
 onto the folded text: a span covers every folded character one of whose original characters it
@@ -27,7 +35,8 @@ covers. A gold span that ends inside a disguise ("N.i.c" of "N.i.c.o.l.a.s", hal
 decomposed accent) thus covers the whole folded character, so what must be hidden never shrinks.
 
 Plain text pays one test: an ASCII text is folded only when a scan of the whole batch finds
-letters spaced out in it, any other text only when it is not NFC or holds a foldable character.
+letters spaced out in it, any other text only when it is not NFC, holds a foldable character
+or a mark, selector or tag next to a letter or digit.
 """
 
 from __future__ import annotations
