@@ -19,8 +19,8 @@ spaces of French typography. A message holding any of these is analysed folded:
 - in a word that holds a Latin letter, or whose every letter looks Latin, Cyrillic and Greek
   look-alikes as the Latin letter, accents kept (Unicode TR 39's mixed- and whole-script
   confusables; a Russian word stays Russian);
-- four or more single letters spaced or dotted out (spaces of any kind, dots, hyphens, underscores,
-  slashes, asterisks, one to three between each two, mixed or not), joined.
+- four or more single letters spaced or dotted out, joined: apart by spaces of any kind, or by
+  dots, hyphens, underscores, slashes or asterisks (mixed, spaces around them or not).
 
 Every span found in the folded text is mapped back onto whole original characters: a base
 letter with all its marks, and the characters dropped inside a span (the zero-width
@@ -144,6 +144,7 @@ _FOLDABLE = re.compile(_character_class({char for char in _FOLDING if char <= "\
 _FOLDABLE_BMP = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"}))
 _FOLDABLE_ASTRAL = re.compile(_character_class({char for char in _FOLDING if char > "\uffff"}))
 # A mark, selector or tag next to a letter or digit (a hint: _fold_characters decides).
+_DRESSING = re.compile(_character_class(DIACRITICS | IGNORABLE))  # first, one class: most texts hold none
 _DRESSED = re.compile(rf"\w{_character_class(DIACRITICS | IGNORABLE)}|{_character_class(IGNORABLE)}\w")
 _LETTER = r"[^\W\d_]"
 # What a reader reads through between the letters of a name spelled out: spaces of every kind
@@ -153,11 +154,16 @@ JOINERS = frozenset(".\u00b7\u2022\u2027\u30fb-\u2010\u2011\u2012\u2013\u2014\u2
 SEPARATORS = SPACERS | JOINERS
 _SEP = _character_class(SEPARATORS)
 _JOINER = _character_class(JOINERS)
-# Four or more single letters, each two apart by one to three separators, mixed or not
-# ("N i c o l a s", "N.i.c.o.l.a.s", "N . i-c_o/l*a s"); not inside a word, a path or an
-# address ("a/b/c/d" after a word), nor a run that goes on into a word ("y a-t-il").
+_SPACER = _character_class(SPACERS)
+# Four or more single letters, each two apart by one to three separators of one kind: spaces
+# only ("N i c o l a s", no-break or thin spaces too), or marks (dots, hyphens...) with or
+# without spaces around them, mixed ("N.i.c.o.l.a.s", "N . i-c_o/l*a.s"); so "N.i.c.o.l.a.s à"
+# ends before the word "à". Not inside a word, a path or an address ("a/b/c/d" after a word),
+# nor a run that goes on into a word ("y a-t-il").
 SPACED_LETTERS = re.compile(
-    rf"(?<![\w'’])(?<![\w'’]{_JOINER}){_LETTER}(?:{_SEP}{{1,3}}{_LETTER}){{3,}}(?![\w'’])(?!{_JOINER}\w)"
+    rf"(?<![\w'’])(?<![\w'’]{_JOINER})"
+    rf"(?:{_LETTER}(?:{_SPACER}{{1,3}}{_LETTER}){{3,}}|{_LETTER}(?:{_SPACER}?{_JOINER}{_SEP}{{0,2}}{_LETTER}){{3,}})"
+    rf"(?![\w'’])(?!{_JOINER}\w)"
 )
 # What the middle of every such run holds ("N i c o l a s": " i c "), starting with a character
 # class so that `re` scans a batch for it fast; common ("il y a un"), so only a hint.
@@ -318,8 +324,12 @@ def _needs_folding(text: str) -> bool:
         return True
     found = _FOLDABLE.search(text)
     if found is None or found.group() <= "\uffff":
-        return found is not None or _DRESSED.search(text) is not None
-    return bool(_FOLDABLE_BMP.search(text, found.end()) or _FOLDABLE_ASTRAL.search(text) or _DRESSED.search(text))
+        return found is not None or _dressed(text)
+    return bool(_FOLDABLE_BMP.search(text, found.end()) or _FOLDABLE_ASTRAL.search(text)) or _dressed(text)
+
+
+def _dressed(text: str) -> bool:
+    return _DRESSING.search(text) is not None and _DRESSED.search(text) is not None
 
 
 def fold(text: str) -> tuple[str, OffsetMap | None]:
