@@ -289,11 +289,11 @@ def _drop_dressing(folding: _Folding) -> None:
                 composed = unicodedata.normalize("NFC", chars[kept] + char)
                 if len(composed) == 1:
                     chars[kept] = composed
-        elif char.isalpha():
-            kept = index
         elif char in IGNORABLE:
             dressing[index] = index > 0 and (chars[index - 1].isalnum() or dressing[index - 1]) or (
                 index + 1 < len(chars) and chars[index + 1].isalnum())
+        else:
+            kept = index if char.isalpha() else -1
     folding.drop(dressing.__getitem__)
 
 
