@@ -9,17 +9,25 @@ spaces of French typography. A message holding any of these is analysed folded:
 - accents composed (NFC), cluster by cluster;
 - full-width forms as ASCII, every decimal digit as its ASCII digit, typographic spaces as a
   space (what NFKC does to them, and nothing else: "…" or "œ" stay as written);
-- invisible characters (zero-width, soft hyphen, bidirectional controls) dropped;
+- letters drawn in another style as the plain letter: Unicode's compatibility forms of letters
+  (NFKC: mathematical bold, italic, script, fraktur, double-struck; circled, squared, full-width,
+  superscript letters; ligatures, "ﬁ" as "fi") and the Latin small capitals; symbols ("™", "№")
+  and punctuation ("…") stay as written;
+- invisible characters (zero-width, soft hyphen, bidirectional controls) dropped, and so are
+  the marks left on a letter once composed (a doubled accent, a stroke or an underline over
+  the letters) and the variation selectors, grapheme joiner and tag characters on a letter;
 - in a word that holds a Latin letter, or whose every letter looks Latin, Cyrillic and Greek
-  look-alikes as the Latin letter (Unicode TR 39's mixed- and whole-script confusables;
-  a Russian word stays Russian);
-- four or more single letters spaced or dotted out (spaces of any kind, dots, hyphens, underscores,
-  slashes, asterisks, one to three between each two, mixed or not), joined.
+  look-alikes as the Latin letter, accents kept (Unicode TR 39's mixed- and whole-script
+  confusables; a Russian word stays Russian);
+- four or more single letters spaced or dotted out, joined: apart by spaces of any kind, or by
+  dots, hyphens, underscores, slashes or asterisks (mixed, spaces around them or not).
 
 Every span found in the folded text is mapped back onto whole original characters: a base
 letter with all its marks, and the characters dropped inside a span (the zero-width
 characters, spaces and dots inside a disguised name are hidden with it). Codes are made from
-the folded text, so a name gets the same code however it was disguised.
+the folded text, so a name gets the same code however it was disguised. Hiding widens every span
+to whole grapheme clusters (grapheme_spans): a code never has a mark, selector or joined character
+dangling after it.
 
 Gold spans (training and evaluation, triage/gold.py) go the other way, from the text as written
 onto the folded text: a span covers every folded character one of whose original characters it
@@ -27,7 +35,8 @@ covers. A gold span that ends inside a disguise ("N.i.c" of "N.i.c.o.l.a.s", hal
 decomposed accent) thus covers the whole folded character, so what must be hidden never shrinks.
 
 Plain text pays one test: an ASCII text is folded only when a scan of the whole batch finds
-letters spaced out in it, any other text only when it is not NFC or holds a foldable character.
+letters spaced out in it, any other text only when it is not NFC, holds a foldable character
+or a mark, selector or tag next to a letter or digit.
 """
 
 from __future__ import annotations
@@ -135,6 +144,7 @@ _FOLDABLE = re.compile(_character_class({char for char in _FOLDING if char <= "\
 _FOLDABLE_BMP = re.compile(_character_class({char for char in _FOLDING if char <= "\uffff"}))
 _FOLDABLE_ASTRAL = re.compile(_character_class({char for char in _FOLDING if char > "\uffff"}))
 # A mark, selector or tag next to a letter or digit (a hint: _fold_characters decides).
+_DRESSING = re.compile(_character_class(DIACRITICS | IGNORABLE))  # first, one class: most texts hold none
 _DRESSED = re.compile(rf"\w{_character_class(DIACRITICS | IGNORABLE)}|{_character_class(IGNORABLE)}\w")
 _LETTER = r"[^\W\d_]"
 # What a reader reads through between the letters of a name spelled out: spaces of every kind
@@ -144,11 +154,16 @@ JOINERS = frozenset(".\u00b7\u2022\u2027\u30fb-\u2010\u2011\u2012\u2013\u2014\u2
 SEPARATORS = SPACERS | JOINERS
 _SEP = _character_class(SEPARATORS)
 _JOINER = _character_class(JOINERS)
-# Four or more single letters, each two apart by one to three separators, mixed or not
-# ("N i c o l a s", "N.i.c.o.l.a.s", "N . i-c_o/l*a s"); not inside a word, a path or an
-# address ("a/b/c/d" after a word), nor a run that goes on into a word ("y a-t-il").
+_SPACER = _character_class(SPACERS)
+# Four or more single letters, each two apart by one to three separators of one kind: spaces
+# only ("N i c o l a s", no-break or thin spaces too), or marks (dots, hyphens...) with or
+# without spaces around them, mixed ("N.i.c.o.l.a.s", "N . i-c_o/l*a.s"); so "N.i.c.o.l.a.s à"
+# ends before the word "à". Not inside a word, a path or an address ("a/b/c/d" after a word),
+# nor a run that goes on into a word ("y a-t-il").
 SPACED_LETTERS = re.compile(
-    rf"(?<![\w'’])(?<![\w'’]{_JOINER}){_LETTER}(?:{_SEP}{{1,3}}{_LETTER}){{3,}}(?![\w'’])(?!{_JOINER}\w)"
+    rf"(?<![\w'’])(?<![\w'’]{_JOINER})"
+    rf"(?:{_LETTER}(?:{_SPACER}{{1,3}}{_LETTER}){{3,}}|{_LETTER}(?:{_SPACER}?{_JOINER}{_SEP}{{0,2}}{_LETTER}){{3,}})"
+    rf"(?![\w'’])(?!{_JOINER}\w)"
 )
 # What the middle of every such run holds ("N i c o l a s": " i c "), starting with a character
 # class so that `re` scans a batch for it fast; common ("il y a un"), so only a hint.
@@ -274,11 +289,11 @@ def _drop_dressing(folding: _Folding) -> None:
                 composed = unicodedata.normalize("NFC", chars[kept] + char)
                 if len(composed) == 1:
                     chars[kept] = composed
-        elif char.isalpha():
-            kept = index
         elif char in IGNORABLE:
             dressing[index] = index > 0 and (chars[index - 1].isalnum() or dressing[index - 1]) or (
                 index + 1 < len(chars) and chars[index + 1].isalnum())
+        else:
+            kept = index if char.isalpha() else -1
     folding.drop(dressing.__getitem__)
 
 
@@ -309,8 +324,12 @@ def _needs_folding(text: str) -> bool:
         return True
     found = _FOLDABLE.search(text)
     if found is None or found.group() <= "\uffff":
-        return found is not None or _DRESSED.search(text) is not None
-    return bool(_FOLDABLE_BMP.search(text, found.end()) or _FOLDABLE_ASTRAL.search(text) or _DRESSED.search(text))
+        return found is not None or _dressed(text)
+    return bool(_FOLDABLE_BMP.search(text, found.end()) or _FOLDABLE_ASTRAL.search(text)) or _dressed(text)
+
+
+def _dressed(text: str) -> bool:
+    return _DRESSING.search(text) is not None and _DRESSED.search(text) is not None
 
 
 def fold(text: str) -> tuple[str, OffsetMap | None]:
