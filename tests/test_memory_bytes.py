@@ -1,0 +1,89 @@
+"""The memory budget counts bytes: the characters of what the caches hold, not only their
+entries, so that long spellings spend it sooner. Measured by counting, never by time."""
+
+from __future__ import annotations
+
+import random
+
+from triage import memory
+from triage.memory import Budget, Cache
+
+
+def spelling(rng: random.Random, length: int) -> str:
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(length))
+
+
+def filled(kind: str, keys) -> Cache:
+    cache = Cache(kind)
+    for key in keys:
+        cache[key] = 0
+    return cache
+
+
+def test_long_spellings_count_for_their_length():
+    rng = random.Random(0)
+    budget = Budget(1)
+    short = budget.track(filled("labels", (spelling(rng, 5) for _ in range(1000))), "labels")
+    used_short = budget.used()
+    long = budget.track(filled("labels", (spelling(rng, 200) for _ in range(1000))), "labels")
+    used_long = budget.used() - used_short
+    assert used_long - used_short >= 1000 * 195 * memory.BYTES_PER_CHAR["labels"]
+    assert len(short) == len(long) == 1000
+
+
+def test_a_few_long_spellings_pass_the_budget_that_as_many_short_ones_do_not():
+    rng = random.Random(1)
+    budget = Budget(0.5)  # 524,288 bytes: 2,000 labels are 150,000 bytes of entries
+    cache = budget.track(Cache("labels"), "labels")
+    cache.update((spelling(rng, 5), 0) for _ in range(2000))
+    assert not budget.enforce() and len(cache) == 2000
+    cache.update((spelling(rng, 300), 0) for _ in range(2000))  # 600,000 characters more
+    assert budget.enforce() and len(cache) == 0 and budget.restarts == 1
+
+
+def test_only_new_entries_are_measured_and_an_emptied_cache_is_measured_again():
+    budget = Budget(10)
+    cache = budget.track(Cache("codes"), "codes")
+    per_entry = memory.BYTES_PER_ENTRY["codes"]
+    cache["a" * 100] = 1
+    assert budget.used() == per_entry + 100
+    cache[("b" * 10, "c" * 5)] = 2  # tuples of strings count their strings
+    assert budget.used() == 2 * per_entry + 115
+    cache.clear()
+    cache["d" * 3] = 3
+    assert budget.used() == per_entry + 3
+
+
+def test_a_table_counts_the_characters_of_its_texts():
+    class Table:
+        def __init__(self):
+            self.texts: list[str] = []
+
+        def __len__(self):
+            return len(self.texts)
+
+        def clear(self):
+            self.texts = []
+
+    budget = Budget(10)
+    table = budget.track(Table(), "spellings")
+    table.texts += ["x" * 200, "y" * 200]
+    per_entry, per_char = memory.BYTES_PER_ENTRY["spellings"], memory.BYTES_PER_CHAR["spellings"]
+    assert budget.used() == 2 * per_entry + 400 * per_char
+    table.texts.append("z")
+    assert budget.used() == 3 * per_entry + 401 * per_char
+
+
+def test_the_seekers_table_counts_its_long_spellings(lexicons):
+    from triage.seekhide import SeekAndHide
+
+    rng = random.Random(2)
+
+    def spent(length: int) -> int:
+        seeker = SeekAndHide(lexicons)
+        budget = Budget(10_000)  # a budget of its own: the process's one may retire tables meanwhile
+        seeker.analyse([f"salut {spelling(rng, length)} {spelling(rng, length)}" for _ in range(200)])
+        budget.track(seeker.spellings, "spellings")
+        return budget.used()
+
+    assert spent(200) - spent(5) >= 200 * 2 * 190 * memory.BYTES_PER_CHAR["spellings"]
