@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from triage import memory
 from triage.memory import Budget, Cache
 
@@ -87,3 +89,67 @@ def test_the_seekers_table_counts_its_long_spellings(lexicons):
         return budget.used()
 
     assert spent(200) - spent(5) >= 200 * 2 * 190 * memory.BYTES_PER_CHAR["spellings"]
+
+
+# ------------------------------------------------------------------ workbooks
+
+
+def workbook_with_strings(path, count: int, declared: int | None = None):
+    """A workbook (made by openpyxl, which writes shared strings) whose xl/sharedStrings.xml is
+    replaced by `count` strings, declaring `declared` (its true count by default)."""
+    import zipfile
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.append(["id", "text"])
+    book.active.append(["1", "salut"])
+    book.save(path)
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    declared = count if declared is None else declared
+    members["xl/sharedStrings.xml"] = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+        f'count="{declared}" uniqueCount="{declared}">' + "<si><t>a</t></si>" * count + "</sst>").encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("declared", [None, 1])  # told or hidden, the count is known before parsing
+def test_a_workbook_with_too_many_shared_strings_is_refused_in_bounded_memory(tmp_path, monkeypatch, declared):
+    import tracemalloc
+
+    from triage import spreadsheets
+    from triage.errors import BadInput
+
+    monkeypatch.setattr(spreadsheets, "MAX_XLSX_STRINGS", 100_000, raising=False)
+    path = workbook_with_strings(tmp_path / "many.xlsx", 400_000, declared)  # 7 MB of XML in a few kB
+    assert path.stat().st_size < 200_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(BadInput, match="shared strings"):
+            spreadsheets.read_xlsx(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 12 * 2**20, f"{peak / 2**20:.0f} MiB to refuse it"  # parsing it takes about 30 times more
+
+
+def test_a_workbook_within_the_limits_is_read(tmp_path):
+    from triage.spreadsheets import read_xlsx
+
+    header, rows = read_xlsx(workbook_with_strings(tmp_path / "few.xlsx", 3))
+    assert header == ["id", "text"] and rows == [["1", "salut"]]
+
+
+def test_a_sheet_past_the_cell_limit_is_refused(tmp_path, monkeypatch, cli):
+    from triage import spreadsheets
+    from triage.spreadsheets import write_xlsx
+
+    write_xlsx(tmp_path / "sms.xlsx", ["id", "text"], [[str(i), "ok"] for i in range(100)])
+    monkeypatch.setattr(spreadsheets, "MAX_XLSX_CELLS", 150, raising=False)
+    result = cli("classify", tmp_path / "sms.xlsx", "-o", tmp_path / "c.csv")
+    assert result.exit_code == 1 and "cells" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "c.csv").exists()
