@@ -153,3 +153,50 @@ def test_a_sheet_past_the_cell_limit_is_refused(tmp_path, monkeypatch, cli):
     result = cli("classify", tmp_path / "sms.xlsx", "-o", tmp_path / "c.csv")
     assert result.exit_code == 1 and "cells" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "c.csv").exists()
+
+
+# ------------------------------------------------------------------ one huge message
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_message_past_the_longest_is_one_line_naming_its_row_in_bounded_memory(cli, tmp_path, suffix):
+    import json
+    import tracemalloc
+
+    from conftest import failed
+
+
+    token = "z" * 2_000_001  # one token without a space: the costliest to analyse
+    source = tmp_path / f"sms{suffix}"
+    if suffix == ".csv":
+        source.write_text(f"id,text\n1,salut\n2,{token}\n3,ok\n", "utf-8")
+        line = "line 3"
+    else:
+        source.write_text("\n".join(json.dumps({"id": str(i), "text": t}) for i, t in
+                                    enumerate(["salut", token, "ok"], 1)) + "\n", "utf-8")
+        line = "line 2"
+    warm = tmp_path / "warm.csv"  # the lexicons and the model are loaded once per process: not counted
+    warm.write_text("id,text\n1,salut\n", "utf-8")
+    assert cli("classify", warm, "-o", tmp_path / "w.csv").exit_code == 0
+    tracemalloc.start()
+    try:
+        result = cli("classify", source, "-o", tmp_path / "c.csv")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    failed(result, 1, source.name, line, "more than the 2,000,000")
+    assert not (tmp_path / "c.csv").exists()
+    assert peak < 50 * 2**20, f"{peak / 2**20:.0f} MiB to refuse it"
+
+
+def test_a_message_past_the_longest_is_skipped_on_request(cli, tmp_path, monkeypatch):
+    from conftest import read_rows
+
+    from triage import io
+
+    monkeypatch.setattr(io, "MAX_MESSAGE_CHARS", 1000, raising=False)
+    source = tmp_path / "sms.csv"
+    source.write_text(f"id,text\n1,salut Julie\n2,{'mot ' * 400}\n3,ok\n", "utf-8")
+    result = cli("classify", source, "-o", tmp_path / "c.csv", "--on-bad-lines", "skip")
+    assert result.exit_code == 0, result.output
+    assert [row["id"] for row in read_rows(tmp_path / "c.csv")] == ["1", "3"]
