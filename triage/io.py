@@ -420,7 +420,8 @@ def open_messages(
     `delimiter` None means tab for .tsv/.tab, else guessed among , ; tab | from the header
     (the line holding `text_column`) and csv.Sniffer. `on_bad_lines` is "error", "skip" or
     "warn" for rows with more fields than the header (CSV/TSV) or lines that are not
-    JSON objects (JSONL). A .xlsx spreadsheet is read through a private CSV copy of its first
+    JSON objects (JSONL), and for messages longer than MAX_MESSAGE_CHARS (2,000,000
+    characters), which are not analysed. A .xlsx spreadsheet is read through a private CSV copy of its first
     sheet (triage.spreadsheets), removed when the table is no longer used. `path` may also be
     Records (messages in memory), checked the same way.
     """
