@@ -67,6 +67,15 @@ __all__ = [
 # cap is 128 KiB. The cap stays finite so that an unbalanced quote makes one field fail
 # at 64 Mi characters instead of swallowing a 10 GB file into memory.
 FIELD_SIZE_LIMIT = 64 * 1024 * 1024
+# The longest message analysed: a pasted document of a few pages is a message, a message of
+# megabytes is not one (analysing it costs about a hundred bytes of memory a character). A
+# longer one is a bad row: an error naming it, or skipped under --on-bad-lines skip/warn.
+MAX_MESSAGE_CHARS = 2_000_000
+
+
+def _too_long(text: str) -> str:
+    return (f"a message of {len(text):,} characters, more than the {MAX_MESSAGE_CHARS:,} "
+            "that sms-triage analyses (split it, or remove it)")
 csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
 
 ENCODING_SAMPLE_BYTES = 1024 * 1024  # bytes looked at to choose an encoding
@@ -269,6 +278,9 @@ class MessageTable:
                         row += [""] * (n_columns - n_fields)  # short row: missing cells are ''
                     if n_columns > 1 and not row[text_index] and not any(row):
                         continue  # an all-empty row (';;;' exported from a spreadsheet)
+                    if len(row[text_index]) > MAX_MESSAGE_CHARS:
+                        self._bad_line(start, _too_long(row[text_index]))
+                        continue
                     if end - start >= LONG_RECORD_LINES and not warned_long:
                         warned_long = True
                         warnings.warn(
@@ -297,12 +309,15 @@ class MessageTable:
             try:
                 row_number = 0
                 for line, record in _jsonl_records(self._strip_nuls(handle), self._bad_line, self._replaced):
-                    row_number += 1
                     fields = dict.fromkeys(columns, "")
                     fields.update(record)
                     for key, value in record.items():
                         if type(value) is not str:  # most values are strings already
                             fields[key] = _json_cell(value)
+                    if len(fields.get(text_column, "")) > MAX_MESSAGE_CHARS:
+                        self._bad_line(line, _too_long(fields[text_column]))
+                        continue
+                    row_number += 1
                     yield _message(
                         line,
                         fields.get(id_column, "").strip() if id_column is not None else str(row_number),
@@ -348,6 +363,9 @@ class MemoryTable(MessageTable):
         text_index = columns.index(self.text_column)
         id_index = columns.index(self.id_column) if self.id_column is not None else None
         for number, row in enumerate(self.records.rows, 1):
+            if len(row[text_index]) > MAX_MESSAGE_CHARS:
+                self._bad_line(number, _too_long(row[text_index]))
+                continue
             ident = row[id_index].strip() if id_index is not None else str(number)
             if pairs:
                 yield ident, row[text_index]
@@ -402,7 +420,8 @@ def open_messages(
     `delimiter` None means tab for .tsv/.tab, else guessed among , ; tab | from the header
     (the line holding `text_column`) and csv.Sniffer. `on_bad_lines` is "error", "skip" or
     "warn" for rows with more fields than the header (CSV/TSV) or lines that are not
-    JSON objects (JSONL). A .xlsx spreadsheet is read through a private CSV copy of its first
+    JSON objects (JSONL), and for messages longer than MAX_MESSAGE_CHARS (2,000,000
+    characters), which are not analysed. A .xlsx spreadsheet is read through a private CSV copy of its first
     sheet (triage.spreadsheets), removed when the table is no longer used. `path` may also be
     Records (messages in memory), checked the same way.
     """

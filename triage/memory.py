@@ -1,13 +1,16 @@
-"""One memory budget for the caches that grow with a corpus's vocabulary (issue 20).
+"""One memory budget for the caches that grow with a corpus's vocabulary.
 
 A real corpus keeps bringing new spellings (about one per message, all the way), so every
 cache keyed by a spelling, a piece of text or a stretch of text grows with the corpus: Seek&Hide's
 table of spellings and its columns, the word labels, the WordLists' remembered answers, the word
 scorer's rows, the runs of letters of the corpus statistics. Each is only a memory of work done
 (dropping it changes no output, only the time to work it out again), so they share one budget
-here instead of each having a cap of its own: each cache is tracked with its measured bytes per
-entry, and when their sum passes the budget, at the next batch boundary (VOCABULARY.enforce),
-the caches start afresh, the cheapest to rebuild first, until the rest fits.
+here instead of each having a cap of its own: each cache is counted in bytes, as its entries times
+their measured overhead plus the characters of the texts it holds (its keys, or a table's texts)
+times the copies it keeps of them, so that long spellings spend the budget sooner; when the sum
+passes the budget, at the next batch boundary (VOCABULARY.enforce), the caches start afresh, the
+cheapest to rebuild first, until the rest fits. The characters are counted as entries are added
+(only the new ones are measured at each batch boundary).
 
 The bytes per entry were measured on the generated corpus of benchmarks/corpus.py (deep sizes of
 each structure at 200,000 messages, benchmarks/memory_classify.py): estimates, not accounting.
@@ -16,6 +19,7 @@ each structure at 200,000 messages, benchmarks/memory_classify.py): estimates, n
 from __future__ import annotations
 
 import weakref
+from itertools import islice
 from typing import Protocol
 
 # Bytes per entry of each kind of cache, measured (see the module's docstring), in the order
@@ -28,6 +32,18 @@ BYTES_PER_ENTRY = {
     "letter_runs": 100,  # the runs of letters of a stretch of text (corpus statistics)
     "spellings": 450,  # a piece or spelling of Seek&Hide's table, with its stretches and columns
     "labels": 75,  # a word label (spelling -> WordInfo): what a new table is relearnt from
+}
+
+# Bytes per character of the texts an entry holds (a key, or a table's spelling): the copies
+# each kind keeps of it (a spelling's lower case, its folded forms, its stretches and pieces).
+BYTES_PER_CHAR = {
+    "positions": 1,
+    "lower": 2,
+    "scores": 1,
+    "codes": 1,
+    "letter_runs": 2,
+    "spellings": 4,
+    "labels": 1,
 }
 
 MEGABYTES = 150  # the budget
@@ -43,24 +59,70 @@ class _Cache(Protocol):
     def clear(self) -> None: ...
 
 
+def _chars(key) -> int:
+    """The characters of the text(s) of a key: a string, or the strings of a tuple."""
+    if isinstance(key, str):
+        return len(key)
+    if isinstance(key, tuple):
+        return sum(len(part) for part in key if isinstance(part, str))
+    return 0
+
+
+class _Count:
+    """What is known of a tracked cache's texts: the characters of its first `items` items,
+    counted while it was in its `generation`."""
+
+    __slots__ = ("items", "chars", "generation")
+
+    def __init__(self) -> None:
+        self.items, self.chars, self.generation = 0, 0, None
+
+
+def _texts(cache):
+    """The texts a cache holds, in the order they were added: a table's `texts` list, else the
+    keys of a dict."""
+    texts = getattr(cache, "texts", None)
+    return texts if isinstance(texts, list) else cache
+
+
+def _measure(cache, count: _Count) -> int:
+    """The characters of the texts `cache` holds, measuring only those added since `count`
+    (texts are appended; a cache emptied or shrunk since is measured again)."""
+    texts = _texts(cache)
+    size = len(texts)
+    generation = getattr(cache, "generation", None)
+    if size < count.items or generation != count.generation:
+        count.items, count.chars, count.generation = 0, 0, generation
+    if size > count.items:
+        if isinstance(texts, list):
+            added = texts[count.items:size]
+        else:  # a dict keeps the order of insertion: the new keys are its last ones
+            added = islice(reversed(texts), size - count.items)
+        count.chars += sum(map(_chars, added))
+        count.items = size
+    return count.chars
+
+
 class Budget:
-    """Caches tracked by their size (entries x bytes per entry), emptied kind by kind when the
-    total passes `megabytes`."""
+    """Caches tracked by their size in bytes (entries x BYTES_PER_ENTRY plus characters of
+    their texts x BYTES_PER_CHAR), emptied kind by kind when the total passes `megabytes`."""
 
     def __init__(self, megabytes: float):
         self.limit = int(megabytes * 2**20)
         self.restarts = 0  # how many times the budget was passed (for tests and benchmarks)
-        self._tracked: dict[int, tuple[weakref.ref, str]] = {}
+        self._tracked: dict[int, tuple[weakref.ref, str, _Count]] = {}
 
     def track(self, cache: _Cache, kind: str) -> _Cache:
         """Count `cache` (an object with len() and clear(), weakly referenced) in the budget at
-        BYTES_PER_ENTRY[kind] bytes an entry."""
+        BYTES_PER_ENTRY[kind] bytes an entry plus BYTES_PER_CHAR[kind] bytes a character of
+        the texts it holds: the strings of its `texts` list when it has one, else its keys
+        (strings, or tuples of strings)."""
         key = id(cache)
 
         def forget(_gone: weakref.ref) -> None:  # the cache is gone: no longer counted
             self._tracked.pop(key, None)
 
-        self._tracked[key] = (weakref.ref(cache, forget), kind)
+        self._tracked[key] = (weakref.ref(cache, forget), kind, _Count())
         return cache
 
     def used(self) -> int:
@@ -69,10 +131,14 @@ class Budget:
 
     def _by_kind(self) -> dict[str, int]:
         used = dict.fromkeys(BYTES_PER_ENTRY, 0)
-        for ref, kind in list(self._tracked.values()):
+        for ref, kind, count in list(self._tracked.values()):
             cache = ref()
-            if cache is not None:
-                used[kind] += len(cache) * BYTES_PER_ENTRY[kind]
+            if cache is None:
+                continue
+            entries = len(cache)
+            used[kind] += entries * BYTES_PER_ENTRY[kind]
+            if entries:  # a retired table holds nothing any more
+                used[kind] += _measure(cache, count) * BYTES_PER_CHAR[kind]
         return used
 
     def enforce(self) -> bool:
@@ -88,10 +154,11 @@ class Budget:
                 break
             emptied.add(kind)
             total -= used[kind]
-        for ref, kind in list(self._tracked.values()):
+        for ref, kind, count in list(self._tracked.values()):
             cache = ref()
             if cache is not None and kind in emptied:
                 cache.clear()
+                count.items = count.chars = 0
         self.restarts += over
         return over
 
@@ -107,7 +174,12 @@ class Cache(dict):
     def __init__(self, kind: str):
         super().__init__()
         self.kind = kind
+        self.generation = 0  # changes when emptied: the budget measures its keys again
         VOCABULARY.track(self, kind)
+
+    def clear(self) -> None:
+        self.generation += 1
+        super().clear()
 
     def __reduce__(self):
         return type(self), (self.kind,)  # copied or sent to another process empty: a memory of work

@@ -106,18 +106,103 @@ def write_xlsx(path: str | os.PathLike[str], columns: Sequence[str], rows: Seque
         write_into(handle, columns, rows, sheet, neutralise=False)
 
 
+# A workbook is read whole into memory: what one may hold, checked before it is parsed (a few
+# hundred kilobytes of zip can hold tens of millions of cells). A full sheet of Excel is
+# 1,048,576 rows; a corpus of a million messages with a few columns fits.
+MAX_XLSX_PART_BYTES = 512 * 2**20  # uncompressed bytes of any part (the shared strings, a sheet)
+MAX_XLSX_STRINGS = 5_000_000  # shared strings (the count the workbook declares)
+MAX_XLSX_CELLS = 20_000_000  # cells of the first sheet (its declared dimension, then as read)
+_COUNT = re.compile(rb'\b(?:uniqueCount|count)="(\d+)"')
+
+
+def _too_big(path, problem: str) -> BadInput:
+    return BadInput(f"{path}: {problem}; sms-triage reads workbooks of up to {MAX_XLSX_CELLS:,} cells "
+                    f"and {MAX_XLSX_PART_BYTES // 2**20} MB of text: export it as CSV UTF-8")
+
+
+def check_workbook_size(path: str | os.PathLike[str]) -> None:
+    """Refuse, before parsing it, a workbook whose parts or shared strings pass the limits above
+    (their sizes and counts are read from the zip's directory and the first bytes of
+    xl/sharedStrings.xml). A file that is no zip is left to the reader's own error."""
+    import zipfile
+
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return
+    with archive:
+        for info in archive.infolist():
+            if info.file_size > MAX_XLSX_PART_BYTES:
+                raise _too_big(path, f"its part {info.filename} holds {info.file_size / 2**20:,.0f} MB once unpacked")
+        try:
+            strings = archive.open("xl/sharedStrings.xml")
+        except KeyError:
+            return
+        except Exception:  # damaged: the reader says so
+            return
+        with strings:
+            try:
+                count = _shared_strings(strings)
+            except Exception:  # damaged: the reader says so
+                return
+        if count > MAX_XLSX_STRINGS:
+            raise _too_big(path, f"it holds {count:,} shared strings or more (at most {MAX_XLSX_STRINGS:,})")
+
+
+_SST = re.compile(rb"<(?:\w{1,10}:)?sst\b[^>]*>")
+_SI = re.compile(rb"<(?:\w{1,10}:)?si[\s/>]")
+_SI_LONGEST = 16  # bytes: no match of _SI is longer
+
+
+def _shared_strings(strings) -> int:
+    """The shared strings of xl/sharedStrings.xml: the count its root declares when that passes
+    the limit, else its <si> elements counted in 1 MiB chunks (bounded memory, whatever it declares)."""
+    head = strings.read(2**20)
+    root = _SST.search(head)
+    declared = [int(n) for n in _COUNT.findall(root.group())] if root else []
+    if declared and max(declared) > MAX_XLSX_STRINGS:
+        return max(declared)
+    count, data = 0, head
+    while True:
+        chunk = strings.read(2**20)
+        if not chunk:
+            return count + len(_SI.findall(data))
+        data += chunk
+        cut = len(data) - _SI_LONGEST  # a match starting in the last bytes is counted with the next chunk
+        count += sum(1 for m in _SI.finditer(data) if m.start() < cut)
+        if count > MAX_XLSX_STRINGS:
+            return count
+        data = data[cut:]
+
+
+def _sheet_rows(worksheet, path) -> list[list[str]]:
+    """The rows of a sheet as text, refused past MAX_XLSX_CELLS cells (declared or read)."""
+    rows_declared, columns_declared = worksheet.max_row or 0, worksheet.max_column or 0
+    if rows_declared * columns_declared > MAX_XLSX_CELLS:
+        raise _too_big(path, f"its first sheet spans {rows_declared:,} rows by {columns_declared:,} columns")
+    rows, cells = [], 0
+    for row in worksheet.iter_rows(values_only=True):
+        cells += len(row)
+        if cells > MAX_XLSX_CELLS:
+            raise _too_big(path, f"its first sheet holds more than {MAX_XLSX_CELLS:,} cells")
+        rows.append(["" if v is None else unescape_cell(str(v)) for v in row])
+    return rows
+
+
 def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]:
     """The first sheet's header and rows, as text exactly as written (_xHHHH_ escapes decoded).
-    The leading quote of a neutralised queue cell is kept: `queue apply` restores it, once."""
+    The leading quote of a neutralised queue cell is kept: `queue apply` restores it, once.
+    A workbook past the limits above is refused before it is parsed (check_workbook_size)."""
     from openpyxl import load_workbook
 
+    check_workbook_size(path)
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except Exception as err:  # openpyxl raises many kinds on a damaged file
         raise BadInput(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
                             "from your spreadsheet, or export it as CSV UTF-8") from None
     try:
-        rows = [["" if v is None else unescape_cell(str(v)) for v in row] for row in book.worksheets[0].iter_rows(values_only=True)]
+        rows = _sheet_rows(book.worksheets[0], path)
     finally:
         book.close()
     if not rows:
