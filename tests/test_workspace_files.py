@@ -17,11 +17,6 @@ from triage import io, userlexicon
 from triage.review_workspace import Workspace, open_synced, review_lines
 from triage.review_workspace import workspace as workspace_module
 from triage.review_workspace.server import Settings, create_app
-from triage.review_workspace.workspace import (
-    WorkspaceFull,
-    WorkspaceReadOnly,
-    WorkspaceSwapped,
-)
 from triage.spreadsheets import xlsx_bytes
 
 TOKEN = "s3cret-token"
@@ -170,7 +165,7 @@ def fill_the_disk(workspace):
 def test_a_full_disk_is_said_and_loses_nothing(workspace):
     fill_the_disk(workspace)
     decided = 0
-    with pytest.raises(WorkspaceFull, match="disk full: nothing was lost, free space and retry"):
+    with pytest.raises(workspace_module.WorkspaceFull, match="disk full: nothing was lost, free space and retry"):
         for item in workspace.items(limit=200):
             workspace.decide(item.id, label="TA", spans=[[0, 1, "PRE"]], reviewer="ana" * 20)
             decided += 1
@@ -227,7 +222,7 @@ def test_a_read_only_workspace_is_one_line_and_still_reports(classified, tmp_pat
         assert report.exit_code == 0 and "still to look at" in report.output, report.output
         one_line_error(cli("release", classified, "-o", tmp_path / "out" / "corpus.csv", "--workspace", path,
                            "--withhold-undecided"), "cannot write", "read-only")
-        with pytest.raises(WorkspaceReadOnly):
+        with pytest.raises(workspace_module.WorkspaceReadOnly):
             with Workspace.open(path) as again:
                 again.decide(again.items(limit=1)[0].id, label="NTA", spans=[], reviewer="ana")
     finally:
@@ -281,7 +276,7 @@ def test_a_workspace_replaced_while_served_is_never_written(classified, tmp_path
     os.replace(tmp_path / "other.sqlite", served.path)  # another workspace put in its place
     answer = client.post(f"/api/items/{item.id}/decision", json={"label": "NTA", "spans": []})
     assert answer.status_code == 409 and "no longer the workspace opened" in answer.json()["error"]
-    with pytest.raises(WorkspaceSwapped):
+    with pytest.raises(workspace_module.WorkspaceSwapped):
         served.learn("albane", kind="name", scope="corpus", reviewer="ana")
     served.close()
     with Workspace.open(tmp_path / "served.sqlite") as now:  # the other corpus, untouched
@@ -295,7 +290,7 @@ def test_a_workspace_overwritten_in_place_while_served_is_never_written(classifi
     other.close()
     served._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     shutil.copyfile(tmp_path / "o.sqlite", served.path)  # same file, another workspace's content
-    with pytest.raises(WorkspaceSwapped):
+    with pytest.raises(workspace_module.WorkspaceSwapped):
         served.learn("albane", kind="name", scope="corpus", reviewer="ana")
     served.close()
 
