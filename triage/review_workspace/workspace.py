@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import sqlite3
 import stat
 import tempfile
@@ -126,6 +127,16 @@ def unavailable(error: sqlite3.Error, display: str) -> WorkspaceUnavailable | No
     if primary in (5, 6) or "database is locked" in text:  # SQLITE_BUSY, SQLITE_LOCKED
         return WorkspaceBusy(f"{display} is in use by another triage process; retry when it is done")
     if primary in (10, 14, 23):  # SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_AUTH
+        folder = os.path.dirname(os.path.abspath(display))
+        try:
+            full = shutil.disk_usage(folder).free == 0
+        except OSError:
+            full = False
+        if full:  # a side file (-wal, -shm) that could not grow
+            return WorkspaceFull(f"cannot write {display}: disk full: nothing was lost, free space and retry")
+        if not os.access(folder, os.W_OK) or (os.path.exists(display) and not os.access(display, os.W_OK)):
+            return WorkspaceReadOnly(f"cannot write {display}: read-only (the file or its folder); "
+                                     "make them writable and retry")
         return WorkspaceUnavailable(f"cannot read or write {display}: {text}")
     return None
 
@@ -413,10 +424,14 @@ class Workspace:
             connection.execute(_SURROGATES)
             meta = workspace.meta()
             if "uuid" not in meta:  # a workspace made before workspaces had an identity
-                with workspace._transaction():
-                    workspace._set_meta(uuid=uuid.uuid4().hex)
-                meta = workspace.meta()
-            workspace._identity = (meta["uuid"], _file_id(path))
+                try:
+                    with workspace._transaction():
+                        workspace._set_meta(uuid=uuid.uuid4().hex)
+                    meta = workspace.meta()
+                except WorkspaceReadOnly:
+                    pass  # read-only: it can still be read, and every write is refused anyway
+            if "uuid" in meta:
+                workspace._identity = (meta["uuid"], _file_id(path))
         except WorkspaceDamaged as err:
             connection.close()
             if new or "not a database" in str(err):
