@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from triage.corpus_release import Pseudonyms, Tags, release_text
 from triage.normalise import grapheme_spans
+from triage.spreadsheets import restore_formula
 from triage.review_workspace import Workspace
 from triage.spreadsheets import read_xlsx
 from triage.surrogates import FICTION_PHONE_PREFIXES, Surrogates, entity_key, shaped
@@ -155,6 +156,18 @@ def test_round_trip_classify_review_release(cli, reviewed, tmp_path, style, suff
     assert sum(sheet["hidden_items_by_tag"].values()) == sum(len(f.spans) for f in finals.values())
     assert sheet["style"] == style and sheet["lexicons_fingerprint"]
     assert "Messages by route" in (tmp_path / "corpus.datasheet.md").read_text("utf-8")
+    quoted = sum(v != restore_formula(v) for r in records for v in r.values())
+    assert sheet["formula_cells_quoted"] == (quoted if suffix == "excel" else None)
+
+
+def test_the_datasheet_says_how_many_cells_the_excel_csv_quoted():
+    from triage.corpus_release import _excel_lines, _formula_cells
+
+    records = [["1", "=1+1 ok", "-"], ["2", "+33 6", "@lea"], ["3", "a = b", "'=x"]]
+    assert _formula_cells(records) == 5  # "=1+1 ok", "-", "+33 6", "@lea", and "'=x" gets one quote more
+    sheet = {"formula_cells_quoted": 5}
+    assert "5 cells starting with = + - or @" in _excel_lines(sheet)[0]
+    assert _excel_lines({"formula_cells_quoted": None}) == [] and _excel_lines({}) == []
 
 
 def test_surrogates_stay_in_the_workspace_and_are_the_same_next_time(cli, reviewed, tmp_path):

@@ -232,6 +232,7 @@ def run_release(
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
+        formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
@@ -386,7 +387,8 @@ def _file_name(source) -> str:
 
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
-               command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None) -> dict:
+               command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None,
+               formula_cells=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -416,7 +418,14 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "lexicons_fingerprint": lexicon_module.default().fingerprint,
         "model": meta.get("model"),
         "review_workspace": {"synced": meta.get("synced"), "created": meta.get("created")},
+        # Only for --excel: cells a spreadsheet would run as a formula, written with a leading quote.
+        "formula_cells_quoted": formula_cells,
     }
+
+
+def _formula_cells(records: list[list[str]]) -> int:
+    """How many cells the --excel CSV changes (a leading quote before = + - @), so the datasheet says so."""
+    return sum(io.neutralise_formula(value) != value for record in records for value in record)
 
 
 def _plural(word: str) -> str:
@@ -459,6 +468,15 @@ def _columns_lines(sheet: dict) -> list[str]:
     return lines
 
 
+def _excel_lines(sheet: dict) -> list[str]:
+    quoted = sheet.get("formula_cells_quoted")
+    if quoted is None:
+        return []
+    return [f"- Written for a spreadsheet (`--excel`): {quoted:,} cell{'s' if quoted != 1 else ''} starting with "
+            "= + - or @ got a leading `'` so that no spreadsheet runs it as a formula; the .csv or .xlsx "
+            "release keeps every text exactly"]
+
+
 def datasheet_markdown(sheet: dict) -> str:
     m = sheet["messages"]
     a = sheet["audit"]
@@ -475,6 +493,7 @@ def datasheet_markdown(sheet: dict) -> str:
         f"- Style: {sheet['style']}: {style}",
         *_columns_lines(sheet),
         f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
+        *_excel_lines(sheet),
         "", "## What is hidden", "",
         *_categories_lines(sheet),
         "", "## Messages by route", "",
