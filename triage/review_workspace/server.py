@@ -52,6 +52,9 @@ _HEADERS = {
 }
 MAX_BODY = 1 << 20  # a decision is a few hundred bytes
 PAGE_LIMIT = 200  # items per API page at most
+MAX_SPELLING = 200  # characters of a word or phrase to learn
+ERROR_WIDTH = 240  # characters of an error line at most
+_INT64 = 1 << 63  # SQLite's integers are signed 64-bit
 
 
 @dataclass
@@ -98,9 +101,17 @@ class _Guard:
         if scope["path"] == "/" and _query_token(scope) is not None:
             return None  # the start-up address: checked and turned into a cookie by the page route
         token = headers.get(TOKEN_HEADER) or _cookie(headers.get("cookie", ""), COOKIE)
-        if not token or not secrets.compare_digest(token, self.settings.token):
+        if not _same_token(token, self.settings.token):
             return "refused: open the address that `triage review` printed (it holds the session's token)"
         return None
+
+
+def _same_token(given: str | None, token: str) -> bool:
+    """Whether `given` is the session's token, in constant time; any text (non-ASCII, empty, None) is
+    only a wrong token."""
+    if not given:
+        return False
+    return secrets.compare_digest(given.encode("utf-8", "surrogateescape"), token.encode("utf-8"))
 
 
 def _query_token(scope) -> str | None:
@@ -119,7 +130,13 @@ def _cookie(header: str, name: str) -> str | None:
 
 
 def _error(message: str, status: int = 400, **extra) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+    """The JSON error answer: one line of at most ERROR_WIDTH characters, whatever the message
+    echoes of the request."""
+    line = " ".join(str(message).split())
+    if len(line) > ERROR_WIDTH:
+        line = line[:ERROR_WIDTH - 3] + "..."
+    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse({"error": line, **extra}, status_code=status)
 
 
 async def _json_body(request: Request) -> dict:
@@ -128,20 +145,52 @@ async def _json_body(request: Request) -> dict:
         raise io.BadOption("request too large")
     try:
         data = json.loads(body or b"{}")
-    except ValueError:
-        raise io.BadOption("the request is not JSON") from None
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        raise io.BadOption("the request is not JSON (UTF-8, nested at most a few levels)") from None
     if not isinstance(data, dict):
         raise io.BadOption("the request must be a JSON object")
+    _check_text(data)
     return data
+
+
+def _check_text(data) -> None:
+    """Refuse a JSON value holding a lone surrogate (`"\\ud800"`): valid JSON, but no text that
+    can be stored or shown. Iterative, whatever the nesting."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise io.BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text") from None
+
+
+def _short(value: str, width: int = 40) -> str:
+    return repr(value if len(value) <= width else value[:width] + "...")
 
 
 def _int(value: str | None, default: int, lowest: int = 0, highest: int | None = None) -> int:
     try:
         number = int(value) if value not in (None, "") else default
     except ValueError:
-        raise io.BadOption(f"{value!r} is not a whole number") from None
+        raise io.BadOption(f"{_short(value)} is not a whole number") from None
+    if not -_INT64 <= number < _INT64:
+        raise io.BadOption(f"{_short(value)} is out of range")
     number = max(lowest, number)
     return min(number, highest) if highest is not None else number
+
+
+def _spelling(value) -> str:
+    spelling = str(value)
+    if len(spelling) > MAX_SPELLING:
+        raise io.BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters")
+    return spelling
 
 
 def create_app(workspace: Workspace, settings: Settings) -> Starlette:
@@ -163,7 +212,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def page(request: Request):
         token = request.query_params.get("token")
         if token is not None:
-            if not secrets.compare_digest(token, settings.token):
+            if not _same_token(token, settings.token):
                 return PlainTextResponse("refused: wrong token", status_code=403)
             response = RedirectResponse("/", status_code=303)
             response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path="/")
@@ -212,12 +261,12 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def preview(request: Request):
         query = request.query_params
-        return JSONResponse(workspace.preview(query.get("spelling", ""), query.get("kind", "name")))
+        return JSONResponse(workspace.preview(_spelling(query.get("spelling", "")), query.get("kind", "name")))
 
     async def learn(request: Request):
         data = await _json_body(request)
         entry = workspace.learn(
-            str(data.get("spelling", "")), kind=str(data.get("kind", "name")), scope=str(data.get("scope", "corpus")),
+            _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")), scope=str(data.get("scope", "corpus")),
             tag=str(data.get("tag", "PRE")), confirm=bool(data.get("confirm", False)), reviewer=settings.reviewer,
             lexicon_dir=settings.lexicon_dir,
         )
@@ -227,10 +276,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return JSONResponse(workspace.learnt())
 
     async def unlearn(request: Request):
-        try:
-            entry_id = int(request.path_params["entry"])
-        except ValueError:
-            raise io.BadOption("a learnt entry is a number") from None
+        entry_id = _int(request.path_params["entry"], 0, lowest=-_INT64)
         return JSONResponse(workspace.unlearn(entry_id, reviewer=settings.reviewer, lexicon_dir=settings.lexicon_dir))
 
     async def audit(request: Request):

@@ -1,0 +1,141 @@
+"""The review server against hostile or broken requests: never a 500, always one line of JSON.
+
+Odd tokens, numbers past SQLite's 64-bit integers, huge spellings, lone surrogates, deep nesting,
+arbitrary JSON bodies and query strings: each gets a 4xx with `{"error": "..."}` and the security
+headers, and the workspace is left as it was."""
+
+import json
+from urllib.parse import quote
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from triage.review_workspace.server import CSP, Settings, create_app
+
+TOKEN = "s3cret-token"
+PORT = 8123
+BASE = f"http://127.0.0.1:{PORT}"
+SECURITY = {
+    "content-security-policy": CSP, "x-frame-options": "DENY", "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer", "cache-control": "no-store",
+}
+
+
+@pytest.fixture
+def client(workspace, tmp_path):
+    app = create_app(workspace, Settings(token=TOKEN, port=PORT, reviewer="ana", lexicon_dir=str(tmp_path / "lex")))
+    with TestClient(app, base_url=BASE, raise_server_exceptions=False) as test_client:
+        test_client.headers["X-Triage-Token"] = TOKEN
+        yield test_client
+
+
+def one_line_error(response, *statuses):
+    assert response.status_code in (statuses or (400,)), (response.status_code, response.text[:300])
+    error = response.json()["error"]
+    assert isinstance(error, str) and "\n" not in error and "Traceback" not in error and len(error) < 300
+    for name, value in SECURITY.items():
+        assert response.headers.get(name) == value, name
+    return error
+
+
+# --- tokens -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("token", ["é", "s3cret-tokén", "\u2603" * 40, "\x00", ""])
+def test_an_odd_token_is_refused_not_a_crash(client, token):
+    del client.headers["X-Triage-Token"]
+    raw = token.encode("utf-8")
+    assert client.get("/api/state", headers=[(b"X-Triage-Token", raw)]).status_code == 403
+    assert client.get("/api/state", headers=[(b"Cookie", b"triage_token=" + raw)]).status_code == 403
+    assert client.get(f"/?token={quote(token)}").status_code == 403
+    assert client.get("/?token=%ff%fe").status_code == 403
+
+
+# --- numbers, sizes, encodings ------------------------------------------------------------------
+
+@pytest.mark.parametrize("offset", [str(2 ** 63), str(2 ** 64 + 1), "9" * 30, "9" * 5000, "-" + "9" * 30])
+def test_an_offset_past_64_bits_is_a_400(client, offset):
+    one_line_error(client.get(f"/api/items?offset={offset}"))
+    one_line_error(client.get(f"/api/items?limit={offset}"))
+    one_line_error(client.get(f"/api/candidates?limit={offset}"))
+
+
+@pytest.mark.parametrize("entry", [str(2 ** 63), "9" * 40, "-" + str(2 ** 63 + 5)])
+def test_a_learnt_entry_past_64_bits_is_a_400(client, entry):
+    one_line_error(client.delete(f"/api/learnt/{entry}"))
+
+
+def test_a_huge_spelling_is_a_400(client, workspace):
+    spelling = "ab " * 20_000
+    one_line_error(client.post("/api/learn", json={"spelling": spelling, "kind": "name", "scope": "corpus"}))
+    one_line_error(client.get("/api/preview", params={"spelling": spelling}))
+    one_line_error(client.get("/api/preview", params={"spelling": "x" * 60_000}))
+    assert workspace.learnt() == []
+
+
+def test_a_lone_surrogate_is_a_400(client, workspace):
+    item = workspace.items(limit=1)[0]
+    for body in (b'{"spelling": "\\ud800", "kind": "name", "scope": "corpus"}', b'{"spelling": "a\\udfff"}'):
+        one_line_error(client.post("/api/learn", content=body))
+    one_line_error(client.post(f"/api/items/{item.id}/decision", content=b'{"label": "TA", "spans": [[0, 1, "\\ud800"]]}'))
+    one_line_error(client.post(f"/api/items/{item.id}/decision", content=b'{"label": "\\udbff"}'))
+    assert workspace.item(item.id).status == "pending" and workspace.learnt() == []
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_a_deeply_nested_body_is_a_400(client, workspace, depth):
+    item = workspace.items(limit=1)[0]
+    body = b"[" * depth + b"]" * depth
+    one_line_error(client.post("/api/learn", content=b'{"spelling": ' + body + b"}"))
+    one_line_error(client.post(f"/api/items/{item.id}/decision", content=b'{"label": "TA", "spans": ' + body + b"}"))
+    assert workspace.item(item.id).status == "pending"
+
+
+def test_a_body_not_utf8_is_a_400(client):
+    one_line_error(client.post("/api/learn", content=b'{"spelling": "\xff\xfe"}'))
+
+
+# --- any JSON, any query string -----------------------------------------------------------------
+
+ANY_TEXT = st.text(st.characters(exclude_categories=()))  # lone surrogates too
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | ANY_TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(ANY_TEXT, children, max_size=4),
+    max_leaves=12,
+)
+FIELDS = ("label", "spans", "spelling", "kind", "scope", "tag", "confirm")
+BODIES = JSON | st.fixed_dictionaries({}, optional={field: ANY_TEXT | JSON for field in FIELDS})
+POSTS = ("/api/items/{id}/decision", "/api/items/{id}/skip", "/api/undo", "/api/learn")
+GETS = ("/", "/api/state", "/api/items", "/api/items/{id}", "/api/candidates", "/api/preview", "/api/learnt",
+        "/api/audit")
+QUERY_KEYS = st.sampled_from(["offset", "limit", "kind", "status", "spelling", "token", "id"]) | st.text(max_size=6)
+QUERY_VALUES = (st.integers().map(str) | st.text(max_size=30).map(lambda text: quote(text, safe="")) | st.sampled_from(["queue", "audit", "pending,decided", "name"])
+                | st.binary(max_size=12).map(lambda raw: "".join(f"%{b:02x}" for b in raw)))
+
+
+def _never_500(response):
+    assert response.status_code < 500, (response.status_code, response.text[:300])
+    if response.status_code >= 400:
+        one_line_error(response, response.status_code)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(POSTS), body=BODIES, raw=st.booleans(), ident=st.sampled_from(["listed", "nope", "1/../2"]))
+def test_any_json_at_any_post_endpoint_is_never_a_500(client, workspace, path, body, raw, ident):
+    if ident == "listed":
+        ident = workspace.items(limit=1)[0].id
+    content = json.dumps(body, ensure_ascii=raw).encode("utf-8", "surrogatepass")
+    _never_500(client.post(path.format(id=ident), content=content))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(GETS), query=st.lists(st.tuples(QUERY_KEYS, QUERY_VALUES), max_size=4),
+       ident=st.text(min_size=1, max_size=10) | st.just("listed"))
+def test_any_query_string_at_any_get_endpoint_is_never_a_500(client, workspace, path, query, ident):
+    if ident == "listed":
+        ident = workspace.items(limit=1)[0].id
+    if path == "/" and any(key == "token" for key, _ in query):
+        query = [(key, value) for key, value in query if key != "token"]
+    string = "&".join(f"{quote(key)}={value}" for key, value in query)
+    _never_500(client.get(path.format(id=quote(ident, safe="")) + "?" + string))
