@@ -139,3 +139,86 @@ def test_any_query_string_at_any_get_endpoint_is_never_a_500(client, workspace, 
         query = [(key, value) for key, value in query if key != "token"]
     string = "&".join(f"{quote(key)}={value}" for key, value in query)
     _never_500(client.get(path.format(id=quote(ident, safe="")) + "?" + string))
+
+
+# --- request size: refused without reading it ---------------------------------------------------
+
+def _call(app, *, method="POST", path="/api/learn", headers=(), chunks=()):
+    """One request straight through the ASGI app; the body is pulled chunk by chunk from `chunks`
+    and the bytes pulled are counted. Returns (status, headers, body, bytes pulled)."""
+    import asyncio
+
+    pulled = 0
+    answer = {"body": b""}
+    chunks = iter(chunks)
+
+    async def receive():
+        nonlocal pulled
+        chunk = next(chunks, None)
+        if chunk is None:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        pulled += len(chunk)
+        assert pulled <= 2 * 2 ** 20, "the server read far past its limit"
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            answer["status"] = message["status"]
+            answer["headers"] = {k.decode().lower(): v.decode() for k, v in message["headers"]}
+        else:
+            answer["body"] += message.get("body", b"")
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", PORT),
+             "headers": [(b"host", f"127.0.0.1:{PORT}".encode()), (b"x-triage-token", TOKEN.encode()),
+                         *[(k.encode(), v.encode()) for k, v in headers]]}
+    asyncio.run(app(scope, receive, send))
+    return answer["status"], answer["headers"], answer["body"], pulled
+
+
+@pytest.fixture
+def app(workspace, tmp_path):
+    return create_app(workspace, Settings(token=TOKEN, port=PORT, reviewer="ana", lexicon_dir=str(tmp_path / "lex")))
+
+
+def _endless(size=64 * 1024):
+    while True:
+        yield b" " * size
+
+
+def test_a_huge_declared_body_is_refused_before_any_byte_is_read(app):
+    status, headers, body, pulled = _call(app, headers=[("content-length", str(200 * 2 ** 20))], chunks=_endless())
+    assert status == 413 and pulled == 0
+    assert "too large" in json.loads(body)["error"] and headers["content-security-policy"] == CSP
+
+
+@pytest.mark.parametrize("path", ["/api/learn", "/api/undo", "/api/items/1/decision", "/api/items/1/skip"])
+def test_a_chunked_body_is_read_no_further_than_the_limit(app, workspace, path):
+    status, headers, body, pulled = _call(app, path=path, headers=[("transfer-encoding", "chunked")],
+                                          chunks=_endless())
+    if status != 413:  # an endpoint that never reads its body answers without pulling it at all
+        assert pulled <= 2 ** 20 and status < 500
+    else:
+        assert 2 ** 20 < pulled <= 2 ** 20 + 64 * 1024
+        assert "too large" in json.loads(body)["error"] and headers["x-frame-options"] == "DENY"
+    assert workspace.learnt() == []
+
+
+def test_a_body_under_the_limit_still_works(app, workspace):
+    chunks = [b'{"spelling": "juju", ', b'"kind": "name", "scope": "corpus"}']
+    status, _, body, _ = _call(app, chunks=chunks)
+    assert status == 200 and json.loads(body)["spelling"] == "juju"
+
+
+# --- an unexpected error: still one line of JSON and every security header ----------------------
+
+def test_an_unexpected_error_is_a_500_with_one_line_and_the_security_headers(client, workspace, monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(type(workspace), "progress", broken)
+    response = client.get("/api/state")
+    assert one_line_error(response, 500) == "internal error in the review server (see its console)"
+    assert "boom" not in response.text
+    assert "RuntimeError: boom" in capsys.readouterr().err

@@ -57,6 +57,13 @@ ERROR_WIDTH = 240  # characters of an error line at most
 _INT64 = 1 << 63  # SQLite's integers are signed 64-bit
 
 
+_TOO_LARGE = f"request too large (at most {MAX_BODY:,} bytes)"
+
+
+class _TooLarge(Exception):
+    """A request body past MAX_BODY: raised from `receive` as soon as it is, and answered 413."""
+
+
 @dataclass
 class Settings:
     token: str
@@ -82,15 +89,44 @@ class _Guard:
         if problem is not None:
             response = PlainTextResponse(problem, status_code=403, headers=_HEADERS)
             return await response(scope, receive, send)
+        started = False
 
         async def send_with_headers(message):
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 present = {k.decode("latin-1").lower() for k, _ in message.get("headers", [])}
                 extra = [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items() if k.lower() not in present]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        return await self.app(scope, receive, send_with_headers)
+        length = headers.get("content-length", "").strip()
+        if length and not (length.isascii() and length.isdigit() and int(length) <= MAX_BODY):
+            # Refused before a byte of the body is read (uvicorn closes the connection after it).
+            return await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+        pulled = 0
+
+        async def bounded_receive():
+            nonlocal pulled
+            message = await receive()
+            if message["type"] == "http.request":
+                pulled += len(message.get("body", b""))
+                if pulled > MAX_BODY:
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, bounded_receive, send_with_headers)
+        except _TooLarge:
+            if not started:
+                await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+        except Exception as err:  # a bug: the reviewer gets one line, the console one line too
+            print(f"review: internal error on {scope['method']} {scope['path']}: {type(err).__name__}: "
+                  f"{' '.join(str(err).split())}"[:500],
+                  file=sys.stderr)
+            if not started:
+                await _error("internal error in the review server (see its console)", 500)(
+                    scope, receive, send_with_headers)
 
     def _refusal(self, scope, headers) -> str | None:
         if headers.get("host", "") not in self.hosts:
@@ -140,9 +176,7 @@ def _error(message: str, status: int = 400, **extra) -> JSONResponse:
 
 
 async def _json_body(request: Request) -> dict:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise io.BadOption("request too large")
+    body = await request.body()  # at most MAX_BODY bytes: _Guard stops the reading past it
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
