@@ -222,3 +222,34 @@ def test_an_unexpected_error_is_a_500_with_one_line_and_the_security_headers(cli
     assert one_line_error(response, 500) == "internal error in the review server (see its console)"
     assert "boom" not in response.text
     assert "RuntimeError: boom" in capsys.readouterr().err
+
+
+# --- opening the browser: no token on a command line --------------------------------------------
+
+def test_the_browser_is_given_a_private_page_never_the_token(workspace, monkeypatch):
+    import stat
+    import webbrowser
+    from pathlib import Path
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    import uvicorn
+
+    from triage.review_workspace import server
+
+    opened, seen, printed = [], {}, []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: opened.append(url) or True)
+
+    def run(self, sockets=None):  # the server "runs": look at the launcher page meanwhile
+        page = Path(url2pathname(urlparse(opened[0]).path))
+        seen.update(mode=stat.S_IMODE(page.stat().st_mode), folder=stat.S_IMODE(page.parent.stat().st_mode),
+                    text=page.read_text(encoding="utf-8"), page=page)
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    server.serve(workspace, reviewer="ana", announce=printed.append)
+    address = printed[0].split(" ", 1)[1]
+    token = address.rsplit("=", 1)[1]
+    assert len(opened) == 1 and opened[0].startswith("file://") and token not in opened[0]
+    assert seen["mode"] == 0o600 and seen["folder"] == 0o700
+    assert f'content="0;url={address}"' in seen["text"]
+    assert not seen["page"].exists() and not seen["page"].parent.exists()  # gone once the server stopped

@@ -14,9 +14,11 @@ The JSON API is documented in docs/review.md.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import secrets
+import shutil
 import socket
 import sys
 from dataclasses import dataclass
@@ -33,7 +35,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from triage import io
+from triage import io, outputs
 from triage.review_workspace.workspace import TAGS, NeedsConfirmation, Workspace
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -365,16 +367,35 @@ def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=Non
     config = uvicorn.Config(create_app(workspace, settings), log_level="warning", access_log=False,
                             lifespan="off", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
-    if open_browser:
-        import webbrowser
-
-        try:
-            webbrowser.open(address)
-        except webbrowser.Error:
-            pass  # no browser here: the printed address is enough
+    launcher = _open_browser(address) if open_browser else None
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass  # uvicorn re-raises Ctrl-C once it has stopped: it is how a reviewer ends the session
     finally:
         sock.close()
+        if launcher is not None:
+            shutil.rmtree(launcher, ignore_errors=True)
+
+
+def _open_browser(address: str) -> Path | None:
+    """Open `address` in the browser without putting its token on a command line (which any local
+    user reads with `ps`): a page readable by its owner only (0600, in a private 0700 temporary
+    folder) redirects to it, and the browser is given that page's file:// address. Returns the
+    folder, to delete when the server stops."""
+    import tempfile
+    import webbrowser
+
+    folder = Path(tempfile.mkdtemp(prefix="triage-review-"))  # 0700
+    page = folder / "open-review.html"
+    target = html.escape(address, quote=True)
+    outputs.write_text(page, (
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        f"<meta http-equiv=\"refresh\" content=\"0;url={target}\"><title>sms-triage review</title></head>\n"
+        f"<body><p><a href=\"{target}\">Open the review page</a></p></body></html>\n"
+    ), private=True)
+    try:
+        webbrowser.open(page.as_uri())
+    except webbrowser.Error:
+        pass  # no browser here: the printed address is enough
+    return folder
