@@ -253,3 +253,41 @@ def test_the_browser_is_given_a_private_page_never_the_token(workspace, monkeypa
     assert seen["mode"] == 0o600 and seen["folder"] == 0o700
     assert f'content="0;url={address}"' in seen["text"]
     assert not seen["page"].exists() and not seen["page"].parent.exists()  # gone once the server stopped
+
+
+# --- the token cookie: sent back to this server's secret path only ------------------------------
+
+def test_the_token_cookie_never_reaches_another_local_server(workspace):
+    from starlette.responses import PlainTextResponse
+
+    settings = Settings(token=TOKEN, port=PORT, reviewer="ana")
+    with TestClient(create_app(workspace, settings), base_url=BASE) as client:
+        first = client.get(f"/?token={TOKEN}", follow_redirects=False)
+        assert first.headers["location"] == settings.root and len(settings.base) >= 16
+        attributes = [part.strip() for part in first.headers["set-cookie"].split(";")]
+        assert f"Path={settings.root}" in attributes and "HttpOnly" in attributes and "SameSite=strict" in attributes
+        assert client.get(settings.root + "api/state").status_code == 200  # the cookie alone is enough there
+        assert client.get("/api/state").status_code == 403  # not sent outside the secret path (RFC 6265 5.1.4)
+        received = []
+
+        async def other_server(scope, receive, send):  # any other server of 127.0.0.1, another port
+            received.append(dict(scope["headers"]).get(b"cookie"))
+            await PlainTextResponse("hello")(scope, receive, send)
+
+        other = TestClient(other_server, base_url="http://127.0.0.1:9")
+        other.cookies = client.cookies  # one browser, one cookie jar (cookies ignore ports)
+        for path in ("/", "/api/state", "/static/review.js", "/x/"):
+            other.get(path)
+        assert received and all(cookie is None for cookie in received)
+        other.get(settings.root)  # the jar does send it across ports: only the secret path keeps it home
+        assert received[-1] == f"triage_token={TOKEN}".encode()
+    # Two servers never share their secret path.
+    assert Settings(TOKEN, PORT, "ana").base != Settings(TOKEN, PORT, "ana").base
+
+
+def test_the_cookie_is_not_honoured_outside_the_secret_path(workspace):
+    settings = Settings(token=TOKEN, port=PORT, reviewer="ana")
+    with TestClient(create_app(workspace, settings), base_url=BASE) as client:
+        response = client.get("/api/state", headers={"Cookie": f"triage_token={TOKEN}"})
+        assert response.status_code == 403
+        assert client.get("/api/state", headers={"X-Triage-Token": TOKEN}).status_code == 200  # scripts

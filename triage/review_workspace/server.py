@@ -21,7 +21,7 @@ import secrets
 import shutil
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -72,6 +72,12 @@ class Settings:
     port: int
     reviewer: str
     lexicon_dir: str | None = None
+    base: str = field(default_factory=lambda: secrets.token_urlsafe(12))  # the secret path: /<base>/
+
+    @property
+    def root(self) -> str:
+        """The page's path, and the token cookie's Path: `/<base>/`."""
+        return f"/{self.base}/"
 
 
 class _Guard:
@@ -138,7 +144,9 @@ class _Guard:
             return "refused: a request from another site"
         if scope["path"] == "/" and _query_token(scope) is not None:
             return None  # the start-up address: checked and turned into a cookie by the page route
-        token = headers.get(TOKEN_HEADER) or _cookie(headers.get("cookie", ""), COOKIE)
+        token = headers.get(TOKEN_HEADER)
+        if token is None and scope["path"].startswith(self.settings.root):
+            token = _cookie(headers.get("cookie", ""), COOKIE)  # the cookie belongs to the secret path only
         if not _same_token(token, self.settings.token):
             return "refused: open the address that `triage review` printed (it holds the session's token)"
         return None
@@ -245,14 +253,16 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
         return run
 
-    async def page(request: Request):
+    async def start(request: Request):
         token = request.query_params.get("token")
+        if token is not None and not _same_token(token, settings.token):
+            return PlainTextResponse("refused: wrong token", status_code=403)
+        response = RedirectResponse(settings.root, status_code=303)
         if token is not None:
-            if not _same_token(token, settings.token):
-                return PlainTextResponse("refused: wrong token", status_code=403)
-            response = RedirectResponse("/", status_code=303)
-            response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path="/")
-            return response
+            response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path=settings.root)
+        return response
+
+    async def page(request: Request):
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
     async def state(request: Request):
@@ -318,9 +328,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def audit(request: Request):
         return JSONResponse(workspace.audit_estimate())
 
-    routes = [
-        Route("/", page),
-        Route("/favicon.ico", lambda request: PlainTextResponse("", status_code=204)),
+    api = [
         Route("/api/state", handle(state)),
         Route("/api/items", handle(items)),
         Route("/api/items/{id:path}/decision", handle(decision), methods=["POST"]),
@@ -333,7 +341,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/learnt", handle(learnt)),
         Route("/api/learnt/{entry}", handle(unlearn), methods=["DELETE"]),
         Route("/api/audit", handle(audit)),
-        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", app=StaticFiles(directory=STATIC)),
+    ]
+    routes = [
+        Route("/", start),
+        Route("/favicon.ico", lambda request: PlainTextResponse("", status_code=204)),
+        Route(settings.root.rstrip("/"), start),
+        Mount(settings.root.rstrip("/"), routes=[Route("/", page), *api]),
+        *api,  # for scripts, which send X-Triage-Token
     ]
     app = Starlette(routes=routes)
     app.add_middleware(_Guard, settings=settings)
