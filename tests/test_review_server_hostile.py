@@ -78,7 +78,8 @@ def test_a_lone_surrogate_is_a_400(client, workspace):
     item = workspace.items(limit=1)[0]
     for body in (b'{"spelling": "\\ud800", "kind": "name", "scope": "corpus"}', b'{"spelling": "a\\udfff"}'):
         one_line_error(client.post("/api/learn", content=body))
-    one_line_error(client.post(f"/api/items/{item.id}/decision", content=b'{"label": "TA", "spans": [[0, 1, "\\ud800"]]}'))
+    decision = f"/api/items/{item.id}/decision"
+    one_line_error(client.post(decision, content=b'{"label": "TA", "spans": [[0, 1, "\\ud800"]]}'))
     one_line_error(client.post(f"/api/items/{item.id}/decision", content=b'{"label": "\\udbff"}'))
     assert workspace.item(item.id).status == "pending" and workspace.learnt() == []
 
@@ -110,7 +111,8 @@ POSTS = ("/api/items/{id}/decision", "/api/items/{id}/skip", "/api/undo", "/api/
 GETS = ("/", "/api/state", "/api/items", "/api/items/{id}", "/api/candidates", "/api/preview", "/api/learnt",
         "/api/audit")
 QUERY_KEYS = st.sampled_from(["offset", "limit", "kind", "status", "spelling", "token", "id"]) | st.text(max_size=6)
-QUERY_VALUES = (st.integers().map(str) | st.text(max_size=30).map(lambda text: quote(text, safe="")) | st.sampled_from(["queue", "audit", "pending,decided", "name"])
+QUERY_VALUES = (st.integers().map(str) | st.text(max_size=30).map(lambda text: quote(text, safe=""))
+                | st.sampled_from(["queue", "audit", "pending,decided", "name"])
                 | st.binary(max_size=12).map(lambda raw: "".join(f"%{b:02x}" for b in raw)))
 
 

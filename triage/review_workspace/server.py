@@ -4,11 +4,24 @@ Security, for a page that shows raw messages on a shared machine:
 - it listens on 127.0.0.1 only, on a port of the user's choice or a free one;
 - every request carries a random session token: the address printed at start-up holds it as
   `?token=`, which sets an HttpOnly, SameSite=Strict cookie; scripts may send `X-Triage-Token`;
+- the page and its API live under a random secret path, `/<base>/`, which is also the cookie's
+  Path. Cookies ignore ports: a cookie with Path=/ would go to every other server of 127.0.0.1
+  the browser visits. Scoped to the secret path, the browser sends it to no other server (which
+  would have to know the path), and the server honours it only under that path. The API is also
+  served at `/api/...` for scripts, with the header only;
+- the browser is opened on a launcher page readable by its owner only (0600, in a private
+  temporary folder, deleted when the server stops) that redirects to the address: the token is
+  never on a command line, which any local user reads with `ps`;
 - a request whose Host is not this server's address is refused (DNS rebinding), and so is a
   state-changing request from another Origin (cross-site POST);
-- a strict Content-Security-Policy: scripts, styles and data only from this server (no inline
-  script, no external resource: the page works offline); message text is always inserted as
-  text by the page, never as HTML.
+- hostile requests are one-line JSON errors, never a 500: odd tokens, numbers past 64 bits, huge
+  spellings, lone surrogates, deep nesting; a body past MAX_BODY is refused (413) from its
+  Content-Length at once, and a chunked one is read no further than the limit; an unexpected
+  error is a one-line 500 (its cause on the server's console);
+- every answer, errors included, carries the security headers: a strict Content-Security-Policy
+  (scripts, styles and data only from this server: no inline script, no external resource, the
+  page works offline), X-Frame-Options, nosniff, no referrer, no caching. Message text is always
+  inserted as text by the page, never as HTML.
 The JSON API is documented in docs/review.md.
 """
 
@@ -312,7 +325,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def learn(request: Request):
         data = await _json_body(request)
         entry = workspace.learn(
-            _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")), scope=str(data.get("scope", "corpus")),
+            _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
+            scope=str(data.get("scope", "corpus")),
             tag=str(data.get("tag", "PRE")), confirm=bool(data.get("confirm", False)), reviewer=settings.reviewer,
             lexicon_dir=settings.lexicon_dir,
         )
