@@ -108,8 +108,7 @@ class _Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         problem = self._refusal(scope, headers)
         if problem is not None:
-            response = PlainTextResponse(problem, status_code=403, headers=_HEADERS)
-            return await response(scope, receive, send)
+            return await _error(problem, 403, headers=_HEADERS)(scope, receive, send)
         started = False
 
         async def send_with_headers(message):
@@ -188,14 +187,14 @@ def _cookie(header: str, name: str) -> str | None:
     return None
 
 
-def _error(message: str, status: int = 400, **extra) -> JSONResponse:
+def _error(message: str, status: int = 400, headers: dict | None = None, **extra) -> JSONResponse:
     """The JSON error answer: one line of at most ERROR_WIDTH characters, whatever the message
     echoes of the request."""
     line = " ".join(str(message).split())
     if len(line) > ERROR_WIDTH:
         line = line[:ERROR_WIDTH - 3] + "..."
     line = line.encode("utf-8", "backslashreplace").decode("utf-8")
-    return JSONResponse({"error": line, **extra}, status_code=status)
+    return JSONResponse({"error": line, **extra}, status_code=status, headers=headers)
 
 
 async def _json_body(request: Request) -> dict:
@@ -269,7 +268,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def start(request: Request):
         token = request.query_params.get("token")
         if token is not None and not _same_token(token, settings.token):
-            return PlainTextResponse("refused: wrong token", status_code=403)
+            return _error("refused: wrong token", 403)
         response = RedirectResponse(settings.root, status_code=303)
         if token is not None:
             response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path=settings.root)
