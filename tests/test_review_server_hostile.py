@@ -109,7 +109,7 @@ FIELDS = ("label", "spans", "spelling", "kind", "scope", "tag", "confirm")
 BODIES = JSON | st.fixed_dictionaries({}, optional={field: ANY_TEXT | JSON for field in FIELDS})
 POSTS = ("/api/items/{id}/decision", "/api/items/{id}/skip", "/api/undo", "/api/learn")
 GETS = ("/", "/api/state", "/api/items", "/api/items/{id}", "/api/candidates", "/api/preview", "/api/learnt",
-        "/api/audit")
+        "/api/audit", "/api/{id}", "/static/{id}", "/api/undo")
 QUERY_KEYS = st.sampled_from(["offset", "limit", "kind", "status", "spelling", "token", "id"]) | st.text(max_size=6)
 QUERY_VALUES = (st.integers().map(str) | st.text(max_size=30).map(lambda text: quote(text, safe=""))
                 | st.sampled_from(["queue", "audit", "pending,decided", "name"])
@@ -293,3 +293,44 @@ def test_the_cookie_is_not_honoured_outside_the_secret_path(workspace):
         response = client.get("/api/state", headers={"Cookie": f"triage_token={TOKEN}"})
         assert response.status_code == 403
         assert client.get("/api/state", headers={"X-Triage-Token": TOKEN}).status_code == 200  # scripts
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entry=st.text(min_size=1, max_size=40) | st.integers().map(str))
+def test_any_learnt_entry_to_undo_is_never_a_500(client, entry):
+    _never_500(client.delete(f"/api/learnt/{quote(entry, safe='')}"))
+
+
+def test_a_real_server_answers_413_to_a_huge_declared_body_without_waiting_for_it(workspace):
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from triage.review_workspace.server import bind
+
+    sock = bind(0)
+    port = sock.getsockname()[1]
+    app = create_app(workspace, Settings(token=TOKEN, port=port, reviewer="ana"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            connection.sendall((f"POST /api/learn HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Triage-Token: {TOKEN}\r\n"
+                                f"Content-Type: application/json\r\nContent-Length: {200 * 2 ** 20}\r\n\r\n{{").encode())
+            answer = ""  # no more of the body is ever sent: the answer must come without it
+            while "too large" not in answer:
+                chunk = connection.recv(65536).decode("latin-1")
+                if not chunk:
+                    break
+                answer += chunk
+        assert answer.startswith("HTTP/1.1 413") and "too large" in answer and "nosniff" in answer
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()

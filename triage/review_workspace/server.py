@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -363,7 +364,10 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Mount(settings.root.rstrip("/"), routes=[Route("/", page), *api]),
         *api,  # for scripts, which send X-Triage-Token
     ]
-    app = Starlette(routes=routes)
+    async def http_error(request: Request, exc: HTTPException):  # unknown path, wrong method: JSON too
+        return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code, headers=exc.headers)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.add_middleware(_Guard, settings=settings)
     return app
 
