@@ -26,14 +26,16 @@ def authorised(client):
 
 def test_the_start_address_sets_a_strict_cookie_and_the_page_then_loads(client):
     first = client.get(f"/?token={TOKEN}", follow_redirects=False)
-    assert first.status_code == 303 and first.headers["location"] == "/"
+    root = first.headers["location"]
+    assert first.status_code == 303 and root.startswith("/") and root.endswith("/") and len(root) > 10
     cookie = first.headers["set-cookie"]
-    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
-    page = client.get("/")  # the cookie is sent back
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and f"Path={root}" in cookie
+    page = client.get(root)  # the cookie is sent back
     assert page.status_code == 200 and "<title>sms-triage review</title>" in page.text
     assert page.headers["content-security-policy"] == CSP
     assert page.headers["x-content-type-options"] == "nosniff"
-    assert client.get("/static/review.js").status_code == 200
+    assert client.get(root + "static/review.js").status_code == 200
+    assert client.get(root + "api/state").status_code == 200
 
 
 @pytest.mark.parametrize("path", ["/", "/api/state", "/api/items", "/static/review.js"])
@@ -111,8 +113,8 @@ def test_message_text_is_served_as_data_never_as_markup(tmp_path):
         item = client.get("/api/items/1")
         assert item.headers["content-type"].startswith("application/json")
         assert item.json()["text"] == hostile  # the page inserts it with textContent (tested in the browser)
-        page = client.get("/").text
-        assert "<script src=\"/static/review.js\" defer></script>" in page and "alert" not in page
+        page = client.get("/").text  # redirected to the page's secret path
+        assert "<script src=\"static/review.js\" defer></script>" in page and "alert" not in page
 
 
 def test_triage_review_prints_its_address_first_and_stops_cleanly_on_ctrl_c(classified, tmp_path):

@@ -4,25 +4,41 @@ Security, for a page that shows raw messages on a shared machine:
 - it listens on 127.0.0.1 only, on a port of the user's choice or a free one;
 - every request carries a random session token: the address printed at start-up holds it as
   `?token=`, which sets an HttpOnly, SameSite=Strict cookie; scripts may send `X-Triage-Token`;
+- the page and its API live under a random secret path, `/<base>/`, which is also the cookie's
+  Path. Cookies ignore ports: a cookie with Path=/ would go to every other server of 127.0.0.1
+  the browser visits. Scoped to the secret path, the browser sends it to no other server (which
+  would have to know the path), and the server honours it only under that path. The API is also
+  served at `/api/...` for scripts, with the header only;
+- the browser is opened on a launcher page readable by its owner only (0600, in a private
+  temporary folder, deleted when the server stops) that redirects to the address: the token is
+  never on a command line, which any local user reads with `ps`;
 - a request whose Host is not this server's address is refused (DNS rebinding), and so is a
   state-changing request from another Origin (cross-site POST);
-- a strict Content-Security-Policy: scripts, styles and data only from this server (no inline
-  script, no external resource: the page works offline); message text is always inserted as
-  text by the page, never as HTML.
+- hostile requests are one-line JSON errors, never a 500: odd tokens, numbers past 64 bits, huge
+  spellings, lone surrogates, deep nesting; a body past MAX_BODY is refused (413) from its
+  Content-Length at once, and a chunked one is read no further than the limit; an unexpected
+  error is a one-line 500 (its cause on the server's console);
+- every answer, errors included, carries the security headers: a strict Content-Security-Policy
+  (scripts, styles and data only from this server: no inline script, no external resource, the
+  page works offline), X-Frame-Options, nosniff, no referrer, no caching. Message text is always
+  inserted as text by the page, never as HTML.
 The JSON API is documented in docs/review.md.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import secrets
+import shutil
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -33,7 +49,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from triage import io
+from triage import io, outputs
 from triage.review_workspace.workspace import TAGS, NeedsConfirmation, TextChanged, Workspace, WorkspaceUnavailable
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -52,6 +68,16 @@ _HEADERS = {
 }
 MAX_BODY = 1 << 20  # a decision is a few hundred bytes
 PAGE_LIMIT = 200  # items per API page at most
+MAX_SPELLING = 200  # characters of a word or phrase to learn
+ERROR_WIDTH = 240  # characters of an error line at most
+_INT64 = 1 << 63  # SQLite's integers are signed 64-bit
+
+
+_TOO_LARGE = f"request too large (at most {MAX_BODY:,} bytes)"
+
+
+class _TooLarge(Exception):
+    """A request body past MAX_BODY: raised from `receive` as soon as it is, and answered 413."""
 
 
 @dataclass
@@ -60,6 +86,12 @@ class Settings:
     port: int
     reviewer: str
     lexicon_dir: str | None = None
+    base: str = field(default_factory=lambda: secrets.token_urlsafe(12))  # the secret path: /<base>/
+
+    @property
+    def root(self) -> str:
+        """The page's path, and the token cookie's Path: `/<base>/`."""
+        return f"/{self.base}/"
 
 
 class _Guard:
@@ -77,17 +109,45 @@ class _Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         problem = self._refusal(scope, headers)
         if problem is not None:
-            response = PlainTextResponse(problem, status_code=403, headers=_HEADERS)
-            return await response(scope, receive, send)
+            return await _error(problem, 403, headers=_HEADERS)(scope, receive, send)
+        started = False
 
         async def send_with_headers(message):
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 present = {k.decode("latin-1").lower() for k, _ in message.get("headers", [])}
                 extra = [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items() if k.lower() not in present]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        return await self.app(scope, receive, send_with_headers)
+        length = headers.get("content-length", "").strip()
+        if length and not (length.isascii() and length.isdigit() and int(length) <= MAX_BODY):
+            # Refused before a byte of the body is read (uvicorn closes the connection after it).
+            return await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+        pulled = 0
+
+        async def bounded_receive():
+            nonlocal pulled
+            message = await receive()
+            if message["type"] == "http.request":
+                pulled += len(message.get("body", b""))
+                if pulled > MAX_BODY:
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, bounded_receive, send_with_headers)
+        except _TooLarge:
+            if not started:
+                await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+        except Exception as err:  # a bug: the reviewer gets one line, the console one line too
+            print(f"review: internal error on {scope['method']} {scope['path']}: {type(err).__name__}: "
+                  f"{' '.join(str(err).split())}"[:500],
+                  file=sys.stderr)
+            if not started:
+                await _error("internal error in the review server (see its console)", 500)(
+                    scope, receive, send_with_headers)
 
     def _refusal(self, scope, headers) -> str | None:
         if headers.get("host", "") not in self.hosts:
@@ -97,10 +157,20 @@ class _Guard:
             return "refused: a request from another site"
         if scope["path"] == "/" and _query_token(scope) is not None:
             return None  # the start-up address: checked and turned into a cookie by the page route
-        token = headers.get(TOKEN_HEADER) or _cookie(headers.get("cookie", ""), COOKIE)
-        if not token or not secrets.compare_digest(token, self.settings.token):
+        token = headers.get(TOKEN_HEADER)
+        if token is None and scope["path"].startswith(self.settings.root):
+            token = _cookie(headers.get("cookie", ""), COOKIE)  # the cookie belongs to the secret path only
+        if not _same_token(token, self.settings.token):
             return "refused: open the address that `triage review` printed (it holds the session's token)"
         return None
+
+
+def _same_token(given: str | None, token: str) -> bool:
+    """Whether `given` is the session's token, in constant time; any text (non-ASCII, empty, None) is
+    only a wrong token."""
+    if not given:
+        return False
+    return secrets.compare_digest(given.encode("utf-8", "surrogateescape"), token.encode("utf-8"))
 
 
 def _query_token(scope) -> str | None:
@@ -118,30 +188,66 @@ def _cookie(header: str, name: str) -> str | None:
     return None
 
 
-def _error(message: str, status: int = 400, **extra) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+def _error(message: str, status: int = 400, headers: dict | None = None, **extra) -> JSONResponse:
+    """The JSON error answer: one line of at most ERROR_WIDTH characters, whatever the message
+    echoes of the request."""
+    line = " ".join(str(message).split())
+    if len(line) > ERROR_WIDTH:
+        line = line[:ERROR_WIDTH - 3] + "..."
+    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse({"error": line, **extra}, status_code=status, headers=headers)
 
 
 async def _json_body(request: Request) -> dict:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise io.BadOption("request too large")
+    body = await request.body()  # at most MAX_BODY bytes: _Guard stops the reading past it
     try:
         data = json.loads(body or b"{}")
-    except ValueError:
-        raise io.BadOption("the request is not JSON") from None
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        raise io.BadOption("the request is not JSON (UTF-8, nested at most a few levels)") from None
     if not isinstance(data, dict):
         raise io.BadOption("the request must be a JSON object")
+    _check_text(data)
     return data
+
+
+def _check_text(data) -> None:
+    """Refuse a JSON value holding a lone surrogate (`"\\ud800"`): valid JSON, but no text that
+    can be stored or shown. Iterative, whatever the nesting."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise io.BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text") from None
+
+
+def _short(value: str, width: int = 40) -> str:
+    return repr(value if len(value) <= width else value[:width] + "...")
 
 
 def _int(value: str | None, default: int, lowest: int = 0, highest: int | None = None) -> int:
     try:
         number = int(value) if value not in (None, "") else default
     except ValueError:
-        raise io.BadOption(f"{value!r} is not a whole number") from None
+        raise io.BadOption(f"{_short(value)} is not a whole number") from None
+    if not -_INT64 <= number < _INT64:
+        raise io.BadOption(f"{_short(value)} is out of range")
     number = max(lowest, number)
     return min(number, highest) if highest is not None else number
+
+
+def _spelling(value) -> str:
+    spelling = str(value)
+    if len(spelling) > MAX_SPELLING:
+        raise io.BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters")
+    return spelling
 
 
 def create_app(workspace: Workspace, settings: Settings) -> Starlette:
@@ -162,14 +268,16 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
         return run
 
-    async def page(request: Request):
+    async def start(request: Request):
         token = request.query_params.get("token")
+        if token is not None and not _same_token(token, settings.token):
+            return _error("refused: wrong token", 403)
+        response = RedirectResponse(settings.root, status_code=303)
         if token is not None:
-            if not secrets.compare_digest(token, settings.token):
-                return PlainTextResponse("refused: wrong token", status_code=403)
-            response = RedirectResponse("/", status_code=303)
-            response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path="/")
-            return response
+            response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path=settings.root)
+        return response
+
+    async def page(request: Request):
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
     async def state(request: Request):
@@ -226,12 +334,13 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def preview(request: Request):
         query = request.query_params
-        return JSONResponse(workspace.preview(query.get("spelling", ""), query.get("kind", "name")))
+        return JSONResponse(workspace.preview(_spelling(query.get("spelling", "")), query.get("kind", "name")))
 
     async def learn(request: Request):
         data = await _json_body(request)
         entry = workspace.learn(
-            str(data.get("spelling", "")), kind=str(data.get("kind", "name")), scope=str(data.get("scope", "corpus")),
+            _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
+            scope=str(data.get("scope", "corpus")),
             tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=settings.reviewer,
             lexicon_dir=settings.lexicon_dir,
         )
@@ -241,18 +350,13 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return JSONResponse(workspace.learnt())
 
     async def unlearn(request: Request):
-        try:
-            entry_id = int(request.path_params["entry"])
-        except ValueError:
-            raise io.BadOption("a learnt entry is a number") from None
+        entry_id = _int(request.path_params["entry"], 0, lowest=-_INT64)
         return JSONResponse(workspace.unlearn(entry_id, reviewer=settings.reviewer, lexicon_dir=settings.lexicon_dir))
 
     async def audit(request: Request):
         return JSONResponse(workspace.audit_estimate())
 
-    routes = [
-        Route("/", page),
-        Route("/favicon.ico", lambda request: PlainTextResponse("", status_code=204)),
+    api = [
         Route("/api/state", handle(state)),
         Route("/api/items", handle(items)),
         Route("/api/items/{id:path}/decision", handle(decision), methods=["POST"]),
@@ -265,9 +369,19 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/learnt", handle(learnt)),
         Route("/api/learnt/{entry}", handle(unlearn), methods=["DELETE"]),
         Route("/api/audit", handle(audit)),
-        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", app=StaticFiles(directory=STATIC)),
     ]
-    app = Starlette(routes=routes)
+    routes = [
+        Route("/", start),
+        Route("/favicon.ico", lambda request: PlainTextResponse("", status_code=204)),
+        Route(settings.root.rstrip("/"), start),
+        Mount(settings.root.rstrip("/"), routes=[Route("/", page), *api]),
+        *api,  # for scripts, which send X-Triage-Token
+    ]
+    async def http_error(request: Request, exc: HTTPException):  # unknown path, wrong method: JSON too
+        return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code, headers=exc.headers)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.add_middleware(_Guard, settings=settings)
     return app
 
@@ -299,16 +413,35 @@ def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=Non
     config = uvicorn.Config(create_app(workspace, settings), log_level="warning", access_log=False,
                             lifespan="off", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
-    if open_browser:
-        import webbrowser
-
-        try:
-            webbrowser.open(address)
-        except webbrowser.Error:
-            pass  # no browser here: the printed address is enough
+    launcher = _open_browser(address) if open_browser else None
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass  # uvicorn re-raises Ctrl-C once it has stopped: it is how a reviewer ends the session
     finally:
         sock.close()
+        if launcher is not None:
+            shutil.rmtree(launcher, ignore_errors=True)
+
+
+def _open_browser(address: str) -> Path | None:
+    """Open `address` in the browser without putting its token on a command line (which any local
+    user reads with `ps`): a page readable by its owner only (0600, in a private 0700 temporary
+    folder) redirects to it, and the browser is given that page's file:// address. Returns the
+    folder, to delete when the server stops."""
+    import tempfile
+    import webbrowser
+
+    folder = Path(tempfile.mkdtemp(prefix="triage-review-"))  # 0700
+    page = folder / "open-review.html"
+    target = html.escape(address, quote=True)
+    outputs.write_text(page, (
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        f"<meta http-equiv=\"refresh\" content=\"0;url={target}\"><title>sms-triage review</title></head>\n"
+        f"<body><p><a href=\"{target}\">Open the review page</a></p></body></html>\n"
+    ), private=True)
+    try:
+        webbrowser.open(page.as_uri())
+    except webbrowser.Error:
+        pass  # no browser here: the printed address is enough
+    return folder

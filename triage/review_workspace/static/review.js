@@ -26,8 +26,11 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// The page lives under the server's secret path (/<base>/), where its token cookie is sent.
+const BASE = location.pathname.replace(/\/[^/]*$/, "");
+
 async function api(method, path, body) {
-  const response = await fetch(path, {
+  const response = await fetch(BASE + path, {
     method, credentials: "same-origin",
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
