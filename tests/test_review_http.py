@@ -174,7 +174,8 @@ def test_a_decision_made_on_a_text_changed_since_is_refused_with_409_and_stores_
                 writer.writerow([ident, text, "UNTAGGED", "TA", "0.6", "EXPERT", text, "[]", "[]", risk])
         return tmp_path / "c.csv"
 
-    opened, _ = open_synced(write({"1": "salut Kevin", "2": "bisous Léa"}), tmp_path / "ws.sqlite", audit=0)
+    same = {"3": "a demain", "4": "ok merci", "5": "bonne nuit"}  # most of the corpus stays as it was
+    opened, _ = open_synced(write({"1": "salut Kevin", "2": "bisous Léa", **same}), tmp_path / "ws.sqlite", audit=0)
     with opened, TestClient(create_app(opened, Settings(TOKEN, PORT, "ana")), base_url=BASE) as client:
         authorised(client)
         shown = {ident: client.get(f"/api/items/{ident}").json() for ident in ("1", "2")}
@@ -182,7 +183,7 @@ def test_a_decision_made_on_a_text_changed_since_is_refused_with_409_and_stores_
         assert client.post("/api/items/2/decision", json={"label": "TA", "spans": [[7, 10, "PRE"]],
                                                           "text_hash": shown["2"]["text_hash"]}).status_code == 200
         # `classify --workspace` re-syncs a changed text while the page is open.
-        opened.sync(write({"1": "🎉🎉 salut Kevin", "2": "🌹 bisous Léa"}), audit=0)
+        opened.sync(write({"1": "🎉🎉 salut Kevin", "2": "🌹 bisous Léa", **same}), audit=0)
         for path, body in [("/api/items/1/decision", {"label": "TA", "spans": [[6, 11, "PRE"]]}),
                            ("/api/items/1/skip", {})]:
             refused = client.post(path, json={**body, "text_hash": shown["1"]["text_hash"]})
