@@ -205,7 +205,8 @@ def _email(original: str, rng: random.Random) -> str:
             parts.append("".join(_other(c, rng) for c in run))
         elif run[0].isalpha():
             pool = (_first_names()["F"] + _first_names()["M"]) if words == 0 else _surnames()
-            name = _ascii_name(rng.choice(pool)) or "contact"
+            # A word stays a word: a drawn name of one or two letters would read as initials.
+            name = next((n for n in (_ascii_name(rng.choice(pool)) for _ in range(20)) if len(n) > 2), "contact")
             words += 1
             if len(run) <= 2:  # initials stay initials
                 name = "".join(_other(c, rng) for c in run)
