@@ -95,3 +95,31 @@ def test_name_likeness_of_many_words_equals_the_score_of_each(lexicons, texts):
     likeness = names.default_spelling(lexicons)
     folded = [fold(spelling_key(text)) for text in texts]
     assert names.likeness_scores(likeness, folded).tolist() == [likeness.score(f) for f in folded]
+
+
+@settings(max_examples=50, **SETTINGS)
+@given(texts=st.lists(st.text(LETTERS, max_size=40), max_size=20), chunk=st.integers(1, 60))
+def test_name_likeness_held_in_chunks_equals_the_score_of_each(lexicons, texts, chunk):
+    likeness = names.default_spelling(lexicons)
+    folded = [fold(spelling_key(text)) for text in texts]
+    default, names.LIKENESS_CHUNK = names.LIKENESS_CHUNK, chunk
+    try:
+        assert names.likeness_scores(likeness, folded).tolist() == [likeness.score(f) for f in folded]
+    finally:
+        names.LIKENESS_CHUNK = default
+
+
+def test_name_likeness_of_long_spellings_holds_a_bounded_number_of_trigrams(lexicons):
+    import random
+    import tracemalloc
+
+    likeness = names.default_spelling(lexicons)
+    rng = random.Random(0)
+    folded = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=200)) for _ in range(5000)]
+    tracemalloc.start()
+    try:
+        names.likeness_scores(likeness, folded)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20  # every trigram of the batch held at once: about 70 MB

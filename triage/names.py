@@ -331,11 +331,30 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     ]).astype(float)
 
 
+#: At most this many trigrams are held at once: a batch of long spellings would otherwise hold
+#: every trigram of every word (200-letter words: a list of about 200 strings each).
+LIKENESS_CHUNK = 65_536
+
+
 def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
-    """[spelling.score(f) for f in folded] for folded keys: the trigrams of all the words
-    looked up at once, each word's values then added up by sum() itself (whose float
-    summation differs between Python versions), in the same order."""
-    words = [f"^{f}$" for f in folded]
+    """[spelling.score(f) for f in folded] for folded keys: the trigrams of many words looked
+    up at once (at most LIKENESS_CHUNK of them held together), each word's values then added
+    up by sum() itself (whose float summation differs between Python versions), in the same
+    order."""
+    scores: list[float] = []
+    words: list[str] = []
+    held = 0
+    for f in folded:
+        words.append(f"^{f}$")
+        held += len(f)
+        if held >= LIKENESS_CHUNK:
+            scores.extend(_likeness_chunk(spelling, words))
+            words, held = [], 0
+    scores.extend(_likeness_chunk(spelling, words))
+    return np.asarray(scores, dtype=float)
+
+
+def _likeness_chunk(spelling: NameLikeness, words: list[str]) -> list[float]:
     grams = [word[i : i + 3] for word in words for i in range(len(word) - 2)]
     values = list(map(spelling.trigrams.get, grams, itertools.repeat(0.0)))
     ends = itertools.accumulate(len(word) - 2 for word in words)
@@ -343,7 +362,7 @@ def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
     for end in ends:
         scores.append(sum(values[start:end]) / (end - start) if end > start else 0.0)
         start = end
-    return np.asarray(scores, dtype=float)
+    return scores
 
 
 # Keyed by the lexicons themselves, weakly: an entry goes with its lexicons (an id would be
