@@ -1,4 +1,4 @@
-"""A benchmark corpus whose vocabulary grows like a real SMS corpus (issue 20).
+"""A benchmark corpus whose vocabulary grows like a real SMS corpus.
 
     python benchmarks/corpus.py --messages 200000 [--seed 0] [--out corpus.csv] [--growth]
 
@@ -44,7 +44,7 @@ DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
 NAMES = REPO / "dictionaries" / "names"
 FORMS = REPO / "dictionaries" / "forms" / "inflected_forms.txt"
 
-# 88milSMS in corpus order (issue 20): messages -> distinct space-separated stretches, case kept.
+# 88milSMS in corpus order: messages -> distinct space-separated stretches, case kept.
 REAL_GROWTH = [(1_000, 3_700), (2_000, 6_600), (5_000, 14_300), (10_000, 21_900), (20_000, 34_500),
                (50_000, 65_100), (86_170, 93_500)]
 REAL_STRETCHES_PER_MESSAGE = 13.8

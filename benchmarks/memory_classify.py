@@ -1,4 +1,4 @@
-"""Where `triage classify` keeps its memory on a corpus that grows like a real one (issue 20).
+"""Where `triage classify` keeps its memory on a corpus that grows like a real one.
 
     python benchmarks/memory_classify.py CORPUS.csv [--every 20] [--out FILE]
 

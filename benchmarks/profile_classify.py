@@ -1,4 +1,4 @@
-"""Where `triage classify` spends its time on a corpus that grows like a real one (issue 20).
+"""Where `triage classify` spends its time on a corpus that grows like a real one.
 
     python benchmarks/profile_classify.py [--messages 20000] [--seed 0] [--top 15] [--chart] [--out FILE]
 

@@ -11,7 +11,7 @@ syncs a review workspace from it, serves the page on 127.0.0.1 in a thread of th
 - open in Chromium (when Debian's chromium and chromedriver are installed): from navigation to the
   first message shown (the page sets body[data-ready]);
 - decide: one POST of a decision, stored in its own transaction, median and 95th percentile.
-Targets (issue 17): open < 1 s, a decision < 50 ms. Never run by the test suite.
+Targets: open < 1 s, a decision < 50 ms. Never run by the test suite.
 """
 
 from __future__ import annotations

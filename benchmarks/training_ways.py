@@ -1,4 +1,4 @@
-"""Both ways of training, measured as a new corpus would meet them (issue 19).
+"""Both ways of training, measured as a new corpus would meet them.
 
 Donor-grouped cross-validation on a gold file: in each fold, `triage train` is run on the
 training donors' messages twice, with their gold spans and from their labels alone, and the

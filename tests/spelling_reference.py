@@ -1,4 +1,4 @@
-"""Per-spelling reference versions of the batched spelling columns (issue 20): what the name
+"""Per-spelling reference versions of the batched spelling columns: what the name
 scorer, the recognizers and the message counts compute for the new spellings of a batch at
 once (recognizers._flags_many, counts._flags_many and _ranks_many, names._context_flags_many,
 _static_many and _candidate_tags_many) written one spelling at a time, plainly. The property

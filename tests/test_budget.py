@@ -1,4 +1,4 @@
-"""Exact expert budgets (issue 19, point 2): a share or a count of messages, exactly that many
+"""Exact expert budgets: a share or a count of messages, exactly that many
 sent to the expert, the riskiest of the corpus with ties in input order, whatever the engine;
 --calibrated routes by the threshold calibrated at training instead, and says so."""
 

@@ -42,7 +42,7 @@ def test_classify_follows_the_output_contract(cli, sample, tmp_path):
 
 def test_no_chart_writes_the_same_classification_without_the_chart_or_matplotlib(sample, tmp_path):
     # In a fresh process: matplotlib costs about half a second to import, and a run that
-    # draws no chart must not pay it (issue 20).
+    # draws no chart must not pay it.
     printed = in_fresh_python(
         "import sys",
         "from typer.testing import CliRunner",

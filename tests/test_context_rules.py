@@ -1,4 +1,4 @@
-"""Ordinary words that are also names, read in context (issue 19): a lower-case word after an
+"""Ordinary words that are also names, read in context: a lower-case word after an
 article or a demonstrative ("une rose", "un ange") or after a third-person copula ("l'eau est
 claire", but not "c'est claire") is read as the ordinary word and left visible, yet still counts
 in the message's risk; a title (Mme, Dr) is never a name."""
@@ -144,7 +144,7 @@ def test_a_possessive_before_a_name_still_protects_it():
     assert "Nico" in hidden or decision == "EXPERT"
 
 
-# ------------------------------------------------------- a surname after a first name (issue 19)
+# ------------------------------------------------------- a surname after a first name
 
 @pytest.mark.parametrize("text, surname", [
     ("je suis avec marie durand ce soir", "durand"),  # AMBIGUOUS first name (marie is a verb form too)

@@ -51,7 +51,7 @@ def test_tel_positive(text, expected):
     assert spans(text) == [(expected, "TEL")]
 
 
-# A phone number as sixteen users write it (issue 19). Some are folded before the detectors
+# A phone number as sixteen users write it. Some are folded before the detectors
 # see them (full-width and Arabic-Indic digits, the narrow no-break space, a zero-width space),
 # so they are checked on whole messages, through the classifier.
 PHONE_VARIANTS = {
@@ -276,7 +276,7 @@ COD_POSITIVE = [
     ("le code c'est le B2580", "B2580"),
     ("Code de la porte = A1234, 3eme", "A1234"),
     ("code d'entrée 1234B", "1234B"),
-    # codes after a cue (issue 19)
+    # codes after a cue
     ("le code de la porte c 4521B a ce soir", "4521B"),
     ("digicode 12A45 bisous", "12A45"),
     ("le code c 1234 ok", "1234"),

@@ -1,4 +1,4 @@
-"""Train and evaluate read a gold corpus folded, as classify reads messages (issue 19): a gold
+"""Train and evaluate read a gold corpus folded, as classify reads messages: a gold
 name in disguise (look-alike letters, dotted out, a zero-width space) gives the training rows,
 the model and the evaluation counts of its plain spelling, its gold span mapped onto the
 folded text."""

@@ -1,4 +1,4 @@
-"""What to hide is the user's annotation guide (issue 19): `--hide` takes the categories to hide;
+"""What to hide is the user's annotation guide: `--hide` takes the categories to hide;
 places (LIE) and brands (MAR) are found, tagged as such, and hidden only when asked."""
 
 import json
@@ -217,7 +217,7 @@ def test_the_datasheet_names_the_categories_hidden_and_left_readable(cli, tmp_pa
     assert sheet["hidden_items_by_tag"] == {"LIE": 1}
 
 
-# ------------------------------------------------------------- first names cut short (issue 19)
+# ------------------------------------------------------------- first names cut short
 
 @pytest.mark.parametrize("text, nickname", [
     ("slt seb tu viens demain", "seb"),  # Sébastien

@@ -1,4 +1,4 @@
-"""The memory budget of the caches that grow with the vocabulary (triage.memory, issue 20): a
+"""The memory budget of the caches that grow with the vocabulary (triage.memory): a
 cache is only a memory of work done, so emptying it midway must change no output."""
 
 import importlib.util

@@ -286,7 +286,7 @@ def test_round_trip_export_fill_apply_and_nothing_is_learnt(corpus, tmp_path, se
 
     assert (summary.decided, summary.undecided, summary.ta, summary.nta, summary.total) == (5, 1, 3, 2, 8)
     assert summary.finals == {"TA": 4, "NTA": 3, "EXPERT": 1}
-    # An answer about one message never teaches a word for the others (issue 17: answering NTA for
+    # An answer about one message never teaches a word for the others (answering NTA for
     # "la place jean jaures" once taught that `jean` is an ordinary word): the user lexicon is untouched.
     assert sorted(p.name for p in user.iterdir()) == ["names.txt"]
     assert (user / "names.txt").read_text("utf-8") == "# my own names\nbidule\n"
