@@ -215,8 +215,9 @@ def test_a_disguised_name_counts_in_the_corpus_as_its_plain_spelling():
     disguised = [f"tu as vu {name.lower()} hier soir ?" for trick, name in DISGUISES.items()
                  if trick not in ("capitals", "mathematical bold", "fraktur")]
     stats = CorpusStats().add(disguised)
-    assert stats.counts["nicolas"] == len(disguised)
-    assert not [word for word in stats.counts if not word.isascii()]
+    words = "tu as vu nicolas hier soir".split()
+    assert [stats.count(word) for word in words] == [len(disguised)] * len(words)
+    assert len(stats.counts) == len(words)  # no other spelling (a disguised one) was counted
 
 
 def test_each_look_alike_is_a_non_ascii_letter_for_an_ascii_letter():

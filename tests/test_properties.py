@@ -94,7 +94,8 @@ def test_corpus_counts_are_the_lower_case_words_of_each_message_counted_once(tex
     stats = CorpusStats().add(texts * 2)  # the second time from remembered stretches
     folded, _ = fold_batch(texts)  # counted as Seek&Hide reads the texts
     expected = Counter(word for text in folded for word in set(re.findall(r"[^\W\d_]+", text)) if word.islower())
-    assert stats.counts == Counter({word: 2 * n for word, n in expected.items()})
+    assert len(stats.counts) == len(expected)
+    assert [stats.count(word) for word in expected] == [2 * n for n in expected.values()]
     for text in folded:  # every count asked is kept: count() reads lower-case words only
         for word in re.findall(r"[^\W\d_]+", text):
             assert stats.count(word) == (2 * expected[word.lower()] if word.lower().islower() else 0)

@@ -12,6 +12,7 @@ features into a probability; classify runs it as a numpy Forest (see triage.mode
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import re
@@ -57,17 +58,24 @@ _GUESSED_RULES = GUESS_RULES | {"weak-name"}
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-class _LetterRuns(Cache):
-    """The lower-case runs of letters of each stretch of text between white space, found once
-    per distinct stretch (SMS repeat their words): a run never holds white space, so a text's
-    runs are those of its stretches. Within the memory budget of triage.memory."""
+def count_key(text: str) -> int:
+    """A spelling's 64-bit key in the corpus counts: the same in every process and every run
+    (Python's own hash of a string changes from one process to the next)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
-    def __missing__(self, stretch: str) -> tuple[str, ...]:
-        runs = self[stretch] = tuple(run for run in _LETTERS.findall(stretch) if run.islower())
+
+class _LetterRuns(Cache):
+    """The keys (count_key) of the lower-case runs of letters of each stretch of text between
+    white space, found once per distinct stretch (SMS repeat their words): a run never holds
+    white space, so a text's runs are those of its stretches. Within the memory budget of
+    triage.memory."""
+
+    def __missing__(self, stretch: str) -> tuple[int, ...]:
+        runs = self[stretch] = tuple(count_key(run) for run in _LETTERS.findall(stretch) if run.islower())
         return runs
 
-    def of_texts(self, texts: list[str]) -> Iterator[set[str]]:
-        """The set of lower-case runs of each text."""
+    def of_texts(self, texts: list[str]) -> Iterator[set[int]]:
+        """The set of keys of the lower-case runs of each text."""
         VOCABULARY.enforce()  # between two batches: the caches may start afresh
         runs, chain = self.__getitem__, itertools.chain.from_iterable
         return (set(chain(map(runs, text.split()))) for text in texts)
@@ -79,6 +87,71 @@ _letter_runs = _LetterRuns("letter_runs")  # one per process, shared by every Co
 def forget_letter_runs() -> None:
     """Free the runs of letters remembered: they serve the counting of a corpus only."""
     _letter_runs.clear()
+
+
+class WordCounts:
+    """How many messages write each lower-case spelling, held as two sorted numpy columns (the
+    spellings' 64-bit keys and their counts): 16 bytes a spelling, however long it is, so that a
+    corpus that keeps bringing new or long spellings grows by its number of spellings only.
+    Counts are added a batch at a time and merged when asked (or when the unmerged part
+    outgrows the merged one)."""
+
+    def __init__(self) -> None:
+        self.keys = np.empty(0, np.uint64)
+        self.values = np.empty(0, np.int64)
+        self._pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pending_size = 0
+
+    def __len__(self) -> int:
+        self._merge()
+        return len(self.keys)
+
+    def add(self, keys: np.ndarray, values: np.ndarray | None = None) -> None:
+        """Count `keys` (uint64; each once, or `values` times)."""
+        if not len(keys):
+            return
+        if values is None:
+            keys, values = np.unique(keys, return_counts=True)
+        self._pending.append((keys, values.astype(np.int64, copy=False)))
+        self._pending_size += len(keys)
+        if self._pending_size > max(len(self.keys), 1 << 16):
+            self._merge()
+
+    def update(self, other: WordCounts) -> None:
+        other._merge()
+        self.add(other.keys, other.values)
+
+    def _merge(self) -> None:
+        if not self._pending:
+            return
+        keys = np.concatenate([self.keys, *(k for k, _ in self._pending)])
+        values = np.concatenate([self.values, *(v for _, v in self._pending)])
+        self._pending, self._pending_size = [], 0
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        self.keys, self.values = keys[starts], np.add.reduceat(values, starts)
+
+    def get_many(self, spellings: list[str]) -> np.ndarray:
+        """The count of each spelling (0 when never counted)."""
+        self._merge()
+        wanted = np.fromiter(map(count_key, spellings), np.uint64, len(spellings))
+        at = np.minimum(np.searchsorted(self.keys, wanted), max(len(self.keys) - 1, 0))
+        if not len(self.keys):
+            return np.zeros(len(spellings), np.int64)
+        return np.where(self.keys[at] == wanted, self.values[at], 0)
+
+    def get(self, spelling: str, default: int = 0) -> int:
+        count = int(self.get_many([spelling])[0])
+        return count if count else default
+
+    def __getstate__(self):
+        self._merge()
+        return {"keys": self.keys, "values": self.values}
+
+    def __setstate__(self, state) -> None:
+        self.keys, self.values = state["keys"], state["values"]
+        self._pending, self._pending_size = [], 0
 
 
 class CorpusStats:
@@ -95,7 +168,7 @@ class CorpusStats:
         self.messages = 0
         # Messages holding each word written in lower case, as classify reads it (folded): the
         # only counts asked (count()), a third fewer entries than counting every word as written.
-        self.counts: Counter = Counter()
+        self.counts = WordCounts()
         self._lower: dict[str, float] = Cache("lower")  # lower() of the spellings asked so far
 
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
@@ -104,7 +177,8 @@ class CorpusStats:
             # Counted as Seek&Hide reads them, so that a name written with look-alike letters or
             # spaced out counts as its plain spelling (triage.normalise.fold_batch).
             folded, _ = fold_batch(chunk)
-            self.counts.update(itertools.chain.from_iterable(_letter_runs.of_texts(folded)))
+            keys = itertools.chain.from_iterable(_letter_runs.of_texts(folded))
+            self.counts.add(np.fromiter(keys, np.uint64))
             self.messages += len(chunk)
         self._lower.clear()
         return self
@@ -120,17 +194,15 @@ class CorpusStats:
         self._lower.clear()
         return self
 
-    @property
-    def lower_counts(self) -> dict[str, int]:
-        return {w: c for w, c in self.counts.items() if w.islower()}
-
     def count(self, text: str) -> int:
         """Messages that write `text` in lower case."""
         key = text.lower()
-        return self.counts.get(key, 0) if key.islower() else 0
+        return self.counts.get(key) if key.islower() else 0
 
     def lower(self, text: str) -> float:
-        count = self.count(text)
+        return self._rate(self.count(text))
+
+    def _rate(self, count: int) -> float:
         if self.reference and self.messages:
             count *= self.reference / self.messages
         return math.log1p(count)
@@ -139,9 +211,12 @@ class CorpusStats:
         """lower() of each text, remembered (candidate words recur from batch to batch)."""
         known = self._lower
         out = [known.get(text) for text in texts]
-        for i, value in enumerate(out):
-            if value is None:
-                out[i] = known[texts[i]] = self.lower(texts[i])
+        missing = [i for i, value in enumerate(out) if value is None]
+        if missing:
+            keys = [texts[i].lower() for i in missing]
+            counts = self.counts.get_many(keys).tolist()
+            for i, key, count in zip(missing, keys, counts):
+                out[i] = known[texts[i]] = self._rate(count if key.islower() else 0)
         return out
 
 
