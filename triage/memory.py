@@ -31,7 +31,7 @@ BYTES_PER_ENTRY = {
     "codes": 200,  # Seek&Hide's code of a hidden spelling
     "letter_runs": 100,  # the runs of letters of a stretch of text (corpus statistics)
     "spellings": 450,  # a piece or spelling of Seek&Hide's table, with its stretches and columns
-    "labels": 75,  # a word label (spelling -> WordInfo): what a new table is relearnt from
+    "labels": 150,  # a word label (spelling -> WordInfo): what a new table is relearnt from
 }
 
 # Bytes per character of the texts an entry holds (a key, or a table's spelling): the copies

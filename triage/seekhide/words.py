@@ -72,6 +72,8 @@ class WordLabeller:
         info = self._cache.get(word)  # by spelling as written first: the commonest case
         if info is None:
             key = spelling_key(word)
+            if key == word:  # one string for both (the label holds its key): long spellings cost half
+                key = word
             info = self._cache.get(key)
             if info is None:
                 info = self._analyse(key)
