@@ -169,6 +169,15 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
                                               text_column=text_column, model_file=model_file)
         with opened:
             opened.record_model(chosen)
+            given = dict(model=model if isinstance(model, (str, os.PathLike)) else None, policy=policy,
+                         expert_budget=expert_budget, calibrated=calibrated, hide=hide, text_column=text_column,
+                         id_column=id_column)
+            command = "triage.classify(" + ", ".join(
+                f"{k}={os.fspath(v) if isinstance(v, os.PathLike) else v!r}" for k, v in given.items()
+                if v is not None) + ")"
+            opened.record_classify(_jobs.classify_record(summary, command=command, model_path=chosen,
+                                                         calibrated=calibrated,
+                                                         read=_read(text_column, id_column)))
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
                         id_column=_id_column(source, id_column))
 
@@ -319,7 +328,7 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
 
 def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
             columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False,
-            hide: str | Sequence[str] | None = "default") -> Release:
+            hide: str | Sequence[str] | None = None, hide_differs_ok: bool = False) -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
     were classified (a DataFrame or a file), for their other columns."""
@@ -331,7 +340,8 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
     given_classified = _classified(classified)
     summary = run_release(_records(given_classified), None, workspace=workspace, style=style, seed=seed,
                           columns=list(chosen) if chosen else None, input_path=given,
-                          withhold_undecided=withhold_undecided, hide=_hide(hide),
+                          withhold_undecided=withhold_undecided,
+                          hide=None if hide is None else _hide(hide), hide_differs_ok=hide_differs_ok,
                           command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 

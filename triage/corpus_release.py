@@ -132,15 +132,17 @@ def run_release(
     input_path: str | os.PathLike[str] | None = None,
     force: bool = False,
     command: str | None = None,
-    hide: str | tuple[str, ...] = "default",
+    hide: str | tuple[str, ...] | None = None,
+    hide_differs_ok: bool = False,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
-    `output`, both kept in the summary (the Python API). `hide` names the categories the
-    corpus was classified to hide (classify's --hide): the datasheet states them, since a
-    reader must know that, say, places are left readable."""
+    `output`, both kept in the summary (the Python API). The messages hide what classify was told
+    to hide (its --hide, recorded in the workspace by `classify --workspace`); `hide` (None: that
+    one) is what the other columns are searched for. A `hide` other than the recorded one is
+    refused unless `hide_differs_ok`; the datasheet then names the categories that differ."""
     if style not in STYLES:
         raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
-    hide = parse_hide(hide)
+    asked_hide = parse_hide(hide) if hide is not None else None
     ws_path = Path(workspace) if workspace else default_path(classified)
     name = io.source_name(classified)
     kind = output_kind(Path(output), excel) if output is not None else None
@@ -151,6 +153,8 @@ def run_release(
     with Workspace.open(ws_path) as opened:
         meta = opened.meta()
         recorded_input = meta.get("input")
+        settings = opened.classify_settings()
+        hide, columns_hide = release_hide(settings, asked_hide, hide_differs_ok, ws_path)
         if output is not None:
             output = Path(output)
             sheet_md, sheet_json = datasheet_paths(output)
@@ -210,7 +214,7 @@ def run_release(
         kept = [c for c in chosen if c != text_column]
         _refuse_text_copies(finals, kept, columns or [], text_column)
         model_file = _recorded_model(meta)
-        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, hide, model_file)
+        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, columns_hide, model_file)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
         for row, values in finals:
             routes[row.route] += 1
@@ -230,6 +234,7 @@ def run_release(
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
+        columns_hide=columns_hide, settings=settings,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
@@ -245,6 +250,26 @@ def run_release(
         handle.write(datasheet_markdown(sheet))
     summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
     return summary
+
+
+def release_hide(settings: dict | None, asked: tuple[str, ...] | None, differs_ok: bool,
+                 ws_path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(what the messages hide, what the other columns are searched for). The messages hide what
+    classify hid (the machines' spans were found for those categories); a workspace with no record
+    of classify's --hide takes the release's (else the default). A release --hide that differs from
+    the recorded one is refused, naming both, unless `differs_ok`."""
+    recorded = parse_hide(tuple(settings["hide"])) if settings and settings.get("hide") else None
+    if recorded is None:
+        chosen = asked if asked is not None else DEFAULT_HIDE
+        return chosen, chosen
+    if asked is None or set(asked) == set(recorded):
+        return recorded, recorded
+    if not differs_ok:
+        raise io.BadOption(
+            f"release --hide {hide_text(asked)} differs from classify's --hide {hide_text(recorded)} (recorded in "
+            f"{ws_path}): leave --hide out to release what classify hid, or add --hide-differs-ok to search the "
+            "other columns for the release's categories (the datasheet names the categories that differ)")
+    return recorded, asked
 
 
 def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: str) -> None:
@@ -388,7 +413,7 @@ def _file_name(source) -> str:
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
                command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None,
-               formula_cells=None) -> dict:
+               formula_cells=None, columns_hide=None, settings=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -413,14 +438,26 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
                      **{route: routes.get(route, 0) for route in ("machine", "reviewer", "audit")}},
         "hidden_categories": list(hide),
         "readable_categories": [tag for tag in HIDE_TAGS if tag not in hide],
+        # Only when the release searched the other columns for other categories than classify hid.
+        "hide_differs": _hide_differs(hide, columns_hide),
         "hidden_items_by_tag": dict(sorted(tags.items())),
         "audit": audit,
         "lexicons_fingerprint": lexicon_module.default().fingerprint,
         "model": meta.get("model"),
+        # How classify made the corpus, as `classify --workspace` recorded it (None: not recorded).
+        "classify": settings,
         "review_workspace": {"synced": meta.get("synced"), "created": meta.get("created")},
         # Only for --excel: cells a spreadsheet would run as a formula, written with a leading quote.
         "formula_cells_quoted": formula_cells,
     }
+
+
+def _hide_differs(hide, columns_hide) -> dict | None:
+    if columns_hide is None or set(columns_hide) == set(hide):
+        return None
+    return {"messages": list(hide), "other_columns": list(columns_hide),
+            "hidden_in_messages_only": [t for t in HIDE_TAGS if t in hide and t not in columns_hide],
+            "hidden_in_other_columns_only": [t for t in HIDE_TAGS if t in columns_hide and t not in hide]}
 
 
 def _formula_cells(records: list[list[str]]) -> int:
@@ -440,12 +477,25 @@ def _categories_lines(sheet: dict) -> list[str]:
     def words(tags):
         return ", ".join(f"{_plural(TAG_WORDS[t])} ({t})" for t in tags)
 
+    found = sheet.get("hidden_items_by_tag", {})
     lines = [f"Hidden (`--hide {hide_text(tuple(hidden))}`): {words(hidden)}."]
-    if readable:
-        lines.append(f"Left readable by design: {words(readable)}.")
-    extra = [t for t in sheet.get("hidden_items_by_tag", {}) if t not in hidden]
-    if extra:
-        lines.append(f"Also hidden by a reviewer or an earlier run: {', '.join(extra)}.")
+    plain = [t for t in readable if not found.get(t)]
+    if plain:
+        lines.append(f"Left readable by design: {words(plain)}.")
+    for tag in (t for t in readable if found.get(t)):
+        n = found[tag]
+        lines.append(f"Left readable by design, except {n:,} item{'s' if n != 1 else ''} a reviewer hid: "
+                     f"{words([tag])}.")
+    differs = sheet.get("hide_differs")
+    if differs:
+        only_messages, only_columns = differs["hidden_in_messages_only"], differs["hidden_in_other_columns_only"]
+        lines.append(f"The other columns were searched with `--hide {hide_text(tuple(differs['other_columns']))}`, "
+                     "not classify's: "
+                     + "; ".join(part for part in (
+                         f"hidden in the messages, readable in the other columns: {words(only_messages)}"
+                         if only_messages else "",
+                         f"hidden in the other columns, readable in the messages: {words(only_columns)}"
+                         if only_columns else "") if part) + ".")
     return lines
 
 

@@ -504,6 +504,25 @@ class Workspace:
         with self._transaction():
             self._set_meta(model=f"{name}, sha256 {digest}")
 
+    def record_classify(self, settings: dict) -> None:
+        """Note how classify made the corpus (its command and the settings that change its output,
+        triage.jobs.classify_record), with this workspace's audit sample size and seed, for the
+        release and its datasheet."""
+        with self._transaction():
+            meta = self.meta()
+            settings = {**settings, "audit_size": int(meta.get("audit_size", DEFAULT_AUDIT)),
+                        "audit_seed": int(meta.get("audit_seed", 0))}
+            self._set_meta(classify=json.dumps(settings, ensure_ascii=False, sort_keys=True))
+
+    def classify_settings(self) -> dict | None:
+        """What `record_classify` noted, or None (a workspace made by `review`, or by an older classify)."""
+        recorded = self.meta().get("classify")
+        try:
+            found = json.loads(recorded) if recorded else None
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
+
     def meta(self) -> dict[str, str]:
         return {row["key"]: row["value"] for row in self._db.execute("SELECT key, value FROM meta")}
 

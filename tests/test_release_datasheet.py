@@ -1,0 +1,149 @@
+"""The release follows what classify did, and its datasheet states only what is true of the file."""
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import failed, succeeded
+
+import triage
+from triage.review_workspace import Workspace
+from triage.schema import DEFAULT_HIDE, HIDE_TAGS
+
+PLACES_AND_BRANDS = "default,LIE,MAR"
+
+# Invented messages: names, a phone, an e-mail, a web address, places and brands, two donors, two months.
+MESSAGES = [
+    ("1", "d1", "2024-03-02", "slt Julie tu viens a Lyon samedi ?"),
+    ("2", "d1", "2024-03-02", "appelle moi au 06 12 34 56 78 stp"),
+    ("3", "d2", "2024-03-05", "jsuis chez Decathlon avec Karim"),
+    ("4", "d2", "2024-03-09", "mon mail c'est julie.moreau@example.com"),
+    ("5", "d1", "2024-03-11", "ok a demain bisous"),
+    ("6", "d2", "2024-03-15", "on se retrouve a Marseille devant la gare"),
+    ("7", "d1", "2024-04-01", "regarde www.exemple-blog.fr c'est trop bien"),
+    ("8", "d2", "2024-04-03", "jai pris un cafe au Starbucks de Lille"),
+    ("9", "d1", "2024-04-07", "bonne nuit a toi"),
+    ("10", "d2", "2024-04-12", "dis a Nicolas que je passe a Toulouse"),
+]
+TAG_IN_RELEASE = re.compile(r"<([A-Z]{3})_\d+>")
+
+
+def write_corpus(path: Path, rows=MESSAGES) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "donor", "date", "text"])
+        writer.writerows(rows)
+    return path
+
+
+def classify_into(cli, tmp_path: Path, *options) -> tuple[Path, Path]:
+    source = write_corpus(tmp_path / "sms.csv")
+    classified, ws = tmp_path / "sms.classified.csv", tmp_path / "sms.review.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, *options))
+    return classified, ws
+
+
+def decide_queue(ws: Path, reviewer: str = "ana") -> None:
+    """Every queued message decided as the machines proposed."""
+    with Workspace.open(ws) as opened:
+        for item in opened.items(kind="queue", limit=1000):
+            opened.decide(item.id, label="TA" if item.proposal else "NTA", spans=item.proposal, reviewer=reviewer)
+
+
+def released(tmp_path: Path, name: str = "corpus") -> tuple[list[dict], dict, str]:
+    with (tmp_path / f"{name}.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return (rows, json.loads((tmp_path / f"{name}.datasheet.json").read_text("utf-8")),
+            (tmp_path / f"{name}.datasheet.md").read_text("utf-8"))
+
+
+def tags_in(rows: list[dict], column: str = "text") -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in rows:
+        for tag in TAG_IN_RELEASE.findall(row[column]):
+            counts[tag] = counts.get(tag, 0) + 1
+    return counts
+
+
+# ------------------------------------------------------------ classify records what it did
+
+
+def test_classify_records_its_command_and_settings_in_the_workspace(cli, tmp_path):
+    _, ws = classify_into(cli, tmp_path, "--hide", PLACES_AND_BRANDS, "--expert-budget", "0.2")
+    with Workspace.open(ws) as opened:
+        settings = opened.classify_settings()
+    assert settings["hide"] == [*DEFAULT_HIDE, "LIE", "MAR"]
+    assert settings["expert_budget"] == "20%" and settings["policy"] == "budget" and settings["calibrated"] is False
+    assert "--hide default,LIE,MAR" in settings["command"] and settings["command"].startswith("triage classify")
+    assert settings["model"]["name"] == "the embedded model" and settings["model"]["fingerprint"]
+    assert settings["audit_size"] == 200 and settings["audit_seed"] == 0
+    assert settings["text_column"] == "text" and settings["messages"] == len(MESSAGES)
+
+
+def test_the_python_api_records_classify_settings_too(tmp_path):
+    frame = pd.DataFrame({"id": [m[0] for m in MESSAGES], "text": [m[3] for m in MESSAGES]})
+    ws = tmp_path / "api.review.sqlite"
+    triage.classify(frame, id_column="id", hide=PLACES_AND_BRANDS, expert_budget=2, workspace=ws)
+    with Workspace.open(ws) as opened:
+        settings = opened.classify_settings()
+    assert settings["hide"] == [*DEFAULT_HIDE, "LIE", "MAR"] and settings["expert_budget"] == "2 messages"
+    assert settings["command"].startswith("triage.classify(") and "hide='default,LIE,MAR'" in settings["command"]
+
+
+# ------------------------------------------------------------ release uses classify's --hide
+
+
+def test_release_hides_what_classify_hid_without_being_told(cli, tmp_path):
+    classified, ws = classify_into(cli, tmp_path, "--hide", PLACES_AND_BRANDS)
+    decide_queue(ws)
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv"))
+    rows, sheet, markdown = released(tmp_path)
+    assert tags_in(rows).get("LIE")  # the file hides places...
+    assert "LIE" in sheet["hidden_categories"] and "LIE" not in sheet["readable_categories"]  # ...and says so
+    assert "`--hide default,LIE,MAR`" in markdown and "Left readable" not in markdown
+
+
+def test_a_different_hide_is_refused_naming_both(cli, tmp_path):
+    classified, ws = classify_into(cli, tmp_path, "--hide", PLACES_AND_BRANDS)
+    decide_queue(ws)
+    message = failed(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--hide", "default"),
+                     1, "--hide default", "--hide default,LIE,MAR", "--hide-differs-ok")
+    assert "differs" in message
+    assert not (tmp_path / "corpus.csv").exists()
+
+
+def test_a_different_hide_accepted_is_named_in_the_datasheet(cli, tmp_path):
+    classified, ws = classify_into(cli, tmp_path, "--hide", PLACES_AND_BRANDS)
+    decide_queue(ws)
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--hide", "default",
+                  "--hide-differs-ok"))
+    rows, sheet, markdown = released(tmp_path)
+    assert sheet["hidden_categories"] == [*DEFAULT_HIDE, "LIE", "MAR"]  # the messages hide what classify hid
+    assert sheet["hide_differs"]["hidden_in_messages_only"] == ["LIE", "MAR"]
+    assert "hidden in the messages, readable in the other columns: places (LIE), brands (MAR)" in markdown
+    assert tags_in(rows).get("LIE")
+
+
+@pytest.mark.parametrize("hide", ["default", PLACES_AND_BRANDS, "PRE,TEL", "default,LIE"])
+def test_every_category_the_datasheet_states_is_true_of_the_file(cli, tmp_path, hide):
+    classified, ws = classify_into(cli, tmp_path, "--hide", hide)
+    decide_queue(ws)
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--columns", "donor"))
+    rows, sheet, markdown = released(tmp_path)
+    in_file = tags_in(rows)
+    assert in_file == sheet["hidden_items_by_tag"]  # every count the datasheet gives is the file's
+    with Workspace.open(ws) as opened:
+        recorded = opened.classify_settings()["hide"]
+    assert sheet["hidden_categories"] == recorded
+    for tag in HIDE_TAGS:
+        hidden, readable = tag in sheet["hidden_categories"], tag in sheet["readable_categories"]
+        assert hidden != readable, tag  # every category is stated, once
+        if readable and in_file.get(tag):  # left readable, yet some hidden: said so, with the count
+            assert f"except {in_file[tag]:,} item" in markdown and f"({tag})" in markdown
+        elif readable:
+            assert f"({tag})" in markdown.split("Left readable by design:")[1].split("\n")[0]
+        else:
+            assert f"({tag})" in markdown.split("Hidden (`--hide")[1].split("\n")[0]
