@@ -147,3 +147,85 @@ def test_every_category_the_datasheet_states_is_true_of_the_file(cli, tmp_path, 
             assert f"({tag})" in markdown.split("Left readable by design:")[1].split("\n")[0]
         else:
             assert f"({tag})" in markdown.split("Hidden (`--hide")[1].split("\n")[0]
+
+
+# ------------------------------------------------------------ a spreadsheet reviewer's path to release
+
+WORKING_CODE = re.compile(r"<[A-Z]{3}_\d+_\d+>")  # <PRE_7_151>: a dictionary id of the working copy
+ANSWERS = {"10": ("TA", "Toulouse"), "1": ("TA", ""), "3": ("TA", "Decathlon"), "8": ("NTA", ""), "2": ("TA", "")}
+
+
+def queued_corpus(cli, tmp_path: Path, queue_name: str = "queue.csv") -> tuple[Path, Path, Path]:
+    source = write_corpus(tmp_path / "sms.csv")
+    classified, ws, queue = tmp_path / "sms.classified.csv", tmp_path / "sms.review.sqlite", tmp_path / queue_name
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, "--queue", queue,
+                  "--expert-budget", "0.5"))
+    return classified, ws, queue
+
+
+def fill(queue: Path, answers=ANSWERS, texts=None) -> Path:
+    """The reviewer's spreadsheet: expert_decision and expert_hide filled (a text edited with `texts`)."""
+    if queue.suffix == ".xlsx":
+        from triage.spreadsheets import read_xlsx, write_xlsx
+
+        columns, cells = read_xlsx(queue)
+        rows = [dict(zip(columns, row)) for row in cells]
+    else:
+        with queue.open(newline="", encoding="utf-8-sig") as handle:
+            rows = list(csv.DictReader(handle))
+        columns = list(rows[0])
+    for row in rows:
+        row["expert_decision"], row["expert_hide"] = answers.get(row["id"], ("", ""))
+        row["text"] = (texts or {}).get(row["id"], row["text"])
+    filled = queue.with_name("filled" + queue.suffix)
+    if queue.suffix == ".xlsx":
+        write_xlsx(filled, columns, [[row[c] for c in columns] for row in rows])
+    else:
+        with filled.open("w", newline="", encoding="utf-8-sig") as handle:
+            writer = csv.DictWriter(handle, columns)
+            writer.writeheader()
+            writer.writerows(rows)
+    return filled
+
+
+@pytest.mark.parametrize("queue_name", ["queue.csv", "queue.xlsx"])
+def test_a_filled_queue_file_is_imported_and_released(cli, tmp_path, queue_name):
+    classified, ws, queue = queued_corpus(cli, tmp_path, queue_name)
+    result = cli("review", classified, "--workspace", ws, "--import-queue", fill(queue), "--reviewer", "Marie")
+    succeeded(result)
+    assert "imported 5 decisions of Marie" in result.output
+    with Workspace.open(ws) as opened:
+        decided = {item.id: (item.label, item.reviewer) for item in opened.items(kind="queue", limit=100)}
+    assert decided == {i: (label, "Marie") for i, (label, _) in ANSWERS.items()}
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv"))  # nothing undecided
+    rows, sheet, _ = released(tmp_path)
+    texts = {row["id"]: row["text"] for row in rows}
+    assert "Nicolas" not in texts["10"] and "Toulouse" not in texts["10"] and "Decathlon" not in texts["3"]
+    assert "06 12" not in texts["2"] and texts["8"] == "jai pris un cafe au Starbucks de Lille"
+    assert not any(WORKING_CODE.search(t) for t in texts.values())  # never the working copy's codes
+    assert sheet["messages"]["reviewer"] == 5 and sheet["messages"]["withheld_undecided"] == 0
+
+
+def test_a_row_whose_text_changed_is_refused_naming_it_and_nothing_is_imported(cli, tmp_path):
+    classified, ws, queue = queued_corpus(cli, tmp_path)
+    filled = fill(queue, texts={"3": "jsuis chez Decathlon avec Karima"})
+    failed(cli("review", classified, "--workspace", ws, "--import-queue", filled, "--reviewer", "Marie"), 1,
+           "'3' (line", "text is not the message", "nothing was imported")
+    with Workspace.open(ws) as opened:
+        assert opened.progress()["decided"] == 0
+
+
+def test_a_message_decided_otherwise_is_not_overwritten_by_an_import(cli, tmp_path):
+    classified, ws, queue = queued_corpus(cli, tmp_path)
+    with Workspace.open(ws) as opened:
+        opened.decide("8", label="TA", spans=[[20, 29, "MAR"]], reviewer="ana")
+    failed(cli("review", classified, "--workspace", ws, "--import-queue", fill(queue), "--reviewer", "Marie"), 1,
+           "'8'", "decided TA by ana", "nothing was imported")
+    with Workspace.open(ws) as opened:
+        assert opened.item("8").label == "TA" and opened.progress()["decided"] == 1
+
+
+def test_a_word_to_hide_absent_from_its_message_is_refused(cli, tmp_path):
+    classified, ws, queue = queued_corpus(cli, tmp_path)
+    filled = fill(queue, {**ANSWERS, "1": ("TA", "Juliette")})
+    failed(cli("review", classified, "--workspace", ws, "--import-queue", filled), 1, "'Juliette' in '1'")

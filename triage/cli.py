@@ -502,9 +502,24 @@ def review(
     report: Annotated[bool, typer.Option("--report", help="Print progress and the audit estimate, then stop.")] = False,
     learnt: Annotated[bool, typer.Option("--learnt", help="List the learnt words, then stop.")] = False,
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
+    import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
 ) -> None:
     """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines."""
     from triage import review_workspace as review_module
+
+    if import_queue is not None:
+        from triage.queue import import_answers
+
+        review_module.check_workspace_path(workspace or review_module.default_path(classified),
+                                           [classified, import_queue])
+        opened, synced = review_module.open_synced(classified, workspace, audit=audit, seed=seed)
+        with opened:
+            s = import_answers(import_queue, opened, reviewer=reviewer or review_module.default_reviewer())
+            typer.echo(f"imported {s.imported:,} decisions of {s.reviewer} from {import_queue} ({s.ta:,} TA, "
+                       f"{s.nta:,} NTA; {s.unchanged:,} already so, {s.undecided:,} rows left undecided)")
+            for line in review_module.report_lines(opened)[:2]:
+                typer.echo(line)
+        return
 
     if report or learnt or unlearn is not None:
         for line in review_module.review_lines(classified, workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,

@@ -782,6 +782,23 @@ class Workspace:
             self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
         return self.item(message_id)
 
+    def import_decisions(self, decisions: Iterable[tuple[str, str, list, str]], *, reviewer: str) -> int:
+        """Decisions made outside the page (a filled queue file, triage.queue.import_answers), as
+        (id, label, spans, text hash) each: stored as the `reviewer`'s, logged as imports, all in one
+        transaction (a message whose text no longer has that hash refuses them all, TextChanged)."""
+        reviewer = _reviewer(reviewer)
+        count = 0
+        with self._transaction():
+            for message_id, label, spans, digest in decisions:
+                if label not in LABELS:
+                    raise io.BadOption(f"label must be TA or NTA, not {label!r}")
+                checked = check_spans(self._text(message_id, digest), spans)
+                if label == NTA and checked:
+                    raise io.BadOption(f"message {message_id}: an NTA message hides nothing")
+                self._record(message_id, "import", reviewer, "decided", label, json.dumps(checked))
+                count += 1
+        return count
+
     def skip(self, message_id: str, *, reviewer: str, text_hash: str | None = None) -> Item:
         """Put a listed message aside for later (refused with TextChanged as `decide` is)."""
         reviewer = _reviewer(reviewer)
