@@ -229,3 +229,85 @@ def test_a_word_to_hide_absent_from_its_message_is_refused(cli, tmp_path):
     classified, ws, queue = queued_corpus(cli, tmp_path)
     filled = fill(queue, {**ANSWERS, "1": ("TA", "Juliette")})
     failed(cli("review", classified, "--workspace", ws, "--import-queue", filled), 1, "'Juliette' in '1'")
+
+
+# ------------------------------------------------------------ the datasheet: Gebru et al.'s sections
+
+def answers(sheet: dict) -> dict[str, str]:
+    return {item["question"]: item["answer"] for section in sheet["sections"] for item in section["answers"]}
+
+
+def test_each_filled_statement_is_true_of_the_released_corpus(cli, tmp_path):
+    classified, ws = classify_into(cli, tmp_path)
+    decide_queue(ws)
+    with Workspace.open(ws) as opened:  # part of the audit sample reviewed
+        for item in opened.items(kind="audit", limit=3):
+            opened.decide(item.id, label="TA" if item.proposal else "NTA", spans=item.proposal, reviewer="ana")
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv"))
+    rows, sheet, markdown = released(tmp_path)
+    source = {m[0]: m for m in MESSAGES}
+    said = answers(sheet)
+    assert [s["id"] for s in sheet["sections"]] == ["motivation", "composition", "collection", "preprocessing",
+                                                    "uses", "distribution", "maintenance"]
+    assert said["How many instances are there?"] == f"{len(rows)} messages."
+    donors = {source[row["id"]][1] for row in rows}
+    assert sheet["composition"]["donors"]["donors"] == len(donors) == 2
+    assert said["How many donors (senders)?"].startswith(f"{len(donors)} distinct values of the column `donor`")
+    dates = sorted(source[row["id"]][2] for row in rows)
+    assert said["Over which period were the messages sent?"].startswith(f"From {dates[0]} to {dates[-1]}")
+    assert sheet["composition"]["languages"]["mostly_french"] == len(rows)  # every message here is French
+    assert "`triage classify" in said["How was the corpus classified?"]
+    assert "--hide default" in said["How was the corpus classified?"] and "audit sample 200" in said[
+        "How was the corpus classified?"]
+    audit = sheet["audit"]
+    assert audit["audited"] == 3 and f"sample of {audit['sample']:,} of the" in said["What did an audit of the machines find?"]
+    assert f"{audit['audited']:,} reviewed" in said["What did an audit of the machines find?"]
+    assert f"{audit['audited']:,} were reviewed (the sample size of the estimate)" in markdown
+    from hashlib import sha256
+
+    digest = sha256((tmp_path / "corpus.csv").read_bytes()).hexdigest()
+    assert digest in said["How is the dataset distributed?"]
+    # The Markdown says what the JSON says: every answer, word for word.
+    for section in sheet["sections"]:
+        assert f"## {section['title']}" in markdown
+        for item in section["answers"]:
+            assert f"- **{item['question']}** {item['answer']}" in markdown
+
+
+def test_placeholders_mark_what_only_a_person_can_write(cli, tmp_path):
+    source = tmp_path / "bare.csv"
+    source.write_text("id,text\n1,slt Julie ca va\n2,ok a demain\n3,see you tomorrow at the station\n", "utf-8")
+    classified, ws = tmp_path / "bare.classified.csv", tmp_path / "bare.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
+    result = cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--withhold-undecided")
+    succeeded(result)
+    _, sheet, markdown = released(tmp_path)
+    said = answers(sheet)
+    for question in ("For what purpose was the dataset created?", "Did the donors consent, and to what?",
+                     "Under which licence?", "Who maintains the dataset, and how can they be contacted?",
+                     "How many donors (senders)?", "Over which period were the messages sent?",
+                     "What is the expected residual and over-masking of the model used?"):
+        assert said[question].startswith("[TO FILL: ") and said[question].endswith("]"), question
+        assert f"**{question}** [TO FILL: " in markdown
+    assert "--donor-column" in said["How many donors (senders)?"]
+    assert sheet["composition"]["donors"] is None and sheet["composition"]["period"] is None
+    assert not said["How many instances are there?"].startswith("[TO FILL")
+    assert sheet["composition"]["languages"]["mostly_other"] >= 1  # the English message
+    assert "statements marked [TO FILL: ...]" in result.output
+
+
+def test_donor_and_date_columns_can_be_named(cli, tmp_path):
+    source = tmp_path / "named.csv"
+    source.write_text("id,qui,quand,text\n1,a,12/01/2023,ok a demain\n2,b,03/02/2023,bisous\n3,a,,on se voit\n",
+                      "utf-8")
+    classified, ws = tmp_path / "named.classified.csv", tmp_path / "named.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--withhold-undecided",
+                  "--donor-column", "qui", "--date-column", "quand"))
+    _, sheet, _ = released(tmp_path)
+    released_ids = sheet["messages"]["released"]
+    assert sheet["composition"]["donors"]["column"] == "qui"
+    period = sheet["composition"]["period"]
+    assert period["column"] == "quand" and period["dated_messages"] + period["undated_messages"] == released_ids
+    failed(cli("release", classified, "--workspace", ws, "-o", tmp_path / "other.csv", "--withhold-undecided",
+               "--donor-column", "sender"), 1, "--donor-column", "'sender'")

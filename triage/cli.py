@@ -549,6 +549,8 @@ def release(
     excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
     hide: Annotated[Optional[str], typer.Option("--hide", help="Default: the --hide classify recorded in the workspace (else 'default'); another one is refused unless --hide-differs-ok. " + HIDE_HELP)] = None,
     hide_differs_ok: Annotated[bool, typer.Option("--hide-differs-ok", help="Accept a --hide other than classify's: the messages keep what classify hid, the other columns are searched for --hide, and the datasheet names the categories that differ.")] = False,
+    donor_column: Annotated[Optional[str], typer.Option("--donor-column", help="The input's column of donors (senders), counted in the datasheet (default: a column named donor, sender, author...).")] = None,
+    date_column: Annotated[Optional[str], typer.Option("--date-column", help="The input's column of dates, whose period the datasheet gives (default: a column named date, timestamp...).")] = None,
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
@@ -557,12 +559,18 @@ def release(
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
                     withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
-                    hide_differs_ok=hide_differs_ok, command=_command_line())
+                    hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
+                    date_column=date_column)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:
         typer.echo(f"withheld: {s.withheld:,} undecided queued messages")
     typer.echo("datasheet: " + ", ".join(str(p) for p in s.datasheet))
+    from triage.corpus_release import placeholders
+
+    left = placeholders(s.sheet or {})
+    if left:
+        typer.echo(f"datasheet: {len(left)} statements marked [TO FILL: ...] for a person to write before publication")
 
 
 @app.command()

@@ -134,6 +134,8 @@ def run_release(
     command: str | None = None,
     hide: str | tuple[str, ...] | None = None,
     hide_differs_ok: bool = False,
+    donor_column: str | None = None,
+    date_column: str | None = None,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). The messages hide what classify was told
@@ -213,6 +215,9 @@ def run_release(
         # hidden like one in a message. A column holding the raw text is refused unless named.
         kept = [c for c in chosen if c != text_column]
         _refuse_text_copies(finals, kept, columns or [], text_column)
+        composition = corpus_composition(
+            finals, all_columns if input_path is not None else [],
+            donor_column=donor_column, date_column=date_column)
         model_file = _recorded_model(meta)
         spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, columns_hide, model_file)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
@@ -234,16 +239,19 @@ def run_release(
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
-        columns_hide=columns_hide, settings=settings,
+        columns_hide=columns_hide, settings=settings, composition=composition,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
+    sheet["sections"] = datasheet_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
         summary.rows, summary.sheet = records, sheet
         return summary
     _write_table(output, kind, chosen, records, force)
+    sheet["sources"]["release"] = {"file": output.name, "sha256": _sha256(output)}
+    sheet["sections"] = datasheet_sections(sheet)
     with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
         handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
     with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
@@ -413,7 +421,7 @@ def _file_name(source) -> str:
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
                command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None,
-               formula_cells=None, columns_hide=None, settings=None) -> dict:
+               formula_cells=None, columns_hide=None, settings=None, composition=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -449,6 +457,7 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "review_workspace": {"synced": meta.get("synced"), "created": meta.get("created")},
         # Only for --excel: cells a spreadsheet would run as a formula, written with a leading quote.
         "formula_cells_quoted": formula_cells,
+        "composition": composition,
     }
 
 
@@ -527,6 +536,297 @@ def _excel_lines(sheet: dict) -> list[str]:
             "release keeps every text exactly"]
 
 
+#: A statement only a person can write: `[TO FILL: what to write]`, the same in the Markdown and the JSON.
+PLACEHOLDER = "[TO FILL: {}]"
+
+#: Columns read as the donor (sender) or the date of a message when --donor-column / --date-column
+#: name none (compared without case or accents).
+DONOR_COLUMNS = ("donor", "donneur", "sender", "expediteur", "author", "auteur", "speaker", "locuteur",
+                 "participant", "contributor", "user", "from")
+DATE_COLUMNS = ("date", "datetime", "timestamp", "time", "sent", "sent_at", "horodatage", "heure")
+_DATE_FORMATS = ("%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%d/%m/%y", "%d/%m/%y %H:%M", "%d-%m-%Y",
+                 "%d.%m.%Y", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y%m%d")
+
+#: Frequent English words that are no French words: with the French lexicons, a cheap estimate of the
+#: messages written mostly in another language (English mostly, in French SMS corpora).
+ENGLISH_WORDS = frozenset("""
+the you your yours and is are was were be been being have has had does did don't doesn't didn't i'm you're
+it's that's what's i i'll i've we're they're can't won't what when where who why how this that these those
+with from of to in at it my we they she his her our their will would could should just know love see get
+going got good time today tonight tomorrow yesterday yes yeah thanks thank please hello morning night now
+here there not so all about out up back coming want need think really call work later soon well some one
+too very much happy day week like make say said tell let because wanna gonna miss you'll sorry girl boy
+""".split())
+
+
+def _plain(name: str) -> str:
+    from triage.lexicons import fold
+
+    return fold(name.strip()).replace("-", "_").replace(" ", "_")
+
+
+def _find_column(columns: list[str], given: str | None, known: tuple[str, ...], option: str) -> str | None:
+    if given is not None:
+        if given not in columns:
+            raise io.BadOption(f"{option}: no column {given!r}; the input has {', '.join(columns) or 'no other column'}")
+        return given
+    for name in known:
+        for column in columns:
+            if _plain(column) == name:
+                return column
+    return None
+
+
+def _parse_date(value: str):
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
+    except ValueError:
+        pass
+    for form in _DATE_FORMATS:
+        try:
+            return datetime.strptime(value, form).date()
+        except ValueError:
+            continue
+    return None
+
+
+def message_languages(texts) -> dict:
+    """A cheap estimate of the messages written mostly in French: in each message, the words the French
+    lexicons know as ordinary words against frequent English words and the words no list knows (counted
+    half: SMS spellings are often unknown); names and numbers are left out. A message with no such word
+    is undetermined."""
+    import re
+
+    from triage import lexicons as lexicon_module
+    from triage.lexicons import spelling_key
+
+    lexicons = lexicon_module.default()
+    words = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+    counts = Counter()
+    for text in texts:
+        french = other = unknown = 0
+        for word in words.findall(text.replace("’", "'")):
+            key = spelling_key(word)
+            if key in ENGLISH_WORDS:
+                other += 1
+                continue
+            name, ordinary = lexicons.lookup(key)
+            if ordinary:
+                french += 1
+            elif not name:
+                unknown += 1
+        if not (french or other or unknown):
+            counts["undetermined"] += 1
+        elif french >= other + unknown / 2:
+            counts["french"] += 1
+        else:
+            counts["other"] += 1
+    return {"mostly_french": counts["french"], "mostly_other": counts["other"],
+            "undetermined": counts["undetermined"],
+            "method": "words the French lexicons know as ordinary words against frequent English words and "
+                      "unknown words (counted half), per message; names and numbers left out; a rough estimate"}
+
+
+def corpus_composition(finals, columns: list[str], *, donor_column: str | None = None,
+                       date_column: str | None = None) -> dict:
+    """What the released messages are: how many, from how many donors (a donor column), over which period
+    (a date column), in which languages (message_languages). Counts only: no value of a column is given."""
+    donor = _find_column(columns, donor_column, DONOR_COLUMNS, "--donor-column")
+    date = _find_column(columns, date_column, DATE_COLUMNS, "--date-column")
+    composition: dict = {"messages": len(finals), "donors": None, "period": None}
+    if donor is not None:
+        values = [str(v.get(donor) or "").strip() for _, v in finals]
+        composition["donors"] = {"column": donor, "donors": len({v for v in values if v}),
+                                 "messages_without_donor": sum(1 for v in values if not v)}
+    if date is not None:
+        dates = [_parse_date(str(v.get(date) or "")) for _, v in finals]
+        known = [d for d in dates if d is not None]
+        composition["period"] = {"column": date, "first": min(known).isoformat() if known else None,
+                                 "last": max(known).isoformat() if known else None,
+                                 "dated_messages": len(known), "undated_messages": len(dates) - len(known)}
+    composition["languages"] = message_languages(row.text for row, _ in finals)
+    return composition
+
+
+def _share(n: int, total: int) -> str:
+    return f"{n:,} ({100 * n / total:.1f}%)" if total else f"{n:,}"
+
+
+def _answer(question: str, answer: str | None, to_fill: str | None = None) -> dict:
+    """One question of a section: the tool's answer, or a placeholder for a person (`to_fill` says what)."""
+    return {"question": question, "answer": answer if answer else PLACEHOLDER.format(to_fill or question)}
+
+
+def _evaluation_answer(sheet: dict) -> str | None:
+    evaluation = ((sheet.get("classify") or {}).get("model") or {}).get("evaluation")
+    if not evaluation:
+        return None
+    parts = []
+    if "residual_span_rate" in evaluation:
+        parts.append(f"{100 * evaluation['residual_span_rate']:.1f}% of the items to hide left readable (residual)")
+    if "over_masking_rate" in evaluation:
+        parts.append(f"{100 * evaluation['over_masking_rate']:.1f}% of ordinary words hidden (over-masking)")
+    if not parts:
+        return None
+    how = f" ({evaluation['how']})" if evaluation.get("how") else ""
+    return "The model's recorded evaluation" + how + ": " + ", ".join(parts) + "."
+
+
+def datasheet_sections(sheet: dict) -> list[dict]:
+    """The datasheet as Gebru et al. (2021, "Datasheets for Datasets") ask: motivation, composition,
+    collection and consent, preprocessing, uses, distribution and licence, maintenance. The tool answers
+    what it knows from the corpus and its workspace; the rest are placeholders (PLACEHOLDER) for a person.
+    Each section: {"id", "title", "answers": [{"question", "answer"}]}; `add_section` slots another in."""
+    m, a = sheet["messages"], sheet["audit"]
+    composition = sheet.get("composition") or {}
+    settings = sheet.get("classify") or {}
+    released = m["released"]
+    donors, period = composition.get("donors"), composition.get("period")
+    languages = composition.get("languages")
+    hidden_words = ", ".join(_plural(TAG_WORDS[t]) for t in sheet["hidden_categories"])
+    readable_words = ", ".join(_plural(TAG_WORDS[t]) for t in sheet["readable_categories"])
+    composition_answers = [
+        _answer("What do the instances represent?", "Short messages (SMS), one per row, with the columns "
+                f"{', '.join(sheet['columns'])}."),
+        _answer("How many instances are there?",
+                f"{released:,} messages" + (f"; {m['withheld_undecided']:,} more were withheld (queued for a human, "
+                                             "undecided)" if m["withheld_undecided"] else "") + "."),
+        _answer("How many donors (senders)?",
+                f"{donors['donors']:,} distinct values of the column `{donors['column']}`"
+                + (f"; {donors['messages_without_donor']:,} messages have none" if donors["messages_without_donor"]
+                   else "") + "." if donors else None,
+                "the number of donors and how they were recruited (no donor column was found: name one with "
+                "--donor-column)"),
+        _answer("Over which period were the messages sent?",
+                f"From {period['first']} to {period['last']} (column `{period['column']}`, {period['dated_messages']:,} "
+                f"dated messages" + (f", {period['undated_messages']:,} without a readable date" if
+                                     period["undated_messages"] else "") + ")."
+                if period and period.get("first") else None,
+                "the period the messages were sent in (no date column was found: name one with --date-column)"),
+        _answer("In which languages?",
+                f"Mostly French: {_share(languages['mostly_french'], released)} messages; mostly another language: "
+                f"{_share(languages['mostly_other'], released)}; undetermined (no word to tell): "
+                f"{_share(languages['undetermined'], released)}. Method: {languages['method']}."
+                if languages else None, "the languages of the messages"),
+        _answer("Does the dataset contain data that might be confidential or identify people?",
+                f"It is made of private messages. Hidden in them: {hidden_words}"
+                + (f"; left readable by design: {readable_words}" if readable_words else "")
+                + ". See Preprocessing for what the machines may have let through."),
+        _answer("Is the dataset a sample of a larger set?", None,
+                "whether these messages are all that was collected, or a selection (and how it was made)"),
+    ]
+    audit_answer = (f"Audit: a seeded random sample of {a['sample']:,} of the {a['machine_released']:,} messages the "
+                    f"machines released on their own was drawn, {a['audited']:,} reviewed: {a['leaking']:,} still "
+                    f"showed something identifying, {100 * a['share']:.1f}% (95% CI {100 * a['low']:.1f}%-"
+                    f"{100 * a['high']:.1f}%, exact binomial)." if a["audited"] else
+                    "No audit message was reviewed: there is no estimate of what the machines let through.")
+    classify_command = settings.get("command")
+    preprocessing = [
+        _answer("What preprocessing was done?",
+                f"Anonymisation with sms-triage {sheet['sms_triage_version']}: {m['machine']:,} messages released "
+                f"by the machines, {m['reviewer']:,} decided by a reviewer from the queue, {m['audit']:,} from the "
+                f"audit sample; identifying items replaced in the style `{sheet['style']}`. Details below."),
+        _answer("How was the corpus classified?",
+                (f"`{classify_command}`" + (f" ({_classify_settings_text(settings)})" if settings else "")
+                 if classify_command else None),
+                "the classify command (this workspace has no record of it: classify with --workspace)"),
+        _answer("What is the expected residual and over-masking of the model used?", _evaluation_answer(sheet),
+                "the residual (items left readable) and over-masking of the model used: run `triage evaluate "
+                "GOLD --model MODEL` on gold messages like these and copy residual_span_rate and over_masking_rate"),
+        _answer("What did an audit of the machines find?", audit_answer),
+        _answer("Is the raw data kept?", "Yes, in the review workspace (a private SQLite file, never published), "
+                "with every decision and its log; the release holds no raw text."),
+    ]
+    return [
+        {"id": "motivation", "title": "Motivation", "answers": [
+            _answer("For what purpose was the dataset created?", None),
+            _answer("Who created the dataset, and on behalf of which entity?", None),
+            _answer("Who funded its creation?", None),
+        ]},
+        {"id": "composition", "title": "Composition", "answers": composition_answers},
+        {"id": "collection", "title": "Collection process and consent", "answers": [
+            _answer("How were the messages collected?", None,
+                    "how the messages were collected (call for donations, phones, software, dates)"),
+            _answer("Did the donors consent, and to what?", None,
+                    "what the donors agreed to, how consent was recorded, and whether the people they wrote "
+                    "to or about were informed"),
+            _answer("Was an ethical review conducted?", None, "the ethics board and its decision, or why none"),
+        ]},
+        {"id": "preprocessing", "title": "Preprocessing: anonymisation", "answers": preprocessing},
+        {"id": "uses", "title": "Uses", "answers": [
+            _answer("For which tasks has the dataset been used, or is it meant?", None),
+            _answer("What should a user know about its anonymisation?",
+                    f"{hidden_words[:1].upper() + hidden_words[1:]} are replaced"
+                    + (f"; {readable_words} are left readable by design and may identify places or people"
+                       if readable_words else "") + ". "
+                    + ("Replacements keep length only (`<PRE_7>`)." if sheet["style"] == "tags" else
+                       "One entity keeps one replacement throughout the corpus.")),
+            _answer("Are there tasks for which it should not be used?", None,
+                    "uses to avoid (at least: any attempt to identify the donors or the people they mention)"),
+        ]},
+        {"id": "distribution", "title": "Distribution and licence", "answers": [
+            _answer("How is the dataset distributed?",
+                    f"The file {sheet['corpus']}" + (f" (SHA-256 {sheet['sources']['release']['sha256']})"
+                                                     if (sheet["sources"].get("release") or {}).get("sha256")
+                                                     else "") + " with this datasheet (Markdown and JSON)."),
+            _answer("Under which licence?", None, "the licence (e.g. CC BY-NC-SA 4.0) and any terms of use"),
+            _answer("Where is it deposited, with which identifier?", None,
+                    "the repository (Ortolang, Zenodo...) and the DOI or handle"),
+        ]},
+        {"id": "maintenance", "title": "Maintenance", "answers": [
+            _answer("Who maintains the dataset, and how can they be contacted?", None),
+            _answer("How are errors (an item left readable) reported and corrected?", None,
+                    "how to report an item left readable, and how a corrected release is published"),
+            _answer("How is a new release made?",
+                    "From the same review workspace, `triage release` again (with a new classification of the same "
+                    "corpus, decided messages are not asked again"
+                    + ("; the surrogates are kept there, so an entity keeps its surrogate" if sheet["style"] ==
+                       "surrogates" else "") + ")."),
+        ]},
+    ]
+
+
+def add_section(sheet: dict, section: dict, *, after: str = "preprocessing") -> None:
+    """Slot another section into the datasheet (e.g. the review: reviewers and agreement), after the
+    section `after`; the Markdown renders it like the others."""
+    sections = sheet.setdefault("sections", [])
+    position = next((i + 1 for i, s in enumerate(sections) if s.get("id") == after), len(sections))
+    sections.insert(position, section)
+
+
+def _classify_settings_text(settings: dict) -> str:
+    parts = [f"policy {settings.get('policy')}"]
+    if settings.get("expert_budget"):
+        parts.append(f"expert budget {settings['expert_budget']}" + (" (calibrated threshold)"
+                                                                    if settings.get("calibrated") else ""))
+    parts.append(f"--hide {hide_text(tuple(settings.get('hide') or DEFAULT_HIDE))}")
+    model = settings.get("model") or {}
+    if model:
+        parts.append(f"model {model.get('name')}" + (f" (fingerprint {model['fingerprint']})" if model.get("fingerprint")
+                                                     else ""))
+    if settings.get("audit_size") is not None:
+        parts.append(f"audit sample {settings['audit_size']:,}, seed {settings.get('audit_seed', 0)}")
+    return "; ".join(parts)
+
+
+def placeholders(sheet: dict) -> list[str]:
+    """The questions a person must still answer (their answer is a PLACEHOLDER)."""
+    return [f"{section['title']}: {item['question']}" for section in sheet.get("sections", [])
+            for item in section.get("answers", []) if item["answer"].startswith("[TO FILL:")]
+
+
+def _section_lines(section: dict) -> list[str]:
+    lines = [f"## {section['title']}", ""]
+    for item in section.get("answers", []):
+        lines.append(f"- **{item['question']}** {item['answer']}")
+    for extra in section.get("lines", []):  # a section may bring its own Markdown (a table...)
+        lines.append(extra)
+    return lines + [""]
+
+
 def datasheet_markdown(sheet: dict) -> str:
     m = sheet["messages"]
     a = sheet["audit"]
@@ -534,38 +834,61 @@ def datasheet_markdown(sheet: dict) -> str:
              "pseudonyms": "each entity replaced by a numbered tag, the same throughout the corpus (`<PRE_1>`)",
              "surrogates": "each entity replaced by a realistic surrogate of the same kind and shape, the same "
                            "throughout the corpus (the mapping is kept in the review workspace, not here)"}[sheet["style"]]
-    lines = [
-        f"# Datasheet: {sheet['corpus']}", "",
-        f"Anonymised with sms-triage {sheet['sms_triage_version']} on {sheet['created']} (UTC), after Patel et al. "
-        "(2013): Seek&Hide's lexicons and rules, a learnt message model, a combiner that sends uncertain messages "
-        "to a human reviewer.", "",
+    record = [
+        "### The anonymisation record", "",
         f"- Command: `{sheet['command']}`",
         f"- Style: {sheet['style']}: {style}",
         *_columns_lines(sheet),
         f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
+        *_files_lines(sheet),
         *_excel_lines(sheet),
-        "", "## What is hidden", "",
+        "", "### What is hidden", "",
         *_categories_lines(sheet),
-        "", "## Messages by route", "",
+        "", "### Messages by route", "",
         "| route | messages |", "|---|---|",
         f"| released by the machines | {m['machine']:,} |",
         f"| decided by a reviewer (queue) | {m['reviewer']:,} |",
         f"| decided by a reviewer (audit sample) | {m['audit']:,} |",
         f"| withheld (queued, undecided) | {m['withheld_undecided']:,} |",
         f"| **released** | **{m['released']:,}** |",
-        "", "## Hidden items by tag", "", "| tag | items |", "|---|---|",
+        "", "### Hidden items by tag", "", "| tag | items |", "|---|---|",
         *[f"| {tag} | {n:,} |" for tag, n in sheet["hidden_items_by_tag"].items()],
-        "", "## Audit of the machines", "",
+        "", "### Audit of the machines", "",
     ]
     if a["audited"]:
-        lines.append(
-            f"A seeded random sample of the messages the machines released on their own was reviewed: "
+        record.append(
+            f"A seeded random sample of {a.get('sample', a['audited']):,} messages the machines released on their "
+            f"own was drawn; {a['audited']:,} were reviewed (the sample size of the estimate): "
             f"{a['leaking']:,} of {a['audited']:,} still showed something identifying, "
             f"{100 * a['share']:.1f}% (95% CI {100 * a['low']:.1f}%-{100 * a['high']:.1f}%, exact binomial) of the "
             f"{a['machine_released']:,} messages the machines released. Those reviewed messages are released as "
             "the reviewer decided."
         )
     else:
-        lines.append("No audit message was reviewed: there is no estimate of what the machines let through "
-                     "(`triage review` shows an audit sample after the queue).")
-    return "\n".join(lines) + "\n"
+        record.append("No audit message was reviewed: there is no estimate of what the machines let through "
+                      "(`triage review` shows an audit sample after the queue).")
+    lines = [
+        f"# Datasheet: {sheet['corpus']}", "",
+        f"Anonymised with sms-triage {sheet['sms_triage_version']} on {sheet['created']} (UTC), after Patel et al. "
+        "(2013): Seek&Hide's lexicons and rules, a learnt message model, a combiner that sends uncertain messages "
+        "to a human reviewer. The sections follow Gebru et al. (2021), \"Datasheets for Datasets\": sms-triage "
+        "answered what it knows from the corpus and its review workspace; every `[TO FILL: ...]` is for a person "
+        "to write before publication.", "",
+    ]
+    sections = sheet.get("sections") or []
+    for section in sections:
+        lines.extend(_section_lines(section))
+        if section.get("id") == "preprocessing":
+            lines.extend([*record, ""])
+    if not any(section.get("id") == "preprocessing" for section in sections):  # an older datasheet
+        lines.extend([*record, ""])
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _files_lines(sheet: dict) -> list[str]:
+    sources = sheet.get("sources") or {}
+    found = [(what, f) for what, f in (("release", sources.get("release")), ("classified file", sources.get("classified")),
+                                       ("input", sources.get("input"))) if f and f.get("sha256")]
+    if not found:
+        return []
+    return ["- SHA-256: " + "; ".join(f"{what} {f['file']} {f['sha256']}" for what, f in found)]
