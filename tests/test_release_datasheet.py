@@ -131,7 +131,8 @@ def test_a_different_hide_accepted_is_named_in_the_datasheet(cli, tmp_path):
 def test_every_category_the_datasheet_states_is_true_of_the_file(cli, tmp_path, hide):
     classified, ws = classify_into(cli, tmp_path, "--hide", hide)
     decide_queue(ws)
-    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--columns", "donor"))
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--columns", "donor",
+                  "--inconsistent-ok"))
     rows, sheet, markdown = released(tmp_path)
     in_file = tags_in(rows)
     assert in_file == sheet["hidden_items_by_tag"]  # every count the datasheet gives is the file's

@@ -329,7 +329,8 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
 def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
             columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False,
             hide: str | Sequence[str] | None = None, hide_differs_ok: bool = False,
-            donor_column: str | None = None, date_column: str | None = None) -> Release:
+            donor_column: str | None = None, date_column: str | None = None,
+            inconsistent_ok: bool = False) -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
     were classified (a DataFrame or a file), for their other columns. `hide`: by default the one
@@ -346,7 +347,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
                           columns=list(chosen) if chosen else None, input_path=given,
                           withhold_undecided=withhold_undecided,
                           hide=None if hide is None else _hide(hide), hide_differs_ok=hide_differs_ok,
-                          donor_column=donor_column, date_column=date_column,
+                          donor_column=donor_column, date_column=date_column, inconsistent_ok=inconsistent_ok,
                           command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 

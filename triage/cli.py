@@ -502,6 +502,7 @@ def review(
     report: Annotated[bool, typer.Option("--report", help="Print progress and the audit estimate, then stop.")] = False,
     learnt: Annotated[bool, typer.Option("--learnt", help="List the learnt words, then stop.")] = False,
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
+    consistency: Annotated[bool, typer.Option("--consistency", help="List the consistency cases (a spelling hidden in some messages and readable in others, a surrogate equal to a readable form, a spelling with two tags), then stop.")] = False,
     import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
 ) -> None:
     """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines."""
@@ -521,6 +522,14 @@ def review(
                 typer.echo(line)
         return
 
+    if consistency:
+        from triage.review_workspace.consistency import lines as consistency_lines
+
+        with review_module.open_existing(classified, workspace) as opened:
+            for line in consistency_lines(opened.consistency()):
+                typer.echo(line)
+        if not (report or learnt or unlearn is not None):
+            return
     if report or learnt or unlearn is not None:
         for line in review_module.review_lines(classified, workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,
                                                report=report, learnt=learnt, unlearn=unlearn):
@@ -550,6 +559,7 @@ def release(
     hide: Annotated[Optional[str], typer.Option("--hide", help="Default: the --hide classify recorded in the workspace (else 'default'); another one is refused unless --hide-differs-ok. " + HIDE_HELP)] = None,
     hide_differs_ok: Annotated[bool, typer.Option("--hide-differs-ok", help="Accept a --hide other than classify's: the messages keep what classify hid, the other columns are searched for --hide, and the datasheet names the categories that differ.")] = False,
     donor_column: Annotated[Optional[str], typer.Option("--donor-column", help="The input's column of donors (senders), counted in the datasheet (default: a column named donor, sender, author...).")] = None,
+    inconsistent_ok: Annotated[bool, typer.Option("--inconsistent-ok", help="Release even while consistency cases are undecided (see `triage review --consistency`); the datasheet counts them.")] = False,
     date_column: Annotated[Optional[str], typer.Option("--date-column", help="The input's column of dates, whose period the datasheet gives (default: a column named date, timestamp...).")] = None,
     force: Force = False,
 ) -> None:
@@ -560,7 +570,7 @@ def release(
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
                     withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
                     hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
-                    date_column=date_column)
+                    date_column=date_column, inconsistent_ok=inconsistent_ok)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:

@@ -136,6 +136,7 @@ def run_release(
     hide_differs_ok: bool = False,
     donor_column: str | None = None,
     date_column: str | None = None,
+    inconsistent_ok: bool = False,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). The messages hide what classify was told
@@ -174,6 +175,23 @@ def run_release(
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
+        # Consistency across the corpus: every case decided once, or the release is told to go on.
+        from triage.review_workspace.consistency import apply as apply_consistency
+        from triage.review_workspace.consistency import find_cases, undecided as undecided_cases
+
+        final_rows = list(opened.final())
+        cases = find_cases(final_rows, opened.surrogate_map() if style == "surrogates" else {},
+                           opened.consistency_decisions())
+        left = undecided_cases(cases)
+        if left and not inconsistent_ok:
+            shown = ", ".join(f"{c['kind']} '{c['key']}'" for c in left[:3])
+            raise io.BadInput(
+                f"{len(left):,} consistency case{'s are' if len(left) > 1 else ' is'} undecided ({shown}"
+                f"{' and more' if len(left) > 3 else ''}): a spelling hidden in some messages and readable in others, "
+                f"a surrogate equal to a readable form, or a spelling with two tags; list them with `triage review "
+                f"{name} --workspace {ws_path} --consistency` and decide them in the page, or release with "
+                "--inconsistent-ok (the datasheet counts them)")
+        final_rows, redrawn = apply_consistency(final_rows, cases)
         input_path = input_path if input_path is not None else meta.get("input")
         if isinstance(input_path, (str, os.PathLike)) and not Path(input_path).exists():
             raise io.BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
@@ -194,15 +212,17 @@ def run_release(
         else:
             chosen = all_columns
         known = opened.surrogate_map() if style == "surrogates" else None
+        if known:  # a surrogate decided against is drawn again
+            known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
         # A surrogate is never a word the corpus shows nor a name it hides.
-        avoid = forms_to_avoid((row.text, row.spans) for row in opened.final()) if style == "surrogates" else ()
+        avoid = forms_to_avoid((row.text, row.spans) for row in final_rows) if style == "surrogates" else ()
         replace = replacer(style, seed, known, avoid)
         routes: Counter = Counter()
         tags: Counter = Counter()
         records: list[list[str]] = []
         withheld = 0
         finals = []
-        for row in opened.final():
+        for row in final_rows:
             if row.route == "undecided":
                 withheld += 1
                 continue
@@ -233,13 +253,13 @@ def run_release(
                     values[c] = release_text(cell, spans, replace.replace)
             records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
         if style == "surrogates":
-            opened.save_surrogate_map(replace.mapping, seed)
+            opened.save_surrogate_map(replace.mapping, seed, redrawn=redrawn)
         audit = opened.audit_estimate()
         workspace_meta = opened.meta()
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
-        columns_hide=columns_hide, settings=settings, composition=composition,
+        columns_hide=columns_hide, settings=settings, composition=composition, consistency=cases,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
@@ -421,7 +441,7 @@ def _file_name(source) -> str:
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
                command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None,
-               formula_cells=None, columns_hide=None, settings=None, composition=None) -> dict:
+               formula_cells=None, columns_hide=None, settings=None, composition=None, consistency=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -458,7 +478,18 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         # Only for --excel: cells a spreadsheet would run as a formula, written with a leading quote.
         "formula_cells_quoted": formula_cells,
         "composition": composition,
+        "consistency": _consistency_record(consistency),
     }
+
+
+def _consistency_record(cases) -> dict | None:
+    """The consistency cases of the corpus (a spelling hidden and readable, a surrogate equal to a
+    readable form, a spelling with two tags): how many, and how they were decided."""
+    if cases is None:
+        return None
+    decided = Counter(f"{c['kind']} {c['decision']}" for c in cases if c["decision"])
+    return {"cases": len(cases), "undecided": sum(1 for c in cases if not c["decision"]),
+            "decided": dict(sorted(decided.items()))}
 
 
 def _hide_differs(hide, columns_hide) -> dict | None:
