@@ -50,7 +50,7 @@ function example(item) {
 }
 
 function describe(c) {
-  if (c.kind === "mixed") return `hidden in ${c.hidden} message${c.hidden === 1 ? "" : "s"}, readable in ${c.readable}`;
+  if (c.kind === "mixed") return `hidden in ${c.hidden} message${c.hidden === 1 ? "" : "s"}, readable in ${c.readable} message${c.readable === 1 ? "" : "s"}`;
   if (c.kind === "surrogate") return `surrogate of an earlier release (${c.surrogate.tag}), readable in ${c.readable} message${c.readable === 1 ? "" : "s"}`;
   return "hidden as " + Object.entries(c.tags).map(([t, n]) => `${t} (${n})`).join(" and ");
 }
