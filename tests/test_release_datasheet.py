@@ -312,3 +312,13 @@ def test_donor_and_date_columns_can_be_named(cli, tmp_path):
     assert period["column"] == "quand" and period["dated_messages"] + period["undated_messages"] == released_ids
     failed(cli("release", classified, "--workspace", ws, "-o", tmp_path / "other.csv", "--withhold-undecided",
                "--donor-column", "sender"), 1, "--donor-column", "'sender'")
+
+
+def test_the_python_api_imports_a_filled_queue_and_lists_consistency(cli, tmp_path):
+    classified, ws, queue = queued_corpus(cli, tmp_path)
+    lines = triage.review(classified, workspace=ws, import_queue=fill(queue), reviewer="Marie")
+    assert lines[0].startswith("imported 5 decisions of Marie")
+    listed = triage.review(classified, workspace=ws, consistency=True)
+    assert listed[0].startswith("consistency: ")
+    released_corpus = triage.release(classified, workspace=ws, inconsistent_ok=True)
+    assert released_corpus.datasheet["messages"]["reviewer"] == 5

@@ -312,13 +312,25 @@ def queue_apply(decisions, classified):
 def review(classified, *, workspace: str | os.PathLike | None = None, port: int = 0, no_browser: bool = False,
            reviewer: str | None = None, audit: int = 200, seed: int = 0,
            lexicon_dir: str | os.PathLike | None = None, report: bool = False, learnt: bool = False,
-           unlearn: int | None = None):
+           unlearn: int | None = None, consistency: bool = False, import_queue=None):
     """Review the queue in the browser (`triage review`): serves the page until interrupted
     (in a notebook: the stop button). With `report`, `learnt` or `unlearn`, returns the lines
     the command prints instead. `classified`: a classified file, or a DataFrame from
-    `classify` with its `workspace`."""
+    `classify` with its `workspace`. `consistency`: the consistency cases' lines;
+    `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s."""
     from triage.review_workspace import review_lines, serve_review
 
+    if import_queue is not None:
+        given = import_queue if isinstance(import_queue, (str, os.PathLike)) else _records(
+            _classified(import_queue, what="queue"))
+        return _jobs.import_queue_lines(_records(_classified(classified)), workspace, given, reviewer=reviewer,
+                                        audit=audit, seed=seed)
+    if consistency:
+        lines = _jobs.consistency_lines(_records(_classified(classified)), workspace)
+        if not (report or learnt or unlearn is not None):
+            return lines
+        return lines + review_lines(_records(_classified(classified)), workspace, reviewer=reviewer,
+                                    lexicon_dir=lexicon_dir, report=report, learnt=learnt, unlearn=unlearn)
     if report or learnt or unlearn is not None:
         return review_lines(_records(_classified(classified)), workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,
                             report=report, learnt=learnt, unlearn=unlearn)

@@ -509,25 +509,16 @@ def review(
     from triage import review_workspace as review_module
 
     if import_queue is not None:
-        from triage.queue import import_answers
+        from triage.jobs import import_queue_lines
 
-        review_module.check_workspace_path(workspace or review_module.default_path(classified),
-                                           [classified, import_queue])
-        opened, synced = review_module.open_synced(classified, workspace, audit=audit, seed=seed)
-        with opened:
-            s = import_answers(import_queue, opened, reviewer=reviewer or review_module.default_reviewer())
-            typer.echo(f"imported {s.imported:,} decisions of {s.reviewer} from {import_queue} ({s.ta:,} TA, "
-                       f"{s.nta:,} NTA; {s.unchanged:,} already so, {s.undecided:,} rows left undecided)")
-            for line in review_module.report_lines(opened)[:2]:
-                typer.echo(line)
+        for line in import_queue_lines(classified, workspace, import_queue, reviewer=reviewer, audit=audit, seed=seed):
+            typer.echo(line)
         return
-
     if consistency:
-        from triage.review_workspace.consistency import lines as consistency_lines
+        from triage.jobs import consistency_lines
 
-        with review_module.open_existing(classified, workspace) as opened:
-            for line in consistency_lines(opened.consistency()):
-                typer.echo(line)
+        for line in consistency_lines(classified, workspace):
+            typer.echo(line)
         if not (report or learnt or unlearn is not None):
             return
     if report or learnt or unlearn is not None:

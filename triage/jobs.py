@@ -621,3 +621,35 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     files = [] if out_dir is None else write_report("evaluate", out_dir, markdown, data, figure, force=force,
                                                     protect=protect)
     return EvaluationReport(data, markdown, files, figure)
+
+
+# ---------------------------------------------------------------------- review: import, consistency
+
+
+def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | None = None, audit: int | None = None,
+                       seed: int = 0) -> list[str]:
+    """`triage review CLASSIFIED --import-queue FILE`: the workspace brought up to date with the
+    classified file, then the filled queue file's decisions stored as `reviewer`'s (triage.queue.import_answers);
+    the lines to print."""
+    from triage import review_workspace as review_module
+    from triage.queue import import_answers
+
+    path = workspace or review_module.default_path(classified)
+    review_module.check_workspace_path(path, [classified, queue_file])
+    opened, _ = review_module.open_synced(classified, path, audit=review_module.DEFAULT_AUDIT if audit is None else audit,
+                                          seed=seed)
+    with opened:
+        s = import_answers(queue_file, opened, reviewer=reviewer or review_module.default_reviewer())
+        name = io.source_name(queue_file)
+        lines = [f"imported {s.imported:,} decisions of {s.reviewer} from {name} ({s.ta:,} TA, {s.nta:,} NTA; "
+                 f"{s.unchanged:,} already so, {s.undecided:,} rows left undecided)"]
+        return lines + review_module.report_lines(opened)[:2]
+
+
+def consistency_lines(classified, workspace=None) -> list[str]:
+    """`triage review CLASSIFIED --consistency`: the consistency cases, as lines."""
+    from triage import review_workspace as review_module
+    from triage.review_workspace.consistency import lines
+
+    with review_module.open_existing(classified, workspace) as opened:
+        return lines(opened.consistency())
