@@ -322,3 +322,38 @@ def test_the_python_api_imports_a_filled_queue_and_lists_consistency(cli, tmp_pa
     assert listed[0].startswith("consistency: ")
     released_corpus = triage.release(classified, workspace=ws, inconsistent_ok=True)
     assert released_corpus.datasheet["messages"]["reviewer"] == 5
+
+
+def gold_file(path: Path) -> Path:
+    """Invented gold messages: names to hide (spans) and ordinary ones."""
+    rows = []
+    for i, name in enumerate(["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo"] * 2):
+        rows.append([f"rdv avec {name} à 18h", "TA", json.dumps([[9, 9 + len(name), "PRE"]])])
+    for text in ["ok", "jarrive", "bonne nuit", "tkt", "a plus", "merci", "trop bien", "on mange ?"] * 2:
+        rows.append([text, "NTA", "[]"])
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label", "spans"])
+        writer.writerows(rows)
+    return path
+
+
+def test_the_expected_residual_comes_from_an_evaluation_of_the_model_classify_used(cli, tmp_path):
+    from triage.model import default_model_path
+
+    classified, ws = classify_into(cli, tmp_path)
+    decide_queue(ws)
+    gold = gold_file(tmp_path / "gold.csv")
+    succeeded(cli("evaluate", gold, "--model", default_model_path(), "--out-dir", tmp_path / "eval"))
+    measured = json.loads((tmp_path / "eval" / "evaluate.json").read_text("utf-8"))["chosen"]
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--inconsistent-ok",
+                  "--evaluation", tmp_path / "eval" / "evaluate.json"))
+    _, sheet, _ = released(tmp_path)
+    said = answers(sheet)["What is the expected residual and over-masking of the model used?"]
+    assert f"{100 * measured['residual_span_rate']:.1f}% of the items to hide left readable" in said
+    assert f"{100 * measured['over_masking_rate']:.1f}% of ordinary words hidden" in said
+    assert "gold.csv, 32 messages" in said
+    # A cross-validated evaluation is of another model: refused.
+    succeeded(cli("evaluate", gold, "--out-dir", tmp_path / "cv", "--folds", "2"))
+    failed(cli("release", classified, "--workspace", ws, "-o", tmp_path / "other.csv", "--inconsistent-ok",
+               "--evaluation", tmp_path / "cv" / "evaluate.json"), 1, "not the one classify used")

@@ -342,7 +342,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
             columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False,
             hide: str | Sequence[str] | None = None, hide_differs_ok: bool = False,
             donor_column: str | None = None, date_column: str | None = None,
-            inconsistent_ok: bool = False) -> Release:
+            inconsistent_ok: bool = False, evaluation: str | os.PathLike | None = None) -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
     were classified (a DataFrame or a file), for their other columns. `hide`: by default the one
@@ -360,6 +360,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
                           withhold_undecided=withhold_undecided,
                           hide=None if hide is None else _hide(hide), hide_differs_ok=hide_differs_ok,
                           donor_column=donor_column, date_column=date_column, inconsistent_ok=inconsistent_ok,
+                          evaluation=evaluation,
                           command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 

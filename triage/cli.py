@@ -550,6 +550,7 @@ def release(
     hide: Annotated[Optional[str], typer.Option("--hide", help="Default: the --hide classify recorded in the workspace (else 'default'); another one is refused unless --hide-differs-ok. " + HIDE_HELP)] = None,
     hide_differs_ok: Annotated[bool, typer.Option("--hide-differs-ok", help="Accept a --hide other than classify's: the messages keep what classify hid, the other columns are searched for --hide, and the datasheet names the categories that differ.")] = False,
     donor_column: Annotated[Optional[str], typer.Option("--donor-column", help="The input's column of donors (senders), counted in the datasheet (default: a column named donor, sender, author...).")] = None,
+    evaluation: Annotated[Optional[Path], typer.Option("--evaluation", help="The evaluate.json of `triage evaluate GOLD --model MODEL` with classify's model: the datasheet gives its expected residual and over-masking.")] = None,
     inconsistent_ok: Annotated[bool, typer.Option("--inconsistent-ok", help="Release even while consistency cases are undecided (see `triage review --consistency`); the datasheet counts them.")] = False,
     date_column: Annotated[Optional[str], typer.Option("--date-column", help="The input's column of dates, whose period the datasheet gives (default: a column named date, timestamp...).")] = None,
     force: Force = False,
@@ -561,7 +562,7 @@ def release(
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
                     withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
                     hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
-                    date_column=date_column, inconsistent_ok=inconsistent_ok)
+                    date_column=date_column, inconsistent_ok=inconsistent_ok, evaluation=evaluation)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:

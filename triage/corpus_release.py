@@ -137,6 +137,7 @@ def run_release(
     donor_column: str | None = None,
     date_column: str | None = None,
     inconsistent_ok: bool = False,
+    evaluation: str | os.PathLike[str] | None = None,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). The messages hide what classify was told
@@ -158,12 +159,13 @@ def run_release(
         recorded_input = meta.get("input")
         settings = opened.classify_settings()
         hide, columns_hide = release_hide(settings, asked_hide, hide_differs_ok, ws_path)
+        evaluated = read_evaluation(evaluation, settings) if evaluation is not None else None
         if output is not None:
             output = Path(output)
             sheet_md, sheet_json = datasheet_paths(output)
             # Every output checked before any work; never over what the release reads (the classified
             # file, the workspace, the input given or the one classify recorded), not even with --force.
-            protected = [classified, ws_path, input_path, recorded_input]
+            protected = [classified, ws_path, input_path, recorded_input, evaluation]
             outputs.check_outputs([(path, force) for path in (output, sheet_md, sheet_json)], inputs=protected)
             for path in (output, sheet_md, sheet_json):
                 _check_writable(path)
@@ -260,6 +262,7 @@ def run_release(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
         columns_hide=columns_hide, settings=settings, composition=composition, consistency=cases,
+        evaluation=evaluated,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
@@ -441,7 +444,8 @@ def _file_name(source) -> str:
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
                command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None,
-               formula_cells=None, columns_hide=None, settings=None, composition=None, consistency=None) -> dict:
+               formula_cells=None, columns_hide=None, settings=None, composition=None, consistency=None,
+               evaluation=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -479,7 +483,40 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "formula_cells_quoted": formula_cells,
         "composition": composition,
         "consistency": _consistency_record(consistency),
+        # The expected residual and over-masking of the model classify used (`triage evaluate --model`).
+        "model_evaluation": evaluation,
     }
+
+
+def read_evaluation(path, settings: dict | None) -> dict:
+    """The figures of `triage evaluate --model MODEL` (its evaluate.json) for the datasheet, refused
+    unless MODEL is the model classify used (same fingerprint, as the workspace recorded it)."""
+    name = io.source_name(path)
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except OSError as err:
+        raise io.BadInput(f"--evaluation: cannot read {name}: {err.strerror or err}") from None
+    except ValueError:
+        raise io.BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)") from None
+    chosen = data.get("chosen") if isinstance(data, dict) else None
+    if not isinstance(chosen, dict) or not all(isinstance(chosen.get(k), (int, float)) for k in
+                                               ("residual_span_rate", "over_masking_rate")):
+        raise io.BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)")
+    evaluated = data.get("model_fingerprint")
+    used = ((settings or {}).get("model") or {}).get("metadata_sha256")
+    if not evaluated:
+        raise io.BadInput(f"--evaluation: {name} cross-validated a model of its own, not the one classify used: "
+                          "run `triage evaluate GOLD --model MODEL` with classify's model")
+    if not used:
+        raise io.BadInput("--evaluation: the workspace has no record of the model classify used "
+                          "(classify with --workspace records it)")
+    if evaluated != used:
+        raise io.BadInput(f"--evaluation: {name} evaluated another model (fingerprint {evaluated[:12]}) than the one "
+                          f"classify used ({used[:12]})")
+    return {"file": Path(path).name, "gold": data.get("gold"), "messages": data.get("messages"),
+            "policy": data.get("policy"), "expert_budget": data.get("expert_budget"), "hide": data.get("hide"),
+            **{k: chosen[k] for k in ("residual_span_rate", "message_leak_rate", "over_masking_rate", "expert_share")
+               if isinstance(chosen.get(k), (int, float))}}
 
 
 def _consistency_record(cases) -> dict | None:
@@ -692,6 +729,17 @@ def _answer(question: str, answer: str | None, to_fill: str | None = None) -> di
 
 
 def _evaluation_answer(sheet: dict) -> str | None:
+    measured = sheet.get("model_evaluation")
+    if measured:
+        size = f", {measured['messages']:,} messages" if measured.get("messages") else ""
+        budget = measured.get("expert_budget")
+        return (f"Measured with `triage evaluate --model` on {measured.get('gold')}{size} (gold spans), "
+                f"policy {measured.get('policy')}" + (f" at an expert budget of {100 * budget:.0f}%"
+                                                     if isinstance(budget, (int, float)) else "")
+                + f": {100 * measured['residual_span_rate']:.1f}% of the items to hide left readable (residual), "
+                f"{100 * measured['over_masking_rate']:.1f}% of ordinary words hidden (over-masking)"
+                + (f", {100 * measured['message_leak_rate']:.1f}% of messages with something left readable"
+                   if "message_leak_rate" in measured else "") + ".")
     evaluation = ((sheet.get("classify") or {}).get("model") or {}).get("evaluation")
     if not evaluation:
         return None
@@ -766,7 +814,7 @@ def datasheet_sections(sheet: dict) -> list[dict]:
                 "the classify command (this workspace has no record of it: classify with --workspace)"),
         _answer("What is the expected residual and over-masking of the model used?", _evaluation_answer(sheet),
                 "the residual (items left readable) and over-masking of the model used: run `triage evaluate "
-                "GOLD --model MODEL` on gold messages like these and copy residual_span_rate and over_masking_rate"),
+                "GOLD --model MODEL` on gold messages like these, and release with --evaluation evaluate.json"),
         _answer("What did an audit of the machines find?", audit_answer),
         _answer("Is the raw data kept?", "Yes, in the review workspace (a private SQLite file, never published), "
                 "with every decision and its log; the release holds no raw text."),

@@ -331,6 +331,7 @@ def classify_record(summary: ClassifySummary, *, command: str, model_path=None, 
             "file": os.path.abspath(model_file) if model_file is not None else None,
             "line": summary.model,
             "fingerprint": str(metadata.get("metadata_sha256", ""))[:12] or None,
+            "metadata_sha256": metadata.get("metadata_sha256"),
             "training_size": metadata.get("training_size"),
             "evaluation": model_evaluation(metadata),
         },
@@ -610,6 +611,9 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         "model": message_model.to_dict(),
         "field": field,
     }
+    if model_path:  # which model was evaluated: a release's datasheet takes these figures for that model only
+        data["model_fingerprint"] = predictor.metadata.get("metadata_sha256")
+        data["messages"] = len(gold)
     if ablation:
         untagged = seek.distribution.get("UNTAGGED", 0) / len(gold)
         data["ablation"] = evaluation.ablation(
