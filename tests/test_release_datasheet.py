@@ -357,3 +357,18 @@ def test_the_expected_residual_comes_from_an_evaluation_of_the_model_classify_us
     succeeded(cli("evaluate", gold, "--out-dir", tmp_path / "cv", "--folds", "2"))
     failed(cli("release", classified, "--workspace", ws, "-o", tmp_path / "other.csv", "--inconsistent-ok",
                "--evaluation", tmp_path / "cv" / "evaluate.json"), 1, "not the one classify used")
+
+
+def test_another_section_slots_in_and_is_rendered(cli, tmp_path):
+    from triage.corpus_release import _fill_sections, add_section, datasheet_markdown
+
+    classified, ws = classify_into(cli, tmp_path)
+    decide_queue(ws)
+    sheet = triage.release(classified, workspace=ws, inconsistent_ok=True).datasheet
+    add_section(sheet, {"id": "review", "title": "Review", "answers": [{"question": "Who reviewed?", "answer": "ana"}],
+                        "lines": ["| reviewer | decisions |", "|---|---|", "| ana | 1 |"]})
+    _fill_sections(sheet)  # the tool's sections made anew keep the added one in its place
+    assert [s["id"] for s in sheet["sections"]][3:6] == ["preprocessing", "review", "uses"]
+    markdown = datasheet_markdown(sheet)
+    assert "## Review\n\n- **Who reviewed?** ana\n\n| reviewer | decisions |" in markdown
+    assert markdown.index("## Review") < markdown.index("## Uses")

@@ -267,14 +267,14 @@ def run_release(
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
-    sheet["sections"] = datasheet_sections(sheet)
+    _fill_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
         summary.rows, summary.sheet = records, sheet
         return summary
     _write_table(output, kind, chosen, records, force)
     sheet["sources"]["release"] = {"file": output.name, "sha256": _sha256(output)}
-    sheet["sections"] = datasheet_sections(sheet)
+    _fill_sections(sheet)
     with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
         handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
     with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
@@ -868,6 +868,20 @@ def datasheet_sections(sheet: dict) -> list[dict]:
     ]
 
 
+OWN_SECTIONS = ("motivation", "composition", "collection", "preprocessing", "uses", "distribution", "maintenance")
+
+
+def _fill_sections(sheet: dict) -> None:
+    """The tool's sections (anew: the release file's checksum may have come since); a section another
+    part added (add_section) keeps its place after the one it followed."""
+    others = [(i, s) for i, s in enumerate(sheet.get("sections") or []) if s.get("id") not in OWN_SECTIONS]
+    previous = [s.get("id") for s in sheet.get("sections") or []]
+    sheet["sections"] = datasheet_sections(sheet)
+    for index, section in others:
+        before = next((previous[j] for j in range(index - 1, -1, -1) if previous[j] in OWN_SECTIONS), "preprocessing")
+        add_section(sheet, section, after=before)
+
+
 def add_section(sheet: dict, section: dict, *, after: str = "preprocessing") -> None:
     """Slot another section into the datasheet (e.g. the review: reviewers and agreement), after the
     section `after`; the Markdown renders it like the others."""
@@ -901,8 +915,8 @@ def _section_lines(section: dict) -> list[str]:
     lines = [f"## {section['title']}", ""]
     for item in section.get("answers", []):
         lines.append(f"- **{item['question']}** {item['answer']}")
-    for extra in section.get("lines", []):  # a section may bring its own Markdown (a table...)
-        lines.append(extra)
+    if section.get("lines"):  # a section may bring its own Markdown (a table...)
+        lines.extend(["", *section["lines"]] if section.get("answers") else section["lines"])
     return lines + [""]
 
 
