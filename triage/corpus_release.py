@@ -615,15 +615,17 @@ DATE_COLUMNS = ("date", "datetime", "timestamp", "time", "sent", "sent_at", "hor
 _DATE_FORMATS = ("%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%d/%m/%y", "%d/%m/%y %H:%M", "%d-%m-%Y",
                  "%d.%m.%Y", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y%m%d")
 
-#: Frequent English words that are no French words: with the French lexicons, a cheap estimate of the
-#: messages written mostly in another language (English mostly, in French SMS corpora).
-ENGLISH_WORDS = frozenset("""
+#: Frequent English (and Spanish) words that are no French words: with the French lexicons, a cheap
+#: estimate of the messages written mostly in another language.
+OTHER_WORDS = frozenset("""
 the you your yours and is are was were be been being have has had does did don't doesn't didn't i'm you're
 it's that's what's i i'll i've we're they're can't won't what when where who why how this that these those
 with from of to in at it my we they she his her our their will would could should just know love see get
 going got good time today tonight tomorrow yesterday yes yeah thanks thank please hello morning night now
 here there not so all about out up back coming want need think really call work later soon well some one
 too very much happy day week like make say said tell let because wanna gonna miss you'll sorry girl boy
+for birthday talk friends hola gracias quiero mucho pero muy bueno buenas vamos donde porque tengo tiene hay
+hasta luego manana mañana nada todo yo eres soy estoy ahora cuando amiga playa besos
 """.split())
 
 
@@ -663,9 +665,9 @@ def _parse_date(value: str):
 
 def message_languages(texts) -> dict:
     """A cheap estimate of the messages written mostly in French: in each message, the words the French
-    lexicons know as ordinary words against frequent English words and the words no list knows (counted
-    half: SMS spellings are often unknown); names and numbers are left out. A message with no such word
-    is undetermined."""
+    lexicons know as ordinary words against frequent English and Spanish words (OTHER_WORDS) and the
+    words no list knows (counted half: SMS spellings are often unknown); names and numbers are left
+    out. A message with no such word is undetermined."""
     import re
 
     from triage import lexicons as lexicon_module
@@ -678,7 +680,7 @@ def message_languages(texts) -> dict:
         french = other = unknown = 0
         for word in words.findall(text.replace("’", "'")):
             key = spelling_key(word)
-            if key in ENGLISH_WORDS:
+            if key in OTHER_WORDS:
                 other += 1
                 continue
             name, ordinary = lexicons.lookup(key)
@@ -688,14 +690,15 @@ def message_languages(texts) -> dict:
                 unknown += 1
         if not (french or other or unknown):
             counts["undetermined"] += 1
-        elif french >= other + unknown / 2:
+        elif french > other + unknown / 2:
             counts["french"] += 1
         else:
             counts["other"] += 1
     return {"mostly_french": counts["french"], "mostly_other": counts["other"],
             "undetermined": counts["undetermined"],
-            "method": "words the French lexicons know as ordinary words against frequent English words and "
-                      "unknown words (counted half), per message; names and numbers left out; a rough estimate"}
+            "method": "words the French lexicons know as ordinary words against frequent English and Spanish "
+                      "words and unknown words (counted half), per message, French when its French words outnumber "
+                      "them; names and numbers left out; a rough estimate"}
 
 
 def corpus_composition(finals, columns: list[str], *, donor_column: str | None = None,
