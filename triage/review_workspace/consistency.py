@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from functools import lru_cache
 
 from triage import io
 from triage.surrogates import entity_key
@@ -33,6 +34,7 @@ _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 _TAG_ORDER = ("PRE", "NOM", "SUR", "TEL", "MEL", "URL", "ADR", "COD", "LIE", "MAR")
 
 
+@lru_cache(maxsize=1 << 17)
 def key_of(spelling: str) -> str:
     """The form two mentions of one entity share (tag aside): `Nicooolas` and `nicolas` are one."""
     return entity_key("PRE", spelling)
@@ -64,17 +66,19 @@ def find_cases(rows, surrogates: dict | None = None, decisions: dict | None = No
     {"kind", "key", "tags", "hidden", "readable", "examples", "surrogate", "decision", "reviewer", "choices"}
     where `decision` is the stored one (None: still to decide)."""
     decisions = decisions or {}
+    rows = [row for row in rows if row.route != "undecided"]
     hidden_at: dict[str, list] = defaultdict(list)  # key -> (row, start, end, tag)
-    readable_at: dict[str, list] = defaultdict(list)  # key -> (row, start, end)
+    readable_at: dict[str, list] = defaultdict(list)  # key -> (row, start, end), for the keys looked for
     for row in rows:
-        if row.route == "undecided":
-            continue
         for start, end, tag in row.spans:
             piece = row.text[start:end]
             if _WORD.fullmatch(piece) and any(c.isalpha() for c in piece):
                 hidden_at[key_of(piece)].append((row, start, end, tag))
+    wanted = set(hidden_at) | {key_of(surrogate) for surrogate in (surrogates or {}).values()}
+    for row in rows:  # only the words hidden somewhere, or a surrogate, are kept: memory stays small
         for start, end, key in _words(row.text, row.spans):
-            readable_at[key].append((row, start, end))
+            if key in wanted:
+                readable_at[key].append((row, start, end))
     cases = []
 
     def case(kind: str, key: str, tags: Counter, hidden: list, readable: list, surrogate=None) -> dict:
