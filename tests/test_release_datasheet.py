@@ -377,8 +377,8 @@ def test_another_section_slots_in_and_is_rendered(cli, tmp_path):
 def test_the_language_estimate_tells_french_sms_from_other_languages():
     from triage.corpus_release import message_languages
 
-    french = ["slt sa va? tu fai koi 2m1", "jsuis en retard dsl", "on se voit chez Karim", "bisous a demain",
-              "tkt jarrive dans 5 min", "c trop bien mdrrr", "il fait froid ici"]
+    french = ["slt sa va? tu fai koi 2m1", "jsuis en retard dsl", "on se voit chez Karim", "bisouuuus a demain",
+              "tkt jarrive dans 5 min", "c trop bieeeen mdrrr", "il fait froid ici", "merciiiii <3"]
     other = ["see you tomorrow at the station", "where are you now", "thanks for the call, talk later",
              "happy birthday my friend", "gracias amigo, hasta luego", "te quiero mucho amigo"]
     found = message_languages(french + other + ["06 12 34 56 78", "Julie ?"])

@@ -675,6 +675,7 @@ def message_languages(texts) -> dict:
 
     lexicons = lexicon_module.default()
     words = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+    repeats = re.compile(r"(.)\1{2,}")
     counts = Counter()
     for text in texts:
         french = other = unknown = 0
@@ -684,6 +685,11 @@ def message_languages(texts) -> dict:
                 other += 1
                 continue
             name, ordinary = lexicons.lookup(key)
+            if not (name or ordinary) and repeats.search(key):  # "bieeeen", "merciiii": the word without them
+                for shorter in (repeats.sub(r"\1", key), repeats.sub(r"\1\1", key)):
+                    name, ordinary = lexicons.lookup(shorter)
+                    if name or ordinary:
+                        break
             if ordinary:
                 french += 1
             elif not name:
@@ -697,7 +703,8 @@ def message_languages(texts) -> dict:
     return {"mostly_french": counts["french"], "mostly_other": counts["other"],
             "undetermined": counts["undetermined"],
             "method": "words the French lexicons know as ordinary words against frequent English and Spanish "
-                      "words and unknown words (counted half), per message, French when its French words outnumber "
+                      "words and unknown words (counted half, letter repetitions set aside), per message, French when "
+                      "its French words outnumber "
                       "them; names and numbers left out; a rough estimate"}
 
 
