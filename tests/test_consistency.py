@@ -64,6 +64,7 @@ def test_release_refuses_undecided_cases_unless_told(cli, tmp_path):
     succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--inconsistent-ok"))
     sheet = json.loads((tmp_path / "corpus.datasheet.json").read_text("utf-8"))
     assert sheet["consistency"] == {"cases": 2, "undecided": 2, "decided": {}}
+    assert "2 left undecided (released with --inconsistent-ok)" in (tmp_path / "corpus.datasheet.md").read_text("utf-8")
 
 
 @pytest.mark.parametrize("style", ["tags", "pseudonyms"])
@@ -80,6 +81,8 @@ def test_each_case_is_decided_once_and_the_release_applies_it(cli, tmp_path, sty
         assert "<PRE_2>" in texts["3"] and "<PRE_2>" in texts["4"] and "NOM" not in texts["4"]
     sheet = json.loads((tmp_path / "corpus.datasheet.json").read_text("utf-8"))
     assert sheet["consistency"]["decided"] == {"mixed hide": 1, "tags same": 1}
+    markdown = (tmp_path / "corpus.datasheet.md").read_text("utf-8")
+    assert "- Consistency: 2 cases (" in markdown and "decided: 1 mixed hide, 1 tags same" in markdown
     assert sheet["hidden_items_by_tag"] == {"PRE": 4}
 
 

@@ -944,6 +944,7 @@ def datasheet_markdown(sheet: dict) -> str:
         *_columns_lines(sheet),
         f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
         *_files_lines(sheet),
+        *_consistency_lines(sheet),
         *_excel_lines(sheet),
         "", "### What is hidden", "",
         *_categories_lines(sheet),
@@ -986,6 +987,20 @@ def datasheet_markdown(sheet: dict) -> str:
     if not any(section.get("id") == "preprocessing" for section in sections):  # an older datasheet
         lines.extend([*record, ""])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _consistency_lines(sheet: dict) -> list[str]:
+    found = sheet.get("consistency")
+    if not found:
+        return []
+    if not found["cases"]:
+        return ["- Consistency: no spelling hidden in some messages and readable in others, no surrogate equal to a "
+                "readable form, no spelling under two tags"]
+    decided = ", ".join(f"{n:,} {what}" for what, n in found["decided"].items())
+    return [f"- Consistency: {found['cases']:,} case{'s' if found['cases'] != 1 else ''} (a spelling hidden in some "
+            "messages and readable in others, a surrogate equal to a readable form, a spelling under two tags)"
+            + (f"; decided: {decided}" if decided else "")
+            + (f"; {found['undecided']:,} left undecided (released with --inconsistent-ok)" if found["undecided"] else "")]
 
 
 def _files_lines(sheet: dict) -> list[str]:
