@@ -945,6 +945,7 @@ def datasheet_markdown(sheet: dict) -> str:
         f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
         *_files_lines(sheet),
         *_consistency_lines(sheet),
+        *_classify_lines(sheet),
         *_excel_lines(sheet),
         "", "### What is hidden", "",
         *_categories_lines(sheet),
@@ -987,6 +988,18 @@ def datasheet_markdown(sheet: dict) -> str:
     if not any(section.get("id") == "preprocessing" for section in sections):  # an older datasheet
         lines.extend([*record, ""])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _classify_lines(sheet: dict) -> list[str]:
+    found = sheet.get("classify")
+    if not found:
+        return []
+    read = ", ".join(f"{what} {found.get(key) or 'decided from the file'}" for what, key in (
+        ("text column", "text_column"), ("id column", "id_column"), ("encoding", "encoding"),
+        ("delimiter", "delimiter")))
+    decisions = ", ".join(f"{d} {n:,}" for d, n in (found.get("decisions") or {}).items())
+    return [f"- Classify read {found.get('messages', 0):,} messages ({read}; bad rows: {found.get('on_bad_lines')}, "
+            f"{found.get('skipped_lines', 0):,} skipped) and decided {decisions}"]
 
 
 def _consistency_lines(sheet: dict) -> list[str]:
