@@ -636,10 +636,11 @@ def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | Non
     classified file, then the filled queue file's decisions stored as `reviewer`'s (triage.queue.import_answers);
     the lines to print."""
     from triage import review_workspace as review_module
-    from triage.queue import import_answers
+    from triage.queue import import_answers, read_decisions
 
     path = workspace or review_module.default_path(classified)
     review_module.check_workspace_path(path, [classified, queue_file])
+    read_decisions(queue_file)  # a file that is no filled queue is refused before the workspace is touched
     opened, _ = review_module.open_synced(classified, path, audit=review_module.DEFAULT_AUDIT if audit is None else audit,
                                           seed=seed)
     with opened:
