@@ -169,6 +169,15 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
                                               text_column=text_column, model_file=model_file)
         with opened:
             opened.record_model(chosen)
+            given = dict(model=model if isinstance(model, (str, os.PathLike)) else None, policy=policy,
+                         expert_budget=expert_budget, calibrated=calibrated, hide=hide, text_column=text_column,
+                         id_column=id_column)
+            command = "triage.classify(" + ", ".join(
+                f"{k}={os.fspath(v) if isinstance(v, os.PathLike) else v!r}" for k, v in given.items()
+                if v is not None) + ")"
+            opened.record_classify(_jobs.classify_record(summary, command=command, model_path=chosen,
+                                                         calibrated=calibrated,
+                                                         read=_read(text_column, id_column)))
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
                         id_column=_id_column(source, id_column))
 
@@ -303,13 +312,25 @@ def queue_apply(decisions, classified):
 def review(classified, *, workspace: str | os.PathLike | None = None, port: int = 0, no_browser: bool = False,
            reviewer: str | None = None, audit: int = 200, seed: int = 0,
            lexicon_dir: str | os.PathLike | None = None, report: bool = False, learnt: bool = False,
-           unlearn: int | None = None):
+           unlearn: int | None = None, consistency: bool = False, import_queue=None):
     """Review the queue in the browser (`triage review`): serves the page until interrupted
     (in a notebook: the stop button). With `report`, `learnt` or `unlearn`, returns the lines
     the command prints instead. `classified`: a classified file, or a DataFrame from
-    `classify` with its `workspace`."""
+    `classify` with its `workspace`. `consistency`: the consistency cases' lines;
+    `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s."""
     from triage.review_workspace import review_lines, serve_review
 
+    if import_queue is not None:
+        given = import_queue if isinstance(import_queue, (str, os.PathLike)) else _records(
+            _classified(import_queue, what="queue"))
+        return _jobs.import_queue_lines(_records(_classified(classified)), workspace, given, reviewer=reviewer,
+                                        audit=audit, seed=seed)
+    if consistency:
+        lines = _jobs.consistency_lines(_records(_classified(classified)), workspace)
+        if not (report or learnt or unlearn is not None):
+            return lines
+        return lines + review_lines(_records(_classified(classified)), workspace, reviewer=reviewer,
+                                    lexicon_dir=lexicon_dir, report=report, learnt=learnt, unlearn=unlearn)
     if report or learnt or unlearn is not None:
         return review_lines(_records(_classified(classified)), workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,
                             report=report, learnt=learnt, unlearn=unlearn)
@@ -319,10 +340,15 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
 
 def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
             columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False,
-            hide: str | Sequence[str] | None = "default") -> Release:
+            hide: str | Sequence[str] | None = None, hide_differs_ok: bool = False,
+            donor_column: str | None = None, date_column: str | None = None,
+            inconsistent_ok: bool = False, evaluation: str | os.PathLike | None = None) -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
-    were classified (a DataFrame or a file), for their other columns."""
+    were classified (a DataFrame or a file), for their other columns. `hide`: by default the one
+    `classify` recorded in the workspace; another is refused unless `hide_differs_ok`.
+    `donor_column`, `date_column`: the input's columns the datasheet counts donors and dates in
+    (default: found by name)."""
     from triage.corpus_release import run_release
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if isinstance(columns, str) else columns
@@ -331,7 +357,10 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
     given_classified = _classified(classified)
     summary = run_release(_records(given_classified), None, workspace=workspace, style=style, seed=seed,
                           columns=list(chosen) if chosen else None, input_path=given,
-                          withhold_undecided=withhold_undecided, hide=_hide(hide),
+                          withhold_undecided=withhold_undecided,
+                          hide=None if hide is None else _hide(hide), hide_differs_ok=hide_differs_ok,
+                          donor_column=donor_column, date_column=date_column, inconsistent_ok=inconsistent_ok,
+                          evaluation=evaluation,
                           command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 

@@ -15,11 +15,15 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperGroup
 
-_state = {"debug": False}
+_state: dict = {"debug": False}
 
 
 class _Group(TyperGroup):
     """Turns bad input (triage.io.InputError) into one line on stderr and exit code 1."""
+
+    def parse_args(self, ctx, args):
+        _state["argv"] = list(args)  # the command line as given, for the records the tool keeps
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         from triage.io import InputError
@@ -76,6 +80,13 @@ Encoding = Annotated[Optional[str], typer.Option("--encoding", help="Input encod
 Delimiter = Annotated[Optional[str], typer.Option("--delimiter", help="Field delimiter (default: sniff , ; tab |).")]
 OnBadLines = Annotated[str, typer.Option("--on-bad-lines", help="error, skip or warn on ragged rows.")]
 Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")]
+
+
+def _command_line() -> str:
+    """The command as typed (quoted where a word needs it), for the records the tool keeps."""
+    import shlex
+
+    return " ".join(["triage", *(shlex.quote(arg) for arg in _state.get("argv", sys.argv[1:]))])
 
 
 def _busy(what: str):
@@ -193,8 +204,12 @@ def classify(
         opened, synced = review_module.open_synced(summary.output, workspace, input_path=input,
                                                      id_column=id_column or "", text_column=text_column,
                                                      model_file=model or "")
+        from triage.jobs import classify_record
+
         with opened:
             opened.record_model(model)
+            opened.record_classify(classify_record(summary, command=_command_line(), model_path=model,
+                                                   calibrated=calibrated, read=read, input_path=input))
             for line in review_module.sync_lines(opened.path, synced):
                 typer.echo(line)
     _warn_skipped(summary.skipped_lines)
@@ -487,10 +502,25 @@ def review(
     report: Annotated[bool, typer.Option("--report", help="Print progress and the audit estimate, then stop.")] = False,
     learnt: Annotated[bool, typer.Option("--learnt", help="List the learnt words, then stop.")] = False,
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
+    consistency: Annotated[bool, typer.Option("--consistency", help="List the consistency cases (a spelling hidden in some messages and readable in others, a surrogate equal to a readable form, a spelling with two tags), then stop.")] = False,
+    import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
 ) -> None:
     """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines."""
     from triage import review_workspace as review_module
 
+    if import_queue is not None:
+        from triage.jobs import import_queue_lines
+
+        for line in import_queue_lines(classified, workspace, import_queue, reviewer=reviewer, audit=audit, seed=seed):
+            typer.echo(line)
+        return
+    if consistency:
+        from triage.jobs import consistency_lines
+
+        for line in consistency_lines(classified, workspace):
+            typer.echo(line)
+        if not (report or learnt or unlearn is not None):
+            return
     if report or learnt or unlearn is not None:
         for line in review_module.review_lines(classified, workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,
                                                report=report, learnt=learnt, unlearn=unlearn):
@@ -517,7 +547,12 @@ def release(
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
     excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
-    hide: Annotated[str, typer.Option("--hide", help="The categories classify hid (its --hide), stated in the datasheet. " + HIDE_HELP)] = "default",
+    hide: Annotated[Optional[str], typer.Option("--hide", help="Default: the --hide classify recorded in the workspace (else 'default'); another one is refused unless --hide-differs-ok. " + HIDE_HELP)] = None,
+    hide_differs_ok: Annotated[bool, typer.Option("--hide-differs-ok", help="Accept a --hide other than classify's: the messages keep what classify hid, the other columns are searched for --hide, and the datasheet names the categories that differ.")] = False,
+    donor_column: Annotated[Optional[str], typer.Option("--donor-column", help="The input's column of donors (senders), counted in the datasheet (default: a column named donor, sender, author...).")] = None,
+    evaluation: Annotated[Optional[Path], typer.Option("--evaluation", help="The evaluate.json of `triage evaluate GOLD --model MODEL` with classify's model: the datasheet gives its expected residual and over-masking.")] = None,
+    inconsistent_ok: Annotated[bool, typer.Option("--inconsistent-ok", help="Release even while consistency cases are undecided (see `triage review --consistency`); the datasheet counts them.")] = False,
+    date_column: Annotated[Optional[str], typer.Option("--date-column", help="The input's column of dates, whose period the datasheet gives (default: a column named date, timestamp...).")] = None,
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
@@ -525,12 +560,19 @@ def release(
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
-                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide)
+                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
+                    hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
+                    date_column=date_column, inconsistent_ok=inconsistent_ok, evaluation=evaluation)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:
         typer.echo(f"withheld: {s.withheld:,} undecided queued messages")
     typer.echo("datasheet: " + ", ".join(str(p) for p in s.datasheet))
+    from triage.corpus_release import placeholders
+
+    left = placeholders(s.sheet or {})
+    if left:
+        typer.echo(f"datasheet: {len(left)} statements marked [TO FILL: ...] for a person to write before publication")
 
 
 @app.command()

@@ -132,15 +132,21 @@ def run_release(
     input_path: str | os.PathLike[str] | None = None,
     force: bool = False,
     command: str | None = None,
-    hide: str | tuple[str, ...] = "default",
+    hide: str | tuple[str, ...] | None = None,
+    hide_differs_ok: bool = False,
+    donor_column: str | None = None,
+    date_column: str | None = None,
+    inconsistent_ok: bool = False,
+    evaluation: str | os.PathLike[str] | None = None,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
-    `output`, both kept in the summary (the Python API). `hide` names the categories the
-    corpus was classified to hide (classify's --hide): the datasheet states them, since a
-    reader must know that, say, places are left readable."""
+    `output`, both kept in the summary (the Python API). The messages hide what classify was told
+    to hide (its --hide, recorded in the workspace by `classify --workspace`); `hide` (None: that
+    one) is what the other columns are searched for. A `hide` other than the recorded one is
+    refused unless `hide_differs_ok`; the datasheet then names the categories that differ."""
     if style not in STYLES:
         raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
-    hide = parse_hide(hide)
+    asked_hide = parse_hide(hide) if hide is not None else None
     ws_path = Path(workspace) if workspace else default_path(classified)
     name = io.source_name(classified)
     kind = output_kind(Path(output), excel) if output is not None else None
@@ -151,12 +157,15 @@ def run_release(
     with Workspace.open(ws_path) as opened:
         meta = opened.meta()
         recorded_input = meta.get("input")
+        settings = opened.classify_settings()
+        hide, columns_hide = release_hide(settings, asked_hide, hide_differs_ok, ws_path)
+        evaluated = read_evaluation(evaluation, settings) if evaluation is not None else None
         if output is not None:
             output = Path(output)
             sheet_md, sheet_json = datasheet_paths(output)
             # Every output checked before any work; never over what the release reads (the classified
             # file, the workspace, the input given or the one classify recorded), not even with --force.
-            protected = [classified, ws_path, input_path, recorded_input]
+            protected = [classified, ws_path, input_path, recorded_input, evaluation]
             outputs.check_outputs([(path, force) for path in (output, sheet_md, sheet_json)], inputs=protected)
             for path in (output, sheet_md, sheet_json):
                 _check_writable(path)
@@ -168,6 +177,23 @@ def run_release(
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
+        # Consistency across the corpus: every case decided once, or the release is told to go on.
+        from triage.review_workspace.consistency import apply as apply_consistency
+        from triage.review_workspace.consistency import find_cases, undecided as undecided_cases
+
+        final_rows = list(opened.final())
+        cases = find_cases(final_rows, opened.surrogate_map() if style == "surrogates" else {},
+                           opened.consistency_decisions())
+        left = undecided_cases(cases)
+        if left and not inconsistent_ok:
+            shown = ", ".join(f"{c['kind']} '{c['key']}'" for c in left[:3])
+            raise io.BadInput(
+                f"{len(left):,} consistency case{'s are' if len(left) > 1 else ' is'} undecided ({shown}"
+                f"{' and more' if len(left) > 3 else ''}): a spelling hidden in some messages and readable in others, "
+                f"a surrogate equal to a readable form, or a spelling with two tags; list them with `triage review "
+                f"{name} --workspace {ws_path} --consistency` and decide them in the page, or release with "
+                "--inconsistent-ok (the datasheet counts them)")
+        final_rows, redrawn = apply_consistency(final_rows, cases)
         input_path = input_path if input_path is not None else meta.get("input")
         if isinstance(input_path, (str, os.PathLike)) and not Path(input_path).exists():
             raise io.BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
@@ -188,15 +214,17 @@ def run_release(
         else:
             chosen = all_columns
         known = opened.surrogate_map() if style == "surrogates" else None
+        if known:  # a surrogate decided against is drawn again
+            known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
         # A surrogate is never a word the corpus shows nor a name it hides.
-        avoid = forms_to_avoid((row.text, row.spans) for row in opened.final()) if style == "surrogates" else ()
+        avoid = forms_to_avoid((row.text, row.spans) for row in final_rows) if style == "surrogates" else ()
         replace = replacer(style, seed, known, avoid)
         routes: Counter = Counter()
         tags: Counter = Counter()
         records: list[list[str]] = []
         withheld = 0
         finals = []
-        for row in opened.final():
+        for row in final_rows:
             if row.route == "undecided":
                 withheld += 1
                 continue
@@ -209,8 +237,11 @@ def run_release(
         # hidden like one in a message. A column holding the raw text is refused unless named.
         kept = [c for c in chosen if c != text_column]
         _refuse_text_copies(finals, kept, columns or [], text_column)
+        composition = corpus_composition(
+            finals, all_columns if input_path is not None else [],
+            donor_column=donor_column, date_column=date_column)
         model_file = _recorded_model(meta)
-        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, hide, model_file)
+        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, columns_hide, model_file)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
         for row, values in finals:
             routes[row.route] += 1
@@ -224,27 +255,52 @@ def run_release(
                     values[c] = release_text(cell, spans, replace.replace)
             records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
         if style == "surrogates":
-            opened.save_surrogate_map(replace.mapping, seed)
+            opened.save_surrogate_map(replace.mapping, seed, redrawn=redrawn)
         audit = opened.audit_estimate()
         workspace_meta = opened.meta()
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
+        columns_hide=columns_hide, settings=settings, composition=composition, consistency=cases,
+        evaluation=evaluated,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
+    _fill_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
         summary.rows, summary.sheet = records, sheet
         return summary
     _write_table(output, kind, chosen, records, force)
+    sheet["sources"]["release"] = {"file": output.name, "sha256": _sha256(output)}
+    _fill_sections(sheet)
     with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
         handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
     with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
         handle.write(datasheet_markdown(sheet))
     summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
     return summary
+
+
+def release_hide(settings: dict | None, asked: tuple[str, ...] | None, differs_ok: bool,
+                 ws_path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(what the messages hide, what the other columns are searched for). The messages hide what
+    classify hid (the machines' spans were found for those categories); a workspace with no record
+    of classify's --hide takes the release's (else the default). A release --hide that differs from
+    the recorded one is refused, naming both, unless `differs_ok`."""
+    recorded = parse_hide(tuple(settings["hide"])) if settings and settings.get("hide") else None
+    if recorded is None:
+        chosen = asked if asked is not None else DEFAULT_HIDE
+        return chosen, chosen
+    if asked is None or set(asked) == set(recorded):
+        return recorded, recorded
+    if not differs_ok:
+        raise io.BadOption(
+            f"release --hide {hide_text(asked)} differs from classify's --hide {hide_text(recorded)} (recorded in "
+            f"{ws_path}): leave --hide out to release what classify hid, or add --hide-differs-ok to search the "
+            "other columns for the release's categories (the datasheet names the categories that differ)")
+    return recorded, asked
 
 
 def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: str) -> None:
@@ -388,7 +444,8 @@ def _file_name(source) -> str:
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
                command, hide=DEFAULT_HIDE, text_column="text", hidden_in=None, columns_model=None,
-               formula_cells=None) -> dict:
+               formula_cells=None, columns_hide=None, settings=None, composition=None, consistency=None,
+               evaluation=None) -> dict:
     from triage.version import __version__
     from triage import lexicons as lexicon_module
 
@@ -413,14 +470,71 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
                      **{route: routes.get(route, 0) for route in ("machine", "reviewer", "audit")}},
         "hidden_categories": list(hide),
         "readable_categories": [tag for tag in HIDE_TAGS if tag not in hide],
+        # Only when the release searched the other columns for other categories than classify hid.
+        "hide_differs": _hide_differs(hide, columns_hide),
         "hidden_items_by_tag": dict(sorted(tags.items())),
         "audit": audit,
         "lexicons_fingerprint": lexicon_module.default().fingerprint,
         "model": meta.get("model"),
+        # How classify made the corpus, as `classify --workspace` recorded it (None: not recorded).
+        "classify": settings,
         "review_workspace": {"synced": meta.get("synced"), "created": meta.get("created")},
         # Only for --excel: cells a spreadsheet would run as a formula, written with a leading quote.
         "formula_cells_quoted": formula_cells,
+        "composition": composition,
+        "consistency": _consistency_record(consistency),
+        # The expected residual and over-masking of the model classify used (`triage evaluate --model`).
+        "model_evaluation": evaluation,
     }
+
+
+def read_evaluation(path, settings: dict | None) -> dict:
+    """The figures of `triage evaluate --model MODEL` (its evaluate.json) for the datasheet, refused
+    unless MODEL is the model classify used (same fingerprint, as the workspace recorded it)."""
+    name = io.source_name(path)
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except OSError as err:
+        raise io.BadInput(f"--evaluation: cannot read {name}: {err.strerror or err}") from None
+    except ValueError:
+        raise io.BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)") from None
+    chosen = data.get("chosen") if isinstance(data, dict) else None
+    if not isinstance(chosen, dict) or not all(isinstance(chosen.get(k), (int, float)) for k in
+                                               ("residual_span_rate", "over_masking_rate")):
+        raise io.BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)")
+    evaluated = data.get("model_fingerprint")
+    used = ((settings or {}).get("model") or {}).get("metadata_sha256")
+    if not evaluated:
+        raise io.BadInput(f"--evaluation: {name} cross-validated a model of its own, not the one classify used: "
+                          "run `triage evaluate GOLD --model MODEL` with classify's model")
+    if not used:
+        raise io.BadInput("--evaluation: the workspace has no record of the model classify used "
+                          "(classify with --workspace records it)")
+    if evaluated != used:
+        raise io.BadInput(f"--evaluation: {name} evaluated another model (fingerprint {evaluated[:12]}) than the one "
+                          f"classify used ({used[:12]})")
+    return {"file": Path(path).name, "gold": data.get("gold"), "messages": data.get("messages"),
+            "policy": data.get("policy"), "expert_budget": data.get("expert_budget"), "hide": data.get("hide"),
+            **{k: chosen[k] for k in ("residual_span_rate", "message_leak_rate", "over_masking_rate", "expert_share")
+               if isinstance(chosen.get(k), (int, float))}}
+
+
+def _consistency_record(cases) -> dict | None:
+    """The consistency cases of the corpus (a spelling hidden and readable, a surrogate equal to a
+    readable form, a spelling with two tags): how many, and how they were decided."""
+    if cases is None:
+        return None
+    decided = Counter(f"{c['kind']} {c['decision']}" for c in cases if c["decision"])
+    return {"cases": len(cases), "undecided": sum(1 for c in cases if not c["decision"]),
+            "decided": dict(sorted(decided.items()))}
+
+
+def _hide_differs(hide, columns_hide) -> dict | None:
+    if columns_hide is None or set(columns_hide) == set(hide):
+        return None
+    return {"messages": list(hide), "other_columns": list(columns_hide),
+            "hidden_in_messages_only": [t for t in HIDE_TAGS if t in hide and t not in columns_hide],
+            "hidden_in_other_columns_only": [t for t in HIDE_TAGS if t in columns_hide and t not in hide]}
 
 
 def _formula_cells(records: list[list[str]]) -> int:
@@ -440,12 +554,25 @@ def _categories_lines(sheet: dict) -> list[str]:
     def words(tags):
         return ", ".join(f"{_plural(TAG_WORDS[t])} ({t})" for t in tags)
 
+    found = sheet.get("hidden_items_by_tag", {})
     lines = [f"Hidden (`--hide {hide_text(tuple(hidden))}`): {words(hidden)}."]
-    if readable:
-        lines.append(f"Left readable by design: {words(readable)}.")
-    extra = [t for t in sheet.get("hidden_items_by_tag", {}) if t not in hidden]
-    if extra:
-        lines.append(f"Also hidden by a reviewer or an earlier run: {', '.join(extra)}.")
+    plain = [t for t in readable if not found.get(t)]
+    if plain:
+        lines.append(f"Left readable by design: {words(plain)}.")
+    for tag in (t for t in readable if found.get(t)):
+        n = found[tag]
+        lines.append(f"Left readable by design, except {n:,} item{'s' if n != 1 else ''} a reviewer hid: "
+                     f"{words([tag])}.")
+    differs = sheet.get("hide_differs")
+    if differs:
+        only_messages, only_columns = differs["hidden_in_messages_only"], differs["hidden_in_other_columns_only"]
+        lines.append(f"The other columns were searched with `--hide {hide_text(tuple(differs['other_columns']))}`, "
+                     "not classify's: "
+                     + "; ".join(part for part in (
+                         f"hidden in the messages, readable in the other columns: {words(only_messages)}"
+                         if only_messages else "",
+                         f"hidden in the other columns, readable in the messages: {words(only_columns)}"
+                         if only_columns else "") if part) + ".")
     return lines
 
 
@@ -477,6 +604,332 @@ def _excel_lines(sheet: dict) -> list[str]:
             "release keeps every text exactly"]
 
 
+#: A statement only a person can write: `[TO FILL: what to write]`, the same in the Markdown and the JSON.
+PLACEHOLDER = "[TO FILL: {}]"
+
+#: Columns read as the donor (sender) or the date of a message when --donor-column / --date-column
+#: name none (compared without case or accents).
+DONOR_COLUMNS = ("donor", "donneur", "sender", "expediteur", "author", "auteur", "speaker", "locuteur",
+                 "participant", "contributor", "user", "from")
+DATE_COLUMNS = ("date", "datetime", "timestamp", "time", "sent", "sent_at", "horodatage", "heure")
+_DATE_FORMATS = ("%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%d/%m/%y", "%d/%m/%y %H:%M", "%d-%m-%Y",
+                 "%d.%m.%Y", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y%m%d")
+
+#: Frequent English (and Spanish) words that are no French words: with the French lexicons, a cheap
+#: estimate of the messages written mostly in another language.
+OTHER_WORDS = frozenset("""
+the you your yours and is are was were be been being have has had does did don't doesn't didn't i'm you're
+it's that's what's i i'll i've we're they're can't won't what when where who why how this that these those
+with from of to in at it my we they she his her our their will would could should just know love see get
+going got good time today tonight tomorrow yesterday yes yeah thanks thank please hello morning night now
+here there not so all about out up back coming want need think really call work later soon well some one
+too very much happy day week like make say said tell let because wanna gonna miss you'll sorry girl boy
+for birthday talk friends hola gracias quiero mucho pero muy bueno buenas vamos donde porque tengo tiene hay
+hasta luego manana mañana nada todo yo eres soy estoy ahora cuando amiga playa besos
+""".split())
+
+
+def _plain(name: str) -> str:
+    from triage.lexicons import fold
+
+    return fold(name.strip()).replace("-", "_").replace(" ", "_")
+
+
+def _find_column(columns: list[str], given: str | None, known: tuple[str, ...], option: str) -> str | None:
+    if given is not None:
+        if given not in columns:
+            raise io.BadOption(f"{option}: no column {given!r}; the input has {', '.join(columns) or 'no other column'}")
+        return given
+    for name in known:
+        for column in columns:
+            if _plain(column) == name:
+                return column
+    return None
+
+
+def _parse_date(value: str):
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
+    except ValueError:
+        pass
+    for form in _DATE_FORMATS:
+        try:
+            return datetime.strptime(value, form).date()
+        except ValueError:
+            continue
+    return None
+
+
+def message_languages(texts) -> dict:
+    """A cheap estimate of the messages written mostly in French: in each message, the words the French
+    lexicons know as ordinary words against frequent English and Spanish words (OTHER_WORDS) and the
+    words no list knows (counted half: SMS spellings are often unknown); names and numbers are left
+    out. A message with no such word is undetermined."""
+    import re
+
+    from triage import lexicons as lexicon_module
+    from triage.lexicons import spelling_key
+
+    lexicons = lexicon_module.default()
+    words = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+    repeats = re.compile(r"(.)\1{2,}")
+    counts = Counter()
+    for text in texts:
+        french = other = unknown = 0
+        for word in words.findall(text.replace("’", "'")):
+            key = spelling_key(word)
+            if key in OTHER_WORDS:
+                other += 1
+                continue
+            name, ordinary = lexicons.lookup(key)
+            if not (name or ordinary) and repeats.search(key):  # "bieeeen", "merciiii": the word without them
+                for shorter in (repeats.sub(r"\1", key), repeats.sub(r"\1\1", key)):
+                    name, ordinary = lexicons.lookup(shorter)
+                    if name or ordinary:
+                        break
+            if ordinary:
+                french += 1
+            elif not name:
+                unknown += 1
+        if not (french or other or unknown):
+            counts["undetermined"] += 1
+        elif french > other + unknown / 2:
+            counts["french"] += 1
+        else:
+            counts["other"] += 1
+    return {"mostly_french": counts["french"], "mostly_other": counts["other"],
+            "undetermined": counts["undetermined"],
+            "method": "words the French lexicons know as ordinary words against frequent English and Spanish "
+                      "words and unknown words (counted half, letter repetitions set aside), per message, French when "
+                      "its French words outnumber "
+                      "them; names and numbers left out; a rough estimate"}
+
+
+def corpus_composition(finals, columns: list[str], *, donor_column: str | None = None,
+                       date_column: str | None = None) -> dict:
+    """What the released messages are: how many, from how many donors (a donor column), over which period
+    (a date column), in which languages (message_languages). Counts only: no value of a column is given."""
+    donor = _find_column(columns, donor_column, DONOR_COLUMNS, "--donor-column")
+    date = _find_column(columns, date_column, DATE_COLUMNS, "--date-column")
+    composition: dict = {"messages": len(finals), "donors": None, "period": None}
+    if donor is not None:
+        values = [str(v.get(donor) or "").strip() for _, v in finals]
+        composition["donors"] = {"column": donor, "donors": len({v for v in values if v}),
+                                 "messages_without_donor": sum(1 for v in values if not v)}
+    if date is not None:
+        dates = [_parse_date(str(v.get(date) or "")) for _, v in finals]
+        known = [d for d in dates if d is not None]
+        composition["period"] = {"column": date, "first": min(known).isoformat() if known else None,
+                                 "last": max(known).isoformat() if known else None,
+                                 "dated_messages": len(known), "undated_messages": len(dates) - len(known)}
+    composition["languages"] = message_languages(row.text for row, _ in finals)
+    return composition
+
+
+def _share(n: int, total: int) -> str:
+    return f"{n:,} ({100 * n / total:.1f}%)" if total else f"{n:,}"
+
+
+def _answer(question: str, answer: str | None, to_fill: str | None = None) -> dict:
+    """One question of a section: the tool's answer, or a placeholder for a person (`to_fill` says what)."""
+    return {"question": question, "answer": answer if answer else PLACEHOLDER.format(to_fill or question)}
+
+
+def _evaluation_answer(sheet: dict) -> str | None:
+    measured = sheet.get("model_evaluation")
+    if measured:
+        size = f", {measured['messages']:,} messages" if measured.get("messages") else ""
+        budget = measured.get("expert_budget")
+        return (f"Measured with `triage evaluate --model` on {measured.get('gold')}{size} (gold spans), "
+                f"policy {measured.get('policy')}" + (f" at an expert budget of {100 * budget:.0f}%"
+                                                     if isinstance(budget, (int, float)) else "")
+                + f": {100 * measured['residual_span_rate']:.1f}% of the items to hide left readable (residual), "
+                f"{100 * measured['over_masking_rate']:.1f}% of ordinary words hidden (over-masking)"
+                + (f", {100 * measured['message_leak_rate']:.1f}% of messages with something left readable"
+                   if "message_leak_rate" in measured else "") + ".")
+    evaluation = ((sheet.get("classify") or {}).get("model") or {}).get("evaluation")
+    if not evaluation:
+        return None
+    parts = []
+    if "residual_span_rate" in evaluation:
+        parts.append(f"{100 * evaluation['residual_span_rate']:.1f}% of the items to hide left readable (residual)")
+    if "over_masking_rate" in evaluation:
+        parts.append(f"{100 * evaluation['over_masking_rate']:.1f}% of ordinary words hidden (over-masking)")
+    if not parts:
+        return None
+    how = f" ({evaluation['how']})" if evaluation.get("how") else ""
+    return "The model's recorded evaluation" + how + ": " + ", ".join(parts) + "."
+
+
+def datasheet_sections(sheet: dict) -> list[dict]:
+    """The datasheet as Gebru et al. (2021, "Datasheets for Datasets") ask: motivation, composition,
+    collection and consent, preprocessing, uses, distribution and licence, maintenance. The tool answers
+    what it knows from the corpus and its workspace; the rest are placeholders (PLACEHOLDER) for a person.
+    Each section: {"id", "title", "answers": [{"question", "answer"}]}; `add_section` slots another in."""
+    m, a = sheet["messages"], sheet["audit"]
+    composition = sheet.get("composition") or {}
+    settings = sheet.get("classify") or {}
+    released = m["released"]
+    donors, period = composition.get("donors"), composition.get("period")
+    languages = composition.get("languages")
+    hidden_words = ", ".join(_plural(TAG_WORDS[t]) for t in sheet["hidden_categories"])
+    readable_words = ", ".join(_plural(TAG_WORDS[t]) for t in sheet["readable_categories"])
+    composition_answers = [
+        _answer("What do the instances represent?", "Short messages (SMS), one per row, with the columns "
+                f"{', '.join(sheet['columns'])}."),
+        _answer("How many instances are there?",
+                f"{released:,} messages" + (f"; {m['withheld_undecided']:,} more were withheld (queued for a human, "
+                                             "undecided)" if m["withheld_undecided"] else "") + "."),
+        _answer("How many donors (senders)?",
+                f"{donors['donors']:,} distinct values of the column `{donors['column']}`"
+                + (f"; {donors['messages_without_donor']:,} messages have none" if donors["messages_without_donor"]
+                   else "") + "." if donors else None,
+                "the number of donors and how they were recruited (no donor column was found: name one with "
+                "--donor-column)"),
+        _answer("Over which period were the messages sent?",
+                f"From {period['first']} to {period['last']} (column `{period['column']}`, {period['dated_messages']:,} "
+                f"dated messages" + (f", {period['undated_messages']:,} without a readable date" if
+                                     period["undated_messages"] else "") + ")."
+                if period and period.get("first") else None,
+                "the period the messages were sent in (no date column was found: name one with --date-column)"),
+        _answer("In which languages?",
+                f"Mostly French: {_share(languages['mostly_french'], released)} messages; mostly another language: "
+                f"{_share(languages['mostly_other'], released)}; undetermined (no word to tell): "
+                f"{_share(languages['undetermined'], released)}. Method: {languages['method']}."
+                if languages else None, "the languages of the messages"),
+        _answer("Does the dataset contain data that might be confidential or identify people?",
+                f"It is made of private messages. Hidden in them: {hidden_words}"
+                + (f"; left readable by design: {readable_words}" if readable_words else "")
+                + ". See Preprocessing for what the machines may have let through."),
+        _answer("Is the dataset a sample of a larger set?", None,
+                "whether these messages are all that was collected, or a selection (and how it was made)"),
+    ]
+    audit_answer = (f"Audit: a seeded random sample of {a['sample']:,} of the {a['machine_released']:,} messages the "
+                    f"machines released on their own was drawn, {a['audited']:,} reviewed: {a['leaking']:,} still "
+                    f"showed something identifying, {100 * a['share']:.1f}% (95% CI {100 * a['low']:.1f}%-"
+                    f"{100 * a['high']:.1f}%, exact binomial)." if a["audited"] else
+                    "No audit message was reviewed: there is no estimate of what the machines let through.")
+    classify_command = settings.get("command")
+    preprocessing = [
+        _answer("What preprocessing was done?",
+                f"Anonymisation with sms-triage {sheet['sms_triage_version']}: {m['machine']:,} messages released "
+                f"by the machines, {m['reviewer']:,} decided by a reviewer from the queue, {m['audit']:,} from the "
+                f"audit sample; identifying items replaced in the style `{sheet['style']}`. Details below."),
+        _answer("How was the corpus classified?",
+                (f"`{classify_command}`" + (f" ({_classify_settings_text(settings)})" if settings else "")
+                 if classify_command else None),
+                "the classify command (this workspace has no record of it: classify with --workspace)"),
+        _answer("What is the expected residual and over-masking of the model used?", _evaluation_answer(sheet),
+                "the residual (items left readable) and over-masking of the model used: run `triage evaluate "
+                "GOLD --model MODEL` on gold messages like these, and release with --evaluation evaluate.json"),
+        _answer("What did an audit of the machines find?", audit_answer),
+        _answer("Is the raw data kept?", "Yes, in the review workspace (a private SQLite file, never published), "
+                "with every decision and its log; the release holds no raw text."),
+    ]
+    return [
+        {"id": "motivation", "title": "Motivation", "answers": [
+            _answer("For what purpose was the dataset created?", None),
+            _answer("Who created the dataset, and on behalf of which entity?", None),
+            _answer("Who funded its creation?", None),
+        ]},
+        {"id": "composition", "title": "Composition", "answers": composition_answers},
+        {"id": "collection", "title": "Collection process and consent", "answers": [
+            _answer("How were the messages collected?", None,
+                    "how the messages were collected (call for donations, phones, software, dates)"),
+            _answer("Did the donors consent, and to what?", None,
+                    "what the donors agreed to, how consent was recorded, and whether the people they wrote "
+                    "to or about were informed"),
+            _answer("Was an ethical review conducted?", None, "the ethics board and its decision, or why none"),
+        ]},
+        {"id": "preprocessing", "title": "Preprocessing: anonymisation", "answers": preprocessing},
+        {"id": "uses", "title": "Uses", "answers": [
+            _answer("For which tasks has the dataset been used, or is it meant?", None),
+            _answer("What should a user know about its anonymisation?",
+                    f"{hidden_words[:1].upper() + hidden_words[1:]} are replaced"
+                    + (f"; {readable_words} are left readable by design and may identify places or people"
+                       if readable_words else "") + ". "
+                    + ("Replacements keep length only (`<PRE_7>`)." if sheet["style"] == "tags" else
+                       "One entity keeps one replacement throughout the corpus.")),
+            _answer("Are there tasks for which it should not be used?", None,
+                    "uses to avoid (at least: any attempt to identify the donors or the people they mention)"),
+        ]},
+        {"id": "distribution", "title": "Distribution and licence", "answers": [
+            _answer("How is the dataset distributed?",
+                    f"The file {sheet['corpus']}" + (f" (SHA-256 {sheet['sources']['release']['sha256']})"
+                                                     if (sheet["sources"].get("release") or {}).get("sha256")
+                                                     else "") + " with this datasheet (Markdown and JSON)."),
+            _answer("Under which licence?", None, "the licence (e.g. CC BY-NC-SA 4.0) and any terms of use"),
+            _answer("Where is it deposited, with which identifier?", None,
+                    "the repository (Ortolang, Zenodo...) and the DOI or handle"),
+        ]},
+        {"id": "maintenance", "title": "Maintenance", "answers": [
+            _answer("Who maintains the dataset, and how can they be contacted?", None),
+            _answer("How are errors (an item left readable) reported and corrected?", None,
+                    "how to report an item left readable, and how a corrected release is published"),
+            _answer("How is a new release made?",
+                    "From the same review workspace, `triage release` again (with a new classification of the same "
+                    "corpus, decided messages are not asked again"
+                    + ("; the surrogates are kept there, so an entity keeps its surrogate" if sheet["style"] ==
+                       "surrogates" else "") + ")."),
+        ]},
+    ]
+
+
+OWN_SECTIONS = ("motivation", "composition", "collection", "preprocessing", "uses", "distribution", "maintenance")
+
+
+def _fill_sections(sheet: dict) -> None:
+    """The tool's sections (anew: the release file's checksum may have come since); a section another
+    part added (add_section) keeps its place after the one it followed."""
+    others = [(i, s) for i, s in enumerate(sheet.get("sections") or []) if s.get("id") not in OWN_SECTIONS]
+    previous = [s.get("id") for s in sheet.get("sections") or []]
+    sheet["sections"] = datasheet_sections(sheet)
+    for index, section in others:
+        before = next((previous[j] for j in range(index - 1, -1, -1) if previous[j] in OWN_SECTIONS), "preprocessing")
+        add_section(sheet, section, after=before)
+
+
+def add_section(sheet: dict, section: dict, *, after: str = "preprocessing") -> None:
+    """Slot another section into the datasheet (e.g. the review: reviewers and agreement), after the
+    section `after`; the Markdown renders it like the others."""
+    sections = sheet.setdefault("sections", [])
+    position = next((i + 1 for i, s in enumerate(sections) if s.get("id") == after), len(sections))
+    sections.insert(position, section)
+
+
+def _classify_settings_text(settings: dict) -> str:
+    parts = [f"policy {settings.get('policy')}"]
+    if settings.get("expert_budget"):
+        parts.append(f"expert budget {settings['expert_budget']}" + (" (calibrated threshold)"
+                                                                    if settings.get("calibrated") else ""))
+    parts.append(f"--hide {hide_text(tuple(settings.get('hide') or DEFAULT_HIDE))}")
+    model = settings.get("model") or {}
+    if model:
+        parts.append(f"model {model.get('name')}" + (f" (fingerprint {model['fingerprint']})" if model.get("fingerprint")
+                                                     else ""))
+    if settings.get("audit_size") is not None:
+        parts.append(f"audit sample {settings['audit_size']:,}, seed {settings.get('audit_seed', 0)}")
+    return "; ".join(parts)
+
+
+def placeholders(sheet: dict) -> list[str]:
+    """The questions a person must still answer (their answer is a PLACEHOLDER)."""
+    return [f"{section['title']}: {item['question']}" for section in sheet.get("sections", [])
+            for item in section.get("answers", []) if item["answer"].startswith("[TO FILL:")]
+
+
+def _section_lines(section: dict) -> list[str]:
+    lines = [f"## {section['title']}", ""]
+    for item in section.get("answers", []):
+        lines.append(f"- **{item['question']}** {item['answer']}")
+    if section.get("lines"):  # a section may bring its own Markdown (a table...)
+        lines.extend(["", *section["lines"]] if section.get("answers") else section["lines"])
+    return lines + [""]
+
+
 def datasheet_markdown(sheet: dict) -> str:
     m = sheet["messages"]
     a = sheet["audit"]
@@ -484,38 +937,89 @@ def datasheet_markdown(sheet: dict) -> str:
              "pseudonyms": "each entity replaced by a numbered tag, the same throughout the corpus (`<PRE_1>`)",
              "surrogates": "each entity replaced by a realistic surrogate of the same kind and shape, the same "
                            "throughout the corpus (the mapping is kept in the review workspace, not here)"}[sheet["style"]]
-    lines = [
-        f"# Datasheet: {sheet['corpus']}", "",
-        f"Anonymised with sms-triage {sheet['sms_triage_version']} on {sheet['created']} (UTC), after Patel et al. "
-        "(2013): Seek&Hide's lexicons and rules, a learnt message model, a combiner that sends uncertain messages "
-        "to a human reviewer.", "",
+    record = [
+        "### The anonymisation record", "",
         f"- Command: `{sheet['command']}`",
         f"- Style: {sheet['style']}: {style}",
         *_columns_lines(sheet),
         f"- Lexicons fingerprint: {sheet['lexicons_fingerprint']}" + (f"; model: {sheet['model']}" if sheet["model"] else ""),
+        *_files_lines(sheet),
+        *_consistency_lines(sheet),
+        *_classify_lines(sheet),
         *_excel_lines(sheet),
-        "", "## What is hidden", "",
+        "", "### What is hidden", "",
         *_categories_lines(sheet),
-        "", "## Messages by route", "",
+        "", "### Messages by route", "",
         "| route | messages |", "|---|---|",
         f"| released by the machines | {m['machine']:,} |",
         f"| decided by a reviewer (queue) | {m['reviewer']:,} |",
         f"| decided by a reviewer (audit sample) | {m['audit']:,} |",
         f"| withheld (queued, undecided) | {m['withheld_undecided']:,} |",
         f"| **released** | **{m['released']:,}** |",
-        "", "## Hidden items by tag", "", "| tag | items |", "|---|---|",
+        "", "### Hidden items by tag", "", "| tag | items |", "|---|---|",
         *[f"| {tag} | {n:,} |" for tag, n in sheet["hidden_items_by_tag"].items()],
-        "", "## Audit of the machines", "",
+        "", "### Audit of the machines", "",
     ]
     if a["audited"]:
-        lines.append(
-            f"A seeded random sample of the messages the machines released on their own was reviewed: "
+        record.append(
+            f"A seeded random sample of {a.get('sample', a['audited']):,} messages the machines released on their "
+            f"own was drawn; {a['audited']:,} were reviewed (the sample size of the estimate): "
             f"{a['leaking']:,} of {a['audited']:,} still showed something identifying, "
             f"{100 * a['share']:.1f}% (95% CI {100 * a['low']:.1f}%-{100 * a['high']:.1f}%, exact binomial) of the "
             f"{a['machine_released']:,} messages the machines released. Those reviewed messages are released as "
             "the reviewer decided."
         )
     else:
-        lines.append("No audit message was reviewed: there is no estimate of what the machines let through "
-                     "(`triage review` shows an audit sample after the queue).")
-    return "\n".join(lines) + "\n"
+        record.append("No audit message was reviewed: there is no estimate of what the machines let through "
+                      "(`triage review` shows an audit sample after the queue).")
+    lines = [
+        f"# Datasheet: {sheet['corpus']}", "",
+        f"Anonymised with sms-triage {sheet['sms_triage_version']} on {sheet['created']} (UTC), after Patel et al. "
+        "(2013): Seek&Hide's lexicons and rules, a learnt message model, a combiner that sends uncertain messages "
+        "to a human reviewer. The sections follow Gebru et al. (2021), \"Datasheets for Datasets\": sms-triage "
+        "answered what it knows from the corpus and its review workspace; every `[TO FILL: ...]` is for a person "
+        "to write before publication.", "",
+    ]
+    sections = sheet.get("sections") or []
+    for section in sections:
+        lines.extend(_section_lines(section))
+        if section.get("id") == "preprocessing":
+            lines.extend([*record, ""])
+    if not any(section.get("id") == "preprocessing" for section in sections):  # an older datasheet
+        lines.extend([*record, ""])
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _classify_lines(sheet: dict) -> list[str]:
+    found = sheet.get("classify")
+    if not found:
+        return []
+    read = ", ".join(f"{what} {found.get(key) or 'decided from the file'}" for what, key in (
+        ("text column", "text_column"), ("id column", "id_column"), ("encoding", "encoding"),
+        ("delimiter", "delimiter")))
+    decisions = ", ".join(f"{d} {n:,}" for d, n in (found.get("decisions") or {}).items())
+    return [f"- Classify read {found.get('messages', 0):,} messages ({read}; bad rows: {found.get('on_bad_lines')}, "
+            f"{found.get('skipped_lines', 0):,} skipped) and decided {decisions}"]
+
+
+def _consistency_lines(sheet: dict) -> list[str]:
+    found = sheet.get("consistency")
+    if not found:
+        return []
+    if not found["cases"]:
+        return ["- Consistency: no spelling hidden in some messages and readable in others, no surrogate equal to a "
+                "readable form, no spelling under two tags"]
+    decided = ", ".join(f"{n:,} {what}" for what, n in found["decided"].items())
+    return [f"- Consistency: {found['cases']:,} case{'s' if found['cases'] != 1 else ''} (a spelling hidden in some "
+            "messages and readable in others, a surrogate equal to a readable form, a spelling under two tags)"
+            + (f"; decided: {decided}" if decided else "")
+            + (f"; {found['undecided']:,} left undecided (released with --inconsistent-ok)" if found["undecided"] else "")]
+
+
+def _files_lines(sheet: dict) -> list[str]:
+    sources = sheet.get("sources") or {}
+    found = [(what, f) for what, f in (("release", sources.get("release")), ("classified file", sources.get("classified")),
+                                       ("input", sources.get("input"))) if f and f.get("sha256")]
+    if not found:
+        return []
+    return ["- SHA-256: " + "; ".join(f"{what} {f['file']} {f['sha256']}" for what, f in found)]

@@ -136,6 +136,9 @@ class ClassifySummary:
     hide: tuple[str, ...] = ()  # the categories hidden (--hide)
     budget: combiner.ExpertBudget | None = None  # the expert budget asked for (budget policy only)
     calibrated_threshold: float | None = None  # routed by this risk threshold instead of a ranking
+    policy: str = ""  # the combination policy that decided (the option's, else the model's)
+    model_sha256: str = ""  # the SHA-256 of the model's bytes
+    model_metadata: dict = field(default_factory=dict)  # what the model file records (training, evaluation)
 
     @property
     def expert(self) -> int:
@@ -283,6 +286,8 @@ def run_classify(
                               rows=getattr(writer, "rows", None))
     summary.model = model_line(model_path, predictor.metadata, policy, budget)
     summary.hide = hide
+    summary.policy = policy or (predictor.metadata.get("policy") or {}).get("name", "paper")
+    summary.model_metadata = dict(predictor.metadata)
     if by_budget:
         summary.budget = budget
         if calibrated:
@@ -299,6 +304,57 @@ def run_classify(
         queued = export_queue(output, queue_path, force=queue_force, protect=protect)
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
+
+
+def classify_record(summary: ClassifySummary, *, command: str, model_path=None, calibrated: bool = False,
+                    read: ReadOptions | None = None, input_path=None) -> dict:
+    """What `classify --workspace` records in the workspace for the release and its datasheet: its
+    command line and every setting that changes its output (policy, budget, --hide, model, how the
+    input was read), with the model's own record of its training and evaluation when it has one."""
+    read = read or ReadOptions()
+    model_file = model.file_of(model_path) if model_path is not None else None
+    if isinstance(model_path, model.Model):
+        model_name = model_path.path.name if model_path.path else "a model trained in memory"
+    else:
+        model_name = Path(model_path).name if model_path is not None else "the embedded model"
+    metadata = summary.model_metadata or {}
+    return {
+        "command": command,
+        "input": io.source_name(input_path) if input_path is not None else None,
+        "policy": summary.policy,
+        "expert_budget": summary.budget.asked() if summary.budget is not None else None,
+        "calibrated": bool(calibrated),
+        "calibrated_threshold": summary.calibrated_threshold,
+        "hide": list(summary.hide),
+        "model": {
+            "name": model_name,
+            "file": os.path.abspath(model_file) if model_file is not None else None,
+            "line": summary.model,
+            "fingerprint": str(metadata.get("metadata_sha256", ""))[:12] or None,
+            "metadata_sha256": metadata.get("metadata_sha256"),
+            "training_size": metadata.get("training_size"),
+            "evaluation": model_evaluation(metadata),
+        },
+        "text_column": read.text_column,
+        "id_column": read.id_column,
+        "encoding": read.encoding,
+        "delimiter": read.delimiter,
+        "on_bad_lines": read.on_bad_lines,
+        "messages": summary.messages,
+        "decisions": dict(sorted(summary.decisions.items())),
+        "skipped_lines": len(summary.skipped_lines),
+    }
+
+
+def model_evaluation(metadata: dict) -> dict | None:
+    """The residual and over-masking a model file records from its own evaluation (cross-validated
+    at training), or None when it records none."""
+    found = metadata.get("evaluation") or metadata.get("field")
+    if not isinstance(found, dict):
+        return None
+    keys = ("residual_span_rate", "message_leak_rate", "over_masking_rate", "expert_share", "budget", "how", "gold")
+    kept = {k: found[k] for k in keys if k in found}
+    return kept or None
 
 
 def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
@@ -555,6 +611,9 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         "model": message_model.to_dict(),
         "field": field,
     }
+    if model_path:  # which model was evaluated: a release's datasheet takes these figures for that model only
+        data["model_fingerprint"] = predictor.metadata.get("metadata_sha256")
+        data["messages"] = len(gold)
     if ablation:
         untagged = seek.distribution.get("UNTAGGED", 0) / len(gold)
         data["ablation"] = evaluation.ablation(
@@ -566,3 +625,36 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     files = [] if out_dir is None else write_report("evaluate", out_dir, markdown, data, figure, force=force,
                                                     protect=protect)
     return EvaluationReport(data, markdown, files, figure)
+
+
+# ---------------------------------------------------------------------- review: import, consistency
+
+
+def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | None = None, audit: int | None = None,
+                       seed: int = 0) -> list[str]:
+    """`triage review CLASSIFIED --import-queue FILE`: the workspace brought up to date with the
+    classified file, then the filled queue file's decisions stored as `reviewer`'s (triage.queue.import_answers);
+    the lines to print."""
+    from triage import review_workspace as review_module
+    from triage.queue import import_answers, read_decisions
+
+    path = workspace or review_module.default_path(classified)
+    review_module.check_workspace_path(path, [classified, queue_file])
+    read_decisions(queue_file)  # a file that is no filled queue is refused before the workspace is touched
+    opened, _ = review_module.open_synced(classified, path, audit=review_module.DEFAULT_AUDIT if audit is None else audit,
+                                          seed=seed)
+    with opened:
+        s = import_answers(queue_file, opened, reviewer=reviewer or review_module.default_reviewer())
+        name = io.source_name(queue_file)
+        lines = [f"imported {s.imported:,} decisions of {s.reviewer} from {name} ({s.ta:,} TA, {s.nta:,} NTA; "
+                 f"{s.unchanged:,} already so, {s.undecided:,} rows left undecided)"]
+        return lines + review_module.report_lines(opened)[:2]
+
+
+def consistency_lines(classified, workspace=None) -> list[str]:
+    """`triage review CLASSIFIED --consistency`: the consistency cases, as lines."""
+    from triage import review_workspace as review_module
+    from triage.review_workspace.consistency import lines
+
+    with review_module.open_existing(classified, workspace) as opened:
+        return lines(opened.consistency())

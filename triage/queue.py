@@ -57,6 +57,7 @@ __all__ = [
     "ExpertAnswer",
     "apply_decisions",
     "export_queue",
+    "import_answers",
     "queue_format",
     "read_decisions",
 ]
@@ -740,3 +741,77 @@ def apply_decisions(
         columns=columns if output_path is None else None,
         rows=getattr(writer, "rows", None),
     )
+
+
+# -------------------------------------------------------------------------- import
+
+
+@dataclass
+class ImportSummary:
+    reviewer: str
+    imported: int  # decisions stored
+    ta: int
+    nta: int
+    unchanged: int  # already decided so in the workspace
+    undecided: int  # rows left empty in the file: still to decide
+
+
+def import_answers(decisions_path: str | os.PathLike[str] | io.Records, workspace, *, reviewer: str,
+                   seeker: SeekAndHide | None = None) -> ImportSummary:
+    """A filled queue file into a review workspace (triage.review_workspace.Workspace, opened): each
+    decided row becomes a decision of `reviewer`, bound to the text it was made on. TA hides what the
+    machines proposed plus every occurrence of the expert_hide words; NTA hides nothing. Everything is
+    checked before anything is stored, and nothing is stored if one row is refused: a row whose text is
+    not the workspace's message (changed since the queue was exported), an id not in the review list,
+    a word absent from its message, or a message another decision already settled otherwise."""
+    answers = read_decisions(decisions_path)
+    display = io.source_name(decisions_path)
+    if answers and any(answer.text is None for answer in answers.values()):
+        raise io.BadInput(f"{display} has no text column: a decision is bound to the text it was made on; "
+                          "import the queue file as `triage queue export` wrote it")
+    if seeker is None:
+        seeker = SeekAndHide(lexicon_module.default())
+    counts: Counter = Counter()
+    stored: list[tuple[str, str, list, str]] = []
+    changed, unknown, missing, settled = [], [], [], []
+    for ident, answer in answers.items():
+        if not answer.label:
+            counts["undecided"] += 1
+            continue
+        try:
+            item = workspace.item(ident)
+        except KeyError:
+            unknown.append(f"{ident!r} (line {answer.line})")
+            continue
+        if _comparable(answer.text) != _comparable(item.text):
+            changed.append(f"{ident!r} (line {answer.line})")
+            continue
+        spans: list = []
+        if answer.label == TA:
+            found, absent = _expert_spans(seeker, item.text, [tuple(s) for s in item.proposal], answer.hide)
+            spans = [list(span) for span in found]
+            missing.extend(f"'{word}' in {ident!r} (line {answer.line})" for word in absent)
+        if item.status == "decided":
+            if item.label == answer.label and [list(s) for s in item.spans or []] == spans:
+                counts["unchanged"] += 1
+                continue
+            settled.append(f"{ident!r} (line {answer.line}, decided {item.label} by {item.reviewer})")
+            continue
+        stored.append((ident, answer.label, spans, item.text_hash))
+        counts[answer.label] += 1
+    problems = [
+        (changed, "row{s} whose text is not the message of the review workspace (changed since the queue was "
+                  "exported?)"),
+        (unknown, "id{s} not in the review list of the workspace"),
+        (missing, "word{s} of expert_hide not in {its} message (write {it} as in the text, accents included)"),
+        (settled, "message{s} already decided otherwise in the workspace (decide {it} in `triage review`)"),
+    ]
+    for found, what in problems:
+        if found:
+            one = len(found) == 1
+            what = what.format(s="" if one else "s", its="its" if one else "their", it="it" if one else "them")
+            shown = ", ".join(found[:_SHOWN_ERRORS]) + (f" and {len(found) - _SHOWN_ERRORS:,} more"
+                                                         if len(found) > _SHOWN_ERRORS else "")
+            raise io.BadInput(f"{display}: {len(found):,} {what}: {shown}; nothing was imported")
+    imported = workspace.import_decisions(stored, reviewer=reviewer) if stored else 0
+    return ImportSummary(reviewer, imported, counts[TA], counts[NTA], counts["unchanged"], counts["undecided"])

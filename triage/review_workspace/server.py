@@ -356,6 +356,18 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def audit(request: Request):
         return JSONResponse(workspace.audit_estimate())
 
+    async def consistency(request: Request):
+        return JSONResponse(workspace.consistency())
+
+    async def consistency_decision(request: Request):
+        data = await _json_body(request)
+        return JSONResponse(workspace.decide_consistency(
+            str(data.get("kind", "")), _spelling(data.get("key", "")), str(data.get("decision", "")),
+            reviewer=settings.reviewer))
+
+    async def consistency_page(request: Request):
+        return FileResponse(STATIC / "consistency.html", media_type="text/html; charset=utf-8")
+
     api = [
         Route("/api/state", handle(state)),
         Route("/api/items", handle(items)),
@@ -369,13 +381,15 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/learnt", handle(learnt)),
         Route("/api/learnt/{entry}", handle(unlearn), methods=["DELETE"]),
         Route("/api/audit", handle(audit)),
+        Route("/api/consistency", handle(consistency)),
+        Route("/api/consistency", handle(consistency_decision), methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC)),
     ]
     routes = [
         Route("/", start),
         Route("/favicon.ico", lambda request: PlainTextResponse("", status_code=204)),
         Route(settings.root.rstrip("/"), start),
-        Mount(settings.root.rstrip("/"), routes=[Route("/", page), *api]),
+        Mount(settings.root.rstrip("/"), routes=[Route("/", page), Route("/consistency", consistency_page), *api]),
         *api,  # for scripts, which send X-Triage-Token
     ]
     async def http_error(request: Request, exc: HTTPException):  # unknown path, wrong method: JSON too

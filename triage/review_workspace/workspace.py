@@ -78,6 +78,12 @@ _SURROGATES = """CREATE TABLE IF NOT EXISTS surrogates (
     PRIMARY KEY (tag, entity)
 )"""
 
+# Added later still, created on first use: one decision per consistency case (triage.review_workspace.consistency).
+_CONSISTENCY = """CREATE TABLE IF NOT EXISTS consistency (
+    kind TEXT NOT NULL, key TEXT NOT NULL, decision TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+)"""
+
 
 #: The files SQLite keeps beside a workspace; they hold raw messages too.
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -504,6 +510,25 @@ class Workspace:
         with self._transaction():
             self._set_meta(model=f"{name}, sha256 {digest}")
 
+    def record_classify(self, settings: dict) -> None:
+        """Note how classify made the corpus (its command and the settings that change its output,
+        triage.jobs.classify_record), with this workspace's audit sample size and seed, for the
+        release and its datasheet."""
+        with self._transaction():
+            meta = self.meta()
+            settings = {**settings, "audit_size": int(meta.get("audit_size", DEFAULT_AUDIT)),
+                        "audit_seed": int(meta.get("audit_seed", 0))}
+            self._set_meta(classify=json.dumps(settings, ensure_ascii=False, sort_keys=True))
+
+    def classify_settings(self) -> dict | None:
+        """What `record_classify` noted, or None (a workspace made by `review`, or by an older classify)."""
+        recorded = self.meta().get("classify")
+        try:
+            found = json.loads(recorded) if recorded else None
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
+
     def meta(self) -> dict[str, str]:
         return {row["key"]: row["value"] for row in self._db.execute("SELECT key, value FROM meta")}
 
@@ -762,6 +787,23 @@ class Workspace:
                 raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
             self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
         return self.item(message_id)
+
+    def import_decisions(self, decisions: Iterable[tuple[str, str, list, str]], *, reviewer: str) -> int:
+        """Decisions made outside the page (a filled queue file, triage.queue.import_answers), as
+        (id, label, spans, text hash) each: stored as the `reviewer`'s, logged as imports, all in one
+        transaction (a message whose text no longer has that hash refuses them all, TextChanged)."""
+        reviewer = _reviewer(reviewer)
+        count = 0
+        with self._transaction():
+            for message_id, label, spans, digest in decisions:
+                if label not in LABELS:
+                    raise io.BadOption(f"label must be TA or NTA, not {label!r}")
+                checked = check_spans(self._text(message_id, digest), spans)
+                if label == NTA and checked:
+                    raise io.BadOption(f"message {message_id}: an NTA message hides nothing")
+                self._record(message_id, "import", reviewer, "decided", label, json.dumps(checked))
+                count += 1
+        return count
 
     def skip(self, message_id: str, *, reviewer: str, text_hash: str | None = None) -> Item:
         """Put a listed message aside for later (refused with TextChanged as `decide` is)."""
@@ -1023,15 +1065,63 @@ class Workspace:
         surrogate from one release to the next. It never leaves the workspace."""
         return {(r["tag"], r["entity"]): r["surrogate"] for r in self._db.execute("SELECT * FROM surrogates")}
 
-    def save_surrogate_map(self, mapping: dict[tuple[str, str], str], seed: int) -> None:
+    def save_surrogate_map(self, mapping: dict[tuple[str, str], str], seed: int, *, redrawn=()) -> None:
+        """Keep the surrogates of a release; those of the entities `redrawn` (a surrogate decided
+        against, triage.review_workspace.consistency) replace the earlier ones."""
+        redrawn = set(redrawn)
         with self._transaction():
             self._db.executemany(
                 "INSERT INTO surrogates VALUES (?,?,?,?) ON CONFLICT(tag, entity) DO NOTHING",
-                [(tag, entity, surrogate, seed) for (tag, entity), surrogate in mapping.items()],
+                [(tag, entity, surrogate, seed) for (tag, entity), surrogate in mapping.items()
+                 if (tag, entity) not in redrawn],
+            )
+            self._db.executemany(
+                "INSERT INTO surrogates VALUES (?,?,?,?) ON CONFLICT(tag, entity) DO UPDATE SET "
+                "surrogate = excluded.surrogate, seed = excluded.seed",
+                [(tag, entity, surrogate, seed) for (tag, entity), surrogate in mapping.items()
+                 if (tag, entity) in redrawn],
             )
 
     def undecided(self) -> int:
         return self.count(kind="queue", status="pending,skipped,stale")
+
+    def consistency_decisions(self) -> dict[tuple[str, str], dict]:
+        """The consistency cases decided, (kind, key) -> {"decision", "reviewer", "at"}."""
+        exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'consistency'").fetchone()
+        if not exists:  # a workspace made before consistency cases were decided
+            return {}
+        return {(r["kind"], r["key"]): {"decision": r["decision"], "reviewer": r["reviewer"], "at": r["at"]}
+                for r in self._db.execute("SELECT * FROM consistency")}
+
+    def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str) -> dict:
+        """Decide a consistency case once for the whole corpus (the release applies it); logged as an event."""
+        from triage.review_workspace.consistency import check_choice
+
+        check_choice(kind, decision)
+        key = " ".join(str(key).split())
+        if not key:
+            raise io.BadOption("a consistency case needs its key (the spelling)")
+        reviewer = _reviewer(reviewer)
+        at = _now()
+        with self._transaction():
+            self._db.execute(_CONSISTENCY)
+            before = self._db.execute("SELECT decision FROM consistency WHERE kind = ? AND key = ?",
+                                      (kind, key)).fetchone()
+            self._db.execute(
+                "INSERT INTO consistency VALUES (?,?,?,?,?) ON CONFLICT(kind, key) DO UPDATE SET "
+                "decision = excluded.decision, reviewer = excluded.reviewer, at = excluded.at",
+                (kind, key, decision, reviewer, at))
+            self._db.execute(
+                "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (f"{kind}:{key}", "", reviewer, at, "consistency", before[0] if before else None, decision))
+        return {"kind": kind, "key": key, "decision": decision, "reviewer": reviewer, "at": at}
+
+    def consistency(self) -> list[dict]:
+        """The consistency cases of what a release would publish (triage.review_workspace.consistency)."""
+        from triage.review_workspace.consistency import find_cases
+
+        return find_cases(self.final(), self.surrogate_map(), self.consistency_decisions())
 
     def final(self) -> Iterator[FinalRow]:
         """Every message in file order with what will be released: the reviewer's decision where there

@@ -1,0 +1,100 @@
+"use strict";
+// The consistency list: every case with a few of its messages, and one button per decision.
+// Message text is inserted as text, never as HTML. Offsets from the server are code points of the
+// text as written: they are turned into pieces of text with Array.from (code points), here only.
+
+const BASE = location.pathname.replace(/\/[^/]*$/, "");
+const WORDS = {
+  hide: "Hide everywhere", readable: "Keep readable everywhere",
+  same: "One entity (one tag)", different: "Different entities",
+};
+const KINDS = {
+  mixed: "hidden here, readable there", surrogate: "surrogate equal to a readable form", tags: "two tags",
+};
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+async function api(method, path, body) {
+  const response = await fetch(BASE + path, {
+    method, credentials: "same-origin",
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  return data;
+}
+
+function say(text, error = false) {
+  const status = document.getElementById("status");
+  status.textContent = text;
+  status.classList.toggle("error", error);
+}
+
+function example(item) {
+  const points = Array.from(item.text);
+  return el("li", {},
+    points.slice(0, item.start).join(""),
+    el("mark", { class: item.hidden ? "hidden" : "readable", title: item.hidden ? "hidden" : "readable",
+                 text: points.slice(item.start, item.end).join("") }),
+    points.slice(item.end).join(""));
+}
+
+function describe(c) {
+  if (c.kind === "mixed") return `hidden in ${c.hidden} message${c.hidden === 1 ? "" : "s"}, readable in ${c.readable} message${c.readable === 1 ? "" : "s"}`;
+  if (c.kind === "surrogate") return `surrogate of an earlier release (${c.surrogate.tag}), readable in ${c.readable} message${c.readable === 1 ? "" : "s"}`;
+  return "hidden as " + Object.entries(c.tags).map(([t, n]) => `${t} (${n})`).join(" and ");
+}
+
+function render(cases) {
+  const list = document.getElementById("cases");
+  list.replaceChildren();
+  const left = cases.filter((c) => !c.decision).length;
+  document.getElementById("summary").textContent = cases.length
+    ? `${cases.length} case${cases.length === 1 ? "" : "s"}, ${left} to decide`
+    : "no case: the corpus is consistent";
+  for (const c of cases) {
+    const choices = el("div", { class: "choices" });
+    for (const choice of c.choices) {
+      const button = el("button", { type: "button", "aria-pressed": String(c.decision === choice),
+                                    "data-choice": choice, text: WORDS[choice] || choice });
+      button.addEventListener("click", () => decide(c, choice));
+      choices.append(button);
+    }
+    if (c.decision) choices.append(el("span", { text: `decided by ${c.reviewer}` }));
+    list.append(el("li", { class: "case" + (c.decision ? " decided" : ""), "data-kind": c.kind, "data-key": c.key },
+      el("h2", {}, el("span", { class: "kind", text: KINDS[c.kind] || c.kind }), el("span", { text: c.key }),
+         el("small", { text: describe(c) })),
+      el("ul", { class: "examples" }, ...c.examples.map(example)),
+      choices));
+  }
+}
+
+async function load() {
+  try {
+    render(await api("GET", "/api/consistency"));
+  } catch (error) {
+    say(error.message, true);
+  }
+}
+
+async function decide(c, choice) {
+  try {
+    await api("POST", "/api/consistency", { kind: c.kind, key: c.key, decision: choice });
+    say(`'${c.key}': ${WORDS[choice] || choice}`);
+    await load();
+  } catch (error) {
+    say(error.message, true);
+  }
+}
+
+load();
