@@ -487,8 +487,13 @@ def review(
     report: Annotated[bool, typer.Option("--report", help="Print progress and the audit estimate, then stop.")] = False,
     learnt: Annotated[bool, typer.Option("--learnt", help="List the learnt words, then stop.")] = False,
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
+    double: Annotated[Optional[float], typer.Option("--double", min=0.0, max=1.0, help="Share of the queue and of the audit decided blind by two reviewers (0.1: one in ten, seeded by --seed; default: as recorded, none at first).")] = None,
+    lead: Annotated[bool, typer.Option("--lead", help="You are the lead reviewer: you resolve the disagreements of the double review.")] = False,
 ) -> None:
-    """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines."""
+    """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines.
+
+    Several reviewers share a workspace: each runs `triage review --reviewer NAME` on it (one server
+    each); a message shown to one is leased to them, never given to another."""
     from triage import review_workspace as review_module
 
     if report or learnt or unlearn is not None:
@@ -503,7 +508,7 @@ def review(
 
     review_module.serve_review(classified, workspace, port=port, no_browser=no_browser, reviewer=reviewer, audit=audit,
                                seed=seed, lexicon_dir=lexicon_dir, announce=announce,
-                               say=lambda line: typer.echo(line, err=True))
+                               say=lambda line: typer.echo(line, err=True), double=double, lead=lead)
 
 
 @app.command()
@@ -516,6 +521,7 @@ def release(
     columns: Annotated[Optional[str], typer.Option("--columns", help="Columns of the input to keep, comma-separated (default: all; id and text are always kept).")] = None,
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
+    allow_disagreements: Annotated[bool, typer.Option("--allow-disagreements", help="Release the double review's unresolved disagreements as the more cautious decision (said in the datasheet).")] = False,
     excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
     hide: Annotated[str, typer.Option("--hide", help="The categories classify hid (its --hide), stated in the datasheet. " + HIDE_HELP)] = "default",
     force: Force = False,
@@ -525,11 +531,15 @@ def release(
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
-                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide)
+                    withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
+                    allow_disagreements=allow_disagreements)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:
         typer.echo(f"withheld: {s.withheld:,} undecided queued messages")
+    if s.sheet and s.sheet.get("review", {}).get("unresolved_disagreements_released"):
+        typer.echo(f"released: {s.sheet['review']['unresolved_disagreements_released']:,} unresolved disagreements "
+                   "of the double review, as the more cautious decision (said in the datasheet)")
     typer.echo("datasheet: " + ", ".join(str(p) for p in s.datasheet))
 
 

@@ -133,6 +133,7 @@ def run_release(
     force: bool = False,
     command: str | None = None,
     hide: str | tuple[str, ...] = "default",
+    allow_disagreements: bool = False,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). `hide` names the categories the
@@ -168,6 +169,7 @@ def run_release(
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
+        review = _review_checked(opened, allow_disagreements, name, ws_path)
         input_path = input_path if input_path is not None else meta.get("input")
         if isinstance(input_path, (str, os.PathLike)) and not Path(input_path).exists():
             raise io.BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
@@ -234,6 +236,7 @@ def run_release(
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
+    sheet["review"] = review
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
         summary.rows, summary.sheet = records, sheet
@@ -245,6 +248,23 @@ def run_release(
         handle.write(datasheet_markdown(sheet))
     summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
     return summary
+
+
+def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) -> dict:
+    """The datasheet's review section (reviewers, time, agreement); unresolved disagreements of the
+    double review are refused unless `allow`."""
+    from triage.review_workspace.agreement import review_section
+
+    section = review_section(opened, allow_disagreements=allow)
+    unresolved = section["agreement"]["disagreements"]["unresolved"]
+    if unresolved and not allow:
+        raise io.BadInput(
+            f"{unresolved:,} message{'s' if unresolved > 1 else ''} of the double review "
+            f"{'have' if unresolved > 1 else 'has'} an unresolved disagreement: the lead reviewer resolves "
+            f"{'them' if unresolved > 1 else 'it'} with `triage review {name} --workspace {ws_path} --lead`, or "
+            "release the more cautious decision with --allow-disagreements"
+        )
+    return section
 
 
 def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: str) -> None:
@@ -518,4 +538,11 @@ def datasheet_markdown(sheet: dict) -> str:
     else:
         lines.append("No audit message was reviewed: there is no estimate of what the machines let through "
                      "(`triage review` shows an audit sample after the queue).")
+    lines.extend(_review_lines(sheet.get("review")))
     return "\n".join(lines) + "\n"
+
+
+def _review_lines(section: dict | None) -> list[str]:
+    from triage.review_workspace.agreement import review_markdown
+
+    return review_markdown(section)
