@@ -17,6 +17,7 @@ from triage.corpus_release import run_release
 from triage.review_workspace import Workspace, open_synced, report_lines
 from triage.review_workspace.agreement import agreement, kappa, span_agreement
 from triage.review_workspace.server import Settings, create_app
+from test_workspace_files import read_only  # noqa: F401  (a fixture)
 
 PORT = 8124
 BASE = f"http://127.0.0.1:{PORT}"
@@ -164,6 +165,25 @@ def test_a_workspace_made_before_several_reviewers_opens_and_gets_its_tables(tea
     with Workspace.open(path) as ws:
         assert ws.claim("ana") is not None
         assert ws.agreement()["messages"] == 0
+
+
+def test_a_read_only_workspace_made_before_several_reviewers_still_releases(team, read_only):
+    classified, path, _ = team
+    with Workspace.open(path) as ws:
+        for item in ws.items(limit=50):
+            ws.decide(item.id, label="NTA", spans=[], reviewer="ana")
+    connection = sqlite3.connect(path)
+    for table in ("leases", "double", "reviews"):
+        connection.execute(f"DROP TABLE {table}")
+    connection.execute("DROP INDEX events_by_id")
+    connection.commit()
+    connection.close()
+    read_only(path)
+    try:
+        summary = run_release(classified, None, workspace=path)
+    finally:
+        path.parent.chmod(0o700)
+    assert summary.messages == 10 and summary.sheet["review"]["agreement"]["messages"] == 0
 
 
 # ------------------------------------------------------------------------------ double review

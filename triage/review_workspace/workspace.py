@@ -772,8 +772,9 @@ class Workspace:
             for statement in _TEAM:
                 self._db.execute(statement)
         except WorkspaceReadOnly:
+            present = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for statement in _TEAM:
-                if statement.startswith("CREATE TABLE"):
+                if statement.startswith("CREATE TABLE") and statement.split()[5] not in present:
                     self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS"))
 
     def claim(self, reviewer: str, *, after_rank: int | None = None, seconds: float = DEFAULT_LEASE) -> Item | None:
