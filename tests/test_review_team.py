@@ -440,3 +440,51 @@ def test_run_release_in_memory_has_the_review_section(team):
     summary = run_release(classified, None, workspace=path)
     assert summary.sheet["review"]["reviewers"][0]["name"] == "ana"
     assert summary.sheet["review"]["agreement"]["messages"] == 0
+
+
+def test_two_review_servers_share_a_workspace_from_the_command_line(tmp_path):
+    """`triage review --reviewer NAME` twice on one workspace: the first marks a double review,
+    the second, the lead, keeps it; each is given its own message; only the lead adjudicates."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    classified = write_corpus(tmp_path / "cli.csv")
+    path = tmp_path / "cli.review.sqlite"
+    common = [sys.executable, "-m", "triage", "review", str(classified), "--workspace", str(path), "--no-browser",
+              "--audit", "0"]
+    servers, bases = [], []
+    try:
+        for extra in (["--reviewer", "ana", "--double", "0.3"], ["--reviewer", "lea", "--lead"]):
+            server = subprocess.Popen(common + extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            servers.append(server)
+            first = server.stdout.readline().strip()
+            assert first.startswith("review: http://127.0.0.1:"), server.stderr.read()
+            address, token = first.split(" ", 1)[1], first.rsplit("=", 1)[1]
+            bases.append((address.split("/?")[0], token))
+            assert "3 for two reviewers (double review)" in server.stderr.readline()
+
+        def call(index, route, body=None):
+            base, token = bases[index]
+            request = urllib.request.Request(base + route, headers={"X-Triage-Token": token,
+                                                                    "Content-Type": "application/json"},
+                                             data=None if body is None else json.dumps(body).encode(),
+                                             method="GET" if body is None else "POST")
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    return response.status, json.load(response)
+            except urllib.error.HTTPError as err:
+                return err.code, json.load(err)
+
+        assert call(0, "/api/state")[1]["reviewer"] == "ana" and call(1, "/api/state")[1]["lead"] is True
+        mine, theirs = call(0, "/api/claim", {})[1]["current"], call(1, "/api/claim", {})[1]["current"]
+        assert mine != theirs
+        assert call(0, "/api/disputes")[0] == 403 and call(1, "/api/disputes") == (200, [])
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGINT)
+        for server in servers:
+            server.communicate(timeout=20)
+    assert all(server.returncode == 0 for server in servers)

@@ -147,3 +147,20 @@ def test_the_lead_keeps_one_of_two_decisions_in_the_adjudicate_view(browser, tea
     with Workspace.open(team_workspace) as ws:
         item = ws.item(ident)
         assert (item.status, item.label, item.spans, item.reviewer) == ("decided", "TA", [[0, len(word), "PRE"]], "lea")
+
+
+def test_when_the_rest_is_with_other_reviewers_the_page_says_so(browser, team_workspace):
+    with Workspace.open(team_workspace) as ws:
+        ids = [item.id for item in ws.items(limit=10)]
+        for ident in ids[:-1]:
+            ws.decide(ident, label="NTA", spans=[], reviewer="bob")
+        assert ws.claim("bob").id == ids[-1]  # the last one is on bob's page
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        done = browser.find_element(By.CSS_SELECTOR, "#message .done").text
+        assert done == ("Nothing left for you: 1 is with other reviewers (being reviewed, or waiting for the second "
+                        "reviewer of a double review).")
+    finally:
+        server.stop()

@@ -364,7 +364,7 @@ async function finished() {
   await loadPage(S.offset);
   S.item = null;
   const p = S.info.progress;
-  $("message").replaceChildren(el("span", { class: "done", text: `All ${p.total} messages of the list are decided (${p.skipped} skipped). Next: triage release.` }));
+  $("message").replaceChildren(el("span", { class: "done", text: teamDone(p) || `All ${p.total} messages of the list are decided (${p.skipped} skipped). Next: triage release.` })); // teamDone: team.js
   $("badges").replaceChildren(); $("reasons").replaceChildren(); $("tags").replaceChildren();
   $("neighbours-before").replaceChildren(); $("neighbours-after").replaceChildren();
   say("");

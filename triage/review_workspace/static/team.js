@@ -71,3 +71,14 @@ function conflictBox(conflict, message = "") {
 function decisionPath(item) {
   return item.status === "disputed" ? "adjudicate" : "decision";
 }
+
+// Nothing left for this reviewer while others still have some: say so, instead of "all decided".
+function teamDone(progress) {
+  const others = progress.pending + progress.stale;
+  const disputed = progress.disputed || 0;
+  if (!others && !disputed) return "";
+  const parts = [];
+  if (others) parts.push(`${others} ${others > 1 ? "are" : "is"} with other reviewers (being reviewed, or waiting for the second reviewer of a double review)`);
+  if (disputed) parts.push(`${disputed} disagreement${disputed > 1 ? "s wait" : " waits"} for the lead reviewer`);
+  return `Nothing left for you: ${parts.join("; ")}.`;
+}
