@@ -302,7 +302,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         current = workspace.next_pending(reviewer=settings.reviewer)
         return JSONResponse({
             "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
-            "current": current.id if current else None, "lead": settings.lead, "audit": workspace.audit_estimate(),
+            "current": current.id if current else None, "lead": settings.lead, "lease_seconds": settings.lease_seconds, "audit": workspace.audit_estimate(),
             "meta": {k: v for k, v in workspace.meta().items() if k in ("classified", "synced", "created")},
         })
 

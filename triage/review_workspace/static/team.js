@@ -3,7 +3,8 @@
 // that reviewer's decision instead of overwriting it. Loaded before review.js, which calls these.
 "use strict";
 
-const LEASE_RENEW_MS = 60000; // the server's lease lasts a few minutes: renewed well before its end
+// The lease is renewed three times per lease (the server's `lease_seconds`: a few minutes), at most once a second.
+const renewEvery = () => Math.max(1000, ((S.info && S.info.lease_seconds) || 300) * 1000 / 3);
 const TEAM = { timer: null, leased: null };
 
 // The next message for this reviewer, leased to them: no other reviewer is given it.
@@ -30,7 +31,7 @@ async function holdLease(item) {
     }
   };
   await take();
-  TEAM.timer = setInterval(take, LEASE_RENEW_MS);
+  TEAM.timer = setInterval(take, renewEvery());
 }
 
 function teamNote(text, warn = false) {
