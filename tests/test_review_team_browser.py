@@ -89,7 +89,7 @@ def test_a_decision_another_reviewer_made_meanwhile_is_shown_not_overwritten(bro
         box = browser.find_element(By.ID, "conflict")
         WebDriverWait(browser, 10).until(lambda d: box.is_displayed())
         assert "bob" in box.text and "TA" in box.text and "NOM Margaux" in box.text
-        assert "nothing was saved" in box.text
+        assert "Message" in box.text and "nothing was saved" in box.text
         assert browser.find_element(By.ID, "message").get_attribute("data-message-id") == shown
         assert "by bob" in browser.find_element(By.ID, "status").text  # the message as it now is
         shoot(browser, "conflict")
@@ -113,6 +113,7 @@ def test_a_message_another_reviewer_holds_says_so(browser, team_workspace):
         note = browser.find_element(By.ID, "team-note")
         WebDriverWait(browser, 10).until(lambda d: note.is_displayed() and "bob" in note.text)
         assert "bob is reviewing this message now" in note.text
+        shoot(browser, "held")
         assert not browser.find_elements(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]')  # not the lead
     finally:
         server.stop()

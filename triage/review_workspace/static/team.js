@@ -54,7 +54,7 @@ function conflictBox(conflict, message = "") {
   box.replaceChildren();
   box.hidden = !conflict;
   if (!conflict) return;
-  box.append(el("p", { class: "conflict-line", text: message }));
+  box.append(el("p", { class: "conflict-line", text: message.charAt(0).toUpperCase() + message.slice(1) }));
   if (conflict.kind === "lease") return;
   const who = el("p", {}, el("b", { text: conflict.reviewer }), document.createTextNode(
     ` decided ${conflict.label || conflict.status}${conflict.decided_at ? ` at ${conflict.decided_at.replace("T", " ").replace("+00:00", " UTC")}` : ""}`));
