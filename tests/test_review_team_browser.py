@@ -179,3 +179,35 @@ def test_the_page_renews_the_lease_of_the_message_it_shows(browser, team_workspa
             assert bob.claim("bob").id != shown
     finally:
         server.stop()
+
+
+def test_the_lead_edits_a_disagreement_in_the_messages_view(browser, team_workspace):
+    with Workspace.open(team_workspace) as ws:
+        ws.mark_double(0.1)
+        (ident,) = ws.double_ids()
+        words = ws.item(ident).text.split()
+        second = ws.item(ident).text.index(words[1])
+        ws.decide(ident, label="TA", spans=[[0, len(words[0]), "PRE"]], reviewer="ana")
+        ws.decide(ident, label="TA", spans=[[second, second + len(words[1]), "NOM"]], reviewer="bob")
+    server = Server(team_workspace, "lea", lead=True)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        browser.find_element(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]').click()
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#dispute-list .side"))
+        browser.find_element(By.TAG_NAME, "body").send_keys("e")
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_element(By.ID, "message").get_attribute("data-message-id") == ident
+            and len(d.find_elements(By.CSS_SELECTOR, "#message .hidden-item")) == 2)  # what either hid
+        chips = browser.find_elements(By.CSS_SELECTOR, "#message .hidden-item")
+        chips[1].click()  # the lead shows bob's word again
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ENTER)
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_element(By.ID, "message").get_attribute("data-message-id") != ident
+            or d.find_elements(By.CSS_SELECTOR, ".done"))
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        item = ws.item(ident)
+        assert (item.status, item.label, item.spans, item.reviewer) == ("decided", "TA", [[0, len(words[0]), "PRE"]], "lea")
+        assert ws.agreement()["disagreements"] == {"unresolved": 0, "resolved": 1}

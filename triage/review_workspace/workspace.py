@@ -986,7 +986,7 @@ class Workspace:
 
     # ------------------------------------------------------------ double review
 
-    def mark_double(self, share: float, seed: int = 0) -> int:
+    def mark_double(self, share: float = DEFAULT_DOUBLE, seed: int = 0) -> int:
         """Mark `share` of the queue and of the audit sample (each rounded up, seeded) for double
         review; 0 marks none. Returns how many are marked."""
         with self._transaction():
