@@ -130,6 +130,15 @@ def test_a_decision_made_on_a_message_another_decided_since_shows_their_decision
     assert decide(bob, ident).json()["reviewer"] == "bob"
 
 
+
+def test_a_message_another_reviewer_skipped_may_be_decided(team):
+    _, path, _ = team
+    with Workspace.open(path) as ws:
+        ident = ws.items(limit=1)[0].id
+        ws.skip(ident, reviewer="bob")
+        assert ws.decide(ident, label="NTA", spans=[], reviewer="ana").reviewer == "ana"
+
+
 def test_an_expired_lease_frees_the_message_for_another_reviewer(team):
     _, path, _ = team
     with Workspace.open(path) as ws:

@@ -824,7 +824,7 @@ class Workspace:
         if status == DISPUTED:
             raise Conflict(f"message {message_id}: its two reviewers disagree; the lead reviewer resolves it "
                            "(nothing was saved)", {"kind": "disputed", **self._decision_of(message_id)})
-        if status == "pending":
+        if status in ("pending", "skipped"):  # a skip decides nothing: a decision may follow it
             return
         decided = self._decision_of(message_id)
         if decided["reviewer"] == reviewer:
