@@ -154,6 +154,22 @@ def test_an_expired_lease_frees_the_message_for_another_reviewer(team):
         assert ws.item(held.id).status == "pending"
 
 
+def test_odd_claims_and_versions_are_one_line_errors(team):
+    _, _, reviewer = team
+    ana = reviewer("ana")
+    for body in ({"after_rank": 1 << 70}, {"after_rank": "3"}, {"after_rank": 2.5}, {"after_rank": True}):
+        answer = ana.post("/api/claim", json=body)
+        assert answer.status_code == 400 and answer.json()["error"] == "after_rank must be a whole number"
+    ident = ana.post("/api/claim", json={}).json()["current"]
+    assert decide(ana, ident).status_code == 200
+    bob = reviewer("bob")
+    for version in ("3", 2.5, True):
+        answer = decide(bob, ident, version=version)
+        assert answer.status_code == 400 and "version" in answer.json()["error"]
+    assert decide(bob, ident, version=1 << 70).status_code == 409
+    assert ana.post("/api/items/nope/lease", json={}).status_code == 404
+
+
 def test_a_reviewer_holds_one_lease_at_a_time(team):
     _, path, _ = team
     with Workspace.open(path) as ws:

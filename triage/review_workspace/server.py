@@ -302,7 +302,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         current = workspace.next_pending(reviewer=settings.reviewer)
         return JSONResponse({
             "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
-            "current": current.id if current else None, "lead": settings.lead, "lease_seconds": settings.lease_seconds, "audit": workspace.audit_estimate(),
+            "current": current.id if current else None, "lead": settings.lead,
+            "lease_seconds": settings.lease_seconds, "audit": workspace.audit_estimate(),
             "meta": {k: v for k, v in workspace.meta().items() if k in ("classified", "synced", "created")},
         })
 
@@ -326,7 +327,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def claim(request: Request):  # the next message for this reviewer, leased to them
         data = await _json_body(request)
         after = data.get("after_rank")
-        if after is not None and type(after) is not int:
+        if after is not None and not (type(after) is int and -_INT64 <= after < _INT64):
             raise io.BadOption("after_rank must be a whole number")
         found = workspace.claim(settings.reviewer, after_rank=after, seconds=settings.lease_seconds)
         return JSONResponse({"current": found.id if found else None})
