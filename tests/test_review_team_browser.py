@@ -199,6 +199,9 @@ def test_the_lead_edits_a_disagreement_in_the_messages_view(browser, team_worksp
         WebDriverWait(browser, 10).until(
             lambda d: d.find_element(By.ID, "message").get_attribute("data-message-id") == ident
             and len(d.find_elements(By.CSS_SELECTOR, "#message .hidden-item")) == 2)  # what either hid
+        assert browser.find_element(By.CSS_SELECTOR, f'#item-list li[data-message-id="{ident}"] .state.disputed')
+        assert "disagree" in browser.find_element(By.ID, "team-note").text
+        shoot(browser, "edit-disagreement")
         chips = browser.find_elements(By.CSS_SELECTOR, "#message .hidden-item")
         chips[1].click()  # the lead shows bob's word again
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ENTER)

@@ -17,7 +17,8 @@ async function claimNext() {
 async function holdLease(item) {
   clearInterval(TEAM.timer);
   TEAM.leased = item.id;
-  teamNote(item.double ? "Double review: another reviewer decides this message too; neither sees the other's decision." : "");
+  teamNote(item.status === "disputed" ? "The two reviewers of this message disagree: the lead reviewer resolves it (Adjudicate)."
+    : item.double && item.status !== "decided" ? "Double review: another reviewer decides this message too; neither sees the other's decision." : "");
   conflictBox(null);
   const take = async () => {
     if (!S.item || S.item.id !== TEAM.leased) { clearInterval(TEAM.timer); return; }
