@@ -119,8 +119,16 @@ def reviewer_lines(figures: dict[str, dict]) -> list[str]:
     if not figures:
         return ["reviewers: none yet"]
     return ["reviewers: " + "; ".join(
-        f"{name} {f['decisions']:,} decisions" + (f" ({f['skips']:,} skips)" if f["skips"] else "")
-        + f", {f['seconds'] / 60:.0f} min" for name, f in figures.items())]
+        f"{name} {_count(f['decisions'], 'decision')}" + (f" ({_count(f['skips'], 'skip')})" if f["skips"] else "")
+        + f", {_duration(f['seconds'])}" for name, f in figures.items())]
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'s' if n != 1 else ''}"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def review_section(workspace, *, allow_disagreements: bool = False) -> dict:
@@ -150,7 +158,7 @@ def review_markdown(section: dict | None) -> list[str]:
     lines = ["", "## Review", ""]
     if section["reviewers"]:
         lines += ["| reviewer | decisions | time (min) |", "|---|---|---|",
-                  *[f"| {r['name']} | {r['decisions']:,} | {r['minutes']:.0f} |" for r in section["reviewers"]],
+                  *[f"| {r['name']} | {r['decisions']:,} | {r['minutes']:.1f} |" for r in section["reviewers"]],
                   "", f"Time: {section['time_rule']}.", ""]
     else:
         lines += ["No message was decided by a reviewer.", ""]
