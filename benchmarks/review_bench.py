@@ -6,11 +6,14 @@ Builds, in a temporary folder, a classified file of synthetic messages (written 
 vocabulary and the INSEE first names, never real messages) of which --queued are queued for a human,
 syncs a review workspace from it, serves the page on 127.0.0.1 in a thread of this process and measures:
 - sync: reading the classified file into the workspace (with the reasons of every queued message);
-- open: what the page asks for when it opens (the page, its script and style, /api/state, the first
-  page of the list and the first message), over HTTP, median of 5 fresh openings;
+- open: what the page asks for when it opens (the page, its scripts and styles, /api/state, the claim
+  of the next message (leased to the reviewer), the first page of the list, the first message and its
+  lease), over HTTP, median of 5 fresh openings;
 - open in Chromium (when Debian's chromium and chromedriver are installed): from navigation to the
   first message shown (the page sets body[data-ready]);
-- decide: one POST of a decision, stored in its own transaction, median and 95th percentile.
+- decide: one POST of a decision (with its text hash and version, on a message leased to the reviewer:
+  the lease and conflict checks included), stored in its own transaction, median and 95th percentile;
+  the claim of the next message is timed apart (`claim_seconds`).
 Targets: open < 1 s, a decision < 50 ms. Never run by the test suite.
 """
 
@@ -143,17 +146,24 @@ def main(argv=None) -> int:
         base = f"http://127.0.0.1:{port}"
 
         def open_page():
-            for path in ("/", "/static/review.js", "/static/review.css"):
+            for path in ("/", "/static/review.js", "/static/review.css", "/static/team.js", "/static/adjudicate.js",
+                         "/static/team.css"):
                 fetch(base + path, token)
-            state = json.loads(fetch(base + "/api/state", token))
+            fetch(base + "/api/state", token)
+            current = json.loads(fetch(base + "/api/claim", token, "POST", {}))["current"]
             fetch(base + "/api/items?offset=0&limit=50", token)
-            fetch(base + f"/api/items/{state['current']}", token)
+            fetch(base + f"/api/items/{current}", token)
+            fetch(base + f"/api/items/{current}/lease", token, "POST", {})
 
         opens = [timed(open_page) for _ in range(5)]
         browser = browser_open_seconds(f"{base}/?token={token}", 5)
-        ids = [item.id for item in workspace.items(limit=args.decisions)]
-        decisions = [timed(lambda i=i: fetch(f"{base}/api/items/{i}/decision", token, "POST",
-                                               {"label": "NTA", "spans": []})) for i in ids]
+        decisions, claims = [], []
+        for _ in range(args.decisions):
+            claimed = {}
+            claims.append(timed(lambda: claimed.update(json.loads(fetch(base + "/api/claim", token, "POST", {})))))
+            item = json.loads(fetch(base + f"/api/items/{claimed['current']}", token))
+            body = {"label": "NTA", "spans": [], "text_hash": item["text_hash"], "version": item["version"]}
+            decisions.append(timed(lambda: fetch(f"{base}/api/items/{item['id']}/decision", token, "POST", body)))
         server.should_exit = True
         thread.join(10)
         workspace.close()
@@ -169,6 +179,7 @@ def main(argv=None) -> int:
         {"median": round(statistics.median(browser), 4), "runs": [round(x, 4) for x in browser]},
         "decision_seconds": {"median": round(statistics.median(decisions), 4),
                              "p95": round(decisions[int(0.95 * (len(decisions) - 1))], 4), "count": len(decisions)},
+        "claim_seconds": {"median": round(statistics.median(claims), 4), "p95": round(sorted(claims)[int(0.95 * (len(claims) - 1))], 4)},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", "utf-8")

@@ -312,12 +312,15 @@ def queue_apply(decisions, classified):
 def review(classified, *, workspace: str | os.PathLike | None = None, port: int = 0, no_browser: bool = False,
            reviewer: str | None = None, audit: int = 200, seed: int = 0,
            lexicon_dir: str | os.PathLike | None = None, report: bool = False, learnt: bool = False,
-           unlearn: int | None = None, consistency: bool = False, import_queue=None):
+           unlearn: int | None = None, consistency: bool = False, import_queue=None,
+           double: float | None = None, lead: bool = False):
     """Review the queue in the browser (`triage review`): serves the page until interrupted
     (in a notebook: the stop button). With `report`, `learnt` or `unlearn`, returns the lines
     the command prints instead. `classified`: a classified file, or a DataFrame from
     `classify` with its `workspace`. `consistency`: the consistency cases' lines;
-    `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s."""
+    `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s.
+    Several reviewers each serve the same workspace with their `reviewer` name; `double` marks a
+    share for double review, `lead` resolves disagreements."""
     from triage.review_workspace import review_lines, serve_review
 
     if import_queue is not None:
@@ -335,14 +338,16 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
         return review_lines(_records(_classified(classified)), workspace, reviewer=reviewer, lexicon_dir=lexicon_dir,
                             report=report, learnt=learnt, unlearn=unlearn)
     return serve_review(_records(_classified(classified)), workspace, port=port, no_browser=no_browser, reviewer=reviewer,
-                        audit=audit, seed=seed, lexicon_dir=lexicon_dir, announce=print, say=print)
+                        audit=audit, seed=seed, lexicon_dir=lexicon_dir, announce=print, say=print, double=double,
+                        lead=lead)
 
 
 def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
             columns: str | Sequence[str] | None = None, input=None, withhold_undecided: bool = False,
             hide: str | Sequence[str] | None = None, hide_differs_ok: bool = False,
             donor_column: str | None = None, date_column: str | None = None,
-            inconsistent_ok: bool = False, evaluation: str | os.PathLike | None = None) -> Release:
+            inconsistent_ok: bool = False, evaluation: str | os.PathLike | None = None,
+            allow_disagreements: bool = False) -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
     were classified (a DataFrame or a file), for their other columns. `hide`: by default the one
@@ -360,7 +365,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
                           withhold_undecided=withhold_undecided,
                           hide=None if hide is None else _hide(hide), hide_differs_ok=hide_differs_ok,
                           donor_column=donor_column, date_column=date_column, inconsistent_ok=inconsistent_ok,
-                          evaluation=evaluation,
+                          evaluation=evaluation, allow_disagreements=allow_disagreements,
                           command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 

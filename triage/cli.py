@@ -504,8 +504,13 @@ def review(
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
     consistency: Annotated[bool, typer.Option("--consistency", help="List the consistency cases (a spelling hidden in some messages and readable in others, a surrogate equal to a readable form, a spelling with two tags), then stop.")] = False,
     import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
+    double: Annotated[Optional[float], typer.Option("--double", min=0.0, max=1.0, help="Share of the queue and of the audit decided blind by two reviewers (0.1: one in ten, seeded by --seed; default: as recorded, none at first).")] = None,
+    lead: Annotated[bool, typer.Option("--lead", help="You are the lead reviewer: you resolve the disagreements of the double review.")] = False,
 ) -> None:
-    """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines."""
+    """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines.
+
+    Several reviewers share a workspace: each runs `triage review --reviewer NAME` on it (one server
+    each); a message shown to one is leased to them, never given to another."""
     from triage import review_workspace as review_module
 
     if import_queue is not None:
@@ -533,7 +538,7 @@ def review(
 
     review_module.serve_review(classified, workspace, port=port, no_browser=no_browser, reviewer=reviewer, audit=audit,
                                seed=seed, lexicon_dir=lexicon_dir, announce=announce,
-                               say=lambda line: typer.echo(line, err=True))
+                               say=lambda line: typer.echo(line, err=True), double=double, lead=lead)
 
 
 @app.command()
@@ -546,6 +551,7 @@ def release(
     columns: Annotated[Optional[str], typer.Option("--columns", help="Columns of the input to keep, comma-separated (default: all; id and text are always kept).")] = None,
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
+    allow_disagreements: Annotated[bool, typer.Option("--allow-disagreements", help="Release the double review's unresolved disagreements as the more cautious decision (said in the datasheet).")] = False,
     excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
     hide: Annotated[Optional[str], typer.Option("--hide", help="Default: the --hide classify recorded in the workspace (else 'default'); another one is refused unless --hide-differs-ok. " + HIDE_HELP)] = None,
     hide_differs_ok: Annotated[bool, typer.Option("--hide-differs-ok", help="Accept a --hide other than classify's: the messages keep what classify hid, the other columns are searched for --hide, and the datasheet names the categories that differ.")] = False,
@@ -562,11 +568,15 @@ def release(
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
                     withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
                     hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
-                    date_column=date_column, inconsistent_ok=inconsistent_ok, evaluation=evaluation)
+                    date_column=date_column, inconsistent_ok=inconsistent_ok, evaluation=evaluation,
+                    allow_disagreements=allow_disagreements)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:
         typer.echo(f"withheld: {s.withheld:,} undecided queued messages")
+    if s.sheet and s.sheet.get("review", {}).get("unresolved_disagreements_released"):
+        typer.echo(f"released: {s.sheet['review']['unresolved_disagreements_released']:,} unresolved disagreements "
+                   "of the double review, as the more cautious decision (said in the datasheet)")
     typer.echo("datasheet: " + ", ".join(str(p) for p in s.datasheet))
     from triage.corpus_release import placeholders
 

@@ -138,6 +138,7 @@ def run_release(
     date_column: str | None = None,
     inconsistent_ok: bool = False,
     evaluation: str | os.PathLike[str] | None = None,
+    allow_disagreements: bool = False,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). The messages hide what classify was told
@@ -177,6 +178,7 @@ def run_release(
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
+        review = _review_checked(opened, allow_disagreements, name, ws_path)
         # Consistency across the corpus: every case decided once, or the release is told to go on.
         from triage.review_workspace.consistency import apply as apply_consistency
         from triage.review_workspace.consistency import find_cases, undecided as undecided_cases
@@ -267,6 +269,7 @@ def run_release(
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
+    sheet["review"] = review
     _fill_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
@@ -301,6 +304,23 @@ def release_hide(settings: dict | None, asked: tuple[str, ...] | None, differs_o
             f"{ws_path}): leave --hide out to release what classify hid, or add --hide-differs-ok to search the "
             "other columns for the release's categories (the datasheet names the categories that differ)")
     return recorded, asked
+
+
+def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) -> dict:
+    """The datasheet's review section (reviewers, time, agreement); unresolved disagreements of the
+    double review are refused unless `allow`."""
+    from triage.review_workspace.agreement import review_section
+
+    section = review_section(opened, allow_disagreements=allow)
+    unresolved = section["agreement"]["disagreements"]["unresolved"]
+    if unresolved and not allow:
+        raise io.BadInput(
+            f"{unresolved:,} message{'s' if unresolved > 1 else ''} of the double review "
+            f"{'have' if unresolved > 1 else 'has'} an unresolved disagreement: the lead reviewer resolves "
+            f"{'them' if unresolved > 1 else 'it'} with `triage review {name} --workspace {ws_path} --lead`, or "
+            "release the more cautious decision with --allow-disagreements"
+        )
+    return section
 
 
 def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: str) -> None:
@@ -984,9 +1004,9 @@ def datasheet_markdown(sheet: dict) -> str:
     for section in sections:
         lines.extend(_section_lines(section))
         if section.get("id") == "preprocessing":
-            lines.extend([*record, ""])
+            lines.extend([*record, "", *_review_lines(sheet.get("review"))[1:], ""])
     if not any(section.get("id") == "preprocessing" for section in sections):  # an older datasheet
-        lines.extend([*record, ""])
+        lines.extend([*record, "", *_review_lines(sheet.get("review"))[1:], ""])
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -1023,3 +1043,9 @@ def _files_lines(sheet: dict) -> list[str]:
     if not found:
         return []
     return ["- SHA-256: " + "; ".join(f"{what} {f['file']} {f['sha256']}" for what, f in found)]
+
+
+def _review_lines(section: dict | None) -> list[str]:
+    from triage.review_workspace.agreement import review_markdown
+
+    return review_markdown(section)

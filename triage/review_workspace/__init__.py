@@ -55,7 +55,7 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
 
 def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike[str] | None = None, *,
                 audit: int = DEFAULT_AUDIT, seed: int = 0, input_path=None, id_column: str | None = None,
-                text_column: str | None = None, model_file=None) -> tuple[Workspace, SyncSummary]:
+                text_column: str | None = None, model_file=None, double: float | None = None) -> tuple[Workspace, SyncSummary]:
     """The workspace of a classified file (created beside it by default), brought up to date with it.
     A sync that fails or is interrupted leaves the workspace as it was: one made for it is removed."""
     path = check_workspace_path(workspace or default_path(classified), [classified])
@@ -63,7 +63,8 @@ def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike
     opened = Workspace.open(path, create=True)
     try:
         return opened, opened.sync(classified, audit=audit, seed=seed, input_path=input_path,
-                                   id_column=id_column, text_column=text_column, model_file=model_file)
+                                   id_column=id_column, text_column=text_column, model_file=model_file,
+                                   double=double)
     except BaseException:
         opened.close()
         if fresh:
@@ -82,11 +83,12 @@ def open_existing(classified: str | os.PathLike[str], workspace: str | os.PathLi
     return Workspace.open(path)
 
 
-def sync_lines(path: Path, summary: SyncSummary) -> list[str]:
+def sync_lines(path: Path, summary: SyncSummary, double: int = 0) -> list[str]:
     kept = f", {summary.kept:,} decided earlier" if summary.kept else ""
     stale = f", {summary.stale:,} changed since decided" if summary.stale else ""
+    twice = f", {double:,} for two reviewers (double review)" if double else ""
     return [
-        f"review workspace: {path}: {summary.queued:,} queued + {summary.audit:,} audit{kept}{stale}; "
+        f"review workspace: {path}: {summary.queued:,} queued + {summary.audit:,} audit{kept}{stale}{twice}; "
         f"{summary.pending:,} still to look at"
     ]
 
@@ -110,6 +112,10 @@ def report_lines(workspace: Workspace) -> list[str]:
         )
     else:
         lines.append(f"audit: none of the {a['sample']:,} audit messages reviewed yet, so no estimate")
+    from triage.review_workspace.agreement import agreement_lines, reviewer_lines
+
+    lines.extend(reviewer_lines(workspace.reviewer_figures()))
+    lines.extend(agreement_lines(workspace.agreement()))
     return lines
 
 
@@ -146,23 +152,26 @@ def unlearn_line(entry: dict) -> str:
 
 
 def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool = False, reviewer: str | None = None,
-                 audit: int = DEFAULT_AUDIT, seed: int = 0, lexicon_dir=None, announce, say) -> None:
+                 audit: int = DEFAULT_AUDIT, seed: int = 0, lexicon_dir=None, announce, say,
+                 double: float | None = None, lead: bool = False) -> None:
     """`triage review`: the workspace brought up to date, then the page served on 127.0.0.1 until
     the process is interrupted. `announce(address)` is called once the server listens (the
-    first line of output: scripts read the address from it); `say(line)` gets the rest."""
+    first line of output: scripts read the address from it); `say(line)` gets the rest.
+    Several reviewers each run their own server on the same workspace (`reviewer` names them);
+    `double` marks a share for double review, `lead` lets this reviewer resolve disagreements."""
     from triage.review_workspace.server import serve
 
-    opened, summary = open_synced(classified, workspace, audit=audit, seed=seed)
+    opened, summary = open_synced(classified, workspace, audit=audit, seed=seed, double=double)
 
     def listening(address: str) -> None:
         announce(address)
-        for line in sync_lines(opened.path, summary):
+        for line in sync_lines(opened.path, summary, len(opened.double_ids())):
             say(line)
 
     with opened:
         try:
             serve(opened, port=port, reviewer=reviewer or default_reviewer(), lexicon_dir=lexicon_dir,
-                  open_browser=not no_browser, announce=listening)
+                  open_browser=not no_browser, announce=listening, lead=lead)
         finally:  # Ctrl-C or kill: the server has stopped and every decision is stored
             say("review: stopped; " + report_lines(opened)[1])
 

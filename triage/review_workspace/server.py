@@ -50,7 +50,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from triage import io, outputs
-from triage.review_workspace.workspace import TAGS, NeedsConfirmation, TextChanged, Workspace, WorkspaceUnavailable
+from triage.review_workspace.workspace import (
+    DEFAULT_LEASE,
+    TAGS,
+    Conflict,
+    NeedsConfirmation,
+    TextChanged,
+    Workspace,
+    WorkspaceUnavailable,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "triage_token"
@@ -76,6 +84,10 @@ _INT64 = 1 << 63  # SQLite's integers are signed 64-bit
 _TOO_LARGE = f"request too large (at most {MAX_BODY:,} bytes)"
 
 
+class _NotLead(Exception):
+    """A lead reviewer's request (adjudication) to a server not started with --lead: 403."""
+
+
 class _TooLarge(Exception):
     """A request body past MAX_BODY: raised from `receive` as soon as it is, and answered 413."""
 
@@ -86,6 +98,8 @@ class Settings:
     port: int
     reviewer: str
     lexicon_dir: str | None = None
+    lead: bool = False  # the lead reviewer: resolves the disagreements of the double review
+    lease_seconds: float = DEFAULT_LEASE  # how long a message shown in the page stays this reviewer's
     base: str = field(default_factory=lambda: secrets.token_urlsafe(12))  # the secret path: /<base>/
 
     @property
@@ -259,8 +273,12 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                 return await endpoint(request)
             except NeedsConfirmation as err:
                 return _error(str(err), 409, preview=err.preview)
+            except Conflict as err:  # another reviewer holds or decided the message: nothing stored
+                return _error(str(err), 409, conflict=err.conflict)
             except KeyError as err:
                 return _error(f"no message {err.args[0]!r} in the review list", 404)
+            except _NotLead as err:
+                return _error(str(err), 403)
             except WorkspaceUnavailable as err:  # full disk 507, read-only or damaged 503, replaced 409
                 return _error(str(err), err.status)
             except io.InputError as err:
@@ -281,10 +299,11 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
     async def state(request: Request):
-        current = workspace.next_pending()
+        current = workspace.next_pending(reviewer=settings.reviewer)
         return JSONResponse({
             "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
-            "current": current.id if current else None, "audit": workspace.audit_estimate(),
+            "current": current.id if current else None, "lead": settings.lead,
+            "lease_seconds": settings.lease_seconds, "audit": workspace.audit_estimate(),
             "meta": {k: v for k, v in workspace.meta().items() if k in ("classified", "synced", "created")},
         })
 
@@ -302,7 +321,39 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         ident = request.path_params["id"]
         found = workspace.item(ident).as_json()
         found["neighbours"] = workspace.neighbours(ident)
+        found["leased_to"] = workspace.lease_of(ident, besides=settings.reviewer)
         return JSONResponse(found)
+
+    async def claim(request: Request):  # the next message for this reviewer, leased to them
+        data = await _json_body(request)
+        after = data.get("after_rank")
+        if after is not None and not (type(after) is int and -_INT64 <= after < _INT64):
+            raise io.BadOption("after_rank must be a whole number")
+        found = workspace.claim(settings.reviewer, after_rank=after, seconds=settings.lease_seconds)
+        return JSONResponse({"current": found.id if found else None})
+
+    async def lease(request: Request):  # taken or renewed while the page shows the message
+        return JSONResponse(workspace.lease(request.path_params["id"], settings.reviewer,
+                                            seconds=settings.lease_seconds))
+
+    def lead_only():
+        if not settings.lead:
+            raise _NotLead("only the lead reviewer resolves disagreements (start `triage review --lead`)")
+
+    async def disputes(request: Request):
+        lead_only()
+        return JSONResponse(workspace.disputes())
+
+    async def adjudicate(request: Request):
+        lead_only()
+        data = await _json_body(request)
+        try:
+            resolved = workspace.adjudicate(request.path_params["id"], label=data.get("label", ""),
+                                            spans=data.get("spans", []), reviewer=settings.reviewer,
+                                            text_hash=data.get("text_hash"))
+        except TextChanged as err:
+            return _error(str(err), 409, changed=True)
+        return JSONResponse(resolved.as_json())
 
     # A decision or skip names the text it was made on (`text_hash`, sent with each item): a text
     # changed since (the corpus classified again while the page was open) is refused with 409.
@@ -311,7 +362,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         try:
             decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
                                        spans=data.get("spans", []), reviewer=settings.reviewer,
-                                       text_hash=data.get("text_hash"))
+                                       text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
             return _error(str(err), 409, changed=True)
         return JSONResponse(decided.as_json())
@@ -373,6 +424,10 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/items", handle(items)),
         Route("/api/items/{id:path}/decision", handle(decision), methods=["POST"]),
         Route("/api/items/{id:path}/skip", handle(skip), methods=["POST"]),
+        Route("/api/items/{id:path}/lease", handle(lease), methods=["POST"]),
+        Route("/api/items/{id:path}/adjudicate", handle(adjudicate), methods=["POST"]),
+        Route("/api/claim", handle(claim), methods=["POST"]),
+        Route("/api/disputes", handle(disputes)),
         Route("/api/items/{id:path}", handle(item)),
         Route("/api/undo", handle(undo), methods=["POST"]),
         Route("/api/candidates", handle(candidates)),
@@ -415,13 +470,13 @@ def bind(port: int) -> socket.socket:
 
 
 def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=None, open_browser: bool = True,
-          announce=print) -> None:
+          announce=print, lead: bool = False) -> None:
     """Serve the review page until Ctrl-C or SIGTERM. `announce` gets the address first."""
     import uvicorn
 
     sock = bind(port)
     settings = Settings(token=secrets.token_urlsafe(24), port=sock.getsockname()[1], reviewer=reviewer,
-                        lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None)
+                        lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None, lead=lead)
     address = f"http://127.0.0.1:{settings.port}/?token={settings.token}"
     announce(f"review: {address}")
     config = uvicorn.Config(create_app(workspace, settings), log_level="warning", access_log=False,

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import random
 import shutil
 import sqlite3
 import stat
 import tempfile
+import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
@@ -77,6 +79,24 @@ _SURROGATES = """CREATE TABLE IF NOT EXISTS surrogates (
     tag TEXT NOT NULL, entity TEXT NOT NULL, surrogate TEXT NOT NULL, seed INTEGER NOT NULL,
     PRIMARY KEY (tag, entity)
 )"""
+# Several reviewers on one workspace, added after the first format too (created when missing):
+# a lease gives a message to one reviewer at a time; a message marked `double` is decided blind
+# by two reviewers, each decision kept in `reviews` (the agreed or adjudicated one goes to
+# `decisions`, an unresolved disagreement is a decision with status `disputed`).
+_TEAM = (
+    "CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, reviewer TEXT NOT NULL, until REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS double (id TEXT PRIMARY KEY)",
+    "CREATE TABLE IF NOT EXISTS reviews (id TEXT NOT NULL, reviewer TEXT NOT NULL, text_hash TEXT NOT NULL,"
+    " label TEXT NOT NULL, spans TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (id, reviewer))",
+    "CREATE INDEX IF NOT EXISTS events_by_id ON events (id, seq)",
+)
+#: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
+DEFAULT_LEASE = 300.0
+#: The share of the queue and of the audit sample `--double` marks for two reviewers, by default.
+DEFAULT_DOUBLE = 0.1
+DISPUTED = "disputed"
+#: A gap between two actions of a reviewer longer than this (seconds) is a pause: not reviewing time.
+PAUSE = 600.0
 
 # Added later still, created on first use: one decision per consistency case (triage.review_workspace.consistency).
 _CONSISTENCY = """CREATE TABLE IF NOT EXISTS consistency (
@@ -237,6 +257,15 @@ class NeedsConfirmation(io.InputError):
         self.preview = preview
 
 
+class Conflict(io.InputError):
+    """A decision on a message another reviewer holds (its lease), decided since the page loaded it,
+    or awaiting the lead's adjudication: nothing is stored; `conflict` says who and what."""
+
+    def __init__(self, message: str, conflict: dict):
+        super().__init__(message)
+        self.conflict = conflict
+
+
 class TextChanged(io.InputError):
     """A decision or skip made on a text the message no longer holds (the corpus was classified
     again in between): nothing is stored, the reviewer looks at the message again."""
@@ -265,7 +294,9 @@ class Item:
     spans: list | None  # what the reviewer hides, None while undecided
     reviewer: str | None
     decided_at: str | None
-    status: str  # pending, decided, skipped, stale
+    status: str  # pending, decided, skipped, stale, disputed (two reviewers disagree: the lead decides)
+    version: int = 0  # the message's last logged action: a decision sent with it is refused if another reviewer acted since
+    double: bool = False  # marked for double review (decided blind by two reviewers)
 
     def as_json(self) -> dict:
         return asdict(self)
@@ -342,6 +373,21 @@ def check_spans(text: str, spans: Iterable) -> list[list]:
         if start < end:
             raise io.BadOption("spans overlap")
     return result
+
+
+def merge_spans(spans: Iterable) -> list[list]:
+    """Spans as sorted [start, end, TAG], overlapping ones merged (the first one's tag kept)."""
+    out: list[list] = []
+    for start, end, tag in sorted((list(span) for span in spans), key=lambda span: (span[0], span[1])):
+        if out and start < out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end, tag])
+    return out
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
 
 
 def _covered(spans: list, start: int, end: int) -> bool:
@@ -428,6 +474,7 @@ class Workspace:
                     connection.execute(f"PRAGMA application_id={_APPLICATION_ID}")
                     workspace._set_meta(schema_version=str(SCHEMA_VERSION), created=_now(), uuid=uuid.uuid4().hex)
             connection.execute(_SURROGATES)
+            workspace._team_tables()
             meta = workspace.meta()
             if "uuid" not in meta:  # a workspace made before workspaces had an identity
                 try:
@@ -536,13 +583,16 @@ class Workspace:
 
     def sync(self, classified_path: str | os.PathLike[str], *, audit: int = DEFAULT_AUDIT, seed: int = 0,
              input_path: str | os.PathLike[str] | None = None, seeker=None, id_column: str | None = None,
-             text_column: str | None = None, model_file: str | os.PathLike[str] | None = None) -> SyncSummary:
+             text_column: str | None = None, model_file: str | os.PathLike[str] | None = None,
+             double: float | None = None) -> SyncSummary:
         """Load (or reload) a classified file: every message, the queue, the audit sample, and what
         the machines hide in each message (the record the release reads). Another corpus's file is
         refused before anything changes; the load is one transaction, so an interrupted sync leaves
         the workspace as it was. `input_path`, `id_column` and `text_column` record the input that
         was classified and how it was read, `model_file` the model file that classified it, for the
-        release."""
+        release. `double` marks that share of the queue and of the audit for double review (seeded
+        with `seed`); None keeps the share recorded by an earlier sync.
+        """
         if audit < 0:
             raise io.BadOption("--audit must be 0 or more")
         rows = read_classified(classified_path)
@@ -594,6 +644,13 @@ class Workspace:
                 values["text_column"] = text_column
             if model_file is not None:
                 values["model_file"] = os.path.abspath(model_file) if os.fspath(model_file) else ""
+            if double is None and "double_share" in meta:
+                double, seed_double = float(meta["double_share"]), int(meta.get("double_seed", 0))
+            else:
+                seed_double = seed
+            if double is not None:
+                self._mark_double(double, seed_double)
+                values.update(double_share=repr(float(double)), double_seed=str(seed_double))
             self._set_meta(**values)
         kept = self._db.execute(
             "SELECT count(*) FROM decisions d JOIN messages m USING (id) WHERE d.text_hash = m.text_hash"
@@ -641,6 +698,8 @@ class Workspace:
                m.decision, m.hidden, m.highlighted, m.risk,
                d.text_hash AS d_hash, d.status AS d_status, d.label AS d_label, d.spans AS d_spans,
                d.reviewer AS d_reviewer, d.at AS d_at,
+               (SELECT coalesce(max(e.seq), 0) FROM events e WHERE e.id = i.id) AS version,
+               EXISTS (SELECT 1 FROM double x WHERE x.id = i.id) AS double,
                CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != m.text_hash THEN 'stale'
                     ELSE d.status END AS status
         FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id)
@@ -649,9 +708,9 @@ class Workspace:
     def _item(self, row: sqlite3.Row) -> Item:
         machine_spans = json.loads(row["hidden"])
         names, words = self._learnt_sets()
-        current = row["status"] in ("decided", "skipped")
-        label = row["d_label"] if row["status"] == "decided" else None
-        spans = json.loads(row["d_spans"]) if row["status"] == "decided" else None
+        current = row["status"] in ("decided", "skipped", DISPUTED)
+        label = row["d_label"] if row["status"] in ("decided", DISPUTED) else None
+        spans = json.loads(row["d_spans"]) if row["status"] in ("decided", DISPUTED) else None
         return Item(
             id=row["id"], position=row["position"], text=row["text"], text_hash=row["text_hash"],
             kind=row["kind"], rank=row["rank"],
@@ -662,7 +721,7 @@ class Workspace:
             highlighted=json.loads(row["highlighted"]), reasons=json.loads(row["reasons"]),
             label=label, spans=spans,
             reviewer=row["d_reviewer"] if current else None, decided_at=row["d_at"] if current else None,
-            status=row["status"],
+            status=row["status"], version=row["version"], double=bool(row["double"]),
         )
 
     @staticmethod
@@ -711,17 +770,107 @@ class Workspace:
         )
         return [dict(r) for r in near]
 
-    def next_pending(self, after_rank: int | None = None) -> Item | None:
+    def next_pending(self, after_rank: int | None = None, *, reviewer: str | None = None) -> Item | None:
         """The first item still to look at (pending or stale), after `after_rank` if given,
-        else from the top: where a reviewer resumes."""
+        else from the top: where a reviewer resumes. With `reviewer`, an item leased to another
+        reviewer, or decided blind by this one and waiting for a second reviewer, is passed over."""
         where, values = self._where(None, "pending,stale")
+        if reviewer is not None:
+            where += (" AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = i.id AND l.reviewer != ? AND l.until > ?)"
+                      " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.id = i.id AND r.reviewer = ?"
+                      " AND r.text_hash = m.text_hash)")
+            values.extend([reviewer, time.time(), reviewer])
         if after_rank is not None:
             where += " AND i.rank > ?"
             values.append(after_rank)
         row = self._db.execute(f"{self._ITEM_SQL}{where} ORDER BY i.rank LIMIT 1", values).fetchone()
         if row is None and after_rank is not None:
-            return self.next_pending()
+            return self.next_pending(reviewer=reviewer)
         return None if row is None else self._item(row)
+
+    # ------------------------------------------------------------------ leases
+
+    def _team_tables(self) -> None:
+        """The tables of several reviewers (leases, double review), made when missing. A read-only
+        workspace of an older format gets empty temporary ones: it still reads, and writes nothing."""
+        try:
+            for statement in _TEAM:
+                self._db.execute(statement)
+        except WorkspaceReadOnly:
+            present = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for statement in _TEAM:
+                if statement.startswith("CREATE TABLE") and statement.split()[5] not in present:
+                    self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS"))
+
+    def claim(self, reviewer: str, *, after_rank: int | None = None, seconds: float = DEFAULT_LEASE) -> Item | None:
+        """The next item for `reviewer` (as next_pending), leased to them for `seconds`: no other
+        reviewer is given it, nor may decide it, until the lease ends. A reviewer holds one lease."""
+        reviewer = _reviewer(reviewer)
+        with self._transaction():
+            found = self.next_pending(after_rank, reviewer=reviewer)
+            self._lease(found.id if found else None, reviewer, seconds)
+        return found
+
+    def lease(self, message_id: str, reviewer: str, *, seconds: float = DEFAULT_LEASE) -> dict:
+        """Take or renew the lease of a listed message for `reviewer` (the page does while it shows
+        the message); Conflict when another reviewer holds it."""
+        reviewer = _reviewer(reviewer)
+        with self._transaction():
+            self._current(message_id)  # KeyError for a message not listed
+            holder = self.lease_of(message_id, besides=reviewer)
+            if holder is not None:
+                raise Conflict(f"message {message_id} is being reviewed by {holder['reviewer']} (until "
+                               f"{holder['until'][11:19]} UTC): look at another one", {"kind": "lease", **holder})
+            until = self._lease(message_id, reviewer, seconds)
+        return {"id": message_id, "reviewer": reviewer, "until": _iso(until)}
+
+    def _lease(self, message_id: str | None, reviewer: str, seconds: float) -> float:
+        now = time.time()
+        self._db.execute("DELETE FROM leases WHERE reviewer = ? OR until <= ?", (reviewer, now))
+        if message_id is not None:
+            self._db.execute("INSERT OR REPLACE INTO leases VALUES (?,?,?)", (message_id, reviewer, now + seconds))
+        return now + seconds
+
+    def lease_of(self, message_id: str, *, besides: str | None = None) -> dict | None:
+        """Who holds a valid lease on the message ({"reviewer", "until"}), another than `besides`."""
+        row = self._db.execute("SELECT reviewer, until FROM leases WHERE id = ? AND until > ? AND reviewer != ?",
+                               (message_id, time.time(), besides or "")).fetchone()
+        return None if row is None else {"reviewer": row["reviewer"], "until": _iso(row["until"])}
+
+    def _check_conflict(self, message_id: str, reviewer: str, version) -> None:
+        """Refuse (Conflict) a decision on a message leased to another reviewer, one awaiting the
+        lead's adjudication, or one another reviewer decided since the page loaded it (`version`:
+        the item's, as shown; without it, any decision of another reviewer)."""
+        holder = self.lease_of(message_id, besides=reviewer)
+        if holder is not None:
+            raise Conflict(f"message {message_id} is assigned to {holder['reviewer']} (until {holder['until'][11:19]} "
+                           "UTC): nothing was saved", {"kind": "lease", **holder})
+        digest, status, label, spans = self._current(message_id)
+        if status == DISPUTED:
+            raise Conflict(f"message {message_id}: its two reviewers disagree; the lead reviewer resolves it "
+                           "(nothing was saved)", {"kind": "disputed", **self._decision_of(message_id)})
+        if status in ("pending", "skipped"):  # a skip decides nothing: a decision may follow it
+            return
+        decided = self._decision_of(message_id)
+        if decided["reviewer"] == reviewer:
+            return
+        if version is not None:
+            if type(version) is not int:
+                raise io.BadOption("version must be the item's version, as sent with it")
+            if version == self._version(message_id):
+                return  # the page showed this decision: changing it is a decision too
+        raise Conflict(f"message {message_id} was {decided['status']} by {decided['reviewer']} since your page loaded "
+                       f"it: nothing was saved; see their decision", {"kind": "decided", **decided})
+
+    def _decision_of(self, message_id: str) -> dict:
+        row = self._db.execute("SELECT status, label, spans, reviewer, at FROM decisions WHERE id = ?",
+                               (message_id,)).fetchone()
+        return {"status": row["status"], "label": row["label"],
+                "spans": json.loads(row["spans"]) if row["spans"] else None,
+                "reviewer": row["reviewer"], "decided_at": row["at"]}
+
+    def _version(self, message_id: str) -> int:
+        return self._db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE id = ?", (message_id,)).fetchone()[0]
 
     # --------------------------------------------------------------- decisions
 
@@ -739,17 +888,21 @@ class Workspace:
         return row["text_hash"], row["status"], row["label"], row["spans"]
 
     def _record(self, message_id: str, action: str, reviewer: str, status: str | None, label: str | None,
-                spans: str | None) -> None:
+                spans: str | None, *, by: str | None = None, store: bool = True) -> None:
+        """Store a decision (`by`: who it is credited to, the reviewer by default) and log it; with
+        `store` False (a blind review waiting for the second one), log it only."""
         digest, status_before, label_before, spans_before = self._current(message_id)
         at = _now()
-        if status is None:
+        if not store:
+            pass
+        elif status is None:
             self._db.execute("DELETE FROM decisions WHERE id = ?", (message_id,))
         else:
             self._db.execute(
                 "INSERT INTO decisions VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET text_hash = excluded.text_hash,"
                 " status = excluded.status, label = excluded.label, spans = excluded.spans,"
                 " reviewer = excluded.reviewer, at = excluded.at",
-                (message_id, digest, status, label, spans, reviewer, at),
+                (message_id, digest, status, label, spans, by or reviewer, at),
             )
         self._db.execute(
             "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, label_before, spans_before,"
@@ -774,9 +927,12 @@ class Workspace:
         return row["text"]
 
     def decide(self, message_id: str, *, label: str, spans: Iterable, reviewer: str,
-               text_hash: str | None = None) -> Item:
+               text_hash: str | None = None, version: int | None = None) -> Item:
         """The reviewer's decision on a listed message: TA or NTA and what to hide. With `text_hash`
-        (the item's, as shown), a message whose text changed since is refused with TextChanged."""
+        (the item's, as shown), a message whose text changed since is refused with TextChanged; a
+        message leased to another reviewer, or decided by another since `version` (Conflict), too.
+        On a message marked for double review, the decision is blind: kept apart until a second
+        reviewer decides (same decision: it stands; else a disagreement for the lead)."""
         label = str(label).strip().upper()
         if label not in LABELS:
             raise io.BadOption(f"label must be TA or NTA, not {label!r}")
@@ -785,7 +941,12 @@ class Workspace:
             checked = check_spans(self._text(message_id, text_hash), spans)
             if label == NTA and checked:
                 raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
-            self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
+            self._check_conflict(message_id, reviewer, version)
+            if self._blind(message_id):
+                self._review(message_id, reviewer, label, checked)
+            else:
+                self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
+            self._db.execute("DELETE FROM leases WHERE id = ? AND reviewer = ?", (message_id, reviewer))
         return self.item(message_id)
 
     def import_decisions(self, decisions: Iterable[tuple[str, str, list, str]], *, reviewer: str) -> int:
@@ -805,12 +966,39 @@ class Workspace:
                 count += 1
         return count
 
+    def _blind(self, message_id: str) -> bool:
+        """Marked for double review and not yet decided by both."""
+        if self._db.execute("SELECT 1 FROM double WHERE id = ?", (message_id,)).fetchone() is None:
+            return False
+        return self._current(message_id)[1] not in ("decided", DISPUTED)
+
+    def _review(self, message_id: str, reviewer: str, label: str, spans: list) -> None:
+        digest, status, _, _ = self._current(message_id)
+        encoded = json.dumps(spans)
+        self._db.execute("INSERT OR REPLACE INTO reviews VALUES (?,?,?,?,?,?)",
+                         (message_id, reviewer, digest, label, encoded, _now()))
+        other = self._db.execute(
+            "SELECT reviewer, label, spans FROM reviews WHERE id = ? AND reviewer != ? AND text_hash = ? "
+            "ORDER BY rowid LIMIT 1", (message_id, reviewer, digest)).fetchone()
+        if other is None:  # the first of two: logged, the message stays to decide for another reviewer
+            self._record(message_id, "review", reviewer, None if status == "pending" else status, label, encoded,
+                         store=False)
+            return
+        by = f"{other['reviewer']} + {reviewer}"
+        if other["label"] == label and json.loads(other["spans"]) == spans:
+            self._record(message_id, "review", reviewer, "decided", label, encoded, by=by)
+        else:  # released, if it ever is before the lead decides, as the more cautious: both hide
+            union = merge_spans(json.loads(other["spans"]) + spans)
+            self._record(message_id, "review", reviewer, DISPUTED, TA, json.dumps(union), by=by)
+
     def skip(self, message_id: str, *, reviewer: str, text_hash: str | None = None) -> Item:
-        """Put a listed message aside for later (refused with TextChanged as `decide` is)."""
+        """Put a listed message aside for later (refused with TextChanged or Conflict as `decide` is)."""
         reviewer = _reviewer(reviewer)
         with self._transaction():
             self._text(message_id, text_hash)
+            self._check_conflict(message_id, reviewer, None)
             self._record(message_id, "skip", reviewer, "skipped", None, None)
+            self._db.execute("DELETE FROM leases WHERE id = ? AND reviewer = ?", (message_id, reviewer))
         return self.item(message_id)
 
     def undo(self, *, reviewer: str) -> Item | None:
@@ -818,12 +1006,13 @@ class Workspace:
 
         A decision or skip made on a text the message no longer holds is passed over: it already
         no longer applies (the message is back in the list, to look at again), and undoing it would
-        bring back spans of another text. The last one that still applies is undone."""
+        bring back spans of another text. The last one that still applies is undone. A blind review
+        undone is taken out of the double review (the other reviewer's stays)."""
         reviewer = _reviewer(reviewer)
         with self._transaction():
             last = self._db.execute(
                 "SELECT e.* FROM events e JOIN items i USING (id) JOIN messages m USING (id) "
-                "WHERE e.reviewer = ? AND e.action IN ('decide', 'skip') AND e.undone = 0 "
+                "WHERE e.reviewer = ? AND e.action IN ('decide', 'skip', 'review', 'adjudicate') AND e.undone = 0 "
                 "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT 1",
                 (reviewer,),
             ).fetchone()
@@ -831,9 +1020,110 @@ class Workspace:
                 return None
             before = last["status_before"]
             status = None if before in (None, "pending") else before
+            if last["action"] == "review":
+                self._db.execute("DELETE FROM reviews WHERE id = ? AND reviewer = ?", (last["id"], reviewer))
             self._record(last["id"], "undo", reviewer, status, last["label_before"], last["spans_before"])
             self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (last["seq"],))
         return self.item(last["id"])
+
+    # ------------------------------------------------------------ double review
+
+    def mark_double(self, share: float = DEFAULT_DOUBLE, seed: int = 0) -> int:
+        """Mark `share` of the queue and of the audit sample (each rounded up, seeded) for double
+        review; 0 marks none. Returns how many are marked."""
+        with self._transaction():
+            count = self._mark_double(share, seed)
+            self._set_meta(double_share=repr(float(share)), double_seed=str(seed))
+        return count
+
+    def _mark_double(self, share: float, seed: int) -> int:
+        if not (isinstance(share, (int, float)) and 0 <= share <= 1):
+            raise io.BadOption("--double must be a share between 0 and 1 (0.1: one message in ten)")
+        self._db.execute("DELETE FROM double")
+        marked = 0
+        for kind in KINDS:
+            ids = [row[0] for row in self._db.execute("SELECT id FROM items WHERE kind = ? ORDER BY rank", (kind,))]
+            wanted = math.ceil(share * len(ids) - 1e-9)
+            ranked = sorted(ids, key=lambda ident: hashlib.sha256(f"{seed}\0{ident}".encode("utf-8", "surrogatepass")).digest())
+            self._db.executemany("INSERT INTO double VALUES (?)", [(ident,) for ident in ranked[:wanted]])
+            marked += wanted
+        return marked
+
+    def double_ids(self) -> set[str]:
+        return {row[0] for row in self._db.execute("SELECT d.id FROM double d JOIN items i USING (id)")}
+
+    def reviews(self, message_id: str) -> list[dict]:
+        """The blind decisions of a double-reviewed message on its current text, first first."""
+        rows = self._db.execute(
+            "SELECT r.reviewer, r.label, r.spans, r.at FROM reviews r JOIN messages m USING (id) "
+            "WHERE r.id = ? AND r.text_hash = m.text_hash ORDER BY r.rowid", (message_id,))
+        return [{"reviewer": r["reviewer"], "label": r["label"], "spans": json.loads(r["spans"]), "at": r["at"]}
+                for r in rows]
+
+    def double_pairs(self) -> list[tuple[str, dict, dict]]:
+        """(text, first review, second review) of every message two reviewers decided blind."""
+        pairs = []
+        rows = self._db.execute("SELECT DISTINCT r.id, m.text FROM reviews r JOIN messages m USING (id) "
+                                "JOIN items i USING (id) WHERE r.text_hash = m.text_hash ORDER BY i.rank")
+        for row in rows.fetchall():
+            found = self.reviews(row["id"])
+            if len(found) >= 2:
+                pairs.append((row["text"], found[0], found[1]))
+        return pairs
+
+    def disputes(self) -> list[dict]:
+        """The unresolved disagreements, in list order: each item with its two blind decisions."""
+        return [{"item": item.as_json(), "reviews": self.reviews(item.id)}
+                for item in self.items(status=DISPUTED, limit=1_000_000)]
+
+    def adjudicate(self, message_id: str, *, label: str, spans: Iterable, reviewer: str,
+                   text_hash: str | None = None) -> Item:
+        """The lead reviewer's resolution of a disagreement: one of the two decisions, or another."""
+        label = str(label).strip().upper()
+        if label not in LABELS:
+            raise io.BadOption(f"label must be TA or NTA, not {label!r}")
+        reviewer = _reviewer(reviewer)
+        with self._transaction():
+            checked = check_spans(self._text(message_id, text_hash), spans)
+            if label == NTA and checked:
+                raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
+            if self._current(message_id)[1] != DISPUTED:
+                raise io.BadOption(f"message {message_id} has no disagreement to resolve")
+            self._record(message_id, "adjudicate", reviewer, "decided", label, json.dumps(checked))
+        return self.item(message_id)
+
+    def agreement(self) -> dict:
+        """Agreement of the double-reviewed messages (triage.review_workspace.agreement)."""
+        from triage.review_workspace.agreement import agreement
+
+        result = agreement(self.double_pairs())
+        result["marked"] = len(self.double_ids())
+        result["disagreements"] = {
+            "unresolved": self.count(status=DISPUTED),
+            "resolved": self._db.execute(
+                "SELECT count(DISTINCT e.id) FROM events e JOIN decisions d USING (id) WHERE e.action = 'adjudicate' "
+                "AND e.undone = 0 AND d.status = 'decided' AND d.text_hash = e.text_hash").fetchone()[0],
+        }
+        return result
+
+    def reviewer_figures(self, *, cap: float = PAUSE) -> dict[str, dict]:
+        """Per reviewer: decisions (decide, blind review and adjudication events not undone; skips
+        apart) and time in seconds, the sum of the gaps between their consecutive actions of at
+        most `cap` seconds (a longer gap is a pause and counts nothing)."""
+        figures: dict[str, dict] = {}
+        last: dict[str, datetime] = {}
+        for row in self._db.execute("SELECT reviewer, at, action, undone FROM events ORDER BY seq"):
+            name = row["reviewer"]
+            entry = figures.setdefault(name, {"decisions": 0, "skips": 0, "seconds": 0.0})
+            if row["action"] in ("decide", "review", "adjudicate") and not row["undone"]:
+                entry["decisions"] += 1
+            elif row["action"] == "skip" and not row["undone"]:
+                entry["skips"] += 1
+            at = datetime.fromisoformat(row["at"])
+            if name in last and 0 <= (gap := (at - last[name]).total_seconds()) <= cap:
+                entry["seconds"] += gap
+            last[name] = at
+        return dict(sorted(figures.items()))
 
     def history(self, message_id: str | None = None) -> list[dict]:
         """The append-only log, oldest first (of one message, or of all)."""
@@ -1015,7 +1305,7 @@ class Workspace:
     # ------------------------------------------------------------------ figures
 
     def progress(self) -> dict:
-        counts = {status: 0 for status in ("pending", "decided", "skipped", "stale")}
+        counts = {status: 0 for status in ("pending", "decided", "skipped", "stale", DISPUTED)}
         for status, n in self._db.execute(
             "SELECT CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != m.text_hash THEN 'stale' "
             "ELSE d.status END AS s, count(*) FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id) "
@@ -1135,7 +1425,7 @@ class Workspace:
         )
         for row in rows:
             text = row["text"]
-            if row["current"] and row["status"] == "decided":
+            if row["current"] and row["status"] in ("decided", DISPUTED):  # disputed: both reviewers' spans
                 route = "audit" if row["kind"] == "audit" else "reviewer"
                 spans = json.loads(row["spans"])
                 if row["label"] == TA:  # a reviewer's explicit spans stand; learnt names are added

@@ -4,7 +4,7 @@
 
 const TAG_ORDER = [["1", "PRE"], ["2", "NOM"], ["3", "SUR"], ["4", "LIE"], ["5", "TEL"], ["6", "MEL"], ["7", "URL"], ["8", "ADR"], ["9", "COD"], ["0", "MAR"]];
 const TAG_KEYS = Object.fromEntries(TAG_ORDER);
-const VIEWS = ["messages", "words", "learnt"];
+const VIEWS = ["messages", "words", "learnt", "adjudicate"]; // adjudicate: the lead reviewer only (adjudicate.js)
 const PAGE = 50;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’_-]*/gu;
 
@@ -147,6 +147,7 @@ async function show(id, remember = false) {
   render();
   say(item.status === "decided" ? `Decided ${item.label} by ${item.reviewer}. Change it if needed.` :
       item.status === "stale" ? "The text changed since it was decided: please look again." : "");
+  await holdLease(item); // team.js
 }
 
 function units(text, spans) {
@@ -308,7 +309,7 @@ async function decide(label) {
   }
   const spans = label === "NTA" ? [] : spansToServer(S.item.text, S.draft);
   try {
-    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans, text_hash: S.item.text_hash });
+    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/${decisionPath(S.item)}`, { label, spans, text_hash: S.item.text_hash, version: S.item.version });
     S.trail.push(S.item.id);
     await next();
   } catch (error) { await refused(error); }
@@ -326,6 +327,7 @@ async function skip() {
 // A decision or skip names the text it was made on: when the text changed since the page showed
 // it (the corpus was classified again), the server stores nothing and the page shows the message anew.
 async function refused(error) {
+  if (error.status === 409 && error.data && error.data.conflict) { await showConflict(error); return; } // team.js
   if (error.status === 409 && error.data && error.data.changed && S.item) {
     await refreshState();
     try { await show(S.item.id); } catch (_) { await next(); } // gone from the list: the next one
@@ -352,16 +354,17 @@ async function back() {
 }
 
 async function next() {
-  const info = await refreshState();
-  if (info.current === null) { await finished(); return; }
-  await show(info.current);
+  await refreshState();
+  const current = await claimNext(); // team.js: leased to this reviewer
+  if (current === null) { await finished(); return; }
+  await show(current);
 }
 
 async function finished() {
   await loadPage(S.offset);
   S.item = null;
   const p = S.info.progress;
-  $("message").replaceChildren(el("span", { class: "done", text: `All ${p.total} messages of the list are decided (${p.skipped} skipped). Next: triage release.` }));
+  $("message").replaceChildren(el("span", { class: "done", text: teamDone(p) || `All ${p.total} messages of the list are decided (${p.skipped} skipped). Next: triage release.` })); // teamDone: team.js
   $("badges").replaceChildren(); $("reasons").replaceChildren(); $("tags").replaceChildren();
   $("neighbours-before").replaceChildren(); $("neighbours-after").replaceChildren();
   say("");
@@ -473,6 +476,7 @@ async function switchView(view) {
   document.querySelectorAll(".tab").forEach((tab) => tab.setAttribute("aria-pressed", String(tab.dataset.view === view)));
   if (view === "words") await loadWords();
   if (view === "learnt") await loadLearnt();
+  if (view === "adjudicate") await loadDisputes();
   if (view === "messages") { if (S.item) await show(S.item.id); else await next(); }
 }
 
@@ -491,6 +495,7 @@ function onKey(event) {
   if (key === "?") { event.preventDefault(); help.showModal(); return; }
   if (key === "v") { event.preventDefault(); switchView(VIEWS[(VIEWS.indexOf(S.view) + 1) % VIEWS.length]); return; }
   if (S.view === "words") return onWordsKey(event);
+  if (S.view === "adjudicate") return onAdjudicateKey(event);
   if (S.view !== "messages") return;
   if (key === "o") { const box = $("show-originals"); box.checked = !box.checked; applyOriginals(); return; }
   if (!S.item) { if (key === "u") { event.preventDefault(); undo(); } return; }
@@ -548,6 +553,7 @@ async function start() {
   $("page-next").addEventListener("click", () => loadPage(S.offset + PAGE));
   try {
     await next();
+    setupTeam(S.info); // adjudicate.js
     document.body.setAttribute("data-ready", "true");
   } catch (error) { say(error.message, true); }
 }

@@ -1,0 +1,90 @@
+// The lead reviewer's view: each disagreement of the double review, both blind decisions side by
+// side; keep one (1 / 2) or edit it in the Messages view. Loaded before review.js.
+"use strict";
+
+const ADJ = { disputes: [], focus: 0 };
+
+// After the first state: the Adjudicate tab exists for the lead reviewer only.
+function setupTeam(info) {
+  const tab = document.querySelector('.tab[data-view="adjudicate"]');
+  if (info.lead) { tab.hidden = false; return; }
+  tab.remove();
+  VIEWS.splice(VIEWS.indexOf("adjudicate"), 1);
+}
+
+async function loadDisputes() {
+  ADJ.disputes = await api("GET", "/api/disputes");
+  ADJ.focus = Math.min(ADJ.focus, Math.max(0, ADJ.disputes.length - 1));
+  const list = $("dispute-list");
+  list.replaceChildren();
+  if (!ADJ.disputes.length) list.append(el("li", { class: "none", text: "No disagreement left to resolve." }));
+  ADJ.disputes.forEach(({ item, reviews }, index) => {
+    const sides = el("div", { class: "sides" });
+    reviews.slice(0, 2).forEach((review, side) => {
+      const keep = el("button", { type: "button", class: "keep" }, document.createTextNode(`Keep ${review.reviewer}'s `), el("kbd", { text: String(side + 1) }));
+      keep.addEventListener("click", () => resolve(index, side));
+      sides.append(el("div", { class: "side", "data-reviewer": review.reviewer },
+        el("h3", { text: `${review.reviewer}: ${review.label}` }), markedText(item.text, review.spans), keep));
+    });
+    const edit = el("button", { type: "button", class: "ghost" }, document.createTextNode("Edit "), el("kbd", { text: "e" }));
+    edit.addEventListener("click", () => editDispute(index));
+    const li = el("li", { "data-message-id": item.id }, el("p", { class: "dispute-id", text: `message ${item.id} · ${item.kind}` }), sides, edit);
+    if (index === ADJ.focus) li.classList.add("focused");
+    list.append(li);
+  });
+}
+
+// A message with one reviewer's hidden spans shown as tags (text inserted as text only).
+function markedText(text, serverSpans) {
+  const box = el("p", { class: "message small" });
+  let at = 0;
+  for (const [start, end, tag] of spansFromServer(text, serverSpans)) {
+    box.append(text.slice(at, start), el("span", { class: "hidden-item", title: text.slice(start, end) },
+      document.createTextNode(tag), el("span", { class: "original", text: text.slice(start, end) })));
+    at = end;
+  }
+  box.append(text.slice(at));
+  return box;
+}
+
+async function resolve(index, side) {
+  const { item, reviews } = ADJ.disputes[index];
+  const chosen = reviews[side];
+  try {
+    await api("POST", `/api/items/${encodeURIComponent(item.id)}/adjudicate`, { label: chosen.label, spans: chosen.spans, text_hash: item.text_hash });
+    sayAdjudicate(`Message ${item.id}: ${chosen.reviewer}'s decision kept (${chosen.label}).`);
+  } catch (error) { sayAdjudicate(error.message, true); }
+  await loadDisputes();
+  await refreshState();
+}
+
+// Edit: the message in the Messages view, with what either reviewer hid; deciding it resolves it.
+async function editDispute(index) {
+  const { item } = ADJ.disputes[index];
+  await switchView("messages");
+  await show(item.id);
+  S.draft = spansFromServer(S.item.text, item.spans || []).map((s) => s.slice());
+  render();
+  say("Disagreement: what either reviewer hid is shown. Decide it to resolve it.");
+}
+
+function sayAdjudicate(text, error = false) {
+  const status = $("adjudicate-status");
+  status.textContent = text;
+  status.classList.toggle("error", error);
+}
+
+function onAdjudicateKey(event) {
+  const moves = { j: 1, k: -1, ArrowDown: 1, ArrowUp: -1 };
+  if (event.key in moves) {
+    event.preventDefault();
+    ADJ.focus = Math.min(ADJ.disputes.length - 1, Math.max(0, ADJ.focus + moves[event.key]));
+    document.querySelectorAll("#dispute-list > li").forEach((li, i) => li.classList.toggle("focused", i === ADJ.focus));
+  } else if ((event.key === "1" || event.key === "2") && ADJ.disputes[ADJ.focus]) {
+    event.preventDefault();
+    resolve(ADJ.focus, Number(event.key) - 1);
+  } else if (event.key === "e" && ADJ.disputes[ADJ.focus]) {
+    event.preventDefault();
+    editDispute(ADJ.focus);
+  }
+}
