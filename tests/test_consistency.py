@@ -96,6 +96,16 @@ def test_keeping_a_spelling_readable_shows_it_everywhere(cli, tmp_path):
     assert texts["1"] == TEXTS["1"] and "<NOM_6>" in texts["4"]
 
 
+def test_homonyms_leave_every_mention_as_the_review_left_it(cli, tmp_path):
+    classified, ws = corpus(cli, tmp_path)
+    with Workspace.open(ws) as opened:
+        opened.decide_consistency("mixed", "julie", "homonyms", reviewer="ana")
+        opened.decide_consistency("tags", "martin", "different", reviewer="ana")
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv"))
+    texts = texts_of(tmp_path / "corpus.csv")
+    assert "Julie" not in texts["1"] and texts["2"] == TEXTS["2"]  # hidden where it was, readable where it was
+
+
 def test_a_surrogate_equal_to_a_readable_form_is_listed_and_drawn_again(cli, tmp_path):
     classified, ws = corpus(cli, tmp_path)
     with Workspace.open(ws) as opened:

@@ -10,7 +10,9 @@ three kinds of case are listed:
   that one entity would get two pseudonyms or two surrogates.
 Each case is decided once, for the whole corpus, and stored in the workspace; the release applies it:
 - mixed and surrogate: `hide` (hidden everywhere it is readable) or `readable` (a mixed spelling
-  shown everywhere; a surrogate's entity gets a new surrogate);
+  shown everywhere; a surrogate's entity gets a new surrogate); a mixed spelling may also be decided
+  `homonyms` (a name where it is hidden, an ordinary word where it is readable: "Pierre" and "une
+  pierre"), which leaves every mention as it is;
 - tags: `same` (one entity: every mention gets the tag it has most often) or `different` (two
   entities, left as they are).
 Spellings are compared as the release groups entities: without accents, case or letter repetitions
@@ -28,7 +30,7 @@ from triage import io
 from triage.surrogates import entity_key
 
 KINDS = ("mixed", "surrogate", "tags")
-CHOICES = {"mixed": ("hide", "readable"), "surrogate": ("hide", "readable"), "tags": ("same", "different")}
+CHOICES = {"mixed": ("hide", "readable", "homonyms"), "surrogate": ("hide", "readable"), "tags": ("same", "different")}
 EXAMPLES = 5
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 _TAG_ORDER = ("PRE", "NOM", "SUR", "TEL", "MEL", "URL", "ADR", "COD", "LIE", "MAR")

@@ -5,7 +5,7 @@
 
 const BASE = location.pathname.replace(/\/[^/]*$/, "");
 const WORDS = {
-  hide: "Hide everywhere", readable: "Keep readable everywhere",
+  hide: "Hide everywhere", readable: "Keep readable everywhere", homonyms: "Homonyms: leave each as it is",
   same: "One entity (one tag)", different: "Different entities",
 };
 const KINDS = {
