@@ -1,0 +1,139 @@
+"""Screenshots of the review page's views for the documentation, at 1400 and 800 px wide, light and dark.
+
+    python docs/screenshots.py [--out docs/screenshots]
+
+Classifies the demo corpus (data/sample_sms.csv) into a temporary folder with a review workspace,
+makes the state each view shows (two reviewers' blind decisions that disagree, a learnt word), serves
+the page as the lead reviewer and photographs each view in Debian's Chromium (headless, driven by
+Selenium through chromedriver; nothing is downloaded). Writes `<view>-<width>-<scheme>.png`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VIEWS = ("messages", "words", "learnt", "adjudicate", "consistency")
+WIDTHS = (1400, 800)
+SCHEMES = ("light", "dark")
+
+
+def prepare(folder: Path) -> tuple[Path, Path]:
+    """The demo corpus classified with a workspace holding a disagreement and a learnt word."""
+    from triage.review_workspace import Workspace
+
+    classified, workspace = folder / "demo.classified.csv", folder / "demo.review.sqlite"
+    subprocess.run([sys.executable, "-m", "triage", "classify", str(ROOT / "data" / "sample_sms.csv"), "-o",
+                    str(classified), "--no-chart", "--workspace", str(workspace), "--force"],
+                   check=True, capture_output=True)
+    with Workspace.open(workspace) as opened:
+        opened.mark_double(0.1, seed=0)
+        disputed = [item for item in opened.items(limit=1000) if item.double][:2]
+        for item in disputed:  # ana hides what the machines propose, bob finds nothing to hide
+            opened.decide(item.id, label="TA", spans=item.proposal or [[0, 1, "PRE"]], reviewer="ana")
+            opened.decide(item.id, label="NTA", spans=[], reviewer="bob")
+        candidates = opened.candidates(limit=5)
+        if candidates:
+            opened.learn(candidates[0]["spelling"], kind="word", scope="corpus", reviewer="ana", confirm=True)
+    return classified, workspace
+
+
+class Server:
+    """The review server in a thread, as the lead reviewer."""
+
+    def __init__(self, workspace: Path):
+        import uvicorn
+
+        from triage.review_workspace import Workspace
+        from triage.review_workspace.server import Settings, bind, create_app
+
+        self.workspace = Workspace.open(workspace)
+        self.sock = bind(0)
+        port = self.sock.getsockname()[1]
+        self.settings = Settings(token="screenshots", port=port, reviewer="lea", lead=True)
+        app = create_app(self.workspace, self.settings)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.address = f"http://127.0.0.1:{port}/?token=screenshots"
+        self.root = f"http://127.0.0.1:{port}{self.settings.root}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+        self.workspace.close()
+
+
+def browser(profile: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download anything
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--no-first-run", "--hide-scrollbars", "--lang=en", f"--user-data-dir={profile}"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def shoot(driver, server: Server, view: str, width: int, scheme: str, out: Path) -> Path:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.set_window_size(width, 900)
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                           {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    if view == "consistency":
+        driver.get(server.root + "consistency")
+        WebDriverWait(driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        time.sleep(0.5)
+    else:
+        driver.get(server.address)
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready=true]"))
+        if view != "messages":
+            driver.find_element(By.CSS_SELECTOR, f"button.tab[data-view={view}]").click()
+        time.sleep(0.6)
+    path = out / f"{view}-{width}-{scheme}.png"
+    driver.save_screenshot(str(path))
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args(argv)
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")) or not shutil.which("chromedriver"):
+        print("no Chromium and chromedriver here (Debian: apt-get install chromium chromium-driver)", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        _, workspace = prepare(Path(folder))
+        server = Server(workspace)
+        driver = browser(Path(folder) / "chrome")
+        try:
+            for view in VIEWS:
+                for width in WIDTHS:
+                    for scheme in SCHEMES:
+                        print(shoot(driver, server, view, width, scheme, args.out))
+        finally:
+            driver.quit()
+            server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
