@@ -2,16 +2,16 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from triage.features import FEATURE_SETS, MessageFeatures
+from triage.features import FEATURE_SETS, MessageFeatures, messages_column
 
 
 def features_of(text, **kw):
-    extractor = MessageFeatures(**kw).fit([text])
-    return dict(zip(extractor.get_feature_names_out(), extractor.transform([text])[0]))
+    extractor = MessageFeatures(**kw).fit(messages_column([text]))
+    return dict(zip(extractor.get_feature_names_out(), extractor.transform(messages_column([text]))[0]))
 
 
 def test_the_paper_set_has_the_twelve_features_of_table_5():
-    assert MessageFeatures().fit([]).get_feature_names_out().tolist() == [
+    assert MessageFeatures().fit(messages_column(["salut"])).get_feature_names_out().tolist() == [
         "UpperCase", "SMSLength", "FirstName", "Countries", "Cities", "WordLength",
         "Numbers", "Elongations", "Abbreviations", "Punctuation", "LEFFF", "Pronouns",
     ]
@@ -49,13 +49,50 @@ def test_normalised_counts_are_per_word():
 def test_follows_the_scikit_learn_transformer_contract():
     extractor = MessageFeatures(feature_set="rich", normalise=True)
     assert clone(extractor).get_params() == {"feature_set": "rich", "normalise": True}
-    X = extractor.fit_transform(np.array(["salut", "", None], dtype=object))
+    X = extractor.fit_transform(messages_column(["salut", "", None]))
     assert X.shape == (3, len(FEATURE_SETS["rich"])) and np.isfinite(X).all()
+
+
+def test_ten_rows_give_ten_rows_of_counts():
+    texts = [f"Coucou Julie c'est Marc, rdv à {h}h !" for h in range(10)]
+    X = MessageFeatures().fit_transform(np.column_stack([texts, texts]).astype(object))
+    assert X.shape == (10, 2 * len(FEATURE_SETS["paper"]))
+    assert np.array_equal(X[3, : len(FEATURE_SETS["paper"])], features_vector(texts[3]))
+
+
+def test_each_column_of_texts_gives_its_own_counts_side_by_side():
+    left = ["Salut Julie", "tu viens ce soir ?", "bisous de Lyon"]
+    right = ["appelle Marc au 06 12 34 56 78", "ok", "Coucou Paul !!"]
+    extractor = MessageFeatures().fit(np.column_stack([left, right]).astype(object))
+    X = extractor.transform(np.column_stack([left, right]).astype(object))
+    n = len(FEATURE_SETS["paper"])
+    assert X.shape == (3, 2 * n)
+    assert np.array_equal(X[:, :n], MessageFeatures().fit_transform(messages_column(left)))
+    assert np.array_equal(X[:, n:], MessageFeatures().fit_transform(messages_column(right)))
+    names = extractor.get_feature_names_out().tolist()
+    assert names[0] == "x0__UpperCase" and names[n] == "x1__UpperCase"
+
+
+def test_a_flat_list_of_texts_is_refused_with_the_shape_to_give():
+    extractor = MessageFeatures().fit(messages_column(["salut"]))
+    with pytest.raises(ValueError, match="Reshape your data"):
+        extractor.transform(["salut", "ça va ?"])
+
+
+def test_transform_before_fit_is_refused():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        MessageFeatures().transform(messages_column(["salut"]))
+
+
+def features_vector(text):
+    return MessageFeatures().fit_transform(messages_column([text]))[0]
 
 
 def test_unknown_feature_set_is_refused():
     with pytest.raises(ValueError, match="unknown feature set"):
-        MessageFeatures(feature_set="nope").fit([])
+        MessageFeatures(feature_set="nope").fit(messages_column(["salut"]))
 
 
 @pytest.mark.parametrize("title", ["Pr", "professeur", "Maître", "Mme", "Dr."])

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from triage import model
+from triage.features import messages_column
 from triage.io import InputError
 
 from conftest import rewrite_model, with_checksums
@@ -34,8 +35,8 @@ def small_data():
 
 def test_training_is_deterministic_for_a_seed(small_data):
     texts, labels = small_data
-    a = model.train(texts, labels, seed=3).predict_proba(np.asarray(texts, dtype=object))
-    b = model.train(texts, labels, seed=3).predict_proba(np.asarray(texts, dtype=object))
+    a = model.train(texts, labels, seed=3).predict_proba(messages_column(texts))
+    b = model.train(texts, labels, seed=3).predict_proba(messages_column(texts))
     assert np.array_equal(a, b)
 
 
@@ -43,7 +44,7 @@ def test_training_is_deterministic_for_a_seed(small_data):
 def test_the_numpy_forest_predicts_exactly_like_scikit_learn(small_data, kind):
     texts, labels = small_data
     fitted = model.train(texts, labels, kind=kind, feature_set="rich", seed=1)
-    X = fitted.named_steps["features"].transform(texts)
+    X = fitted.named_steps["features"].transform(messages_column(texts))
     expected = fitted.named_steps["classifier"].predict_proba(X)[:, 1]
     forest = model.compile_forest(fitted.named_steps["classifier"])
     assert np.allclose(forest.predict_proba(X), expected)
@@ -310,3 +311,13 @@ def test_an_unknown_compression_method_is_a_damaged_file_in_one_line(saved_model
     with pytest.raises(InputError, match="damaged") as error:
         model.load_predictor(damaged)
     assert "\n" not in str(error.value)
+
+
+def test_the_embedded_model_pipeline_classifies_a_column_of_messages():
+    """The pipeline inside the embedded model file (fitted before MessageFeatures validated its
+    input) still takes a column of messages, one row of probabilities per message."""
+    estimator, _ = model.load_estimator(model.default_model_path())
+    texts = ["Coucou Julie, rdv chez Marc à 18h", "ok à demain", "t'es où ?"]
+    proba = estimator.predict_proba(messages_column(texts))
+    assert proba.shape == (3, 2) and np.allclose(proba.sum(axis=1), 1)
+    assert estimator.named_steps["features"].get_feature_names_out()[0] == "UpperCase"

@@ -121,9 +121,11 @@ def check_folds(folds: int, counts: dict[str, int], display: str) -> None:
 
 
 def train(texts: list[str], labels: list[str], *, kind="bagging", feature_set="paper", normalise=False, seed=0):
+    from triage.features import messages_column
+
     check_training_labels(labels)
     model = make_model(kind, feature_set, normalise, seed)
-    model.fit(np.asarray(texts, dtype=object), np.asarray(labels))
+    model.fit(messages_column(texts), np.asarray(labels))
     return model
 
 

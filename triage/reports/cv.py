@@ -107,10 +107,11 @@ class Evaluation:
 
 def message_features(texts: list[str], feature_set: str = "paper", normalise: bool = False) -> tuple[np.ndarray, list[str]]:
     """The feature matrix of the messages and its column names (the model's first step)."""
-    from triage.features import MessageFeatures
+    from triage.features import MessageFeatures, messages_column
 
-    extractor = MessageFeatures(feature_set=feature_set, normalise=normalise).fit(texts)
-    return extractor.transform(texts), [str(n) for n in extractor.get_feature_names_out()]
+    column = messages_column(texts)
+    extractor = MessageFeatures(feature_set=feature_set, normalise=normalise).fit(column)
+    return extractor.transform(column), [str(n) for n in extractor.get_feature_names_out()]
 
 
 def rest_of_model(kind: str, seed: int = 0):
