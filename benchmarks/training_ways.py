@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     from triage.evaluation import hidden_gold, release_metrics
     from triage.gold import labelled_gold
     from triage.schema import DEFAULT_HIDE
-    from triage.io import ReadOptions
+    from triage.io.messages import ReadOptions
     from triage.training import train
 
     gold, has_spans = labelled_gold(args.gold, ReadOptions())

@@ -312,7 +312,7 @@ def test_exported_queues_are_safe_in_a_spreadsheet_and_apply_restores_the_text(c
     succeeded(cli("queue", "export", expert_classified, "-o", queue))
     raw = queue.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 with BOM, so that Excel reads the accents
-    cells = [cell for row in csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline="")) for cell in row]
+    cells = [cell for row in csv.reader(StringIO(raw.decode("utf-8-sig"), newline="")) for cell in row]
     assert len(read_rows(queue)) == len(FORMULAS)
     dangerous = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
     assert dangerous == []

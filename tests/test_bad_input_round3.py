@@ -119,16 +119,16 @@ def test_deeply_nested_json_in_a_hidden_cell_is_one_line_for_release(cli, tmp_pa
 @settings(max_examples=30, deadline=None)
 @given(depth=st.integers(1, 3000), kind=st.sampled_from("[{"))
 def test_parse_json_returns_a_value_or_raises_value_error(depth, kind):
-    from triage import io
+    from triage.io.jsonl import JSONTooDeep, MAX_JSON_DEPTH, parse_json
 
     opening, closing = ("[", "]") if kind == "[" else ('{"a":', "}")
     text = opening * depth + "1" + closing * depth
     try:
-        io.parse_json(text)
-    except io.JSONTooDeep:
-        assert depth > io.MAX_JSON_DEPTH
+        parse_json(text)
+    except JSONTooDeep:
+        assert depth > MAX_JSON_DEPTH
     else:
-        assert depth <= io.MAX_JSON_DEPTH
+        assert depth <= MAX_JSON_DEPTH
 
 
 # ------------------------------------------------------------------ the Python API

@@ -11,7 +11,7 @@ import pytest
 from conftest import SAMPLE, failed, nothing_written, read_rows, succeeded, write_table
 
 import triage
-from triage import io
+from triage.io.writing import HeldChunks, TableWriter, encode_cells, encode_rows_located
 from triage.combiner import ExpertBudget, riskiest
 from triage.errors import BadOption
 from triage.jobs import run_classify
@@ -187,12 +187,12 @@ def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path,
     columns = ["id", "text", "decision", "risk"]
     rows = [[ident, text, "NTA" if i % 2 else "TA", f"0.{i}"] for i, (ident, text) in enumerate(AWKWARD * 2)]
     buffer = text_io.StringIO()
-    held = io.HeldChunks(io.TableWriter(buffer, columns, format, header=False), "decision", tmp_path)
+    held = HeldChunks(TableWriter(buffer, columns, format, header=False), "decision", tmp_path)
     for chunk in (rows[:3], rows[3:]):
-        text, row_at = io.encode_rows_located(chunk, columns, format)
+        text, row_at = encode_rows_located(chunk, columns, format)
         held.write_chunk(SimpleNamespace(text=text, rows=len(chunk), row_at=row_at))
     replaced = held.release([0, 1, 2, 5, 7], "EXPERT")
     expected = [row[:2] + (["EXPERT"] if i in (0, 1, 2, 5, 7) else row[2:3]) + row[3:] for i, row in enumerate(rows)]
-    assert buffer.getvalue() == io.encode_cells(expected, columns, format)
+    assert buffer.getvalue() == encode_cells(expected, columns, format)
     assert replaced == {"TA": 2, "NTA": 3}
     assert list(tmp_path.iterdir()) == []  # the scratch file has no name

@@ -116,12 +116,13 @@ def test_several_processes_give_the_same_output(sample, tmp_path):
 
 
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
-    from triage import io, jobs
+    from triage import jobs
+    from triage.io.messages import MessageTable
 
     kept = jobs.run_classify(sample, tmp_path / "kept.csv", chunk_size=37, chart=False)
     reads = []
-    original = io.MessageTable.pairs
-    monkeypatch.setattr(io.MessageTable, "pairs", lambda *a: reads.append(1) or original(*a))
+    original = MessageTable.pairs
+    monkeypatch.setattr(MessageTable, "pairs", lambda *a: reads.append(1) or original(*a))
     monkeypatch.setattr(jobs, "KEEP_READ_MESSAGES", 50)
     reread = jobs.run_classify(sample, tmp_path / "reread.csv", chunk_size=37, chart=False)
     assert len(reads) == 2
@@ -132,7 +133,7 @@ def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output
 def test_a_job_gives_the_garbage_collector_its_settings_back(sample, tmp_path):
     import gc
 
-    from triage.io import InputError
+    from triage.errors import InputError
     from triage.jobs import run_classify
 
     before = gc.get_threshold()

@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 import pytest
 
-from triage import engines, io
+from triage import engines
+from triage.errors import InputError
 
 WORDS = ["salut", "ça", "va", "on", "se", "voit", "demain", "à", "la", "gare", "bisous", "rdv", "18h", "ciné"]
 
@@ -36,7 +37,7 @@ class FakeClassifier:
         rows = []
         for id_, text in pairs:
             if text == self.fail_on:
-                raise io.InputError(f"message {id_}: texte illisible")
+                raise InputError(f"message {id_}: texte illisible")
             rows.append({"id": id_, "text": text.upper(), "pid": os.getpid(), "builds": self.builds})
         return rows
 
@@ -107,7 +108,7 @@ def test_local_engines_give_the_direct_rows_in_order():
 def test_local_pool_error_keeps_its_type():
     chunks = make_chunks(6)
     chunks[3][0] = Msg("x", "illisible")
-    with pytest.raises(io.InputError, match="^message x: texte illisible$"):
+    with pytest.raises(InputError, match="^message x: texte illisible$"):
         list(engines.run_chunks(FakeClassifier(fail_on="illisible"), chunks, jobs=2))
 
 
@@ -121,7 +122,7 @@ class DyingClassifier(FakeClassifier):
 def test_a_pool_worker_that_dies_stops_the_run_instead_of_hanging():
     chunks = make_chunks(6)
     chunks[2][0] = Msg("x", "adieu")
-    with pytest.raises(io.InputError, match="worker process died"):
+    with pytest.raises(InputError, match="worker process died"):
         list(engines.run_chunks(DyingClassifier(), chunks, jobs=2))
 
 
@@ -156,7 +157,7 @@ def test_dask_task_error_keeps_its_type_and_message(cluster):
     chunks[7][1] = Msg("m-bad", "illisible")
     results = engines.run_chunks(None, chunks, engine="dask", spec=FakeSpec(fail_on="illisible"),
                                  scheduler=cluster.scheduler_address)
-    with pytest.raises(io.InputError, match="^message m-bad: texte illisible$"):
+    with pytest.raises(InputError, match="^message m-bad: texte illisible$"):
         list(results)
 
 
@@ -165,7 +166,7 @@ def test_dask_unreachable_scheduler_is_one_line():
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        with pytest.raises(io.InputError, match="^no dask scheduler answered at tcp://127.0.0.1:9 within"):
+        with pytest.raises(InputError, match="^no dask scheduler answered at tcp://127.0.0.1:9 within"):
             list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(),
                                     scheduler="tcp://127.0.0.1:9"))
 
@@ -178,13 +179,13 @@ def test_a_service_that_is_not_a_dask_scheduler_is_one_line_within_the_bound(mon
     monkeypatch.setattr(engines, "SCHEDULER_WAIT_SECONDS", 1)
     with socket.create_server(("127.0.0.1", 0)) as silent:
         address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
-        with pytest.raises(io.InputError, match=f"^no dask scheduler answered at {address} within 1 s"):
+        with pytest.raises(InputError, match=f"^no dask scheduler answered at {address} within 1 s"):
             list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(), scheduler=address))
 
 
 def test_dask_malformed_address_is_one_line():
     pytest.importorskip("distributed")
-    with pytest.raises(io.InputError, match="^'tcp://127.0.0.1:abc' is not a dask scheduler address"):
+    with pytest.raises(InputError, match="^'tcp://127.0.0.1:abc' is not a dask scheduler address"):
         list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(), scheduler="tcp://127.0.0.1:abc"))
 
 
@@ -192,19 +193,19 @@ def test_dask_scheduler_without_workers_is_one_line(monkeypatch):
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(engines, "WORKER_WAIT_SECONDS", 0.5)
     with distributed.LocalCluster(n_workers=0, **engines.LOCAL_CLUSTER_OPTIONS) as empty:
-        with pytest.raises(io.InputError, match="^no dask worker joined the scheduler at tcp://127.0.0.1:"):
+        with pytest.raises(InputError, match="^no dask worker joined the scheduler at tcp://127.0.0.1:"):
             list(engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec(),
                                     scheduler=empty.scheduler_address))
 
 
 def test_missing_dask_is_an_input_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
-    with pytest.raises(io.InputError, match=r"^the dask engine needs the 'dask' extra: pip install -e \"\.\[dask\]\"$"):
+    with pytest.raises(InputError, match=r"^the dask engine needs the 'dask' extra: pip install -e \"\.\[dask\]\"$"):
         engines.run_chunks(None, make_chunks(2), engine="dask", spec=FakeSpec())
 
 
 def test_unknown_engine_is_an_input_error():
-    with pytest.raises(io.InputError, match="^unknown engine 'spark'"):
+    with pytest.raises(InputError, match="^unknown engine 'spark'"):
         engines.run_chunks(FakeClassifier(), make_chunks(2), engine="spark")
 
 
@@ -265,11 +266,11 @@ def test_a_worker_seeing_other_files_refuses(tmp_path, recorded_builds):
     names.write_text("kevin\n", encoding="utf-8")
     spec = engines.ClassifierSpec(model_file, user_lexicon_dir=str(names.parent))
     names.write_text("kevin\nmaelys\n", encoding="utf-8")
-    with pytest.raises(io.InputError, match=f"^the user lexicon {names.parent} on .* is not the parent's: copy"):
+    with pytest.raises(InputError, match=f"^the user lexicon {names.parent} on .* is not the parent's: copy"):
         spec.build()
     spec = engines.ClassifierSpec(model_file, user_lexicon_dir=str(names.parent))
     model_file.write_bytes(b"autre modele")
-    with pytest.raises(io.InputError, match=f"^the model {model_file} on .* is not the parent's"):
+    with pytest.raises(InputError, match=f"^the model {model_file} on .* is not the parent's"):
         spec.build()
     assert [r for r in recorded_builds if r != "cache cleared"] == []
 

@@ -115,7 +115,7 @@ def test_evaluate_sends_the_messages_classify_sends(cli, tmp_path):
 
     from triage.evaluation import evidence_from_model
     from triage.gold import labelled_gold
-    from triage.io import ReadOptions
+    from triage.io.messages import ReadOptions
     from triage.model import default_model_path, load_predictor
     from triage.training import analyse
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from triage.gold import labelled_gold
-from triage.io import ReadOptions
+from triage.io.messages import ReadOptions
 from triage.training import analyse, word_training_rows
 
 from conftest import succeeded

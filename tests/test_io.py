@@ -17,20 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from triage.outputs import atomic_output
-from triage.io import (
-    DEFAULT_ID_COLUMN,
-    BadLineWarning,
-    InputError,
-    Message,
-    TableWriter,
-    duplicate_ids,
-    encode_cells,
-    format_for,
-    neutralise_formula,
-    open_messages,
-    parse_labels,
-    restore_formula,
-)
+from triage.errors import InputError
+from triage.io.formats import format_for
+from triage.io.labels import parse_labels
+from triage.io.messages import BadLineWarning, DEFAULT_ID_COLUMN, Message, duplicate_ids, open_messages
+from triage.io.writing import TableWriter, encode_cells
+from triage.spreadsheets import neutralise_formula, restore_formula
 
 # Synthetic messages only (never the real corpus), covering several scripts.
 SCRIPTS = {

@@ -192,7 +192,7 @@ def test_a_message_past_the_longest_is_one_line_naming_its_row_in_bounded_memory
 def test_a_message_past_the_longest_is_skipped_on_request(cli, tmp_path, monkeypatch):
     from conftest import read_rows
 
-    from triage import io
+
 
     monkeypatch.setattr(io, "MAX_MESSAGE_CHARS", 1000, raising=False)
     source = tmp_path / "sms.csv"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from triage import model
 from triage.features import messages_column
-from triage.io import InputError
+from triage.errors import InputError
 
 from conftest import rewrite_model, with_checksums
 

@@ -24,7 +24,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from triage import io, model
+from triage import model
+from triage.io.messages import Records
 from triage.names import CorpusStats
 from triage.normalise import JOINERS, fold, fold_batch
 from triage.classifier import Classifier
@@ -335,7 +336,7 @@ def test_a_disguised_name_is_hidden_whole_with_its_plain_spelling_s_code(seeker,
     after = " à 18h ?" if any(char in JOINERS for char in disguise) else " hier soir ?"
     plain_text, text = f"tu as vu {name}{after}", f"tu as vu {disguise}{after}"
     (plain, row) = [dict(zip(("id", "text", "seekhide", "anonymised", "hidden", "highlighted"), cells))
-                    for cells in run_seek(io.Records(["id", "text"], [["1", plain_text], ["2", text]]), None,
+                    for cells in run_seek(Records(["id", "text"], [["1", plain_text], ["2", text]]), None,
                                           seeker=seeker).rows]
     assert plain["anonymised"].startswith("tu as vu <PRE_")
     # the whole disguise is hidden, as written, and gets the code of the plain spelling

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from triage import lexicons as lexicon_module
-from triage.io import InputError, OutputExists
+from triage.errors import InputError, OutputExists
 from triage.queue import CLASSIFIED_COLUMNS, FINAL_COLUMNS, QUEUE_COLUMNS, apply_decisions, export_queue
 from triage.seekhide import DICTIONARY, SeekAndHide, code, hidden_json, stable_id
 

@@ -11,7 +11,7 @@ from conftest import SAMPLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage import io
+from triage.errors import BadInput, InputError
 from triage.review_workspace import Workspace, open_synced
 from triage.review_workspace import workspace as workspace_module
 from triage.schema import CLASSIFIED_COLUMNS
@@ -121,7 +121,7 @@ def test_any_edit_of_a_recorded_message_is_found(tmp_path, row, column, data):
         edited = write_rows(tmp_path / "edited.csv", [changed if i == row else r for i, r in enumerate(rows)])
         try:
             found = opened.disagreements(edited)
-        except io.InputError:
+        except InputError:
             return  # a cell the classified format refuses is refused anyway
         assert found == [f"m{row}"]
 
@@ -148,7 +148,7 @@ def test_syncing_another_corpus_is_refused_before_anything_changes(cli, reviewed
     other = tmp_path / "other.classified.csv"
     assert cli("classify", other_corpus, "-o", other).exit_code == 0
     before = content(ws)
-    with pytest.raises(io.BadInput, match="not the corpus of the review workspace"):
+    with pytest.raises(BadInput, match="not the corpus of the review workspace"):
         open_synced(other, ws)
     assert content(ws) == before
     again = cli("classify", other_corpus, "-o", tmp_path / "again.csv", "--workspace", ws)
@@ -338,7 +338,7 @@ def test_a_cell_holding_a_message_is_a_raw_copy(text, before, after):
 
     row = FinalRow("1", 0, text, "NTA", [], "machine")
     finals = [(row, {"id": "1", "note": before + text + after})]
-    with pytest.raises(io.BadInput, match="'note' holds the raw text"):
+    with pytest.raises(BadInput, match="'note' holds the raw text"):
         _refuse_text_copies(finals, ["id", "note"], [], "text")
     _refuse_text_copies(finals, ["id", "note"], ["note"], "text")  # named with --columns: released
     _refuse_text_copies([(row, {"id": "1", "note": "ok"})], ["id", "note"], [], "text")

@@ -242,7 +242,7 @@ def test_bagged_trees_get_their_own_feature_names():
 
 
 def test_tree_index_out_of_range_is_an_input_error():
-    from triage.io import InputError
+    from triage.errors import InputError
 
     X, y = synthetic()
     single = DecisionTreeClassifier(random_state=0).fit(X, y)

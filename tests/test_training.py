@@ -13,7 +13,7 @@ import pytest
 from triage import model
 from triage.errors import BadOption
 from triage.gold import labelled_gold
-from triage.io import ReadOptions
+from triage.io.messages import ReadOptions
 from triage.training import train
 
 from conftest import read_rows, succeeded

@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from triage import io, userlexicon
+from triage import userlexicon
+from triage.errors import BadInput, InputError
+from triage.io.messages import open_messages
 from triage.review_workspace import Workspace, open_synced, review_lines
 from triage.review_workspace import workspace as workspace_module
 from triage.review_workspace.server import Settings, create_app
@@ -100,7 +102,7 @@ def test_an_existing_workspace_refuses_a_side_file_it_did_not_make(classified, t
     wal.write_bytes(b"")
     os.chmod(wal, 0o666)
     other_users(wal)
-    with pytest.raises(io.BadInput, match="not made by this workspace") as caught:
+    with pytest.raises(BadInput, match="not made by this workspace") as caught:
         Workspace.open(path)
     assert "\n" not in str(caught.value)
     assert wal.read_bytes() == b""  # nothing written into it
@@ -132,8 +134,8 @@ def test_an_unreadable_workbook_names_itself_and_leaves_no_copy(tmp_path, monkey
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     book = tmp_path / "corpus.xlsx"
     book.write_bytes(xlsx_bytes(columns, [["x"] * len(columns)]))
-    with pytest.raises(io.InputError) as caught:
-        io.open_messages(book)
+    with pytest.raises(InputError) as caught:
+        open_messages(book)
     assert str(book) in str(caught.value) and str(scratch) not in str(caught.value)
     assert list(scratch.iterdir()) == []
 
@@ -146,7 +148,7 @@ def test_a_workbook_read_to_the_end_leaves_no_copy(tmp_path, monkeypatch):
     (tmp_path / "tmp").mkdir()
     book = tmp_path / "corpus.xlsx"
     book.write_bytes(xlsx_bytes(["id", "text"], [["1", "salut"]]))
-    table = io.open_messages(book)
+    table = open_messages(book)
     assert [m.text for m in table] == ["salut"]
     del table
     gc.collect()
@@ -199,7 +201,7 @@ def test_a_valid_workspace_on_a_full_disk_is_never_called_not_a_sqlite_file(work
 
     monkeypatch.setattr(workspace_module.sqlite3, "connect", connect)
     monkeypatch.setattr(workspace_module.shutil, "disk_usage", lambda folder: shutil._ntuple_diskusage(100, 100, 0))
-    with pytest.raises(io.InputError) as caught:
+    with pytest.raises(InputError) as caught:
         Workspace.open(path)
     assert "disk full: nothing was lost, free space and retry" in str(caught.value)
     assert "not a SQLite file" not in str(caught.value)
@@ -288,7 +290,7 @@ def test_a_newer_workspace_is_refused_before_anything_is_written(classified, tmp
         opened._db.execute("DROP TABLE surrogates")  # a newer format may keep them elsewhere
         opened._db.execute("PRAGMA journal_mode=DELETE")  # and journal differently
     before = path.read_bytes()
-    with pytest.raises(io.BadInput, match="workspace format 99.*newer"):
+    with pytest.raises(BadInput, match="workspace format 99.*newer"):
         Workspace.open(path)
     assert path.read_bytes() == before
 

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage import frames, io
+from triage import frames
+from triage.errors import BadOption
+from triage.io.messages import DEFAULT_ID_COLUMN, ReadOptions, Records
 from triage import jobs as _jobs
 from triage.model import Model
 from triage.schema import CLASSIFY_COLUMNS, QUEUE_COLUMNS, SEEK_COLUMNS, WORD_COLUMNS
@@ -76,8 +78,8 @@ class Release:
         return self.markdown()
 
 
-def _read(text_column: str = "text", id_column: str | None = None, label_column: str = "label") -> io.ReadOptions:
-    return io.ReadOptions(text_column=text_column, id_column=io.DEFAULT_ID_COLUMN if id_column is None else id_column,
+def _read(text_column: str = "text", id_column: str | None = None, label_column: str = "label") -> ReadOptions:
+    return ReadOptions(text_column=text_column, id_column=DEFAULT_ID_COLUMN if id_column is None else id_column,
                           label_column=label_column)
 
 
@@ -137,7 +139,7 @@ def _hide(hide) -> str | list[str]:
         return hide
     if isinstance(hide, (Sequence, set, frozenset)) and all(isinstance(tag, str) for tag in hide):
         return list(hide)
-    raise io.BadOption(f"hide must be category names such as \"default,LIE\" or [\"default\", \"LIE\"], not {hide!r:.60}")
+    raise BadOption(f"hide must be category names such as \"default,LIE\" or [\"default\", \"LIE\"], not {hide!r:.60}")
 
 
 def classify(data, *, model: Model | str | os.PathLike | None = None, policy: str | None = None,
@@ -163,7 +165,7 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
         scheduler=scheduler, read=_read(text_column, id_column),
     )
     if workspace is not None:
-        classified = io.Records(CLASSIFY_COLUMNS, summary.rows, "the classified DataFrame")
+        classified = Records(CLASSIFY_COLUMNS, summary.rows, "the classified DataFrame")
         model_file = model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None)
         opened, _ = review_module.open_synced(classified, workspace, id_column=id_column or "",
                                               text_column=text_column, model_file=model_file)

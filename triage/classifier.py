@@ -12,7 +12,9 @@ from json.encoder import encode_basestring  # json.dumps' own escaping, one stri
 
 import numpy as np
 
-from triage import combiner, io, recognizers
+from triage import combiner, recognizers
+from triage.errors import BadModel
+from triage.io.writing import HeldChunks, encode_cells, encode_rows_located
 from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
 from triage.features.counts import message_counts
@@ -38,7 +40,7 @@ class ClassifiedChunk:
     seekhide: dict[str, int]
     cells: list[list[str]] | None = None  # the rows themselves, in output format "cells" (in memory)
     # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
-    # each row starts in `text` (io.HeldChunks rewrites the rows chosen).
+    # each row starts in `text` (HeldChunks rewrites the rows chosen).
     risk: np.ndarray | None = None
     row_at: np.ndarray | None = None
 
@@ -63,7 +65,7 @@ class Classifier:
         trained.pop("name", None)
         if name == "budget":
             if predictor.word_forest is None:
-                raise io.BadModel("the budget policy needs a model trained with gold spans (a 'spans' column)")
+                raise BadModel("the budget policy needs a model trained with gold spans (a 'spans' column)")
             trained["risk_threshold"] = float("inf") if budget is None else predictor.risk_threshold(budget)
         self.ranked = name == "budget" and budget is None
         self.policy = combiner.get_policy(name, **trained)
@@ -125,9 +127,9 @@ class Classifier:
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
             return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
         if self.ranked:
-            text, row_at = io.encode_rows_located(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
+            text, row_at = encode_rows_located(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
             return ClassifiedChunk(text, len(messages), *counts, risk=risk, row_at=row_at)
-        text = io.encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
+        text = encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
         return ClassifiedChunk(text, len(messages), *counts)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:

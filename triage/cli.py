@@ -26,7 +26,7 @@ class _Group(TyperGroup):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
-        from triage.io import InputError
+        from triage.errors import InputError
 
         try:
             with warnings.catch_warnings():
@@ -111,7 +111,7 @@ def default_output(input_path: Path, suffix: str) -> Path:
 
 
 def read_options(text_column, id_column, label_column, encoding, delimiter, on_bad_lines):
-    from triage.io import DEFAULT_ID_COLUMN, ReadOptions
+    from triage.io.messages import DEFAULT_ID_COLUMN, ReadOptions
 
     return ReadOptions(
         text_column=text_column,

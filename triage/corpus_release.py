@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from triage import io, outputs
+from triage import outputs
+from triage.errors import BadInput, BadOption, OutputRefused
+from triage.io.formats import format_for
+from triage.io.messages import DEFAULT_ID_COLUMN, Records, open_messages, source_name
+from triage.io.writing import TableWriter
+from triage.spreadsheets import neutralise_formula
 from triage.combiner import hide_text, parse_hide
 from triage.normalise import grapheme_spans
 from triage.review_workspace import Workspace, check_workspace_path, default_path
@@ -64,7 +69,7 @@ def replacer(style: str, seed: int = 0, known=None, avoid=()):
         return Pseudonyms()
     if style == "surrogates":
         return Surrogates(seed, known, avoid)
-    raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
+    raise BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
 
 
 def release_text(text: str, spans, replace) -> str:
@@ -100,11 +105,11 @@ def output_kind(path: Path, excel: bool) -> str:
         return "xlsx"
     if excel:
         if suffix not in ("", ".csv"):
-            raise io.BadOption(f"--excel writes a CSV for Excel: name the output .csv or .xlsx, not {path.name}")
+            raise BadOption(f"--excel writes a CSV for Excel: name the output .csv or .xlsx, not {path.name}")
         return "excel"
     if suffix in (".xls", ".ods", ".xlsm"):
-        raise io.BadOption(f"{path.name}: sms-triage writes .xlsx spreadsheets (or --excel for a CSV), not {suffix}")
-    return io.format_for(path)
+        raise BadOption(f"{path.name}: sms-triage writes .xlsx spreadsheets (or --excel for a CSV), not {suffix}")
+    return format_for(path)
 
 
 def datasheet_paths(output: Path) -> tuple[Path, Path]:
@@ -114,13 +119,13 @@ def datasheet_paths(output: Path) -> tuple[Path, Path]:
 
 def _input_columns(input_path, id_column: str | None, text_column: str | None) -> tuple[list[str], dict[str, dict], str]:
     """The input's columns, its rows by id and its text column, read as classify read them."""
-    table = io.open_messages(input_path, id_column=id_column or io.DEFAULT_ID_COLUMN, text_column=text_column or "text")
+    table = open_messages(input_path, id_column=id_column or DEFAULT_ID_COLUMN, text_column=text_column or "text")
     fields = {message.id: message.fields for message in table}
     return list(table.columns), fields, table.text_column
 
 
 def run_release(
-    classified: str | os.PathLike[str] | io.Records,
+    classified: str | os.PathLike[str] | Records,
     output: str | os.PathLike[str] | None,
     *,
     workspace: str | os.PathLike[str] | None = None,
@@ -146,14 +151,14 @@ def run_release(
     one) is what the other columns are searched for. A `hide` other than the recorded one is
     refused unless `hide_differs_ok`; the datasheet then names the categories that differ."""
     if style not in STYLES:
-        raise io.BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
+        raise BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
     asked_hide = parse_hide(hide) if hide is not None else None
     ws_path = Path(workspace) if workspace else default_path(classified)
-    name = io.source_name(classified)
+    name = source_name(classified)
     kind = output_kind(Path(output), excel) if output is not None else None
     check_workspace_path(ws_path, [classified])
     if not ws_path.exists():
-        raise io.BadInput(f"no review workspace {ws_path}: run `triage review {name}` first "
+        raise BadInput(f"no review workspace {ws_path}: run `triage review {name}` first "
                           "(it lists what a human must decide before a release)")
     with Workspace.open(ws_path) as opened:
         meta = opened.meta()
@@ -173,7 +178,7 @@ def run_release(
         _check_recorded(opened, classified, name, ws_path)
         undecided = opened.undecided()
         if undecided and not withhold_undecided:
-            raise io.BadInput(
+            raise BadInput(
                 f"{undecided:,} queued message{'s are' if undecided > 1 else ' is'} undecided: review "
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
@@ -189,7 +194,7 @@ def run_release(
         left = undecided_cases(cases)
         if left and not inconsistent_ok:
             shown = ", ".join(f"{c['kind']} '{c['key']}'" for c in left[:3])
-            raise io.BadInput(
+            raise BadInput(
                 f"{len(left):,} consistency case{'s are' if len(left) > 1 else ' is'} undecided ({shown}"
                 f"{' and more' if len(left) > 3 else ''}): a spelling hidden in some messages and readable in others, "
                 f"a surrogate equal to a readable form, or a spelling with two tags; list them with `triage review "
@@ -198,7 +203,7 @@ def run_release(
         final_rows, redrawn = apply_consistency(final_rows, cases)
         input_path = input_path if input_path is not None else meta.get("input")
         if isinstance(input_path, (str, os.PathLike)) and not Path(input_path).exists():
-            raise io.BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
+            raise BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
         # The id and text columns classify was told to read (recorded in the workspace).
         id_column = meta.get("id_column") or None
         if input_path is not None:
@@ -211,7 +216,7 @@ def run_release(
         if columns:
             unknown = [c for c in columns if c not in all_columns]
             if unknown:
-                raise io.BadOption(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
+                raise BadOption(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
             chosen = [c for c in all_columns if c in columns or c in (id_column, text_column)]  # rows stay linkable
         else:
             chosen = all_columns
@@ -232,7 +237,7 @@ def run_release(
                 continue
             fields = input_fields.get(row.id, {})
             if input_path is not None and fields and fields.get(text_column) != row.text:
-                raise io.BadInput(f"{io.source_name(input_path)}: message {row.id!r} differs from the classified file's; "
+                raise BadInput(f"{source_name(input_path)}: message {row.id!r} differs from the classified file's; "
                                     "give the input that was classified with --input")
             finals.append((row, {**fields, id_column: row.id}))
         # Every kept column goes through the machines too: a name in an id or a sender column is
@@ -299,7 +304,7 @@ def release_hide(settings: dict | None, asked: tuple[str, ...] | None, differs_o
     if asked is None or set(asked) == set(recorded):
         return recorded, recorded
     if not differs_ok:
-        raise io.BadOption(
+        raise BadOption(
             f"release --hide {hide_text(asked)} differs from classify's --hide {hide_text(recorded)} (recorded in "
             f"{ws_path}): leave --hide out to release what classify hid, or add --hide-differs-ok to search the "
             "other columns for the release's categories (the datasheet names the categories that differ)")
@@ -314,7 +319,7 @@ def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) ->
     section = review_section(opened, allow_disagreements=allow)
     unresolved = section["agreement"]["disagreements"]["unresolved"]
     if unresolved and not allow:
-        raise io.BadInput(
+        raise BadInput(
             f"{unresolved:,} message{'s' if unresolved > 1 else ''} of the double review "
             f"{'have' if unresolved > 1 else 'has'} an unresolved disagreement: the lead reviewer resolves "
             f"{'them' if unresolved > 1 else 'it'} with `triage review {name} --workspace {ws_path} --lead`, or "
@@ -333,7 +338,7 @@ def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: 
         for row, values in finals:
             cell, text = str(values.get(column) or ""), row.text.strip()
             if (len(text) >= 3 and cell.strip() == text) or (len(text) >= COPY_LENGTH and text in cell):
-                raise io.BadInput(
+                raise BadInput(
                     f"column {column!r} holds the raw text of message {row.id!r}: a release leaves the raw text "
                     f"out; leave the column out with --columns, or name it in --columns to release it through "
                     "the machines"
@@ -406,7 +411,7 @@ def _check_writable(path: Path) -> None:
     while not folder.exists() and folder.parent != folder:
         folder = folder.parent
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise io.OutputRefused(f"cannot write {os.fspath(path)}: {folder} is not writable")
+        raise OutputRefused(f"cannot write {os.fspath(path)}: {folder} is not writable")
 
 
 def _check_recorded(opened: Workspace, classified, name: str, ws_path: Path) -> None:
@@ -414,12 +419,12 @@ def _check_recorded(opened: Workspace, classified, name: str, ws_path: Path) -> 
     what the machines hide, recorded when classify or review synced it). A classified file that
     disagrees with that record (edited since, or another run) is refused, naming the messages."""
     if not opened.count_messages():
-        raise io.BadInput(f"the review workspace {ws_path} holds no messages yet: run `triage review {name}` first")
+        raise BadInput(f"the review workspace {ws_path} holds no messages yet: run `triage review {name}` first")
     differ = opened.disagreements(classified)
     if differ:
         shown = ", ".join(repr(i) for i in differ[:5])
         more = f" and {len(differ) - 5:,} more" if len(differ) > 5 else ""
-        raise io.BadInput(
+        raise BadInput(
             f"{name} disagrees with the review workspace {ws_path} on {len(differ):,} message"
             f"{'s' if len(differ) > 1 else ''} ({shown}{more}): text, decision or hidden spans differ from what "
             f"was recorded and reviewed; release the classified file that was reviewed, or bring the workspace "
@@ -438,10 +443,10 @@ def _write_table(output: Path, kind: str, columns: list[str], records: list[list
         with outputs.atomic_output(output, force=force, encoding="utf-8-sig") as handle:
             writer = csv.writer(handle, delimiter=";", lineterminator="\r\n")
             writer.writerow(columns)
-            writer.writerows([[io.neutralise_formula(v) for v in record] for record in records])
+            writer.writerows([[neutralise_formula(v) for v in record] for record in records])
         return
     with outputs.atomic_output(output, force=force) as handle:
-        writer = io.TableWriter(handle, columns, format=kind)
+        writer = TableWriter(handle, columns, format=kind)
         writer.write_cells(records)
 
 
@@ -459,7 +464,7 @@ def _sha256(path) -> str | None:
 
 
 def _file_name(source) -> str:
-    return Path(source).name if isinstance(source, (str, os.PathLike)) else io.source_name(source)
+    return Path(source).name if isinstance(source, (str, os.PathLike)) else source_name(source)
 
 
 def _datasheet(*, classified, input_path, output, style, seed, columns, routes, tags, withheld, audit, meta,
@@ -511,27 +516,27 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
 def read_evaluation(path, settings: dict | None) -> dict:
     """The figures of `triage evaluate --model MODEL` (its evaluate.json) for the datasheet, refused
     unless MODEL is the model classify used (same fingerprint, as the workspace recorded it)."""
-    name = io.source_name(path)
+    name = source_name(path)
     try:
         data = json.loads(Path(path).read_text("utf-8"))
     except OSError as err:
-        raise io.BadInput(f"--evaluation: cannot read {name}: {err.strerror or err}") from None
+        raise BadInput(f"--evaluation: cannot read {name}: {err.strerror or err}") from None
     except ValueError:
-        raise io.BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)") from None
+        raise BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)") from None
     chosen = data.get("chosen") if isinstance(data, dict) else None
     if not isinstance(chosen, dict) or not all(isinstance(chosen.get(k), (int, float)) for k in
                                                ("residual_span_rate", "over_masking_rate")):
-        raise io.BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)")
+        raise BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)")
     evaluated = data.get("model_fingerprint")
     used = ((settings or {}).get("model") or {}).get("metadata_sha256")
     if not evaluated:
-        raise io.BadInput(f"--evaluation: {name} cross-validated a model of its own, not the one classify used: "
+        raise BadInput(f"--evaluation: {name} cross-validated a model of its own, not the one classify used: "
                           "run `triage evaluate GOLD --model MODEL` with classify's model")
     if not used:
-        raise io.BadInput("--evaluation: the workspace has no record of the model classify used "
+        raise BadInput("--evaluation: the workspace has no record of the model classify used "
                           "(classify with --workspace records it)")
     if evaluated != used:
-        raise io.BadInput(f"--evaluation: {name} evaluated another model (fingerprint {evaluated[:12]}) than the one "
+        raise BadInput(f"--evaluation: {name} evaluated another model (fingerprint {evaluated[:12]}) than the one "
                           f"classify used ({used[:12]})")
     return {"file": Path(path).name, "gold": data.get("gold"), "messages": data.get("messages"),
             "policy": data.get("policy"), "expert_budget": data.get("expert_budget"), "hide": data.get("hide"),
@@ -559,7 +564,7 @@ def _hide_differs(hide, columns_hide) -> dict | None:
 
 def _formula_cells(records: list[list[str]]) -> int:
     """How many cells the --excel CSV changes (a leading quote before = + - @), so the datasheet says so."""
-    return sum(io.neutralise_formula(value) != value for record in records for value in record)
+    return sum(neutralise_formula(value) != value for record in records for value in record)
 
 
 def _plural(word: str) -> str:
@@ -658,7 +663,7 @@ def _plain(name: str) -> str:
 def _find_column(columns: list[str], given: str | None, known: tuple[str, ...], option: str) -> str | None:
     if given is not None:
         if given not in columns:
-            raise io.BadOption(f"{option}: no column {given!r}; the input has {', '.join(columns) or 'no other column'}")
+            raise BadOption(f"{option}: no column {given!r}; the input has {', '.join(columns) or 'no other column'}")
         return given
     for name in known:
         for column in columns:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from triage import io
+from triage.errors import BadInput, BadModel, BadOption
 from triage.schema import DEFAULT_HIDE
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def _digest(paths: Iterable[Path]) -> str:
         try:
             digest.update(path.read_bytes() if path.is_file() else b"\0missing" if not path.exists() else b"\0other")
         except OSError as error:
-            raise io.BadInput(f"cannot read {path}: {error.strerror or error}") from None
+            raise BadInput(f"cannot read {path}: {error.strerror or error}") from None
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -110,13 +110,13 @@ class ClassifierSpec:
             lexicons.default.cache_clear()  # loaded with another user directory
         here = socket.gethostname()
         if _digest([Path(self.model_path)]) != self.model_digest:
-            raise io.BadModel(
+            raise BadModel(
                 f"the model {self.model_path} on {here} is not the parent's: "
                 "every worker needs the same model file at the same path"
             )
         files = _user_lexicon_files(self.user_lexicon_dir)
         if _digest(files) != self.user_lexicon_digest:
-            raise io.BadInput(
+            raise BadInput(
                 f"the user lexicon {files[0].parent} on {here} is not the parent's: copy the parent's "
                 f"{' and '.join(f.name for f in files)} there, or set {lexicons.USER_DIR_ENV} to a shared folder"
             )
@@ -150,14 +150,14 @@ def fewer_collections(job):
 def check_engine(engine: str) -> None:
     """Refuse an unknown engine, or the dask engine without dask installed, before any work."""
     if engine not in ENGINES:
-        raise io.BadOption(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+        raise BadOption(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     if engine == "dask":
         try:
             import distributed  # noqa: F401
         except ImportError as error:
             if (error.name or "").partition(".")[0] not in ("dask", "distributed"):
                 raise
-            raise io.BadOption(DASK_MISSING) from None
+            raise BadOption(DASK_MISSING) from None
 
 
 def run_chunks(
@@ -255,7 +255,7 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
             for future in _in_order(lambda chunk: pool.submit(function, chunk), chunks, 2 * jobs):
                 yield future.result()
         except BrokenProcessPool:
-            raise io.BadOption(
+            raise BadOption(
                 "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
             ) from None
 
@@ -296,13 +296,13 @@ def _probe_scheduler(address: str, seconds: float) -> None:
     try:
         answer = asyncio.run(bounded())
     except (OSError, TimeoutError, asyncio.TimeoutError):
-        raise io.BadOption(
+        raise BadOption(
             f"no dask scheduler answered at {address} within {seconds:g} s (is one running there?)"
         ) from None
     except Exception as error:  # it answered, but not in dask's protocol
-        raise io.BadOption(f"{address} is not a dask scheduler ({type(error).__name__})") from None
+        raise BadOption(f"{address} is not a dask scheduler ({type(error).__name__})") from None
     if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
-        raise io.BadOption(f"{address} is not a dask scheduler (it answered as {answer.get('type')!r})"
+        raise BadOption(f"{address} is not a dask scheduler (it answered as {answer.get('type')!r})"
                             if isinstance(answer, dict) else f"{address} is not a dask scheduler")
 
 
@@ -318,18 +318,18 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
             try:
                 get_address_host_port(scheduler)
             except ValueError as error:
-                raise io.BadOption(
+                raise BadOption(
                     f"{scheduler!r} is not a dask scheduler address like tcp://host:8786 ({error})"
                 ) from None
             _probe_scheduler(scheduler, SCHEDULER_WAIT_SECONDS)
             try:
                 client = stack.enter_context(Client(scheduler, set_as_default=False, timeout=SCHEDULER_WAIT_SECONDS))
             except (OSError, TimeoutError) as error:
-                raise io.BadOption(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
+                raise BadOption(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
             try:
                 client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
             except TimeoutError:
-                raise io.BadOption(
+                raise BadOption(
                     f"no dask worker joined the scheduler at {scheduler} within {WORKER_WAIT_SECONDS} s"
                 ) from None
         else:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from triage import io
+from triage.io.messages import Records
 from triage.errors import BadInput
 
 PANDAS, POLARS, PAIRS = "pandas", "polars", "pairs"
@@ -94,7 +94,7 @@ class Source:
     in the same kind (the pandas index, the original id values)."""
 
     kind: str
-    records: io.Records
+    records: Records
     index: Any = None  # pandas index
     ids: dict[str, list] = field(default_factory=dict)  # column -> original values
 
@@ -117,7 +117,7 @@ def source(data, *, what: str = "messages") -> Source:
         columns, values, index = ["id", "text"], _pairs(data), None
     cells = [[cell(v) for v in column] for column in values]
     rows = list(zip(*cells)) if cells else []
-    found = Source(kind, io.Records(columns, rows, display), index)
+    found = Source(kind, Records(columns, rows, display), index)
     found.ids = {name: column for name, column in zip(columns, values)}
     return found
 

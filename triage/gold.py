@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage import io
+from triage.io.jsonl import JSONTooDeep, parse_json
+from triage.io.labels import parse_labels
+from triage.io.messages import MessageTable, ReadOptions, Records, source_name
 from triage.errors import BadInput
 from triage.normalise import OffsetMap, fold_batch, spans_to_folded
 from triage.schema import Span
@@ -31,8 +33,8 @@ def parse_spans(raw: str, line: int, text: str | None = None, display: str | Non
         return []
     where = f"{display}: line {line}" if display else f"line {line}"
     try:
-        spans = [(int(s), int(e), str(t)) for s, e, t in io.parse_json(raw)]
-    except io.JSONTooDeep as error:
+        spans = [(int(s), int(e), str(t)) for s, e, t in parse_json(raw)]
+    except JSONTooDeep as error:
         raise BadInput(f"{where}: spans must be a JSON list of [start, end, TYPE], not {error}") from None
     except (ValueError, TypeError) as error:
         raise BadInput(f"{where}: spans must be a JSON list of [start, end, TYPE] ({error})") from None
@@ -64,29 +66,29 @@ def folded_gold(messages: list[GoldMessage]) -> tuple[list[GoldMessage], dict[in
     return folded, maps
 
 
-def gold_labels(table: io.MessageTable, column: str) -> list[str]:
+def gold_labels(table: MessageTable, column: str) -> list[str]:
     """The TA/NTA labels of a table's `column`, every value checked."""
-    return io.parse_labels((m.line, m.fields.get(column, "")) for m in table)
+    return parse_labels((m.line, m.fields.get(column, "")) for m in table)
 
 
-def labelled_gold(input_path: Path | io.Records, read: io.ReadOptions, with_spans: bool = True) -> tuple[list[GoldMessage], bool]:
+def labelled_gold(input_path: Path | Records, read: ReadOptions, with_spans: bool = True) -> tuple[list[GoldMessage], bool]:
     """(gold messages, whether spans were read): text, label, spans when a `spans` column
     exists and `with_spans`, donor as the cross-validation group."""
     table = read.open(input_path, require_label=True)
     has_spans = with_spans and "spans" in table.columns
-    table_name = io.source_name(input_path)
+    table_name = source_name(input_path)
     messages, raw = [], []
     for message in table:
         raw.append((message.line, message.fields.get(read.label_column, "")))
         spans = (parse_spans(message.fields.get("spans", ""), message.line, message.text, table_name)
                  if has_spans else [])
         messages.append(GoldMessage(message.text, "", spans, message.fields.get("donor", "")))
-    for message, label in zip(messages, io.parse_labels(raw)):
+    for message, label in zip(messages, parse_labels(raw)):
         message.label = label
     return messages, has_spans
 
 
-def labelled_texts(input_path: Path | io.Records, read: io.ReadOptions | None = None) -> tuple[list[str], list[str]]:
+def labelled_texts(input_path: Path | Records, read: ReadOptions | None = None) -> tuple[list[str], list[str]]:
     """(texts, TA/NTA labels) of a labelled file; spans, if any, are not read."""
-    gold, _ = labelled_gold(input_path, read or io.ReadOptions(), with_spans=False)
+    gold, _ = labelled_gold(input_path, read or ReadOptions(), with_spans=False)
     return [m.text for m in gold], [m.label for m in gold]

@@ -20,12 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from triage import combiner, engines, io, lexicons, model, outputs
+from triage import combiner, engines, lexicons, model, outputs
+from triage.io.formats import format_for
+from triage.io.messages import MessageTable, Records, duplicate_ids, source_name
+from triage.io.writing import HeldChunks, table_output
 from triage.classifier import Classifier
 from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
 from triage.gold import gold_labels, labelled_gold
-from triage.io import ReadOptions
+from triage.io.messages import ReadOptions
 from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
 from triage.progress import progress as show_progress
 from triage.schema import (
@@ -52,7 +55,7 @@ class SeekSummary:
     rows: list[list] | None = None  # with no output file: the rows, cells in column order
 
 
-def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
+def seek_rows(table: MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
               chunk_size: int = 5_000) -> Iterator[dict]:
     for chunk in table.pairs(chunk_size):
         folded, folding_maps = fold_batch([text for _, text in chunk])  # analysed folded, offsets stay the original's
@@ -89,7 +92,7 @@ def seek_rows(table: io.MessageTable, seeker: SeekAndHide, labels: list[str], wo
 
 @fewer_collections
 def run_seek(
-    input_path: Path | io.Records,
+    input_path: Path | Records,
     output: Path | None,
     *,
     words: bool = False,
@@ -110,7 +113,7 @@ def run_seek(
     seeker = seeker or SeekAndHide(lexicons.default())
     labels: list[str] = []
     columns = WORD_COLUMNS if words else SEEK_COLUMNS
-    with io.table_output(output, columns, force=force, protect=[input_path]) as writer:
+    with table_output(output, columns, force=force, protect=[input_path]) as writer:
         writer.write_many(seek_rows(table, seeker, labels, words))
     return SeekSummary(output, len(labels), tables(labels, gold), list(getattr(table, "skipped", [])),
                        rows=getattr(writer, "rows", None))
@@ -183,7 +186,7 @@ class ClassifySummary:
 
 @fewer_collections
 def run_classify(
-    input_path: Path | io.Records,
+    input_path: Path | Records,
     output: Path | None,
     *,
     model_path: Path | model.Model | None = None,
@@ -226,7 +229,7 @@ def run_classify(
     # output under reports/, never of a queue the user did not ask to replace.
     queue_force = force if queue_force is None else queue_force
     output = Path(output) if output is not None else None
-    output_format = io.format_for(output) if output is not None else "cells"
+    output_format = format_for(output) if output is not None else "cells"
     chart_path = output.with_suffix(".summary.png") if chart and output is not None else None
     if queue_path is not None:
         from triage.queue import queue_format
@@ -264,9 +267,9 @@ def run_classify(
     id_hashes: list = []
     protect = [input_path, model_file]
     risks: list[np.ndarray] = []
-    with io.table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
+    with table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
         if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
-            writer = io.HeldChunks(writer, "decision", output.parent if output is not None else None)
+            writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
         chunks = chunks or table.pairs(chunk_size)
         if progress:
             name = Path(input_path).name if isinstance(input_path, (str, os.PathLike)) else "messages"
@@ -320,7 +323,7 @@ def classify_record(summary: ClassifySummary, *, command: str, model_path=None, 
     metadata = summary.model_metadata or {}
     return {
         "command": command,
-        "input": io.source_name(input_path) if input_path is not None else None,
+        "input": source_name(input_path) if input_path is not None else None,
         "policy": summary.policy,
         "expert_budget": summary.budget.asked() if summary.budget is not None else None,
         "calibrated": bool(calibrated),
@@ -363,8 +366,8 @@ def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
     input is that corpus (another corpus's messages would replace its list and audit sample)."""
     from triage.review_workspace import Workspace
 
-    display = io.source_name(input_path)
-    repeated = io.duplicate_ids(read.open(input_path))
+    display = source_name(input_path)
+    repeated = duplicate_ids(read.open(input_path))
     if repeated:
         ident, lines = next(iter(repeated.items()))
         others = f" ({len(repeated):,} repeated ids in total)" if len(repeated) > 1 else ""
@@ -376,7 +379,7 @@ def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
             opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
 
 
-def _send_riskiest(held: io.HeldChunks, risks: list[np.ndarray], budget: combiner.ExpertBudget) -> Counter:
+def _send_riskiest(held: HeldChunks, risks: list[np.ndarray], budget: combiner.ExpertBudget) -> Counter:
     """Write the held rows, the riskiest of them (exactly the budget) as EXPERT; returns the
     change in the counts of decisions."""
     risk = np.concatenate(risks) if risks else np.zeros(0)
@@ -394,7 +397,7 @@ def _send_riskiest(held: io.HeldChunks, risks: list[np.ndarray], budget: combine
 KEEP_READ_MESSAGES = 300_000
 
 
-def corpus_stats(table: io.MessageTable, size: int, reference: int | None, jobs: int = 1):
+def corpus_stats(table: MessageTable, size: int, reference: int | None, jobs: int = 1):
     """The first pass: how the corpus itself writes each word (triage.names.CorpusStats),
     counted in `jobs` processes, and the chunks of pairs for the second pass (kept if the
     corpus is small, else read again)."""
@@ -499,7 +502,7 @@ class TrainSummary:
 
 
 def run_train(
-    input_path: Path | io.Records,
+    input_path: Path | Records,
     output: Path | None,
     *,
     kind: str = "bagging",
@@ -559,7 +562,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     training.check_feature_set(feature_set)
     if out_dir is not None:
         outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
-    name = io.source_name(gold_path)
+    name = source_name(gold_path)
     gold, has_spans = labelled_gold(gold_path, read or ReadOptions())
     if not gold:
         raise BadInput(f"{name} holds no messages to evaluate (only a header)")
@@ -645,7 +648,7 @@ def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | Non
                                           seed=seed)
     with opened:
         s = import_answers(queue_file, opened, reviewer=reviewer or review_module.default_reviewer())
-        name = io.source_name(queue_file)
+        name = source_name(queue_file)
         lines = [f"imported {s.imported:,} decisions of {s.reviewer} from {name} ({s.ta:,} TA, {s.nta:,} NTA; "
                  f"{s.unchanged:,} already so, {s.undecided:,} rows left undecided)"]
         return lines + review_module.report_lines(opened)[:2]

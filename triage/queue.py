@@ -27,7 +27,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from triage import io, outputs
+from triage import outputs
+from triage.errors import BadInput, BadOption, InputError
+from triage.io.formats import format_for
+from triage.io.jsonl import JSONTooDeep, parse_json
+from triage.io.labels import parse_labels
+from triage.io.messages import Message, MessageTable, Records, duplicate_ids, open_messages, source_name
+from triage.io.writing import TableWriter, table_output
+from triage.spreadsheets import restore_formula
 from triage import lexicons as lexicon_module
 from triage.lexicons import PERSON_CUES, spelling_key
 from triage.schema import (
@@ -110,7 +117,7 @@ class _Spot(NamedTuple):
 
 @dataclass
 class _Row:
-    message: io.Message
+    message: Message
     decision: str
     model: str
     score: float
@@ -139,18 +146,18 @@ class _Row:
 ClassifiedRow = _Row  # one parsed row of a classified file (the public name)
 
 
-def _cell_error(display: str, message: io.Message, column: str, problem: str) -> io.InputError:
-    return io.BadInput(f"{display}: line {message.line}: column {column!r} {problem}")
+def _cell_error(display: str, message: Message, column: str, problem: str) -> InputError:
+    return BadInput(f"{display}: line {message.line}: column {column!r} {problem}")
 
 
-def _decision(message: io.Message, display: str) -> str:
+def _decision(message: Message, display: str) -> str:
     value = message.fields.get("decision", "").strip().upper()
     if value not in DECISIONS:
         raise _cell_error(display, message, "decision", f"is {value!r}, not TA, NTA or EXPERT")
     return value
 
 
-def _number(message: io.Message, display: str, column: str) -> float | None:
+def _number(message: Message, display: str, column: str) -> float | None:
     raw = message.fields.get(column, "").strip()
     if not raw:
         return None
@@ -163,20 +170,20 @@ def _number(message: io.Message, display: str, column: str) -> float | None:
     return value
 
 
-def _json_cell(message: io.Message, display: str, column: str):
+def _json_cell(message: Message, display: str, column: str):
     """The JSON value of a cell, or [] when the cell is empty."""
     raw = message.fields.get(column, "").strip()
     if not raw:
         return []
     try:
-        return io.parse_json(raw)
-    except io.JSONTooDeep as err:
+        return parse_json(raw)
+    except JSONTooDeep as err:
         raise _cell_error(display, message, column, f"is {err}") from None
     except ValueError:
         raise _cell_error(display, message, column, "is not JSON") from None
 
 
-def _parse_hidden(message: io.Message, display: str) -> list[tuple[int, int, str]]:
+def _parse_hidden(message: Message, display: str) -> list[tuple[int, int, str]]:
     spans = _json_cell(message, display, "hidden")
     size = len(message.text)
     result: list[tuple[int, int, str]] = []
@@ -196,14 +203,14 @@ def _parse_hidden(message: io.Message, display: str) -> list[tuple[int, int, str
     return result
 
 
-def _parse_highlighted(message: io.Message, display: str) -> list[str]:
+def _parse_highlighted(message: Message, display: str) -> list[str]:
     words = _json_cell(message, display, "highlighted")
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise _cell_error(display, message, "highlighted", "is not a JSON list of words")
     return words
 
 
-def _parse_row(message: io.Message, display: str, decision: str, has_risk: bool) -> _Row:
+def _parse_row(message: Message, display: str, decision: str, has_risk: bool) -> _Row:
     score = _number(message, display, "score")
     if score is None or not 0.0 <= score <= 1.0:
         raise _cell_error(display, message, "score", f"is {message.fields.get('score', '')!r}, not a probability")
@@ -218,26 +225,26 @@ def _parse_row(message: io.Message, display: str, decision: str, has_risk: bool)
     )
 
 
-def _open_classified(path: str | os.PathLike[str]) -> io.MessageTable:
-    return io.open_messages(path, id_column="id", required_columns=CLASSIFIED_COLUMNS)
+def _open_classified(path: str | os.PathLike[str]) -> MessageTable:
+    return open_messages(path, id_column="id", required_columns=CLASSIFIED_COLUMNS)
 
 
 def read_classified(path: str | os.PathLike[str]) -> list[_Row]:
     """Every row of a classified file, parsed and checked (bad cells, repeated ids: InputError)."""
     table = _open_classified(path)
-    display = io.source_name(path)
+    display = source_name(path)
     has_risk = RISK_COLUMN in table.columns
     rows: list[_Row] = []
 
-    def keep(message: io.Message) -> None:
+    def keep(message: Message) -> None:
         rows.append(_parse_row(message, display, _decision(message, display), has_risk))
 
-    _refuse_duplicates(display, io.duplicate_ids(_tap(table, keep)))
+    _refuse_duplicates(display, duplicate_ids(_tap(table, keep)))
     return rows
 
 
-def _tap(messages: Iterable[io.Message], action: Callable[[io.Message], None]) -> Iterator[io.Message]:
-    """Run `action` on each message on its way to io.duplicate_ids: the file is read once."""
+def _tap(messages: Iterable[Message], action: Callable[[Message], None]) -> Iterator[Message]:
+    """Run `action` on each message on its way to duplicate_ids: the file is read once."""
     for message in messages:
         action(message)
         yield message
@@ -249,7 +256,7 @@ def _refuse_duplicates(display: str, repeated: dict[str, list[int]]) -> None:
     ident, lines = next(iter(repeated.items()))
     where = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
     others = f" ({len(repeated)} repeated ids in total)" if len(repeated) > 1 else ""
-    raise io.BadInput(f"{display}: id {ident!r} appears on lines {where}{others}; ids must be unique")
+    raise BadInput(f"{display}: id {ident!r} appears on lines {where}{others}; ids must be unique")
 
 
 # -------------------------------------------------------------- words to look at
@@ -405,14 +412,14 @@ def queue_format(output_path: str | os.PathLike[str], format: str | None = None)
         if chosen in ("htm", "ndjson"):
             chosen = {"htm": "html", "ndjson": "jsonl"}[chosen]
         if chosen not in QUEUE_FORMATS:
-            raise io.BadOption(f"queue format must be one of {', '.join(QUEUE_FORMATS)}, not {format!r}")
+            raise BadOption(f"queue format must be one of {', '.join(QUEUE_FORMATS)}, not {format!r}")
         return chosen
     suffix = Path(output_path).suffix.lower()
     if suffix in (".html", ".htm"):
         return "html"
     if suffix == ".xlsx":  # never a CSV under a spreadsheet's name
         return "xlsx"
-    return io.format_for(output_path)
+    return format_for(output_path)
 
 
 def _uncertainty_order(row: _Row) -> tuple:
@@ -423,7 +430,7 @@ def _uncertainty_order(row: _Row) -> tuple:
 
 
 def export_queue(
-    classified_path: str | os.PathLike[str] | io.Records,
+    classified_path: str | os.PathLike[str] | Records,
     output_path: str | os.PathLike[str] | None,
     *,
     format: str | None = None,
@@ -435,7 +442,7 @@ def export_queue(
     (by `risk` descending when the file has that column, else by |score - 0.5|).
 
     Columns: QUEUE_COLUMNS. The output is private (0o600) and never overwritten without
-    `force`. Raises io.InputError on a bad classified file (missing column, bad value,
+    `force`. Raises InputError on a bad classified file (missing column, bad value,
     repeated id) before anything is written. With no `output_path`, the queue's rows are kept
     in the summary (the Python API), not neutralised for spreadsheets.
     """
@@ -443,19 +450,19 @@ def export_queue(
     if output_path is not None:
         outputs.check_output(output_path, force=force, inputs=[classified_path, *protect])
     table = _open_classified(classified_path)
-    display = io.source_name(classified_path)
+    display = source_name(classified_path)
     has_risk = RISK_COLUMN in table.columns
     rows: list[_Row] = []
     total = 0
 
-    def keep(message: io.Message) -> None:
+    def keep(message: Message) -> None:
         nonlocal total
         total += 1
         decision = _decision(message, display)
         if decision == EXPERT:
             rows.append(_parse_row(message, display, decision, has_risk))
 
-    _refuse_duplicates(display, io.duplicate_ids(_tap(table, keep)))
+    _refuse_duplicates(display, duplicate_ids(_tap(table, keep)))
     rows.sort(key=_uncertainty_order)
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
@@ -474,7 +481,7 @@ def export_queue(
             write_into(handle, QUEUE_COLUMNS, [[r[c] for c in QUEUE_COLUMNS] for r in records], sheet="queue")
         else:
             # Spreadsheet formats get every cell neutralised; JSONL is read by programs.
-            writer = io.TableWriter(handle, QUEUE_COLUMNS, format=chosen, neutralise_formulas=chosen != "jsonl")
+            writer = TableWriter(handle, QUEUE_COLUMNS, format=chosen, neutralise_formulas=chosen != "jsonl")
             writer.write_many(_queue_record(row, seeker) for row in rows)
     return QueueSummary(Path(output_path), chosen, len(rows), total)
 
@@ -585,23 +592,23 @@ def _comparable(text: str) -> str:
 def _raise_collected(errors: list[str], what: str) -> None:
     if errors:
         more = f" ({len(errors)} {what} in total)" if len(errors) > _SHOWN_ERRORS else ""
-        raise io.BadInput("; ".join(errors[:_SHOWN_ERRORS]) + more)
+        raise BadInput("; ".join(errors[:_SHOWN_ERRORS]) + more)
 
 
 def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, ExpertAnswer]:
-    """The expert's answers by id. Cells of a CSV/TSV go through io.restore_formula (the
+    """The expert's answers by id. Cells of a CSV/TSV go through restore_formula (the
     export neutralised them); JSONL cells are taken as they are (never neutralised)."""
-    display = io.source_name(decisions_path)
-    if not isinstance(decisions_path, io.Records) and Path(decisions_path).suffix.lower() in (".html", ".htm"):
-        raise io.BadInput(
+    display = source_name(decisions_path)
+    if not isinstance(decisions_path, Records) and Path(decisions_path).suffix.lower() in (".html", ".htm"):
+        raise BadInput(
             f"{display} is the HTML page of the queue, for reading only; fill expert_decision and "
             "expert_hide in the CSV or JSONL export of the queue and apply that file"
         )
-    table = io.open_messages(decisions_path, text_column="id", id_column="id", required_columns=("expert_decision",))
+    table = open_messages(decisions_path, text_column="id", id_column="id", required_columns=("expert_decision",))
     # Only a spreadsheet export was neutralised; JSONL and DataFrames hold the cells as they are.
-    restore = io.restore_formula if table.format in ("csv", "tsv") else (lambda value: value)
+    restore = restore_formula if table.format in ("csv", "tsv") else (lambda value: value)
     messages = list(table)  # a queue is small: the expert reads every row
-    _refuse_duplicates(display, io.duplicate_ids(messages))
+    _refuse_duplicates(display, duplicate_ids(messages))
     has_text = "text" in table.columns
     answers: list[tuple[str, int, str, list[str], str | None]] = []
     errors: list[str] = []
@@ -619,9 +626,9 @@ def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, ExpertAn
     _raise_collected(errors, "errors")
     decided = [(line, raw) for _, line, raw, _, _ in answers if raw]
     try:
-        labels = iter(io.parse_labels(decided))
-    except io.InputError as err:
-        raise io.BadInput(f"{display}: expert_decision: {err}") from None
+        labels = iter(parse_labels(decided))
+    except InputError as err:
+        raise BadInput(f"{display}: expert_decision: {err}") from None
     decisions: dict[str, ExpertAnswer] = {}
     for ident, line, raw, hide, text in answers:
         label = next(labels) if raw else ""
@@ -653,8 +660,8 @@ def _expert_spans(
 
 
 def apply_decisions(
-    decisions_path: str | os.PathLike[str] | io.Records,
-    classified_path: str | os.PathLike[str] | io.Records,
+    decisions_path: str | os.PathLike[str] | Records,
+    classified_path: str | os.PathLike[str] | Records,
     output_path: str | os.PathLike[str] | None,
     *,
     force: bool = False,
@@ -673,9 +680,9 @@ def apply_decisions(
     from the classified one, expert_hide words absent from their message.
     """
     decisions = read_decisions(decisions_path)
-    decisions_display = io.source_name(decisions_path)
+    decisions_display = source_name(decisions_path)
     table = _open_classified(classified_path)
-    display = io.source_name(classified_path)
+    display = source_name(classified_path)
     has_risk = RISK_COLUMN in table.columns
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
@@ -685,10 +692,10 @@ def apply_decisions(
     seen: set[str] = set()
     errors: list[str] = []
 
-    with io.table_output(output_path, columns, force=force, protect=[decisions_path, classified_path],
+    with table_output(output_path, columns, force=force, protect=[decisions_path, classified_path],
                          extrasaction="ignore") as writer:
 
-        def finish(message: io.Message) -> None:
+        def finish(message: Message) -> None:
             decision = _decision(message, display)
             answer = decisions.get(message.id)
             fields = message.fields
@@ -719,11 +726,11 @@ def apply_decisions(
             finals[final] += 1
             writer.write({**fields, "final": final, "final_text": final_text})
 
-        _refuse_duplicates(display, io.duplicate_ids(_tap(table, finish)))
+        _refuse_duplicates(display, duplicate_ids(_tap(table, finish)))
         unknown = [(answer.line, ident) for ident, answer in decisions.items() if ident not in seen]
         if unknown:
             shown = ", ".join(f"{ident!r} (line {line})" for line, ident in unknown[:_SHOWN_ERRORS])
-            raise io.BadInput(
+            raise BadInput(
                 f"{decisions_display}: {len(unknown)} id{'s' if len(unknown) > 1 else ''} not in {display}: {shown}"
                 " (check that the queue was exported from this file; a spreadsheet may have changed ids, "
                 "e.g. dropped leading zeros)"
@@ -756,7 +763,7 @@ class ImportSummary:
     undecided: int  # rows left empty in the file: still to decide
 
 
-def import_answers(decisions_path: str | os.PathLike[str] | io.Records, workspace, *, reviewer: str,
+def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, *, reviewer: str,
                    seeker: SeekAndHide | None = None) -> ImportSummary:
     """A filled queue file into a review workspace (triage.review_workspace.Workspace, opened): each
     decided row becomes a decision of `reviewer`, bound to the text it was made on. TA hides what the
@@ -765,9 +772,9 @@ def import_answers(decisions_path: str | os.PathLike[str] | io.Records, workspac
     not the workspace's message (changed since the queue was exported), an id not in the review list,
     a word absent from its message, or a message another decision already settled otherwise."""
     answers = read_decisions(decisions_path)
-    display = io.source_name(decisions_path)
+    display = source_name(decisions_path)
     if answers and any(answer.text is None for answer in answers.values()):
-        raise io.BadInput(f"{display} has no text column: a decision is bound to the text it was made on; "
+        raise BadInput(f"{display} has no text column: a decision is bound to the text it was made on; "
                           "import the queue file as `triage queue export` wrote it")
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
@@ -812,6 +819,6 @@ def import_answers(decisions_path: str | os.PathLike[str] | io.Records, workspac
             what = what.format(s="" if one else "s", its="its" if one else "their", it="it" if one else "them")
             shown = ", ".join(found[:_SHOWN_ERRORS]) + (f" and {len(found) - _SHOWN_ERRORS:,} more"
                                                          if len(found) > _SHOWN_ERRORS else "")
-            raise io.BadInput(f"{display}: {len(found):,} {what}: {shown}; nothing was imported")
+            raise BadInput(f"{display}: {len(found):,} {what}: {shown}; nothing was imported")
     imported = workspace.import_decisions(stored, reviewer=reviewer) if stored else 0
     return ImportSummary(reviewer, imported, counts[TA], counts[NTA], counts["unchanged"], counts["undecided"])

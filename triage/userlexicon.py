@@ -16,7 +16,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from triage import io, outputs
+from triage import outputs
+from triage.errors import BadInput
 from triage import lexicons as lexicon_module
 
 NAMES_FILE, WORDS_FILE = lexicon_module.USER_NAMES_FILE, lexicon_module.USER_WORDS_FILE
@@ -41,7 +42,7 @@ def check_entry(spelling: str) -> str:
     one line of a lexicon file (a cell holding a newline once wrote three entries)."""
     key = entry(spelling)
     if not key or any(c in key for c in "\n\r\t#\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
-        raise io.BadInput(f"{spelling!r} cannot be a lexicon entry (empty, or holds a line break, tab or '#')")
+        raise BadInput(f"{spelling!r} cannot be a lexicon entry (empty, or holds a line break, tab or '#')")
     return key
 
 
@@ -55,10 +56,10 @@ def read(path: Path) -> list[str]:
     """The lines of a user list (none when it does not exist), as one-line errors."""
     try:
         if path.exists() and not path.is_file():
-            raise io.BadInput(f"{path} is not a file; the user lexicon needs {path.name} to be a text file")
+            raise BadInput(f"{path} is not a file; the user lexicon needs {path.name} to be a text file")
         return lexicon_module._read_lines(path)
     except OSError as err:
-        raise io.BadInput(f"{path}: {err.strerror or err}") from None
+        raise BadInput(f"{path}: {err.strerror or err}") from None
 
 
 @contextlib.contextmanager
@@ -68,7 +69,7 @@ def locked(folder: Path) -> Iterator[None]:
         folder.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError as err:
-        raise io.BadInput(f"cannot use the user lexicon folder {folder}: {err.strerror or err}") from None
+        raise BadInput(f"cannot use the user lexicon folder {folder}: {err.strerror or err}") from None
     try:
         try:
             import fcntl

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from triage import io
+from triage.io.messages import source_name
 from triage.errors import BadInput, BadOption
 from triage.gold import labelled_texts
 from triage.model import CLASSES, KINDS, check_folds, check_training_labels
@@ -242,7 +242,7 @@ def run_cv(
     """`triage report cv`: k-fold cross-validation of the baseline, the tree and bagging."""
     texts, labels = labelled_texts(input_path, read)
     counts = check_training_labels(labels)
-    check_folds(folds, counts, io.source_name(input_path))
+    check_folds(folds, counts, source_name(input_path))
     X, _ = message_features(texts, feature_set, normalise)
     predictions = cross_validate(X, labels, folds=folds, seed=seed, progress=progress)
     models = {
@@ -250,7 +250,7 @@ def run_cv(
         for kind in KINDS
     }
     return Evaluation(
-        report="cv", input=io.source_name(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
+        report="cv", input=source_name(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
         messages=len(labels), class_counts=counts,
         settings={"folds": folds, "stratified": True, "shuffled": True, "undersampling": "1:1 inside each training fold"},
         models=models, predictions=predictions,
@@ -290,7 +290,7 @@ def run_holdout(
     if len(texts) < needed:
         raise BadInput(
             f"the holdout needs {train_first:,} + {test_next:,} = {needed:,} labelled messages; "
-            f"{io.source_name(input_path)} has {len(texts):,} (choose smaller --train-first and --test-next, "
+            f"{source_name(input_path)} has {len(texts):,} (choose smaller --train-first and --test-next, "
             f"e.g. --train-first {max(1, len(texts) * 2 // 3):,} --test-next {max(1, len(texts) - len(texts) * 2 // 3):,})"
         )
     train_counts = check_training_labels(labels[:train_first])
@@ -301,7 +301,7 @@ def run_holdout(
         kind: scores(kind, predictions.y, predictions.labels[kind], predictions.proba[kind]) for kind in KINDS
     }
     return Evaluation(
-        report="holdout", input=io.source_name(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
+        report="holdout", input=source_name(input_path), feature_set=feature_set, normalise=normalise, seed=seed,
         messages=test_next, class_counts=_counts(y_test),
         settings={
             "train_first": train_first, "test_next": test_next, "training_class_counts": train_counts,

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from triage import io, outputs
+from triage import outputs
+from triage.errors import BadModel, BadOption
+from triage.io.messages import source_name
 from triage.model import CLASSES
 from triage.reports.cv import (
     DECISION_RULE,
@@ -271,7 +273,7 @@ def infogain_report(
 
         X, y = RandomUnderSampler(sampling_strategy=1.0, random_state=seed).fit_resample(X, y)
     counts = {c: int(np.sum(y == c)) for c in CLASSES}
-    return InfogainReport(io.source_name(input_path), feature_set, normalise, balanced, seed, counts,
+    return InfogainReport(source_name(input_path), feature_set, normalise, balanced, seed, counts,
                           rank_features(X, y, names))
 
 
@@ -367,7 +369,7 @@ def tree_of(classifier, feature_names, *, normalise: bool, tree_index: int = 0, 
     if hasattr(classifier, "estimators_"):
         n_trees = len(classifier.estimators_)
         if not 0 <= tree_index < n_trees:
-            raise io.BadOption(f"--tree-index must be between 0 and {n_trees - 1}: the model has {n_trees} trees")
+            raise BadOption(f"--tree-index must be between 0 and {n_trees - 1}: the model has {n_trees} trees")
         tree = classifier.estimators_[tree_index]
         # Each bagged tree sees the columns estimators_features_[k], possibly permuted.
         names = [feature_names[j] for j in classifier.estimators_features_[tree_index]]
@@ -377,10 +379,10 @@ def tree_of(classifier, feature_names, *, normalise: bool, tree_index: int = 0, 
     elif hasattr(classifier, "tree_"):
         n_trees = 1
         if tree_index != 0:
-            raise io.BadOption("--tree-index must be 0: the model is a single tree")
+            raise BadOption("--tree-index must be 0: the model is a single tree")
         tree, names, classes, kind = classifier, feature_names, [str(c) for c in classifier.classes_], "tree"
     else:
-        raise io.BadModel(f"the model's classifier ({type(classifier).__name__}) holds no decision tree")
+        raise BadModel(f"the model's classifier ({type(classifier).__name__}) holds no decision tree")
     integers = integer_features(names, normalise)
     text = weka_tree_text(tree, names, classes, integer_features=integers)
     n_leaves, size = tree_size(tree)

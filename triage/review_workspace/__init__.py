@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from triage import io, outputs
+from triage import outputs
+from triage.errors import BadInput
+from triage.io.messages import Records, source_name
+from triage.io.writing import table_output
 from triage.review_workspace.workspace import (
     DEFAULT_AUDIT,
     FinalRow,
@@ -47,9 +50,9 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
     path = Path(path)
     outputs.refuse_inputs(path, inputs)
     if path.is_symlink():
-        raise io.BadInput(f"{path} is a symbolic link; give the workspace file itself")
+        raise BadInput(f"{path} is a symbolic link; give the workspace file itself")
     if path.exists() and not (path.is_file() and (path.stat().st_size == 0 or is_workspace(path))):
-        raise io.BadInput(f"{path} exists and is not a review workspace; choose another --workspace")
+        raise BadInput(f"{path} exists and is not a review workspace; choose another --workspace")
     return path
 
 
@@ -79,7 +82,7 @@ def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike
 def open_existing(classified: str | os.PathLike[str], workspace: str | os.PathLike[str] | None = None) -> Workspace:
     path = Path(workspace or default_path(classified))
     if not path.exists():
-        raise io.BadInput(f"no review workspace {path} yet; run `triage review {classified}` first")
+        raise BadInput(f"no review workspace {path} yet; run `triage review {classified}` first")
     return Workspace.open(path)
 
 
@@ -176,7 +179,7 @@ def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool 
             say("review: stopped; " + report_lines(opened)[1])
 
 
-def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os.PathLike[str] | io.Records,
+def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os.PathLike[str] | Records,
                     output: str | os.PathLike[str] | None, *, force: bool = False,
                     collected: list | None = None) -> dict:
     """The working copy (triage queue apply) from a workspace's decisions: every classified row
@@ -192,12 +195,12 @@ def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os
     table = _open_classified(classified)
     counts: dict[str, int] = {}
     columns = [c for c in table.columns if c not in FINAL_COLUMNS] + list(FINAL_COLUMNS)
-    with io.table_output(output, columns, force=force, protect=[workspace_path, classified],
+    with table_output(output, columns, force=force, protect=[workspace_path, classified],
                          extrasaction="ignore") as writer:
         for message in table:
             row = finals.get(message.id)
             if row is None or row.text != message.text:
-                raise io.BadInput(f"{io.source_name(classified)}: line {message.line}: message {message.id!r} is not in the "
+                raise BadInput(f"{source_name(classified)}: line {message.line}: message {message.id!r} is not in the "
                                     f"workspace as it is here; run `triage review {classified}` to bring it up to date")
             final = row.label or "EXPERT"
             counts[final] = counts.get(final, 0) + 1

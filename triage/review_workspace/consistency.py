@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import lru_cache
 
-from triage import io
+from triage.errors import BadOption
 from triage.surrogates import entity_key
 
 KINDS = ("mixed", "surrogate", "tags")
@@ -44,9 +44,9 @@ def key_of(spelling: str) -> str:
 
 def check_choice(kind: str, decision: str) -> None:
     if kind not in CHOICES:
-        raise io.BadOption(f"kind must be one of {', '.join(KINDS)}, not {kind!r:.40}")
+        raise BadOption(f"kind must be one of {', '.join(KINDS)}, not {kind!r:.40}")
     if decision not in CHOICES[kind]:
-        raise io.BadOption(f"a {kind} case is decided {' or '.join(CHOICES[kind])}, not {decision!r:.40}")
+        raise BadOption(f"a {kind} case is decided {' or '.join(CHOICES[kind])}, not {decision!r:.40}")
 
 
 def _words(text: str, spans: list) -> Iterable[tuple[int, int, str]]:

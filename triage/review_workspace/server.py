@@ -49,7 +49,8 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from triage import io, outputs
+from triage import outputs
+from triage.errors import BadOption, InputError
 from triage.review_workspace.workspace import (
     DEFAULT_LEASE,
     TAGS,
@@ -217,9 +218,9 @@ async def _json_body(request: Request) -> dict:
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        raise io.BadOption("the request is not JSON (UTF-8, nested at most a few levels)") from None
+        raise BadOption("the request is not JSON (UTF-8, nested at most a few levels)") from None
     if not isinstance(data, dict):
-        raise io.BadOption("the request must be a JSON object")
+        raise BadOption("the request must be a JSON object")
     _check_text(data)
     return data
 
@@ -239,7 +240,7 @@ def _check_text(data) -> None:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                raise io.BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text") from None
+                raise BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text") from None
 
 
 def _short(value: str, width: int = 40) -> str:
@@ -250,9 +251,9 @@ def _int(value: str | None, default: int, lowest: int = 0, highest: int | None =
     try:
         number = int(value) if value not in (None, "") else default
     except ValueError:
-        raise io.BadOption(f"{_short(value)} is not a whole number") from None
+        raise BadOption(f"{_short(value)} is not a whole number") from None
     if not -_INT64 <= number < _INT64:
-        raise io.BadOption(f"{_short(value)} is out of range")
+        raise BadOption(f"{_short(value)} is out of range")
     number = max(lowest, number)
     return min(number, highest) if highest is not None else number
 
@@ -260,7 +261,7 @@ def _int(value: str | None, default: int, lowest: int = 0, highest: int | None =
 def _spelling(value) -> str:
     spelling = str(value)
     if len(spelling) > MAX_SPELLING:
-        raise io.BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters")
+        raise BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters")
     return spelling
 
 
@@ -281,7 +282,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                 return _error(str(err), 403)
             except WorkspaceUnavailable as err:  # full disk 507, read-only or damaged 503, replaced 409
                 return _error(str(err), err.status)
-            except io.InputError as err:
+            except InputError as err:
                 return _error(str(err))
 
         return run
@@ -328,7 +329,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         after = data.get("after_rank")
         if after is not None and not (type(after) is int and -_INT64 <= after < _INT64):
-            raise io.BadOption("after_rank must be a whole number")
+            raise BadOption("after_rank must be a whole number")
         found = workspace.claim(settings.reviewer, after_rank=after, seconds=settings.lease_seconds)
         return JSONResponse({"current": found.id if found else None})
 
@@ -464,7 +465,7 @@ def bind(port: int) -> socket.socket:
         sock.bind(("127.0.0.1", port))
     except OSError as err:
         sock.close()
-        raise io.BadOption(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err} (choose another --port)") from None
+        raise BadOption(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err} (choose another --port)") from None
     sock.listen(64)
     return sock
 

@@ -31,7 +31,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from triage import io, userlexicon
+from triage import userlexicon
+from triage.errors import BadInput, BadOption, InputError
+from triage.io.messages import Records, source_name
 from triage.queue import read_classified, reasons, word_pattern
 from triage.schema import HIDE_TAGS, NTA, TA
 
@@ -109,7 +111,7 @@ _CONSISTENCY = """CREATE TABLE IF NOT EXISTS consistency (
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
-class WorkspaceUnavailable(io.InputError):
+class WorkspaceUnavailable(InputError):
     """The workspace cannot be read or written right now (a full disk, a read-only or damaged file,
     another file put in its place): one line saying what to do. `status` is the HTTP status the
     review server answers with."""
@@ -225,7 +227,7 @@ def _owner_checked(path: Path, display: str) -> None:
         except FileNotFoundError:
             continue
         if not stat.S_ISREG(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
-            raise io.BadInput(f"{side} was not made by this workspace (another user's file or not a regular "
+            raise BadInput(f"{side} was not made by this workspace (another user's file or not a regular "
                               f"file): it would receive raw messages; check it, remove it, then retry")
 
 
@@ -246,10 +248,10 @@ def _make_private(path: Path) -> None:
     except OSError as err:
         if os.path.lexists(temporary):
             os.unlink(temporary)
-        raise io.BadInput(f"cannot create the review workspace {path}: {err.strerror or err}") from None
+        raise BadInput(f"cannot create the review workspace {path}: {err.strerror or err}") from None
 
 
-class NeedsConfirmation(io.InputError):
+class NeedsConfirmation(InputError):
     """Learning this word would hide a frequent ordinary word: ask first, with a preview."""
 
     def __init__(self, message: str, preview: dict):
@@ -257,7 +259,7 @@ class NeedsConfirmation(io.InputError):
         self.preview = preview
 
 
-class Conflict(io.InputError):
+class Conflict(InputError):
     """A decision on a message another reviewer holds (its lease), decided since the page loaded it,
     or awaiting the lead's adjudication: nothing is stored; `conflict` says who and what."""
 
@@ -266,7 +268,7 @@ class Conflict(io.InputError):
         self.conflict = conflict
 
 
-class TextChanged(io.InputError):
+class TextChanged(InputError):
     """A decision or skip made on a text the message no longer holds (the corpus was classified
     again in between): nothing is stored, the reviewer looks at the message again."""
 
@@ -323,8 +325,8 @@ class SyncSummary:
 
 def default_path(classified: str | os.PathLike[str]) -> Path:
     """CLASSIFIED.review.sqlite beside the classified file."""
-    if isinstance(classified, io.Records):
-        raise io.BadOption(f"{classified.display} is in memory: name the review workspace (a file) to use")
+    if isinstance(classified, Records):
+        raise BadOption(f"{classified.display} is in memory: name the review workspace (a file) to use")
     path = Path(classified)
     return path.with_name(f"{path.stem}.review.sqlite")
 
@@ -362,16 +364,16 @@ def check_spans(text: str, spans: Iterable) -> list[list]:
             if not (type(start) is int and type(end) is int and isinstance(tag, str)):
                 raise TypeError
             if tag not in TAGS:
-                raise io.BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+                raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
             if not 0 <= start < end <= len(text):
-                raise io.BadOption(f"span [{start}, {end}] is outside the message ({len(text)} characters)")
+                raise BadOption(f"span [{start}, {end}] is outside the message ({len(text)} characters)")
             result.append([start, end, tag])
     except (TypeError, ValueError):
-        raise io.BadOption("spans must be a list of [start, end, TAG]") from None
+        raise BadOption("spans must be a list of [start, end, TAG]") from None
     result.sort()
     for (_, end, _), (start, _, _) in zip(result, result[1:]):
         if start < end:
-            raise io.BadOption("spans overlap")
+            raise BadOption("spans overlap")
     return result
 
 
@@ -423,14 +425,14 @@ class Workspace:
         path = Path(path)
         display = os.fspath(path)
         if path.is_symlink():
-            raise io.BadInput(f"{display} is a symbolic link; give the workspace file itself")
+            raise BadInput(f"{display} is a symbolic link; give the workspace file itself")
         exists = path.exists()
         if not exists and not create:
-            raise io.BadInput(f"{display}: no such workspace (run `triage review CLASSIFIED.csv` to make one)")
+            raise BadInput(f"{display}: no such workspace (run `triage review CLASSIFIED.csv` to make one)")
         if exists and not path.is_file():
-            raise io.BadInput(f"{display} is not a file")
+            raise BadInput(f"{display} is not a file")
         if exists and path.stat().st_size == 0 and not create:
-            raise io.BadInput(f"{display} is empty: not a review workspace (run `triage review CLASSIFIED.csv` "
+            raise BadInput(f"{display} is empty: not a review workspace (run `triage review CLASSIFIED.csv` "
                               "to make one)")
         new = not exists or path.stat().st_size == 0
         if new:
@@ -440,14 +442,14 @@ class Workspace:
             connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10,
                                          factory=_Connection)
         except sqlite3.Error as err:
-            raise unavailable(err, display) or io.BadInput(f"cannot open {display}: {err}") from None
+            raise unavailable(err, display) or BadInput(f"cannot open {display}: {err}") from None
         connection.display = display
         try:
             connection.row_factory = sqlite3.Row
             application = connection.execute("PRAGMA application_id").fetchone()[0]
             tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables and application != _APPLICATION_ID:
-                raise io.BadInput(f"{display} is a SQLite file but not a review workspace")
+                raise BadInput(f"{display} is a SQLite file but not a review workspace")
             version = None
             if tables:  # the format is checked before anything is written
                 try:
@@ -458,7 +460,7 @@ class Workspace:
                     found = None
                 version = found[0] if found else None
                 if version != str(SCHEMA_VERSION):
-                    raise io.BadInput(f"{display}: workspace format {version}, this sms-triage reads format "
+                    raise BadInput(f"{display}: workspace format {version}, this sms-triage reads format "
                                       f"{SCHEMA_VERSION}" + (" (made by a newer sms-triage: update it)"
                                                              if _newer(version) else ""))
             connection.execute("PRAGMA journal_mode=WAL")
@@ -488,7 +490,7 @@ class Workspace:
         except WorkspaceDamaged as err:
             connection.close()
             if new or "not a database" in str(err):
-                raise io.BadInput(f"{display} is not a review workspace (not a SQLite file)") from None
+                raise BadInput(f"{display} is not a review workspace (not a SQLite file)") from None
             raise
         except BaseException:
             connection.close()
@@ -498,7 +500,7 @@ class Workspace:
     def close(self) -> None:
         try:  # the WAL emptied into this file: never left for whatever file is at the path now
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except (sqlite3.Error, io.InputError):
+        except (sqlite3.Error, InputError):
             pass  # a full disk or a read-only file: SQLite keeps the WAL, nothing is lost
         self._db.close()
 
@@ -594,9 +596,9 @@ class Workspace:
         with `seed`); None keeps the share recorded by an earlier sync.
         """
         if audit < 0:
-            raise io.BadOption("--audit must be 0 or more")
+            raise BadOption("--audit must be 0 or more")
         rows = read_classified(classified_path)
-        self.check_same_corpus(((row.id, row.text) for row in rows), io.source_name(classified_path))
+        self.check_same_corpus(((row.id, row.text) for row in rows), source_name(classified_path))
         if seeker is None:
             from triage import lexicons as lexicon_module
             from triage.seekhide import SeekAndHide
@@ -632,7 +634,7 @@ class Workspace:
                     for rank, (ident, kind) in enumerate(listed)
                 ),
             )
-            where = classified_path.display if isinstance(classified_path, io.Records) else os.path.abspath(classified_path)
+            where = classified_path.display if isinstance(classified_path, Records) else os.path.abspath(classified_path)
             values = dict(classified=where, synced=_now(),
                           audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
             if input_path is not None:
@@ -668,7 +670,7 @@ class Workspace:
             return
         same = sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
         if 2 * same < len(stored):
-            raise io.BadInput(
+            raise BadInput(
                 f"{display} is not the corpus of the review workspace {self.path}: only {same:,} of its "
                 f"{len(stored):,} messages are there with the same id and text; give this corpus its own "
                 "--workspace (nothing was changed)"
@@ -677,7 +679,7 @@ class Workspace:
     def count_messages(self) -> int:
         return self._db.execute("SELECT count(*) FROM messages").fetchone()[0]
 
-    def disagreements(self, classified_path: str | os.PathLike[str] | io.Records) -> list[str]:
+    def disagreements(self, classified_path: str | os.PathLike[str] | Records) -> list[str]:
         """The ids of the messages on which a classified file and the workspace's record differ
         (text, decision or hidden spans), with those in only one of the two; [] when they agree."""
         rows = read_classified(classified_path)
@@ -729,7 +731,7 @@ class Workspace:
         clauses, values = [], []
         if kind is not None:
             if kind not in KINDS:
-                raise io.BadOption(f"kind must be one of {', '.join(KINDS)}")
+                raise BadOption(f"kind must be one of {', '.join(KINDS)}")
             clauses.append("i.kind = ?")
             values.append(kind)
         if status is not None:
@@ -856,7 +858,7 @@ class Workspace:
             return
         if version is not None:
             if type(version) is not int:
-                raise io.BadOption("version must be the item's version, as sent with it")
+                raise BadOption("version must be the item's version, as sent with it")
             if version == self._version(message_id):
                 return  # the page showed this decision: changing it is a decision too
         raise Conflict(f"message {message_id} was {decided['status']} by {decided['reviewer']} since your page loaded "
@@ -920,7 +922,7 @@ class Workspace:
             raise KeyError(message_id)
         if text_hash is not None:
             if not isinstance(text_hash, str):
-                raise io.BadOption("text_hash must be the hash of the message's text, as sent with the item")
+                raise BadOption("text_hash must be the hash of the message's text, as sent with the item")
             if text_hash != row["text_hash"]:
                 raise TextChanged(f"the text of message {message_id} changed since it was shown "
                                   "(the corpus was classified again): nothing was saved, look at it again")
@@ -935,12 +937,12 @@ class Workspace:
         reviewer decides (same decision: it stands; else a disagreement for the lead)."""
         label = str(label).strip().upper()
         if label not in LABELS:
-            raise io.BadOption(f"label must be TA or NTA, not {label!r}")
+            raise BadOption(f"label must be TA or NTA, not {label!r}")
         reviewer = _reviewer(reviewer)
         with self._transaction():
             checked = check_spans(self._text(message_id, text_hash), spans)
             if label == NTA and checked:
-                raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
+                raise BadOption("an NTA message hides nothing; mark it TA to hide words")
             self._check_conflict(message_id, reviewer, version)
             if self._blind(message_id):
                 self._review(message_id, reviewer, label, checked)
@@ -958,10 +960,10 @@ class Workspace:
         with self._transaction():
             for message_id, label, spans, digest in decisions:
                 if label not in LABELS:
-                    raise io.BadOption(f"label must be TA or NTA, not {label!r}")
+                    raise BadOption(f"label must be TA or NTA, not {label!r}")
                 checked = check_spans(self._text(message_id, digest), spans)
                 if label == NTA and checked:
-                    raise io.BadOption(f"message {message_id}: an NTA message hides nothing")
+                    raise BadOption(f"message {message_id}: an NTA message hides nothing")
                 self._record(message_id, "import", reviewer, "decided", label, json.dumps(checked))
                 count += 1
         return count
@@ -1038,7 +1040,7 @@ class Workspace:
 
     def _mark_double(self, share: float, seed: int) -> int:
         if not (isinstance(share, (int, float)) and 0 <= share <= 1):
-            raise io.BadOption("--double must be a share between 0 and 1 (0.1: one message in ten)")
+            raise BadOption("--double must be a share between 0 and 1 (0.1: one message in ten)")
         self._db.execute("DELETE FROM double")
         marked = 0
         for kind in KINDS:
@@ -1081,14 +1083,14 @@ class Workspace:
         """The lead reviewer's resolution of a disagreement: one of the two decisions, or another."""
         label = str(label).strip().upper()
         if label not in LABELS:
-            raise io.BadOption(f"label must be TA or NTA, not {label!r}")
+            raise BadOption(f"label must be TA or NTA, not {label!r}")
         reviewer = _reviewer(reviewer)
         with self._transaction():
             checked = check_spans(self._text(message_id, text_hash), spans)
             if label == NTA and checked:
-                raise io.BadOption("an NTA message hides nothing; mark it TA to hide words")
+                raise BadOption("an NTA message hides nothing; mark it TA to hide words")
             if self._current(message_id)[1] != DISPUTED:
-                raise io.BadOption(f"message {message_id} has no disagreement to resolve")
+                raise BadOption(f"message {message_id} has no disagreement to resolve")
             self._record(message_id, "adjudicate", reviewer, "decided", label, json.dumps(checked))
         return self.item(message_id)
 
@@ -1158,9 +1160,9 @@ class Workspace:
         """What learning `spelling` would change across the whole corpus."""
         key = _key(spelling)
         if not key or not any(c.isalnum() for c in key):
-            raise io.BadOption("give a word or a phrase to learn")
+            raise BadOption("give a word or a phrase to learn")
         if kind not in LEARN_KINDS:
-            raise io.BadOption(f"kind must be one of {', '.join(LEARN_KINDS)}")
+            raise BadOption(f"kind must be one of {', '.join(LEARN_KINDS)}")
         pattern = word_pattern(key)
         like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         hits: list[dict] = []
@@ -1188,11 +1190,11 @@ class Workspace:
         this corpus or for the user's future corpora. A frequent ordinary word made a name needs
         `confirm` (else NeedsConfirmation carries the preview)."""
         if scope not in SCOPES:
-            raise io.BadOption(f"scope must be one of {', '.join(SCOPES)}")
+            raise BadOption(f"scope must be one of {', '.join(SCOPES)}")
         if tag not in TAGS:
-            raise io.BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+            raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
         if type(confirm) is not bool:  # "false" (a string) must not confirm
-            raise io.BadOption("confirm must be true or false")
+            raise BadOption("confirm must be true or false")
         reviewer = _reviewer(reviewer)
         preview = self.preview(spelling, kind, lexicons=lexicons)
         key = preview["spelling"]
@@ -1203,7 +1205,7 @@ class Workspace:
             )
         if scope == "user" and " " in key:
             # Seek&Hide reads a lexicon word by word: a phrase there would never match.
-            raise io.BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
+            raise BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
         if scope == "user":
             directory = userlexicon.directory(lexicon_dir)
             if kind == "name":
@@ -1256,9 +1258,9 @@ class Workspace:
         try:
             entry = self._entry(int(entry_id))
         except (KeyError, ValueError):
-            raise io.BadOption(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
+            raise BadOption(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
         if not entry["active"]:
-            raise io.BadOption(f"learnt entry {entry_id} was already undone")
+            raise BadOption(f"learnt entry {entry_id} was already undone")
         folder, had = None, False
         if entry["scope"] == "user":
             folder = userlexicon.directory(entry["lexicon_dir"] or lexicon_dir or self.meta().get("lexicon_dir"))
@@ -1390,7 +1392,7 @@ class Workspace:
         check_choice(kind, decision)
         key = " ".join(str(key).split())
         if not key:
-            raise io.BadOption("a consistency case needs its key (the spelling)")
+            raise BadOption("a consistency case needs its key (the spelling)")
         reviewer = _reviewer(reviewer)
         at = _now()
         with self._transaction():
@@ -1466,7 +1468,7 @@ class _Transaction:
         elif self._db.in_transaction:  # SQLite may have rolled back itself (a full disk)
             try:
                 self._db.execute("ROLLBACK")
-            except (sqlite3.Error, io.InputError):
+            except (sqlite3.Error, InputError):
                 pass  # the error that got here is the one to report
         return False
 
@@ -1505,7 +1507,7 @@ def _machine_label(decision: str, model: str, spans: list) -> str:
 def _reviewer(name: str | None) -> str:
     name = " ".join(str(name or "").split())
     if not name:
-        raise io.BadOption("a reviewer name is needed")
+        raise BadOption("a reviewer name is needed")
     return name[:80]
 
 

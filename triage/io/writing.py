@@ -1,0 +1,272 @@
+"""Writing rows of results as CSV, TSV or JSON Lines: `TableWriter` on a handle of
+``triage.outputs.atomic_output`` (the one writer, which never damages the user's files), rows
+encoded once by worker processes (`encode_cells`), chunks held back until the expert budget
+sets one cell (`HeldChunks`), and rows kept in memory for the Python API (`RowCollector`).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import csv
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
+
+from triage.io.formats import format_for
+from triage.spreadsheets import neutralise_formula
+
+def _json_value(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+class TableWriter:
+    """Streaming writer of rows (dicts) as CSV, TSV or JSON Lines, on a handle from
+    `atomic_output` (opened with newline='').
+
+    CSV/TSV: header first, minimal double-quoting, CRLF line ends (so that a lone CR in a
+    message is quoted and survives re-reading); None is written as ''. JSONL: one object
+    per row with the given columns in order, UTF-8 kept as is. A key not in `columns`
+    raises ValueError (extrasaction="ignore" drops it); a missing key is written as ''.
+    """
+
+    def __init__(
+        self,
+        handle: TextIO,
+        columns: Sequence[str],
+        format: str = "csv",
+        neutralise_formulas: bool = False,
+        *,
+        extrasaction: str = "raise",
+        header: bool = True,
+    ) -> None:
+        if format not in ("csv", "tsv", "jsonl"):
+            raise ValueError(f"unknown table format {format!r}")
+        if extrasaction not in ("raise", "ignore"):
+            raise ValueError(f"extrasaction must be 'raise' or 'ignore', not {extrasaction!r}")
+        self.columns = list(columns)
+        if len(set(self.columns)) != len(self.columns):
+            raise ValueError(f"duplicate column names: {self.columns}")
+        self.format = format
+        self.rows_written = 0
+        self._handle = handle
+        self._column_set = frozenset(self.columns)
+        self._check_extras = extrasaction == "raise"
+        self._neutralise = neutralise_formulas
+        if format != "jsonl":
+            self._writer = csv.writer(
+                handle,
+                delimiter="\t" if format == "tsv" else ",",
+                quotechar='"',
+                doublequote=True,
+                quoting=csv.QUOTE_MINIMAL,
+                lineterminator="\r\n",
+            )
+            if header:
+                names = [neutralise_formula(c) for c in self.columns] if neutralise_formulas else self.columns
+                self._writer.writerow(names)
+
+    def _cells(self, row: Mapping[str, Any]) -> list[Any]:
+        if self._check_extras and not self._column_set.issuperset(row):
+            extra = sorted(set(row) - self._column_set)
+            raise ValueError(f"row has keys that are not output columns: {extra}")
+        get = row.get
+        if self._neutralise:
+            return [neutralise_formula(v) if isinstance(v := get(c, ""), str) else v for c in self.columns]
+        return [get(c, "") for c in self.columns]
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        self.write_many((row,))
+
+    def write_many(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Write rows; returns how many."""
+        return self.write_cells(map(self._cells, rows), neutralised=True)
+
+    def write_encoded(self, text: str, rows: int) -> None:
+        """Write `rows` rows already encoded by `encode_cells` in this writer's format."""
+        self._handle.write(text)
+        self.rows_written += rows
+
+    def write_chunk(self, chunk) -> None:
+        """Write a classified chunk (triage.classifier.ClassifiedChunk) encoded in this format."""
+        self.write_encoded(chunk.text, chunk.rows)
+
+    def write_cells(self, rows: Iterable[Sequence[Any]], *, neutralised: bool = False) -> int:
+        """Write rows given as lists of cells in column order (the fast path of classify);
+        returns how many."""
+        if self._neutralise and not neutralised:
+            rows = ([neutralise_formula(v) if isinstance(v, str) else v for v in row] for row in rows)
+        before = self.rows_written
+        if self.format == "jsonl":
+            columns = self.columns
+            dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+            write = self._handle.write
+            for cells in rows:
+                write(dumps({c: _json_value(v) for c, v in zip(columns, cells)}) + "\n")
+                self.rows_written += 1
+        elif isinstance(rows, list):
+            self._writer.writerows(rows)
+            self.rows_written += len(rows)
+        else:
+            def counted() -> Iterator[Sequence[Any]]:
+                for cells in rows:
+                    yield cells
+                    self.rows_written += 1
+
+            self._writer.writerows(counted())
+        return self.rows_written - before
+
+
+def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> str:
+    """Rows (lists of cells in column order) as text in `format`, without a header: what a
+    worker process sends back, for TableWriter.write_encoded in the process that writes."""
+    buffer = io.StringIO()
+    TableWriter(buffer, columns, format, header=False).write_cells(rows)
+    return buffer.getvalue()
+
+
+def encode_rows_located(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> tuple[str, Any]:
+    """encode_cells, and where each row starts in the text (character offsets, a numpy array
+    of len(rows) + 1 ending with the text's length): what HeldChunks needs to rewrite a row."""
+    import numpy as np
+
+    buffer = io.StringIO()
+    writer = TableWriter(buffer, columns, format, header=False)
+    if format == "jsonl":
+        dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+        lines = [dumps({c: _json_value(v) for c, v in zip(columns, cells)}) + "\n" for cells in rows]
+        text, lengths = "".join(lines), map(len, lines)
+    else:  # each writerow returns what the buffer's write returns: the characters of the row
+        lengths = list(map(writer._writer.writerow, rows))
+        text = buffer.getvalue()
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(lengths, dtype=np.int64, count=len(rows)), out=starts[1:])
+    return text, starts
+
+
+def _decode_rows(texts: Sequence[str], format: str) -> list[list[Any]]:
+    """The cells of rows each encoded by encode_cells (the inverse of encoding them)."""
+    if format == "jsonl":
+        return [list(json.loads(text).values()) for text in texts]
+    return list(csv.reader(texts, delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))
+
+
+# Chunks held back by HeldChunks stay in memory up to this many characters, then go to disk.
+HELD_IN_MEMORY = 32 * 1024 * 1024
+
+
+class HeldChunks:
+    """The chunks of a table, held back until one cell of some rows can be set (exact expert
+    budgets: which rows go to the expert is known only once every row has been ranked).
+
+    Encoded chunks (with `row_at`, where each row starts) are held in a private scratch file
+    beside the output (outputs.scratch_file: in memory while small, then on disk, unnamed,
+    gone with the process); `release` copies them to the writer, re-encoding only the rows
+    whose cell it sets. Rows kept in memory (a RowCollector) are written at once and set in
+    place."""
+
+    def __init__(self, writer: TableWriter | RowCollector, column: str, folder: Path | None = None) -> None:
+        self.writer = writer
+        self.at = writer.columns.index(column)
+        self._chunks: list[tuple[int, Any]] = []  # (characters, where each row starts)
+        self._scratch = None
+        if not isinstance(writer, RowCollector):
+            from triage import outputs
+
+            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
+
+    def write_chunk(self, chunk) -> None:
+        """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `row_at`, or cells)."""
+        if self._scratch is None:
+            self.writer.write_chunk(chunk)
+            return
+        self._scratch.write(chunk.text)
+        self._chunks.append((len(chunk.text), chunk.row_at))
+
+    def release(self, rows: Sequence[int], value: str) -> collections.Counter:
+        """Write every held row, the cell of each of `rows` (increasing positions) set to
+        `value`; returns how many cells of each old value were replaced."""
+        import numpy as np
+
+        replaced: collections.Counter = collections.Counter()
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._scratch is None:
+            for row in rows.tolist():
+                cells = self.writer.rows[row]
+                replaced[cells[self.at]] += 1
+                cells[self.at] = value
+            return replaced
+        columns, format = self.writer.columns, self.writer.format
+        first = 0
+        self._scratch.seek(0)
+        for size, row_at in self._chunks:
+            text = self._scratch.read(size)
+            count = len(row_at) - 1
+            mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
+            if len(mine):  # the chosen rows decoded, set and encoded again, all at once
+                starts, stops = row_at[mine].tolist(), row_at[mine + 1].tolist()
+                rewritten = _decode_rows(list(map(text.__getitem__, map(slice, starts, stops))), format)
+                for cells in rewritten:
+                    replaced[cells[self.at]] += 1
+                    cells[self.at] = value
+                encoded, at = encode_rows_located(rewritten, columns, format)
+                pieces = [text[: starts[0]]]
+                for i, (stop, start) in enumerate(zip(stops, starts[1:] + [len(text)])):
+                    pieces += [encoded[at[i]:at[i + 1]], text[stop:start]]
+                text = "".join(pieces)
+            self.writer.write_encoded(text, count)
+            first += count
+        self._scratch.close()
+        return replaced
+
+
+class RowCollector:
+    """What a job writes its rows to when it has no output file (the Python API): the rows kept
+    in memory as lists of cells in column order, with TableWriter's methods."""
+
+    format = "cells"
+
+    def __init__(self, columns: Sequence[str], *, extrasaction: str = "raise") -> None:
+        self.columns = list(columns)
+        self.rows: list[list[Any]] = []
+        self._check_extras = extrasaction == "raise"
+        self._column_set = frozenset(self.columns)
+
+    @property
+    def rows_written(self) -> int:
+        return len(self.rows)
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        self.write_many((row,))
+
+    def write_many(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        before = len(self.rows)
+        for row in rows:
+            if self._check_extras and not self._column_set.issuperset(row):
+                raise ValueError(f"row has keys that are not output columns: {sorted(set(row) - self._column_set)}")
+            self.rows.append([row.get(c, "") for c in self.columns])
+        return len(self.rows) - before
+
+    def write_cells(self, rows: Iterable[Sequence[Any]], *, neutralised: bool = False) -> int:
+        before = len(self.rows)
+        self.rows.extend(list(row) for row in rows)
+        return len(self.rows) - before
+
+    def write_chunk(self, chunk) -> None:
+        self.rows.extend(chunk.cells)
+
+
+@contextlib.contextmanager
+def table_output(output: str | os.PathLike[str] | None, columns: Sequence[str], *, force: bool = False,
+                 protect: Iterable[Any] = (), extrasaction: str = "raise") -> Iterator[TableWriter | RowCollector]:
+    """Where a job's rows go: a file in the format of its name, written all at once by the one
+    writer (triage.outputs), or, when `output` is None, a RowCollector in memory."""
+    if output is None:
+        yield RowCollector(columns, extrasaction=extrasaction)
+        return
+    from triage import outputs
+
+    with outputs.atomic_output(output, force=force, protect=protect) as handle:
+        yield TableWriter(handle, columns, format=format_for(output), extrasaction=extrasaction)
