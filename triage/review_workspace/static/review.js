@@ -114,6 +114,13 @@ async function loadPage(offset) {
   renderList();
 }
 
+// A decision, skip or undo answered with the item as it now is: its mark in the list follows at once.
+function relist(item) {
+  const index = S.page.findIndex((i) => i.id === item.id);
+  if (index >= 0) S.page[index] = item;
+  renderList();
+}
+
 function renderList() {
   const list = $("item-list");
   list.replaceChildren();
@@ -308,7 +315,7 @@ async function decide(label) {
   }
   const spans = label === "NTA" ? [] : spansToServer(S.item.text, S.draft);
   try {
-    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans, text_hash: S.item.text_hash });
+    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans, text_hash: S.item.text_hash }));
     S.trail.push(S.item.id);
     await next();
   } catch (error) { await refused(error); }
@@ -317,7 +324,7 @@ async function decide(label) {
 async function skip() {
   if (!S.item) return;
   try {
-    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash });
+    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash }));
     S.trail.push(S.item.id);
     await next();
   } catch (error) { await refused(error); }
@@ -337,6 +344,7 @@ async function undo() {
   let item;
   try { item = await api("POST", "/api/undo"); } catch (error) { say(error.message, true); return; }
   if (!item) { say("Nothing to undo."); return; }
+  relist(item);
   await refreshState();
   await show(item.id);
   say(`Undone: message ${item.id} is ${item.status} again.`);
