@@ -281,7 +281,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
     async def state(request: Request):
-        current = workspace.next_pending()
+        # `after`: the message the page leaves (decided, skipped): the next one is after it in the
+        # list, so an audit message leads to the next audit message, not back to the queue's top.
+        after = request.query_params.get("after")
+        try:
+            rank = workspace.item(after).rank if after else None
+        except KeyError:  # no longer listed (the corpus synced again): from the top
+            rank = None
+        current = workspace.next_pending(after_rank=rank)
         return JSONResponse({
             "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
             "current": current.id if current else None, "audit": workspace.audit_estimate(),

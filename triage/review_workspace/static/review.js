@@ -81,14 +81,15 @@ function spansToServer(text, spans) {
 
 // ------------------------------------------------------------------ progress
 
-async function refreshState() {
-  S.info = await api("GET", "/api/state");
+// `after`: the id of the message the page leaves; the server's `current` is then the next one after it.
+async function refreshState(after) {
+  S.info = await api("GET", after === undefined ? "/api/state" : `/api/state?after=${encodeURIComponent(after)}`);
   const p = S.info.progress;
   const done = p.decided;
   $("progress-fill").style.width = p.total ? `${(100 * done) / p.total}%` : "0";
   let text = `${done} / ${p.total} decided`;
   if (p.audit) text += ` (queue ${p.queue}, audit ${p.audit})`;
-  if (p.skipped) text += ` · ${p.skipped} skipped`;
+  if (p.skipped) text += ` · ${p.skipped} skipped (back at the end)`;
   if (p.seconds_per_message) text += ` · ${p.seconds_per_message} s per message`;
   if (p.seconds_left) text += ` · about ${formatDuration(p.seconds_left)} left`;
   const audit = S.info.audit;
@@ -317,7 +318,7 @@ async function decide(label) {
   try {
     relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans, text_hash: S.item.text_hash }));
     S.trail.push(S.item.id);
-    await next();
+    await next(S.item.id);
   } catch (error) { await refused(error); }
 }
 
@@ -326,7 +327,7 @@ async function skip() {
   try {
     relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash }));
     S.trail.push(S.item.id);
-    await next();
+    await next(S.item.id);
   } catch (error) { await refused(error); }
 }
 
@@ -359,8 +360,10 @@ async function back() {
   }
 }
 
-async function next() {
-  const info = await refreshState();
+// The next message to look at: pending ones first (after `after`, the message just left, when
+// given), then the skipped ones; the end only when nothing is pending or skipped.
+async function next(after) {
+  const info = await refreshState(after);
   if (info.current === null) { await finished(); return; }
   await show(info.current);
 }
@@ -369,7 +372,7 @@ async function finished() {
   await loadPage(S.offset);
   S.item = null;
   const p = S.info.progress;
-  $("message").replaceChildren(el("span", { class: "done", text: `All ${p.total} messages of the list are decided (${p.skipped} skipped). Next: triage release.` }));
+  $("message").replaceChildren(el("span", { class: "done", text: `All ${p.total} messages of the list are decided. Next: triage release.` }));
   $("badges").replaceChildren(); $("reasons").replaceChildren(); $("tags").replaceChildren();
   $("neighbours-before").replaceChildren(); $("neighbours-after").replaceChildren();
   say("");
