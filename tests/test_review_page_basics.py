@@ -100,3 +100,153 @@ def test_the_lists_marks_follow_decisions_skips_and_undos_at_once(browser, tmp_p
         assert "decided" in list_mark(browser, "1")
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------- selection
+
+SELECTING = [
+    ("🎉 slt Lou tu viens", [], []),  # 1: a short word, double-clicked
+    ("😘 bisous Maximilien a demain", [], []),  # 2: a long word, double-clicked
+    ("📞 +33612345678Anaïs rappelle moi", [], []),  # 3: part of a word, dragged
+    ("🎂 joyeux anniv Karim bisous", [], []),  # 4: a selection from an element boundary
+    ("📱 appelle au 06 12 34 56 78 stp", [("06 12 34 56 78", "TEL")], []),  # 5: a phone shown, hidden again
+]
+
+
+def drawn(driver) -> list[str]:
+    return [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, "#message .hidden-item .original")]
+
+
+def chip_tags(driver) -> list[str]:
+    return [e.get_attribute("textContent")[:3] for e in driver.find_elements(By.CSS_SELECTOR, "#message .hidden-item")]
+
+
+def word(driver, text):
+    return next(w for w in driver.find_elements(By.CSS_SELECTOR, "#message .word") if w.get_attribute("textContent") == text)
+
+
+def drag(driver, element, first: int, last: int) -> None:
+    """Press the mouse at the boundary before character `first` of the element's text and release it
+    at the boundary before character `last` (UTF-16 units), as a reviewer drags."""
+    x1, x2, y = driver.execute_script(
+        """const [node, first, last] = arguments; const text = node.firstChild;
+           const at = (i) => { const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
+                               return r.getBoundingClientRect(); };
+           const a = at(first), b = at(last);
+           return [Math.round(a.left) + 1, Math.round(b.left), Math.round(a.top + a.height / 2)];""",
+        element, first, last)
+    actions = ActionChains(driver)
+    actions.w3c_actions.pointer_action.move_to_location(x1, y).pointer_down().move_to_location((x1 + x2) // 2, y) \
+        .move_to_location(x2, y).pointer_up()
+    actions.perform()
+
+
+def accept_and_wait(driver, ident: str) -> None:
+    press(driver, Keys.ENTER)
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".done") or current_id(d) != ident)
+
+
+def test_a_double_click_hides_exactly_the_word_under_it(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, SELECTING)
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        for ident, name in (("1", "Lou"), ("2", "Maximilien")):
+            wait_for(browser, lambda d, i=ident: current_id(d) == i)
+            ActionChains(browser).double_click(word(browser, name)).perform()
+            time_to_settle(browser)
+            assert drawn(browser) == [name]
+            assert browser.execute_script("return window.getSelection().isCollapsed")
+            accept_and_wait(browser, ident)
+    finally:
+        server.stop()
+    with Workspace.open(ws_path) as ws:
+        assert [ws.item(i).text[s:e] for i in ("1", "2") for s, e, _ in ws.item(i).spans] == ["Lou", "Maximilien"]
+
+
+def time_to_settle(driver):
+    """Let the page handle the events already sent (a double click's second click)."""
+    driver.execute_script("return new Promise((done) => setTimeout(done, 150))")
+
+
+def test_dragging_inside_a_word_hides_exactly_the_characters_selected(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, SELECTING)
+    with Workspace.open(ws_path) as ws:
+        for ident in ("1", "2"):
+            ws.decide(ident, label="NTA", spans=[], reviewer="ana")
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        assert current_id(browser) == "3"
+        glued = word(browser, "33612345678Anaïs")  # "+" is not a word character: the word starts at 3
+        drag(browser, glued, 0, len("33612345678"))
+        time_to_settle(browser)
+        assert drawn(browser) == ["33612345678"]
+        assert word(browser, "Anaïs")  # the rest of the word stays a word of its own
+        press(browser, "5")  # TEL
+        assert chip_tags(browser) == ["TEL"]
+        accept_and_wait(browser, "3")
+    finally:
+        server.stop()
+    with Workspace.open(ws_path) as ws:
+        item = ws.item("3")
+        assert [(item.text[s:e], tag) for s, e, tag in item.spans] == [("33612345678", "TEL")]
+
+
+def test_a_selection_from_or_to_an_element_boundary_hides_its_characters(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, SELECTING)
+    with Workspace.open(ws_path) as ws:
+        for ident in ("1", "2", "3"):
+            ws.decide(ident, label="NTA", spans=[], reviewer="ana")
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        assert current_id(browser) == "4"
+        # From the message box between two pieces (before "Karim") to the end of Karim's element.
+        browser.execute_script(
+            """const box = document.getElementById('message');
+               const karim = [...box.children].find((n) => n.textContent === 'Karim');
+               const range = document.createRange();
+               range.setStart(box, [...box.childNodes].indexOf(karim)); range.setEnd(karim, 1);
+               const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);""")
+        press(browser, "m")
+        assert drawn(browser) == ["Karim"]
+        assert "error" not in browser.find_element(By.ID, "status").get_attribute("class")
+        # From the end of "anniv"'s text node to the start of the gap after Karim's chip: only the space
+        # and the chip, trimmed to the chip.
+        browser.execute_script(
+            """const box = document.getElementById('message');
+               const anniv = [...box.children].find((n) => n.textContent === 'anniv');
+               const range = document.createRange();
+               range.setStart(anniv.firstChild, 5); range.setEnd(box, box.childNodes.length);
+               const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);""")
+        press(browser, "m")
+        assert drawn(browser) == ["Karim bisous"]
+        assert "error" not in browser.find_element(By.ID, "status").get_attribute("class")
+    finally:
+        server.stop()
+
+
+def test_a_phone_shown_again_can_be_hidden_again_whole(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, SELECTING)
+    with Workspace.open(ws_path) as ws:
+        for ident in ("1", "2", "3", "4"):
+            ws.decide(ident, label="NTA", spans=[], reviewer="ana")
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        assert current_id(browser) == "5" and drawn(browser) == ["06 12 34 56 78"]
+        browser.find_element(By.CSS_SELECTOR, "#message .hidden-item").click()  # shown
+        assert drawn(browser) == []
+        word(browser, "06 12 34 56 78").click()  # one piece: hidden again whole, as TEL
+        assert drawn(browser) == ["06 12 34 56 78"] and chip_tags(browser) == ["TEL"]
+        press(browser, "h")  # the keyboard too
+        assert drawn(browser) == []
+        press(browser, "h")
+        assert drawn(browser) == ["06 12 34 56 78"] and chip_tags(browser) == ["TEL"]
+        accept_and_wait(browser, "5")
+    finally:
+        server.stop()
+    with Workspace.open(ws_path) as ws:
+        item = ws.item("5")
+        assert [(item.text[s:e], tag) for s, e, tag in item.spans] == [("06 12 34 56 78", "TEL")]

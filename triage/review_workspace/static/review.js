@@ -9,7 +9,7 @@ const PAGE = 50;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’_-]*/gu;
 
 const S = {
-  view: "messages", item: null, draft: [], units: [], focus: -1, tag: "PRE",
+  view: "messages", item: null, draft: [], shown: [], units: [], focus: -1, tag: "PRE", pressedInMessage: false,
   page: [], total: 0, offset: 0, trail: [], candidates: [], candFocus: 0, pending: null, info: null,
 };
 
@@ -147,6 +147,9 @@ async function show(id, remember = false) {
   for (const key of ["spans", "proposal", "machine_spans"]) if (item[key]) item[key] = spansFromServer(item.text, item[key]);
   S.item = item;
   S.draft = (item.status === "decided" ? item.spans : item.proposal).map((s) => s.slice());
+  // Spans hidden once (by the machines, a decision, or the reviewer here): shown again, each stays
+  // one piece that a click hides whole again, with its tag (a phone with its spaces, as TEL).
+  S.shown = [...(item.spans || []), ...item.proposal, ...item.machine_spans].map((s) => s.slice());
   S.focus = -1;
   S.tag = "PRE"; // each message starts from the commonest tag
   const pageStart = Math.floor(item.rank / PAGE) * PAGE;
@@ -157,12 +160,26 @@ async function show(id, remember = false) {
       item.status === "stale" ? "The text changed since it was decided: please look again." : "");
 }
 
+const overlaps = (spans, start, end) => spans.some(([s, e]) => start < e && end > s);
+
+// The pieces of a message a reviewer acts on: hidden spans, spans hidden once and shown now, and the
+// words between them (a word is found in the text between spans, so a span hiding part of a word,
+// "+33612345678" of "+33612345678Anaïs", leaves the rest a word of its own).
 function units(text, spans) {
-  const out = [];
-  for (const [start, end, tag] of spans) out.push({ kind: "hidden", start, end, tag });
-  for (const match of text.matchAll(WORD)) {
-    const start = match.index, end = start + match[0].length;
-    if (!spans.some(([s, e]) => start < e && end > s)) out.push({ kind: "word", start, end });
+  const out = spans.map(([start, end, tag]) => ({ kind: "hidden", start, end, tag }));
+  const taken = spans.slice();
+  for (const [start, end, tag] of S.shown) {
+    if (overlaps(taken, start, end)) continue;
+    out.push({ kind: "word", start, end, tag, was: true });
+    taken.push([start, end, tag]);
+  }
+  taken.sort((a, b) => a[0] - b[0]);
+  let at = 0;
+  for (const [start, end] of [...taken, [text.length, text.length]]) {
+    for (const match of text.slice(at, start).matchAll(WORD)) {
+      out.push({ kind: "word", start: at + match.index, end: at + match.index + match[0].length });
+    }
+    at = Math.max(at, end);
   }
   return out.sort((a, b) => a.start - b.start);
 }
@@ -184,12 +201,12 @@ function render() {
       node = el("span", { class: "hidden-item", "data-start": String(unit.start), "data-end": String(unit.end), title: `hidden as ${unit.tag}: click or h to show it` },
         document.createTextNode(unit.tag), el("span", { class: "original", text: piece }));
     } else {
-      node = el("span", { class: "word", "data-start": String(unit.start), text: piece, title: "click or h to hide" });
+      node = el("span", { class: unit.was ? "word was" : "word", "data-start": String(unit.start), text: piece,
+        title: unit.was ? `hidden before as ${unit.tag}: click or h to hide it again` : "click or h to hide" });
       if (looked.has(piece.toLowerCase())) node.classList.add("look");
     }
     node.setAttribute("data-unit", String(index));
     if (index === S.focus) node.classList.add("focused");
-    node.addEventListener("click", () => { S.focus = index; toggle(index); });
     box.append(node);
     at = unit.end;
   });
@@ -252,13 +269,28 @@ function toggle(index) {
   if (!unit) return;
   if (unit.kind === "hidden") {
     S.draft = S.draft.filter(([s, e]) => !(s === unit.start && e === unit.end));
+    S.shown.unshift([unit.start, unit.end, unit.tag]); // shown again: one piece, to hide again whole
   } else {
-    S.draft.push([unit.start, unit.end, S.tag]);
+    S.draft.push([unit.start, unit.end, unit.was ? unit.tag : S.tag]);
     S.draft.sort((a, b) => a[0] - b[0]);
   }
   render();
   const again = S.units.findIndex((u) => u.start === unit.start);
   S.focus = again; markFocus();
+}
+
+// A click in the message: a click hides or shows the piece under it; a drag (even inside one word)
+// hides exactly the characters selected; the second click of a double click does nothing (the
+// first one changed the piece under the pointer: it must not hide its neighbour too).
+function onMessageClick(event) {
+  if (S.view !== "messages" || !S.item || !S.pressedInMessage) return;
+  if (event.detail > 1) { window.getSelection().removeAllRanges(); return; }
+  if (selectedRange() !== null) { hideSelection(); return; }
+  const node = event.target instanceof Element ? event.target.closest("#message [data-unit]") : null;
+  if (!node) return;
+  const index = Number(node.getAttribute("data-unit"));
+  S.focus = index;
+  toggle(index);
 }
 
 function markFocus() {
@@ -274,23 +306,44 @@ function moveFocus(step) {
   markFocus();
 }
 
-// A text position from a point of the selection: every piece carries its start offset.
-function offsetOf(node, offset) {
-  let element = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
-  while (element && !element.hasAttribute("data-start")) element = element.parentElement;
-  if (!element || !$("message").contains(element)) return null;
+// A text position (UTF-16 units) from a boundary point of the selection inside the message: every
+// piece carries its start offset; a point may be in a text node or between elements.
+function pointOffset(container, offset) {
+  const box = $("message");
+  if (container === box) {
+    const child = box.childNodes[offset];
+    return child ? Number(child.getAttribute("data-start")) : S.item.text.length;
+  }
+  let element = container.nodeType === Node.TEXT_NODE ? container.parentElement : container;
+  while (element && element !== box && !element.hasAttribute("data-start")) element = element.parentElement;
+  if (!element || element === box) return null;
   const start = Number(element.getAttribute("data-start"));
-  if (element.classList.contains("hidden-item")) return offset > 0 ? Number(element.getAttribute("data-end")) : start;
-  return node.nodeType === Node.TEXT_NODE ? start + offset : start;
+  const end = element.hasAttribute("data-end") ? Number(element.getAttribute("data-end")) : start + element.textContent.length;
+  if (element.classList.contains("hidden-item")) { // a chip is whole: its start or its end
+    return offset === 0 && (container === element || container === element.firstChild) ? start : end;
+  }
+  if (container === element) return offset === 0 ? start : end;
+  return start + offset;
+}
+
+// The selection's start and end in the message's text, or null when it is not in the message; a
+// selection running out of the message is cut at its edges.
+function selectedRange() {
+  const selection = window.getSelection();
+  if (!S.item || !selection || selection.isCollapsed || !selection.rangeCount) return null;
+  const range = selection.getRangeAt(0), box = $("message");
+  if (!range.intersectsNode(box)) return null;
+  const a = box.contains(range.startContainer) ? pointOffset(range.startContainer, range.startOffset) : 0;
+  const b = box.contains(range.endContainer) ? pointOffset(range.endContainer, range.endOffset) : S.item.text.length;
+  return a === null || b === null ? null : [Math.min(a, b), Math.max(a, b)];
 }
 
 function hideSelection() {
   const selection = window.getSelection();
   if (!selection || selection.isCollapsed) { say("Select the characters to hide first, then press m.", true); return; }
-  const a = offsetOf(selection.anchorNode, selection.anchorOffset);
-  const b = offsetOf(selection.focusNode, selection.focusOffset);
-  if (a === null || b === null) { say("Select characters inside the message.", true); return; }
-  let start = Math.min(a, b), end = Math.max(a, b);
+  const range = selectedRange();
+  if (range === null) { say("Select characters inside the message.", true); return; }
+  let [start, end] = range;
   const text = S.item.text;
   while (start < end && /\s/.test(text[start])) start++;
   while (end > start && /\s/.test(text[end - 1])) end--;
@@ -552,6 +605,8 @@ async function start() {
   $("hide-selection").addEventListener("mousedown", (event) => event.preventDefault()); // keep the selection
   $("hide-selection").addEventListener("click", hideSelection);
   $("show-originals").addEventListener("change", applyOriginals);
+  document.addEventListener("mousedown", (event) => { S.pressedInMessage = $("message").contains(event.target); });
+  document.addEventListener("click", onMessageClick);
   $("help-button").addEventListener("click", () => $("help").showModal());
   $("confirm-yes").addEventListener("click", () => { $("confirm").close(); const go = S.pending; S.pending = null; if (go) go(); });
   $("confirm-no").addEventListener("click", () => { $("confirm").close(); S.pending = null; });
