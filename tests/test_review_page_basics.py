@@ -250,3 +250,36 @@ def test_a_phone_shown_again_can_be_hidden_again_whole(browser, tmp_path):
     with Workspace.open(ws_path) as ws:
         item = ws.item("5")
         assert [(item.text[s:e], tag) for s, e, tag in item.spans] == [("06 12 34 56 78", "TEL")]
+
+
+# ------------------------------------------------------------------- layout
+
+LONG = " ".join(["coucou Kevin c'est Anaïs, tu peux rappeler Maxime au 06 12 34 56 78 avant ce soir stp, on se "
+                 "retrouve chez Yanis rue des Lilas 🎉"] * 14)[:1500]
+LONG_LOOKS = ["Kevin", "Anaïs", "Maxime", "Yanis", "Lilas", "coucou", "rappeler", "retrouve", "soir", "rue", "chez"]
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_on_a_long_message_the_decision_buttons_stay_in_the_window(browser, tmp_path, width):
+    rows = [(LONG, [("06 12 34 56 78", "TEL")], LONG_LOOKS), (LONG, [], LONG_LOOKS), (LONG, [], LONG_LOOKS)]
+    server = Server(make_workspace(tmp_path, rows))
+    try:
+        browser.set_window_size(width, 900)
+        open_page(browser, server)
+        browser.find_element(By.CSS_SELECTOR, "#item-list li[data-message-id='2']").click()  # long neighbours too
+        wait_for(browser, lambda d: current_id(d) == "2")
+        for button in ("accept", "mark-ta", "mark-nta", "skip"):
+            visible = browser.execute_script(
+                """const b = document.getElementById(arguments[0]).getBoundingClientRect();
+                   const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+                   return b.bottom <= window.innerHeight && b.top >= 0 && hit !== null && hit.closest('#' + arguments[0]) !== null;""",
+                button)
+            assert visible, button
+        reasons = browser.execute_script("return document.getElementById('reasons').getBoundingClientRect().height")
+        assert 0 < reasons <= 150, reasons  # many reasons scroll in their own box
+        header = browser.execute_script("return document.querySelector('header.top').getBoundingClientRect().height")
+        assert header <= 100, header  # one or two compact rows, never a tall column
+        browser.find_element(By.ID, "accept").click()
+        wait_for(browser, lambda d: current_id(d) != "2")
+    finally:
+        server.stop()

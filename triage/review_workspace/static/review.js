@@ -97,6 +97,7 @@ async function refreshState(after) {
     text += ` · audit: ${audit.leaking} of ${audit.audited} still identifying (${pct(audit.share)}, 95% CI ${pct(audit.low)}–${pct(audit.high)})`;
   }
   $("progress-text").textContent = text;
+  $("progress-text").title = text; // the line is cut on a narrow window
   return S.info;
 }
 
