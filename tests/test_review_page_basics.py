@@ -283,3 +283,28 @@ def test_on_a_long_message_the_decision_buttons_stay_in_the_window(browser, tmp_
         wait_for(browser, lambda d: current_id(d) != "2")
     finally:
         server.stop()
+
+
+# ------------------------------------------------------------- where next
+
+
+def test_deciding_an_audit_message_goes_to_the_next_audit_message(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, SHORT, ["ok a demain 🙂", "bonne nuit", "jarrive dans 5 min"])
+    with Workspace.open(ws_path) as ws:
+        audit = [item.id for item in ws.items(kind="audit")]
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        assert current_id(browser) == "1"
+        browser.find_element(By.CSS_SELECTOR, f"#item-list li[data-message-id='{audit[0]}']").click()
+        wait_for(browser, lambda d: current_id(d) == audit[0])
+        press(browser, Keys.ENTER)
+        wait_for(browser, lambda d: current_id(d) != audit[0])
+        assert current_id(browser) == audit[1]
+        press(browser, "s")  # a skip moves on too
+        wait_for(browser, lambda d: current_id(d) == audit[2])
+        press(browser, Keys.ENTER)  # the last audit message: back to the first one pending
+        wait_for(browser, lambda d: current_id(d) != audit[2])
+        assert current_id(browser) == "1"
+    finally:
+        server.stop()
