@@ -308,3 +308,134 @@ def test_deciding_an_audit_message_goes_to_the_next_audit_message(browser, tmp_p
         assert current_id(browser) == "1"
     finally:
         server.stop()
+
+
+# --------------------------------------------------------------------- keys
+
+NICKNAMES = [
+    ("🎉 slt Lulu tu viens ce soir", [], ["Lulu"]),
+    ("Lulu et Yanis arrivent 😘", [], ["Lulu", "Yanis"]),
+    ("on mange chez Yanis ?", [], ["Yanis"]),
+]
+
+
+def focus_spelling(driver, spelling):
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling]"))
+    spellings = [li.get_attribute("data-spelling") for li in driver.find_elements(By.CSS_SELECTOR, "#word-list > li")]
+    focused = spellings.index(driver.find_element(By.CSS_SELECTOR, "#word-list > li.focused").get_attribute("data-spelling"))
+    for _ in range(abs(spellings.index(spelling) - focused)):
+        press(driver, "j" if spellings.index(spelling) > focused else "k")
+
+
+def test_the_words_view_learns_a_nickname_with_its_tag_and_n_means_nta_only(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, NICKNAMES)
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        press(browser, "v")  # the Words view
+        focus_spelling(browser, "lulu")
+        press(browser, "n")  # NTA in the Messages view: nothing here
+        press(browser, '"')  # 3 without Shift on AZERTY: SUR
+        assert browser.find_element(By.CSS_SELECTOR, "#word-tags button[aria-pressed=true]").text.endswith("SUR")
+        press(browser, "p")  # a name
+        wait_for(browser, lambda d: "Learnt" in d.find_element(By.ID, "words-status").text)
+        wait_for(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling='lulu']"))
+        focus_spelling(browser, "yanis")
+        press(browser, "2", "p")  # a surname (NOM)
+        wait_for(browser, lambda d: "yanis" in d.find_element(By.ID, "words-status").text)
+    finally:
+        server.stop()
+    with Workspace.open(ws_path) as ws:
+        learnt = [(e["spelling"], e["kind"], e["tag"], e["scope"]) for e in ws.learnt()]
+        assert learnt == [("lulu", "name", "SUR", "corpus"), ("yanis", "name", "NOM", "corpus")]
+        assert ws.progress()["decided"] == 0  # n decided nothing
+
+
+def test_the_key_map_is_one_object_with_unshifted_keys_each_meaning_one_thing(browser, tmp_path):
+    server = Server(make_workspace(tmp_path, SHORT))
+    try:
+        open_page(browser, server)
+        keymap = browser.execute_script("return KEYMAP")
+        named = {"Enter", " ", "ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp"}
+        for view, keys in keymap.items():
+            for key in keys:
+                assert key in named or (len(key) == 1 and key.islower()) or (view == "any" and key == "?"), key
+        meaning = {}
+        for view in ("messages", "words"):
+            for key, action in {**keymap["any"], **keymap[view]}.items():
+                assert meaning.setdefault(key, action) == action, (key, meaning[key], action)
+        press(browser, "?")
+        help_rows = browser.find_elements(By.CSS_SELECTOR, "#keys tr[data-action]")
+        listed = {row.get_attribute("data-action") for row in help_rows}
+        assert listed == {action for keys in keymap.values() for action in keys.values()}
+        press(browser, "?")
+        assert browser.find_element(By.ID, "help").get_attribute("open") is None
+    finally:
+        server.stop()
+
+
+MARKED = [
+    ("🎉 slt Kevin tu connais Yanis ou pas", [("Yanis", "PRE")], ["Kevin"]),
+    ("😘 bisous Chloé a demain", [], ["Chloé"]),
+    ("ok ça marche", [], []),
+]
+
+
+def focused_text(driver) -> str:
+    return driver.find_element(By.CSS_SELECTOR, "#message .focused").get_attribute("textContent")
+
+
+def test_keys_jump_between_marked_words_reset_and_go_to_a_message(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, MARKED)
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        press(browser, "f")
+        assert focused_text(browser) == "Kevin"  # highlighted
+        press(browser, "f")
+        assert focused_text(browser) == "PREYanis"  # hidden: its tag, then its original
+        press(browser, "d")
+        assert focused_text(browser) == "Kevin"
+        press(browser, "h", "é")  # hide Kevin; é (2 on AZERTY, no Shift) makes it NOM
+        assert sorted(zip(chip_tags(browser), drawn(browser))) == [("NOM", "Kevin"), ("PRE", "Yanis")]
+        press(browser, "r")  # back to the machines' proposal
+        assert drawn(browser) == ["Yanis"]
+        assert "proposal" in browser.find_element(By.ID, "status").text
+        press(browser, "g")
+        field = browser.find_element(By.ID, "goto-id")
+        wait_for(browser, lambda d: d.switch_to.active_element == field)
+        field.send_keys("nope", Keys.ENTER)
+        wait_for(browser, lambda d: "No message" in d.find_element(By.ID, "goto-error").text)
+        field.clear()
+        field.send_keys("3", Keys.ENTER)
+        wait_for(browser, lambda d: current_id(d) == "3")
+        assert browser.find_element(By.ID, "goto").get_attribute("open") is None
+        press(browser, "b")  # back where it came from
+        wait_for(browser, lambda d: current_id(d) == "1")
+    finally:
+        server.stop()
+
+
+def test_the_last_decisions_are_listed_and_the_last_one_undone_by_a_click(browser, tmp_path):
+    ws_path = make_workspace(tmp_path, SHORT)
+    server = Server(ws_path)
+    try:
+        open_page(browser, server)
+        history = lambda d: [li.get_attribute("data-message-id") for li in d.find_elements(By.CSS_SELECTOR, "#history-list li[data-message-id]")]  # noqa: E731
+        assert history(browser) == []
+        press(browser, "n")
+        wait_for(browser, lambda d: current_id(d) == "2")
+        press(browser, "s")
+        wait_for(browser, lambda d: current_id(d) == "3")
+        wait_for(browser, lambda d: history(d) == ["2", "1"])
+        last = browser.find_element(By.CSS_SELECTOR, "#history-list li.last")
+        assert "skipped" in last.text
+        browser.find_element(By.ID, "history-undo").click()
+        wait_for(browser, lambda d: current_id(d) == "2" and history(d) == ["1"])
+        assert "pending" in list_mark(browser, "2")
+        browser.find_element(By.CSS_SELECTOR, "#history-list li[data-message-id='1']").click()  # shows it
+        wait_for(browser, lambda d: current_id(d) == "1")
+    finally:
+        server.stop()
+    with Workspace.open(ws_path) as ws:
+        assert ws.item("1").label == "NTA" and ws.item("2").status == "pending"

@@ -98,3 +98,18 @@ def test_release_counts_a_skipped_message_as_undecided_and_says_so(cli, tmp_path
     refused = cli("release", classified, "--workspace", ws_path, "-o", tmp_path / "corpus.csv")
     assert refused.exit_code == 1
     assert "1 queued message is undecided (1 of them skipped: a skipped message is undecided)" in refused.output
+
+
+def test_recent_lists_what_undo_takes_back_in_order(tmp_path):
+    ws = small_workspace(tmp_path, queued=3, released=0)
+    with ws, TestClient(create_app(ws, Settings(TOKEN, PORT, "ana")), base_url=f"http://127.0.0.1:{PORT}") as client:
+        client.headers["X-Triage-Token"] = TOKEN
+        client.post("/api/items/1/decision", json={"label": "TA", "spans": [[4, 9, "PRE"]]})
+        client.post("/api/items/2/skip", json={})
+        client.post("/api/items/3/decision", json={"label": "NTA", "spans": []})
+        ws.decide("1", label="NTA", spans=[], reviewer="léo")  # another reviewer's: not in ana's history
+        recent = client.get("/api/recent").json()
+        assert [(r["id"], r["action"], r["label"], r["hidden"]) for r in recent] == [
+            ("3", "decide", "NTA", 0), ("2", "skip", None, 0), ("1", "decide", "TA", 1)]
+        assert client.post("/api/undo").json()["id"] == recent[0]["id"]
+        assert [r["id"] for r in client.get("/api/recent?limit=1").json()] == ["2"]

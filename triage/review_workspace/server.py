@@ -336,6 +336,10 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         undone = workspace.undo(reviewer=settings.reviewer)
         return JSONResponse(undone.as_json() if undone else None)
 
+    async def recent(request: Request):
+        limit = _int(request.query_params.get("limit"), 8, 1, 100)
+        return JSONResponse(workspace.recent(reviewer=settings.reviewer, limit=limit))
+
     async def candidates(request: Request):
         return JSONResponse(workspace.candidates(limit=_int(request.query_params.get("limit"), 200, 1, 1000)))
 
@@ -370,6 +374,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/items/{id:path}/skip", handle(skip), methods=["POST"]),
         Route("/api/items/{id:path}", handle(item)),
         Route("/api/undo", handle(undo), methods=["POST"]),
+        Route("/api/recent", handle(recent)),
         Route("/api/candidates", handle(candidates)),
         Route("/api/preview", handle(preview)),
         Route("/api/learn", handle(learn), methods=["POST"]),

@@ -797,6 +797,21 @@ class Workspace:
             self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (last["seq"],))
         return self.item(last["id"])
 
+    def recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
+        """The reviewer's last decisions and skips that still apply, newest first: the first one is
+        what `undo` takes back next (the same choice as `undo`). Each is {id, action, label, hidden
+        (how many spans), at}."""
+        reviewer = _reviewer(reviewer)
+        rows = self._db.execute(
+            "SELECT e.id, e.action, e.label_after, e.spans_after, e.at FROM events e JOIN items i USING (id) "
+            "JOIN messages m USING (id) WHERE e.reviewer = ? AND e.action IN ('decide', 'skip') AND e.undone = 0 "
+            "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT ?",
+            (reviewer, max(0, int(limit))),
+        )
+        return [{"id": row["id"], "action": row["action"], "label": row["label_after"],
+                 "hidden": len(json.loads(row["spans_after"])) if row["spans_after"] else 0, "at": row["at"]}
+                for row in rows]
+
     def history(self, message_id: str | None = None) -> list[dict]:
         """The append-only log, oldest first (of one message, or of all)."""
         if message_id is None:

@@ -3,7 +3,25 @@
 "use strict";
 
 const TAG_ORDER = [["1", "PRE"], ["2", "NOM"], ["3", "SUR"], ["4", "LIE"], ["5", "TEL"], ["6", "MEL"], ["7", "URL"], ["8", "ADR"], ["9", "COD"], ["0", "MAR"]];
-const TAG_KEYS = Object.fromEntries(TAG_ORDER);
+// The digit keys type these characters without Shift on an AZERTY keyboard: they choose the same tag.
+const AZERTY_DIGITS = { "&": "1", "é": "2", '"': "3", "'": "4", "(": "5", "-": "6", "è": "7", "_": "8", "ç": "9", "à": "0" };
+const TAG_KEYS = Object.fromEntries([...TAG_ORDER, ...Object.entries(AZERTY_DIGITS).map(([c, d]) => [c, TAG_ORDER.find(([k]) => k === d)[1]])]);
+
+// The keyboard, in one place: for each view, event.key -> the name of an action (ACTIONS, below).
+// Letters only, so that every key works without Shift on QWERTY and AZERTY keyboards alike (event.key
+// is the character typed, wherever the key is); a key means one thing in every view it works in.
+// Another layout or habit: change this object (the help panel and the buttons' hints follow it).
+const KEYMAP = {
+  any: { "?": "help", v: "nextView" },
+  messages: {
+    Enter: "accept", t: "markTA", n: "markNTA", s: "skip", u: "undo", b: "back",
+    h: "toggle", " ": "toggle", m: "hideSelection", ArrowRight: "nextWord", ArrowLeft: "previousWord", j: "nextWord", k: "previousWord",
+    f: "nextMarked", d: "previousMarked", r: "reset", g: "goTo", o: "originals",
+  },
+  words: { j: "nextWord", k: "previousWord", ArrowDown: "nextWord", ArrowUp: "previousWord", p: "learnName", w: "learnWord", l: "scope" },
+};
+const KEY_NAMES = { Enter: "Enter", " ": "Space", ArrowRight: "→", ArrowLeft: "←", ArrowDown: "↓", ArrowUp: "↑" };
+const keysOf = (view, action) => Object.keys(KEYMAP[view]).filter((key) => KEYMAP[view][key] === action);
 const VIEWS = ["messages", "words", "learnt"];
 const PAGE = 50;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’_-]*/gu;
@@ -11,6 +29,7 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’_-]*/gu;
 const S = {
   view: "messages", item: null, draft: [], shown: [], units: [], focus: -1, tag: "PRE", pressedInMessage: false,
   page: [], total: 0, offset: 0, trail: [], candidates: [], candFocus: 0, pending: null, info: null,
+  wordTag: "PRE", scope: "corpus", // the Words view: the tag a name is learnt with, and where it is learnt
 };
 
 const $ = (id) => document.getElementById(id);
@@ -138,6 +157,26 @@ function renderList() {
   $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : "empty";
   $("page-prev").disabled = S.offset === 0;
   $("page-next").disabled = last >= S.total;
+}
+
+// ------------------------------------------------------------------- history
+// The reviewer's last decisions and skips that still apply, newest first: the first is what undo
+// takes back (the undo button beside them, or u); a click on one shows its message.
+
+async function loadHistory() {
+  const recent = await api("GET", "/api/recent?limit=8");
+  const list = $("history-list");
+  list.replaceChildren();
+  if (!recent.length) list.append(el("li", { class: "empty", text: "nothing yet" }));
+  recent.forEach((entry, index) => {
+    const what = entry.action === "skip" ? "skipped" : entry.label === "TA" ? `TA · ${entry.hidden} hidden` : entry.label;
+    const li = el("li", { "data-message-id": entry.id, title: index === 0 ? "the next undo takes this one back" : "" },
+      el("span", { class: "id", text: `#${entry.id}` }), el("span", { class: "what", text: what }));
+    if (index === 0) li.classList.add("last");
+    li.addEventListener("click", () => show(entry.id, true).catch((error) => say(error.message, true)));
+    list.append(li);
+  });
+  $("history-undo").disabled = !recent.length;
 }
 
 // ------------------------------------------------------------------- message
@@ -372,6 +411,7 @@ async function decide(label) {
   try {
     relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/decision`, { label, spans, text_hash: S.item.text_hash }));
     S.trail.push(S.item.id);
+    loadHistory().catch(() => {});
     await next(S.item.id);
   } catch (error) { await refused(error); }
 }
@@ -381,6 +421,7 @@ async function skip() {
   try {
     relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash }));
     S.trail.push(S.item.id);
+    loadHistory().catch(() => {});
     await next(S.item.id);
   } catch (error) { await refused(error); }
 }
@@ -400,6 +441,7 @@ async function undo() {
   try { item = await api("POST", "/api/undo"); } catch (error) { say(error.message, true); return; }
   if (!item) { say("Nothing to undo."); return; }
   relist(item);
+  loadHistory().catch(() => {});
   await refreshState();
   await show(item.id);
   say(`Undone: message ${item.id} is ${item.status} again.`);
@@ -452,13 +494,49 @@ async function loadWords() {
       el("h3", {}, document.createTextNode(group.spelling), el("small", { text: `${group.messages} pending message${group.messages > 1 ? "s" : ""} · ${group.reason}` })),
       examples,
       el("div", { class: "actions" },
-        learnButton("Name · this corpus", "n", group.spelling, "name", "corpus"),
-        learnButton("Name · my lexicon", "N", group.spelling, "name", "user"),
-        learnButton("Ordinary word · this corpus", "w", group.spelling, "word", "corpus"),
-        learnButton("Ordinary word · my lexicon", "W", group.spelling, "word", "user")));
+        learnButton(`Name, as ${S.wordTag}`, "learnName", group.spelling, "name"),
+        learnButton("Ordinary word", "learnWord", group.spelling, "word")));
+    li.addEventListener("click", () => focusCandidate(index));
     if (index === S.candFocus) li.classList.add("focused");
     list.append(li);
   });
+  renderWordTools();
+}
+
+// The Words view's choices: the tag a name is learnt with (digits), where it is learnt (l).
+function renderWordTools() {
+  const tags = $("word-tags");
+  tags.replaceChildren(el("span", { text: "learn a name as: " }));
+  for (const [key, tag] of TAG_ORDER) {
+    const button = el("button", { type: "button", text: `${key} ${tag}` });
+    button.setAttribute("aria-pressed", String(tag === S.wordTag));
+    button.addEventListener("click", () => setWordTag(tag));
+    tags.append(button);
+  }
+  const scope = $("word-scope");
+  scope.replaceChildren(document.createTextNode("into: "));
+  for (const [value, label] of [["corpus", "this corpus"], ["user", "my lexicon (every future corpus)"]]) {
+    const button = el("button", { type: "button", text: label });
+    button.setAttribute("aria-pressed", String(value === S.scope));
+    button.addEventListener("click", () => { S.scope = value; renderWordTools(); });
+    scope.append(button);
+  }
+  scope.append(" ", el("kbd", { text: keysOf("words", "scope").join(" ") }));
+  document.querySelectorAll("#word-list .learn-name").forEach((b) => { b.firstChild.textContent = `Name, as ${S.wordTag} `; });
+}
+
+function setWordTag(tag) {
+  S.wordTag = tag;
+  renderWordTools();
+}
+
+function focusCandidate(index) {
+  S.candFocus = Math.min(S.candidates.length - 1, Math.max(0, index));
+  S.wordTag = "PRE"; // each word starts from the commonest tag
+  document.querySelectorAll("#word-list > li").forEach((li, i) => li.classList.toggle("focused", i === S.candFocus));
+  const focused = document.querySelector("#word-list > li.focused");
+  if (focused) focused.scrollIntoView({ block: "nearest" });
+  renderWordTools();
 }
 
 // An example from the server ({text, start, end} in code points) with its match marked.
@@ -467,20 +545,23 @@ function marked(ex) {
   return [ex.text.slice(0, start), el("mark", { text: ex.text.slice(start, end) }), ex.text.slice(end)];
 }
 
-function learnButton(label, key, spelling, kind, scope) {
-  const button = el("button", { type: "button" }, document.createTextNode(`${label} `), el("kbd", { text: key }));
-  button.addEventListener("click", () => learn(spelling, kind, scope));
+function learnButton(label, action, spelling, kind) {
+  const button = el("button", { type: "button", class: action === "learnName" ? "learn-name" : "learn-word" },
+    document.createTextNode(`${label} `), el("kbd", { text: keysOf("words", action).join(" ") }));
+  button.addEventListener("click", (event) => { event.stopPropagation(); learn(spelling, kind, S.scope); });
   return button;
 }
 
 async function learn(spelling, kind, scope, confirm = false) {
+  const tag = S.wordTag;
   try {
-    const entry = await api("POST", "/api/learn", { spelling, kind, scope, tag: S.tag, confirm });
-    sayWords(`Learnt “${entry.spelling}” as ${kind === "name" ? "a name" : "an ordinary word"} (${scope === "user" ? "your lexicon" : "this corpus"}): ${entry.preview.summary}.`);
+    const entry = await api("POST", "/api/learn", { spelling, kind, scope, tag, confirm });
+    sayWords(`Learnt “${entry.spelling}” as ${kind === "name" ? `a name (${entry.tag})` : "an ordinary word"} (${scope === "user" ? "your lexicon" : "this corpus"}): ${entry.preview.summary}.`);
+    S.wordTag = "PRE";
     await loadWords();
     await refreshState();
   } catch (error) {
-    if (error.status === 409) { askConfirmation(error.data, () => learn(spelling, kind, scope, true)); return; }
+    if (error.status === 409) { askConfirmation(error.data, () => { S.wordTag = tag; return learn(spelling, kind, scope, true); }); return; }
     sayWords(error.message, true);
   }
 }
@@ -543,6 +624,30 @@ async function switchView(view) {
 
 // ------------------------------------------------------------------ keyboard
 
+// What each action of KEYMAP does, and how the help panel says it.
+const ACTIONS = {
+  help: { text: "this help (Esc closes it)", run: () => $("help").showModal() },
+  nextView: { text: "next view: messages, words, learnt", run: () => switchView(VIEWS[(VIEWS.indexOf(S.view) + 1) % VIEWS.length]) },
+  accept: { text: "accept what is shown (hidden words hidden, the rest released)", run: () => decide(S.draft.length ? "TA" : "NTA") },
+  markTA: { text: "mark TA (keep what is hidden)", run: () => decide("TA") },
+  markNTA: { text: "mark NTA (nothing to hide)", run: () => decide("NTA") },
+  skip: { text: "skip: the message comes back after the pending ones", run: () => skip() },
+  undo: { text: "undo your last decision or skip (the list of your last decisions is on the left)", run: () => undo(), always: true },
+  back: { text: "back to the previous message", run: () => back() },
+  toggle: { text: "hide / show the focused word", run: () => toggle(S.focus) },
+  hideSelection: { text: "hide the selected characters (dragging over them does it too)", run: () => hideSelection() },
+  nextWord: { text: "next word (Words view: next spelling)", run: () => (S.view === "words" ? focusCandidate(S.candFocus + 1) : moveFocus(1)) },
+  previousWord: { text: "previous word (Words view: previous spelling)", run: () => (S.view === "words" ? focusCandidate(S.candFocus - 1) : moveFocus(-1)) },
+  nextMarked: { text: "next highlighted or hidden word", run: () => moveMarked(1) },
+  previousMarked: { text: "previous highlighted or hidden word", run: () => moveMarked(-1) },
+  reset: { text: "reset the message to the machines' proposal", run: () => reset() },
+  goTo: { text: "go to a message by its id", run: () => askGoTo(), always: true },
+  originals: { text: "show or hide the originals of hidden words", run: () => { const box = $("show-originals"); box.checked = !box.checked; applyOriginals(); }, always: true },
+  learnName: { text: "Words view: learn the focused spelling as a name, with the chosen tag", run: () => learnFocused("name") },
+  learnWord: { text: "Words view: learn the focused spelling as an ordinary word", run: () => learnFocused("word") },
+  scope: { text: "Words view: learn into this corpus or into my lexicon (every future corpus)", run: () => { S.scope = S.scope === "corpus" ? "user" : "corpus"; renderWordTools(); } },
+};
+
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const confirm = $("confirm"), help = $("help");
@@ -550,42 +655,96 @@ function onKey(event) {
     if (event.key === "y") { event.preventDefault(); confirm.close(); const go = S.pending; S.pending = null; if (go) go(); }
     return; // Esc closes the dialog by itself
   }
-  if (help.open) { if (event.key === "?") { event.preventDefault(); help.close(); } return; }
+  if (help.open) { if (KEYMAP.any[event.key] === "help") { event.preventDefault(); help.close(); } return; }
+  if ($("goto").open) return; // its own field and keys
   if (event.target instanceof HTMLInputElement) return;
   const key = event.key;
-  if (key === "?") { event.preventDefault(); help.showModal(); return; }
-  if (key === "v") { event.preventDefault(); switchView(VIEWS[(VIEWS.indexOf(S.view) + 1) % VIEWS.length]); return; }
-  if (S.view === "words") return onWordsKey(event);
-  if (S.view !== "messages") return;
-  if (key === "o") { const box = $("show-originals"); box.checked = !box.checked; applyOriginals(); return; }
-  if (!S.item) { if (key === "u") { event.preventDefault(); undo(); } return; }
-  const actions = {
-    Enter: () => decide(S.draft.length ? "TA" : "NTA"), t: () => decide("TA"), n: () => decide("NTA"),
-    s: skip, u: undo, b: back, m: hideSelection, h: () => toggle(S.focus), " ": () => toggle(S.focus),
-    ArrowRight: () => moveFocus(1), ArrowLeft: () => moveFocus(-1), j: () => moveFocus(1), k: () => moveFocus(-1),
-  };
-  if (key in TAG_KEYS) { event.preventDefault(); setTag(TAG_KEYS[key]); return; }
-  if (key in actions) {
-    if (event.target instanceof HTMLButtonElement && (key === "Enter" || key === " ")) return; // the button's own action
+  const action = KEYMAP.any[key] || (KEYMAP[S.view] || {})[key];
+  if (action === undefined && key in TAG_KEYS && (S.view === "messages" || S.view === "words")) {
     event.preventDefault();
-    Promise.resolve(actions[key]()).catch((error) => say(error.message, true));
+    if (S.view === "words") setWordTag(TAG_KEYS[key]);
+    else if (S.item) setTag(TAG_KEYS[key]);
+    return;
+  }
+  if (action === undefined) return;
+  if (event.target instanceof HTMLButtonElement && (key === "Enter" || key === " ")) return; // the button's own action
+  if (S.view === "messages" && !S.item && !ACTIONS[action].always && !(action in KEYMAP.any)) return;
+  event.preventDefault();
+  Promise.resolve(ACTIONS[action].run()).catch((error) => say(error.message, true));
+}
+
+function learnFocused(kind) {
+  const group = S.candidates[S.candFocus];
+  if (group) return learn(group.spelling, kind, S.scope);
+}
+
+// The focus to the next (step 1) or previous (-1) word that is highlighted or hidden, round the message.
+function moveMarked(step) {
+  const marked = [...document.querySelectorAll("#message [data-unit]")]
+    .filter((node) => node.classList.contains("look") || node.classList.contains("hidden-item") || node.classList.contains("was"))
+    .map((node) => Number(node.getAttribute("data-unit")));
+  if (!marked.length) { say("No highlighted or hidden word in this message."); return; }
+  const after = step > 0 ? marked.find((i) => i > S.focus) : [...marked].reverse().find((i) => i < S.focus);
+  S.focus = after !== undefined ? after : (step > 0 ? marked[0] : marked[marked.length - 1]);
+  markFocus();
+  const node = document.querySelector(`#message [data-unit="${S.focus}"]`);
+  if (node) node.scrollIntoView({ block: "nearest" });
+}
+
+// Back to what the machines proposed for this message (their spans, with the words learnt applied).
+function reset() {
+  S.draft = S.item.proposal.map((span) => span.slice());
+  S.focus = -1;
+  render();
+  const n = S.draft.length;
+  say(`Back to the machines' proposal: ${n ? `${n} item${n > 1 ? "s" : ""} hidden` : "nothing hidden"}.`);
+}
+
+function askGoTo() {
+  const dialog = $("goto");
+  $("goto-id").value = "";
+  $("goto-error").textContent = "";
+  dialog.showModal();
+  $("goto-id").focus();
+}
+
+async function goTo() {
+  const id = $("goto-id").value.trim();
+  if (!id) return;
+  if (S.view !== "messages") await switchView("messages");
+  try {
+    await show(id, true);
+    $("goto").close();
+  } catch (error) {
+    $("goto-error").textContent = error.status === 404 ? `No message “${id}” in the review list.` : error.message;
   }
 }
 
-function onWordsKey(event) {
-  const moves = { j: 1, k: -1, ArrowDown: 1, ArrowUp: -1 };
-  const learnKeys = { n: ["name", "corpus"], N: ["name", "user"], w: ["word", "corpus"], W: ["word", "user"] };
-  if (event.key in moves) {
-    event.preventDefault();
-    S.candFocus = Math.min(S.candidates.length - 1, Math.max(0, S.candFocus + moves[event.key]));
-    document.querySelectorAll("#word-list > li").forEach((li, i) => li.classList.toggle("focused", i === S.candFocus));
-    const focused = document.querySelector("#word-list > li.focused");
-    if (focused) focused.scrollIntoView({ block: "nearest" });
-  } else if (event.key in learnKeys && S.candidates[S.candFocus]) {
-    event.preventDefault();
-    const [kind, scope] = learnKeys[event.key];
-    learn(S.candidates[S.candFocus].spelling, kind, scope);
+// The help panel and the buttons' key hints, written from KEYMAP.
+function renderKeys() {
+  const table = $("keys");
+  table.replaceChildren();
+  const keyText = (key) => KEY_NAMES[key] || key;
+  for (const view of ["any", "messages", "words"]) {
+    const seen = new Set();
+    table.append(el("tr", {}, el("th", { colSpan: 2, text: { any: "Everywhere", messages: "Messages", words: "Words" }[view] })));
+    for (const action of Object.values(KEYMAP[view])) {
+      if (seen.has(action)) continue;
+      seen.add(action);
+      const keys = el("td", {});
+      keysOf(view, action).forEach((key, i) => { if (i) keys.append(" "); keys.append(el("kbd", { text: keyText(key) })); });
+      table.append(el("tr", { "data-action": action }, keys, el("td", { text: ACTIONS[action].text })));
+    }
+    if (view !== "any") {
+      const tags = TAG_ORDER.map(([key, tag]) => `${key} ${tag}`).join(", ");
+      table.append(el("tr", {}, el("td", {}, el("kbd", { text: "0" }), "–", el("kbd", { text: "9" })),
+        el("td", { text: `${view === "words" ? "the tag a name is learnt with" : "tag of the focused hidden word"}: ${tags} (on AZERTY, the same keys without Shift: & é " ' ( - è _ ç à)` })));
+    }
   }
+  document.querySelectorAll("kbd[data-action]").forEach((kbd) => {
+    const [view, action] = kbd.getAttribute("data-action").split(":");
+    kbd.textContent = keysOf(view, action).map(keyText).join(" ");
+  });
 }
 
 function applyOriginals() {
@@ -603,18 +762,24 @@ async function start() {
   $("skip").addEventListener("click", skip);
   $("undo").addEventListener("click", undo);
   $("back").addEventListener("click", back);
+  $("reset").addEventListener("click", () => S.item && reset());
   $("hide-selection").addEventListener("mousedown", (event) => event.preventDefault()); // keep the selection
   $("hide-selection").addEventListener("click", hideSelection);
   $("show-originals").addEventListener("change", applyOriginals);
   document.addEventListener("mousedown", (event) => { S.pressedInMessage = $("message").contains(event.target); });
   document.addEventListener("click", onMessageClick);
   $("help-button").addEventListener("click", () => $("help").showModal());
+  $("goto-id").addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); goTo(); } });
+  $("goto-go").addEventListener("click", goTo);
+  $("history-undo").addEventListener("click", undo);
+  renderKeys();
   $("confirm-yes").addEventListener("click", () => { $("confirm").close(); const go = S.pending; S.pending = null; if (go) go(); });
   $("confirm-no").addEventListener("click", () => { $("confirm").close(); S.pending = null; });
   $("page-prev").addEventListener("click", () => loadPage(Math.max(0, S.offset - PAGE)));
   $("page-next").addEventListener("click", () => loadPage(S.offset + PAGE));
   try {
     await next();
+    await loadHistory();
     document.body.setAttribute("data-ready", "true");
   } catch (error) { say(error.message, true); }
 }
