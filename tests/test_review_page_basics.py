@@ -439,3 +439,21 @@ def test_the_last_decisions_are_listed_and_the_last_one_undone_by_a_click(browse
         server.stop()
     with Workspace.open(ws_path) as ws:
         assert ws.item("1").label == "NTA" and ws.item("2").status == "pending"
+
+
+def test_a_skipped_message_comes_back_before_the_page_says_all_decided(browser, tmp_path):
+    server = Server(make_workspace(tmp_path, SHORT))
+    try:
+        open_page(browser, server)
+        press(browser, "s")  # message 1 skipped
+        wait_for(browser, lambda d: current_id(d) == "2")
+        for ident in ("2", "3", "4"):
+            press(browser, "n")
+            wait_for(browser, lambda d, i=ident: current_id(d) != i)
+        assert current_id(browser) == "1" and not browser.find_elements(By.CSS_SELECTOR, ".done")
+        assert "1 skipped" in browser.find_element(By.ID, "progress-text").text
+        press(browser, "n")
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".done"))
+        assert "All 4 messages" in browser.find_element(By.CSS_SELECTOR, ".done").text
+    finally:
+        server.stop()
