@@ -107,7 +107,8 @@ def test_recent_lists_what_undo_takes_back_in_order(tmp_path):
         client.post("/api/items/1/decision", json={"label": "TA", "spans": [[4, 9, "PRE"]]})
         client.post("/api/items/2/skip", json={})
         client.post("/api/items/3/decision", json={"label": "NTA", "spans": []})
-        ws.decide("1", label="NTA", spans=[], reviewer="léo")  # another reviewer's: not in ana's history
+        # another reviewer's, made on ana's decision as shown (its version): not in ana's history
+        ws.decide("1", label="NTA", spans=[], reviewer="léo", version=ws.item("1").version)
         recent = client.get("/api/recent").json()
         assert [(r["id"], r["action"], r["label"], r["hidden"]) for r in recent] == [
             ("3", "decide", "NTA", 0), ("2", "skip", None, 0), ("1", "decide", "TA", 1)]
