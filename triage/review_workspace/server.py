@@ -250,6 +250,16 @@ def _spelling(value) -> str:
     return spelling
 
 
+def _filters(query) -> dict:
+    """The list's filters from a query string: kind (queue, audit), status (pending, decided,
+    skipped, stale; commas between), q (a piece of the text, or an id), tag, reviewer."""
+    text = query.get("q") or None
+    if text is not None and len(text) > MAX_SPELLING:
+        raise io.BadOption(f"a search has at most {MAX_SPELLING} characters")
+    return {"kind": query.get("kind") or None, "status": query.get("status") or None, "text": text,
+            "tag": query.get("tag") or None, "reviewer": query.get("reviewer") or None}
+
+
 def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     """The review application over an open workspace (the caller closes it)."""
 
@@ -283,20 +293,19 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def state(request: Request):
         current = workspace.next_pending()
         return JSONResponse({
-            "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
+            "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS), "reviewers": workspace.reviewers(),
             "current": current.id if current else None, "audit": workspace.audit_estimate(),
             "meta": {k: v for k, v in workspace.meta().items() if k in ("classified", "synced", "created")},
         })
 
     async def items(request: Request):
         query = request.query_params
-        kind, status = query.get("kind") or None, query.get("status") or None
+        filters = _filters(query)
         offset = _int(query.get("offset"), 0)
         limit = _int(query.get("limit"), 50, 1, PAGE_LIMIT)
-        return JSONResponse({
-            "total": workspace.count(kind=kind, status=status), "offset": offset,
-            "items": [item.as_json() for item in workspace.items(kind=kind, status=status, offset=offset, limit=limit)],
-        })
+        sort = query.get("sort") or "rank"
+        total, found = workspace.page(**filters, sort=sort, offset=offset, limit=limit)
+        return JSONResponse({"total": total, "offset": offset, "items": [item.as_json() for item in found]})
 
     async def item(request: Request):
         ident = request.path_params["id"]

@@ -1,0 +1,173 @@
+"""Working fast in the review workspace, through the HTTP API: the list's search, filters and
+orders, bulk decisions with their preview, the concordance of a spelling, and messages mostly in
+another language. Invented messages only."""
+
+import csv
+import json
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from triage.review_workspace import Workspace, open_synced
+from triage.review_workspace.server import Settings, create_app
+from triage.schema import CLASSIFY_COLUMNS
+
+TOKEN = "fast-token"
+PORT = 8124
+BASE = f"http://127.0.0.1:{PORT}"
+
+# (id, text, decision, hidden words as (word, tag), highlighted words, risk)
+MESSAGES = [
+    ("m1", "Salut Julie on se voit demain", "EXPERT", [("Julie", "PRE")], ["Julie"], 0.40),
+    ("m2", "appelle Kevin au 0612345678 stp", "EXPERT", [("0612345678", "TEL")], ["Kevin"], 0.90),
+    ("m3", "bisous a Rose et a Marius ce soir", "EXPERT", [], ["Rose", "Marius"], 0.70),
+    ("m4", "la rose du jardin est belle, dis a Marius", "EXPERT", [], ["rose", "Marius"], 0.20),
+    ("m5", "see you tomorrow at the meeting with the whole team", "EXPERT", [], ["meeting", "team"], 0.60),
+    ("m6", "merci pour hier soir", "NTA", [], [], None),
+    ("m7", "Marius arrive a la gare", "TA", [("Marius", "PRE")], [], None),
+]
+
+
+def write_corpus(path: Path, messages=MESSAGES) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CLASSIFY_COLUMNS)
+        for ident, text, decision, hidden, highlighted, risk in messages:
+            spans = [[text.index(word), text.index(word) + len(word), tag] for word, tag in hidden]
+            writer.writerow([ident, text, "TA" if spans or highlighted else "NTA", "TA", "0.6", decision, text,
+                             json.dumps(spans), json.dumps(highlighted), "" if risk is None else str(risk)])
+    return path
+
+
+@pytest.fixture
+def small(tmp_path):
+    path = write_corpus(tmp_path / "small.csv")
+    workspace, _ = open_synced(path, tmp_path / "small.review.sqlite", audit=2, seed=1)
+    with workspace:
+        yield workspace
+
+
+@pytest.fixture
+def api(small):
+    app = create_app(small, Settings(token=TOKEN, port=PORT, reviewer="ana"))
+    with TestClient(app, base_url=BASE) as client:
+        client.headers["X-Triage-Token"] = TOKEN
+        yield client
+
+
+def ids(response) -> list[str]:
+    assert response.status_code == 200, response.text
+    return [item["id"] for item in response.json()["items"]]
+
+
+# ------------------------------------------------------------------ search, filters, orders
+
+
+def test_the_list_is_searched_by_text_and_by_id(api):
+    found = api.get("/api/items", params={"q": "marius"}).json()
+    listed = {item["id"] for item in found["items"]}
+    assert {"m3", "m4"} <= listed and "m1" not in listed and found["total"] == len(listed)
+    assert ids(api.get("/api/items", params={"q": "m2"})) == ["m2"]
+    assert ids(api.get("/api/items", params={"q": "100%_"})) == []  # LIKE's wildcards are plain characters
+
+
+def test_the_list_is_filtered_by_status_route_tag_and_reviewer(api, small):
+    item = small.item("m1")
+    small.decide("m1", label="TA", spans=[[6, 11, "NOM"]], reviewer="ana", text_hash=item.text_hash)
+    small.skip("m3", reviewer="bob")
+    assert ids(api.get("/api/items", params={"status": "decided"})) == ["m1"]
+    assert ids(api.get("/api/items", params={"status": "skipped"})) == ["m3"]
+    assert set(ids(api.get("/api/items", params={"status": "pending", "kind": "queue"}))) == {"m2", "m4", "m5"}
+    assert set(ids(api.get("/api/items", params={"kind": "audit"}))) == {"m6", "m7"}
+    # The tag the message hides now: the reviewer's (NOM) once decided, the machines' before.
+    assert ids(api.get("/api/items", params={"tag": "NOM"})) == ["m1"]
+    assert ids(api.get("/api/items", params={"tag": "TEL"})) == ["m2"]
+    assert set(ids(api.get("/api/items", params={"tag": "PRE"}))) == {"m7"}
+    assert ids(api.get("/api/items", params={"reviewer": "bob"})) == ["m3"]
+    assert api.get("/api/state").json()["reviewers"] == ["ana", "bob"]
+    # Filters combine.
+    assert ids(api.get("/api/items", params={"q": "Julie", "status": "pending"})) == []
+    assert api.get("/api/items", params={"q": "marius", "kind": "audit"}).json()["total"] == 1
+
+
+def test_the_list_is_sorted_by_risk_or_input_order(api):
+    by_risk = ids(api.get("/api/items", params={"sort": "risk"}))
+    assert by_risk[:5] == ["m2", "m3", "m5", "m1", "m4"]
+    assert ids(api.get("/api/items", params={"sort": "input"})) == ["m1", "m2", "m3", "m4", "m5", "m6", "m7"]
+
+
+@pytest.mark.parametrize("params", [{"status": "done"}, {"tag": "XYZ"}, {"sort": "alpha"}, {"kind": "all"},
+                                    {"q": "x" * 500}])
+def test_a_wrong_filter_is_one_clear_line(api, params):
+    response = api.get("/api/items", params=params)
+    assert response.status_code == 400
+    assert "\n" not in response.json()["error"] and response.json()["error"]
+
+
+def test_a_filtered_list_stays_fast_on_a_large_workspace(tmp_path):
+    """20,000 listed messages of 100,000: a filtered, sorted page and its count in under 50 ms."""
+    import random
+
+    rng = random.Random(3)
+    words = "salut demain soir chez moi avec les enfants merci pour hier rdv gare bisous".split()
+    rows = []
+    for n in range(100_000):
+        text = " ".join(rng.choices(words, k=8)) + f" Prenom{n % 997}"
+        rows.append((f"x{n}", text, "EXPERT" if n % 5 == 0 else "NTA", [], [f"Prenom{n % 997}"] if n % 5 == 0 else [],
+                     rng.random() if n % 5 == 0 else None))
+    path = write_corpus(tmp_path / "big.csv", rows)
+    from triage.review_workspace.workspace import Workspace as W, text_hash
+
+    ws = W.open(tmp_path / "big.sqlite", create=True)
+
+    class NoSeeker:  # the reasons are not what is measured here
+        def __getattr__(self, name):
+            raise AttributeError(name)
+
+    import triage.review_workspace.workspace as module
+
+    original = module.reasons
+    module.reasons = lambda row, seeker: {}
+    try:
+        ws.sync(path, audit=200, seeker=NoSeeker())
+    finally:
+        module.reasons = original
+    with ws:
+        texts = {row[0]: row[1] for row in rows}
+        for n in range(0, 20_000, 7):
+            ident = f"x{n * 5}"
+            ws._db.execute("INSERT INTO decisions VALUES (?,?,?,?,?,?,?)",
+                           (ident, text_hash(texts[ident]), "decided", "NTA", "[]", "bob" if n % 2 else "ana",
+                            "2026-01-01"))
+        queries = [dict(kind="queue", status="pending", text="Prenom42", sort="risk"),
+                   dict(reviewer="bob", sort="input"), dict(status="decided", tag="PRE", sort="risk"),
+                   dict(text="enfants", kind="audit", status="pending")]
+        for query in queries:
+            sort = query.pop("sort", "rank")
+            best = min(_timed(lambda: ws.page(**query, sort=sort, limit=50)) for _ in range(3))
+            assert best < 0.05, (query, best)
+
+
+def _timed(call) -> float:
+    """The processor time of a call (the test machine's other work left out)."""
+    start = time.process_time()
+    call()
+    return time.process_time() - start
+
+
+def test_a_workspace_made_before_the_list_index_gets_it_on_opening_and_filters_alike(tmp_path):
+    path = write_corpus(tmp_path / "small.csv")
+    workspace, _ = open_synced(path, tmp_path / "old.sqlite", audit=2, seed=1)
+    expected = [item.id for item in workspace.items(text="marius", sort="risk")]
+    with workspace:
+        workspace._db.execute("DROP TABLE listing")
+        workspace._db.execute("DROP TABLE message_search")
+    with Workspace.open(tmp_path / "old.sqlite") as reopened:
+        assert reopened._listed and reopened._searchable
+        assert [item.id for item in reopened.items(text="marius", sort="risk")] == expected
+        # Without them (a read-only file cannot get them): the same answers, from the messages.
+        reopened._listed = reopened._searchable = False
+        assert [item.id for item in reopened.items(text="marius", sort="risk")] == expected
+        assert reopened.count(tag="TEL") == 1 and reopened.count(text="ju") == 1
