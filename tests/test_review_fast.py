@@ -25,7 +25,7 @@ MESSAGES = [
     ("m3", "bisous a Rose et a Marius ce soir", "EXPERT", [], ["Rose", "Marius"], 0.70),
     ("m4", "la rose du jardin est belle, dis a Marius", "EXPERT", [], ["rose", "Marius"], 0.20),
     ("m5", "see you tomorrow at the meeting with the whole team", "EXPERT", [], ["meeting", "team"], 0.60),
-    ("m6", "merci pour hier soir", "NTA", [], [], None),
+    ("m6", "merci pour hier soir", "NTA", [], [], 0.95),
     ("m7", "Marius arrive a la gare", "TA", [("Marius", "PRE")], [], None),
 ]
 
@@ -93,8 +93,8 @@ def test_the_list_is_filtered_by_status_route_tag_and_reviewer(api, small):
 
 
 def test_the_list_is_sorted_by_risk_or_input_order(api):
-    by_risk = ids(api.get("/api/items", params={"sort": "risk"}))
-    assert by_risk[:5] == ["m2", "m3", "m5", "m1", "m4"]
+    assert ids(api.get("/api/items"))[:5] == ["m2", "m3", "m5", "m1", "m4"]  # the queue, riskiest first
+    assert ids(api.get("/api/items", params={"sort": "risk"})) == ["m6", "m2", "m3", "m5", "m1", "m4", "m7"]
     assert ids(api.get("/api/items", params={"sort": "input"})) == ["m1", "m2", "m3", "m4", "m5", "m6", "m7"]
 
 

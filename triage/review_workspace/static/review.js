@@ -96,6 +96,7 @@ async function refreshState() {
     text += ` · audit: ${audit.leaking} of ${audit.audited} still identifying (${pct(audit.share)}, 95% CI ${pct(audit.low)}–${pct(audit.high)})`;
   }
   $("progress-text").textContent = text;
+  fillReviewers(S.info.reviewers || []);
   return S.info;
 }
 
@@ -109,7 +110,7 @@ function formatDuration(seconds) {
 // ---------------------------------------------------------------------- list
 
 async function loadPage(offset) {
-  const data = await api("GET", `/api/items?offset=${offset}&limit=${PAGE}`);
+  const data = await api("GET", `/api/items?offset=${offset}&limit=${PAGE}${listQuery()}`);
   S.page = data.items; S.total = data.total; S.offset = offset;
   renderList();
 }
@@ -126,7 +127,8 @@ function renderList() {
     list.append(li);
   }
   const last = Math.min(S.offset + PAGE, S.total);
-  $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : "empty";
+  $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : (listFiltered() ? "nothing found" : "empty");
+  $("list-title").textContent = listFiltered() ? "Found" : "Queue";
   $("page-prev").disabled = S.offset === 0;
   $("page-next").disabled = last >= S.total;
 }
@@ -142,7 +144,8 @@ async function show(id, remember = false) {
   S.focus = -1;
   S.tag = "PRE"; // each message starts from the commonest tag
   const pageStart = Math.floor(item.rank / PAGE) * PAGE;
-  if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
+  if (listFiltered()) await loadPage(S.offset); // a filtered list stays on its page, its marks brought up to date
+  else if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
   else renderList();
   render();
   say(item.status === "decided" ? `Decided ${item.label} by ${item.reviewer}. Change it if needed.` :
@@ -486,7 +489,7 @@ function onKey(event) {
     return; // Esc closes the dialog by itself
   }
   if (help.open) { if (event.key === "?") { event.preventDefault(); help.close(); } return; }
-  if (event.target instanceof HTMLInputElement) return;
+  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
   const key = event.key;
   if (key === "?") { event.preventDefault(); help.showModal(); return; }
   if (key === "v") { event.preventDefault(); switchView(VIEWS[(VIEWS.indexOf(S.view) + 1) % VIEWS.length]); return; }
@@ -547,6 +550,7 @@ async function start() {
   $("page-prev").addEventListener("click", () => loadPage(Math.max(0, S.offset - PAGE)));
   $("page-next").addEventListener("click", () => loadPage(S.offset + PAGE));
   try {
+    initFilters(await refreshState(), loadPage);
     await next();
     document.body.setAttribute("data-ready", "true");
   } catch (error) { say(error.message, true); }

@@ -1,0 +1,76 @@
+"""Working fast in the review page, in a real browser (Chromium through Selenium, as in
+tests/test_review_browser.py): the list's search, filters and orders, bulk decisions, the Words
+view's concordance, messages in another language, the French interface and the dark theme."""
+
+import pytest
+from test_review_browser import CHROMEDRIVER, CHROMIUM, Server, browser, current_id, press, ready  # noqa: F401
+from test_review_fast import write_corpus
+
+from triage.review_workspace import Workspace, open_synced
+
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no Chromium and chromedriver here")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+SHOTS = None  # a folder to save screenshots into while developing the page, or None
+
+
+@pytest.fixture
+def small_path(tmp_path):
+    path = write_corpus(tmp_path / "small.csv")
+    workspace, _ = open_synced(path, tmp_path / "small.review.sqlite", audit=2, seed=1)
+    workspace.close()
+    return tmp_path / "small.review.sqlite"
+
+
+def listed(driver) -> list[str]:
+    return [li.get_attribute("data-message-id") for li in driver.find_elements(By.CSS_SELECTOR, "#item-list li")]
+
+
+def wait_listed(driver, expected):
+    try:
+        WebDriverWait(driver, 10).until(lambda d: listed(d) == expected)
+    except Exception:
+        assert listed(driver) == expected
+
+
+def test_the_list_is_searched_filtered_and_sorted_in_the_page(browser, small_path):
+    server = Server(small_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        assert listed(browser)[:5] == ["m2", "m3", "m5", "m1", "m4"]  # the list's order: the queue by risk
+        search = browser.find_element(By.ID, "filter-q")
+        search.send_keys("marius")
+        wait_listed(browser, ["m3", "m4", "m7"])
+        assert "3" in browser.find_element(By.ID, "list-page").text
+        Select(browser.find_element(By.ID, "filter-kind")).select_by_value("audit")
+        wait_listed(browser, ["m7"])
+        # Typing in the search box is not a key of the review (n would decide NTA).
+        first = current_id(browser)
+        search.send_keys(" n")
+        wait_listed(browser, [])
+        assert "nothing found" in browser.find_element(By.ID, "list-page").text
+        assert current_id(browser) == first
+        browser.find_element(By.ID, "filter-clear").click()
+        Select(browser.find_element(By.ID, "filter-sort")).select_by_value("risk")
+        wait_listed(browser, ["m6", "m2", "m3", "m5", "m1", "m4", "m7"])  # queue and audit together
+        Select(browser.find_element(By.ID, "filter-sort")).select_by_value("input")
+        wait_listed(browser, ["m1", "m2", "m3", "m4", "m5", "m6", "m7"])
+        # A decision made in the page: the status filter and the reviewer list follow it.
+        press(browser, "n")  # the order menu has the focus: n is not a decision there
+        assert current_id(browser) == first
+        press(browser, Keys.ESCAPE, "n")  # Esc leaves the filters
+        WebDriverWait(browser, 10).until(lambda d: current_id(d) != first)
+        Select(browser.find_element(By.ID, "filter-status")).select_by_value("decided")
+        wait_listed(browser, [first])
+        Select(browser.find_element(By.ID, "filter-reviewer")).select_by_value("ana")
+        wait_listed(browser, [first])
+        Select(browser.find_element(By.ID, "filter-tag")).select_by_value("TEL")
+        wait_listed(browser, [])
+    finally:
+        server.stop()
+    with Workspace.open(small_path) as ws:
+        assert ws.item(first).status == "decided"
