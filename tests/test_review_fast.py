@@ -171,3 +171,81 @@ def test_a_workspace_made_before_the_list_index_gets_it_on_opening_and_filters_a
         reopened._listed = reopened._searchable = False
         assert [item.id for item in reopened.items(text="marius", sort="risk")] == expected
         assert reopened.count(tag="TEL") == 1 and reopened.count(text="ju") == 1
+
+
+# ------------------------------------------------------------------ bulk decisions
+
+
+def test_a_bulk_decision_is_previewed_then_stored_as_decisions_and_undone_whole(api, small):
+    small.decide("m1", label="NTA", spans=[], reviewer="bob")
+    preview = api.get("/api/bulk", params={"action": "accept", "kind": "queue"}).json()
+    # m1 (decided NTA by bob, the machines hide Julie) changes; the four others are decided anew.
+    assert (preview["total"], preview["new"], preview["changed"], preview["unchanged"]) == (5, 4, 1, 0)
+    example = next(e for e in preview["examples"] if e["id"] == "m2")
+    assert example["before"] is None and example["after"]["label"] == "TA"
+    assert example["after"]["spans"] == [[17, 27, "TEL"]]
+    nothing = [e for e in preview["examples"] if e["id"] == "m3"][0]
+    assert nothing["after"] == {"label": "NTA", "spans": []}
+    assert small.count(status="decided") == 1  # a preview changes nothing
+
+    # The list changed since the preview: refused, nothing decided.
+    stale = api.post("/api/bulk", json={"action": "accept", "expected": 4, "filters": {"kind": "queue"}})
+    assert stale.status_code == 409 and small.count(status="decided") == 1
+
+    done = api.post("/api/bulk", json={"action": "accept", "expected": 5, "filters": {"kind": "queue"}}).json()
+    assert done["decided"] == 5
+    assert {i.id: (i.label, i.reviewer) for i in small.items(kind="queue")} == {
+        "m1": ("TA", "ana"), "m2": ("TA", "ana"), "m3": ("NTA", "ana"), "m4": ("NTA", "ana"), "m5": ("NTA", "ana")}
+    assert small.item("m1").spans == [[6, 11, "PRE"]]
+
+    # One undo takes the bulk decision back whole: m1 is NTA again, the others pending.
+    undone = api.post("/api/undo").json()
+    assert undone["undone"] == 5
+    assert (small.item("m1").label, small.item("m1").spans) == ("NTA", [])
+    assert small.count(kind="queue", status="pending") == 4
+    assert [e["action"] for e in small.history("m2")] == ["decide", "undo"]
+
+
+def test_a_bulk_nta_on_a_search_decides_only_what_was_found(api, small):
+    preview = api.get("/api/bulk", params={"action": "nta", "q": "tomorrow"}).json()
+    assert preview["total"] == 1 and preview["examples"][0]["id"] == "m5"
+    api.post("/api/bulk", json={"action": "nta", "expected": 1, "filters": {"q": "tomorrow"}}).raise_for_status()
+    assert [i.id for i in small.items(status="decided")] == ["m5"]
+    bad = api.post("/api/bulk", json={"action": "hide", "expected": 1, "filters": {}})
+    assert bad.status_code == 400 and "action" in bad.json()["error"]
+
+
+# ------------------------------------------------------------------ concordance
+
+
+def test_the_concordance_lists_every_occurrence_with_its_context(api):
+    found = api.get("/api/concordance", params={"spelling": "Marius"}).json()
+    assert found["messages"] == 3
+    rows = {(o["id"], o["before"], o["match"], o["after"], o["listed"], o["hidden"]) for o in found["occurrences"]}
+    assert rows == {("m3", "bisous a Rose et a ", "Marius", " ce soir", True, False),
+                    ("m4", "la rose du jardin est belle, dis a ", "Marius", "", True, False),
+                    ("m7", "", "Marius", " arrive a la gare", True, True)}
+    assert api.get("/api/concordance", params={"spelling": " "}).status_code == 400
+
+
+def test_homonyms_are_decided_one_occurrence_at_a_time(api, small):
+    found = api.get("/api/concordance", params={"spelling": "rose"}).json()
+    occurrences = {o["id"]: o for o in found["occurrences"]}
+    assert set(occurrences) == {"m3", "m4"}  # Rose (a name) and la rose (a flower)
+    marks = [{"id": "m3", "start": occurrences["m3"]["start"], "end": occurrences["m3"]["end"], "as": "name",
+              "text_hash": occurrences["m3"]["text_hash"]},
+             {"id": "m4", "start": occurrences["m4"]["start"], "end": occurrences["m4"]["end"], "as": "word",
+              "text_hash": occurrences["m4"]["text_hash"]}]
+    done = api.post("/api/concordance", json={"marks": marks, "tag": "PRE"}).json()
+    assert done == {**done, "decided": 2, "messages": 2}
+    assert small.item("m3").label == "TA" and small.item("m3").spans == [[9, 13, "PRE"]]
+    assert small.item("m4").label == "NTA" and small.item("m4").spans == []
+    again = {o["id"]: o["hidden"] for o in api.get("/api/concordance", params={"spelling": "rose"}).json()["occurrences"]}
+    assert again == {"m3": True, "m4": False}
+    assert api.post("/api/undo").json()["undone"] == 2
+    assert small.count(status="decided") == 0
+    # A mark on a text changed since: nothing stored.
+    marks[0]["text_hash"] = "0" * 64
+    assert api.post("/api/concordance", json={"marks": marks}).status_code == 409
+    assert small.count(status="decided") == 0
+    assert api.post("/api/concordance", json={"marks": [{"id": "m3"}]}).status_code == 400

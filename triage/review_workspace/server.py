@@ -50,7 +50,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from triage import io, outputs
-from triage.review_workspace.workspace import TAGS, NeedsConfirmation, TextChanged, Workspace, WorkspaceUnavailable
+from triage.review_workspace.workspace import (
+    TAGS,
+    BulkChanged,
+    NeedsConfirmation,
+    TextChanged,
+    Workspace,
+    WorkspaceUnavailable,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "triage_token"
@@ -336,7 +343,39 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def undo(request: Request):
         undone = workspace.undo(reviewer=settings.reviewer)
-        return JSONResponse(undone.as_json() if undone else None)
+        return JSONResponse({**undone.as_json(), "undone": workspace.last_undone} if undone else None)
+
+    # Bulk decisions on the list's filtered items: a preview first (GET), then the decision (POST)
+    # naming how many messages the preview showed; one undo takes a bulk decision back whole.
+    async def bulk_preview(request: Request):
+        query = request.query_params
+        return JSONResponse(workspace.bulk_preview(action=query.get("action") or "accept", filters=_filters(query)))
+
+    async def bulk(request: Request):
+        data = await _json_body(request)
+        chosen = data.get("filters", {})
+        if not isinstance(chosen, dict) or not all(isinstance(v, str) for v in chosen.values()):
+            raise io.BadOption("filters must be an object of text values (q, status, kind, tag, reviewer)")
+        try:
+            done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=settings.reviewer,
+                                         expected=data.get("expected"), filters=_filters(chosen))
+        except BulkChanged as err:
+            return _error(str(err), 409, changed=True)
+        return JSONResponse(done)
+
+    async def concordance(request: Request):
+        return JSONResponse(workspace.concordance(_spelling(request.query_params.get("spelling", ""))))
+
+    async def occurrences(request: Request):
+        data = await _json_body(request)
+        marks = data.get("marks", [])
+        if not isinstance(marks, list):
+            raise io.BadOption("marks must be a list")
+        try:
+            done = workspace.decide_occurrences(marks, reviewer=settings.reviewer, tag=str(data.get("tag", "PRE")))
+        except TextChanged as err:
+            return _error(str(err), 409, changed=True)
+        return JSONResponse(done)
 
     async def candidates(request: Request):
         return JSONResponse(workspace.candidates(limit=_int(request.query_params.get("limit"), 200, 1, 1000)))
@@ -372,6 +411,10 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/items/{id:path}/skip", handle(skip), methods=["POST"]),
         Route("/api/items/{id:path}", handle(item)),
         Route("/api/undo", handle(undo), methods=["POST"]),
+        Route("/api/bulk", handle(bulk_preview)),
+        Route("/api/bulk", handle(bulk), methods=["POST"]),
+        Route("/api/concordance", handle(concordance)),
+        Route("/api/concordance", handle(occurrences), methods=["POST"]),
         Route("/api/candidates", handle(candidates)),
         Route("/api/preview", handle(preview)),
         Route("/api/learn", handle(learn), methods=["POST"]),

@@ -38,6 +38,7 @@ DEFAULT_AUDIT = 200
 KINDS = ("queue", "audit")
 LABELS = (TA, NTA)
 TAGS = HIDE_TAGS
+BULK_ACTIONS = ("accept", "nta")  # the machines' proposal, or nothing hidden
 STATUSES = ("pending", "decided", "skipped", "stale")
 #: The list's orders: the list's own (riskiest queued first, then the audit), by risk, by input.
 SORTS = {"rank": "i.rank", "risk": "m.risk IS NULL, m.risk DESC, i.rank", "input": "m.position"}
@@ -259,6 +260,10 @@ class NeedsConfirmation(io.InputError):
         self.preview = preview
 
 
+class BulkChanged(io.InputError):
+    """A bulk decision on a list that changed since its preview: nothing is decided."""
+
+
 class TextChanged(io.InputError):
     """A decision or skip made on a text the message no longer holds (the corpus was classified
     again in between): nothing is stored, the reviewer looks at the message again."""
@@ -393,6 +398,7 @@ class Workspace:
         self._identity: tuple[str, tuple[int, int]] | None = None
         self._searchable = False  # the trigram search index is there (see _search_index)
         self._listed = False  # the narrow copy of the list is there (see _listing)
+        self.last_undone = 0  # how many decisions the last undo took back (a bulk decision: all of its)
 
     # ------------------------------------------------------------------ opening
 
@@ -845,7 +851,7 @@ class Workspace:
         return row["text_hash"], row["status"], row["label"], row["spans"]
 
     def _record(self, message_id: str, action: str, reviewer: str, status: str | None, label: str | None,
-                spans: str | None) -> None:
+                spans: str | None, batch: str | None = None) -> None:
         digest, status_before, label_before, spans_before = self._current(message_id)
         at = _now()
         if status is None:
@@ -863,6 +869,8 @@ class Workspace:
             (message_id, digest, reviewer, at, action, status_before, label_before, spans_before,
              status or "pending", label, spans),
         )
+        if batch is not None:  # one of a bulk decision's: undone together
+            self._db.execute("UPDATE events SET batch = ? WHERE seq = last_insert_rowid()", (batch,))
 
     def _text(self, message_id: str, text_hash: str | None) -> str:
         """The listed message's text, checked against the hash of the text the decision was made on
@@ -917,11 +925,19 @@ class Workspace:
                 (reviewer,),
             ).fetchone()
             if last is None:
+                self.last_undone = 0
                 return None
-            before = last["status_before"]
-            status = None if before in (None, "pending") else before
-            self._record(last["id"], "undo", reviewer, status, last["label_before"], last["spans_before"])
-            self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (last["seq"],))
+            batch = last["batch"] if "batch" in last.keys() else None
+            events = [last] if batch is None else self._db.execute(
+                "SELECT e.* FROM events e JOIN items i USING (id) JOIN messages m USING (id) "
+                "WHERE e.batch = ? AND e.undone = 0 AND e.text_hash = m.text_hash ORDER BY e.seq DESC",
+                (batch,)).fetchall()
+            for event in events:  # a bulk decision is undone whole, last message first
+                before = event["status_before"]
+                status = None if before in (None, "pending") else before
+                self._record(event["id"], "undo", reviewer, status, event["label_before"], event["spans_before"])
+                self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (event["seq"],))
+        self.last_undone = len(events)
         return self.item(last["id"])
 
     def history(self, message_id: str | None = None) -> list[dict]:
@@ -1100,6 +1116,156 @@ class Workspace:
         ranked = sorted((g for g in groups.values() if g["spelling"] not in learnt),
                         key=lambda g: (-g["messages"], g["spelling"]))
         return ranked[:limit]
+
+    # -------------------------------------------------------- bulk decisions
+
+    def _batch_column(self) -> None:
+        """Workspaces made before bulk decisions get the events' batch column."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(events)")}
+        if "batch" not in columns:
+            self._db.execute("ALTER TABLE events ADD COLUMN batch TEXT")
+
+    def _bulk_outcome(self, item: Item, action: str) -> tuple[str, list]:
+        """(label, spans) that a bulk `action` gives an item: `accept` the machines' proposal (this
+        corpus's learnt words applied), `nta` nothing hidden."""
+        if action == "nta":
+            return NTA, []
+        spans = [list(span) for span in item.proposal]
+        return (TA if spans else NTA), spans
+
+    def bulk_preview(self, *, action: str, filters: dict, examples: int = 5) -> dict:
+        """What a bulk decision on the list's items passing `filters` (as in `items`) would change:
+        how many items, how many of them now decided differently or for the first time, and a few
+        examples with their text, what they hide now and after."""
+        if action not in BULK_ACTIONS:
+            raise io.BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
+        filters = {k: v for k, v in filters.items() if v is not None}
+        total = self.count(**filters)
+        counts = {"new": 0, "changed": 0, "unchanged": 0}
+        shown: list[dict] = []
+        for item in self._bulk_items(filters):
+            label, spans = self._bulk_outcome(item, action)
+            now = (item.label, item.spans) if item.status == "decided" else None
+            kind = "new" if now is None else ("unchanged" if now == (label, spans) else "changed")
+            counts[kind] += 1
+            if kind != "unchanged" and len(shown) < examples:
+                shown.append({"id": item.id, "text": item.text, "status": item.status,
+                              "before": None if now is None else {"label": now[0], "spans": now[1]},
+                              "after": {"label": label, "spans": spans}})
+        return {"action": action, "total": total, **counts, "examples": shown}
+
+    def _bulk_items(self, filters: dict) -> Iterator[Item]:
+        offset = 0
+        while True:
+            found = self.items(**filters, offset=offset, limit=500)
+            yield from found
+            if len(found) < 500:
+                return
+            offset += 500
+
+    def bulk_decide(self, *, action: str, filters: dict, reviewer: str, expected: int) -> dict:
+        """Decide every item passing `filters` by `action` (see bulk_preview), as ordinary decisions
+        of `reviewer`, in one transaction; one undo takes them all back. `expected` is the count the
+        reviewer was shown: when the list changed since, nothing is decided (BulkChanged)."""
+        if action not in BULK_ACTIONS:
+            raise io.BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
+        if type(expected) is not int:
+            raise io.BadOption("expected must be the number of messages the preview showed")
+        reviewer = _reviewer(reviewer)
+        batch = uuid.uuid4().hex
+        with self._transaction():
+            chosen = list(self._bulk_items(filters))
+            if len(chosen) != expected:
+                raise BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now, "
+                                  f"{expected:,} shown): nothing was decided, look at the preview again")
+            self._batch_column()
+            decided = 0
+            for item in chosen:
+                label, spans = self._bulk_outcome(item, action)
+                if item.status == "decided" and (item.label, item.spans) == (label, spans):
+                    continue
+                self._record(item.id, "decide", reviewer, "decided", label, json.dumps(check_spans(item.text, spans)),
+                             batch=batch)
+                decided += 1
+        return {"action": action, "decided": decided, "batch": batch, "total": len(chosen)}
+
+    # ------------------------------------------------------------ concordance
+
+    def concordance(self, spelling: str, *, width: int = 40, limit: int = 1000) -> dict:
+        """Every occurrence of a spelling (a whole word or phrase, any case) in the corpus, with its
+        context: the words before and after (`width` characters each way). Each occurrence says
+        whether its message is in the review list (then it can be decided here, one occurrence at a
+        time) and whether it is hidden now (the reviewer's decision, else the machines' proposal)."""
+        key = _key(spelling)
+        if not key or not any(c.isalnum() for c in key):
+            raise io.BadOption("give a word or a phrase")
+        pattern = word_pattern(key)
+        like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self._db.execute(
+            "SELECT m.id, m.text, i.id IS NOT NULL AS listed FROM messages m LEFT JOIN items i USING (id)"
+            " WHERE m.text LIKE ? ESCAPE '\\' ORDER BY m.position", (like,))
+        occurrences, messages, outside = [], 0, 0
+        for row in rows:
+            hits = list(pattern.finditer(row["text"]))
+            if not hits:
+                continue
+            messages += 1
+            item = self.item(row["id"]) if row["listed"] else None
+            if item is None:
+                outside += len(hits)
+            current = [] if item is None else (item.spans if item.status == "decided" else item.proposal)
+            for hit in hits:
+                if len(occurrences) >= limit:
+                    break
+                start, end = hit.span()
+                text = row["text"]
+                covering = [span for span in current if span[0] < end and span[1] > start]
+                occurrences.append({
+                    "id": row["id"], "start": start, "end": end, "before": text[max(0, start - width):start],
+                    "match": text[start:end], "after": text[end:end + width], "listed": item is not None,
+                    "text_hash": item.text_hash if item else None, "status": item.status if item else None,
+                    "hidden": bool(covering), "tag": covering[0][2] if covering else None,
+                })
+        return {"spelling": key, "messages": messages, "occurrences": occurrences, "outside": outside,
+                "truncated": len(occurrences) >= limit}
+
+    def decide_occurrences(self, marks: Iterable, *, reviewer: str, tag: str = "PRE") -> dict:
+        """Decide occurrences one at a time: each mark {id, start, end, as: name|word, text_hash}
+        hides that occurrence (as `tag`) or shows it, in what its message hides now (the reviewer's
+        decision, else the machines' proposal); each message so changed is decided (TA when
+        something is hidden, else NTA) by `reviewer`, all in one transaction, undone together."""
+        if tag not in TAGS:
+            raise io.BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+        reviewer = _reviewer(reviewer)
+        by_message: dict[str, list] = {}
+        try:
+            for mark in marks:
+                ident, start, end, kind = mark["id"], mark["start"], mark["end"], mark["as"]
+                if not (isinstance(ident, str) and type(start) is int and type(end) is int and kind in LEARN_KINDS):
+                    raise TypeError
+                by_message.setdefault(ident, []).append((start, end, kind, mark.get("text_hash")))
+        except (TypeError, KeyError, AttributeError):
+            raise io.BadOption("marks must be a list of {id, start, end, as: name or word, text_hash}") from None
+        batch = uuid.uuid4().hex
+        decided = 0
+        with self._transaction():
+            self._batch_column()
+            for ident, changes in by_message.items():
+                for _, _, _, digest in changes:
+                    self._text(ident, digest)  # refused with TextChanged when the text changed since
+                item = self.item(ident)
+                spans = [list(span) for span in (item.spans if item.status == "decided" else item.proposal)]
+                for start, end, kind, _ in changes:
+                    spans = [span for span in spans if not (span[0] < end and span[1] > start)]
+                    if kind == "name":
+                        spans.append([start, end, tag])
+                spans = check_spans(item.text, spans)
+                label = TA if spans else NTA
+                if item.status == "decided" and (item.label, item.spans) == (label, spans):
+                    continue
+                self._record(ident, "decide", reviewer, "decided", label, json.dumps(spans), batch=batch)
+                decided += 1
+        return {"decided": decided, "messages": len(by_message), "batch": batch}
 
     # ------------------------------------------------------------------ figures
 
