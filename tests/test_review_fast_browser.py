@@ -74,3 +74,52 @@ def test_the_list_is_searched_filtered_and_sorted_in_the_page(browser, small_pat
         server.stop()
     with Workspace.open(small_path) as ws:
         assert ws.item(first).status == "decided"
+
+
+def test_a_bulk_decision_is_previewed_and_confirmed_in_the_page(browser, small_path):
+    server = Server(small_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        browser.find_element(By.ID, "filter-q").send_keys("tomorrow")
+        wait_listed(browser, ["m5"])
+        browser.find_element(By.ID, "bulk-open").click()
+        Select(browser.find_element(By.ID, "bulk-action")).select_by_value("nta")
+        WebDriverWait(browser, 10).until(
+            lambda d: "1 message found: 1 decided for the first time" in d.find_element(By.ID, "bulk-text").text
+            and d.find_elements(By.CSS_SELECTOR, "#bulk-examples li[data-message-id=m5]"))
+        assert "NTA" in browser.find_element(By.CSS_SELECTOR, "#bulk-examples li").text
+        with Workspace.open(small_path) as ws:
+            assert ws.count(status="decided") == 0  # the preview decides nothing
+        browser.find_element(By.ID, "bulk-yes").click()
+        WebDriverWait(browser, 10).until(lambda d: "decided at once" in d.find_element(By.ID, "status").text)
+        assert browser.find_element(By.CSS_SELECTOR, "#item-list li .state").text == "NTA"
+    finally:
+        server.stop()
+    with Workspace.open(small_path) as ws:
+        assert [(i.id, i.label) for i in ws.items(status="decided")] == [("m5", "NTA")]
+
+
+def test_the_words_view_decides_each_occurrence_of_a_homonym(browser, small_path):
+    server = Server(small_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").click()
+        card = WebDriverWait(browser, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rose]"))[0]
+        card.find_element(By.CSS_SELECTOR, ".concordance-open").click()
+        rows = WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#conc-rows tr"))
+        assert [r.get_attribute("data-message-id") for r in rows] == ["m3", "m4"]
+        assert [r.find_element(By.CSS_SELECTOR, ".kwic-match").text for r in rows] == ["Rose", "rose"]
+        assert rows[0].find_element(By.CSS_SELECTOR, ".kwic-before").text.strip() == "bisous a"
+        Select(rows[0].find_element(By.TAG_NAME, "select")).select_by_value("name")
+        Select(rows[1].find_element(By.TAG_NAME, "select")).select_by_value("word")
+        Select(browser.find_element(By.ID, "conc-tag")).select_by_value("PRE")
+        browser.find_element(By.ID, "conc-apply").click()
+        WebDriverWait(browser, 10).until(lambda d: "applied" in d.find_element(By.ID, "conc-status").text)
+    finally:
+        server.stop()
+    with Workspace.open(small_path) as ws:
+        assert (ws.item("m3").label, ws.item("m3").spans) == ("TA", [[9, 13, "PRE"]])
+        assert ws.item("m4").status == "pending"  # already shown: nothing to change there

@@ -393,7 +393,8 @@ async function loadWords() {
         learnButton("Name · this corpus", "n", group.spelling, "name", "corpus"),
         learnButton("Name · my lexicon", "N", group.spelling, "name", "user"),
         learnButton("Ordinary word · this corpus", "w", group.spelling, "word", "corpus"),
-        learnButton("Ordinary word · my lexicon", "W", group.spelling, "word", "user")));
+        learnButton("Ordinary word · my lexicon", "W", group.spelling, "word", "user"),
+        concordanceButton(group.spelling)));
     if (index === S.candFocus) li.classList.add("focused");
     list.append(li);
   });
@@ -403,6 +404,12 @@ async function loadWords() {
 function marked(ex) {
   const [[start, end]] = spansFromServer(ex.text, [[ex.start, ex.end, ""]]);
   return [ex.text.slice(0, start), el("mark", { text: ex.text.slice(start, end) }), ex.text.slice(end)];
+}
+
+function concordanceButton(spelling) {
+  const button = el("button", { type: "button", class: "concordance-open" }, document.createTextNode("Every occurrence "), el("kbd", { text: "c" }));
+  button.addEventListener("click", () => openConcordance(spelling).catch((error) => sayWords(error.message, true)));
+  return button;
 }
 
 function learnButton(label, key, spelling, kind, scope) {
@@ -488,6 +495,7 @@ function onKey(event) {
     if (event.key === "y") { event.preventDefault(); confirm.close(); const go = S.pending; S.pending = null; if (go) go(); }
     return; // Esc closes the dialog by itself
   }
+  if ($("bulk").open) return; // its buttons and Esc
   if (help.open) { if (event.key === "?") { event.preventDefault(); help.close(); } return; }
   if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
   const key = event.key;
@@ -519,6 +527,9 @@ function onWordsKey(event) {
     document.querySelectorAll("#word-list > li").forEach((li, i) => li.classList.toggle("focused", i === S.candFocus));
     const focused = document.querySelector("#word-list > li.focused");
     if (focused) focused.scrollIntoView({ block: "nearest" });
+  } else if (event.key === "c" && S.candidates[S.candFocus]) {
+    event.preventDefault();
+    openConcordance(S.candidates[S.candFocus].spelling).catch((error) => sayWords(error.message, true));
   } else if (event.key in learnKeys && S.candidates[S.candFocus]) {
     event.preventDefault();
     const [kind, scope] = learnKeys[event.key];
@@ -551,6 +562,7 @@ async function start() {
   $("page-next").addEventListener("click", () => loadPage(S.offset + PAGE));
   try {
     initFilters(await refreshState(), loadPage);
+    initBulk();
     await next();
     document.body.setAttribute("data-ready", "true");
   } catch (error) { say(error.message, true); }
