@@ -249,3 +249,27 @@ def test_homonyms_are_decided_one_occurrence_at_a_time(api, small):
     assert api.post("/api/concordance", json={"marks": marks}).status_code == 409
     assert small.count(status="decided") == 0
     assert api.post("/api/concordance", json={"marks": [{"id": "m3"}]}).status_code == 400
+
+
+# ------------------------------------------------------------------ another language
+
+
+@pytest.mark.parametrize("text, foreign", [
+    ("see you tomorrow at the meeting with the whole team", True),
+    ("thanks for the pizza last night Karim", True),
+    ("Salut Julie on se voit demain", False),
+    ("jsui a la gar tkt je tapel", False),
+    ("tu as vu le match hier soir avec Hugo", False),
+    ("ok", False),  # too short to say
+])
+def test_a_message_mostly_in_another_language_is_flagged(text, foreign):
+    from triage import lexicons
+    from triage.review_workspace.language import language
+
+    assert language(text, lexicons.default())["foreign"] is foreign
+
+
+def test_the_item_says_whether_it_is_mostly_in_another_language(api):
+    assert api.get("/api/items/m5").json()["language"]["foreign"] is True
+    found = api.get("/api/items/m1").json()["language"]
+    assert found["foreign"] is False and found["french_share"] > 0.5

@@ -123,3 +123,32 @@ def test_the_words_view_decides_each_occurrence_of_a_homonym(browser, small_path
     with Workspace.open(small_path) as ws:
         assert (ws.item("m3").label, ws.item("m3").spans) == ("TA", [[9, 13, "PRE"]])
         assert ws.item("m4").status == "pending"  # already shown: nothing to change there
+
+
+def test_a_message_in_another_language_is_flagged_and_decided_in_one_key(browser, tmp_path):
+    path = write_corpus(tmp_path / "en.csv", [
+        ("e1", "call me at 0612345678 see you tomorrow at the meeting Steve", "EXPERT",
+         [("0612345678", "TEL"), ("meeting", "PRE")], ["meeting", "Steve"], 0.9),
+        ("e2", "Salut Julie on se voit demain soir", "EXPERT", [("Julie", "PRE")], ["Julie"], 0.5),
+    ])
+    workspace, _ = open_synced(path, tmp_path / "en.sqlite", audit=0)
+    workspace.close()
+    server = Server(tmp_path / "en.sqlite")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        assert current_id(browser) == "e1"
+        badge = browser.find_element(By.CSS_SELECTOR, "#badges .badge.foreign")
+        assert "mostly another language" in badge.text
+        press(browser, "f")
+        WebDriverWait(browser, 10).until(lambda d: current_id(d) == "e2")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#badges .badge.foreign")
+        press(browser, "f")  # not for a French message: nothing decided
+        WebDriverWait(browser, 10).until(lambda d: "not" in d.find_element(By.ID, "status").text)
+        assert current_id(browser) == "e2"
+    finally:
+        server.stop()
+    with Workspace.open(tmp_path / "en.sqlite") as ws:
+        # The phone number stays hidden; the words in no French list are released.
+        assert (ws.item("e1").label, ws.item("e1").spans) == ("TA", [[11, 21, "TEL"]])
+        assert ws.item("e2").status == "pending"

@@ -267,6 +267,14 @@ def _filters(query) -> dict:
             "tag": query.get("tag") or None, "reviewer": query.get("reviewer") or None}
 
 
+def _language(text: str) -> dict:
+    """Whether a message is mostly in another language (see triage/review_workspace/language.py)."""
+    from triage import lexicons
+    from triage.review_workspace.language import language
+
+    return language(text, lexicons.default())
+
+
 def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     """The review application over an open workspace (the caller closes it)."""
 
@@ -318,6 +326,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         ident = request.path_params["id"]
         found = workspace.item(ident).as_json()
         found["neighbours"] = workspace.neighbours(ident)
+        found["language"] = _language(found["text"])
         return JSONResponse(found)
 
     # A decision or skip names the text it was made on (`text_hash`, sent with each item): a text

@@ -113,3 +113,21 @@ function initBulk() {
   const tags = document.getElementById("conc-tag");
   for (const [, tag] of TAG_ORDER) tags.append(new Option(tag, tag));
 }
+
+// ------------------------------------------------------- another language
+
+// Tags the machines find by their form (numbers, addresses, links, codes): kept hidden in a
+// message in another language, where the words in no French list are rarely names.
+const FORM_TAGS = new Set(["TEL", "MEL", "URL", "ADR", "COD"]);
+
+// f: a message mostly in another language is decided at once: what the machines found by its
+// form stays hidden, every word is released (TA if something stays hidden, else NTA).
+async function decideForeign() {
+  if (!S.item) return;
+  if (!(S.item.language && S.item.language.foreign)) {
+    say("f is for messages mostly in another language; this one is not.", true);
+    return;
+  }
+  S.draft = S.draft.filter((span) => FORM_TAGS.has(span[2]));
+  await decide(S.draft.length ? "TA" : "NTA");
+}

@@ -197,6 +197,10 @@ function render() {
     el("span", { class: "badge", text: `Seek&Hide ${item.seekhide} · model ${item.model} p=${item.score.toFixed(2)}` }),
   );
   if (item.risk !== null) badges.append(el("span", { class: "badge", text: `risk ${item.risk.toFixed(2)}` }));
+  if (item.language && item.language.foreign) {
+    badges.append(el("span", { class: "badge foreign", title: "Few of its words are French ordinary words: its unknown words are rarely names. f decides it.",
+      text: `mostly another language (${Math.round(100 * item.language.french_share)}% French words) · f` }));
+  }
   if (item.status !== "pending") badges.append(el("span", { class: `badge ${item.status}`, text: item.status === "decided" ? `decided ${item.label}` : item.status }));
 
   const reasons = $("reasons");
@@ -507,7 +511,7 @@ function onKey(event) {
   if (!S.item) { if (key === "u") { event.preventDefault(); undo(); } return; }
   const actions = {
     Enter: () => decide(S.draft.length ? "TA" : "NTA"), t: () => decide("TA"), n: () => decide("NTA"),
-    s: skip, u: undo, b: back, m: hideSelection, h: () => toggle(S.focus), " ": () => toggle(S.focus),
+    f: decideForeign, s: skip, u: undo, b: back, m: hideSelection, h: () => toggle(S.focus), " ": () => toggle(S.focus),
     ArrowRight: () => moveFocus(1), ArrowLeft: () => moveFocus(-1), j: () => moveFocus(1), k: () => moveFocus(-1),
   };
   if (key in TAG_KEYS) { event.preventDefault(); setTag(TAG_KEYS[key]); return; }
