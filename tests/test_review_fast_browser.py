@@ -140,10 +140,10 @@ def test_a_message_in_another_language_is_flagged_and_decided_in_one_key(browser
         assert current_id(browser) == "e1"
         badge = browser.find_element(By.CSS_SELECTOR, "#badges .badge.foreign")
         assert "mostly another language" in badge.text
-        press(browser, "f")
+        press(browser, "e")
         WebDriverWait(browser, 10).until(lambda d: current_id(d) == "e2")
         assert not browser.find_elements(By.CSS_SELECTOR, "#badges .badge.foreign")
-        press(browser, "f")  # not for a French message: nothing decided
+        press(browser, "e")  # not for a French message: nothing decided
         WebDriverWait(browser, 10).until(lambda d: "not" in d.find_element(By.ID, "status").text)
         assert current_id(browser) == "e2"
     finally:

@@ -163,8 +163,10 @@ def run_release(
         _check_recorded(opened, classified, name, ws_path)
         undecided = opened.undecided()
         if undecided and not withhold_undecided:
+            skipped = opened.count(kind="queue", status="skipped")
+            among = f" ({skipped:,} of them skipped: a skipped message is undecided)" if skipped else ""
             raise io.BadInput(
-                f"{undecided:,} queued message{'s are' if undecided > 1 else ' is'} undecided: review "
+                f"{undecided:,} queued message{'s are' if undecided > 1 else ' is'} undecided{among}: review "
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )

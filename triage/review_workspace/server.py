@@ -306,7 +306,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
     async def state(request: Request):
-        current = workspace.next_pending()
+        # `after`: the message the page leaves (decided, skipped): the next one is after it in the
+        # list, so an audit message leads to the next audit message, not back to the queue's top.
+        after = request.query_params.get("after")
+        try:
+            rank = workspace.item(after).rank if after else None
+        except KeyError:  # no longer listed (the corpus synced again): from the top
+            rank = None
+        current = workspace.next_pending(after_rank=rank)
         return JSONResponse({
             "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS), "reviewers": workspace.reviewers(),
             "current": current.id if current else None, "audit": workspace.audit_estimate(),
@@ -386,6 +393,10 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             return _error(str(err), 409, changed=True)
         return JSONResponse(done)
 
+    async def recent(request: Request):
+        limit = _int(request.query_params.get("limit"), 8, 1, 100)
+        return JSONResponse(workspace.recent(reviewer=settings.reviewer, limit=limit))
+
     async def candidates(request: Request):
         return JSONResponse(workspace.candidates(limit=_int(request.query_params.get("limit"), 200, 1, 1000)))
 
@@ -424,6 +435,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/bulk", handle(bulk), methods=["POST"]),
         Route("/api/concordance", handle(concordance)),
         Route("/api/concordance", handle(occurrences), methods=["POST"]),
+        Route("/api/recent", handle(recent)),
         Route("/api/candidates", handle(candidates)),
         Route("/api/preview", handle(preview)),
         Route("/api/learn", handle(learn), methods=["POST"]),

@@ -824,16 +824,20 @@ class Workspace:
         return [dict(r) for r in near]
 
     def next_pending(self, after_rank: int | None = None) -> Item | None:
-        """The first item still to look at (pending or stale), after `after_rank` if given,
-        else from the top: where a reviewer resumes."""
-        where, values = self._where(None, "pending,stale")
-        if after_rank is not None:
-            where += " AND i.rank > ?"
-            values.append(after_rank)
-        row = self._db.execute(f"{self._ITEM_SQL}{where} ORDER BY i.rank LIMIT 1", values).fetchone()
-        if row is None and after_rank is not None:
-            return self.next_pending()
-        return None if row is None else self._item(row)
+        """The next item still to look at: the first pending or stale one after `after_rank` if given
+        (from the top when none is after it), else from the top; when none is left, the skipped ones
+        come back, in list order (after `after_rank` first, as above). None when every item is
+        decided: where a reviewer resumes, and where the page goes after a decision."""
+        for statuses in ("pending,stale", "skipped"):
+            where, values = self._where(None, statuses)
+            tries = [(where, values)]
+            if after_rank is not None:
+                tries.insert(0, (where + " AND i.rank > ?", [*values, after_rank]))
+            for clause, params in tries:
+                row = self._db.execute(f"{self._ITEM_SQL}{clause} ORDER BY i.rank LIMIT 1", params).fetchone()
+                if row is not None:
+                    return self._item(row)
+        return None
 
     # --------------------------------------------------------------- decisions
 
@@ -939,6 +943,21 @@ class Workspace:
                 self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (event["seq"],))
         self.last_undone = len(events)
         return self.item(last["id"])
+
+    def recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
+        """The reviewer's last decisions and skips that still apply, newest first: the first one is
+        what `undo` takes back next (the same choice as `undo`). Each is {id, action, label, hidden
+        (how many spans), at}."""
+        reviewer = _reviewer(reviewer)
+        rows = self._db.execute(
+            "SELECT e.id, e.action, e.label_after, e.spans_after, e.at FROM events e JOIN items i USING (id) "
+            "JOIN messages m USING (id) WHERE e.reviewer = ? AND e.action IN ('decide', 'skip') AND e.undone = 0 "
+            "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT ?",
+            (reviewer, max(0, int(limit))),
+        )
+        return [{"id": row["id"], "action": row["action"], "label": row["label_after"],
+                 "hidden": len(json.loads(row["spans_after"])) if row["spans_after"] else 0, "at": row["at"]}
+                for row in rows]
 
     def history(self, message_id: str | None = None) -> list[dict]:
         """The append-only log, oldest first (of one message, or of all)."""
