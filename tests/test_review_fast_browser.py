@@ -152,3 +152,78 @@ def test_a_message_in_another_language_is_flagged_and_decided_in_one_key(browser
         # The phone number stays hidden; the words in no French list are released.
         assert (ws.item("e1").label, ws.item("e1").spans) == ("TA", [[11, 21, "TEL"]])
         assert ws.item("e2").status == "pending"
+
+
+@pytest.fixture
+def french_browser(tmp_path, monkeypatch):
+    """Chromium whose user prefers French (its Accept-Language and navigator.languages)."""
+    import shutil as _shutil  # noqa: F401
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    monkeypatch.setenv("SE_OFFLINE", "true")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=fr",
+                     "--no-first-run", "--window-size=1400,900", f"--user-data-dir={tmp_path / 'chrome-fr'}"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "fr-FR,fr"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def test_the_page_speaks_french_to_a_french_browser_and_remembers_a_switch(french_browser, small_path):
+    browser = french_browser
+    server = Server(small_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        assert browser.execute_script("return navigator.language").startswith("fr")
+        assert browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").text == "Mots"
+        assert browser.find_element(By.ID, "filter-q").get_attribute("placeholder") == "Chercher un texte ou un id…"
+        assert browser.find_element(By.ID, "skip").text.startswith("Mettre de côté")
+        assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "fr"
+        # Message text is never translated.
+        assert browser.find_element(By.ID, "message").text.startswith("appelle")
+        Select(browser.find_element(By.ID, "language")).select_by_value("en")
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready=true]")
+            and d.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").text == "Words")
+        browser.refresh()
+        ready(browser)
+        assert browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").text == "Words"  # remembered
+    finally:
+        server.stop()
+
+
+def test_the_page_follows_a_dark_system_preference(browser, small_path):
+    server = Server(small_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        light = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        style = browser.execute_script(
+            """const box = document.querySelector('#message .hidden-item');
+               const look = document.querySelector('#message .word.look');
+               const c = (e, p) => getComputedStyle(e)[p];
+               return [c(document.body, 'backgroundColor'), c(box, 'color'), c(box, 'backgroundColor'),
+                       c(look, 'color'), c(look, 'backgroundColor')];""")
+    finally:
+        server.stop()
+    assert light == "rgb(246, 248, 250)" and style[0] == "rgb(13, 17, 23)"
+
+    def luminance(rgb):
+        values = [int(v) / 255 for v in rgb[rgb.index("(") + 1:-1].split(",")[:3]]
+        values = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in values]
+        return 0.2126 * values[0] + 0.7152 * values[1] + 0.0722 * values[2]
+
+    def contrast(a, b):
+        high, low = sorted((luminance(a), luminance(b)), reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    assert contrast(style[1], style[2]) >= 4.5  # a hidden item's tag on its background
+    assert contrast(style[3], style[4]) >= 4.5  # a word to look at on its highlight
