@@ -227,3 +227,31 @@ def test_the_page_follows_a_dark_system_preference(browser, small_path):
 
     assert contrast(style[1], style[2]) >= 4.5  # a hidden item's tag on its background
     assert contrast(style[3], style[4]) >= 4.5  # a word to look at on its highlight
+
+
+def test_the_reviewer_changes_the_keys_in_the_help_panel(browser, small_path):
+    server = Server(small_path)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        first = current_id(browser)
+        press(browser, "?")
+        browser.find_element(By.CSS_SELECTOR, ".key-settings summary").click()
+        field = browser.find_element(By.ID, "keys-json")
+        field.send_keys('{"messages": {"x": "nope"}}')
+        browser.find_element(By.ID, "keys-save").click()
+        assert "unknown action" in browser.find_element(By.ID, "keys-problem").text
+        field.clear()
+        field.send_keys('{"messages": {"x": "markNTA", "n": null}}')
+        browser.find_element(By.ID, "keys-save").click()  # stored, and the page opens again with them
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready=true]")
+                                         and not d.find_element(By.ID, "help").get_attribute("open"))
+        assert browser.find_element(By.CSS_SELECTOR, "#keys tr[data-action=markNTA] kbd").get_attribute("textContent") == "x"
+        press(browser, "n")  # no longer a key
+        assert current_id(browser) == first
+        press(browser, "x")
+        WebDriverWait(browser, 10).until(lambda d: current_id(d) != first)
+    finally:
+        server.stop()
+    with Workspace.open(small_path) as ws:
+        assert ws.item(first).label == "NTA"

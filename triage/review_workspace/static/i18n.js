@@ -23,7 +23,8 @@ const TRANSLATIONS = {
     "accept the machines' proposal (hidden words hidden)": "accepter la proposition des machines (mots masqués masqués)",
     "tag of the names": "étiquette des noms", "Every occurrence": "Toutes les occurrences", "Ordinary word": "Mot ordinaire",
     "spelling": "graphie", "as": "comme", "scope": "portée", "by": "par", "when": "quand", "this corpus": "ce corpus",
-    "your lexicon": "votre lexique", "Language": "Langue",
+    "your lexicon": "votre lexique", "Language": "Langue", "Change the keys": "Changer les touches",
+    "Save the keys": "Enregistrer les touches", "Back to the standard keys": "Revenir aux touches standard",
     "Every key works without Shift, on QWERTY and AZERTY keyboards.": "Toutes les touches marchent sans Maj, en QWERTY comme en AZERTY.",
     "What this corpus (and your lexicon) learnt from your decisions. Undo takes an entry back.":
       "Ce que ce corpus (et votre lexique) a appris de vos décisions. Annuler retire une entrée.",

@@ -20,6 +20,7 @@ const KEYMAP = {
   },
   words: { j: "nextWord", k: "previousWord", ArrowDown: "nextWord", ArrowUp: "previousWord", p: "learnName", w: "learnWord", l: "scope", c: "concordance" },
 };
+applyCustomKeys(KEYMAP); // the reviewer's own keys, if any (keys.js)
 const KEY_NAMES = { Enter: "Enter", " ": "Space", ArrowRight: "→", ArrowLeft: "←", ArrowDown: "↓", ArrowUp: "↑" };
 const keysOf = (view, action) => Object.keys(KEYMAP[view]).filter((key) => KEYMAP[view][key] === action);
 const VIEWS = ["messages", "words", "learnt"];
@@ -797,6 +798,7 @@ async function start() {
   try {
     initFilters(await refreshState(), loadPage);
     initBulk();
+    initKeySettings(KEYMAP);
     await next();
     await loadHistory();
     document.body.setAttribute("data-ready", "true");
