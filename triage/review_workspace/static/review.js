@@ -16,10 +16,11 @@ const KEYMAP = {
   messages: {
     Enter: "accept", t: "markTA", n: "markNTA", s: "skip", u: "undo", b: "back",
     h: "toggle", " ": "toggle", m: "hideSelection", ArrowRight: "nextWord", ArrowLeft: "previousWord", j: "nextWord", k: "previousWord",
-    f: "nextMarked", d: "previousMarked", r: "reset", g: "goTo", o: "originals",
+    f: "nextMarked", d: "previousMarked", r: "reset", g: "goTo", o: "originals", e: "foreign",
   },
-  words: { j: "nextWord", k: "previousWord", ArrowDown: "nextWord", ArrowUp: "previousWord", p: "learnName", w: "learnWord", l: "scope" },
+  words: { j: "nextWord", k: "previousWord", ArrowDown: "nextWord", ArrowUp: "previousWord", p: "learnName", w: "learnWord", l: "scope", c: "concordance" },
 };
+applyCustomKeys(KEYMAP); // the reviewer's own keys, if any (keys.js)
 const KEY_NAMES = { Enter: "Enter", " ": "Space", ArrowRight: "→", ArrowLeft: "←", ArrowDown: "↓", ArrowUp: "↑" };
 const keysOf = (view, action) => Object.keys(KEYMAP[view]).filter((key) => KEYMAP[view][key] === action);
 const VIEWS = ["messages", "words", "learnt", "adjudicate"]; // adjudicate: the lead reviewer only (adjudicate.js)
@@ -116,6 +117,7 @@ async function refreshState(after) {
     text += ` · audit: ${audit.leaking} of ${audit.audited} still identifying (${pct(audit.share)}, 95% CI ${pct(audit.low)}–${pct(audit.high)})`;
   }
   $("progress-text").textContent = text;
+  fillReviewers(S.info.reviewers || []);
   $("progress-text").title = text; // the line is cut on a narrow window
   return S.info;
 }
@@ -130,7 +132,7 @@ function formatDuration(seconds) {
 // ---------------------------------------------------------------------- list
 
 async function loadPage(offset) {
-  const data = await api("GET", `/api/items?offset=${offset}&limit=${PAGE}`);
+  const data = await api("GET", `/api/items?offset=${offset}&limit=${PAGE}${listQuery()}`);
   S.page = data.items; S.total = data.total; S.offset = offset;
   renderList();
 }
@@ -154,7 +156,8 @@ function renderList() {
     list.append(li);
   }
   const last = Math.min(S.offset + PAGE, S.total);
-  $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : "empty";
+  $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : (listFiltered() ? "nothing found" : "empty");
+  $("list-title").textContent = listFiltered() ? "Found" : "Queue";
   $("page-prev").disabled = S.offset === 0;
   $("page-next").disabled = last >= S.total;
 }
@@ -193,7 +196,8 @@ async function show(id, remember = false) {
   S.focus = -1;
   S.tag = "PRE"; // each message starts from the commonest tag
   const pageStart = Math.floor(item.rank / PAGE) * PAGE;
-  if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
+  if (listFiltered()) await loadPage(S.offset); // a filtered list stays on its page, its marks brought up to date
+  else if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
   else renderList();
   render();
   say(item.status === "decided" ? `Decided ${item.label} by ${item.reviewer}. Change it if needed.` :
@@ -260,6 +264,10 @@ function render() {
     el("span", { class: "badge", text: `Seek&Hide ${item.seekhide} · model ${item.model} p=${item.score.toFixed(2)}` }),
   );
   if (item.risk !== null) badges.append(el("span", { class: "badge", text: `risk ${item.risk.toFixed(2)}` }));
+  if (item.language && item.language.foreign) {
+    badges.append(el("span", { class: "badge foreign", title: "Few of its words are French ordinary words: its unknown words are rarely names.",
+      text: `mostly another language (${Math.round(100 * item.language.french_share)}% French words) · ${keysOf("messages", "foreign").join(" ")}` }));
+  }
   if (item.status !== "pending") badges.append(el("span", { class: `badge ${item.status}`, text: item.status === "decided" ? `decided ${item.label}` : item.status }));
 
   const reasons = $("reasons");
@@ -499,7 +507,8 @@ async function loadWords() {
       examples,
       el("div", { class: "actions" },
         learnButton(`Name, as ${S.wordTag}`, "learnName", group.spelling, "name"),
-        learnButton("Ordinary word", "learnWord", group.spelling, "word")));
+        learnButton("Ordinary word", "learnWord", group.spelling, "word"),
+        concordanceButton(group.spelling)));
     li.addEventListener("click", () => focusCandidate(index));
     if (index === S.candFocus) li.classList.add("focused");
     list.append(li);
@@ -547,6 +556,12 @@ function focusCandidate(index) {
 function marked(ex) {
   const [[start, end]] = spansFromServer(ex.text, [[ex.start, ex.end, ""]]);
   return [ex.text.slice(0, start), el("mark", { text: ex.text.slice(start, end) }), ex.text.slice(end)];
+}
+
+function concordanceButton(spelling) {
+  const button = el("button", { type: "button", class: "concordance-open" }, document.createTextNode("Every occurrence "), el("kbd", { text: keysOf("words", "concordance").join(" ") }));
+  button.addEventListener("click", () => openConcordance(spelling).catch((error) => sayWords(error.message, true)));
+  return button;
 }
 
 function learnButton(label, action, spelling, kind) {
@@ -650,6 +665,8 @@ const ACTIONS = {
   originals: { text: "show or hide the originals of hidden words", run: () => { const box = $("show-originals"); box.checked = !box.checked; applyOriginals(); }, always: true },
   learnName: { text: "Words view: learn the focused spelling as a name, with the chosen tag", run: () => learnFocused("name") },
   learnWord: { text: "Words view: learn the focused spelling as an ordinary word", run: () => learnFocused("word") },
+  foreign: { text: "a message mostly in another language: release its words, keep hidden what was found by its form (numbers, addresses, links, codes)", run: () => decideForeign() },
+  concordance: { text: "Words view: every occurrence of the focused spelling, each a name or a word", run: () => { const g = S.candidates[S.candFocus]; if (g) return openConcordance(g.spelling); } },
   scope: { text: "Words view: learn into this corpus or into my lexicon (every future corpus)", run: () => { S.scope = S.scope === "corpus" ? "user" : "corpus"; renderWordTools(); } },
 };
 
@@ -660,9 +677,10 @@ function onKey(event) {
     if (event.key === "y") { event.preventDefault(); confirm.close(); const go = S.pending; S.pending = null; if (go) go(); }
     return; // Esc closes the dialog by itself
   }
+  if ($("bulk").open) return; // its buttons and Esc
   if (help.open) { if (KEYMAP.any[event.key] === "help") { event.preventDefault(); help.close(); } return; }
   if ($("goto").open) return; // its own field and keys
-  if (event.target instanceof HTMLInputElement) return;
+  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
   const key = event.key;
   if (S.view === "adjudicate" && !(key in KEYMAP.any)) return onAdjudicateKey(event); // adjudicate.js
   const action = KEYMAP.any[key] || (KEYMAP[S.view] || {})[key];
@@ -788,6 +806,9 @@ async function start() {
   $("page-prev").addEventListener("click", () => loadPage(Math.max(0, S.offset - PAGE)));
   $("page-next").addEventListener("click", () => loadPage(S.offset + PAGE));
   try {
+    initFilters(await refreshState(), loadPage);
+    initBulk();
+    initKeySettings(KEYMAP);
     await next();
     setupTeam(S.info); // adjudicate.js
     await loadHistory();
