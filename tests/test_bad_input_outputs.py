@@ -177,13 +177,13 @@ class Interrupt:
 
 def interrupt(monkeypatch, command: str) -> None:
     """Make `command` stop half way, after part of its output was written."""
-    from triage import io as triage_io
     from triage import queue as queue_module
+    from triage.io.messages import MessageTable
     from triage.seekhide import SeekAndHide
 
     if command in ("seek", "classify"):
-        pairs = triage_io.MessageTable.pairs
-        monkeypatch.setattr(triage_io.MessageTable, "pairs", lambda self, size=0: pairs(self, 5))
+        pairs = MessageTable.pairs
+        monkeypatch.setattr(MessageTable, "pairs", lambda self, size=0: pairs(self, 5))
     if command == "seek":
         monkeypatch.setattr(SeekAndHide, "analyse", Interrupt(SeekAndHide.analyse, 1))
     elif command == "classify":
@@ -312,7 +312,7 @@ def test_exported_queues_are_safe_in_a_spreadsheet_and_apply_restores_the_text(c
     succeeded(cli("queue", "export", expert_classified, "-o", queue))
     raw = queue.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 with BOM, so that Excel reads the accents
-    cells = [cell for row in csv.reader(StringIO(raw.decode("utf-8-sig"), newline="")) for cell in row]
+    cells = [cell for row in csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline="")) for cell in row]
     assert len(read_rows(queue)) == len(FORMULAS)
     dangerous = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
     assert dangerous == []

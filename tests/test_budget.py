@@ -11,6 +11,7 @@ import pytest
 from conftest import SAMPLE, failed, nothing_written, read_rows, succeeded, write_table
 
 import triage
+from triage.io import writing
 from triage.io.writing import HeldChunks, TableWriter, encode_cells, encode_rows_located
 from triage.combiner import ExpertBudget, riskiest
 from triage.errors import BadOption
@@ -113,7 +114,7 @@ def test_one_process_and_several_write_the_same_file_in_every_format(tmp_path, m
     source = write_table(tmp_path / "sms.csv", rows, ["id", "text"])
     one, two = tmp_path / f"one.{suffix}", tmp_path / f"two.{suffix}"
     first = run_classify(source, one, budget=9, chunk_size=13, chart=False)  # chunks held in memory
-    monkeypatch.setattr(io, "HELD_IN_MEMORY", 100)  # then on disk
+    monkeypatch.setattr(writing, "HELD_IN_MEMORY", 100)  # then on disk
     second = run_classify(source, two, budget=9, jobs=2, chunk_size=7, chart=False)
     assert one.read_bytes() == two.read_bytes()
     assert first.decisions == second.decisions and first.decisions["EXPERT"] == 9
@@ -183,7 +184,7 @@ def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path,
     import io as text_io
     from types import SimpleNamespace
 
-    monkeypatch.setattr(io, "HELD_IN_MEMORY", in_memory)
+    monkeypatch.setattr(writing, "HELD_IN_MEMORY", in_memory)
     columns = ["id", "text", "decision", "risk"]
     rows = [[ident, text, "NTA" if i % 2 else "TA", f"0.{i}"] for i, (ident, text) in enumerate(AWKWARD * 2)]
     buffer = text_io.StringIO()

@@ -221,7 +221,8 @@ def test_spec_is_small_and_absolute(tmp_path, monkeypatch):
     assert spec.model_path == str(tmp_path / "model.triage")
     assert spec.user_lexicon_dir == str(tmp_path / "mes-mots")
     copy = pickle.loads(pickle.dumps(spec))
-    assert (copy.token, copy.policy, copy.stats.lower_counts) == (spec.token, "budget", spec.stats.lower_counts)
+    assert (copy.token, copy.policy, copy.stats.messages) == (spec.token, "budget", 2)
+    assert [copy.stats.count(word) for word in ("salut", "ça", "va", "bisous", "nicolas")] == [1, 1, 1, 1, 0]
     assert len(pickle.dumps(spec)) < 1000
 
 

@@ -192,9 +192,9 @@ def test_a_message_past_the_longest_is_one_line_naming_its_row_in_bounded_memory
 def test_a_message_past_the_longest_is_skipped_on_request(cli, tmp_path, monkeypatch):
     from conftest import read_rows
 
+    from triage.io import messages
 
-
-    monkeypatch.setattr(io, "MAX_MESSAGE_CHARS", 1000, raising=False)
+    monkeypatch.setattr(messages, "MAX_MESSAGE_CHARS", 1000)
     source = tmp_path / "sms.csv"
     source.write_text(f"id,text\n1,salut Julie\n2,{'mot ' * 400}\n3,ok\n", "utf-8")
     result = cli("classify", source, "-o", tmp_path / "c.csv", "--on-bad-lines", "skip")

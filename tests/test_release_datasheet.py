@@ -375,7 +375,7 @@ def test_another_section_slots_in_and_is_rendered(cli, tmp_path):
 
 
 def test_the_language_estimate_tells_french_sms_from_other_languages():
-    from triage.corpus_release import message_languages
+    from triage.language import message_languages
 
     french = ["slt sa va? tu fai koi 2m1", "jsuis en retard dsl", "on se voit chez Karim", "bisouuuus a demain",
               "tkt jarrive dans 5 min", "c trop bieeeen mdrrr", "il fait froid ici", "merciiiii <3"]

@@ -218,7 +218,7 @@ def test_a_frequent_word_asks_for_confirmation_in_the_words_view(browser, demo):
         spellings = [li.get_attribute("data-spelling") for li in browser.find_elements(By.CSS_SELECTOR, "#word-list > li")]
         for _ in range(spellings.index("les")):
             press(browser, "j")
-        press(browser, "n")  # name, this corpus
+        press(browser, "p")  # a name, into this corpus
         dialog = browser.find_element(By.ID, "confirm")
         WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
         assert "would hide 'les' in" in browser.find_element(By.ID, "confirm-text").text

@@ -14,7 +14,7 @@ import numpy as np
 
 from triage import combiner, recognizers
 from triage.errors import BadModel
-from triage.io.writing import HeldChunks, encode_cells, encode_rows_located
+from triage.io.writing import encode_cells, encode_rows_located
 from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
 from triage.features.counts import message_counts

@@ -1,7 +1,7 @@
 """The `triage` command line: thin commands over the library (sqlite-utils' style).
 
 Each command parses its options, calls one library function and prints what it returns.
-Bad input raises triage.io.InputError, shown as one line on stderr with exit code 1
+Bad input raises triage.errors.InputError, shown as one line on stderr with exit code 1
 (usage errors exit 2, as click does); --debug shows the traceback instead.
 """
 
@@ -19,7 +19,7 @@ _state: dict = {"debug": False}
 
 
 class _Group(TyperGroup):
-    """Turns bad input (triage.io.InputError) into one line on stderr and exit code 1."""
+    """Turns bad input (triage.errors.InputError) into one line on stderr and exit code 1."""
 
     def parse_args(self, ctx, args):
         _state["argv"] = list(args)  # the command line as given, for the records the tool keeps
@@ -615,7 +615,7 @@ def run() -> None:
 
 def _stop_cleanly_on_sigterm() -> None:
     """Make `kill` (SIGTERM) unwind the stack as Ctrl-C does, so that an output being
-    written is removed (triage.io.atomic_output) instead of left as a temporary file."""
+    written is removed (triage.outputs.atomic_output) instead of left as a temporary file."""
     import os
     import signal
 

@@ -178,8 +178,10 @@ def run_release(
         _check_recorded(opened, classified, name, ws_path)
         undecided = opened.undecided()
         if undecided and not withhold_undecided:
+            skipped = opened.count(kind="queue", status="skipped")
+            among = f" ({skipped:,} of them skipped: a skipped message is undecided)" if skipped else ""
             raise BadInput(
-                f"{undecided:,} queued message{'s are' if undecided > 1 else ' is'} undecided: review "
+                f"{undecided:,} queued message{'s are' if undecided > 1 else ' is'} undecided{among}: review "
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
@@ -640,20 +642,6 @@ DATE_COLUMNS = ("date", "datetime", "timestamp", "time", "sent", "sent_at", "hor
 _DATE_FORMATS = ("%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%d/%m/%y", "%d/%m/%y %H:%M", "%d-%m-%Y",
                  "%d.%m.%Y", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y%m%d")
 
-#: Frequent English (and Spanish) words that are no French words: with the French lexicons, a cheap
-#: estimate of the messages written mostly in another language.
-OTHER_WORDS = frozenset("""
-the you your yours and is are was were be been being have has had does did don't doesn't didn't i'm you're
-it's that's what's i i'll i've we're they're can't won't what when where who why how this that these those
-with from of to in at it my we they she his her our their will would could should just know love see get
-going got good time today tonight tomorrow yesterday yes yeah thanks thank please hello morning night now
-here there not so all about out up back coming want need think really call work later soon well some one
-too very much happy day week like make say said tell let because wanna gonna miss you'll sorry girl boy
-for birthday talk friends hola gracias quiero mucho pero muy bueno buenas vamos donde porque tengo tiene hay
-hasta luego manana mañana nada todo yo eres soy estoy ahora cuando amiga playa besos
-""".split())
-
-
 def _plain(name: str) -> str:
     from triage.lexicons import fold
 
@@ -688,55 +676,10 @@ def _parse_date(value: str):
     return None
 
 
-def message_languages(texts) -> dict:
-    """A cheap estimate of the messages written mostly in French: in each message, the words the French
-    lexicons know as ordinary words against frequent English and Spanish words (OTHER_WORDS) and the
-    words no list knows (counted half: SMS spellings are often unknown); names and numbers are left
-    out. A message with no such word is undetermined."""
-    import re
-
-    from triage import lexicons as lexicon_module
-    from triage.lexicons import spelling_key
-
-    lexicons = lexicon_module.default()
-    words = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-    repeats = re.compile(r"(.)\1{2,}")
-    counts = Counter()
-    for text in texts:
-        french = other = unknown = 0
-        for word in words.findall(text.replace("’", "'")):
-            key = spelling_key(word)
-            if key in OTHER_WORDS:
-                other += 1
-                continue
-            name, ordinary = lexicons.lookup(key)
-            if not (name or ordinary) and repeats.search(key):  # "bieeeen", "merciiii": the word without them
-                for shorter in (repeats.sub(r"\1", key), repeats.sub(r"\1\1", key)):
-                    name, ordinary = lexicons.lookup(shorter)
-                    if name or ordinary:
-                        break
-            if ordinary:
-                french += 1
-            elif not name:
-                unknown += 1
-        if not (french or other or unknown):
-            counts["undetermined"] += 1
-        elif french > other + unknown / 2:
-            counts["french"] += 1
-        else:
-            counts["other"] += 1
-    return {"mostly_french": counts["french"], "mostly_other": counts["other"],
-            "undetermined": counts["undetermined"],
-            "method": "words the French lexicons know as ordinary words against frequent English and Spanish "
-                      "words and unknown words (counted half, letter repetitions set aside), per message, French when "
-                      "its French words outnumber "
-                      "them; names and numbers left out; a rough estimate"}
-
-
 def corpus_composition(finals, columns: list[str], *, donor_column: str | None = None,
                        date_column: str | None = None) -> dict:
     """What the released messages are: how many, from how many donors (a donor column), over which period
-    (a date column), in which languages (message_languages). Counts only: no value of a column is given."""
+    (a date column), in which languages (triage.language). Counts only: no value of a column is given."""
     donor = _find_column(columns, donor_column, DONOR_COLUMNS, "--donor-column")
     date = _find_column(columns, date_column, DATE_COLUMNS, "--date-column")
     composition: dict = {"messages": len(finals), "donors": None, "period": None}
@@ -750,6 +693,8 @@ def corpus_composition(finals, columns: list[str], *, donor_column: str | None =
         composition["period"] = {"column": date, "first": min(known).isoformat() if known else None,
                                  "last": max(known).isoformat() if known else None,
                                  "dated_messages": len(known), "undated_messages": len(dates) - len(known)}
+    from triage.language import message_languages
+
     composition["languages"] = message_languages(row.text for row, _ in finals)
     return composition
 

@@ -2,7 +2,7 @@
 given, and of the rows the jobs give back.
 
 Messages may come as a pandas DataFrame, a polars DataFrame, or any iterable of (id, text)
-pairs. They are read as the command line reads a file (triage.io.Records: the same checks of
+pairs. They are read as the command line reads a file (triage.io.messages.Records: the same checks of
 columns, ids and labels), every cell as text: a missing value (None, NaN, NA) is an empty cell,
 a list or a dict (gold spans held as objects) is written as JSON, anything else as `str()`.
 Results come back in the kind they were given in (pandas for pairs), with the input's index

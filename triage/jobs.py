@@ -1,7 +1,7 @@
 """The jobs of the command line and of the Python API: from input files to output files.
 
 CLI -> these jobs -> the classifier, training, evaluation, engines, queue, reports -> files.
-The API (triage.api) runs the same jobs on messages held in memory (triage.io.Records) and
+The API (triage.api) runs the same jobs on messages held in memory (triage.io.messages.Records) and
 with no output file: the rows are then kept in the job's summary.
 Each job reads its input through triage.io (validated before anything is written), checks
 every output path before any work, and writes through triage.outputs (all or nothing, never

@@ -101,8 +101,8 @@ def report_lines(workspace: Workspace) -> list[str]:
     p = workspace.progress()
     lines = [
         f"list: {p['total']:,} messages ({p['queue']:,} queued, {p['audit']:,} audit) of {p['messages']:,}",
-        f"decided {p['decided']:,}, skipped {p['skipped']:,}, changed since decided {p['stale']:,}, "
-        f"still to look at {p['pending']:,}",
+        f"decided {p['decided']:,}, still to look at {p['left']:,}: {p['pending']:,} pending, "
+        f"{p['skipped']:,} skipped (they come back after the pending ones), {p['stale']:,} changed since decided",
     ]
     if p["seconds_per_message"]:
         lines.append(f"time: {p['seconds_per_message']} s per message, about {p['seconds_left'] / 60:.0f} min left")

@@ -54,6 +54,7 @@ from triage.errors import BadOption, InputError
 from triage.review_workspace.workspace import (
     DEFAULT_LEASE,
     TAGS,
+    BulkChanged,
     Conflict,
     NeedsConfirmation,
     TextChanged,
@@ -265,6 +266,24 @@ def _spelling(value) -> str:
     return spelling
 
 
+def _filters(query) -> dict:
+    """The list's filters from a query string: kind (queue, audit), status (pending, decided,
+    skipped, stale; commas between), q (a piece of the text, or an id), tag, reviewer."""
+    text = query.get("q") or None
+    if text is not None and len(text) > MAX_SPELLING:
+        raise BadOption(f"a search has at most {MAX_SPELLING} characters")
+    return {"kind": query.get("kind") or None, "status": query.get("status") or None, "text": text,
+            "tag": query.get("tag") or None, "reviewer": query.get("reviewer") or None}
+
+
+def _language(text: str) -> dict:
+    """Whether a message is mostly in another language (see triage/language.py)."""
+    from triage import lexicons
+    from triage.language import language
+
+    return language(text, lexicons.default())
+
+
 def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     """The review application over an open workspace (the caller closes it)."""
 
@@ -300,9 +319,17 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
     async def state(request: Request):
-        current = workspace.next_pending(reviewer=settings.reviewer)
+        # `after`: the message the page leaves (decided, skipped): the next one is after it in the
+        # list, so an audit message leads to the next audit message, not back to the queue's top.
+        after = request.query_params.get("after")
+        try:
+            rank = workspace.item(after).rank if after else None
+        except KeyError:  # no longer listed (the corpus synced again): from the top
+            rank = None
+        current = workspace.next_pending(after_rank=rank, reviewer=settings.reviewer)
         return JSONResponse({
             "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
+            "reviewers": workspace.reviewers(),
             "current": current.id if current else None, "lead": settings.lead,
             "lease_seconds": settings.lease_seconds, "audit": workspace.audit_estimate(),
             "meta": {k: v for k, v in workspace.meta().items() if k in ("classified", "synced", "created")},
@@ -310,19 +337,19 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def items(request: Request):
         query = request.query_params
-        kind, status = query.get("kind") or None, query.get("status") or None
+        filters = _filters(query)
         offset = _int(query.get("offset"), 0)
         limit = _int(query.get("limit"), 50, 1, PAGE_LIMIT)
-        return JSONResponse({
-            "total": workspace.count(kind=kind, status=status), "offset": offset,
-            "items": [item.as_json() for item in workspace.items(kind=kind, status=status, offset=offset, limit=limit)],
-        })
+        sort = query.get("sort") or "rank"
+        total, found = workspace.page(**filters, sort=sort, offset=offset, limit=limit)
+        return JSONResponse({"total": total, "offset": offset, "items": [item.as_json() for item in found]})
 
     async def item(request: Request):
         ident = request.path_params["id"]
         found = workspace.item(ident).as_json()
         found["neighbours"] = workspace.neighbours(ident)
         found["leased_to"] = workspace.lease_of(ident, besides=settings.reviewer)
+        found["language"] = _language(found["text"])
         return JSONResponse(found)
 
     async def claim(request: Request):  # the next message for this reviewer, leased to them
@@ -379,7 +406,44 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def undo(request: Request):
         undone = workspace.undo(reviewer=settings.reviewer)
-        return JSONResponse(undone.as_json() if undone else None)
+        return JSONResponse({**undone.as_json(), "undone": workspace.last_undone} if undone else None)
+
+    # Bulk decisions on the list's filtered items: a preview first (GET), then the decision (POST)
+    # naming how many messages the preview showed; one undo takes a bulk decision back whole.
+    async def bulk_preview(request: Request):
+        query = request.query_params
+        return JSONResponse(workspace.bulk_preview(action=query.get("action") or "accept", filters=_filters(query),
+                                                    reviewer=settings.reviewer))
+
+    async def bulk(request: Request):
+        data = await _json_body(request)
+        chosen = data.get("filters", {})
+        if not isinstance(chosen, dict) or not all(isinstance(v, str) for v in chosen.values()):
+            raise BadOption("filters must be an object of text values (q, status, kind, tag, reviewer)")
+        try:
+            done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=settings.reviewer,
+                                         expected=data.get("expected"), filters=_filters(chosen))
+        except BulkChanged as err:
+            return _error(str(err), 409, changed=True)
+        return JSONResponse(done)
+
+    async def concordance(request: Request):
+        return JSONResponse(workspace.concordance(_spelling(request.query_params.get("spelling", ""))))
+
+    async def occurrences(request: Request):
+        data = await _json_body(request)
+        marks = data.get("marks", [])
+        if not isinstance(marks, list):
+            raise BadOption("marks must be a list")
+        try:
+            done = workspace.decide_occurrences(marks, reviewer=settings.reviewer, tag=str(data.get("tag", "PRE")))
+        except TextChanged as err:
+            return _error(str(err), 409, changed=True)
+        return JSONResponse(done)
+
+    async def recent(request: Request):
+        limit = _int(request.query_params.get("limit"), 8, 1, 100)
+        return JSONResponse(workspace.recent(reviewer=settings.reviewer, limit=limit))
 
     async def candidates(request: Request):
         return JSONResponse(workspace.candidates(limit=_int(request.query_params.get("limit"), 200, 1, 1000)))
@@ -431,6 +495,11 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/disputes", handle(disputes)),
         Route("/api/items/{id:path}", handle(item)),
         Route("/api/undo", handle(undo), methods=["POST"]),
+        Route("/api/bulk", handle(bulk_preview)),
+        Route("/api/bulk", handle(bulk), methods=["POST"]),
+        Route("/api/concordance", handle(concordance)),
+        Route("/api/concordance", handle(occurrences), methods=["POST"]),
+        Route("/api/recent", handle(recent)),
         Route("/api/candidates", handle(candidates)),
         Route("/api/preview", handle(preview)),
         Route("/api/learn", handle(learn), methods=["POST"]),

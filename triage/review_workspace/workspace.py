@@ -42,6 +42,10 @@ DEFAULT_AUDIT = 200
 KINDS = ("queue", "audit")
 LABELS = (TA, NTA)
 TAGS = HIDE_TAGS
+BULK_ACTIONS = ("accept", "nta")  # the machines' proposal, or nothing hidden
+STATUSES = ("pending", "decided", "skipped", "stale", "disputed")
+#: The list's orders: the list's own (riskiest queued first, then the audit), by risk, by input.
+SORTS = {"rank": "i.rank", "risk": "m.risk IS NULL, m.risk DESC, i.rank", "input": "m.position"}
 LEARN_KINDS = ("name", "word")  # a name is hidden everywhere; an ordinary word is never hidden
 SCOPES = ("corpus", "user")  # this workspace, or the user lexicon for future corpora
 #: An ordinary word made a name needs confirmation when it is in this many messages or more.
@@ -105,6 +109,31 @@ _CONSISTENCY = """CREATE TABLE IF NOT EXISTS consistency (
     kind TEXT NOT NULL, key TEXT NOT NULL, decision TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (kind, key)
 )"""
+
+# The list's filters: the reviewer's, and the list read in order without its long reasons; made
+# when missing, so older workspaces get them on opening. (No index leads with the route: it has
+# two values, and would only mislead SQLite's planner.)
+_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS decisions_by_reviewer ON decisions (reviewer)",
+    "CREATE INDEX IF NOT EXISTS items_list ON items (rank, kind, id)",
+)
+
+# The list's search: a trigram index of the messages' text (any piece of 3 characters or more,
+# case-insensitive), rebuilt at each sync; older workspaces get it on opening.
+_SEARCH = ("CREATE VIRTUAL TABLE message_search USING fts5(text, content='messages', content_rowid='rowid',"
+           " tokenize='trigram')")
+_SEARCH_REBUILD = "INSERT INTO message_search(message_search) VALUES ('rebuild')"
+
+# The list's filters and orders read a narrow copy of the list (what they need of each listed
+# message, without its text, reasons or spans), rebuilt at each sync: scanning 20,000 listed
+# messages there is several times faster than looking each up among the corpus's long rows.
+_LISTING = """CREATE TABLE listing (
+    rank INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, message INTEGER NOT NULL,
+    text_hash TEXT NOT NULL, risk REAL, position INTEGER NOT NULL, tags TEXT NOT NULL
+)"""
+_LISTING_FILL = """INSERT INTO listing SELECT i.rank, i.id, i.kind, m.rowid, m.text_hash, m.risk, m.position,
+    (SELECT json_group_array(DISTINCT json_extract(span.value, '$[2]')) FROM json_each(m.hidden) span)
+    FROM items i JOIN messages m USING (id)"""
 
 
 #: The files SQLite keeps beside a workspace; they hold raw messages too.
@@ -268,6 +297,10 @@ class Conflict(InputError):
         self.conflict = conflict
 
 
+class BulkChanged(InputError):
+    """A bulk decision on a list that changed since its preview: nothing is decided."""
+
+
 class TextChanged(InputError):
     """A decision or skip made on a text the message no longer holds (the corpus was classified
     again in between): nothing is stored, the reviewer looks at the message again."""
@@ -417,6 +450,9 @@ class Workspace:
         self.path = path
         self._learnt_cache: tuple[list[tuple[str, str]], set[str]] | None = None
         self._identity: tuple[str, tuple[int, int]] | None = None
+        self._searchable = False  # the trigram search index is there (see _search_index)
+        self._listed = False  # the narrow copy of the list is there (see _listing)
+        self.last_undone = 0  # how many decisions the last undo took back (a bulk decision: all of its)
 
     # ------------------------------------------------------------------ opening
 
@@ -476,7 +512,14 @@ class Workspace:
                     connection.execute(f"PRAGMA application_id={_APPLICATION_ID}")
                     workspace._set_meta(schema_version=str(SCHEMA_VERSION), created=_now(), uuid=uuid.uuid4().hex)
             connection.execute(_SURROGATES)
+            for statement in _INDEXES:
+                try:
+                    connection.execute(statement)
+                except WorkspaceReadOnly:
+                    pass  # read-only: the list is still read, a little slower
             workspace._team_tables()
+            workspace._search_index()
+            workspace._listing()
             meta = workspace.meta()
             if "uuid" not in meta:  # a workspace made before workspaces had an identity
                 try:
@@ -496,6 +539,34 @@ class Workspace:
             connection.close()
             raise
         return workspace
+
+    def _search_index(self) -> None:
+        """Make the trigram search index when the workspace has none (made before it existed);
+        without it (a read-only file, a SQLite without FTS5) the search reads every listed text."""
+        found = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'message_search'").fetchone()
+        if found is None:
+            try:
+                with self._transaction():
+                    self._db.execute(_SEARCH)
+                    self._db.execute(_SEARCH_REBUILD)
+                found = True
+            except (WorkspaceReadOnly, WorkspaceBusy, sqlite3.OperationalError):
+                found = None
+        self._searchable = found is not None
+
+    def _listing(self) -> None:
+        """Make the list's narrow copy when the workspace has none (made before it existed); without
+        it (a read-only file) the list's filters read the messages' long rows instead."""
+        found = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'listing'").fetchone()
+        if found is None:
+            try:
+                with self._transaction():
+                    self._db.execute(_LISTING)
+                    self._db.execute(_LISTING_FILL)
+                found = True
+            except (WorkspaceReadOnly, WorkspaceBusy):
+                found = None
+        self._listed = found is not None
 
     def close(self) -> None:
         try:  # the WAL emptied into this file: never left for whatever file is at the path now
@@ -626,6 +697,10 @@ class Workspace:
                     for position, row in enumerate(rows)
                 ),
             )
+            if self._searchable:
+                db.execute(_SEARCH_REBUILD)
+            if self._listed:
+                db.execute("DELETE FROM listing")
             listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
             db.executemany(
                 "INSERT INTO items VALUES (?,?,?,?)",
@@ -634,6 +709,8 @@ class Workspace:
                     for rank, (ident, kind) in enumerate(listed)
                 ),
             )
+            if self._listed:
+                db.execute(_LISTING_FILL)
             where = classified_path.display if isinstance(classified_path, Records) else os.path.abspath(classified_path)
             values = dict(classified=where, synced=_now(),
                           audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
@@ -707,6 +784,14 @@ class Workspace:
         FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id)
     """
 
+    def _list_from(self) -> str:
+        if self._listed:
+            return "FROM listing i LEFT JOIN decisions d USING (id)"
+        return "FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id)"
+
+    def _order(self, sort: str) -> str:
+        return SORTS[sort].replace("m.", "i.") if self._listed else SORTS[sort]
+
     def _item(self, row: sqlite3.Row) -> Item:
         machine_spans = json.loads(row["hidden"])
         names, words = self._learnt_sets()
@@ -726,32 +811,84 @@ class Workspace:
             status=row["status"], version=row["version"], double=bool(row["double"]),
         )
 
-    @staticmethod
-    def _where(kind: str | None, status: str | None) -> tuple[str, list]:
+    def _where(self, kind: str | None, status: str | None, *, text: str | None = None, tag: str | None = None,
+               reviewer: str | None = None, listing: bool = False) -> tuple[str, list]:
+        """The WHERE clause of the list's filters, over `items i JOIN messages m LEFT JOIN decisions
+        d`, or with `listing` over `listing i LEFT JOIN decisions d` (the same columns, narrow)."""
         clauses, values = [], []
+        row, hidden, digest = ("i.message", "i.tags", "i.text_hash") if listing else ("m.rowid", "m.hidden", "m.text_hash")
+        if text:
+            # A piece of the text (case-insensitive), or the message id itself.
+            if self._searchable and len(text) >= 3:
+                clauses.append(f"{row} IN (SELECT rowid FROM message_search WHERE message_search MATCH ?"
+                               " UNION SELECT rowid FROM messages WHERE id = ?)")
+                values.extend(['"' + text.replace('"', '""') + '"', text])
+            else:
+                escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                clauses.append(f"{row} IN (SELECT rowid FROM messages WHERE text LIKE ? ESCAPE '\\' OR id = ?)")
+                values.extend([f"%{escaped}%", text])
+        if tag is not None:
+            if tag not in TAGS:
+                raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+            # What the message hides now: the reviewer's spans once decided, else the machines'.
+            clauses.append(f"(CASE WHEN d.status = 'decided' AND d.text_hash = {digest} THEN d.spans"
+                           f" ELSE {hidden} END) LIKE ?")
+            values.append(f'%"{tag}"%')
+        if reviewer is not None:
+            clauses.append(f"d.reviewer = ? AND d.text_hash = {digest}")
+            values.append(reviewer)
         if kind is not None:
             if kind not in KINDS:
                 raise BadOption(f"kind must be one of {', '.join(KINDS)}")
             clauses.append("i.kind = ?")
             values.append(kind)
         if status is not None:
-            expression = ("CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != m.text_hash THEN 'stale' "
+            expression = (f"CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != {digest} THEN 'stale' "
                           "ELSE d.status END")
             statuses = status.split(",")
+            unknown = [value for value in statuses if value not in STATUSES]
+            if unknown:
+                raise BadOption(f"unknown status {unknown[0]!r}; use {', '.join(STATUSES)} (commas between)")
             clauses.append(f"{expression} IN ({','.join('?' * len(statuses))})")
             values.extend(statuses)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", values
 
     def items(self, *, kind: str | None = None, status: str | None = None, offset: int = 0,
-              limit: int = 50) -> list[Item]:
-        where, values = self._where(kind, status)
-        rows = self._db.execute(f"{self._ITEM_SQL}{where} ORDER BY i.rank LIMIT ? OFFSET ?",
-                                [*values, max(0, int(limit)), max(0, int(offset))])
-        return [self._item(row) for row in rows]
+              limit: int = 50, text: str | None = None, tag: str | None = None, reviewer: str | None = None,
+              sort: str = "rank") -> list[Item]:
+        """The list's items, filtered (route, status, a piece of text or the id, a tag hidden, who
+        decided) and sorted: `rank` (the list's order, riskiest first then the audit), `risk`
+        (riskiest first, queue and audit together) or `input` (the order of the classified file)."""
+        return self.page(kind=kind, status=status, offset=offset, limit=limit, text=text, tag=tag,
+                         reviewer=reviewer, sort=sort)[1]
 
-    def count(self, *, kind: str | None = None, status: str | None = None) -> int:
-        where, values = self._where(kind, status)
-        sql = ("SELECT count(*) FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id)" + where)
+    def page(self, *, kind: str | None = None, status: str | None = None, offset: int = 0, limit: int = 50,
+             text: str | None = None, tag: str | None = None, reviewer: str | None = None,
+             sort: str = "rank") -> tuple[int, list[Item]]:
+        """A page of the list and how many items pass its filters (see `items`), in one reading of
+        the list: the page's ids and the count first, then those few items in full."""
+        if sort not in SORTS:
+            raise BadOption(f"sort must be one of {', '.join(SORTS)}")
+        where, values = self._where(kind, status, text=text, tag=tag, reviewer=reviewer, listing=self._listed)
+        found = self._db.execute(
+            f"SELECT i.id, count(*) OVER () AS total {self._list_from()}{where} ORDER BY {self._order(sort)}"
+            " LIMIT ? OFFSET ?",
+            [*values, max(0, int(limit)), max(0, int(offset))]).fetchall()
+        if not found:
+            return (self.count(kind=kind, status=status, text=text, tag=tag, reviewer=reviewer) if offset else 0), []
+        chosen = [row[0] for row in found]
+        rows = {row["id"]: row for row in self._db.execute(
+            f"{self._ITEM_SQL} WHERE i.id IN (SELECT value FROM json_each(?))", (json.dumps(chosen),))}
+        return found[0]["total"], [self._item(rows[ident]) for ident in chosen]
+
+    def reviewers(self) -> list[str]:
+        """Who decided or skipped a message of the list, by name."""
+        return [row[0] for row in self._db.execute("SELECT DISTINCT reviewer FROM decisions ORDER BY reviewer")]
+
+    def count(self, *, kind: str | None = None, status: str | None = None, text: str | None = None,
+              tag: str | None = None, reviewer: str | None = None) -> int:
+        where, values = self._where(kind, status, text=text, tag=tag, reviewer=reviewer, listing=self._listed)
+        sql = f"SELECT count(*) {self._list_from()}{where}"
         return self._db.execute(sql, values).fetchone()[0]
 
     def item(self, message_id: str) -> Item:
@@ -773,22 +910,27 @@ class Workspace:
         return [dict(r) for r in near]
 
     def next_pending(self, after_rank: int | None = None, *, reviewer: str | None = None) -> Item | None:
-        """The first item still to look at (pending or stale), after `after_rank` if given,
-        else from the top: where a reviewer resumes. With `reviewer`, an item leased to another
-        reviewer, or decided blind by this one and waiting for a second reviewer, is passed over."""
-        where, values = self._where(None, "pending,stale")
-        if reviewer is not None:
-            where += (" AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = i.id AND l.reviewer != ? AND l.until > ?)"
-                      " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.id = i.id AND r.reviewer = ?"
-                      " AND r.text_hash = m.text_hash)")
-            values.extend([reviewer, time.time(), reviewer])
-        if after_rank is not None:
-            where += " AND i.rank > ?"
-            values.append(after_rank)
-        row = self._db.execute(f"{self._ITEM_SQL}{where} ORDER BY i.rank LIMIT 1", values).fetchone()
-        if row is None and after_rank is not None:
-            return self.next_pending(reviewer=reviewer)
-        return None if row is None else self._item(row)
+        """The next item still to look at: the first pending or stale one after `after_rank` if given
+        (from the top when none is after it), else from the top; when none is left, the skipped ones
+        come back, in list order (after `after_rank` first, as above). None when every item is
+        decided: where a reviewer resumes, and where the page goes after a decision. With `reviewer`,
+        an item leased to another reviewer, or decided blind by this one and waiting for a second
+        reviewer, is passed over."""
+        for statuses in ("pending,stale", "skipped"):
+            where, values = self._where(None, statuses)
+            if reviewer is not None:
+                where += (" AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = i.id AND l.reviewer != ? AND l.until > ?)"
+                          " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.id = i.id AND r.reviewer = ?"
+                          " AND r.text_hash = m.text_hash)")
+                values = [*values, reviewer, time.time(), reviewer]
+            tries = [(where, values)]
+            if after_rank is not None:
+                tries.insert(0, (where + " AND i.rank > ?", [*values, after_rank]))
+            for clause, params in tries:
+                row = self._db.execute(f"{self._ITEM_SQL}{clause} ORDER BY i.rank LIMIT 1", params).fetchone()
+                if row is not None:
+                    return self._item(row)
+        return None
 
     # ------------------------------------------------------------------ leases
 
@@ -864,6 +1006,22 @@ class Workspace:
         raise Conflict(f"message {message_id} was {decided['status']} by {decided['reviewer']} since your page loaded "
                        f"it: nothing was saved; see their decision", {"kind": "decided", **decided})
 
+    def _held(self, message_id: str, reviewer: str) -> str | None:
+        """Why a bulk decision or the concordance of `reviewer` must leave this message alone (None:
+        it may decide it): leased to another reviewer, awaiting the lead, marked for two blind
+        reviews, or decided by another reviewer. One reviewer's bulk decision never overwrites
+        another's work."""
+        if self.lease_of(message_id, besides=reviewer) is not None:
+            return "leased"
+        status = self._current(message_id)[1]
+        if status == DISPUTED:
+            return "disputed"
+        if self._blind(message_id):
+            return "double"
+        if status == "decided" and self._decision_of(message_id)["reviewer"] != reviewer:
+            return "others"
+        return None
+
     def _decision_of(self, message_id: str) -> dict:
         row = self._db.execute("SELECT status, label, spans, reviewer, at FROM decisions WHERE id = ?",
                                (message_id,)).fetchone()
@@ -890,9 +1048,11 @@ class Workspace:
         return row["text_hash"], row["status"], row["label"], row["spans"]
 
     def _record(self, message_id: str, action: str, reviewer: str, status: str | None, label: str | None,
-                spans: str | None, *, by: str | None = None, store: bool = True) -> None:
+                spans: str | None, *, by: str | None = None, store: bool = True,
+                batch: str | None = None) -> None:
         """Store a decision (`by`: who it is credited to, the reviewer by default) and log it; with
-        `store` False (a blind review waiting for the second one), log it only."""
+        `store` False (a blind review waiting for the second one), log it only; `batch` ties the
+        decisions of one bulk decision together, undone as one."""
         digest, status_before, label_before, spans_before = self._current(message_id)
         at = _now()
         if not store:
@@ -912,6 +1072,8 @@ class Workspace:
             (message_id, digest, reviewer, at, action, status_before, label_before, spans_before,
              status or "pending", label, spans),
         )
+        if batch is not None:  # one of a bulk decision's: undone together
+            self._db.execute("UPDATE events SET batch = ? WHERE seq = last_insert_rowid()", (batch,))
 
     def _text(self, message_id: str, text_hash: str | None) -> str:
         """The listed message's text, checked against the hash of the text the decision was made on
@@ -1019,13 +1181,21 @@ class Workspace:
                 (reviewer,),
             ).fetchone()
             if last is None:
+                self.last_undone = 0
                 return None
-            before = last["status_before"]
-            status = None if before in (None, "pending") else before
-            if last["action"] == "review":
-                self._db.execute("DELETE FROM reviews WHERE id = ? AND reviewer = ?", (last["id"], reviewer))
-            self._record(last["id"], "undo", reviewer, status, last["label_before"], last["spans_before"])
-            self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (last["seq"],))
+            batch = last["batch"] if "batch" in last.keys() else None
+            events = [last] if batch is None else self._db.execute(
+                "SELECT e.* FROM events e JOIN items i USING (id) JOIN messages m USING (id) "
+                "WHERE e.batch = ? AND e.undone = 0 AND e.text_hash = m.text_hash ORDER BY e.seq DESC",
+                (batch,)).fetchall()
+            for event in events:  # a bulk decision is undone whole, last message first
+                before = event["status_before"]
+                status = None if before in (None, "pending") else before
+                if event["action"] == "review":
+                    self._db.execute("DELETE FROM reviews WHERE id = ? AND reviewer = ?", (event["id"], reviewer))
+                self._record(event["id"], "undo", reviewer, status, event["label_before"], event["spans_before"])
+                self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (event["seq"],))
+        self.last_undone = len(events)
         return self.item(last["id"])
 
     # ------------------------------------------------------------ double review
@@ -1126,6 +1296,21 @@ class Workspace:
                 entry["seconds"] += gap
             last[name] = at
         return dict(sorted(figures.items()))
+
+    def recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
+        """The reviewer's last decisions and skips that still apply, newest first: the first one is
+        what `undo` takes back next (the same choice as `undo`). Each is {id, action, label, hidden
+        (how many spans), at}."""
+        reviewer = _reviewer(reviewer)
+        rows = self._db.execute(
+            "SELECT e.id, e.action, e.label_after, e.spans_after, e.at FROM events e JOIN items i USING (id) "
+            "JOIN messages m USING (id) WHERE e.reviewer = ? AND e.action IN ('decide', 'skip', 'review', 'adjudicate') AND e.undone = 0 "
+            "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT ?",
+            (reviewer, max(0, int(limit))),
+        )
+        return [{"id": row["id"], "action": row["action"], "label": row["label_after"],
+                 "hidden": len(json.loads(row["spans_after"])) if row["spans_after"] else 0, "at": row["at"]}
+                for row in rows]
 
     def history(self, message_id: str | None = None) -> list[dict]:
         """The append-only log, oldest first (of one message, or of all)."""
@@ -1303,6 +1488,168 @@ class Workspace:
         ranked = sorted((g for g in groups.values() if g["spelling"] not in learnt),
                         key=lambda g: (-g["messages"], g["spelling"]))
         return ranked[:limit]
+
+    # -------------------------------------------------------- bulk decisions
+
+    def _batch_column(self) -> None:
+        """Workspaces made before bulk decisions get the events' batch column."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(events)")}
+        if "batch" not in columns:
+            self._db.execute("ALTER TABLE events ADD COLUMN batch TEXT")
+
+    def _bulk_outcome(self, item: Item, action: str) -> tuple[str, list]:
+        """(label, spans) that a bulk `action` gives an item: `accept` the machines' proposal (this
+        corpus's learnt words applied), `nta` nothing hidden."""
+        if action == "nta":
+            return NTA, []
+        spans = [list(span) for span in item.proposal]
+        return (TA if spans else NTA), spans
+
+    def bulk_preview(self, *, action: str, filters: dict, examples: int = 5, reviewer: str | None = None) -> dict:
+        """What a bulk decision on the list's items passing `filters` (as in `items`) would change:
+        how many items, how many of them now decided differently or for the first time, how many
+        it leaves alone for the team (`held`: another reviewer's lease or decision, a disagreement,
+        a double review; counted when `reviewer` is given), and a few examples with their text,
+        what they hide now and after."""
+        if action not in BULK_ACTIONS:
+            raise BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
+        filters = {k: v for k, v in filters.items() if v is not None}
+        total = self.count(**filters)
+        counts = {"new": 0, "changed": 0, "unchanged": 0, "held": 0}
+        shown: list[dict] = []
+        for item in self._bulk_items(filters):
+            if reviewer is not None and self._held(item.id, reviewer):
+                counts["held"] += 1
+                continue
+            label, spans = self._bulk_outcome(item, action)
+            now = (item.label, item.spans) if item.status == "decided" else None
+            kind = "new" if now is None else ("unchanged" if now == (label, spans) else "changed")
+            counts[kind] += 1
+            if kind != "unchanged" and len(shown) < examples:
+                shown.append({"id": item.id, "text": item.text, "status": item.status,
+                              "before": None if now is None else {"label": now[0], "spans": now[1]},
+                              "after": {"label": label, "spans": spans}})
+        return {"action": action, "total": total, **counts, "examples": shown}
+
+    def _bulk_items(self, filters: dict) -> Iterator[Item]:
+        offset = 0
+        while True:
+            found = self.items(**filters, offset=offset, limit=500)
+            yield from found
+            if len(found) < 500:
+                return
+            offset += 500
+
+    def bulk_decide(self, *, action: str, filters: dict, reviewer: str, expected: int) -> dict:
+        """Decide every item passing `filters` by `action` (see bulk_preview), as ordinary decisions
+        of `reviewer`, in one transaction; one undo takes them all back. `expected` is the count the
+        reviewer was shown: when the list changed since, nothing is decided (BulkChanged)."""
+        if action not in BULK_ACTIONS:
+            raise BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
+        if type(expected) is not int:
+            raise BadOption("expected must be the number of messages the preview showed")
+        reviewer = _reviewer(reviewer)
+        batch = uuid.uuid4().hex
+        with self._transaction():
+            chosen = list(self._bulk_items(filters))
+            if len(chosen) != expected:
+                raise BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now, "
+                                  f"{expected:,} shown): nothing was decided, look at the preview again")
+            self._batch_column()
+            decided = held = 0
+            for item in chosen:
+                if self._held(item.id, reviewer):
+                    held += 1
+                    continue
+                label, spans = self._bulk_outcome(item, action)
+                if item.status == "decided" and (item.label, item.spans) == (label, spans):
+                    continue
+                self._record(item.id, "decide", reviewer, "decided", label, json.dumps(check_spans(item.text, spans)),
+                             batch=batch)
+                decided += 1
+        return {"action": action, "decided": decided, "held": held, "batch": batch, "total": len(chosen)}
+
+    # ------------------------------------------------------------ concordance
+
+    def concordance(self, spelling: str, *, width: int = 40, limit: int = 1000) -> dict:
+        """Every occurrence of a spelling (a whole word or phrase, any case) in the corpus, with its
+        context: the words before and after (`width` characters each way). Each occurrence says
+        whether its message is in the review list (then it can be decided here, one occurrence at a
+        time) and whether it is hidden now (the reviewer's decision, else the machines' proposal)."""
+        key = _key(spelling)
+        if not key or not any(c.isalnum() for c in key):
+            raise BadOption("give a word or a phrase")
+        pattern = word_pattern(key)
+        like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self._db.execute(
+            "SELECT m.id, m.text, i.id IS NOT NULL AS listed FROM messages m LEFT JOIN items i USING (id)"
+            " WHERE m.text LIKE ? ESCAPE '\\' ORDER BY m.position", (like,))
+        occurrences, messages, outside = [], 0, 0
+        for row in rows:
+            hits = list(pattern.finditer(row["text"]))
+            if not hits:
+                continue
+            messages += 1
+            item = self.item(row["id"]) if row["listed"] else None
+            if item is None:
+                outside += len(hits)
+            current = [] if item is None else (item.spans if item.status == "decided" else item.proposal)
+            for hit in hits:
+                if len(occurrences) >= limit:
+                    break
+                start, end = hit.span()
+                text = row["text"]
+                covering = [span for span in current if span[0] < end and span[1] > start]
+                occurrences.append({
+                    "id": row["id"], "start": start, "end": end, "before": text[max(0, start - width):start],
+                    "match": text[start:end], "after": text[end:end + width], "listed": item is not None,
+                    "text_hash": item.text_hash if item else None, "status": item.status if item else None,
+                    "hidden": bool(covering), "tag": covering[0][2] if covering else None,
+                })
+        return {"spelling": key, "messages": messages, "occurrences": occurrences, "outside": outside,
+                "truncated": len(occurrences) >= limit}
+
+    def decide_occurrences(self, marks: Iterable, *, reviewer: str, tag: str = "PRE") -> dict:
+        """Decide occurrences one at a time: each mark {id, start, end, as: name|word, text_hash}
+        hides that occurrence (as `tag`) or shows it, in what its message hides now (the reviewer's
+        decision, else the machines' proposal); each message so changed is decided (TA when
+        something is hidden, else NTA) by `reviewer`, all in one transaction, undone together. A
+        message the team holds (see `_held`) is left as it is and counted in `held`."""
+        if tag not in TAGS:
+            raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+        reviewer = _reviewer(reviewer)
+        by_message: dict[str, list] = {}
+        try:
+            for mark in marks:
+                ident, start, end, kind = mark["id"], mark["start"], mark["end"], mark["as"]
+                if not (isinstance(ident, str) and type(start) is int and type(end) is int and kind in LEARN_KINDS):
+                    raise TypeError
+                by_message.setdefault(ident, []).append((start, end, kind, mark.get("text_hash")))
+        except (TypeError, KeyError, AttributeError):
+            raise BadOption("marks must be a list of {id, start, end, as: name or word, text_hash}") from None
+        batch = uuid.uuid4().hex
+        decided = held = 0
+        with self._transaction():
+            self._batch_column()
+            for ident, changes in by_message.items():
+                for _, _, _, digest in changes:
+                    self._text(ident, digest)  # refused with TextChanged when the text changed since
+                if self._held(ident, reviewer):
+                    held += 1
+                    continue
+                item = self.item(ident)
+                spans = [list(span) for span in (item.spans if item.status == "decided" else item.proposal)]
+                for start, end, kind, _ in changes:
+                    spans = [span for span in spans if not (span[0] < end and span[1] > start)]
+                    if kind == "name":
+                        spans.append([start, end, tag])
+                spans = check_spans(item.text, spans)
+                label = TA if spans else NTA
+                if item.status == "decided" and (item.label, item.spans) == (label, spans):
+                    continue
+                self._record(ident, "decide", reviewer, "decided", label, json.dumps(spans), batch=batch)
+                decided += 1
+        return {"decided": decided, "held": held, "messages": len(by_message), "batch": batch}
 
     # ------------------------------------------------------------------ figures
 

@@ -76,13 +76,14 @@ function sayAdjudicate(text, error = false) {
 
 function onAdjudicateKey(event) {
   const moves = { j: 1, k: -1, ArrowDown: 1, ArrowUp: -1 };
+  const key = AZERTY_DIGITS[event.key] || event.key; // review.js: & and é are 1 and 2 without Shift on AZERTY
   if (event.key in moves) {
     event.preventDefault();
     ADJ.focus = Math.min(ADJ.disputes.length - 1, Math.max(0, ADJ.focus + moves[event.key]));
     document.querySelectorAll("#dispute-list > li").forEach((li, i) => li.classList.toggle("focused", i === ADJ.focus));
-  } else if ((event.key === "1" || event.key === "2") && ADJ.disputes[ADJ.focus]) {
+  } else if ((key === "1" || key === "2") && ADJ.disputes[ADJ.focus]) {
     event.preventDefault();
-    resolve(ADJ.focus, Number(event.key) - 1);
+    resolve(ADJ.focus, Number(key) - 1);
   } else if (event.key === "e" && ADJ.disputes[ADJ.focus]) {
     event.preventDefault();
     editDispute(ADJ.focus);

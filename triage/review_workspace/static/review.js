@@ -3,14 +3,34 @@
 "use strict";
 
 const TAG_ORDER = [["1", "PRE"], ["2", "NOM"], ["3", "SUR"], ["4", "LIE"], ["5", "TEL"], ["6", "MEL"], ["7", "URL"], ["8", "ADR"], ["9", "COD"], ["0", "MAR"]];
-const TAG_KEYS = Object.fromEntries(TAG_ORDER);
+// The digit keys type these characters without Shift on an AZERTY keyboard: they choose the same tag.
+const AZERTY_DIGITS = { "&": "1", "é": "2", '"': "3", "'": "4", "(": "5", "-": "6", "è": "7", "_": "8", "ç": "9", "à": "0" };
+const TAG_KEYS = Object.fromEntries([...TAG_ORDER, ...Object.entries(AZERTY_DIGITS).map(([c, d]) => [c, TAG_ORDER.find(([k]) => k === d)[1]])]);
+
+// The keyboard, in one place: for each view, event.key -> the name of an action (ACTIONS, below).
+// Letters only, so that every key works without Shift on QWERTY and AZERTY keyboards alike (event.key
+// is the character typed, wherever the key is); a key means one thing in every view it works in.
+// Another layout or habit: change this object (the help panel and the buttons' hints follow it).
+const KEYMAP = {
+  any: { "?": "help", v: "nextView" },
+  messages: {
+    Enter: "accept", t: "markTA", n: "markNTA", s: "skip", u: "undo", b: "back",
+    h: "toggle", " ": "toggle", m: "hideSelection", ArrowRight: "nextWord", ArrowLeft: "previousWord", j: "nextWord", k: "previousWord",
+    f: "nextMarked", d: "previousMarked", r: "reset", g: "goTo", o: "originals", e: "foreign",
+  },
+  words: { j: "nextWord", k: "previousWord", ArrowDown: "nextWord", ArrowUp: "previousWord", p: "learnName", w: "learnWord", l: "scope", c: "concordance" },
+};
+applyCustomKeys(KEYMAP); // the reviewer's own keys, if any (keys.js)
+const KEY_NAMES = { Enter: "Enter", " ": "Space", ArrowRight: "→", ArrowLeft: "←", ArrowDown: "↓", ArrowUp: "↑" };
+const keysOf = (view, action) => Object.keys(KEYMAP[view]).filter((key) => KEYMAP[view][key] === action);
 const VIEWS = ["messages", "words", "learnt", "adjudicate"]; // adjudicate: the lead reviewer only (adjudicate.js)
 const PAGE = 50;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’_-]*/gu;
 
 const S = {
-  view: "messages", item: null, draft: [], units: [], focus: -1, tag: "PRE",
+  view: "messages", item: null, draft: [], shown: [], units: [], focus: -1, tag: "PRE", pressedInMessage: false,
   page: [], total: 0, offset: 0, trail: [], candidates: [], candFocus: 0, pending: null, info: null,
+  wordTag: "PRE", scope: "corpus", // the Words view: the tag a name is learnt with, and where it is learnt
 };
 
 const $ = (id) => document.getElementById(id);
@@ -81,14 +101,15 @@ function spansToServer(text, spans) {
 
 // ------------------------------------------------------------------ progress
 
-async function refreshState() {
-  S.info = await api("GET", "/api/state");
+// `after`: the id of the message the page leaves; the server's `current` is then the next one after it.
+async function refreshState(after) {
+  S.info = await api("GET", after === undefined ? "/api/state" : `/api/state?after=${encodeURIComponent(after)}`);
   const p = S.info.progress;
   const done = p.decided;
   $("progress-fill").style.width = p.total ? `${(100 * done) / p.total}%` : "0";
   let text = `${done} / ${p.total} decided`;
   if (p.audit) text += ` (queue ${p.queue}, audit ${p.audit})`;
-  if (p.skipped) text += ` · ${p.skipped} skipped`;
+  if (p.skipped) text += ` · ${p.skipped} skipped (back at the end)`;
   if (p.seconds_per_message) text += ` · ${p.seconds_per_message} s per message`;
   if (p.seconds_left) text += ` · about ${formatDuration(p.seconds_left)} left`;
   const audit = S.info.audit;
@@ -96,6 +117,8 @@ async function refreshState() {
     text += ` · audit: ${audit.leaking} of ${audit.audited} still identifying (${pct(audit.share)}, 95% CI ${pct(audit.low)}–${pct(audit.high)})`;
   }
   $("progress-text").textContent = text;
+  fillReviewers(S.info.reviewers || []);
+  $("progress-text").title = text; // the line is cut on a narrow window
   return S.info;
 }
 
@@ -109,8 +132,15 @@ function formatDuration(seconds) {
 // ---------------------------------------------------------------------- list
 
 async function loadPage(offset) {
-  const data = await api("GET", `/api/items?offset=${offset}&limit=${PAGE}`);
+  const data = await api("GET", `/api/items?offset=${offset}&limit=${PAGE}${listQuery()}`);
   S.page = data.items; S.total = data.total; S.offset = offset;
+  renderList();
+}
+
+// A decision, skip or undo answered with the item as it now is: its mark in the list follows at once.
+function relist(item) {
+  const index = S.page.findIndex((i) => i.id === item.id);
+  if (index >= 0) S.page[index] = item;
   renderList();
 }
 
@@ -126,9 +156,30 @@ function renderList() {
     list.append(li);
   }
   const last = Math.min(S.offset + PAGE, S.total);
-  $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : "empty";
+  $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : (listFiltered() ? "nothing found" : "empty");
+  $("list-title").textContent = listFiltered() ? "Found" : "Queue";
   $("page-prev").disabled = S.offset === 0;
   $("page-next").disabled = last >= S.total;
+}
+
+// ------------------------------------------------------------------- history
+// The reviewer's last decisions and skips that still apply, newest first: the first is what undo
+// takes back (the undo button beside them, or u); a click on one shows its message.
+
+async function loadHistory() {
+  const recent = await api("GET", "/api/recent?limit=8");
+  const list = $("history-list");
+  list.replaceChildren();
+  if (!recent.length) list.append(el("li", { class: "empty", text: "nothing yet" }));
+  recent.forEach((entry, index) => {
+    const what = entry.action === "skip" ? "skipped" : entry.label === "TA" ? `TA · ${entry.hidden} hidden` : entry.label;
+    const li = el("li", { "data-message-id": entry.id, title: index === 0 ? "the next undo takes this one back" : "" },
+      el("span", { class: "id", text: `#${entry.id}` }), el("span", { class: "what", text: what }));
+    if (index === 0) li.classList.add("last");
+    li.addEventListener("click", () => show(entry.id, true).catch((error) => say(error.message, true)));
+    list.append(li);
+  });
+  $("history-undo").disabled = !recent.length;
 }
 
 // ------------------------------------------------------------------- message
@@ -139,10 +190,14 @@ async function show(id, remember = false) {
   for (const key of ["spans", "proposal", "machine_spans"]) if (item[key]) item[key] = spansFromServer(item.text, item[key]);
   S.item = item;
   S.draft = (item.status === "decided" ? item.spans : item.proposal).map((s) => s.slice());
+  // Spans hidden once (by the machines, a decision, or the reviewer here): shown again, each stays
+  // one piece that a click hides whole again, with its tag (a phone with its spaces, as TEL).
+  S.shown = [...(item.spans || []), ...item.proposal, ...item.machine_spans].map((s) => s.slice());
   S.focus = -1;
   S.tag = "PRE"; // each message starts from the commonest tag
   const pageStart = Math.floor(item.rank / PAGE) * PAGE;
-  if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
+  if (listFiltered()) await loadPage(S.offset); // a filtered list stays on its page, its marks brought up to date
+  else if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
   else renderList();
   render();
   say(item.status === "decided" ? `Decided ${item.label} by ${item.reviewer}. Change it if needed.` :
@@ -150,12 +205,26 @@ async function show(id, remember = false) {
   await holdLease(item); // team.js
 }
 
+const overlaps = (spans, start, end) => spans.some(([s, e]) => start < e && end > s);
+
+// The pieces of a message a reviewer acts on: hidden spans, spans hidden once and shown now, and the
+// words between them (a word is found in the text between spans, so a span hiding part of a word,
+// "+33612345678" of "+33612345678Anaïs", leaves the rest a word of its own).
 function units(text, spans) {
-  const out = [];
-  for (const [start, end, tag] of spans) out.push({ kind: "hidden", start, end, tag });
-  for (const match of text.matchAll(WORD)) {
-    const start = match.index, end = start + match[0].length;
-    if (!spans.some(([s, e]) => start < e && end > s)) out.push({ kind: "word", start, end });
+  const out = spans.map(([start, end, tag]) => ({ kind: "hidden", start, end, tag }));
+  const taken = spans.slice();
+  for (const [start, end, tag] of S.shown) {
+    if (overlaps(taken, start, end)) continue;
+    out.push({ kind: "word", start, end, tag, was: true });
+    taken.push([start, end, tag]);
+  }
+  taken.sort((a, b) => a[0] - b[0]);
+  let at = 0;
+  for (const [start, end] of [...taken, [text.length, text.length]]) {
+    for (const match of text.slice(at, start).matchAll(WORD)) {
+      out.push({ kind: "word", start: at + match.index, end: at + match.index + match[0].length });
+    }
+    at = Math.max(at, end);
   }
   return out.sort((a, b) => a.start - b.start);
 }
@@ -177,12 +246,12 @@ function render() {
       node = el("span", { class: "hidden-item", "data-start": String(unit.start), "data-end": String(unit.end), title: `hidden as ${unit.tag}: click or h to show it` },
         document.createTextNode(unit.tag), el("span", { class: "original", text: piece }));
     } else {
-      node = el("span", { class: "word", "data-start": String(unit.start), text: piece, title: "click or h to hide" });
+      node = el("span", { class: unit.was ? "word was" : "word", "data-start": String(unit.start), text: piece,
+        title: unit.was ? `hidden before as ${unit.tag}: click or h to hide it again` : "click or h to hide" });
       if (looked.has(piece.toLowerCase())) node.classList.add("look");
     }
     node.setAttribute("data-unit", String(index));
     if (index === S.focus) node.classList.add("focused");
-    node.addEventListener("click", () => { S.focus = index; toggle(index); });
     box.append(node);
     at = unit.end;
   });
@@ -195,6 +264,10 @@ function render() {
     el("span", { class: "badge", text: `Seek&Hide ${item.seekhide} · model ${item.model} p=${item.score.toFixed(2)}` }),
   );
   if (item.risk !== null) badges.append(el("span", { class: "badge", text: `risk ${item.risk.toFixed(2)}` }));
+  if (item.language && item.language.foreign) {
+    badges.append(el("span", { class: "badge foreign", title: "Few of its words are French ordinary words: its unknown words are rarely names.",
+      text: `mostly another language (${Math.round(100 * item.language.french_share)}% French words) · ${keysOf("messages", "foreign").join(" ")}` }));
+  }
   if (item.status !== "pending") badges.append(el("span", { class: `badge ${item.status}`, text: item.status === "decided" ? `decided ${item.label}` : item.status }));
 
   const reasons = $("reasons");
@@ -245,13 +318,28 @@ function toggle(index) {
   if (!unit) return;
   if (unit.kind === "hidden") {
     S.draft = S.draft.filter(([s, e]) => !(s === unit.start && e === unit.end));
+    S.shown.unshift([unit.start, unit.end, unit.tag]); // shown again: one piece, to hide again whole
   } else {
-    S.draft.push([unit.start, unit.end, S.tag]);
+    S.draft.push([unit.start, unit.end, unit.was ? unit.tag : S.tag]);
     S.draft.sort((a, b) => a[0] - b[0]);
   }
   render();
   const again = S.units.findIndex((u) => u.start === unit.start);
   S.focus = again; markFocus();
+}
+
+// A click in the message: a click hides or shows the piece under it; a drag (even inside one word)
+// hides exactly the characters selected; the second click of a double click does nothing (the
+// first one changed the piece under the pointer: it must not hide its neighbour too).
+function onMessageClick(event) {
+  if (S.view !== "messages" || !S.item || !S.pressedInMessage) return;
+  if (event.detail > 1) { window.getSelection().removeAllRanges(); return; }
+  if (selectedRange() !== null) { hideSelection(); return; }
+  const node = event.target instanceof Element ? event.target.closest("#message [data-unit]") : null;
+  if (!node) return;
+  const index = Number(node.getAttribute("data-unit"));
+  S.focus = index;
+  toggle(index);
 }
 
 function markFocus() {
@@ -267,23 +355,44 @@ function moveFocus(step) {
   markFocus();
 }
 
-// A text position from a point of the selection: every piece carries its start offset.
-function offsetOf(node, offset) {
-  let element = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
-  while (element && !element.hasAttribute("data-start")) element = element.parentElement;
-  if (!element || !$("message").contains(element)) return null;
+// A text position (UTF-16 units) from a boundary point of the selection inside the message: every
+// piece carries its start offset; a point may be in a text node or between elements.
+function pointOffset(container, offset) {
+  const box = $("message");
+  if (container === box) {
+    const child = box.childNodes[offset];
+    return child ? Number(child.getAttribute("data-start")) : S.item.text.length;
+  }
+  let element = container.nodeType === Node.TEXT_NODE ? container.parentElement : container;
+  while (element && element !== box && !element.hasAttribute("data-start")) element = element.parentElement;
+  if (!element || element === box) return null;
   const start = Number(element.getAttribute("data-start"));
-  if (element.classList.contains("hidden-item")) return offset > 0 ? Number(element.getAttribute("data-end")) : start;
-  return node.nodeType === Node.TEXT_NODE ? start + offset : start;
+  const end = element.hasAttribute("data-end") ? Number(element.getAttribute("data-end")) : start + element.textContent.length;
+  if (element.classList.contains("hidden-item")) { // a chip is whole: its start or its end
+    return offset === 0 && (container === element || container === element.firstChild) ? start : end;
+  }
+  if (container === element) return offset === 0 ? start : end;
+  return start + offset;
+}
+
+// The selection's start and end in the message's text, or null when it is not in the message; a
+// selection running out of the message is cut at its edges.
+function selectedRange() {
+  const selection = window.getSelection();
+  if (!S.item || !selection || selection.isCollapsed || !selection.rangeCount) return null;
+  const range = selection.getRangeAt(0), box = $("message");
+  if (!range.intersectsNode(box)) return null;
+  const a = box.contains(range.startContainer) ? pointOffset(range.startContainer, range.startOffset) : 0;
+  const b = box.contains(range.endContainer) ? pointOffset(range.endContainer, range.endOffset) : S.item.text.length;
+  return a === null || b === null ? null : [Math.min(a, b), Math.max(a, b)];
 }
 
 function hideSelection() {
   const selection = window.getSelection();
   if (!selection || selection.isCollapsed) { say("Select the characters to hide first, then press m.", true); return; }
-  const a = offsetOf(selection.anchorNode, selection.anchorOffset);
-  const b = offsetOf(selection.focusNode, selection.focusOffset);
-  if (a === null || b === null) { say("Select characters inside the message.", true); return; }
-  let start = Math.min(a, b), end = Math.max(a, b);
+  const range = selectedRange();
+  if (range === null) { say("Select characters inside the message.", true); return; }
+  let [start, end] = range;
   const text = S.item.text;
   while (start < end && /\s/.test(text[start])) start++;
   while (end > start && /\s/.test(text[end - 1])) end--;
@@ -309,18 +418,20 @@ async function decide(label) {
   }
   const spans = label === "NTA" ? [] : spansToServer(S.item.text, S.draft);
   try {
-    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/${decisionPath(S.item)}`, { label, spans, text_hash: S.item.text_hash, version: S.item.version });
+    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/${decisionPath(S.item)}`, { label, spans, text_hash: S.item.text_hash, version: S.item.version }));
     S.trail.push(S.item.id);
-    await next();
+    loadHistory().catch(() => {});
+    await next(S.item.id);
   } catch (error) { await refused(error); }
 }
 
 async function skip() {
   if (!S.item) return;
   try {
-    await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash });
+    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash }));
     S.trail.push(S.item.id);
-    await next();
+    loadHistory().catch(() => {});
+    await next(S.item.id);
   } catch (error) { await refused(error); }
 }
 
@@ -339,6 +450,8 @@ async function undo() {
   let item;
   try { item = await api("POST", "/api/undo"); } catch (error) { say(error.message, true); return; }
   if (!item) { say("Nothing to undo."); return; }
+  relist(item);
+  loadHistory().catch(() => {});
   await refreshState();
   await show(item.id);
   say(`Undone: message ${item.id} is ${item.status} again.`);
@@ -353,9 +466,12 @@ async function back() {
   }
 }
 
-async function next() {
-  await refreshState();
-  const current = await claimNext(); // team.js: leased to this reviewer
+// The next message to look at, leased to this reviewer: pending ones first (after `after`, the
+// message just left, when given), then the skipped ones; the end only when nothing is pending or skipped.
+async function next(after) {
+  await refreshState(after);
+  const rank = after !== undefined && S.item && S.item.id === after ? S.item.rank : undefined;
+  const current = await claimNext(rank); // team.js
   if (current === null) { await finished(); return; }
   await show(current);
 }
@@ -364,7 +480,7 @@ async function finished() {
   await loadPage(S.offset);
   S.item = null;
   const p = S.info.progress;
-  $("message").replaceChildren(el("span", { class: "done", text: teamDone(p) || `All ${p.total} messages of the list are decided (${p.skipped} skipped). Next: triage release.` })); // teamDone: team.js
+  $("message").replaceChildren(el("span", { class: "done", text: teamDone(p) || `All ${p.total} messages of the list are decided. Next: triage release.` })); // teamDone: team.js
   $("badges").replaceChildren(); $("reasons").replaceChildren(); $("tags").replaceChildren();
   $("neighbours-before").replaceChildren(); $("neighbours-after").replaceChildren();
   say("");
@@ -390,13 +506,50 @@ async function loadWords() {
       el("h3", {}, document.createTextNode(group.spelling), el("small", { text: `${group.messages} pending message${group.messages > 1 ? "s" : ""} · ${group.reason}` })),
       examples,
       el("div", { class: "actions" },
-        learnButton("Name · this corpus", "n", group.spelling, "name", "corpus"),
-        learnButton("Name · my lexicon", "N", group.spelling, "name", "user"),
-        learnButton("Ordinary word · this corpus", "w", group.spelling, "word", "corpus"),
-        learnButton("Ordinary word · my lexicon", "W", group.spelling, "word", "user")));
+        learnButton(`Name, as ${S.wordTag}`, "learnName", group.spelling, "name"),
+        learnButton("Ordinary word", "learnWord", group.spelling, "word"),
+        concordanceButton(group.spelling)));
+    li.addEventListener("click", () => focusCandidate(index));
     if (index === S.candFocus) li.classList.add("focused");
     list.append(li);
   });
+  renderWordTools();
+}
+
+// The Words view's choices: the tag a name is learnt with (digits), where it is learnt (l).
+function renderWordTools() {
+  const tags = $("word-tags");
+  tags.replaceChildren(el("span", { text: "learn a name as: " }));
+  for (const [key, tag] of TAG_ORDER) {
+    const button = el("button", { type: "button", text: `${key} ${tag}` });
+    button.setAttribute("aria-pressed", String(tag === S.wordTag));
+    button.addEventListener("click", () => setWordTag(tag));
+    tags.append(button);
+  }
+  const scope = $("word-scope");
+  scope.replaceChildren(document.createTextNode("into: "));
+  for (const [value, label] of [["corpus", "this corpus"], ["user", "my lexicon (every future corpus)"]]) {
+    const button = el("button", { type: "button", text: label });
+    button.setAttribute("aria-pressed", String(value === S.scope));
+    button.addEventListener("click", () => { S.scope = value; renderWordTools(); });
+    scope.append(button);
+  }
+  scope.append(" ", el("kbd", { text: keysOf("words", "scope").join(" ") }));
+  document.querySelectorAll("#word-list .learn-name").forEach((b) => { b.firstChild.textContent = `Name, as ${S.wordTag} `; });
+}
+
+function setWordTag(tag) {
+  S.wordTag = tag;
+  renderWordTools();
+}
+
+function focusCandidate(index) {
+  S.candFocus = Math.min(S.candidates.length - 1, Math.max(0, index));
+  S.wordTag = "PRE"; // each word starts from the commonest tag
+  document.querySelectorAll("#word-list > li").forEach((li, i) => li.classList.toggle("focused", i === S.candFocus));
+  const focused = document.querySelector("#word-list > li.focused");
+  if (focused) focused.scrollIntoView({ block: "nearest" });
+  renderWordTools();
 }
 
 // An example from the server ({text, start, end} in code points) with its match marked.
@@ -405,20 +558,29 @@ function marked(ex) {
   return [ex.text.slice(0, start), el("mark", { text: ex.text.slice(start, end) }), ex.text.slice(end)];
 }
 
-function learnButton(label, key, spelling, kind, scope) {
-  const button = el("button", { type: "button" }, document.createTextNode(`${label} `), el("kbd", { text: key }));
-  button.addEventListener("click", () => learn(spelling, kind, scope));
+function concordanceButton(spelling) {
+  const button = el("button", { type: "button", class: "concordance-open" }, document.createTextNode("Every occurrence "), el("kbd", { text: keysOf("words", "concordance").join(" ") }));
+  button.addEventListener("click", () => openConcordance(spelling).catch((error) => sayWords(error.message, true)));
+  return button;
+}
+
+function learnButton(label, action, spelling, kind) {
+  const button = el("button", { type: "button", class: action === "learnName" ? "learn-name" : "learn-word" },
+    document.createTextNode(`${label} `), el("kbd", { text: keysOf("words", action).join(" ") }));
+  button.addEventListener("click", (event) => { event.stopPropagation(); learn(spelling, kind, S.scope); });
   return button;
 }
 
 async function learn(spelling, kind, scope, confirm = false) {
+  const tag = S.wordTag;
   try {
-    const entry = await api("POST", "/api/learn", { spelling, kind, scope, tag: S.tag, confirm });
-    sayWords(`Learnt “${entry.spelling}” as ${kind === "name" ? "a name" : "an ordinary word"} (${scope === "user" ? "your lexicon" : "this corpus"}): ${entry.preview.summary}.`);
+    const entry = await api("POST", "/api/learn", { spelling, kind, scope, tag, confirm });
+    sayWords(`Learnt “${entry.spelling}” as ${kind === "name" ? `a name (${entry.tag})` : "an ordinary word"} (${scope === "user" ? "your lexicon" : "this corpus"}): ${entry.preview.summary}.`);
+    S.wordTag = "PRE";
     await loadWords();
     await refreshState();
   } catch (error) {
-    if (error.status === 409) { askConfirmation(error.data, () => learn(spelling, kind, scope, true)); return; }
+    if (error.status === 409) { askConfirmation(error.data, () => { S.wordTag = tag; return learn(spelling, kind, scope, true); }); return; }
     sayWords(error.message, true);
   }
 }
@@ -482,6 +644,32 @@ async function switchView(view) {
 
 // ------------------------------------------------------------------ keyboard
 
+// What each action of KEYMAP does, and how the help panel says it.
+const ACTIONS = {
+  help: { text: "this help (Esc closes it)", run: () => $("help").showModal() },
+  nextView: { text: "next view: messages, words, learnt (and adjudicate for the lead reviewer)", run: () => switchView(VIEWS[(VIEWS.indexOf(S.view) + 1) % VIEWS.length]) },
+  accept: { text: "accept what is shown (hidden words hidden, the rest released)", run: () => decide(S.draft.length ? "TA" : "NTA") },
+  markTA: { text: "mark TA (keep what is hidden)", run: () => decide("TA") },
+  markNTA: { text: "mark NTA (nothing to hide)", run: () => decide("NTA") },
+  skip: { text: "skip: the message comes back after the pending ones", run: () => skip() },
+  undo: { text: "undo your last decision or skip (the list of your last decisions is on the left)", run: () => undo(), always: true },
+  back: { text: "back to the previous message", run: () => back() },
+  toggle: { text: "hide / show the focused word", run: () => toggle(S.focus) },
+  hideSelection: { text: "hide the selected characters (dragging over them does it too)", run: () => hideSelection() },
+  nextWord: { text: "next word (Words view: next spelling)", run: () => (S.view === "words" ? focusCandidate(S.candFocus + 1) : moveFocus(1)) },
+  previousWord: { text: "previous word (Words view: previous spelling)", run: () => (S.view === "words" ? focusCandidate(S.candFocus - 1) : moveFocus(-1)) },
+  nextMarked: { text: "next highlighted or hidden word", run: () => moveMarked(1) },
+  previousMarked: { text: "previous highlighted or hidden word", run: () => moveMarked(-1) },
+  reset: { text: "reset the message to the machines' proposal", run: () => reset() },
+  goTo: { text: "go to a message by its id", run: () => askGoTo(), always: true },
+  originals: { text: "show or hide the originals of hidden words", run: () => { const box = $("show-originals"); box.checked = !box.checked; applyOriginals(); }, always: true },
+  learnName: { text: "Words view: learn the focused spelling as a name, with the chosen tag", run: () => learnFocused("name") },
+  learnWord: { text: "Words view: learn the focused spelling as an ordinary word", run: () => learnFocused("word") },
+  foreign: { text: "a message mostly in another language: release its words, keep hidden what was found by its form (numbers, addresses, links, codes)", run: () => decideForeign() },
+  concordance: { text: "Words view: every occurrence of the focused spelling, each a name or a word", run: () => { const g = S.candidates[S.candFocus]; if (g) return openConcordance(g.spelling); } },
+  scope: { text: "Words view: learn into this corpus or into my lexicon (every future corpus)", run: () => { S.scope = S.scope === "corpus" ? "user" : "corpus"; renderWordTools(); } },
+};
+
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const confirm = $("confirm"), help = $("help");
@@ -489,43 +677,102 @@ function onKey(event) {
     if (event.key === "y") { event.preventDefault(); confirm.close(); const go = S.pending; S.pending = null; if (go) go(); }
     return; // Esc closes the dialog by itself
   }
-  if (help.open) { if (event.key === "?") { event.preventDefault(); help.close(); } return; }
-  if (event.target instanceof HTMLInputElement) return;
+  if ($("bulk").open) return; // its buttons and Esc
+  if (help.open) { if (KEYMAP.any[event.key] === "help") { event.preventDefault(); help.close(); } return; }
+  if ($("goto").open) return; // its own field and keys
+  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
   const key = event.key;
-  if (key === "?") { event.preventDefault(); help.showModal(); return; }
-  if (key === "v") { event.preventDefault(); switchView(VIEWS[(VIEWS.indexOf(S.view) + 1) % VIEWS.length]); return; }
-  if (S.view === "words") return onWordsKey(event);
-  if (S.view === "adjudicate") return onAdjudicateKey(event);
-  if (S.view !== "messages") return;
-  if (key === "o") { const box = $("show-originals"); box.checked = !box.checked; applyOriginals(); return; }
-  if (!S.item) { if (key === "u") { event.preventDefault(); undo(); } return; }
-  const actions = {
-    Enter: () => decide(S.draft.length ? "TA" : "NTA"), t: () => decide("TA"), n: () => decide("NTA"),
-    s: skip, u: undo, b: back, m: hideSelection, h: () => toggle(S.focus), " ": () => toggle(S.focus),
-    ArrowRight: () => moveFocus(1), ArrowLeft: () => moveFocus(-1), j: () => moveFocus(1), k: () => moveFocus(-1),
-  };
-  if (key in TAG_KEYS) { event.preventDefault(); setTag(TAG_KEYS[key]); return; }
-  if (key in actions) {
-    if (event.target instanceof HTMLButtonElement && (key === "Enter" || key === " ")) return; // the button's own action
+  if (S.view === "adjudicate" && !(key in KEYMAP.any)) return onAdjudicateKey(event); // adjudicate.js
+  const action = KEYMAP.any[key] || (KEYMAP[S.view] || {})[key];
+  if (action === undefined && key in TAG_KEYS && (S.view === "messages" || S.view === "words")) {
     event.preventDefault();
-    Promise.resolve(actions[key]()).catch((error) => say(error.message, true));
+    if (S.view === "words") setWordTag(TAG_KEYS[key]);
+    else if (S.item) setTag(TAG_KEYS[key]);
+    return;
+  }
+  if (action === undefined) return;
+  if (event.target instanceof HTMLButtonElement && (key === "Enter" || key === " ")) return; // the button's own action
+  if (S.view === "messages" && !S.item && !ACTIONS[action].always && !(action in KEYMAP.any)) return;
+  event.preventDefault();
+  Promise.resolve(ACTIONS[action].run()).catch((error) => say(error.message, true));
+}
+
+function learnFocused(kind) {
+  const group = S.candidates[S.candFocus];
+  if (group) return learn(group.spelling, kind, S.scope);
+}
+
+// The focus to the next (step 1) or previous (-1) word that is highlighted or hidden, round the message.
+function moveMarked(step) {
+  const marked = [...document.querySelectorAll("#message [data-unit]")]
+    .filter((node) => node.classList.contains("look") || node.classList.contains("hidden-item") || node.classList.contains("was"))
+    .map((node) => Number(node.getAttribute("data-unit")));
+  if (!marked.length) { say("No highlighted or hidden word in this message."); return; }
+  const after = step > 0 ? marked.find((i) => i > S.focus) : [...marked].reverse().find((i) => i < S.focus);
+  S.focus = after !== undefined ? after : (step > 0 ? marked[0] : marked[marked.length - 1]);
+  markFocus();
+  const node = document.querySelector(`#message [data-unit="${S.focus}"]`);
+  if (node) node.scrollIntoView({ block: "nearest" });
+}
+
+// Back to what the machines proposed for this message (their spans, with the words learnt applied).
+function reset() {
+  S.draft = S.item.proposal.map((span) => span.slice());
+  S.focus = -1;
+  render();
+  const n = S.draft.length;
+  say(`Back to the machines' proposal: ${n ? `${n} item${n > 1 ? "s" : ""} hidden` : "nothing hidden"}.`);
+}
+
+function askGoTo() {
+  const dialog = $("goto");
+  $("goto-id").value = "";
+  $("goto-error").textContent = "";
+  dialog.showModal();
+  $("goto-id").focus();
+}
+
+async function goTo() {
+  const id = $("goto-id").value.trim();
+  if (!id) return;
+  if (S.view !== "messages") await switchView("messages");
+  try {
+    await show(id, true);
+    $("goto").close();
+  } catch (error) {
+    $("goto-error").textContent = error.status === 404 ? `No message “${id}” in the review list.` : error.message;
   }
 }
 
-function onWordsKey(event) {
-  const moves = { j: 1, k: -1, ArrowDown: 1, ArrowUp: -1 };
-  const learnKeys = { n: ["name", "corpus"], N: ["name", "user"], w: ["word", "corpus"], W: ["word", "user"] };
-  if (event.key in moves) {
-    event.preventDefault();
-    S.candFocus = Math.min(S.candidates.length - 1, Math.max(0, S.candFocus + moves[event.key]));
-    document.querySelectorAll("#word-list > li").forEach((li, i) => li.classList.toggle("focused", i === S.candFocus));
-    const focused = document.querySelector("#word-list > li.focused");
-    if (focused) focused.scrollIntoView({ block: "nearest" });
-  } else if (event.key in learnKeys && S.candidates[S.candFocus]) {
-    event.preventDefault();
-    const [kind, scope] = learnKeys[event.key];
-    learn(S.candidates[S.candFocus].spelling, kind, scope);
+// The help panel and the buttons' key hints, written from KEYMAP.
+function renderKeys() {
+  const table = $("keys");
+  table.replaceChildren();
+  const keyText = (key) => KEY_NAMES[key] || key;
+  for (const view of ["any", "messages", "words"]) {
+    const seen = new Set();
+    table.append(el("tr", {}, el("th", { colSpan: 2, text: { any: "Everywhere", messages: "Messages", words: "Words" }[view] })));
+    for (const action of Object.values(KEYMAP[view])) {
+      if (seen.has(action)) continue;
+      seen.add(action);
+      const keys = el("td", {});
+      keysOf(view, action).forEach((key, i) => { if (i) keys.append(" "); keys.append(el("kbd", { text: keyText(key) })); });
+      table.append(el("tr", { "data-action": action }, keys, el("td", { text: ACTIONS[action].text })));
+    }
+    if (view !== "any") {
+      const tags = TAG_ORDER.map(([key, tag]) => `${key} ${tag}`).join(", ");
+      table.append(el("tr", {}, el("td", {}, el("kbd", { text: "0" }), "–", el("kbd", { text: "9" })),
+        el("td", { text: `${view === "words" ? "the tag a name is learnt with" : "tag of the focused hidden word"}: ${tags} (on AZERTY, the same keys without Shift: & é " ' ( - è _ ç à)` })));
+    }
   }
+  table.append(el("tr", {}, el("th", { colSpan: 2, text: "Adjudicate (the lead reviewer)" })),
+    el("tr", {}, el("td", {}, el("kbd", { text: "1" }), " ", el("kbd", { text: "2" }), " ", el("kbd", { text: "e" })),
+      el("td", { text: "keep the first / the second decision, or edit the message (on AZERTY: & é without Shift)" })),
+    el("tr", {}, el("td", {}, el("kbd", { text: "j" }), " ", el("kbd", { text: "k" })), el("td", { text: "next / previous disagreement" })));
+  document.querySelectorAll("kbd[data-action]").forEach((kbd) => {
+    const [view, action] = kbd.getAttribute("data-action").split(":");
+    kbd.textContent = keysOf(view, action).map(keyText).join(" ");
+  });
 }
 
 function applyOriginals() {
@@ -543,17 +790,28 @@ async function start() {
   $("skip").addEventListener("click", skip);
   $("undo").addEventListener("click", undo);
   $("back").addEventListener("click", back);
+  $("reset").addEventListener("click", () => S.item && reset());
   $("hide-selection").addEventListener("mousedown", (event) => event.preventDefault()); // keep the selection
   $("hide-selection").addEventListener("click", hideSelection);
   $("show-originals").addEventListener("change", applyOriginals);
+  document.addEventListener("mousedown", (event) => { S.pressedInMessage = $("message").contains(event.target); });
+  document.addEventListener("click", onMessageClick);
   $("help-button").addEventListener("click", () => $("help").showModal());
+  $("goto-id").addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); goTo(); } });
+  $("goto-go").addEventListener("click", goTo);
+  $("history-undo").addEventListener("click", undo);
+  renderKeys();
   $("confirm-yes").addEventListener("click", () => { $("confirm").close(); const go = S.pending; S.pending = null; if (go) go(); });
   $("confirm-no").addEventListener("click", () => { $("confirm").close(); S.pending = null; });
   $("page-prev").addEventListener("click", () => loadPage(Math.max(0, S.offset - PAGE)));
   $("page-next").addEventListener("click", () => loadPage(S.offset + PAGE));
   try {
+    initFilters(await refreshState(), loadPage);
+    initBulk();
+    initKeySettings(KEYMAP);
     await next();
     setupTeam(S.info); // adjudicate.js
+    await loadHistory();
     document.body.setAttribute("data-ready", "true");
   } catch (error) { say(error.message, true); }
 }

@@ -7,9 +7,10 @@
 const renewEvery = () => Math.max(1000, ((S.info && S.info.lease_seconds) || 300) * 1000 / 3);
 const TEAM = { timer: null, leased: null };
 
-// The next message for this reviewer, leased to them: no other reviewer is given it.
-async function claimNext() {
-  const claimed = await api("POST", "/api/claim", {});
+// The next message for this reviewer (after the list position `afterRank` when given), leased to
+// them: no other reviewer is given it.
+async function claimNext(afterRank) {
+  const claimed = await api("POST", "/api/claim", afterRank === undefined ? {} : { after_rank: afterRank });
   return claimed.current;
 }
 

@@ -1,0 +1,135 @@
+// Bulk decisions on the list's filtered items (a preview first, then the decision), and the Words
+// view's concordance: every occurrence of a spelling with its context, each decided on its own.
+// Message text is inserted as text only. Uses api(), el() and the list's filters (filters.js).
+"use strict";
+
+const BULK = { preview: null, filters: null };
+
+function currentFilters() {
+  const filters = {};
+  for (const name of ["q", "status", "kind", "tag", "reviewer"]) {
+    const value = document.getElementById(`filter-${name}`).value.trim();
+    if (value) filters[name] = value;
+  }
+  return filters;
+}
+
+async function openBulk() {
+  BULK.filters = currentFilters();
+  document.getElementById("bulk").showModal();
+  await previewBulk();
+}
+
+async function previewBulk() {
+  const action = document.getElementById("bulk-action").value;
+  const query = new URLSearchParams({ action, ...BULK.filters }).toString();
+  const text = document.getElementById("bulk-text"), list = document.getElementById("bulk-examples");
+  list.replaceChildren();
+  try {
+    BULK.preview = await api("GET", `/api/bulk?${query}`);
+  } catch (error) { text.textContent = error.message; return; }
+  const p = BULK.preview;
+  text.textContent = `${p.total} message${p.total === 1 ? "" : "s"} found: ${p.new} decided for the first time, ` +
+    `${p.changed} decided differently, ${p.unchanged} unchanged` +
+    (p.held ? `, ${p.held} left to the team (another reviewer's, a double review or a disagreement)` : "") +
+    ". One undo (u) takes it all back.";
+  for (const ex of p.examples) {
+    const after = ex.after.spans.length ? `TA, hides ${ex.after.spans.map((s) => s[2]).join(" ")}` : "NTA";
+    const before = ex.before ? `${ex.before.label} → ` : "";
+    list.append(el("li", { "data-message-id": ex.id }, el("b", { text: `${before}${after}: ` }), document.createTextNode(ex.text)));
+  }
+  document.getElementById("bulk-yes").disabled = !(p.new + p.changed);
+}
+
+async function confirmBulk() {
+  const p = BULK.preview;
+  if (!p) return;
+  try {
+    const done = await api("POST", "/api/bulk", { action: p.action, expected: p.total, filters: BULK.filters });
+    document.getElementById("bulk").close();
+    await refreshState();
+    await loadPage(0);
+    say(`${done.decided} message${done.decided === 1 ? "" : "s"} decided at once (undo: u).`);
+  } catch (error) {
+    document.getElementById("bulk-text").textContent = error.message;
+    if (error.status === 409) await previewBulk();
+  }
+}
+
+// ---------------------------------------------------------------- concordance
+
+const CONC = { data: null };
+
+async function openConcordance(spelling) {
+  const panel = document.getElementById("concordance");
+  CONC.data = await api("GET", `/api/concordance?spelling=${encodeURIComponent(spelling)}`);
+  const d = CONC.data;
+  document.getElementById("conc-title").textContent =
+    `“${d.spelling}”: ${d.occurrences.length} occurrence${d.occurrences.length === 1 ? "" : "s"} in ${d.messages} message${d.messages === 1 ? "" : "s"}`;
+  const body = document.getElementById("conc-rows");
+  body.replaceChildren();
+  d.occurrences.forEach((o, index) => {
+    const choice = el("select", { "aria-label": `occurrence ${index + 1}`, "data-index": String(index) },
+      new Option("name (hide)", "name"), new Option("word (show)", "word"));
+    choice.value = o.hidden ? "name" : "word";
+    choice.disabled = !o.listed;
+    if (!o.listed) choice.title = "released by the machines, outside the review list: learn the word to change it";
+    body.append(el("tr", { "data-message-id": o.id, class: o.hidden ? "is-name" : "" },
+      el("td", { class: "kwic-before", text: o.before }), el("td", { class: "kwic-match", text: o.match }),
+      el("td", { class: "kwic-after", text: o.after }), el("td", {}, choice)));
+    choice.addEventListener("change", () => choice.closest("tr").classList.toggle("is-name", choice.value === "name"));
+  });
+  document.getElementById("conc-note").textContent = d.outside ?
+    `${d.outside} occurrence${d.outside === 1 ? " is" : "s are"} outside the review list (released by the machines): “Name · this corpus” hides them too.` : "";
+  panel.hidden = false;
+  panel.scrollIntoView({ block: "start" });
+}
+
+async function applyConcordance() {
+  const d = CONC.data;
+  if (!d) return;
+  const marks = [];
+  document.querySelectorAll("#conc-rows select").forEach((choice) => {
+    const o = d.occurrences[Number(choice.dataset.index)];
+    if (o.listed && (choice.value === "name") !== o.hidden) {
+      marks.push({ id: o.id, start: o.start, end: o.end, as: choice.value, text_hash: o.text_hash });
+    }
+  });
+  const status = document.getElementById("conc-status");
+  if (!marks.length) { status.textContent = "Nothing changed: choose name or word for an occurrence first."; return; }
+  try {
+    const done = await api("POST", "/api/concordance", { marks, tag: document.getElementById("conc-tag").value });
+    status.textContent = `${marks.length} occurrence${marks.length === 1 ? "" : "s"} applied: ${done.decided} message${done.decided === 1 ? "" : "s"} decided (undo: u in Messages).`;
+    await refreshState();
+    await openConcordance(d.spelling);
+  } catch (error) { status.textContent = error.message; }
+}
+
+function initBulk() {
+  document.getElementById("bulk-open").addEventListener("click", openBulk);
+  document.getElementById("bulk-action").addEventListener("change", previewBulk);
+  document.getElementById("bulk-yes").addEventListener("click", confirmBulk);
+  document.getElementById("bulk-no").addEventListener("click", () => document.getElementById("bulk").close());
+  document.getElementById("conc-apply").addEventListener("click", applyConcordance);
+  document.getElementById("conc-close").addEventListener("click", () => { document.getElementById("concordance").hidden = true; });
+  const tags = document.getElementById("conc-tag");
+  for (const [, tag] of TAG_ORDER) tags.append(new Option(tag, tag));
+}
+
+// ------------------------------------------------------- another language
+
+// Tags the machines find by their form (numbers, addresses, links, codes): kept hidden in a
+// message in another language, where the words in no French list are rarely names.
+const FORM_TAGS = new Set(["TEL", "MEL", "URL", "ADR", "COD"]);
+
+// f: a message mostly in another language is decided at once: what the machines found by its
+// form stays hidden, every word is released (TA if something stays hidden, else NTA).
+async function decideForeign() {
+  if (!S.item) return;
+  if (!(S.item.language && S.item.language.foreign)) {
+    say("f is for messages mostly in another language; this one is not.", true);
+    return;
+  }
+  S.draft = S.draft.filter((span) => FORM_TAGS.has(span[2]));
+  await decide(S.draft.length ? "TA" : "NTA");
+}
