@@ -23,7 +23,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -34,25 +33,20 @@ from triage.io.jsonl import JSONTooDeep, parse_json
 from triage.io.labels import parse_labels
 from triage.io.messages import Message, MessageTable, Records, duplicate_ids, open_messages, source_name
 from triage.io.writing import TableWriter, table_output
+from triage.reasons import Spot, reason, spots, unique, word_key, word_pattern
 from triage.spreadsheets import restore_formula
 from triage import lexicons as lexicon_module
-from triage.lexicons import PERSON_CUES, spelling_key
 from triage.schema import (
-    AMBIGUOUS,
     CLASSIFIED_COLUMNS,
     DECISIONS,
-    DICTIONARY,
     EXPERT,
     FINAL_COLUMNS,
-    NAME_TAGS,
     NTA,
     QUEUE_COLUMNS,
     RISK_COLUMN,
     TA,
-    TAG_WORDS,
-    UNKNOWN,
 )
-from triage.seekhide import GUESS_RULES, SeekAndHide
+from triage.seekhide import SeekAndHide
 
 __all__ = [
     "CLASSIFIED_COLUMNS",
@@ -104,15 +98,6 @@ class ApplySummary:
 
 
 # ---------------------------------------------------------------------- the rows
-
-
-class _Spot(NamedTuple):
-    """A word (or detected item) the expert should look at, located in the text."""
-
-    start: int  # -1 when a highlighted word could not be found in the text
-    end: int
-    text: str  # as written
-    tag: str  # '' for a highlighted (ambiguous / unknown) word, else the tag Seek&Hide hid it with
 
 
 @dataclass
@@ -262,131 +247,14 @@ def _refuse_duplicates(display: str, repeated: dict[str, list[int]]) -> None:
 # -------------------------------------------------------------- words to look at
 
 
-@lru_cache(maxsize=4096)
-def word_pattern(word: str) -> re.Pattern[str]:
-    """`word` as a whole word (not inside a longer word), any case, both apostrophes alike."""
-    body = "".join("['’]" if c in "'’" else re.escape(c) for c in word)
-    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
-
-
-def _find_word(text: str, word: str, position: int) -> int:
-    """Offset of `word` as a whole word (exact case) from `position`, or -1. str.find with
-    a boundary check: compiling a pattern per highlighted word would cost more."""
-    if not word:
-        return -1
-    while (start := text.find(word, position)) >= 0:
-        end = start + len(word)
-        if not (start and text[start - 1].isalnum()) and not (end < len(text) and text[end].isalnum()):
-            return start
-        position = start + 1
-    return -1
-
-
-def _spots(row: _Row, *, all_hidden: bool = False) -> list[_Spot]:
-    """What the expert should look at, in text order: the highlighted words, plus the
-    items Seek&Hide hid when the model says NTA (where the two disagree), or every hidden
-    item with `all_hidden`. The highlighted words are located in order of appearance."""
-    text = row.text
-    found: list[_Spot] = []
-    position = 0
-    for word in row.highlighted:
-        start = _find_word(text, word, position)
-        if start < 0:
-            start = _find_word(text, word, 0)  # out of order: the file was edited by hand
-        if start < 0:
-            found.append(_Spot(-1, -1, word, ""))
-            continue
-        position = start + len(word)
-        found.append(_Spot(start, position, word, ""))
-    if all_hidden or row.model == NTA:
-        found += [_Spot(start, end, text[start:end], tag) for start, end, tag in row.hidden]
-    found.sort(key=lambda s: (s.start < 0, s.start, s.end))  # not found: last
-    return found
-
-
-def _key(word: str) -> str:
-    """A word as the lexicon files store it."""
-    return spelling_key(word).strip()
-
-
-def _unique(items: Iterable[_Spot]) -> list[_Spot]:
-    seen: set[str] = set()
-    out: list[_Spot] = []
-    for spot in items:
-        key = _key(spot.text)
-        if key and key not in seen:
-            seen.add(key)
-            out.append(spot)
-    return out
-
-
 def _look_at(row: _Row) -> list[str]:
     """The words to look at, unique (ignoring case), in text order, as written."""
-    return [spot.text for spot in _unique(_spots(row))]
-
-
-def _reason(spot: _Spot, seeker: SeekAndHide) -> str | None:
-    """Why Seek&Hide flagged this word, or None for an ordinary word."""
-    word = spot.text
-    lexicons = seeker.lexicons
-    if spot.tag and spot.tag not in NAME_TAGS:
-        return f"'{word}' {TAG_WORDS.get(spot.tag, spot.tag)}"
-    info = seeker.label_word(word)
-    kind = "first-name" if lexicons.name_entry(info.match).tag == "PRE" else "surname"
-    if info.label == DICTIONARY and (spot.tag or not info.weak):
-        if info.match in lexicons.user_names:
-            return f"'{word}' in your names list"
-        shown_as = f" (as '{info.match}')" if info.match != _key(word) else ""
-        return f"'{word}' {kind} dictionary{shown_as}"
-    if spot.tag:  # hidden by context (after a title) or with other lexicons
-        return f"'{word}' hidden as a {TAG_WORDS[spot.tag]}"
-    capitalised = ", capitalised" if word[:1].isupper() else ""
-    if info.label == AMBIGUOUS:
-        return f"'{word}' is a name and a word"
-    if info.label == UNKNOWN:
-        return f"'{word}' unknown{capitalised}"
-    if info.label == DICTIONARY:  # a weak name read as unknown in its context
-        also = "a rare first name" if kind == "first-name" else "a surname"
-        return f"'{word}' unknown{capitalised} (also {also})"
-    if info.rule in GUESS_RULES:  # an ordinary word only by a guess, highlighted for its capital
-        return f"'{word}' unknown{capitalised} (close to '{info.match}')"
-    if word[:1].isupper():  # highlighted by the name scorer although the lexicons know it
-        return f"'{word}' ordinary word, but flagged by the name scorer"
-    return None  # ANTI_DICTIONARY: an ordinary word (or the lexicons learnt it since)
-
-
-_PLAIN_REASONS = (
-    ("surname dictionary", "in the surname list"),
-    ("first-name dictionary", "in the first-name list"),
-    ("ordinary word, but flagged by the name scorer", "an ordinary word, but the name scorer finds it name-like"),
-    ("unknown", "in no list"),
-)
-_WORD_BEFORE = re.compile(r"([^\W\d_]+['’]?)\W*$")
-
-
-def reasons(row: _Row, seeker: SeekAndHide) -> dict[str, str]:
-    """Why a human should look at each word of a row, in plain words, by the word as written:
-    the highlighted words and the hidden items."""
-    out: dict[str, str] = {}
-    for spot in _unique(_spots(row, all_hidden=True)):
-        reason = _reason(spot, seeker)
-        if reason is None:
-            continue
-        prefix = f"'{spot.text}' "
-        reason = reason[len(prefix):] if reason.startswith(prefix) else reason  # the page shows the word beside it
-        for terse, plain in _PLAIN_REASONS:
-            reason = reason.replace(terse, plain)
-        if spot.start > 0 and not spot.tag:
-            before = _WORD_BEFORE.search(row.text[: spot.start])
-            if before and _key(before.group(1)) in PERSON_CUES:
-                reason += f", after '{before.group(1)}' (a name often follows)"
-        out[spot.text] = reason
-    return out
+    return [spot.text for spot in unique(spots(row))]
 
 
 def _why(row: _Row, seeker: SeekAndHide) -> str:
     """A one-line explanation: Seek&Hide's label and its reasons, the model's label and p."""
-    reasons = [r for spot in _unique(_spots(row, all_hidden=True)) if (r := _reason(spot, seeker))]
+    reasons = [r for spot in unique(spots(row, all_hidden=True)) if (r := reason(spot, seeker))]
     if len(reasons) > MAX_REASONS:
         reasons = reasons[:MAX_REASONS] + [f"and {len(reasons) - MAX_REASONS} more"]
     seekhide = row.message.fields.get("seekhide", "").strip()
@@ -514,7 +382,7 @@ code { background: #f4f4f4; padding: 0 0.2em; }
 """
 
 
-def _marked_text(text: str, found: list[_Spot]) -> str:
+def _marked_text(text: str, found: list[Spot]) -> str:
     parts: list[str] = []
     last = 0
     for spot in found:
@@ -557,7 +425,7 @@ def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
         cells = [
             f"<td>{number}</td>",
             f"<td>{esc(row.message.id)}</td>",
-            f'<td class="text">{_marked_text(row.text, _spots(row))}</td>',
+            f'<td class="text">{_marked_text(row.text, spots(row))}</td>',
             f"<td>{esc(LOOK_AT_SEPARATOR.join(_look_at(row)))}</td>",
             f'<td class="why">{esc(_why(row, seeker))}</td>',
             f"<td>{esc(fields.get('seekhide', ''))}</td>",
@@ -650,7 +518,7 @@ def _expert_spans(
         hits = list(word_pattern(word).finditer(text))
         if not hits:
             missing.append(word)
-        tag = seeker.lexicons.name_entry(_key(word)).tag  # first names win, unknown -> PRE
+        tag = seeker.lexicons.name_entry(word_key(word)).tag  # first names win, unknown -> PRE
         for hit in hits:
             start, end = hit.span()
             if all(end <= s or start >= e for s, e, _ in spans):  # inside a hidden item already: keep that

@@ -34,7 +34,8 @@ from typing import NamedTuple
 from triage import userlexicon
 from triage.errors import BadInput, BadOption, InputError
 from triage.io.messages import Records, source_name
-from triage.queue import read_classified, reasons, word_pattern
+from triage.queue import read_classified
+from triage.reasons import reasons, word_pattern
 from triage.schema import HIDE_TAGS, NTA, TA
 
 SCHEMA_VERSION = 1

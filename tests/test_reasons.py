@@ -1,0 +1,68 @@
+"""Why a human should look at a word (triage.reasons): the reasons the review page shows beside
+each word of a message, read from what Seek&Hide hid and highlighted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from triage.reasons import reasons, spots, unique
+from triage.seekhide import SeekAndHide
+
+# Invented messages only.
+CEDRIC = "Coucou Cédric, tu as vu Zorglub ?"  # Cédric a first name (hidden), Zorglub unknown after 'vu'
+PHONE = "appelle au 06 12 34 56 78 stp Zorglub"  # a phone number hidden, Zorglub unknown
+PIERRE_KON = "Pierre a appelé kon hier"  # Pierre a name and a word, kon a surname read as unknown
+
+
+@pytest.fixture(scope="module")
+def seeker(lexicons):
+    return SeekAndHide(lexicons)
+
+
+def classified(seeker, text: str, model: str = "TA") -> SimpleNamespace:
+    """A classified message as the review workspace holds it: any object with these four fields."""
+    found = seeker.seek(text)
+    return SimpleNamespace(text=text, model=model, hidden=[tuple(span) for span in found.hidden],
+                           highlighted=list(found.highlighted))
+
+
+def test_each_hidden_or_highlighted_word_gets_its_reason_in_plain_words(seeker):
+    assert reasons(classified(seeker, CEDRIC), seeker) == {
+        "Cédric": "in the first-name list",
+        "Zorglub": "in no list, capitalised, after 'vu' (a name often follows)",
+    }
+    assert reasons(classified(seeker, PHONE), seeker) == {
+        "06 12 34 56 78": "phone number",
+        "Zorglub": "in no list, capitalised",
+    }
+    assert reasons(classified(seeker, PIERRE_KON), seeker) == {
+        "Pierre": "is a name and a word",
+        "kon": "in no list (also a surname)",
+    }
+
+
+def test_the_page_gets_every_hidden_item_whatever_the_model_says(seeker):
+    # The queue's words to look at add the hidden items only where the model disagrees (NTA);
+    # the page explains every hidden item.
+    for model in ("TA", "NTA"):
+        assert "Cédric" in reasons(classified(seeker, CEDRIC, model), seeker)
+    assert [spot.text for spot in unique(spots(classified(seeker, CEDRIC, "TA")))] == ["Zorglub"]
+    assert [spot.text for spot in unique(spots(classified(seeker, CEDRIC, "NTA")))] == ["Cédric", "Zorglub"]
+
+
+def test_a_word_written_twice_is_explained_once_as_first_written(seeker):
+    text = "Zorglub ou zorglub ? demande à Zorglub"
+    row = SimpleNamespace(text=text, model="TA", hidden=[], highlighted=["Zorglub", "zorglub", "Zorglub"])
+    assert list(reasons(row, seeker)) == ["Zorglub"]
+
+
+def test_the_reasons_stand_apart_from_the_queue_of_classified_files():
+    # The review's reasons load without the expert queue (which parses and writes classified files).
+    code = "import sys, triage.reasons; print('triage.queue' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
