@@ -110,6 +110,7 @@ async function refreshState(after) {
   let text = `${done} / ${p.total} decided`;
   if (p.audit) text += ` (queue ${p.queue}, audit ${p.audit})`;
   if (p.skipped) text += ` · ${p.skipped} skipped (back at the end)`;
+  if (p.disputed) text += ` · ${p.disputed} disagreement${p.disputed === 1 ? "" : "s"} for the lead`;
   if (p.seconds_per_message) text += ` · ${p.seconds_per_message} s per message`;
   if (p.seconds_left) text += ` · about ${formatDuration(p.seconds_left)} left`;
   const audit = S.info.audit;
@@ -635,7 +636,7 @@ async function loadLearnt() {
 async function switchView(view) {
   S.view = view;
   for (const name of VIEWS) $(`view-${name}`).hidden = name !== view;
-  document.querySelectorAll(".tab").forEach((tab) => tab.setAttribute("aria-pressed", String(tab.dataset.view === view)));
+  document.querySelectorAll(".tab[data-view]").forEach((tab) => tab.setAttribute("aria-pressed", String(tab.dataset.view === view)));
   if (view === "words") await loadWords();
   if (view === "learnt") await loadLearnt();
   if (view === "adjudicate") await loadDisputes();
@@ -783,7 +784,7 @@ function applyOriginals() {
 
 async function start() {
   document.addEventListener("keydown", onKey);
-  document.querySelectorAll(".tab").forEach((tab) => tab.addEventListener("click", () => switchView(tab.dataset.view)));
+  document.querySelectorAll(".tab[data-view]").forEach((tab) => tab.addEventListener("click", () => switchView(tab.dataset.view)));
   $("accept").addEventListener("click", () => decide(S.draft.length ? "TA" : "NTA"));
   $("mark-ta").addEventListener("click", () => decide("TA"));
   $("mark-nta").addEventListener("click", () => decide("NTA"));
