@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,10 +37,15 @@ def prepare(folder: Path) -> tuple[Path, Path]:
                    check=True, capture_output=True)
     with Workspace.open(workspace) as opened:
         opened.mark_double(0.1, seed=0)
-        disputed = [item for item in opened.items(limit=1000) if item.double][:2]
-        for item in disputed:  # ana hides what the machines propose, bob finds nothing to hide
-            opened.decide(item.id, label="TA", spans=item.proposal or [[0, 1, "PRE"]], reviewer="ana")
+        disputed = 0
+        for item in opened.items(limit=1000):  # ana hides a capitalised word, bob finds nothing to hide
+            word = re.search(r"(?<=\s)[A-ZÀ-Ý][a-zà-ÿ]+", item.text)
+            if not item.double or word is None or disputed == 2:
+                continue
+            spans = item.proposal or [[word.start(), word.end(), "PRE"]]
+            opened.decide(item.id, label="TA", spans=spans, reviewer="ana")
             opened.decide(item.id, label="NTA", spans=[], reviewer="bob")
+            disputed += 1
         candidates = opened.candidates(limit=5)
         if candidates:
             opened.learn(candidates[0]["spelling"], kind="word", scope="corpus", reviewer="ana", confirm=True)

@@ -20,7 +20,8 @@ def test_the_consistency_list_decides_a_case_for_the_whole_corpus(browser, cli, 
     server = Server(ws)
     try:
         browser.get(server.address)
-        browser.get(browser.current_url + "consistency")
+        WebDriverWait(browser, 15).until(lambda d: d.find_element(By.ID, "consistency-link").is_displayed())
+        browser.find_element(By.ID, "consistency-link").click()  # the header's link
         WebDriverWait(browser, 15).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "li.case")) == 2)
         assert browser.find_element(By.ID, "summary").text == "2 cases, 2 to decide"
         julie = browser.find_element(By.CSS_SELECTOR, 'li.case[data-key="julie"]')

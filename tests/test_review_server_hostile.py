@@ -334,3 +334,21 @@ def test_a_real_server_answers_413_to_a_huge_declared_body_without_waiting_for_i
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+def test_the_server_answers_a_kept_alive_connection_at_once():
+    """Answers are not held back for the browser's delayed acknowledgement (Nagle's algorithm off on
+    the listening socket, inherited by each connection it accepts)."""
+    import socket
+
+    from triage.review_workspace.server import bind
+
+    listening = bind(0)
+    client = socket.create_connection(listening.getsockname())
+    accepted, _ = listening.accept()
+    try:
+        assert listening.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        for each in (accepted, client, listening):
+            each.close()

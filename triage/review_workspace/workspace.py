@@ -453,6 +453,7 @@ class Workspace:
         self._identity: tuple[str, tuple[int, int]] | None = None
         self._searchable = False  # the trigram search index is there (see _search_index)
         self._listed = False  # the narrow copy of the list is there (see _listing)
+        self._synced_counts: tuple[str | None, dict] | None = None  # see _counts_of_sync
         self.last_undone = 0  # how many decisions the last undo took back (a bulk decision: all of its)
 
     # ------------------------------------------------------------------ opening
@@ -713,7 +714,7 @@ class Workspace:
             if self._listed:
                 db.execute(_LISTING_FILL)
             where = classified_path.display if isinstance(classified_path, Records) else os.path.abspath(classified_path)
-            values = dict(classified=where, synced=_now(),
+            values = dict(classified=where, synced=_now(), sync_id=uuid.uuid4().hex,
                           audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
             if input_path is not None:
                 values["input"] = os.path.abspath(input_path)
@@ -1654,27 +1655,42 @@ class Workspace:
 
     # ------------------------------------------------------------------ figures
 
+    def _counts_of_sync(self) -> dict:
+        """The counts that only a sync changes (the list's queue and audit, the messages, those the
+        machines released), read once per sync: the page asks for the progress after each decision."""
+        meta = self.meta()
+        stamp = meta.get("sync_id") or meta.get("synced")
+        if self._synced_counts is None or self._synced_counts[0] != stamp:
+            kinds = dict(self._db.execute("SELECT kind, count(*) FROM items GROUP BY kind").fetchall())
+            self._synced_counts = (stamp, {
+                "queue": kinds.get("queue", 0), "audit": kinds.get("audit", 0), "total": sum(kinds.values()),
+                "messages": self._db.execute("SELECT count(*) FROM messages").fetchone()[0],
+                "released": self._db.execute("SELECT count(*) FROM messages WHERE decision != 'EXPERT'").fetchone()[0],
+            })
+        return self._synced_counts[1]
+
     def progress(self) -> dict:
+        synced = self._counts_of_sync()
         counts = {status: 0 for status in ("pending", "decided", "skipped", "stale", DISPUTED)}
-        for status, n in self._db.execute(
-            "SELECT CASE WHEN d.id IS NULL THEN 'pending' WHEN d.text_hash != m.text_hash THEN 'stale' "
-            "ELSE d.status END AS s, count(*) FROM items i JOIN messages m USING (id) LEFT JOIN decisions d USING (id) "
-            "GROUP BY s"
+        for status, n in self._db.execute(  # the decisions only: every other listed message is pending
+            "SELECT CASE WHEN d.text_hash != m.text_hash THEN 'stale' ELSE d.status END AS s, count(*) "
+            "FROM decisions d JOIN items i USING (id) JOIN messages m USING (id) GROUP BY s"
         ):
             counts[status] = n
-        kinds = dict(self._db.execute("SELECT kind, count(*) FROM items GROUP BY kind").fetchall())
+        counts["pending"] = synced["total"] - sum(counts.values())
         seconds = self._seconds_per_message()
         left = counts["pending"] + counts["stale"] + counts["skipped"]
         return {
-            "queue": kinds.get("queue", 0), "audit": kinds.get("audit", 0), "total": sum(kinds.values()),
-            **counts, "left": left, "messages": self._db.execute("SELECT count(*) FROM messages").fetchone()[0],
+            "queue": synced["queue"], "audit": synced["audit"], "total": synced["total"],
+            **counts, "left": left, "messages": synced["messages"],
             "seconds_per_message": seconds, "seconds_left": None if seconds is None else round(seconds * left, 1),
         }
 
     def _seconds_per_message(self) -> float | None:
-        """Median time between consecutive decisions (pauses over 10 minutes left out)."""
+        """Median time between consecutive decisions among the last 200 (pauses over 10 minutes left
+        out): the team's pace now."""
         times = [datetime.fromisoformat(row[0]) for row in
-                 self._db.execute("SELECT at FROM events WHERE action = 'decide' ORDER BY seq")]
+                 self._db.execute("SELECT at FROM events WHERE action = 'decide' ORDER BY seq DESC LIMIT 201")][::-1]
         gaps = sorted(g for a, b in zip(times, times[1:]) if 0 < (g := (b - a).total_seconds()) <= 600)
         if not gaps:
             return None
@@ -1688,8 +1704,9 @@ class Workspace:
         for item in self.items(kind="audit", status="decided", limit=1_000_000):
             audited += 1
             leaking += any(not _covered(item.machine_spans, s, e) for s, e, _ in item.spans or [])
-        released = self._db.execute("SELECT count(*) FROM messages WHERE decision != 'EXPERT'").fetchone()[0]
-        result = {"audited": audited, "sample": self.count(kind="audit"), "leaking": leaking,
+        synced = self._counts_of_sync()
+        released = synced["released"]
+        result = {"audited": audited, "sample": synced["audit"], "leaking": leaking,
                   "machine_released": released, "share": None, "low": None, "high": None}
         if audited:
             from scipy.stats import binomtest

@@ -7,7 +7,7 @@
 const LANGUAGES = { en: "English", fr: "Français" };
 const TRANSLATIONS = {
   fr: {
-    "review": "relecture", "Messages": "Messages", "Words": "Mots", "Learnt": "Appris", "loading…": "chargement…",
+    "review": "relecture", "Messages": "Messages", "Words": "Mots", "Learnt": "Appris", "Consistency": "Cohérence", "loading…": "chargement…",
     "Queue": "File", "Found": "Trouvés", "‹ prev": "‹ préc.", "next ›": "suiv. ›", "Search text or id…": "Chercher un texte ou un id…",
     "any status": "tout statut", "to look at": "à regarder", "pending": "en attente", "decided": "décidés", "skipped": "mis de côté",
     "changed": "modifiés", "disagreements": "désaccords", "queue + audit": "file + audit", "queue": "file", "audit": "audit", "any tag": "toute étiquette",

@@ -110,6 +110,7 @@ async function refreshState(after) {
   let text = `${done} / ${p.total} decided`;
   if (p.audit) text += ` (queue ${p.queue}, audit ${p.audit})`;
   if (p.skipped) text += ` · ${p.skipped} skipped (back at the end)`;
+  if (p.disputed) text += ` · ${p.disputed} disagreement${p.disputed === 1 ? "" : "s"} for the lead`;
   if (p.seconds_per_message) text += ` · ${p.seconds_per_message} s per message`;
   if (p.seconds_left) text += ` · about ${formatDuration(p.seconds_left)} left`;
   const audit = S.info.audit;
@@ -196,13 +197,14 @@ async function show(id, remember = false) {
   S.focus = -1;
   S.tag = "PRE"; // each message starts from the commonest tag
   const pageStart = Math.floor(item.rank / PAGE) * PAGE;
-  if (listFiltered()) await loadPage(S.offset); // a filtered list stays on its page, its marks brought up to date
-  else if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) await loadPage(pageStart);
+  let list = null; // the list's page, fetched while the message is drawn and its lease taken
+  if (listFiltered()) list = loadPage(S.offset); // a filtered list stays on its page, its marks brought up to date
+  else if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) list = loadPage(pageStart);
   else renderList();
   render();
   say(item.status === "decided" ? `Decided ${item.label} by ${item.reviewer}. Change it if needed.` :
       item.status === "stale" ? "The text changed since it was decided: please look again." : "");
-  await holdLease(item); // team.js
+  await Promise.all([list, holdLease(item)]); // team.js
 }
 
 const overlaps = (spans, start, end) => spans.some(([s, e]) => start < e && end > s);
@@ -468,8 +470,8 @@ async function back() {
 
 // The next message to look at, leased to this reviewer: pending ones first (after `after`, the
 // message just left, when given), then the skipped ones; the end only when nothing is pending or skipped.
-async function next(after) {
-  await refreshState(after);
+async function next(after, refresh = true) {
+  if (refresh) await refreshState(after);
   const rank = after !== undefined && S.item && S.item.id === after ? S.item.rank : undefined;
   const current = await claimNext(rank); // team.js
   if (current === null) { await finished(); return; }
@@ -635,7 +637,7 @@ async function loadLearnt() {
 async function switchView(view) {
   S.view = view;
   for (const name of VIEWS) $(`view-${name}`).hidden = name !== view;
-  document.querySelectorAll(".tab").forEach((tab) => tab.setAttribute("aria-pressed", String(tab.dataset.view === view)));
+  document.querySelectorAll(".tab[data-view]").forEach((tab) => tab.setAttribute("aria-pressed", String(tab.dataset.view === view)));
   if (view === "words") await loadWords();
   if (view === "learnt") await loadLearnt();
   if (view === "adjudicate") await loadDisputes();
@@ -783,7 +785,7 @@ function applyOriginals() {
 
 async function start() {
   document.addEventListener("keydown", onKey);
-  document.querySelectorAll(".tab").forEach((tab) => tab.addEventListener("click", () => switchView(tab.dataset.view)));
+  document.querySelectorAll(".tab[data-view]").forEach((tab) => tab.addEventListener("click", () => switchView(tab.dataset.view)));
   $("accept").addEventListener("click", () => decide(S.draft.length ? "TA" : "NTA"));
   $("mark-ta").addEventListener("click", () => decide("TA"));
   $("mark-nta").addEventListener("click", () => decide("NTA"));
@@ -809,9 +811,8 @@ async function start() {
     initFilters(await refreshState(), loadPage);
     initBulk();
     initKeySettings(KEYMAP);
-    await next();
     setupTeam(S.info); // adjudicate.js
-    await loadHistory();
+    await Promise.all([next(undefined, false), loadHistory()]); // the state was just read
     document.body.setAttribute("data-ready", "true");
   } catch (error) { say(error.message, true); }
 }
