@@ -65,3 +65,13 @@ def test_only_the_triage_package_is_installed_at_the_top(tmp_path):
     code = "import importlib.util as u; print(u.find_spec('features'), u.find_spec('dictionaries'), u.find_spec('triage.features') is not None)"
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.stdout.split() == ["None", "None", "True"], result.stdout + result.stderr
+
+
+def test_every_package_of_the_tool_is_installed():
+    """A package left out of pyproject.toml's list works from the repository and is missing from
+    an installed copy."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "triage").rglob("__init__.py")}
+    assert found <= listed, f"not installed: {sorted(found - listed)}"
