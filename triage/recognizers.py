@@ -41,6 +41,7 @@ import numpy as np
 from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
+from triage.seekhide import steps
 from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis
 from triage.spelling_batch import members, texts_of
 
@@ -55,6 +56,9 @@ _VOWELS = frozenset("aeiouy")
 # recognisable; rarer names give starts that are mostly chance strings of letters.
 TRUNCATED_FROM = 1_000
 TRUNCATION_LENGTHS = range(3, 6)  # seb .. steph; shorter is an initial, longer a name of its own
+
+# The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
+steps.declare("recognizer", "two-word-brand", "brand-person-cue", "nickname-truncation", where=__name__)
 
 # Tags as small integers over the tokens of a batch (0: none): comparisons of strings over
 # every token would cost classify more than the recognizers themselves.

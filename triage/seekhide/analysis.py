@@ -25,6 +25,7 @@ from triage.seekhide.rules import (
     READ_AS_WORD_CODES,
     RULES,
 )
+from triage.seekhide import steps
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -41,6 +42,9 @@ from triage.seekhide.table import (
 )
 from triage.spelling_batch import fold_many, members
 from triage.tokenise import DETECTED, WORD, Token
+
+steps.declare("context", "title", "weak-name", "capitalised-guess", "determiner", "copula", "first-name-surname",
+              where=__name__)
 
 if TYPE_CHECKING:
     from triage.seekhide import SeekAndHide

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import enum
 
+from triage.seekhide import steps
+
 
 class Rule(enum.StrEnum):
     """Which look-up or heuristic labelled a word: the `rule` column of `triage seek --words`."""
@@ -41,14 +43,15 @@ class Rule(enum.StrEnum):
 # such a word is highlighted instead: rule "capitalised-<rule>").
 GUESS_RULES = frozenset({Rule.MISSPELLING, Rule.APOSTROPHE, Rule.CONCATENATION, Rule.REPETITION})
 # Seek&Hide's steps beyond the exact look-up, each of which can be switched off (as docdeid's
-# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}).
-WORD_STEPS = ("accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
-              "title", "weak-name", "capitalised-guess", "determiner", "copula", "first-name-surname")
-# The recognizers' steps (triage/recognizers.py reads them from the same `off`, and "title"
-# too): two-word brands (chez Leroy Merlin), a brand named like a person is a person after a
-# person cue (avec Zara), and a lower-case start of a common first name is a nickname (seb, flo).
-RECOGNIZER_STEPS = ("two-word-brand", "brand-person-cue", "nickname-truncation")
-STEPS = WORD_STEPS + RECOGNIZER_STEPS
+# processors can) to measure what it brings: SeekAndHide(lexicons, off={"misspelling"}). Their
+# list and order are data: triage/seekhide/steps.txt (triage.seekhide.steps reads it).
+# The steps decided by Seek&Hide: per spelling (words.py) and in context (context.py).
+WORD_STEPS = steps.names("word") + steps.names("context")
+# The recognizers' steps (triage/recognizers.py): two-word brands (chez Leroy Merlin), a brand
+# named like a person is a person after a person cue (avec Zara), and a lower-case start of a
+# common first name is a nickname (seb, flo).
+RECOGNIZER_STEPS = steps.names("recognizer")
+STEPS = steps.NAMES
 
 RULES = tuple(Rule)  # the rule of a word token is a code into RULES
 _RULE_CODE = {rule.value: code for code, rule in enumerate(RULES)}

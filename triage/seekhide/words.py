@@ -17,7 +17,12 @@ from triage.lexicons import CLITICS, FIRST_NAME, ORDINARY, TITLES, Lexicons, fol
 from triage.memory import Cache
 from triage.nearwords import edits1 as _edits1  # noqa: F401  (the edit order, importable from here)
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
+from triage.seekhide import steps
 from triage.seekhide.rules import STEPS, Rule
+
+# The steps decided here, per spelling (listed in steps.txt; the order they are tried in is _analyse's).
+steps.declare("word", "accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
+              where=__name__)
 
 _RUN = re.compile(r"(\w)\1+")
 _SENTENCE_END = re.compile(r"[.!?…]")
