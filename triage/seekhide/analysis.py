@@ -1,6 +1,6 @@
 """Seek&Hide on a batch of messages (Patel et al. 2013, section 3): one entry per token in
-named arrays, the context rules applied to all tokens at once, the message labels, what is
-hidden and the replacement codes."""
+named arrays, the context rules (triage/seekhide/context.py) applied to all words at once, the
+message labels, what is hidden and the replacement codes."""
 
 from __future__ import annotations
 
@@ -13,19 +13,8 @@ import numpy as np
 
 from triage.normalise import grapheme_spans
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
-from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
-from triage.seekhide.rules import (
-    _COPULA_RULE,
-    _DETERMINER_RULE,
-    _FIRST_NAME_SURNAME_RULE,
-    _GUESS_CODES,
-    _LOOKUP_CODES,
-    _TITLE_RULE,
-    _WEAK_RULE,
-    READ_AS_WORD_CODES,
-    RULES,
-)
-from triage.seekhide import steps
+from triage.seekhide.context import Context, apply_rules
+from triage.seekhide.rules import _FIRST_NAME_SURNAME_RULE, _TITLE_RULE, RULES
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -42,9 +31,6 @@ from triage.seekhide.table import (
 )
 from triage.spelling_batch import fold_many, members
 from triage.tokenise import DETECTED, WORD, Token
-
-steps.declare("context", "title", "weak-name", "capitalised-guess", "determiner", "copula", "first-name-surname",
-              where=__name__)
 
 if TYPE_CHECKING:
     from triage.seekhide import SeekAndHide
@@ -95,13 +81,6 @@ def hidden_json(hidden: list[tuple[int, int, str]]) -> str:
     return "[" + ", ".join(f'[{start}, {end}, "{tag}"]' for start, end, tag in hidden) + "]"
 
 
-def _name_lists(lexicons, infos, sids: np.ndarray) -> np.ndarray:
-    """(the match is a first name, the match is a surname) of the spellings `sids`, (len(sids), 2)."""
-    matches = [info.match if info is not None else "" for info in map(infos.__getitem__, sids.tolist())]
-    return np.column_stack([members(lexicons.first_names, matches),
-                            members(lexicons.last_names, matches)]).reshape(-1, 2)
-
-
 @dataclass
 class Analysis:
     """Seek&Hide's view of a batch of messages: one entry per token in the arrays, the
@@ -143,77 +122,18 @@ class Analysis:
         before_punctuation = np.zeros(n, dtype=bool)
         before_punctuation[:-1] = is_word[:-1] & (kind[1:] == K_PUNCT) & same_as_previous[1:]
 
-        # Context rules on words.
+        # The context rules (triage/seekhide/context.py), on the words.
         words = np.flatnonzero(is_word)
         ws = sid[words]
-        after_title = np.zeros(len(words), dtype=bool)
-        after_title[1:] = (columns.title[ws[:-1]] & ~in_compound[words[:-1]]
-                           & (message[words[:-1]] == message[words[1:]]))
-        after_title &= ~in_compound[words]
+        c = Context(seeker, table, columns, position=words, spelling=ws, message=message[words],
+                    in_compound=in_compound[words], capitalised=columns.capitalised[ws],
+                    sentence_start=sentence_start[words], label=columns.label[ws].copy(),
+                    rule=columns.rule[ws].copy())
+        apply_rules(c)
+        word_label = c.label
         label = np.full(n, -1, dtype=np.int8)
         rule = np.full(n, -1, dtype=np.int16)
-        word_label, word_rule = columns.label[ws].copy(), columns.rule[ws].copy()
-        capitalised, starts = columns.capitalised[ws], sentence_start[words]
-        title = after_title & capitalised & (word_label != L_DICTIONARY)
-        weak = ~title & columns.weak[ws] & (word_label == L_DICTIONARY) & (starts | ~capitalised)
-        weak &= "weak-name" not in seeker.off
-        guess_rules = np.fromiter(_GUESS_CODES, dtype=np.int16)
-        guessed = ~title & ~weak & np.isin(word_rule, guess_rules) & capitalised & ~starts
-        guessed &= "capitalised-guess" not in seeker.off
-        word_label[title], word_rule[title] = L_DICTIONARY, _TITLE_RULE
-        word_label[weak], word_rule[weak] = L_UNKNOWN, _WEAK_RULE
-        if guessed.any():
-            word_rule[guessed] = [_GUESS_CODES[r] for r in word_rule[guessed].tolist()]
-            word_label[guessed] = L_UNKNOWN
-        # A lower-case word in both lists right after an article or a demonstrative is read as
-        # the ordinary word ("une rose", "un ange"): it stays AMBIGUOUS, and the word scorer
-        # leaves it visible (its probability still counts in the risk). Possessives are no
-        # determiners here: SMS write "mon Nico". The same after a third-person copula ("l'eau
-        # est claire"), unless a presentative comes before it ("c'est claire": it is Claire).
-        rules_on = [name for name in ("determiner", "copula") if name not in seeker.off]
-        if rules_on:
-            spelled = table.texts
-
-            def read_context(sids: np.ndarray) -> list[tuple[bool, bool, bool, bool]]:
-                keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
-                return [(key in DETERMINERS, text.islower(), key in COPULAS, key in PRESENTATIVES) for key, text in keys]
-
-            # (determiner, lower case, copula, presentative) of each spelling
-            context = table.column("seekhide.attribute", read_context, bool, width=4)
-            # follows[i]: word i comes right after word i - 1, both outside compounds, in one message
-            follows = np.zeros(len(words), dtype=bool)
-            follows[1:] = (~in_compound[words[:-1]] & (words[1:] == words[:-1] + 1)
-                           & (message[words[:-1]] == message[words[1:]]))
-            follows &= ~in_compound[words]
-            candidate = follows & context[ws, 1] & (word_label == L_AMBIGUOUS) & np.isin(word_rule, _LOOKUP_CODES)
-            if "determiner" in rules_on:
-                after_determiner = np.zeros(len(words), dtype=bool)
-                after_determiner[1:] = context[ws[:-1], 0]
-                word_rule[candidate & after_determiner] = _DETERMINER_RULE
-            if "copula" in rules_on:
-                after_copula = np.zeros(len(words), dtype=bool)
-                after_copula[1:] = context[ws[:-1], 2]
-                presented = np.zeros(len(words), dtype=bool)  # the copula follows a presentative
-                presented[2:] = follows[1:-1] & context[ws[:-2], 3]
-                word_rule[candidate & after_copula & ~presented] = _COPULA_RULE
-        # A weak surname right after a first name is a surname ("marie durand", "avec julien
-        # girard"): the pair names a person, which the weak-name rule cannot see. The first name
-        # is a word of the first-name list that Seek&Hide hides or highlights (DICTIONARY or
-        # AMBIGUOUS, not read as an ordinary word after a determiner or a copula), with nothing between the
-        # two; the surname is a word of the surname list that is no ordinary word: the lexicon
-        # build already reads a surname that is a frequent word as the word (petit, blanc).
-        if "first-name-surname" not in seeker.off and len(words) > 1:
-            infos, lexicons = table.infos, seeker.lexicons
-            listed = table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
-                                  width=2)
-            first_name = (listed[ws, 0] & np.isin(word_label, (L_DICTIONARY, L_AMBIGUOUS))
-                          & ~np.isin(word_rule, READ_AS_WORD_CODES) & (word_rule != _TITLE_RULE) & ~in_compound[words])
-            after_first_name = np.zeros(len(words), dtype=bool)
-            after_first_name[1:] = (first_name[:-1] & (words[1:] == words[:-1] + 1)
-                                    & (message[words[:-1]] == message[words[1:]]))
-            surname = after_first_name & weak & listed[ws, 1] & ~in_compound[words]
-            word_label[surname], word_rule[surname] = L_DICTIONARY, _FIRST_NAME_SURNAME_RULE
-        label[words], rule[words] = word_label, word_rule
+        label[words], rule[words] = word_label, c.rule
 
         # Message labels: TA with a detector hit or a dictionary word; NTA when every word
         # is an ordinary word; UNTAGGED otherwise.

@@ -47,7 +47,6 @@ def _read() -> tuple[Step, ...]:
 
 LISTED: tuple[Step, ...] = _read()  # in the file's order
 NAMES: tuple[str, ...] = tuple(step.name for step in LISTED)
-_KNOWN = frozenset(NAMES)
 
 
 def listed(stage: str | None = None) -> tuple[Step, ...]:
@@ -61,7 +60,7 @@ def names(stage: str | None = None) -> tuple[str, ...]:
 
 def switchable() -> tuple[str, ...]:
     """The steps that can be switched off by name, in order: all of them."""
-    return NAMES
+    return names()
 
 
 @dataclass(frozen=True)
@@ -135,8 +134,4 @@ def check() -> list[str]:
 
 def unknown(step_names) -> list[str]:
     """The names among `step_names` that are no step, sorted."""
-    return sorted(set(step_names) - _KNOWN)
-
-
-def is_known(name: str) -> bool:
-    return name in _KNOWN
+    return sorted(set(step_names) - set(names()))

@@ -1,0 +1,206 @@
+"""Seek&Hide's context rules: what a word's neighbours in its message change in its label.
+
+Each rule is one function registered by name (`@context_rule("name")`); it reads and writes the
+named arrays of a Context, one entry per word token of the batch, all words at once. The rules
+run in the order of triage/seekhide/steps.txt, each skipped when switched off
+(SeekAndHide(off={"copula"})). Adding a rule is one function here and one line of steps.txt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
+from triage.seekhide import steps
+from triage.seekhide.rules import (
+    _COPULA_RULE,
+    _DETERMINER_RULE,
+    _FIRST_NAME_SURNAME_RULE,
+    _GUESS_CODES,
+    _LOOKUP_CODES,
+    _TITLE_RULE,
+    _WEAK_RULE,
+    READ_AS_WORD_CODES,
+)
+from triage.seekhide.table import L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
+from triage.spelling_batch import members
+
+if TYPE_CHECKING:
+    from triage.seekhide import SeekAndHide
+
+
+def context_rule(name: str):
+    """Decorator: the function is the context rule `name` (a line of steps.txt)."""
+    return steps.register(name, "context")
+
+
+@dataclass
+class Context:
+    """The words of a batch as the context rules see them, one entry per word token in order
+    (the words of one message are consecutive). `label` and `rule` (codes into LABELS and
+    RULES) start as each spelling's own, out of context, and are what the rules change."""
+
+    seeker: SeekAndHide
+    table: Spellings
+    columns: _Arrays  # the per-spelling columns
+    position: np.ndarray  # the word's token position in the batch
+    spelling: np.ndarray  # its spelling id
+    message: np.ndarray  # its message
+    in_compound: np.ndarray  # a part of a hyphenated word
+    capitalised: np.ndarray
+    sentence_start: np.ndarray
+    label: np.ndarray
+    rule: np.ndarray
+    title: np.ndarray = field(init=False)  # read as a surname after a title (the title rule)
+    weak: np.ndarray = field(init=False)  # a weak name left UNKNOWN (the weak-name rule)
+    _after: np.ndarray | None = field(default=None, init=False, repr=False)
+    _attributes: np.ndarray | None = field(default=None, init=False, repr=False)
+    _candidates: np.ndarray | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.title = np.zeros(len(self.position), dtype=bool)
+        self.weak = np.zeros(len(self.position), dtype=bool)
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+    def previous(self, mask: np.ndarray) -> np.ndarray:
+        """Per word, `mask` of the word before it in the batch (False for the first)."""
+        shifted = np.zeros(len(mask), dtype=bool)
+        shifted[1:] = mask[:-1]
+        return shifted
+
+    def same_message(self) -> np.ndarray:
+        """Per word, the word before it is in the same message."""
+        return np.concatenate(([False], self.message[1:] == self.message[:-1]))
+
+    def follows(self) -> np.ndarray:
+        """Per word, it comes right after the word before it (no token between), both outside
+        compounds, in one message."""
+        if self._after is None:
+            after = np.zeros(len(self), dtype=bool)
+            after[1:] = (~self.in_compound[:-1] & (self.position[1:] == self.position[:-1] + 1)
+                         & (self.message[:-1] == self.message[1:]))
+            self._after = after & ~self.in_compound
+        return self._after
+
+    def attributes(self) -> np.ndarray:
+        """(a determiner, in lower case, a copula, a presentative) of each word's spelling,
+        (n, 4): a per-spelling column."""
+        if self._attributes is None:
+            spelled = self.table.texts
+
+            def read(sids: np.ndarray) -> list[tuple[bool, bool, bool, bool]]:
+                keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
+                return [(key in DETERMINERS, text.islower(), key in COPULAS, key in PRESENTATIVES)
+                        for key, text in keys]
+
+            self._attributes = self.table.column("seekhide.attribute", read, bool, width=4)[self.spelling]
+        return self._attributes
+
+    def read_as_word_candidates(self) -> np.ndarray:
+        """The words the determiner and copula rules may read as the ordinary word: lower case,
+        found in both lists by a look-up (no guess), right after the word before them; as they
+        stand before either of those rules runs."""
+        if self._candidates is None:
+            self._candidates = (self.follows() & self.attributes()[:, 1] & (self.label == L_AMBIGUOUS)
+                                & np.isin(self.rule, _LOOKUP_CODES))
+        return self._candidates
+
+    def set(self, mask: np.ndarray, label: int | None, rule: int) -> None:
+        if label is not None:
+            self.label[mask] = label
+        self.rule[mask] = rule
+
+
+@context_rule("title")
+def title(c: Context) -> None:
+    """A capitalised word right after a title (Mme, Dr...: words.py marks them), outside
+    compounds, in one message, that is not already a name, is a surname: DICTIONARY."""
+    after_title = c.previous(c.columns.title[c.spelling] & ~c.in_compound) & c.same_message() & ~c.in_compound
+    c.title = after_title & c.capitalised & (c.label != L_DICTIONARY)
+    c.set(c.title, L_DICTIONARY, _TITLE_RULE)
+
+
+@context_rule("weak-name")
+def weak_name(c: Context) -> None:
+    """A weak name (a surname only, or a rare first name) is UNKNOWN when it starts a sentence
+    or is not capitalised: kon, lo, same."""
+    c.weak = (~c.title & c.columns.weak[c.spelling] & (c.label == L_DICTIONARY)
+              & (c.sentence_start | ~c.capitalised))
+    c.set(c.weak, L_UNKNOWN, _WEAK_RULE)
+
+
+@context_rule("capitalised-guess")
+def capitalised_guess(c: Context) -> None:
+    """A capitalised word mid-sentence that a heuristic guessed into an ordinary word
+    (misspelling, apostrophe, concatenation, repetition) is UNKNOWN, with the rule
+    capitalised-<heuristic>."""
+    guess_rules = np.fromiter(_GUESS_CODES, dtype=np.int16)
+    guessed = ~c.title & ~c.weak & np.isin(c.rule, guess_rules) & c.capitalised & ~c.sentence_start
+    if guessed.any():
+        c.rule[guessed] = [_GUESS_CODES[r] for r in c.rule[guessed].tolist()]
+        c.label[guessed] = L_UNKNOWN
+
+
+# A lower-case word in both lists right after an article or a demonstrative is read as the
+# ordinary word ("une rose", "un ange"): it stays AMBIGUOUS, and the word scorer leaves it
+# visible (its probability still counts in the risk). Possessives are no determiners here: SMS
+# write "mon Nico". The same after a third-person copula ("l'eau est claire"), unless a
+# presentative comes before it ("c'est claire": it is Claire).
+@context_rule("determiner")
+def determiner(c: Context) -> None:
+    """A candidate (read_as_word_candidates) right after a determiner is read as the word."""
+    after_determiner = c.previous(c.attributes()[:, 0])
+    c.set(c.read_as_word_candidates() & after_determiner, None, _DETERMINER_RULE)
+
+
+@context_rule("copula")
+def copula(c: Context) -> None:
+    """A candidate right after a third-person copula is read as the word, unless the copula
+    follows a presentative."""
+    attributes, follows = c.attributes(), c.follows()
+    after_copula = c.previous(attributes[:, 2])
+    presented = np.zeros(len(c), dtype=bool)  # the copula follows a presentative
+    presented[2:] = follows[1:-1] & attributes[:-2, 3]
+    c.set(c.read_as_word_candidates() & after_copula & ~presented, None, _COPULA_RULE)
+
+
+def _name_lists(lexicons, infos, sids: np.ndarray) -> np.ndarray:
+    """(the match is a first name, the match is a surname) of the spellings `sids`, (len(sids), 2)."""
+    matches = [info.match if info is not None else "" for info in map(infos.__getitem__, sids.tolist())]
+    return np.column_stack([members(lexicons.first_names, matches),
+                            members(lexicons.last_names, matches)]).reshape(-1, 2)
+
+
+@context_rule("first-name-surname")
+def first_name_surname(c: Context) -> None:
+    """A weak surname right after a first name is a surname ("marie durand", "avec julien
+    girard"): the pair names a person, which the weak-name rule cannot see. The first name is a
+    word of the first-name list that Seek&Hide hides or highlights (DICTIONARY or AMBIGUOUS,
+    not read as an ordinary word after a determiner or a copula), with nothing between the two;
+    the surname is a word the weak-name rule left UNKNOWN (none when it is off) of the surname
+    list: the lexicon build already reads a surname that is a frequent word as the word (petit,
+    blanc)."""
+    if len(c) <= 1:
+        return
+    infos, lexicons = c.table.infos, c.seeker.lexicons
+    listed = c.table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
+                            width=2)[c.spelling]
+    first_name = (listed[:, 0] & np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS))
+                  & ~np.isin(c.rule, READ_AS_WORD_CODES) & (c.rule != _TITLE_RULE) & ~c.in_compound)
+    after_first_name = np.zeros(len(c), dtype=bool)
+    after_first_name[1:] = (first_name[:-1] & (c.position[1:] == c.position[:-1] + 1)
+                            & (c.message[:-1] == c.message[1:]))
+    surname = after_first_name & c.weak & listed[:, 1] & ~c.in_compound
+    c.set(surname, L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+
+
+def apply_rules(c: Context) -> None:
+    """The context rules in the order of steps.txt, those switched off skipped."""
+    for name, rule in steps.runs("context"):
+        if name not in c.seeker.off:
+            rule(c)
