@@ -45,6 +45,7 @@ def test_a_new_rule_is_one_function_and_one_line_of_the_list(lexicons, own_regis
     words = shouted(SeekAndHide(lexicons))
     assert words["BISOU"] == (DICTIONARY, "title")
     assert words["TONTON"][0] != DICTIONARY
+    assert shouted(SeekAndHide(lexicons, off={"shouted-name"}))["BISOU"][0] != DICTIONARY
 
 
 def test_the_rules_run_in_the_order_of_the_list(lexicons, own_registry):

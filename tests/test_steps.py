@@ -66,3 +66,58 @@ def test_the_steps_are_in_the_files_order_word_then_context_then_recognizer():
 def test_the_steps_file_ships_with_the_package():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
     assert "steps.txt" in config["tool"]["setuptools"]["package-data"]["triage.seekhide"]
+
+
+def test_an_unknown_step_is_refused_in_one_line_listing_the_steps(lexicons):
+    from triage.errors import BadOption
+    from triage.seekhide import SeekAndHide
+
+    with pytest.raises(BadOption) as refused:
+        SeekAndHide(lexicons, off={"shouting", "accent", "spelling"})
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith("unknown Seek&Hide steps 'shouting', 'spelling'; the steps are accent, repetition,")
+    assert message.endswith(", ".join(steps.NAMES[-3:]))
+
+
+def test_a_step_is_switched_by_one_check_by_name(lexicons, monkeypatch):
+    """Every step's code asks is_on: a step listed in steps.txt is on unless switched off, a
+    name that is no step is an error, never a step silently off."""
+    from triage.seekhide import SeekAndHide
+
+    seeker = SeekAndHide(lexicons, off={"copula"})
+    assert seeker.is_on("determiner") and not seeker.is_on("copula")
+    with pytest.raises(KeyError, match="no Seek&Hide step 'copulas'"):
+        seeker.is_on("copulas")
+    asked = []
+    real = SeekAndHide.is_on
+    monkeypatch.setattr(SeekAndHide, "is_on", lambda self, step: asked.append(step) or real(self, step))
+    import triage.recognizers as recognizers
+
+    fresh = SeekAndHide(lexicons)
+    recognizers.recognise(fresh.analyse(["Mme Zorblatt et marie durand chez Leroy Merlin avec Zara, jtattends, dèsolé"]))
+    assert set(asked) == set(steps.NAMES)
+
+
+def test_the_ablation_switches_off_every_step_of_the_list_in_order():
+    from triage.evaluation import ablation
+
+    assert steps.switchable() == steps.NAMES
+    seen = []
+
+    def analyse(gold, feature_set, off):
+        seen.append(off)
+        raise StopIteration
+
+    import triage.evaluation as evaluation
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(evaluation, "analyse", analyse)
+        with pytest.raises(StopIteration):
+            ablation([], {k: 0 for k in (*evaluation.ABLATION_MEASURES, "untagged_share")}, feature_set="all",
+                     policy="paper", budget=0.1, folds=2, seed=0)
+        patch.setattr(steps, "LISTED", steps.LISTED[::-1])
+        with pytest.raises(StopIteration):
+            ablation([], {k: 0 for k in (*evaluation.ABLATION_MEASURES, "untagged_share")}, feature_set="all",
+                     policy="paper", budget=0.1, folds=2, seed=0)
+    assert seen == [(steps.NAMES[0],), (steps.NAMES[-1],)]

@@ -272,10 +272,10 @@ def ablation(gold: list[GoldMessage], full: dict, *, feature_set: str, policy: s
     """What each Seek&Hide step brings to the whole pipeline: the release measures with that
     step switched off (SeekAndHide(off=...)), beside `full`, the measures with every step on.
     The models are cross-validated again without the step (or `predictor` is used as it is)."""
-    from triage.seekhide import STEPS
+    from triage.seekhide import steps as seekhide_steps
 
     rows = [{"off": None, **{k: full[k] for k in ABLATION_MEASURES}, "untagged_share": full["untagged_share"]}]
-    for step in steps or STEPS:
+    for step in steps or seekhide_steps.switchable():
         analysed = analyse(gold, feature_set, off=(step,))
         if predictor is not None:
             evidence = evidence_from_model(analysed, predictor, hide)

@@ -236,14 +236,14 @@ def recognise(analysis: Analysis) -> Recognised:
     one_word_brand = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
     # A brand named like a person (Zara, Jennyfer, Célio) is a person after a person cue ("avec
     # Zara"), as a first name that is also a city is: privacy first, "chez Zara" is hidden too.
-    if "brand-person-cue" not in a.seeker.off:
+    if a.seeker.is_on("brand-person-cue"):
         one_word_brand &= ~(person_cue & f["first_name"])
     mar = one_word_brand
     # Two-word brands ("Leroy Merlin", "yves rocher"): the first word and the next, one space
     # apart, in the brand list together, are a brand whatever comes before them, even when each
     # word is a first name ("chez Leroy Merlin"); one marked `capitalised` needs its second word
     # written with a capital ("Air France": the second word never starts a sentence).
-    if "two-word-brand" not in a.seeker.off:
+    if a.seeker.is_on("two-word-brand"):
         brand_heads_at = words[:-1][f["brand_head"][words[:-1]] & same[1:]]
         table_of_brands = brands() if len(brand_heads_at) else {}
         for t, nxt in zip(brand_heads_at.tolist(), words[np.searchsorted(words, brand_heads_at) + 1].tolist()):
@@ -256,7 +256,7 @@ def recognise(analysis: Analysis) -> Recognised:
     sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
     # A first name cut short (seb) that Seek&Hide could not settle: hidden after a person cue, else
     # left to the word scorer as SUR (its probability counts in the risk).
-    truncated = f["truncation"] & (a.label == L_UNKNOWN) & ("nickname-truncation" not in a.seeker.off)
+    truncated = f["truncation"] & (a.label == L_UNKNOWN) & a.seeker.is_on("nickname-truncation")
     tag = np.zeros(len(a.kind), dtype=np.int8)
     tag[sur | truncated & person_cue] = SUR
     tag[lie] = LIE
@@ -265,7 +265,7 @@ def recognise(analysis: Analysis) -> Recognised:
     scorer_tag[truncated & (tag == NONE)] = SUR
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
-    title = f["title"] if "title" not in a.seeker.off else np.zeros(len(a.kind), dtype=bool)
+    title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
     return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title)
 
 

@@ -202,5 +202,5 @@ def first_name_surname(c: Context) -> None:
 def apply_rules(c: Context) -> None:
     """The context rules in the order of steps.txt, those switched off skipped."""
     for name, rule in steps.runs("context"):
-        if name not in c.seeker.off:
+        if c.seeker.is_on(name):
             rule(c)

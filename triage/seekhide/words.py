@@ -18,7 +18,7 @@ from triage.memory import Cache
 from triage.nearwords import edits1 as _edits1  # noqa: F401  (the edit order, importable from here)
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide import steps
-from triage.seekhide.rules import STEPS, Rule
+from triage.seekhide.rules import Rule
 
 # The steps decided here, per spelling (listed in steps.txt; the order they are tried in is _analyse's).
 steps.declare("word", "accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
@@ -64,14 +64,26 @@ class WordLabeller:
     """
 
     def __init__(self, lexicons: Lexicons, off: Iterable[str] = ()):
-        unknown = sorted(set(off) - set(STEPS))
+        known = steps.names()
+        unknown = steps.unknown(off)
         if unknown:
-            raise BadOption(f"unknown Seek&Hide step {unknown[0]!r}; the steps are {', '.join(STEPS)}")
+            raise BadOption(f"unknown Seek&Hide step{'s' if len(unknown) > 1 else ''} "
+                            f"{', '.join(map(repr, unknown))}; the steps are {', '.join(known)}")
         self.off = frozenset(off)  # the steps switched off
+        self._steps = frozenset(known)
         self.lexicons = lexicons
         self._cache: dict[str, WordInfo] = Cache("labels")
         self.keep_whole = lexicons.apostrophe_words
         self._near: dict[str, list] = {}  # words one edit away of the batch's unknown spellings (label_many)
+
+    def is_on(self, step: str) -> bool:
+        """Whether the step `step` (a name of steps.txt) is on: the one check every step's code
+        makes (a name that is no step is an error, not a step switched off)."""
+        if step in self.off:
+            return False
+        if step not in self._steps:
+            raise KeyError(f"no Seek&Hide step {step!r} in steps.txt")
+        return True
 
     def label_word(self, word: str) -> WordInfo:
         info = self._cache.get(word)  # by spelling as written first: the commonest case
@@ -82,7 +94,7 @@ class WordLabeller:
             info = self._cache.get(key)
             if info is None:
                 info = self._analyse(key)
-                if key.rstrip(".") in TITLES and "title" not in self.off:
+                if key.rstrip(".") in TITLES and self.is_on("title"):
                     info = info._replace(title=True)
             self._cache[word] = self._cache[key] = info
         return info
@@ -112,7 +124,7 @@ class WordLabeller:
                     unknown.append(folded)
         if candidates:
             lexicons.prefetch(candidates)
-        if unknown and "misspelling" not in self.off:
+        if unknown and self.is_on("misspelling"):
             unknown = list(dict.fromkeys(unknown))
             self._near = dict(zip(unknown, lexicons.near_words.within_one_edit(unknown)))
         try:
@@ -127,15 +139,15 @@ class WordLabeller:
         here is looked up on its own)."""
         if not folded.isalpha():
             return []
-        found = self._repetition_candidates(folded) if "repetition" not in self.off else []
+        found = self._repetition_candidates(folded) if self.is_on("repetition") else []
         found += [folded[len(clitic):] for clitic in CLITICS if folded.startswith(clitic)]
         found += [folded[1:], folded[2:]]
         return found
 
     def _analyse(self, key: str) -> WordInfo:
-        off = self.off
+        is_on = self.is_on
         in_names, in_anti = self.lexicons.lookup(key)
-        if in_names and not in_anti and self._weak_name(key) and key.isalpha() and "apostrophe" not in off:
+        if in_names and not in_anti and self._weak_name(key) and key.isalpha() and is_on("apostrophe"):
             # A rare surname that reads as a glued clitic + word: lecole = l'école.
             found = self._apostrophe(fold(key))
             if found:
@@ -144,18 +156,18 @@ class WordLabeller:
             lx = self.lexicons  # the sets before the word lists: they answer faster
             rule = Rule.EXACT if (key in lx.other_anti or key in lx.first_names or key in lx.user_names
                                   or key in lx.user_words or key in lx.forms or key in lx.last_names) else Rule.ACCENT
-            if rule == Rule.EXACT or "accent" not in off:
+            if rule == Rule.EXACT or is_on("accent"):
                 return WordInfo(_label(in_names, in_anti), rule, key, in_names and self._weak_name(key))
         if "-" in key:
             return WordInfo(UNKNOWN, Rule.COMPOUND, key)  # labelled part by part by the caller
         folded = fold(key)
         if not folded or not folded.isalpha():
             return WordInfo(UNKNOWN, Rule.NONE, key)
-        found = ("repetition" not in off and self._repetitions(folded)) \
-            or ("onomatopoeia" not in off and _ONOMATOPOEIA.fullmatch(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
-            or ("apostrophe" not in off and self._apostrophe(folded)) \
-            or ("concatenation" not in off and self._concatenation(folded)) \
-            or ("misspelling" not in off and self._misspelling(folded))
+        found = (is_on("repetition") and self._repetitions(folded)) \
+            or (is_on("onomatopoeia") and _ONOMATOPOEIA.fullmatch(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
+            or (is_on("apostrophe") and self._apostrophe(folded)) \
+            or (is_on("concatenation") and self._concatenation(folded)) \
+            or (is_on("misspelling") and self._misspelling(folded))
         return found or WordInfo(UNKNOWN, Rule.NONE, key)
 
     def _repetitions(self, folded: str) -> WordInfo | None:
