@@ -69,3 +69,9 @@ def test_a_rule_switched_off_leaves_its_named_array_empty_for_the_rules_after_it
     seeker = SeekAndHide(lexicons, off={"weak-name"})
     rules = {w.text: str(w.rule) for w in seeker.seek("je suis avec marie durand").words}
     assert rules["durand"] == "exact"
+
+
+def test_a_listed_rule_without_its_function_is_an_error_not_a_silent_skip(lexicons, own_registry):
+    own_registry.setattr(steps, "LISTED", steps.LISTED + (steps.Step("unwritten", "context", "for the test"),))
+    with pytest.raises(LookupError, match="'unwritten' is listed in steps.txt but no function"):
+        SeekAndHide(lexicons).analyse(["salut"])

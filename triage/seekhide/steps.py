@@ -105,9 +105,17 @@ def registered() -> dict[str, Registered]:
 
 
 def runs(stage: str) -> list[tuple[str, Callable]]:
-    """(name, function) of the registered steps of `stage`, in the file's order."""
-    return [(name, _REGISTRY[name].run) for name in names(stage)
-            if name in _REGISTRY and _REGISTRY[name].run is not None]
+    """(name, function) of the steps of `stage`, in the file's order; a listed step that no
+    function was registered for is an error (a rule listed but not written would else be
+    skipped without a word)."""
+    found = []
+    for name in names(stage):
+        registered = _REGISTRY.get(name)
+        if registered is None or registered.run is None:
+            raise LookupError(f"the {stage} step {name!r} is listed in {STEPS_FILE} but no function is registered "
+                              f"for it")
+        found.append((name, registered.run))
+    return found
 
 
 def check() -> list[str]:
