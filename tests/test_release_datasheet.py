@@ -286,15 +286,26 @@ def test_placeholders_mark_what_only_a_person_can_write(cli, tmp_path):
     said = answers(sheet)
     for question in ("For what purpose was the dataset created?", "Did the donors consent, and to what?",
                      "Under which licence?", "Who maintains the dataset, and how can they be contacted?",
-                     "How many donors (senders)?", "Over which period were the messages sent?",
-                     "What is the expected residual and over-masking of the model used?"):
+                     "How many donors (senders)?", "Over which period were the messages sent?"):
         assert said[question].startswith("[TO FILL: ") and said[question].endswith("]"), question
         assert f"**{question}** [TO FILL: " in markdown
+    # The embedded model's evaluation is recorded beside it: the datasheet states it, and how it was measured.
+    residual = said["What is the expected residual and over-masking of the model used?"]
+    assert "1.6% of the items to hide left readable (residual)" in residual
+    assert "1.4% of ordinary words hidden (over-masking)" in residual and "2.5%" in residual
     assert "--donor-column" in said["How many donors (senders)?"]
     assert sheet["composition"]["donors"] is None and sheet["composition"]["period"] is None
     assert not said["How many instances are there?"].startswith("[TO FILL")
     assert sheet["composition"]["languages"]["mostly_other"] >= 1  # the English message
     assert "statements marked [TO FILL: ...]" in result.output
+
+
+def test_the_recorded_evaluation_belongs_to_the_embedded_model_only():
+    from triage.model import Model, recorded_evaluation
+
+    embedded = Model.default().metadata
+    assert recorded_evaluation(embedded)["residual_span_rate"] == 0.0157
+    assert recorded_evaluation({**embedded, "metadata_sha256": "0" * 64}) is None  # a model trained by a user
 
 
 def test_donor_and_date_columns_can_be_named(cli, tmp_path):

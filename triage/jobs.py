@@ -351,8 +351,10 @@ def classify_record(summary: ClassifySummary, *, command: str, model_path=None, 
 
 def model_evaluation(metadata: dict) -> dict | None:
     """The residual and over-masking a model file records from its own evaluation (cross-validated
-    at training), or None when it records none."""
-    found = metadata.get("evaluation") or metadata.get("field")
+    at training), or recorded beside the embedded model; None when there is none."""
+    from triage.model import recorded_evaluation
+
+    found = metadata.get("evaluation") or metadata.get("field") or recorded_evaluation(metadata)
     if not isinstance(found, dict):
         return None
     keys = ("residual_span_rate", "message_leak_rate", "over_masking_rate", "expert_share", "budget", "how", "gold")

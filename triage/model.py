@@ -638,6 +638,21 @@ def default_model_path() -> Path:
     return package.parent / "data" / "default.triage"
 
 
+def recorded_evaluation(metadata: dict) -> dict | None:
+    """The evaluation recorded beside the embedded model (data/default_evaluation.json) when
+    `metadata` is that model's, else None: its expected residual and over-masking, for the
+    datasheet of a corpus it classifies."""
+    path = default_model_path().with_name("default_evaluation.json")
+    try:
+        recorded = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(recorded, dict) or recorded.get("metadata_sha256") != metadata.get("metadata_sha256"):
+        return None
+    found = recorded.get("evaluation")
+    return found if isinstance(found, dict) else None
+
+
 class Model:
     """A model: what `triage train` writes and `triage classify --model` reads, held in memory
     with the same checks as a file (checksums, bounds, allow-listed types, these lexicons)."""
