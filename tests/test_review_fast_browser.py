@@ -185,6 +185,12 @@ def test_the_page_speaks_french_to_a_french_browser_and_remembers_a_switch(frenc
         assert browser.find_element(By.ID, "filter-q").get_attribute("placeholder") == "Chercher un texte ou un id…"
         assert browser.find_element(By.ID, "skip").text.startswith("Mettre de côté")
         assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "fr"
+        # What the page builds from counts and the server's reasons is French too.
+        assert "décidés" in browser.find_element(By.ID, "progress-text").text
+        assert " sur " in browser.find_element(By.ID, "list-page").text
+        assert "masquer" in browser.find_element(By.ID, "accept-what").text  # "masquer 1 élément(s)" or "rien à masquer"
+        reasons = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#reasons .why")]
+        assert reasons and not any(r.startswith(("in no list", "is a name", "in the ")) for r in reasons), reasons
         # Message text is never translated.
         assert browser.find_element(By.ID, "message").text.startswith("appelle")
         Select(browser.find_element(By.ID, "language")).select_by_value("en")

@@ -10,7 +10,7 @@ const TRANSLATIONS = {
     "review": "relecture", "Messages": "Messages", "Words": "Mots", "Learnt": "Appris", "Consistency": "Cohérence", "loading…": "chargement…",
     "Queue": "File", "Found": "Trouvés", "‹ prev": "‹ préc.", "next ›": "suiv. ›", "Search text or id…": "Chercher un texte ou un id…",
     "any status": "tout statut", "to look at": "à regarder", "pending": "en attente", "decided": "décidés", "skipped": "mis de côté",
-    "changed": "modifiés", "disagreements": "désaccords", "queue + audit": "file + audit", "queue": "file", "audit": "audit", "any tag": "toute étiquette",
+    "changed": "modifiés", "disagreements": "désaccords", "stale": "modifié", "queue + audit": "file + audit", "queue": "file", "audit": "audit", "any tag": "toute étiquette",
     "anyone": "tout relecteur", "list order": "ordre de la liste", "riskiest first": "les plus risqués d'abord",
     "input order": "ordre du fichier", "Decide all found…": "Décider tous les trouvés…", "Clear the filters": "Effacer les filtres",
     "hidden (released as its tag)": "masqué (publié sous son étiquette)", "show originals": "voir les originaux",
@@ -28,7 +28,62 @@ const TRANSLATIONS = {
     "Every key works without Shift, on QWERTY and AZERTY keyboards.": "Toutes les touches marchent sans Maj, en QWERTY comme en AZERTY.",
     "What this corpus (and your lexicon) learnt from your decisions. Undo takes an entry back.":
       "Ce que ce corpus (et votre lexique) a appris de vos décisions. Annuler retire une entrée.",
+    "Adjudicate": "Arbitrer", "Disagreements": "Désaccords", "tag:": "étiquette :", "learn a name as:": "apprendre un nom comme :",
+    "nothing yet": "rien encore", "Nothing learnt yet.": "Rien d'appris encore.", "nothing found": "rien trouvé", "empty": "vide",
+    "No word left to decide in the pending messages.": "Plus aucun mot à décider dans les messages en attente.",
+    "queue": "file", "audit: released by the machines": "audit : publié par les machines",
+    "next / previous disagreement": "désaccord suivant / précédent", "Adjudicate (the lead reviewer)": "Arbitrer (le relecteur principal)",
+    "keep the first / the second decision, or edit the message (on AZERTY: & é without Shift)":
+      "garder la première / la seconde décision, ou modifier le message (en AZERTY : & é sans Maj)",
+    "this help (Esc closes it)": "cette aide (Échap la ferme)",
+    "next view: messages, words, learnt (and adjudicate for the lead reviewer)": "vue suivante : messages, mots, appris (et arbitrage pour le relecteur principal)",
+    "accept what is shown (hidden words hidden, the rest released)": "accepter ce qui est affiché (mots masqués masqués, le reste publié)",
+    "mark TA (keep what is hidden)": "marquer TA (garder ce qui est masqué)", "mark NTA (nothing to hide)": "marquer NTA (rien à masquer)",
+    "skip: the message comes back after the pending ones": "mettre de côté : le message revient après ceux en attente",
+    "undo your last decision or skip (the list of your last decisions is on the left)": "annuler votre dernière décision ou mise de côté (la liste de vos dernières décisions est à gauche)",
+    "back to the previous message": "retour au message précédent", "hide / show the focused word": "masquer / montrer le mot sélectionné",
+    "hide the selected characters (dragging over them does it too)": "masquer les caractères sélectionnés (les glisser le fait aussi)",
+    "next word (Words view: next spelling)": "mot suivant (vue Mots : graphie suivante)",
+    "previous word (Words view: previous spelling)": "mot précédent (vue Mots : graphie précédente)",
+    "next highlighted or hidden word": "mot surligné ou masqué suivant", "previous highlighted or hidden word": "mot surligné ou masqué précédent",
+    "reset the message to the machines' proposal": "revenir à la proposition des machines", "go to a message by its id": "aller à un message par son id",
+    "show or hide the originals of hidden words": "voir ou cacher les originaux des mots masqués",
+    "Words view: learn the focused spelling as a name, with the chosen tag": "vue Mots : apprendre la graphie comme un nom, avec l'étiquette choisie",
+    "Words view: learn the focused spelling as an ordinary word": "vue Mots : apprendre la graphie comme un mot ordinaire",
+    "a message mostly in another language: release its words, keep hidden what was found by its form (numbers, addresses, links, codes)":
+      "un message surtout dans une autre langue : publier ses mots, garder masqué ce qui a été trouvé par sa forme (numéros, adresses, liens, codes)",
+    "Words view: every occurrence of the focused spelling, each a name or a word": "vue Mots : toutes les occurrences de la graphie, chacune un nom ou un mot",
+    "Words view: learn into this corpus or into my lexicon (every future corpus)": "vue Mots : apprendre dans ce corpus ou dans mon lexique (tout corpus à venir)",
+    // Templates: {name} is a count, an id or a word.
+    "{done} / {total} decided": "{done} / {total} décidés", " (queue {queue}, audit {audit})": " (file {queue}, audit {audit})",
+    " · {n} skipped (back at the end)": " · {n} mis de côté (reviennent à la fin)",
+    " · {n} disagreement(s) for the lead": " · {n} désaccord(s) pour le relecteur principal",
+    " · {n} s per message": " · {n} s par message", " · about {left} left": " · environ {left} restant",
+    " · audit: {leaking} of {audited} still identifying ({share}, 95% CI {low}–{high})":
+      " · audit : {leaking} sur {audited} encore identifiants ({share}, IC à 95 % {low}–{high})",
+    "{first}–{last} of {total}": "{first}–{last} sur {total}", "machines: {label}": "machines : {label}",
+    "Seek&Hide {seekhide} · model {model} p={p}": "Seek&Hide {seekhide} · modèle {model} p={p}", "risk {risk}": "risque {risk}",
+    ": hide {n} item(s) (TA)": " : masquer {n} élément(s) (TA)", ": nothing to hide (NTA)": " : rien à masquer (NTA)",
+    "decided {label}": "décidé {label}",
+    "{what}: {tags} (on AZERTY, the same keys without Shift: {azerty})": "{what} : {tags} (en AZERTY, les mêmes touches sans Maj : {azerty})",
+    "the tag a name is learnt with": "l'étiquette avec laquelle un nom est appris", "tag of the focused hidden word": "étiquette du mot masqué sélectionné",
+    "mostly another language ({share}% French words) · {keys}": "surtout une autre langue ({share} % de mots français) · {keys}",
   },
+};
+
+// The server's reasons for a word, phrase by phrase (the words themselves are kept as written).
+const PHRASES = {
+  fr: [
+    [/^is a name and a word/, "est un nom et un mot"], [/^in the first-name list/, "dans la liste des prénoms"],
+    [/^in the surname list/, "dans la liste des noms de famille"], [/^in your names list/, "dans votre liste de noms"],
+    [/^an ordinary word, but the name scorer finds it name-like/, "un mot ordinaire, mais le score de nom le trouve proche d'un nom"],
+    [/^in no list/, "dans aucune liste"], [/^hidden as a /, "masqué comme "], [/, capitalised/, ", avec une majuscule"],
+    [/\(also a rare first name\)/, "(aussi un prénom rare)"], [/\(also a surname\)/, "(aussi un nom de famille)"],
+    [/\(close to /, "(proche de "], [/\(as '/, "(comme '"], [/, after '([^']*)' \(a name often follows\)/, ", après '$1' (un nom suit souvent)"],
+    [/\bfirst name\b/, "prénom"], [/\bsurname\b/, "nom de famille"], [/\bnickname\b/, "surnom"], [/\bphone number\b/, "numéro de téléphone"],
+    [/\be-mail address\b/, "adresse e-mail"], [/\bweb address\b/, "adresse web"], [/\bpostal address\b/, "adresse postale"],
+    [/^code$/, "code"], [/^place$/, "lieu"], [/^brand$/, "marque"],
+  ],
 };
 
 function pageLanguage() {
@@ -45,6 +100,20 @@ const TABLE = TRANSLATIONS[LANG] || {};
 // The text in the page's language: `tr("Skip")`.
 function tr(text) {
   return TABLE[text] || text;
+}
+
+// A text built from pieces: the template translated whole, then {name} replaced by its value.
+function trf(template, values = {}) {
+  let out = TABLE[template] || template;
+  for (const [name, value] of Object.entries(values)) out = out.split(`{${name}}`).join(String(value));
+  return out;
+}
+
+// A reason the server gives for a word, in the page's language.
+function trReason(text) {
+  let out = text;
+  for (const [pattern, french] of PHRASES[LANG] || []) out = out.replace(pattern, french);
+  return out;
 }
 
 // Never translated: what comes from the messages and the workspace.

@@ -107,15 +107,16 @@ async function refreshState(after) {
   const p = S.info.progress;
   const done = p.decided;
   $("progress-fill").style.width = p.total ? `${(100 * done) / p.total}%` : "0";
-  let text = `${done} / ${p.total} decided`;
-  if (p.audit) text += ` (queue ${p.queue}, audit ${p.audit})`;
-  if (p.skipped) text += ` · ${p.skipped} skipped (back at the end)`;
-  if (p.disputed) text += ` · ${p.disputed} disagreement${p.disputed === 1 ? "" : "s"} for the lead`;
-  if (p.seconds_per_message) text += ` · ${p.seconds_per_message} s per message`;
-  if (p.seconds_left) text += ` · about ${formatDuration(p.seconds_left)} left`;
+  let text = trf("{done} / {total} decided", { done, total: p.total }); // i18n.js
+  if (p.audit) text += trf(" (queue {queue}, audit {audit})", { queue: p.queue, audit: p.audit });
+  if (p.skipped) text += trf(" · {n} skipped (back at the end)", { n: p.skipped });
+  if (p.disputed) text += trf(" · {n} disagreement(s) for the lead", { n: p.disputed });
+  if (p.seconds_per_message) text += trf(" · {n} s per message", { n: p.seconds_per_message });
+  if (p.seconds_left) text += trf(" · about {left} left", { left: formatDuration(p.seconds_left) });
   const audit = S.info.audit;
   if (audit.audited) {
-    text += ` · audit: ${audit.leaking} of ${audit.audited} still identifying (${pct(audit.share)}, 95% CI ${pct(audit.low)}–${pct(audit.high)})`;
+    text += trf(" · audit: {leaking} of {audited} still identifying ({share}, 95% CI {low}–{high})",
+      { leaking: audit.leaking, audited: audit.audited, share: pct(audit.share), low: pct(audit.low), high: pct(audit.high) });
   }
   $("progress-text").textContent = text;
   fillReviewers(S.info.reviewers || []);
@@ -157,7 +158,8 @@ function renderList() {
     list.append(li);
   }
   const last = Math.min(S.offset + PAGE, S.total);
-  $("list-page").textContent = S.total ? `${S.offset + 1}–${last} of ${S.total}` : (listFiltered() ? "nothing found" : "empty");
+  $("list-page").textContent = S.total ? trf("{first}–{last} of {total}", { first: S.offset + 1, last, total: S.total })
+    : tr(listFiltered() ? "nothing found" : "empty");
   $("list-title").textContent = listFiltered() ? "Found" : "Queue";
   $("page-prev").disabled = S.offset === 0;
   $("page-next").disabled = last >= S.total;
@@ -261,26 +263,29 @@ function render() {
 
   const badges = $("badges");
   badges.replaceChildren(
-    el("span", { class: `badge ${item.kind}`, text: item.kind === "audit" ? "audit: released by the machines" : "queue" }),
-    el("span", { class: "badge", text: `machines: ${item.machine_label}` }),
-    el("span", { class: "badge", text: `Seek&Hide ${item.seekhide} · model ${item.model} p=${item.score.toFixed(2)}` }),
+    el("span", { class: `badge ${item.kind}`, text: tr(item.kind === "audit" ? "audit: released by the machines" : "queue") }),
+    el("span", { class: "badge", text: trf("machines: {label}", { label: item.machine_label }) }),
+    el("span", { class: "badge", text: trf("Seek&Hide {seekhide} · model {model} p={p}",
+      { seekhide: item.seekhide, model: item.model, p: item.score.toFixed(2) }) }),
   );
-  if (item.risk !== null) badges.append(el("span", { class: "badge", text: `risk ${item.risk.toFixed(2)}` }));
+  if (item.risk !== null) badges.append(el("span", { class: "badge", text: trf("risk {risk}", { risk: item.risk.toFixed(2) }) }));
   if (item.language && item.language.foreign) {
     badges.append(el("span", { class: "badge foreign", title: "Few of its words are French ordinary words: its unknown words are rarely names.",
-      text: `mostly another language (${Math.round(100 * item.language.french_share)}% French words) · ${keysOf("messages", "foreign").join(" ")}` }));
+      text: trf("mostly another language ({share}% French words) · {keys}",
+        { share: Math.round(100 * item.language.french_share), keys: keysOf("messages", "foreign").join(" ") }) }));
   }
-  if (item.status !== "pending") badges.append(el("span", { class: `badge ${item.status}`, text: item.status === "decided" ? `decided ${item.label}` : item.status }));
+  if (item.status !== "pending") badges.append(el("span", { class: `badge ${item.status}`, text: item.status === "decided" ? trf("decided {label}", { label: item.label }) : tr(item.status) }));
 
   const reasons = $("reasons");
   reasons.replaceChildren();
   for (const [word, why] of Object.entries(item.reasons)) {
-    reasons.append(el("li", {}, el("b", { text: word }), document.createTextNode(" — "), el("span", { class: "why", text: why })));
+    reasons.append(el("li", {}, el("b", { text: word }), document.createTextNode(" — "), el("span", { class: "why", text: trReason(why) })));
   }
   renderTags();
   renderNeighbours(item);
   const hidden = S.draft.length;
-  $("accept-what").textContent = hidden ? `: hide ${hidden} item${hidden > 1 ? "s" : ""} (TA)` : ": nothing to hide (NTA)";
+  $("accept-what").textContent = hidden ? trf(": hide {n} item(s) (TA)", { n: hidden }).replace("item(s)", hidden > 1 ? "items" : "item")
+    : tr(": nothing to hide (NTA)");
 }
 
 function renderNeighbours(item) {
@@ -764,7 +769,9 @@ function renderKeys() {
     if (view !== "any") {
       const tags = TAG_ORDER.map(([key, tag]) => `${key} ${tag}`).join(", ");
       table.append(el("tr", {}, el("td", {}, el("kbd", { text: "0" }), "–", el("kbd", { text: "9" })),
-        el("td", { text: `${view === "words" ? "the tag a name is learnt with" : "tag of the focused hidden word"}: ${tags} (on AZERTY, the same keys without Shift: & é " ' ( - è _ ç à)` })));
+        el("td", { text: trf("{what}: {tags} (on AZERTY, the same keys without Shift: {azerty})", {
+          what: tr(view === "words" ? "the tag a name is learnt with" : "tag of the focused hidden word"), tags,
+          azerty: `& é " ' ( - è _ ç à` }) })));
     }
   }
   table.append(el("tr", {}, el("th", { colSpan: 2, text: "Adjudicate (the lead reviewer)" })),
