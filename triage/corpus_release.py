@@ -730,8 +730,8 @@ def _evaluation_answer(sheet: dict) -> str | None:
         parts.append(f"{100 * evaluation['over_masking_rate']:.1f}% of ordinary words hidden (over-masking)")
     if not parts:
         return None
-    how = f" ({evaluation['how']})" if evaluation.get("how") else ""
-    return "The model's recorded evaluation" + how + ": " + ", ".join(parts) + "."
+    how = f": {evaluation['how']}" if evaluation.get("how") else ""
+    return ", ".join(parts)[:1].upper() + ", ".join(parts)[1:] + ", by the model's recorded evaluation" + how + "."
 
 
 def datasheet_sections(sheet: dict) -> list[dict]:
