@@ -1,4 +1,4 @@
-"""The speed benchmark of sms-triage (issues 7 and 20): messages per second, start-up, peak memory.
+"""The speed benchmark of sms-triage: messages per second, start-up, peak memory.
 
     python benchmarks/bench.py [--messages 200000] [--jobs 1 2] [--repeat 3] [--scaling] [--peers]
                                [--peers-python PATH] [--no-warm] [--out reports/bench.json]
@@ -20,7 +20,7 @@
 4. --peers: the same messages (at most 20,000) through spaCy's fr_core_news_sm NER and
    Presidio's analyzer for French, when installed (in this interpreter or --peers-python),
    next to `triage classify` on the same file.
-5. Prints a table with the targets of issues 7 and 20 and writes everything to a JSON file.
+5. Prints a table with the speed and memory targets and writes everything to a JSON file.
 
 Run on demand, never as a test: the figures depend on the machine and on its load, which is
 recorded at the start and end of the run, with a speed probe (the CPU time of a fixed Python
@@ -560,7 +560,7 @@ def verdict(passed: bool | None) -> str:
 
 
 def targets(rows: dict[str, dict], lexicon_summary: dict | None) -> list[dict]:
-    """Issue 7's targets (and issue 2's lexicon target) against what was measured."""
+    """The speed, memory and start-up targets (the lexicons' share of the start-up too) against what was measured."""
     def rate(key):
         row = rows.get(key)
         return row.get("messages_per_second") if row else None
