@@ -416,32 +416,37 @@ def report_tree(
 @app.command()
 def evaluate(
     gold: Annotated[Path, typer.Argument(help="Gold messages: text, label TA/NTA, spans [[start, end, TYPE], ...].", show_default=False)],
-    model: Annotated[Optional[Path], typer.Option("--model", help="Evaluate this trained model instead of cross-validating.")] = None,
+    model: Annotated[Optional[Path], typer.Option("--model", help="The model classify uses, if not the embedded one: its figures come first.")] = None,
     policy: Annotated[str, typer.Option("--policy", help="budget or paper (Table 2).")] = "budget",
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Messages a human reads: a share (0 to 1) or a count (500), the riskiest.")] = 0.10,
     hide: Hide = "default",
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,
-    feature_set: Annotated[str, typer.Option("--features", help="Message feature set when cross-validating.")] = "rich",
+    feature_set: Annotated[str, typer.Option("--features", help="Message feature set of the model trained on the gold and cross-validated.")] = "rich",
+    cross_validation: Annotated[bool, typer.Option("--cross-validation/--no-cross-validation", help="Also report a model trained on the gold, cross-validated (what a model of your own would give); --no-cross-validation skips it, the slow part.")] = True,
     ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",
     label_column: LabelColumn = "label",
+    spans_column: Annotated[str, typer.Option("--spans-column", help="Column of the gold spans [[start, end, TYPE], ...].")] = "spans",
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     force: Force = False,
 ) -> None:
-    """Score the whole pipeline against gold spans: what stays readable, and at what reading cost."""
+    """Score the whole pipeline against gold spans: what stays readable, and at what reading cost,
+    with the model classify uses, then with a model trained on the gold and cross-validated."""
+    from dataclasses import replace as replaced
+
     from triage.jobs import run_evaluate
 
     _check_feature_set(feature_set)
     folder, replace = _report_folder("evaluate", out_dir, force, [gold, model])
-    with _busy("cross-validating and scoring the release"):
-        report = run_evaluate(
-            gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed,
-            feature_set=feature_set, ablation=ablation, force=replace,
-            read=read_options(text_column, None, label_column, encoding, delimiter, "error"),
-        )
+    read = replaced(read_options(text_column, None, label_column, encoding, delimiter, "error"), spans_column=spans_column)
+    report = run_evaluate(
+        gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed,
+        feature_set=feature_set, ablation=ablation, cross_validation=cross_validation, force=replace, read=read,
+        progress=sys.stderr.isatty(),
+    )
     typer.echo(report.markdown)
     typer.echo("written: " + ", ".join(str(f) for f in report.files))
 

@@ -17,8 +17,10 @@ untouched. Measures:
 The gold messages are analysed folded, as classify analyses messages (triage.training.analyse),
 so the measures read the folded texts and their gold spans mapped onto them.
 
-Train and test never overlap: the models are cross-validated (folds grouped by donor when
-the gold file has a donor column, triage.training), unless a trained model file is given.
+The main figures are those of the model classify uses (the embedded model, or a model file
+given), as classify routes the messages. Beside them, a model trained on the gold itself is
+cross-validated: train and test never overlap (folds grouped by donor when the gold file has a
+donor column, triage.training).
 The command itself, which reads the gold file and writes the report, is triage.jobs.run_evaluate.
 """
 
@@ -290,8 +292,10 @@ def ablation(gold: list[GoldMessage], full: dict, *, feature_set: str, policy: s
     return rows
 
 
-def ablation_markdown(rows: list[dict]) -> list[str]:
-    """The ablation as a table: each step off, and how each measure moves against all steps on."""
+def ablation_markdown(rows: list[dict], cross_validated: bool = True) -> list[str]:
+    """The ablation as a table: each step off, and how each measure moves against all steps on
+    (`cross_validated`: the models trained again without the step; else the model classify uses,
+    as it is)."""
     full = rows[0]
 
     def cell(row, key):
@@ -299,7 +303,8 @@ def ablation_markdown(rows: list[dict]) -> list[str]:
         return _pct(row[key]) + ("" if row is full else f" ({delta:+.1f})")
 
     lines = ["", "## What each step brings (ablation: Seek&Hide's and the recognizers' steps)", "",
-             "Each step switched off in turn, models cross-validated again; in brackets, the change in "
+             "Each step switched off in turn, " + ("models cross-validated again" if cross_validated
+                                                   else "with the model classify uses as it is") + "; in brackets, the change in "
              "percentage points against every step on. A step that protects names raises the readable spans "
              "when it is off; one that spares ordinary words raises the over-masking.", "",
              "| step off | gold spans readable | TA messages leaking | ordinary words hidden | expert share | "
@@ -331,42 +336,73 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def end_to_end_markdown(data: dict, seek_tables: str) -> str:
+def _policy_lines(part: dict, policy: str, budget: float) -> list[str]:
+    """The policies' table, the readable spans by type and the message model of one evaluated
+    model (the main figures or the cross-validated ones)."""
     lines = [
-        f"# End-to-end evaluation on {data['gold']}",
-        "",
-        f"Models: {data['how']}. Messages sent to the expert are assumed perfectly handled; TA messages are "
-        "released with what the machines hid; NTA messages are released untouched.",
-        "",
-        f"Categories hidden (--hide): {', '.join(data.get('hide') or DEFAULT_HIDE)}. Only the gold spans of these "
-        "categories count as leaks when readable; hiding a word of another category counts as over-masking.",
-        "",
         "| policy | expert budget | residual span rate | message leak rate | expert share | over-masking |",
         "|---|---|---|---|---|---|",
     ]
-    paper = data["paper_policy"]
+    paper = part["paper_policy"]
     lines.append(f"| paper (Table 2) | - | {_pct(paper['residual_span_rate'])} | {_pct(paper['message_leak_rate'])} | "
                  f"{_pct(paper['expert_share'])} | {_pct(paper['over_masking_rate'])} |")
-    for point in data["budget_curve"]:
-        mark = " **(chosen)**" if data["policy"] == "budget" and point["budget"] == data["expert_budget"] else ""
+    for point in part["budget_curve"]:
+        mark = " **(chosen)**" if policy == "budget" and point["budget"] == budget else ""
         lines.append(f"| budget{mark} | {_pct(point['budget'])} | {_pct(point['residual_span_rate'])} | "
                      f"{_pct(point['message_leak_rate'])} | {_pct(point['expert_share'])} | {_pct(point['over_masking_rate'])} |")
-    model = data["model"]
+    model = part["model"]
     auc = f"{model['roc_auc']:.3f}" if model["roc_auc"] is not None else "n/a"
-    chosen = data["chosen"]["residual_by_type"]
-    lines += [
+    chosen = part["chosen"]["residual_by_type"]
+    return lines + [
         "",
         f"Gold spans of the hidden categories: {paper['gold_spans']:,} in {paper['messages']:,} messages. Left readable by the chosen policy, by type: "
         + ", ".join(f"{kind} {v['readable']}/{v['spans']}" for kind, v in chosen.items()) + ".",
         "",
         f"Message model (threshold 0.5): accuracy {model['accuracy']:.3f}, balanced accuracy "
         f"{model['balanced_accuracy']:.3f}, ROC AUC {auc}.",
-        *(field_markdown(data["field"]) if data.get("field") else []),
-        *(ablation_markdown(data["ablation"]) if data.get("ablation") else []),
+        *(field_markdown(part["field"]) if part.get("field") else []),
+    ]
+
+
+def end_to_end_markdown(data: dict, seek_tables: str) -> str:
+    """The report: the model classify uses first (what a user of classify gets), then, when
+    measured, a model trained on the gold itself and cross-validated."""
+    crossed = data.get("cross_validated")
+    lines = [
+        f"# End-to-end evaluation on {data['gold']}",
+        "",
+        "Messages sent to the expert are assumed perfectly handled; TA messages are released with what the "
+        "machines hid; NTA messages are released untouched.",
+        "",
+        f"Categories hidden (--hide): {', '.join(data.get('hide') or DEFAULT_HIDE)}. Only the gold spans of these "
+        "categories count as leaks when readable; hiding a word of another category counts as over-masking.",
+        "",
+        f"## {_capital(data['how'])}",
+        "",
+        "What classify gives on these messages with this model.",
+        "",
+        *_policy_lines(data, data["policy"], data["expert_budget"]),
+    ]
+    if crossed:
+        lines += [
+            "",
+            f"## {_capital(crossed['how'])}",
+            "",
+            "Not the model classify uses: what a model of your own, trained on messages like these "
+            "(`triage train GOLD`), would give on messages it never saw.",
+            "",
+            *_policy_lines(crossed, data["policy"], data["expert_budget"]),
+        ]
+    lines += [
+        *(ablation_markdown(data["ablation"], data.get("ablation_of") != "model") if data.get("ablation") else []),
         "",
         seek_tables,
     ]
     return "\n".join(lines)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def curve_figure(data: dict):
@@ -378,7 +414,11 @@ def curve_figure(data: dict):
     axes = figure.subplots()
     curve = data["budget_curve"]
     axes.plot([100 * p["expert_share"] for p in curve], [100 * p["residual_span_rate"] for p in curve],
-              "o-", label="budget policy")
+              "o-", label="budget policy, the model classify uses")
+    if data.get("cross_validated"):
+        crossed = data["cross_validated"]["budget_curve"]
+        axes.plot([100 * p["expert_share"] for p in crossed], [100 * p["residual_span_rate"] for p in crossed],
+                  "^--", color="grey", label="budget policy, a model trained on the gold (cross-validated)")
     paper = data["paper_policy"]
     axes.plot([100 * paper["expert_share"]], [100 * paper["residual_span_rate"]], "s", color="#c0392b",
               label="paper (Table 2)")

@@ -14,7 +14,7 @@ from triage.io.labels import parse_labels
 from triage.io.messages import MessageTable, ReadOptions, Records, source_name
 from triage.errors import BadInput
 from triage.normalise import OffsetMap, fold_batch, spans_to_folded
-from triage.schema import Span
+from triage.schema import HIDE_TAGS, Span
 
 
 @dataclass
@@ -26,9 +26,10 @@ class GoldMessage:
 
 
 def parse_spans(raw: str, line: int, text: str | None = None, display: str | None = None) -> list[Span]:
-    """Gold spans of one message; with its `text`, each must lie inside it and none may
-    overlap another (a model trained on impossible spans learns nonsense, silently).
-    `display` names the file in the errors."""
+    """Gold spans of one message; with its `text`, each must be tagged with one of the ten
+    categories (triage.schema.HIDE_TAGS: a span of another tag would be dropped from every
+    measure), lie inside the message, and overlap no other (a model trained on impossible spans
+    learns nonsense, silently). `display` names the file in the errors."""
     if not raw or not raw.strip():
         return []
     where = f"{display}: line {line}" if display else f"line {line}"
@@ -41,6 +42,9 @@ def parse_spans(raw: str, line: int, text: str | None = None, display: str | Non
     if text is not None:
         end_before = 0
         for start, end, kind in sorted(spans):
+            if kind not in HIDE_TAGS:
+                raise BadInput(f"{where}: span [{start}, {end}, {kind}] has the tag {kind!r}, not one of the ten "
+                               f"categories: {' '.join(HIDE_TAGS)}")
             if not 0 <= start < end <= len(text):
                 raise BadInput(f"line {line}: span [{start}, {end}, {kind}] is outside the message "
                                  f"({len(text)} characters) or empty")
@@ -72,15 +76,16 @@ def gold_labels(table: MessageTable, column: str) -> list[str]:
 
 
 def labelled_gold(input_path: Path | Records, read: ReadOptions, with_spans: bool = True) -> tuple[list[GoldMessage], bool]:
-    """(gold messages, whether spans were read): text, label, spans when a `spans` column
-    exists and `with_spans`, donor as the cross-validation group."""
+    """(gold messages, whether spans were read): text, label, spans when the spans column
+    (`read.spans_column`, by default `spans`) exists and `with_spans`, donor as the
+    cross-validation group."""
     table = read.open(input_path, require_label=True)
-    has_spans = with_spans and "spans" in table.columns
+    has_spans = with_spans and read.spans_column in table.columns
     table_name = source_name(input_path)
     messages, raw = [], []
     for message in table:
         raw.append((message.line, message.fields.get(read.label_column, "")))
-        spans = (parse_spans(message.fields.get("spans", ""), message.line, message.text, table_name)
+        spans = (parse_spans(message.fields.get(read.spans_column, ""), message.line, message.text, table_name)
                  if has_spans else [])
         messages.append(GoldMessage(message.text, "", spans, message.fields.get("donor", "")))
     for message, label in zip(messages, parse_labels(raw)):

@@ -547,15 +547,22 @@ class EvaluationReport:
 
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
-                 ablation: bool = False, read=None,
-                 force: bool = False) -> EvaluationReport:
-    """Score the pipeline against gold spans (with `ablation`, also with each Seek&Hide step
-    switched off in turn); evaluate.md, .json and .png in `out_dir`
-    (checked before any work: never over an input, never over a file without `force`), or
-    no file when `out_dir` is None (the Python API)."""
+                 ablation: bool = False, cross_validation: bool = True, read=None, force: bool = False,
+                 progress: bool = False) -> EvaluationReport:
+    """Score the pipeline against gold spans with the model classify uses (`model_path`, by
+    default the embedded model): the main figures. With `cross_validation`, also those of a
+    model trained on the gold itself, cross-validated (`cross_validated`: what training a model
+    of one's own could bring). With `ablation`, also each Seek&Hide step switched off in turn.
+    evaluate.md, .json and .png in `out_dir` (checked before any work: never over an input,
+    never over a file without `force`), or no file when `out_dir` is None (the Python API).
+    `progress`: a bar on stderr."""
+    import contextlib
+
     from triage import evaluation, training
-    from triage.reports.cv import scores as model_scores
+    from triage.model import check_folds, check_training_labels, default_model_path, load_predictor
+    from triage.progress import steps
     from triage.reports.render import report_paths, table6_markdown, write_report
+    from triage.seekhide import steps as seekhide_steps
 
     asked = combiner.check_budget(budget)
     combiner.check_policy(policy)
@@ -564,72 +571,106 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     training.check_feature_set(feature_set)
     if out_dir is not None:
         outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
+    read = read or ReadOptions()
     name = source_name(gold_path)
-    gold, has_spans = labelled_gold(gold_path, read or ReadOptions())
+    gold, has_spans = labelled_gold(gold_path, read)
     if not gold:
         raise BadInput(f"{name} holds no messages to evaluate (only a header)")
     if not has_spans:
-        raise BadInput(f"{name} has no 'spans' column: evaluate needs the gold spans to hide")
+        raise BadInput(f"{name} has no {read.spans_column!r} column: evaluate needs the gold spans to hide "
+                       "(--spans-column names it)")
     # The curve is drawn over shares: a count of messages is the share of these messages it is.
     budget = asked.share if asked.share is not None else asked.messages(len(gold)) / len(gold)
-    if model_path:
-        from triage.model import load_predictor
-
-        predictor = load_predictor(model_path if isinstance(model_path, model.Model) else Path(model_path))
-        feature_set = predictor.feature_set
-        analysed = training.analyse(gold, feature_set)
-        which = getattr(model_path, "name", model_path)
-        evidence, how = evaluation.evidence_from_model(analysed, predictor, hide), f"model {which} (trained elsewhere)"
-    else:
-        from triage.model import check_folds, check_training_labels
-
+    # The model classify uses, loaded as classify loads it.
+    predictor = load_predictor(model_path if isinstance(model_path, model.Model)
+                               else Path(model_path) if model_path else default_model_path())
+    fingerprint = predictor.metadata.get("metadata_sha256")
+    file = model.file_of(model_path)
+    which = ("the embedded model" if model_path is None or (file and Path(file).resolve() == default_model_path())
+             else f"the model {source_name(file)}" if file else "the model given")
+    if cross_validation:
         check_folds(folds, check_training_labels([m.label for m in gold]), name)
-        analysed = training.analyse(gold, feature_set)
-        grouped = len({m.group for m in gold}) >= folds
-        evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed, hide=hide)
-        how = f"{folds}-fold cross-validation" + (" grouped by donor" if grouped else " (stratified)")
-    labels = np.asarray([m.label for m in gold])
-    scores = np.asarray([e.score for e in evidence])
-    message_model = model_scores("bagging", labels, np.where(scores >= 0.5, TA, NTA), scores)
-    seek = tables([r.label for r in analysed.results], labels)
-    # Only the gold spans of the hidden categories are leaks when readable; hiding the others is
-    # over-masking.
-    scored = evaluation.hidden_gold(analysed, hide)
-    curve = evaluation.policy_curve(scored, evidence, budgets=sorted(set(evaluation.BUDGETS) | {budget}))
-    chosen = curve["paper"] if policy == "paper" else next(p for p in curve["budget"] if p["budget"] == budget)
-    decisions = evaluation.policies(evidence, [budget])["paper" if policy == "paper" else budget].decide(evidence)
-    field = evaluation.field_metrics(scored.gold, analysed.results, decisions, seed=seed)
-    data = {
-        "gold": name,
-        "how": how,
-        "policy": policy,
-        "expert_budget": budget,
-        "hide": list(hide),
-        "chosen": chosen,
-        "paper_policy": curve["paper"],
-        "budget_curve": curve["budget"],
-        "seekhide": {
-            "distribution": dict(seek.distribution),
-            "confusion": {f"{s}/{g}": n for (s, g), n in (seek.confusion or {}).items()},
-            "accuracy_on_tagged": seek.accuracy,
-        },
-        "model": message_model.to_dict(),
-        "field": field,
-    }
-    if model_path:  # which model was evaluated: a release's datasheet takes these figures for that model only
-        data["model_fingerprint"] = predictor.metadata.get("metadata_sha256")
-        data["messages"] = len(gold)
-    if ablation:
-        untagged = seek.distribution.get("UNTAGGED", 0) / len(gold)
-        data["ablation"] = evaluation.ablation(
-            gold, {**chosen, "untagged_share": untagged}, feature_set=feature_set, policy=policy, budget=budget,
-            folds=folds, seed=seed, predictor=predictor if model_path else None, hide=hide)
+    cross_validated_ablation = ablation and cross_validation
+    total = (2 + (folds + 1 if cross_validation else 0)
+             + (len(seekhide_steps.switchable()) if ablation else 0))
+    bar = steps(f"evaluating {name}", total) if progress else contextlib.nullcontext(lambda doing=None: None)
+    with bar as done:
+        analysed = training.analyse(gold, feature_set if cross_validation else predictor.feature_set)
+        labels = np.asarray([m.label for m in gold])
+        seek = tables([r.label for r in analysed.results], labels)
+        # Only the gold spans of the hidden categories are leaks when readable; hiding the others
+        # is over-masking.
+        scored = evaluation.hidden_gold(analysed, hide)
+        crossed = None
+        if cross_validation:
+            done("a model trained on the gold, cross-validated")
+            evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed, hide=hide,
+                                                         progress=done)
+            grouped = len({m.group for m in gold}) >= folds
+            crossed = {
+                "how": f"a model trained on your gold, cross-validated ({folds}-fold cross-validation"
+                       + (" grouped by donor" if grouped else ", stratified") + f", features {feature_set})",
+                "folds": folds,
+                "feature_set": feature_set,
+            }
+            crossed.update(_evaluated(scored, evidence, labels, policy, budget, seed)[0])
+        done("the model classify uses")
+        # After the cross-validation: this reads the gold's words as the model's word scorer does.
+        evidence = evaluation.evidence_from_model(analysed, predictor, hide)
+        measured, message_model = _evaluated(scored, evidence, labels, policy, budget, seed)
+        data = {
+            "gold": name,
+            "how": f"the model classify uses: {which} (fingerprint {str(fingerprint)[:12]})",
+            "policy": policy,
+            "expert_budget": budget,
+            "hide": list(hide),
+            **measured,
+            "seekhide": {
+                "distribution": dict(seek.distribution),
+                "confusion": {f"{s}/{g}": n for (s, g), n in (seek.confusion or {}).items()},
+                "accuracy_on_tagged": seek.accuracy,
+            },
+            # Which model was evaluated: a release's datasheet takes these figures for that model only.
+            "model_fingerprint": fingerprint,
+            "messages": len(gold),
+            "cross_validated": crossed,
+        }
+        if ablation:
+            untagged = seek.distribution.get("UNTAGGED", 0) / len(gold)
+            full = crossed if cross_validated_ablation else data
+            data["ablation_of"] = "cross_validated" if cross_validated_ablation else "model"
+            data["ablation"] = evaluation.ablation(
+                gold, {**full["chosen"], "untagged_share": untagged},
+                feature_set=feature_set if cross_validated_ablation else predictor.feature_set, policy=policy,
+                budget=budget, folds=folds, seed=seed, predictor=None if cross_validated_ablation else predictor,
+                hide=hide, progress=lambda: done("ablation"))
     markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
     figure = evaluation.curve_figure(data)
     files = [] if out_dir is None else write_report("evaluate", out_dir, markdown, data, figure, force=force,
                                                     protect=protect)
     return EvaluationReport(data, markdown, files, figure)
+
+
+def _evaluated(scored, evidence, labels, policy: str, budget: float, seed: int) -> tuple[dict, object]:
+    """The release measures of one model's evidence on the gold (the chosen policy, the paper's,
+    the budget curve, the message model's scores and the field's measures), and the message
+    model's scores (triage.reports.cv.ModelScores)."""
+    from triage import evaluation
+    from triage.reports.cv import scores as model_scores
+
+    scores = np.asarray([e.score for e in evidence])
+    curve = evaluation.policy_curve(scored, evidence, budgets=sorted(set(evaluation.BUDGETS) | {budget}))
+    chosen = curve["paper"] if policy == "paper" else next(p for p in curve["budget"] if p["budget"] == budget)
+    decisions = evaluation.policies(evidence, [budget])["paper" if policy == "paper" else budget].decide(evidence)
+    message_model = model_scores("bagging", labels, np.where(scores >= 0.5, TA, NTA), scores)
+    return {
+        "chosen": chosen,
+        "paper_policy": curve["paper"],
+        "budget_curve": curve["budget"],
+        "model": message_model.to_dict(),
+        "field": evaluation.field_metrics(scored.gold, scored.results, decisions, seed=seed),
+    }, message_model
 
 
 # ---------------------------------------------------------------------- review: import, consistency

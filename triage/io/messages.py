@@ -514,6 +514,7 @@ class ReadOptions:
     encoding: str | None = None
     delimiter: str | None = None
     on_bad_lines: str = "error"
+    spans_column: str = "spans"  # the gold spans [[start, end, TYPE], ...] of an annotated file
 
     def open(self, path: os.PathLike | str, *, require_label: bool = False) -> MessageTable:
         return open_messages(
