@@ -130,29 +130,128 @@ def test_evaluate_sends_the_messages_classify_sends(cli, tmp_path):
     assert evaluated == classified and sum(evaluated) == 15
 
 
-def test_triage_evaluate_on_a_written_gold_file(cli, tmp_path):
+NAMES = ["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo", "Inès", "Yanis", "Manon", "Lucas"]
+
+
+def write_gold(path, tag="PRE", spans_column="spans"):
+    """24 messages naming someone (a gold span tagged `tag`) and 24 without, over 6 donors."""
     rows = []
-    names = ["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo", "Inès", "Yanis", "Manon", "Lucas"]
-    for i, name in enumerate(names * 2):
+    for i, name in enumerate(NAMES * 2):
         text = f"rdv avec {name} à 18h"
-        rows.append([text, "TA", json.dumps([[9, 9 + len(name), "PRE"]]), str(i % 6)])
+        rows.append([text, "TA", json.dumps([[9, 9 + len(name), tag]]), str(i % 6)])
     for i, text in enumerate(["ok", "jarrive", "bonne nuit", "tkt", "a plus", "merci", "trop bien", "on mange ?",
                               "je suis la", "bisous", "il pleut", "c cool"] * 2):
         rows.append([text, "NTA", "[]", str(i % 6)])
-    gold = tmp_path / "gold.csv"
-    with gold.open("w", newline="", encoding="utf-8") as handle:
+    with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["text", "label", "spans", "donor"])
+        writer.writerow(["text", "label", spans_column, "donor"])
         writer.writerows(rows)
+    return path
+
+
+def test_triage_evaluate_on_a_written_gold_file(cli, tmp_path):
+    gold = write_gold(tmp_path / "gold.csv")
     out = tmp_path / "eval"
     result = cli("evaluate", gold, "--out-dir", out, "--folds", "3")
     assert result.exit_code == 0, result.output
     data = json.loads((out / "evaluate.json").read_text("utf-8"))
-    assert data["how"] == "3-fold cross-validation grouped by donor"
+    assert data["cross_validated"]["how"] == ("a model trained on your gold, cross-validated "
+                                              "(3-fold cross-validation grouped by donor, features rich)")
     assert 0.0 <= data["chosen"]["residual_span_rate"] <= 1.0
     assert data["paper_policy"]["gold_spans"] == 24
+    assert data["cross_validated"]["paper_policy"]["gold_spans"] == 24
     assert (out / "evaluate.png").read_bytes().startswith(b"\x89PNG")
     assert "residual span rate" in (out / "evaluate.md").read_text("utf-8")
+
+
+def test_evaluate_reports_the_model_classify_uses_first_and_the_cross_validated_one_apart(cli, tmp_path):
+    """Without --model, the main figures are the embedded model's, as classify would route the
+    messages, the same as with --model naming that model; the model trained on the gold and
+    cross-validated comes after, named as such."""
+    from triage.model import Model, default_model_path
+
+    gold = write_gold(tmp_path / "gold.csv")
+    result = cli("evaluate", gold, "--out-dir", tmp_path / "default", "--folds", "3")
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "default" / "evaluate.json").read_text("utf-8"))
+    fingerprint = Model.default().metadata["metadata_sha256"]
+    assert data["model_fingerprint"] == fingerprint
+    assert data["how"] == f"the model classify uses: the embedded model (fingerprint {fingerprint[:12]})"
+    named = cli("evaluate", gold, "--model", default_model_path(), "--out-dir", tmp_path / "named", "--folds", "3")
+    assert named.exit_code == 0, named.output
+    same = json.loads((tmp_path / "named" / "evaluate.json").read_text("utf-8"))
+    for key in ("chosen", "paper_policy", "budget_curve", "model", "field", "how"):
+        assert data[key] == same[key], key
+    used = result.output.index("## The model classify uses: the embedded model (fingerprint")
+    crossed = result.output.index("## A model trained on your gold, cross-validated (3-fold")
+    assert used < crossed
+    report = (tmp_path / "default" / "evaluate.md").read_text("utf-8")
+    assert "## The model classify uses" in report and "## A model trained on your gold, cross-validated" in report
+
+
+def test_no_cross_validation_reports_the_model_classify_uses_alone(cli, tmp_path):
+    # Two messages of each class: too few for 3 folds, but the model classify uses needs none.
+    rows = [["rdv avec Julie à 18h", "TA", json.dumps([[9, 14, "PRE"]])],
+            ["appelle Kevin stp", "TA", json.dumps([[8, 13, "PRE"]])],
+            ["ok", "NTA", "[]"], ["bonne nuit", "NTA", "[]"]]
+    gold = tmp_path / "small.csv"
+    with gold.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text", "label", "spans"], *rows])
+    refused = cli("evaluate", gold, "--folds", "3", "--out-dir", tmp_path / "cv")
+    assert refused.exit_code == 1 and "messages of each class" in refused.output
+    result = cli("evaluate", gold, "--folds", "3", "--no-cross-validation", "--out-dir", tmp_path / "ev")
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "ev" / "evaluate.json").read_text("utf-8"))
+    assert data["cross_validated"] is None and data["paper_policy"]["gold_spans"] == 2
+    assert "cross-validated" not in result.output
+
+
+def test_the_spans_column_can_have_another_name(cli, tmp_path):
+    gold = write_gold(tmp_path / "gold.csv", spans_column="entites")
+    refused = cli("evaluate", gold, "--no-cross-validation", "--out-dir", tmp_path / "no")
+    assert refused.exit_code == 1 and "no 'spans' column" in refused.output
+    result = cli("evaluate", gold, "--no-cross-validation", "--spans-column", "entites", "--out-dir", tmp_path / "ev")
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "ev" / "evaluate.json").read_text("utf-8"))["paper_policy"]["gold_spans"] == 24
+
+
+@pytest.mark.parametrize("tag", ["PERSON", "pre", "LOC", ""])
+def test_a_gold_tag_outside_the_ten_categories_is_refused_in_one_line(cli, tmp_path, tag):
+    from conftest import failed
+
+    gold = write_gold(tmp_path / "gold.csv", tag=tag)
+    failed(cli("evaluate", gold, "--no-cross-validation", "--out-dir", tmp_path / "ev"), 1,
+           "gold.csv: line 2: span [9, 14, " + tag + "]", repr(tag), "PRE NOM SUR TEL MEL URL ADR COD LIE MAR")
+    assert not (tmp_path / "ev").exists()
+
+
+def test_evaluate_shows_its_progress_step_by_step(monkeypatch, tmp_path):
+    """A bar (on stderr, when it is a terminal) advances through the analysis, each fold, the
+    model classify uses and each ablation step, and ends full."""
+    from contextlib import contextmanager
+
+    import triage.progress
+    from triage.jobs import run_evaluate
+    from triage.seekhide import steps as seekhide_steps
+
+    bars = []
+
+    @contextmanager
+    def recording(description, total):
+        bar = {"description": description, "total": total, "done": []}
+        bars.append(bar)
+        yield lambda doing=None: bar["done"].append(doing)
+
+    monkeypatch.setattr(triage.progress, "steps", recording)
+    gold = write_gold(tmp_path / "gold.csv")
+    run_evaluate(gold, None, folds=3)
+    assert bars == []  # no bar unless asked
+    run_evaluate(gold, None, folds=3, progress=True, ablation=True)
+    (bar,) = bars
+    assert bar["description"] == f"evaluating {gold}"
+    assert bar["total"] == len(bar["done"]) == 2 + 3 + 1 + len(seekhide_steps.switchable())
+    assert bar["done"][:6] == ["a model trained on the gold, cross-validated", None, None, None,
+                               "the model classify uses", "each step switched off in turn"]
 
 
 def test_evaluate_needs_gold_spans(cli, tmp_path):
@@ -166,9 +265,10 @@ def test_on_the_development_corpus_the_budget_policy_beats_the_paper(dev_corpus,
     result = cli("evaluate", dev_corpus, "--out-dir", tmp_path)
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "evaluate.json").read_text("utf-8"))
-    assert data["chosen"]["residual_span_rate"] < data["paper_policy"]["residual_span_rate"] / 3
-    assert data["chosen"]["expert_share"] <= 0.10 + 1e-9
-    assert data["chosen"]["over_masking_rate"] <= 0.02
+    for part in (data, data["cross_validated"]):  # the model classify uses, and one trained on the corpus
+        assert part["chosen"]["residual_span_rate"] < part["paper_policy"]["residual_span_rate"] / 3
+        assert part["chosen"]["expert_share"] <= 0.10 + 1e-9
+        assert part["chosen"]["over_masking_rate"] <= 0.02
 
 
 def test_the_ablation_switches_each_seekhide_step_off_and_shows_what_it_brings(cli, tmp_path):

@@ -602,8 +602,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         # is over-masking.
         scored = evaluation.hidden_gold(analysed, hide)
         crossed = None
+        done("a model trained on the gold, cross-validated" if cross_validation else "the model classify uses")
         if cross_validation:
-            done("a model trained on the gold, cross-validated")
             evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed, hide=hide,
                                                          progress=done)
             grouped = len({m.group for m in gold}) >= folds
@@ -614,10 +614,11 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
                 "feature_set": feature_set,
             }
             crossed.update(_evaluated(scored, evidence, labels, policy, budget, seed)[0])
-        done("the model classify uses")
+            done("the model classify uses")
         # After the cross-validation: this reads the gold's words as the model's word scorer does.
         evidence = evaluation.evidence_from_model(analysed, predictor, hide)
         measured, message_model = _evaluated(scored, evidence, labels, policy, budget, seed)
+        done("each step switched off in turn" if ablation else None)
         data = {
             "gold": name,
             "how": f"the model classify uses: {which} (fingerprint {str(fingerprint)[:12]})",
@@ -643,7 +644,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
                 gold, {**full["chosen"], "untagged_share": untagged},
                 feature_set=feature_set if cross_validated_ablation else predictor.feature_set, policy=policy,
                 budget=budget, folds=folds, seed=seed, predictor=None if cross_validated_ablation else predictor,
-                hide=hide, progress=lambda: done("ablation"))
+                hide=hide, progress=done)
     markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
     figure = evaluation.curve_figure(data)
