@@ -364,10 +364,31 @@ def test_the_expected_residual_comes_from_an_evaluation_of_the_model_classify_us
     assert f"{100 * measured['residual_span_rate']:.1f}% of the items to hide left readable" in said
     assert f"{100 * measured['over_masking_rate']:.1f}% of ordinary words hidden" in said
     assert "gold.csv, 32 messages" in said
-    # A cross-validated evaluation is of another model: refused.
-    succeeded(cli("evaluate", gold, "--out-dir", tmp_path / "cv", "--folds", "2"))
+    # Figures of a model cross-validated on the gold, with no model named, are of another model: refused.
+    data = json.loads((tmp_path / "eval" / "evaluate.json").read_text("utf-8"))
+    crossed = {**{k: v for k, v in data.items() if k not in ("model_fingerprint", "cross_validated")},
+               **data["cross_validated"]}
+    (tmp_path / "cv.json").write_text(json.dumps(crossed), "utf-8")
     failed(cli("release", classified, "--workspace", ws, "-o", tmp_path / "other.csv", "--inconsistent-ok",
-               "--evaluation", tmp_path / "cv" / "evaluate.json"), 1, "not the one classify used")
+               "--evaluation", tmp_path / "cv.json"), 1, "not the one classify used")
+
+
+def test_the_datasheet_takes_the_figures_of_the_model_classify_used_not_the_cross_validated_ones(cli, tmp_path):
+    """`triage evaluate GOLD` with no --model evaluates the embedded model classify used: the
+    release takes its figures, not those of the model cross-validated on the gold beside them."""
+    classified, ws = classify_into(cli, tmp_path)
+    decide_queue(ws)
+    gold = gold_file(tmp_path / "gold.csv")
+    succeeded(cli("evaluate", gold, "--out-dir", tmp_path / "eval", "--folds", "2"))
+    data = json.loads((tmp_path / "eval" / "evaluate.json").read_text("utf-8"))
+    # Make the two sets of figures tell apart: the datasheet must state the first.
+    data["chosen"]["residual_span_rate"], data["cross_validated"]["chosen"]["residual_span_rate"] = 0.0123, 0.0456
+    (tmp_path / "eval" / "evaluate.json").write_text(json.dumps(data), "utf-8")
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--inconsistent-ok",
+                  "--evaluation", tmp_path / "eval" / "evaluate.json"))
+    _, sheet, _ = released(tmp_path)
+    said = answers(sheet)["What is the expected residual and over-masking of the model used?"]
+    assert "1.2% of the items to hide left readable" in said and "4.6%" not in said
 
 
 def test_another_section_slots_in_and_is_rendered(cli, tmp_path):

@@ -198,18 +198,18 @@ def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: 
 
 def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: str = "budget",
              expert_budget: float = 0.10, hide: str | Sequence[str] | None = "default", folds: int = 5, seed: int = 0,
-             feature_set: str = "rich", ablation: bool = False, cross_validation: bool = True,
+             feature_set: str = "rich", ablation: bool = False, no_cross_validation: bool = False,
              text_column: str = "text", label_column: str = "label", spans_column: str = "spans") -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`) with the model classify
-    uses (`model`, by default the embedded one) and, with `cross_validation`, a model trained on
-    the gold and cross-validated (`report.data["cross_validated"]`): the report, with the budget
+    uses (`model`, by default the embedded one) and, unless `no_cross_validation`, a model trained
+    on the gold and cross-validated (`report.data["cross_validated"]`): the report, with the budget
     curve of the model classify uses as a table (`tables["budget_curve"]`) and a figure."""
     from dataclasses import replace
 
     source = frames.source(data, what="gold")
     report = _jobs.run_evaluate(source.records, None, model_path=_model(model), policy=policy, budget=expert_budget,
                                hide=_hide(hide), folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
-                               cross_validation=cross_validation,
+                               cross_validation=not no_cross_validation,
                                read=replace(_read(text_column, None, label_column), spans_column=spans_column))
     points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
     curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}

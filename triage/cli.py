@@ -423,7 +423,7 @@ def evaluate(
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set of the model trained on the gold and cross-validated.")] = "rich",
-    cross_validation: Annotated[bool, typer.Option("--cross-validation/--no-cross-validation", help="Also report a model trained on the gold, cross-validated (what a model of your own would give); --no-cross-validation skips it, the slow part.")] = True,
+    no_cross_validation: Annotated[bool, typer.Option("--no-cross-validation", help="Report the model classify uses only: skip the model trained on the gold and cross-validated (what a model of your own would give), the slow part.")] = False,
     ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",
@@ -444,7 +444,7 @@ def evaluate(
     read = replaced(read_options(text_column, None, label_column, encoding, delimiter, "error"), spans_column=spans_column)
     report = run_evaluate(
         gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed,
-        feature_set=feature_set, ablation=ablation, cross_validation=cross_validation, force=replace, read=read,
+        feature_set=feature_set, ablation=ablation, cross_validation=not no_cross_validation, force=replace, read=read,
         progress=sys.stderr.isatty(),
     )
     typer.echo(report.markdown)
@@ -561,7 +561,7 @@ def release(
     hide: Annotated[Optional[str], typer.Option("--hide", help="Default: the --hide classify recorded in the workspace (else 'default'); another one is refused unless --hide-differs-ok. " + HIDE_HELP)] = None,
     hide_differs_ok: Annotated[bool, typer.Option("--hide-differs-ok", help="Accept a --hide other than classify's: the messages keep what classify hid, the other columns are searched for --hide, and the datasheet names the categories that differ.")] = False,
     donor_column: Annotated[Optional[str], typer.Option("--donor-column", help="The input's column of donors (senders), counted in the datasheet (default: a column named donor, sender, author...).")] = None,
-    evaluation: Annotated[Optional[Path], typer.Option("--evaluation", help="The evaluate.json of `triage evaluate GOLD --model MODEL` with classify's model: the datasheet gives its expected residual and over-masking.")] = None,
+    evaluation: Annotated[Optional[Path], typer.Option("--evaluation", help="The evaluate.json of `triage evaluate GOLD` (with --model MODEL if classify used one): the datasheet gives the expected residual and over-masking of the model classify used.")] = None,
     inconsistent_ok: Annotated[bool, typer.Option("--inconsistent-ok", help="Release even while consistency cases are undecided (see `triage review --consistency`); the datasheet counts them.")] = False,
     date_column: Annotated[Optional[str], typer.Option("--date-column", help="The input's column of dates, whose period the datasheet gives (default: a column named date, timestamp...).")] = None,
     force: Force = False,

@@ -510,14 +510,18 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "formula_cells_quoted": formula_cells,
         "composition": composition,
         "consistency": _consistency_record(consistency),
-        # The expected residual and over-masking of the model classify used (`triage evaluate --model`).
+        # The expected residual and over-masking of the model classify used (`triage evaluate`).
         "model_evaluation": evaluation,
     }
 
 
 def read_evaluation(path, settings: dict | None) -> dict:
-    """The figures of `triage evaluate --model MODEL` (its evaluate.json) for the datasheet, refused
-    unless MODEL is the model classify used (same fingerprint, as the workspace recorded it)."""
+    """The figures of the model classify used in `triage evaluate` 's evaluate.json (its main
+    figures: those of the embedded model, or of `--model MODEL`; never those of the model
+    cross-validated on the gold, kept apart under `cross_validated`) for the datasheet, refused
+    unless that model is the one classify used (same fingerprint, as the workspace recorded it).
+    A file that names no evaluated model (its main figures those of a cross-validated model) is
+    refused."""
     name = source_name(path)
     try:
         data = json.loads(Path(path).read_text("utf-8"))
@@ -533,7 +537,7 @@ def read_evaluation(path, settings: dict | None) -> dict:
     used = ((settings or {}).get("model") or {}).get("metadata_sha256")
     if not evaluated:
         raise BadInput(f"--evaluation: {name} cross-validated a model of its own, not the one classify used: "
-                          "run `triage evaluate GOLD --model MODEL` with classify's model")
+                          "run `triage evaluate GOLD` again (with --model MODEL if classify used one)")
     if not used:
         raise BadInput("--evaluation: the workspace has no record of the model classify used "
                           "(classify with --workspace records it)")
@@ -713,7 +717,7 @@ def _evaluation_answer(sheet: dict) -> str | None:
     if measured:
         size = f", {measured['messages']:,} messages" if measured.get("messages") else ""
         budget = measured.get("expert_budget")
-        return (f"Measured with `triage evaluate --model` on {measured.get('gold')}{size} (gold spans), "
+        return (f"Measured with `triage evaluate` on {measured.get('gold')}{size} (gold spans), "
                 f"policy {measured.get('policy')}" + (f" at an expert budget of {100 * budget:.0f}%"
                                                      if isinstance(budget, (int, float)) else "")
                 + f": {100 * measured['residual_span_rate']:.1f}% of the items to hide left readable (residual), "
@@ -794,7 +798,7 @@ def datasheet_sections(sheet: dict) -> list[dict]:
                 "the classify command (this workspace has no record of it: classify with --workspace)"),
         _answer("What is the expected residual and over-masking of the model used?", _evaluation_answer(sheet),
                 "the residual (items left readable) and over-masking of the model used: run `triage evaluate "
-                "GOLD --model MODEL` on gold messages like these, and release with --evaluation evaluate.json"),
+                "GOLD` (with --model MODEL if classify used one) on gold messages like these, and release with --evaluation evaluate.json"),
         _answer("What did an audit of the machines find?", audit_answer),
         _answer("Is the raw data kept?", "Yes, in the review workspace (a private SQLite file, never published), "
                 "with every decision and its log; the release holds no raw text."),
