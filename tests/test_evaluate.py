@@ -220,7 +220,7 @@ def test_a_gold_tag_outside_the_ten_categories_is_refused_in_one_line(cli, tmp_p
     from conftest import failed
 
     gold = write_gold(tmp_path / "gold.csv", tag=tag)
-    failed(cli("evaluate", gold, "--no-cross-validation", "--out-dir", tmp_path / "ev"), 1,
+    failed(cli("evaluate", gold, "--out-dir", tmp_path / "ev"), 1,
            "gold.csv: line 2: span [9, 14, " + tag + "]", repr(tag), "PRE NOM SUR TEL MEL URL ADR COD LIE MAR")
     assert not (tmp_path / "ev").exists()
 
