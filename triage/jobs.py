@@ -645,7 +645,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
                 feature_set=feature_set if cross_validated_ablation else predictor.feature_set, policy=policy,
                 budget=budget, folds=folds, seed=seed, predictor=None if cross_validated_ablation else predictor,
                 hide=hide, progress=done)
-    markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model in the layout of the paper's Table 6:\n\n"
+    markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model classify uses, in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
     figure = evaluation.curve_figure(data)
     files = [] if out_dir is None else write_report("evaluate", out_dir, markdown, data, figure, force=force,
