@@ -165,6 +165,7 @@ def classify(
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Messages a human reads (budget policy): a share (0 to 1; 1 = all) or a count (500); exactly that many, the riskiest.")] = 0.10,
     calibrated: Annotated[bool, typer.Option("--calibrated", help="Route each message by the risk threshold calibrated at training (same rule for every part of a corpus; the share sent is then close to the budget, not exact).")] = False,
     hide: Hide = "default",
+    known_names: Annotated[Optional[Path], typer.Option("--known-names", help="A UTF-8 text file of names the team knows (participants, contacts, staff), one a line, optional tag PRE, NOM or SUR after a tab: hidden with their variants in every message.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use (dask: workers of the local cluster).")] = 1,
     engine: Annotated[str, typer.Option("--engine", help="Where chunks are classified: local, or dask (needs the 'dask' extra).")] = "local",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="With --engine dask: address of a running scheduler, e.g. tcp://host:8786 (default: a local cluster).")] = None,
@@ -191,8 +192,8 @@ def classify(
         check_classify_workspace(input, read, workspace)
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
-        policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, jobs=jobs, engine=engine,
-        scheduler=scheduler,
+        policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,
+        engine=engine, scheduler=scheduler,
         force=force or output is None, queue_force=force,
         read=read, chart=chart, progress=sys.stderr.isatty(),
     )

@@ -85,6 +85,7 @@ class ClassifierSpec:
     user_lexicon_digest: str = ""
     output_format: str = "csv"  # what the workers encode their rows in
     hide: tuple[str, ...] = DEFAULT_HIDE  # the categories to hide (--hide)
+    known_names: Any = None  # a triage.seekhide.KnownNames (--known-names), or None
 
     def __post_init__(self):
         # Workers do not share the parent's working directory.
@@ -122,7 +123,7 @@ class ClassifierSpec:
             )
         predictor = model.load_predictor(Path(self.model_path))
         classifier = Classifier(predictor, self.policy, self.budget, stats=self.stats,
-                                output_format=self.output_format, hide=self.hide)
+                                output_format=self.output_format, hide=self.hide, known_names=self.known_names)
         return classifier
 
 
