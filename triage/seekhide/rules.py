@@ -38,7 +38,7 @@ class Rule(enum.StrEnum):
     # the weak-name rule would otherwise leave readable
     FIRST_NAME_SURNAME = "first-name-surname"
     # context: a known name (--known-names) or one of its variants, hidden with its tag
-    KNOWN_NAME = "known-name"
+    KNOWN_NAME = "known-names"
 
 
 # Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
