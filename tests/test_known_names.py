@@ -182,3 +182,33 @@ def test_dask_workers_build_the_seeker_with_the_names(known_file):
     classifier = spec.build()
     assert classifier.seeker.known is not None
     assert "Zorglubine" not in classifier.rows([("1", "slt Zorglubine")])[0][6]
+
+
+def test_a_known_name_keeps_its_tag_where_a_recognizer_reads_a_place(lexicons):
+    from triage import recognizers
+
+    text = "je pars à Florence demain"
+    plain, _, _ = recognizers.apply(SeekAndHide(lexicons).analyse([text]), {"PRE", "LIE"})
+    assert [tag for _, _, tag in plain[0]] == ["LIE"]
+    known = SeekAndHide(lexicons, known=known_names_of(["Florence"]))
+    spans, _, _ = recognizers.apply(known.analyse([text]), {"PRE", "LIE"})
+    assert [(text[s:e], tag) for s, e, tag in spans[0]] == [("Florence", "PRE")]
+
+
+def test_evaluate_takes_the_names_and_reports_them(tmp_path):
+    rows = [[str(i), str(i % 3), text, "TA" if "orglub" in text else "NTA",
+             json.dumps([[text.index(w), text.index(w) + len(w), "PRE"]] if (w := next(
+                 (x for x in text.split() if "orglub" in x), "")) else [])]
+            for i, text in enumerate(["slt zorglubiiine", "ok merci", "a plus zorglubinne", "je mange",
+                                      "vu zorglubine hier", "bonne nuit"] * 4)]
+    gold = write_table(tmp_path / "gold.csv", rows, header=["id", "donor", "text", "label", "spans"])
+    names = tmp_path / "names.txt"
+    names.write_text("Zorglubine\n", encoding="utf-8")
+    from triage import model as model_module
+    from triage.jobs import run_evaluate
+
+    report = run_evaluate(gold, None, model_path=model_module.default_model_path(), budget=0.0, known_names=names)
+    assert report.data["known_names"]["names"] == 1
+    assert report.data["chosen"]["residual_spans"] == 0
+    plain = run_evaluate(gold, None, model_path=model_module.default_model_path(), budget=0.0)
+    assert plain.data["chosen"]["residual_spans"] > 0 and "known_names" not in plain.data

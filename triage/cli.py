@@ -424,6 +424,7 @@ def evaluate(
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set when cross-validating.")] = "rich",
+    known_names: Annotated[Optional[Path], typer.Option("--known-names", help="Names the team knows, as classify's --known-names: hidden with their variants before scoring.")] = None,
     ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",
@@ -440,7 +441,7 @@ def evaluate(
     with _busy("cross-validating and scoring the release"):
         report = run_evaluate(
             gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed,
-            feature_set=feature_set, ablation=ablation, force=replace,
+            feature_set=feature_set, ablation=ablation, known_names=known_names, force=replace,
             read=read_options(text_column, None, label_column, encoding, delimiter, "error"),
         )
     typer.echo(report.markdown)

@@ -556,12 +556,13 @@ class EvaluationReport:
 
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
-                 ablation: bool = False, read=None,
+                 ablation: bool = False, read=None, known_names=None,
                  force: bool = False) -> EvaluationReport:
     """Score the pipeline against gold spans (with `ablation`, also with each Seek&Hide step
     switched off in turn); evaluate.md, .json and .png in `out_dir`
     (checked before any work: never over an input, never over a file without `force`), or
-    no file when `out_dir` is None (the Python API)."""
+    no file when `out_dir` is None (the Python API). `known_names` (as run_classify's) are hidden
+    with their variants, as classify --known-names hides them."""
     from triage import evaluation, training
     from triage.reports.cv import scores as model_scores
     from triage.reports.render import report_paths, table6_markdown, write_report
@@ -569,6 +570,9 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     asked = combiner.check_budget(budget)
     combiner.check_policy(policy)
     hide = combiner.parse_hide(hide)
+    known_names = known_names_of(known_names)
+    if known_names is not None and ablation:
+        raise BadOption("--ablation measures the shipped steps: leave --known-names out")
     protect = [gold_path, model.file_of(model_path)]
     training.check_feature_set(feature_set)
     if out_dir is not None:
@@ -586,14 +590,14 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
 
         predictor = load_predictor(model_path if isinstance(model_path, model.Model) else Path(model_path))
         feature_set = predictor.feature_set
-        analysed = training.analyse(gold, feature_set)
+        analysed = training.analyse(gold, feature_set, known=known_names)
         which = getattr(model_path, "name", model_path)
         evidence, how = evaluation.evidence_from_model(analysed, predictor, hide), f"model {which} (trained elsewhere)"
     else:
         from triage.model import check_folds, check_training_labels
 
         check_folds(folds, check_training_labels([m.label for m in gold]), name)
-        analysed = training.analyse(gold, feature_set)
+        analysed = training.analyse(gold, feature_set, known=known_names)
         grouped = len({m.group for m in gold}) >= folds
         evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed, hide=hide)
         how = f"{folds}-fold cross-validation" + (" grouped by donor" if grouped else " (stratified)")
@@ -614,6 +618,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         "policy": policy,
         "expert_budget": budget,
         "hide": list(hide),
+        **({"known_names": known_names.record()} if known_names is not None else {}),
         "chosen": chosen,
         "paper_policy": curve["paper"],
         "budget_curve": curve["budget"],
