@@ -203,13 +203,13 @@ def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: 
 def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: str = "budget",
              expert_budget: float = 0.10, hide: str | Sequence[str] | None = "default", folds: int = 5, seed: int = 0,
              feature_set: str = "rich", ablation: bool = False, text_column: str = "text",
-             label_column: str = "label") -> Report:
+             label_column: str = "label", known_names: str | os.PathLike | Sequence[str] | None = None) -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`): the report, with its
-    budget curve as a table (`tables["budget_curve"]`) and a figure."""
+    budget curve as a table (`tables["budget_curve"]`) and a figure. `known_names` as classify's."""
     source = frames.source(data, what="gold")
     report = _jobs.run_evaluate(source.records, None, model_path=_model(model), policy=policy, budget=expert_budget,
                                hide=_hide(hide), folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
-                               read=_read(text_column, None, label_column))
+                               read=_read(text_column, None, label_column), known_names=known_names)
     points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
     curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
              for policy, point in points]
