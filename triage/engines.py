@@ -95,6 +95,13 @@ class ClassifierSpec:
         if not self.user_lexicon_digest:
             object.__setattr__(self, "user_lexicon_digest", _digest(_user_lexicon_files(self.user_lexicon_dir)))
 
+    def __getstate__(self) -> dict:
+        # Without known names the spec pickles as before (the class holds the default, None).
+        state = dict(self.__dict__)
+        if state.get("known_names") is None:
+            state.pop("known_names", None)
+        return state
+
     def build(self):
         """The parent's Classifier, rebuilt in this process (once per run and worker)."""
         import socket
