@@ -212,3 +212,16 @@ def test_evaluate_takes_the_names_and_reports_them(tmp_path):
     assert report.data["chosen"]["residual_spans"] == 0
     plain = run_evaluate(gold, None, model_path=model_module.default_model_path(), budget=0.0)
     assert plain.data["chosen"]["residual_spans"] > 0 and "known_names" not in plain.data
+
+
+def test_the_spec_carries_the_names_to_workers_and_the_datasheet_names_the_file(known_file):
+    import pickle
+
+    from triage.corpus_release import _classify_settings_text
+
+    names = read_known_names(known_file)
+    spec = engines.ClassifierSpec(model.default_model_path(), known_names=names)
+    assert pickle.loads(pickle.dumps(spec)).known_names == names
+    assert pickle.loads(pickle.dumps(engines.ClassifierSpec(model.default_model_path()))).known_names is None
+    text = _classify_settings_text({"policy": "budget", "hide": ["PRE"], "known_names": names.record()})
+    assert f"4 known names from participants.txt (SHA-256 {names.sha256[:12]})" in text
