@@ -125,10 +125,10 @@ def known_names_of(names) -> KnownNames | None:
         return read_known_names(names)
     if isinstance(names, (list, tuple, set, frozenset)) and all(isinstance(n, str) for n in names):
         items = list(names)
+        if any("\n" in item for item in items):
+            raise BadInput("known names: one name per item of the list")
         text = "\n".join(items)
         entries, count = parse(text, "known names")
-        if "\n" in "".join(items) or count != len([n for n in items if n.strip() and not n.lstrip().startswith("#")]):
-            raise BadInput("known names: one name per item of the list")
         if not entries:
             raise BadInput("known names: the list holds no name")
         return KnownNames(tuple(entries), None, hashlib.sha256(text.encode("utf-8")).hexdigest(), count)
