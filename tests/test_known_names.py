@@ -225,3 +225,11 @@ def test_the_spec_carries_the_names_to_workers_and_the_datasheet_names_the_file(
     assert pickle.loads(pickle.dumps(engines.ClassifierSpec(model.default_model_path()))).known_names is None
     text = _classify_settings_text({"policy": "budget", "hide": ["PRE"], "known_names": names.record()})
     assert f"4 known names from participants.txt (SHA-256 {names.sha256[:12]})" in text
+
+
+def test_evaluate_refuses_known_names_with_the_ablation(cli, tmp_path, known_file):
+    rows = [[str(i), str(i % 3), text, "NTA", "[]"] for i, text in enumerate(["ok merci", "je mange"] * 6)]
+    gold = write_table(tmp_path / "gold.csv", rows, header=["id", "donor", "text", "label", "spans"])
+    failed(cli("evaluate", gold, "--known-names", known_file, "--ablation", "--out-dir", tmp_path / "out"), 1,
+           "--ablation", "--known-names")
+    nothing_written(tmp_path / "out")
