@@ -8,7 +8,8 @@ import pytest
 from triage.schema import DICTIONARY, UNKNOWN
 from triage.seekhide import L_DICTIONARY, SeekAndHide, context, rule_code, steps
 
-CONTEXT_RULES = ("title", "weak-name", "capitalised-guess", "determiner", "copula", "first-name-surname")
+CONTEXT_RULES = ("title", "weak-name", "capitalised-guess", "determiner", "copula", "first-name-surname",
+                 "known-names")
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from triage.seekhide import (
-    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, K_WORD, NTA, TA, UNKNOWN, UNTAGGED, SeekAndHide, stable_id, tables,
+    AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, K_WORD, NTA, TA, UNKNOWN, UNTAGGED, SeekAndHide, known_names_of, stable_id,
+    tables,
 )
 
 
@@ -223,7 +224,10 @@ STEP_EXAMPLES = [
     ("determiner", "je t'ai acheté une rose", "rose", "exact"),
     ("copula", "l'eau est claire aujourd'hui", "claire", "exact"),
     ("first-name-surname", "je suis avec marie durand", "durand", "weak-name"),
+    ("known-names", "slt zorglubiiine", "zorglubiiine", "none"),
 ]
+# What a step needs to act at all: known-names acts on the names it is given.
+STEP_OPTIONS = {"known-names": lambda: {"known": known_names_of(["Zorglubine"])}}
 
 
 @pytest.mark.parametrize("step, text, word, rule_without", STEP_EXAMPLES, ids=[e[0] for e in STEP_EXAMPLES])
@@ -233,9 +237,10 @@ def test_each_step_can_be_switched_off(lexicons, step, text, word, rule_without)
     def rule_of(seeker):
         return next(str(w.rule) for w in seeker.seek(text).words if w.text == word)
 
+    options = STEP_OPTIONS.get(step, dict)()
     assert step in STEPS
-    assert rule_of(SeekAndHide(lexicons)).startswith(step.replace("-guess", ""))
-    assert rule_of(SeekAndHide(lexicons, off={step})) == rule_without
+    assert rule_of(SeekAndHide(lexicons, **options)).startswith(step.replace("-guess", ""))
+    assert rule_of(SeekAndHide(lexicons, off={step}, **options)) == rule_without
 
 
 def test_every_word_step_has_an_example():

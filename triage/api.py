@@ -145,13 +145,15 @@ def _hide(hide) -> str | list[str]:
 def classify(data, *, model: Model | str | os.PathLike | None = None, policy: str | None = None,
              expert_budget: float = 0.10, calibrated: bool = False, hide: str | Sequence[str] | None = "default",
              jobs: int = 1, engine: str = "local", scheduler: str | None = None, text_column: str = "text",
-             id_column: str | None = None, workspace: str | os.PathLike | None = None):
+             id_column: str | None = None, workspace: str | os.PathLike | None = None,
+             known_names: str | os.PathLike | Sequence[str] | None = None):
     """Classify every message TA / NTA / EXPERT (`triage classify`): one row per message, in
     order, with the input's index; `score` and `risk` as numbers. `expert_budget` is a share
     (0 to 1) or a count of messages (500): exactly that many, the riskiest, go to the expert
     (or, with `calibrated`, those above the risk threshold calibrated at training). `hide`: the
-    categories to hide, "default,LIE,MAR" or ["default", "LIE", "MAR"] (see the README). With
-    `workspace`, also bring that review workspace up to date (decided messages are not asked
+    categories to hide, "default,LIE,MAR" or ["default", "LIE", "MAR"] (see the README).
+    `known_names`: a file of names the team knows (one a line, as `--known-names`) or a list of
+    names, hidden with their variants in every message. With `workspace`, also bring that review workspace up to date (decided messages are not asked
     again)."""
     from triage import review_workspace as review_module
 
@@ -161,7 +163,7 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
         review_module.check_workspace_path(workspace)
     summary = _jobs.run_classify(
         source.records, None, model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated,
-        hide=_hide(hide), jobs=jobs, engine=engine,
+        hide=_hide(hide), known_names=known_names, jobs=jobs, engine=engine,
         scheduler=scheduler, read=_read(text_column, id_column),
     )
     if workspace is not None:
@@ -173,7 +175,9 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
             opened.record_model(chosen)
             given = dict(model=model if isinstance(model, (str, os.PathLike)) else None, policy=policy,
                          expert_budget=expert_budget, calibrated=calibrated, hide=hide, text_column=text_column,
-                         id_column=id_column)
+                         id_column=id_column,
+                         known_names=(os.fspath(known_names) if isinstance(known_names, (str, os.PathLike))
+                                      else None if known_names is None else f"<{summary.known_names.count} names>"))
             command = "triage.classify(" + ", ".join(
                 f"{k}={os.fspath(v) if isinstance(v, os.PathLike) else v!r}" for k, v in given.items()
                 if v is not None) + ")"
@@ -199,18 +203,21 @@ def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: 
 def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: str = "budget",
              expert_budget: float = 0.10, hide: str | Sequence[str] | None = "default", folds: int = 5, seed: int = 0,
              feature_set: str = "rich", ablation: bool = False, no_cross_validation: bool = False,
-             text_column: str = "text", label_column: str = "label", spans_column: str = "spans") -> Report:
+             text_column: str = "text", label_column: str = "label", spans_column: str = "spans",
+             known_names: str | os.PathLike | Sequence[str] | None = None) -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`) with the model classify
     uses (`model`, by default the embedded one) and, unless `no_cross_validation`, a model trained
     on the gold and cross-validated (`report.data["cross_validated"]`): the report, with the budget
-    curve of the model classify uses as a table (`tables["budget_curve"]`) and a figure."""
+    curve of the model classify uses as a table (`tables["budget_curve"]`) and a figure.
+    `known_names` as classify's."""
     from dataclasses import replace
 
     source = frames.source(data, what="gold")
     report = _jobs.run_evaluate(source.records, None, model_path=_model(model), policy=policy, budget=expert_budget,
                                hide=_hide(hide), folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
                                cross_validation=not no_cross_validation,
-                               read=replace(_read(text_column, None, label_column), spans_column=spans_column))
+                               read=replace(_read(text_column, None, label_column), spans_column=spans_column),
+                               known_names=known_names)
     points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
     curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
              for policy, point in points]

@@ -53,12 +53,13 @@ class Classifier:
     """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
     def __init__(self, predictor, policy: str | None = None, budget: float | None = 0.10, lexicons=None, stats=None,
-                 output_format: str = "csv", hide=DEFAULT_HIDE):
+                 output_format: str = "csv", hide=DEFAULT_HIDE, known_names=None):
         """`budget`: the share of messages for the risk threshold calibrated at training, or
         None to send no message to the expert here: the caller ranks the whole corpus by the
-        risks of the chunks (`ranked`) and sets the decision of the riskiest."""
+        risks of the chunks (`ranked`) and sets the decision of the riskiest. `known_names`: a
+        triage.seekhide.KnownNames, hidden with their variants in every message."""
         self.lexicons = lexicons or lexicon_module.default()
-        self.seeker = SeekAndHide(self.lexicons)
+        self.seeker = SeekAndHide(self.lexicons, known=known_names)
         self.predictor = predictor
         trained = dict(predictor.metadata.get("policy") or {"name": "paper"})
         name = policy or trained.pop("name", "paper")

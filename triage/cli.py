@@ -165,6 +165,7 @@ def classify(
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Messages a human reads (budget policy): a share (0 to 1; 1 = all) or a count (500); exactly that many, the riskiest.")] = 0.10,
     calibrated: Annotated[bool, typer.Option("--calibrated", help="Route each message by the risk threshold calibrated at training (same rule for every part of a corpus; the share sent is then close to the budget, not exact).")] = False,
     hide: Hide = "default",
+    known_names: Annotated[Optional[Path], typer.Option("--known-names", help="A UTF-8 text file of names the team knows (participants, contacts, staff), one a line, optional tag PRE, NOM or SUR after a tab: hidden with their variants in every message.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use (dask: workers of the local cluster).")] = 1,
     engine: Annotated[str, typer.Option("--engine", help="Where chunks are classified: local, or dask (needs the 'dask' extra).")] = "local",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="With --engine dask: address of a running scheduler, e.g. tcp://host:8786 (default: a local cluster).")] = None,
@@ -191,8 +192,8 @@ def classify(
         check_classify_workspace(input, read, workspace)
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
-        policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, jobs=jobs, engine=engine,
-        scheduler=scheduler,
+        policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,
+        engine=engine, scheduler=scheduler,
         force=force or output is None, queue_force=force,
         read=read, chart=chart, progress=sys.stderr.isatty(),
     )
@@ -424,6 +425,7 @@ def evaluate(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set of the model trained on the gold and cross-validated.")] = "rich",
     no_cross_validation: Annotated[bool, typer.Option("--no-cross-validation", help="Report the model classify uses only: skip the model trained on the gold and cross-validated (what a model of your own would give), the slow part.")] = False,
+    known_names: Annotated[Optional[Path], typer.Option("--known-names", help="Names the team knows, as classify's --known-names: hidden with their variants before scoring.")] = None,
     ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",
@@ -444,7 +446,8 @@ def evaluate(
     read = replaced(read_options(text_column, None, label_column, encoding, delimiter, "error"), spans_column=spans_column)
     report = run_evaluate(
         gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed,
-        feature_set=feature_set, ablation=ablation, cross_validation=not no_cross_validation, force=replace, read=read,
+        feature_set=feature_set, ablation=ablation, cross_validation=not no_cross_validation, known_names=known_names,
+        force=replace, read=read,
         progress=sys.stderr.isatty(),
     )
     typer.echo(report.markdown)

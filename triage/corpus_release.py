@@ -880,6 +880,11 @@ def _classify_settings_text(settings: dict) -> str:
         parts.append(f"expert budget {settings['expert_budget']}" + (" (calibrated threshold)"
                                                                     if settings.get("calibrated") else ""))
     parts.append(f"--hide {hide_text(tuple(settings.get('hide') or DEFAULT_HIDE))}")
+    known = settings.get("known_names")
+    if known:
+        source = f" from {known['file']}" if known.get("file") else ""
+        parts.append(f"{known.get('names', 0):,} known names{source} (SHA-256 {str(known.get('sha256'))[:12]}) "
+                     "hidden with their variants")
     model = settings.get("model") or {}
     if model:
         parts.append(f"model {model.get('name')}" + (f" (fingerprint {model['fingerprint']})" if model.get("fingerprint")

@@ -85,6 +85,7 @@ class ClassifierSpec:
     user_lexicon_digest: str = ""
     output_format: str = "csv"  # what the workers encode their rows in
     hide: tuple[str, ...] = DEFAULT_HIDE  # the categories to hide (--hide)
+    known_names: Any = None  # a triage.seekhide.KnownNames (--known-names), or None
 
     def __post_init__(self):
         # Workers do not share the parent's working directory.
@@ -93,6 +94,13 @@ class ClassifierSpec:
             object.__setattr__(self, "model_digest", _digest([Path(self.model_path)]))
         if not self.user_lexicon_digest:
             object.__setattr__(self, "user_lexicon_digest", _digest(_user_lexicon_files(self.user_lexicon_dir)))
+
+    def __getstate__(self) -> dict:
+        # Without known names the spec pickles as before (the class holds the default, None).
+        state = dict(self.__dict__)
+        if state.get("known_names") is None:
+            state.pop("known_names", None)
+        return state
 
     def build(self):
         """The parent's Classifier, rebuilt in this process (once per run and worker)."""
@@ -122,7 +130,7 @@ class ClassifierSpec:
             )
         predictor = model.load_predictor(Path(self.model_path))
         classifier = Classifier(predictor, self.policy, self.budget, stats=self.stats,
-                                output_format=self.output_format, hide=self.hide)
+                                output_format=self.output_format, hide=self.hide, known_names=self.known_names)
         return classifier
 
 

@@ -41,7 +41,7 @@ from triage.schema import (
     TAG_WORDS,
     WORD_COLUMNS,
 )
-from triage.seekhide import SeekAndHide, SeekTables, hidden_json, tables
+from triage.seekhide import SeekAndHide, SeekTables, hidden_json, known_names_of, tables
 
 # ---------------------------------------------------------------------- seek
 
@@ -137,6 +137,7 @@ class ClassifySummary:
     model: str = ""  # which model decided, with what policy: a tampered or wrong model shows here
     rows: list[list] | None = None  # with no output file: the rows, cells in CLASSIFY_COLUMNS order
     hide: tuple[str, ...] = ()  # the categories hidden (--hide)
+    known_names: object = None  # the KnownNames hidden (--known-names), or None
     budget: combiner.ExpertBudget | None = None  # the expert budget asked for (budget policy only)
     calibrated_threshold: float | None = None  # routed by this risk threshold instead of a ranking
     policy: str = ""  # the combination policy that decided (the option's, else the model's)
@@ -177,6 +178,9 @@ class ClassifySummary:
             out.append(f"model: {self.model}")
         if self.hide:
             out.append(f"hidden: {combiner.hide_text(self.hide)} ({', '.join(TAG_WORDS[t] for t in self.hide)})")
+        if self.known_names is not None:
+            source = f" from {self.known_names.source}" if self.known_names.source else ""
+            out.append(f"known names: {self.known_names.count:,}{source}, hidden with their variants")
         if self.chart:
             out.append(f"chart: {self.chart}")
         if self.queue:
@@ -195,6 +199,7 @@ def run_classify(
     budget: float | int | combiner.ExpertBudget = 0.10,
     hide: str | tuple[str, ...] = "default",
     calibrated: bool = False,
+    known_names=None,
     read: ReadOptions | None = None,
     jobs: int = 1,
     engine: str = "local",
@@ -218,6 +223,7 @@ def run_classify(
     budget)."""
     budget = combiner.check_budget(budget)
     hide = combiner.parse_hide(hide)
+    known_names = known_names_of(known_names)
     if calibrated and budget.count is not None:
         raise BadOption("a count of messages needs the whole corpus ranked: with --calibrated, give the expert "
                         "budget as a share (e.g. 0.05)")
@@ -256,9 +262,10 @@ def run_classify(
         if isinstance(model_path, model.Model) and model_path.path is None:
             raise BadOption("the dask engine's workers read the model from a file: save the model first")
         spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
-                                      output_format=output_format, hide=hide)
+                                      output_format=output_format, hide=hide, known_names=known_names)
     else:
-        classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide)
+        classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide,
+                                known_names=known_names)
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
@@ -289,6 +296,7 @@ def run_classify(
                               rows=getattr(writer, "rows", None))
     summary.model = model_line(model_path, predictor.metadata, policy, budget)
     summary.hide = hide
+    summary.known_names = known_names
     summary.policy = policy or (predictor.metadata.get("policy") or {}).get("name", "paper")
     summary.model_metadata = dict(predictor.metadata)
     if by_budget:
@@ -329,6 +337,7 @@ def classify_record(summary: ClassifySummary, *, command: str, model_path=None, 
         "calibrated": bool(calibrated),
         "calibrated_threshold": summary.calibrated_threshold,
         "hide": list(summary.hide),
+        **({"known_names": summary.known_names.record()} if summary.known_names is not None else {}),
         "model": {
             "name": model_name,
             "file": os.path.abspath(model_file) if model_file is not None else None,
@@ -547,7 +556,7 @@ class EvaluationReport:
 
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
-                 ablation: bool = False, cross_validation: bool = True, read=None, force: bool = False,
+                 ablation: bool = False, cross_validation: bool = True, read=None, known_names=None, force: bool = False,
                  progress: bool = False) -> EvaluationReport:
     """Score the pipeline against gold spans with the model classify uses (`model_path`, by
     default the embedded model): the main figures. With `cross_validation`, also those of a
@@ -555,7 +564,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     of one's own could bring). With `ablation`, also each Seek&Hide step switched off in turn.
     evaluate.md, .json and .png in `out_dir` (checked before any work: never over an input,
     never over a file without `force`), or no file when `out_dir` is None (the Python API).
-    `progress`: a bar on stderr."""
+    `progress`: a bar on stderr. `known_names` (as run_classify's) are hidden with their variants,
+    as classify --known-names hides them."""
     import contextlib
 
     from triage import evaluation, training
@@ -567,6 +577,9 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     asked = combiner.check_budget(budget)
     combiner.check_policy(policy)
     hide = combiner.parse_hide(hide)
+    known_names = known_names_of(known_names)
+    if known_names is not None and ablation:
+        raise BadOption("--ablation measures the shipped steps: leave --known-names out")
     protect = [gold_path, model.file_of(model_path)]
     training.check_feature_set(feature_set)
     if out_dir is not None:
@@ -595,7 +608,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
              + (len(seekhide_steps.switchable()) if ablation else 0))
     bar = steps(f"evaluating {name}", total) if progress else contextlib.nullcontext(lambda doing=None: None)
     with bar as done:
-        analysed = training.analyse(gold, feature_set if cross_validation else predictor.feature_set)
+        analysed = training.analyse(gold, feature_set if cross_validation else predictor.feature_set,
+                                     known=known_names)
         labels = np.asarray([m.label for m in gold])
         seek = tables([r.label for r in analysed.results], labels)
         # Only the gold spans of the hidden categories are leaks when readable; hiding the others
@@ -625,6 +639,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
             "policy": policy,
             "expert_budget": budget,
             "hide": list(hide),
+            **({"known_names": known_names.record()} if known_names is not None else {}),
             **measured,
             "seekhide": {
                 "distribution": dict(seek.distribution),

@@ -282,6 +282,8 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
         seek_codes = np.fromiter(map(_CODE.get, seek_tags.tolist(), itertools.repeat(0)), dtype=np.int8,
                                  count=len(seek_positions))
         own = tag[seek_positions] == NONE
+        if a.known_tag is not None:  # a known name keeps its own tag (PRE, NOM, SUR), wherever it stands
+            own |= a.known_tag[seek_positions] >= 0
         tag[seek_positions[own]] = seek_codes[own]
     recognised.hidden = hide_mask(hide)[tag]
     kept = np.flatnonzero(recognised.hidden)

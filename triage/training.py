@@ -37,11 +37,12 @@ class AnalysedGold:
 
 
 def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, spelling=None,
-            reference: int | None = None, off=()) -> AnalysedGold:
+            reference: int | None = None, off=(), known=None) -> AnalysedGold:
     """Seek&Hide, message features and candidate-word features of a gold set. `spelling` and
     `reference` are those of the word scorer that will read the word features (a kept scorer:
     its own name-likeness table and corpus size), by default this corpus' own. `off` names
-    Seek&Hide steps to switch off (triage.seekhide.STEPS). The messages are analysed folded,
+    Seek&Hide steps to switch off (triage.seekhide.STEPS); `known` the names a team knows
+    (triage.seekhide.KnownNames). The messages are analysed folded,
     their gold spans mapped onto the folded texts (triage.gold.folded_gold)."""
     from triage import lexicons as lexicon_module
     from triage.features.counts import message_counts
@@ -50,7 +51,7 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
 
     lexicons = lexicons or lexicon_module.default()
     folded, folding = folded_gold(gold)
-    analysis = SeekAndHide(lexicons, off=off).analyse([m.text for m in folded])
+    analysis = SeekAndHide(lexicons, off=off, known=known).analyse([m.text for m in folded])
     results = [analysis.result(i) for i in range(len(gold))]
     X = message_counts(analysis, feature_set)
     # CorpusStats folds the texts as written, as classify's first pass does (triage.jobs.corpus_stats).

@@ -44,6 +44,7 @@ from triage.seekhide.analysis import (  # noqa: F401
     hidden_json,
     stable_id,
 )
+from triage.seekhide.known import KnownMatcher, KnownNames, known_names_of, read_known_names  # noqa: F401
 from triage.seekhide.report import SeekTables, tables  # noqa: F401
 from triage.seekhide.rules import (  # noqa: F401
     GUESS_RULES,
@@ -88,8 +89,12 @@ class SeekAndHide(WordLabeller):
     start afresh at the next batch.
     """
 
-    def __init__(self, lexicons: Lexicons, off: Iterable[str] = ()):
+    def __init__(self, lexicons: Lexicons, off: Iterable[str] = (), known: KnownNames | None = None):
+        """`known`: the names a team knows (triage/seekhide/known.py), hidden with their variants
+        by the step known-names."""
         super().__init__(lexicons, off)
+        self.known_names = known
+        self.known = KnownMatcher(known, lexicons) if known is not None and self.is_on("known-names") else None
         self._codes: dict[tuple[str, str], str] = Cache("codes")
         self.spellings = Spellings(self)
 

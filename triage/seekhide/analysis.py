@@ -14,7 +14,8 @@ import numpy as np
 from triage.normalise import grapheme_spans
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
 from triage.seekhide.context import Context, apply_rules
-from triage.seekhide.rules import _FIRST_NAME_SURNAME_RULE, _TITLE_RULE, RULES
+from triage.seekhide.known import KNOWN_TAGS
+from triage.seekhide.rules import _FIRST_NAME_SURNAME_RULE, _KNOWN_RULE, _TITLE_RULE, RULES
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -101,6 +102,8 @@ class Analysis:
     before_punctuation: np.ndarray
     bounds: np.ndarray
     labels: np.ndarray  # per message: code into MESSAGE_LABELS
+    # per token, the tag of a known name (a code into KNOWN_TAGS; -1 for none); None without known names
+    known_tag: np.ndarray | None = None
     _hidden: list | None = field(default=None, repr=False)
 
     @classmethod
@@ -143,8 +146,12 @@ class Analysis:
         labels = np.where(to_hide, 0, np.where(unsettled, 2, 1)).astype(np.int8)
         bounds = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(np.bincount(message, minlength=m), out=bounds[1:])
+        known_tag = None
+        if seeker.known is not None:
+            known_tag = np.full(n, -1, dtype=np.int8)
+            known_tag[words] = c.known_tag
         return cls(seeker, table, texts, sid, start, end, message, kind, label, rule,
-                   sentence_start, before_punctuation, bounds, labels)
+                   sentence_start, before_punctuation, bounds, labels, known_tag)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -178,6 +185,9 @@ class Analysis:
         tags = self.spellings.column("seekhide.tag", self._spelling_tags, object)[self.spelling[positions]]
         rules = self.rule[positions]
         tags[(rules == _TITLE_RULE) | (rules == _FIRST_NAME_SURNAME_RULE)] = "NOM"
+        if self.known_tag is not None:
+            known = rules == _KNOWN_RULE
+            tags[known] = np.asarray(KNOWN_TAGS, dtype=object)[self.known_tag[positions[known]]]
         return positions, tags
 
     def _spelling_tags(self, sids: np.ndarray) -> list[str]:

@@ -15,11 +15,13 @@ import numpy as np
 
 from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
 from triage.seekhide import steps
+from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import (
     _COPULA_RULE,
     _DETERMINER_RULE,
     _FIRST_NAME_SURNAME_RULE,
     _GUESS_CODES,
+    _KNOWN_RULE,
     _LOOKUP_CODES,
     _TITLE_RULE,
     _WEAK_RULE,
@@ -56,6 +58,8 @@ class Context:
     rule: np.ndarray
     title: np.ndarray = field(init=False)  # read as a surname after a title (the title rule)
     weak: np.ndarray = field(init=False)  # a weak name left UNKNOWN (the weak-name rule)
+    # the tag of a known name (a code into KNOWN_TAGS, -1 for none: the known-names rule)
+    known_tag: np.ndarray = field(init=False)
     _after: np.ndarray | None = field(default=None, init=False, repr=False)
     _attributes: np.ndarray | None = field(default=None, init=False, repr=False)
     _candidates: np.ndarray | None = field(default=None, init=False, repr=False)
@@ -63,6 +67,7 @@ class Context:
     def __post_init__(self) -> None:
         self.title = np.zeros(len(self.position), dtype=bool)
         self.weak = np.zeros(len(self.position), dtype=bool)
+        self.known_tag = np.full(len(self.position), -1, dtype=np.int8)
 
     def __len__(self) -> int:
         return len(self.position)
@@ -197,6 +202,27 @@ def first_name_surname(c: Context) -> None:
                             & (c.message[:-1] == c.message[1:]))
     surname = after_first_name & c.weak & listed[:, 1] & ~c.in_compound
     c.set(surname, L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+
+
+@context_rule("known-names")
+def known_names(c: Context) -> None:
+    """A word that is a known name or one of its variants (SeekAndHide(known=...), `classify
+    --known-names`: triage/seekhide/known.py says which) is DICTIONARY with the name's tag,
+    whatever the rules before said; an ordinary word only as the name exactly, with a capital
+    ("Rose", not "une rose"). Without known names, nothing changes."""
+    matcher = c.seeker.known
+    if matcher is None or not len(c):
+        return
+    spelled = c.table.texts
+
+    def read(sids: np.ndarray) -> list[int]:
+        found = [matcher.hides(spelled[s]) for s in sids.tolist()]
+        return [KNOWN_TAGS.index(tag) if index >= 0 else -1 for index, tag in found]
+
+    codes = c.table.column("seekhide.known-names", read, np.int8)[c.spelling]
+    hit = codes >= 0
+    c.known_tag[hit] = codes[hit]
+    c.set(hit, L_DICTIONARY, _KNOWN_RULE)
 
 
 def apply_rules(c: Context) -> None:

@@ -37,6 +37,8 @@ class Rule(enum.StrEnum):
     # context: a lower-case surname right after a first name is a surname (marie durand), which
     # the weak-name rule would otherwise leave readable
     FIRST_NAME_SURNAME = "first-name-surname"
+    # context: a known name (--known-names) or one of its variants, hidden with its tag
+    KNOWN_NAME = "known-names"
 
 
 # Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
@@ -64,6 +66,7 @@ def rule_code(rule: str) -> int:
 _TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
 _DETERMINER_RULE, _COPULA_RULE = rule_code(Rule.DETERMINER), rule_code(Rule.COPULA)
 _FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
+_KNOWN_RULE = rule_code(Rule.KNOWN_NAME)
 # The context rules that read a word found in both lists as the ordinary word: the word scorer
 # leaves it visible, and it still counts in the risk.
 READ_AS_WORD_CODES = (_DETERMINER_RULE, _COPULA_RULE)
