@@ -120,4 +120,4 @@ def test_train_refuses_impossible_gold_spans(cli, tmp_path, spans, fragment):
 
 def test_more_folds_than_messages_is_one_line(cli, labelled, tmp_path):
     failed(cli("evaluate", labelled, "--folds", 1000, "--out-dir", tmp_path / "ev"), 1,
-           "1000-fold cross-validation needs at least 1000 messages of each class")
+           "1000-fold cross-validation needs at least 1000 messages of each class", "--no-cross-validation")

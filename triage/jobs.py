@@ -602,7 +602,10 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     which = ("the embedded model" if model_path is None or (file and Path(file).resolve() == default_model_path())
              else f"the model {source_name(file)}" if file else "the model given")
     if cross_validation:
-        check_folds(folds, check_training_labels([m.label for m in gold]), name)
+        try:
+            check_folds(folds, check_training_labels([m.label for m in gold]), name)
+        except (BadInput, BadOption) as err:  # the gold cannot train a model: say how to measure the used one alone
+            raise type(err)(f"{err}; to measure the model classify uses alone: --no-cross-validation") from None
     cross_validated_ablation = ablation and cross_validation
     total = (2 + (folds + 1 if cross_validation else 0)
              + (len(seekhide_steps.switchable()) if ablation else 0))
