@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -52,34 +51,11 @@ def prepare(folder: Path) -> tuple[Path, Path]:
     return classified, workspace
 
 
-class Server:
+def Server(workspace: Path):
     """The review server in a thread, as the lead reviewer."""
+    from triage.review_workspace.server import BackgroundServer
 
-    def __init__(self, workspace: Path):
-        import uvicorn
-
-        from triage.review_workspace import Workspace
-        from triage.review_workspace.server import Settings, bind, create_app
-
-        self.workspace = Workspace.open(workspace)
-        self.sock = bind(0)
-        port = self.sock.getsockname()[1]
-        self.settings = Settings(token="screenshots", port=port, reviewer="lea", lead=True)
-        app = create_app(self.workspace, self.settings)
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        self.address = f"http://127.0.0.1:{port}/?token=screenshots"
-        self.root = f"http://127.0.0.1:{port}{self.settings.root}"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-        self.workspace.close()
+    return BackgroundServer(workspace, token="screenshots", reviewer="lea", lead=True)
 
 
 def browser(profile: Path):

@@ -5,15 +5,13 @@ missed span by selecting characters, undoes, reloads and restarts the server; th
 applied output then hold every decision. Skipped, saying why, where no browser is installed."""
 
 import shutil
-import threading
-import time
 from pathlib import Path
 
 import pytest
 from conftest import write_queued
 
 from triage.review_workspace import Workspace, open_synced
-from triage.review_workspace.server import Settings, bind, create_app
+from triage.review_workspace.server import BackgroundServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -31,33 +29,9 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
-class Server:
-    """The review server in a thread of the test process, on a free port of 127.0.0.1."""
-
-    def __init__(self, workspace_path: Path, token: str = "browser-test-token"):
-        import uvicorn
-
-        self.workspace = Workspace.open(workspace_path)
-        self.sock = bind(0)
-        self.port = self.sock.getsockname()[1]
-        self.token = token
-        app = create_app(self.workspace, Settings(token=token, port=self.port, reviewer="ana"))
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-
-    @property
-    def address(self) -> str:
-        return f"http://127.0.0.1:{self.port}/?token={self.token}"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-        self.workspace.close()
+def Server(workspace_path: Path, token: str = "browser-test-token") -> BackgroundServer:
+    """The review server in a thread of the test process, on a free port of 127.0.0.1, as ana."""
+    return BackgroundServer(workspace_path, token=token, reviewer="ana")
 
 
 @pytest.fixture

@@ -188,7 +188,7 @@ def test_the_page_speaks_french_to_a_french_browser_and_remembers_a_switch(frenc
         # What the page builds from counts and the server's reasons is French too.
         assert "décidés" in browser.find_element(By.ID, "progress-text").text
         assert " sur " in browser.find_element(By.ID, "list-page").text
-        assert "masquer" in browser.find_element(By.ID, "accept-what").text  # "masquer 1 élément(s)" or "rien à masquer"
+        assert "masquer" in browser.find_element(By.ID, "accept-what").text  # "masquer 1 élément" or "rien à masquer"
         reasons = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#reasons .why")]
         assert reasons and not any(r.startswith(("in no list", "is a name", "in the ")) for r in reasons), reasons
         # Message text is never translated.

@@ -4,7 +4,6 @@ overwriting it; a message another reviewer holds says so; the lead's Adjudicate 
 disagreement. Another reviewer acts through the workspace, as their own server would."""
 
 import os
-import threading
 import time
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from test_review_browser import browser  # noqa: F401  (a fixture)
 from test_review_team import write_corpus
 
 from triage.review_workspace import Workspace, open_synced
-from triage.review_workspace.server import Settings, bind, create_app
+from triage.review_workspace.server import BackgroundServer
 
 pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no Chromium and chromedriver here")
 
@@ -25,34 +24,9 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 SHOTS = Path(os.environ.get("TRIAGE_SHOTS", "/tmp/shots-team"))
 
 
-class Server:
-    """One reviewer's review server in a thread, on a free port of 127.0.0.1."""
-
-    def __init__(self, workspace_path: Path, reviewer: str, *, lead: bool = False, lease: float = 300.0):
-        import uvicorn
-
-        self.workspace = Workspace.open(workspace_path)
-        self.sock = bind(0)
-        self.port = self.sock.getsockname()[1]
-        self.token = f"{reviewer}-token"
-        settings = Settings(token=self.token, port=self.port, reviewer=reviewer, lead=lead, lease_seconds=lease)
-        self.server = uvicorn.Server(uvicorn.Config(create_app(self.workspace, settings), log_level="warning",
-                                                    lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-
-    @property
-    def address(self) -> str:
-        return f"http://127.0.0.1:{self.port}/?token={self.token}"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-        self.workspace.close()
+def Server(workspace_path: Path, reviewer: str, *, lead: bool = False, lease: float = 300.0) -> BackgroundServer:
+    """The review server in a thread, as `reviewer` (the lead reviewer with `lead`)."""
+    return BackgroundServer(workspace_path, token=f"{reviewer}-token", reviewer=reviewer, lead=lead, lease_seconds=lease)
 
 
 @pytest.fixture

@@ -542,6 +542,47 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
+class BackgroundServer:
+    """The review page of a workspace served from a thread of this process, on a free port of
+    127.0.0.1 (the browser tests and the documentation's screenshots; `serve` is the command's).
+    `settings` as Settings' (reviewer, lead, lease_seconds...); `address` opens the page with the
+    token; `stop()` ends the server and closes the workspace."""
+
+    def __init__(self, workspace_path, *, token: str, reviewer: str, **settings):
+        import threading
+        import time
+
+        import uvicorn
+
+        self.workspace = Workspace.open(workspace_path)
+        self.sock = bind(0)
+        self.port = self.sock.getsockname()[1]
+        self.token = token
+        self.settings = Settings(token=token, port=self.port, reviewer=reviewer, **settings)
+        self.server = uvicorn.Server(uvicorn.Config(create_app(self.workspace, self.settings), log_level="warning",
+                                                    lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    @property
+    def address(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?token={self.token}"
+
+    @property
+    def root(self) -> str:
+        """The page's own address (under its secret path), once the browser holds the cookie."""
+        return f"http://127.0.0.1:{self.port}{self.settings.root}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+        self.workspace.close()
+
+
 def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=None, open_browser: bool = True,
           announce=print, lead: bool = False) -> None:
     """Serve the review page until Ctrl-C or SIGTERM. `announce` gets the address first."""

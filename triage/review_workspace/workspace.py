@@ -365,6 +365,14 @@ def default_path(classified: str | os.PathLike[str]) -> Path:
     return path.with_name(f"{path.stem}.review.sqlite")
 
 
+def _label(label) -> str:
+    """A decision's label, TA or NTA (any case, spaces around)."""
+    label = str(label).strip().upper()
+    if label not in LABELS:
+        raise BadOption(f"label must be TA or NTA, not {label!r}")
+    return label
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -1099,14 +1107,10 @@ class Workspace:
         message leased to another reviewer, or decided by another since `version` (Conflict), too.
         On a message marked for double review, the decision is blind: kept apart until a second
         reviewer decides (same decision: it stands; else a disagreement for the lead)."""
-        label = str(label).strip().upper()
-        if label not in LABELS:
-            raise BadOption(f"label must be TA or NTA, not {label!r}")
+        label = _label(label)
         reviewer = _reviewer(reviewer)
         with self._transaction():
-            checked = check_spans(self._text(message_id, text_hash), spans)
-            if label == NTA and checked:
-                raise BadOption("an NTA message hides nothing; mark it TA to hide words")
+            checked = self._checked_spans(message_id, label, spans, text_hash)
             self._check_conflict(message_id, reviewer, version)
             if self._blind(message_id):
                 self._review(message_id, reviewer, label, checked)
@@ -1114,6 +1118,14 @@ class Workspace:
                 self._record(message_id, "decide", reviewer, "decided", label, json.dumps(checked))
             self._db.execute("DELETE FROM leases WHERE id = ? AND reviewer = ?", (message_id, reviewer))
         return self.item(message_id)
+
+    def _checked_spans(self, message_id: str, label: str, spans: Iterable, text_hash: str | None) -> list:
+        """A decision's spans checked against the listed text it was made on (TextChanged when the
+        text is no longer `text_hash`); an NTA decision hides nothing. Inside the transaction."""
+        checked = check_spans(self._text(message_id, text_hash), spans)
+        if label == NTA and checked:
+            raise BadOption("an NTA message hides nothing; mark it TA to hide words")
+        return checked
 
     def import_decisions(self, decisions: Iterable[tuple[str, str, list, str]], *, reviewer: str) -> int:
         """Decisions made outside the page (a filled queue file, triage.queue.import_answers), as
@@ -1253,14 +1265,10 @@ class Workspace:
     def adjudicate(self, message_id: str, *, label: str, spans: Iterable, reviewer: str,
                    text_hash: str | None = None) -> Item:
         """The lead reviewer's resolution of a disagreement: one of the two decisions, or another."""
-        label = str(label).strip().upper()
-        if label not in LABELS:
-            raise BadOption(f"label must be TA or NTA, not {label!r}")
+        label = _label(label)
         reviewer = _reviewer(reviewer)
         with self._transaction():
-            checked = check_spans(self._text(message_id, text_hash), spans)
-            if label == NTA and checked:
-                raise BadOption("an NTA message hides nothing; mark it TA to hide words")
+            checked = self._checked_spans(message_id, label, spans, text_hash)
             if self._current(message_id)[1] != DISPUTED:
                 raise BadOption(f"message {message_id} has no disagreement to resolve")
             self._record(message_id, "adjudicate", reviewer, "decided", label, json.dumps(checked))

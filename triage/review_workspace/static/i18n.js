@@ -31,7 +31,7 @@ const TRANSLATIONS = {
     "Adjudicate": "Arbitrer", "Disagreements": "Désaccords", "tag:": "étiquette :", "learn a name as:": "apprendre un nom comme :",
     "nothing yet": "rien encore", "Nothing learnt yet.": "Rien d'appris encore.", "nothing found": "rien trouvé", "empty": "vide",
     "No word left to decide in the pending messages.": "Plus aucun mot à décider dans les messages en attente.",
-    "queue": "file", "audit: released by the machines": "audit : publié par les machines",
+    "audit: released by the machines": "audit : publié par les machines",
     "next / previous disagreement": "désaccord suivant / précédent", "Adjudicate (the lead reviewer)": "Arbitrer (le relecteur principal)",
     "keep the first / the second decision, or edit the message (on AZERTY: & é without Shift)":
       "garder la première / la seconde décision, ou modifier le message (en AZERTY : & é sans Maj)",
@@ -57,13 +57,14 @@ const TRANSLATIONS = {
     // Templates: {name} is a count, an id or a word.
     "{done} / {total} decided": "{done} / {total} décidés", " (queue {queue}, audit {audit})": " (file {queue}, audit {audit})",
     " · {n} skipped (back at the end)": " · {n} mis de côté (reviennent à la fin)",
-    " · {n} disagreement(s) for the lead": " · {n} désaccord(s) pour le relecteur principal",
+    " · {n} disagreement for the lead": " · {n} désaccord pour le relecteur principal",
+    " · {n} disagreements for the lead": " · {n} désaccords pour le relecteur principal",
     " · {n} s per message": " · {n} s par message", " · about {left} left": " · environ {left} restant",
     " · audit: {leaking} of {audited} still identifying ({share}, 95% CI {low}–{high})":
       " · audit : {leaking} sur {audited} encore identifiants ({share}, IC à 95 % {low}–{high})",
     "{first}–{last} of {total}": "{first}–{last} sur {total}", "machines: {label}": "machines : {label}",
     "Seek&Hide {seekhide} · model {model} p={p}": "Seek&Hide {seekhide} · modèle {model} p={p}", "risk {risk}": "risque {risk}",
-    ": hide {n} item(s) (TA)": " : masquer {n} élément(s) (TA)", ": nothing to hide (NTA)": " : rien à masquer (NTA)",
+    ": hide {n} item (TA)": " : masquer {n} élément (TA)", ": hide {n} items (TA)": " : masquer {n} éléments (TA)", ": nothing to hide (NTA)": " : rien à masquer (NTA)",
     "decided {label}": "décidé {label}",
     "{what}: {tags} (on AZERTY, the same keys without Shift: {azerty})": "{what} : {tags} (en AZERTY, les mêmes touches sans Maj : {azerty})",
     "the tag a name is learnt with": "l'étiquette avec laquelle un nom est appris", "tag of the focused hidden word": "étiquette du mot masqué sélectionné",

@@ -110,7 +110,7 @@ async function refreshState(after) {
   let text = trf("{done} / {total} decided", { done, total: p.total }); // i18n.js
   if (p.audit) text += trf(" (queue {queue}, audit {audit})", { queue: p.queue, audit: p.audit });
   if (p.skipped) text += trf(" · {n} skipped (back at the end)", { n: p.skipped });
-  if (p.disputed) text += trf(" · {n} disagreement(s) for the lead", { n: p.disputed });
+  if (p.disputed) text += trf(p.disputed === 1 ? " · {n} disagreement for the lead" : " · {n} disagreements for the lead", { n: p.disputed });
   if (p.seconds_per_message) text += trf(" · {n} s per message", { n: p.seconds_per_message });
   if (p.seconds_left) text += trf(" · about {left} left", { left: formatDuration(p.seconds_left) });
   const audit = S.info.audit;
@@ -284,7 +284,7 @@ function render() {
   renderTags();
   renderNeighbours(item);
   const hidden = S.draft.length;
-  $("accept-what").textContent = hidden ? trf(": hide {n} item(s) (TA)", { n: hidden }).replace("item(s)", hidden > 1 ? "items" : "item")
+  $("accept-what").textContent = hidden ? trf(hidden === 1 ? ": hide {n} item (TA)" : ": hide {n} items (TA)", { n: hidden })
     : tr(": nothing to hide (NTA)");
 }
 
