@@ -12,7 +12,7 @@ from conftest import SAMPLE, failed, nothing_written, read_rows, succeeded, writ
 
 import triage
 from triage.io import writing
-from triage.io.writing import HeldChunks, TableWriter, encode_cells, encode_rows_located
+from triage.io.writing import HeldChunks, TableWriter, encode_cells, encode_rows_held
 from triage.combiner import ExpertBudget, riskiest
 from triage.errors import BadOption
 from triage.jobs import run_classify
@@ -185,15 +185,24 @@ def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path,
     from types import SimpleNamespace
 
     monkeypatch.setattr(writing, "HELD_IN_MEMORY", in_memory)
-    columns = ["id", "text", "decision", "risk"]
-    rows = [[ident, text, "NTA" if i % 2 else "TA", f"0.{i}"] for i, (ident, text) in enumerate(AWKWARD * 2)]
-    buffer = text_io.StringIO()
-    held = HeldChunks(TableWriter(buffer, columns, format, header=False), "decision", tmp_path)
-    for chunk in (rows[:3], rows[3:]):
-        text, row_at = encode_rows_located(chunk, columns, format)
-        held.write_chunk(SimpleNamespace(text=text, rows=len(chunk), row_at=row_at))
-    replaced = held.release([0, 1, 2, 5, 7], "EXPERT")
-    expected = [row[:2] + (["EXPERT"] if i in (0, 1, 2, 5, 7) else row[2:3]) + row[3:] for i, row in enumerate(rows)]
-    assert buffer.getvalue() == encode_cells(expected, columns, format)
-    assert replaced == {"TA": 2, "NTA": 3}
-    assert list(tmp_path.iterdir()) == []  # the scratch file has no name
+    rows = [[ident, text, "NTA" if i % 2 else "TA", f"0.{i}" if i % 3 else ""]
+            for i, (ident, text) in enumerate(AWKWARD * 2)]
+    rows[4][0] = ""  # an empty cell before the one set, and (every third row) after it
+    assert encode_rows_held(rows, ["id", "text", "decision", "risk"], format, "decision")[0] == \
+        encode_cells(rows, ["id", "text", "decision", "risk"], format)  # encoded as any table is
+    # The cell set may stand first, in the middle or last; the cells around it are anything.
+    for columns, order in ((["id", "text", "decision", "risk"], [0, 1, 2, 3]),
+                           (["decision", "text", "id"], [2, 1, 0]), (["risk", "text", "decision"], [3, 1, 2])):
+        table = [[row[i] for i in order] for row in rows]
+        buffer = text_io.StringIO()
+        held = HeldChunks(TableWriter(buffer, columns, format, header=False), "decision", tmp_path)
+        for chunk in (table[:3], table[3:]):
+            text, cell_at, cell_stop = encode_rows_held(chunk, columns, format, "decision")
+            held.write_chunk(SimpleNamespace(text=text, rows=len(chunk), cell_at=cell_at, cell_stop=cell_stop))
+        replaced = held.release([0, 1, 2, 5, 7], "EXPERT")
+        at = columns.index("decision")
+        expected = [row[:at] + (["EXPERT"] if i in (0, 1, 2, 5, 7) else row[at:at + 1]) + row[at + 1:]
+                    for i, row in enumerate(table)]
+        assert buffer.getvalue() == encode_cells(expected, columns, format)
+        assert replaced == {"TA": 2, "NTA": 3}
+        assert list(tmp_path.iterdir()) == []  # the scratch file has no name

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, PaperPolicy
-from triage.evaluation import ExactBudget, field_metrics, message_field_counts, policies, release_metrics
+from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, ExactBudget, PaperPolicy
+from triage.evaluation import field_metrics, message_field_counts, policies, release_metrics
 from triage.gold import GoldMessage
 from triage.seekhide import SeekAndHide
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from triage import combiner, recognizers
 from triage.errors import BadModel
-from triage.io.writing import encode_cells, encode_rows_located
+from triage.io.writing import encode_cells, encode_rows_held
 from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
 from triage.features.counts import message_counts
@@ -40,9 +40,10 @@ class ClassifiedChunk:
     seekhide: dict[str, int]
     cells: list[list[str]] | None = None  # the rows themselves, in output format "cells" (in memory)
     # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
-    # each row starts in `text` (HeldChunks rewrites the rows chosen).
+    # its decision cell lies in `text` (HeldChunks sets the cells of the rows chosen).
     risk: np.ndarray | None = None
-    row_at: np.ndarray | None = None
+    cell_at: np.ndarray | None = None
+    cell_stop: np.ndarray | None = None
 
 
 # A visible candidate word at least this likely to be a name is shown to the expert.
@@ -128,8 +129,9 @@ class Classifier:
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
             return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
         if self.ranked:
-            text, row_at = encode_rows_located(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
-            return ClassifiedChunk(text, len(messages), *counts, risk=risk, row_at=row_at)
+            text, cell_at, cell_stop = encode_rows_held(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format,
+                                                        "decision")
+            return ClassifiedChunk(text, len(messages), *counts, risk=risk, cell_at=cell_at, cell_stop=cell_stop)
         text = encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
         return ClassifiedChunk(text, len(messages), *counts)
 

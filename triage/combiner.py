@@ -249,6 +249,34 @@ def riskiest(risk: np.ndarray, k: int) -> np.ndarray:
     return np.sort(np.concatenate([above, tied]))
 
 
+class ExactBudget:
+    """The budget policy's second phase, when the whole corpus is ranked: exactly
+    `budget.messages(n)` of the n messages go to the expert, the riskiest (`riskiest`: ties in
+    input order). The first phase is the BudgetPolicy with no risk threshold, one batch at a
+    time (`policy`): it hides and decides TA/NTA; this phase only turns the chosen decisions
+    into EXPERT, since what is hidden does not depend on who reads the message.
+
+    classify holds its rows until every risk is known, then sends `choose(risks)`; evaluate
+    decides a list of Evidence at once with `decide`."""
+
+    name = BudgetPolicy.name
+
+    def __init__(self, budget, hide_threshold: float = 0.3, score_weight: float = 0.2):
+        self.budget = ExpertBudget.of(budget)
+        self.policy = BudgetPolicy(float("inf"), hide_threshold, score_weight)
+
+    def choose(self, risk: np.ndarray) -> np.ndarray:
+        """The positions (increasing) of the messages that go to the expert, given every risk
+        of the corpus in input order."""
+        return riskiest(risk, self.budget.messages(len(risk)))
+
+    def decide(self, evidence: list[Evidence]) -> list[Decision]:
+        decisions = self.policy.decide(evidence)
+        for i in self.choose(np.asarray([d.risk for d in decisions], dtype=float)).tolist():
+            decisions[i].decision = EXPERT
+        return decisions
+
+
 def check_budget(budget) -> ExpertBudget:
     """The expert budget, checked (see ExpertBudget.of)."""
     return ExpertBudget.of(budget)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from triage.combiner import BudgetPolicy, Decision, Evidence, ExpertBudget, PaperPolicy, riskiest
+from triage.combiner import Decision, Evidence, ExactBudget, PaperPolicy
 from triage.features.counts import message_counts
 from triage.gold import GoldMessage
 from triage.names import CorpusStats, word_features
@@ -225,25 +225,6 @@ def field_markdown(field: dict) -> list[str]:
 
 
 # ---------------------------------------------------------------------- policies
-
-
-class ExactBudget:
-    """The budget policy as classify routes a file: exactly round(budget x messages) of them go
-    to the expert, the riskiest, ties in input order (triage.combiner.riskiest); the others are
-    TA or NTA as the policy decides with no threshold."""
-
-    name = BudgetPolicy.name
-
-    def __init__(self, budget: float, hide_threshold: float = 0.3, score_weight: float = 0.2):
-        self.budget = ExpertBudget.of(budget)
-        self.policy = BudgetPolicy(float("inf"), hide_threshold, score_weight)
-
-    def decide(self, evidence: list[Evidence]) -> list[Decision]:
-        decisions = self.policy.decide(evidence)
-        risk = np.asarray([d.risk for d in decisions], dtype=float)
-        for i in riskiest(risk, self.budget.messages(len(decisions))).tolist():
-            decisions[i].decision = EXPERT
-        return decisions
 
 
 def policies(evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3, score_weight=0.2) -> dict:

@@ -289,8 +289,13 @@ def run_classify(
             writer.write_chunk(done)
             if ranked:
                 risks.append(done.risk)
-        if ranked:
-            decisions.update(_send_riskiest(writer, risks, budget))
+        if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
+            chosen = combiner.ExactBudget(budget).choose(np.concatenate(risks) if risks else np.zeros(0))
+            replaced = writer.release(chosen, EXPERT)
+            if not set(replaced) <= {TA, NTA}:  # the first phase decided EXPERT on its own: a bug, not bad input
+                raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
+            decisions[EXPERT] += len(chosen)
+            decisions.subtract(replaced)
             writer = writer.writer
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
                               rows=getattr(writer, "rows", None))
@@ -388,19 +393,6 @@ def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
     if path.exists() and path.stat().st_size:
         with Workspace.open(path) as opened:
             opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
-
-
-def _send_riskiest(held: HeldChunks, risks: list[np.ndarray], budget: combiner.ExpertBudget) -> Counter:
-    """Write the held rows, the riskiest of them (exactly the budget) as EXPERT; returns the
-    change in the counts of decisions."""
-    risk = np.concatenate(risks) if risks else np.zeros(0)
-    chosen = combiner.riskiest(risk, budget.messages(len(risk)))
-    replaced = held.release(chosen, EXPERT)
-    if not set(replaced) <= {TA, NTA}:  # the policy decided EXPERT on its own: a bug, not bad input
-        raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
-    change = Counter({EXPERT: len(chosen)})
-    change.subtract(replaced)
-    return change
 
 
 # A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the

@@ -1,7 +1,7 @@
 """Writing rows of results as CSV, TSV or JSON Lines: `TableWriter` on a handle of
 ``triage.outputs.atomic_output`` (the one writer, which never damages the user's files), rows
 encoded once by worker processes (`encode_cells`), chunks held back until the expert budget
-sets one cell (`HeldChunks`), and rows kept in memory for the Python API (`RowCollector`).
+sets one cell by its position (`HeldChunks`, `encode_rows_held`), and rows kept in memory for the Python API (`RowCollector`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import io
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from triage.io.formats import format_for
@@ -127,30 +128,74 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     return buffer.getvalue()
 
 
-def encode_rows_located(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> tuple[str, Any]:
-    """encode_cells, and where each row starts in the text (character offsets, a numpy array
-    of len(rows) + 1 ending with the text's length): what HeldChunks needs to rewrite a row."""
+def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str, column: str
+                     ) -> tuple[str, Any, Any]:
+    """encode_cells, and where the cell of `column` starts and stops in each row (character
+    offsets into the text, two numpy arrays of len(rows)): what HeldChunks needs to set that
+    cell later by its position, without reading the rows back. Every cell is encoded once:
+    CSV/TSV rows are written as the cells before `column`, the cell, then the cells after it."""
     import numpy as np
 
+    at = list(columns).index(column)
     buffer = io.StringIO()
-    writer = TableWriter(buffer, columns, format, header=False)
+    write = buffer.write
+    starts = np.empty(len(rows), dtype=np.int64)
+    stops = np.empty(len(rows), dtype=np.int64)
+    where = 0
     if format == "jsonl":
         dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
-        lines = [dumps({c: _json_value(v) for c, v in zip(columns, cells)}) + "\n" for cells in rows]
-        text, lengths = "".join(lines), map(len, lines)
-    else:  # each writerow returns what the buffer's write returns: the characters of the row
-        lengths = list(map(writer._writer.writerow, rows))
-        text = buffer.getvalue()
-    starts = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(lengths, dtype=np.int64, count=len(rows)), out=starts[1:])
-    return text, starts
+        key = dumps(column) + ": "
+        before, after = columns[:at], columns[at + 1:]
+        for i, cells in enumerate(rows):
+            head = dumps({c: _json_value(v) for c, v in zip(before, cells)})[:-1]
+            head = (head + ", " if before else head) + key
+            cell = dumps(_json_value(cells[at]))
+            tail = dumps({c: _json_value(v) for c, v in zip(after, cells[at + 1:])})[1:]
+            starts[i] = where + len(head)
+            stops[i] = starts[i] + len(cell)
+            line = head + cell + (", " + tail if after else tail) + "\n"
+            write(line)
+            where += len(line)
+        return buffer.getvalue(), starts, stops
+    options = dict(delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True,
+                   quoting=csv.QUOTE_MINIMAL)
+    last, delimiter = at + 1 == len(columns), options["delimiter"]
+    # Each part is encoded as a row of its own and the parts joined: quoting is decided cell by
+    # cell, as for the whole row, once the line end is set aside.
+    lines: list[str] = []
+    writerow = csv.writer(SimpleNamespace(write=lines.append), lineterminator="\r\n", **options).writerow
+
+    def part(cells: Sequence[Any]) -> str:
+        if len(cells) == 1 and cells[0] in ("", None):  # alone, csv would quote it: not in a row
+            return ""
+        writerow(cells)
+        return lines.pop()[:-2]
+
+    for i, cells in enumerate(rows):
+        head = part(cells[:at]) + delimiter if at else ""
+        cell = part(cells[at:at + 1])
+        line = head + cell + ("" if last else delimiter + part(cells[at + 1:])) + "\r\n"
+        starts[i] = where + len(head)
+        stops[i] = starts[i] + len(cell)
+        write(line)
+        where += len(line)
+    return buffer.getvalue(), starts, stops
 
 
-def _decode_rows(texts: Sequence[str], format: str) -> list[list[Any]]:
-    """The cells of rows each encoded by encode_cells (the inverse of encoding them)."""
+def _encoded_cell(value: str, format: str) -> str:
+    """One cell encoded alone in `format`, as encode_rows_held places it."""
     if format == "jsonl":
-        return [list(json.loads(text).values()) for text in texts]
-    return list(csv.reader(texts, delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))
+        return json.dumps(value, ensure_ascii=False)
+    return encode_cells([[value]], ["cell"], format)[:-2] if value != "" else ""
+
+
+def _decoded_cell(text: str, format: str) -> str:
+    """The value of one cell encoded alone (the inverse of _encoded_cell)."""
+    if format == "jsonl":
+        return json.loads(text)
+    if not text:
+        return ""
+    return next(csv.reader([text], delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))[0]
 
 
 # Chunks held back by HeldChunks stay in memory up to this many characters, then go to disk.
@@ -161,16 +206,16 @@ class HeldChunks:
     """The chunks of a table, held back until one cell of some rows can be set (exact expert
     budgets: which rows go to the expert is known only once every row has been ranked).
 
-    Encoded chunks (with `row_at`, where each row starts) are held in a private scratch file
-    beside the output (outputs.scratch_file: in memory while small, then on disk, unnamed,
-    gone with the process); `release` copies them to the writer, re-encoding only the rows
-    whose cell it sets. Rows kept in memory (a RowCollector) are written at once and set in
-    place."""
+    Encoded chunks (with `cell_at` and `cell_stop`, where the cell of each row lies: see
+    encode_rows_held) are held in a private scratch file beside the output
+    (outputs.scratch_file: in memory while small, then on disk, unnamed, gone with the
+    process); `release` copies them to the writer, replacing the chosen rows' cells by their
+    position. Rows kept in memory (a RowCollector) are written at once and set in place."""
 
     def __init__(self, writer: TableWriter | RowCollector, column: str, folder: Path | None = None) -> None:
         self.writer = writer
         self.at = writer.columns.index(column)
-        self._chunks: list[tuple[int, Any]] = []  # (characters, where each row starts)
+        self._chunks: list[tuple[int, Any, Any]] = []  # (characters, where each cell starts, stops)
         self._scratch = None
         if not isinstance(writer, RowCollector):
             from triage import outputs
@@ -178,12 +223,13 @@ class HeldChunks:
             self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
 
     def write_chunk(self, chunk) -> None:
-        """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `row_at`, or cells)."""
+        """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `cell_at` and
+        `cell_stop`, or cells)."""
         if self._scratch is None:
             self.writer.write_chunk(chunk)
             return
         self._scratch.write(chunk.text)
-        self._chunks.append((len(chunk.text), chunk.row_at))
+        self._chunks.append((len(chunk.text), chunk.cell_at, chunk.cell_stop))
 
     def release(self, rows: Sequence[int], value: str) -> collections.Counter:
         """Write every held row, the cell of each of `rows` (increasing positions) set to
@@ -198,23 +244,20 @@ class HeldChunks:
                 replaced[cells[self.at]] += 1
                 cells[self.at] = value
             return replaced
-        columns, format = self.writer.columns, self.writer.format
+        format = self.writer.format
+        encoded = _encoded_cell(value, format)
         first = 0
         self._scratch.seek(0)
-        for size, row_at in self._chunks:
+        for size, cell_at, cell_stop in self._chunks:
             text = self._scratch.read(size)
-            count = len(row_at) - 1
+            count = len(cell_at)
             mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
-            if len(mine):  # the chosen rows decoded, set and encoded again, all at once
-                starts, stops = row_at[mine].tolist(), row_at[mine + 1].tolist()
-                rewritten = _decode_rows(list(map(text.__getitem__, map(slice, starts, stops))), format)
-                for cells in rewritten:
-                    replaced[cells[self.at]] += 1
-                    cells[self.at] = value
-                encoded, at = encode_rows_located(rewritten, columns, format)
+            if len(mine):
+                starts, stops = cell_at[mine].tolist(), cell_stop[mine].tolist()
+                replaced.update(_decoded_cell(text[a:b], format) for a, b in zip(starts, stops))
                 pieces = [text[: starts[0]]]
-                for i, (stop, start) in enumerate(zip(stops, starts[1:] + [len(text)])):
-                    pieces += [encoded[at[i]:at[i + 1]], text[stop:start]]
+                for stop, start in zip(stops, starts[1:] + [len(text)]):
+                    pieces += [encoded, text[stop:start]]
                 text = "".join(pieces)
             self.writer.write_encoded(text, count)
             first += count
