@@ -206,3 +206,47 @@ def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path,
         assert buffer.getvalue() == encode_cells(expected, columns, format)
         assert replaced == {"TA": 2, "NTA": 3}
         assert list(tmp_path.iterdir()) == []  # the scratch file has no name
+
+
+@pytest.mark.parametrize("options", [[], ["--calibrated"], ["--policy", "paper"], ["--jobs", "2"]],
+                         ids=["ranked", "calibrated", "paper", "two processes"])
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_the_queue_and_workspace_made_from_the_rows_in_memory_are_those_made_from_the_file(
+        cli, tmp_path, options, suffix):
+    """classify hands its rows to --queue and --workspace in memory: what they hold is what
+    `queue export` and `review` make of the file it wrote."""
+    from triage.queue import read_classified
+    from triage.review_workspace import Workspace
+
+    source = tmp_path / "awkward.csv"
+    demo = [(row["id"], row["text"]) for row in read_rows(SAMPLE)]
+    with source.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([("id", "text")] + [(f"m{n}", text) for n, (_, text) in enumerate(AWKWARD)] + demo)
+    out, queue, workspace = tmp_path / f"out{suffix}", tmp_path / "queue.csv", tmp_path / "ws.sqlite"
+    succeeded(cli("classify", source, "-o", out, "--no-chart", "--queue", queue, "--workspace", workspace, *options))
+    again, synced = tmp_path / "again.csv", tmp_path / "again.sqlite"
+    succeeded(cli("queue", "export", out, "-o", again))
+    assert queue.read_bytes() == again.read_bytes() and len(read_rows(queue)) > 0
+    rows = read_classified(out)
+    with Workspace.open(workspace) as mine, Workspace.open(synced, create=True) as theirs:
+        theirs.sync(out)
+        tables = ["SELECT id, position, text, text_hash, seekhide, model, score, decision, hidden, highlighted, risk "
+                  "FROM messages ORDER BY position", "SELECT id, kind, rank, reasons FROM items ORDER BY kind, rank"]
+        for query in tables:
+            assert mine._db.execute(query).fetchall() == theirs._db.execute(query).fetchall()
+        assert mine.count_messages() == len(rows)
+
+
+def test_classified_rows_in_memory_read_as_the_file_reads(cli, tmp_path):
+    from triage.jobs import run_classify
+    from triage.queue import read_classified
+
+    source = tmp_path / "awkward.csv"
+    with source.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([("id", "text")] + [(f"m{n}", text) for n, (_, text) in enumerate(AWKWARD)])
+    summary = run_classify(source, tmp_path / "out.csv", chart=False, keep_rows=True)
+    fields = ("id", "text", "seekhide", "decision", "model", "score", "risk", "hidden", "highlighted")
+    in_memory, from_file = summary.classified.rows(), read_classified(tmp_path / "out.csv")
+    assert [[getattr(r, f) for f in fields] + [r.message.fields] for r in in_memory] == \
+        [[getattr(r, f) for f in fields] + [r.message.fields] for r in from_file]
+    assert any("\n" in r.text for r in in_memory) and any(r.hidden for r in in_memory)

@@ -86,6 +86,7 @@ class ClassifierSpec:
     output_format: str = "csv"  # what the workers encode their rows in
     hide: tuple[str, ...] = DEFAULT_HIDE  # the categories to hide (--hide)
     known_names: Any = None  # a triage.seekhide.KnownNames (--known-names), or None
+    keep_cells: bool = False  # the rows also sent back as cells (Classifier)
 
     def __post_init__(self):
         # Workers do not share the parent's working directory.
@@ -96,10 +97,11 @@ class ClassifierSpec:
             object.__setattr__(self, "user_lexicon_digest", _digest(_user_lexicon_files(self.user_lexicon_dir)))
 
     def __getstate__(self) -> dict:
-        # Without known names the spec pickles as before (the class holds the default, None).
+        # Options left at their default are not sent: the class holds them.
         state = dict(self.__dict__)
-        if state.get("known_names") is None:
-            state.pop("known_names", None)
+        for name in ("known_names", "keep_cells"):
+            if not state.get(name):
+                state.pop(name, None)
         return state
 
     def build(self):
@@ -130,7 +132,8 @@ class ClassifierSpec:
             )
         predictor = model.load_predictor(Path(self.model_path))
         classifier = Classifier(predictor, self.policy, self.budget, stats=self.stats,
-                                output_format=self.output_format, hide=self.hide, known_names=self.known_names)
+                                output_format=self.output_format, hide=self.hide, known_names=self.known_names,
+                                keep_cells=self.keep_cells)
         return classifier
 
 
