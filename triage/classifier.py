@@ -1,13 +1,21 @@
 """The classifier: Seek&Hide, the message features and model, the word scorer and the
 combiner, on a batch of messages at once (one classifier per process). It turns (id, text)
 pairs into the rows of `triage classify` (triage.schema.CLASSIFY_COLUMNS).
+
+A batch goes through the stages listed, in order, in stages.txt beside this module (fold, seek,
+features, model, evidence, policy, highlight, hide); each is a function below registered under
+its name with `@stage`, which reads the fields of the `Batch` that earlier stages added and adds
+its own.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any
 from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
 
 import numpy as np
@@ -149,38 +157,125 @@ class Classifier:
         return self._columns(messages)[0]
 
     def _columns(self, messages: list[tuple[str, str]]) -> tuple[list[list[str]], np.ndarray]:
-        """columns(), and the risk of each message as a number."""
-        texts = [text for _, text in messages]
-        folded, folding_maps = fold_batch(texts)  # analysed folded (NFC, look-alikes...), offsets into the original
-        analysis = self.seeker.analyse(folded)
-        X = message_counts(analysis, self.predictor.feature_set, self.predictor.normalise)
-        scores = self.predictor.predict_proba(X)
-        evidence = self.evidence(analysis, scores)
-        decisions = self.policy.decide_batch(evidence)
-        highlighted = self.highlighted(analysis, evidence, decisions)
-        for m, offsets in folding_maps.items():
-            highlighted[m] = words_in_original(highlighted[m], texts[m], folded[m], offsets)
-        decision = decisions.decision.tolist()
-        anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
-        for m in itertools.compress(range(len(texts)), decisions.hidden):
-            if decision[m] != NTA:
-                spans = decisions.hidden[m]
-                if m in folding_maps:
-                    anonymised[m], spans = hide_in_original(self.seeker.code_for, texts[m], folded[m], spans,
-                                                            folding_maps[m])
-                else:
-                    spans = grapheme_spans(texts[m], spans)
-                    anonymised[m] = self.seeker.hide(texts[m], spans)
-                hidden_cells[m] = hidden_json(spans)
+        """columns(), and the risk of each message as a number: the batch through every stage."""
+        batch = Batch(messages)
+        for name in STAGES:
+            _REGISTERED[name](self, batch)
+        return batch.columns(), batch.decisions.risk
+
+
+# ---------------------------------------------------------------------- the stages
+
+
+class Batch:
+    """A batch of messages on its way down the stages: the (id, text) pairs, and the fields the
+    stages add (named in stages.txt)."""
+
+    def __init__(self, messages: list[tuple[str, str]]) -> None:
+        self.ids = [ident for ident, _ in messages]
+        self.texts = [text for _, text in messages]
+        self.folded: list[str] = []
+        self.folding_maps: dict[int, Any] = {}
+        self.analysis = None
+        self.features = None
+        self.scores: np.ndarray | None = None
+        self.evidence: EvidenceBatch | None = None
+        self.decisions = None
+        self.highlighted: list[list[str]] = []
+        self.anonymised: list[str] = []
+        self.hidden: list[str] = []
+
+    def columns(self) -> list[list[str]]:
+        """The output cells, column by column in CLASSIFY_COLUMNS order."""
         return [
-            [ident for ident, _ in messages],
-            texts,
-            evidence.seekhide.tolist(),
-            np.where(scores >= 0.5, TA, NTA).tolist(),
-            list(map("{:.4f}".format, scores.tolist())),
-            decision,
-            anonymised,
-            hidden_cells,
-            ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in highlighted],
-            list(map("{:.4f}".format, decisions.risk.tolist())),
-        ], decisions.risk
+            self.ids,
+            self.texts,
+            self.evidence.seekhide.tolist(),
+            np.where(self.scores >= 0.5, TA, NTA).tolist(),
+            list(map("{:.4f}".format, self.scores.tolist())),
+            self.decisions.decision.tolist(),
+            self.anonymised,
+            self.hidden,
+            ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in self.highlighted],
+            list(map("{:.4f}".format, self.decisions.risk.tolist())),
+        ]
+
+
+_REGISTERED: dict[str, Callable[[Classifier, Batch], None]] = {}
+
+
+def stage(name: str):
+    """Register a stage of the pipeline under its name in stages.txt."""
+    def register(function):
+        if name in _REGISTERED:
+            raise ValueError(f"the stage {name!r} is registered twice")
+        _REGISTERED[name] = function
+        return function
+
+    return register
+
+
+@stage("fold")
+def _fold(classifier: Classifier, batch: Batch) -> None:
+    batch.folded, batch.folding_maps = fold_batch(batch.texts)  # offsets into the original
+
+
+@stage("seek")
+def _seek(classifier: Classifier, batch: Batch) -> None:
+    batch.analysis = classifier.seeker.analyse(batch.folded)
+
+
+@stage("features")
+def _features(classifier: Classifier, batch: Batch) -> None:
+    predictor = classifier.predictor
+    batch.features = message_counts(batch.analysis, predictor.feature_set, predictor.normalise)
+
+
+@stage("model")
+def _model(classifier: Classifier, batch: Batch) -> None:
+    batch.scores = classifier.predictor.predict_proba(batch.features)
+
+
+@stage("evidence")
+def _evidence(classifier: Classifier, batch: Batch) -> None:
+    batch.evidence = classifier.evidence(batch.analysis, batch.scores)
+
+
+@stage("policy")
+def _policy(classifier: Classifier, batch: Batch) -> None:
+    batch.decisions = classifier.policy.decide_batch(batch.evidence)
+
+
+@stage("highlight")
+def _highlight(classifier: Classifier, batch: Batch) -> None:
+    highlighted = classifier.highlighted(batch.analysis, batch.evidence, batch.decisions)
+    for m, offsets in batch.folding_maps.items():
+        highlighted[m] = words_in_original(highlighted[m], batch.texts[m], batch.folded[m], offsets)
+    batch.highlighted = highlighted
+
+
+@stage("hide")
+def _hide(classifier: Classifier, batch: Batch) -> None:
+    texts, folded, folding_maps, decisions = batch.texts, batch.folded, batch.folding_maps, batch.decisions
+    seeker = classifier.seeker
+    decision = decisions.decision.tolist()
+    anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
+    for m in itertools.compress(range(len(texts)), decisions.hidden):
+        if decision[m] != NTA:
+            spans = decisions.hidden[m]
+            if m in folding_maps:
+                anonymised[m], spans = hide_in_original(seeker.code_for, texts[m], folded[m], spans, folding_maps[m])
+            else:
+                spans = grapheme_spans(texts[m], spans)
+                anonymised[m] = seeker.hide(texts[m], spans)
+            hidden_cells[m] = hidden_json(spans)
+    batch.anonymised, batch.hidden = anonymised, hidden_cells
+
+
+def _listed_stages() -> tuple[str, ...]:
+    """The stage names of stages.txt, in order (`#` starts a comment line)."""
+    text = resources.files("triage").joinpath("stages.txt").read_text(encoding="utf-8")
+    return tuple(line.split(None, 1)[0] for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+STAGES: tuple[str, ...] = _listed_stages()
