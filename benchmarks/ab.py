@@ -1,0 +1,91 @@
+"""Two installations of sms-triage timed on the same corpus in one run, turn about: the way to
+tell whether a change to the engine made it faster, on a machine whose speed varies.
+
+    python benchmarks/ab.py --base /path/to/other/venv/bin/python [--messages 86000] [--seed 0]
+                            [--jobs 1 2] [--repeat 3] [--option=--engine=dask] [--out FILE]
+
+`--base` is the interpreter of another installation (for example a virtual environment with
+the previous release, or another checkout installed with `pip install -e`); this one is the
+interpreter running the script. The corpus is generated with benchmarks/corpus.py in a
+temporary folder. For each --jobs value, `triage classify --no-chart` runs `--repeat` times
+for each installation, alternating (base, this, base, this...), each in a fresh process
+(bench.measure: wall seconds, CPU seconds of the process tree, peak RSS). The outputs of the
+two installations are compared byte for byte: a difference is printed (and recorded) because
+it is either a named fix or a regression. The fastest run of each is what the code costs
+(other processes can only slow a run down); the JSON keeps every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench  # noqa: E402  (benchmarks/bench.py)
+import corpus as growing  # noqa: E402  (benchmarks/corpus.py)
+
+
+def classify_command(python: str, source: Path, output: Path, jobs: int, options: list[str]) -> list[str]:
+    return [python, "-m", "triage", "classify", str(source), "-o", str(output), "--no-chart", "--force",
+            "--jobs", str(jobs), *options]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the other installation's Python interpreter")
+    parser.add_argument("--messages", type=int, default=86_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--option", action="append", default=[],
+                        help="an option for classify, e.g. --option=--workspace=ws.sqlite (repeatable)")
+    parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--out", type=Path, help="JSON file to write")
+    args = parser.parse_args(argv)
+    installations = {"base": args.base, "this": sys.executable}
+    work = Path(tempfile.mkdtemp(prefix="triage-ab-"))
+    report: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S %z"), "machine": bench.machine(),
+                    "load_average": {"start": bench.load_average()}, "messages": args.messages,
+                    "seed": args.seed, "options": args.option, "runs": []}
+    try:
+        source = work / "corpus.csv"
+        growing.write_corpus(source, growing.generate(args.messages, args.seed, growing.Sources()))
+        for jobs in args.jobs:
+            fastest: dict[str, dict] = {}
+            for turn in range(args.repeat):
+                for name, python in installations.items():
+                    output = work / f"{name}-{jobs}.csv"
+                    result = bench.measure(classify_command(python, source, output, jobs, args.option),
+                                           timeout=args.timeout, env=bench.child_env())
+                    if result["returncode"] != 0:
+                        print(f"{name} --jobs {jobs}: failed\n{result.get('stderr_tail', '')}", file=sys.stderr)
+                        return 1
+                    run = {"installation": name, "jobs": jobs, "turn": turn,
+                           **{k: result[k] for k in ("seconds", "cpu_seconds", "peak_rss_mb")}}
+                    report["runs"].append(run)
+                    if name not in fastest or run["seconds"] < fastest[name]["seconds"]:
+                        fastest[name] = run
+            same = filecmp.cmp(work / f"base-{jobs}.csv", work / f"this-{jobs}.csv", shallow=False)
+            report.setdefault("identical_outputs", {})[str(jobs)] = same
+            for name in installations:
+                run = fastest[name]
+                print(f"{name:>4} --jobs {jobs}: {run['seconds']:.2f} s ({args.messages / run['seconds']:,.0f} "
+                      f"messages/s), CPU {run['cpu_seconds']:.2f} s, peak {run['peak_rss_mb']:.0f} MB")
+            print(f"     outputs {'identical' if same else 'DIFFER'}")
+        report["load_average"]["end"] = bench.load_average()
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            print(f"-> {args.out}")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
