@@ -109,8 +109,8 @@ def main(argv=None) -> int:
             "message_leak_rate": float(np.mean(total["message_leak_rate"])),
             "over_masking_rate": float(np.mean(total["over_masking_rate"])),
         })
-    print(f"| training | budget | routing | sent to a human | gold spans readable | TA messages leaking "
-          f"| ordinary words hidden |\n|---|---|---|---|---|---|---|")
+    print("| training | budget | routing | sent to a human | gold spans readable | TA messages leaking "
+          "| ordinary words hidden |\n|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['training']} | {row['budget']:.0%} | {row['routing']} | {row['expert_share']:.1%} | "
               f"{row['residual_span_rate']:.1%} | {row['message_leak_rate']:.1%} | {row['over_masking_rate']:.1%} |")
