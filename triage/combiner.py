@@ -145,7 +145,7 @@ class BudgetPolicy(_Policy):
       threshold is infinite and the caller sends the k riskiest of the corpus (`riskiest`):
       that changes only their decision, since what is hidden does not depend on it.
     - Otherwise TA when something is hidden, else NTA.
-    Defaults were chosen by cross-validation on the development corpus (README).
+    Defaults were chosen by cross-validation on the development corpus (docs/evaluation.md).
     """
 
     name = "budget"
