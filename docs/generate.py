@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -140,6 +141,8 @@ def demo_output() -> str:
 
         server = subprocess.Popen(triage + DEMO_REVIEW, cwd=work, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
+        watchdog = threading.Timer(120, server.kill)  # a server that never answers ends the run, not the wait
+        watchdog.start()
         try:
             printed = []
             for line in server.stdout:  # the address, and the workspace brought up to date
@@ -153,6 +156,7 @@ def demo_output() -> str:
             printed.append("^C\n")
             printed += server.stdout.readlines()
         finally:
+            watchdog.cancel()
             if server.poll() is None:
                 server.kill()
             server.wait(30)
@@ -510,7 +514,10 @@ def headline() -> str:
     small = run[min(run)]
     speed = _step(small, "classify --jobs 1")
     peers = {p: _step(small, f"peer: {p}") for p in ("spacy", "presidio")}
-    rate = lambda s: f"{s['messages_per_second']:,.0f}" if s and s.get("available", True) else "-"  # noqa: E731
+
+    def rate(step: dict | None) -> str:
+        return f"{step['messages_per_second']:,.0f}" if step and step.get("available", True) else "-"
+
     return "\n".join([
         "| approach | messages a human reads | identifying spans left readable | messages/s |",
         "|---|---|---|---|",
