@@ -51,7 +51,7 @@ import lexicons as lexicon_bench  # noqa: E402  (benchmarks/lexicons.py)
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_CORPUS = REPO / "data" / "sample_sms.csv"
-DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
+DEV_CORPUS = growing.DEV_CORPUS  # the development corpus, when present ($TRIAGE_DEV_CORPUS)
 FIRST_NAMES = REPO / "dictionaries" / "names" / "first_names.tsv"
 
 TARGET_JOBS1 = 25_000  # messages/s, classify with one process

@@ -8,7 +8,7 @@ after its first rows every spelling is known. Real corpora keep bringing new spe
 REAL_GROWTH, with 13.8 stretches and 68 characters per message on average.
 
 The generator draws base messages (the demo corpus data/sample_sms.csv and, when present, the
-development corpus ../shared/data/sms_dev_88milsms.csv), joins two of them now and then so that
+development corpus, see CONTRIBUTING.md), joins two of them now and then so that
 messages are as long as real ones, and turns some of their stretches into spellings the corpus
 has not seen yet, the way SMS writers do: letter repetitions (`ouiiii`), accents dropped or
 misplaced, glued clitics (`jtaime`, `jsuis`), one-letter misspellings, capitals, punctuation
@@ -31,6 +31,7 @@ import bisect
 import csv
 import itertools
 import math
+import os
 import random
 import re
 import sys
@@ -40,7 +41,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_CORPUS = REPO / "data" / "sample_sms.csv"
-DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
+# The development corpus, when present: $TRIAGE_DEV_CORPUS, else its usual place beside the checkout.
+DEV_CORPUS = Path(os.environ.get("TRIAGE_DEV_CORPUS") or REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv")
 NAMES = REPO / "dictionaries" / "names"
 FORMS = REPO / "dictionaries" / "forms" / "inflected_forms.txt"
 

@@ -160,10 +160,12 @@ def main(argv=None) -> int:
         decisions, claims = [], []
         for _ in range(args.decisions):
             claimed = {}
-            claims.append(timed(lambda: claimed.update(json.loads(fetch(base + "/api/claim", token, "POST", {})))))
+            claims.append(timed(lambda claimed=claimed: claimed.update(
+                json.loads(fetch(base + "/api/claim", token, "POST", {})))))
             item = json.loads(fetch(base + f"/api/items/{claimed['current']}", token))
             body = {"label": "NTA", "spans": [], "text_hash": item["text_hash"], "version": item["version"]}
-            decisions.append(timed(lambda: fetch(f"{base}/api/items/{item['id']}/decision", token, "POST", body)))
+            decisions.append(timed(lambda item=item, body=body: fetch(f"{base}/api/items/{item['id']}/decision",
+                                                                      token, "POST", body)))
         server.should_exit = True
         thread.join(10)
         workspace.close()

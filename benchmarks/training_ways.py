@@ -16,14 +16,15 @@ little worse than `triage evaluate`'s, which reads the whole file as one corpus.
 
     python benchmarks/training_ways.py [gold.csv] [--folds 5] [--budgets 0.05 0.1] [--out reports/training_ways.json]
 
-The default gold file is ../shared/data/sms_dev_88milsms.csv; the script says so and stops when it
-is absent.
+The default gold file is the development corpus ($TRIAGE_DEV_CORPUS, see CONTRIBUTING.md); the
+script says so and stops when it is absent.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -31,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-DEV = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
+# The development corpus: $TRIAGE_DEV_CORPUS, else its usual place beside the checkout.
+DEV = Path(os.environ.get("TRIAGE_DEV_CORPUS") or REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv")
 
 
 def folds_of(gold, folds: int):
@@ -109,8 +111,8 @@ def main(argv=None) -> int:
             "message_leak_rate": float(np.mean(total["message_leak_rate"])),
             "over_masking_rate": float(np.mean(total["over_masking_rate"])),
         })
-    print(f"| training | budget | routing | sent to a human | gold spans readable | TA messages leaking "
-          f"| ordinary words hidden |\n|---|---|---|---|---|---|---|")
+    print("| training | budget | routing | sent to a human | gold spans readable | TA messages leaking "
+          "| ordinary words hidden |\n|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['training']} | {row['budget']:.0%} | {row['routing']} | {row['expert_share']:.1%} | "
               f"{row['residual_span_rate']:.1%} | {row['message_leak_rate']:.1%} | {row['over_masking_rate']:.1%} |")

@@ -1,9 +1,11 @@
-"""Shared fixtures. Tests never need the network nor ../shared: the development corpus
-fixture skips when it is absent (users of the tool do not have it)."""
+"""Shared fixtures. Tests never need the network nor anything outside the repository: the
+development corpus fixture skips when that corpus is absent (users of the tool do not have it;
+set TRIAGE_DEV_CORPUS to its file to run the tests that use it)."""
 
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -18,7 +20,8 @@ from triage.cli import app
 from triage.schema import CLASSIFY_COLUMNS as CLASSIFIED_COLUMNS  # what classify writes
 
 REPO = Path(__file__).resolve().parent.parent
-DEV_CORPUS = REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv"
+# The development corpus (88milSMS's development sample, never copied into the repository).
+DEV_CORPUS = Path(os.environ.get("TRIAGE_DEV_CORPUS") or REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv")
 SAMPLE = REPO / "data" / "sample_sms.csv"
 
 
@@ -56,7 +59,7 @@ def cli():
 @pytest.fixture
 def dev_corpus():
     if not DEV_CORPUS.exists():
-        pytest.skip("the development corpus ../shared/data/sms_dev_88milsms.csv is absent")
+        pytest.skip("the development corpus is absent (set TRIAGE_DEV_CORPUS to sms_dev_88milsms.csv)")
     return DEV_CORPUS
 
 

@@ -101,7 +101,7 @@ def test_debug_shows_the_traceback_and_without_it_one_line(tmp_path):
     assert f"triage.errors.BadInput: {missing}: no such file" in debug.stderr
 
 
-# ----------------------------------------------------------------------------- round two
+# ----------------------------------------------------------------------------- gold spans and folds
 
 
 @pytest.mark.parametrize("spans, fragment", [

@@ -3,7 +3,6 @@
 import os
 from pathlib import Path
 
-import pytest
 from test_consistency import corpus
 from test_review_browser import Server, browser  # noqa: F401  (the fixture)
 

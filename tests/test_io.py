@@ -509,7 +509,7 @@ def test_import_is_light():
 
 
 def test_a_huge_header_of_repeated_names_is_read_in_linear_time(tmp_path):
-    # 100,000 repeats: the old search for a free "name.N" took about 5 * 10**9 steps here.
+    # 100,000 repeats: searching for a free "name.N" from 1 each time would take about 5 * 10**9 steps.
     path = tmp_path / "wide.csv"
     path.write_text("text," + ",".join(["a"] * 100_000) + "\nbonjour" + "," * 100_000 + "\n", "utf-8")
     table = open_messages(path)

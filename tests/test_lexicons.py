@@ -84,7 +84,7 @@ def test_help_lists_every_command_with_a_description(cli):
 
 def test_the_embedded_model_matches_the_shipped_lexicons():
     # Editing a lexicon changes its fingerprint: the default model must then be retrained
-    # (README: "Retraining the default model"), or classify refuses it.
+    # (docs/retraining.md: "The embedded model"), or classify refuses it.
     import json
     import zipfile
 

@@ -306,7 +306,8 @@ def test_jsonl_decisions_are_read_as_they_are(corpus, tmp_path, seeker):
     decisions = tmp_path / "decisions.jsonl"
     decisions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
     summary = apply_decisions(decisions, corpus, tmp_path / "final.jsonl", seeker=seeker)
-    final = {json.loads(l)["id"]: json.loads(l) for l in (tmp_path / "final.jsonl").read_text("utf-8").splitlines()}
+    lines = (tmp_path / "final.jsonl").read_text("utf-8").splitlines()
+    final = {json.loads(line)["id"]: json.loads(line) for line in lines}
     assert final["-5"]["final"] == "TA" and "Namrata" not in final["-5"]["final_text"]
     assert re.fullmatch(r'=HYPERLINK\("<URL_22_\d+>";"clic"\) <PRE_7_\d+>', final["-5"]["final_text"])
     assert summary.undecided == 5

@@ -338,7 +338,7 @@ def test_the_python_api_imports_a_filled_queue_and_lists_consistency(cli, tmp_pa
 def gold_file(path: Path) -> Path:
     """Invented gold messages: names to hide (spans) and ordinary ones."""
     rows = []
-    for i, name in enumerate(["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo"] * 2):
+    for name in ["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo"] * 2:
         rows.append([f"rdv avec {name} à 18h", "TA", json.dumps([[9, 9 + len(name), "PRE"]])])
     for text in ["ok", "jarrive", "bonne nuit", "tkt", "a plus", "merci", "trop bien", "on mange ?"] * 2:
         rows.append([text, "NTA", "[]"])

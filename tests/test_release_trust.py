@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from triage.errors import BadInput, InputError
 from triage.review_workspace import Workspace, open_synced
 from triage.review_workspace import workspace as workspace_module
-from triage.schema import CLASSIFIED_COLUMNS
 
 # Invented messages (a corpus of their own, with ids 1.. like the demo's).
 OTHER_TEXTS = ["rdv a 8h devant la gare", "tu px m'appeler au 06 12 34 56 78 stp", "jsuis en retard dsl",

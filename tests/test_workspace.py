@@ -145,7 +145,7 @@ def test_a_frequent_ordinary_word_needs_confirmation_with_a_preview_and_can_be_u
 def test_a_phrase_is_learnt_as_a_phrase_not_word_by_word(workspace):
     workspace.learn("Les Tamaris", kind="name", scope="corpus", tag="LIE", reviewer="ana")
     for row in workspace.final():
-        for start, end, tag in row.spans:
+        for start, end, _tag in row.spans:
             if row.text[start:end].lower() == "les":
                 raise AssertionError(f"'les' hidden alone in {row.text!r}")
     tamaris = [r for r in workspace.final() if "Tamaris" in r.text]

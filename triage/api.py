@@ -151,7 +151,7 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
     order, with the input's index; `score` and `risk` as numbers. `expert_budget` is a share
     (0 to 1) or a count of messages (500): exactly that many, the riskiest, go to the expert
     (or, with `calibrated`, those above the risk threshold calibrated at training). `hide`: the
-    categories to hide, "default,LIE,MAR" or ["default", "LIE", "MAR"] (see the README).
+    categories to hide, "default,LIE,MAR" or ["default", "LIE", "MAR"] (see docs/workflow.md).
     `known_names`: a file of names the team knows (one a line, as `--known-names`) or a list of
     names, hidden with their variants in every message. With `workspace`, also bring that review workspace up to date (decided messages are not asked
     again)."""

@@ -4,7 +4,7 @@ say about messages to a decision TA, NTA or EXPERT, and what to hide.
 Policies are pluggable: each is a class with a `name` and a `decide_batch` method, registered
 in POLICIES. `paper` is the paper's Table 2, exactly. `budget` (the default when the model
 file holds a word scorer) hides likely names beyond the dictionary and sends the riskiest
-messages to the expert within an explicit budget (see README: "Routing policies").
+messages to the expert within an explicit budget (see docs/method.md: "Routing: the policies").
 
 Policies work on a whole batch at once (EvidenceBatch: arrays over messages and candidate
 words), which keeps classify free of per-message Python; `decide` takes and returns one
@@ -145,7 +145,7 @@ class BudgetPolicy(_Policy):
       threshold is infinite and the caller sends the k riskiest of the corpus (`riskiest`):
       that changes only their decision, since what is hidden does not depend on it.
     - Otherwise TA when something is hidden, else NTA.
-    Defaults were chosen by cross-validation on the development corpus (README).
+    Defaults were chosen by cross-validation on the development corpus (docs/evaluation.md).
     """
 
     name = "budget"

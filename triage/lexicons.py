@@ -46,6 +46,10 @@ DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
 # The user folder's files: names always hidden, words never hidden (triage.userlexicon writes them).
 USER_NAMES_FILE, USER_WORDS_FILE = "names.txt", "words.txt"
+# What `triage lexicons` says writes the user lexicon (not a shipped list, so not described by
+# dictionaries/sources.json): a reviewer's explicit decision, never an answer about one message.
+USER_LEXICONS = ("user_names", "user_words")
+USER_LEXICON_SOURCE = "taught by a reviewer in triage review (scope: your lexicon)"
 CACHE_DIR_ENV = "TRIAGE_CACHE_DIR"  # where the snapshots go (default: the user's cache folder)
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
 
@@ -263,6 +267,7 @@ class Lexicons:
 
     # ------------------------------------------------------------ description
     def describe(self) -> list[LexiconInfo]:
+        """Each list's role, size, source and licence (`triage lexicons`)."""
         sources = json.loads((self.directory / "sources.json").read_text("utf-8"))
         sizes = {
             "first_names": len(self.first_names),
@@ -277,7 +282,8 @@ class Lexicons:
             "user_words": len(self.user_words),
         }
         return [
-            LexiconInfo(name, meta["role"], sizes[name], meta["source"], meta["licence"])
+            LexiconInfo(name, meta["role"], sizes[name], USER_LEXICON_SOURCE if name in USER_LEXICONS else meta["source"],
+                        meta["licence"])
             for name, meta in sources.items()
         ]
 

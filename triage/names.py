@@ -491,7 +491,7 @@ def make_word_model(seed: int = 0):
     from sklearn.ensemble import RandomForestClassifier
 
     # Large leaves and balanced classes give smooth, well-ranked probabilities: chosen by
-    # donor-grouped cross-validation on the development corpus (README).
+    # donor-grouped cross-validation on the development corpus (docs/evaluation.md).
     return RandomForestClassifier(
         n_estimators=100, min_samples_leaf=8, class_weight="balanced_subsample", random_state=seed, n_jobs=1
     )

@@ -1,5 +1,7 @@
-"""The expert's work queue (Patel et al. 2013, section 5): export the messages on which
-Seek&Hide and the learnt model disagree, then fold the expert's answers back.
+"""The expert's work queue (Patel et al. 2013, section 5): export the messages routed to a human
+(decision EXPERT: with the budget policy, the riskiest messages within the expert budget; with
+the paper's policy, those on which Seek&Hide and the learnt model disagree), most uncertain
+first, then fold the expert's answers back.
 
 export_queue reads a classified file (columns CLASSIFIED_COLUMNS, optional `risk`) and
 writes its EXPERT rows, most uncertain first, with the words to look at, a short reason and
@@ -449,13 +451,14 @@ def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
         f"<style>{_HTML_STYLE}</style></head><body>",
         f"<h1>Expert queue: {len(rows):,} message{'s' if len(rows) != 1 else ''} to read</h1>",
         f"<p>{len(rows):,} of {total:,} classified messages need a human decision: the machines "
-        "disagree or are unsure about them. Riskiest first.</p>",
+        "sent them to a human, the most uncertain first.</p>",
         "<p><strong>How to answer:</strong> this page is for reading. Answer in the CSV or JSONL export of "
         "the same queue (<code>triage queue export</code> with an output ending in <code>.csv</code> or "
         "<code>.jsonl</code>): fill <code>expert_decision</code> with TA (to anonymise) or NTA (nothing to "
         "anonymise) and, for TA, <code>expert_hide</code> with the words to hide, separated by <code>;</code> "
-        "(every occurrence is hidden, whatever the case). Leave both empty to decide later. Then run "
-        "<code>triage queue apply</code>.</p>",
+        "(every occurrence is hidden, whatever the case). Leave both empty to decide later. Then store the "
+        "answers in the review workspace with <code>triage review CLASSIFIED --import-queue FILE</code>, "
+        "which <code>triage release</code> publishes from.</p>",
         '<p><mark>word</mark> ambiguous or unknown word &nbsp; <mark class="hidden">word</mark> '
         "hidden by Seek&amp;Hide although the model says NTA</p>",
         "<table><thead><tr><th>#</th><th>id</th><th>message</th><th>look at</th><th>why</th>"

@@ -1,5 +1,5 @@
-"""Bad input, the third pass: any text survives a spreadsheet (control characters, a leading
-quote, a leading - + @ =), deeply nested JSON is one line, and None means the default."""
+"""Bad input in cells and options: any text survives a spreadsheet (control characters, a
+leading quote, a leading - + @ =), deeply nested JSON is one line, and None means the default."""
 
 from __future__ import annotations
 
