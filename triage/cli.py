@@ -174,7 +174,7 @@ def classify(
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
-    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again).")] = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again; the names its reviewers hid or taught are hidden with their variants in the other messages, which are ranked again).")] = None,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="Draw the summary bar chart (a PNG next to the output); --no-chart skips it and never loads matplotlib.")] = True,
     force: Force = False,
 ) -> None:
@@ -187,9 +187,10 @@ def classify(
         check_workspace_path(workspace, [input] + ([output] if output else []))
     read = read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines)
     if workspace is not None:
-        from triage.jobs import check_classify_workspace
+        from triage.jobs import check_classify_workspace, workspace_names
 
         check_classify_workspace(input, read, workspace)
+        known_names = workspace_names(workspace, known_names)
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
         policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,

@@ -413,6 +413,23 @@ def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
             opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
 
 
+def workspace_names(workspace, known_names=None):
+    """The known names (`known_names`, as run_classify takes them) with those the reviewers of
+    an existing review workspace have taught (triage.review_workspace.Workspace.taught_names):
+    what classify --workspace hides with their variants, so that a reviewer's decisions re-score
+    the messages still to be read."""
+    from triage.review_workspace import Workspace
+    from triage.seekhide.known import merged, taught_names
+
+    path = Path(workspace)
+    known = known_names_of(known_names)
+    if not path.exists() or not path.stat().st_size:
+        return known
+    with Workspace.open(path) as opened:
+        taught = taught_names(opened.taught_names(), "the review workspace")
+    return merged(known, taught)
+
+
 # A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the
 # statistics pass for the classifying pass. A larger corpus is read twice, in bounded memory.
 KEEP_READ_MESSAGES = 300_000

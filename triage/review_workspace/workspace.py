@@ -1339,6 +1339,23 @@ class Workspace:
 
     # ---------------------------------------------------------------- learning
 
+    def taught_names(self) -> list[tuple[str, str]]:
+        """(name, tag) of what the reviewers of this corpus have taught: the spellings learnt as
+        names for the corpus, and the words hidden as a first name, surname or nickname in the
+        decided messages (whose text has not changed since). classify --workspace hides them
+        and their variants in the other messages."""
+        names, _ = self._learnt_sets()
+        taught = [(spelling, tag) for spelling, tag in names]
+        rows = self._db.execute(
+            "SELECT m.text, d.spans FROM decisions d JOIN messages m USING (id) "
+            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash AND d.spans IS NOT NULL")
+        for row in rows:
+            text = row["text"]
+            for start, end, tag in json.loads(row["spans"]):
+                if tag in ("PRE", "NOM", "SUR") and 0 <= start < end <= len(text):
+                    taught.append((text[start:end], tag))
+        return taught
+
     def _learnt_sets(self) -> tuple[list[tuple[str, str]], set[str]]:
         if self._learnt_cache is None:
             rows = self._db.execute("SELECT spelling, kind, tag FROM learnt WHERE active = 1 AND scope = 'corpus'")

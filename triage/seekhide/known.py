@@ -116,6 +116,33 @@ def read_known_names(path: str | os.PathLike) -> KnownNames:
     return KnownNames(tuple(entries), path.name, hashlib.sha256(data).hexdigest(), count)
 
 
+def taught_names(pairs, source: str) -> KnownNames | None:
+    """Known names from (name, tag) pairs a review taught (a spelling learnt as a name, the
+    words a reviewer hid as PRE, NOM or SUR), each word kept with its tag; None when there is
+    none. Words that cannot be names (digits, one letter) are left out."""
+    entries = []
+    for name, tag in pairs:
+        tag = tag if tag in KNOWN_TAGS else ""
+        for position, word in enumerate(str(name).split()):
+            if _NAME_WORD.fullmatch(word) and len(name_key(word)) >= 2:
+                entries.append((word, tag, position))
+    if not entries:
+        return None
+    entries = sorted(set(entries))
+    digest = hashlib.sha256("\n".join(f"{w}\t{t}\t{p}" for w, t, p in entries).encode("utf-8")).hexdigest()
+    return KnownNames(tuple(entries), source, digest, len(entries))
+
+
+def merged(first: KnownNames | None, second: KnownNames | None) -> KnownNames | None:
+    """The names of both (either may be None): the first's record, counting both."""
+    if first is None or second is None:
+        return first or second
+    entries = first.entries + second.entries
+    digest = hashlib.sha256(f"{first.sha256}+{second.sha256}".encode()).hexdigest()
+    source = " and ".join(name for name in (first.source, second.source) if name) or None
+    return KnownNames(entries, source, digest, first.count + second.count)
+
+
 def known_names_of(names) -> KnownNames | None:
     """Known names from a file path, a list of names (each as a line of the file, tag after a
     tab allowed), an existing KnownNames, or None."""

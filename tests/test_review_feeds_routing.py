@@ -1,0 +1,72 @@
+"""The reviewer's decisions feed the routing: classify --workspace hides, in the messages still
+to be read, the names a reviewer hid or taught, with their variants, and ranks them again."""
+
+from __future__ import annotations
+
+import csv
+
+from conftest import read_rows, succeeded
+
+from triage.review_workspace import Workspace
+from triage.seekhide.known import merged, taught_names
+
+# Invented messages: "Bidulon" is in no list; written in lower case, the machines leave it
+# readable, and only a reviewer can tell it is a first name.
+MESSAGES = [
+    ("1", "Coucou c'est Bidulon, tu passes ce soir ?"),
+    ("2", "jai vu bidulonn hier au marché"),
+    ("3", "dis a bidulon que je serai en retard"),
+    ("4", "ok à demain"),
+    ("5", "bonne nuit"),
+]
+
+
+def write_corpus(path):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([("id", "text"), *MESSAGES])
+
+
+def hidden_words(path) -> dict[str, set[str]]:
+    import json
+
+    return {row["id"]: {row["text"][s:e] for s, e, _ in json.loads(row["hidden"])} for row in read_rows(path)}
+
+
+def test_a_name_a_reviewer_hid_is_hidden_with_its_variants_when_classify_runs_again(cli, tmp_path):
+    source, out, workspace = tmp_path / "sms.csv", tmp_path / "out.csv", tmp_path / "ws.sqlite"
+    write_corpus(source)
+    succeeded(cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart", "--expert-budget", "1"))
+    assert hidden_words(out)["2"] == hidden_words(out)["3"] == set()
+    start = MESSAGES[0][1].index("Bidulon")
+    with Workspace.open(workspace) as opened:
+        opened.decide("1", label="TA", spans=[[start, start + len("Bidulon"), "PRE"]], reviewer="ana")
+        assert opened.taught_names() == [("Bidulon", "PRE")]
+    result = cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart", "--force")
+    succeeded(result)
+    assert "known names: 1 from the review workspace, hidden with their variants" in result.output
+    hidden = hidden_words(out)
+    assert hidden["3"] == {"bidulon"} and hidden["2"] == {"bidulonn"}  # a variant too
+    with Workspace.open(workspace) as opened:  # the decided message is not asked again
+        assert opened.item("1").status == "decided"
+
+
+def test_spellings_learnt_as_names_for_the_corpus_are_taught_and_words_are_not(tmp_path, cli):
+    source, out, workspace = tmp_path / "sms.csv", tmp_path / "out.csv", tmp_path / "ws.sqlite"
+    write_corpus(source)
+    succeeded(cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart"))
+    with Workspace.open(workspace) as opened:
+        opened.learn("bidulon", kind="name", scope="corpus", reviewer="ana", tag="SUR")
+        opened.learn("marché", kind="word", scope="corpus", reviewer="ana")
+        assert opened.taught_names() == [("bidulon", "SUR")]
+
+
+def test_taught_names_keep_names_only_and_merge_with_known_names():
+    taught = taught_names([("Zorbalinette", "PRE"), ("06 12 34 56 78", "PRE"), ("Marie Durand", "NOM"),
+                           ("x", "PRE"), ("Zorbalinette", "PRE")], "the review workspace")
+    assert sorted(taught.entries) == [("Durand", "NOM", 1), ("Marie", "NOM", 0), ("Zorbalinette", "PRE", 0)]
+    assert taught_names([("06", "TEL")], "w") is None
+    from triage.seekhide.known import known_names_of
+
+    both = merged(known_names_of(["Gloubinette"]), taught)
+    assert both.count == 4 and "Gloubinette" in {w for w, _, _ in both.entries}
+    assert merged(None, taught) is taught and merged(taught, None) is taught
