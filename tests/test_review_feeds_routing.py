@@ -70,3 +70,41 @@ def test_taught_names_keep_names_only_and_merge_with_known_names():
     both = merged(known_names_of(["Gloubinette"]), taught)
     assert both.count == 4 and "Gloubinette" in {w for w, _, _ in both.entries}
     assert merged(None, taught) is taught and merged(taught, None) is taught
+
+
+def test_the_simulated_review_loop_teaches_the_names_read_to_the_messages_still_to_read():
+    from triage.evaluation import simulate_review
+    from triage.gold import GoldMessage
+    from triage.model import default_model_path, load_predictor
+
+    def said(text, name=None):
+        start = text.find(name) if name else -1
+        return GoldMessage(text, "TA" if name else "NTA", [(start, start + len(name), "PRE")] if name else [], "d")
+
+    gold = [said(text, name) for text, name in [
+        ("Coucou c'est Bidulon, tu passes ce soir ? Bidulon", "Bidulon"),
+        ("dis a bidulon que je serai en retard", "bidulon"),
+        ("jai vu bidulonn hier au marché", "bidulonn"),
+        ("ok à demain", None), ("bonne nuit", None), ("merci beaucoup", None), ("on mange ensemble ?", None),
+        ("je suis rentré", None), ("il pleut encore", None), ("à plus tard", None)]]
+    rows = simulate_review(gold, load_predictor(default_model_path()), budget=0.2, rounds=2)
+    assert [row["round"] for row in rows] == [1, 2]
+    assert [row["expert_share"] for row in rows] == [0.1, 0.2]  # the budget spread over the rounds, exactly
+    first = rows[0]
+    assert first["names_taught"] == 1  # Bidulon, read in the first round (the riskiest message)
+    assert first["residual_span_rate"] == 0.0  # ...then hidden with its variants in the messages not read
+    alone = simulate_review(gold, load_predictor(default_model_path()), budget=0.1, rounds=1)[0]
+    assert alone["residual_span_rate"] == 0.0 and alone["names_taught"] == 1
+
+
+def test_evaluate_reports_the_review_loop_beside_the_budget_read_at_once(cli, tmp_path):
+    from conftest import SAMPLE
+
+    result = cli("evaluate", SAMPLE, "--no-cross-validation", "--simulate-review", "2", "--out-dir", tmp_path)
+    succeeded(result)
+    assert "| the budget read at once, no feedback | 10.0% |" in result.output
+    import json
+
+    loop = json.loads((tmp_path / "evaluate.json").read_text())["simulated_review"]
+    assert loop["rounds"] == 2 and [row["round"] for row in loop["rows"]] == [1, 2]
+    assert loop["rows"][-1]["expert_share"] == 0.1

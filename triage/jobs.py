@@ -584,7 +584,7 @@ class EvaluationReport:
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
                  ablation: bool = False, cross_validation: bool = True, read=None, known_names=None, force: bool = False,
-                 progress: bool = False) -> EvaluationReport:
+                 progress: bool = False, simulate_review: int = 0) -> EvaluationReport:
     """Score the pipeline against gold spans with the model classify uses (`model_path`, by
     default the embedded model): the main figures. With `cross_validation`, also those of a
     model trained on the gold itself, cross-validated (`cross_validated`: what training a model
@@ -592,7 +592,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     evaluate.md, .json and .png in `out_dir` (checked before any work: never over an input,
     never over a file without `force`), or no file when `out_dir` is None (the Python API).
     `progress`: a bar on stderr. `known_names` (as run_classify's) are hidden with their variants,
-    as classify --known-names hides them."""
+    as classify --known-names hides them. With `simulate_review` rounds, also the review loop
+    with a perfect reviewer (triage.evaluation.simulate_review), with the model classify uses."""
     import contextlib
 
     from triage import evaluation, training
@@ -607,6 +608,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     known_names = known_names_of(known_names)
     if known_names is not None and ablation:
         raise BadOption("--ablation measures the shipped steps: leave --known-names out")
+    if simulate_review < 0:
+        raise BadOption(f"--simulate-review takes a number of rounds (1 or more), not {simulate_review}")
     protect = [gold_path, model.file_of(model_path)]
     training.check_feature_set(feature_set)
     if out_dir is not None:
@@ -635,7 +638,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
             raise type(err)(f"{err}; to measure the model classify uses alone: --no-cross-validation") from None
     cross_validated_ablation = ablation and cross_validation
     total = (2 + (folds + 1 if cross_validation else 0)
-             + (len(seekhide_steps.switchable()) if ablation else 0))
+             + (len(seekhide_steps.switchable()) if ablation else 0) + simulate_review)
     bar = steps(f"evaluating {name}", total) if progress else contextlib.nullcontext(lambda doing=None: None)
     with bar as done:
         analysed = training.analyse(gold, feature_set if cross_validation else predictor.feature_set,
@@ -662,7 +665,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         # After the cross-validation: this reads the gold's words as the model's word scorer does.
         evidence = evaluation.evidence_from_model(analysed, predictor, hide)
         measured, message_model = _evaluated(scored, evidence, labels, policy, budget, seed)
-        done("each step switched off in turn" if ablation else None)
+        done("each step switched off in turn" if ablation else "the review loop" if simulate_review else None)
         data = {
             "gold": name,
             "how": f"the model classify uses: {which} (fingerprint {str(fingerprint)[:12]})",
@@ -690,8 +693,16 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
                 feature_set=feature_set if cross_validated_ablation else predictor.feature_set, policy=policy,
                 budget=budget, folds=folds, seed=seed, predictor=None if cross_validated_ablation else predictor,
                 hide=hide, progress=done)
+        if simulate_review:
+            data["simulated_review"] = {
+                "rounds": simulate_review, "budget": budget, "policy": "budget",
+                "rows": evaluation.simulate_review(gold, predictor, budget=budget, rounds=simulate_review, hide=hide,
+                                                   known=known_names, progress=done)}
     markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model classify uses, in the layout of the paper's Table 6:\n\n"
                                    + table6_markdown(message_model))
+    if simulate_review:
+        without = next(p for p in data["budget_curve"] if p["budget"] == budget)
+        markdown += "\n".join(evaluation.simulated_review_markdown(data["simulated_review"]["rows"], without)) + "\n"
     figure = evaluation.curve_figure(data)
     files = [] if out_dir is None else write_report("evaluate", out_dir, markdown, data, figure, force=force,
                                                     protect=protect)
