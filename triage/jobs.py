@@ -145,7 +145,7 @@ class ClassifySummary:
     policy: str = ""  # the combination policy that decided (the option's, else the model's)
     model_sha256: str = ""  # the SHA-256 of the model's bytes
     model_metadata: dict = field(default_factory=dict)  # what the model file records (training, evaluation)
-    classified: object = None  # the rows written, in memory, for the queue and a workspace (keep_rows)
+    classified: object = None  # the rows written, in memory, for a workspace (keep_rows) and its queue
 
     @property
     def expert(self) -> int:
@@ -262,8 +262,10 @@ def run_classify(
         stats, chunks = corpus_stats(table, chunk_size, predictor.word_scorer_size,
                                      jobs=jobs if engine == "local" else 1)
     spec = None
-    # The queue and a workspace take the rows from memory, not from the file just written.
-    keep_cells = bool(queue_path or keep_rows) and output is not None
+    # A workspace (which loads every row) takes the rows from memory, not from the file just
+    # written; a queue alone reads the file again (it keeps only the rows sent to the expert,
+    # where holding every row would cost about 1.3 KB a message).
+    keep_cells = keep_rows and output is not None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
         if isinstance(model_path, model.Model) and model_path.path is None:
@@ -335,7 +337,7 @@ def run_classify(
     if queue_path and output is not None:
         from triage.queue import export_queue
 
-        queued = export_queue(summary.classified, queue_path, force=queue_force, protect=protect)
+        queued = export_queue(summary.classified or output, queue_path, force=queue_force, protect=protect)
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
 

@@ -233,8 +233,9 @@ class ClassifiedRows(os.PathLike):
     def __repr__(self) -> str:
         return f"ClassifiedRows({os.fspath(self.path)!r}, rows={len(self.cells):,})"
 
-    def rows(self) -> list[_Row] | None:
-        """The rows, or None when ids repeat (then the file is read, for the lines to name)."""
+    def rows(self, decision: str | None = None) -> list[_Row] | None:
+        """The rows (those of one `decision`), or None when ids repeat (then the file is read,
+        for the lines to name)."""
         ids = [cells[_ID] for cells in self.cells]
         if len(set(ids)) != len(ids):
             return None
@@ -245,7 +246,7 @@ class ClassifiedRows(os.PathLike):
                      decision=cells[_DECISION], model=cells[_MODEL], score=float(cells[_SCORE]),
                      risk=float(cells[_RISK]), hidden=[tuple(span) for span in loads(cells[_HIDDEN])],
                      highlighted=loads(cells[_HIGHLIGHTED]))
-                for number, cells in enumerate(self.cells, 2)]
+                for number, cells in enumerate(self.cells, 2) if decision is None or cells[_DECISION] == decision]
 
 
 _ID, _TEXT, _MODEL, _SCORE, _DECISION, _HIDDEN, _HIGHLIGHTED, _RISK = map(
@@ -358,8 +359,8 @@ def export_queue(
     if output_path is not None:
         outputs.check_output(output_path, force=force, inputs=[classified_path, *protect])
     rows: list[_Row] = []
-    if isinstance(classified_path, ClassifiedRows) and (every := classified_path.rows()) is not None:
-        rows, total = [row for row in every if row.decision == EXPERT], len(every)
+    if isinstance(classified_path, ClassifiedRows) and (expert := classified_path.rows(EXPERT)) is not None:
+        rows, total = expert, len(classified_path.cells)
     else:
         table = _open_classified(classified_path)
         display = source_name(classified_path)

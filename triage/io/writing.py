@@ -159,9 +159,10 @@ def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], form
         return buffer.getvalue(), starts, stops
     options = dict(delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True,
                    quoting=csv.QUOTE_MINIMAL)
-    last, delimiter = at + 1 == len(columns), options["delimiter"]
-    # Each part is encoded as a row of its own and the parts joined: quoting is decided cell by
-    # cell, as for the whole row, once the line end is set aside.
+    delimiter = options["delimiter"]
+    # The cells before `column`, then it and those after, are each encoded as a row of their own
+    # and joined: quoting is decided cell by cell, as for the whole row, once the line end is set
+    # aside.
     lines: list[str] = []
     writerow = csv.writer(SimpleNamespace(write=lines.append), lineterminator="\r\n", **options).writerow
 
@@ -171,12 +172,16 @@ def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], form
         writerow(cells)
         return lines.pop()[:-2]
 
+    special = frozenset(delimiter + '"\r\n')
     for i, cells in enumerate(rows):
         head = part(cells[:at]) + delimiter if at else ""
-        cell = part(cells[at:at + 1])
-        line = head + cell + ("" if last else delimiter + part(cells[at + 1:])) + "\r\n"
+        rest = part(cells[at:])  # the cell and those after it
+        value = cells[at]
+        # A cell that needs no quoting is written as it is; any other is measured alone.
+        size = len(value) if isinstance(value, str) and value and special.isdisjoint(value) else len(part([value]))
         starts[i] = where + len(head)
-        stops[i] = starts[i] + len(cell)
+        stops[i] = starts[i] + size
+        line = head + rest + "\r\n"
         write(line)
         where += len(line)
     return buffer.getvalue(), starts, stops
