@@ -234,7 +234,7 @@ def recorded_builds(monkeypatch):
     seen = []
 
     class Recorder:
-        def __init__(self, predictor, policy, budget, stats=None, output_format="csv", hide=(), known_names=None, keep_cells=False):
+        def __init__(self, predictor, policy, budget, stats=None, output_format="csv", hide=(), known_names=None):
             seen.append((predictor, policy, budget, stats, lexicons.default_user_directory(), hide))
 
     class Default:

@@ -46,7 +46,7 @@ class ClassifiedChunk:
     rows: int
     decisions: dict[str, int]
     seekhide: dict[str, int]
-    cells: list[list[str]] | None = None  # the rows themselves (output format "cells", or keep_cells)
+    cells: list[list[str]] | None = None  # the rows themselves, in output format "cells" (in memory)
     # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
     # its decision cell lies in `text` (HeldChunks sets the cells of the rows chosen).
     risk: np.ndarray | None = None
@@ -62,12 +62,11 @@ class Classifier:
     """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
     def __init__(self, predictor, policy: str | None = None, budget: float | None = 0.10, lexicons=None, stats=None,
-                 output_format: str = "csv", hide=DEFAULT_HIDE, known_names=None, keep_cells: bool = False):
+                 output_format: str = "csv", hide=DEFAULT_HIDE, known_names=None):
         """`budget`: the share of messages for the risk threshold calibrated at training, or
         None to send no message to the expert here: the caller ranks the whole corpus by the
         risks of the chunks (`ranked`) and sets the decision of the riskiest. `known_names`: a
-        triage.seekhide.KnownNames, hidden with their variants in every message. `keep_cells`: each
-        chunk also carries its rows as cells, for a queue or a workspace made from them at once."""
+        triage.seekhide.KnownNames, hidden with their variants in every message."""
         self.lexicons = lexicons or lexicon_module.default()
         self.seeker = SeekAndHide(self.lexicons, known=known_names)
         self.predictor = predictor
@@ -82,7 +81,6 @@ class Classifier:
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
         self.output_format = output_format
-        self.keep_cells = keep_cells
         self.hide = frozenset(hide)  # the categories to hide (--hide)
         self._scores: dict[int, float] = Cache("scores")
         self._scores_for = None
@@ -136,16 +134,14 @@ class Classifier:
         columns, risk = self._columns(messages)
         counts = Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE])
         risk = risk if self.ranked else None
-        cells = list(map(list, zip(*columns))) if self.keep_cells or self.output_format == "cells" else None
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
-            return ClassifiedChunk("", len(messages), *counts, cells=cells, risk=risk)
+            return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
         if self.ranked:
             text, cell_at, cell_stop = encode_rows_held(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format,
                                                         "decision")
-            return ClassifiedChunk(text, len(messages), *counts, cells=cells, risk=risk, cell_at=cell_at,
-                                   cell_stop=cell_stop)
+            return ClassifiedChunk(text, len(messages), *counts, risk=risk, cell_at=cell_at, cell_stop=cell_stop)
         text = encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
-        return ClassifiedChunk(text, len(messages), *counts, cells=cells)
+        return ClassifiedChunk(text, len(messages), *counts)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""

@@ -196,14 +196,14 @@ def classify(
         policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,
         engine=engine, scheduler=scheduler,
         force=force or output is None, queue_force=force,
-        read=read, chart=chart, progress=sys.stderr.isatty(), keep_rows=workspace is not None,
+        read=read, chart=chart, progress=sys.stderr.isatty(),
     )
     for line in summary.lines():
         typer.echo(line)
     if workspace is not None:
         from triage import review_workspace as review_module
 
-        opened, synced = review_module.open_synced(summary.classified, workspace, input_path=input,
+        opened, synced = review_module.open_synced(summary.output, workspace, input_path=input,
                                                      id_column=id_column or "", text_column=text_column,
                                                      model_file=model or "")
         from triage.jobs import classify_record

@@ -86,7 +86,6 @@ class ClassifierSpec:
     output_format: str = "csv"  # what the workers encode their rows in
     hide: tuple[str, ...] = DEFAULT_HIDE  # the categories to hide (--hide)
     known_names: Any = None  # a triage.seekhide.KnownNames (--known-names), or None
-    keep_cells: bool = False  # the rows also sent back as cells (Classifier)
 
     def __post_init__(self):
         # Workers do not share the parent's working directory.
@@ -97,11 +96,10 @@ class ClassifierSpec:
             object.__setattr__(self, "user_lexicon_digest", _digest(_user_lexicon_files(self.user_lexicon_dir)))
 
     def __getstate__(self) -> dict:
-        # Options left at their default are not sent: the class holds them.
+        # Without known names the spec pickles without the field (the class holds the default, None).
         state = dict(self.__dict__)
-        for name in ("known_names", "keep_cells"):
-            if not state.get(name):
-                state.pop(name, None)
+        if state.get("known_names") is None:
+            state.pop("known_names", None)
         return state
 
     def build(self):
@@ -132,8 +130,7 @@ class ClassifierSpec:
             )
         predictor = model.load_predictor(Path(self.model_path))
         classifier = Classifier(predictor, self.policy, self.budget, stats=self.stats,
-                                output_format=self.output_format, hide=self.hide, known_names=self.known_names,
-                                keep_cells=self.keep_cells)
+                                output_format=self.output_format, hide=self.hide, known_names=self.known_names)
         return classifier
 
 

@@ -43,8 +43,6 @@ from triage.schema import (
 )
 from triage.seekhide import SeekAndHide, SeekTables, hidden_json, known_names_of, tables
 
-_DECISION = CLASSIFY_COLUMNS.index("decision")
-
 # ---------------------------------------------------------------------- seek
 
 
@@ -145,7 +143,6 @@ class ClassifySummary:
     policy: str = ""  # the combination policy that decided (the option's, else the model's)
     model_sha256: str = ""  # the SHA-256 of the model's bytes
     model_metadata: dict = field(default_factory=dict)  # what the model file records (training, evaluation)
-    classified: object = None  # the rows written, in memory, for a workspace (keep_rows) and its queue
 
     @property
     def expert(self) -> int:
@@ -212,7 +209,6 @@ def run_classify(
     queue_force: bool | None = None,
     chart: bool = True,
     progress: bool = False,
-    keep_rows: bool = False,
 ) -> ClassifySummary:
     """Classify every message (the output contract: CLASSIFY_COLUMNS, one row per input row,
     same order), print-ready summary, bar chart, and optionally the expert's queue (replaced
@@ -224,8 +220,7 @@ def run_classify(
     to the expert: the riskiest of the whole corpus, ties in input order. With `calibrated`,
     each message is routed by the risk threshold calibrated at training instead (the same rule
     for every part of a corpus that arrives in parts; the share sent is then only close to the
-    budget). With `keep_rows` (a workspace to bring up to date), the summary's `classified`
-    hands the rows written over in memory (triage.queue.ClassifiedRows)."""
+    budget)."""
     budget = combiner.check_budget(budget)
     hide = combiner.parse_hide(hide)
     known_names = known_names_of(known_names)
@@ -262,20 +257,15 @@ def run_classify(
         stats, chunks = corpus_stats(table, chunk_size, predictor.word_scorer_size,
                                      jobs=jobs if engine == "local" else 1)
     spec = None
-    # A workspace (which loads every row) takes the rows from memory, not from the file just
-    # written; a queue alone reads the file again (it keeps only the rows sent to the expert,
-    # where holding every row would cost about 1.3 KB a message).
-    keep_cells = keep_rows and output is not None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
         if isinstance(model_path, model.Model) and model_path.path is None:
             raise BadOption("the dask engine's workers read the model from a file: save the model first")
         spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
-                                      output_format=output_format, hide=hide, known_names=known_names,
-                                      keep_cells=keep_cells)
+                                      output_format=output_format, hide=hide, known_names=known_names)
     else:
         classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide,
-                                known_names=known_names, keep_cells=keep_cells)
+                                known_names=known_names)
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
@@ -284,7 +274,6 @@ def run_classify(
     id_hashes: list = []
     protect = [input_path, model_file]
     risks: list[np.ndarray] = []
-    kept: list[list[str]] = []
     with table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
         if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
             writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
@@ -298,8 +287,6 @@ def run_classify(
             decisions.update(done.decisions)
             seekhide.update(done.seekhide)
             writer.write_chunk(done)
-            if keep_cells:
-                kept.extend(done.cells)
             if ranked:
                 risks.append(done.risk)
         if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
@@ -309,9 +296,6 @@ def run_classify(
                 raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
             decisions[EXPERT] += len(chosen)
             decisions.subtract(replaced)
-            if keep_cells:
-                for row in chosen.tolist():
-                    kept[row][_DECISION] = EXPERT
             writer = writer.writer
     summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
                               rows=getattr(writer, "rows", None))
@@ -325,10 +309,6 @@ def run_classify(
         if calibrated:
             summary.calibrated_threshold = predictor.risk_threshold(budget.share)
     summary.skipped_lines = list(table.skipped)
-    if keep_cells:
-        from triage.queue import ClassifiedRows
-
-        summary.classified = ClassifiedRows(output, kept)
     if id_hashes:
         _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
         summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
@@ -337,7 +317,7 @@ def run_classify(
     if queue_path and output is not None:
         from triage.queue import export_queue
 
-        queued = export_queue(summary.classified or output, queue_path, force=queue_force, protect=protect)
+        queued = export_queue(output, queue_path, force=queue_force, protect=protect)
         summary.queue, summary.queued = Path(queue_path), queued.queued
     return summary
 

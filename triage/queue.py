@@ -19,7 +19,6 @@ word is learnt only with an explicit scope, in the review workspace (triage.revi
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 import re
@@ -41,7 +40,6 @@ from triage.spreadsheets import restore_formula
 from triage import lexicons as lexicon_module
 from triage.schema import (
     CLASSIFIED_COLUMNS,
-    CLASSIFY_COLUMNS,
     DECISIONS,
     EXPERT,
     FINAL_COLUMNS,
@@ -218,45 +216,8 @@ def _open_classified(path: str | os.PathLike[str]) -> MessageTable:
     return open_messages(path, id_column="id", required_columns=CLASSIFIED_COLUMNS)
 
 
-class ClassifiedRows(os.PathLike):
-    """The rows `triage classify` has just written to `path`, handed over in memory (lists of
-    cells in CLASSIFY_COLUMNS order): its queue and its workspace take them as they are,
-    without reading and checking the file again. Used as a path, it is the file."""
-
-    def __init__(self, path: str | os.PathLike[str], cells: list[list[str]]) -> None:
-        self.path = Path(path)
-        self.cells = cells
-
-    def __fspath__(self) -> str:
-        return os.fspath(self.path)
-
-    def __repr__(self) -> str:
-        return f"ClassifiedRows({os.fspath(self.path)!r}, rows={len(self.cells):,})"
-
-    def rows(self, decision: str | None = None) -> list[_Row] | None:
-        """The rows (those of one `decision`), or None when ids repeat (then the file is read,
-        for the lines to name)."""
-        ids = [cells[_ID] for cells in self.cells]
-        if len(set(ids)) != len(ids):
-            return None
-        def loads(cell: str) -> list:  # most cells are empty lists
-            return [] if cell == "[]" else json.loads(cell)
-
-        return [_Row(message=Message(number, cells[_ID], cells[_TEXT], dict(zip(CLASSIFY_COLUMNS, cells))),
-                     decision=cells[_DECISION], model=cells[_MODEL], score=float(cells[_SCORE]),
-                     risk=float(cells[_RISK]), hidden=[tuple(span) for span in loads(cells[_HIDDEN])],
-                     highlighted=loads(cells[_HIGHLIGHTED]))
-                for number, cells in enumerate(self.cells, 2) if decision is None or cells[_DECISION] == decision]
-
-
-_ID, _TEXT, _MODEL, _SCORE, _DECISION, _HIDDEN, _HIGHLIGHTED, _RISK = map(
-    CLASSIFY_COLUMNS.index, ("id", "text", "model", "score", "decision", "hidden", "highlighted", "risk"))
-
-
 def read_classified(path: str | os.PathLike[str]) -> list[_Row]:
     """Every row of a classified file, parsed and checked (bad cells, repeated ids: InputError)."""
-    if isinstance(path, ClassifiedRows) and (rows := path.rows()) is not None:
-        return rows
     table = _open_classified(path)
     display = source_name(path)
     has_risk = RISK_COLUMN in table.columns
@@ -358,23 +319,20 @@ def export_queue(
     chosen = queue_format(output_path, format) if output_path is not None else "cells"
     if output_path is not None:
         outputs.check_output(output_path, force=force, inputs=[classified_path, *protect])
+    table = _open_classified(classified_path)
+    display = source_name(classified_path)
+    has_risk = RISK_COLUMN in table.columns
     rows: list[_Row] = []
-    if isinstance(classified_path, ClassifiedRows) and (expert := classified_path.rows(EXPERT)) is not None:
-        rows, total = expert, len(classified_path.cells)
-    else:
-        table = _open_classified(classified_path)
-        display = source_name(classified_path)
-        has_risk = RISK_COLUMN in table.columns
-        total = 0
+    total = 0
 
-        def keep(message: Message) -> None:
-            nonlocal total
-            total += 1
-            decision = _decision(message, display)
-            if decision == EXPERT:
-                rows.append(_parse_row(message, display, decision, has_risk))
+    def keep(message: Message) -> None:
+        nonlocal total
+        total += 1
+        decision = _decision(message, display)
+        if decision == EXPERT:
+            rows.append(_parse_row(message, display, decision, has_risk))
 
-        _refuse_duplicates(display, duplicate_ids(_tap(table, keep)))
+    _refuse_duplicates(display, duplicate_ids(_tap(table, keep)))
     rows.sort(key=_uncertainty_order)
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
