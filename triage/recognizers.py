@@ -42,7 +42,7 @@ from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
-from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis
+from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis, rule_code
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -66,6 +66,7 @@ TAG_CODES = ("", *HIDE_TAGS)
 _CODE = {tag: i for i, tag in enumerate(TAG_CODES)}
 _TAGS = np.asarray(TAG_CODES, dtype=object)
 NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
+_ONOMATOPOEIA = rule_code("onomatopoeia")
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
@@ -190,6 +191,9 @@ class Recognised:
     # (tokens,) titles (Mme, Dr): never a name, so neither hidden by the word scorer nor a risk
     # (Seek&Hide's title step: the capitalised word after one is the surname)
     title: np.ndarray | None = None
+    # (tokens,) laughter and interjections (Seek&Hide's onomatopoeia step: Ahahaaaahahahaa, Pppppp):
+    # never a name, so neither hidden by the word scorer nor a risk
+    sound: np.ndarray | None = None
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -253,7 +257,8 @@ def recognise(analysis: Analysis) -> Recognised:
             case = table_of_brands.get(spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}"))
             if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
                 mar[t] = mar[nxt] = True
-    sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
+    # Laughter is no nickname, even after a cue (bisous hihi: Seek&Hide's onomatopoeia step).
+    sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue) & (a.rule != _ONOMATOPOEIA)
     # A first name cut short (seb) that Seek&Hide could not settle: hidden after a person cue, else
     # left to the word scorer as SUR (its probability counts in the risk).
     truncated = f["truncation"] & (a.label == L_UNKNOWN) & a.seeker.is_on("nickname-truncation")
@@ -266,7 +271,8 @@ def recognise(analysis: Analysis) -> Recognised:
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
     title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
-    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title)
+    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title,
+                      sound=a.rule == _ONOMATOPOEIA)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
@@ -306,13 +312,14 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     """(tag, P(name), already hidden, kept visible) of the word scorer's candidate words at
     `tokens`: a place, brand or nickname keeps the recognizers' tag; a candidate of a category
     not in `hide` can neither be hidden nor make its message risky (its probability becomes 0),
-    nor can a title (Mme, Dr); a candidate a context rule reads as an ordinary word ("une rose")
+    nor can a title (Mme, Dr) or laughter (Seek&Hide's onomatopoeia step: Ahahaaaahahahaa); a candidate a context rule reads as an ordinary word ("une rose")
     is never hidden by the scorer but keeps its probability, which counts in the risk."""
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
     codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
-    probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens], probability, 0.0)
+    never = recognised.title[tokens] | recognised.sound[tokens]
+    probability = np.where(hide_mask(hide)[codes] & ~never, probability, 0.0)
     return tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens]
 
 
