@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from triage.lexicons import COPULAS, DETERMINERS, PERSON_CUES, PRESENTATIVES, TITLES, spelling_key
-from triage.seekhide import foreign, steps
+from triage.lexicons import COPULAS, DETERMINERS, PERSON_CUES, PRESENTATIVES, TITLES, fold, spelling_key
+from triage.seekhide import foreign, shortened, steps
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import (
+    _ABBREVIATION_RULE,
     _COPULA_RULE,
     _DETERMINER_RULE,
     _FIRST_NAME_SURNAME_RULE,
@@ -26,6 +27,7 @@ from triage.seekhide.rules import (
     _OTHER_LANGUAGE_RULE,
     _TITLE_RULE,
     _WEAK_RULE,
+    rule_code,
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
@@ -203,6 +205,30 @@ def first_name_surname(c: Context) -> None:
                             & (c.message[:-1] == c.message[1:]))
     surname = after_first_name & c.weak & listed[:, 1] & ~c.in_compound
     c.set(surname, L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+
+
+@context_rule("abbreviation")
+def abbreviation(c: Context) -> None:
+    """A word written in lower case that the rules before left UNKNOWN (in no list, or a weak name
+    the weak-name rule left unknown: dem, journé, deso) and that is the start of a word the SMS
+    forms stand for (triage/seekhide/shortened.py: demain, journée, désolé) and of no common first
+    name (seb, caro stay nicknames) is that word cut short: ANTI_DICTIONARY, rule abbreviation;
+    not right after a person cue (avec dem: a name may follow)."""
+    if not len(c):
+        return
+    spelled, starts = c.table.texts, shortened.abbreviations(c.seeker.lexicons)
+
+    def read(sids: np.ndarray) -> list[tuple[bool, bool]]:  # (cut short, a person cue)
+        keys = [(text, spelling_key(text)) for text in map(spelled.__getitem__, sids.tolist())]
+        return [(text.islower() and fold(key) in starts, key in PERSON_CUES) for text, key in keys]
+
+    flags = c.table.column("seekhide.abbreviation", read, bool, width=2)[c.spelling]
+    after_cue = c.previous(flags[:, 1]) & c.same_message()
+    left = (c.label == L_UNKNOWN) & np.isin(c.rule, (_NONE_RULE, _WEAK_RULE)) & ~c.in_compound
+    c.set(left & flags[:, 0] & ~after_cue, L_ANTI, _ABBREVIATION_RULE)
+
+
+_NONE_RULE = rule_code("none")
 
 
 def _language_evidence(lexicons, spelled, sids: np.ndarray) -> np.ndarray:

@@ -39,6 +39,9 @@ class Rule(enum.StrEnum):
     FIRST_NAME_SURNAME = "first-name-surname"
     # context: a known name (--known-names) or one of its variants, hidden with its tag
     KNOWN_NAME = "known-names"
+    # context: a lower-case word left unknown that starts a word the SMS forms stand for, and no
+    # common first name, is that word cut short (dem: demain, journé: journée)
+    ABBREVIATION = "abbreviation"
     # context: in a message mostly in another language, a word in no French list (or a lower-case
     # name that is a frequent word of that language: will, my) is a word of that language
     OTHER_LANGUAGE = "other-language"
@@ -71,6 +74,7 @@ _DETERMINER_RULE, _COPULA_RULE = rule_code(Rule.DETERMINER), rule_code(Rule.COPU
 _FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
 _KNOWN_RULE = rule_code(Rule.KNOWN_NAME)
 _OTHER_LANGUAGE_RULE = rule_code(Rule.OTHER_LANGUAGE)
+_ABBREVIATION_RULE = rule_code(Rule.ABBREVIATION)
 # The words Seek&Hide reads as ordinary words beyond doubt: laughter and interjections
 # (onomatopoeia: Ahahaaaahahahaa), words of another language in a message in that language
 # (other-language). Never a name: the word scorer neither hides them nor counts them in the risk.
