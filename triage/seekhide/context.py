@@ -248,7 +248,7 @@ def other_language(c: Context) -> None:
     ANTI_DICTIONARY, rule other-language, which the word scorer neither hides nor counts in the
     risk. Unless it is capitalised away from a sentence start (Antho), or comes right after a
     person cue (with X, tell X, avec X: a word of OTHER_WORDS aside, "and his") or after a title:
-    those stay names or candidates; a word of OTHER_WORDS that no list holds as a name (I'm, I'll)
+    those stay names or candidates; a word of OTHER_WORDS that no list holds as a name (I, I'm, You)
     is read as that language's whatever its case."""
     if not len(c):
         return
@@ -268,7 +268,7 @@ def other_language(c: Context) -> None:
     after_cue = c.previous(cue) & c.same_message()
     other_word = kind == foreign.OTHER
     read = mostly_other[c.message] & ~c.title & (
-        (c.label == L_UNKNOWN) & other_word  # I'm, I'll: in no name list, whatever its case
+        np.isin(c.label, (L_UNKNOWN, L_ANTI)) & other_word  # I, I'm, You: in no name list, whatever its case
         | ((c.label == L_UNKNOWN) | np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS)) & other_word)
         & (~c.capitalised | c.sentence_start) & (~after_cue | other_word))
     c.set(read, L_ANTI, _OTHER_LANGUAGE_RULE)

@@ -22,7 +22,7 @@ from triage.lexicons import spelling_key
 # another language. Words that French also writes (a, de, la, que, con, fin, mille, bis, tres...)
 # are left out, and so are the anglicisms French SMS use on their own (ok, cool, lol, bye, ciao).
 _ENGLISH = """
-the you your yours and is are was were be been being have has had does did don't doesn't didn't i'm you're
+i the you your yours and is are was were be been being have has had does did don't doesn't didn't i'm you're
 it's that's what's i'll i've we're they're can't won't isn't wasn't aren't haven't couldn't wouldn't
 shouldn't i'd you'll we'll they'll there's let's what when where who why how this that these those
 with from of to in at it my we they she his her our their will would could should just know love see get
