@@ -72,12 +72,19 @@ def test_laughter_is_no_nickname_even_after_a_cue(lexicons):
     assert hidden[0] == [] and hidden[1] == [(7, 11, "SUR")]
 
 
-def test_laughter_is_a_name_candidate_again_without_the_onomatopoeia_step(lexicons):
-    from triage import recognizers
+def test_laughter_and_words_of_another_language_are_no_candidates_of_the_word_scorer(lexicons):
+    from triage.names import candidate_rows
 
-    for off, plain in (((), True), (("onomatopoeia",), False)):
-        analysis = SeekAndHide(lexicons, off=off).analyse(["Gogogo on y va"])
-        assert bool(recognizers.recognise(analysis).plain[0]) is plain
+    def candidates(text, off=()):
+        analysis = SeekAndHide(lexicons, off=off).analyse([text])
+        tokens, _, _ = candidate_rows(analysis)
+        return [text[analysis.start[t]:analysis.end[t]] for t in tokens.tolist()]
+
+    assert "Gogogo" not in candidates("Gogogo on y va")
+    assert "Gogogo" in candidates("Gogogo on y va", off={"onomatopoeia"})
+    english = "I will call you later when I get home tonight"
+    assert candidates(english) == []
+    assert {"will", "later", "tonight"} <= set(candidates(english, off={"other-language"}))
 
 
 # ---------------------------------------------------------------------- everyday words cut short

@@ -43,7 +43,7 @@ from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, w
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
-from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, NEVER_NAME_CODES, READ_AS_WORD_CODES, Analysis, Rule, rule_code
+from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis, Rule, rule_code
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -205,10 +205,6 @@ class Recognised:
     # (tokens,) titles (Mme, Dr): never a name, so neither hidden by the word scorer nor a risk
     # (Seek&Hide's title step: the capitalised word after one is the surname)
     title: np.ndarray | None = None
-    # (tokens,) words Seek&Hide reads as ordinary beyond doubt (NEVER_NAME_CODES: laughter, words of
-    # another language in a message in that language): never a name, so neither hidden by the word
-    # scorer nor a risk
-    plain: np.ndarray | None = None
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -295,8 +291,7 @@ def recognise(analysis: Analysis) -> Recognised:
         brand = (f["brand_any"] | f["brand_capitalised"] | f["everyday_brand"]) & ~f["first_name"] & ~f["surname"]
         scorer_tag[(scorer_tag == NONE) & brand] = MAR
     title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
-    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title,
-                      plain=np.isin(a.rule, NEVER_NAME_CODES))
+    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
@@ -336,15 +331,13 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     """(tag, P(name), already hidden, kept visible) of the word scorer's candidate words at
     `tokens`: a place, brand or nickname keeps the recognizers' tag; a candidate of a category
     not in `hide` can neither be hidden nor make its message risky (its probability becomes 0),
-    nor can a title (Mme, Dr), laughter (Seek&Hide's onomatopoeia step: Ahahaaaahahahaa) or a word of
-    another language in a message in that language (its other-language step); a candidate a context rule reads as an ordinary word ("une rose")
+    nor can a title (Mme, Dr); a candidate a context rule reads as an ordinary word ("une rose")
     is never hidden by the scorer but keeps its probability, which counts in the risk."""
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
     codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
-    never = recognised.title[tokens] | recognised.plain[tokens]
-    probability = np.where(hide_mask(hide)[codes] & ~never, probability, 0.0)
+    probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens], probability, 0.0)
     return tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens]
 
 

@@ -77,7 +77,8 @@ _OTHER_LANGUAGE_RULE = rule_code(Rule.OTHER_LANGUAGE)
 _ABBREVIATION_RULE = rule_code(Rule.ABBREVIATION)
 # The words Seek&Hide reads as ordinary words beyond doubt: laughter and interjections
 # (onomatopoeia: Ahahaaaahahahaa), words of another language in a message in that language
-# (other-language). Never a name: the word scorer neither hides them nor counts them in the risk.
+# (other-language). Never a name: no candidate of the word scorer (triage.names), which neither hides
+# them nor counts them in the risk nor learns from them.
 NEVER_NAME_CODES = (rule_code(Rule.ONOMATOPOEIA), _OTHER_LANGUAGE_RULE)
 # The context rules that read a word found in both lists as the ordinary word: the word scorer
 # leaves it visible, and it still counts in the risk.
