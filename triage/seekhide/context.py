@@ -24,10 +24,10 @@ from triage.seekhide.rules import (
     _GUESS_CODES,
     _KNOWN_RULE,
     _LOOKUP_CODES,
+    _NONE_RULE,
     _OTHER_LANGUAGE_RULE,
     _TITLE_RULE,
     _WEAK_RULE,
-    rule_code,
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
@@ -228,9 +228,6 @@ def abbreviation(c: Context) -> None:
     c.set(left & flags[:, 0] & ~after_cue, L_ANTI, _ABBREVIATION_RULE)
 
 
-_NONE_RULE = rule_code("none")
-
-
 def _language_evidence(lexicons, spelled, sids: np.ndarray) -> np.ndarray:
     """(what the word says of its message's language: foreign.word_class, a cue after which a name
     may follow in any language) of the spellings `sids`, (len(sids), 2)."""
@@ -245,8 +242,8 @@ def other_language(c: Context) -> None:
     """In a message mostly in another language (triage/seekhide/foreign.py: its words' own
     evidence, at least two words of that language), a word in no French list (UNKNOWN), or a name
     that is a frequent word of that language (will, my, can), is read as a word of that language:
-    ANTI_DICTIONARY, rule other-language, which the word scorer neither hides nor counts in the
-    risk. Unless it is capitalised away from a sentence start (Antho), or comes right after a
+    ANTI_DICTIONARY, rule other-language, no candidate of the word scorer (never hidden, never a
+    risk). Unless it is capitalised away from a sentence start (Antho), or comes right after a
     person cue (with X, tell X, avec X: a word of OTHER_WORDS aside, "and his") or after a title:
     those stay names or candidates; a word of OTHER_WORDS that no list holds as a name (I, I'm, You)
     is read as that language's whatever its case."""

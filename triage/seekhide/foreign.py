@@ -35,7 +35,7 @@ other another which while after before until since into over under through off d
 home house weekend month year years days weeks hours evening afternoon tomorrow's
 next first little big great nice awesome amazing wonderful beautiful lovely funny fun crazy
 ready late early right wrong best better worse worst bad sad glad happy tired busy free
- goes went gone come comes came take took give bring brought leave left stay find found
+goes went gone come comes came take took give bring brought leave left stay find found
 keep buy bought send wait waiting looking look looks watch saw seen feel feeling hope
 sleep slept eat ate drink meet play playing start started finish finished forget forgot
 remember understand believe help try trying working doing making having getting
@@ -59,7 +59,7 @@ quando adesso allora andiamo fatto abbiamo siamo questo quello niente prego scus
 """.split()
 _PORTUGUESE = """
 tudo bem saudades obrigado obrigada beijos beijo você voce muito não nao estou amanhã amanha hoje
- sim tchau querida querido minha
+sim tchau querida querido minha
 """.split()
 _GERMAN = """
 ich liebe dich morgen wie geht dir heute und nicht ist das auf nein danke gut sehr
@@ -69,7 +69,7 @@ schön schon auch aber mein meine wir kann habe hast gute nacht bist wann warum 
 _ARABIC = """
 salam khouya khoya khti hamdoulah hamdoullah hamdulillah hamdoulilah saha rabi rebbi habibi habibti
 wach nti nta rak kifach kifech kidayr kidayra mzyan mzyana bslama nchoufek ghedda ghda ghadi yallah
-wallah wallah bzaf chwiya kayn makayn walou safi mabrouk choukran chokran shukran barakallah
+wallah bzaf chwiya kayn makayn walou safi mabrouk choukran chokran shukran barakallah
 inchallah inshallah nchallah zarma labes bikhir sahbi sahbti drari hchouma
 """.split()
 OTHER_WORDS = frozenset(_ENGLISH + _SPANISH + _ITALIAN + _PORTUGUESE + _GERMAN + _ARABIC)

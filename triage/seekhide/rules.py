@@ -75,6 +75,7 @@ _FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
 _KNOWN_RULE = rule_code(Rule.KNOWN_NAME)
 _OTHER_LANGUAGE_RULE = rule_code(Rule.OTHER_LANGUAGE)
 _ABBREVIATION_RULE = rule_code(Rule.ABBREVIATION)
+_NONE_RULE = rule_code(Rule.NONE)
 # The words Seek&Hide reads as ordinary words beyond doubt: laughter and interjections
 # (onomatopoeia: Ahahaaaahahahaa), words of another language in a message in that language
 # (other-language). Never a name: no candidate of the word scorer (triage.names), which neither hides
