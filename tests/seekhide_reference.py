@@ -6,7 +6,8 @@ Word labels out of context come from SeekAndHide.label_word (the dictionaries an
 heuristics of section 3.2, one spelling at a time); this file adds what depends on the
 message: sentence starts, titles, weak names, guesses on capitalised words, ordinary words
 after a determiner or a copula (not after a presentative: c'est claire), a weak surname after a
-first name, the message label and what is hidden.
+first name, an everyday word cut short (dem), the words of a message mostly in another language,
+the message label and what is hidden.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 import re
 
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, NTA, TA, UNKNOWN, UNTAGGED
-from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
-from triage.seekhide import GUESS_RULES, SeekAndHide
+from triage.lexicons import COPULAS, DETERMINERS, PERSON_CUES, PRESENTATIVES, TITLES, fold, spelling_key
+from triage.seekhide import GUESS_RULES, SeekAndHide, foreign
+from triage.seekhide.shortened import abbreviations
 from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
 
 SENTENCE_END = re.compile(r"[.!?…]")
@@ -43,6 +45,8 @@ def reference_seek(seeker: SeekAndHide, text: str):
     """(message label, [(start, end, label, rule)] of the words, hidden spans)."""
     lexicons, off = seeker.lexicons, seeker.off
     words, hidden = [], []
+    read = []  # per word: what the other-language step reads (word class, capitalised, sentence start, after a cue)
+    previous_word = previous_foreign = None  # the key of the word before, punctuation aside (as each step reads it)
     sentence_start = True  # no word yet, or a sentence end or an emoticon since the last word
     previous_is_title = False
     previous_is_determiner = False  # the token just before is an article or a demonstrative
@@ -75,10 +79,16 @@ def reference_seek(seeker: SeekAndHide, text: str):
         elif ("copula" not in off and previous_is_copula and not in_compound and surface.islower()
               and label == AMBIGUOUS and rule in ("exact", "accent")):
             rule = "copula"  # l'eau est claire (but c'est claire: it is Claire)
+        after_person_cue = previous_word is not None and previous_word in PERSON_CUES
+        if ("abbreviation" not in off and label == UNKNOWN and rule in ("none", "weak-name") and not in_compound
+                and surface.islower() and fold(spelling_key(surface)) in abbreviations(lexicons)
+                and not after_person_cue):
+            label, rule = ANTI_DICTIONARY, "abbreviation"  # dem: demain cut short
         words.append((start, end, label, rule))
-        if label == DICTIONARY:
-            tag = "NOM" if rule in ("title", "first-name-surname") else lexicons.name_entry(info.match).tag
-            hidden.append((start, end, tag))
+        read.append((foreign.word_class(foreign.key_of(surface), lexicons), capitalised, sentence_start,
+                     previous_foreign is not None and foreign.is_cue(previous_foreign.rstrip("."), PERSON_CUES | TITLES),
+                     info.match))
+        previous_word, previous_foreign = spelling_key(surface), foreign.key_of(surface)
         previous_is_title = info.title and not in_compound
         previous_is_determiner = spelling_key(surface) in DETERMINERS and not in_compound
         previous_is_copula = spelling_key(surface) in COPULAS and not in_compound and not previous_is_presentative
@@ -87,6 +97,20 @@ def reference_seek(seeker: SeekAndHide, text: str):
                                   and rule not in ("title", "determiner", "copula", "first-name-surname")
                                   and info.match in lexicons.first_names)
         sentence_start = False
+    kinds = [kind for kind, *_ in read]
+    if "other-language" not in off and foreign.mostly_other(kinds.count(foreign.FRENCH), kinds.count(foreign.OTHER),
+                                                            kinds.count(foreign.UNKNOWN)):
+        for i, ((start, end, label, rule), (kind, capitalised, sentence_start, after_cue, _)) in enumerate(zip(words, read)):
+            other_word = kind == foreign.OTHER
+            if rule != "title" and (
+                    label in (UNKNOWN, ANTI_DICTIONARY) and other_word  # I, I'm
+                    or (label == UNKNOWN or label in (DICTIONARY, AMBIGUOUS) and other_word)
+                    and (not capitalised or sentence_start) and (not after_cue or other_word)):
+                words[i] = (start, end, ANTI_DICTIONARY, "other-language")  # I will call you later
+    for (start, end, label, rule), (*_, match) in zip(words, read):
+        if label == DICTIONARY:
+            tag = "NOM" if rule in ("title", "first-name-surname") else lexicons.name_entry(match).tag
+            hidden.append((start, end, tag))
     if hidden:
         message = TA
     elif all(label == ANTI_DICTIONARY for _, _, label, _ in words):

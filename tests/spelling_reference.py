@@ -14,6 +14,7 @@ from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
 from triage.names import _NICKNAME_SUFFIXES, _PET_SUFFIXES, NameLikeness, is_reduplication
 from triage.recognizers import (
     _PERSON_ONLY_CUES,
+    EVERYDAY_BRANDS,
     NICKNAME_EXCEPTIONS,
     PLACE_CUES,
     brand_heads,
@@ -50,6 +51,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         key in brand_heads(),
         (text.islower() and len(folded) in TRUNCATION_LENGTHS and folded.isalpha() and folded in truncations(lexicons)
          and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS),
+        key in lexicons.last_names or folded in lexicons.last_names,
+        key in EVERYDAY_BRANDS,
     )
 
 

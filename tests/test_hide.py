@@ -109,10 +109,13 @@ def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
     assert classify("j'ai acheté un pull Jennyfer", hide=PLACES_AND_BRANDS) == [("TA", [("Jennyfer", "MAR")])]
 
 
-# The recognizers' steps: a message, the words the step tags, and their tags without it.
+# The recognizers' steps: a message, the words the step tags, and their tags without it (the tags
+# of what is hidden before the word scorer; for brand-word, the tag the word scorer would hide with).
 RECOGNIZER_STEP_EXAMPLES = [
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
+    ("brand-word", "j'ai appelé Free ce matin", ["Free"], ["scorer:"]),
+    ("misspelt-place", "je vais à Marseile demain", ["Marseile"], []),
     ("nickname-truncation", "slt seb tu viens demain", ["seb"], []),
 ]
 
@@ -121,10 +124,15 @@ RECOGNIZER_STEP_EXAMPLES = [
                          ids=[e[0] for e in RECOGNIZER_STEP_EXAMPLES])
 def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, tags_without):
     from triage import recognizers
-    from triage.seekhide import STEPS, SeekAndHide
+    from triage.seekhide import K_WORD, STEPS, SeekAndHide
 
     def tags(seeker):
-        hidden, _, _ = recognizers.apply(seeker.analyse([text]), frozenset(HIDE_TAGS))
+        analysis = seeker.analyse([text])
+        hidden, _, recognised = recognizers.apply(analysis, frozenset(HIDE_TAGS))
+        if step == "brand-word":
+            return [f"scorer:{recognizers.TAG_CODES[recognised.scorer_tag[t]]}"
+                    for t in range(len(analysis.kind)) if analysis.kind[t] == K_WORD
+                    and text[analysis.start[t]:analysis.end[t]] in words]
         return [tag for start, end, tag in hidden[0] if text[start:end] in words]
 
     assert step in STEPS

@@ -46,6 +46,9 @@ PIECES = [
     "une", "La", "l'", "rose", "ange", "rose-bonbon",  # a determiner before a word that is a name too
     "est", "reste", "c'", "c", "qui", "claire", "est-ce",  # a copula, with or without a presentative
     "marie", "durand", "Girard", "seb", "flo",  # a surname after a first name; first names cut short
+    "dem", "deso", "journé", "avec",  # everyday words cut short, and a person cue
+    "I'm", "will", "my", "the", "you", "tomorrow", "with", "Will", "and", "hola",  # another language
+    "Ahahaaaahahahaa", "gogogo", "Pppppp", "Marseile", "Free",  # laughter, a place misspelt, a brand
     "j'arrive", "aujourd'hui", "qu'il", "t’appelle", "c'est-à-dire", "jsp", "mdr", "tkt", "ok", "a+", "2m1",
     "06 12 34 56 78", "+33 6 12 34 56 78", "0612345678", "julie.martin@example.fr", "https://example.org/a?b=1",
     "www.exemple.fr", "12 rue de la Paix", "75001", "18h30", "5€", "1er",
@@ -231,7 +234,8 @@ def test_the_output_does_not_depend_on_the_process(tmp_path):
 @settings(max_examples=400, **SETTINGS)
 @given(texts=st.lists(any_text, min_size=1, max_size=5),
        off=st.sets(st.sampled_from(["title", "weak-name", "capitalised-guess", "misspelling", "determiner",
-                                        "copula", "first-name-surname"]),
+                                        "copula", "first-name-surname", "onomatopoeia", "abbreviation",
+                                        "other-language"]),
                    max_size=2))
 def test_the_batch_code_agrees_with_the_per_message_reference(lexicons, texts, off):
     from seekhide_reference import reference_seek

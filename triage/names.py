@@ -2,7 +2,8 @@
 look like a person's name and should be hidden too (beyond the paper).
 
 Candidates are the words Seek&Hide could not settle: AMBIGUOUS, UNKNOWN, weak names, and any
-capitalised word. Each gets features a reader uses: a capital away from the sentence start,
+capitalised word; never laughter nor the words of a message in another language (Seek&Hide's
+onomatopoeia and other-language steps), which the scorer neither hides nor learns from. Each gets features a reader uses: a capital away from the sentence start,
 a cue before it ("avec X", "chez X", "coucou X", "bisous X"), punctuation after it (a
 vocative: "ça va Aude ?"), the dictionary's frequency rank, elongation, and, from the corpus
 itself, how often the word is written in lower case by other messages: a word many people
@@ -34,6 +35,7 @@ from triage.seekhide import (
     L_ANTI,
     L_DICTIONARY,
     L_UNKNOWN,
+    NEVER_NAME_CODES,
     RULES,
     Analysis,
     SeekResult,
@@ -287,7 +289,9 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     after_cue[1:] = context[sid[:-1], 1] & same_message
     after_title[1:] = context[sid[:-1], 2] & same_message
     last[:-1] = ~same_message
-    candidate = (label != L_ANTI) | context[sid, 0] | (rule != rule_code("exact"))
+    # Words Seek&Hide reads as ordinary beyond doubt (laughter, words of another language in a message
+    # in that language: NEVER_NAME_CODES) are no candidates: never hidden, never a risk, never learnt from.
+    candidate = ((label != L_ANTI) | context[sid, 0] | (rule != rule_code("exact"))) & ~np.isin(rule, NEVER_NAME_CODES)
     chosen = np.flatnonzero(candidate)
     if not len(chosen):
         return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)

@@ -42,7 +42,8 @@ from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
-from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis
+from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
+from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis, Rule, rule_code
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -51,14 +52,13 @@ NICKNAME_EXCEPTIONS = word_list("nicknames/exceptions.txt")
 # Person cues that are no place cues: "à" and "de" announce places more than people.
 _PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
 _VOWELS = frozenset("aeiouy")
-# Nicknames by truncation are cut from common first names: Seb, Flo, Caro, Steph come from names
-# among the 1,000 commonest of the national list (Grégory is 721st), where a short start is
-# recognisable; rarer names give starts that are mostly chance strings of letters.
-TRUNCATED_FROM = 1_000
-TRUNCATION_LENGTHS = range(3, 6)  # seb .. steph; shorter is an initial, longer a name of its own
-
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "two-word-brand", "brand-person-cue", "nickname-truncation", where=__name__)
+steps.declare("recognizer", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
+              where=__name__)
+# Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
+# names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
+# the word scorer would hide is a brand, not a name ("j'ai appelé Free"): step brand-word.
+EVERYDAY_BRANDS = frozenset({"orange", "free", "total", "casino", "leader", "quick"})
 
 # Tags as small integers over the tokens of a batch (0: none): comparisons of strings over
 # every token would cost classify more than the recognizers themselves.
@@ -66,11 +66,12 @@ TAG_CODES = ("", *HIDE_TAGS)
 _CODE = {tag: i for i, tag in enumerate(TAG_CODES)}
 _TAGS = np.asarray(TAG_CODES, dtype=object)
 NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
+_ONOMATOPOEIA = rule_code("onomatopoeia")
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
-          "truncation")
+          "truncation", "surname", "everyday_brand")
 
 
 def brands() -> dict[str, str]:
@@ -95,19 +96,6 @@ def places(lexicons: Lexicons) -> tuple[frozenset[str], frozenset[str]]:
         known = frozenset(lexicons.cities | lexicons.regions | lexicons.countries | FOREIGN_PLACES)
         _PLACES[lexicons] = known, frozenset(p.split(" ")[0] for p in known if p.count(" ") == 1)
     return _PLACES[lexicons]
-
-
-# Keyed by the lexicons themselves, weakly (as places): the starts of the common first names.
-_TRUNCATIONS: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
-
-
-def truncations(lexicons: Lexicons) -> frozenset[str]:
-    """The starts (TRUNCATION_LENGTHS letters, accents aside) of the TRUNCATED_FROM commonest first
-    names, shorter than the name itself: seb, sebas, caro, steph..."""
-    if lexicons not in _TRUNCATIONS:
-        common = [fold(name) for name, rank in lexicons.first_name_ranks.items() if rank <= TRUNCATED_FROM]
-        _TRUNCATIONS[lexicons] = frozenset(name[:k] for name in common for k in TRUNCATION_LENGTHS if len(name) > k)
-    return _TRUNCATIONS[lexicons]
 
 
 def is_truncation_shape(text: str, folded: str, starts: frozenset[str]) -> bool:
@@ -157,7 +145,34 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         members(brand_heads(), key),
         np.fromiter(map(is_truncation_shape, texts, folded, itertools.repeat(truncations(lexicons))), dtype=bool,
                     count=len(folded)) & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
+        known("last_names") | known("last_names", "folded"),
+        members(EVERYDAY_BRANDS, key),
     ])
+
+
+def misspelt_places(lexicons: Lexicons, table) -> np.ndarray:
+    """Per spelling of a table, whether an SMS heuristic of Seek&Hide read it as a place: accents
+    aside, letters repeated read once, or one edit away (Nimes: nîmes, Toulousse: toulouse,
+    Marseile: marseille)."""
+    known_places, _ = places(lexicons)
+    folded_places = _folded_places(lexicons)
+    heuristics = (Rule.ACCENT, Rule.REPETITION, Rule.MISSPELLING)
+
+    def compute(sids: np.ndarray) -> list[bool]:
+        infos = [table.infos[s] for s in sids.tolist()]
+        return [info is not None and info.rule in heuristics
+                and (info.match in known_places or fold(info.match) in folded_places) for info in infos]
+    return table.column("recognizers.misspelt_place", compute, bool)
+
+
+_FOLDED_PLACES: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _folded_places(lexicons: Lexicons) -> frozenset[str]:
+    """The place spellings of `places`, accents aside."""
+    if lexicons not in _FOLDED_PLACES:
+        _FOLDED_PLACES[lexicons] = frozenset(map(fold, places(lexicons)[0]))
+    return _FOLDED_PLACES[lexicons]
 
 
 def ordinary_words(lexicons: Lexicons, table) -> np.ndarray:
@@ -216,6 +231,9 @@ def recognise(analysis: Analysis) -> Recognised:
     place_cue, person_cue = after("place_cue"), after("person_cue")
     written = f["capitalised"] | f["caps"]
     place, cue = f["place"].copy(), place_cue.copy()
+    # A place misspelt (à Marseile, sur Montpelier, à Toulousse): an SMS heuristic's match is a place.
+    if a.seeker.is_on("misspelt-place"):
+        place |= misspelt_places(lexicons, table)[a.spelling] & word
     # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
     # together; the pair is a place as its second word is, with the cue before the first word.
     heads = words[:-1][f["place_head"][words[:-1]] & same[1:] & written[words[1:]]]
@@ -253,7 +271,8 @@ def recognise(analysis: Analysis) -> Recognised:
             case = table_of_brands.get(spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}"))
             if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
                 mar[t] = mar[nxt] = True
-    sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue)
+    # Laughter is no nickname, even after a cue (bisous hihi: Seek&Hide's onomatopoeia step).
+    sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue) & (a.rule != _ONOMATOPOEIA)
     # A first name cut short (seb) that Seek&Hide could not settle: hidden after a person cue, else
     # left to the word scorer as SUR (its probability counts in the risk).
     truncated = f["truncation"] & (a.label == L_UNKNOWN) & a.seeker.is_on("nickname-truncation")
@@ -265,6 +284,12 @@ def recognise(analysis: Analysis) -> Recognised:
     scorer_tag[truncated & (tag == NONE)] = SUR
     plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
+    # A brand of the lists, or an everyday word that is also a brand (Free, Orange), that is no
+    # first name nor surname is a brand wherever it stands: the word scorer hides it as MAR, never
+    # as a name (so not at all unless --hide names MAR).
+    if a.seeker.is_on("brand-word"):
+        brand = (f["brand_any"] | f["brand_capitalised"] | f["everyday_brand"]) & ~f["first_name"] & ~f["surname"]
+        scorer_tag[(scorer_tag == NONE) & brand] = MAR
     title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
     return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title)
 

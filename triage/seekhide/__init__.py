@@ -48,6 +48,7 @@ from triage.seekhide.known import KnownMatcher, KnownNames, known_names_of, read
 from triage.seekhide.report import SeekTables, tables  # noqa: F401
 from triage.seekhide.rules import (  # noqa: F401
     GUESS_RULES,
+    NEVER_NAME_CODES,
     READ_AS_WORD_CODES,
     RECOGNIZER_STEPS,
     RULES,

@@ -13,21 +13,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from triage.lexicons import COPULAS, DETERMINERS, PRESENTATIVES, spelling_key
-from triage.seekhide import steps
+from triage.lexicons import COPULAS, DETERMINERS, PERSON_CUES, PRESENTATIVES, TITLES, fold, spelling_key
+from triage.seekhide import foreign, shortened, steps
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import (
+    _ABBREVIATION_RULE,
     _COPULA_RULE,
     _DETERMINER_RULE,
     _FIRST_NAME_SURNAME_RULE,
     _GUESS_CODES,
     _KNOWN_RULE,
     _LOOKUP_CODES,
+    _NONE_RULE,
+    _OTHER_LANGUAGE_RULE,
     _TITLE_RULE,
     _WEAK_RULE,
     READ_AS_WORD_CODES,
 )
-from triage.seekhide.table import L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
+from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
 from triage.spelling_batch import members
 
 if TYPE_CHECKING:
@@ -202,6 +205,70 @@ def first_name_surname(c: Context) -> None:
                             & (c.message[:-1] == c.message[1:]))
     surname = after_first_name & c.weak & listed[:, 1] & ~c.in_compound
     c.set(surname, L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+
+
+@context_rule("abbreviation")
+def abbreviation(c: Context) -> None:
+    """A word written in lower case that the rules before left UNKNOWN (in no list, or a weak name
+    the weak-name rule left unknown: dem, journé, deso) and that is the start of a word the SMS
+    forms stand for (triage/seekhide/shortened.py: demain, journée, désolé) and of no common first
+    name (seb, caro stay nicknames) is that word cut short: ANTI_DICTIONARY, rule abbreviation;
+    not right after a person cue (avec dem: a name may follow)."""
+    if not len(c):
+        return
+    spelled, starts = c.table.texts, shortened.abbreviations(c.seeker.lexicons)
+
+    def read(sids: np.ndarray) -> list[tuple[bool, bool]]:  # (cut short, a person cue)
+        keys = [(text, spelling_key(text)) for text in map(spelled.__getitem__, sids.tolist())]
+        return [(text.islower() and fold(key) in starts, key in PERSON_CUES) for text, key in keys]
+
+    flags = c.table.column("seekhide.abbreviation", read, bool, width=2)[c.spelling]
+    after_cue = c.previous(flags[:, 1]) & c.same_message()
+    left = (c.label == L_UNKNOWN) & np.isin(c.rule, (_NONE_RULE, _WEAK_RULE)) & ~c.in_compound
+    c.set(left & flags[:, 0] & ~after_cue, L_ANTI, _ABBREVIATION_RULE)
+
+
+def _language_evidence(lexicons, spelled, sids: np.ndarray) -> np.ndarray:
+    """(what the word says of its message's language: foreign.word_class, a cue after which a name
+    may follow in any language) of the spellings `sids`, (len(sids), 2)."""
+    cues = PERSON_CUES | TITLES
+    keys = [foreign.key_of(spelled[s]) for s in sids.tolist()]
+    return np.asarray([(foreign.word_class(key, lexicons), foreign.is_cue(key.rstrip("."), cues)) for key in keys],
+                      dtype=np.int8).reshape(-1, 2)
+
+
+@context_rule("other-language")
+def other_language(c: Context) -> None:
+    """In a message mostly in another language (triage/seekhide/foreign.py: its words' own
+    evidence, at least two words of that language), a word in no French list (UNKNOWN), or a name
+    that is a frequent word of that language (will, my, can), is read as a word of that language:
+    ANTI_DICTIONARY, rule other-language, no candidate of the word scorer (never hidden, never a
+    risk). Unless it is capitalised away from a sentence start (Antho), or comes right after a
+    person cue (with X, tell X, avec X: a word of OTHER_WORDS aside, "and his") or after a title:
+    those stay names or candidates; a word of OTHER_WORDS that no list holds as a name (I, I'm, You)
+    is read as that language's whatever its case."""
+    if not len(c):
+        return
+    lexicons, spelled = c.seeker.lexicons, c.table.texts
+    evidence = c.table.column("seekhide.language", lambda sids: _language_evidence(lexicons, spelled, sids),
+                              np.int8, width=2)[c.spelling]
+    kind, cue = evidence[:, 0], evidence[:, 1].astype(bool)
+    n = int(c.message.max()) + 1
+
+    def count(which: int) -> np.ndarray:
+        return np.bincount(c.message[kind == which], minlength=n)
+
+    french, other, unknown = count(foreign.FRENCH), count(foreign.OTHER), count(foreign.UNKNOWN)
+    mostly_other = foreign.mostly_other(french, other, unknown)  # for every message at once
+    if not mostly_other.any():
+        return
+    after_cue = c.previous(cue) & c.same_message()
+    other_word = kind == foreign.OTHER
+    read = mostly_other[c.message] & ~c.title & (
+        np.isin(c.label, (L_UNKNOWN, L_ANTI)) & other_word  # I, I'm, You: in no name list, whatever its case
+        | ((c.label == L_UNKNOWN) | np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS)) & other_word)
+        & (~c.capitalised | c.sentence_start) & (~after_cue | other_word))
+    c.set(read, L_ANTI, _OTHER_LANGUAGE_RULE)
 
 
 @context_rule("known-names")

@@ -39,6 +39,12 @@ class Rule(enum.StrEnum):
     FIRST_NAME_SURNAME = "first-name-surname"
     # context: a known name (--known-names) or one of its variants, hidden with its tag
     KNOWN_NAME = "known-names"
+    # context: a lower-case word left unknown that starts a word the SMS forms stand for, and no
+    # common first name, is that word cut short (dem: demain, journé: journée)
+    ABBREVIATION = "abbreviation"
+    # context: in a message mostly in another language, a word in no French list (or a lower-case
+    # name that is a frequent word of that language: will, my) is a word of that language
+    OTHER_LANGUAGE = "other-language"
 
 
 # Heuristics that guess an ordinary word from an unknown spelling (capitalised mid-sentence,
@@ -67,6 +73,14 @@ _TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
 _DETERMINER_RULE, _COPULA_RULE = rule_code(Rule.DETERMINER), rule_code(Rule.COPULA)
 _FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
 _KNOWN_RULE = rule_code(Rule.KNOWN_NAME)
+_OTHER_LANGUAGE_RULE = rule_code(Rule.OTHER_LANGUAGE)
+_ABBREVIATION_RULE = rule_code(Rule.ABBREVIATION)
+_NONE_RULE = rule_code(Rule.NONE)
+# The words Seek&Hide reads as ordinary words beyond doubt: laughter and interjections
+# (onomatopoeia: Ahahaaaahahahaa), words of another language in a message in that language
+# (other-language). Never a name: no candidate of the word scorer (triage.names), which neither hides
+# them nor counts them in the risk nor learns from them.
+NEVER_NAME_CODES = (rule_code(Rule.ONOMATOPOEIA), _OTHER_LANGUAGE_RULE)
 # The context rules that read a word found in both lists as the ordinary word: the word scorer
 # leaves it visible, and it still counts in the risk.
 READ_AS_WORD_CODES = (_DETERMINER_RULE, _COPULA_RULE)

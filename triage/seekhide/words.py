@@ -35,6 +35,58 @@ _ONOMATOPOEIA = re.compile(
     r"|y+[ea]+h*|y+e+s+|b+o+f+|z+z+|c+h+u+t+|b+a+h+|b+e+n+|e+u+h+|h+e+u+|m+o+u+a+i+s+|n+a+n+"
     r"|o+u+a+i+[sp]*|w+e+s+h+|y+o+u+p+i+|o+l+a+l+a+|o+h+l+a+l+a+|b+o+u+h*|m+m+h*|c+o+o+l+"
 )
+_VOWELS = frozenset("aeiouy")
+_LAUGH_LETTERS = _VOWELS | {"h"}
+# A letter stretched for emphasis: written this many times in a row.
+STRETCHED = 3
+# Sounds stretched for emphasis are this short once each run of a letter is read once (hannnn: han,
+# ouhlaaa: ouhla, pfiouuu: pfiou); the stretched words of a list were found by the repetition step.
+MAX_STRETCHED_SOUND = 5
+
+
+def is_onomatopoeia(folded: str) -> bool:
+    """Laughter, interjections and sounds, of any length (`folded`: lower case, no accents):
+    - the interjections of _ONOMATOPOEIA (mdrrr, ptdr, lool, pfff, hmm, xD, ouf, bof...);
+    - a syllable repeated, each run of a letter read once: laughter, a syllable of `h` and vowels
+      twice or more (haha, Ahahaaaahahahaa, hihihi, héhé, ouhouh), after at most three letters
+      (mouahahah, bwahaha); any other syllable of two or three letters three times or more
+      (gogogo, lalalala, lélélélé, trololo), after at most two letters: a nickname repeats its
+      syllable only once (juju, Domdom);
+    - one letter written three times or more (pppp, mmmm, zzz);
+    - a short sound stretched for emphasis that no list knows even without the repetition
+      (hannnn, ouhlaaa, pfiouuu: the repetition step found the stretched words of the lists).
+    """
+    if _ONOMATOPOEIA.fullmatch(folded):
+        return True
+    sound = _RUN.sub(r"\1", folded)  # each run of a letter read once
+    if len(sound) == 1:
+        return len(folded) >= STRETCHED
+    if _repeated_syllable(sound):
+        return True
+    return len(sound) <= MAX_STRETCHED_SOUND and _STRETCH.search(folded) is not None
+
+
+_STRETCH = re.compile(rf"(\w)\1{{{STRETCHED - 1},}}")
+
+
+def _repeated_syllable(sound: str) -> bool:
+    """A syllable of two or three letters repeated (see is_onomatopoeia), possibly cut short at the
+    end (hahah, trololo), in `sound`, a spelling with each run of a letter read once."""
+    for size in (2, 3):
+        for start in range(4):
+            unit = sound[start : start + size]
+            if len(unit) < size:
+                break
+            laughter = "h" in unit and set(unit) <= _LAUGH_LETTERS and bool(_VOWELS & set(unit))
+            if start > (3 if laughter else 2):
+                continue
+            end = start
+            while sound.startswith(unit, end):
+                end += size
+            repeats = (end - start) // size
+            if repeats >= (2 if laughter else 3) and unit.startswith(sound[end:]):
+                return True
+    return False
 # Of the clitics (dictionaries/cues/clitics.txt), those that stack when glued ("jtm" = je t'aime).
 _CONCAT_CLITICS = "jtmslnc"
 _VOWEL_OR_H = tuple("aeiouyhéèêàâîôû")
@@ -164,7 +216,7 @@ class WordLabeller:
         if not folded or not folded.isalpha():
             return WordInfo(UNKNOWN, Rule.NONE, key)
         found = (is_on("repetition") and self._repetitions(folded)) \
-            or (is_on("onomatopoeia") and _ONOMATOPOEIA.fullmatch(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
+            or (is_on("onomatopoeia") and is_onomatopoeia(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
             or (is_on("apostrophe") and self._apostrophe(folded)) \
             or (is_on("concatenation") and self._concatenation(folded)) \
             or (is_on("misspelling") and self._misspelling(folded))
