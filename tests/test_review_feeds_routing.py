@@ -108,3 +108,14 @@ def test_evaluate_reports_the_review_loop_beside_the_budget_read_at_once(cli, tm
     loop = json.loads((tmp_path / "evaluate.json").read_text())["simulated_review"]
     assert loop["rounds"] == 2 and [row["round"] for row in loop["rows"]] == [1, 2]
     assert loop["rows"][-1]["expert_share"] == 0.1
+
+
+def test_the_python_api_gives_the_review_loop_as_a_table():
+    import pandas as pd
+
+    import triage
+    from conftest import SAMPLE
+
+    report = triage.evaluate(pd.read_csv(SAMPLE, keep_default_na=False), no_cross_validation=True, simulate_review=2)
+    loop = report.tables["simulated_review"]
+    assert list(loop["round"]) == [1, 2] and list(loop["expert_share"]) == [0.05, 0.1]
