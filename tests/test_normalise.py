@@ -265,3 +265,25 @@ def test_letters_spelled_out_with_any_separators_are_joined_and_hidden_with_the_
     # not a name spelled out: fewer than four letters, a path, a run going on into a word
     for kept in ["a - b", "2 / 3", "a/b/c", "y a-t-il", "https://exemple.fr/a/b/c/d", "x.a.b.c.de", "J'ai vu E.T. hier"]:
         assert fold(kept) == (kept, None), kept
+
+
+def test_the_letters_drawn_in_another_style_are_every_one_unicode_gives():
+    """The table built at import skips runs of code points that NFKC leaves alone and finds
+    the small capitals by name; it must hold exactly what testing every code point gives."""
+    from triage.normalise import _LETTER_FORMS, _STYLED_LETTER_RANGES, COMPATIBILITY_LETTERS
+
+    expected = {}
+    for low, high in _STYLED_LETTER_RANGES:
+        for point in range(low, high):
+            char = chr(point)
+            if char in CONFUSABLES:
+                continue
+            tag = unicodedata.decomposition(char).partition(" ")[0]
+            if tag in _LETTER_FORMS or tag == "<compat>" and char.isalpha():
+                folded = unicodedata.normalize("NFKC", char)
+                if folded.isalpha() and (char.isalpha() or len(folded) == 1):
+                    expected[char] = folded
+            elif unicodedata.name(char, "").startswith("LATIN LETTER SMALL CAPITAL ") and len(unicodedata.name(char)) == 28:
+                expected[char] = unicodedata.name(char)[-1].lower()
+    assert COMPATIBILITY_LETTERS == expected
+    assert COMPATIBILITY_LETTERS["𝐍"] == "N" and COMPATIBILITY_LETTERS["ᴀ"] == "a" and COMPATIBILITY_LETTERS["ﬁ"] == "fi"

@@ -28,6 +28,7 @@ Only the standard library ``re`` is used.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -302,7 +303,7 @@ _CITY = (
 )
 _POSTCODE_CITY = rf"[ {_NBSP}]*,?[ {_NBSP}]*{_POSTCODE}(?:[ {_NBSP}]+{_CITY})?"
 
-_ADR_RE = re.compile(
+_ADR_PATTERN = (
     rf"""
     (?<![\w:,.])                             # not "18h30", "3,5", "12.5"
     [0-9]{{1,4}}(?:[ {_NBSP}]?(?:bis|ter|quater|[a-d]){_END_OF_WORD})?
@@ -319,11 +320,18 @@ _ADR_RE = re.compile(
         )
     )
     (?:{_POSTCODE_CITY})?
-    """,
-    re.VERBOSE | re.IGNORECASE,
+    """
 )
 
-# Cheap gate before _ADR_RE (whose street-name part is costly even when it
+
+@functools.cache
+def _adr_re() -> re.Pattern:
+    """The address expression, compiled the first time a message passes the gate below: its
+    20,000 characters take longer to compile than the rest of start-up's expressions
+    together, and most runs of a few messages never need it."""
+    return re.compile(_ADR_PATTERN, re.VERBOSE | re.IGNORECASE)
+
+# Cheap gate before the address expression (whose street-name part is costly even when it
 # fails): a number not glued to a word, then the next word, which must be a
 # street type (its first word) or bis/ter/a-d. Starting with a bare [0-9] lets
 # `re` skip to digits fast; the lookbehind then checks the character before
@@ -522,7 +530,7 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
     for gate in _ADR_GATE.finditer(text):
         start = gate.start()
         if start >= adr_end and gate.group(1).lower() in _ADR_GATE_WORDS:
-            m = _ADR_RE.match(text, start)
+            m = _adr_re().match(text, start)
             if m:
                 found.append((start, m.end(), "ADR"))
                 adr_end = m.end()

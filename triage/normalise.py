@@ -89,27 +89,45 @@ _LETTER_FORMS = frozenset(["<font>", "<circle>", "<square>", "<wide>", "<narrow>
                            "<initial>", "<medial>", "<final>", "<isolated>", "<vertical>"])
 
 
+# Where the letters drawn in another style are: the blocks beyond these hold none (the
+# ideographs, Hangul syllables and surrogates between 0x3400 and 0xA000 and from 0xAC00 to
+# 0xF900, and the planes' other blocks up to 0x1D400).
+_STYLED_LETTER_RANGES = ((0xA0, 0x3400), (0xA000, 0xAC00), (0xF900, 0x10000), (0x1D400, 0x1F200))
+
+
 def _compatibility_letters() -> dict[str, str]:
     """Each character that Unicode's compatibility folding (NFKC) turns into letters only, with
     those letters: mathematical bold, italic, script, fraktur and double-struck letters, circled
     and squared letters, full-width letters, superscript and subscript letters, ligatures ("ﬁ")
     and presentation forms; and the Latin small capitals, which have no compatibility form, as
-    their lower-case letter. Punctuation ("…" is three dots) and symbols ("℃") stay as written."""
+    their lower-case letter. Punctuation ("…" is three dots) and symbols ("℃") stay as written.
+
+    Worked out at import, in code-point order: a run of 32 code points that NFKC leaves as it is
+    holds no compatibility form and is skipped whole (a character with one always changes), and
+    the small capitals are found by their names."""
     found = {}
-    # (the ideographs, Hangul syllables and surrogates between 0x3400 and 0xA000 and from 0xAC00
-    # to 0xF900, and the planes' other blocks up to 0x1D400, hold none)
-    for point in [*range(0xA0, 0x3400), *range(0xA000, 0xAC00), *range(0xF900, 0x10000), *range(0x1D400, 0x1F200)]:
-        char = chr(point)
-        tag = unicodedata.decomposition(char).partition(" ")[0]
-        if char in CONFUSABLES:  # a look-alike ("ϲ") reads as the Latin letter, in a Latin word
+    for low, high in _STYLED_LETTER_RANGES:
+        for block in range(low, high, 32):
+            chars = "".join(map(chr, range(block, min(block + 32, high))))
+            if unicodedata.is_normalized("NFKC", chars):
+                continue
+            for char in chars:
+                if char in CONFUSABLES:  # a look-alike ("ϲ") reads as the Latin letter, in a Latin word
+                    continue
+                tag = unicodedata.decomposition(char).partition(" ")[0]
+                if tag in _LETTER_FORMS or tag == "<compat>" and char.isalpha():
+                    folded = unicodedata.normalize("NFKC", char)
+                    if folded.isalpha() and (char.isalpha() or len(folded) == 1):
+                        found[char] = folded
+    for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+        try:
+            char = unicodedata.lookup(f"LATIN LETTER SMALL CAPITAL {letter}")
+        except KeyError:
             continue
-        if tag in _LETTER_FORMS or tag == "<compat>" and char.isalpha():
-            folded = unicodedata.normalize("NFKC", char)
-            if folded.isalpha() and (char.isalpha() or len(folded) == 1):
-                found[char] = folded
-        elif unicodedata.name(char, "").startswith("LATIN LETTER SMALL CAPITAL ") and len(unicodedata.name(char)) == 28:
-            found[char] = unicodedata.name(char)[-1].lower()
-    return found
+        if (char not in CONFUSABLES and not unicodedata.decomposition(char)
+                and any(low <= ord(char) < high for low, high in _STYLED_LETTER_RANGES)):
+            found[char] = letter.lower()
+    return dict(sorted(found.items()))
 
 
 COMPATIBILITY_LETTERS: dict[str, str] = _compatibility_letters()
