@@ -108,6 +108,9 @@ def test_a_polars_frame_gives_a_polars_frame_and_pairs_give_pandas(demo):
     pairs = triage.classify(list(zip(few.id, few.text)))
     assert isinstance(pairs, pd.DataFrame)
     assert pairs.decision.tolist() == from_pandas.decision.tolist()
+    texts = triage.classify(few.text.tolist())  # texts alone: numbered from 1, as rows without ids
+    assert texts.id.tolist() == [str(n) for n in range(1, 31)]
+    assert texts.anonymised.tolist() == from_pandas.anonymised.tolist()
 
 
 def test_results_keep_the_index_and_the_id_values_of_the_input(demo):
@@ -170,7 +173,7 @@ def test_a_model_file_is_checked_as_the_command_line_checks_it(tmp_path):
 @pytest.mark.parametrize("call, kind, fragment", [
     (lambda: triage.classify(pd.DataFrame({"message": ["x"]})), BadInput, "no column 'text'"),
     (lambda: triage.classify(str(SAMPLE)), BadInput, "read it first"),
-    (lambda: triage.classify([("1", "a", "b")]), BadInput, "not an (id, text) pair"),
+    (lambda: triage.classify([("1", "a", "b")]), BadInput, "neither an (id, text) pair nor"),
     (lambda: triage.classify([("1", "salut")], expert_budget=-2), BadOption, "share of messages (0 to 1"),
     (lambda: triage.classify([("1", "salut")], scheduler="tcp://x:1"), BadOption, "--scheduler is for"),
     (lambda: triage.train(pd.DataFrame({"text": ["a"], "label": ["maybe"]})), BadInput, "is not TA or NTA"),

@@ -153,7 +153,10 @@ NEGATIVE = {
         "en 2012 et 2013",
         "la saison 2012-2013",
         "1 250 000 000 euros de dette",
-        "code postal 34000",
+        "le code postal c quoi",
+        "mon mdp est trop long",
+        "15000",
+        "123456 fois merci",
         "les chambres 12 14 16 18",
         "le code 18h30 ca marche pas",
         "code promo NOEL20",
@@ -286,6 +289,15 @@ COD_POSITIVE = [
     ("mdp: azer12ty", "azer12ty"),
     ("le mot de passe c chat2019", "chat2019"),
     ("ma plaque c AB-123-CD", "AB-123-CD"),
+    # a postal code after its cue, passwords, a number sent alone
+    ("code postal 34000", "34000"),
+    ("mon code postal c 34000 merci", "34000"),
+    ("mdp c azerty123", "azerty123"),
+    ("password: Soleil#2024", "Soleil#2024"),
+    ("le mot de passe est jupiter75!", "jupiter75"),
+    ("pwd=abc12", "abc12"),
+    ("847392", "847392"),
+    (" 4829137 !", "4829137"),
     ("immat AB 123 CD", "AB 123 CD"),
 ]
 

@@ -12,8 +12,8 @@ holds them together), less those that only concern files (`--output`, `--force`,
 `--encoding`, `--delimiter`, `--on-bad-lines`, `--out-dir`, ...). Both call the same jobs
 (triage.jobs and the modules below it): the command line with files, the API with the
 messages in memory (triage.frames) and the rows collected instead of written. Messages are
-a pandas DataFrame, a polars DataFrame or any iterable of (id, text) pairs; results come back
-in the kind given (pandas for pairs). Errors are triage.errors' classes: BadInput, BadModel,
+a pandas DataFrame, a polars DataFrame, any iterable of (id, text) pairs or a list of texts; results come back
+in the kind given (pandas for pairs and texts). Errors are triage.errors' classes: BadInput, BadModel,
 BadOption, OutputRefused / OutputExists, all of them InputError. docs/api.md has a worked
 example.
 """

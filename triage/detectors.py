@@ -399,13 +399,17 @@ _IBAN_RE = re.compile(
 # (+ porte, d'entrée, de la porte, immeuble, pin, ...), "porte", "badge", "pin", "mdp", "mot de
 # passe", "interphone", "cadenas", "alarme", and an optional ":", "=", "est", "c'est (le)" or the
 # SMS "c" / "cé"; and plates ("AB-123-CD", "AB 123 CD") after "plaque" or "immat(riculation)".
-# Leaves out "code postal 34000", "code promo NOEL20", times ("code 18h30"), years ("code 2024"),
-# prices ("badge 1500€"), codes of 9+ characters (8+ digits are caught above anyway) and codes
-# without a cue ("4521B" alone: the word scorer and the expert see it).
+# A postal code after "code postal" is a code too. Passwords after "mdp", "mot de passe" or
+# "password" are longer and mixed: up to 24 characters holding a digit ("mdp c azerty123").
+# A message that is a number of six or seven digits and nothing else is a code sent alone
+# (a verification or client number: "482913"). Leaves out "code promo NOEL20", times
+# ("code 18h30"), years ("code 2024"), prices ("badge 1500€"), other codes of 9+ characters
+# (8+ digits are caught above anyway) and other codes without a cue ("4521B" alone: the word
+# scorer and the expert see it).
 _DOOR_QUALIFIERS = (
     "porte", "entrée", "entree", "immeuble", "imm", "portail", "accès", "acces",
     "bâtiment", "batiment", "bât", "bat", "hall", "interphone", "pin",
-    "alarme", "garage", "parking", "résidence", "residence", "secret",
+    "alarme", "garage", "parking", "résidence", "residence", "secret", "postal",
 )
 _CODE_CUES = ("code", "digicode", "porte", "badge", "pin", "mdp", "interphone", "cadenas", "alarme")
 _DOOR_CODE_RE = re.compile(
@@ -421,6 +425,16 @@ _DOOR_CODE_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+_PASSWORD_RE = re.compile(
+    rf"""
+    \b(?:mdp|mot[ {_NBSP}]de[ {_NBSP}]passe|password|passwd|pwd){_END_OF_WORD}
+    [ {_NBSP}]*(?:(?:[:=]|(?:est|c['’]est|c[ ]est|c|cé)(?![\w'’]))[ {_NBSP}]*(?:le[ {_NBSP}]+)?)?
+    (?P<code>(?=[^\s,;]{{0,23}}[0-9])[\w@#$%&*+][\w@#$%&*+=!?.\-]{{2,22}}[\w@#$%&*+=\-])
+    (?![\w@#$%&*+=\-]|[!?.]+[\w@#$%&*+=\-])
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_LONE_NUMBER = re.compile(r"\s*(?P<code>[0-9]{6,7})\s*[.!]?\s*")
 _PLATE_RE = re.compile(
     rf"""
     \b(?:plaque|immat(?:riculation)?){_END_OF_WORD}[^0-9\n]{{0,20}}?
@@ -431,7 +445,7 @@ _PLATE_RE = re.compile(
 # Any cue, in lower case: a cheap test before the patterns above (substring tests on the
 # lower-cased text are four times faster than one case-insensitive regular expression).
 _CODE_CUES_LOWER = ("code", "porte", "badge", "pin", "mdp", "passe", "interphone", "cadenas", "alarme", "plaque",
-                    "immat")
+                    "immat", "password", "passwd", "pwd")
 
 # --------------------------------------------------------------------------
 # Detection
@@ -534,9 +548,12 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
             if m:
                 found.append((start, m.end(), "ADR"))
                 adr_end = m.end()
+    lone = _LONE_NUMBER.fullmatch(text)
+    if lone:
+        found.append((lone.start("code"), lone.end("code"), "COD"))
     lower = text.lower()
     if any(cue in lower for cue in _CODE_CUES_LOWER):
-        for pattern in (_DOOR_CODE_RE, _PLATE_RE):
+        for pattern in (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE):
             for m in pattern.finditer(text):
                 found.append((m.start("code"), m.end("code"), "COD"))
 

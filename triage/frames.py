@@ -100,7 +100,8 @@ class Source:
 
 
 def source(data, *, what: str = "messages") -> Source:
-    """The messages of a pandas or polars DataFrame, or of (id, text) pairs, as Records."""
+    """The messages of a pandas or polars DataFrame, of (id, text) pairs, or of texts alone (a
+    list of strings: their ids are their row numbers, 1, 2, 3...), as Records."""
     if isinstance(data, Source):
         return data
     kind = kind_of(data)
@@ -123,10 +124,14 @@ def source(data, *, what: str = "messages") -> Source:
 
 
 def _pairs(data) -> list[list]:
+    data = list(data)
+    if data and all(isinstance(item, str) for item in data):
+        return [[str(number) for number in range(1, len(data) + 1)], data]  # texts alone: row numbers
     ids, texts = [], []
     for number, item in enumerate(data, 1):
         if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 2:
-            raise BadInput(f"item {number} of the messages is not an (id, text) pair: {str(item)[:40]!r}")
+            raise BadInput(f"item {number} of the messages is neither an (id, text) pair nor, like every "
+                           f"other item, a text: {str(item)[:40]!r}")
         ids.append(item[0])
         texts.append(item[1])
     return [ids, texts]
