@@ -314,9 +314,22 @@ def _probe_scheduler(address: str, seconds: float) -> None:
                             if isinstance(answer, dict) else f"{address} is not a dask scheduler")
 
 
+def _local_worker_environment() -> dict:
+    """The configuration of the local cluster's worker processes: distributed's, without the
+    MALLOC_TRIM_THRESHOLD_ it sets for them. That setting makes the C library hand freed memory
+    back to the system at once, and take it again for the next batch: a third more CPU for
+    classify, whose memory is bounded by its own budget (triage/memory.py)."""
+    import dask
+
+    environment = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+    environment.pop("MALLOC_TRIM_THRESHOLD_", None)
+    return {"distributed.nanny.pre-spawn-environ": environment}
+
+
 def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None) -> Iterator:
     from contextlib import ExitStack
 
+    import dask
     from distributed import Client, LocalCluster
     from distributed.comm.addressing import get_address_host_port
 
@@ -341,7 +354,8 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
                     f"no dask worker joined the scheduler at {scheduler} within {WORKER_WAIT_SECONDS} s"
                 ) from None
         else:
-            cluster = stack.enter_context(LocalCluster(n_workers=max(1, jobs), **LOCAL_CLUSTER_OPTIONS))
+            with dask.config.set(_local_worker_environment()):
+                cluster = stack.enter_context(LocalCluster(n_workers=max(1, jobs), **LOCAL_CLUSTER_OPTIONS))
             client = stack.enter_context(Client(cluster, set_as_default=False))
         workers = len(client.nthreads())
         shared = client.scatter(spec, broadcast=True, hash=False)
