@@ -6,7 +6,8 @@ Word labels out of context come from SeekAndHide.label_word (the dictionaries an
 heuristics of section 3.2, one spelling at a time); this file adds what depends on the
 message: sentence starts, titles, weak names, guesses on capitalised words, ordinary words
 after a determiner or a copula (not after a presentative: c'est claire), a weak surname after a
-first name, an everyday word cut short (dem), the words of a message mostly in another language,
+first name, a capitalised common surname read as a word after a capitalised first name (Sophie
+Petit), an everyday word cut short (dem), the words of a message mostly in another language,
 the message label and what is hidden.
 """
 
@@ -15,12 +16,38 @@ from __future__ import annotations
 import re
 
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, NTA, TA, UNKNOWN, UNTAGGED
-from triage.lexicons import COPULAS, DETERMINERS, PERSON_CUES, PRESENTATIVES, TITLES, fold, spelling_key
+from triage.lexicons import (
+    CLITICS,
+    COPULAS,
+    DETERMINERS,
+    PERSON_CUES,
+    PRESENTATIVES,
+    TITLES,
+    fold,
+    spelling_key,
+    word_list,
+)
 from triage.seekhide import GUESS_RULES, SeekAndHide, foreign
+from triage.seekhide.context import COMMON_SURNAME_RANK
 from triage.seekhide.shortened import abbreviations
 from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
 
 SENTENCE_END = re.compile(r"[.!?…]")
+# Words of a closed class: never a surname, whatever their rank in the surname list (Julie Le gâteau).
+CLOSED = DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | TITLES | word_list("cues/place_cues.txt")
+
+
+def in_capitals(surface: str) -> bool:
+    return surface.isupper() and len(surface) > 1
+
+
+def word_surname(lexicons, surface: str) -> bool:
+    """Written with a capital, a common surname the lists read as an ordinary word (accents
+    aside), no word of a closed class."""
+    key = spelling_key(surface)
+    rank = lexicons.word_surnames.get(key) or lexicons.word_surnames.get(fold(key))
+    return (surface[:1].isupper() and rank is not None and rank <= COMMON_SURNAME_RANK
+            and key not in CLOSED | lexicons.pronouns | lexicons.sms.keys())
 
 
 def words_of(seeker: SeekAndHide, text: str):
@@ -53,6 +80,9 @@ def reference_seek(seeker: SeekAndHide, text: str):
     previous_is_copula = False  # ... a copula, itself not right after a presentative (c'est)
     previous_is_presentative = False
     previous_is_first_name = False  # the token just before is a first name Seek&Hide hides or highlights
+    # ... written with a capital (not in capitals), and no ordinary word if it starts a sentence
+    previous_is_capitalised_first_name = False
+    previous_read_in_capitals = None  # (index in words, label, rule before): a word-surname in capitals
     for start, end, surface, info, in_compound in words_of(seeker, text):
         if in_compound is None:  # not a word: punctuation, number, emoticon, detector hit
             token = info
@@ -61,6 +91,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
             if token.kind == EMOTICON or (token.kind == PUNCT and SENTENCE_END.search(token.text)):
                 sentence_start = True
             previous_is_determiner = previous_is_copula = previous_is_presentative = previous_is_first_name = False
+            previous_is_capitalised_first_name, previous_read_in_capitals = False, None
             continue
         label, rule = info.label, str(info.rule)
         capitalised = surface[:1].isupper() and not surface.isupper()
@@ -79,6 +110,15 @@ def reference_seek(seeker: SeekAndHide, text: str):
         elif ("copula" not in off and previous_is_copula and not in_compound and surface.islower()
               and label == AMBIGUOUS and rule in ("exact", "accent")):
             rule = "copula"  # l'eau est claire (but c'est claire: it is Claire)
+        if previous_read_in_capitals is not None and not in_compound and in_capitals(surface):
+            index, before_label, before_rule = previous_read_in_capitals  # Julie GROS BISOUS: emphasis
+            words[index] = (*words[index][:2], before_label, before_rule)
+        previous_read_in_capitals = None
+        if ("word-surname" not in off and previous_is_capitalised_first_name and not in_compound
+                and label == ANTI_DICTIONARY and rule in ("exact", "accent") and word_surname(lexicons, surface)):
+            if in_capitals(surface):
+                previous_read_in_capitals = (len(words), label, rule)
+            label, rule = DICTIONARY, "word-surname"  # Sophie Petit, avec Marc Blanc
         after_person_cue = previous_word is not None and previous_word in PERSON_CUES
         if ("abbreviation" not in off and label == UNKNOWN and rule in ("none", "weak-name") and not in_compound
                 and surface.islower() and fold(spelling_key(surface)) in abbreviations(lexicons)
@@ -96,6 +136,8 @@ def reference_seek(seeker: SeekAndHide, text: str):
         previous_is_first_name = (label in (DICTIONARY, AMBIGUOUS) and not in_compound
                                   and rule not in ("title", "determiner", "copula", "first-name-surname")
                                   and info.match in lexicons.first_names)
+        previous_is_capitalised_first_name = (previous_is_first_name and capitalised
+                                              and (label == DICTIONARY or not sentence_start))
         sentence_start = False
     kinds = [kind for kind, *_ in read]
     if "other-language" not in off and foreign.mostly_other(kinds.count(foreign.FRENCH), kinds.count(foreign.OTHER),
@@ -109,7 +151,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
                 words[i] = (start, end, ANTI_DICTIONARY, "other-language")  # I will call you later
     for (start, end, label, rule), (*_, match) in zip(words, read):
         if label == DICTIONARY:
-            tag = "NOM" if rule in ("title", "first-name-surname") else lexicons.name_entry(match).tag
+            tag = "NOM" if rule in ("title", "first-name-surname", "word-surname") else lexicons.name_entry(match).tag
             hidden.append((start, end, tag))
     if hidden:
         message = TA

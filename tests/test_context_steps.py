@@ -9,7 +9,7 @@ from triage.schema import DICTIONARY, UNKNOWN
 from triage.seekhide import L_DICTIONARY, SeekAndHide, context, rule_code, steps
 
 CONTEXT_RULES = ("title", "weak-name", "capitalised-guess", "determiner", "copula", "first-name-surname",
-                 "abbreviation", "other-language", "known-names")
+                 "word-surname", "abbreviation", "other-language", "known-names")
 
 
 @pytest.fixture

@@ -46,6 +46,7 @@ PIECES = [
     "une", "La", "l'", "rose", "ange", "rose-bonbon",  # a determiner before a word that is a name too
     "est", "reste", "c'", "c", "qui", "claire", "est-ce",  # a copula, with or without a presentative
     "marie", "durand", "Girard", "seb", "flo",  # a surname after a first name; first names cut short
+    "Sophie", "Petit", "PETIT", "Blanc", "Rivière", "GROS", "Le",  # a surname the lists read as a word
     "dem", "deso", "journé", "avec",  # everyday words cut short, and a person cue
     "I'm", "will", "my", "the", "you", "tomorrow", "with", "Will", "and", "hola",  # another language
     "Ahahaaaahahahaa", "gogogo", "Pppppp", "Marseile", "Free",  # laughter, a place misspelt, a brand
@@ -234,8 +235,8 @@ def test_the_output_does_not_depend_on_the_process(tmp_path):
 @settings(max_examples=400, **SETTINGS)
 @given(texts=st.lists(any_text, min_size=1, max_size=5),
        off=st.sets(st.sampled_from(["title", "weak-name", "capitalised-guess", "misspelling", "determiner",
-                                        "copula", "first-name-surname", "onomatopoeia", "abbreviation",
-                                        "other-language"]),
+                                        "copula", "first-name-surname", "word-surname", "onomatopoeia",
+                                        "abbreviation", "other-language"]),
                    max_size=2))
 def test_the_batch_code_agrees_with_the_per_message_reference(lexicons, texts, off):
     from seekhide_reference import reference_seek

@@ -224,6 +224,7 @@ STEP_EXAMPLES = [
     ("determiner", "je t'ai acheté une rose", "rose", "exact"),
     ("copula", "l'eau est claire aujourd'hui", "claire", "exact"),
     ("first-name-surname", "je suis avec marie durand", "durand", "weak-name"),
+    ("word-surname", "Sophie Petit arrive demain", "Petit", "exact"),
     ("abbreviation", "on se voit dem soir", "dem", "weak-name"),
     ("other-language", "I will call you later when I get home", "later", "weak-name"),
     ("known-names", "slt zorglubiiine", "zorglubiiine", "none"),

@@ -143,8 +143,10 @@ COPULAS = word_list("cues/copulas.txt")
 PRESENTATIVES = word_list("cues/presentatives.txt")
 
 
-def _read_names(path: Path, excluded: set[str]) -> tuple[dict[str, int], dict[str, int]]:
-    """(spelling -> id, spelling -> frequency rank), lower case, exceptions removed.
+def _read_names(path: Path, excluded: set[str], removed: dict[str, int] | None = None
+                ) -> tuple[dict[str, int], dict[str, int]]:
+    """(spelling -> id, spelling -> frequency rank), lower case, exceptions removed (and kept in
+    `removed`, spelling -> rank, when it is given).
 
     The file is parsed in bulk (one split of the whole text) because it holds 200,000+ rows
     and start-up time matters.
@@ -159,6 +161,8 @@ def _read_names(path: Path, excluded: set[str]) -> tuple[dict[str, int], dict[st
     id_of = dict(zip(reversed(names), map(int, reversed(ids))))
     rank_of = dict(zip(reversed(names), map(int, reversed(ranks))))
     for name in excluded & id_of.keys():
+        if removed is not None:
+            removed[name] = rank_of[name]
         del id_of[name], rank_of[name]
     return id_of, rank_of
 
@@ -204,6 +208,10 @@ class Lexicons:
     folded_names: dict[str, str]  # accent-folded spelling -> an accented name spelling
     folded_anti: WordList  # accent-folded spellings of the accented ordinary words
     apostrophe_words: frozenset[str]  # words of forms and sms with an apostrophe: aujourd'hui
+    # The surnames the lists read as ordinary words (names/exceptions.txt: petit, blanc, bonnet),
+    # with their rank in the surname list: never looked up as names, but Seek&Hide's step
+    # word-surname reads a common one as a surname right after a first name (Sophie Petit).
+    word_surnames: dict[str, int]
     # The ordinary words (flag ORDINARY) and first-name spellings (flag FIRST_NAME) by their
     # one-letter deletions, for the misspelling heuristic (triage/nearwords.py).
     near_words: NearWords
@@ -370,6 +378,7 @@ SNAPSHOT_ARRAYS = {
     "pronouns": "U", "cities": "U", "regions": "U", "countries": "U",
     "folded_names": "U", "folded_name_targets": "U", "folded_anti": "S", "apostrophe_words": "U",
     "near_keys": "u", "near_entries": "i", "near_words": "S", "near_flags": "u",
+    "word_surnames": "U", "word_surname_ranks": "i",
 }
 # The flags of NearWords entries: an ordinary word, a first-name spelling (or both).
 ORDINARY, FIRST_NAME = 1, 2
@@ -399,7 +408,8 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
     )
     pronouns = _read_list(directory / "pronouns" / "pronouns.txt")
     first_names, first_name_ranks = _read_names(directory / "names" / "first_names.tsv", excluded_names)
-    last_name_ids, _ = _read_names(directory / "names" / "last_names.tsv", excluded_names)
+    word_surnames: dict[str, int] = {}
+    last_name_ids, _ = _read_names(directory / "names" / "last_names.tsv", excluded_names, word_surnames)
     last_names = WordList.from_words(last_name_ids)
     other_anti = _merged_small_anti(sms, pronouns, cities, regions, countries)
     folded_names = _fold_index(chain(first_names, last_names))
@@ -425,6 +435,8 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         "folded_anti": WordList.from_words(folded_anti).array,
         "apostrophe_words": _strings({word for word in chain(forms, sms) if "'" in word}),
         "near_keys": near.keys, "near_entries": near.entries, "near_words": near.words, "near_flags": near.flags,
+        "word_surnames": _strings(word_surnames),
+        "word_surname_ranks": np.array(list(word_surnames.values()), dtype=np.int64),
     }
 
 
@@ -450,6 +462,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
         folded_names=dict(zip(arrays["folded_names"].tolist(), arrays["folded_name_targets"].tolist())),
         folded_anti=WordList(arrays["folded_anti"]),
         apostrophe_words=frozenset(arrays["apostrophe_words"].tolist()),
+        word_surnames=dict(zip(arrays["word_surnames"].tolist(), arrays["word_surname_ranks"].tolist())),
         near_words=NearWords(arrays["near_keys"], arrays["near_entries"], arrays["near_words"], arrays["near_flags"]),
         fingerprint=str(arrays["fingerprint"]),
         user_names=_read_list(user_directory / USER_NAMES_FILE),
@@ -463,7 +476,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
 
 # Bump when the arrays or the way they are derived change: older snapshots are then ignored
 # (their names no longer match).
-SNAPSHOT_VERSION = 3
+SNAPSHOT_VERSION = 4
 
 
 def cache_directory() -> Path:

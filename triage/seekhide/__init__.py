@@ -53,6 +53,7 @@ from triage.seekhide.rules import (  # noqa: F401
     RECOGNIZER_STEPS,
     RULES,
     STEPS,
+    SURNAME_CODES,
     WORD_STEPS,
     Rule,
     rule_code,

@@ -15,7 +15,7 @@ from triage.normalise import grapheme_spans
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
 from triage.seekhide.context import Context, apply_rules
 from triage.seekhide.known import KNOWN_TAGS
-from triage.seekhide.rules import _FIRST_NAME_SURNAME_RULE, _KNOWN_RULE, _TITLE_RULE, RULES
+from triage.seekhide.rules import _KNOWN_RULE, _TITLE_RULE, RULES, SURNAME_CODES
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -184,7 +184,7 @@ class Analysis:
         positions = np.flatnonzero(self.hidden_mask())
         tags = self.spellings.column("seekhide.tag", self._spelling_tags, object)[self.spelling[positions]]
         rules = self.rule[positions]
-        tags[(rules == _TITLE_RULE) | (rules == _FIRST_NAME_SURNAME_RULE)] = "NOM"
+        tags[np.isin(rules, SURNAME_CODES)] = "NOM"  # read as a surname from its context
         if self.known_tag is not None:
             known = rules == _KNOWN_RULE
             tags[known] = np.asarray(KNOWN_TAGS, dtype=object)[self.known_tag[positions[known]]]

@@ -13,7 +13,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from triage.lexicons import COPULAS, DETERMINERS, PERSON_CUES, PRESENTATIVES, TITLES, fold, spelling_key
+from triage import spelling_batch as batch
+from triage.lexicons import (
+    CLITICS,
+    COPULAS,
+    DETERMINERS,
+    PERSON_CUES,
+    PRESENTATIVES,
+    TITLES,
+    fold,
+    spelling_key,
+    word_list,
+)
 from triage.seekhide import foreign, shortened, steps
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import (
@@ -28,10 +39,11 @@ from triage.seekhide.rules import (
     _OTHER_LANGUAGE_RULE,
     _TITLE_RULE,
     _WEAK_RULE,
+    _WORD_SURNAME_RULE,
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
-from triage.spelling_batch import members
+from triage.spelling_batch import members, texts_of
 
 if TYPE_CHECKING:
     from triage.seekhide import SeekAndHide
@@ -205,6 +217,67 @@ def first_name_surname(c: Context) -> None:
                             & (c.message[:-1] == c.message[1:]))
     surname = after_first_name & c.weak & listed[:, 1] & ~c.in_compound
     c.set(surname, L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+
+
+# The surnames the lists read as ordinary words that word-surname reads as surnames: the common ones,
+# up to this rank in the surname list (Petit is the 4th, Fontaine the 21st, Blanc the 35th; Bien,
+# far beyond, stays a word).
+COMMON_SURNAME_RANK = 10_000
+# Closed classes, never read as surnames whatever their rank ("Julie Le gâteau" is no Julie Le):
+# articles and demonstratives, copulas, presentatives, clitics, person and place cues, titles; the
+# pronouns and the SMS forms are added from the lexicons.
+_CLOSED_CLASSES = (DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | TITLES
+                   | word_list("cues/place_cues.txt"))
+
+
+def _word_surnames(lexicons, table, sids: np.ndarray) -> np.ndarray:
+    """(a word-surname candidate, in capitals throughout) of the spellings `sids`, (len(sids), 2).
+    A candidate is written with a capital (Petit, PETIT) and is a common surname that the lists
+    read as an ordinary word (lexicons.word_surnames, up to COMMON_SURNAME_RANK, accents aside:
+    Rivière is riviere), no word of a closed class."""
+    ranks, limit = lexicons.word_surnames, COMMON_SURNAME_RANK
+    closed = _CLOSED_CLASSES | lexicons.pronouns | lexicons.sms.keys()
+    texts = texts_of(table, sids)
+    keys, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    rows = np.zeros((len(sids), 2), dtype=bool)
+    for i, text in enumerate(texts):
+        if text[:1].isupper():  # most spellings are not: nothing to look up
+            rank = ranks.get(keys[i]) or ranks.get(folded[i]) or limit + 1
+            rows[i, 0] = rank <= limit and keys[i] not in closed
+        rows[i, 1] = len(text) > 1 and text.isupper()
+    return rows
+
+
+@context_rule("word-surname")
+def word_surname(c: Context) -> None:
+    """A common surname that the lists read as an ordinary word (Petit, Blanc, Fontaine: the
+    lexicon build's exceptions, _word_surnames), written with a capital, right after a first name
+    written with a capital, nothing between, is a surname: DICTIONARY, hidden as NOM ("Sophie Petit
+    arrive", "avec Marc Blanc", "Sophie PETIT"). The first name is a word of the first-name list
+    that Seek&Hide hides or highlights (as for first-name-surname), capitalised (Julie: not in
+    capitals, so never in a message in capitals); at a sentence start, where its capital is the
+    sentence's, only a first name that is no ordinary word counts (Sophie Petit, not Marie Petit).
+    Never a closed-class word (Julie Le gâteau), nor a word in capitals followed by another
+    (Julie GROS BISOUS: a run of capitals is emphasis); in lower case, the word stays the word
+    (julie petit)."""
+    if len(c) <= 1:
+        return
+    lexicons, table = c.seeker.lexicons, c.table
+    flags = table.column("seekhide.word-surname", lambda sids: _word_surnames(lexicons, table, sids), bool,
+                         width=2)[c.spelling]
+    candidate = flags[:, 0] & (c.label == L_ANTI) & np.isin(c.rule, _LOOKUP_CODES) & ~c.in_compound
+    if not candidate.any():
+        return
+    infos = c.table.infos
+    listed = c.table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
+                            width=2)[c.spelling]
+    first_name = (listed[:, 0] & c.capitalised & (np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS)))
+                  & ~np.isin(c.rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
+                  & ((c.label == L_DICTIONARY) | ~c.sentence_start))
+    follows = c.follows()
+    run_of_capitals = np.zeros(len(c), dtype=bool)  # in capitals, and so is the word right after it
+    run_of_capitals[:-1] = flags[:-1, 1] & flags[1:, 1] & follows[1:]
+    c.set(candidate & follows & c.previous(first_name) & ~run_of_capitals, L_DICTIONARY, _WORD_SURNAME_RULE)
 
 
 @context_rule("abbreviation")

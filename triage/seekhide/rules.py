@@ -37,6 +37,9 @@ class Rule(enum.StrEnum):
     # context: a lower-case surname right after a first name is a surname (marie durand), which
     # the weak-name rule would otherwise leave readable
     FIRST_NAME_SURNAME = "first-name-surname"
+    # context: a capitalised common surname that the lists read as an ordinary word, right after a
+    # capitalised first name, is a surname (Sophie Petit, Marc Blanc)
+    WORD_SURNAME = "word-surname"
     # context: a known name (--known-names) or one of its variants, hidden with its tag
     KNOWN_NAME = "known-names"
     # context: a lower-case word left unknown that starts a word the SMS forms stand for, and no
@@ -72,6 +75,10 @@ def rule_code(rule: str) -> int:
 _TITLE_RULE, _WEAK_RULE = rule_code(Rule.TITLE), rule_code(Rule.WEAK_NAME)
 _DETERMINER_RULE, _COPULA_RULE = rule_code(Rule.DETERMINER), rule_code(Rule.COPULA)
 _FIRST_NAME_SURNAME_RULE = rule_code(Rule.FIRST_NAME_SURNAME)
+_WORD_SURNAME_RULE = rule_code(Rule.WORD_SURNAME)
+# The context rules that read a word as a surname from what stands before it (a title, a first
+# name): hidden as NOM, whatever the word is out of context (a town, a brand, an ordinary word).
+SURNAME_CODES = (_TITLE_RULE, _FIRST_NAME_SURNAME_RULE, _WORD_SURNAME_RULE)
 _KNOWN_RULE = rule_code(Rule.KNOWN_NAME)
 _OTHER_LANGUAGE_RULE = rule_code(Rule.OTHER_LANGUAGE)
 _ABBREVIATION_RULE = rule_code(Rule.ABBREVIATION)
