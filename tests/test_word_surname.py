@@ -1,10 +1,14 @@
 """Seek&Hide's word-surname step: a common surname that the lists read as an ordinary word (Petit,
 Blanc, Fontaine), written with a capital right after a first name written with a capital, is a
-surname, hidden as NOM. The messages are invented."""
+surname, hidden as NOM; and a surname read from its context (after a title or a first name) keeps
+its tag over the town or the brand it is also. The messages are invented."""
 
 import pytest
 
-from triage.schema import DICTIONARY
+from triage import model
+from triage.classifier import Classifier
+from triage.names import CorpusStats
+from triage.schema import CLASSIFY_COLUMNS, DICTIONARY
 from triage.seekhide import SeekAndHide
 from triage.seekhide.context import COMMON_SURNAME_RANK
 
@@ -87,3 +91,37 @@ def test_the_batch_code_agrees_with_the_reference_on_word_surnames(lexicons, off
         batch = (result.label, [(w.start, w.end, w.label, str(w.rule)) for w in result.words],
                  sorted(analysis.hidden_spans()[m]))
         assert batch == reference_seek(seeker, text), text
+
+
+# ------------------------------------------------------------------ in classify
+
+
+@pytest.fixture(scope="module")
+def classified():
+    texts = {
+        "title": "rdv chez Mme Fontaine demain",
+        "first name": "c'est Léa Fontaine qui organise",
+        "town": "je pars à Fontaine demain",
+        "pair": "Sophie Petit arrive demain",
+        "nickname": "merci pr Jojo",
+    }
+    classifier = Classifier(model.load_predictor(model.default_model_path()), stats=CorpusStats().add(texts.values()))
+    rows = classifier.rows(list(texts.items()))
+    return {row[0]: dict(zip(CLASSIFY_COLUMNS, row)) for row in rows}
+
+
+def test_a_surname_read_from_its_context_is_hidden_as_a_person_not_left_as_a_town(classified):
+    """Fontaine is a town too: after a title or a first name it is a surname, hidden as NOM (places
+    are readable by default); after "à" it stays the town."""
+    for key in ("title", "first name"):
+        assert "Fontaine" not in classified[key]["anonymised"]
+        assert '"NOM"' in classified[key]["hidden"]
+    assert "Fontaine" in classified["town"]["anonymised"]
+    assert "Petit" not in classified["pair"]["anonymised"] and "arrive demain" in classified["pair"]["anonymised"]
+
+
+def test_a_nickname_after_a_title_keeps_its_own_tag(classified):
+    """"pr" is a title (Pr) as much as an SMS "pour": the word after it stays the nickname the
+    recognizers found, hidden as SUR."""
+    assert "Jojo" not in classified["nickname"]["anonymised"]
+    assert '"SUR"' in classified["nickname"]["hidden"]

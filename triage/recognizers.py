@@ -43,7 +43,7 @@ from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, w
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
-from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, Analysis, Rule, rule_code
+from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -307,6 +307,9 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
         seek_codes = np.fromiter(map(_CODE.get, seek_tags.tolist(), itertools.repeat(0)), dtype=np.int8,
                                  count=len(seek_positions))
         own = tag[seek_positions] == NONE
+        # A surname read from its context (after a title or a first name: Mme Fontaine, Léa
+        # Fontaine) is a person, not the town or the brand it is also (a nickname keeps its SUR).
+        own |= np.isin(a.rule[seek_positions], SURNAME_CODES) & np.isin(tag[seek_positions], (LIE, MAR))
         if a.known_tag is not None:  # a known name keeps its own tag (PRE, NOM, SUR), wherever it stands
             own |= a.known_tag[seek_positions] >= 0
         tag[seek_positions[own]] = seek_codes[own]
