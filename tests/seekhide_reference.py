@@ -28,26 +28,27 @@ from triage.lexicons import (
     word_list,
 )
 from triage.seekhide import GUESS_RULES, SeekAndHide, foreign
-from triage.seekhide.context import COMMON_SURNAME_RANK
+from triage.seekhide.context import COMMON_SURNAME_RANK, SENTENCE_OPENERS
 from triage.seekhide.shortened import abbreviations
 from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
 
 SENTENCE_END = re.compile(r"[.!?…]")
-# Words of a closed class: never a surname, whatever their rank in the surname list (Julie Le gâteau).
-CLOSED = DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | TITLES | word_list("cues/place_cues.txt")
-
-
-def in_capitals(surface: str) -> bool:
-    return surface.isupper() and len(surface) > 1
+# Never a surname, whatever their rank in the surname list: the words of a closed class (Julie Le
+# gâteau), prepositions and conjunctions, and what opens a sentence (Julie Bonne soirée).
+PREPOSITIONS = {"sans", "sous", "sur", "vers", "contre", "entre", "pendant", "depuis", "devant", "derrière", "avant",
+                "après", "selon", "malgré", "parmi", "près", "hors", "puis", "donc", "mais", "car", "ni", "et", "ou",
+                "comme", "quand", "si"}
+CLOSED = (DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | TITLES | word_list("cues/place_cues.txt")
+          | PREPOSITIONS | SENTENCE_OPENERS)
 
 
 def word_surname(lexicons, surface: str) -> bool:
-    """Written with a capital, a common surname the lists read as an ordinary word (accents
-    aside), no word of a closed class."""
+    """Capitalised (not in capitals), a common surname the lists read as an ordinary word, none of
+    CLOSED, the pronouns or the SMS forms (accents aside)."""
     key = spelling_key(surface)
     rank = lexicons.word_surnames.get(key) or lexicons.word_surnames.get(fold(key))
-    return (surface[:1].isupper() and rank is not None and rank <= COMMON_SURNAME_RANK
-            and key not in CLOSED | lexicons.pronouns | lexicons.sms.keys())
+    return (surface[:1].isupper() and not surface.isupper() and rank is not None and rank <= COMMON_SURNAME_RANK
+            and not {key, fold(key)} & (CLOSED | lexicons.pronouns | lexicons.sms.keys()))
 
 
 def words_of(seeker: SeekAndHide, text: str):
@@ -82,7 +83,6 @@ def reference_seek(seeker: SeekAndHide, text: str):
     previous_is_first_name = False  # the token just before is a first name Seek&Hide hides or highlights
     # ... written with a capital (not in capitals), and no ordinary word if it starts a sentence
     previous_is_capitalised_first_name = False
-    previous_read_in_capitals = None  # (index in words, label, rule before): a word-surname in capitals
     for start, end, surface, info, in_compound in words_of(seeker, text):
         if in_compound is None:  # not a word: punctuation, number, emoticon, detector hit
             token = info
@@ -91,7 +91,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
             if token.kind == EMOTICON or (token.kind == PUNCT and SENTENCE_END.search(token.text)):
                 sentence_start = True
             previous_is_determiner = previous_is_copula = previous_is_presentative = previous_is_first_name = False
-            previous_is_capitalised_first_name, previous_read_in_capitals = False, None
+            previous_is_capitalised_first_name = False
             continue
         label, rule = info.label, str(info.rule)
         capitalised = surface[:1].isupper() and not surface.isupper()
@@ -110,14 +110,8 @@ def reference_seek(seeker: SeekAndHide, text: str):
         elif ("copula" not in off and previous_is_copula and not in_compound and surface.islower()
               and label == AMBIGUOUS and rule in ("exact", "accent")):
             rule = "copula"  # l'eau est claire (but c'est claire: it is Claire)
-        if previous_read_in_capitals is not None and not in_compound and in_capitals(surface):
-            index, before_label, before_rule = previous_read_in_capitals  # Julie GROS BISOUS: emphasis
-            words[index] = (*words[index][:2], before_label, before_rule)
-        previous_read_in_capitals = None
         if ("word-surname" not in off and previous_is_capitalised_first_name and not in_compound
                 and label == ANTI_DICTIONARY and rule in ("exact", "accent") and word_surname(lexicons, surface)):
-            if in_capitals(surface):
-                previous_read_in_capitals = (len(words), label, rule)
             label, rule = DICTIONARY, "word-surname"  # Sophie Petit, avec Marc Blanc
         after_person_cue = previous_word is not None and previous_word in PERSON_CUES
         if ("abbreviation" not in off and label == UNKNOWN and rule in ("none", "weak-name") and not in_compound

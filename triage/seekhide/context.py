@@ -223,61 +223,69 @@ def first_name_surname(c: Context) -> None:
 # up to this rank in the surname list (Petit is the 4th, Fontaine the 21st, Blanc the 35th; Bien,
 # far beyond, stays a word).
 COMMON_SURNAME_RANK = 10_000
-# Closed classes, never read as surnames whatever their rank ("Julie Le gâteau" is no Julie Le):
-# articles and demonstratives, copulas, presentatives, clitics, person and place cues, titles; the
-# pronouns and the SMS forms are added from the lexicons.
-_CLOSED_CLASSES = (DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | TITLES
-                   | word_list("cues/place_cues.txt"))
+# Prepositions and conjunctions that the cue lists leave out.
+_PREPOSITIONS = frozenset({
+    "sans", "sous", "sur", "vers", "contre", "entre", "pendant", "depuis", "devant", "derrière", "avant", "après",
+    "selon", "malgré", "parmi", "près", "hors", "puis", "donc", "mais", "car", "ni", "et", "ou", "comme", "quand", "si",
+})
+# What opens a new sentence or signs an SMS: the adjectives of wishes and thanks (Bon courage, Bonne
+# soirée, Gros bisous, Grand merci, Joyeux anniversaire, Belle journée), interjections (Bravo,
+# Chapeau, Top, Pardon), a parent's signature (Papa). Capitalised right after a first name, they start
+# a new sentence written without a full stop ("Merci Julie Gros bisous") more often than they name a
+# person. Petit stays a candidate: it is the 4th surname of the list ("Julie Petit coucou" is a
+# price paid for "Sophie Petit").
+SENTENCE_OPENERS = frozenset({
+    "bon", "bonne", "bons", "bonnes", "gros", "grosse", "grosses", "grand", "grande", "joyeux", "joyeuse",
+    "belle", "beau", "bel", "doux", "douce", "bravo", "chapeau", "top", "pardon", "papa",
+})
+# Never read as surnames whatever their rank ("Julie Le gâteau" is no Julie Le): articles and
+# demonstratives, copulas, presentatives, clitics, person and place cues, titles, prepositions and
+# conjunctions, sentence openers; the pronouns and the SMS forms are added from the lexicons.
+_NO_SURNAMES = (DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | TITLES | _PREPOSITIONS
+                | SENTENCE_OPENERS | word_list("cues/place_cues.txt"))
 
 
 def _word_surnames(lexicons, table, sids: np.ndarray) -> np.ndarray:
-    """(a word-surname candidate, in capitals throughout) of the spellings `sids`, (len(sids), 2).
-    A candidate is written with a capital (Petit, PETIT) and is a common surname that the lists
-    read as an ordinary word (lexicons.word_surnames, up to COMMON_SURNAME_RANK, accents aside:
-    Rivière is riviere), no word of a closed class."""
+    """Per spelling of `sids`, whether it is a word-surname candidate: capitalised (Petit: not in
+    capitals, since SMS shout words), a common surname that the lists read as an ordinary word
+    (lexicons.word_surnames, up to COMMON_SURNAME_RANK, accents aside: Rivière is riviere), and
+    none of _NO_SURNAMES, accents aside too."""
     ranks, limit = lexicons.word_surnames, COMMON_SURNAME_RANK
-    closed = _CLOSED_CLASSES | lexicons.pronouns | lexicons.sms.keys()
+    excluded = _NO_SURNAMES | lexicons.pronouns | lexicons.sms.keys()
     texts = texts_of(table, sids)
     keys, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
-    rows = np.zeros((len(sids), 2), dtype=bool)
+    found = np.zeros(len(sids), dtype=bool)
     for i, text in enumerate(texts):
-        if text[:1].isupper():  # most spellings are not: nothing to look up
+        if text[:1].isupper() and not text.isupper():  # most spellings are not: nothing to look up
             rank = ranks.get(keys[i]) or ranks.get(folded[i]) or limit + 1
-            rows[i, 0] = rank <= limit and keys[i] not in closed
-        rows[i, 1] = len(text) > 1 and text.isupper()
-    return rows
+            found[i] = rank <= limit and keys[i] not in excluded and folded[i] not in excluded
+    return found
 
 
 @context_rule("word-surname")
 def word_surname(c: Context) -> None:
     """A common surname that the lists read as an ordinary word (Petit, Blanc, Fontaine: the
-    lexicon build's exceptions, _word_surnames), written with a capital, right after a first name
-    written with a capital, nothing between, is a surname: DICTIONARY, hidden as NOM ("Sophie Petit
-    arrive", "avec Marc Blanc", "Sophie PETIT"). The first name is a word of the first-name list
-    that Seek&Hide hides or highlights (as for first-name-surname), capitalised (Julie: not in
-    capitals, so never in a message in capitals); at a sentence start, where its capital is the
-    sentence's, only a first name that is no ordinary word counts (Sophie Petit, not Marie Petit).
-    Never a closed-class word (Julie Le gâteau), nor a word in capitals followed by another
-    (Julie GROS BISOUS: a run of capitals is emphasis); in lower case, the word stays the word
-    (julie petit)."""
+    lexicon build's exceptions, _word_surnames), capitalised right after a capitalised first name,
+    nothing between, is a surname: DICTIONARY, hidden as NOM ("Sophie Petit arrive", "avec Marc
+    Blanc"). The first name is a word of the first-name list that Seek&Hide hides or highlights
+    (as for first-name-surname); at a sentence start, where its capital is the sentence's, only a
+    first name that is no ordinary word counts (Sophie Petit, not Marie Petit). Never a word of a
+    closed class (Julie Le gâteau) nor one that opens a sentence (Julie Bonne soirée), never in lower
+    case (julie petit) nor in capitals (SOPHIE PETIT, Julie GROS BISOUS: SMS shout words)."""
     if len(c) <= 1:
         return
     lexicons, table = c.seeker.lexicons, c.table
-    flags = table.column("seekhide.word-surname", lambda sids: _word_surnames(lexicons, table, sids), bool,
-                         width=2)[c.spelling]
-    candidate = flags[:, 0] & (c.label == L_ANTI) & np.isin(c.rule, _LOOKUP_CODES) & ~c.in_compound
+    found = table.column("seekhide.word-surname", lambda sids: _word_surnames(lexicons, table, sids), bool)
+    candidate = found[c.spelling] & (c.label == L_ANTI) & np.isin(c.rule, _LOOKUP_CODES) & ~c.in_compound
     if not candidate.any():
         return
-    infos = c.table.infos
-    listed = c.table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
-                            width=2)[c.spelling]
-    first_name = (listed[:, 0] & c.capitalised & (np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS)))
+    infos = table.infos
+    listed = table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
+                          width=2)[c.spelling]
+    first_name = (listed[:, 0] & c.capitalised & np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS))
                   & ~np.isin(c.rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
                   & ((c.label == L_DICTIONARY) | ~c.sentence_start))
-    follows = c.follows()
-    run_of_capitals = np.zeros(len(c), dtype=bool)  # in capitals, and so is the word right after it
-    run_of_capitals[:-1] = flags[:-1, 1] & flags[1:, 1] & follows[1:]
-    c.set(candidate & follows & c.previous(first_name) & ~run_of_capitals, L_DICTIONARY, _WORD_SURNAME_RULE)
+    c.set(candidate & c.follows() & c.previous(first_name), L_DICTIONARY, _WORD_SURNAME_RULE)
 
 
 @context_rule("abbreviation")
