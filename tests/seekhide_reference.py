@@ -28,7 +28,7 @@ from triage.lexicons import (
     word_list,
 )
 from triage.seekhide import GUESS_RULES, SeekAndHide, foreign
-from triage.seekhide.context import COMMON_SURNAME_RANK, SENTENCE_OPENERS
+from triage.seekhide.context import SENTENCE_OPENERS
 from triage.seekhide.shortened import abbreviations
 from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
 
@@ -43,11 +43,12 @@ CLOSED = (DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | TITLES
 
 
 def word_surname(lexicons, surface: str) -> bool:
-    """Capitalised (not in capitals), a common surname the lists read as an ordinary word, none of
+    """Capitalised (not in capitals), a common surname the lists read as an ordinary word (the lexicons
+    keep those up to COMMON_SURNAME_RANK), none of
     CLOSED, the pronouns or the SMS forms (accents aside)."""
     key = spelling_key(surface)
-    rank = lexicons.word_surnames.get(key) or lexicons.word_surnames.get(fold(key))
-    return (surface[:1].isupper() and not surface.isupper() and rank is not None and rank <= COMMON_SURNAME_RANK
+    return (surface[:1].isupper() and not surface.isupper()
+            and (key in lexicons.word_surnames or fold(key) in lexicons.word_surnames)
             and not {key, fold(key)} & (CLOSED | lexicons.pronouns | lexicons.sms.keys()))
 
 

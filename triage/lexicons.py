@@ -143,6 +143,12 @@ COPULAS = word_list("cues/copulas.txt")
 PRESENTATIVES = word_list("cues/presentatives.txt")
 
 
+# The surnames up to this rank in the surname list are common enough for Seek&Hide's step
+# word-surname to read one the lists read as a word as a surname after a first name (Petit is the
+# 4th, Fontaine the 21st, Blanc the 35th; Bien, the 20,095th, stays a word).
+COMMON_SURNAME_RANK = 10_000
+
+
 def _read_names(path: Path, excluded: set[str], removed: dict[str, int] | None = None
                 ) -> tuple[dict[str, int], dict[str, int]]:
     """(spelling -> id, spelling -> frequency rank), lower case, exceptions removed (and kept in
@@ -208,9 +214,10 @@ class Lexicons:
     folded_names: dict[str, str]  # accent-folded spelling -> an accented name spelling
     folded_anti: WordList  # accent-folded spellings of the accented ordinary words
     apostrophe_words: frozenset[str]  # words of forms and sms with an apostrophe: aujourd'hui
-    # The surnames the lists read as ordinary words (names/exceptions.txt: petit, blanc, bonnet),
-    # with their rank in the surname list: never looked up as names, but Seek&Hide's step
-    # word-surname reads a common one as a surname right after a first name (Sophie Petit).
+    # The common surnames (up to COMMON_SURNAME_RANK) that the lists read as ordinary words
+    # (names/exceptions.txt: petit, blanc, fontaine), with their rank in the surname list: never
+    # looked up as names, but Seek&Hide's step word-surname reads one as a surname right after a
+    # first name (Sophie Petit).
     word_surnames: dict[str, int]
     # The ordinary words (flag ORDINARY) and first-name spellings (flag FIRST_NAME) by their
     # one-letter deletions, for the misspelling heuristic (triage/nearwords.py).
@@ -411,6 +418,7 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
     word_surnames: dict[str, int] = {}
     last_name_ids, _ = _read_names(directory / "names" / "last_names.tsv", excluded_names, word_surnames)
     last_names = WordList.from_words(last_name_ids)
+    common_word_surnames = {name: rank for name, rank in word_surnames.items() if rank <= COMMON_SURNAME_RANK}
     other_anti = _merged_small_anti(sms, pronouns, cities, regions, countries)
     folded_names = _fold_index(chain(first_names, last_names))
     folded_anti = _folded_set(forms) | _folded_set(other_anti)
@@ -435,8 +443,8 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         "folded_anti": WordList.from_words(folded_anti).array,
         "apostrophe_words": _strings({word for word in chain(forms, sms) if "'" in word}),
         "near_keys": near.keys, "near_entries": near.entries, "near_words": near.words, "near_flags": near.flags,
-        "word_surnames": _strings(word_surnames),
-        "word_surname_ranks": np.array(list(word_surnames.values()), dtype=np.int64),
+        "word_surnames": _strings(common_word_surnames),
+        "word_surname_ranks": np.array(list(common_word_surnames.values()), dtype=np.int64),
     }
 
 
@@ -476,7 +484,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
 
 # Bump when the arrays or the way they are derived change: older snapshots are then ignored
 # (their names no longer match).
-SNAPSHOT_VERSION = 4
+SNAPSHOT_VERSION = 5
 
 
 def cache_directory() -> Path:

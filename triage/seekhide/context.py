@@ -219,10 +219,6 @@ def first_name_surname(c: Context) -> None:
     c.set(surname, L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
 
 
-# The surnames the lists read as ordinary words that word-surname reads as surnames: the common ones,
-# up to this rank in the surname list (Petit is the 4th, Fontaine the 21st, Blanc the 35th; Bien,
-# far beyond, stays a word).
-COMMON_SURNAME_RANK = 10_000
 # Prepositions and conjunctions that the cue lists leave out.
 _PREPOSITIONS = frozenset({
     "sans", "sous", "sur", "vers", "contre", "entre", "pendant", "depuis", "devant", "derrière", "avant", "après",
@@ -248,17 +244,17 @@ _NO_SURNAMES = (DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | 
 def _word_surnames(lexicons, table, sids: np.ndarray) -> np.ndarray:
     """Per spelling of `sids`, whether it is a word-surname candidate: capitalised (Petit: not in
     capitals, since SMS shout words), a common surname that the lists read as an ordinary word
-    (lexicons.word_surnames, up to COMMON_SURNAME_RANK, accents aside: Rivière is riviere), and
-    none of _NO_SURNAMES, accents aside too."""
-    ranks, limit = lexicons.word_surnames, COMMON_SURNAME_RANK
+    (lexicons.word_surnames, accents aside: Rivière is riviere), and none of _NO_SURNAMES, accents
+    aside too."""
+    surnames = lexicons.word_surnames
     excluded = _NO_SURNAMES | lexicons.pronouns | lexicons.sms.keys()
     texts = texts_of(table, sids)
     keys, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
     found = np.zeros(len(sids), dtype=bool)
     for i, text in enumerate(texts):
         if text[:1].isupper() and not text.isupper():  # most spellings are not: nothing to look up
-            rank = ranks.get(keys[i]) or ranks.get(folded[i]) or limit + 1
-            found[i] = rank <= limit and keys[i] not in excluded and folded[i] not in excluded
+            found[i] = ((keys[i] in surnames or folded[i] in surnames)
+                        and keys[i] not in excluded and folded[i] not in excluded)
     return found
 
 
