@@ -272,16 +272,19 @@ def word_surname(c: Context) -> None:
         return
     lexicons, table = c.seeker.lexicons, c.table
     found = table.column("seekhide.word-surname", lambda sids: _word_surnames(lexicons, table, sids), bool)
-    candidate = found[c.spelling] & (c.label == L_ANTI) & np.isin(c.rule, _LOOKUP_CODES) & ~c.in_compound
-    if not candidate.any():
+    at = np.flatnonzero(found[c.spelling])  # few words of a batch: the rest is read at them only
+    at = at[(at > 0) & (c.label[at] == L_ANTI) & np.isin(c.rule[at], _LOOKUP_CODES) & ~c.in_compound[at]
+            & c.follows()[at]]
+    if not len(at):
         return
-    infos = table.infos
+    before, infos = at - 1, table.infos
     listed = table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
-                          width=2)[c.spelling]
-    first_name = (listed[:, 0] & c.capitalised & np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS))
-                  & ~np.isin(c.rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
-                  & ((c.label == L_DICTIONARY) | ~c.sentence_start))
-    c.set(candidate & c.follows() & c.previous(first_name), L_DICTIONARY, _WORD_SURNAME_RULE)
+                          width=2)[c.spelling[before], 0]
+    label, rule = c.label[before], c.rule[before]
+    first_name = (listed & c.capitalised[before] & np.isin(label, (L_DICTIONARY, L_AMBIGUOUS))
+                  & ~np.isin(rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
+                  & ((label == L_DICTIONARY) | ~c.sentence_start[before]))
+    c.set(at[first_name], L_DICTIONARY, _WORD_SURNAME_RULE)
 
 
 @context_rule("abbreviation")
