@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from triage.combiner import Decision, Evidence, ExactBudget, PaperPolicy
+from triage.combiner import HIDE_THRESHOLD, Decision, Evidence, ExactBudget, PaperPolicy
 from triage.features.counts import message_counts
 from triage.gold import GoldMessage
 from triage.names import CorpusStats, word_features
@@ -227,14 +227,14 @@ def field_markdown(field: dict) -> list[str]:
 # ---------------------------------------------------------------------- policies
 
 
-def policies(evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3, score_weight=0.2) -> dict:
+def policies(evidence: list[Evidence], budgets=BUDGETS, hide_threshold=HIDE_THRESHOLD, score_weight=0.2) -> dict:
     """The paper policy (key "paper") and the budget policy at each budget (a share), sending
     exactly that share of these messages to the expert as classify would."""
     return {"paper": PaperPolicy(),
             **{budget: ExactBudget(budget, hide_threshold, score_weight) for budget in budgets}}
 
 
-def policy_curve(analysed: AnalysedGold, evidence: list[Evidence], budgets=BUDGETS, hide_threshold=0.3,
+def policy_curve(analysed: AnalysedGold, evidence: list[Evidence], budgets=BUDGETS, hide_threshold=HIDE_THRESHOLD,
                  score_weight=0.2) -> dict:
     """Metrics of the paper policy and of the budget policy at each budget."""
     chosen = policies(evidence, budgets, hide_threshold, score_weight)

@@ -50,7 +50,7 @@ WORD_FEATURES = (
     "dictionary", "ambiguous", "unknown", "ordinary", "weak", "guessed",
     "capitalised", "all_caps", "sentence_start", "first_name_rank", "surname", "sms_form", "place",
     "after_cue", "after_title", "before_punctuation", "last_word", "length", "elongated",
-    "corpus_lower", "spelling", "name_prefix", "reduplication", "pet_suffix",
+    "corpus_lower", "spelling", "name_prefix", "reduplication", "pet_suffix", "corpus_capitalised",
 )
 # Affectionate endings of nicknames: Louloute, Gillou, Clainou, Soizicette.
 _PET_SUFFIXES = ("ou", "oute", "inou", "ette", "inette", "ounet", "ounette", "ouche", "ie", "y")
@@ -58,6 +58,15 @@ _GUESSED_RULES = GUESS_RULES | {"weak-name"}
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+# A word written with a capital in the middle of a sentence: after a lower-case letter (and at
+# most a comma or a semicolon) and white space: "on voit Julie demain", "merci, Julie".
+# Where a name stands: after a greeting, a kiss, a thanks or "avec", "chez" (the person cues that
+# are no function words: not "de", "à", "et", "ma").
+STRONG_CUES = ("avec", "chez", "coucou", "cc", "salut", "slt", "hello", "hey", "bonjour", "bjr", "bonsoir", "bsr",
+               "bisous", "bisou", "bises", "biz", "bisx", "bsx", "kiss", "merci", "mci", "dis", "appelle", "cher",
+               "chère", "chere")
+_AFTER_CUE = re.compile(r"(?<![\w'’])(?:" + "|".join(STRONG_CUES) + r")[,!]?\s+([^\W\d_]+)(?![\w'’-])", re.IGNORECASE)
+_MID_CAPITAL = re.compile(r"[a-zß-ÿ][,;]?\s+([A-ZÀ-Þ][a-zß-ÿ]+)(?![\w'’-])")
 
 
 def count_key(text: str) -> int:
@@ -171,7 +180,12 @@ class CorpusStats:
         # Messages holding each word written in lower case, as classify reads it (folded): the
         # only counts asked (count()), a third fewer entries than counting every word as written.
         self.counts = WordCounts()
+        # Messages writing each word with a capital in the middle of a sentence (by its lower case
+        # spelling): a spelling people capitalise where no sentence starts is a name.
+        self.capitalised = WordCounts()
+        self.after_cue = WordCounts()  # messages writing each word right after a strong person cue
         self._lower: dict[str, float] = Cache("lower")  # lower() of the spellings asked so far
+        self._capital: dict[str, float] = Cache("lower")  # capitalised_many() of the spellings asked
 
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
         texts = iter(texts)
@@ -181,8 +195,15 @@ class CorpusStats:
             folded, _ = fold_batch(chunk)
             keys = itertools.chain.from_iterable(_letter_runs.of_texts(folded))
             self.counts.add(np.fromiter(keys, np.uint64))
+            capitals = itertools.chain.from_iterable(
+                {count_key(word.lower()) for word in _MID_CAPITAL.findall(text)} for text in folded)
+            self.capitalised.add(np.fromiter(capitals, np.uint64))
+            cued = itertools.chain.from_iterable(
+                {count_key(word.lower()) for word in _AFTER_CUE.findall(text)} for text in folded)
+            self.after_cue.add(np.fromiter(cued, np.uint64))
             self.messages += len(chunk)
         self._lower.clear()
+        self._capital.clear()
         return self
 
     @classmethod
@@ -192,8 +213,11 @@ class CorpusStats:
     def merge(self, other: CorpusStats) -> CorpusStats:
         """Add the counts of another part of the corpus (counted in another process)."""
         self.counts.update(other.counts)
+        self.capitalised.update(other.capitalised)
+        self.after_cue.update(other.after_cue)
         self.messages += other.messages
         self._lower.clear()
+        self._capital.clear()
         return self
 
     def count(self, text: str) -> int:
@@ -208,6 +232,20 @@ class CorpusStats:
         if self.reference and self.messages:
             count *= self.reference / self.messages
         return math.log1p(count)
+
+    def capitalised_many(self, texts: list[str]) -> list[tuple[float, float]]:
+        """For each text, the rates of messages writing its lower-case spelling with a capital in
+        the middle of a sentence, and right after a strong person cue (read as lower()), remembered."""
+        known = self._capital
+        out = [known.get(text) for text in texts]
+        missing = [i for i, value in enumerate(out) if value is None]
+        if missing:
+            keys = [texts[i].lower() for i in missing]
+            capitals = self.capitalised.get_many(keys).tolist()
+            cued = self.after_cue.get_many(keys).tolist()
+            for i, capital, cue in zip(missing, capitals, cued):
+                out[i] = known[texts[i]] = (self._rate(capital), self._rate(cue))
+        return out
 
     def lower_many(self, texts: list[str]) -> list[float]:
         """lower() of each text, remembered (candidate words recur from batch to batch)."""
@@ -292,6 +330,8 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     # Words Seek&Hide reads as ordinary beyond doubt (laughter, words of another language in a message
     # in that language: NEVER_NAME_CODES) are no candidates: never hidden, never a risk, never learnt from.
     candidate = ((label != L_ANTI) | context[sid, 0] | (rule != rule_code("exact"))) & ~np.isin(rule, NEVER_NAME_CODES)
+    # An elided word (Qu', J', l') is no name, even with a capital.
+    candidate &= ~((label == L_ANTI) & table.column("names.elided", lambda sids: _elided_many(table, sids), bool)[sid])
     chosen = np.flatnonzero(candidate)
     if not len(chosen):
         return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
@@ -299,6 +339,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
                             _STATIC_WIDTH, owner=spelling)
     unique, inverse = np.unique(sid[chosen], return_inverse=True)
     lower = np.asarray(stats.lower_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
+    capital = np.asarray(stats.capitalised_many([texts[s] for s in unique.tolist()]), dtype=float).reshape(-1, 2)[inverse]
     label, rule = label[chosen], rule[chosen]
     guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
     by_title = rule == rule_code("title")
@@ -316,6 +357,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
         "before_punctuation": a.before_punctuation[words[chosen]],
         "last_word": last[chosen],
         "corpus_lower": lower,
+        "corpus_capitalised": capital[:, 0],
     }
     for name, position in _STATIC_COLUMNS.items():
         columns[name] = static[:, position]
@@ -338,6 +380,12 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
     ordinal = np.searchsorted(words, tokens) - first_word[a.message[tokens]]
     cuts = np.searchsorted(a.message[tokens], np.arange(len(a) + 1))
     return [(ordinal[b:e].tolist(), X[b:e]) for b, e in zip(cuts[:-1], cuts[1:])]
+
+
+def _elided_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    """Whether each spelling `sids` of a table ends with an apostrophe (the tokeniser leaves one
+    only on an elided word: qu', J'), (len(sids),)."""
+    return np.fromiter((key.endswith("'") for key in batch.keys(table)[sids].tolist()), dtype=bool, count=len(sids))
 
 
 def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ _EMOTICON = (
     r"|(?:[xX][dDpP]+(?![\w]))"  # xD XD xp
     r"|(?:[-=T][_.][-=T])"  # -_- T_T
     r"|(?:[oO0][_.][oO0])"  # o_O
+    r"|(?:[oO]{2}['’]?(?![\w'’]))"  # OO OO' (eyes wide open)
 )
 _EMOJI = r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+"
 # Letters, digits and inner apostrophes or hyphens; a trailing apostrophe keeps "j'" whole.
@@ -116,8 +117,16 @@ def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
     out: list[Part] = []
     if "'" in value or "’" in value:
         start, value = _split_elisions(start, value, keep_whole, out)
+    closing = ""
+    if value[-1:] in "'’" and len(value) > 1 and value[:-1].lower() not in ELIDED \
+            and value.lower().replace("’", "'") not in keep_whole:
+        # An apostrophe that ends a word which elides nothing closes a quote ('Marie') or marks
+        # a word cut short (à tout', occas'): punctuation, not part of the word.
+        value, closing = value[:-1], value[-1]
     number = value[:1].isdigit() and _NUMBER.fullmatch(value)
     out.append((start, value, NUMBER if number else WORD))
+    if closing:
+        out.append((start + len(value), closing, PUNCT))
     return tuple(out)
 
 
