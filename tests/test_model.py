@@ -321,3 +321,34 @@ def test_the_embedded_model_pipeline_classifies_a_column_of_messages():
     proba = estimator.predict_proba(messages_column(texts))
     assert proba.shape == (3, 2) and np.allclose(proba.sum(axis=1), 1)
     assert estimator.named_steps["features"].get_feature_names_out()[0] == "UpperCase"
+
+
+def _member_bytes(data: bytes) -> bytes:
+    """Every member of a zip archive (a model file, a .skops or .npz inside it), unpacked, as one string of bytes."""
+    import io
+
+    out = [data]
+    if data[:2] == b"PK":
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            out += [_member_bytes(archive.read(name)) for name in archive.namelist()]
+    return b"".join(out)
+
+
+def test_the_embedded_model_holds_no_text_of_the_messages_it_was_trained_on(dev_corpus):
+    """The embedded model keeps statistics and arrays, never a message: no gold name nor any long word of the
+    development files it was trained on appears in it, unpacked."""
+    import csv
+
+    content = _member_bytes(model.default_model_path().read_bytes()).lower()
+    files = [dev_corpus, dev_corpus.with_name("sms_dev_large_88milsms.csv")]
+    looked = 0
+    for path in (p for p in files if p.exists()):
+        with path.open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle):
+                text = row["text"]
+                pieces = [text[s:e] for s, e, _ in json.loads(row["spans"] or "[]") if e - s >= 5]
+                pieces += [w for w in text.split() if len(w) >= 12 and w.isalpha()]
+                for piece in pieces:
+                    looked += 1
+                    assert piece.lower().encode("utf-8") not in content, "a message's text is in the embedded model"
+    assert looked > 500

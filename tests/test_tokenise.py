@@ -28,6 +28,17 @@ def test_elided_clitics_are_separated_unless_the_whole_is_a_word():
     assert kinds("c'est-à-dire") == [("c'", WORD), ("est-à-dire", WORD)]
 
 
+def test_an_apostrophe_closing_a_word_that_elides_nothing_is_punctuation():
+    # A closing quote or a word cut short: the word is looked up without it.
+    assert kinds("on a dit 'Marie' hier, à tout' !") == [
+        ("on", WORD), ("a", WORD), ("dit", WORD), ("'", PUNCT), ("Marie", WORD), ("'", PUNCT), ("hier", WORD),
+        (",", PUNCT), ("à", WORD), ("tout", WORD), ("'", PUNCT), ("!", PUNCT),
+    ]
+    # An elided word keeps its apostrophe, even when a space follows it.
+    assert kinds("Qu' est-ce, jusqu' à") == [("Qu'", WORD), ("est-ce", WORD), (",", PUNCT), ("jusqu'", WORD),
+                                               ("à", WORD)]
+
+
 def test_urls_emails_and_phone_numbers_stay_whole():
     text = "appelle au 06 12 34 56 78 ou julie.martin@example.fr, voir https://example.org/a?b=1."
     detected = [(t.text, t.tag) for t in tokenise(text) if t.kind == DETECTED]
@@ -36,7 +47,7 @@ def test_urls_emails_and_phone_numbers_stay_whole():
     ]
 
 
-@pytest.mark.parametrize("emoticon", [":-)", ";)", ":D", ":p", "<3", "^^", "xD", ":'(", "-_-"])
+@pytest.mark.parametrize("emoticon", [":-)", ";)", ":D", ":p", "<3", "^^", "xD", ":'(", "-_-", "OO", "OO'", "oO"])
 def test_emoticons_stay_whole(emoticon):
     assert kinds(f"ok {emoticon} a+") [1] == (emoticon, EMOTICON)
 
