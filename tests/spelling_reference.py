@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 
 from triage.features.counts import _ELONGATION, _NO_RANK
+from triage.seekhide.foreign import OTHER_WORDS
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
 from triage.names import _NICKNAME_SUFFIXES, _PET_SUFFIXES, NameLikeness, is_reduplication
 from triage.recognizers import (
     _PERSON_ONLY_CUES,
     EVERYDAY_BRANDS,
+    FOREIGN_PLACES,
+    SERVICES,
     NICKNAME_EXCEPTIONS,
     PLACE_CUES,
     brand_heads,
@@ -53,6 +56,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
          and key not in NICKNAME_EXCEPTIONS and folded not in NICKNAME_EXCEPTIONS),
         key in lexicons.last_names or folded in lexicons.last_names,
         key in EVERYDAY_BRANDS,
+        key in SERVICES or (key in lexicons.regions or key in lexicons.countries or key in FOREIGN_PLACES)
+        and key not in lexicons.cities,
     )
 
 
@@ -114,6 +119,7 @@ def static_features(spelling: NameLikeness, lexicons: Lexicons, text: str, match
         folded in spelling.prefixes,
         is_reduplication(folded),
         len(key) >= 4 and key.endswith(_PET_SUFFIXES),
+        key in OTHER_WORDS,
     )
 
 

@@ -41,6 +41,7 @@ from triage.seekhide import (
     SeekResult,
     rule_code,
 )
+from triage.seekhide.foreign import OTHER_WORDS
 from triage.spelling_batch import members, texts_of
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ WORD_FEATURES = (
     "capitalised", "all_caps", "sentence_start", "first_name_rank", "surname", "sms_form", "place",
     "after_cue", "after_title", "before_punctuation", "last_word", "length", "elongated",
     "corpus_lower", "spelling", "name_prefix", "reduplication", "pet_suffix", "corpus_capitalised",
+    "other_language",
 )
 # Affectionate endings of nicknames: Louloute, Gillou, Clainou, Soizicette.
 _PET_SUFFIXES = ("ou", "oute", "inou", "ette", "inette", "ounet", "ounette", "ouche", "ie", "y")
@@ -403,10 +405,10 @@ def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
 # spelling itself when a title made the word a surname.
 _STATIC_COLUMNS = {
     "capitalised": 0, "all_caps": 1, "surname": 4, "sms_form": 5, "place": 6, "length": 7, "elongated": 8,
-    "spelling": 9, "name_prefix": 10, "reduplication": 11, "pet_suffix": 12,
+    "spelling": 9, "name_prefix": 10, "reduplication": 11, "pet_suffix": 12, "other_language": 13,
 }
 _S_RANK, _S_RANK_TITLE = 2, 3
-_STATIC_WIDTH = 13  # values of _static_many
+_STATIC_WIDTH = 14  # values of _static_many
 
 
 _TRIPLE = re.compile(r"(.)\1\1")  # a character three times in a row
@@ -455,6 +457,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         members(spelling.prefixes, folded),
         [is_reduplication(f) for f in folded],
         (key_length >= 4) & np.fromiter((k.endswith(_PET_SUFFIXES) for k in key), dtype=bool, count=len(key)),
+        members(OTHER_WORDS, key),  # a frequent word of another language (just, why, my)
     ]).astype(float)
 
 

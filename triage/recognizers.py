@@ -49,12 +49,14 @@ from triage.spelling_batch import members, texts_of
 PLACE_CUES = word_list("cues/place_cues.txt")
 FOREIGN_PLACES = word_list("places/foreign_places.txt")
 NICKNAME_EXCEPTIONS = word_list("nicknames/exceptions.txt")
+# Services, apps, devices and transport everyone uses (facebook, sncf): they name no one.
+SERVICES = word_list("brands/services.txt")
 # Person cues that are no place cues: "à" and "de" announce places more than people.
 _PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
 _VOWELS = frozenset("aeiouy")
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
 steps.declare("recognizer", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
-              where=__name__)
+              "common-names", where=__name__)
 # Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
 # names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
 # the word scorer would hide is a brand, not a name ("j'ai appelé Free"): step brand-word.
@@ -71,7 +73,7 @@ _ONOMATOPOEIA = rule_code("onomatopoeia")
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
-          "truncation", "surname", "everyday_brand")
+          "truncation", "surname", "everyday_brand", "common")
 
 
 def brands() -> dict[str, str]:
@@ -147,7 +149,17 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
                     count=len(folded)) & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
         known("last_names") | known("last_names", "folded"),
         members(EVERYDAY_BRANDS, key),
+        common_names(lexicons, key),
     ])
+
+
+def common_names(lexicons: Lexicons, keys: list[str]) -> np.ndarray:
+    """Whether each key names so many people that it identifies no one: a service everyone uses
+    (brands/services.txt), or a region, a country or a place abroad that is no French commune
+    (Occitanie, Italie, Londres; not Nice, not Valence)."""
+    wide = lexicons.regions | lexicons.countries | FOREIGN_PLACES
+    return np.fromiter((k in SERVICES or k in wide and k not in lexicons.cities for k in keys), dtype=bool,
+                       count=len(keys))
 
 
 def misspelt_places(lexicons: Lexicons, table) -> np.ndarray:
@@ -205,6 +217,10 @@ class Recognised:
     # (tokens,) titles (Mme, Dr): never a name, so neither hidden by the word scorer nor a risk
     # (Seek&Hide's title step: the capitalised word after one is the surname)
     title: np.ndarray | None = None
+    # (tokens,) what names too many people to identify one (a service everyone uses, a region, a
+    # country): never hidden as a place or a brand, nor a risk; hidden as a person only after a person
+    # cue when it is also a first name (avec France)
+    common: np.ndarray | None = None
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -246,6 +262,9 @@ def recognise(analysis: Analysis) -> Recognised:
             pairs.append((t, nxt))
             place[nxt], cue[nxt] = True, place_cue[t]
     strong = written | ~f["ordinary"]
+    # A region, a country, a place abroad or a service names no one (k people, k in the millions).
+    common = f["common"] & a.seeker.is_on("common-names")
+    place &= ~common
     lie = place & strong & ~(person_cue & f["first_name"]) & (
         cue | (written & ~f["first_name"] & (~a.sentence_start | ~f["ordinary"]))
     )
@@ -256,7 +275,7 @@ def recognise(analysis: Analysis) -> Recognised:
     # Zara"), as a first name that is also a city is: privacy first, "chez Zara" is hidden too.
     if a.seeker.is_on("brand-person-cue"):
         one_word_brand &= ~(person_cue & f["first_name"])
-    mar = one_word_brand
+    mar = one_word_brand & ~common
     # Two-word brands ("Leroy Merlin", "yves rocher"): the first word and the next, one space
     # apart, in the brand list together, are a brand whatever comes before them, even when each
     # word is a first name ("chez Leroy Merlin"); one marked `capitalised` needs its second word
@@ -291,7 +310,10 @@ def recognise(analysis: Analysis) -> Recognised:
         brand = (f["brand_any"] | f["brand_capitalised"] | f["everyday_brand"]) & ~f["first_name"] & ~f["surname"]
         scorer_tag[(scorer_tag == NONE) & brand] = MAR
     title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
-    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title)
+    # A first name that is also a country (France, Chine) stays a person after a person cue.
+    common &= ~(f["first_name"] & person_cue)
+    scorer_tag[common] = NONE
+    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title, common=common)
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
@@ -323,7 +345,7 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
     n = len(a)
     something = np.bincount(a.message[kept], minlength=n) > 0
     words = np.flatnonzero(a.kind == K_WORD)
-    unsettled_words = words[(a.label[words] != L_ANTI) & (tag[words] == NONE)]
+    unsettled_words = words[(a.label[words] != L_ANTI) & (tag[words] == NONE) & ~recognised.common[words]]
     unsettled = np.bincount(a.message[unsettled_words], minlength=n) > 0
     labels = np.where(something, 0, np.where(unsettled, 2, 1)).astype(np.int8)
     return hidden, labels, recognised
@@ -340,7 +362,8 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
     codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
-    probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens], probability, 0.0)
+    probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
+                           probability, 0.0)
     return tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens]
 
 

@@ -208,6 +208,10 @@ class WordLabeller:
             lx = self.lexicons  # the sets before the word lists: they answer faster
             rule = Rule.EXACT if (key in lx.other_anti or key in lx.first_names or key in lx.user_names
                                   or key in lx.user_words or key in lx.forms or key in lx.last_names) else Rule.ACCENT
+            if in_anti and not in_names and is_on("onomatopoeia") and key not in lx.user_words \
+                    and is_onomatopoeia(fold(key)):
+                # Laughter a list holds (Héhé, Mouahaha) is laughter too: never a name, even capitalised.
+                return WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)
             if rule == Rule.EXACT or is_on("accent"):
                 return WordInfo(_label(in_names, in_anti), rule, key, in_names and self._weak_name(key))
         if "-" in key:
