@@ -20,6 +20,7 @@ from triage.lexicons import (
     CLITICS,
     COPULAS,
     DETERMINERS,
+    PRONOUNS_BEFORE_VERBS,
     PERSON_CUES,
     PRESENTATIVES,
     TITLES,
@@ -125,7 +126,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
                      info.match))
         previous_word, previous_foreign = spelling_key(surface), foreign.key_of(surface)
         previous_is_title = info.title and not in_compound
-        previous_is_determiner = spelling_key(surface) in DETERMINERS and not in_compound
+        previous_is_determiner = (spelling_key(surface) in DETERMINERS | PRONOUNS_BEFORE_VERBS) and not in_compound
         previous_is_copula = spelling_key(surface) in COPULAS and not in_compound and not previous_is_presentative
         previous_is_presentative = spelling_key(surface) in PRESENTATIVES and not in_compound
         previous_is_first_name = (label in (DICTIONARY, AMBIGUOUS) and not in_compound

@@ -139,6 +139,8 @@ TITLES = word_list("cues/titles.txt")
 PERSON_CUES = word_list("cues/person_cues.txt")
 CLITICS = word_list("cues/clitics.txt")
 DETERMINERS = word_list("cues/determiners.txt")
+# Subject and reflexive pronouns: after one, a word that is also a name is a verb (se marie).
+PRONOUNS_BEFORE_VERBS = word_list("cues/pronouns_before_verbs.txt")
 COPULAS = word_list("cues/copulas.txt")
 PRESENTATIVES = word_list("cues/presentatives.txt")
 

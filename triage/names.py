@@ -62,12 +62,6 @@ _GUESSED_RULES = GUESS_RULES | {"weak-name"}
 _LETTERS = re.compile(r"[^\W\d_]+")
 # A word written with a capital in the middle of a sentence: after a lower-case letter (and at
 # most a comma or a semicolon) and white space: "on voit Julie demain", "merci, Julie".
-# Where a name stands: after a greeting, a kiss, a thanks or "avec", "chez" (the person cues that
-# are no function words: not "de", "à", "et", "ma").
-STRONG_CUES = ("avec", "chez", "coucou", "cc", "salut", "slt", "hello", "hey", "bonjour", "bjr", "bonsoir", "bsr",
-               "bisous", "bisou", "bises", "biz", "bisx", "bsx", "kiss", "merci", "mci", "dis", "appelle", "cher",
-               "chère", "chere")
-_AFTER_CUE = re.compile(r"(?<![\w'’])(?:" + "|".join(STRONG_CUES) + r")[,!]?\s+([^\W\d_]+)(?![\w'’-])", re.IGNORECASE)
 _MID_CAPITAL = re.compile(r"[a-zß-ÿ][,;]?\s+([A-ZÀ-Þ][a-zß-ÿ]+)(?![\w'’-])")
 
 
@@ -159,11 +153,14 @@ class WordCounts:
         return count if count else default
 
     def __getstate__(self):
+        # As raw bytes: a numpy array's own pickle costs about 150 bytes more, for each column.
         self._merge()
-        return {"keys": self.keys, "values": self.values}
+        return (self.keys.astype("<u8").tobytes(), self.values.astype("<i8").tobytes())
 
     def __setstate__(self, state) -> None:
-        self.keys, self.values = state["keys"], state["values"]
+        keys, values = state
+        self.keys = np.frombuffer(keys, "<u8").astype(np.uint64)
+        self.values = np.frombuffer(values, "<i8").astype(np.int64)
         self._pending, self._pending_size = [], 0
 
 
@@ -185,7 +182,6 @@ class CorpusStats:
         # Messages writing each word with a capital in the middle of a sentence (by its lower case
         # spelling): a spelling people capitalise where no sentence starts is a name.
         self.capitalised = WordCounts()
-        self.after_cue = WordCounts()  # messages writing each word right after a strong person cue
         self._lower: dict[str, float] = Cache("lower")  # lower() of the spellings asked so far
         self._capital: dict[str, float] = Cache("lower")  # capitalised_many() of the spellings asked
 
@@ -200,13 +196,19 @@ class CorpusStats:
             capitals = itertools.chain.from_iterable(
                 {count_key(word.lower()) for word in _MID_CAPITAL.findall(text)} for text in folded)
             self.capitalised.add(np.fromiter(capitals, np.uint64))
-            cued = itertools.chain.from_iterable(
-                {count_key(word.lower()) for word in _AFTER_CUE.findall(text)} for text in folded)
-            self.after_cue.add(np.fromiter(cued, np.uint64))
             self.messages += len(chunk)
         self._lower.clear()
         self._capital.clear()
         return self
+
+    def __getstate__(self):
+        # What was read of the counts is not sent along (to another process): it is read again there.
+        return {"reference": self.reference, "messages": self.messages, "counts": self.counts,
+                "capitalised": self.capitalised}
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+        self._lower, self._capital = Cache("lower"), Cache("lower")
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], reference: int | None = None) -> CorpusStats:
@@ -216,7 +218,6 @@ class CorpusStats:
         """Add the counts of another part of the corpus (counted in another process)."""
         self.counts.update(other.counts)
         self.capitalised.update(other.capitalised)
-        self.after_cue.update(other.after_cue)
         self.messages += other.messages
         self._lower.clear()
         self._capital.clear()
@@ -231,22 +232,23 @@ class CorpusStats:
         return self._rate(self.count(text))
 
     def _rate(self, count: int) -> float:
-        if self.reference and self.messages:
+        # A larger corpus is scaled down to the reference; a smaller one is not scaled up: one
+        # message of a corpus of ten is no evidence of what thousands would write.
+        if self.reference and self.messages > self.reference:
             count *= self.reference / self.messages
         return math.log1p(count)
 
-    def capitalised_many(self, texts: list[str]) -> list[tuple[float, float]]:
-        """For each text, the rates of messages writing its lower-case spelling with a capital in
-        the middle of a sentence, and right after a strong person cue (read as lower()), remembered."""
+    def capitalised_many(self, texts: list[str]) -> list[float]:
+        """For each text, the rate of messages writing its lower-case spelling with a capital in
+        the middle of a sentence (read as lower()), remembered."""
         known = self._capital
         out = [known.get(text) for text in texts]
         missing = [i for i, value in enumerate(out) if value is None]
         if missing:
             keys = [texts[i].lower() for i in missing]
-            capitals = self.capitalised.get_many(keys).tolist()
-            cued = self.after_cue.get_many(keys).tolist()
-            for i, capital, cue in zip(missing, capitals, cued):
-                out[i] = known[texts[i]] = (self._rate(capital), self._rate(cue))
+            counts = self.capitalised.get_many(keys).tolist()
+            for i, count in zip(missing, counts):
+                out[i] = known[texts[i]] = self._rate(count)
         return out
 
     def lower_many(self, texts: list[str]) -> list[float]:
@@ -341,7 +343,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
                             _STATIC_WIDTH, owner=spelling)
     unique, inverse = np.unique(sid[chosen], return_inverse=True)
     lower = np.asarray(stats.lower_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
-    capital = np.asarray(stats.capitalised_many([texts[s] for s in unique.tolist()]), dtype=float).reshape(-1, 2)[inverse]
+    capital = np.asarray(stats.capitalised_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
     label, rule = label[chosen], rule[chosen]
     guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
     by_title = rule == rule_code("title")
@@ -359,7 +361,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
         "before_punctuation": a.before_punctuation[words[chosen]],
         "last_word": last[chosen],
         "corpus_lower": lower,
-        "corpus_capitalised": capital[:, 0],
+        "corpus_capitalised": capital,
     }
     for name, position in _STATIC_COLUMNS.items():
         columns[name] = static[:, position]

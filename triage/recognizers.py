@@ -218,8 +218,7 @@ class Recognised:
     # (Seek&Hide's title step: the capitalised word after one is the surname)
     title: np.ndarray | None = None
     # (tokens,) what names too many people to identify one (a service everyone uses, a region, a
-    # country): never hidden as a place or a brand, nor a risk; hidden as a person only after a person
-    # cue when it is also a first name (avec France)
+    # country that is no first name): never hidden, nor a risk
     common: np.ndarray | None = None
 
 
@@ -262,8 +261,9 @@ def recognise(analysis: Analysis) -> Recognised:
             pairs.append((t, nxt))
             place[nxt], cue[nxt] = True, place_cue[t]
     strong = written | ~f["ordinary"]
-    # A region, a country, a place abroad or a service names no one (k people, k in the millions).
-    common = f["common"] & a.seeker.is_on("common-names")
+    # A region, a country, a place abroad or a service names no one (k people, k in the millions);
+    # one that is also a first name (Florence, France) is read as the other places are.
+    common = f["common"] & ~f["first_name"] & a.seeker.is_on("common-names")
     place &= ~common
     lie = place & strong & ~(person_cue & f["first_name"]) & (
         cue | (written & ~f["first_name"] & (~a.sentence_start | ~f["ordinary"]))
@@ -310,8 +310,6 @@ def recognise(analysis: Analysis) -> Recognised:
         brand = (f["brand_any"] | f["brand_capitalised"] | f["everyday_brand"]) & ~f["first_name"] & ~f["surname"]
         scorer_tag[(scorer_tag == NONE) & brand] = MAR
     title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
-    # A first name that is also a country (France, Chine) stays a person after a person cue.
-    common &= ~(f["first_name"] & person_cue)
     scorer_tag[common] = NONE
     return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title, common=common)
 

@@ -18,6 +18,7 @@ from triage.lexicons import (
     CLITICS,
     COPULAS,
     DETERMINERS,
+    PRONOUNS_BEFORE_VERBS,
     PERSON_CUES,
     PRESENTATIVES,
     TITLES,
@@ -115,7 +116,8 @@ class Context:
 
             def read(sids: np.ndarray) -> list[tuple[bool, bool, bool, bool]]:
                 keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
-                return [(key in DETERMINERS, text.islower(), key in COPULAS, key in PRESENTATIVES)
+                return [(key in DETERMINERS or key in PRONOUNS_BEFORE_VERBS, text.islower(), key in COPULAS,
+                         key in PRESENTATIVES)
                         for key, text in keys]
 
             self._attributes = self.table.column("seekhide.attribute", read, bool, width=4)[self.spelling]
@@ -166,14 +168,15 @@ def capitalised_guess(c: Context) -> None:
         c.label[guessed] = L_UNKNOWN
 
 
-# A lower-case word in both lists right after an article or a demonstrative is read as the
-# ordinary word ("une rose", "un ange"): it stays AMBIGUOUS, and the word scorer leaves it
+# A lower-case word in both lists right after an article, a demonstrative or a subject or reflexive
+# pronoun is read as the ordinary word ("une rose", "un ange", "se marie"): it stays AMBIGUOUS, and the word scorer leaves it
 # visible (its probability still counts in the risk). Possessives are no determiners here: SMS
 # write "mon Nico". The same after a third-person copula ("l'eau est claire"), unless a
 # presentative comes before it ("c'est claire": it is Claire).
 @context_rule("determiner")
 def determiner(c: Context) -> None:
-    """A candidate (read_as_word_candidates) right after a determiner is read as the word."""
+    """A candidate (read_as_word_candidates) right after a determiner or a pronoun before a verb is
+    read as the word."""
     after_determiner = c.previous(c.attributes()[:, 0])
     c.set(c.read_as_word_candidates() & after_determiner, None, _DETERMINER_RULE)
 
