@@ -108,7 +108,7 @@ PAUSE = 600.0
 # Added later still, created on first use: one decision per consistency case (triage.review_workspace.consistency).
 _CONSISTENCY = """CREATE TABLE IF NOT EXISTS consistency (
     kind TEXT NOT NULL, key TEXT NOT NULL, decision TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL,
-    PRIMARY KEY (kind, key)
+    grounds TEXT, PRIMARY KEY (kind, key)
 )"""
 
 # The list's filters: the reviewer's, and the list read in order without its long reasons; made
@@ -1127,22 +1127,40 @@ class Workspace:
             raise BadOption("an NTA message hides nothing; mark it TA to hide words")
         return checked
 
-    def import_decisions(self, decisions: Iterable[tuple[str, str, list, str]], *, reviewer: str) -> int:
+    def import_decisions(self, decisions: Iterable[tuple], *, reviewer: str) -> int:
         """Decisions made outside the page (a filled queue file, triage.queue.import_answers), as
-        (id, label, spans, text hash) each: stored as the `reviewer`'s, logged as imports, all in one
-        transaction (a message whose text no longer has that hash refuses them all, TextChanged)."""
+        (id, label, spans, text hash[, version]) each: stored as the `reviewer`'s, logged as imports,
+        all in one transaction. Nothing is stored when one is refused: a message whose text no longer
+        has that hash (TextChanged); one the team holds (Conflict): another reviewer's lease, a
+        disagreement awaiting the lead, a message marked for double review (decided blind, in the
+        page), or, with `version` (the item's when the file was checked), one anyone acted on since."""
         reviewer = _reviewer(reviewer)
         count = 0
         with self._transaction():
-            for message_id, label, spans, digest in decisions:
+            for message_id, label, spans, digest, *rest in decisions:
                 if label not in LABELS:
                     raise BadOption(f"label must be TA or NTA, not {label!r}")
                 checked = check_spans(self._text(message_id, digest), spans)
                 if label == NTA and checked:
                     raise BadOption(f"message {message_id}: an NTA message hides nothing")
+                self._check_import(message_id, reviewer, rest[0] if rest else None)
                 self._record(message_id, "import", reviewer, "decided", label, json.dumps(checked))
                 count += 1
         return count
+
+    def _check_import(self, message_id: str, reviewer: str, version) -> None:
+        """Why an imported decision may not be stored on this message (Conflict), if it may not."""
+        held = self._held(message_id, reviewer)
+        if held is None and version is not None and version != self._version(message_id):
+            held = "changed"
+        if held is None:
+            return
+        why = {"leased": "is being reviewed by another reviewer in the page",
+               "disputed": "has a disagreement that the lead reviewer resolves",
+               "double": "is marked for double review: two reviewers decide it blind in the page",
+               "others": "was decided by another reviewer",
+               "changed": "was decided or skipped by someone since the file was checked"}[held]
+        raise Conflict(f"message {message_id} {why}: nothing was imported", {"kind": held, "id": message_id})
 
     def _blind(self, message_id: str) -> bool:
         """Marked for double review and not yet decided by both."""
@@ -1185,7 +1203,11 @@ class Workspace:
         A decision or skip made on a text the message no longer holds is passed over: it already
         no longer applies (the message is back in the list, to look at again), and undoing it would
         bring back spans of another text. The last one that still applies is undone. A blind review
-        undone is taken out of the double review (the other reviewer's stays)."""
+        undone is taken out of the double review (the other reviewer's stays).
+
+        Undo takes back only what no later action depends on: when anyone (another reviewer, the
+        lead, an import) acted on the message since (on any message of a bulk decision), nothing is
+        undone (Conflict), since restoring the state before would take their decision back too."""
         reviewer = _reviewer(reviewer)
         with self._transaction():
             last = self._db.execute(
@@ -1202,15 +1224,39 @@ class Workspace:
                 "SELECT e.* FROM events e JOIN items i USING (id) JOIN messages m USING (id) "
                 "WHERE e.batch = ? AND e.undone = 0 AND e.text_hash = m.text_hash ORDER BY e.seq DESC",
                 (batch,)).fetchall()
+            self._refuse_undo_over_later(events)
             for event in events:  # a bulk decision is undone whole, last message first
                 before = event["status_before"]
                 status = None if before in (None, "pending") else before
                 if event["action"] == "review":
                     self._db.execute("DELETE FROM reviews WHERE id = ? AND reviewer = ?", (event["id"], reviewer))
-                self._record(event["id"], "undo", reviewer, status, event["label_before"], event["spans_before"])
+                self._record(event["id"], "undo", reviewer, status, event["label_before"], event["spans_before"],
+                             by=self._credit_before(event) if status in ("decided", DISPUTED) else None)
                 self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (event["seq"],))
         self.last_undone = len(events)
         return self.item(last["id"])
+
+    def _credit_before(self, event) -> str | None:
+        """Who the decision an undo brings back is credited to: the reviewer of the action before it."""
+        row = self._db.execute("SELECT reviewer FROM events WHERE id = ? AND seq < ? AND undone = 0 AND "
+                               "action NOT IN ('undo', 'skip') ORDER BY seq DESC LIMIT 1",
+                               (event["id"], event["seq"])).fetchone()
+        return None if row is None else row["reviewer"]
+
+    def _refuse_undo_over_later(self, events) -> None:
+        """Conflict when an action not undone was logged on one of these events' messages after it
+        (an undo restores the state before its event: it would take that later action back)."""
+        for event in events:
+            later = self._db.execute(
+                "SELECT reviewer, action FROM events WHERE id = ? AND seq > ? AND undone = 0 AND action != 'undo' "
+                "ORDER BY seq DESC LIMIT 1", (event["id"], event["seq"])).fetchone()
+            if later is not None:
+                verb = {"review": "reviewed", "adjudicate": "resolved", "import": "imported a decision on",
+                        "skip": "skipped"}.get(later["action"], "decided")
+                raise Conflict(f"cannot undo: {later['reviewer']} {verb} message {event['id']} since; undoing "
+                               "would take that back too: nothing was undone",
+                               {"kind": "later", "id": event["id"], "reviewer": later["reviewer"],
+                                "action": later["action"]})
 
     # ------------------------------------------------------------ double review
 
@@ -1544,7 +1590,9 @@ class Workspace:
         total = self.count(**filters)
         counts = {"new": 0, "changed": 0, "unchanged": 0, "held": 0}
         shown: list[dict] = []
+        listed = hashlib.sha256()
         for item in self._bulk_items(filters):
+            _bulk_digest_add(listed, item)
             if reviewer is not None and self._held(item.id, reviewer):
                 counts["held"] += 1
                 continue
@@ -1556,7 +1604,7 @@ class Workspace:
                 shown.append({"id": item.id, "text": item.text, "status": item.status,
                               "before": None if now is None else {"label": now[0], "spans": now[1]},
                               "after": {"label": label, "spans": spans}})
-        return {"action": action, "total": total, **counts, "examples": shown}
+        return {"action": action, "total": total, **counts, "examples": shown, "digest": listed.hexdigest()}
 
     def _bulk_items(self, filters: dict) -> Iterator[Item]:
         offset = 0
@@ -1567,21 +1615,32 @@ class Workspace:
                 return
             offset += 500
 
-    def bulk_decide(self, *, action: str, filters: dict, reviewer: str, expected: int) -> dict:
+    def bulk_decide(self, *, action: str, filters: dict, reviewer: str, digest: str,
+                    expected: int | None = None) -> dict:
         """Decide every item passing `filters` by `action` (see bulk_preview), as ordinary decisions
-        of `reviewer`, in one transaction; one undo takes them all back. `expected` is the count the
-        reviewer was shown: when the list changed since, nothing is decided (BulkChanged)."""
+        of `reviewer`, in one transaction; one undo takes them all back. `digest` is the preview's:
+        it names exactly the messages the reviewer was shown, each in the state shown (its text and
+        its last logged action); when the list changed since (another message found, one gone, one
+        decided or skipped by anyone), nothing is decided (BulkChanged). `expected`, the count
+        shown, is checked too when given."""
         if action not in BULK_ACTIONS:
             raise BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
-        if type(expected) is not int:
+        if not (isinstance(digest, str) and len(digest) == 64):
+            raise BadOption("digest must be the one the preview gave (it names the messages it showed)")
+        if expected is not None and type(expected) is not int:
             raise BadOption("expected must be the number of messages the preview showed")
         reviewer = _reviewer(reviewer)
         batch = uuid.uuid4().hex
         with self._transaction():
             chosen = list(self._bulk_items(filters))
-            if len(chosen) != expected:
-                raise BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now, "
-                                  f"{expected:,} shown): nothing was decided, look at the preview again")
+            listed = hashlib.sha256()
+            for item in chosen:
+                _bulk_digest_add(listed, item)
+            if (expected is not None and len(chosen) != expected) or listed.hexdigest() != digest:
+                raise BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now"
+                                  + (f", {expected:,} shown" if expected is not None else "")
+                                  + "; a message found, gone, or decided since): nothing was decided, look at the "
+                                  "preview again")
             self._batch_column()
             decided = held = 0
             for item in chosen:
@@ -1768,35 +1827,66 @@ class Workspace:
         return self.count(kind="queue", status="pending,skipped,stale")
 
     def consistency_decisions(self) -> dict[tuple[str, str], dict]:
-        """The consistency cases decided, (kind, key) -> {"decision", "reviewer", "at"}."""
+        """The consistency cases decided, (kind, key) -> {"decision", "reviewer", "at", "grounds", "seq"}:
+        `grounds` the hidden mentions ([id, start, end]) it was taken on (None for a decision stored
+        before they were kept), `seq` its event in the log."""
         exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'consistency'").fetchone()
         if not exists:  # a workspace made before consistency cases were decided
             return {}
-        return {(r["kind"], r["key"]): {"decision": r["decision"], "reviewer": r["reviewer"], "at": r["at"]}
-                for r in self._db.execute("SELECT * FROM consistency")}
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
+        seqs = {row[0]: row[1] for row in self._db.execute(
+            "SELECT id, max(seq) FROM events WHERE action = 'consistency' GROUP BY id")}
+        return {(r["kind"], r["key"]): {
+            "decision": r["decision"], "reviewer": r["reviewer"], "at": r["at"],
+            "grounds": json.loads(r["grounds"]) if "grounds" in columns and r["grounds"] is not None else None,
+            "seq": seqs.get(f"{r['kind']}:{r['key']}", 0)} for r in self._db.execute("SELECT * FROM consistency")}
 
-    def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str) -> dict:
-        """Decide a consistency case once for the whole corpus (the release applies it); logged as an event."""
-        from triage.review_workspace.consistency import check_choice
+    def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str,
+                           version: str | None = None) -> dict:
+        """Decide a consistency case once for the whole corpus (the release applies it); logged as an
+        event, with its grounds (the hidden mentions it is taken on). `version` is the case's as
+        shown: when someone decided the case, or its mentions changed, since, nothing is stored
+        (Conflict); without it, another reviewer's decision is never replaced."""
+        from triage.review_workspace.consistency import check_choice, find_cases
 
         check_choice(kind, decision)
         key = " ".join(str(key).split())
         if not key:
             raise BadOption("a consistency case needs its key (the spelling)")
+        if version is not None and not isinstance(version, str):
+            raise BadOption("version must be the case's version, as sent with it")
         reviewer = _reviewer(reviewer)
         at = _now()
         with self._transaction():
             self._db.execute(_CONSISTENCY)
-            before = self._db.execute("SELECT decision FROM consistency WHERE kind = ? AND key = ?",
-                                      (kind, key)).fetchone()
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
+            if "grounds" not in columns:  # decided before decisions kept their grounds
+                self._db.execute("ALTER TABLE consistency ADD COLUMN grounds TEXT")
+            stored = self.consistency_decisions()
+            found = [c for c in find_cases(self.final(), self.surrogate_map(), stored, only={key})
+                     if c["kind"] == kind]
+            current = found[0] if found else None
+            before = stored.get((kind, key))
+            if version is not None and (current is None or current["version"] != version):
+                what = ("is no longer a case (its mentions changed)" if current is None else
+                        f"was decided {before['decision']} by {before['reviewer']}" if before and current["decision"]
+                        else "changed (its mentions, or its decision)")
+                raise Conflict(f"the {kind} case '{key}' {what} since your page showed it: nothing was saved; "
+                               "look at it again", {"kind": "consistency", "case": current})
+            if version is None and before is not None and before["reviewer"] != reviewer:
+                raise Conflict(f"the {kind} case '{key}' was decided {before['decision']} by {before['reviewer']}: "
+                               "nothing was saved; send the case's version to decide it anew",
+                               {"kind": "consistency", "case": current})
+            grounds = json.dumps(current["mentions"] if current else [], ensure_ascii=False)
             self._db.execute(
-                "INSERT INTO consistency VALUES (?,?,?,?,?) ON CONFLICT(kind, key) DO UPDATE SET "
-                "decision = excluded.decision, reviewer = excluded.reviewer, at = excluded.at",
-                (kind, key, decision, reviewer, at))
+                "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
+                "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = excluded.reviewer, "
+                "at = excluded.at, grounds = excluded.grounds",
+                (kind, key, decision, reviewer, at, grounds))
             self._db.execute(
                 "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after) "
                 "VALUES (?,?,?,?,?,?,?)",
-                (f"{kind}:{key}", "", reviewer, at, "consistency", before[0] if before else None, decision))
+                (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None, decision))
         return {"kind": kind, "key": key, "decision": decision, "reviewer": reviewer, "at": at}
 
     def consistency(self) -> list[dict]:
@@ -1832,6 +1922,12 @@ class Workspace:
             spans = apply_learnt(text, machine if row["decision"] == TA else [], names, words)
             label = TA if spans else row["decision"]
             yield FinalRow(row["id"], row["position"], text, label, spans, "machine")
+
+
+def _bulk_digest_add(digest, item: Item) -> None:
+    """One listed message into a bulk preview's digest: its id, text and last logged action."""
+    digest.update(json.dumps([item.id, item.text_hash, item.version], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    digest.update(b"\n")
 
 
 class _Transaction:

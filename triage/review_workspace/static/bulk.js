@@ -45,7 +45,7 @@ async function confirmBulk() {
   const p = BULK.preview;
   if (!p) return;
   try {
-    const done = await api("POST", "/api/bulk", { action: p.action, expected: p.total, filters: BULK.filters });
+    const done = await api("POST", "/api/bulk", { action: p.action, digest: p.digest, expected: p.total, filters: BULK.filters });
     document.getElementById("bulk").close();
     await refreshState();
     await loadPage(0);
