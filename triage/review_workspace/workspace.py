@@ -96,6 +96,9 @@ _TEAM = (
     "CREATE TABLE IF NOT EXISTS reviews (id TEXT NOT NULL, reviewer TEXT NOT NULL, text_hash TEXT NOT NULL,"
     " label TEXT NOT NULL, spans TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (id, reviewer))",
     "CREATE INDEX IF NOT EXISTS events_by_id ON events (id, seq)",
+    # What the machines hid in an audit message when a reviewer first decided it (on that text): its
+    # leak stays a leak when a later classification hides what the reviewer hid.
+    "CREATE TABLE IF NOT EXISTS audit_grounds (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, machine TEXT NOT NULL)",
 )
 #: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
 DEFAULT_LEASE = 300.0
@@ -1084,6 +1087,11 @@ class Workspace:
         )
         if batch is not None:  # one of a bulk decision's: undone together
             self._db.execute("UPDATE events SET batch = ? WHERE seq = last_insert_rowid()", (batch,))
+        if action not in ("skip", "undo"):  # an audit message's first look: what the machines hid then
+            self._db.execute(
+                "INSERT INTO audit_grounds SELECT i.id, m.text_hash, m.hidden FROM items i JOIN messages m USING (id)"
+                " WHERE i.id = ? AND i.kind = 'audit' ON CONFLICT(id) DO UPDATE SET text_hash = excluded.text_hash,"
+                " machine = excluded.machine WHERE audit_grounds.text_hash != excluded.text_hash", (message_id,))
 
     def _text(self, message_id: str, text_hash: str | None) -> str:
         """The listed message's text, checked against the hash of the text the decision was made on
@@ -1782,12 +1790,17 @@ class Workspace:
 
     def audit_estimate(self) -> dict:
         """From the reviewed audit sample: the share of machine-released messages that still show
-        something identifying (the reviewer hid something the machines had left readable), with an
-        exact 95% binomial interval."""
+        something identifying (the reviewer hid something the machines had left readable when the
+        message was first reviewed: a later classification that learnt the name does not undo the
+        leak), with an exact 95% binomial interval."""
         audited = leaking = 0
+        grounds = {row["id"]: (row["text_hash"], json.loads(row["machine"]))
+                   for row in self._db.execute("SELECT * FROM audit_grounds")}
         for item in self.items(kind="audit", status="decided", limit=1_000_000):
             audited += 1
-            leaking += any(not _covered(item.machine_spans, s, e) for s, e, _ in item.spans or [])
+            kept = grounds.get(item.id)
+            machine = kept[1] if kept and kept[0] == item.text_hash else item.machine_spans
+            leaking += any(not _covered(machine, s, e) for s, e, _ in item.spans or [])
         synced = self._counts_of_sync()
         released = synced["released"]
         result = {"audited": audited, "sample": synced["audit"], "leaking": leaking,
@@ -1824,7 +1837,31 @@ class Workspace:
             )
 
     def undecided(self) -> int:
-        return self.count(kind="queue", status="pending,skipped,stale")
+        """Queued messages nobody decided (a message awaiting its second blind reviewer is counted
+        apart: see `half_reviewed`)."""
+        waiting = sum(1 for kind in self._half_reviewed(kinds=True).values() if kind == "queue")
+        return self.count(kind="queue", status="pending,skipped,stale") - waiting
+
+    def _half_reviewed(self, *, kinds: bool = False) -> dict:
+        """The messages marked for double review that one reviewer decided blind and the second has not
+        (on their current text, with no decision yet): id -> the blind decision's spans (or, with
+        `kinds`, id -> queue or audit)."""
+        rows = self._db.execute(
+            "SELECT r.id, r.spans, i.kind FROM reviews r JOIN double x USING (id) JOIN items i USING (id) "
+            "JOIN messages m USING (id) LEFT JOIN decisions d USING (id) WHERE r.text_hash = m.text_hash "
+            "AND (d.id IS NULL OR d.text_hash != m.text_hash OR d.status NOT IN ('decided', 'disputed'))")
+        found: dict = {}
+        for row in rows:
+            if kinds:
+                found[row["id"]] = row["kind"]
+            else:
+                found.setdefault(row["id"], []).extend(json.loads(row["spans"]))
+        return found
+
+    def half_reviewed(self) -> int:
+        """How many messages await their second blind reviewer after a first one decided them: the
+        release publishes each as the more cautious side (what the first reviewer or the machines hid)."""
+        return len(self._half_reviewed(kinds=True))
 
     def consistency_decisions(self) -> dict[tuple[str, str], dict]:
         """The consistency cases decided, (kind, key) -> {"decision", "reviewer", "at", "grounds", "seq"}:
@@ -1897,9 +1934,12 @@ class Workspace:
 
     def final(self) -> Iterator[FinalRow]:
         """Every message in file order with what will be released: the reviewer's decision where there
-        is one for this text, else the machines' (queued messages without one are `undecided`). This
-        corpus's learnt names are hidden everywhere and its learnt ordinary words shown everywhere."""
+        is one for this text, else the machines' (queued messages without one are `undecided`). A
+        message whose first blind decision awaits the second reviewer is released as the more cautious
+        side, as a disagreement is: what that reviewer or the machines hid. This corpus's learnt names
+        are hidden everywhere and its learnt ordinary words shown everywhere."""
         names, words = self._learnt_sets()
+        halves = self._half_reviewed()
         rows = self._db.execute(
             "SELECT m.id, m.position, m.text, m.decision, m.hidden, i.kind, d.label, d.spans, d.status,"
             " d.text_hash = m.text_hash AS current FROM messages m LEFT JOIN items i USING (id)"
@@ -1915,6 +1955,11 @@ class Workspace:
                 yield FinalRow(row["id"], row["position"], text, row["label"], spans, route)
                 continue
             machine = json.loads(row["hidden"])
+            if row["id"] in halves:  # one blind decision, the second awaited: what either it or the machines hid
+                route = "audit" if row["kind"] == "audit" else "reviewer"
+                spans = merge_spans(apply_learnt(text, machine, names, set()) + halves[row["id"]])
+                yield FinalRow(row["id"], row["position"], text, TA if spans else NTA, spans, route)
+                continue
             if row["decision"] == "EXPERT":
                 yield FinalRow(row["id"], row["position"], text, None, apply_learnt(text, machine, names, words),
                                "undecided")
