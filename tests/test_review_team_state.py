@@ -6,7 +6,7 @@ a bulk decision names exactly the messages its preview showed.
 Each reviewer is a server of their own on one workspace file (as in test_review_team)."""
 
 import pytest
-from conftest import failed, succeeded
+from conftest import failed
 from test_release_datasheet import fill, queued_corpus
 from test_review_team import decide, disagree, item_of, team  # noqa: F401  (team: a fixture)
 
