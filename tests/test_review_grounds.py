@@ -268,3 +268,16 @@ def test_a_hidden_elided_form_is_a_mention_of_the_name():
             FinalRow("c", 2, "la liste d'attente", "NTA", [], "reviewer")]
     cases = find_cases(rows)
     assert [(c["kind"], c["key"], c["readable"]) for c in cases] == [("mixed", "amandine", 1)]
+
+
+def test_an_audit_decided_before_its_grounds_were_kept_keeps_its_leak_through_a_new_classification(shared):
+    classified, path, reviewer = shared
+    decide(reviewer("ana"), "9", [span("9", "Quentin")])
+    decide_rest(path)
+    with Workspace.open(path) as ws:
+        ws._db.execute("DELETE FROM audit_grounds")  # as a workspace made before they were kept
+        assert ws.audit_estimate()["leaking"] == 1
+    taught = [(i, t, "TA", [span("9", "Quentin")]) if i == "9" else (i, t, d, h) for i, t, d, h in ROWS]
+    again, _ = open_synced(write_classified(classified, taught), path, audit=2)
+    with again:
+        assert again.audit_estimate()["leaking"] == 1

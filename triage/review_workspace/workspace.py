@@ -700,6 +700,10 @@ class Workspace:
         by_id = {row.id: row for row in rows}
         with self._transaction():
             db = self._db
+            # An audit message decided before its grounds were kept keeps what the machines hid until now.
+            db.execute("INSERT INTO audit_grounds SELECT d.id, m.text_hash, m.hidden FROM decisions d JOIN items i "
+                       "USING (id) JOIN messages m USING (id) WHERE i.kind = 'audit' AND d.text_hash = m.text_hash "
+                       "ON CONFLICT(id) DO NOTHING")
             db.execute("DELETE FROM items")
             db.execute("DELETE FROM messages")
             db.executemany(
