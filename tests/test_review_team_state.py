@@ -149,3 +149,25 @@ def test_a_bulk_decision_is_refused_when_a_message_it_showed_was_decided_since(t
     assert stale.status_code == 409
     with Workspace.open(path) as ws:
         assert ws.count(status="decided") == 1
+
+
+# ------------------------------------------------------------------------------ concordance
+
+
+def test_a_concordance_decision_is_refused_when_its_message_changed_since_it_was_shown(team):  # noqa: F811
+    _, path, reviewer = team
+    ana = reviewer("ana")
+    shown = ana.get("/api/concordance", params={"spelling": "Margaux"}).json()["occurrences"][0]
+    with Workspace.open(path) as ws:  # ana herself, in another tab, decides the message meanwhile
+        ws.decide("1", label="NTA", spans=[], reviewer="ana")
+    mark = {k: shown[k] for k in ("id", "start", "end", "text_hash", "version")}
+    stale = ana.post("/api/concordance", json={"marks": [{**mark, "as": "name"}]})
+    assert stale.status_code == 409 and "since the concordance showed it" in stale.json()["error"]
+    with Workspace.open(path) as ws:
+        assert (ws.item("1").label, ws.item("1").spans) == ("NTA", [])
+    fresh = ana.get("/api/concordance", params={"spelling": "Margaux"}).json()["occurrences"][0]
+    mark = {k: fresh[k] for k in ("id", "start", "end", "text_hash", "version")}
+    done = ana.post("/api/concordance", json={"marks": [{**mark, "as": "name"}]})
+    assert done.status_code == 200 and done.json()["decided"] == 1
+    bad = ana.post("/api/concordance", json={"marks": [{**mark, "as": "name", "version": "7"}]})
+    assert bad.status_code == 400

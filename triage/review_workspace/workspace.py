@@ -1702,17 +1702,20 @@ class Workspace:
                     "id": row["id"], "start": start, "end": end, "before": text[max(0, start - width):start],
                     "match": text[start:end], "after": text[end:end + width], "listed": item is not None,
                     "text_hash": item.text_hash if item else None, "status": item.status if item else None,
+                    "version": item.version if item else None,
                     "hidden": bool(covering), "tag": covering[0][2] if covering else None,
                 })
         return {"spelling": key, "messages": messages, "occurrences": occurrences, "outside": outside,
                 "truncated": len(occurrences) >= limit}
 
     def decide_occurrences(self, marks: Iterable, *, reviewer: str, tag: str = "PRE") -> dict:
-        """Decide occurrences one at a time: each mark {id, start, end, as: name|word, text_hash}
+        """Decide occurrences one at a time: each mark {id, start, end, as: name|word, text_hash, version}
         hides that occurrence (as `tag`) or shows it, in what its message hides now (the reviewer's
         decision, else the machines' proposal); each message so changed is decided (TA when
         something is hidden, else NTA) by `reviewer`, all in one transaction, undone together. A
-        message the team holds (see `_held`) is left as it is and counted in `held`."""
+        message the team holds (see `_held`) is left as it is and counted in `held`; a mark whose
+        `version` (its message's, as the concordance showed it) is no longer the message's refuses them
+        all (Conflict), as a text changed since does (TextChanged)."""
         if tag not in TAGS:
             raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
         reviewer = _reviewer(reviewer)
@@ -1722,22 +1725,28 @@ class Workspace:
                 ident, start, end, kind = mark["id"], mark["start"], mark["end"], mark["as"]
                 if not (isinstance(ident, str) and type(start) is int and type(end) is int and kind in LEARN_KINDS):
                     raise TypeError
-                by_message.setdefault(ident, []).append((start, end, kind, mark.get("text_hash")))
+                version = mark.get("version")
+                if version is not None and type(version) is not int:
+                    raise TypeError
+                by_message.setdefault(ident, []).append((start, end, kind, mark.get("text_hash"), version))
         except (TypeError, KeyError, AttributeError):
-            raise BadOption("marks must be a list of {id, start, end, as: name or word, text_hash}") from None
+            raise BadOption("marks must be a list of {id, start, end, as: name or word, text_hash, version}") from None
         batch = uuid.uuid4().hex
         decided = held = 0
         with self._transaction():
             self._batch_column()
             for ident, changes in by_message.items():
-                for _, _, _, digest in changes:
+                for _, _, _, digest, version in changes:
                     self._text(ident, digest)  # refused with TextChanged when the text changed since
+                    if version is not None and version != self._version(ident):
+                        raise Conflict(f"message {ident} was decided or skipped since the concordance showed it: "
+                                       "nothing was saved; look at it again", {"kind": "changed", "id": ident})
                 if self._held(ident, reviewer):
                     held += 1
                     continue
                 item = self.item(ident)
                 spans = [list(span) for span in (item.spans if item.status == "decided" else item.proposal)]
-                for start, end, kind, _ in changes:
+                for start, end, kind, _, _ in changes:
                     spans = [span for span in spans if not (span[0] < end and span[1] > start)]
                     if kind == "name":
                         spans.append([start, end, tag])
