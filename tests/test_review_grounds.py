@@ -281,3 +281,39 @@ def test_an_audit_decided_before_its_grounds_were_kept_keeps_its_leak_through_a_
     again, _ = open_synced(write_classified(classified, taught), path, audit=2)
     with again:
         assert again.audit_estimate()["leaking"] == 1
+
+
+def test_an_audited_message_a_new_classification_queues_stays_in_the_audit(shared):
+    classified, path, reviewer = shared
+    decide(reviewer("ana"), "9", [span("9", "Quentin")])
+    decide_rest(path)
+    queued = [(i, t, "EXPERT", []) if i == "9" else (i, t, d, h) for i, t, d, h in ROWS]
+    again, _ = open_synced(write_classified(classified, queued), path, audit=2)
+    with again:
+        assert again.item("9").kind == "audit" and again.item("9").status == "decided"
+        assert [i.id for i in again.items(kind="queue", limit=50)] == [str(n) for n in range(1, 9)]
+        assert (again.audit_estimate()["audited"], again.audit_estimate()["leaking"]) == (1, 1)
+
+
+def test_a_leak_found_by_the_audit_survives_classify_workspace_learning_the_name(cli, tmp_path):
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n1,slt Julie tu viens a Lyon samedi ?\n2,appelle moi au 06 12 34 56 78 stp\n"
+                      "3,ok a demain bisous\n4,bonne nuit a toi\n5,on mange chez zorglub ce soir\n"
+                      "6,dis a zorglub que jarrive\n7,merci pour tout\n8,tkt jarrive dans 5 min\n", encoding="utf-8")
+    classified, ws = tmp_path / "sms.classified.csv", tmp_path / "sms.review.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
+    with Workspace.open(ws) as opened:
+        assert opened.item("6").kind == "audit" and opened.item("6").machine_spans == []
+        opened.decide("6", label="TA", spans=[[6, 13, "PRE"]], reviewer="ana")  # the machines missed zorglub
+        opened.decide("5", label="TA", spans=[[14, 21, "PRE"]], reviewer="ana")
+        assert opened.audit_estimate()["leaking"] == 1
+    again = cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, "--force")
+    succeeded(again)
+    assert "known names: 1 from the review workspace" in again.output
+    with Workspace.open(ws) as opened:
+        assert opened.item("6").machine_spans == [[6, 13, "PRE"]]  # learnt: the machines hide it now
+        assert opened.audit_estimate()["leaking"] == 1
+    out = tmp_path / "corpus.csv"
+    succeeded(cli("release", classified, "--workspace", ws, "-o", out, "--withhold-undecided"))
+    sheet = json.loads((tmp_path / "corpus.datasheet.json").read_text("utf-8"))
+    assert sheet["audit"]["leaking"] == 1

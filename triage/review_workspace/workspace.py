@@ -692,12 +692,21 @@ class Workspace:
         released_ids = [row.id for row in rows if row.decision != "EXPERT"]
         meta = self.meta()
         previous_audit = json.loads(meta.get("audit_ids", "[]"))
+        by_id = {row.id: row for row in rows}
         if previous_audit and int(meta.get("audit_size", -1)) == audit:
+            # A sampled message stays in the sample while the machines release it, and, once a reviewer
+            # decided it (on the same text), even when a new classification queues it: its finding (a
+            # leak or none) stays in the estimate.
             still = set(released_ids)
-            audit_ids = [i for i in previous_audit if i in still]
+            reviewed = {row[0]: row[1] for row in self._db.execute(
+                "SELECT id, text_hash FROM decisions WHERE status IN ('decided', 'disputed') "
+                "UNION SELECT id, text_hash FROM reviews")}
+            audit_ids = [i for i in previous_audit if i in still or
+                         (i in by_id and reviewed.get(i) == text_hash(by_id[i].text))]
+            sampled = set(audit_ids)
+            queued = [row for row in queued if row.id not in sampled]
         else:
             audit_ids = random.Random(seed).sample(released_ids, min(audit, len(released_ids)))
-        by_id = {row.id: row for row in rows}
         with self._transaction():
             db = self._db
             # An audit message decided before its grounds were kept keeps what the machines hid until now.
