@@ -317,3 +317,20 @@ def test_a_leak_found_by_the_audit_survives_classify_workspace_learning_the_name
     succeeded(cli("release", classified, "--workspace", ws, "-o", out, "--withhold-undecided"))
     sheet = json.loads((tmp_path / "corpus.datasheet.json").read_text("utf-8"))
     assert sheet["audit"]["leaking"] == 1
+
+
+def test_a_blind_decision_is_still_released_cautiously_after_the_double_review_is_removed(shared, cli):
+    classified, path, reviewer = shared
+    with Workspace.open(path) as ws:
+        ws.mark_double(1.0)
+    decide(reviewer("ana"), "9", [span("9", "Quentin")])
+    decide_rest(path)
+    with Workspace.open(path) as ws:
+        for item in ws.items(kind="queue", status="pending", limit=50):  # the queue's second reviews
+            ws.decide(item.id, label="NTA", spans=[], reviewer="bob")
+    with Workspace.open(path) as ws:
+        ws.mark_double(0)  # the double review removed
+        assert ws.double_ids() == set() and ws.half_reviewed() == 1
+        assert {row.id: row.spans for row in ws.final()}["9"] == [span("9", "Quentin")]
+    texts = released(classified, path, allow_disagreements=True, inconsistent_ok=True)
+    assert "Quentin" not in texts["9"]

@@ -1865,11 +1865,11 @@ class Workspace:
         return self.count(kind="queue", status="pending,skipped,stale") - waiting
 
     def _half_reviewed(self, *, kinds: bool = False) -> dict:
-        """The messages marked for double review that one reviewer decided blind and the second has not
-        (on their current text, with no decision yet): id -> the blind decision's spans (or, with
-        `kinds`, id -> queue or audit)."""
+        """The messages one reviewer decided blind and no second one has (on their current text, with no
+        decision yet; still so when the double review's share was changed since): id -> the blind
+        decision's spans (or, with `kinds`, id -> queue or audit)."""
         rows = self._db.execute(
-            "SELECT r.id, r.spans, i.kind FROM reviews r JOIN double x USING (id) JOIN items i USING (id) "
+            "SELECT r.id, r.spans, i.kind FROM reviews r JOIN items i USING (id) "
             "JOIN messages m USING (id) LEFT JOIN decisions d USING (id) WHERE r.text_hash = m.text_hash "
             "AND (d.id IS NULL OR d.text_hash != m.text_hash OR d.status NOT IN ('decided', 'disputed'))")
         found: dict = {}
