@@ -319,7 +319,7 @@ def test_a_leak_found_by_the_audit_survives_classify_workspace_learning_the_name
     assert sheet["audit"]["leaking"] == 1
 
 
-def test_a_blind_decision_is_still_released_cautiously_after_the_double_review_is_removed(shared, cli):
+def test_a_blind_decision_is_still_released_cautiously_after_the_double_review_is_removed(shared):
     classified, path, reviewer = shared
     with Workspace.open(path) as ws:
         ws.mark_double(1.0)
