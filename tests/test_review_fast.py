@@ -188,11 +188,15 @@ def test_a_bulk_decision_is_previewed_then_stored_as_decisions_and_undone_whole(
     assert nothing["after"] == {"label": "NTA", "spans": []}
     assert small.count(status="decided") == 1  # a preview changes nothing
 
-    # The list changed since the preview: refused, nothing decided.
-    stale = api.post("/api/bulk", json={"action": "accept", "expected": 4, "filters": {"kind": "queue"}})
+    # A count that is not the preview's, or no digest of what it showed: refused, nothing decided.
+    stale = api.post("/api/bulk", json={"action": "accept", "expected": 4, "digest": preview["digest"],
+                                        "filters": {"kind": "queue"}})
     assert stale.status_code == 409 and small.count(status="decided") == 1
+    unnamed = api.post("/api/bulk", json={"action": "accept", "expected": 5, "filters": {"kind": "queue"}})
+    assert unnamed.status_code == 400 and "digest" in unnamed.json()["error"] and small.count(status="decided") == 1
 
-    done = api.post("/api/bulk", json={"action": "accept", "expected": 5, "filters": {"kind": "queue"}}).json()
+    done = api.post("/api/bulk", json={"action": "accept", "expected": 5, "digest": preview["digest"],
+                                       "filters": {"kind": "queue"}}).json()
     assert done["decided"] == 5
     assert {i.id: (i.label, i.reviewer) for i in small.items(kind="queue")} == {
         "m1": ("TA", "ana"), "m2": ("TA", "ana"), "m3": ("NTA", "ana"), "m4": ("NTA", "ana"), "m5": ("NTA", "ana")}
@@ -211,7 +215,8 @@ def test_a_bulk_decision_leaves_another_reviewers_work_alone(api, small):
     small.lease("m2", "carl", seconds=300)  # carl is looking at m2
     preview = api.get("/api/bulk", params={"action": "accept", "kind": "queue"}).json()
     assert (preview["total"], preview["new"], preview["changed"], preview["held"]) == (5, 3, 0, 2)
-    done = api.post("/api/bulk", json={"action": "accept", "expected": 5, "filters": {"kind": "queue"}}).json()
+    done = api.post("/api/bulk", json={"action": "accept", "digest": preview["digest"],
+                                       "filters": {"kind": "queue"}}).json()
     assert (done["decided"], done["held"]) == (3, 2)
     assert (small.item("m1").label, small.item("m1").reviewer) == ("NTA", "bob")
     assert small.item("m2").status == "pending"
@@ -223,9 +228,10 @@ def test_a_bulk_decision_leaves_another_reviewers_work_alone(api, small):
 def test_a_bulk_nta_on_a_search_decides_only_what_was_found(api, small):
     preview = api.get("/api/bulk", params={"action": "nta", "q": "tomorrow"}).json()
     assert preview["total"] == 1 and preview["examples"][0]["id"] == "m5"
-    api.post("/api/bulk", json={"action": "nta", "expected": 1, "filters": {"q": "tomorrow"}}).raise_for_status()
+    api.post("/api/bulk", json={"action": "nta", "expected": 1, "digest": preview["digest"],
+                                "filters": {"q": "tomorrow"}}).raise_for_status()
     assert [i.id for i in small.items(status="decided")] == ["m5"]
-    bad = api.post("/api/bulk", json={"action": "hide", "expected": 1, "filters": {}})
+    bad = api.post("/api/bulk", json={"action": "hide", "expected": 1, "digest": preview["digest"], "filters": {}})
     assert bad.status_code == 400 and "action" in bad.json()["error"]
 
 

@@ -561,7 +561,7 @@ def release(
     columns: Annotated[Optional[str], typer.Option("--columns", help="Columns of the input to keep, comma-separated (default: all; id and text are always kept).")] = None,
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
-    allow_disagreements: Annotated[bool, typer.Option("--allow-disagreements", help="Release the double review's unresolved disagreements as the more cautious decision (said in the datasheet).")] = False,
+    allow_disagreements: Annotated[bool, typer.Option("--allow-disagreements", help="Release the double review's unresolved disagreements, and its messages awaiting their second blind reviewer, as the more cautious decision (said in the datasheet).")] = False,
     excel: Annotated[bool, typer.Option("--excel", help="Write the CSV French Excel opens right (UTF-8 with BOM, ';').")] = False,
     hide: Annotated[Optional[str], typer.Option("--hide", help="Default: the --hide classify recorded in the workspace (else 'default'); another one is refused unless --hide-differs-ok. " + HIDE_HELP)] = None,
     hide_differs_ok: Annotated[bool, typer.Option("--hide-differs-ok", help="Accept a --hide other than classify's: the messages keep what classify hid, the other columns are searched for --hide, and the datasheet names the categories that differ.")] = False,
@@ -587,6 +587,9 @@ def release(
     if s.sheet and s.sheet.get("review", {}).get("unresolved_disagreements_released"):
         typer.echo(f"released: {s.sheet['review']['unresolved_disagreements_released']:,} unresolved disagreements "
                    "of the double review, as the more cautious decision (said in the datasheet)")
+    if s.sheet and s.sheet.get("review", {}).get("awaiting_second_review_released"):
+        typer.echo(f"released: {s.sheet['review']['awaiting_second_review_released']:,} messages awaiting their "
+                   "second blind reviewer, as the more cautious decision (said in the datasheet)")
     typer.echo("datasheet: " + ", ".join(str(p) for p in s.datasheet))
     from triage.corpus_release import placeholders
 

@@ -315,11 +315,19 @@ def release_hide(settings: dict | None, asked: tuple[str, ...] | None, differs_o
 
 def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) -> dict:
     """The datasheet's review section (reviewers, time, agreement); unresolved disagreements of the
-    double review are refused unless `allow`."""
+    double review, and messages awaiting their second blind reviewer, are refused unless `allow`."""
     from triage.review_workspace.agreement import review_section
 
     section = review_section(opened, allow_disagreements=allow)
     unresolved = section["agreement"]["disagreements"]["unresolved"]
+    half = section["awaiting_second_review"]
+    if half and not allow:
+        raise BadInput(
+            f"{half:,} message{'s' if half > 1 else ''} of the double review {'await' if half > 1 else 'awaits'} "
+            f"the second blind reviewer: decide {'them' if half > 1 else 'it'} with `triage review {name} --workspace "
+            f"{ws_path} --reviewer NAME` (another reviewer than the first), or release the more cautious decision "
+            "(what the first reviewer or the machines hid) with --allow-disagreements"
+        )
     if unresolved and not allow:
         raise BadInput(
             f"{unresolved:,} message{'s' if unresolved > 1 else ''} of the double review "

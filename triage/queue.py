@@ -641,7 +641,10 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
     machines proposed plus every occurrence of the expert_hide words; NTA hides nothing. Everything is
     checked before anything is stored, and nothing is stored if one row is refused: a row whose text is
     not the workspace's message (changed since the queue was exported), an id not in the review list,
-    a word absent from its message, or a message another decision already settled otherwise."""
+    a word absent from its message, a message another decision already settled otherwise, or one the
+    team decides in the page: marked for double review (decided blind by two reviewers) or disputed
+    (the lead resolves it). A message someone decided between this check and the storing is refused
+    too (each decision names the message's version as checked)."""
     answers = read_decisions(decisions_path)
     display = source_name(decisions_path)
     if answers and any(answer.text is None for answer in answers.values()):
@@ -651,7 +654,7 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
         seeker = SeekAndHide(lexicon_module.default())
     counts: Counter = Counter()
     stored: list[tuple[str, str, list, str]] = []
-    changed, unknown, missing, settled = [], [], [], []
+    changed, unknown, missing, settled, team = [], [], [], [], []
     for ident, answer in answers.items():
         if not answer.label:
             counts["undecided"] += 1
@@ -669,13 +672,16 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
             found, absent = _expert_spans(seeker, item.text, [tuple(s) for s in item.proposal], answer.hide)
             spans = [list(span) for span in found]
             missing.extend(f"'{word}' in {ident!r} (line {answer.line})" for word in absent)
+        if item.status == "disputed" or (item.double and item.status != "decided"):
+            team.append(f"{ident!r} (line {answer.line}, {'a disagreement' if item.status == 'disputed' else 'double review'})")
+            continue
         if item.status == "decided":
             if item.label == answer.label and [list(s) for s in item.spans or []] == spans:
                 counts["unchanged"] += 1
                 continue
             settled.append(f"{ident!r} (line {answer.line}, decided {item.label} by {item.reviewer})")
             continue
-        stored.append((ident, answer.label, spans, item.text_hash))
+        stored.append((ident, answer.label, spans, item.text_hash, item.version))
         counts[answer.label] += 1
     problems = [
         (changed, "row{s} whose text is not the message of the review workspace (changed since the queue was "
@@ -683,6 +689,7 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
         (unknown, "id{s} not in the review list of the workspace"),
         (missing, "word{s} of expert_hide not in {its} message (write {it} as in the text, accents included)"),
         (settled, "message{s} already decided otherwise in the workspace (decide {it} in `triage review`)"),
+        (team, "message{s} that two reviewers decide blind or the lead resolves (decide {it} in `triage review`)"),
     ]
     for found, what in problems:
         if found:

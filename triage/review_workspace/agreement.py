@@ -133,13 +133,15 @@ def _duration(seconds: float) -> str:
 
 def review_section(workspace, *, allow_disagreements: bool = False) -> dict:
     """The datasheet's `review` section: who reviewed, how many decisions, how long, and the
-    agreement of the double review (with the disagreements the lead resolved or not)."""
+    agreement of the double review (with the disagreements the lead resolved or not, and the
+    messages still awaiting their second blind reviewer)."""
     from triage.review_workspace.workspace import PAUSE
 
     figures = workspace.reviewer_figures()
     result = workspace.agreement()
     meta = workspace.meta()
     unresolved = result["disagreements"]["unresolved"]
+    half = workspace.half_reviewed()
     return {
         "reviewers": [{"name": name, "decisions": f["decisions"], "skips": f["skips"],
                        "minutes": round(f["seconds"] / 60, 1)} for name, f in figures.items()],
@@ -148,6 +150,8 @@ def review_section(workspace, *, allow_disagreements: bool = False) -> dict:
         "double_review_share": float(meta["double_share"]) if "double_share" in meta else 0.0,
         "agreement": result,
         "unresolved_disagreements_released": unresolved if allow_disagreements else 0,
+        "awaiting_second_review": half,
+        "awaiting_second_review_released": half if allow_disagreements else 0,
     }
 
 
@@ -180,6 +184,11 @@ def review_markdown(section: dict | None) -> list[str]:
         if section["unresolved_disagreements_released"]:
             lines.append(f"{section['unresolved_disagreements_released']:,} disagreements were left unresolved and "
                          "released as the more cautious decision (what either reviewer hid is hidden).")
+    if section.get("awaiting_second_review_released"):
+        n = section["awaiting_second_review_released"]
+        lines.append(f"{n:,} message{'s' if n != 1 else ''} marked for double review had one blind decision, "
+                     "the second reviewer's still awaited, and " + ("were" if n != 1 else "was")
+                     + " released as the more cautious decision (what that reviewer or the machines hid is hidden).")
     else:
         lines.append("No double review: each message was decided by one reviewer (no agreement measured).")
     return lines

@@ -409,7 +409,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return JSONResponse({**undone.as_json(), "undone": workspace.last_undone} if undone else None)
 
     # Bulk decisions on the list's filtered items: a preview first (GET), then the decision (POST)
-    # naming how many messages the preview showed; one undo takes a bulk decision back whole.
+    # naming the messages the preview showed (its digest); one undo takes a bulk decision back whole.
     async def bulk_preview(request: Request):
         query = request.query_params
         return JSONResponse(workspace.bulk_preview(action=query.get("action") or "accept", filters=_filters(query),
@@ -422,7 +422,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             raise BadOption("filters must be an object of text values (q, status, kind, tag, reviewer)")
         try:
             done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=settings.reviewer,
-                                         expected=data.get("expected"), filters=_filters(chosen))
+                                         digest=data.get("digest"), expected=data.get("expected"),
+                                         filters=_filters(chosen))
         except BulkChanged as err:
             return _error(str(err), 409, changed=True)
         return JSONResponse(done)
@@ -479,7 +480,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         return JSONResponse(workspace.decide_consistency(
             str(data.get("kind", "")), _spelling(data.get("key", "")), str(data.get("decision", "")),
-            reviewer=settings.reviewer))
+            reviewer=settings.reviewer, version=data.get("version")))
 
     async def consistency_page(request: Request):
         return FileResponse(STATIC / "consistency.html", media_type="text/html; charset=utf-8")

@@ -96,6 +96,9 @@ _TEAM = (
     "CREATE TABLE IF NOT EXISTS reviews (id TEXT NOT NULL, reviewer TEXT NOT NULL, text_hash TEXT NOT NULL,"
     " label TEXT NOT NULL, spans TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (id, reviewer))",
     "CREATE INDEX IF NOT EXISTS events_by_id ON events (id, seq)",
+    # What the machines hid in an audit message when a reviewer first decided it (on that text): its
+    # leak stays a leak when a later classification hides what the reviewer hid.
+    "CREATE TABLE IF NOT EXISTS audit_grounds (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, machine TEXT NOT NULL)",
 )
 #: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
 DEFAULT_LEASE = 300.0
@@ -108,7 +111,7 @@ PAUSE = 600.0
 # Added later still, created on first use: one decision per consistency case (triage.review_workspace.consistency).
 _CONSISTENCY = """CREATE TABLE IF NOT EXISTS consistency (
     kind TEXT NOT NULL, key TEXT NOT NULL, decision TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL,
-    PRIMARY KEY (kind, key)
+    grounds TEXT, PRIMARY KEY (kind, key)
 )"""
 
 # The list's filters: the reviewer's, and the list read in order without its long reasons; made
@@ -689,14 +692,27 @@ class Workspace:
         released_ids = [row.id for row in rows if row.decision != "EXPERT"]
         meta = self.meta()
         previous_audit = json.loads(meta.get("audit_ids", "[]"))
+        by_id = {row.id: row for row in rows}
         if previous_audit and int(meta.get("audit_size", -1)) == audit:
+            # A sampled message stays in the sample while the machines release it, and, once a reviewer
+            # decided it (on the same text), even when a new classification queues it: its finding (a
+            # leak or none) stays in the estimate.
             still = set(released_ids)
-            audit_ids = [i for i in previous_audit if i in still]
+            reviewed = {row[0]: row[1] for row in self._db.execute(
+                "SELECT id, text_hash FROM decisions WHERE status IN ('decided', 'disputed') "
+                "UNION SELECT id, text_hash FROM reviews")}
+            audit_ids = [i for i in previous_audit if i in still or
+                         (i in by_id and reviewed.get(i) == text_hash(by_id[i].text))]
+            sampled = set(audit_ids)
+            queued = [row for row in queued if row.id not in sampled]
         else:
             audit_ids = random.Random(seed).sample(released_ids, min(audit, len(released_ids)))
-        by_id = {row.id: row for row in rows}
         with self._transaction():
             db = self._db
+            # An audit message decided before its grounds were kept keeps what the machines hid until now.
+            db.execute("INSERT INTO audit_grounds SELECT d.id, m.text_hash, m.hidden FROM decisions d JOIN items i "
+                       "USING (id) JOIN messages m USING (id) WHERE i.kind = 'audit' AND d.text_hash = m.text_hash "
+                       "ON CONFLICT(id) DO NOTHING")
             db.execute("DELETE FROM items")
             db.execute("DELETE FROM messages")
             db.executemany(
@@ -1084,6 +1100,11 @@ class Workspace:
         )
         if batch is not None:  # one of a bulk decision's: undone together
             self._db.execute("UPDATE events SET batch = ? WHERE seq = last_insert_rowid()", (batch,))
+        if action not in ("skip", "undo"):  # an audit message's first look: what the machines hid then
+            self._db.execute(
+                "INSERT INTO audit_grounds SELECT i.id, m.text_hash, m.hidden FROM items i JOIN messages m USING (id)"
+                " WHERE i.id = ? AND i.kind = 'audit' ON CONFLICT(id) DO UPDATE SET text_hash = excluded.text_hash,"
+                " machine = excluded.machine WHERE audit_grounds.text_hash != excluded.text_hash", (message_id,))
 
     def _text(self, message_id: str, text_hash: str | None) -> str:
         """The listed message's text, checked against the hash of the text the decision was made on
@@ -1127,22 +1148,40 @@ class Workspace:
             raise BadOption("an NTA message hides nothing; mark it TA to hide words")
         return checked
 
-    def import_decisions(self, decisions: Iterable[tuple[str, str, list, str]], *, reviewer: str) -> int:
+    def import_decisions(self, decisions: Iterable[tuple], *, reviewer: str) -> int:
         """Decisions made outside the page (a filled queue file, triage.queue.import_answers), as
-        (id, label, spans, text hash) each: stored as the `reviewer`'s, logged as imports, all in one
-        transaction (a message whose text no longer has that hash refuses them all, TextChanged)."""
+        (id, label, spans, text hash[, version]) each: stored as the `reviewer`'s, logged as imports,
+        all in one transaction. Nothing is stored when one is refused: a message whose text no longer
+        has that hash (TextChanged); one the team holds (Conflict): another reviewer's lease, a
+        disagreement awaiting the lead, a message marked for double review (decided blind, in the
+        page), or, with `version` (the item's when the file was checked), one anyone acted on since."""
         reviewer = _reviewer(reviewer)
         count = 0
         with self._transaction():
-            for message_id, label, spans, digest in decisions:
+            for message_id, label, spans, digest, *rest in decisions:
                 if label not in LABELS:
                     raise BadOption(f"label must be TA or NTA, not {label!r}")
                 checked = check_spans(self._text(message_id, digest), spans)
                 if label == NTA and checked:
                     raise BadOption(f"message {message_id}: an NTA message hides nothing")
+                self._check_import(message_id, reviewer, rest[0] if rest else None)
                 self._record(message_id, "import", reviewer, "decided", label, json.dumps(checked))
                 count += 1
         return count
+
+    def _check_import(self, message_id: str, reviewer: str, version) -> None:
+        """Why an imported decision may not be stored on this message (Conflict), if it may not."""
+        held = self._held(message_id, reviewer)
+        if held is None and version is not None and version != self._version(message_id):
+            held = "changed"
+        if held is None:
+            return
+        why = {"leased": "is being reviewed by another reviewer in the page",
+               "disputed": "has a disagreement that the lead reviewer resolves",
+               "double": "is marked for double review: two reviewers decide it blind in the page",
+               "others": "was decided by another reviewer",
+               "changed": "was decided or skipped by someone since the file was checked"}[held]
+        raise Conflict(f"message {message_id} {why}: nothing was imported", {"kind": held, "id": message_id})
 
     def _blind(self, message_id: str) -> bool:
         """Marked for double review and not yet decided by both."""
@@ -1185,7 +1224,11 @@ class Workspace:
         A decision or skip made on a text the message no longer holds is passed over: it already
         no longer applies (the message is back in the list, to look at again), and undoing it would
         bring back spans of another text. The last one that still applies is undone. A blind review
-        undone is taken out of the double review (the other reviewer's stays)."""
+        undone is taken out of the double review (the other reviewer's stays).
+
+        Undo takes back only what no later action depends on: when anyone (another reviewer, the
+        lead, an import) acted on the message since (on any message of a bulk decision), nothing is
+        undone (Conflict), since restoring the state before would take their decision back too."""
         reviewer = _reviewer(reviewer)
         with self._transaction():
             last = self._db.execute(
@@ -1202,15 +1245,39 @@ class Workspace:
                 "SELECT e.* FROM events e JOIN items i USING (id) JOIN messages m USING (id) "
                 "WHERE e.batch = ? AND e.undone = 0 AND e.text_hash = m.text_hash ORDER BY e.seq DESC",
                 (batch,)).fetchall()
+            self._refuse_undo_over_later(events)
             for event in events:  # a bulk decision is undone whole, last message first
                 before = event["status_before"]
                 status = None if before in (None, "pending") else before
                 if event["action"] == "review":
                     self._db.execute("DELETE FROM reviews WHERE id = ? AND reviewer = ?", (event["id"], reviewer))
-                self._record(event["id"], "undo", reviewer, status, event["label_before"], event["spans_before"])
+                self._record(event["id"], "undo", reviewer, status, event["label_before"], event["spans_before"],
+                             by=self._credit_before(event) if status in ("decided", DISPUTED) else None)
                 self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (event["seq"],))
         self.last_undone = len(events)
         return self.item(last["id"])
+
+    def _credit_before(self, event) -> str | None:
+        """Who the decision an undo brings back is credited to: the reviewer of the action before it."""
+        row = self._db.execute("SELECT reviewer FROM events WHERE id = ? AND seq < ? AND undone = 0 AND "
+                               "action NOT IN ('undo', 'skip') ORDER BY seq DESC LIMIT 1",
+                               (event["id"], event["seq"])).fetchone()
+        return None if row is None else row["reviewer"]
+
+    def _refuse_undo_over_later(self, events) -> None:
+        """Conflict when an action not undone was logged on one of these events' messages after it
+        (an undo restores the state before its event: it would take that later action back)."""
+        for event in events:
+            later = self._db.execute(
+                "SELECT reviewer, action FROM events WHERE id = ? AND seq > ? AND undone = 0 AND action != 'undo' "
+                "ORDER BY seq DESC LIMIT 1", (event["id"], event["seq"])).fetchone()
+            if later is not None:
+                verb = {"review": "reviewed", "adjudicate": "resolved", "import": "imported a decision on",
+                        "skip": "skipped"}.get(later["action"], "decided")
+                raise Conflict(f"cannot undo: {later['reviewer']} {verb} message {event['id']} since; undoing "
+                               "would take that back too: nothing was undone",
+                               {"kind": "later", "id": event["id"], "reviewer": later["reviewer"],
+                                "action": later["action"]})
 
     # ------------------------------------------------------------ double review
 
@@ -1544,7 +1611,9 @@ class Workspace:
         total = self.count(**filters)
         counts = {"new": 0, "changed": 0, "unchanged": 0, "held": 0}
         shown: list[dict] = []
+        listed = hashlib.sha256()
         for item in self._bulk_items(filters):
+            _bulk_digest_add(listed, item)
             if reviewer is not None and self._held(item.id, reviewer):
                 counts["held"] += 1
                 continue
@@ -1556,7 +1625,7 @@ class Workspace:
                 shown.append({"id": item.id, "text": item.text, "status": item.status,
                               "before": None if now is None else {"label": now[0], "spans": now[1]},
                               "after": {"label": label, "spans": spans}})
-        return {"action": action, "total": total, **counts, "examples": shown}
+        return {"action": action, "total": total, **counts, "examples": shown, "digest": listed.hexdigest()}
 
     def _bulk_items(self, filters: dict) -> Iterator[Item]:
         offset = 0
@@ -1567,21 +1636,32 @@ class Workspace:
                 return
             offset += 500
 
-    def bulk_decide(self, *, action: str, filters: dict, reviewer: str, expected: int) -> dict:
+    def bulk_decide(self, *, action: str, filters: dict, reviewer: str, digest: str,
+                    expected: int | None = None) -> dict:
         """Decide every item passing `filters` by `action` (see bulk_preview), as ordinary decisions
-        of `reviewer`, in one transaction; one undo takes them all back. `expected` is the count the
-        reviewer was shown: when the list changed since, nothing is decided (BulkChanged)."""
+        of `reviewer`, in one transaction; one undo takes them all back. `digest` is the preview's:
+        it names exactly the messages the reviewer was shown, each in the state shown (its text and
+        its last logged action); when the list changed since (another message found, one gone, one
+        decided or skipped by anyone), nothing is decided (BulkChanged). `expected`, the count
+        shown, is checked too when given."""
         if action not in BULK_ACTIONS:
             raise BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
-        if type(expected) is not int:
+        if not (isinstance(digest, str) and len(digest) == 64):
+            raise BadOption("digest must be the one the preview gave (it names the messages it showed)")
+        if expected is not None and type(expected) is not int:
             raise BadOption("expected must be the number of messages the preview showed")
         reviewer = _reviewer(reviewer)
         batch = uuid.uuid4().hex
         with self._transaction():
             chosen = list(self._bulk_items(filters))
-            if len(chosen) != expected:
-                raise BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now, "
-                                  f"{expected:,} shown): nothing was decided, look at the preview again")
+            listed = hashlib.sha256()
+            for item in chosen:
+                _bulk_digest_add(listed, item)
+            if (expected is not None and len(chosen) != expected) or listed.hexdigest() != digest:
+                raise BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now"
+                                  + (f", {expected:,} shown" if expected is not None else "")
+                                  + "; a message found, gone, or decided since): nothing was decided, look at the "
+                                  "preview again")
             self._batch_column()
             decided = held = 0
             for item in chosen:
@@ -1631,17 +1711,20 @@ class Workspace:
                     "id": row["id"], "start": start, "end": end, "before": text[max(0, start - width):start],
                     "match": text[start:end], "after": text[end:end + width], "listed": item is not None,
                     "text_hash": item.text_hash if item else None, "status": item.status if item else None,
+                    "version": item.version if item else None,
                     "hidden": bool(covering), "tag": covering[0][2] if covering else None,
                 })
         return {"spelling": key, "messages": messages, "occurrences": occurrences, "outside": outside,
                 "truncated": len(occurrences) >= limit}
 
     def decide_occurrences(self, marks: Iterable, *, reviewer: str, tag: str = "PRE") -> dict:
-        """Decide occurrences one at a time: each mark {id, start, end, as: name|word, text_hash}
+        """Decide occurrences one at a time: each mark {id, start, end, as: name|word, text_hash, version}
         hides that occurrence (as `tag`) or shows it, in what its message hides now (the reviewer's
         decision, else the machines' proposal); each message so changed is decided (TA when
         something is hidden, else NTA) by `reviewer`, all in one transaction, undone together. A
-        message the team holds (see `_held`) is left as it is and counted in `held`."""
+        message the team holds (see `_held`) is left as it is and counted in `held`; a mark whose
+        `version` (its message's, as the concordance showed it) is no longer the message's refuses them
+        all (Conflict), as a text changed since does (TextChanged)."""
         if tag not in TAGS:
             raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
         reviewer = _reviewer(reviewer)
@@ -1651,22 +1734,28 @@ class Workspace:
                 ident, start, end, kind = mark["id"], mark["start"], mark["end"], mark["as"]
                 if not (isinstance(ident, str) and type(start) is int and type(end) is int and kind in LEARN_KINDS):
                     raise TypeError
-                by_message.setdefault(ident, []).append((start, end, kind, mark.get("text_hash")))
+                version = mark.get("version")
+                if version is not None and type(version) is not int:
+                    raise TypeError
+                by_message.setdefault(ident, []).append((start, end, kind, mark.get("text_hash"), version))
         except (TypeError, KeyError, AttributeError):
-            raise BadOption("marks must be a list of {id, start, end, as: name or word, text_hash}") from None
+            raise BadOption("marks must be a list of {id, start, end, as: name or word, text_hash, version}") from None
         batch = uuid.uuid4().hex
         decided = held = 0
         with self._transaction():
             self._batch_column()
             for ident, changes in by_message.items():
-                for _, _, _, digest in changes:
+                for _, _, _, digest, version in changes:
                     self._text(ident, digest)  # refused with TextChanged when the text changed since
+                    if version is not None and version != self._version(ident):
+                        raise Conflict(f"message {ident} was decided or skipped since the concordance showed it: "
+                                       "nothing was saved; look at it again", {"kind": "changed", "id": ident})
                 if self._held(ident, reviewer):
                     held += 1
                     continue
                 item = self.item(ident)
                 spans = [list(span) for span in (item.spans if item.status == "decided" else item.proposal)]
-                for start, end, kind, _ in changes:
+                for start, end, kind, _, _ in changes:
                     spans = [span for span in spans if not (span[0] < end and span[1] > start)]
                     if kind == "name":
                         spans.append([start, end, tag])
@@ -1723,12 +1812,17 @@ class Workspace:
 
     def audit_estimate(self) -> dict:
         """From the reviewed audit sample: the share of machine-released messages that still show
-        something identifying (the reviewer hid something the machines had left readable), with an
-        exact 95% binomial interval."""
+        something identifying (the reviewer hid something the machines had left readable when the
+        message was first reviewed: a later classification that learnt the name does not undo the
+        leak), with an exact 95% binomial interval."""
         audited = leaking = 0
+        grounds = {row["id"]: (row["text_hash"], json.loads(row["machine"]))
+                   for row in self._db.execute("SELECT * FROM audit_grounds")}
         for item in self.items(kind="audit", status="decided", limit=1_000_000):
             audited += 1
-            leaking += any(not _covered(item.machine_spans, s, e) for s, e, _ in item.spans or [])
+            kept = grounds.get(item.id)
+            machine = kept[1] if kept and kept[0] == item.text_hash else item.machine_spans
+            leaking += any(not _covered(machine, s, e) for s, e, _ in item.spans or [])
         synced = self._counts_of_sync()
         released = synced["released"]
         result = {"audited": audited, "sample": synced["audit"], "leaking": leaking,
@@ -1765,38 +1859,93 @@ class Workspace:
             )
 
     def undecided(self) -> int:
-        return self.count(kind="queue", status="pending,skipped,stale")
+        """Queued messages nobody decided (a message awaiting its second blind reviewer is counted
+        apart: see `half_reviewed`)."""
+        waiting = sum(1 for kind in self._half_reviewed(kinds=True).values() if kind == "queue")
+        return self.count(kind="queue", status="pending,skipped,stale") - waiting
+
+    def _half_reviewed(self, *, kinds: bool = False) -> dict:
+        """The messages one reviewer decided blind and no second one has (on their current text, with no
+        decision yet; still so when the double review's share was changed since): id -> the blind
+        decision's spans (or, with `kinds`, id -> queue or audit)."""
+        rows = self._db.execute(
+            "SELECT r.id, r.spans, i.kind FROM reviews r JOIN items i USING (id) "
+            "JOIN messages m USING (id) LEFT JOIN decisions d USING (id) WHERE r.text_hash = m.text_hash "
+            "AND (d.id IS NULL OR d.text_hash != m.text_hash OR d.status NOT IN ('decided', 'disputed'))")
+        found: dict = {}
+        for row in rows:
+            if kinds:
+                found[row["id"]] = row["kind"]
+            else:
+                found.setdefault(row["id"], []).extend(json.loads(row["spans"]))
+        return found
+
+    def half_reviewed(self) -> int:
+        """How many messages await their second blind reviewer after a first one decided them: the
+        release publishes each as the more cautious side (what the first reviewer or the machines hid)."""
+        return len(self._half_reviewed(kinds=True))
 
     def consistency_decisions(self) -> dict[tuple[str, str], dict]:
-        """The consistency cases decided, (kind, key) -> {"decision", "reviewer", "at"}."""
+        """The consistency cases decided, (kind, key) -> {"decision", "reviewer", "at", "grounds", "seq"}:
+        `grounds` the hidden mentions ([id, start, end]) it was taken on (None for a decision stored
+        before they were kept), `seq` its event in the log."""
         exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'consistency'").fetchone()
         if not exists:  # a workspace made before consistency cases were decided
             return {}
-        return {(r["kind"], r["key"]): {"decision": r["decision"], "reviewer": r["reviewer"], "at": r["at"]}
-                for r in self._db.execute("SELECT * FROM consistency")}
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
+        seqs = {row[0]: row[1] for row in self._db.execute(
+            "SELECT id, max(seq) FROM events WHERE action = 'consistency' GROUP BY id")}
+        return {(r["kind"], r["key"]): {
+            "decision": r["decision"], "reviewer": r["reviewer"], "at": r["at"],
+            "grounds": json.loads(r["grounds"]) if "grounds" in columns and r["grounds"] is not None else None,
+            "seq": seqs.get(f"{r['kind']}:{r['key']}", 0)} for r in self._db.execute("SELECT * FROM consistency")}
 
-    def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str) -> dict:
-        """Decide a consistency case once for the whole corpus (the release applies it); logged as an event."""
-        from triage.review_workspace.consistency import check_choice
+    def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str,
+                           version: str | None = None) -> dict:
+        """Decide a consistency case once for the whole corpus (the release applies it); logged as an
+        event, with its grounds (the hidden mentions it is taken on). `version` is the case's as
+        shown: when someone decided the case, or its mentions changed, since, nothing is stored
+        (Conflict); without it, another reviewer's decision is never replaced."""
+        from triage.review_workspace.consistency import check_choice, find_cases
 
         check_choice(kind, decision)
         key = " ".join(str(key).split())
         if not key:
             raise BadOption("a consistency case needs its key (the spelling)")
+        if version is not None and not isinstance(version, str):
+            raise BadOption("version must be the case's version, as sent with it")
         reviewer = _reviewer(reviewer)
         at = _now()
         with self._transaction():
             self._db.execute(_CONSISTENCY)
-            before = self._db.execute("SELECT decision FROM consistency WHERE kind = ? AND key = ?",
-                                      (kind, key)).fetchone()
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
+            if "grounds" not in columns:  # decided before decisions kept their grounds
+                self._db.execute("ALTER TABLE consistency ADD COLUMN grounds TEXT")
+            stored = self.consistency_decisions()
+            found = [c for c in find_cases(self.final(), self.surrogate_map(), stored, only={key})
+                     if c["kind"] == kind]
+            current = found[0] if found else None
+            before = stored.get((kind, key))
+            if version is not None and (current is None or current["version"] != version):
+                what = ("is no longer a case (its mentions changed)" if current is None else
+                        f"was decided {before['decision']} by {before['reviewer']}" if before and current["decision"]
+                        else "changed (its mentions, or its decision)")
+                raise Conflict(f"the {kind} case '{key}' {what} since your page showed it: nothing was saved; "
+                               "look at it again", {"kind": "consistency", "case": current})
+            if version is None and before is not None and before["reviewer"] != reviewer:
+                raise Conflict(f"the {kind} case '{key}' was decided {before['decision']} by {before['reviewer']}: "
+                               "nothing was saved; send the case's version to decide it anew",
+                               {"kind": "consistency", "case": current})
+            grounds = json.dumps(current["mentions"] if current else [], ensure_ascii=False)
             self._db.execute(
-                "INSERT INTO consistency VALUES (?,?,?,?,?) ON CONFLICT(kind, key) DO UPDATE SET "
-                "decision = excluded.decision, reviewer = excluded.reviewer, at = excluded.at",
-                (kind, key, decision, reviewer, at))
+                "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
+                "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = excluded.reviewer, "
+                "at = excluded.at, grounds = excluded.grounds",
+                (kind, key, decision, reviewer, at, grounds))
             self._db.execute(
                 "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after) "
                 "VALUES (?,?,?,?,?,?,?)",
-                (f"{kind}:{key}", "", reviewer, at, "consistency", before[0] if before else None, decision))
+                (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None, decision))
         return {"kind": kind, "key": key, "decision": decision, "reviewer": reviewer, "at": at}
 
     def consistency(self) -> list[dict]:
@@ -1807,9 +1956,12 @@ class Workspace:
 
     def final(self) -> Iterator[FinalRow]:
         """Every message in file order with what will be released: the reviewer's decision where there
-        is one for this text, else the machines' (queued messages without one are `undecided`). This
-        corpus's learnt names are hidden everywhere and its learnt ordinary words shown everywhere."""
+        is one for this text, else the machines' (queued messages without one are `undecided`). A
+        message whose first blind decision awaits the second reviewer is released as the more cautious
+        side, as a disagreement is: what that reviewer or the machines hid. This corpus's learnt names
+        are hidden everywhere and its learnt ordinary words shown everywhere."""
         names, words = self._learnt_sets()
+        halves = self._half_reviewed()
         rows = self._db.execute(
             "SELECT m.id, m.position, m.text, m.decision, m.hidden, i.kind, d.label, d.spans, d.status,"
             " d.text_hash = m.text_hash AS current FROM messages m LEFT JOIN items i USING (id)"
@@ -1825,6 +1977,11 @@ class Workspace:
                 yield FinalRow(row["id"], row["position"], text, row["label"], spans, route)
                 continue
             machine = json.loads(row["hidden"])
+            if row["id"] in halves:  # one blind decision, the second awaited: what either it or the machines hid
+                route = "audit" if row["kind"] == "audit" else "reviewer"
+                spans = merge_spans(apply_learnt(text, machine, names, set()) + halves[row["id"]])
+                yield FinalRow(row["id"], row["position"], text, TA if spans else NTA, spans, route)
+                continue
             if row["decision"] == "EXPERT":
                 yield FinalRow(row["id"], row["position"], text, None, apply_learnt(text, machine, names, words),
                                "undecided")
@@ -1832,6 +1989,12 @@ class Workspace:
             spans = apply_learnt(text, machine if row["decision"] == TA else [], names, words)
             label = TA if spans else row["decision"]
             yield FinalRow(row["id"], row["position"], text, label, spans, "machine")
+
+
+def _bulk_digest_add(digest, item: Item) -> None:
+    """One listed message into a bulk preview's digest: its id, text and last logged action."""
+    digest.update(json.dumps([item.id, item.text_hash, item.version], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    digest.update(b"\n")
 
 
 class _Transaction:

@@ -45,7 +45,7 @@ async function confirmBulk() {
   const p = BULK.preview;
   if (!p) return;
   try {
-    const done = await api("POST", "/api/bulk", { action: p.action, expected: p.total, filters: BULK.filters });
+    const done = await api("POST", "/api/bulk", { action: p.action, digest: p.digest, expected: p.total, filters: BULK.filters });
     document.getElementById("bulk").close();
     await refreshState();
     await loadPage(0);
@@ -92,7 +92,7 @@ async function applyConcordance() {
   document.querySelectorAll("#conc-rows select").forEach((choice) => {
     const o = d.occurrences[Number(choice.dataset.index)];
     if (o.listed && (choice.value === "name") !== o.hidden) {
-      marks.push({ id: o.id, start: o.start, end: o.end, as: choice.value, text_hash: o.text_hash });
+      marks.push({ id: o.id, start: o.start, end: o.end, as: choice.value, text_hash: o.text_hash, version: o.version });
     }
   });
   const status = document.getElementById("conc-status");
@@ -102,7 +102,10 @@ async function applyConcordance() {
     status.textContent = `${marks.length} occurrence${marks.length === 1 ? "" : "s"} applied: ${done.decided} message${done.decided === 1 ? "" : "s"} decided (undo: u in Messages).`;
     await refreshState();
     await openConcordance(d.spelling);
-  } catch (error) { status.textContent = error.message; }
+  } catch (error) {
+    status.textContent = error.message;
+    if (error.status === 409) await openConcordance(d.spelling);  // someone changed a message since: show it as it is
+  }
 }
 
 function initBulk() {

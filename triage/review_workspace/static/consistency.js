@@ -71,6 +71,8 @@ function render(cases) {
       choices.append(button);
     }
     if (c.decision) choices.append(el("span", { text: `decided by ${c.reviewer}` }));
+    else if (c.outdated) choices.append(el("span", { text: `decided ${c.outdated.decision} by ${c.outdated.reviewer}, `
+      + `then ${c.outdated.hidden_since} more hidden: to decide again` }));
     list.append(el("li", { class: "case" + (c.decision ? " decided" : ""), "data-kind": c.kind, "data-key": c.key },
       el("h2", {}, el("span", { class: "kind", text: KINDS[c.kind] || c.kind }), el("span", { text: c.key }),
          el("small", { text: describe(c) })),
@@ -89,11 +91,12 @@ async function load() {
 
 async function decide(c, choice) {
   try {
-    await api("POST", "/api/consistency", { kind: c.kind, key: c.key, decision: choice });
+    await api("POST", "/api/consistency", { kind: c.kind, key: c.key, decision: choice, version: c.version });
     say(`'${c.key}': ${WORDS[choice] || choice}`);
     await load();
   } catch (error) {
     say(error.message, true);
+    if (error.status === 409) await load();  // a colleague decided it, or its mentions changed: show it as it is
   }
 }
 
