@@ -204,10 +204,12 @@ def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: st
              expert_budget: float = 0.10, hide: str | Sequence[str] | None = "default", folds: int = 5, seed: int = 0,
              feature_set: str = "rich", ablation: bool = False, no_cross_validation: bool = False,
              text_column: str = "text", label_column: str = "label", spans_column: str = "spans",
-             known_names: str | os.PathLike | Sequence[str] | None = None, simulate_review: int = 0) -> Report:
+             known_names: str | os.PathLike | Sequence[str] | None = None, simulate_review: int = 0,
+             seeds: int = 1) -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`) with the model classify
     uses (`model`, by default the embedded one) and, unless `no_cross_validation`, a model trained
-    on the gold and cross-validated (`report.data["cross_validated"]`): the report, with the budget
+    on the gold and cross-validated (`report.data["cross_validated"]`, with `seeds` seeds: the
+    main figures' mean and standard deviation under `["seeds"]`): the report, with the budget
     curve of the model classify uses as a table (`tables["budget_curve"]`) and a figure.
     `known_names` as classify's. With `simulate_review` rounds, also the review loop with a
     perfect reviewer (`tables["simulated_review"]`, a row per round)."""
@@ -218,7 +220,7 @@ def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: st
                                hide=_hide(hide), folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
                                cross_validation=not no_cross_validation,
                                read=replace(_read(text_column, None, label_column), spans_column=spans_column),
-                               known_names=known_names, simulate_review=simulate_review)
+                               known_names=known_names, simulate_review=simulate_review, seeds=seeds)
     points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
     curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
              for policy, point in points]
