@@ -537,3 +537,13 @@ def test_what_several_files_or_seeds_cannot_do_is_refused_in_one_line(cli, tmp_p
     assert result.exit_code != 0 and message in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "ev").exists()
+
+
+def test_a_release_datasheet_refuses_the_figures_of_several_gold_files(tmp_path):
+    from triage.corpus_release import read_evaluation
+    from triage.errors import BadInput
+
+    several = tmp_path / "evaluate.json"
+    several.write_text(json.dumps({"gold": ["a.csv", "b.csv"], "model_fingerprint": "f" * 64, "files": []}), "utf-8")
+    with pytest.raises(BadInput, match="evaluated several gold files: run `triage evaluate GOLD` on the one like"):
+        read_evaluation(several, {"model": {"metadata_sha256": "f" * 64}})
