@@ -10,9 +10,17 @@ untouched. Measures:
 - expert share: share of messages a human must read: at a budget, exactly round(budget x
   messages), the riskiest, as classify sends them (ExactBudget);
 - over-masking rate: share of ordinary words (outside gold spans) hidden in released messages;
+- residual without short spans: the residual span rate, gold spans of at most two letters and
+  digits left out (on a surrogate-anonymised corpus such spans read as function words);
+- precision of what is hidden: of the spans hidden in messages released without a human, the
+  share overlapping a gold span, overall, by the tag hidden and for persons (PRE, NOM, SUR);
 - the field's measures for the chosen policy (field_metrics), with 95% bootstrap intervals over
-  donors: entity-level recall (TAB, Pilan et al. 2022), the share of TA messages released with
-  nothing readable (eds-pseudo's "full redact"), token recall and precision, by gold category.
+  donors: entity-level recall (TAB, Pilan et al. 2022), identifiers exposed (TAB's entity at the
+  level of a donor's messages), the share of TA messages released with nothing readable
+  (eds-pseudo's "full redact"), token recall and precision, the precisions above, by gold category
+  and by tag hidden;
+- over several seeds of the cross-validation, the mean and standard deviation of the main
+  figures (seeds_summary).
 
 The gold messages are analysed folded, as classify analyses messages (triage.training.analyse),
 so the measures read the folded texts and their gold spans mapped onto them.
