@@ -547,3 +547,15 @@ def test_a_release_datasheet_refuses_the_figures_of_several_gold_files(tmp_path)
     several.write_text(json.dumps({"gold": ["a.csv", "b.csv"], "model_fingerprint": "f" * 64, "files": []}), "utf-8")
     with pytest.raises(BadInput, match="evaluated several gold files: run `triage evaluate GOLD` on the one like"):
         read_evaluation(several, {"model": {"metadata_sha256": "f" * 64}})
+
+
+def test_the_python_api_repeats_the_cross_validation_with_seeds(tmp_path):
+    import pandas as pd
+
+    import triage
+
+    gold = pd.read_csv(write_gold(tmp_path / "gold.csv"), dtype=str, keep_default_na=False)
+    report = triage.evaluate(gold, folds=3, seeds=2)
+    seeds = report.data["cross_validated"]["seeds"]
+    assert seeds["seeds"] == [0, 1] and len(seeds["figures"]["person_precision"]["values"]) == 2
+    assert "person_precision" in report.tables["budget_curve"].columns
