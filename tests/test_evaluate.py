@@ -559,3 +559,18 @@ def test_the_python_api_repeats_the_cross_validation_with_seeds(tmp_path):
     seeds = report.data["cross_validated"]["seeds"]
     assert seeds["seeds"] == [0, 1] and len(seeds["figures"]["person_precision"]["values"]) == 2
     assert "person_precision" in report.tables["budget_curve"].columns
+
+
+def test_the_python_api_evaluates_several_gold_frames_together(tmp_path):
+    import pandas as pd
+
+    import triage
+
+    first = pd.read_csv(write_gold(tmp_path / "first.csv"), dtype=str, keep_default_na=False)
+    second = pd.read_csv(write_other_gold(tmp_path / "second.csv"), dtype=str, keep_default_na=False)
+    report = triage.evaluate([first, second], folds=11)
+    assert [part["messages"] for part in report.data["files"]] == [48, 20]
+    assert "grouped by donor over the files together" in report.data["files"][1]["cross_validated"]["how"]
+    curve = report.tables["budget_curve"]
+    assert curve.columns[0] == "gold" and curve.gold.unique().tolist() == ["the gold 1 DataFrame", "the gold 2 DataFrame"]
+    assert curve[(curve.gold == "the gold 2 DataFrame") & (curve.policy == "paper")].gold_spans.tolist() == [10]
