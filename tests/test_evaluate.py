@@ -4,7 +4,15 @@ import json
 import pytest
 
 from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, ExactBudget, PaperPolicy
-from triage.evaluation import field_metrics, message_field_counts, policies, release_metrics
+from triage.evaluation import (
+    SEED_FIGURES,
+    field_metrics,
+    identifiers_exposed,
+    message_field_counts,
+    policies,
+    release_metrics,
+    seeds_summary,
+)
 from triage.gold import GoldMessage
 from triage.seekhide import SeekAndHide
 
@@ -296,3 +304,273 @@ def test_the_ablation_switches_each_seekhide_step_off_and_shows_what_it_brings(c
     # Seek&Hide leaves more messages untagged.
     assert by_step["repetition"]["untagged_share"] > by_step[None]["untagged_share"]
     assert "What each step brings (ablation" in result.output
+
+
+# ---------------------------------------------------------------------- precision, identifiers, short spans
+
+
+def hand_gold():
+    """Two donors; what the machines hid is written beside each message."""
+    gold = [
+        GoldMessage("Salut Lea, tu vois Paul ce soir ?", "TA", [(6, 9, "PRE"), (19, 23, "PRE")], "a"),
+        GoldMessage("Paul et Lea arrivent", "TA", [(0, 4, "PRE"), (8, 11, "PRE")], "a"),
+        GoldMessage("bisous de Jo", "TA", [(10, 12, "PRE")], "b"),
+        GoldMessage("rdv chez Martin", "TA", [(9, 15, "NOM")], "b"),
+        GoldMessage("Lea a appelé", "TA", [(0, 3, "PRE")], "b"),
+    ]
+    decisions = [
+        Decision("TA", 0.1, [(6, 9, "PRE"), (0, 5, "SUR")]),  # Lea hidden, Paul readable, 'Salut' hidden as a nickname
+        Decision("TA", 0.1, [(0, 4, "PRE"), (8, 11, "PRE"), (12, 20, "LIE")]),  # 'arrivent' hidden as a place
+        Decision("NTA", 0.0, []),  # Jo readable
+        Decision(EXPERT, 0.9, []),  # read by the expert: Martin protected, nothing counted as hidden by the machines
+        Decision("TA", 0.1, [(0, 3, "PRE"), (0, 3, "PRE")]),  # the same span twice counts once
+    ]
+    return gold, decisions
+
+
+def test_the_precision_of_what_is_hidden_and_the_residual_without_short_spans_on_a_hand_example(seeker):
+    gold, decisions = hand_gold()
+    m = release_metrics(gold, [seeker.seek(g.text) for g in gold], decisions)
+    # Hidden in messages released without a human: Lea, Salut; Paul, Lea, arrivent; Lea. Four on a gold span.
+    assert (m["hidden_spans"], m["hidden_precision"]) == (6, pytest.approx(4 / 6))
+    # As a person (PRE, NOM, SUR): all but 'arrivent'.
+    assert (m["person_hidden_spans"], m["person_precision"]) == (5, pytest.approx(4 / 5))
+    # Seven gold spans, Paul (message 1) and Jo readable; Jo has two letters: left out of the second rate.
+    assert m["residual_span_rate"] == pytest.approx(2 / 7)
+    assert (m["gold_spans_without_short"], m["residual_spans_without_short"]) == (6, 1)
+    assert m["residual_span_rate_without_short"] == pytest.approx(1 / 6)
+
+
+def test_identifiers_are_one_spelling_of_one_donor_exposed_by_any_readable_mention(seeker):
+    gold, decisions = hand_gold()
+    field = field_metrics(gold, [seeker.seek(g.text) for g in gold], decisions, resamples=200)
+    overall = field["overall"]
+    # Donor a: lea (hidden twice), paul (readable in message 1, hidden in message 2: exposed).
+    # Donor b: jo (readable), martin (the expert), lea (hidden): donor b's Lea is another identifier.
+    assert (overall["identifiers_exposed"]["value"], overall["identifiers_exposed"]["of"]) == (pytest.approx(2 / 5), 5)
+    # Message by message (TAB's entities), message 2's Paul counted protected: 2 of 7 entities readable.
+    assert overall["entity_recall"]["value"] == pytest.approx(5 / 7)
+    assert field["by_category"]["PRE"]["identifiers_exposed"]["value"] == pytest.approx(2 / 4)
+    assert field["by_category"]["NOM"]["identifiers_exposed"]["value"] == 0.0
+    assert overall["hidden_precision"]["value"] == pytest.approx(4 / 6)
+    assert overall["person_precision"]["value"] == pytest.approx(4 / 5)
+    assert overall["residual_without_short"]["value"] == pytest.approx(1 / 6)
+    assert 0.0 <= overall["person_precision"]["low"] <= 0.8 <= overall["person_precision"]["high"] <= 1.0
+    by_tag = {tag: (rates["hidden_precision"]["value"], rates["hidden_precision"]["of"])
+              for tag, rates in field["by_hidden_tag"].items()}
+    assert by_tag == {"LIE": (0.0, 1), "PRE": (1.0, 4), "SUR": (0.0, 1)}
+    assert identifiers_exposed(gold, decisions) == pytest.approx(2 / 5)
+    # Without donors, each message is its own: Paul's two mentions are two identifiers, one exposed.
+    alone = [GoldMessage(g.text, g.label, g.spans) for g in gold]
+    assert identifiers_exposed(alone, decisions) == pytest.approx(2 / 7)
+
+
+def test_the_seeds_summary_gives_mean_and_standard_deviation():
+    runs = [{name: 0.02 for name in SEED_FIGURES}, {name: 0.04 for name in SEED_FIGURES}]
+    runs[1]["person_precision"] = None  # nothing hidden as a person with that seed
+    summary = seeds_summary(runs, [0, 1])
+    assert summary["seeds"] == [0, 1]
+    residual = summary["figures"]["residual_span_rate"]
+    assert residual["mean"] == pytest.approx(0.03) and residual["sd"] == pytest.approx(0.0141421, rel=1e-4)
+    assert residual["values"] == [0.02, 0.04]
+    assert summary["figures"]["person_precision"] == {"mean": 0.02, "sd": 0.0, "values": [0.02, None]}
+
+
+def write_hand_gold(path):
+    """Ten messages of two donors; the embedded model hides every first name and surname here
+    (as a first name), 'Parfait' too, and not 'puce'."""
+    rows = [
+        ("Salut Julie, tu vois Thomas ce soir ?", "TA", [[6, 11, "PRE"], [21, 27, "PRE"]], "a"),
+        ("Thomas et Julie arrivent a 20h", "TA", [[0, 6, "PRE"], [10, 15, "PRE"]], "a"),
+        ("bisous de Jo", "TA", [[10, 12, "PRE"]], "b"),
+        ("rdv chez Martin demain", "TA", [[9, 15, "NOM"]], "b"),
+        ("Julie a appelé", "TA", [[0, 5, "PRE"]], "b"),
+        ("Parfait, merci pour tout", "NTA", [], "b"),
+        ("ok a demain", "NTA", [], "a"),
+        ("je suis dans le bus", "NTA", [], "a"),
+        ("Bonne nuit ma puce", "TA", [[14, 18, "SUR"]], "a"),
+        ("la puce dort", "TA", [[3, 7, "SUR"]], "a"),
+    ]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label", "spans", "donor"])
+        writer.writerows([text, label, json.dumps(spans), donor] for text, label, spans, donor in rows)
+    return path
+
+
+def test_evaluate_reports_precision_identifiers_exposed_and_the_residual_without_short_spans(cli, tmp_path):
+    gold = write_hand_gold(tmp_path / "gold.csv")
+    out = tmp_path / "ev"
+    result = cli("evaluate", gold, "--no-cross-validation", "--expert-budget", "0", "--out-dir", out)
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "evaluate.json").read_text("utf-8"))
+    chosen, overall = data["chosen"], data["field"]["overall"]
+    # Nine gold spans, the two 'puce' readable; without Jo (two letters), eight.
+    assert chosen["residual_span_rate"] == pytest.approx(2 / 9)
+    assert chosen["residual_span_rate_without_short"] == pytest.approx(2 / 8)
+    # Eight spans hidden as a first name, 'Parfait' not a gold span.
+    assert (chosen["hidden_spans"], chosen["hidden_precision"], chosen["person_precision"]) == (8, 7 / 8, 7 / 8)
+    assert overall["person_precision"]["value"] == 7 / 8
+    assert data["field"]["by_hidden_tag"]["PRE"]["hidden_precision"]["value"] == 7 / 8
+    # Identifiers: julie, thomas, puce (donor a); jo, martin, julie (donor b): puce exposed.
+    assert (overall["identifiers_exposed"]["value"], overall["identifiers_exposed"]["of"]) == (1 / 6, 6)
+    assert overall["residual_without_short"]["value"] == 2 / 8
+    report = (out / "evaluate.md").read_text("utf-8")
+    assert "| residual without short spans | identifiers exposed | precision of what is hidden | person precision |" in report
+    assert "| PRE | 8 | 87.5% (" in report
+    # Surnames not asked for: Martin is an ordinary word, and hiding it is no longer on a gold span.
+    only_first_names = cli("evaluate", gold, "--no-cross-validation", "--expert-budget", "0", "--hide", "PRE,SUR",
+                           "--out-dir", tmp_path / "pre")
+    assert only_first_names.exit_code == 0, only_first_names.output
+    pre = json.loads((tmp_path / "pre" / "evaluate.json").read_text("utf-8"))
+    assert pre["chosen"]["person_precision"] == 6 / 8
+    assert pre["field"]["overall"]["identifiers_exposed"]["value"] == 1 / 5
+
+
+# ---------------------------------------------------------------------- several gold files, seeds
+
+
+def write_other_gold(path):
+    """20 messages of 5 donors (named as write_gold's first five): 10 naming someone, 10 without."""
+    rows = []
+    for i, name in enumerate(["Emma", "Louis", "Camille", "Jules", "Sarah", "Adam", "Zoé", "Nathan", "Lina", "Théo"]):
+        text = f"tu as vu {name} hier ?"
+        rows.append([text, "TA", json.dumps([[9, 9 + len(name), "PRE"]]), str(i % 5)])
+    for i, text in enumerate(["oui", "jsuis en retour", "a toute", "bien recu", "dodo", "on verra", "pas de souci",
+                              "je rentre", "super", "a demain"]):
+        rows.append([text, "NTA", "[]", str(i % 5)])
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label", "spans", "donor"])
+        writer.writerows(rows)
+    return path
+
+
+def test_several_gold_files_are_cross_validated_together_and_reported_file_by_file(cli, tmp_path):
+    first, second = write_gold(tmp_path / "first.csv"), write_other_gold(tmp_path / "second.csv")
+    out = tmp_path / "ev"
+    # Donors 0-5 and 0-4: eleven donors when the files' donors are kept apart, six if they were mixed up.
+    result = cli("evaluate", first, second, "--folds", "11", "--out-dir", out)
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "evaluate.json").read_text("utf-8"))
+    assert data["gold"] == [str(first), str(second)] and data["messages"] == 68
+    assert "chosen" not in data  # every figure is a file's
+    one, two = data["files"]
+    assert (one["gold"], one["messages"], two["gold"], two["messages"]) == (str(first), 48, str(second), 20)
+    for part, spans, read, donors in ((one, 24, 5, 6), (two, 10, 2, 5)):
+        for model in (part, part["cross_validated"]):
+            # The budget is read in each file: 10% of 48 messages is 5, of 20 is 2.
+            assert model["chosen"]["gold_spans"] == spans and model["chosen"]["expert_messages"] == read
+            assert model["field"]["donors"] == donors
+            assert "person_precision" in model["chosen"] and "identifiers_exposed" in model["field"]["overall"]
+        assert part["cross_validated"]["how"] == ("a model trained on your gold files, cross-validated (11-fold "
+                                                  "cross-validation grouped by donor over the files together, "
+                                                  "features rich)")
+    report = (out / "evaluate.md").read_text("utf-8")
+    assert report.startswith(f"# End-to-end evaluation on {first} and {second}")
+    assert report.index(f"## {first}") < report.index("### The model classify uses") < report.index(f"## {second}")
+    assert report.count("### A model trained on your gold files, cross-validated") == 2
+    assert (out / "evaluate.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_donors_dealt_at_random_stay_whole_and_each_message_is_tested_once():
+    from triage.training import dealt_folds
+
+    groups = ["a"] * 5 + ["b"] * 3 + ["c"] * 2 + ["d"] + ["e"] * 4
+    for seed in (1, 2):
+        folds = dealt_folds(groups, 2, seed)
+        tested = sorted(i for _, test in folds for i in test.tolist())
+        assert tested == list(range(len(groups)))
+        for train, test in folds:
+            assert not {groups[i] for i in train} & {groups[i] for i in test}
+    assert any(dealt_folds(groups, 2, seed)[0][1].tolist() != dealt_folds(groups, 2, 1)[0][1].tolist()
+               for seed in range(2, 8))
+
+
+def test_several_gold_sets_are_given_their_own_evidence_from_one_cross_validation(tmp_path):
+    from triage.gold import labelled_gold
+    from triage.io.messages import ReadOptions
+    from triage.training import analyse, cross_validated_evidence, cross_validated_evidence_of
+
+    gold, _ = labelled_gold(write_gold(tmp_path / "gold.csv"), ReadOptions())
+    analysed = analyse(gold)
+    (alone,) = cross_validated_evidence_of([analysed], folds=3)
+    assert [e.score for e in alone] == [e.score for e in cross_validated_evidence(analysed, folds=3)]
+    first, second = cross_validated_evidence_of([analyse(gold[:30]), analyse(gold[30:])], folds=3)
+    assert (len(first), len(second)) == (30, 18)
+    # Each set's evidence points into its own messages: 'rdv avec Julie à 18h' first, ordinary words in the second.
+    assert (9, 14) in [(s, e) for s, e, *_ in first[0].hidden + first[0].candidates]
+    assert all(e <= len(gold[30 + i].text) for i, found in enumerate(second) for _, e, *_ in found.hidden + found.candidates)
+
+
+def test_seeds_repeat_the_cross_validation_and_give_mean_and_standard_deviation(cli, tmp_path):
+    gold = write_gold(tmp_path / "gold.csv")
+    result = cli("evaluate", gold, "--folds", "3", "--seeds", "3", "--seed", "4", "--out-dir", tmp_path / "ev")
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "ev" / "evaluate.json").read_text("utf-8"))
+    seeds = data["cross_validated"]["seeds"]
+    assert seeds["seeds"] == [4, 5, 6]
+    residual = seeds["figures"]["residual_span_rate"]
+    assert residual["values"][0] == data["cross_validated"]["chosen"]["residual_span_rate"]  # the first is the report's
+    assert residual["mean"] == pytest.approx(sum(residual["values"]) / 3)
+    assert "Over 3 seeds of the cross-validation (4, 5, 6" in (tmp_path / "ev" / "evaluate.md").read_text("utf-8")
+    single = cli("evaluate", gold, "--folds", "3", "--seed", "4", "--out-dir", tmp_path / "one")
+    assert single.exit_code == 0, single.output
+    alone = json.loads((tmp_path / "one" / "evaluate.json").read_text("utf-8"))["cross_validated"]
+    assert alone["chosen"] == data["cross_validated"]["chosen"]  # more seeds leave the report's run as it was
+    assert alone["seeds"]["seeds"] == [4] and "Over 1 seeds" not in single.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seeds", "2", "--no-cross-validation"], "--seeds repeats the cross-validation"),
+    (["SECOND", "--expert-budget", "5"], "give a share (0.1), not a count of messages, with several gold files"),
+    (["SECOND", "--ablation"], "--ablation measures one gold file"),
+    (["FIRST"], "is given twice"),
+    (["NODONOR"], "names no donor for some messages"),
+])
+def test_what_several_files_or_seeds_cannot_do_is_refused_in_one_line(cli, tmp_path, args, message):
+    first, second = write_gold(tmp_path / "first.csv"), write_other_gold(tmp_path / "second.csv")
+    no_donor = tmp_path / "nodonor.csv"
+    no_donor.write_text('text,label,spans\nrdv avec Julie,TA,"[[9, 14, ""PRE""]]"\nok,NTA,[]\n', "utf-8")
+    names = {"FIRST": first, "SECOND": second, "NODONOR": no_donor}
+    result = cli("evaluate", first, *[names.get(a, a) for a in args], "--out-dir", tmp_path / "ev")
+    assert result.exit_code != 0 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "ev").exists()
+
+
+def test_a_release_datasheet_refuses_the_figures_of_several_gold_files(tmp_path):
+    from triage.corpus_release import read_evaluation
+    from triage.errors import BadInput
+
+    several = tmp_path / "evaluate.json"
+    several.write_text(json.dumps({"gold": ["a.csv", "b.csv"], "model_fingerprint": "f" * 64, "files": []}), "utf-8")
+    with pytest.raises(BadInput, match="evaluated several gold files: run `triage evaluate GOLD` on the one like"):
+        read_evaluation(several, {"model": {"metadata_sha256": "f" * 64}})
+
+
+def test_the_python_api_repeats_the_cross_validation_with_seeds(tmp_path):
+    import pandas as pd
+
+    import triage
+
+    gold = pd.read_csv(write_gold(tmp_path / "gold.csv"), dtype=str, keep_default_na=False)
+    report = triage.evaluate(gold, folds=3, seeds=2)
+    seeds = report.data["cross_validated"]["seeds"]
+    assert seeds["seeds"] == [0, 1] and len(seeds["figures"]["person_precision"]["values"]) == 2
+    assert "person_precision" in report.tables["budget_curve"].columns
+
+
+def test_the_python_api_evaluates_several_gold_frames_together(tmp_path):
+    import pandas as pd
+
+    import triage
+
+    first = pd.read_csv(write_gold(tmp_path / "first.csv"), dtype=str, keep_default_na=False)
+    second = pd.read_csv(write_other_gold(tmp_path / "second.csv"), dtype=str, keep_default_na=False)
+    report = triage.evaluate([first, second], folds=11)
+    assert [part["messages"] for part in report.data["files"]] == [48, 20]
+    assert "grouped by donor over the files together" in report.data["files"][1]["cross_validated"]["how"]
+    curve = report.tables["budget_curve"]
+    assert curve.columns[0] == "gold" and curve.gold.unique().tolist() == ["the gold 1 DataFrame", "the gold 2 DataFrame"]
+    assert curve[(curve.gold == "the gold 2 DataFrame") & (curve.policy == "paper")].gold_spans.tolist() == [10]

@@ -204,32 +204,47 @@ def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: st
              expert_budget: float = 0.10, hide: str | Sequence[str] | None = "default", folds: int = 5, seed: int = 0,
              feature_set: str = "rich", ablation: bool = False, no_cross_validation: bool = False,
              text_column: str = "text", label_column: str = "label", spans_column: str = "spans",
-             known_names: str | os.PathLike | Sequence[str] | None = None, simulate_review: int = 0) -> Report:
+             known_names: str | os.PathLike | Sequence[str] | None = None, simulate_review: int = 0,
+             seeds: int = 1) -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`) with the model classify
     uses (`model`, by default the embedded one) and, unless `no_cross_validation`, a model trained
-    on the gold and cross-validated (`report.data["cross_validated"]`): the report, with the budget
+    on the gold and cross-validated (`report.data["cross_validated"]`, with `seeds` seeds: the
+    main figures' mean and standard deviation under `["seeds"]`): the report, with the budget
     curve of the model classify uses as a table (`tables["budget_curve"]`) and a figure.
     `known_names` as classify's. With `simulate_review` rounds, also the review loop with a
-    perfect reviewer (`tables["simulated_review"]`, a row per round)."""
+    perfect reviewer (`tables["simulated_review"]`, a row per round).
+    `data` may be a list of DataFrames, gold sets of different corpora: they are cross-validated
+    together (grouped by their `donor` column, the donors of two sets never the same) and every
+    figure is given per set (`report.data["files"]`; the tables have a `gold` column)."""
     from dataclasses import replace
 
-    source = frames.source(data, what="gold")
-    report = _jobs.run_evaluate(source.records, None, model_path=_model(model), policy=policy, budget=expert_budget,
+    several = isinstance(data, (list, tuple)) and bool(data) and all(
+        frames._module_of(d) in ("pandas", "polars") for d in data)
+    sources = ([frames.source(d, what=f"gold {i}") for i, d in enumerate(data, 1)] if several
+               else [frames.source(data, what="gold")])
+    report = _jobs.run_evaluate([s.records for s in sources] if several else sources[0].records, None,
+                               model_path=_model(model), policy=policy, budget=expert_budget,
                                hide=_hide(hide), folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
                                cross_validation=not no_cross_validation,
                                read=replace(_read(text_column, None, label_column), spans_column=spans_column),
-                               known_names=known_names, simulate_review=simulate_review)
-    points = [("budget", point) for point in report.data["budget_curve"]] + [("paper", report.data["paper_policy"])]
-    curve = [{"policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
-             for policy, point in points]
-    by_type = [{"policy": policy, "budget": point.get("budget"), "type": tag, **counts}
-               for policy, point in points for tag, counts in sorted(point.get("residual_by_type", {}).items())]
-    tables = {"budget_curve": _records_frame(curve, _like(source)),
-              "residual_by_type": _records_frame(by_type, _like(source))}
+                               known_names=known_names, simulate_review=simulate_review, seeds=seeds)
+    parts = report.data["files"] if "files" in report.data else [report.data]
+    curve, by_type, review = [], [], []
+    for part in parts:
+        first = {"gold": part["gold"]} if several else {}
+        points = [("budget", point) for point in part["budget_curve"]] + [("paper", part["paper_policy"])]
+        curve += [{**first, "policy": policy, **{k: v for k, v in point.items() if not isinstance(v, dict)}}
+                  for policy, point in points]
+        by_type += [{**first, "policy": policy, "budget": point.get("budget"), "type": tag, **counts}
+                    for policy, point in points for tag, counts in sorted(point.get("residual_by_type", {}).items())]
+        if simulate_review:
+            review += [{**first, **row} for row in part["simulated_review"]["rows"]]
+    kind = _like(sources[0])
+    tables = {"budget_curve": _records_frame(curve, kind), "residual_by_type": _records_frame(by_type, kind)}
     if ablation:
-        tables["ablation"] = _records_frame(report.data["ablation"], _like(source))
+        tables["ablation"] = _records_frame(report.data["ablation"], kind)
     if simulate_review:
-        tables["simulated_review"] = _records_frame(report.data["simulated_review"]["rows"], _like(source))
+        tables["simulated_review"] = _records_frame(review, kind)
     return Report("evaluate", report.markdown, report.data, report.figure, tables)
 
 

@@ -417,13 +417,14 @@ def report_tree(
 
 @app.command()
 def evaluate(
-    gold: Annotated[Path, typer.Argument(help="Gold messages: text, label TA/NTA, spans [[start, end, TYPE], ...].", show_default=False)],
+    gold: Annotated[list[Path], typer.Argument(help="Gold messages: text, label TA/NTA, spans [[start, end, TYPE], ...]. Several files are cross-validated together, grouped by donor, and reported file by file.", show_default=False)],
     model: Annotated[Optional[Path], typer.Option("--model", help="The model classify uses, if not the embedded one: its figures come first.")] = None,
     policy: Annotated[str, typer.Option("--policy", help="budget or paper (Table 2).")] = "budget",
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Messages a human reads: a share (0 to 1) or a count (500), the riskiest.")] = 0.10,
     hide: Hide = "default",
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds (grouped by donor when there is a donor column).")] = 5,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Cross-validate with this many seeds (--seed, --seed + 1, ...; each after the first also deals the donors into folds at random) and report the mean and standard deviation of the main figures.")] = 1,
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set of the model trained on the gold and cross-validated.")] = "rich",
     no_cross_validation: Annotated[bool, typer.Option("--no-cross-validation", help="Report the model classify uses only: skip the model trained on the gold and cross-validated (what a model of your own would give), the slow part.")] = False,
     known_names: Annotated[Optional[Path], typer.Option("--known-names", help="Names the team knows, as classify's --known-names: hidden with their variants before scoring.")] = None,
@@ -444,10 +445,10 @@ def evaluate(
     from triage.jobs import run_evaluate
 
     _check_feature_set(feature_set)
-    folder, replace = _report_folder("evaluate", out_dir, force, [gold, model])
+    folder, replace = _report_folder("evaluate", out_dir, force, [*gold, model])
     read = replaced(read_options(text_column, None, label_column, encoding, delimiter, "error"), spans_column=spans_column)
     report = run_evaluate(
-        gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed,
+        gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed, seeds=seeds,
         feature_set=feature_set, ablation=ablation, cross_validation=not no_cross_validation, known_names=known_names,
         force=replace, read=read, simulate_review=simulate_review,
         progress=sys.stderr.isatty(),

@@ -537,6 +537,9 @@ def read_evaluation(path, settings: dict | None) -> dict:
         raise BadInput(f"--evaluation: cannot read {name}: {err.strerror or err}") from None
     except ValueError:
         raise BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)") from None
+    if isinstance(data, dict) and isinstance(data.get("files"), list):
+        raise BadInput(f"--evaluation: {name} evaluated several gold files: run `triage evaluate GOLD` on the one "
+                       "like this corpus")
     chosen = data.get("chosen") if isinstance(data, dict) else None
     if not isinstance(chosen, dict) or not all(isinstance(chosen.get(k), (int, float)) for k in
                                                ("residual_span_rate", "over_masking_rate")):

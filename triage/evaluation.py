@@ -10,9 +10,17 @@ untouched. Measures:
 - expert share: share of messages a human must read: at a budget, exactly round(budget x
   messages), the riskiest, as classify sends them (ExactBudget);
 - over-masking rate: share of ordinary words (outside gold spans) hidden in released messages;
+- residual without short spans: the residual span rate, gold spans of at most two letters and
+  digits left out (on a surrogate-anonymised corpus such spans read as function words);
+- precision of what is hidden: of the spans hidden in messages released without a human, the
+  share overlapping a gold span, overall, by the tag hidden and for persons (PRE, NOM, SUR);
 - the field's measures for the chosen policy (field_metrics), with 95% bootstrap intervals over
-  donors: entity-level recall (TAB, Pilan et al. 2022), the share of TA messages released with
-  nothing readable (eds-pseudo's "full redact"), token recall and precision, by gold category.
+  donors: entity-level recall (TAB, Pilan et al. 2022), identifiers exposed (TAB's entity at the
+  level of a donor's messages), the share of TA messages released with nothing readable
+  (eds-pseudo's "full redact"), token recall and precision, the precisions above, by gold category
+  and by tag hidden;
+- over several seeds of the cross-validation, the mean and standard deviation of the main
+  figures (seeds_summary).
 
 The gold messages are analysed folded, as classify analyses messages (triage.training.analyse),
 so the measures read the folded texts and their gold spans mapped onto them.
@@ -51,7 +59,9 @@ def hidden_gold(analysed: AnalysedGold, hide) -> AnalysedGold:
 
 def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decisions: list[Decision]) -> dict:
     spans_total = spans_left = ta_total = ta_leaked = 0
+    long_total = long_left = 0
     ordinary = masked = expert = 0
+    hidden_spans = hidden_gold_spans = person_hidden = person_gold = 0
     by_type: dict[str, list[int]] = {}  # TYPE -> [spans, left readable]
     for message, result, decision in zip(gold, results, decisions):
         if decision.decision == EXPERT:
@@ -65,10 +75,20 @@ def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decision
             spans_total += 1
             counts = by_type.setdefault(kind, [0, 0])
             counts[0] += 1
-            if released is not None and _readable(message.text, start, end, covered):
+            readable = released is not None and _readable(message.text, start, end, covered)
+            if readable:
                 left += 1
                 counts[1] += 1
+            if not is_short(message.text, start, end):
+                long_total += 1
+                long_left += readable
         spans_left += left
+        for _, tag, on_gold in hidden_spans_of(message, decision):
+            hidden_spans += 1
+            hidden_gold_spans += on_gold
+            if tag in PERSON_TAGS:
+                person_hidden += 1
+                person_gold += on_gold
         if message.spans:
             ta_total += 1
             ta_leaked += left > 0
@@ -84,12 +104,56 @@ def release_metrics(gold: list[GoldMessage], results: list[SeekResult], decision
         "gold_spans": spans_total,
         "residual_spans": spans_left,
         "residual_span_rate": spans_left / spans_total if spans_total else 0.0,
+        "gold_spans_without_short": long_total,
+        "residual_spans_without_short": long_left,
+        "residual_span_rate_without_short": long_left / long_total if long_total else 0.0,
+        "hidden_spans": hidden_spans,
+        "hidden_precision": hidden_gold_spans / hidden_spans if hidden_spans else None,
+        "person_hidden_spans": person_hidden,
+        "person_precision": person_gold / person_hidden if person_hidden else None,
         "message_leak_rate": ta_leaked / ta_total if ta_total else 0.0,
         "expert_messages": expert,
         "expert_share": expert / n,
         "over_masking_rate": masked / ordinary if ordinary else 0.0,
         "residual_by_type": {kind: {"spans": n, "readable": r} for kind, (n, r) in sorted(by_type.items())},
     }
+
+
+# What is hidden as a person: a first name, a surname or a nickname.
+PERSON_TAGS = ("PRE", "NOM", "SUR")
+# A gold span of at most this many letters and digits is short: on 88milSMS, such a span is often a
+# one- or two-letter surrogate that reads as a function word (`de`, `me`), nearly impossible to find.
+SHORT_SPAN = 2
+
+
+def is_short(text: str, start: int, end: int) -> bool:
+    """Whether a gold span has at most SHORT_SPAN letters and digits."""
+    return sum(c.isalnum() for c in text[start:end]) <= SHORT_SPAN
+
+
+def hidden_spans_of(message: GoldMessage, decision: Decision) -> list[tuple[tuple[int, int], str, bool]]:
+    """The spans the machines hide in a message released without a human (released as TA; none
+    when NTA or read by the expert), each with its tag and whether it overlaps a gold span:
+    ((start, end), tag, on gold). A span hidden twice with the same tag counts once."""
+    if decision.decision != TA:
+        return []
+    spans = sorted({(start, end, tag) for start, end, tag in decision.hidden})
+    return [((start, end), tag, any(s < end and start < e for s, e, _ in message.spans))
+            for start, end, tag in spans]
+
+
+def message_identifiers(message: GoldMessage, decision: Decision) -> dict[tuple[str, str], bool]:
+    """The identifiers a message mentions, (gold category, spelling casefolded), each with whether
+    a mention of it is left readable (a message read by the expert leaves none)."""
+    expert = decision.decision == EXPERT
+    released = [] if expert else (decision.hidden if decision.decision == TA else [])
+    covered = _covered(released, len(message.text))
+    found: dict[tuple[str, str], bool] = {}
+    for start, end, kind in message.spans:
+        readable = not expert and _readable(message.text, start, end, covered)
+        key = (kind, message.text[start:end].strip().casefold())
+        found[key] = found.get(key, False) or readable
+    return found
 
 
 def _covered(hidden, length) -> np.ndarray:
@@ -117,8 +181,21 @@ FIELD_RATES = {
     "token_recall": ("tp", "gold_tokens"),
     "token_precision": ("tp", "hidden_tokens"),
     "residual_span_rate": ("readable", "spans"),
+    # The same, gold spans of at most two letters and digits left out (is_short).
+    "residual_without_short": ("readable_long", "spans_long"),
+    # An identifier is one spelling of one category in all the messages of one donor: it is
+    # exposed when any of its mentions is readable (TAB's entity-level recall, at donor level).
+    "identifiers_exposed": ("exposed", "identifiers"),
+    # Of the spans hidden in messages released without a human, those overlapping a gold span:
+    # all of them, and those hidden as a person (PERSON_TAGS).
+    "hidden_precision": ("hidden_gold", "hidden_spans"),
+    "person_precision": ("person_gold", "person_hidden"),
 }
 CATEGORY_RATES = ("entity_recall", "token_recall", "residual_span_rate")
+# By gold category, beside CATEGORY_RATES.
+MORE_CATEGORY_RATES = ("identifiers_exposed", "residual_without_short")
+# The measures of the field's table read by the tag the machines hid a span as.
+HIDDEN_TAG_RATES = ("hidden_precision",)
 
 
 def message_field_counts(message: GoldMessage, result: SeekResult, decision: Decision) -> dict[str, int]:
@@ -138,6 +215,9 @@ def message_field_counts(message: GoldMessage, result: SeekResult, decision: Dec
         readable = not expert and _readable(message.text, start, end, covered)
         add("spans", kind)
         add("readable", kind, readable)
+        if not is_short(message.text, start, end):
+            add("spans_long", kind)
+            add("readable_long", kind, readable)
         key = (kind, message.text[start:end].strip().casefold())
         entities[key] = entities.get(key, False) or readable
     for (kind, _), readable in entities.items():
@@ -154,6 +234,30 @@ def message_field_counts(message: GoldMessage, result: SeekResult, decision: Dec
             add("tp", kind, hidden)
         if hidden:
             counts["hidden_tokens"] = counts.get("hidden_tokens", 0) + 1
+    for _, tag, on_gold in hidden_spans_of(message, decision):
+        add("hidden_spans", tag)
+        add("hidden_gold", tag, on_gold)
+        if tag in PERSON_TAGS:
+            add("person_hidden", tag)
+            add("person_gold", tag, on_gold)
+    return counts
+
+
+def identifier_counts(gold: list[GoldMessage], decisions: list[Decision], donors: list[str]) -> dict[str, dict[str, int]]:
+    """Per donor, the identifiers (gold category, spelling casefolded) its messages mention and
+    those exposed (a mention readable in any message of the donor), overall and as `name:TYPE`."""
+    found: dict[str, dict[tuple[str, str], bool]] = {}
+    for message, decision, donor in zip(gold, decisions, donors):
+        mine = found.setdefault(donor, {})
+        for key, readable in message_identifiers(message, decision).items():
+            mine[key] = mine.get(key, False) or readable
+    counts: dict[str, dict[str, int]] = {}
+    for donor, identifiers in found.items():
+        row = counts.setdefault(donor, {})
+        for (kind, _), readable in identifiers.items():
+            for name, value in (("identifiers", 1), ("exposed", int(readable))):
+                row[name] = row.get(name, 0) + value
+                row[f"{name}:{kind}"] = row.get(f"{name}:{kind}", 0) + value
     return counts
 
 
@@ -163,21 +267,26 @@ def field_metrics(gold: list[GoldMessage], results: list[SeekResult], decisions:
     interval over donors (messages resampled by donor, since one donor's messages are not
     independent; over messages when the gold file names no donor)."""
     per_message = [message_field_counts(m, r, d) for m, r, d in zip(gold, results, decisions)]
-    columns = sorted({name for counts in per_message for name in counts})
+    donors = [m.group or f"\0{i}" for i, m in enumerate(gold)]
+    identifiers = identifier_counts(gold, decisions, donors)
+    columns = sorted({name for counts in per_message for name in counts}
+                     | {name for counts in identifiers.values() for name in counts})
     index = {name: i for i, name in enumerate(columns)}
     matrix = np.zeros((len(per_message), len(columns)))
     for row, counts in enumerate(per_message):
         for name, value in counts.items():
             matrix[row, index[name]] = value
-    donors = [m.group or f"\0{i}" for i, m in enumerate(gold)]
     names, groups = np.unique(np.asarray(donors, dtype=object), return_inverse=True)
     by_donor = np.zeros((len(names), len(columns)))
     np.add.at(by_donor, groups.ravel(), matrix)
+    for row, donor in enumerate(names.tolist()):  # identifiers are counted per donor, not per message
+        for name, value in identifiers.get(donor, {}).items():
+            by_donor[row, index[name]] += value
     rng = np.random.default_rng(seed)
     weights = np.stack([np.bincount(rng.integers(0, len(names), len(names)), minlength=len(names))
-                        for _ in range(resamples)]) if len(names) else np.zeros((0, 0))
+                        for _ in range(resamples)]) if len(names) and resamples else np.zeros((0, len(names)))
     resampled = weights @ by_donor if len(names) else np.zeros((0, len(columns)))
-    totals = matrix.sum(axis=0)
+    totals = by_donor.sum(axis=0)
 
     def rate(numerator: str, denominator: str) -> dict | None:
         if denominator not in index or totals[index[denominator]] == 0:
@@ -195,9 +304,12 @@ def field_metrics(gold: list[GoldMessage], results: list[SeekResult], decisions:
     overall = {name: rate(*parts) for name, parts in FIELD_RATES.items()}
     kinds = sorted({name.split(":", 1)[1] for name in columns if name.startswith("spans:")})
     by_category = {kind: {name: rate(f"{FIELD_RATES[name][0]}:{kind}", f"{FIELD_RATES[name][1]}:{kind}")
-                          for name in CATEGORY_RATES} for kind in kinds}
+                          for name in CATEGORY_RATES + MORE_CATEGORY_RATES} for kind in kinds}
+    tags = sorted({name.split(":", 1)[1] for name in columns if name.startswith("hidden_spans:")})
+    by_hidden_tag = {tag: {name: rate(f"{FIELD_RATES[name][0]}:{tag}", f"{FIELD_RATES[name][1]}:{tag}")
+                           for name in HIDDEN_TAG_RATES} for tag in tags}
     return {"donors": int(len(names)), "resamples": resamples, "by_donor": any(m.group for m in gold),
-            "overall": overall, "by_category": by_category}
+            "overall": overall, "by_category": by_category, "by_hidden_tag": by_hidden_tag}
 
 
 def field_markdown(field: dict) -> list[str]:
@@ -214,14 +326,34 @@ def field_markdown(field: dict) -> list[str]:
         "",
         "| entity recall | full redact | token recall | token precision | residual span rate |",
         "|---|---|---|---|---|",
-        "| " + " | ".join(cell(field["overall"][name]) for name in FIELD_RATES) + " |",
+        "| " + " | ".join(cell(field["overall"][name]) for name in FIELD_RATES_SHOWN) + " |",
         "",
-        "| category | entity recall | token recall | residual span rate |",
+        "Beside them: the residual without the gold spans of two letters or digits or fewer; identifiers exposed "
+        "(an identifier is one spelling of one category in all the messages of one donor, exposed when any of its "
+        "mentions is readable); and the precision of what is hidden: of the spans hidden in messages released "
+        "without a human, the share overlapping a gold span, all of them and those hidden as a person (PRE, NOM "
+        "or SUR).",
+        "",
+        "| residual without short spans | identifiers exposed | precision of what is hidden | person precision |",
         "|---|---|---|---|",
+        "| " + " | ".join(cell(field["overall"].get(name)) for name in NEW_RATES_SHOWN) + " |",
+        "",
+        "| category | entity recall | token recall | residual span rate | identifiers exposed | "
+        "residual without short spans |",
+        "|---|---|---|---|---|---|",
     ]
-    lines += [f"| {kind} | " + " | ".join(cell(rates[name]) for name in CATEGORY_RATES) + " |"
+    lines += [f"| {kind} | " + " | ".join(cell(rates.get(name)) for name in CATEGORY_RATES + MORE_CATEGORY_RATES) + " |"
               for kind, rates in field["by_category"].items()]
+    if field.get("by_hidden_tag"):
+        lines += ["", "| hidden as | spans hidden | precision |", "|---|---|---|"]
+        lines += [f"| {tag} | {rates['hidden_precision']['of']:,} | {cell(rates['hidden_precision'])} |"
+                  for tag, rates in field["by_hidden_tag"].items()]
     return lines
+
+
+# The field's table as it was first reported, and the measures added beside it.
+FIELD_RATES_SHOWN = ("entity_recall", "full_redact_rate", "token_recall", "token_precision", "residual_span_rate")
+NEW_RATES_SHOWN = ("residual_without_short", "identifiers_exposed", "hidden_precision", "person_precision")
 
 
 # ---------------------------------------------------------------------- policies
@@ -377,8 +509,8 @@ def evidence_from_model(analysed: AnalysedGold, predictor, hide=DEFAULT_HIDE) ->
     return evidence_from(analysed, scores, probs, hide)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+def _pct(x: float, digits: int = 1) -> str:
+    return f"{100 * x:.{digits}f}%"
 
 
 def _policy_lines(part: dict, policy: str, budget: float) -> list[str]:
@@ -412,32 +544,12 @@ def _policy_lines(part: dict, policy: str, budget: float) -> list[str]:
 def end_to_end_markdown(data: dict, seek_tables: str) -> str:
     """The report: the model classify uses first (what a user of classify gets), then, when
     measured, a model trained on the gold itself and cross-validated."""
-    crossed = data.get("cross_validated")
     lines = [
         f"# End-to-end evaluation on {data['gold']}",
         "",
-        "Messages sent to the expert are assumed perfectly handled; TA messages are released with what the "
-        "machines hid; NTA messages are released untouched.",
-        "",
-        f"Categories hidden (--hide): {', '.join(data.get('hide') or DEFAULT_HIDE)}. Only the gold spans of these "
-        "categories count as leaks when readable; hiding a word of another category counts as over-masking.",
-        "",
-        f"## {_capital(data['how'])}",
-        "",
-        "What classify gives on these messages with this model.",
-        "",
-        *_policy_lines(data, data["policy"], data["expert_budget"]),
+        *_assumptions(data),
+        *_evaluated_lines(data, "##"),
     ]
-    if crossed:
-        lines += [
-            "",
-            f"## {_capital(crossed['how'])}",
-            "",
-            "Not the model classify uses: what a model of your own, trained on messages like these "
-            "(`triage train GOLD`), would give on messages it never saw.",
-            "",
-            *_policy_lines(crossed, data["policy"], data["expert_budget"]),
-        ]
     lines += [
         *(ablation_markdown(data["ablation"], data.get("ablation_of") != "model") if data.get("ablation") else []),
         "",
@@ -446,17 +558,81 @@ def end_to_end_markdown(data: dict, seek_tables: str) -> str:
     return "\n".join(lines)
 
 
+def several_files_markdown(data: dict, sections: list[dict]) -> str:
+    """The report on several gold files: cross-validated together, every figure given per file
+    (`sections`: each file's Seek&Hide tables and review loop, as Markdown)."""
+    lines = [f"# End-to-end evaluation on {' and '.join(data['gold'])}", "", *_assumptions(data),
+             "The files are cross-validated together (a donor's messages in one fold, the donors of two files never "
+             "the same), and every figure is given per file: figures of different files are not comparable. The "
+             "expert budget is read in each file.", ""]
+    for part, section in zip(data["files"], sections):
+        lines += [f"## {part['gold']}", "", f"{part['messages']:,} messages.", "",
+                  *_evaluated_lines({**part, **{k: data[k] for k in ("how", "policy", "expert_budget")}}, "###"),
+                  "", "### Seek&Hide", "", section["seek"].replace("\n## ", "\n#### "), section["review"]]
+    return "\n".join(lines)
+
+
+def _assumptions(data: dict) -> list[str]:
+    return [
+        "Messages sent to the expert are assumed perfectly handled; TA messages are released with what the "
+        "machines hid; NTA messages are released untouched.",
+        "",
+        f"Categories hidden (--hide): {', '.join(data.get('hide') or DEFAULT_HIDE)}. Only the gold spans of these "
+        "categories count as leaks when readable; hiding a word of another category counts as over-masking.",
+        "",
+    ]
+
+
+def _evaluated_lines(data: dict, heading: str) -> list[str]:
+    """The model classify uses, then the cross-validated one, each under a `heading`."""
+    crossed = data.get("cross_validated")
+    lines = [
+        f"{heading} {_capital(data['how'])}",
+        "",
+        "What classify gives on these messages with this model.",
+        "",
+        *_policy_lines(data, data["policy"], data["expert_budget"]),
+    ]
+    if crossed:
+        seeds = crossed.get("seeds")
+        lines += [
+            "",
+            f"{heading} {_capital(crossed['how'])}",
+            "",
+            "Not the model classify uses: what a model of your own, trained on messages like these "
+            "(`triage train GOLD`), would give on messages it never saw.",
+            "",
+            *_policy_lines(crossed, data["policy"], data["expert_budget"]),
+            *(seeds_markdown(seeds) if seeds and len(seeds["seeds"]) > 1 else []),
+        ]
+    return lines
+
+
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def curve_figure(data: dict):
-    """Residual spans against the expert's share (a matplotlib Figure, no pyplot: a notebook's
-    backend is left alone)."""
+def files_figure(data: dict):
+    """Residual spans against the expert's share, one panel per gold file."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(6, 4), layout="constrained")
-    axes = figure.subplots()
+    parts = data["files"]
+    figure = Figure(figsize=(6 * len(parts), 4), layout="constrained")
+    for axes, part in zip(figure.subplots(1, len(parts), squeeze=False)[0], parts):
+        curve_figure(part, axes)
+        axes.set_title(f"{part['gold']}: residual against expert workload", fontsize="medium")
+    return figure
+
+
+def curve_figure(data: dict, axes=None):
+    """Residual spans against the expert's share (a matplotlib Figure, no pyplot: a notebook's
+    backend is left alone), or drawn on `axes`."""
+    from matplotlib.figure import Figure
+
+    figure = None
+    if axes is None:
+        figure = Figure(figsize=(6, 4), layout="constrained")
+        axes = figure.subplots()
     curve = data["budget_curve"]
     axes.plot([100 * p["expert_share"] for p in curve], [100 * p["residual_span_rate"] for p in curve],
               "o-", label="budget policy, the model classify uses")
@@ -473,3 +649,60 @@ def curve_figure(data: dict):
     axes.set_title("Residual identifying spans against expert workload")
     axes.legend()
     return figure
+
+
+# ---------------------------------------------------------------------- seeds
+
+# The main figures, averaged over the seeds of the cross-validation (each moves by one gold span).
+SEED_FIGURES = {
+    "residual_span_rate": "gold spans readable",
+    "residual_span_rate_without_short": "the same, without spans of two letters or fewer",
+    "identifiers_exposed": "identifiers exposed",
+    "hidden_precision": "precision of what is hidden",
+    "person_precision": "person precision",
+    "over_masking_rate": "ordinary words hidden",
+    "message_leak_rate": "TA messages leaking",
+}
+
+
+def identifiers_exposed(gold: list[GoldMessage], decisions: list[Decision]) -> float | None:
+    """The share of identifiers (one spelling of one category in all the messages of one donor)
+    with a mention left readable."""
+    counts = identifier_counts(gold, decisions, [m.group or f"\0{i}" for i, m in enumerate(gold)])
+    total = sum(row.get("identifiers", 0) for row in counts.values())
+    return sum(row.get("exposed", 0) for row in counts.values()) / total if total else None
+
+
+def main_figures(gold: list[GoldMessage], results: list[SeekResult], decisions: list[Decision]) -> dict:
+    """SEED_FIGURES of one policy's decisions on the gold."""
+    measures = release_metrics(gold, results, decisions)
+    return {name: identifiers_exposed(gold, decisions) if name == "identifiers_exposed" else measures[name]
+            for name in SEED_FIGURES}
+
+
+def seeds_summary(runs: list[dict], seeds: list[int]) -> dict:
+    """Mean and standard deviation (n - 1) of SEED_FIGURES over the runs of the cross-validation
+    with each seed, and each run's value."""
+    figures = {}
+    for name in SEED_FIGURES:
+        values = np.asarray([run[name] for run in runs if run.get(name) is not None], dtype=float)
+        figures[name] = {"mean": float(values.mean()) if len(values) else None,
+                         "sd": float(values.std(ddof=1)) if len(values) > 1 else 0.0 if len(values) else None,
+                         "values": [run.get(name) for run in runs]}
+    return {"seeds": list(seeds), "figures": figures}
+
+
+def seeds_markdown(summary: dict) -> list[str]:
+    """The main figures over the seeds: mean ± standard deviation."""
+    seeds = summary["seeds"]
+    lines = ["", f"Over {len(seeds)} seeds of the cross-validation ({', '.join(map(str, seeds))}: the first is "
+             "the run above; each other seed also deals the donors into folds at random), mean ± standard deviation:",
+             "", "| figure | mean ± sd | each seed |", "|---|---|---|"]
+    for name, label in SEED_FIGURES.items():
+        figure = summary["figures"][name]
+        if figure["mean"] is None:
+            lines.append(f"| {label} | - | - |")
+            continue
+        each = ", ".join("-" if v is None else _pct(v, 2) for v in figure["values"])
+        lines.append(f"| {label} | {_pct(figure['mean'], 2)} ± {100 * figure['sd']:.2f} | {each} |")
+    return lines

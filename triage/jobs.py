@@ -566,11 +566,15 @@ class EvaluationReport:
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
                  ablation: bool = False, cross_validation: bool = True, read=None, known_names=None, force: bool = False,
-                 progress: bool = False, simulate_review: int = 0) -> EvaluationReport:
+                 progress: bool = False, simulate_review: int = 0, seeds: int = 1) -> EvaluationReport:
     """Score the pipeline against gold spans with the model classify uses (`model_path`, by
     default the embedded model): the main figures. With `cross_validation`, also those of a
     model trained on the gold itself, cross-validated (`cross_validated`: what training a model
-    of one's own could bring). With `ablation`, also each Seek&Hide step switched off in turn.
+    of one's own could bring), with `seeds` seeds (the main figures' mean and standard deviation
+    over them). With `ablation`, also each Seek&Hide step switched off in turn.
+    `gold_path` may be a list of gold files: they are cross-validated together (grouped by donor,
+    the donors of two files never the same), and every figure is given per file (under `files`),
+    the expert budget read in each file.
     evaluate.md, .json and .png in `out_dir` (checked before any work: never over an input,
     never over a file without `force`), or no file when `out_dir` is None (the Python API).
     `progress`: a bar on stderr. `known_names` (as run_classify's) are hidden with their variants,
@@ -581,9 +585,13 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     from triage import evaluation, training
     from triage.model import check_folds, check_training_labels, default_model_path, load_predictor
     from triage.progress import steps
-    from triage.reports.render import report_paths, table6_markdown, write_report
+    from triage.reports.render import report_paths, write_report
     from triage.seekhide import steps as seekhide_steps
 
+    paths = list(gold_path) if isinstance(gold_path, (list, tuple)) else [gold_path]
+    if not paths:
+        raise BadOption("evaluate needs a gold file")
+    several = len(paths) > 1
     asked = combiner.check_budget(budget)
     combiner.check_policy(policy)
     hide = combiner.parse_hide(hide)
@@ -592,20 +600,41 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         raise BadOption("--ablation measures the shipped steps: leave --known-names out")
     if simulate_review < 0:
         raise BadOption(f"--simulate-review takes a number of rounds (1 or more), not {simulate_review}")
-    protect = [gold_path, model.file_of(model_path)]
+    if seeds < 1:
+        raise BadOption(f"--seeds takes a number of seeds (1 or more), not {seeds}")
+    if seeds > 1 and not cross_validation:
+        raise BadOption("--seeds repeats the cross-validation: leave it out with --no-cross-validation")
+    if several and ablation:
+        raise BadOption("--ablation measures one gold file: give one file")
+    if several and asked.share is None:
+        raise BadOption("--expert-budget: give a share (0.1), not a count of messages, with several gold files: "
+                        "the budget is read in each file")
+    names = [source_name(path) for path in paths]
+    repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if repeated is not None:
+        raise BadInput(f"{repeated} is given twice")
+    protect = [*paths, model.file_of(model_path)]
     training.check_feature_set(feature_set)
     if out_dir is not None:
         outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
     read = read or ReadOptions()
-    name = source_name(gold_path)
-    gold, has_spans = labelled_gold(gold_path, read)
-    if not gold:
-        raise BadInput(f"{name} holds no messages to evaluate (only a header)")
-    if not has_spans:
-        raise BadInput(f"{name} has no {read.spans_column!r} column: evaluate needs the gold spans to hide "
-                       "(--spans-column names it)")
+    golds = []
+    for number, (path, name) in enumerate(zip(paths, names), 1):
+        gold, has_spans = labelled_gold(path, read)
+        if not gold:
+            raise BadInput(f"{name} holds no messages to evaluate (only a header)")
+        if not has_spans:
+            raise BadInput(f"{name} has no {read.spans_column!r} column: evaluate needs the gold spans to hide "
+                           "(--spans-column names it)")
+        if several:
+            if not all(m.group for m in gold):
+                raise BadInput(f"{name} names no donor for some messages (a donor column): several gold files are "
+                               "cross-validated grouped by donor")
+            for m in gold:  # two files never share a donor
+                m.group = f"{number}:{m.group}"
+        golds.append(gold)
     # The curve is drawn over shares: a count of messages is the share of these messages it is.
-    budget = asked.share if asked.share is not None else asked.messages(len(gold)) / len(gold)
+    budget = asked.share if asked.share is not None else asked.messages(len(golds[0])) / len(golds[0])
     # The model classify uses, loaded as classify loads it.
     predictor = load_predictor(model_path if isinstance(model_path, model.Model)
                                else Path(model_path) if model_path else default_model_path())
@@ -613,82 +642,139 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     file = model.file_of(model_path)
     which = ("the embedded model" if model_path is None or (file and Path(file).resolve() == default_model_path())
              else f"the model {source_name(file)}" if file else "the model given")
+    everything = [m for gold in golds for m in gold]
     if cross_validation:
         try:
-            check_folds(folds, check_training_labels([m.label for m in gold]), name)
+            check_folds(folds, check_training_labels([m.label for m in everything]), " and ".join(names))
         except (BadInput, BadOption) as err:  # the gold cannot train a model: say how to measure the used one alone
             raise type(err)(f"{err}; to measure the model classify uses alone: --no-cross-validation") from None
     cross_validated_ablation = ablation and cross_validation
-    total = (2 + (folds + 1 if cross_validation else 0)
-             + (len(seekhide_steps.switchable()) if ablation else 0) + simulate_review)
-    bar = steps(f"evaluating {name}", total) if progress else contextlib.nullcontext(lambda doing=None: None)
+    total = (1 + len(golds) + (folds * seeds + 1 if cross_validation else 0)
+             + (len(seekhide_steps.switchable()) if ablation else 0) + simulate_review * len(golds))
+    label = " and ".join(names)
+    bar = steps(f"evaluating {label}", total) if progress else contextlib.nullcontext(lambda doing=None: None)
     with bar as done:
-        analysed = training.analyse(gold, feature_set if cross_validation else predictor.feature_set,
-                                     known=known_names)
-        labels = np.asarray([m.label for m in gold])
-        seek = tables([r.label for r in analysed.results], labels)
+        analysed = [training.analyse(gold, feature_set if cross_validation else predictor.feature_set,
+                                     known=known_names) for gold in golds]
+        labels = [np.asarray([m.label for m in gold]) for gold in golds]
+        seeks = [tables([r.label for r in a.results], y) for a, y in zip(analysed, labels)]
         # Only the gold spans of the hidden categories are leaks when readable; hiding the others
         # is over-masking.
-        scored = evaluation.hidden_gold(analysed, hide)
-        crossed = None
+        scored = [evaluation.hidden_gold(a, hide) for a in analysed]
+        crossed: list[dict | None] = [None] * len(golds)
         done("a model trained on the gold, cross-validated" if cross_validation else "the model classify uses")
         if cross_validation:
-            evidence = training.cross_validated_evidence(analysed, folds=folds, seed=seed, hide=hide,
-                                                         progress=done)
-            grouped = len({m.group for m in gold}) >= folds
-            crossed = {
-                "how": f"a model trained on your gold, cross-validated ({folds}-fold cross-validation"
-                       + (" grouped by donor" if grouped else ", stratified") + f", features {feature_set})",
-                "folds": folds,
-                "feature_set": feature_set,
-            }
-            crossed.update(_evaluated(scored, evidence, labels, policy, budget, seed)[0])
+            grouped = len({m.group for m in everything}) >= folds
+            runs: list[list[dict]] = [[] for _ in golds]
+            for k in range(seeds):
+                # The first seed as a single run draws its folds; each other one deals the donors at random.
+                evidence = training.cross_validated_evidence_of(analysed, folds=folds, seed=seed + k, hide=hide,
+                                                                progress=done, shuffle=k > 0)
+                for i, (part, found) in enumerate(zip(scored, evidence)):
+                    if k == 0:
+                        crossed[i] = {
+                            "how": f"a model trained on your gold{' files' if several else ''}, cross-validated "
+                                   f"({folds}-fold cross-validation" + (" grouped by donor" if grouped else ", stratified")
+                                   + (" over the files together" if several else "") + f", features {feature_set})",
+                            "folds": folds,
+                            "feature_set": feature_set,
+                        }
+                        crossed[i].update(_evaluated(part, found, labels[i], policy, budget, seed)[0])
+                        runs[i].append(_seed_figures(crossed[i]))
+                    else:
+                        decisions = _decisions(found, policy, budget)
+                        runs[i].append(evaluation.main_figures(part.gold, part.results, decisions))
+            for i in range(len(golds)):
+                crossed[i]["seeds"] = evaluation.seeds_summary(runs[i], [seed + k for k in range(seeds)])
             done("the model classify uses")
-        # After the cross-validation: this reads the gold's words as the model's word scorer does.
-        evidence = evaluation.evidence_from_model(analysed, predictor, hide)
-        measured, message_model = _evaluated(scored, evidence, labels, policy, budget, seed)
-        done("each step switched off in turn" if ablation else "the review loop" if simulate_review else None)
-        data = {
-            "gold": name,
+        parts = []
+        for i, (gold, name) in enumerate(zip(golds, names)):
+            # After the cross-validation: this reads the gold's words as the model's word scorer does.
+            evidence = evaluation.evidence_from_model(analysed[i], predictor, hide)
+            measured, message_model = _evaluated(scored[i], evidence, labels[i], policy, budget, seed)
+            parts.append({
+                "gold": name,
+                **measured,
+                "seekhide": {
+                    "distribution": dict(seeks[i].distribution),
+                    "confusion": {f"{s}/{g}": n for (s, g), n in (seeks[i].confusion or {}).items()},
+                    "accuracy_on_tagged": seeks[i].accuracy,
+                },
+                "messages": len(gold),
+                "cross_validated": crossed[i],
+                "_message_model": message_model,
+            })
+            done(None if i + 1 < len(golds) else
+                 "each step switched off in turn" if ablation else "the review loop" if simulate_review else None)
+        common = {
             "how": f"the model classify uses: {which} (fingerprint {str(fingerprint)[:12]})",
             "policy": policy,
             "expert_budget": budget,
             "hide": list(hide),
             **({"known_names": known_names.record()} if known_names is not None else {}),
-            **measured,
-            "seekhide": {
-                "distribution": dict(seek.distribution),
-                "confusion": {f"{s}/{g}": n for (s, g), n in (seek.confusion or {}).items()},
-                "accuracy_on_tagged": seek.accuracy,
-            },
             # Which model was evaluated: a release's datasheet takes these figures for that model only.
             "model_fingerprint": fingerprint,
-            "messages": len(gold),
-            "cross_validated": crossed,
         }
         if ablation:
-            untagged = seek.distribution.get("UNTAGGED", 0) / len(gold)
-            full = crossed if cross_validated_ablation else data
+            data = parts[0]
+            untagged = seeks[0].distribution.get("UNTAGGED", 0) / len(golds[0])
+            full = crossed[0] if cross_validated_ablation else data
             data["ablation_of"] = "cross_validated" if cross_validated_ablation else "model"
             data["ablation"] = evaluation.ablation(
-                gold, {**full["chosen"], "untagged_share": untagged},
+                golds[0], {**full["chosen"], "untagged_share": untagged},
                 feature_set=feature_set if cross_validated_ablation else predictor.feature_set, policy=policy,
                 budget=budget, folds=folds, seed=seed, predictor=None if cross_validated_ablation else predictor,
                 hide=hide, progress=done)
         if simulate_review:
-            data["simulated_review"] = {
-                "rounds": simulate_review, "budget": budget, "policy": "budget",
-                "rows": evaluation.simulate_review(gold, predictor, budget=budget, rounds=simulate_review, hide=hide,
-                                                   known=known_names, progress=done)}
-    markdown = evaluation.end_to_end_markdown(data, seek.markdown() + "\nThe message model classify uses, in the layout of the paper's Table 6:\n\n"
-                                   + table6_markdown(message_model))
-    if simulate_review:
-        without = next(p for p in data["budget_curve"] if p["budget"] == budget)
-        markdown += "\n".join(evaluation.simulated_review_markdown(data["simulated_review"]["rows"], without)) + "\n"
-    figure = evaluation.curve_figure(data)
+            for gold, part in zip(golds, parts):
+                part["simulated_review"] = {
+                    "rounds": simulate_review, "budget": budget, "policy": "budget",
+                    "rows": evaluation.simulate_review(gold, predictor, budget=budget, rounds=simulate_review,
+                                                       hide=hide, known=known_names, progress=done)}
+    sections = [_file_markdown(part, seek, budget, simulate_review) for part, seek in zip(parts, seeks)]
+    for part in parts:
+        del part["_message_model"]
+    if several:
+        data = {"gold": names, **common, "messages": sum(len(gold) for gold in golds), "files": parts}
+        markdown = evaluation.several_files_markdown(data, sections)
+        figure = evaluation.files_figure(data)
+    else:
+        part = parts[0]
+        data = {"gold": part["gold"], "how": common["how"], **{k: v for k, v in common.items() if k != "how"},
+                **{k: v for k, v in part.items() if k != "gold"}}
+        markdown = evaluation.end_to_end_markdown(data, sections[0]["seek"]) + sections[0]["review"]
+        figure = evaluation.curve_figure(data)
     files = [] if out_dir is None else write_report("evaluate", out_dir, markdown, data, figure, force=force,
                                                     protect=protect)
     return EvaluationReport(data, markdown, files, figure)
+
+
+def _file_markdown(part: dict, seek, budget: float, simulate_review: int) -> dict:
+    """The Markdown of one gold file's Seek&Hide tables and review loop, beside its policies'."""
+    from triage import evaluation
+    from triage.reports.render import table6_markdown
+
+    markdown = {"seek": seek.markdown() + "\nThe message model classify uses, in the layout of the paper's Table 6:\n\n"
+                + table6_markdown(part["_message_model"]), "review": ""}
+    if simulate_review:
+        without = next(p for p in part["budget_curve"] if p["budget"] == budget)
+        markdown["review"] = "\n".join(evaluation.simulated_review_markdown(part["simulated_review"]["rows"],
+                                                                           without)) + "\n"
+    return markdown
+
+
+def _decisions(evidence, policy: str, budget: float):
+    from triage import evaluation
+
+    return evaluation.policies(evidence, [budget])["paper" if policy == "paper" else budget].decide(evidence)
+
+
+def _seed_figures(part: dict) -> dict:
+    """The main figures (triage.evaluation.SEED_FIGURES) of an evaluated model's chosen policy."""
+    from triage.evaluation import SEED_FIGURES
+
+    exposed = (part["field"]["overall"].get("identifiers_exposed") or {}).get("value")
+    return {name: exposed if name == "identifiers_exposed" else part["chosen"][name] for name in SEED_FIGURES}
 
 
 def _evaluated(scored, evidence, labels, policy: str, budget: float, seed: int) -> tuple[dict, object]:

@@ -91,35 +91,63 @@ def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[n
 
 
 def cross_validated_evidence(analysed: AnalysedGold, folds: int = 5, seed: int = 0, progress=None,
-                             word_scorer=None, hide=DEFAULT_HIDE) -> list[Evidence]:
+                             word_scorer=None, hide=DEFAULT_HIDE, shuffle: bool = False) -> list[Evidence]:
     """Evidence for every message from models that never saw it (folds grouped by donor). The
     word scorer is fitted on each training fold's gold spans, or is the fixed `word_scorer`
-    (a function rows -> P(name)) learnt elsewhere."""
+    (a function rows -> P(name)) learnt elsewhere. `shuffle`: the donors are dealt into folds at
+    random (by `seed`), not by size."""
+    return cross_validated_evidence_of([analysed], folds, seed, progress, word_scorer, hide, shuffle)[0]
+
+
+def cross_validated_evidence_of(parts: list[AnalysedGold], folds: int = 5, seed: int = 0, progress=None,
+                                word_scorer=None, hide=DEFAULT_HIDE, shuffle: bool = False) -> list[list[Evidence]]:
+    """cross_validated_evidence over several gold sets together (each analysed as a corpus of its
+    own, their donors distinct): the folds are drawn over all their messages, and the evidence is
+    given per gold set."""
     from imblearn.pipeline import Pipeline
     from sklearn.model_selection import GroupKFold, StratifiedKFold
 
     from triage.model import make_model
 
-    labels = np.asarray([m.label for m in analysed.gold])
-    groups = [m.group for m in analysed.gold]
+    together = parts[0] if len(parts) == 1 else AnalysedGold(
+        [m for p in parts for m in p.gold], [r for p in parts for r in p.results], np.vstack([p.X for p in parts]),
+        [row for p in parts for row in p.word_rows], parts[0].feature_set, None)
+    labels = np.asarray([m.label for m in together.gold])
+    groups = [m.group for m in together.gold]
     if len(set(groups)) >= folds:
-        splits = GroupKFold(n_splits=folds).split(analysed.X, labels, groups)
+        splits = (dealt_folds(groups, folds, seed) if shuffle
+                  else GroupKFold(n_splits=folds).split(together.X, labels, groups))
     else:
-        splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(analysed.X, labels)
+        splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(together.X, labels)
     scores = np.zeros(len(labels))
-    word_probs = [np.zeros(len(indices)) for indices, _ in analysed.word_rows]
+    word_probs = [np.zeros(len(indices)) for indices, _ in together.word_rows]
     for train, test in splits:
-        message_model = Pipeline(make_model("bagging", analysed.feature_set, seed=seed).steps[1:])
-        message_model.fit(analysed.X[train], labels[train])
-        scores[test] = message_model.predict_proba(analysed.X[test])[:, list(message_model.classes_).index(TA)]
-        word_model = word_scorer or fit_word_model(analysed, train, seed)
+        message_model = Pipeline(make_model("bagging", together.feature_set, seed=seed).steps[1:])
+        message_model.fit(together.X[train], labels[train])
+        scores[test] = message_model.predict_proba(together.X[test])[:, list(message_model.classes_).index(TA)]
+        word_model = word_scorer or fit_word_model(together, train, seed)
         for i in test:
-            indices, rows = analysed.word_rows[i]
+            indices, rows = together.word_rows[i]
             if len(indices):
                 word_probs[i] = word_model(rows)
         if progress:
             progress()
-    return evidence_from(analysed, scores, word_probs, hide)
+    evidence, start = [], 0
+    for part in parts:
+        end = start + len(part.gold)
+        evidence.append(evidence_from(part, scores[start:end], word_probs[start:end], hide))
+        start = end
+    return evidence
+
+
+def dealt_folds(groups: list[str], folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) message indices of `folds` folds, the donors (`groups`) dealt into them in a
+    random order drawn from `seed`, one by one in turn."""
+    names, inverse = np.unique(np.asarray(groups, dtype=object), return_inverse=True)
+    fold_of = np.empty(len(names), dtype=np.int64)
+    fold_of[np.random.default_rng(seed).permutation(len(names))] = np.arange(len(names)) % folds
+    message_fold = fold_of[inverse.ravel()]
+    return [(np.flatnonzero(message_fold != k), np.flatnonzero(message_fold == k)) for k in range(folds)]
 
 
 def word_training_rows(analysed: AnalysedGold, messages) -> tuple[np.ndarray, np.ndarray]:
