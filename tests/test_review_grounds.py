@@ -304,19 +304,21 @@ def test_a_leak_found_by_the_audit_survives_classify_workspace_learning_the_name
     succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
     with Workspace.open(ws) as opened:
         assert opened.item("6").kind == "audit" and opened.item("6").machine_spans == []
+        # The audit messages where the machines missed zorglub (6, and 5 unless they hid it there)
+        missed = sum(opened.item(i).kind == "audit" and not opened.item(i).machine_spans for i in ("5", "6"))
         opened.decide("6", label="TA", spans=[[6, 13, "PRE"]], reviewer="ana")  # the machines missed zorglub
         opened.decide("5", label="TA", spans=[[14, 21, "PRE"]], reviewer="ana")
-        assert opened.audit_estimate()["leaking"] == 1
+        assert opened.audit_estimate()["leaking"] == missed >= 1
     again = cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, "--force")
     succeeded(again)
     assert "known names: 1 from the review workspace" in again.output
     with Workspace.open(ws) as opened:
         assert opened.item("6").machine_spans == [[6, 13, "PRE"]]  # learnt: the machines hide it now
-        assert opened.audit_estimate()["leaking"] == 1
+        assert opened.audit_estimate()["leaking"] == missed
     out = tmp_path / "corpus.csv"
     succeeded(cli("release", classified, "--workspace", ws, "-o", out, "--withhold-undecided"))
     sheet = json.loads((tmp_path / "corpus.datasheet.json").read_text("utf-8"))
-    assert sheet["audit"]["leaking"] == 1
+    assert sheet["audit"]["leaking"] == missed
 
 
 def test_a_blind_decision_is_still_released_cautiously_after_the_double_review_is_removed(shared):
