@@ -391,6 +391,10 @@ MEASURE_COMMANDS = {
                           "rich", "--out-dir", "{out}"],
     "infogain.json": ["report", "infogain", "GOLD", "--balanced", "--out-dir", "{out}"],
 }
+# The large development file, read beside the small one: both cross-validated together, reported per file,
+# all ten categories hidden, three seeds.
+LARGE_GOLD = "sms_dev_large_88milsms.csv"
+BOTH_FILES_COMMAND = ["evaluate", "GOLD", "LARGE", "--hide", "default,LIE,MAR", "--seeds", "3", "--out-dir", "{out}"]
 
 
 def measure(gold: Path) -> None:
@@ -408,6 +412,15 @@ def measure(gold: Path) -> None:
                            stdout=subprocess.DEVNULL)
             written = next(out.glob("*.json"))
             shutil.copyfile(written, RESULTS / name)
+        large = gold.with_name(LARGE_GOLD)
+        if large.exists():
+            shutil.copyfile(large, work / large.name)
+            out = work / "evaluate-both-files"
+            args = [{"GOLD": gold.name, "LARGE": large.name}.get(a, a).format(out=out.name) for a in BOTH_FILES_COMMAND]
+            print("+ triage " + " ".join(args), file=sys.stderr)
+            subprocess.run([sys.executable, "-m", "triage", *args, "--force"], cwd=work, check=True,
+                           stdout=subprocess.DEVNULL)
+            shutil.copyfile(next(out.glob("*.json")), RESULTS / "evaluate-both-files.json")
         print("+ python benchmarks/training_ways.py " + gold.name, file=sys.stderr)
         subprocess.run([sys.executable, str(ROOT / "benchmarks" / "training_ways.py"), gold.name, "--out",
                         str(RESULTS / "training-ways.json")], cwd=work, check=True, stdout=subprocess.DEVNULL)
