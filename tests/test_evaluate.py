@@ -1,5 +1,6 @@
 import csv
 import json
+from pathlib import Path
 
 import pytest
 
@@ -277,14 +278,14 @@ def test_on_the_development_corpus_the_budget_policy_beats_the_paper(dev_corpus,
         assert part["chosen"]["residual_span_rate"] < part["paper_policy"]["residual_span_rate"] / 3
         assert part["chosen"]["expert_share"] <= 0.10 + 1e-9
         assert part["chosen"]["over_masking_rate"] <= 0.02
-    # The embedded model's recorded evaluation (data/default_evaluation.json, stated by the datasheet)
-    # is this cross-validation: when the pipeline changes what it gives, the record must be measured again.
-    from triage.model import Model, recorded_evaluation
-
-    recorded = recorded_evaluation(Model.default().metadata)
+    # The recorded evaluation of the embedded model is that of both development files
+    # (tests/test_docs.py checks it against docs/results/), and this file's cross-validation is
+    # docs/results/evaluate.json's.
+    recorded = json.loads((Path(__file__).resolve().parent.parent / "docs" / "results" / "evaluate.json")
+                          .read_text("utf-8"))["cross_validated"]["chosen"]
     measured = data["cross_validated"]["chosen"]
     for key in ("residual_span_rate", "message_leak_rate", "over_masking_rate"):
-        assert recorded[key] == round(measured[key], 4), key
+        assert round(recorded[key], 4) == round(measured[key], 4), key
 
 
 def test_the_ablation_switches_each_seekhide_step_off_and_shows_what_it_brings(cli, tmp_path):

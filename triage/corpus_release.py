@@ -734,7 +734,9 @@ def _evaluation_answer(sheet: dict) -> str | None:
                 + f": {100 * measured['residual_span_rate']:.1f}% of the items to hide left readable (residual), "
                 f"{100 * measured['over_masking_rate']:.1f}% of ordinary words hidden (over-masking)"
                 + (f", {100 * measured['message_leak_rate']:.1f}% of messages with something left readable"
-                   if "message_leak_rate" in measured else "") + ".")
+                   if "message_leak_rate" in measured else "")
+                + (f", {100 * measured['person_precision']:.0f}% of what is hidden as a person is an identifier "
+                   "(precision)" if measured.get("person_precision") is not None else "") + ".")
     evaluation = ((sheet.get("classify") or {}).get("model") or {}).get("evaluation")
     if not evaluation:
         return None
@@ -743,6 +745,9 @@ def _evaluation_answer(sheet: dict) -> str | None:
         parts.append(f"{100 * evaluation['residual_span_rate']:.1f}% of the items to hide left readable (residual)")
     if "over_masking_rate" in evaluation:
         parts.append(f"{100 * evaluation['over_masking_rate']:.1f}% of ordinary words hidden (over-masking)")
+    if evaluation.get("person_precision") is not None:
+        parts.append(f"{100 * evaluation['person_precision']:.0f}% of what is hidden as a person is an identifier "
+                     "(precision)")
     if not parts:
         return None
     how = f": {evaluation['how']}" if evaluation.get("how") else ""
