@@ -557,8 +557,8 @@ def read_evaluation(path, settings: dict | None) -> dict:
                           f"classify used ({used[:12]})")
     return {"file": Path(path).name, "gold": data.get("gold"), "messages": data.get("messages"),
             "policy": data.get("policy"), "expert_budget": data.get("expert_budget"), "hide": data.get("hide"),
-            **{k: chosen[k] for k in ("residual_span_rate", "message_leak_rate", "over_masking_rate", "expert_share")
-               if isinstance(chosen.get(k), (int, float))}}
+            **{k: chosen[k] for k in ("residual_span_rate", "message_leak_rate", "over_masking_rate", "expert_share",
+                                      "person_precision") if isinstance(chosen.get(k), (int, float))}}
 
 
 def _consistency_record(cases) -> dict | None:

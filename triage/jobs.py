@@ -371,7 +371,8 @@ def model_evaluation(metadata: dict) -> dict | None:
     found = metadata.get("evaluation") or metadata.get("field") or recorded_evaluation(metadata)
     if not isinstance(found, dict):
         return None
-    keys = ("residual_span_rate", "message_leak_rate", "over_masking_rate", "expert_share", "budget", "how", "gold")
+    keys = ("residual_span_rate", "message_leak_rate", "over_masking_rate", "person_precision", "expert_share",
+            "budget", "how", "gold")
     kept = {k: found[k] for k in keys if k in found}
     return kept or None
 
