@@ -165,6 +165,12 @@ NEGATIVE = {
         "je porte 2 sacs",
         "la porte 12 est fermee",
         "ma plaque est sale",
+        "a 18H ou 17H45, ouvert H24",
+        "appart de 55M2 et une cle de 8GO",
+        "ma PS4 et mon iPhone 3GS",
+        "il est en CM2, LV2 allemand",
+        "trop de CO2 dans mes MP3",
+        "Bi1 vu, BI1",
     ],
 }
 
@@ -299,6 +305,10 @@ COD_POSITIVE = [
     ("847392", "847392"),
     (" 4829137 !", "4829137"),
     ("immat AB 123 CD", "AB 123 CD"),
+    # capitals and digits mixed, with no cue
+    ("ton colis TL7CWJQ arrive demain", "TL7CWJQ"),
+    ("portail c TV22", "TV22"),
+    ("rdv salle 9U2 a 14h", "9U2"),
 ]
 
 

@@ -39,6 +39,11 @@ def test_an_apostrophe_closing_a_word_that_elides_nothing_is_punctuation():
                                                ("à", WORD)]
 
 
+def test_an_english_possessive_leaves_the_name_whole():
+    assert kinds("Lucie's bike, it's ok") == [("Lucie", WORD), ("'s", PUNCT), ("bike", WORD), (",", PUNCT),
+                                              ("it", WORD), ("'s", PUNCT), ("ok", WORD)]
+
+
 def test_urls_emails_and_phone_numbers_stay_whole():
     text = "appelle au 06 12 34 56 78 ou julie.martin@example.fr, voir https://example.org/a?b=1."
     detected = [(t.text, t.tag) for t in tokenise(text) if t.kind == DETECTED]

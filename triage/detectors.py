@@ -442,6 +442,24 @@ _PLATE_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+# A code with no cue: a token mixing capitals and digits, of 4 to 12 characters (colis TL7CWJQ,
+# portail c TV22) or a digit, a capital and a digit (salle 9U2); not a time (18H, 17H45, H24), not a
+# number with its unit (55M2, 8GO), not one of codes/not_codes.txt (MP3, CM2, CO2), not a promotion
+# (code promo NOEL20).
+_MIXED_CODE_RE = re.compile(
+    r"(?<![\w@#./\-])(?P<code>(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*[0-9])(?:[A-Z0-9]{4,12}|[0-9][A-Z][0-9]))(?![\w@/\-])")
+_NOT_A_CODE_RE = re.compile(r"[0-9]{1,2}H(?:[0-9]{2})?|H24|[0-9]+(?:M2|M3|GO|MO|KO|TO|KM|KG|CM|MM|KW|ML|CL|HZ|MP|PX)")
+_NOT_CODES = frozenset(word.upper() for word in word_list("codes/not_codes.txt"))
+
+
+def _mixed_codes(text: str, found: list[tuple[int, int, str]]) -> None:
+    for m in _MIXED_CODE_RE.finditer(text):
+        code = m.group("code")
+        if code not in _NOT_CODES and not _NOT_A_CODE_RE.fullmatch(code) \
+                and "promo" not in text[max(0, m.start() - 12):m.start()].lower():  # a promotion is public
+            found.append((m.start("code"), m.end("code"), "COD"))
+
+
 # Any cue, in lower case: a cheap test before the patterns above (substring tests on the
 # lower-cased text are four times faster than one case-insensitive regular expression).
 _CODE_CUES_LOWER = ("code", "porte", "badge", "pin", "mdp", "passe", "interphone", "cadenas", "alarme", "plaque",
@@ -551,6 +569,7 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
     lone = _LONE_NUMBER.fullmatch(text)
     if lone:
         found.append((lone.start("code"), lone.end("code"), "COD"))
+    _mixed_codes(text, found)
     lower = text.lower()
     if any(cue in lower for cue in _CODE_CUES_LOWER):
         for pattern in (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE):

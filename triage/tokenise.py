@@ -117,6 +117,10 @@ def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
     out: list[Part] = []
     if "'" in value or "’" in value:
         start, value = _split_elisions(start, value, keep_whole, out)
+    if len(value) > 3 and value[-1:] in "sS" and value[-2:-1] in "'’" and value[:-2].isalpha() \
+            and value.lower().replace("’", "'") not in keep_whole:
+        # An English possessive (Lucie's): the name, then 's.
+        return (*out, (start, value[:-2], WORD), (start + len(value) - 2, value[-2:], PUNCT))
     closing = ""
     if value[-1:] in "'’" and len(value) > 1 and value[:-1].lower() not in ELIDED \
             and value.lower().replace("’", "'") not in keep_whole:

@@ -33,7 +33,7 @@ _ONOMATOPOEIA = re.compile(
     r"|(?:m+d+r+)+|(?:p+t+d+r+)+|(?:l+o+l+)+|(?:l+m+a+o+)+|x+d+|(?:r+o+f+l+)+"
     r"|p+f+|p+s+t+|b+r+|g+r+|r+o+|o+u+p+s+|o+u+f+|a+r+g+h*|a+i+e+|o+u+i+l+l+e+|w+o+u+a+h*"
     r"|y+[ea]+h*|y+e+s+|b+o+f+|z+z+|c+h+u+t+|b+a+h+|b+e+n+|e+u+h+|h+e+u+|m+o+u+a+i+s+|n+a+n+"
-    r"|o+u+a+i+[sp]*|w+e+s+h+|y+o+u+p+i+|o+l+a+l+a+|o+h+l+a+l+a+|b+o+u+h*|m+m+h*|c+o+o+l+"
+    r"|o+u+a+i+[sp]*|w+e+s+h+|y+o+u+p+i+|(?:r+o+|o+h*|a+|a+h+)l+a+l+a+|b+o+u+h*|m+m+h*|c+o+o+l+"
 )
 _VOWELS = frozenset("aeiouy")
 _LAUGH_LETTERS = _VOWELS | {"h"}
