@@ -36,7 +36,7 @@ from triage.combiner import hide_text, parse_hide
 from triage.normalise import grapheme_spans
 from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
-from triage.surrogates import Surrogates, entity_key, forms_to_avoid
+from triage.surrogates import Surrogates, entity_key, forms_to_avoid, hidden_forms
 
 STYLES = ("tags", "pseudonyms", "surrogates")
 ROUTES = ("machine", "reviewer", "audit", "undecided")
@@ -62,13 +62,13 @@ class Tags:
         return f"<{tag}_{len(original)}>"
 
 
-def replacer(style: str, seed: int = 0, known=None, avoid=()):
+def replacer(style: str, seed: int = 0, known=None, avoid=(), hidden=()):
     if style == "tags":
         return Tags()
     if style == "pseudonyms":
         return Pseudonyms()
     if style == "surrogates":
-        return Surrogates(seed, known, avoid)
+        return Surrogates(seed, known, avoid, hidden)
     raise BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
 
 
@@ -222,12 +222,6 @@ def run_release(
             chosen = [c for c in all_columns if c in columns or c in (id_column, text_column)]  # rows stay linkable
         else:
             chosen = all_columns
-        known = opened.surrogate_map() if style == "surrogates" else None
-        if known:  # a surrogate decided against is drawn again
-            known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
-        # A surrogate is never a word the corpus shows nor a name it hides.
-        avoid = forms_to_avoid((row.text, row.spans) for row in final_rows) if style == "surrogates" else ()
-        replace = replacer(style, seed, known, avoid)
         routes: Counter = Counter()
         tags: Counter = Counter()
         records: list[list[str]] = []
@@ -250,7 +244,18 @@ def run_release(
             finals, all_columns if input_path is not None else [],
             donor_column=donor_column, date_column=date_column)
         model_file = _recorded_model(meta)
-        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, columns_hide, model_file)
+        cells = {str(v[c]) for _, v in finals for c in kept if v.get(c)}
+        spans_of = machine_spans(cells, columns_hide, model_file)
+        known = opened.surrogate_map() if style == "surrogates" else None
+        if known:  # a surrogate decided against is drawn again
+            known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
+        avoid = hidden = ()
+        if style == "surrogates":
+            # A surrogate is never a word the corpus shows nor a name it hides, in any message
+            # (withheld ones too) or any kept column: drawn for one person, it never names another.
+            shown = [*((row.text, row.spans) for row in final_rows), *((cell, spans_of.get(cell, [])) for cell in cells)]
+            avoid, hidden = forms_to_avoid(shown), hidden_forms(shown)
+        replace = replacer(style, seed, known, avoid, hidden)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
         for row, values in finals:
             routes[row.route] += 1
@@ -264,13 +269,14 @@ def run_release(
                     values[c] = release_text(cell, spans, replace.replace)
             records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
         if style == "surrogates":
-            opened.save_surrogate_map(replace.mapping, seed, redrawn=redrawn)
+            # An earlier surrogate that is a name this release hides was drawn again: kept as the new one.
+            opened.save_surrogate_map(replace.mapping, seed, redrawn=set(redrawn) | replace.dropped)
         audit = opened.audit_estimate()
         workspace_meta = opened.meta()
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
-        columns_hide=columns_hide, settings=settings, composition=composition, consistency=cases,
+        columns_hide=columns_hide, settings=published_settings(settings), composition=composition, consistency=cases,
         evaluation=evaluated,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
@@ -513,6 +519,16 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         # The expected residual and over-masking of the model classify used (`triage evaluate`).
         "model_evaluation": evaluation,
     }
+
+
+def published_settings(settings: dict | None) -> dict | None:
+    """Classify's recorded settings as a datasheet publishes them: of the known names, their file's
+    name and their number only (a workspace recorded by an older classify also holds a plain
+    SHA-256 of the names, which a search over a list of first names reverses: never published)."""
+    if not settings or not isinstance(settings.get("known_names"), dict):
+        return settings
+    known = settings["known_names"]
+    return {**settings, "known_names": {"file": known.get("file"), "names": known.get("names", 0)}}
 
 
 def read_evaluation(path, settings: dict | None) -> dict:
@@ -883,8 +899,7 @@ def _classify_settings_text(settings: dict) -> str:
     known = settings.get("known_names")
     if known:
         source = f" from {known['file']}" if known.get("file") else ""
-        parts.append(f"{known.get('names', 0):,} known names{source} (SHA-256 {str(known.get('sha256'))[:12]}) "
-                     "hidden with their variants")
+        parts.append(f"{known.get('names', 0):,} known names{source} hidden with their variants")
     model = settings.get("model") or {}
     if model:
         parts.append(f"model {model.get('name')}" + (f" (fingerprint {model['fingerprint']})" if model.get("fingerprint")

@@ -56,9 +56,10 @@ class KnownNames:
     count: int = 0
 
     def record(self) -> dict:
-        """What a classify record says of them: the file's name and digest, the number of names
-        (never the names)."""
-        return {"file": self.source, "sha256": self.sha256, "names": self.count}
+        """What a classify record (and a release's datasheet) says of them: the file's name and the
+        number of names, never the names nor a digest of them (a plain digest of one or two names is
+        reversed by trying every first name of a list)."""
+        return {"file": self.source, "names": self.count}
 
 
 def _entry_words(text: str, tag: str, where: str) -> list[tuple[str, str, int]]:
