@@ -102,3 +102,72 @@ def test_an_older_record_with_a_digest_of_the_names_is_released_without_it(relea
         assert digest not in text and digest[:12] not in text
     assert json.loads((tmp_path / "again.datasheet.json").read_text("utf-8"))["classify"]["known_names"] == {
         "file": "participants.txt", "names": 1}
+
+
+# ---------------------------------------------------------------- the corpus and its datasheets together
+
+
+@pytest.fixture
+def decided(cli, tmp_path):
+    corpus, classified, ws = _corpus(tmp_path), tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    assert cli("classify", corpus, "-o", classified, "--workspace", ws, "--no-chart").exit_code == 0
+    with Workspace.open(ws) as opened:
+        for item in opened.items(kind="queue", limit=100):
+            opened.decide(item.id, label="TA" if item.proposal else "NTA", spans=item.proposal, reviewer="ana")
+    return classified, ws
+
+
+@pytest.mark.parametrize("stop_at", [0, 1, 2])
+def test_an_interrupted_release_never_leaves_a_new_corpus_beside_an_older_datasheet(cli, decided, tmp_path,
+                                                                                      monkeypatch, stop_at):
+    from triage import outputs
+
+    classified, ws = decided
+    out = tmp_path / "release.csv"
+    sheet_json, sheet_md = tmp_path / "release.datasheet.json", tmp_path / "release.datasheet.md"
+    result = cli("release", classified, "--workspace", ws, "-o", out, "--inconsistent-ok")
+    assert result.exit_code == 0, result.output
+    before = {path: path.read_bytes() for path in (out, sheet_json, sheet_md)}
+    real, moves = outputs.os.replace, []
+
+    def replacing(source, destination):
+        if len(moves) == stop_at:
+            raise KeyboardInterrupt
+        moves.append(destination)
+        return real(source, destination)
+
+    monkeypatch.setattr(outputs.os, "replace", replacing)
+    with pytest.raises(KeyboardInterrupt):
+        from triage.corpus_release import run_release
+
+        run_release(classified, out, workspace=ws, style="pseudonyms", force=True, inconsistent_ok=True)
+    monkeypatch.setattr(outputs.os, "replace", real)
+    assert out.read_bytes() != before[out] or stop_at == 0
+    if out.read_bytes() != before[out]:  # the new corpus: no datasheet of the older one beside it
+        for path in (sheet_json, sheet_md):
+            assert not path.exists() or path.read_bytes() != before[path]
+        if sheet_json.exists():
+            released = hashlib.sha256(out.read_bytes()).hexdigest()
+            assert json.loads(sheet_json.read_text("utf-8"))["sources"]["release"]["sha256"] == released
+    else:  # the older corpus, with its own datasheet or none
+        assert all(not path.exists() or path.read_bytes() == before[path] for path in (sheet_json, sheet_md))
+
+
+def test_a_release_interrupted_while_writing_its_datasheet_changes_nothing(cli, decided, tmp_path, monkeypatch):
+    from triage import corpus_release
+
+    classified, ws = decided
+    out = tmp_path / "release.csv"
+    assert cli("release", classified, "--workspace", ws, "-o", out, "--inconsistent-ok").exit_code == 0
+    files = sorted(tmp_path.glob("release*"))
+    before = {path: path.read_bytes() for path in files}
+
+    def interrupted(sheet):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(corpus_release, "datasheet_markdown", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        corpus_release.run_release(classified, out, workspace=ws, style="pseudonyms", force=True,
+                                   inconsistent_ok=True)
+    assert {path: path.read_bytes() for path in sorted(tmp_path.glob("release*"))} == before
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -288,13 +288,16 @@ def run_release(
     if output is None:
         summary.rows, summary.sheet = records, sheet
         return summary
-    _write_table(output, kind, chosen, records, force)
-    sheet["sources"]["release"] = {"file": output.name, "sha256": _sha256(output)}
-    _fill_sections(sheet)
-    with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
-        handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
-    with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
-        handle.write(datasheet_markdown(sheet))
+    # The corpus and its datasheets are moved into place together (the datasheets' older versions
+    # removed first): an interrupted release never leaves a new corpus beside an older datasheet.
+    with outputs.output_group() as group:
+        _write_table(output, kind, chosen, records, force)
+        sheet["sources"]["release"] = {"file": output.name, "sha256": _sha256(group.written(output))}
+        _fill_sections(sheet)
+        with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
+            handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
+        with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
+            handle.write(datasheet_markdown(sheet))
     summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
     return summary
 
