@@ -122,7 +122,7 @@ def test_the_cli_refuses_a_bad_file_in_one_line_before_writing(cli, tmp_path):
            "names.txt, line 2", "PRE, NOM, SUR")
     nothing_written(out)
     failed(cli("classify", source, "-o", out / "c.csv", "--no-chart", "--known-names", tmp_path / "absent.txt"),
-           1, "cannot read the known names")
+           1, "--known-names: no such file", "absent.txt")
 
 
 # ------------------------------------------------------------------ through the pipeline

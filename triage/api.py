@@ -12,8 +12,9 @@ holds them together), less those that only concern files (`--output`, `--force`,
 `--encoding`, `--delimiter`, `--on-bad-lines`, `--out-dir`, ...). Both call the same jobs
 (triage.jobs and the modules below it): the command line with files, the API with the
 messages in memory (triage.frames) and the rows collected instead of written. Messages are
-a pandas DataFrame, a polars DataFrame, any iterable of (id, text) pairs or a list of texts; results come back
-in the kind given (pandas for pairs and texts). Errors are triage.errors' classes: BadInput, BadModel,
+a pandas DataFrame, a polars DataFrame, any iterable of (id, text) pairs, a list of texts or a dict
+({id: text}, or {column: [values]} as pandas.DataFrame reads it); results come back in the kind
+given (pandas for pairs, texts and dicts). Errors are triage.errors' classes: BadInput, BadModel,
 BadOption, OutputRefused / OutputExists, all of them InputError. docs/api.md has a worked
 example.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from triage import frames
-from triage.errors import BadOption
+from triage.errors import BadInput, BadOption
 from triage.io.messages import DEFAULT_ID_COLUMN, ReadOptions, Records
 from triage import jobs as _jobs
 from triage.model import Model
@@ -161,6 +162,12 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
     chosen = _model(model)
     if workspace is not None:
         review_module.check_workspace_path(workspace)
+        lone = frames.lone_surrogate(source)
+        if lone:  # a workspace keeps the messages as UTF-8: refused before any work
+            raise BadInput(f"{source.records.display}: row {lone[0]:,}, column {lone[1]!r}, holds a lone surrogate "
+                           "code point (such as \\ud800: half of a UTF-16 pair, not a character), which a review "
+                           "workspace cannot keep; replace it first, e.g. "
+                           "text.str.encode('utf-8', 'replace').str.decode('utf-8')")
     summary = _jobs.run_classify(
         source.records, None, model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated,
         hide=_hide(hide), known_names=known_names, jobs=jobs, engine=engine,

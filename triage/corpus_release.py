@@ -534,6 +534,10 @@ def published_settings(settings: dict | None) -> dict | None:
     return {**settings, "known_names": {"file": known.get("file"), "names": known.get("names", 0)}}
 
 
+#: evaluate.json is a few kilobytes: a larger file (or a pipe, a device) is refused.
+MAX_EVALUATION_BYTES = 16 * 1024 * 1024
+
+
 def read_evaluation(path, settings: dict | None) -> dict:
     """The figures of the model classify used in `triage evaluate` 's evaluate.json (its main
     figures: those of the embedded model, or of `--model MODEL`; never those of the model
@@ -541,11 +545,11 @@ def read_evaluation(path, settings: dict | None) -> dict:
     unless that model is the one classify used (same fingerprint, as the workspace recorded it).
     A file that names no evaluated model (its main figures those of a cross-validated model) is
     refused."""
+    from triage.io.decoding import read_small_file
+
     name = source_name(path)
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except OSError as err:
-        raise BadInput(f"--evaluation: cannot read {name}: {err.strerror or err}") from None
+        data = json.loads(read_small_file(path, "--evaluation", MAX_EVALUATION_BYTES).decode("utf-8"))
     except ValueError:
         raise BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)") from None
     chosen = data.get("chosen") if isinstance(data, dict) else None

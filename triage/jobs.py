@@ -395,6 +395,10 @@ def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
             opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
 
 
+#: The review loop's rounds (`evaluate --simulate-review`): each one scores the whole gold again.
+MAX_SIMULATED_ROUNDS = 100
+
+
 def workspace_names(workspace, known_names=None):
     """The known names (`known_names`, as run_classify takes them) with those the reviewers of
     an existing review workspace have taught (triage.review_workspace.Workspace.taught_names):
@@ -590,8 +594,11 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     known_names = known_names_of(known_names)
     if known_names is not None and ablation:
         raise BadOption("--ablation measures the shipped steps: leave --known-names out")
-    if simulate_review < 0:
-        raise BadOption(f"--simulate-review takes a number of rounds (1 or more), not {simulate_review}")
+    if isinstance(simulate_review, bool) or not isinstance(simulate_review, int) or simulate_review < 0:
+        raise BadOption(f"--simulate-review takes a number of rounds (1 or more), not {simulate_review!r}")
+    if simulate_review > MAX_SIMULATED_ROUNDS:
+        raise BadOption(f"--simulate-review takes at most {MAX_SIMULATED_ROUNDS} rounds (each one scores the whole "
+                        f"gold again), not {simulate_review:,}")
     protect = [gold_path, model.file_of(model_path)]
     training.check_feature_set(feature_set)
     if out_dir is not None:

@@ -285,13 +285,15 @@ class OutputGroup:
         self.pending.clear()
 
     def _commit(self) -> None:
-        for temporary, destination, force, display in self.pending:
-            if not force and (destination.exists() or destination.is_symlink()):
-                raise OutputExists(f"{display} exists; use --force to overwrite")
+        display = ""
         try:
+            for _, destination, force, display in self.pending:
+                if not force and (destination.exists() or destination.is_symlink()):
+                    raise OutputExists(f"{display} exists; use --force to overwrite")
             # The companions' older versions go first: whatever stops the moves, no new first file
             # ever stands beside an older companion (at worst a companion is missing).
-            for _, destination, force, display in self.pending[1:]:
+            for companion in self.pending[1:]:
+                _, destination, force, display = companion
                 if force and (destination.exists() or destination.is_symlink()) and not destination.is_dir():
                     os.unlink(destination)
             while self.pending:
