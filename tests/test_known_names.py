@@ -234,3 +234,36 @@ def test_evaluate_refuses_known_names_with_the_ablation(cli, tmp_path, known_fil
     failed(cli("evaluate", gold, "--known-names", known_file, "--ablation", "--out-dir", tmp_path / "out"), 1,
            "--ablation", "--known-names")
     nothing_written(tmp_path / "out")
+
+
+def test_classify_again_into_the_workspace_without_the_option_keeps_the_names_and_says_so(cli, tmp_path, known_file):
+    source = write_table(tmp_path / "sms.csv", [[str(i), t] for i, t in enumerate(TEXTS)], header=["id", "text"])
+    classified, ws = tmp_path / "c.csv", tmp_path / "sms.review.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--known-names", known_file, "--workspace", ws))
+    again = cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, "--force")
+    succeeded(again)
+    assert "the 4 names from participants.txt an earlier classify was given are hidden again" in again.stderr
+    anonymised = " ".join(row["anonymised"] for row in read_rows(classified))
+    for name in ("Zorglubine", "zorglubiiine", "Zorglubinne"):
+        assert name not in anonymised
+    with Workspace.open(ws) as opened:
+        assert opened.classify_settings()["known_names"]["names"] == 4
+    # Another file replaces them (and is kept in turn).
+    other = tmp_path / "other.txt"
+    other.write_text("Bibouchka\n", encoding="utf-8")
+    replaced = cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, "--force",
+                   "--known-names", other)
+    succeeded(replaced)
+    assert "hidden again" not in replaced.stderr
+    assert "zorglubiiine" in " ".join(row["anonymised"] for row in read_rows(classified))
+    with Workspace.open(ws) as opened:
+        assert opened.kept_known_names().source == "other.txt"
+
+
+def test_the_api_keeps_the_workspaces_known_names_with_a_warning(tmp_path):
+    frame = pd.DataFrame({"text": TEXTS})
+    ws = tmp_path / "ws.sqlite"
+    triage.classify(frame, workspace=ws, known_names=["Zorglubine"])
+    with pytest.warns(UserWarning, match="hidden again"):
+        again = triage.classify(frame, workspace=ws)
+    assert "zorglubiiine" not in again["anonymised"][2]

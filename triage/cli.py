@@ -190,7 +190,8 @@ def classify(
         from triage.jobs import check_classify_workspace, workspace_names
 
         check_classify_workspace(input, read, workspace)
-        known_names = workspace_names(workspace, known_names)
+        known_names, own_names = workspace_names(workspace, known_names,
+                                                 say=lambda line: typer.echo(line, err=True))
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
         policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,
@@ -210,6 +211,8 @@ def classify(
 
         with opened:
             opened.record_model(model)
+            if own_names is not None:  # hidden again by a later classify --workspace without --known-names
+                opened.keep_known_names(own_names)
             opened.record_classify(classify_record(summary, command=_command_line(), model_path=model,
                                                    calibrated=calibrated, read=read, input_path=input))
             for line in review_module.sync_lines(opened.path, synced):

@@ -399,21 +399,28 @@ def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
 MAX_SIMULATED_ROUNDS = 100
 
 
-def workspace_names(workspace, known_names=None):
-    """The known names (`known_names`, as run_classify takes them) with those the reviewers of
-    an existing review workspace have taught (triage.review_workspace.Workspace.taught_names):
-    what classify --workspace hides with their variants, so that a reviewer's decisions re-score
-    the messages still to be read."""
+def workspace_names(workspace, known_names=None, say=None):
+    """(the known names classify --workspace hides, the team's own): the known names
+    (`known_names`, as run_classify takes them; when None, those an earlier classify was given,
+    kept in the workspace, and `say` is told so in one line) with those the reviewers of an existing
+    review workspace have taught (triage.review_workspace.Workspace.taught_names), hidden with their
+    variants, so that a reviewer's decisions re-score the messages still to be read."""
     from triage.review_workspace import Workspace
     from triage.seekhide.known import merged, taught_names
 
     path = Path(workspace)
     known = known_names_of(known_names)
     if not path.exists() or not path.stat().st_size:
-        return known
+        return known, known
     with Workspace.open(path) as opened:
         taught = taught_names(opened.taught_names(), "the review workspace")
-    return merged(known, taught)
+        if known is None:
+            known = opened.kept_known_names()
+            if known is not None and say is not None:
+                source = f" from {known.source}" if known.source else ""
+                say(f"known names: the {known.count:,} names{source} an earlier classify was given are hidden "
+                    "again (the review workspace keeps them; give --known-names to replace them)")
+    return merged(known, taught), known
 
 
 # A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the

@@ -650,6 +650,29 @@ class Workspace:
                         "audit_seed": int(meta.get("audit_seed", 0))}
             self._set_meta(classify=json.dumps(settings, ensure_ascii=False, sort_keys=True))
 
+    def keep_known_names(self, known) -> None:
+        """Keep the known names classify was given (a triage.seekhide.KnownNames), so that a later
+        `classify --workspace` without `--known-names` hides them again. They stay in this private
+        file, never in a release or its datasheet."""
+        record = {"source": known.source, "count": known.count, "entries": [list(e) for e in known.entries]}
+        with self._transaction():
+            self._set_meta(known_names=json.dumps(record, ensure_ascii=False))
+
+    def kept_known_names(self):
+        """The known names an earlier classify was given (keep_known_names), or None."""
+        from triage.seekhide.known import KnownNames
+
+        try:
+            record = json.loads(self.meta().get("known_names") or "null")
+            if not isinstance(record, dict):
+                return None
+            entries = tuple((str(w), str(t), int(p)) for w, t, p in record["entries"])
+        except (ValueError, TypeError, KeyError):
+            return None
+        if not entries:
+            return None
+        return KnownNames(entries, record.get("source"), None, int(record.get("count") or 0))
+
     def classify_settings(self) -> dict | None:
         """What `record_classify` noted, or None (a workspace made by `review`, or by an older classify)."""
         recorded = self.meta().get("classify")
