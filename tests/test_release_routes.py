@@ -171,3 +171,37 @@ def test_a_release_interrupted_while_writing_its_datasheet_changes_nothing(cli, 
                                    inconsistent_ok=True)
     assert {path: path.read_bytes() for path in sorted(tmp_path.glob("release*"))} == before
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+# ---------------------------------------------------------------- ids stay distinct
+
+
+@pytest.mark.parametrize("style", ["tags", "pseudonyms", "surrogates"])
+def test_released_ids_stay_distinct_whatever_the_style_hides_in_them(cli, tmp_path, style):
+    ids = ["sophie_1", "thomas_1", "Sophie_1", "julien_2", "martin_2", "<PRE_6>_1"]
+    corpus = tmp_path / "sms.csv"
+    with open(corpus, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text"])
+        writer.writerows([ident, text] for ident, text in zip(ids, TEXTS))
+    classified, ws, out = tmp_path / "c.csv", tmp_path / "ws.sqlite", tmp_path / "r.csv"
+    assert cli("classify", corpus, "-o", classified, "--workspace", ws, "--no-chart").exit_code == 0
+    result = cli("release", classified, "--workspace", ws, "-o", out, "--style", style, "--withhold-undecided",
+                 "--inconsistent-ok")
+    assert result.exit_code == 0, result.output
+    released = [row["id"] for row in csv.DictReader(open(out, encoding="utf-8"))]
+    assert len(set(released)) == len(released), released
+    assert not any("sophie" in ident.lower() or "thomas" in ident.lower() for ident in released), released
+    sheet = json.loads(out.with_name("r.datasheet.json").read_text("utf-8"))
+    changed = sum("~" in ident for ident in released)
+    assert sheet["ids_made_distinct"] == changed
+    if style == "tags":
+        assert changed and "so every id stays distinct" in out.with_name("r.datasheet.md").read_text("utf-8")
+
+
+def test_distinct_ids_suffixes_only_the_repeats_and_never_makes_another_equal():
+    from triage.corpus_release import distinct_ids
+
+    records = [["<PRE_6>_1", "a"], ["<PRE_6>_1", "b"], ["<PRE_6>_1~2", "c"], ["<PRE_6>_1", "d"], ["x", "e"]]
+    assert distinct_ids(records, 0) == 2
+    assert [r[0] for r in records] == ["<PRE_6>_1", "<PRE_6>_1~3", "<PRE_6>_1~2", "<PRE_6>_1~4", "x"]

@@ -268,6 +268,9 @@ def run_release(
                     hidden_in[c].update(tag for _, _, tag in spans)
                     values[c] = release_text(cell, spans, replace.replace)
             records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
+        # Ids stay distinct: two ids the style made equal (`sophie_1`, `thomas_1` -> `<PRE_6>_1`) are told
+        # apart by a suffix.
+        ids_made_distinct = distinct_ids(records, chosen.index(id_column)) if id_column in chosen else 0
         if style == "surrogates":
             # An earlier surrogate that is a name this release hides was drawn again: kept as the new one.
             opened.save_surrogate_map(replace.mapping, seed, redrawn=set(redrawn) | replace.dropped)
@@ -282,6 +285,7 @@ def run_release(
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
+    sheet["ids_made_distinct"] = ids_made_distinct
     sheet["review"] = review
     _fill_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
@@ -337,6 +341,29 @@ def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) ->
             "release the more cautious decision with --allow-disagreements"
         )
     return section
+
+
+def distinct_ids(records: list[list[str]], column: int) -> int:
+    """Make the released ids distinct again: the message ids are distinct, but hiding what they hold
+    may make two equal (in the tags style `sophie_1` and `thomas_1` are both `<PRE_6>_1`). Every
+    id equal to an earlier row's gets `~2` (or the first free `~n`), in file order. How many were
+    changed."""
+    used = {record[column] for record in records}
+    seen: set[str] = set()
+    changed = 0
+    for record in records:
+        released = record[column]
+        if released not in seen:
+            seen.add(released)
+            continue
+        number = 2
+        while f"{released}~{number}" in used:
+            number += 1
+        record[column] = f"{released}~{number}"
+        used.add(record[column])
+        seen.add(record[column])
+        changed += 1
+    return changed
 
 
 def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: str) -> None:
@@ -649,6 +676,15 @@ def _columns_lines(sheet: dict) -> list[str]:
     return lines
 
 
+def _ids_lines(sheet: dict) -> list[str]:
+    changed = sheet.get("ids_made_distinct")
+    if not changed:
+        return []
+    return [f"- Ids: {changed:,} id{'s' if changed != 1 else ''} that hiding made equal to an earlier row's "
+            f"{'were' if changed != 1 else 'was'} given a suffix `~2` (or the first free `~n`), so every id stays "
+            "distinct"]
+
+
 def _excel_lines(sheet: dict) -> list[str]:
     quoted = sheet.get("formula_cells_quoted")
     if quoted is None:
@@ -948,6 +984,7 @@ def datasheet_markdown(sheet: dict) -> str:
         *_consistency_lines(sheet),
         *_classify_lines(sheet),
         *_excel_lines(sheet),
+        *_ids_lines(sheet),
         "", "### What is hidden", "",
         *_categories_lines(sheet),
         "", "### Messages by route", "",
