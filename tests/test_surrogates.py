@@ -351,3 +351,39 @@ def test_a_doubled_nickname_gets_a_doubled_nickname_as_long(nickname, seed):
     assert len(surrogate) == len(nickname), surrogate
     assert fold(surrogate[:half]) == fold(surrogate[half:]) and fold(surrogate) != fold(nickname)
     assert any(c in "aeiouy" for c in fold(surrogate[:half])) and surrogate.isalpha()
+
+
+def test_the_names_hidden_in_a_withheld_rows_columns_are_no_surrogate_either(cli, monkeypatch, tmp_path):
+    """A withheld message (queued, undecided) is not released, but the people its other columns name
+    are hidden people too: no surrogate may be their name."""
+    import csv
+
+    from triage import corpus_release
+    from triage.review_workspace import Workspace
+
+    senders = ["Julie Durand", "Sophie Martin", "Thomas Bernard", "Manon Petit", "Lucas Robert", "Camille Richard"]
+    texts = ["Salut Nicolas tu viens ce soir ?", "ok merci beaucoup", "appelle moi au 06 12 34 56 78",
+             "Kevin arrive a la gare demain", "je mange des pates", "bisous a Emma et a Hugo"]
+    corpus = tmp_path / "sms.csv"
+    with open(corpus, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "sender", "text"])
+        writer.writerows([str(i), sender, text] for i, (sender, text) in enumerate(zip(senders, texts)))
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    assert cli("classify", corpus, "-o", classified, "--workspace", ws, "--no-chart", "--expert-budget", "2").exit_code == 0
+    with Workspace.open(ws) as opened:
+        withheld = [row.id for row in opened.final() if row.route == "undecided"]
+    assert withheld
+    seen = {}
+    real = corpus_release.replacer
+
+    def spying(style, seed=0, known=None, avoid=(), hidden=()):
+        seen["hidden"] = set(hidden)
+        return real(style, seed, known, avoid, hidden)
+
+    monkeypatch.setattr(corpus_release, "replacer", spying)
+    corpus_release.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
+                               withhold_undecided=True, columns=["sender"])
+    for ident in withheld:
+        first_name = fold(senders[int(ident)].split()[0])
+        assert first_name in seen["hidden"], (ident, first_name)

@@ -252,8 +252,13 @@ def run_release(
         avoid = hidden = ()
         if style == "surrogates":
             # A surrogate is never a word the corpus shows nor a name it hides, in any message
-            # (withheld ones too) or any kept column: drawn for one person, it never names another.
-            shown = [*((row.text, row.spans) for row in final_rows), *((cell, spans_of.get(cell, [])) for cell in cells)]
+            # (withheld ones too) or any kept column (of withheld rows too): drawn for one person, it
+            # never names another.
+            withheld_cells = {str(input_fields.get(row.id, {}).get(c)) for row in final_rows
+                              if row.route == "undecided" for c in kept if input_fields.get(row.id, {}).get(c)}
+            withheld_spans = machine_spans(withheld_cells - cells, columns_hide, model_file)
+            shown = [*((row.text, row.spans) for row in final_rows), *((cell, spans_of.get(cell, [])) for cell in cells),
+                     *withheld_spans.items()]
             avoid, hidden = forms_to_avoid(shown), hidden_forms(shown)
         replace = replacer(style, seed, known, avoid, hidden)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
