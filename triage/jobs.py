@@ -601,7 +601,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     known_names = known_names_of(known_names)
     if known_names is not None and ablation:
         raise BadOption("--ablation measures the shipped steps: leave --known-names out")
-    if isinstance(simulate_review, bool) or not isinstance(simulate_review, int) or simulate_review < 0:
+    if not isinstance(simulate_review, int) or simulate_review < 0:
         raise BadOption(f"--simulate-review takes a number of rounds (1 or more), not {simulate_review!r}")
     if simulate_review > MAX_SIMULATED_ROUNDS:
         raise BadOption(f"--simulate-review takes at most {MAX_SIMULATED_ROUNDS} rounds (each one scores the whole "
