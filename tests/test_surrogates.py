@@ -322,6 +322,25 @@ def test_an_earlier_surrogate_that_is_a_name_the_release_hides_is_drawn_again(cl
         assert fold(opened.surrogate_map()[entity]) != "sophie"  # the new surrogate is kept
 
 
+def test_an_earlier_surrogate_equal_to_a_word_another_column_shows_is_drawn_again(cli, tmp_path):
+    """The consistency check reads the messages: a kept surrogate equal to a word only another column
+    shows (a sender's name the machines left readable) is drawn again."""
+    from triage.review_workspace import Workspace
+
+    rows, sheet, ws = _release_with_sender(cli, tmp_path, "Foulques Durand")
+    assert "Foulques" in rows[0]["sender"]  # left readable by the machines in that column
+    with Workspace.open(ws) as opened:
+        entity = next(key for key in opened.surrogate_map() if key == ("PRE", "julie"))
+        opened.save_surrogate_map({entity: "Foulques"}, 0, redrawn={entity})
+    out = tmp_path / "again.csv"
+    assert cli("release", tmp_path / "s" / "c.csv", "--workspace", ws, "-o", out, "--style", "surrogates",
+               "--withhold-undecided", "--columns", "sender").exit_code == 0
+    import csv
+
+    texts = " ".join(row["text"] for row in csv.DictReader(open(out, encoding="utf-8")))
+    assert "foulques" not in texts.lower(), texts
+
+
 def test_a_kept_surrogate_equal_to_a_hidden_name_is_dropped_and_redrawn():
     careful = Surrogates(seed=0, known={("PRE", "nicolas"): "Julie", ("PRE", "marc"): "Paul"},
                          hidden={"JULIE", "Martin"})
@@ -377,9 +396,9 @@ def test_the_names_hidden_in_a_withheld_rows_columns_are_no_surrogate_either(cli
     seen = {}
     real = corpus_release.replacer
 
-    def spying(style, seed=0, known=None, avoid=(), hidden=()):
+    def spying(style, seed=0, known=None, avoid=(), hidden=(), *rest):
         seen["hidden"] = set(hidden)
-        return real(style, seed, known, avoid, hidden)
+        return real(style, seed, known, avoid, hidden, *rest)
 
     monkeypatch.setattr(corpus_release, "replacer", spying)
     corpus_release.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",

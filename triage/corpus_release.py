@@ -62,13 +62,13 @@ class Tags:
         return f"<{tag}_{len(original)}>"
 
 
-def replacer(style: str, seed: int = 0, known=None, avoid=(), hidden=()):
+def replacer(style: str, seed: int = 0, known=None, avoid=(), hidden=(), redraw=()):
     if style == "tags":
         return Tags()
     if style == "pseudonyms":
         return Pseudonyms()
     if style == "surrogates":
-        return Surrogates(seed, known, avoid, hidden)
+        return Surrogates(seed, known, avoid, hidden, redraw)
     raise BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
 
 
@@ -249,7 +249,7 @@ def run_release(
         known = opened.surrogate_map() if style == "surrogates" else None
         if known:  # a surrogate decided against is drawn again
             known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
-        avoid = hidden = ()
+        avoid = hidden = redraw = ()
         if style == "surrogates":
             # A surrogate is never a word the corpus shows nor a name it hides, in any message
             # (withheld ones too) or any kept column (of withheld rows too): drawn for one person, it
@@ -257,10 +257,13 @@ def run_release(
             withheld_cells = {str(input_fields.get(row.id, {}).get(c)) for row in final_rows
                               if row.route == "undecided" for c in kept if input_fields.get(row.id, {}).get(c)}
             withheld_spans = machine_spans(withheld_cells - cells, columns_hide, model_file)
-            shown = [*((row.text, row.spans) for row in final_rows), *((cell, spans_of.get(cell, [])) for cell in cells),
-                     *withheld_spans.items()]
-            avoid, hidden = forms_to_avoid(shown), hidden_forms(shown)
-        replace = replacer(style, seed, known, avoid, hidden)
+            in_messages = [(row.text, row.spans) for row in final_rows]
+            in_columns = [*((cell, spans_of.get(cell, [])) for cell in cells), *withheld_spans.items()]
+            avoid, hidden = forms_to_avoid(in_messages + in_columns), hidden_forms(in_messages + in_columns)
+            # A kept surrogate equal to a word the other columns show is drawn again (the consistency
+            # check reads the messages only).
+            redraw = forms_to_avoid(in_columns) - forms_to_avoid(in_messages)
+        replace = replacer(style, seed, known, avoid, hidden, redraw)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
         for row, values in finals:
             routes[row.route] += 1

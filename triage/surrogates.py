@@ -110,15 +110,19 @@ class Surrogates:
     its hidden originals, so that a surrogate never names someone the corpus names. `hidden` holds
     the originals the release hides (in any message or column): no surrogate is one of them, not
     even one kept from an earlier release (that entity is drawn again and listed in `dropped`), so
-    that a surrogate never shows the real name of another person."""
+    that a surrogate never shows the real name of another person; nor is a kept surrogate one of
+    the forms `redraw`."""
 
-    def __init__(self, seed: int = 0, known: dict[tuple[str, str], str] | None = None, avoid=(), hidden=()):
+    def __init__(self, seed: int = 0, known: dict[tuple[str, str], str] | None = None, avoid=(), hidden=(),
+                 redraw=()):
         self.seed = seed
         self.hidden: set[str] = {_collapsed(form) for form in hidden}
         known = dict(known or {})
-        #: The entities whose earlier surrogate is a name this release hides: drawn again.
+        redraw = {_collapsed(form) for form in redraw}
+        #: The entities whose earlier surrogate is a name this release hides, or one of the forms
+        #: `redraw` (words shown where no consistency check reaches: the other columns): drawn again.
         self.dropped: set[tuple[str, str]] = {entity for entity, value in known.items()
-                                              if self._shows_hidden(value)}
+                                              if self._shows_hidden(value) or _collapsed(value) in redraw}
         self.mapping: dict[tuple[str, str], str] = {entity: value for entity, value in known.items()
                                                     if entity not in self.dropped}
         self._used: set[str] = {value.casefold() for value in self.mapping.values()}
