@@ -205,3 +205,27 @@ def test_distinct_ids_suffixes_only_the_repeats_and_never_makes_another_equal():
     records = [["<PRE_6>_1", "a"], ["<PRE_6>_1", "b"], ["<PRE_6>_1~2", "c"], ["<PRE_6>_1", "d"], ["x", "e"]]
     assert distinct_ids(records, 0) == 2
     assert [r[0] for r in records] == ["<PRE_6>_1", "<PRE_6>_1~3", "<PRE_6>_1~2", "<PRE_6>_1~4", "x"]
+
+
+# ---------------------------------------------------------------- the other columns hide the known names
+
+
+def test_the_other_columns_hide_the_known_names_and_what_reviewers_taught(cli, tmp_path):
+    corpus = tmp_path / "sms.csv"
+    with open(corpus, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "sender", "text"])
+        writer.writerows([str(i), sender, text] for i, (sender, text) in enumerate(zip(
+            ["de zorglubiiine", "tel de bibouchka", "ok", "vu par zorglubinne", "ok", "ok"], TEXTS)))
+    known = tmp_path / "participants.txt"
+    known.write_text("Zorglubine\n", encoding="utf-8")
+    classified, ws, out = tmp_path / "c.csv", tmp_path / "ws.sqlite", tmp_path / "r.csv"
+    assert cli("classify", corpus, "-o", classified, "--workspace", ws, "--no-chart",
+               "--known-names", known).exit_code == 0
+    with Workspace.open(ws) as opened:
+        opened.learn("Bibouchka", kind="name", scope="corpus", reviewer="ana")
+    result = cli("release", classified, "--workspace", ws, "-o", out, "--withhold-undecided", "--inconsistent-ok",
+                 "--columns", "sender")
+    assert result.exit_code == 0, result.output
+    senders = " ".join(row["sender"] for row in csv.DictReader(open(out, encoding="utf-8"))).lower()
+    assert "zorglub" not in senders and "bibouchka" not in senders, senders

@@ -245,7 +245,11 @@ def run_release(
             donor_column=donor_column, date_column=date_column)
         model_file = _recorded_model(meta)
         cells = {str(v[c]) for _, v in finals for c in kept if v.get(c)}
-        spans_of = machine_spans(cells, columns_hide, model_file)
+        # The other columns hide the names the team knows and those the reviewers taught, as the messages do.
+        from triage.seekhide.known import merged, taught_names
+
+        known_names = merged(opened.kept_known_names(), taught_names(opened.taught_names(), "the review workspace"))
+        spans_of = machine_spans(cells, columns_hide, model_file, known_names)
         known = opened.surrogate_map() if style == "surrogates" else None
         if known:  # a surrogate decided against is drawn again
             known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
@@ -256,7 +260,7 @@ def run_release(
             # never names another.
             withheld_cells = {str(input_fields.get(row.id, {}).get(c)) for row in final_rows
                               if row.route == "undecided" for c in kept if input_fields.get(row.id, {}).get(c)}
-            withheld_spans = machine_spans(withheld_cells - cells, columns_hide, model_file)
+            withheld_spans = machine_spans(withheld_cells - cells, columns_hide, model_file, known_names)
             in_messages = [(row.text, row.spans) for row in final_rows]
             in_columns = [*((cell, spans_of.get(cell, [])) for cell in cells), *withheld_spans.items()]
             avoid, hidden = forms_to_avoid(in_messages + in_columns), hidden_forms(in_messages + in_columns)
@@ -406,18 +410,19 @@ def _recorded_model(meta: dict) -> Path | None:
     return Path(recorded) if digest and str(meta.get("model", "")).endswith(f"sha256 {digest[:16]}") else None
 
 
-def machine_spans(cells, hide, model_file: Path | None = None) -> dict[str, list]:
+def machine_spans(cells, hide, model_file: Path | None = None, known=None) -> dict[str, list]:
     """What the machines hide in each cell (a kept column's values), as classify finds it in a
     message: Seek&Hide, the detectors and the name scorer, for the categories of `hide`. With no
     human to review these cells, every item found is hidden, whatever the message model says.
-    The tool's own tag names (`PRE`, `TEL`...) are never identifying: they stay."""
+    The tool's own tag names (`PRE`, `TEL`...) are never identifying: they stay. `known`: the known
+    names (a triage.seekhide.KnownNames) hidden with their variants, as in the messages."""
     cells = sorted(c for c in cells if c.strip())
     if not cells:
         return {}
     from triage.features.counts import message_counts
     from triage.normalise import fold_batch, hide_in_original
 
-    classifier = _classifier(tuple(hide), model_file)
+    classifier = _classifier(tuple(hide), model_file, known)
     predictor = classifier.predictor
     found: dict[str, list] = {}
     for first in range(0, len(cells), 5_000):
@@ -439,15 +444,17 @@ def machine_spans(cells, hide, model_file: Path | None = None) -> dict[str, list
 _CLASSIFIERS: dict = {}
 
 
-def _classifier(hide: tuple[str, ...], model_file: Path | None = None):
-    """A classifier for kept cells: the model file classify used (the embedded model by default)."""
-    key = (hide, os.fspath(model_file) if model_file else None)
+def _classifier(hide: tuple[str, ...], model_file: Path | None = None, known=None):
+    """A classifier for kept cells: the model file classify used (the embedded model by default),
+    hiding the known names `known` with their variants."""
+    key = (hide, os.fspath(model_file) if model_file else None, known.entries if known is not None else None)
     if key not in _CLASSIFIERS:
         from triage import model
         from triage.classifier import Classifier
 
         _CLASSIFIERS.clear()  # one at a time: a model's forest is large
-        _CLASSIFIERS[key] = Classifier(model.load_predictor(model_file or model.default_model_path()), hide=hide)
+        _CLASSIFIERS[key] = Classifier(model.load_predictor(model_file or model.default_model_path()), hide=hide,
+                                       known_names=known)
     return _CLASSIFIERS[key]
 
 
