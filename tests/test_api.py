@@ -113,6 +113,28 @@ def test_a_polars_frame_gives_a_polars_frame_and_pairs_give_pandas(demo):
     assert texts.anonymised.tolist() == from_pandas.anonymised.tolist()
 
 
+def test_a_dict_of_id_to_text_is_read_as_pandas_series_reads_it(demo):
+    few = demo.head(12)
+    from_pandas = triage.classify(few)
+    by_id = triage.classify(dict(zip(few.id, few.text)))  # {id: text}: ids and texts, never the keys as texts
+    assert by_id.id.tolist() == few.id.tolist()
+    assert by_id.decision.tolist() == from_pandas.decision.tolist()
+    assert by_id.anonymised.tolist() == from_pandas.anonymised.tolist()
+    columns = triage.classify({"id": few.id.tolist(), "text": few.text.tolist()})  # as pandas.DataFrame(d)
+    assert columns.anonymised.tolist() == from_pandas.anonymised.tolist()
+    assert triage.seek({"x": "Salut Julie", "y": "ok merci"}).id.tolist() == ["x", "y"]
+
+
+@pytest.mark.parametrize("given", [{"a": ["Salut Julie"], "b": "ok"}, {"id": ["1", "2"], "text": ["ok"]},
+                                   {"a": 3, "b": "ok"}])
+def test_a_dict_neither_of_texts_nor_of_columns_is_one_line(given):
+    from triage.errors import BadInput
+
+    with pytest.raises(BadInput, match="dict") as refused:
+        triage.classify(given)
+    assert len(str(refused.value).splitlines()) == 1
+
+
 def test_results_keep_the_index_and_the_id_values_of_the_input(demo):
     few = demo.head(5).set_index(pd.Index(list("abcde"), name="key"))
     result = triage.classify(few)

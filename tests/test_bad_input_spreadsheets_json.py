@@ -144,3 +144,70 @@ def test_hide_none_means_the_default_and_a_wrong_type_is_one_option_error():
     pd.testing.assert_frame_equal(triage.classify(frame, hide=None), triage.classify(frame))
     with pytest.raises(BadOption, match="hide must be"):
         triage.classify(frame, hide=5)
+
+
+# ---------------------------------------------------------------- workbooks: what a reader sees
+
+
+def _workbook(path: Path, sheets: list[tuple[str, list[list], str]]) -> Path:
+    """A workbook written by a program (openpyxl): each sheet (title, rows, state); a text starting
+    with = is a formula, stored without a computed value, as a program writes it."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for title, rows, state in sheets:
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(row)
+        sheet.sheet_state = state
+    book.save(path)
+    return path
+
+
+MESSAGES = [["id", "text"], ["1", "Salut Julie ca va"], ["2", "ok merci"]]
+
+
+@pytest.mark.parametrize("state", ["hidden", "veryHidden"])
+def test_a_hidden_first_sheet_is_never_read(cli, tmp_path, state):
+    secret = [["id", "text"], ["9", "notes internes de Zorglubine"], ["8", "mdp azerty"]]
+    path = _workbook(tmp_path / "sms.xlsx", [("notes", secret, state), ("messages", MESSAGES, "visible")])
+    header, rows = read_xlsx(path)
+    assert header == ["id", "text"] and rows == MESSAGES[1:]
+    out = tmp_path / "c.csv"
+    assert cli("classify", path, "-o", out, "--no-chart").exit_code == 0
+    assert [row["id"] for row in read_rows(out)] == ["1", "2"]
+
+
+def test_a_workbook_of_hidden_sheets_only_is_one_line(cli, tmp_path, out):
+    import zipfile
+
+    written = _workbook(tmp_path / "visible.xlsx", [("messages", MESSAGES, "visible")])
+    path = tmp_path / "sms.xlsx"  # what a spreadsheet program may write: its only sheet hidden
+    with zipfile.ZipFile(written) as source, zipfile.ZipFile(path, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/workbook.xml":
+                data = data.replace(b'state="visible"', b'state="hidden"')
+            target.writestr(item, data)
+    failed(cli("classify", path, "-o", out / "c.csv", "--no-chart"), 1, "every sheet is hidden")
+    nothing_written(out)
+
+
+def test_formulas_without_a_stored_value_are_refused_never_read_as_empty_messages(cli, tmp_path, out):
+    rows = [["id", "text"], ["1", '=CONCAT("Salut ","Julie")'], ["2", "ok merci"], ["3", '=A1&"x"']]
+    path = _workbook(tmp_path / "sms.xlsx", [("messages", rows, "visible")])
+    message = failed(cli("classify", path, "-o", out / "c.csv", "--no-chart"), 1, "2 cells", "formulas",
+                     "row 2, column 'text'", "export it as CSV")
+    assert "Julie" not in message
+    nothing_written(out)
+    from triage.errors import BadInput
+
+    with pytest.raises(BadInput, match="no computed value stored"):
+        read_xlsx(path)
+
+
+def test_empty_cells_that_are_no_formulas_are_read_as_empty(tmp_path):
+    rows = [["id", "text", "note"], ["1", "Salut Julie", None], ["2", "ok", "vu"]]
+    path = _workbook(tmp_path / "sms.xlsx", [("messages", rows, "visible")])
+    assert read_xlsx(path)[1] == [["1", "Salut Julie", ""], ["2", "ok", "vu"]]

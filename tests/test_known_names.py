@@ -122,7 +122,7 @@ def test_the_cli_refuses_a_bad_file_in_one_line_before_writing(cli, tmp_path):
            "names.txt, line 2", "PRE, NOM, SUR")
     nothing_written(out)
     failed(cli("classify", source, "-o", out / "c.csv", "--no-chart", "--known-names", tmp_path / "absent.txt"),
-           1, "cannot read the known names")
+           1, "--known-names: no such file", "absent.txt")
 
 
 # ------------------------------------------------------------------ through the pipeline
@@ -147,8 +147,8 @@ def test_classify_hides_them_and_records_the_file_not_the_names(cli, tmp_path, k
     with Workspace.open(ws) as opened:
         settings = opened.classify_settings()
     digest = hashlib.sha256(known_file.read_bytes()).hexdigest()
-    assert settings["known_names"] == {"file": "participants.txt", "sha256": digest, "names": 4}
-    assert "Zorglubine" not in json.dumps(settings)
+    assert settings["known_names"] == {"file": "participants.txt", "names": 4}
+    assert "Zorglubine" not in json.dumps(settings) and digest not in json.dumps(settings)
 
 
 def test_the_api_takes_a_path_or_a_list(tmp_path, known_file):
@@ -224,7 +224,8 @@ def test_the_spec_carries_the_names_to_workers_and_the_datasheet_names_the_file(
     assert pickle.loads(pickle.dumps(spec)).known_names == names
     assert pickle.loads(pickle.dumps(engines.ClassifierSpec(model.default_model_path()))).known_names is None
     text = _classify_settings_text({"policy": "budget", "hide": ["PRE"], "known_names": names.record()})
-    assert f"4 known names from participants.txt (SHA-256 {names.sha256[:12]})" in text
+    assert "4 known names from participants.txt hidden with their variants" in text
+    assert names.sha256[:12] not in text
 
 
 def test_evaluate_refuses_known_names_with_the_ablation(cli, tmp_path, known_file):
@@ -233,3 +234,36 @@ def test_evaluate_refuses_known_names_with_the_ablation(cli, tmp_path, known_fil
     failed(cli("evaluate", gold, "--known-names", known_file, "--ablation", "--out-dir", tmp_path / "out"), 1,
            "--ablation", "--known-names")
     nothing_written(tmp_path / "out")
+
+
+def test_classify_again_into_the_workspace_without_the_option_keeps_the_names_and_says_so(cli, tmp_path, known_file):
+    source = write_table(tmp_path / "sms.csv", [[str(i), t] for i, t in enumerate(TEXTS)], header=["id", "text"])
+    classified, ws = tmp_path / "c.csv", tmp_path / "sms.review.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--known-names", known_file, "--workspace", ws))
+    again = cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, "--force")
+    succeeded(again)
+    assert "the 4 names from participants.txt an earlier classify was given are hidden again" in again.stderr
+    anonymised = " ".join(row["anonymised"] for row in read_rows(classified))
+    for name in ("Zorglubine", "zorglubiiine", "Zorglubinne"):
+        assert name not in anonymised
+    with Workspace.open(ws) as opened:
+        assert opened.classify_settings()["known_names"]["names"] == 4
+    # Another file replaces them (and is kept in turn).
+    other = tmp_path / "other.txt"
+    other.write_text("Bibouchka\n", encoding="utf-8")
+    replaced = cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws, "--force",
+                   "--known-names", other)
+    succeeded(replaced)
+    assert "hidden again" not in replaced.stderr
+    assert "zorglubiiine" in " ".join(row["anonymised"] for row in read_rows(classified))
+    with Workspace.open(ws) as opened:
+        assert opened.kept_known_names().source == "other.txt"
+
+
+def test_the_api_keeps_the_workspaces_known_names_with_a_warning(tmp_path):
+    frame = pd.DataFrame({"text": TEXTS})
+    ws = tmp_path / "ws.sqlite"
+    triage.classify(frame, workspace=ws, known_names=["Zorglubine"])
+    with pytest.warns(UserWarning, match="hidden again"):
+        again = triage.classify(frame, workspace=ws)
+    assert "zorglubiiine" not in again["anonymised"][2]

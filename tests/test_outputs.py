@@ -255,3 +255,68 @@ def test_seek_words_has_its_own_default_output(cli, corpus, tmp_path, monkeypatc
     assert cli("seek", corpus, "--words").exit_code == 0
     assert (tmp_path / "reports" / "sms.seek.csv").read_text().startswith("id,text,seekhide")
     assert (tmp_path / "reports" / "sms.words.csv").read_text().startswith("id,start,end,word")
+
+
+# ---------------------------------------------------------------- files written as one group
+
+
+def _old_group(tmp_path: Path) -> list[Path]:
+    paths = [tmp_path / "corpus.csv", tmp_path / "corpus.datasheet.json", tmp_path / "corpus.datasheet.md"]
+    for path in paths:
+        path.write_text("old")
+    return paths
+
+
+def test_a_group_interrupted_before_its_end_leaves_every_file_as_it_was(tmp_path):
+    from triage.outputs import output_group
+
+    paths = _old_group(tmp_path)
+    for interruption in (RuntimeError("boom"), KeyboardInterrupt()):
+        with pytest.raises(type(interruption)):
+            with output_group():
+                for path in paths[:2]:
+                    with atomic_output(path, force=True) as handle:
+                        handle.write("new")
+                raise interruption
+        assert [path.read_text() for path in paths] == ["old"] * 3
+        assert sorted(os.listdir(tmp_path)) == sorted(path.name for path in paths)
+
+
+@pytest.mark.parametrize("stop_at", [0, 1, 2])
+def test_a_group_interrupted_while_moving_never_leaves_a_new_file_beside_an_old_companion(tmp_path, monkeypatch,
+                                                                                          stop_at):
+    from triage import outputs
+
+    paths = _old_group(tmp_path)
+    real, moves = os.replace, []
+
+    def replacing(source, destination):
+        if len(moves) == stop_at:
+            raise KeyboardInterrupt
+        moves.append(destination)
+        return real(source, destination)
+
+    monkeypatch.setattr(outputs.os, "replace", replacing)
+    with pytest.raises(KeyboardInterrupt):
+        with outputs.output_group():
+            for path in paths:
+                with atomic_output(path, force=True) as handle:
+                    handle.write("new")
+    monkeypatch.setattr(outputs.os, "replace", real)
+    states = [path.read_text() if path.exists() else None for path in paths]
+    if states[0] == "new":
+        assert "old" not in states[1:], states  # never the new corpus with an older datasheet
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+def test_a_group_moves_every_file_when_it_ends(tmp_path):
+    from triage.outputs import output_group
+
+    paths = _old_group(tmp_path)
+    with output_group() as group:
+        for path in paths:
+            with atomic_output(path, force=True) as handle:
+                handle.write("new " + path.name)
+            assert path.read_text() == "old" and group.written(path).read_text() == "new " + path.name
+    assert [path.read_text() for path in paths] == ["new " + path.name for path in paths]
+    assert sorted(os.listdir(tmp_path)) == sorted(path.name for path in paths)

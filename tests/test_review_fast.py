@@ -271,6 +271,25 @@ def test_homonyms_are_decided_one_occurrence_at_a_time(api, small):
     assert api.post("/api/concordance", json={"marks": [{"id": "m3"}]}).status_code == 400
 
 
+def test_occurrences_outside_the_review_list_say_what_the_release_hides(tmp_path):
+    """Outside the review list (released by the machines), an occurrence is hidden when the machines
+    hid it, or a name learnt for the corpus hides it: never reported readable when the release hides it."""
+    messages = [*MESSAGES, ("m8", "Gaspard et Marius sont la", "NTA", [], [], 0.10)]
+    workspace, _ = open_synced(write_corpus(tmp_path / "small.csv", messages), tmp_path / "ws.sqlite", audit=0)
+    with workspace:
+        found = {o["id"]: o for o in workspace.concordance("Marius")["occurrences"]}
+        assert not found["m7"]["listed"] and found["m7"]["hidden"] and found["m7"]["tag"] == "PRE"
+        assert not found["m8"]["listed"] and not found["m8"]["hidden"]  # the machines left it readable
+        assert workspace.concordance("Marius")["outside"] == 2
+        workspace.learn("Gaspard", kind="name", scope="corpus", reviewer="ana")
+        gaspard = workspace.concordance("Gaspard")["occurrences"]
+        assert [(o["id"], o["listed"], o["hidden"]) for o in gaspard] == [("m8", False, True)]
+        released = {row.id: row for row in workspace.final()}
+        for o in [*found.values(), *gaspard]:  # the concordance says what the release does
+            row = released[o["id"]]
+            assert o["hidden"] == any(a < o["end"] and b > o["start"] for a, b, _ in row.spans), o
+
+
 # ------------------------------------------------------------------ another language
 
 

@@ -5,6 +5,7 @@ Each reviewer is a server of their own (`triage review --reviewer NAME`) on the 
 file; here each is a Starlette app over its own connection to that file."""
 
 import json
+import re
 import sqlite3
 import time
 
@@ -375,6 +376,36 @@ def test_review_report_prints_reviewers_time_and_agreement(team, cli):
     assert "disagreements: 0 resolved by the lead, 1 unresolved" in result.output
     with Workspace.open(path) as ws:
         assert any("agreement" in line for line in report_lines(ws))
+
+
+@pytest.mark.parametrize("lowered", [0.0, 0.1])
+def test_a_share_lowered_after_a_double_review_never_counts_more_decided_than_marked(team, cli, tmp_path, lowered):
+    classified, path, reviewer = team
+    first, second = disagree(path, reviewer)  # 2 marked (20%), both decided by ana and bob
+    with Workspace.open(path) as ws:
+        ws.mark_double(lowered)  # `review --double 0` (or 0.1) after the double review
+        marked = ws.double_ids()
+    report = cli("review", str(classified), "--workspace", str(path), "--report")
+    assert report.exit_code == 0, report.output
+    assert not re.search(r"double review: (\d+) of (\d+) marked", report.output) or \
+        int(re.search(r"double review: (\d+) of (\d+) marked", report.output)[1]) <= len(marked)
+    still = len({first, second} & marked)
+    assert f"double review: 2 messages decided by two reviewers, {still} of them still marked" in report.output
+    out = tmp_path / "release.csv"
+    released = cli("release", str(classified), "-o", str(out), "--workspace", str(path), "--allow-disagreements",
+                   "--withhold-undecided", "--inconsistent-ok")
+    assert released.exit_code == 0, released.output
+    markdown = out.with_name("release.datasheet.md").read_text("utf-8")
+    assert "0% of the queue" not in markdown and "of 0 marked" not in markdown
+    assert "marked for it when they were decided" in markdown
+    assert f"the share marked is now {100 * lowered:.0f}%, {len(marked)} message" in markdown
+
+
+def test_a_small_share_is_never_written_as_zero_percent():
+    from triage.review_workspace.agreement import share_text
+
+    assert share_text(0.004) == "0.4%" and share_text(0.1) == "10%" and share_text(0) == "0%"
+    assert share_text(0.025) == "2.5%" and share_text(1) == "100%"
 
 
 # ------------------------------------------------------------------------- a team's session

@@ -4,6 +4,7 @@ but its shape, and a surrogate names nobody the corpus names."""
 import re
 import unicodedata
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -267,3 +268,141 @@ def test_codes_that_differ_by_a_repeated_character_are_two_entities():
     pseudonyms = Pseudonyms()
     assert pseudonyms.replace("COD", "A1") != pseudonyms.replace("COD", "AAA111")
     assert pseudonyms.replace("PRE", "Nicolas") == pseudonyms.replace("PRE", "nicooolas")
+
+
+# ---------------------------------------------------------------- a surrogate never names another person
+
+
+def _release_with_sender(cli, tmp_path, sender: str, name: str = "s"):
+    """A small corpus whose messages name Julie and whose sender column holds `sender`, released
+    with surrogates (its sender column kept); (released rows, datasheet, workspace)."""
+    import csv
+    import json
+
+    folder = tmp_path / name
+    folder.mkdir()
+    corpus = folder / "sms.csv"
+    corpus.write_text("id,sender,text\n"
+                      f"1,{sender},Salut Julie on se voit demain a la gare\n"
+                      f"2,{sender},ok merci beaucoup pour tout\n"
+                      f"3,{sender},Julie tu viens ce soir ?\n", encoding="utf-8")
+    classified, ws, out = folder / "c.csv", folder / "ws.sqlite", folder / "r.csv"
+    assert cli("classify", corpus, "-o", classified, "--workspace", ws, "--no-chart").exit_code == 0
+    result = cli("release", classified, "--workspace", ws, "-o", out, "--style", "surrogates",
+                 "--withhold-undecided", "--columns", "sender")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    return rows, json.loads((folder / "r.datasheet.json").read_text("utf-8")), ws
+
+
+def test_no_surrogate_is_a_name_the_release_hides_in_another_column(cli, tmp_path):
+    """Julie's surrogate, drawn in a corpus whose sender column names someone else, is never that
+    someone: a sender column naming the very surrogate drawn before makes the draw go elsewhere."""
+    rows, _, _ = _release_with_sender(cli, tmp_path, "Paul Durand", "first")
+    drawn = rows[0]["text"].split()[1]  # Salut <surrogate of Julie> ...
+    assert fold(drawn) != "julie"
+    rows, sheet, _ = _release_with_sender(cli, tmp_path, f"{drawn} Durand", "second")
+    assert sheet["hidden_in_columns"]["sender"].get("PRE")  # the machines hid the sender's first name
+    released = " ".join(row["text"] + " " + row["sender"] for row in rows)
+    assert fold(drawn) not in {fold(word) for word in re.findall(r"\w+", released)}, released
+
+
+def test_an_earlier_surrogate_that_is_a_name_the_release_hides_is_drawn_again(cli, tmp_path):
+    from triage.review_workspace import Workspace
+
+    rows, _, ws = _release_with_sender(cli, tmp_path, "Sophie Durand")
+    with Workspace.open(ws) as opened:
+        entity = next(key for key in opened.surrogate_map() if key[0] == "PRE" and key[1] == "julie")
+        opened.save_surrogate_map({entity: "Sophie"}, 0, redrawn={entity})  # as if an earlier release drew it
+    out = tmp_path / "again.csv"
+    assert cli("release", tmp_path / "s" / "c.csv", "--workspace", ws, "-o", out, "--style", "surrogates",
+               "--withhold-undecided", "--columns", "sender").exit_code == 0
+    assert "sophie" not in out.read_text("utf-8").lower()
+    with Workspace.open(ws) as opened:
+        assert fold(opened.surrogate_map()[entity]) != "sophie"  # the new surrogate is kept
+
+
+def test_an_earlier_surrogate_equal_to_a_word_another_column_shows_is_drawn_again(cli, tmp_path):
+    """The consistency check reads the messages: a kept surrogate equal to a word only another column
+    shows (a sender's name the machines left readable) is drawn again."""
+    from triage.review_workspace import Workspace
+
+    rows, sheet, ws = _release_with_sender(cli, tmp_path, "Foulques Durand")
+    assert "Foulques" in rows[0]["sender"]  # left readable by the machines in that column
+    with Workspace.open(ws) as opened:
+        entity = next(key for key in opened.surrogate_map() if key == ("PRE", "julie"))
+        opened.save_surrogate_map({entity: "Foulques"}, 0, redrawn={entity})
+    out = tmp_path / "again.csv"
+    assert cli("release", tmp_path / "s" / "c.csv", "--workspace", ws, "-o", out, "--style", "surrogates",
+               "--withhold-undecided", "--columns", "sender").exit_code == 0
+    import csv
+
+    texts = " ".join(row["text"] for row in csv.DictReader(open(out, encoding="utf-8")))
+    assert "foulques" not in texts.lower(), texts
+
+
+def test_a_kept_surrogate_equal_to_a_hidden_name_is_dropped_and_redrawn():
+    careful = Surrogates(seed=0, known={("PRE", "nicolas"): "Julie", ("PRE", "marc"): "Paul"},
+                         hidden={"JULIE", "Martin"})
+    assert careful.dropped == {("PRE", "nicolas")}
+    assert fold(careful.replace("PRE", "Nicolas")) not in {"julie", "nicolas"}
+    assert careful.replace("PRE", "Marc") == "Paul"  # an earlier surrogate that hides nobody stays
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from(["Julie", "Kevin", "Sophie", "Nicolas", "Karim", "Manon", "Lucas", "Chloé",
+                                 "Marie", "Thomas", "Léa", "Paul"]), min_size=1, max_size=8, unique=True),
+       st.integers(0, 1000))
+def test_no_fresh_surrogate_is_a_hidden_name(hidden, seed):
+    from triage.surrogates import hidden_forms
+
+    forms = hidden_forms([(" ".join(hidden), [(0, len(" ".join(hidden)), "PRE")])])
+    surrogates = Surrogates(seed=seed, hidden=forms)
+    for original in ("Nicolas", "Julie", "Bertrand", "Emma", "Chloé"):
+        assert fold(surrogates.replace("PRE", original)) not in {fold(name) for name in hidden}
+
+
+@pytest.mark.parametrize("nickname", ["lolo", "juju", "Nono", "BIBI", "loulou", "mimi", "toto"])
+@pytest.mark.parametrize("seed", range(5))
+def test_a_doubled_nickname_gets_a_doubled_nickname_as_long(nickname, seed):
+    surrogate = Surrogates(seed=seed).replace("SUR", nickname)
+    half = len(nickname) // 2
+    assert len(surrogate) == len(nickname), surrogate
+    assert fold(surrogate[:half]) == fold(surrogate[half:]) and fold(surrogate) != fold(nickname)
+    assert any(c in "aeiouy" for c in fold(surrogate[:half])) and surrogate.isalpha()
+
+
+def test_the_names_hidden_in_a_withheld_rows_columns_are_no_surrogate_either(cli, monkeypatch, tmp_path):
+    """A withheld message (queued, undecided) is not released, but the people its other columns name
+    are hidden people too: no surrogate may be their name."""
+    import csv
+
+    from triage import corpus_release
+    from triage.review_workspace import Workspace
+
+    senders = ["Julie Durand", "Sophie Martin", "Thomas Bernard", "Manon Petit", "Lucas Robert", "Camille Richard"]
+    texts = ["Salut Nicolas tu viens ce soir ?", "ok merci beaucoup", "appelle moi au 06 12 34 56 78",
+             "Kevin arrive a la gare demain", "je mange des pates", "bisous a Emma et a Hugo"]
+    corpus = tmp_path / "sms.csv"
+    with open(corpus, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "sender", "text"])
+        writer.writerows([str(i), sender, text] for i, (sender, text) in enumerate(zip(senders, texts)))
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    assert cli("classify", corpus, "-o", classified, "--workspace", ws, "--no-chart", "--expert-budget", "2").exit_code == 0
+    with Workspace.open(ws) as opened:
+        withheld = [row.id for row in opened.final() if row.route == "undecided"]
+    assert withheld
+    seen = {}
+    real = corpus_release.replacer
+
+    def spying(style, seed=0, known=None, avoid=(), hidden=(), *rest):
+        seen["hidden"] = set(hidden)
+        return real(style, seed, known, avoid, hidden, *rest)
+
+    monkeypatch.setattr(corpus_release, "replacer", spying)
+    corpus_release.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
+                               withhold_undecided=True, columns=["sender"])
+    for ident in withheld:
+        first_name = fold(senders[int(ident)].split()[0])
+        assert first_name in seen["hidden"], (ident, first_name)

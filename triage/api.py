@@ -12,8 +12,9 @@ holds them together), less those that only concern files (`--output`, `--force`,
 `--encoding`, `--delimiter`, `--on-bad-lines`, `--out-dir`, ...). Both call the same jobs
 (triage.jobs and the modules below it): the command line with files, the API with the
 messages in memory (triage.frames) and the rows collected instead of written. Messages are
-a pandas DataFrame, a polars DataFrame, any iterable of (id, text) pairs or a list of texts; results come back
-in the kind given (pandas for pairs and texts). Errors are triage.errors' classes: BadInput, BadModel,
+a pandas DataFrame, a polars DataFrame, any iterable of (id, text) pairs, a list of texts or a dict
+({id: text}, or {column: [values]} as pandas.DataFrame reads it); results come back in the kind
+given (pandas for pairs, texts and dicts). Errors are triage.errors' classes: BadInput, BadModel,
 BadOption, OutputRefused / OutputExists, all of them InputError. docs/api.md has a worked
 example.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from triage import frames
-from triage.errors import BadOption
+from triage.errors import BadInput, BadOption
 from triage.io.messages import DEFAULT_ID_COLUMN, ReadOptions, Records
 from triage import jobs as _jobs
 from triage.model import Model
@@ -161,6 +162,18 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
     chosen = _model(model)
     if workspace is not None:
         review_module.check_workspace_path(workspace)
+        lone = frames.lone_surrogate(source)
+        if lone:  # a workspace keeps the messages as UTF-8: refused before any work
+            raise BadInput(f"{source.records.display}: row {lone[0]:,}, column {lone[1]!r}, holds a lone surrogate "
+                           "code point (such as \\ud800: half of a UTF-16 pair, not a character), which a review "
+                           "workspace cannot keep; replace it first, e.g. "
+                           "text.str.encode('utf-8', 'replace').str.decode('utf-8')")
+    from triage.seekhide.known import known_names_of
+
+    own_names = known_names_of(known_names)
+    if workspace is not None and own_names is None:
+        own_names = _kept_names(workspace)
+        known_names = own_names
     summary = _jobs.run_classify(
         source.records, None, model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated,
         hide=_hide(hide), known_names=known_names, jobs=jobs, engine=engine,
@@ -173,6 +186,8 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
                                               text_column=text_column, model_file=model_file)
         with opened:
             opened.record_model(chosen)
+            if own_names is not None:
+                opened.keep_known_names(own_names)
             given = dict(model=model if isinstance(model, (str, os.PathLike)) else None, policy=policy,
                          expert_budget=expert_budget, calibrated=calibrated, hide=hide, text_column=text_column,
                          id_column=id_column,
@@ -186,6 +201,25 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
                                                          read=_read(text_column, id_column)))
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
                         id_column=_id_column(source, id_column))
+
+
+def _kept_names(workspace):
+    """The known names an earlier classify gave `workspace` (kept there), with a warning saying so;
+    None when it keeps none."""
+    import warnings
+
+    from triage.review_workspace import Workspace
+
+    path = Path(workspace)
+    if not path.is_file() or not path.stat().st_size:
+        return None
+    with Workspace.open(path) as opened:
+        kept = opened.kept_known_names()
+    if kept is not None:
+        source = f" from {kept.source}" if kept.source else ""
+        warnings.warn(f"known names: the {kept.count:,} names{source} an earlier classify was given are hidden again "
+                      "(the review workspace keeps them; give known_names= to replace them)", UserWarning, stacklevel=3)
+    return kept
 
 
 def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: bool = False, seed: int = 0,

@@ -190,7 +190,8 @@ def classify(
         from triage.jobs import check_classify_workspace, workspace_names
 
         check_classify_workspace(input, read, workspace)
-        known_names = workspace_names(workspace, known_names)
+        known_names, own_names = workspace_names(workspace, known_names,
+                                                 say=lambda line: typer.echo(line, err=True))
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
         policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,
@@ -210,6 +211,8 @@ def classify(
 
         with opened:
             opened.record_model(model)
+            if own_names is not None:  # hidden again by a later classify --workspace without --known-names
+                opened.keep_known_names(own_names)
             opened.record_classify(classify_record(summary, command=_command_line(), model_path=model,
                                                    calibrated=calibrated, read=read, input_path=input))
             for line in review_module.sync_lines(opened.path, synced):
@@ -428,7 +431,7 @@ def evaluate(
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set of the model trained on the gold and cross-validated.")] = "rich",
     no_cross_validation: Annotated[bool, typer.Option("--no-cross-validation", help="Report the model classify uses only: skip the model trained on the gold and cross-validated (what a model of your own would give), the slow part.")] = False,
     known_names: Annotated[Optional[Path], typer.Option("--known-names", help="Names the team knows, as classify's --known-names: hidden with their variants before scoring.")] = None,
-    simulate_review: Annotated[int, typer.Option("--simulate-review", min=0, metavar="ROUNDS", help="Also measure the review loop: a perfect reviewer reads the budget in ROUNDS rounds, the riskiest first; after each, the names read are hidden in the other messages, which are ranked again (the model classify uses).")] = 0,
+    simulate_review: Annotated[int, typer.Option("--simulate-review", min=0, metavar="ROUNDS", help="Also measure the review loop (at most 100 rounds): a perfect reviewer reads the budget in ROUNDS rounds, the riskiest first; after each, the names read are hidden in the other messages, which are ranked again (the model classify uses).")] = 0,
     ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",

@@ -36,7 +36,7 @@ from triage.combiner import hide_text, parse_hide
 from triage.normalise import grapheme_spans
 from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
-from triage.surrogates import Surrogates, entity_key, forms_to_avoid
+from triage.surrogates import Surrogates, entity_key, forms_to_avoid, hidden_forms
 
 STYLES = ("tags", "pseudonyms", "surrogates")
 ROUTES = ("machine", "reviewer", "audit", "undecided")
@@ -62,13 +62,13 @@ class Tags:
         return f"<{tag}_{len(original)}>"
 
 
-def replacer(style: str, seed: int = 0, known=None, avoid=()):
+def replacer(style: str, seed: int = 0, known=None, avoid=(), hidden=(), redraw=()):
     if style == "tags":
         return Tags()
     if style == "pseudonyms":
         return Pseudonyms()
     if style == "surrogates":
-        return Surrogates(seed, known, avoid)
+        return Surrogates(seed, known, avoid, hidden, redraw)
     raise BadOption(f"--style must be one of {', '.join(STYLES)}, not {style!r}")
 
 
@@ -222,12 +222,6 @@ def run_release(
             chosen = [c for c in all_columns if c in columns or c in (id_column, text_column)]  # rows stay linkable
         else:
             chosen = all_columns
-        known = opened.surrogate_map() if style == "surrogates" else None
-        if known:  # a surrogate decided against is drawn again
-            known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
-        # A surrogate is never a word the corpus shows nor a name it hides.
-        avoid = forms_to_avoid((row.text, row.spans) for row in final_rows) if style == "surrogates" else ()
-        replace = replacer(style, seed, known, avoid)
         routes: Counter = Counter()
         tags: Counter = Counter()
         records: list[list[str]] = []
@@ -250,7 +244,30 @@ def run_release(
             finals, all_columns if input_path is not None else [],
             donor_column=donor_column, date_column=date_column)
         model_file = _recorded_model(meta)
-        spans_of = machine_spans({str(v[c]) for _, v in finals for c in kept if v.get(c)}, columns_hide, model_file)
+        cells = {str(v[c]) for _, v in finals for c in kept if v.get(c)}
+        # The other columns hide the names the team knows and those the reviewers taught, as the messages do.
+        from triage.seekhide.known import merged, taught_names
+
+        known_names = merged(opened.kept_known_names(), taught_names(opened.taught_names(), "the review workspace"))
+        spans_of = machine_spans(cells, columns_hide, model_file, known_names)
+        known = opened.surrogate_map() if style == "surrogates" else None
+        if known:  # a surrogate decided against is drawn again
+            known = {entity: surrogate for entity, surrogate in known.items() if entity not in redrawn}
+        avoid = hidden = redraw = ()
+        if style == "surrogates":
+            # A surrogate is never a word the corpus shows nor a name it hides, in any message
+            # (withheld ones too) or any kept column (of withheld rows too): drawn for one person, it
+            # never names another.
+            withheld_cells = {str(input_fields.get(row.id, {}).get(c)) for row in final_rows
+                              if row.route == "undecided" for c in kept if input_fields.get(row.id, {}).get(c)}
+            withheld_spans = machine_spans(withheld_cells - cells, columns_hide, model_file, known_names)
+            in_messages = [(row.text, row.spans) for row in final_rows]
+            in_columns = [*((cell, spans_of.get(cell, [])) for cell in cells), *withheld_spans.items()]
+            avoid, hidden = forms_to_avoid(in_messages + in_columns), hidden_forms(in_messages + in_columns)
+            # A kept surrogate equal to a word the other columns show is drawn again (the consistency
+            # check reads the messages only).
+            redraw = forms_to_avoid(in_columns) - forms_to_avoid(in_messages)
+        replace = replacer(style, seed, known, avoid, hidden, redraw)
         hidden_in: dict[str, Counter] = {c: Counter() for c in kept}
         for row, values in finals:
             routes[row.route] += 1
@@ -263,32 +280,40 @@ def run_release(
                     hidden_in[c].update(tag for _, _, tag in spans)
                     values[c] = release_text(cell, spans, replace.replace)
             records.append(["" if values.get(c) is None else str(values.get(c)) for c in chosen])
+        # Ids stay distinct: two ids the style made equal (`sophie_1`, `thomas_1` -> `<PRE_6>_1`) are told
+        # apart by a suffix.
+        ids_made_distinct = distinct_ids(records, chosen.index(id_column)) if id_column in chosen else 0
         if style == "surrogates":
-            opened.save_surrogate_map(replace.mapping, seed, redrawn=redrawn)
+            # An earlier surrogate that is a name this release hides was drawn again: kept as the new one.
+            opened.save_surrogate_map(replace.mapping, seed, redrawn=set(redrawn) | replace.dropped)
         audit = opened.audit_estimate()
         workspace_meta = opened.meta()
     sheet = _datasheet(
         classified=classified, input_path=input_path, output=output, style=style, seed=seed, columns=chosen,
         routes=routes, tags=tags, withheld=withheld, audit=audit, meta=workspace_meta, command=command, hide=hide,
-        columns_hide=columns_hide, settings=settings, composition=composition, consistency=cases,
+        columns_hide=columns_hide, settings=published_settings(settings), composition=composition, consistency=cases,
         evaluation=evaluated,
         text_column=text_column, hidden_in=hidden_in,
         columns_model=model_file.name if model_file else "the embedded model",
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
+    sheet["ids_made_distinct"] = ids_made_distinct
     sheet["review"] = review
     _fill_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
     if output is None:
         summary.rows, summary.sheet = records, sheet
         return summary
-    _write_table(output, kind, chosen, records, force)
-    sheet["sources"]["release"] = {"file": output.name, "sha256": _sha256(output)}
-    _fill_sections(sheet)
-    with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
-        handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
-    with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
-        handle.write(datasheet_markdown(sheet))
+    # The corpus and its datasheets are moved into place together (the datasheets' older versions
+    # removed first): an interrupted release never leaves a new corpus beside an older datasheet.
+    with outputs.output_group() as group:
+        _write_table(output, kind, chosen, records, force)
+        sheet["sources"]["release"] = {"file": output.name, "sha256": _sha256(group.written(output))}
+        _fill_sections(sheet)
+        with outputs.atomic_output(sheet_json, force=force, private=False) as handle:
+            handle.write(json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
+        with outputs.atomic_output(sheet_md, force=force, private=False) as handle:
+            handle.write(datasheet_markdown(sheet))
     summary.datasheet, summary.sheet = [sheet_md, sheet_json], sheet
     return summary
 
@@ -338,6 +363,29 @@ def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) ->
     return section
 
 
+def distinct_ids(records: list[list[str]], column: int) -> int:
+    """Make the released ids distinct again: the message ids are distinct, but hiding what they hold
+    may make two equal (in the tags style `sophie_1` and `thomas_1` are both `<PRE_6>_1`). Every
+    id equal to an earlier row's gets `~2` (or the first free `~n`), in file order. How many were
+    changed."""
+    used = {record[column] for record in records}
+    seen: set[str] = set()
+    changed = 0
+    for record in records:
+        released = record[column]
+        if released not in seen:
+            seen.add(released)
+            continue
+        number = 2
+        while f"{released}~{number}" in used:
+            number += 1
+        record[column] = f"{released}~{number}"
+        used.add(record[column])
+        seen.add(record[column])
+        changed += 1
+    return changed
+
+
 def _refuse_text_copies(finals, kept: list[str], named: list[str], text_column: str) -> None:
     """Refuse a kept column that holds the messages' raw text (equal to it, or containing it),
     unless the user named it with --columns (it then goes through the machines, a copy of the
@@ -370,18 +418,19 @@ def _recorded_model(meta: dict) -> Path | None:
     return Path(recorded) if digest and str(meta.get("model", "")).endswith(f"sha256 {digest[:16]}") else None
 
 
-def machine_spans(cells, hide, model_file: Path | None = None) -> dict[str, list]:
+def machine_spans(cells, hide, model_file: Path | None = None, known=None) -> dict[str, list]:
     """What the machines hide in each cell (a kept column's values), as classify finds it in a
     message: Seek&Hide, the detectors and the name scorer, for the categories of `hide`. With no
     human to review these cells, every item found is hidden, whatever the message model says.
-    The tool's own tag names (`PRE`, `TEL`...) are never identifying: they stay."""
+    The tool's own tag names (`PRE`, `TEL`...) are never identifying: they stay. `known`: the known
+    names (a triage.seekhide.KnownNames) hidden with their variants, as in the messages."""
     cells = sorted(c for c in cells if c.strip())
     if not cells:
         return {}
     from triage.features.counts import message_counts
     from triage.normalise import fold_batch, hide_in_original
 
-    classifier = _classifier(tuple(hide), model_file)
+    classifier = _classifier(tuple(hide), model_file, known)
     predictor = classifier.predictor
     found: dict[str, list] = {}
     for first in range(0, len(cells), 5_000):
@@ -403,15 +452,17 @@ def machine_spans(cells, hide, model_file: Path | None = None) -> dict[str, list
 _CLASSIFIERS: dict = {}
 
 
-def _classifier(hide: tuple[str, ...], model_file: Path | None = None):
-    """A classifier for kept cells: the model file classify used (the embedded model by default)."""
-    key = (hide, os.fspath(model_file) if model_file else None)
+def _classifier(hide: tuple[str, ...], model_file: Path | None = None, known=None):
+    """A classifier for kept cells: the model file classify used (the embedded model by default),
+    hiding the known names `known` with their variants."""
+    key = (hide, os.fspath(model_file) if model_file else None, known.entries if known is not None else None)
     if key not in _CLASSIFIERS:
         from triage import model
         from triage.classifier import Classifier
 
         _CLASSIFIERS.clear()  # one at a time: a model's forest is large
-        _CLASSIFIERS[key] = Classifier(model.load_predictor(model_file or model.default_model_path()), hide=hide)
+        _CLASSIFIERS[key] = Classifier(model.load_predictor(model_file or model.default_model_path()), hide=hide,
+                                       known_names=known)
     return _CLASSIFIERS[key]
 
 
@@ -523,6 +574,20 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
     }
 
 
+def published_settings(settings: dict | None) -> dict | None:
+    """Classify's recorded settings as a datasheet publishes them: of the known names, their file's
+    name and their number only (a workspace recorded by an older classify also holds a plain
+    SHA-256 of the names, which a search over a list of first names reverses: never published)."""
+    if not settings or not isinstance(settings.get("known_names"), dict):
+        return settings
+    known = settings["known_names"]
+    return {**settings, "known_names": {"file": known.get("file"), "names": known.get("names", 0)}}
+
+
+#: evaluate.json is a few kilobytes: a larger file (or a pipe, a device) is refused.
+MAX_EVALUATION_BYTES = 16 * 1024 * 1024
+
+
 def read_evaluation(path, settings: dict | None) -> dict:
     """The figures of the model classify used in `triage evaluate` 's evaluate.json (its main
     figures: those of the embedded model, or of `--model MODEL`; never those of the model
@@ -530,11 +595,11 @@ def read_evaluation(path, settings: dict | None) -> dict:
     unless that model is the one classify used (same fingerprint, as the workspace recorded it).
     A file that names no evaluated model (its main figures those of a cross-validated model) is
     refused."""
+    from triage.io.decoding import read_small_file
+
     name = source_name(path)
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except OSError as err:
-        raise BadInput(f"--evaluation: cannot read {name}: {err.strerror or err}") from None
+        data = json.loads(read_small_file(path, "--evaluation", MAX_EVALUATION_BYTES).decode("utf-8"))
     except ValueError:
         raise BadInput(f"--evaluation: {name} is not the JSON `triage evaluate` writes (evaluate.json)") from None
     if isinstance(data, dict) and isinstance(data.get("files"), list):
@@ -635,6 +700,15 @@ def _columns_lines(sheet: dict) -> list[str]:
         else:
             lines.append("- The machines found nothing to hide in those columns")
     return lines
+
+
+def _ids_lines(sheet: dict) -> list[str]:
+    changed = sheet.get("ids_made_distinct")
+    if not changed:
+        return []
+    return [f"- Ids: {changed:,} id{'s' if changed != 1 else ''} that hiding made equal to an earlier row's "
+            f"{'were' if changed != 1 else 'was'} given a suffix `~2` (or the first free `~n`), so every id stays "
+            "distinct"]
 
 
 def _excel_lines(sheet: dict) -> list[str]:
@@ -899,8 +973,7 @@ def _classify_settings_text(settings: dict) -> str:
     known = settings.get("known_names")
     if known:
         source = f" from {known['file']}" if known.get("file") else ""
-        parts.append(f"{known.get('names', 0):,} known names{source} (SHA-256 {str(known.get('sha256'))[:12]}) "
-                     "hidden with their variants")
+        parts.append(f"{known.get('names', 0):,} known names{source} hidden with their variants")
     model = settings.get("model") or {}
     if model:
         parts.append(f"model {model.get('name')}" + (f" (fingerprint {model['fingerprint']})" if model.get("fingerprint")
@@ -942,6 +1015,7 @@ def datasheet_markdown(sheet: dict) -> str:
         *_consistency_lines(sheet),
         *_classify_lines(sheet),
         *_excel_lines(sheet),
+        *_ids_lines(sheet),
         "", "### What is hidden", "",
         *_categories_lines(sheet),
         "", "### Messages by route", "",

@@ -1,8 +1,10 @@
 """DataFrames in, DataFrames out: what the Python API (triage.api) makes of the messages it is
 given, and of the rows the jobs give back.
 
-Messages may come as a pandas DataFrame, a polars DataFrame, or any iterable of (id, text)
-pairs. They are read as the command line reads a file (triage.io.messages.Records: the same checks of
+Messages may come as a pandas DataFrame, a polars DataFrame, any iterable of (id, text)
+pairs, a list of texts alone (numbered from 1), or a dict: {id: text} (as `pandas.Series(d)`
+reads it: its keys are the ids, its values the texts) or {column: values} (as
+`pandas.DataFrame(d)` reads it: lists of one length, one a column); any other dict is refused. They are read as the command line reads a file (triage.io.messages.Records: the same checks of
 columns, ids and labels), every cell as text: a missing value (None, NaN, NA) is an empty cell,
 a list or a dict (gold spans held as objects) is written as JSON, anything else as `str()`.
 Results come back in the kind they were given in (pandas for pairs), with the input's index
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +116,8 @@ def source(data, *, what: str = "messages") -> Source:
         columns = list(data.columns)
         values = [data.get_column(c).to_list() for c in columns]
         index = None
+    elif isinstance(data, Mapping):
+        columns, values, index = _mapping(data)
     else:
         columns, values, index = ["id", "text"], _pairs(data), None
     cells = [[cell(v) for v in column] for column in values]
@@ -121,6 +125,34 @@ def source(data, *, what: str = "messages") -> Source:
     found = Source(kind, Records(columns, rows, display), index)
     found.ids = {name: column for name, column in zip(columns, values)}
     return found
+
+
+def _mapping(data: Mapping) -> tuple[list[str], list[list], None]:
+    """A dict of messages: {id: text}, or {column: values} as pandas.DataFrame reads it."""
+    values = list(data.values())
+    if all(isinstance(v, str) or _missing(v) for v in values):
+        return ["id", "text"], [list(data.keys()), values], None
+    if all(isinstance(v, Sequence) and not isinstance(v, (str, bytes)) for v in values):
+        lengths = {len(v) for v in values}
+        if len(lengths) == 1:
+            return [str(k) for k in data.keys()], [list(v) for v in values], None
+        raise BadInput("a dict of columns must hold lists of one length (as pandas.DataFrame reads it), not "
+                       f"lengths {', '.join(map(str, sorted(lengths)))}")
+    raise BadInput("a dict of messages is {id: text} (every value a text) or {column: [values]} (as "
+                   "pandas.DataFrame reads it), not a mix")
+
+
+def lone_surrogate(found: Source) -> tuple[int, str] | None:
+    """(row number from 1, column) of the first cell holding a lone surrogate code point ("\\ud800":
+    half of a UTF-16 pair, not a character, which no file nor workspace can store), or None."""
+    for number, row in enumerate(found.records.rows, 1):
+        for column, value in zip(found.records.columns, row):
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return number, column
+    return None
 
 
 def _pairs(data) -> list[list]:

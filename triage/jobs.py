@@ -396,21 +396,32 @@ def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
             opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
 
 
-def workspace_names(workspace, known_names=None):
-    """The known names (`known_names`, as run_classify takes them) with those the reviewers of
-    an existing review workspace have taught (triage.review_workspace.Workspace.taught_names):
-    what classify --workspace hides with their variants, so that a reviewer's decisions re-score
-    the messages still to be read."""
+#: The review loop's rounds (`evaluate --simulate-review`): each one scores the whole gold again.
+MAX_SIMULATED_ROUNDS = 100
+
+
+def workspace_names(workspace, known_names=None, say=None):
+    """(the known names classify --workspace hides, the team's own): the known names
+    (`known_names`, as run_classify takes them; when None, those an earlier classify was given,
+    kept in the workspace, and `say` is told so in one line) with those the reviewers of an existing
+    review workspace have taught (triage.review_workspace.Workspace.taught_names), hidden with their
+    variants, so that a reviewer's decisions re-score the messages still to be read."""
     from triage.review_workspace import Workspace
     from triage.seekhide.known import merged, taught_names
 
     path = Path(workspace)
     known = known_names_of(known_names)
     if not path.exists() or not path.stat().st_size:
-        return known
+        return known, known
     with Workspace.open(path) as opened:
         taught = taught_names(opened.taught_names(), "the review workspace")
-    return merged(known, taught)
+        if known is None:
+            known = opened.kept_known_names()
+            if known is not None and say is not None:
+                source = f" from {known.source}" if known.source else ""
+                say(f"known names: the {known.count:,} names{source} an earlier classify was given are hidden "
+                    "again (the review workspace keeps them; give --known-names to replace them)")
+    return merged(known, taught), known
 
 
 # A corpus up to this size is read once: its pairs (about 250 bytes each) are kept from the
@@ -599,8 +610,11 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     known_names = known_names_of(known_names)
     if known_names is not None and ablation:
         raise BadOption("--ablation measures the shipped steps: leave --known-names out")
-    if simulate_review < 0:
-        raise BadOption(f"--simulate-review takes a number of rounds (1 or more), not {simulate_review}")
+    if not isinstance(simulate_review, int) or simulate_review < 0:
+        raise BadOption(f"--simulate-review takes a number of rounds (1 or more), not {simulate_review!r}")
+    if simulate_review > MAX_SIMULATED_ROUNDS:
+        raise BadOption(f"--simulate-review takes at most {MAX_SIMULATED_ROUNDS} rounds (each one scores the whole "
+                        f"gold again), not {simulate_review:,}")
     if seeds < 1:
         raise BadOption(f"--seeds takes a number of seeds (1 or more), not {seeds}")
     if seeds > 1 and not cross_validation:

@@ -12,6 +12,10 @@ lexicon files, workbooks, release and datasheet):
 - atomic: a temporary file beside the destination, fsynced, then renamed; a run that
   fails or is interrupted leaves the destination as it was, and a run killed outright
   leaves a temporary file that the next write to the same folder removes;
+- files that belong together (a release and its datasheets) are written as one group
+  (`output_group`): all to temporary files first, then moved into place together, the
+  companions' older versions removed before the first file is replaced, so an interrupted
+  run never leaves a new file beside the companion of an older one;
 - private (0600, folders 0700) when the file holds messages;
 - checked before any work starts (`check_outputs`), so that a long run never fails at
   its end on a path it could have refused at once.
@@ -19,6 +23,7 @@ lexicon files, workbooks, release and datasheet):
 
 from __future__ import annotations
 
+import contextvars
 import errno
 import io as _io
 import os
@@ -30,8 +35,8 @@ from typing import IO, Iterable, Iterator
 
 from triage.errors import OutputExists, OutputRefused
 
-__all__ = ["atomic_output", "check_output", "check_outputs", "refuse_inputs", "scratch_file", "write_bytes",
-           "write_text"]
+__all__ = ["atomic_output", "check_output", "check_outputs", "output_group", "refuse_inputs", "scratch_file",
+           "write_bytes", "write_text"]
 
 MAINTAINER_VARIABLE = "TRIAGE_MAINTAINER"
 # Errors of a write that the user must hear as one line (the disk or the quota is full).
@@ -227,6 +232,7 @@ def atomic_output(
             if err.errno not in _FULL:
                 raise
             raise OutputRefused(f"cannot write {display}: {err.strerror or err}") from None
+        group = _GROUP.get()
         try:
             handle.flush()
             os.fsync(handle.fileno())
@@ -235,6 +241,10 @@ def atomic_output(
                 os.chmod(temporary, 0o600)
             elif destination.exists() and not destination.is_symlink():
                 os.chmod(temporary, stat.S_IMODE(destination.stat().st_mode))  # keep the replaced file's mode
+            if group is not None:  # moved into place with the rest of its group
+                group.pending.append((temporary, destination, force, display))
+                committed = True
+                return
             _commit(temporary, destination, force, display)
         except OSError as err:  # e.g. disk full: still one clear line for the CLI
             raise OutputRefused(f"cannot write {display}: {err.strerror or err}") from None
@@ -250,6 +260,77 @@ def atomic_output(
             except OSError:
                 pass
     _fsync_folder(folder)
+
+
+class OutputGroup:
+    """The files of one `output_group`, written but not yet in place."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Path, Path, bool, str]] = []
+
+    def written(self, path: str | os.PathLike[str]) -> Path:
+        """Where the group's file for `path` is until the group is moved into place (to read it
+        back: a checksum)."""
+        for temporary, destination, _, _ in self.pending:
+            if _same_place(destination, Path(path)):
+                return temporary
+        return Path(path)
+
+    def _discard(self) -> None:
+        for temporary, *_ in self.pending:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+        self.pending.clear()
+
+    def _commit(self) -> None:
+        display = ""
+        try:
+            for _, destination, force, display in self.pending:
+                if not force and (destination.exists() or destination.is_symlink()):
+                    raise OutputExists(f"{display} exists; use --force to overwrite")
+            # The companions' older versions go first: whatever stops the moves, no new first file
+            # ever stands beside an older companion (at worst a companion is missing).
+            for companion in self.pending[1:]:
+                _, destination, force, display = companion
+                if force and (destination.exists() or destination.is_symlink()) and not destination.is_dir():
+                    os.unlink(destination)
+            while self.pending:
+                temporary, destination, force, display = self.pending[0]
+                _commit(temporary, destination, force, display)
+                self.pending.pop(0)
+                _fsync_folder(destination.parent)
+        except OSError as err:
+            raise OutputRefused(f"cannot write {display}: {err.strerror or err}") from None
+        finally:
+            self._discard()
+
+
+def _same_place(a: Path, b: Path) -> bool:
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+
+
+_GROUP: contextvars.ContextVar[OutputGroup | None] = contextvars.ContextVar("triage_output_group", default=None)
+
+
+@contextmanager
+def output_group() -> Iterator[OutputGroup]:
+    """Write several files as one: every `atomic_output` inside the block writes its temporary
+    file, and they are moved into place together when the block ends normally, the first one
+    written first, after the others' older versions are removed (a release and its datasheets:
+    an interruption never leaves a new release beside an older datasheet). On any exception,
+    KeyboardInterrupt included, nothing is moved: every destination stays as it was."""
+    group = OutputGroup()
+    token = _GROUP.set(group)
+    try:
+        yield group
+    except BaseException:
+        group._discard()
+        raise
+    finally:
+        _GROUP.reset(token)
+    group._commit()
 
 
 def _commit(temporary: Path, destination: Path, force: bool, display: str) -> None:

@@ -190,9 +190,12 @@ def _sheet_rows(worksheet, path) -> list[list[str]]:
 
 
 def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]:
-    """The first sheet's header and rows, as text exactly as written (_xHHHH_ escapes decoded).
-    The leading quote of a neutralised queue cell is kept: `queue apply` restores it, once.
-    A workbook past the limits above is refused before it is parsed (check_workbook_size)."""
+    """The first visible sheet's header and rows, as text exactly as written (_xHHHH_ escapes
+    decoded); hidden sheets are never read. The leading quote of a neutralised queue cell is kept:
+    `queue apply` restores it, once. A workbook past the limits above is refused before it is
+    parsed (check_workbook_size); a formula with no computed value stored (a workbook written by a
+    program, never opened and saved in a spreadsheet), or an empty one, is refused: never read as an
+    empty cell without a word."""
     from openpyxl import load_workbook
 
     check_workbook_size(path)
@@ -202,12 +205,42 @@ def read_xlsx(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]
         raise BadInput(f"{path}: not a readable .xlsx spreadsheet ({type(err).__name__}); save it again "
                             "from your spreadsheet, or export it as CSV UTF-8") from None
     try:
-        rows = _sheet_rows(book.worksheets[0], path)
+        index = next((i for i, sheet in enumerate(book.worksheets)
+                      if getattr(sheet, "sheet_state", "visible") == "visible"), None)
+        if index is None:
+            raise BadInput(f"{path}: every sheet is hidden; show the sheet of messages (or export it as CSV UTF-8)")
+        rows = _sheet_rows(book.worksheets[index], path)
     finally:
         book.close()
     if not rows:
-        raise BadInput(f"{path}: the first sheet is empty")
+        raise BadInput(f"{path}: the first visible sheet is empty")
+    if any(value == "" for row in rows for value in row):
+        _refuse_uncomputed(path, index, rows)
     return rows[0], rows[1:]
+
+
+def _refuse_uncomputed(path, index: int, rows: list[list[str]]) -> None:
+    """Refuse a sheet whose empty-looking cells include formulas without a stored value: read as
+    empty, their messages would be lost without a word."""
+    from openpyxl import load_workbook
+
+    book = load_workbook(path, read_only=True, data_only=False)
+    try:
+        found, first = 0, None
+        for number, (row, read) in enumerate(zip(book.worksheets[index].iter_rows(values_only=True), rows), 1):
+            for column, (value, shown) in enumerate(zip(row, read)):
+                if shown == "" and isinstance(value, str) and value.startswith("="):
+                    found += 1
+                    first = first or (number, column)
+    finally:
+        book.close()
+    if found:
+        number, column = first
+        name = rows[0][column] if number > 1 and column < len(rows[0]) and rows[0][column] else f"{column + 1}"
+        raise BadInput(f"{path}: {found:,} cell{'s' if found > 1 else ''} of the sheet "
+                       f"{'are formulas' if found > 1 else 'is a formula'} with no computed value stored, or an empty one "
+                       f"(first: row {number:,}, column {name!r}), which would be read as empty; open and save the "
+                       "workbook in a spreadsheet (or replace the formulas by their values), or export it as CSV UTF-8")
 
 
 def as_csv(path: str | os.PathLike[str]):

@@ -107,13 +107,26 @@ class Surrogates:
     """One surrogate per entity, stable across a corpus; `known` restores an earlier mapping.
 
     `avoid` holds forms no new surrogate may be (compared folded): the corpus's readable words and
-    its hidden originals, so that a surrogate never names someone the corpus names."""
+    its hidden originals, so that a surrogate never names someone the corpus names. `hidden` holds
+    the originals the release hides (in any message or column): no surrogate is one of them, not
+    even one kept from an earlier release (that entity is drawn again and listed in `dropped`), so
+    that a surrogate never shows the real name of another person; nor is a kept surrogate one of
+    the forms `redraw`."""
 
-    def __init__(self, seed: int = 0, known: dict[tuple[str, str], str] | None = None, avoid=()):
+    def __init__(self, seed: int = 0, known: dict[tuple[str, str], str] | None = None, avoid=(), hidden=(),
+                 redraw=()):
         self.seed = seed
-        self.mapping: dict[tuple[str, str], str] = dict(known or {})
+        self.hidden: set[str] = {_collapsed(form) for form in hidden}
+        known = dict(known or {})
+        redraw = {_collapsed(form) for form in redraw}
+        #: The entities whose earlier surrogate is a name this release hides, or one of the forms
+        #: `redraw` (words shown where no consistency check reaches: the other columns): drawn again.
+        self.dropped: set[tuple[str, str]] = {entity for entity, value in known.items()
+                                              if self._shows_hidden(value) or _collapsed(value) in redraw}
+        self.mapping: dict[tuple[str, str], str] = {entity: value for entity, value in known.items()
+                                                    if entity not in self.dropped}
         self._used: set[str] = {value.casefold() for value in self.mapping.values()}
-        self.avoid: set[str] = {fold(form) for form in avoid}
+        self.avoid: set[str] = {fold(form) for form in avoid} | self.hidden
 
     def _rng(self, tag: str, key: str, attempt: int) -> random.Random:
         digest = hashlib.sha256(f"{self.seed}\x00{tag}\x00{key}\x00{attempt}".encode()).digest()
@@ -150,11 +163,23 @@ class Surrogates:
         """Whether a name (first name, surname, nickname, place, brand, the names of an e-mail
         address) is one the corpus shows or hides."""
         if self.avoid and tag == "MEL":  # julie.martin@...: the names of an address too
-            return any(word in self.avoid for word in re.findall(r"[^\W\d_]{3,}", fold(candidate.split("@")[0])))
+            local = candidate.split("@")[0]
+            return self._shows_hidden(local) or any(word in self.avoid for word in re.findall(r"[^\W\d_]{3,}",
+                                                                                             fold(local)))
         if not self.avoid or tag not in ("PRE", "NOM", "SUR", "LIE", "MAR"):
             return False
         folded = " ".join(fold(candidate).split())
-        return folded in self.avoid or _REPEATS.sub(r"\1", folded) in self.avoid
+        if folded in self.avoid or _REPEATS.sub(r"\1", folded) in self.avoid:
+            return True
+        return self._shows_hidden(candidate)
+
+    def _shows_hidden(self, form: str) -> bool:
+        """Whether `form`, or one of its words, is an original the release hides (whatever its case,
+        accents or letter repetitions)."""
+        if not self.hidden:
+            return False
+        return _collapsed(form) in self.hidden or any(
+            _collapsed(word) in self.hidden for word in re.findall(r"[^\W\d_]{2,}", fold(form)))
 
     def _candidate(self, tag: str, key: str, original: str, rng: random.Random, attempt: int) -> str:
         length = len(_REPEATS.sub(r"\1", original))
@@ -168,10 +193,19 @@ class Surrogates:
             near = [n for n in pool if abs(len(n) - length) <= (1 if attempt < 100 else 4)]
             return rng.choice(near or pool)
         if tag == "SUR":  # a nickname: a short name, doubled when the original is (juju, lolo)
-            name = rng.choice(_first_names()["F"] + _first_names()["M"]).lower()
-            if len(key) >= 4 and key[: len(key) // 2] == key[len(key) // 2 :]:
-                syllable = name[:2]
-                return syllable * (len(key) // 2 // len(syllable) or 1)
+            names = _first_names()["F"] + _first_names()["M"]
+            name = rng.choice(names).lower()
+            half = len(key) // 2
+            if len(key) >= 4 and key[:half] == key[half:]:
+                # A doubled nickname (lolo, juju, loulou) gets a doubled nickname as long: the first
+                # syllable of a name, a consonant then a vowel (mimi, fifi).
+                for _ in range(50):
+                    syllable = _ascii_name(name)[:half]
+                    if (len(syllable) == half and syllable[0] not in _VOWELS
+                            and any(c in _VOWELS for c in syllable[1:])):
+                        return syllable * 2
+                    name = rng.choice(names).lower()
+                return ("mi" * half)[:half] * 2
             return name[: max(3, length)]
         if tag == "LIE":
             return rng.choice(_places())
@@ -229,6 +263,24 @@ def _url(original: str, rng: random.Random) -> str:
     elif path:
         out += "/"
     return out
+
+
+def _collapsed(form: str) -> str:
+    """A form as hidden names are compared: folded, its spaces single, its letter runs collapsed."""
+    return re.sub(r"(\w)\1+", r"\1", " ".join(fold(form).split()))
+
+
+def hidden_forms(messages) -> set[str]:
+    """Every original the (text, spans) pairs hide, whole and word by word (folded): no surrogate
+    may be one of them."""
+    forms: set[str] = set()
+    for text, spans in messages:
+        for start, end, _tag in spans:
+            hidden = text[start:end]
+            if hidden.strip():
+                forms.add(_collapsed(hidden))
+                forms.update(_collapsed(word) for word in re.findall(r"[^\W\d_]{2,}", hidden))
+    return forms
 
 
 def forms_to_avoid(messages) -> set[str]:

@@ -58,6 +58,39 @@ def _read_head(path: Path, display: str) -> bytes:
         raise BadInput(f"{display}: {err.strerror or err}") from None
 
 
+def read_small_file(path, what: str, limit: int) -> bytes:
+    """The bytes of a small side file (known names, an evaluation): a regular file of at most `limit`
+    bytes, else one line (`what` names it): a FIFO, a device (/dev/zero), a folder or a larger file
+    is refused before it is read, and the read stops at the bound whatever the file claimed."""
+    import os
+
+    display = str(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise BadInput(f"{what}: no such file {display}") from None
+    except OSError as err:
+        raise BadInput(f"{what}: cannot read {display}: {err.strerror or err}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise BadInput(f"{what}: {display} is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise BadInput(f"{what}: {display} is not a regular file (a pipe or a device is not read)")
+    if info.st_size > limit:
+        raise BadInput(f"{what}: {display} is {info.st_size:,} bytes, more than the {limit:,} it may hold")
+    try:
+        # O_NONBLOCK: a file swapped for a FIFO since the check never blocks the open.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise BadInput(f"{what}: {display} is not a regular file (a pipe or a device is not read)")
+            data = handle.read(limit + 1)
+    except OSError as err:
+        raise BadInput(f"{what}: cannot read {display}: {err.strerror or err}") from None
+    if len(data) > limit:
+        raise BadInput(f"{what}: {display} is more than the {limit:,} bytes it may hold")
+    return data
+
+
 def _refuse_binary(head: bytes, suffix: str, display: str) -> None:
     """Spreadsheets and archives are common mistakes: say what to do instead of parsing noise."""
     if suffix in _WORKBOOK_SUFFIXES or head.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):

@@ -98,8 +98,7 @@ def agreement_lines(result: dict) -> list[str]:
     """The agreement in a few lines, as `triage review --report` prints it."""
     if not result.get("marked") and not result["messages"]:
         return ["double review: none (`triage review --double 0.1` marks a share for two reviewers)"]
-    lines = [f"double review: {result['messages']:,} of {result.get('marked', 0):,} marked messages decided by two "
-             "reviewers"]
+    lines = [double_review_count(result)]
     if result["messages"]:
         labels, spans = result["labels"], result["spans"]
         lines.append(f"agreement: labels {labels['agree']:,}/{result['messages']:,} alike, Cohen's kappa "
@@ -112,6 +111,26 @@ def agreement_lines(result: dict) -> list[str]:
     if d:
         lines.append(f"disagreements: {d['resolved']:,} resolved by the lead, {d['unresolved']:,} unresolved")
     return lines
+
+
+def double_review_count(result: dict) -> str:
+    """How many messages two reviewers decided, against how many are marked for it: "N of M marked"
+    only when every one of the N is among the M (a share lowered since, `--double 0`, says so)."""
+    decided, marked = result["messages"], result.get("marked", 0)
+    still = result.get("decided_marked", decided if decided <= marked else marked)
+    if still == decided:
+        return f"double review: {decided:,} of {marked:,} marked messages decided by two reviewers"
+    now = f"{marked:,} message{'s' if marked != 1 else ''} marked now" if marked else "none marked now"
+    return (f"double review: {decided:,} message{'s' if decided != 1 else ''} decided by two reviewers, "
+            f"{still:,} of them still marked ({now}: the share marked for two reviewers was lowered since)")
+
+
+def share_text(share: float) -> str:
+    """A share as a percentage that never rounds a share above zero to 0% (0.4% stays 0.4%)."""
+    percent = 100 * share
+    if percent == 0 or percent >= 10 or percent == round(percent):
+        return f"{percent:.0f}%"
+    return f"{percent:.2g}%"
 
 
 def reviewer_lines(figures: dict[str, dict]) -> list[str]:
@@ -169,9 +188,17 @@ def review_markdown(section: dict | None) -> list[str]:
     a = section["agreement"]
     if a["messages"]:
         labels, spans = a["labels"], a["spans"]
+        share, marked = section["double_review_share"], a.get("marked", 0)
+        still = a.get("decided_marked", a["messages"] if a["messages"] <= marked else marked)
+        if still == a["messages"] and share > 0:
+            drawn = (f"{a['messages']:,} of the {marked:,} messages marked for it ({share_text(share)} of the queue and "
+                     "of the audit sample, drawn with a seed)")
+        else:  # the share was lowered after those decisions (--double 0): never "0% of the queue"
+            drawn = (f"{a['messages']:,} messages, marked for it when they were decided (the share marked is now "
+                     f"{share_text(share)}, {marked:,} message{'s' if marked != 1 else ''}, {still:,} of them among "
+                     "those decided)")
         lines.append(
-            f"Double review: {a['messages']:,} messages ({100 * section['double_review_share']:.0f}% of the queue and "
-            f"of the audit sample, drawn with a seed) were decided blind by two reviewers. Labels (TA/NTA): "
+            f"Double review: {drawn} were decided blind by two reviewers. Labels (TA/NTA): "
             f"{labels['agree']:,} of {a['messages']:,} alike, Cohen's kappa {_number(labels['kappa'])}. Hidden spans: "
             f"pairwise F1 {_number(spans['f1_exact'])} on exact boundaries, {_number(spans['f1_overlap'])} on "
             f"overlapping ones (same tag; {spans['first']:,} and {spans['second']:,} spans).")

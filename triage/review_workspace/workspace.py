@@ -653,6 +653,29 @@ class Workspace:
                         "audit_seed": int(meta.get("audit_seed", 0))}
             self._set_meta(classify=json.dumps(settings, ensure_ascii=False, sort_keys=True))
 
+    def keep_known_names(self, known) -> None:
+        """Keep the known names classify was given (a triage.seekhide.KnownNames), so that a later
+        `classify --workspace` without `--known-names` hides them again. They stay in this private
+        file, never in a release or its datasheet."""
+        record = {"source": known.source, "count": known.count, "entries": [list(e) for e in known.entries]}
+        with self._transaction():
+            self._set_meta(known_names=json.dumps(record, ensure_ascii=False))
+
+    def kept_known_names(self):
+        """The known names an earlier classify was given (keep_known_names), or None."""
+        from triage.seekhide.known import KnownNames
+
+        try:
+            record = json.loads(self.meta().get("known_names") or "null")
+            if not isinstance(record, dict):
+                return None
+            entries = tuple((str(w), str(t), int(p)) for w, t, p in record["entries"])
+        except (ValueError, TypeError, KeyError):
+            return None
+        if not entries:
+            return None
+        return KnownNames(entries, record.get("source"), None, int(record.get("count") or 0))
+
     def classify_settings(self) -> dict | None:
         """What `record_classify` noted, or None (a workspace made by `review`, or by an older classify)."""
         recorded = self.meta().get("classify")
@@ -1345,8 +1368,16 @@ class Workspace:
         """Agreement of the double-reviewed messages (triage.review_workspace.agreement)."""
         from triage.review_workspace.agreement import agreement
 
-        result = agreement(self.double_pairs())
-        result["marked"] = len(self.double_ids())
+        pairs = self.double_pairs()
+        result = agreement(pairs)
+        marked = self.double_ids()
+        result["marked"] = len(marked)
+        # Of the messages two reviewers decided, those still marked: fewer when the share marked
+        # was lowered since (--double 0 after a double review).
+        twice = {row[0] for row in self._db.execute(
+            "SELECT r.id FROM reviews r JOIN messages m USING (id) WHERE r.text_hash = m.text_hash "
+            "GROUP BY r.id HAVING count(*) >= 2")}
+        result["decided_marked"] = len(twice & marked)
         result["disagreements"] = {
             "unresolved": self.count(status=DISPUTED),
             "resolved": self._db.execute(
@@ -1682,15 +1713,18 @@ class Workspace:
         """Every occurrence of a spelling (a whole word or phrase, any case) in the corpus, with its
         context: the words before and after (`width` characters each way). Each occurrence says
         whether its message is in the review list (then it can be decided here, one occurrence at a
-        time) and whether it is hidden now (the reviewer's decision, else the machines' proposal)."""
+        time) and whether it is hidden now: in a listed message by the reviewer's decision, else the
+        machines' proposal; in a message outside the list as the release hides it (what the machines
+        hid, with the names learnt for the corpus), never "not hidden" for what the machines hid."""
         key = _key(spelling)
         if not key or not any(c.isalnum() for c in key):
             raise BadOption("give a word or a phrase")
         pattern = word_pattern(key)
         like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = self._db.execute(
-            "SELECT m.id, m.text, i.id IS NOT NULL AS listed FROM messages m LEFT JOIN items i USING (id)"
-            " WHERE m.text LIKE ? ESCAPE '\\' ORDER BY m.position", (like,))
+            "SELECT m.id, m.text, m.hidden, m.decision, i.id IS NOT NULL AS listed FROM messages m"
+            " LEFT JOIN items i USING (id) WHERE m.text LIKE ? ESCAPE '\\' ORDER BY m.position", (like,))
+        learnt = None
         occurrences, messages, outside = [], 0, 0
         for row in rows:
             hits = list(pattern.finditer(row["text"]))
@@ -1700,7 +1734,13 @@ class Workspace:
             item = self.item(row["id"]) if row["listed"] else None
             if item is None:
                 outside += len(hits)
-            current = [] if item is None else (item.spans if item.status == "decided" else item.proposal)
+            if item is None:  # released by the machines: what the release hides in it
+                if learnt is None:
+                    learnt = self._learnt_sets()
+                machine = json.loads(row["hidden"] or "[]") if row["decision"] == TA else []
+                current = apply_learnt(row["text"], machine, *learnt)
+            else:
+                current = item.spans if item.status == "decided" else item.proposal
             for hit in hits:
                 if len(occurrences) >= limit:
                     break

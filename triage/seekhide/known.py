@@ -12,7 +12,9 @@ refused in one line naming the line.
 A word is a variant of a known name when, accents and case set aside and letter repetitions
 collapsed (Zorglubiiine), it is the name, or it is within one edit (a letter added, removed,
 replaced, or two neighbours swapped) of a name of ONE_EDIT_FROM letters or more, or within two
-edits of a name of TWO_EDITS_FROM letters or more. A word that is an ordinary word of the
+edits of a name of TWO_EDITS_FROM letters or more (up to VARIANTS_UP_TO letters: a longer name, or a
+word longer than every name by more than two letters, matches only as written, accents, case and
+repetitions aside, so that a long word costs no more than a short one). A word that is an ordinary word of the
 lexicons (rose, mari) is hidden only when it is the name exactly (accents aside) written with a
 capital: "Rose" is hidden, "une rose" is not.
 """
@@ -34,6 +36,11 @@ KNOWN_TAGS = ("PRE", "NOM", "SUR")
 # written, accents, case and repetitions aside: one edit from a 4-letter name is too often
 # another word (Léo: les, leur, lé).
 ONE_EDIT_FROM, TWO_EDITS_FROM = 5, 8
+# Names with variants have at most this many letters (after collapsing repetitions): the variant
+# search grows with the square of a word's length.
+VARIANTS_UP_TO = 40
+# A known-names file is a list a team wrote: larger is refused (a regular file only).
+MAX_FILE_BYTES = 16 * 1024 * 1024
 _RUN = re.compile(r"(\w)\1+")
 # A word of a name: letters, with inner hyphens or apostrophes (Jean-Pierre, O'Neil).
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -56,9 +63,10 @@ class KnownNames:
     count: int = 0
 
     def record(self) -> dict:
-        """What a classify record says of them: the file's name and digest, the number of names
-        (never the names)."""
-        return {"file": self.source, "sha256": self.sha256, "names": self.count}
+        """What a classify record (and a release's datasheet) says of them: the file's name and the
+        number of names, never the names nor a digest of them (a plain digest of one or two names is
+        reversed by trying every first name of a list)."""
+        return {"file": self.source, "names": self.count}
 
 
 def _entry_words(text: str, tag: str, where: str) -> list[tuple[str, str, int]]:
@@ -99,11 +107,10 @@ def parse(text: str, where: str) -> tuple[list[tuple[str, str, int]], int]:
 
 def read_known_names(path: str | os.PathLike) -> KnownNames:
     """The known names of a file (see the module's docstring); a bad line is refused in one line."""
+    from triage.io.decoding import read_small_file
+
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise BadInput(f"cannot read the known names {path}: {error.strerror or error}") from None
+    data = read_small_file(path, "--known-names", MAX_FILE_BYTES)
     for number, line in enumerate(data.split(b"\n"), 1):
         try:
             line.decode("utf-8")
@@ -193,6 +200,7 @@ class KnownMatcher:
         self.names: list[tuple[str, str, str]] = []  # (key, exact form folded, tag)
         self._exact: dict[str, int] = {}
         self._near: dict[str, set[int]] = {}
+        self._longest = 0  # the longest name with variants
         for word, tag, position in known.entries:
             key = name_key(word)
             tag = tag or self._default_tag(word, position)
@@ -200,7 +208,8 @@ class KnownMatcher:
             self.names.append((key, fold(word.lower()), tag))
             self._exact.setdefault(key, index)
             edits = 2 if len(key) >= TWO_EDITS_FROM else 1 if len(key) >= ONE_EDIT_FROM else 0
-            if edits:
+            if edits and len(key) <= VARIANTS_UP_TO:
+                self._longest = max(self._longest, len(key))
                 for variant in {key} | _deletes(key, edits):
                     self._near.setdefault(variant, set()).add(index)
 
@@ -218,8 +227,8 @@ class KnownMatcher:
         key = name_key(word)
         if key in self._exact:
             return self._exact[key]
-        if len(key) < ONE_EDIT_FROM - 1 or not key.isalpha():
-            return -1
+        if len(key) < ONE_EDIT_FROM - 1 or len(key) > self._longest + 2 or not key.isalpha():
+            return -1  # too short to be a variant, or longer than any name by more than two edits
         candidates = set(self._near.get(key, ()))
         for variant in _deletes(key, 2 if len(key) >= TWO_EDITS_FROM - 1 else 1):
             candidates |= self._near.get(variant, set())
