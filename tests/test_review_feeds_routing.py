@@ -36,7 +36,7 @@ def test_a_name_a_reviewer_hid_is_hidden_with_its_variants_when_classify_runs_ag
     source, out, workspace = tmp_path / "sms.csv", tmp_path / "out.csv", tmp_path / "ws.sqlite"
     write_corpus(source)
     succeeded(cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart", "--expert-budget", "1"))
-    assert hidden_words(out)["2"] == hidden_words(out)["3"] == set()
+    assert hidden_words(out)["2"] == set()  # the variant, with no cue before it, the machines leave readable
     start = MESSAGES[0][1].index("Bidulon")
     with Workspace.open(workspace) as opened:
         opened.decide("1", label="TA", spans=[[start, start + len("Bidulon"), "PRE"]], reviewer="ana")

@@ -403,6 +403,8 @@ def test_the_names_hidden_in_a_withheld_rows_columns_are_no_surrogate_either(cli
     monkeypatch.setattr(corpus_release, "replacer", spying)
     corpus_release.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
                                withhold_undecided=True, columns=["sender"])
+    from triage.surrogates import _collapsed
+
     for ident in withheld:
-        first_name = fold(senders[int(ident)].split()[0])
+        first_name = _collapsed(senders[int(ident)].split()[0])  # as the hidden forms are kept: Camille, camile
         assert first_name in seen["hidden"], (ident, first_name)

@@ -295,10 +295,10 @@ def test_candidates_group_the_pending_words_by_spelling(workspace):
     groups = workspace.candidates()
     assert groups and all(g["messages"] >= 1 and g["examples"] for g in groups)
     assert [g["messages"] for g in groups] == sorted((g["messages"] for g in groups), reverse=True)
-    avril = next(g for g in groups if g["spelling"] == "avril")
-    assert avril["messages"] >= 2
-    workspace.learn("avril", kind="word", scope="corpus", reviewer="ana")
-    assert "avril" not in {g["spelling"] for g in workspace.candidates()}
+    top = groups[0]  # the spelling pending in the most messages
+    assert len({g["spelling"] for g in groups}) == len(groups)  # one group a spelling
+    workspace.learn(top["spelling"], kind="word", scope="corpus", reviewer="ana")
+    assert top["spelling"] not in {g["spelling"] for g in workspace.candidates()}
 
 
 def test_progress_counts_and_time_left(workspace):
