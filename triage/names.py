@@ -241,26 +241,22 @@ class CorpusStats:
     def capitalised_many(self, texts: list[str]) -> list[float]:
         """For each text, the rate of messages writing its lower-case spelling with a capital in
         the middle of a sentence (read as lower()), remembered."""
-        known = self._capital
-        out = [known.get(text) for text in texts]
-        missing = [i for i, value in enumerate(out) if value is None]
-        if missing:
-            keys = [texts[i].lower() for i in missing]
-            counts = self.capitalised.get_many(keys).tolist()
-            for i, count in zip(missing, counts):
-                out[i] = known[texts[i]] = self._rate(count)
-        return out
+        return self._rates(texts, self._capital, self.capitalised, lower_only=False)
 
     def lower_many(self, texts: list[str]) -> list[float]:
         """lower() of each text, remembered (candidate words recur from batch to batch)."""
-        known = self._lower
+        return self._rates(texts, self._lower, self.counts, lower_only=True)
+
+    def _rates(self, texts: list[str], known: dict, counts: WordCounts, lower_only: bool) -> list[float]:
+        """The rate of each text's lower-case spelling in `counts`, remembered in `known`; with
+        `lower_only`, 0 for a text that has no lower-case form (digits alone)."""
         out = [known.get(text) for text in texts]
         missing = [i for i, value in enumerate(out) if value is None]
         if missing:
             keys = [texts[i].lower() for i in missing]
-            counts = self.counts.get_many(keys).tolist()
-            for i, key, count in zip(missing, keys, counts):
-                out[i] = known[texts[i]] = self._rate(count if key.islower() else 0)
+            found = counts.get_many(keys).tolist()
+            for i, key, count in zip(missing, keys, found):
+                out[i] = known[texts[i]] = self._rate(count if key.islower() or not lower_only else 0)
         return out
 
 
