@@ -342,13 +342,16 @@ def _both_files_table(data: dict) -> str:
         seeds = part["cross_validated"]["seeds"]
         figures = seeds["figures"]
 
-        def cell(key: str) -> str:
-            figure = figures.get(key) or {}
-            return "-" if figure.get("mean") is None else f"{_pct(figure['mean'], 2)} ± {100 * figure['sd']:.2f}"
-
         lines.append(f"| {name} | cross-validated by donor over both files, {len(seeds['seeds'])} seeds | "
-                     + " | ".join(cell(k) for k, _ in _BOTH_FIGURES) + " |")
+                     + " | ".join(_mean_sd(figures.get(k)) for k, _ in _BOTH_FIGURES) + " |")
     return "\n".join(lines)
+
+
+def _mean_sd(figure: dict | None) -> str:
+    """A figure over seeds, as mean ± standard deviation (in points)."""
+    if not figure or figure.get("mean") is None:
+        return "-"
+    return f"{_pct(figure['mean'], 2)} ± {100 * figure['sd']:.2f}"
 
 
 def evaluation_parts() -> dict[str, str]:
