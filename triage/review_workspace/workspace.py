@@ -1528,14 +1528,16 @@ class Workspace:
         """(message row, first match) of every message of the corpus holding `key` as a whole word,
         in file order: through the trigram index when it can, else a scan."""
         pattern = word_pattern(key)
+        columns = ("m.id, m.text, m.text_hash, (SELECT coalesce(max(e.seq), 0) FROM events e WHERE e.id = m.id) "
+                   "AS version")
         piece = max(re.split(r"['’\s]+", key), key=len)
         if self._searchable and len(piece) >= 3:
             rows = self._db.execute(
-                "SELECT id, text, text_hash FROM messages WHERE rowid IN (SELECT rowid FROM message_search "
+                f"SELECT {columns} FROM messages m WHERE rowid IN (SELECT rowid FROM message_search "
                 "WHERE message_search MATCH ?) ORDER BY position", ('"' + piece.replace('"', '""') + '"',))
         else:
             like = "%" + piece.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            rows = self._db.execute("SELECT id, text, text_hash FROM messages WHERE text LIKE ? ESCAPE '\\' "
+            rows = self._db.execute(f"SELECT {columns} FROM messages m WHERE text LIKE ? ESCAPE '\\' "
                                     "ORDER BY position", (like,))
         for row in rows:
             match = pattern.search(row["text"])
@@ -1553,7 +1555,7 @@ class Workspace:
         digest.update(json.dumps([key, [list(entry) for entry in entries]], ensure_ascii=False)
                       .encode("utf-8", "surrogatepass") + b"\n")
         for row, _ in self._mentions(key):
-            digest.update(json.dumps([row["id"], row["text_hash"], self._version(row["id"])], ensure_ascii=False)
+            digest.update(json.dumps([row["id"], row["text_hash"], row["version"]], ensure_ascii=False)
                           .encode("utf-8", "surrogatepass") + b"\n")
         return digest.hexdigest()
 
