@@ -1,0 +1,116 @@
+"""Two reviewers in the real browser (Chromium through Selenium): an action the page took on what it
+showed, when another reviewer changed it since, is refused; the page then shows the current state
+and says why in its status line, in the page's language. The other reviewer acts through the
+workspace, as their own server would."""
+
+import pytest
+from test_review_browser import CHROMEDRIVER, CHROMIUM, ready  # noqa: F401  (the skip rules)
+from test_review_browser import browser  # noqa: F401  (a fixture)
+from test_review_team_browser import Server, shoot, team_workspace  # noqa: F401  (a fixture)
+
+from triage.review_workspace import Workspace
+
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no Chromium and chromedriver here")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+def in_french(browser):
+    browser.execute_script("localStorage.setItem('triage-language', 'fr')")
+    browser.refresh()
+    ready(browser)
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "fr"
+
+
+def test_a_skip_of_a_message_another_reviewer_decided_meanwhile_is_refused_and_shows_their_decision(
+        browser, team_workspace):  # noqa: F811
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        in_french(browser)
+        shown = browser.find_element(By.ID, "message").get_attribute("data-message-id")
+        with Workspace.open(team_workspace) as bob:
+            bob._db.execute("DELETE FROM leases")  # ana's lease ran out (her computer slept)
+            text = bob.item(shown).text
+            word = text.split()[0]
+            bob.decide(shown, label="TA", spans=[[0, len(word), "PRE"]], reviewer="bob")
+        browser.find_element(By.TAG_NAME, "body").send_keys("s")  # ana skips what she saw
+        status = browser.find_element(By.ID, "status")
+        WebDriverWait(browser, 10).until(lambda d: "Rien n'a été enregistré" in status.text)
+        assert f"le message {shown} a été modifié par bob" in status.text and "tel qu'il est maintenant" in status.text
+        assert browser.find_element(By.ID, "message").get_attribute("data-message-id") == shown
+        assert "décidé TA" in browser.find_element(By.ID, "badges").text  # the message as it now is
+        assert browser.find_element(By.ID, "conflict").is_displayed()
+        shoot(browser, "skip-refused")
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        item = ws.item(shown)
+        assert (item.status, item.reviewer) == ("decided", "bob")
+        assert [e["action"] for e in ws.history(shown)] == ["decide"]
+
+
+def test_the_lead_keeping_a_decision_a_reviewer_changed_meanwhile_is_refused_and_the_list_shows_it(
+        browser, team_workspace):  # noqa: F811
+    with Workspace.open(team_workspace) as ws:
+        ws.mark_double(0.1)
+        (ident,) = ws.double_ids()
+        words = ws.item(ident).text.split()
+        ws.decide(ident, label="TA", spans=[[0, len(words[0]), "PRE"]], reviewer="ana")
+        ws.decide(ident, label="NTA", spans=[], reviewer="bob")
+    server = Server(team_workspace, "lea", lead=True)
+    try:
+        browser.get(server.address)
+        ready(browser)
+        browser.find_element(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]').click()
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#dispute-list .side"))
+        sides = browser.find_elements(By.CSS_SELECTOR, "#dispute-list .side h3")
+        assert [s.text for s in sides] == ["ana: TA", "bob: NTA"]
+        with Workspace.open(team_workspace) as bob:  # bob takes his NTA back and hides the second word
+            bob.undo(reviewer="bob")
+            text = bob.item(ident).text
+            second = text.index(words[1], len(words[0]))
+            bob.decide(ident, label="TA", spans=[[second, second + len(words[1]), "NOM"]], reviewer="bob")
+            assert bob.item(ident).status == "disputed"
+        browser.find_element(By.TAG_NAME, "body").send_keys("2")  # keep bob's NTA, as shown
+        status = browser.find_element(By.ID, "adjudicate-status")
+        WebDriverWait(browser, 10).until(lambda d: "Nothing was resolved" in status.text)
+        assert f"bob changed message {ident} since the page showed it" in status.text
+        WebDriverWait(browser, 10).until(
+            lambda d: [s.text for s in d.find_elements(By.CSS_SELECTOR, "#dispute-list .side h3")] == ["ana: TA", "bob: TA"])
+        shoot(browser, "adjudicate-refused")
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        item = ws.item(ident)
+        assert item.status == "disputed"
+        assert not [e for e in ws.history(ident) if e["action"] == "adjudicate"]
+
+
+def test_undoing_a_learnt_entry_a_colleague_undid_meanwhile_shows_the_list_as_it_is(
+        browser, team_workspace):  # noqa: F811
+    with Workspace.open(team_workspace) as ws:
+        entry = ws.learn("Lisette", kind="name", scope="corpus", reviewer="ana")
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        in_french(browser)
+        browser.find_element(By.CSS_SELECTOR, '.tab[data-view="learnt"]').click()
+        row = f'#learnt-rows tr[data-entry="{entry["id"]}"]'
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, row))
+        with Workspace.open(team_workspace) as bob:
+            bob.unlearn(entry["id"], reviewer="bob")
+        browser.find_element(By.CSS_SELECTOR, f"{row} button").click()
+        status = browser.find_element(By.ID, "learnt-status")
+        WebDriverWait(browser, 10).until(lambda d: "Rien n'a été changé" in status.text)
+        assert "annulée par bob" in status.text
+        WebDriverWait(browser, 10).until(
+            lambda d: "inactive" in d.find_element(By.CSS_SELECTOR, row).get_attribute("class"))
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        (row,) = ws.learnt()
+        assert row["undone_by"] == "bob"
