@@ -114,3 +114,29 @@ def test_undoing_a_learnt_entry_a_colleague_undid_meanwhile_shows_the_list_as_it
     with Workspace.open(team_workspace) as ws:
         (row,) = ws.learnt()
         assert row["undone_by"] == "bob"
+
+
+def test_an_undo_after_another_page_of_the_reviewer_acted_undoes_nothing_and_shows_the_list_anew(
+        browser, team_workspace):  # noqa: F811
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        first = browser.find_element(By.ID, "message").get_attribute("data-message-id")
+        browser.find_element(By.TAG_NAME, "body").send_keys("n")  # NTA
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_element(By.ID, "message").get_attribute("data-message-id") != first
+            and d.find_elements(By.CSS_SELECTOR, f'#history-list li.last[data-message-id="{first}"]'))
+        with Workspace.open(team_workspace) as elsewhere:  # another page of ana's decides the last message
+            last = elsewhere.items(limit=10)[-1].id
+            elsewhere.decide(last, label="NTA", spans=[], reviewer="ana")
+        browser.find_element(By.TAG_NAME, "body").send_keys("u")
+        status = browser.find_element(By.ID, "status")
+        WebDriverWait(browser, 10).until(lambda d: "Nothing was undone" in status.text)
+        assert "no longer the one this page showed" in status.text
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, f'#history-list li.last[data-message-id="{last}"]'))
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        assert ws.item(first).status == ws.item(last).status == "decided"

@@ -205,3 +205,28 @@ def test_unlearning_from_the_command_line_an_entry_undone_since_is_one_line(cli,
     result = cli("review", classified, "--workspace", ws, "--unlearn", str(entry["id"]), "--reviewer", "ana")
     assert result.exit_code == 1
     assert "already undone by bob" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------- undo
+
+
+def test_an_undo_names_the_action_the_page_showed_and_is_refused_when_another_page_acted_since(team):  # noqa: F811
+    _, path, reviewer = team
+    ana, ana_elsewhere = reviewer("ana"), reviewer("ana")  # two pages of hers
+    assert decide(ana, "1", "NTA").status_code == 200
+    shown = ana.get("/api/recent").json()[0]
+    assert (shown["id"], shown["action"]) == ("1", "decide") and type(shown["seq"]) is int
+    assert decide(ana_elsewhere, "2", "NTA").status_code == 200  # her other page decides meanwhile
+    body = one_line_409(ana.post("/api/undo", json={"seq": shown["seq"]}), "no longer the one your page showed",
+                        "nothing was undone")
+    assert body["conflict"]["kind"] == "undo" and body["conflict"]["id"] == "2"
+    with Workspace.open(path) as ws:
+        assert ws.item("1").status == ws.item("2").status == "decided"
+    fresh = ana.get("/api/recent").json()[0]
+    assert ana.post("/api/undo", json={"seq": fresh["seq"]}).json()["id"] == "2"
+    # The action the page showed was undone elsewhere since: refused too.
+    last = ana.get("/api/recent").json()[0]
+    assert ana_elsewhere.post("/api/undo").json()["id"] == "1"
+    one_line_409(ana.post("/api/undo", json={"seq": last["seq"]}), "nothing was undone")
+    assert ana.post("/api/undo", json={"seq": "7"}).status_code == 400
+    assert ana.post("/api/undo").json() is None  # without `seq`, nothing left to undo is no error

@@ -405,8 +405,9 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             return _error(str(err), 409, changed=True)
         return JSONResponse(skipped.as_json())
 
-    async def undo(request: Request):
-        undone = workspace.undo(reviewer=settings.reviewer)
+    async def undo(request: Request):  # `seq`: the action the page showed as the next to undo
+        data = await _json_body(request)
+        undone = workspace.undo(reviewer=settings.reviewer, seq=data.get("seq"))
         return JSONResponse({**undone.as_json(), "undone": workspace.last_undone} if undone else None)
 
     # Bulk decisions on the list's filtered items: a preview first (GET), then the decision (POST)

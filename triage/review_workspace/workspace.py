@@ -1274,7 +1274,7 @@ class Workspace:
             self._db.execute("DELETE FROM leases WHERE id = ? AND reviewer = ?", (message_id, reviewer))
         return self.item(message_id)
 
-    def undo(self, *, reviewer: str) -> Item | None:
+    def undo(self, *, reviewer: str, seq: int | None = None) -> Item | None:
         """Undo the reviewer's last decision or skip that is not undone yet (logged as an event too).
 
         A decision or skip made on a text the message no longer holds is passed over: it already
@@ -1284,7 +1284,13 @@ class Workspace:
 
         Undo takes back only what no later action depends on: when anyone (another reviewer, the
         lead, an import) acted on the message since (on any message of a bulk decision), nothing is
-        undone (Conflict), since restoring the state before would take their decision back too."""
+        undone (Conflict), since restoring the state before would take their decision back too.
+
+        `seq` names the action the page showed as the next to undo (`recent`'s first): when it is no
+        longer the reviewer's last that applies (undone or followed by another, in another page),
+        nothing is undone (Conflict)."""
+        if seq is not None and type(seq) is not int:
+            raise BadOption("seq must be the action's, as `recent` gives it")
         reviewer = _reviewer(reviewer)
         with self._transaction():
             last = self._db.execute(
@@ -1293,6 +1299,11 @@ class Workspace:
                 "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT 1",
                 (reviewer,),
             ).fetchone()
+            if seq is not None and (last is None or last["seq"] != seq):
+                raise Conflict("cannot undo: your last decision is no longer the one your page showed (undone, or "
+                               "followed by another, in another page): nothing was undone",
+                               {"kind": "undo", "reviewer": reviewer, "id": last["id"] if last else None,
+                                "seq": last["seq"] if last else None})
             if last is None:
                 self.last_undone = 0
                 return None
@@ -1443,16 +1454,16 @@ class Workspace:
 
     def recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
         """The reviewer's last decisions and skips that still apply, newest first: the first one is
-        what `undo` takes back next (the same choice as `undo`). Each is {id, action, label, hidden
-        (how many spans), at}."""
+        what `undo` takes back next (the same choice as `undo`), and its `seq` what undo names. Each is
+        {seq, id, action, label, hidden (how many spans), at}."""
         reviewer = _reviewer(reviewer)
         rows = self._db.execute(
-            "SELECT e.id, e.action, e.label_after, e.spans_after, e.at FROM events e JOIN items i USING (id) "
+            "SELECT e.seq, e.id, e.action, e.label_after, e.spans_after, e.at FROM events e JOIN items i USING (id) "
             "JOIN messages m USING (id) WHERE e.reviewer = ? AND e.action IN ('decide', 'skip', 'review', 'adjudicate') AND e.undone = 0 "
             "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT ?",
             (reviewer, max(0, int(limit))),
         )
-        return [{"id": row["id"], "action": row["action"], "label": row["label_after"],
+        return [{"seq": row["seq"], "id": row["id"], "action": row["action"], "label": row["label_after"],
                  "hidden": len(json.loads(row["spans_after"])) if row["spans_after"] else 0, "at": row["at"]}
                 for row in rows]
 

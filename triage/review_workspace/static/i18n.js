@@ -81,6 +81,10 @@ const TRANSLATIONS = {
       "Rien n'a été appris : « {spelling} » a changé depuis que la page l'a affiché (quelqu'un l'a appris, ou a décidé un de ses messages). Les mots sont affichés tels qu'ils sont maintenant.",
     "Nothing was changed: entry {id} (“{spelling}”) was undone by {who} since the page showed it. The list is shown as it now is.":
       "Rien n'a été changé : l'entrée {id} (« {spelling} ») a été annulée par {who} depuis que la page l'a affichée. La liste est affichée telle qu'elle est maintenant.",
+    "Nothing was undone: {who} acted on message {id} since; undoing would take that back too.":
+      "Rien n'a été annulé : {who} a agi sur le message {id} depuis ; annuler reprendrait aussi son action.",
+    "Nothing was undone: your last decision is no longer the one this page showed (another page of yours acted or undid since). The list of your last decisions is shown as it now is.":
+      "Rien n'a été annulé : votre dernière décision n'est plus celle qu'affichait cette page (une autre de vos pages a agi ou annulé depuis). La liste de vos dernières décisions est affichée telle qu'elle est maintenant.",
     "someone": "quelqu'un", "someone else": "quelqu'un d'autre",
   },
 };

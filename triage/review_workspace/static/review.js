@@ -169,8 +169,14 @@ function renderList() {
 // The reviewer's last decisions and skips that still apply, newest first: the first is what undo
 // takes back (the undo button beside them, or u); a click on one shows its message.
 
-async function loadHistory() {
+function loadHistory() {
+  S.historyLoad = fetchHistory(); // undo waits for it: it names the action this list shows first
+  return S.historyLoad;
+}
+
+async function fetchHistory() {
   const recent = await api("GET", "/api/recent?limit=8");
+  S.recent = recent;
   const list = $("history-list");
   list.replaceChildren();
   if (!recent.length) list.append(el("li", { class: "empty", text: "nothing yet" }));
@@ -453,9 +459,26 @@ async function refused(error) {
   say(error.message, true);
 }
 
+// Undo names the action the list of last decisions shows first (`seq`): when it is no longer this
+// reviewer's last (another page of theirs acted or undid since), nothing is undone and the list is shown anew.
 async function undo() {
   let item;
-  try { item = await api("POST", "/api/undo"); } catch (error) { say(error.message, true); return; }
+  try { await S.historyLoad; } catch (_) { /* an older list: the server checks what it names */ }
+  const shown = S.recent && S.recent.length ? S.recent[0].seq : undefined;
+  try { item = await api("POST", "/api/undo", shown === undefined ? {} : { seq: shown }); } catch (error) {
+    if (error.status === 409) {
+      await loadHistory().catch(() => {});
+      if (S.item) { try { await show(S.item.id); } catch (_) { /* gone: the message stays */ } }
+      await refreshState().catch(() => {});
+      const c = (error.data && error.data.conflict) || {};
+      say(c.kind === "later" ? trf("Nothing was undone: {who} acted on message {id} since; undoing would take that back too.", { who: c.reviewer, id: c.id })
+        : c.kind === "undo" ? tr("Nothing was undone: your last decision is no longer the one this page showed (another page of yours acted or undid since). The list of your last decisions is shown as it now is.")
+          : error.message, true);
+      return;
+    }
+    say(error.message, true);
+    return;
+  }
   if (!item) { say("Nothing to undo."); return; }
   relist(item);
   loadHistory().catch(() => {});
