@@ -140,3 +140,33 @@ def test_an_undo_after_another_page_of_the_reviewer_acted_undoes_nothing_and_sho
         server.stop()
     with Workspace.open(team_workspace) as ws:
         assert ws.item(first).status == ws.item(last).status == "decided"
+
+
+def test_learning_a_word_a_colleague_learnt_meanwhile_is_refused_and_the_words_view_shows_it(
+        browser, team_workspace):  # noqa: F811
+    with Workspace.open(team_workspace) as ws:
+        ws._db.execute("UPDATE messages SET highlighted = '[\"Rolande\"]' WHERE id = '6'")
+        ws._db.execute("UPDATE messages SET highlighted = '[\"Lisette\"]' WHERE id = '3'")
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        in_french(browser)
+        browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").click()
+        card = WebDriverWait(browser, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rolande]"))[0]
+        with Workspace.open(team_workspace) as bob:  # bob makes it an ordinary word meanwhile
+            bob.learn("rolande", kind="word", scope="corpus", reviewer="bob", digest=bob.word_digest("rolande"))
+        card.find_element(By.CSS_SELECTOR, ".learn-name").click()  # ana: a name, as the view showed it
+        status = browser.find_element(By.ID, "words-status")
+        WebDriverWait(browser, 10).until(lambda d: "Rien n'a été appris" in status.text)
+        assert "« rolande » a changé depuis que la page l'a affiché" in status.text
+        WebDriverWait(browser, 10).until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rolande]"))
+        assert browser.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=lisette]")
+        shoot(browser, "learn-refused")
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        assert [(e["spelling"], e["kind"], e["reviewer"]) for e in ws.learnt(active_only=True)] == [
+            ("rolande", "word", "bob")]
