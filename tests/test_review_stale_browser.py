@@ -170,3 +170,29 @@ def test_learning_a_word_a_colleague_learnt_meanwhile_is_refused_and_the_words_v
     with Workspace.open(team_workspace) as ws:
         assert [(e["spelling"], e["kind"], e["reviewer"]) for e in ws.learnt(active_only=True)] == [
             ("rolande", "word", "bob")]
+
+
+def test_an_undo_right_after_a_bulk_decision_names_it_and_takes_it_back(browser, team_workspace):  # noqa: F811
+    from selenium.webdriver.support.ui import Select
+
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        first = browser.find_element(By.ID, "message").get_attribute("data-message-id")
+        browser.find_element(By.TAG_NAME, "body").send_keys("n")  # a decision first: the list shows it
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, f'#history-list li.last[data-message-id="{first}"]'))
+        browser.find_element(By.ID, "filter-q").send_keys("chez")
+        WebDriverWait(browser, 10).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#item-list li[data-message-id]")) == 3)
+        browser.find_element(By.ID, "bulk-open").click()
+        Select(browser.find_element(By.ID, "bulk-action")).select_by_value("nta")
+        WebDriverWait(browser, 10).until(lambda d: "3 messages found" in d.find_element(By.ID, "bulk-text").text)
+        browser.find_element(By.ID, "bulk-yes").click()
+        WebDriverWait(browser, 10).until(lambda d: "decided at once" in d.find_element(By.ID, "status").text)
+        browser.find_element(By.TAG_NAME, "body").send_keys("u")  # the list of last decisions shows the bulk one first
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "status").text.startswith("Undone"))
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        assert [i.id for i in ws.items(status="decided")] == [first]  # the bulk decision undone, not the one before

@@ -56,6 +56,7 @@ async function resolve(index, side) {
     // decided again since, nothing is stored and the list is shown as it now is.
     await api("POST", `/api/items/${encodeURIComponent(item.id)}/adjudicate`, { label: chosen.label, spans: chosen.spans, text_hash: item.text_hash, version: item.version });
     sayAdjudicate(`Message ${item.id}: ${chosen.reviewer}'s decision kept (${chosen.label}).`);
+    loadHistory().catch(() => {}); // review.js: what undo names next
   } catch (error) {
     refused = error;
     sayAdjudicate(error.message, true);

@@ -49,6 +49,7 @@ async function confirmBulk() {
     document.getElementById("bulk").close();
     await refreshState();
     await loadPage(0);
+    loadHistory().catch(() => {}); // review.js: what undo names next
     say(`${done.decided} message${done.decided === 1 ? "" : "s"} decided at once (undo: u).`);
   } catch (error) {
     document.getElementById("bulk-text").textContent = error.message;
@@ -101,6 +102,7 @@ async function applyConcordance() {
     const done = await api("POST", "/api/concordance", { marks, tag: document.getElementById("conc-tag").value });
     status.textContent = `${marks.length} occurrence${marks.length === 1 ? "" : "s"} applied: ${done.decided} message${done.decided === 1 ? "" : "s"} decided (undo: u in Messages).`;
     await refreshState();
+    loadHistory().catch(() => {}); // review.js: what undo names next
     await openConcordance(d.spelling);
   } catch (error) {
     status.textContent = error.message;
