@@ -230,3 +230,17 @@ def test_an_undo_names_the_action_the_page_showed_and_is_refused_when_another_pa
     one_line_409(ana.post("/api/undo", json={"seq": last["seq"]}), "nothing was undone")
     assert ana.post("/api/undo", json={"seq": "7"}).status_code == 400
     assert ana.post("/api/undo").json() is None  # without `seq`, nothing left to undo is no error
+
+
+def test_a_word_refused_for_your_lexicon_reaches_neither_the_workspace_nor_the_lexicon(team, tmp_path):  # noqa: F811
+    from triage import userlexicon
+
+    _, path, _ = team
+    lexicon = tmp_path / "lexicon"
+    with Workspace.open(path) as ws:
+        shown = ws.word_digest("Gaspard")
+        ws.decide("10", label="TA", spans=[[0, 7, "PRE"]], reviewer="bob")  # a message holding it, decided since
+        with pytest.raises(Conflict, match="changed since it was shown"):
+            ws.learn("Gaspard", kind="name", scope="user", reviewer="ana", lexicon_dir=lexicon, digest=shown)
+        assert ws.learnt() == []
+    assert not any(userlexicon.read(lexicon / name) for name in (userlexicon.NAMES_FILE, userlexicon.WORDS_FILE))

@@ -1601,15 +1601,17 @@ class Workspace:
         if scope == "user" and " " in key:
             # Seek&Hide reads a lexicon word by word: a phrase there would never match.
             raise BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
-        if scope == "user":
-            directory = userlexicon.directory(lexicon_dir)
-            if kind == "name":
-                userlexicon.update(directory, names=[key])
-            else:
-                userlexicon.update(directory, words=[key])
         folder = os.path.abspath(userlexicon.directory(lexicon_dir)) if scope == "user" else None
         with self._transaction():
-            self._check_word(key, digest, reviewer, self.word_digest(key))  # again, as it is stored
+            # Checked again as it is stored (another server may have learnt it meanwhile), before the
+            # user's lexicon is written: a refused word reaches neither.
+            self._check_word(key, digest, reviewer, self.word_digest(key))
+            if scope == "user":
+                directory = userlexicon.directory(lexicon_dir)
+                if kind == "name":
+                    userlexicon.update(directory, names=[key])
+                else:
+                    userlexicon.update(directory, words=[key])
             self._learnt_folder_column()
             self._db.execute(
                 "UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE spelling = ? AND scope = ? AND active = 1",
