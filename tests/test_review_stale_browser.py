@@ -196,3 +196,58 @@ def test_an_undo_right_after_a_bulk_decision_names_it_and_takes_it_back(browser,
         server.stop()
     with Workspace.open(team_workspace) as ws:
         assert [i.id for i in ws.items(status="decided")] == [first]  # the bulk decision undone, not the one before
+
+
+def test_a_bulk_decision_whose_list_another_reviewer_changed_meanwhile_is_refused_and_previewed_anew(
+        browser, team_workspace):  # noqa: F811
+    from selenium.webdriver.support.ui import Select
+
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        in_french(browser)
+        browser.find_element(By.ID, "filter-q").send_keys("chez")
+        WebDriverWait(browser, 10).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#item-list li[data-message-id]")) == 3)
+        browser.find_element(By.ID, "bulk-open").click()
+        Select(browser.find_element(By.ID, "bulk-action")).select_by_value("nta")
+        text = browser.find_element(By.ID, "bulk-text")
+        WebDriverWait(browser, 10).until(lambda d: "3 messages found: 3 decided for the first time" in text.text)
+        with Workspace.open(team_workspace) as bob:  # bob hides Rolande in one of them meanwhile
+            bob.decide("6", label="TA", spans=[[25, 32, "PRE"]], reviewer="bob")
+        browser.find_element(By.ID, "bulk-yes").click()
+        WebDriverWait(browser, 10).until(lambda d: text.text.startswith("Rien n'a été décidé : la liste a changé"))
+        assert "1 left to the team" in text.text  # the preview as the list now is: bob's decision is left alone
+        assert browser.find_element(By.ID, "status").text.startswith("Rien n'a été décidé")
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        assert [(i.id, i.reviewer) for i in ws.items(status="decided")] == [("6", "bob")]
+
+
+def test_a_concordance_mark_on_a_message_another_reviewer_decided_meanwhile_is_refused(browser, team_workspace):  # noqa: F811
+    from selenium.webdriver.support.ui import Select
+
+    with Workspace.open(team_workspace) as ws:
+        ws._db.execute("UPDATE messages SET highlighted = '[\"Rolande\"]' WHERE id = '6'")
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        in_french(browser)
+        browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").click()
+        card = WebDriverWait(browser, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rolande]"))[0]
+        card.find_element(By.CSS_SELECTOR, ".concordance-open").click()
+        rows = WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#conc-rows tr"))
+        Select(rows[0].find_element(By.TAG_NAME, "select")).select_by_value("name")
+        with Workspace.open(team_workspace) as bob:
+            bob.decide("6", label="TA", spans=[[25, 32, "NOM"]], reviewer="bob")
+        browser.find_element(By.ID, "conc-apply").click()
+        status = browser.find_element(By.ID, "conc-status")
+        WebDriverWait(browser, 10).until(lambda d: status.text.startswith("Rien n'a été décidé : un message de ce mot"))
+    finally:
+        server.stop()
+    with Workspace.open(team_workspace) as ws:
+        item = ws.item("6")
+        assert (item.reviewer, item.spans) == ("bob", [[25, 32, "NOM"]])

@@ -85,6 +85,10 @@ const TRANSLATIONS = {
       "Rien n'a été annulé : {who} a agi sur le message {id} depuis ; annuler reprendrait aussi son action.",
     "Nothing was undone: your last decision is no longer the one this page showed (another page of yours acted or undid since). The list of your last decisions is shown as it now is.":
       "Rien n'a été annulé : votre dernière décision n'est plus celle qu'affichait cette page (une autre de vos pages a agi ou annulé depuis). La liste de vos dernières décisions est affichée telle qu'elle est maintenant.",
+    "Nothing was decided: the list changed since the preview (a message found, gone, or decided since). Here is the preview anew.":
+      "Rien n'a été décidé : la liste a changé depuis l'aperçu (un message trouvé, disparu ou décidé depuis). Voici l'aperçu à nouveau.",
+    "Nothing was decided: a message of this word changed since the concordance showed it (someone decided or skipped it). The occurrences are shown as they now are.":
+      "Rien n'a été décidé : un message de ce mot a changé depuis que la concordance l'a affiché (quelqu'un l'a décidé ou mis de côté). Les occurrences sont affichées telles qu'elles sont maintenant.",
     "someone": "quelqu'un", "someone else": "quelqu'un d'autre",
   },
 };
