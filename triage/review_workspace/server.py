@@ -378,13 +378,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         try:
             resolved = workspace.adjudicate(request.path_params["id"], label=data.get("label", ""),
                                             spans=data.get("spans", []), reviewer=settings.reviewer,
-                                            text_hash=data.get("text_hash"))
+                                            text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
             return _error(str(err), 409, changed=True)
         return JSONResponse(resolved.as_json())
 
     # A decision or skip names the text it was made on (`text_hash`, sent with each item): a text
-    # changed since (the corpus classified again while the page was open) is refused with 409.
+    # changed since (the corpus classified again while the page was open) is refused with 409; and
+    # the message's `version` as shown: anyone's action since is refused with 409 and `conflict`.
     async def decision(request: Request):
         data = await _json_body(request)
         try:
@@ -399,13 +400,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         try:
             skipped = workspace.skip(request.path_params["id"], reviewer=settings.reviewer,
-                                     text_hash=data.get("text_hash"))
+                                     text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
             return _error(str(err), 409, changed=True)
         return JSONResponse(skipped.as_json())
 
-    async def undo(request: Request):
-        undone = workspace.undo(reviewer=settings.reviewer)
+    async def undo(request: Request):  # `seq`: the action the page showed as the next to undo
+        data = await _json_body(request)
+        undone = workspace.undo(reviewer=settings.reviewer, seq=data.get("seq"))
         return JSONResponse({**undone.as_json(), "undone": workspace.last_undone} if undone else None)
 
     # Bulk decisions on the list's filtered items: a preview first (GET), then the decision (POST)
@@ -459,7 +461,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
             scope=str(data.get("scope", "corpus")),
             tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=settings.reviewer,
-            lexicon_dir=settings.lexicon_dir,
+            lexicon_dir=settings.lexicon_dir, digest=data.get("digest"),
         )
         return JSONResponse(entry)
 

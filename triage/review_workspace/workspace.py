@@ -19,6 +19,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import sqlite3
 import stat
@@ -1055,6 +1056,33 @@ class Workspace:
         raise Conflict(f"message {message_id} was {decided['status']} by {decided['reviewer']} since your page loaded "
                        f"it: nothing was saved; see their decision", {"kind": "decided", **decided})
 
+    def _check_version(self, message_id: str, version, refused: str) -> None:
+        """Conflict when `version` (the item's as shown; None: not checked) is no longer the message's:
+        someone decided, skipped, reviewed, resolved or undid on it since. `refused` says what was not done."""
+        if version is None:
+            return
+        if type(version) is not int:
+            raise BadOption("version must be the item's version, as sent with it")
+        if version == self._version(message_id):
+            return
+        last = self._db.execute("SELECT reviewer, action FROM events WHERE id = ? ORDER BY seq DESC LIMIT 1",
+                                (message_id,)).fetchone()
+        verb = {"review": "reviewed", "adjudicate": "resolved", "import": "imported a decision on", "skip": "skipped",
+                "undo": "undid a decision on"}.get(last["action"], "decided") if last else "changed"
+        who = last["reviewer"] if last else "someone"
+        raise Conflict(f"message {message_id}: {who} {verb} it since your page showed it: nothing was {refused}; "
+                       "see it as it is now",
+                       {"kind": "changed", "id": message_id, "reviewer": who,
+                        "action": last["action"] if last else None, **self._decision_or_none(message_id)})
+
+    def _decision_or_none(self, message_id: str) -> dict:
+        row = self._db.execute("SELECT 1 FROM decisions WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            return {"status": "pending", "label": None, "spans": None}
+        decided = self._decision_of(message_id)
+        decided.pop("reviewer")  # the conflict's reviewer is who acted last
+        return decided
+
     def _held(self, message_id: str, reviewer: str) -> str | None:
         """Why a bulk decision or the concordance of `reviewer` must leave this message alone (None:
         it may decide it): leased to another reviewer, awaiting the lead, marked for two blind
@@ -1231,17 +1259,22 @@ class Workspace:
             union = merge_spans(json.loads(other["spans"]) + spans)
             self._record(message_id, "review", reviewer, DISPUTED, TA, json.dumps(union), by=by)
 
-    def skip(self, message_id: str, *, reviewer: str, text_hash: str | None = None) -> Item:
-        """Put a listed message aside for later (refused with TextChanged or Conflict as `decide` is)."""
+    def skip(self, message_id: str, *, reviewer: str, text_hash: str | None = None,
+             version: int | None = None) -> Item:
+        """Put a listed message aside for later (refused with TextChanged or Conflict as `decide` is).
+        `version` is the item's as shown: when anyone decided, skipped or undid on the message since,
+        the skip is refused (Conflict) and nothing is stored. A skip never sets aside another
+        reviewer's decision, nor a message another reviewer holds or the lead resolves."""
         reviewer = _reviewer(reviewer)
         with self._transaction():
             self._text(message_id, text_hash)
             self._check_conflict(message_id, reviewer, None)
+            self._check_version(message_id, version, "skipped")
             self._record(message_id, "skip", reviewer, "skipped", None, None)
             self._db.execute("DELETE FROM leases WHERE id = ? AND reviewer = ?", (message_id, reviewer))
         return self.item(message_id)
 
-    def undo(self, *, reviewer: str) -> Item | None:
+    def undo(self, *, reviewer: str, seq: int | None = None) -> Item | None:
         """Undo the reviewer's last decision or skip that is not undone yet (logged as an event too).
 
         A decision or skip made on a text the message no longer holds is passed over: it already
@@ -1251,7 +1284,13 @@ class Workspace:
 
         Undo takes back only what no later action depends on: when anyone (another reviewer, the
         lead, an import) acted on the message since (on any message of a bulk decision), nothing is
-        undone (Conflict), since restoring the state before would take their decision back too."""
+        undone (Conflict), since restoring the state before would take their decision back too.
+
+        `seq` names the action the page showed as the next to undo (`recent`'s first): when it is no
+        longer the reviewer's last that applies (undone or followed by another, in another page),
+        nothing is undone (Conflict)."""
+        if seq is not None and type(seq) is not int:
+            raise BadOption("seq must be the action's, as `recent` gives it")
         reviewer = _reviewer(reviewer)
         with self._transaction():
             last = self._db.execute(
@@ -1260,6 +1299,11 @@ class Workspace:
                 "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT 1",
                 (reviewer,),
             ).fetchone()
+            if seq is not None and (last is None or last["seq"] != seq):
+                raise Conflict("cannot undo: your last decision is no longer the one your page showed (undone, or "
+                               "followed by another, in another page): nothing was undone",
+                               {"kind": "undo", "reviewer": reviewer, "id": last["id"] if last else None,
+                                "seq": last["seq"] if last else None})
             if last is None:
                 self.last_undone = 0
                 return None
@@ -1353,12 +1397,15 @@ class Workspace:
                 for item in self.items(status=DISPUTED, limit=1_000_000)]
 
     def adjudicate(self, message_id: str, *, label: str, spans: Iterable, reviewer: str,
-                   text_hash: str | None = None) -> Item:
-        """The lead reviewer's resolution of a disagreement: one of the two decisions, or another."""
+                   text_hash: str | None = None, version: int | None = None) -> Item:
+        """The lead reviewer's resolution of a disagreement: one of the two decisions, or another.
+        `version` is the disputed item's as the lead was shown it (with both blind decisions): when
+        either reviewer undid or decided again since, nothing is stored (Conflict)."""
         label = _label(label)
         reviewer = _reviewer(reviewer)
         with self._transaction():
             checked = self._checked_spans(message_id, label, spans, text_hash)
+            self._check_version(message_id, version, "resolved")
             if self._current(message_id)[1] != DISPUTED:
                 raise BadOption(f"message {message_id} has no disagreement to resolve")
             self._record(message_id, "adjudicate", reviewer, "decided", label, json.dumps(checked))
@@ -1407,16 +1454,16 @@ class Workspace:
 
     def recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
         """The reviewer's last decisions and skips that still apply, newest first: the first one is
-        what `undo` takes back next (the same choice as `undo`). Each is {id, action, label, hidden
-        (how many spans), at}."""
+        what `undo` takes back next (the same choice as `undo`), and its `seq` what undo names. Each is
+        {seq, id, action, label, hidden (how many spans), at}."""
         reviewer = _reviewer(reviewer)
         rows = self._db.execute(
-            "SELECT e.id, e.action, e.label_after, e.spans_after, e.at FROM events e JOIN items i USING (id) "
+            "SELECT e.seq, e.id, e.action, e.label_after, e.spans_after, e.at FROM events e JOIN items i USING (id) "
             "JOIN messages m USING (id) WHERE e.reviewer = ? AND e.action IN ('decide', 'skip', 'review', 'adjudicate') AND e.undone = 0 "
             "AND e.text_hash = m.text_hash ORDER BY e.seq DESC LIMIT ?",
             (reviewer, max(0, int(limit))),
         )
-        return [{"id": row["id"], "action": row["action"], "label": row["label_after"],
+        return [{"seq": row["seq"], "id": row["id"], "action": row["action"], "label": row["label_after"],
                  "hidden": len(json.loads(row["spans_after"])) if row["spans_after"] else 0, "at": row["at"]}
                 for row in rows]
 
@@ -1473,15 +1520,9 @@ class Workspace:
             raise BadOption("give a word or a phrase to learn")
         if kind not in LEARN_KINDS:
             raise BadOption(f"kind must be one of {', '.join(LEARN_KINDS)}")
-        pattern = word_pattern(key)
-        like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         hits: list[dict] = []
         count = 0
-        rows = self._db.execute("SELECT id, text FROM messages WHERE text LIKE ? ESCAPE '\\' ORDER BY position", (like,))
-        for row in rows:
-            match = pattern.search(row["text"])
-            if match is None:
-                continue
+        for row, match in self._mentions(key):
             count += 1
             if len(hits) < examples:
                 hits.append({"id": row["id"], "text": row["text"], "start": match.start(), "end": match.end()})
@@ -1490,15 +1531,56 @@ class Workspace:
         verb = "hides" if kind == "name" else "shows"
         return {
             "spelling": key, "kind": kind, "messages": count, "ordinary_word": ordinary, "frequent": bool(frequent),
-            "examples": hits,
+            "examples": hits, "digest": self.word_digest(key),
             "summary": f"{verb} '{key}' in {count:,} message{'s' if count != 1 else ''}",
         }
 
+    def _mentions(self, key: str) -> Iterator[tuple[sqlite3.Row, re.Match]]:
+        """(message row, first match) of every message of the corpus holding `key` as a whole word,
+        in file order: through the trigram index when it can, else a scan."""
+        pattern = word_pattern(key)
+        columns = ("m.id, m.text, m.text_hash, (SELECT coalesce(max(e.seq), 0) FROM events e WHERE e.id = m.id) "
+                   "AS version")
+        piece = max(re.split(r"['’\s]+", key), key=len)
+        if self._searchable and len(piece) >= 3:
+            rows = self._db.execute(
+                f"SELECT {columns} FROM messages m WHERE rowid IN (SELECT rowid FROM message_search "
+                "WHERE message_search MATCH ?) ORDER BY position", ('"' + piece.replace('"', '""') + '"',))
+        else:
+            like = "%" + piece.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            rows = self._db.execute(f"SELECT {columns} FROM messages m WHERE text LIKE ? ESCAPE '\\' "
+                                    "ORDER BY position", (like,))
+        for row in rows:
+            match = pattern.search(row["text"])
+            if match is not None:
+                yield row, match
+
+    def word_digest(self, spelling: str) -> str:
+        """What learning `spelling` acts on, as a digest: the learnt entries of that spelling in force
+        (any kind, any scope) and every message holding it, each with its text and its last logged
+        action. The Words view and the preview give it; `learn` is refused when it changed since."""
+        key = _key(spelling)
+        digest = hashlib.sha256()
+        entries = self._db.execute("SELECT entry, kind, scope, tag FROM learnt WHERE spelling = ? AND active = 1 "
+                                   "ORDER BY entry", (key,)).fetchall()
+        digest.update(json.dumps([key, [list(entry) for entry in entries]], ensure_ascii=False)
+                      .encode("utf-8", "surrogatepass") + b"\n")
+        for row, _ in self._mentions(key):
+            digest.update(json.dumps([row["id"], row["text_hash"], row["version"]], ensure_ascii=False)
+                          .encode("utf-8", "surrogatepass") + b"\n")
+        return digest.hexdigest()
+
     def learn(self, spelling: str, *, kind: str, scope: str, reviewer: str, tag: str = "PRE",
-              confirm: bool = False, lexicon_dir: str | os.PathLike[str] | None = None, lexicons=None) -> dict:
+              confirm: bool = False, lexicon_dir: str | os.PathLike[str] | None = None, lexicons=None,
+              digest: str | None = None) -> dict:
         """Learn a word or phrase: a name (hidden everywhere) or an ordinary word (never hidden), for
         this corpus or for the user's future corpora. A frequent ordinary word made a name needs
-        `confirm` (else NeedsConfirmation carries the preview)."""
+        `confirm` (else NeedsConfirmation carries the preview).
+
+        `digest` is the spelling's as shown (`word_digest`, given with each word of the Words view and
+        with the preview): when someone learnt or unlearnt the spelling since, or decided, skipped or
+        undid on a message holding it, nothing is learnt (Conflict). Without it, learning is refused
+        when it would replace an entry of another reviewer for this spelling."""
         if scope not in SCOPES:
             raise BadOption(f"scope must be one of {', '.join(SCOPES)}")
         if tag not in TAGS:
@@ -1506,8 +1588,11 @@ class Workspace:
         if type(confirm) is not bool:  # "false" (a string) must not confirm
             raise BadOption("confirm must be true or false")
         reviewer = _reviewer(reviewer)
+        if digest is not None and not (isinstance(digest, str) and len(digest) == 64):
+            raise BadOption("digest must be the one the Words view or the preview gave for this spelling")
         preview = self.preview(spelling, kind, lexicons=lexicons)
         key = preview["spelling"]
+        self._check_word(key, digest, reviewer, preview["digest"])
         if preview["frequent"] and not confirm:
             raise NeedsConfirmation(
                 f"'{key}' is a frequent ordinary word: learning it as a name {preview['summary']}; confirm to go on",
@@ -1516,14 +1601,17 @@ class Workspace:
         if scope == "user" and " " in key:
             # Seek&Hide reads a lexicon word by word: a phrase there would never match.
             raise BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
-        if scope == "user":
-            directory = userlexicon.directory(lexicon_dir)
-            if kind == "name":
-                userlexicon.update(directory, names=[key])
-            else:
-                userlexicon.update(directory, words=[key])
         folder = os.path.abspath(userlexicon.directory(lexicon_dir)) if scope == "user" else None
         with self._transaction():
+            # Checked again as it is stored (another server may have learnt it meanwhile), before the
+            # user's lexicon is written: a refused word reaches neither.
+            self._check_word(key, digest, reviewer, self.word_digest(key))
+            if scope == "user":
+                directory = userlexicon.directory(lexicon_dir)
+                if kind == "name":
+                    userlexicon.update(directory, names=[key])
+                else:
+                    userlexicon.update(directory, words=[key])
             self._learnt_folder_column()
             self._db.execute(
                 "UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE spelling = ? AND scope = ? AND active = 1",
@@ -1539,6 +1627,25 @@ class Workspace:
         entry = self._entry(cursor.lastrowid)
         entry["preview"] = preview
         return entry
+
+    def _check_word(self, key: str, digest: str | None, reviewer: str, now: str) -> None:
+        """Conflict when the spelling is no longer as shown (`digest`), or, without it, when learning
+        it would replace another reviewer's entry."""
+        entries = self._db.execute("SELECT entry, kind, tag, scope, reviewer FROM learnt WHERE spelling = ? AND "
+                                   "active = 1 ORDER BY entry DESC", (key,)).fetchall()
+        if digest is not None:
+            if digest == now:
+                return
+            raise Conflict(f"'{key}' changed since it was shown (someone learnt or unlearnt it, or decided, skipped "
+                           "or undid on a message holding it): nothing was learnt; look at it again",
+                           {"kind": "word", "spelling": key, "entries": [dict(entry) for entry in entries]})
+        others = [entry for entry in entries if entry["reviewer"] != reviewer]
+        if others:
+            other = others[0]
+            raise Conflict(f"'{key}' was learnt by {other['reviewer']} as "
+                           f"{'a name' if other['kind'] == 'name' else 'an ordinary word'}: nothing was learnt; "
+                           "send the word's digest to learn it anew", {"kind": "word", "spelling": key,
+                                                                         "entries": [dict(e) for e in entries]})
 
     def _learnt_folder_column(self) -> None:
         """Workspaces made before each learnt entry recorded its lexicon folder get the column."""
@@ -1570,7 +1677,9 @@ class Workspace:
         except (KeyError, ValueError):
             raise BadOption(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
         if not entry["active"]:
-            raise BadOption(f"learnt entry {entry_id} was already undone")
+            by = f" by {entry['undone_by']}" if entry.get("undone_by") else ""
+            raise Conflict(f"learnt entry {entry_id} ('{entry['spelling']}') was already undone{by}, or replaced: "
+                           "nothing was changed", {**entry, "learnt_kind": entry["kind"], "kind": "learnt"})
         folder, had = None, False
         if entry["scope"] == "user":
             folder = userlexicon.directory(entry["lexicon_dir"] or lexicon_dir or self.meta().get("lexicon_dir"))
@@ -1581,8 +1690,11 @@ class Workspace:
             if had:
                 userlexicon.update(folder, remove=[entry["spelling"]])
         with self._transaction():
-            self._db.execute("UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE entry = ?",
-                             (reviewer, _now(), entry["id"]))
+            changed = self._db.execute("UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE entry = ? "
+                                       "AND active = 1", (reviewer, _now(), entry["id"])).rowcount
+            if not changed:  # undone meanwhile, by another server
+                raise Conflict(f"learnt entry {entry_id} ('{entry['spelling']}') was undone by someone else "
+                               "meanwhile: nothing was changed", {"kind": "learnt", "id": entry["id"]})
         self._learnt_cache = None
         undone = self._entry(entry["id"])
         undone["removed_from"] = os.fspath(folder) if folder is not None else None
@@ -1591,7 +1703,7 @@ class Workspace:
 
     def candidates(self, *, limit: int = 200, examples: int = 5) -> list[dict]:
         """The words to look at across the pending list, grouped by spelling (most messages first),
-        so that a reviewer can decide a word once."""
+        so that a reviewer can decide a word once; each with the `digest` that learning it names."""
         groups: dict[str, dict] = {}
         for item in self.items(status="pending,stale", limit=1_000_000):
             seen: set[str] = set()
@@ -1611,8 +1723,10 @@ class Workspace:
                     })
         learnt = {entry["spelling"] for entry in self.learnt(active_only=True)}
         ranked = sorted((g for g in groups.values() if g["spelling"] not in learnt),
-                        key=lambda g: (-g["messages"], g["spelling"]))
-        return ranked[:limit]
+                        key=lambda g: (-g["messages"], g["spelling"]))[:limit]
+        for group in ranked:  # what learning it acts on, as shown: `learn` names it
+            group["digest"] = self.word_digest(group["spelling"])
+        return ranked
 
     # -------------------------------------------------------- bulk decisions
 

@@ -50,11 +50,22 @@ function markedText(text, serverSpans) {
 async function resolve(index, side) {
   const { item, reviews } = ADJ.disputes[index];
   const chosen = reviews[side];
+  let refused = null;
   try {
-    await api("POST", `/api/items/${encodeURIComponent(item.id)}/adjudicate`, { label: chosen.label, spans: chosen.spans, text_hash: item.text_hash });
+    // `version` names the disagreement as shown (both blind decisions): when either reviewer undid or
+    // decided again since, nothing is stored and the list is shown as it now is.
+    await api("POST", `/api/items/${encodeURIComponent(item.id)}/adjudicate`, { label: chosen.label, spans: chosen.spans, text_hash: item.text_hash, version: item.version });
     sayAdjudicate(`Message ${item.id}: ${chosen.reviewer}'s decision kept (${chosen.label}).`);
-  } catch (error) { sayAdjudicate(error.message, true); }
+    loadHistory().catch(() => {}); // review.js: what undo names next
+  } catch (error) {
+    refused = error;
+    sayAdjudicate(error.message, true);
+  }
   await loadDisputes();
+  if (refused && refused.status === 409 && refused.data && refused.data.conflict) {
+    const who = refused.data.conflict.reviewer || tr("someone");
+    sayAdjudicate(trf("Nothing was resolved: {who} changed message {id} since the page showed it. The disagreements are shown as they now are.", { who, id: item.id }), true);
+  }
   await refreshState();
 }
 

@@ -49,10 +49,16 @@ async function confirmBulk() {
     document.getElementById("bulk").close();
     await refreshState();
     await loadPage(0);
+    loadHistory().catch(() => {}); // review.js: what undo names next
     say(`${done.decided} message${done.decided === 1 ? "" : "s"} decided at once (undo: u).`);
   } catch (error) {
     document.getElementById("bulk-text").textContent = error.message;
-    if (error.status === 409) await previewBulk();
+    if (error.status === 409) { // the list changed since the preview: the preview anew, and why
+      await previewBulk();
+      const why = tr("Nothing was decided: the list changed since the preview (a message found, gone, or decided since). Here is the preview anew.");
+      document.getElementById("bulk-text").prepend(el("b", { text: why }), " ");
+      say(why, true);
+    }
   }
 }
 
@@ -101,10 +107,14 @@ async function applyConcordance() {
     const done = await api("POST", "/api/concordance", { marks, tag: document.getElementById("conc-tag").value });
     status.textContent = `${marks.length} occurrence${marks.length === 1 ? "" : "s"} applied: ${done.decided} message${done.decided === 1 ? "" : "s"} decided (undo: u in Messages).`;
     await refreshState();
+    loadHistory().catch(() => {}); // review.js: what undo names next
     await openConcordance(d.spelling);
   } catch (error) {
     status.textContent = error.message;
-    if (error.status === 409) await openConcordance(d.spelling);  // someone changed a message since: show it as it is
+    if (error.status === 409) { // someone changed a message since: shown as it now is, and why
+      await openConcordance(d.spelling);
+      status.textContent = tr("Nothing was decided: a message of this word changed since the concordance showed it (someone decided or skipped it). The occurrences are shown as they now are.");
+    }
   }
 }
 

@@ -30,7 +30,11 @@ async function api(method, path, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await response.json().catch(() => null);
-  if (!response.ok) throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  if (!response.ok) {
+    const error = new Error((data && data.error) || `${response.status} ${response.statusText}`);
+    error.status = response.status; error.data = data; // decide() reloads the list on a 409
+    throw error;
+  }
   return data;
 }
 
@@ -95,8 +99,12 @@ async function decide(c, choice) {
     say(`'${c.key}': ${WORDS[choice] || choice}`);
     await load();
   } catch (error) {
+    if (error.status === 409) {  // a colleague decided it, or its mentions changed: show it as it is, and why
+      await load();
+      say(`Nothing was saved: '${c.key}' changed since the page showed it (${error.message}). The cases are shown as they now are.`, true);
+      return;
+    }
     say(error.message, true);
-    if (error.status === 409) await load();  // a colleague decided it, or its mentions changed: show it as it is
   }
 }
 

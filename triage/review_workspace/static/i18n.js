@@ -69,6 +69,27 @@ const TRANSLATIONS = {
     "{what}: {tags} (on AZERTY, the same keys without Shift: {azerty})": "{what} : {tags} (en AZERTY, les mêmes touches sans Maj : {azerty})",
     "the tag a name is learnt with": "l'étiquette avec laquelle un nom est appris", "tag of the focused hidden word": "étiquette du mot masqué sélectionné",
     "mostly another language ({share}% French words) · {keys}": "surtout une autre langue ({share} % de mots français) · {keys}",
+    // A state-changing action refused because someone changed what it acts on since the page showed it.
+    "Nothing was saved: {who} is reviewing message {id} now.": "Rien n'a été enregistré : {who} relit le message {id} en ce moment.",
+    "Nothing was saved: the two reviewers of message {id} disagree; the lead reviewer resolves it.":
+      "Rien n'a été enregistré : les deux relecteurs du message {id} ne sont pas d'accord ; le relecteur principal tranche.",
+    "Nothing was saved: message {id} was changed by {who} since your page showed it. It is shown as it now is.":
+      "Rien n'a été enregistré : le message {id} a été modifié par {who} depuis que votre page l'a affiché. Le voici tel qu'il est maintenant.",
+    "Nothing was resolved: {who} changed message {id} since the page showed it. The disagreements are shown as they now are.":
+      "Rien n'a été arbitré : {who} a modifié le message {id} depuis que la page l'a affiché. Les désaccords sont affichés tels qu'ils sont maintenant.",
+    "Nothing was learnt: “{spelling}” changed since the page showed it (someone learnt it, or decided one of its messages). The words are shown as they now are.":
+      "Rien n'a été appris : « {spelling} » a changé depuis que la page l'a affiché (quelqu'un l'a appris, ou a décidé un de ses messages). Les mots sont affichés tels qu'ils sont maintenant.",
+    "Nothing was changed: entry {id} (“{spelling}”) was undone by {who} since the page showed it. The list is shown as it now is.":
+      "Rien n'a été changé : l'entrée {id} (« {spelling} ») a été annulée par {who} depuis que la page l'a affichée. La liste est affichée telle qu'elle est maintenant.",
+    "Nothing was undone: {who} acted on message {id} since; undoing would take that back too.":
+      "Rien n'a été annulé : {who} a agi sur le message {id} depuis ; annuler reprendrait aussi son action.",
+    "Nothing was undone: your last decision is no longer the one this page showed (another page of yours acted or undid since). The list of your last decisions is shown as it now is.":
+      "Rien n'a été annulé : votre dernière décision n'est plus celle qu'affichait cette page (une autre de vos pages a agi ou annulé depuis). La liste de vos dernières décisions est affichée telle qu'elle est maintenant.",
+    "Nothing was decided: the list changed since the preview (a message found, gone, or decided since). Here is the preview anew.":
+      "Rien n'a été décidé : la liste a changé depuis l'aperçu (un message trouvé, disparu ou décidé depuis). Voici l'aperçu à nouveau.",
+    "Nothing was decided: a message of this word changed since the concordance showed it (someone decided or skipped it). The occurrences are shown as they now are.":
+      "Rien n'a été décidé : un message de ce mot a changé depuis que la concordance l'a affiché (quelqu'un l'a décidé ou mis de côté). Les occurrences sont affichées telles qu'elles sont maintenant.",
+    "someone": "quelqu'un", "someone else": "quelqu'un d'autre",
   },
 };
 

@@ -169,8 +169,14 @@ function renderList() {
 // The reviewer's last decisions and skips that still apply, newest first: the first is what undo
 // takes back (the undo button beside them, or u); a click on one shows its message.
 
-async function loadHistory() {
+function loadHistory() {
+  S.historyLoad = fetchHistory(); // undo waits for it: it names the action this list shows first
+  return S.historyLoad;
+}
+
+async function fetchHistory() {
   const recent = await api("GET", "/api/recent?limit=8");
+  S.recent = recent;
   const list = $("history-list");
   list.replaceChildren();
   if (!recent.length) list.append(el("li", { class: "empty", text: "nothing yet" }));
@@ -435,7 +441,7 @@ async function decide(label) {
 async function skip() {
   if (!S.item) return;
   try {
-    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash }));
+    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/skip`, { text_hash: S.item.text_hash, version: S.item.version }));
     S.trail.push(S.item.id);
     loadHistory().catch(() => {});
     await next(S.item.id);
@@ -453,9 +459,26 @@ async function refused(error) {
   say(error.message, true);
 }
 
+// Undo names the action the list of last decisions shows first (`seq`): when it is no longer this
+// reviewer's last (another page of theirs acted or undid since), nothing is undone and the list is shown anew.
 async function undo() {
   let item;
-  try { item = await api("POST", "/api/undo"); } catch (error) { say(error.message, true); return; }
+  try { await S.historyLoad; } catch (_) { /* an older list: the server checks what it names */ }
+  const shown = S.recent && S.recent.length ? S.recent[0].seq : undefined;
+  try { item = await api("POST", "/api/undo", shown === undefined ? {} : { seq: shown }); } catch (error) {
+    if (error.status === 409) {
+      await loadHistory().catch(() => {});
+      if (S.item) { try { await show(S.item.id); } catch (_) { /* gone: the message stays */ } }
+      await refreshState().catch(() => {});
+      const c = (error.data && error.data.conflict) || {};
+      say(c.kind === "later" ? trf("Nothing was undone: {who} acted on message {id} since; undoing would take that back too.", { who: c.reviewer, id: c.id })
+        : c.kind === "undo" ? tr("Nothing was undone: your last decision is no longer the one this page showed (another page of yours acted or undid since). The list of your last decisions is shown as it now is.")
+          : error.message, true);
+      return;
+    }
+    say(error.message, true);
+    return;
+  }
   if (!item) { say("Nothing to undo."); return; }
   relist(item);
   loadHistory().catch(() => {});
@@ -578,16 +601,30 @@ function learnButton(label, action, spelling, kind) {
   return button;
 }
 
-async function learn(spelling, kind, scope, confirm = false) {
+// `digest` names the word as the Words view (or the confirmation's preview) showed it: when someone
+// learnt it or acted on one of its messages since, nothing is learnt and the view is shown anew.
+async function learn(spelling, kind, scope, confirm = false, digest = undefined) {
   const tag = S.wordTag;
+  if (digest === undefined) {
+    const group = (S.candidates || []).find((g) => g.spelling === spelling);
+    digest = group ? group.digest : undefined;
+  }
   try {
-    const entry = await api("POST", "/api/learn", { spelling, kind, scope, tag, confirm });
+    const entry = await api("POST", "/api/learn", { spelling, kind, scope, tag, confirm, digest });
     sayWords(`Learnt “${entry.spelling}” as ${kind === "name" ? `a name (${entry.tag})` : "an ordinary word"} (${scope === "user" ? "your lexicon" : "this corpus"}): ${entry.preview.summary}.`);
     S.wordTag = "PRE";
     await loadWords();
     await refreshState();
   } catch (error) {
-    if (error.status === 409) { askConfirmation(error.data, () => { S.wordTag = tag; return learn(spelling, kind, scope, true); }); return; }
+    if (error.status === 409 && error.data && error.data.preview) {
+      askConfirmation(error.data, () => { S.wordTag = tag; return learn(spelling, kind, scope, true, error.data.preview.digest); });
+      return;
+    }
+    if (error.status === 409) { // someone changed the word since: the view as it now is, and why
+      await loadWords().catch(() => {});
+      sayWords(trf("Nothing was learnt: “{spelling}” changed since the page showed it (someone learnt it, or decided one of its messages). The words are shown as they now are.", { spelling }), true);
+      return;
+    }
     sayWords(error.message, true);
   }
 }
@@ -623,7 +660,12 @@ async function loadLearnt() {
     const undoButton = el("button", { type: "button", text: "Undo", disabled: !entry.active });
     undoButton.addEventListener("click", async () => {
       try { await api("DELETE", `/api/learnt/${entry.id}`); } catch (error) {
-        $("learnt-status").textContent = error.message; $("learnt-status").classList.add("error"); return;
+        if (error.status === 409) { // undone by someone else since: the list as it now is, and why
+          await loadLearnt().catch(() => {});
+          $("learnt-status").textContent = trf("Nothing was changed: entry {id} (“{spelling}”) was undone by {who} since the page showed it. The list is shown as it now is.",
+            { id: entry.id, spelling: entry.spelling, who: (error.data && error.data.conflict && error.data.conflict.undone_by) || tr("someone else") });
+        } else $("learnt-status").textContent = error.message;
+        $("learnt-status").classList.add("error"); return;
       }
       $("learnt-status").textContent = ""; await loadLearnt();
     });

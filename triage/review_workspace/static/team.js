@@ -48,7 +48,12 @@ function teamNote(text, warn = false) {
 async function showConflict(error) {
   const conflict = error.data.conflict;
   if (S.item) { try { await show(S.item.id); } catch (_) { /* gone: the message stays */ } }
+  try { await refreshState(); } catch (_) { /* the progress line waits for the next answer */ }
   conflictBox(conflict, error.message);
+  const id = S.item ? S.item.id : conflict.id;
+  say(conflict.kind === "lease" ? trf("Nothing was saved: {who} is reviewing message {id} now.", { who: conflict.reviewer, id })
+    : conflict.kind === "disputed" ? trf("Nothing was saved: the two reviewers of message {id} disagree; the lead reviewer resolves it.", { id })
+    : trf("Nothing was saved: message {id} was changed by {who} since your page showed it. It is shown as it now is.", { id, who: conflict.reviewer }), true);
 }
 
 function conflictBox(conflict, message = "") {
@@ -58,8 +63,10 @@ function conflictBox(conflict, message = "") {
   if (!conflict) return;
   box.append(el("p", { class: "conflict-line", text: message.charAt(0).toUpperCase() + message.slice(1) }));
   if (conflict.kind === "lease") return;
+  const did = conflict.kind !== "changed" || conflict.action === "decide" || conflict.action === "import" ? `decided ${conflict.label || conflict.status}`
+    : { skip: "skipped it", undo: "undid a decision: it is now " + (conflict.label || conflict.status), review: "decided it blind", adjudicate: "resolved it" }[conflict.action] || "changed it";
   const who = el("p", {}, el("b", { text: conflict.reviewer }), document.createTextNode(
-    ` decided ${conflict.label || conflict.status}${conflict.decided_at ? ` at ${conflict.decided_at.replace("T", " ").replace("+00:00", " UTC")}` : ""}`));
+    ` ${did}${conflict.decided_at ? ` at ${conflict.decided_at.replace("T", " ").replace("+00:00", " UTC")}` : ""}`));
   box.append(who);
   if (S.item && conflict.spans && conflict.spans.length) {
     const spans = spansFromServer(S.item.text, conflict.spans);
