@@ -740,7 +740,9 @@ function onKey(event) {
     return;
   }
   if (action === undefined) return;
-  if (event.target instanceof HTMLButtonElement && (key === "Enter" || key === " ")) return; // the button's own action
+  // A key of the review means its action whatever has the focus: Enter after a click on NTA accepts
+  // the next message's proposal, it never presses NTA again (preventDefault keeps the button still).
+  if (document.activeElement instanceof HTMLButtonElement) document.activeElement.blur();
   if (S.view === "messages" && !S.item && !ACTIONS[action].always && !(action in KEYMAP.any)) return;
   event.preventDefault();
   Promise.resolve(ACTIONS[action].run()).catch((error) => say(error.message, true));
@@ -834,6 +836,11 @@ function applyOriginals() {
 
 async function start() {
   document.addEventListener("keydown", onKey);
+  // A button clicked with the mouse does not keep the focus: the next key is the review's, not the button's.
+  document.addEventListener("click", (event) => {
+    const button = event.target instanceof Element && event.target.closest("button");
+    if (button && event.detail > 0 && !button.closest("dialog")) button.blur();
+  });
   document.querySelectorAll(".tab[data-view]").forEach((tab) => tab.addEventListener("click", () => switchView(tab.dataset.view)));
   $("accept").addEventListener("click", () => decide(S.draft.length ? "TA" : "NTA"));
   $("mark-ta").addEventListener("click", () => decide("TA"));
