@@ -74,3 +74,25 @@ def test_a_bulk_nta_preview_counts_the_hidden_items_it_makes_readable_by_kind(cl
     assert preview["readable_tags"] == {"PRE": 3}
     accept = client.get("/api/bulk", params={"action": "accept"}).json()
     assert (accept["readable"], accept["readable_tags"]) == (0, {})
+
+
+def test_an_imported_nta_over_hidden_contact_details_is_refused_unless_allowed(cli, tmp_path):
+    from conftest import failed, succeeded
+    from test_release_datasheet import ANSWERS, fill, queued_corpus, queued_ids
+
+    classified, ws, queue = queued_corpus(cli, tmp_path)
+    queued = queued_ids(queue)
+    with Workspace.open(ws) as opened:
+        contact = {i: sorted({s[2] for s in opened.item(i).proposal if s[2] in {"TEL", "MEL", "ADR", "URL", "COD"}})
+                   for i in queued}
+    ident = next(i for i in sorted(queued) if contact[i])
+    filled = fill(queue, {**ANSWERS, ident: ("NTA", "")})
+    message = failed(cli("review", classified, "--workspace", ws, "--import-queue", filled, "--reviewer", "Marie"), 1,
+                     f"{ident!r} (line", " ".join(contact[ident]), "--allow-release-of-hidden", "nothing was imported")
+    assert len(message.strip().splitlines()) == 1
+    with Workspace.open(ws) as opened:
+        assert opened.progress()["decided"] == 0
+    succeeded(cli("review", classified, "--workspace", ws, "--import-queue", filled, "--reviewer", "Marie",
+                  "--allow-release-of-hidden"))
+    with Workspace.open(ws) as opened:
+        assert (opened.item(ident).label, opened.item(ident).spans) == ("NTA", [])
