@@ -2,6 +2,10 @@
 Selenium, as tests/test_review_browser.py): a click on a button, then Enter on the next message,
 accepts that message's proposal; it never presses the clicked button again."""
 
+import os
+import time
+from pathlib import Path
+
 import pytest
 from test_review_browser import CHROMEDRIVER, CHROMIUM, Server, browser, current_id, press, ready  # noqa: F401
 from test_review_fast import write_corpus
@@ -23,6 +27,18 @@ MESSAGES = [
      [("Julie", "PRE"), ("0698765432", "TEL"), ("julie@example.org", "MEL")], [], 0.80),
     ("m3", "merci Paul pour hier soir", "EXPERT", [], ["Paul"], 0.10),
 ]
+
+
+SHOTS = Path(os.environ.get("TRIAGE_SHOTS", "/tmp/shots-keys"))
+
+
+def shoot(browser, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (1400, 800):
+        browser.set_window_size(width, 900)
+        time.sleep(0.2)
+        browser.save_screenshot(str(SHOTS / f"{name}-{width}.png"))
+    browser.set_window_size(1400, 900)
 
 
 @pytest.fixture
@@ -67,6 +83,7 @@ def test_nta_over_hidden_contact_details_asks_once_naming_them(browser, path):
         assert "NTA makes 2 hidden items of message m2 readable (TEL, MEL)" in text
         assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#confirm-examples li")] == [
             "TEL: 0698765432", "MEL: julie@example.org"]
+        shoot(browser, "nta-contact-confirm")
         press(browser, Keys.ESCAPE)  # cancelled: nothing decided
         WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is None)
         with Workspace.open(path) as ws:
@@ -95,6 +112,7 @@ def test_a_bulk_nta_preview_says_which_hidden_items_become_readable(browser, pat
         WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#bulk-text b.releases"))
         assert browser.find_element(By.CSS_SELECTOR, "#bulk-text b.releases").text == \
             "3 hidden items become readable in 1 message (MEL 1, PRE 1, TEL 1)."
+        shoot(browser, "bulk-nta-preview")
     finally:
         server.stop()
 
@@ -149,6 +167,7 @@ def test_w_in_the_words_view_previews_what_becomes_readable_and_asks(browser, tm
         WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
         assert browser.find_element(By.ID, "confirm-title").text == "Make “julie” an ordinary word?"
         assert "2 hidden items become readable in 2 messages" in browser.find_element(By.ID, "confirm-text").text
+        shoot(browser, "learn-word-confirm")
         with Workspace.open(path) as ws:
             assert ws.learnt() == []  # asked: nothing learnt yet
         press(browser, Keys.ESCAPE)
