@@ -31,6 +31,10 @@ def test_the_consistency_list_decides_a_case_for_the_whole_corpus(browser, cli, 
             browser.set_window_size(width, 900)
             browser.save_screenshot(str(SHOTS / f"consistency-{width}.png"))
         julie.find_element(By.CSS_SELECTOR, 'button[data-choice="hide"]').click()
+        dialog = browser.find_element(By.ID, "confirm")
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        assert "where it is readable" in browser.find_element(By.ID, "confirm-text").text
+        browser.find_element(By.ID, "confirm-yes").click()
         WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "summary").text == "2 cases, 1 to decide")
         pressed = browser.find_element(By.CSS_SELECTOR, 'li.case[data-key="julie"] button[data-choice="hide"]')
         assert pressed.get_attribute("aria-pressed") == "true"
@@ -40,3 +44,40 @@ def test_the_consistency_list_decides_a_case_for_the_whole_corpus(browser, cli, 
     with Workspace.open(ws) as opened:
         assert opened.consistency_decisions()[("mixed", "julie")]["decision"] == "hide"
         assert opened.consistency_decisions()[("mixed", "julie")]["reviewer"] == "ana"
+
+
+def test_show_everywhere_asks_with_the_count_of_messages_where_it_is_hidden(browser, cli, tmp_path):  # noqa: F811
+    _, ws = corpus(cli, tmp_path)
+    with Workspace.open(ws) as opened:
+        julie = next(c for c in opened.consistency() if c["key"] == "julie")
+    server = Server(ws)
+    try:
+        browser.get(server.address)
+        WebDriverWait(browser, 15).until(lambda d: d.find_element(By.ID, "consistency-link").is_displayed())
+        browser.find_element(By.ID, "consistency-link").click()
+        WebDriverWait(browser, 15).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "li.case")) == 2)
+        case = browser.find_element(By.CSS_SELECTOR, 'li.case[data-key="julie"]')
+        dialog = browser.find_element(By.ID, "confirm")
+        case.find_element(By.CSS_SELECTOR, 'button[data-choice="readable"]').click()
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        n = julie["hidden"]
+        assert browser.find_element(By.ID, "confirm-text").text.startswith(
+            f"Show “julie” in {n} message{'s' if n != 1 else ''} where it is hidden")
+        assert [m.get_attribute("class") for m in browser.find_elements(By.CSS_SELECTOR, "#confirm-examples mark")] \
+            and all(m.get_attribute("class") == "hidden" for m in browser.find_elements(By.CSS_SELECTOR, "#confirm-examples mark"))
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        for width in (1400, 800):
+            browser.set_window_size(width, 900)
+            browser.save_screenshot(str(SHOTS / f"consistency-show-confirm-{width}.png"))
+        browser.find_element(By.ID, "confirm-no").click()  # cancelled: nothing saved
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is None)
+        with Workspace.open(ws) as opened:
+            assert ("mixed", "julie") not in opened.consistency_decisions()
+        case.find_element(By.CSS_SELECTOR, 'button[data-choice="readable"]').click()
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        browser.find_element(By.ID, "confirm-yes").click()
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "summary").text == "2 cases, 1 to decide")
+    finally:
+        server.stop()
+    with Workspace.open(ws) as opened:
+        assert opened.consistency_decisions()[("mixed", "julie")]["decision"] == "readable"

@@ -56,7 +56,8 @@ def test_spellings_learnt_as_names_for_the_corpus_are_taught_and_words_are_not(t
     succeeded(cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart"))
     with Workspace.open(workspace) as opened:
         opened.learn("bidulon", kind="name", scope="corpus", reviewer="ana", tag="SUR")
-        opened.learn("marché", kind="word", scope="corpus", reviewer="ana")
+        opened.learn("marché", kind="word", scope="corpus", reviewer="ana", confirm=True,
+                      digest=opened.word_digest("marché"))
         assert opened.taught_names() == [("bidulon", "SUR")]
 
 

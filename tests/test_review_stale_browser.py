@@ -156,7 +156,8 @@ def test_learning_a_word_a_colleague_learnt_meanwhile_is_refused_and_the_words_v
         card = WebDriverWait(browser, 10).until(
             lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rolande]"))[0]
         with Workspace.open(team_workspace) as bob:  # bob makes it an ordinary word meanwhile
-            bob.learn("rolande", kind="word", scope="corpus", reviewer="bob", digest=bob.word_digest("rolande"))
+            bob.learn("rolande", kind="word", scope="corpus", reviewer="bob", confirm=True,
+                      digest=bob.word_digest("rolande"))
         card.find_element(By.CSS_SELECTOR, ".learn-name").click()  # ana: a name, as the view showed it
         status = browser.find_element(By.ID, "words-status")
         WebDriverWait(browser, 10).until(lambda d: "Rien n'a été appris" in status.text)

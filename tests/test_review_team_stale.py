@@ -140,7 +140,7 @@ def test_learning_a_word_names_what_the_preview_showed_and_is_refused_when_it_ch
         assert ws.learnt() == []
     fresh = ana.get("/api/preview", params={"spelling": "chez", "kind": "word"}).json()
     assert fresh["digest"] != preview["digest"]
-    assert ana.post("/api/learn", json={"spelling": "chez", "kind": "word", "scope": "corpus",
+    assert ana.post("/api/learn", json={"spelling": "chez", "kind": "word", "scope": "corpus", "confirm": True,
                                         "digest": fresh["digest"]}).status_code == 200
 
 
@@ -148,7 +148,7 @@ def test_learning_a_word_a_colleague_learnt_since_is_refused_and_keeps_theirs(te
     _, path, reviewer = team
     ana, bob = reviewer("ana"), reviewer("bob")
     shown = ana.get("/api/preview", params={"spelling": "Rolande", "kind": "name"}).json()
-    assert bob.post("/api/learn", json={"spelling": "rolande", "kind": "word", "scope": "corpus",
+    assert bob.post("/api/learn", json={"spelling": "rolande", "kind": "word", "scope": "corpus", "confirm": True,
                                         "digest": shown["digest"]}).status_code == 200
     refused = ana.post("/api/learn", json={"spelling": "Rolande", "kind": "name", "scope": "corpus", "tag": "PRE",
                                            "digest": shown["digest"]})

@@ -297,7 +297,7 @@ def test_candidates_group_the_pending_words_by_spelling(workspace):
     assert [g["messages"] for g in groups] == sorted((g["messages"] for g in groups), reverse=True)
     top = groups[0]  # the spelling pending in the most messages
     assert len({g["spelling"] for g in groups}) == len(groups)  # one group a spelling
-    workspace.learn(top["spelling"], kind="word", scope="corpus", reviewer="ana")
+    workspace.learn(top["spelling"], kind="word", scope="corpus", reviewer="ana", confirm=True, digest=top["digest"])
     assert top["spelling"] not in {g["spelling"] for g in workspace.candidates()}
 
 

@@ -518,6 +518,7 @@ def review(
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
     consistency: Annotated[bool, typer.Option("--consistency", help="List the consistency cases (a spelling hidden in some messages and readable in others, a surrogate equal to a readable form, a spelling with two tags), then stop.")] = False,
     import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
+    allow_release_of_hidden: Annotated[bool, typer.Option("--allow-release-of-hidden", help="With --import-queue: store NTA rows over messages whose contact details (TEL MEL ADR URL COD) the machines hid, which NTA makes readable (refused without it).")] = False,
     double: Annotated[Optional[float], typer.Option("--double", min=0.0, max=1.0, help="Share of the queue and of the audit decided blind by two reviewers (0.1: one in ten, seeded by --seed; default: as recorded, none at first).")] = None,
     lead: Annotated[bool, typer.Option("--lead", help="You are the lead reviewer: you resolve the disagreements of the double review.")] = False,
 ) -> None:
@@ -530,7 +531,8 @@ def review(
     if import_queue is not None:
         from triage.jobs import import_queue_lines
 
-        for line in import_queue_lines(classified, workspace, import_queue, reviewer=reviewer, audit=audit, seed=seed):
+        for line in import_queue_lines(classified, workspace, import_queue, reviewer=reviewer, audit=audit, seed=seed,
+                                       allow_release_of_hidden=allow_release_of_hidden):
             typer.echo(line)
         return
     if consistency:

@@ -817,7 +817,7 @@ def _evaluated(scored, evidence, labels, policy: str, budget: float, seed: int) 
 
 
 def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | None = None, audit: int | None = None,
-                       seed: int = 0) -> list[str]:
+                       seed: int = 0, allow_release_of_hidden: bool = False) -> list[str]:
     """`triage review CLASSIFIED --import-queue FILE`: the workspace brought up to date with the
     classified file, then the filled queue file's decisions stored as `reviewer`'s (triage.queue.import_answers);
     the lines to print."""
@@ -830,7 +830,8 @@ def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | Non
     opened, _ = review_module.open_synced(classified, path, audit=review_module.DEFAULT_AUDIT if audit is None else audit,
                                           seed=seed)
     with opened:
-        s = import_answers(queue_file, opened, reviewer=reviewer or review_module.default_reviewer())
+        s = import_answers(queue_file, opened, reviewer=reviewer or review_module.default_reviewer(),
+                           allow_release_of_hidden=allow_release_of_hidden)
         name = source_name(queue_file)
         lines = [f"imported {s.imported:,} decisions of {s.reviewer} from {name} ({s.ta:,} TA, {s.nta:,} NTA; "
                  f"{s.unchanged:,} already so, {s.undecided:,} rows left undecided)"]

@@ -72,6 +72,8 @@ _HIDE_SEPARATORS = re.compile(r"[;,\s]+")
 _EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")  # "Pierre." or "'Kon'" typed in a cell
 _SPACES = re.compile(r"\s+")
 _SHOWN_ERRORS = 3
+#: What the machines find by its form (contact details): an NTA over them releases them.
+CONTACT_TAGS = frozenset({"TEL", "MEL", "ADR", "URL", "COD"})
 
 
 # ------------------------------------------------------------------------ summaries
@@ -635,7 +637,7 @@ class ImportSummary:
 
 
 def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, *, reviewer: str,
-                   seeker: SeekAndHide | None = None) -> ImportSummary:
+                   seeker: SeekAndHide | None = None, allow_release_of_hidden: bool = False) -> ImportSummary:
     """A filled queue file into a review workspace (triage.review_workspace.Workspace, opened): each
     decided row becomes a decision of `reviewer`, bound to the text it was made on. TA hides what the
     machines proposed plus every occurrence of the expert_hide words; NTA hides nothing. Everything is
@@ -644,7 +646,9 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
     a word absent from its message, a message another decision already settled otherwise, or one the
     team decides in the page: marked for double review (decided blind by two reviewers) or disputed
     (the lead resolves it). A message someone decided between this check and the storing is refused
-    too (each decision names the message's version as checked)."""
+    too (each decision names the message's version as checked). An NTA over a message where the
+    machines hid contact details (TEL MEL ADR URL COD) would make them readable: refused unless
+    `allow_release_of_hidden`."""
     answers = read_decisions(decisions_path)
     display = source_name(decisions_path)
     if answers and any(answer.text is None for answer in answers.values()):
@@ -654,7 +658,7 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
         seeker = SeekAndHide(lexicon_module.default())
     counts: Counter = Counter()
     stored: list[tuple[str, str, list, str]] = []
-    changed, unknown, missing, settled, team = [], [], [], [], []
+    changed, unknown, missing, settled, team, releases = [], [], [], [], [], []
     for ident, answer in answers.items():
         if not answer.label:
             counts["undecided"] += 1
@@ -672,6 +676,10 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
             found, absent = _expert_spans(seeker, item.text, [tuple(s) for s in item.proposal], answer.hide)
             spans = [list(span) for span in found]
             missing.extend(f"'{word}' in {ident!r} (line {answer.line})" for word in absent)
+        contact = sorted({span[2] for span in item.proposal if span[2] in CONTACT_TAGS})
+        if answer.label == NTA and contact and not allow_release_of_hidden:
+            releases.append(f"{ident!r} (line {answer.line}, {' '.join(contact)})")
+            continue
         if item.status == "disputed" or (item.double and item.status != "decided"):
             team.append(f"{ident!r} (line {answer.line}, {'a disagreement' if item.status == 'disputed' else 'double review'})")
             continue
@@ -690,6 +698,8 @@ def import_answers(decisions_path: str | os.PathLike[str] | Records, workspace, 
         (missing, "word{s} of expert_hide not in {its} message (write {it} as in the text, accents included)"),
         (settled, "message{s} already decided otherwise in the workspace (decide {it} in `triage review`)"),
         (team, "message{s} that two reviewers decide blind or the lead resolves (decide {it} in `triage review`)"),
+        (releases, "NTA row{s} over contact details the machines hid, which NTA makes readable (decide {it} TA, "
+                   "or give --allow-release-of-hidden to release them)"),
     ]
     for found, what in problems:
         if found:

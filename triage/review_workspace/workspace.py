@@ -1529,10 +1529,23 @@ class Workspace:
         ordinary = _ordinary(key, lexicons)
         frequent = kind == "name" and ordinary and (count >= FREQUENT_MESSAGES or _function_word(key, lexicons))
         verb = "hides" if kind == "name" else "shows"
+        summary = f"{verb} '{key}' in {count:,} message{'s' if count != 1 else ''}"
+        readable = readable_messages = 0
+        if kind == "word":
+            # What an ordinary word releases: its occurrences hidden now in the messages no reviewer
+            # decided (the machines' proposal there, and the release of the messages outside the list).
+            seen = set()
+            for occurrence in self.concordance(key, limit=10**9)["occurrences"]:
+                if occurrence["hidden"] and occurrence["status"] not in ("decided", DISPUTED):
+                    readable += 1
+                    seen.add(occurrence["id"])
+            readable_messages = len(seen)
+            summary += (f": {readable:,} hidden item{'s' if readable != 1 else ''} become{'' if readable != 1 else 's'}"
+                        f" readable in {readable_messages:,} message{'s' if readable_messages != 1 else ''}")
         return {
             "spelling": key, "kind": kind, "messages": count, "ordinary_word": ordinary, "frequent": bool(frequent),
-            "examples": hits, "digest": self.word_digest(key),
-            "summary": f"{verb} '{key}' in {count:,} message{'s' if count != 1 else ''}",
+            "readable": readable, "readable_messages": readable_messages,
+            "examples": hits, "digest": self.word_digest(key), "summary": summary,
         }
 
     def _mentions(self, key: str) -> Iterator[tuple[sqlite3.Row, re.Match]]:
@@ -1601,6 +1614,12 @@ class Workspace:
         if scope == "user" and " " in key:
             # Seek&Hide reads a lexicon word by word: a phrase there would never match.
             raise BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
+        if kind == "word" and not (confirm and digest is not None):
+            # The direction that releases text always asks, and names what its preview showed.
+            raise NeedsConfirmation(
+                f"learning '{key}' as an ordinary word {preview['summary']}; confirm with the preview's digest to go on",
+                preview,
+            )
         folder = os.path.abspath(userlexicon.directory(lexicon_dir)) if scope == "user" else None
         with self._transaction():
             # Checked again as it is stored (another server may have learnt it meanwhile), before the
@@ -1755,6 +1774,8 @@ class Workspace:
         filters = {k: v for k, v in filters.items() if v is not None}
         total = self.count(**filters)
         counts = {"new": 0, "changed": 0, "unchanged": 0, "held": 0}
+        readable: dict[str, int] = {}  # tag -> hidden items (now) that the decision makes readable
+        readable_messages = 0
         shown: list[dict] = []
         listed = hashlib.sha256()
         for item in self._bulk_items(filters):
@@ -1766,11 +1787,19 @@ class Workspace:
             now = (item.label, item.spans) if item.status == "decided" else None
             kind = "new" if now is None else ("unchanged" if now == (label, spans) else "changed")
             counts[kind] += 1
+            hidden_now = item.spans if item.status == "decided" else item.proposal
+            kept = {tuple(span) for span in spans}
+            dropped = [span for span in hidden_now if tuple(span) not in kept]
+            for span in dropped:
+                readable[span[2]] = readable.get(span[2], 0) + 1
+            readable_messages += bool(dropped)
             if kind != "unchanged" and len(shown) < examples:
                 shown.append({"id": item.id, "text": item.text, "status": item.status,
                               "before": None if now is None else {"label": now[0], "spans": now[1]},
                               "after": {"label": label, "spans": spans}})
-        return {"action": action, "total": total, **counts, "examples": shown, "digest": listed.hexdigest()}
+        return {"action": action, "total": total, **counts, "examples": shown, "digest": listed.hexdigest(),
+                "readable": sum(readable.values()), "readable_messages": readable_messages,
+                "readable_tags": dict(sorted(readable.items(), key=lambda pair: (-pair[1], pair[0])))}
 
     def _bulk_items(self, filters: dict) -> Iterator[Item]:
         offset = 0

@@ -33,6 +33,13 @@ async function previewBulk() {
     `${p.changed} decided differently, ${p.unchanged} unchanged` +
     (p.held ? `, ${p.held} left to the team (another reviewer's, a double review or a disagreement)` : "") +
     ". One undo (u) takes it all back.";
+  if (p.readable) { // what the decision releases that a machine or a reviewer hid, said first
+    const kinds = Object.entries(p.readable_tags).map(([tag, n]) => `${tag} ${n.toLocaleString()}`).join(", ");
+    const template = p.readable_messages === 1 ? "{n} hidden items become readable in 1 message ({kinds})."
+      : "{n} hidden items become readable in {m} messages ({kinds}).";
+    text.prepend(el("b", { class: "releases", text: trf(template,
+      { n: p.readable.toLocaleString(), m: p.readable_messages.toLocaleString(), kinds }) }), " ");
+  }
   for (const ex of p.examples) {
     const after = ex.after.spans.length ? `TA, hides ${ex.after.spans.map((s) => s[2]).join(" ")}` : "NTA";
     const before = ex.before ? `${ex.before.label} → ` : "";

@@ -71,7 +71,7 @@ function render(cases) {
     for (const choice of c.choices) {
       const button = el("button", { type: "button", "aria-pressed": String(c.decision === choice),
                                     "data-choice": choice, text: WORDS[choice] || choice });
-      button.addEventListener("click", () => decide(c, choice));
+      button.addEventListener("click", () => ask(c, choice));
       choices.append(button);
     }
     if (c.decision) choices.append(el("span", { text: `decided by ${c.reviewer}` }));
@@ -91,6 +91,38 @@ async function load() {
   } catch (error) {
     say(error.message, true);
   }
+}
+
+const plural = (n, one, many) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
+// What "hide everywhere" and "keep readable everywhere" change, asked before anything is saved:
+// the direction that releases text (readable) always asks, and so does hiding.
+function question(c, choice) {
+  if (choice === "readable" && c.hidden) {
+    return { title: `Show “${c.key}” everywhere?`, yes: "Show it everywhere",
+             text: `Show “${c.key}” in ${plural(c.hidden, "message", "messages")} where it is hidden: `
+               + `it becomes readable there in the release.`, hidden: true };
+  }
+  if (choice === "hide" && c.readable) {
+    return { title: `Hide “${c.key}” everywhere?`, yes: "Hide it everywhere",
+             text: `Hide “${c.key}” in ${plural(c.readable, "message", "messages")} where it is readable.`, hidden: false };
+  }
+  return null;
+}
+
+function ask(c, choice) {
+  const q = question(c, choice);
+  if (!q) return decide(c, choice);
+  const dialog = document.getElementById("confirm");
+  document.getElementById("confirm-title").textContent = q.title;
+  document.getElementById("confirm-text").textContent = q.text;
+  document.getElementById("confirm-examples").replaceChildren(...c.examples.filter((e) => e.hidden === q.hidden).map(example));
+  const yes = document.getElementById("confirm-yes");
+  yes.textContent = q.yes;
+  yes.onclick = () => { dialog.close(); decide(c, choice); };
+  document.getElementById("confirm-no").onclick = () => dialog.close();
+  dialog.showModal();
+  document.getElementById("confirm-no").focus();
 }
 
 async function decide(c, choice) {

@@ -17,6 +17,13 @@ const TRANSLATIONS = {
     "Accept": "Accepter", "Hide selection": "Masquer la sélection", "Skip": "Mettre de côté", "Undo": "Annuler",
     "Back": "Retour", "Reset": "Rétablir", "Last decisions": "Dernières décisions", "Decide a word once": "Décider un mot une fois",
     "Learnt words": "Mots appris", "Keyboard": "Clavier", "Confirm": "Confirmer", "Cancel": "Annuler", "Close": "Fermer",
+    "Make “{spelling}” an ordinary word?": "Faire de « {spelling} » un mot ordinaire ?",
+    "It is in {messages} messages: {readable} hidden items become readable in {where} messages, for example:":
+      "Il est dans {messages} messages : {readable} éléments masqués deviennent lisibles dans {where} messages, par exemple :",
+    "{n} hidden items become readable in 1 message ({kinds}).": "{n} éléments masqués deviennent lisibles dans 1 message ({kinds}).",
+    "{n} hidden items become readable in {m} messages ({kinds}).": "{n} éléments masqués deviennent lisibles dans {m} messages ({kinds}).",
+    "Release them": "Les publier", "Release the contact details the machines hid?": "Publier les coordonnées masquées par les machines ?",
+    "NTA makes {n} hidden items of message {id} readable ({kinds}):": "NTA rend lisibles {n} éléments masqués du message {id} ({kinds}) :",
     "Apply": "Appliquer", "Learn it anyway": "L'apprendre quand même", "Go to a message": "Aller à un message",
     "Message id": "Id du message", "Go": "Aller", "Decide all the messages found": "Décider tous les messages trouvés",
     "Decision": "Décision", "Decide them": "Les décider", "NTA: nothing to hide": "NTA : rien à masquer",

@@ -423,8 +423,25 @@ function hideSelection() {
 
 // ----------------------------------------------------------------- decisions
 
-async function decide(label) {
+const CONTACT_TAGS = new Set(["TEL", "MEL", "ADR", "URL", "COD"]); // contact details found by their form
+
+async function decide(label, released = false) {
   if (!S.item) return;
+  // NTA over what the machines hid as contact details (a phone number, an address...) asks once,
+  // naming them: they become readable in the release.
+  const dropped = label === "NTA" && !released ? S.draft.filter((span) => CONTACT_TAGS.has(span[2])) : [];
+  if (dropped.length) {
+    const item = S.item;
+    setConfirmYes(tr("Release them"));
+    $("confirm-title").textContent = tr("Release the contact details the machines hid?");
+    $("confirm-text").textContent = trf("NTA makes {n} hidden items of message {id} readable ({kinds}):",
+      { n: dropped.length, id: item.id, kinds: dropped.map((span) => span[2]).join(", ") });
+    $("confirm-examples").replaceChildren(...dropped.map((span) => el("li", { text: `${span[2]}: ${item.text.slice(span[0], span[1])}` })));
+    S.pending = () => (S.item === item ? decide("NTA", true) : undefined);
+    $("confirm").showModal();
+    $("confirm-no").focus();
+    return;
+  }
   if (label === "TA" && !S.draft.length) {
     say("Nothing is hidden: hide what identifies someone (h, or select and m), or press n for NTA.", true);
     return;
@@ -635,13 +652,27 @@ function sayWords(text, error = false) {
   status.classList.toggle("error", error);
 }
 
+// The confirmation's yes button: its words, then its key.
+function setConfirmYes(text) {
+  $("confirm-yes").replaceChildren(document.createTextNode(`${text} `), el("kbd", { text: "y" }));
+}
+
 function askConfirmation(data, onYes) {
   const dialog = $("confirm");
-  $("confirm-title").textContent = `Make “${data.preview.spelling}” a name?`;
-  $("confirm-text").textContent = `${data.error}. It ${data.preview.summary.replace(/^hides/, "would hide")}, for example:`;
+  setConfirmYes(tr("Learn it anyway"));
+  const preview = data.preview;
+  if (preview.kind === "word") { // the direction that releases text: always asked, with what becomes readable
+    $("confirm-title").textContent = trf("Make “{spelling}” an ordinary word?", { spelling: preview.spelling });
+    $("confirm-text").textContent = trf(
+      "It is in {messages} messages: {readable} hidden items become readable in {where} messages, for example:",
+      { messages: preview.messages.toLocaleString(), readable: preview.readable.toLocaleString(), where: preview.readable_messages.toLocaleString() });
+  } else {
+    $("confirm-title").textContent = `Make “${preview.spelling}” a name?`;
+    $("confirm-text").textContent = `${data.error}. It ${preview.summary.replace(/^hides/, "would hide")}, for example:`;
+  }
   const list = $("confirm-examples");
   list.replaceChildren();
-  for (const ex of data.preview.examples) {
+  for (const ex of preview.examples) {
     list.append(el("li", {}, ...marked(ex)));
   }
   S.pending = onYes;
@@ -740,7 +771,9 @@ function onKey(event) {
     return;
   }
   if (action === undefined) return;
-  if (event.target instanceof HTMLButtonElement && (key === "Enter" || key === " ")) return; // the button's own action
+  // A key of the review means its action whatever has the focus: Enter after a click on NTA accepts
+  // the next message's proposal, it never presses NTA again (preventDefault keeps the button still).
+  if (document.activeElement instanceof HTMLButtonElement) document.activeElement.blur();
   if (S.view === "messages" && !S.item && !ACTIONS[action].always && !(action in KEYMAP.any)) return;
   event.preventDefault();
   Promise.resolve(ACTIONS[action].run()).catch((error) => say(error.message, true));
@@ -834,6 +867,11 @@ function applyOriginals() {
 
 async function start() {
   document.addEventListener("keydown", onKey);
+  // A button clicked with the mouse does not keep the focus: the next key is the review's, not the button's.
+  document.addEventListener("click", (event) => {
+    const button = event.target instanceof Element && event.target.closest("button");
+    if (button && event.detail > 0 && !button.closest("dialog")) button.blur();
+  });
   document.querySelectorAll(".tab[data-view]").forEach((tab) => tab.addEventListener("click", () => switchView(tab.dataset.view)));
   $("accept").addEventListener("click", () => decide(S.draft.length ? "TA" : "NTA"));
   $("mark-ta").addEventListener("click", () => decide("TA"));
