@@ -573,6 +573,7 @@ def release(
     evaluation: Annotated[Optional[Path], typer.Option("--evaluation", help="The evaluate.json of `triage evaluate GOLD` (with --model MODEL if classify used one): the datasheet gives the expected residual and over-masking of the model classify used.")] = None,
     inconsistent_ok: Annotated[bool, typer.Option("--inconsistent-ok", help="Release even while consistency cases are undecided (see `triage review --consistency`); the datasheet counts them.")] = False,
     date_column: Annotated[Optional[str], typer.Option("--date-column", help="The input's column of dates, whose period the datasheet gives (default: a column named date, timestamp...).")] = None,
+    reviewer_names: Annotated[bool, typer.Option("--reviewer-names", help="Name the reviewers in the datasheet as they reviewed (--reviewer) instead of reviewer 1, reviewer 2...")] = False,
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
@@ -583,7 +584,7 @@ def release(
                     withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
                     hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
                     date_column=date_column, inconsistent_ok=inconsistent_ok, evaluation=evaluation,
-                    allow_disagreements=allow_disagreements)
+                    allow_disagreements=allow_disagreements, reviewer_names=reviewer_names)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:

@@ -20,10 +20,12 @@ import csv
 import hashlib
 import json
 import os
+import re
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 from triage import outputs
@@ -144,6 +146,7 @@ def run_release(
     inconsistent_ok: bool = False,
     evaluation: str | os.PathLike[str] | None = None,
     allow_disagreements: bool = False,
+    reviewer_names: bool = False,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). The messages hide what classify was told
@@ -185,7 +188,7 @@ def run_release(
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
-        review = _review_checked(opened, allow_disagreements, name, ws_path)
+        review = _review_checked(opened, allow_disagreements, name, ws_path, reviewer_names)
         # Consistency across the corpus: every case decided once, or the release is told to go on.
         from triage.review_workspace.consistency import apply as apply_consistency
         from triage.review_workspace.consistency import find_cases, undecided as undecided_cases
@@ -338,12 +341,12 @@ def release_hide(settings: dict | None, asked: tuple[str, ...] | None, differs_o
     return recorded, asked
 
 
-def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) -> dict:
+def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path, reviewer_names: bool = False) -> dict:
     """The datasheet's review section (reviewers, time, agreement); unresolved disagreements of the
     double review, and messages awaiting their second blind reviewer, are refused unless `allow`."""
     from triage.review_workspace.agreement import review_section
 
-    section = review_section(opened, allow_disagreements=allow)
+    section = review_section(opened, allow_disagreements=allow, reviewer_names=reviewer_names)
     unresolved = section["agreement"]["disagreements"]["unresolved"]
     half = section["awaiting_second_review"]
     if half and not allow:
@@ -762,7 +765,34 @@ def _parse_date(value: str):
             return datetime.strptime(value, form).date()
         except ValueError:
             continue
-    return None
+    return _parse_french_date(value)
+
+
+# French month names, full or abbreviated with or without a dot (88milSMS writes `20 sept. 2011 23:23:25`).
+_FRENCH_MONTHS = {
+    "janvier": 1, "janv": 1, "jan": 1, "fevrier": 2, "fevr": 2, "fev": 2, "mars": 3, "mar": 3, "avril": 4,
+    "avr": 4, "mai": 5, "juin": 6, "juillet": 7, "juil": 7, "aout": 8, "septembre": 9, "sept": 9, "sep": 9,
+    "octobre": 10, "oct": 10, "novembre": 11, "nov": 11, "decembre": 12, "dec": 12,
+}
+_FRENCH_DATE = re.compile(r"(\d{1,2})(?:er)?\s+([^\W\d_]+)\.?\s+(\d{4})(?:[\s,]+(?:à\s+)?\d{1,2}[:h]\d{2}(?::\d{2})?)?",
+                          re.IGNORECASE)
+
+
+def _parse_french_date(value: str):
+    match = _FRENCH_DATE.fullmatch(value)
+    if not match:
+        return None
+    month = _FRENCH_MONTHS.get(_plain_letters(match.group(2)))
+    if month is None:
+        return None
+    try:
+        return date(int(match.group(3)), month, int(match.group(1)))
+    except ValueError:
+        return None
+
+
+def _plain_letters(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
 
 
 def corpus_composition(finals, columns: list[str], *, donor_column: str | None = None,
