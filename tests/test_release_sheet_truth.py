@@ -2,13 +2,18 @@
 chose (a pseudonym by default), double review as marked and decided by both, dates as the corpus
 writes them, and only the columns the team named."""
 
+import csv
 import json
 import re
+from pathlib import Path
+
+import pytest
 
 from conftest import succeeded
 from test_release_datasheet import fill, queued_corpus, released, write_corpus
 
 import triage
+from triage.errors import BadOption
 from triage.review_workspace import Workspace
 
 
@@ -95,3 +100,47 @@ def test_a_french_abbreviated_date_is_parsed():
     assert str(_parse_date("1 août 2011")) == "2011-08-01"
     assert str(_parse_date("15 DÉC. 2011 09:30")) == "2011-12-15"
     assert str(_parse_date("2 juin 2011 10:00:00")) == "2011-06-02"
+
+
+GOLD = [("1", "d1", "TA", "[[4, 9, \"PRE\"]]", "slt Julie tu viens ce soir ?"),
+        ("2", "d1", "NTA", "[]", "ok a demain bisous"),
+        ("3", "d2", "NTA", "[]", "bonne nuit a toi")]
+
+
+def _gold_corpus(cli, tmp_path: Path) -> tuple[Path, Path]:
+    source = tmp_path / "gold.csv"
+    with source.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "donor", "label", "spans", "text"])
+        writer.writerows(GOLD)
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
+    return classified, ws
+
+
+def test_release_publishes_id_and_text_unless_columns_are_named(cli, tmp_path):
+    classified, ws = _gold_corpus(cli, tmp_path)
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--withhold-undecided"))
+    rows, sheet, _ = released(tmp_path)
+    assert list(rows[0]) == ["id", "text"]
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "donor.csv", "--withhold-undecided",
+                  "--columns", "donor"))
+    rows, _, _ = released(tmp_path, "donor")
+    assert list(rows[0]) == ["id", "donor", "text"]
+    frame = triage.release(classified, workspace=ws, withhold_undecided=True).corpus
+    assert list(frame.columns) == ["id", "text"]
+
+
+def test_gold_columns_are_never_published_without_their_own_option(cli, tmp_path):
+    classified, ws = _gold_corpus(cli, tmp_path)
+    result = cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--withhold-undecided",
+                 "--columns", "donor,spans")
+    assert result.exit_code != 0 and "spans" in result.output and "--gold-columns" in result.output
+    assert not (tmp_path / "corpus.csv").exists()
+
+    with pytest.raises(BadOption, match="label"):
+        triage.release(classified, workspace=ws, withhold_undecided=True, columns="label")
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "gold_out.csv", "--withhold-undecided",
+                  "--columns", "label", "--gold-columns"))
+    rows, _, _ = released(tmp_path, "gold_out")
+    assert list(rows[0]) == ["id", "label", "text"]

@@ -562,7 +562,8 @@ def release(
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Review workspace (default: CLASSIFIED.review.sqlite beside it).")] = None,
     style: Annotated[str, typer.Option("--style", help="tags (<PRE_7>), pseudonyms (<PRE_1>, one per entity) or surrogates (realistic replacements).")] = "tags",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the surrogates (same seed, same surrogates).")] = 0,
-    columns: Annotated[Optional[str], typer.Option("--columns", help="Columns of the input to keep, comma-separated (default: all; id and text are always kept).")] = None,
+    columns: Annotated[Optional[str], typer.Option("--columns", help="Other columns of the input to publish, comma-separated (default: none; id and text are always kept).")] = None,
+    gold_columns: Annotated[bool, typer.Option("--gold-columns", help="Allow --columns to name gold columns (label, spans...), which are refused otherwise.")] = False,
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
     allow_disagreements: Annotated[bool, typer.Option("--allow-disagreements", help="Release the double review's unresolved disagreements, and its messages awaiting their second blind reviewer, as the more cautious decision (said in the datasheet).")] = False,
@@ -584,7 +585,8 @@ def release(
                     withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
                     hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
                     date_column=date_column, inconsistent_ok=inconsistent_ok, evaluation=evaluation,
-                    allow_disagreements=allow_disagreements, reviewer_names=reviewer_names)
+                    allow_disagreements=allow_disagreements, reviewer_names=reviewer_names,
+                    gold_columns=gold_columns)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:

@@ -147,6 +147,7 @@ def run_release(
     evaluation: str | os.PathLike[str] | None = None,
     allow_disagreements: bool = False,
     reviewer_names: bool = False,
+    gold_columns: bool = False,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). The messages hide what classify was told
@@ -222,9 +223,16 @@ def run_release(
             unknown = [c for c in columns if c not in all_columns]
             if unknown:
                 raise BadOption(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
+            gold = [c for c in columns if _plain(c) in GOLD_COLUMNS and c not in (id_column, text_column)]
+            if gold and not gold_columns:
+                raise BadOption(
+                    f"--columns: {', '.join(repr(c) for c in gold)} {'are' if len(gold) > 1 else 'is a'} gold "
+                    f"column{'s' if len(gold) > 1 else ''} (an annotation: spans give every hidden name's length, "
+                    "whatever the style); add --gold-columns to publish "
+                    f"{'them' if len(gold) > 1 else 'it'} on purpose")
             chosen = [c for c in all_columns if c in columns or c in (id_column, text_column)]  # rows stay linkable
-        else:
-            chosen = all_columns
+        else:  # the id and the text only: another column is published when named
+            chosen = [c for c in all_columns if c in (id_column, text_column)]
         routes: Counter = Counter()
         tags: Counter = Counter()
         records: list[list[str]] = []
@@ -730,6 +738,9 @@ PLACEHOLDER = "[TO FILL: {}]"
 #: name none (compared without case or accents).
 DONOR_COLUMNS = ("donor", "donneur", "sender", "expediteur", "author", "auteur", "speaker", "locuteur",
                  "participant", "contributor", "user", "from")
+# An annotation of the messages (a gold file's columns): published only with --gold-columns.
+GOLD_COLUMNS = ("label", "labels", "spans", "gold", "gold_label", "gold_spans", "entities", "annotation",
+                "annotations", "expert_decision", "expert_hide")
 DATE_COLUMNS = ("date", "datetime", "timestamp", "time", "sent", "sent_at", "horodatage", "heure")
 _DATE_FORMATS = ("%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%d/%m/%y", "%d/%m/%y %H:%M", "%d-%m-%Y",
                  "%d.%m.%Y", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y%m%d")
