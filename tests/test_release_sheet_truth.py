@@ -144,3 +144,36 @@ def test_gold_columns_are_never_published_without_their_own_option(cli, tmp_path
                   "--columns", "label", "--gold-columns"))
     rows, _, _ = released(tmp_path, "gold_out")
     assert list(rows[0]) == ["id", "label", "text"]
+
+
+def test_the_datasheet_states_the_encoding_and_delimiter_found(cli, tmp_path):
+    source = tmp_path / "sms.csv"
+    source.write_bytes("id;text\n1;slt Julie ça va ?\n2;ok à demain\n3;bonne nuit\n".encode("cp1252"))
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--withhold-undecided"))
+    _, sheet, markdown = released(tmp_path)
+    reading = sheet["sources"]["input"]["read"]
+    assert reading["format"] == "csv" and reading["delimiter"] == ";"
+    assert reading["encoding"].lower().replace("-", "") in ("cp1252", "windows1252", "latin1", "iso88591")
+    assert f"read as csv, encoding {reading['encoding']}, delimiter ';'" in markdown
+    frame = triage.release(classified, workspace=ws, withhold_undecided=True)
+    assert frame.datasheet["sources"]["input"]["read"] == reading
+
+
+def test_a_second_output_format_never_takes_the_first_ones_datasheet(cli, tmp_path):
+    classified, ws, _ = queued_corpus(cli, tmp_path)
+    with Workspace.open(ws) as opened:
+        for item in opened.items(kind="queue", limit=100):
+            opened.decide(item.id, label="TA" if item.proposal else "NTA", spans=item.proposal, reviewer="lea")
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv"))
+    before = (tmp_path / "corpus.datasheet.json").read_bytes()
+    for extra in ((), ("--force",)):
+        result = cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.jsonl", *extra)
+        assert result.exit_code != 0 and "corpus.datasheet.md" in result.output and "corpus.csv" in result.output
+        assert not (tmp_path / "corpus.jsonl").exists()
+    assert (tmp_path / "corpus.datasheet.json").read_bytes() == before
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus-jsonl.jsonl"))
+    assert json.loads((tmp_path / "corpus-jsonl.datasheet.json").read_text())["sources"]["release"]["file"] == \
+        "corpus-jsonl.jsonl"
+    succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv", "--force"))  # its own

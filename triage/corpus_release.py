@@ -119,11 +119,29 @@ def datasheet_paths(output: Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".datasheet.md"), stem.with_name(stem.name + ".datasheet.json")
 
 
-def _input_columns(input_path, id_column: str | None, text_column: str | None) -> tuple[list[str], dict[str, dict], str]:
-    """The input's columns, its rows by id and its text column, read as classify read them."""
+def _check_own_datasheet(output: Path, sheet_md: Path, sheet_json: Path) -> None:
+    """One datasheet per output: a datasheet of that name describing another release that is still
+    there (`corpus.csv` beside a new `corpus.jsonl`) is never replaced, not even with --force."""
+    try:
+        described = json.loads(sheet_json.read_text("utf-8"))["sources"]["release"]["file"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if isinstance(described, str) and described != output.name and (output.parent / described).exists():
+        raise OutputRefused(
+            f"{sheet_md.name} is the datasheet of {described}, released beside it: give this release another name "
+            f"(e.g. {output.stem}-{output.suffix.lstrip('.') or 'release'}{output.suffix}), each release has its own "
+            "datasheet")
+
+
+def _input_columns(input_path, id_column: str | None,
+                   text_column: str | None) -> tuple[list[str], dict[str, dict], str, dict | None]:
+    """The input's columns, its rows by id, its text column, and how it was read (format, encoding,
+    delimiter; None for a table in memory), read as classify read them."""
     table = open_messages(input_path, id_column=id_column or DEFAULT_ID_COLUMN, text_column=text_column or "text")
     fields = {message.id: message.fields for message in table}
-    return list(table.columns), fields, table.text_column
+    reading = None if table.format == "memory" else {
+        "format": table.format, "encoding": table.encoding, "delimiter": table.delimiter}
+    return list(table.columns), fields, table.text_column, reading
 
 
 def run_release(
@@ -176,6 +194,7 @@ def run_release(
             # Every output checked before any work; never over what the release reads (the classified
             # file, the workspace, the input given or the one classify recorded), not even with --force.
             protected = [classified, ws_path, input_path, recorded_input, evaluation]
+            _check_own_datasheet(output, sheet_md, sheet_json)
             outputs.check_outputs([(path, force) for path in (output, sheet_md, sheet_json)], inputs=protected)
             for path in (output, sheet_md, sheet_json):
                 _check_writable(path)
@@ -212,8 +231,10 @@ def run_release(
             raise BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
         # The id and text columns classify was told to read (recorded in the workspace).
         id_column = meta.get("id_column") or None
+        reading = None
         if input_path is not None:
-            all_columns, input_fields, text_column = _input_columns(input_path, id_column, meta.get("text_column"))
+            all_columns, input_fields, text_column, reading = _input_columns(input_path, id_column,
+                                                                             meta.get("text_column"))
         else:
             all_columns, input_fields, text_column = ["id", "text"], {}, "text"
         id_column = id_column if id_column in all_columns else "id"
@@ -309,6 +330,8 @@ def run_release(
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
     sheet["ids_made_distinct"] = ids_made_distinct
+    if reading is not None and sheet["sources"].get("input"):
+        sheet["sources"]["input"]["read"] = reading
     sheet["review"] = review
     _fill_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
@@ -1130,9 +1153,17 @@ def _files_lines(sheet: dict) -> list[str]:
     sources = sheet.get("sources") or {}
     found = [(what, f) for what, f in (("release", sources.get("release")), ("classified file", sources.get("classified")),
                                        ("input", sources.get("input"))) if f and f.get("sha256")]
-    if not found:
-        return []
-    return ["- SHA-256: " + "; ".join(f"{what} {f['file']} {f['sha256']}" for what, f in found)]
+    lines = []
+    read = (sources.get("input") or {}).get("read")
+    if read:
+        how = f"read as {read['format']}, encoding {read['encoding']}"
+        if read.get("delimiter"):
+            shown = {"\t": "tab"}.get(read["delimiter"], read["delimiter"])
+            how += f", delimiter '{shown}'"
+        lines.append(f"- Input {sources['input']['file']}: {how}")
+    if found:
+        lines.append("- SHA-256: " + "; ".join(f"{what} {f['file']} {f['sha256']}" for what, f in found))
+    return lines
 
 
 def _review_lines(section: dict | None) -> list[str]:
