@@ -58,12 +58,23 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from triage.version import __version__
+
+        typer.echo(f"sms-triage {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def main(
     debug: Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Show the version and exit.", callback=_show_version,
+                                          is_eager=True)] = False,
 ) -> None:
     _state["debug"] = debug
 
