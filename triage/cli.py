@@ -38,6 +38,24 @@ class _Group(TyperGroup):
                 raise
             typer.echo(f"Error: {error}", err=True)
             ctx.exit(1)
+        except KeyboardInterrupt:
+            if _state["debug"]:
+                raise
+            typer.echo(_interrupted(ctx.invoked_subcommand), err=True)
+            ctx.exit(130)
+
+
+def _interrupted(command: str | None) -> str:
+    """What Ctrl-C left, in one line: every file is written whole or not at all, and the review
+    workspace keeps what was decided (SQLite transactions)."""
+    again = "run the same command again (with --force if it says a file exists)"
+    if command == "release":
+        return ("Interrupted: nothing was released (the corpus and its datasheet are replaced together or not at "
+                f"all) and the review workspace keeps every decision; {again}")
+    if command == "classify":
+        return ("Interrupted: no file was left half-written (a file finished before Ctrl-C is kept whole) and the "
+                f"review workspace keeps every decision; {again}")
+    return f"Interrupted: no file was left half-written; {again}"
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
