@@ -1953,11 +1953,15 @@ class Workspace:
         ):
             counts[status] = n
         counts["pending"] = synced["total"] - sum(counts.values())
+        by_kind = dict(self._db.execute(  # decided and unchanged since, per kind: the queue, the audit apart
+            "SELECT i.kind, count(*) FROM decisions d JOIN items i USING (id) JOIN messages m USING (id) "
+            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash GROUP BY i.kind").fetchall())
         seconds = self._seconds_per_message()
         left = counts["pending"] + counts["stale"] + counts["skipped"]
         return {
             "queue": synced["queue"], "audit": synced["audit"], "total": synced["total"],
             **counts, "left": left, "messages": synced["messages"],
+            "decided_queue": by_kind.get("queue", 0), "decided_audit": by_kind.get("audit", 0),
             "seconds_per_message": seconds, "seconds_left": None if seconds is None else round(seconds * left, 1),
         }
 
