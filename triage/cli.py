@@ -538,7 +538,7 @@ def review(
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Review workspace (SQLite). Default: CLASSIFIED.review.sqlite beside it.")] = None,
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (default: a free one).")] = 0,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser; just print the address.")] = False,
-    reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Your name in the audit log (default: your login name).")] = None,
+    reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Your name in the audit log (default: your login name); the datasheet publishes reviewer 1, reviewer 2... unless `release --reviewer-names`.")] = None,
     audit: Annotated[int, typer.Option("--audit", min=0, help="Messages released by the machines to sample for the audit.")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the audit sample.")] = 0,
     lexicon_dir: Annotated[Optional[Path], typer.Option("--lexicon-dir", help="Your lexicon for future corpora (default: your data folder, or $TRIAGE_USER_LEXICON_DIR).")] = None,
