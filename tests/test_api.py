@@ -230,11 +230,11 @@ def test_classify_with_a_workspace_then_release_from_the_frame(demo, tmp_path):
         triage.release(classified, workspace=workspace)
     # The demo's homonyms (Avril the friend, en avril) are consistency cases nobody decided yet.
     released = triage.release(classified, workspace=workspace, style="pseudonyms", withhold_undecided=True,
-                              inconsistent_ok=True, input=demo)
+                              inconsistent_ok=True, input=demo, columns="donor")
     queued = int((classified.decision == "EXPERT").sum())
     assert len(released.corpus) == len(demo) - queued
     assert released.datasheet["messages"]["withheld_undecided"] == queued
-    assert "donor" in released.corpus.columns  # the input's other columns are kept
+    assert list(released.corpus.columns) == ["id", "donor", "text"]  # the input's columns named, and no other
     hidden = classified[classified.decision == "TA"].iloc[0]
     row = released.corpus.set_index("id").loc[hidden.id]
     assert "<PRE_" in row.text or "<" in row.text

@@ -258,9 +258,39 @@ def test_evaluate_shows_its_progress_step_by_step(monkeypatch, tmp_path):
     run_evaluate(gold, None, folds=3, progress=True, ablation=True)
     (bar,) = bars
     assert bar["description"] == f"evaluating {gold}"
-    assert bar["total"] == len(bar["done"]) == 2 + 3 + 1 + len(seekhide_steps.switchable())
-    assert bar["done"][:6] == ["a model trained on the gold, cross-validated", None, None, None,
-                               "the model classify uses", "each step switched off in turn"]
+    assert bar["total"] == len(bar["done"]) == 3 + 3 + 1 + len(seekhide_steps.switchable())
+    assert bar["done"][:7] == ["analysing the gold", "a model trained on the gold, cross-validated", None, None,
+                               None, "the model classify uses", "each step switched off in turn"]
+
+
+def test_evaluate_shows_its_bar_before_reading_the_gold_and_loading_the_model(monkeypatch, tmp_path):
+    """From its first second: the bar is up while the gold is read and the model loaded."""
+    from contextlib import contextmanager
+
+    import triage.jobs
+    import triage.model
+    import triage.progress
+
+    seen, opened = [], []
+
+    @contextmanager
+    def recording(description, total):
+        opened.append(description)
+        yield lambda doing=None: None
+
+    def watching(name, real):
+        def run(*args, **kwargs):
+            seen.append((name, list(opened)))
+            return real(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(triage.progress, "steps", recording)
+    monkeypatch.setattr(triage.jobs, "labelled_gold", watching("gold", triage.jobs.labelled_gold))
+    monkeypatch.setattr(triage.model, "load_predictor", watching("model", triage.model.load_predictor))
+    gold = write_gold(tmp_path / "gold.csv")
+    triage.jobs.run_evaluate(gold, None, folds=3, progress=True)
+    assert [name for name, _ in seen] == ["gold", "model"]
+    assert all(bars == [f"evaluating {gold}"] for _, bars in seen), seen
 
 
 def test_evaluate_needs_gold_spans(cli, tmp_path):

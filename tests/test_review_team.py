@@ -474,7 +474,8 @@ def test_a_two_reviewer_session_with_double_review_ends_in_a_release_stating_the
             workspace.close()
     assert hides_margaux in marked  # seed 0 marks Margaux's message: the session has its disagreement
     out = tmp_path / "session.release.csv"
-    result = CliRunner().invoke(app, ["release", str(classified), "-o", str(out), "--workspace", str(path)])
+    result = CliRunner().invoke(app, ["release", str(classified), "-o", str(out), "--workspace", str(path),
+                                          "--reviewer-names"])
     assert result.exit_code == 0, result.output
     sheet = json.loads(out.with_name("session.release.datasheet.json").read_text())
     review = sheet["review"]
@@ -483,7 +484,7 @@ def test_a_two_reviewer_session_with_double_review_ends_in_a_release_stating_the
     assert review["agreement"]["disagreements"] == {"unresolved": 0, "resolved": 1}
     assert review["double_review_share"] == 0.3
     markdown = out.with_name("session.release.datasheet.md").read_text()
-    assert "## Review" in markdown and "Cohen's kappa" in markdown and "decided blind by two reviewers" in markdown
+    assert "## Review" in markdown and "Cohen's kappa" in markdown and "decided by both reviewers, blind" in markdown
     assert "Disagreements resolved by the lead reviewer: 1." in markdown
     assert "Margaux" not in out.read_text()
 
@@ -494,7 +495,7 @@ def test_run_release_in_memory_has_the_review_section(team):
         for item in ws.items(limit=50):
             ws.decide(item.id, label="NTA", spans=[], reviewer="ana")
     summary = run_release(classified, None, workspace=path)
-    assert summary.sheet["review"]["reviewers"][0]["name"] == "ana"
+    assert summary.sheet["review"]["reviewers"][0]["name"] == "reviewer 1"
     assert summary.sheet["review"]["agreement"]["messages"] == 0
 
 

@@ -408,3 +408,25 @@ def test_the_names_hidden_in_a_withheld_rows_columns_are_no_surrogate_either(cli
     for ident in withheld:
         first_name = _collapsed(senders[int(ident)].split()[0])  # as the hidden forms are kept: Camille, camile
         assert first_name in seen["hidden"], (ident, first_name)
+
+
+# Ordinary French words a doubled syllable or a cut name can spell: never a nickname's surrogate.
+WORDS_NOT_NICKNAMES = {"mama", "papa", "tete", "bebe", "caca", "pipi", "dodo", "lala", "nana", "zizi", "tata",
+                       "tonton", "bonbon", "couscous", "mat", "lut", "zor", "esth", "jenn", "dave"}
+
+
+@pytest.mark.parametrize("nickname", ["Juju", "Titi", "Lolo", "Kiki", "Mimi", "Doudou", "Chouchou", "Bébert",
+                                      "Max", "Steph", "Nico", "Caro", "Flo", "Pitchoune", "Seb", "Manu"])
+@pytest.mark.parametrize("seed", range(8))
+def test_a_nickname_surrogate_looks_like_a_nickname(nickname, seed):
+    from triage.surrogates import NICKNAMES
+
+    surrogate = Surrogates(seed=seed).replace("SUR", nickname)
+    assert fold(surrogate) not in WORDS_NOT_NICKNAMES, surrogate
+    assert fold(surrogate) != fold(nickname)
+    half = len(nickname) // 2
+    if len(nickname) >= 4 and fold(nickname[:half]) == fold(nickname[half:]):
+        assert len(surrogate) == len(nickname) and fold(surrogate[:half]) == fold(surrogate[half:])
+    else:
+        assert fold(surrogate) in {fold(n) for n in NICKNAMES}, surrogate
+    assert surrogate[:1].isupper()

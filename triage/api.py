@@ -413,13 +413,17 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
             hide: str | Sequence[str] | None = None, hide_differs_ok: bool = False,
             donor_column: str | None = None, date_column: str | None = None,
             inconsistent_ok: bool = False, evaluation: str | os.PathLike | None = None,
-            allow_disagreements: bool = False) -> Release:
+            allow_disagreements: bool = False, reviewer_names: bool = False,
+            gold_columns: bool = False) -> Release:
     """The publishable corpus in a release style and its datasheet (`triage release`), from a
     classified DataFrame (or file) and its review workspace. `input`: the messages as they
-    were classified (a DataFrame or a file), for their other columns. `hide`: by default the one
+    were classified (a DataFrame or a file), for their other columns, published when named in
+    `columns` (gold columns such as `label` and `spans` only with `gold_columns`). `hide`: by
+    default the one
     `classify` recorded in the workspace; another is refused unless `hide_differs_ok`.
     `donor_column`, `date_column`: the input's columns the datasheet counts donors and dates in
-    (default: found by name)."""
+    (default: found by name). `reviewer_names`: the datasheet names the reviewers as they reviewed
+    (default: reviewer 1, reviewer 2...)."""
     from triage.corpus_release import run_release
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if isinstance(columns, str) else columns
@@ -432,6 +436,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
                           hide=None if hide is None else _hide(hide), hide_differs_ok=hide_differs_ok,
                           donor_column=donor_column, date_column=date_column, inconsistent_ok=inconsistent_ok,
                           evaluation=evaluation, allow_disagreements=allow_disagreements,
+                          reviewer_names=reviewer_names, gold_columns=gold_columns,
                           command=f"triage.corpus_release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 

@@ -38,6 +38,24 @@ class _Group(TyperGroup):
                 raise
             typer.echo(f"Error: {error}", err=True)
             ctx.exit(1)
+        except KeyboardInterrupt:
+            if _state["debug"]:
+                raise
+            typer.echo(_interrupted(ctx.invoked_subcommand), err=True)
+            ctx.exit(130)
+
+
+def _interrupted(command: str | None) -> str:
+    """What Ctrl-C left, in one line: every file is written whole or not at all, and the review
+    workspace keeps what was decided (SQLite transactions)."""
+    again = "run the same command again (with --force if it says a file exists)"
+    if command == "release":
+        return ("Interrupted: nothing was released (the corpus and its datasheet are replaced together or not at "
+                f"all) and the review workspace keeps every decision; {again}")
+    if command == "classify":
+        return ("Interrupted: no file was left half-written (a file finished before Ctrl-C is kept whole) and the "
+                f"review workspace keeps every decision; {again}")
+    return f"Interrupted: no file was left half-written; {again}"
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -58,12 +76,23 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from triage.version import __version__
+
+        typer.echo(f"sms-triage {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def main(
     debug: Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Show the version and exit.", callback=_show_version,
+                                          is_eager=True)] = False,
 ) -> None:
     _state["debug"] = debug
 
@@ -509,7 +538,7 @@ def review(
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Review workspace (SQLite). Default: CLASSIFIED.review.sqlite beside it.")] = None,
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (default: a free one).")] = 0,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser; just print the address.")] = False,
-    reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Your name in the audit log (default: your login name).")] = None,
+    reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Your name in the audit log (default: your login name); the datasheet publishes reviewer 1, reviewer 2... unless `release --reviewer-names`.")] = None,
     audit: Annotated[int, typer.Option("--audit", min=0, help="Messages released by the machines to sample for the audit.")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the audit sample.")] = 0,
     lexicon_dir: Annotated[Optional[Path], typer.Option("--lexicon-dir", help="Your lexicon for future corpora (default: your data folder, or $TRIAGE_USER_LEXICON_DIR).")] = None,
@@ -564,7 +593,8 @@ def release(
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Review workspace (default: CLASSIFIED.review.sqlite beside it).")] = None,
     style: Annotated[str, typer.Option("--style", help="tags (<PRE_7>), pseudonyms (<PRE_1>, one per entity) or surrogates (realistic replacements).")] = "tags",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the surrogates (same seed, same surrogates).")] = 0,
-    columns: Annotated[Optional[str], typer.Option("--columns", help="Columns of the input to keep, comma-separated (default: all; id and text are always kept).")] = None,
+    columns: Annotated[Optional[str], typer.Option("--columns", help="Other columns of the input to publish, comma-separated (default: none; id and text are always kept).")] = None,
+    gold_columns: Annotated[bool, typer.Option("--gold-columns", help="Allow --columns to name gold columns (label, spans...), which are refused otherwise.")] = False,
     input: Annotated[Optional[Path], typer.Option("--input", help="The classified input, for its other columns (default: the one `classify --workspace` recorded).")] = None,
     withhold_undecided: Annotated[bool, typer.Option("--withhold-undecided", help="Leave out the queued messages nobody decided (said in the datasheet).")] = False,
     allow_disagreements: Annotated[bool, typer.Option("--allow-disagreements", help="Release the double review's unresolved disagreements, and its messages awaiting their second blind reviewer, as the more cautious decision (said in the datasheet).")] = False,
@@ -575,6 +605,7 @@ def release(
     evaluation: Annotated[Optional[Path], typer.Option("--evaluation", help="The evaluate.json of `triage evaluate GOLD` (with --model MODEL if classify used one): the datasheet gives the expected residual and over-masking of the model classify used.")] = None,
     inconsistent_ok: Annotated[bool, typer.Option("--inconsistent-ok", help="Release even while consistency cases are undecided (see `triage review --consistency`); the datasheet counts them.")] = False,
     date_column: Annotated[Optional[str], typer.Option("--date-column", help="The input's column of dates, whose period the datasheet gives (default: a column named date, timestamp...).")] = None,
+    reviewer_names: Annotated[bool, typer.Option("--reviewer-names", help="Name the reviewers in the datasheet as they reviewed (--reviewer) instead of reviewer 1, reviewer 2...")] = False,
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
@@ -585,7 +616,8 @@ def release(
                     withhold_undecided=withhold_undecided, excel=excel, input_path=input, force=force, hide=hide,
                     hide_differs_ok=hide_differs_ok, command=_command_line(), donor_column=donor_column,
                     date_column=date_column, inconsistent_ok=inconsistent_ok, evaluation=evaluation,
-                    allow_disagreements=allow_disagreements)
+                    allow_disagreements=allow_disagreements, reviewer_names=reviewer_names,
+                    gold_columns=gold_columns)
     routes = ", ".join(f"{k} {v:,}" for k, v in sorted(s.routes.items()))
     typer.echo(f"{s.messages:,} messages ({routes}) -> {s.output}, style {s.style}")
     if s.withheld:

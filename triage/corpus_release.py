@@ -20,10 +20,12 @@ import csv
 import hashlib
 import json
 import os
+import re
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 from triage import outputs
@@ -117,11 +119,29 @@ def datasheet_paths(output: Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".datasheet.md"), stem.with_name(stem.name + ".datasheet.json")
 
 
-def _input_columns(input_path, id_column: str | None, text_column: str | None) -> tuple[list[str], dict[str, dict], str]:
-    """The input's columns, its rows by id and its text column, read as classify read them."""
+def _check_own_datasheet(output: Path, sheet_md: Path, sheet_json: Path) -> None:
+    """One datasheet per output: a datasheet of that name describing another release that is still
+    there (`corpus.csv` beside a new `corpus.jsonl`) is never replaced, not even with --force."""
+    try:
+        described = json.loads(sheet_json.read_text("utf-8"))["sources"]["release"]["file"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if isinstance(described, str) and described != output.name and (output.parent / described).exists():
+        raise OutputRefused(
+            f"{sheet_md.name} is the datasheet of {described}, released beside it: give this release another name "
+            f"(e.g. {output.stem}-{output.suffix.lstrip('.') or 'release'}{output.suffix}), each release has its own "
+            "datasheet")
+
+
+def _input_columns(input_path, id_column: str | None,
+                   text_column: str | None) -> tuple[list[str], dict[str, dict], str, dict | None]:
+    """The input's columns, its rows by id, its text column, and how it was read (format, encoding,
+    delimiter; None for a table in memory), read as classify read them."""
     table = open_messages(input_path, id_column=id_column or DEFAULT_ID_COLUMN, text_column=text_column or "text")
     fields = {message.id: message.fields for message in table}
-    return list(table.columns), fields, table.text_column
+    reading = None if table.format == "memory" else {
+        "format": table.format, "encoding": table.encoding, "delimiter": table.delimiter}
+    return list(table.columns), fields, table.text_column, reading
 
 
 def run_release(
@@ -144,6 +164,8 @@ def run_release(
     inconsistent_ok: bool = False,
     evaluation: str | os.PathLike[str] | None = None,
     allow_disagreements: bool = False,
+    reviewer_names: bool = False,
+    gold_columns: bool = False,
 ) -> ReleaseSummary:
     """The released corpus and its datasheet (Markdown and JSON beside it), or, with no
     `output`, both kept in the summary (the Python API). The messages hide what classify was told
@@ -172,6 +194,7 @@ def run_release(
             # Every output checked before any work; never over what the release reads (the classified
             # file, the workspace, the input given or the one classify recorded), not even with --force.
             protected = [classified, ws_path, input_path, recorded_input, evaluation]
+            _check_own_datasheet(output, sheet_md, sheet_json)
             outputs.check_outputs([(path, force) for path in (output, sheet_md, sheet_json)], inputs=protected)
             for path in (output, sheet_md, sheet_json):
                 _check_writable(path)
@@ -185,7 +208,7 @@ def run_release(
                 f"{'them' if undecided > 1 else 'it'} with `triage review {name} --workspace {ws_path}`, "
                 "or leave them out with --withhold-undecided"
             )
-        review = _review_checked(opened, allow_disagreements, name, ws_path)
+        review = _review_checked(opened, allow_disagreements, name, ws_path, reviewer_names)
         # Consistency across the corpus: every case decided once, or the release is told to go on.
         from triage.review_workspace.consistency import apply as apply_consistency
         from triage.review_workspace.consistency import find_cases, undecided as undecided_cases
@@ -208,8 +231,10 @@ def run_release(
             raise BadInput(f"the original input {input_path} is gone; give it with --input to keep its columns")
         # The id and text columns classify was told to read (recorded in the workspace).
         id_column = meta.get("id_column") or None
+        reading = None
         if input_path is not None:
-            all_columns, input_fields, text_column = _input_columns(input_path, id_column, meta.get("text_column"))
+            all_columns, input_fields, text_column, reading = _input_columns(input_path, id_column,
+                                                                             meta.get("text_column"))
         else:
             all_columns, input_fields, text_column = ["id", "text"], {}, "text"
         id_column = id_column if id_column in all_columns else "id"
@@ -219,9 +244,16 @@ def run_release(
             unknown = [c for c in columns if c not in all_columns]
             if unknown:
                 raise BadOption(f"--columns: no column {unknown[0]!r}; the input has {', '.join(all_columns)}")
+            gold = [c for c in columns if _plain(c) in GOLD_COLUMNS and c not in (id_column, text_column)]
+            if gold and not gold_columns:
+                raise BadOption(
+                    f"--columns: {', '.join(repr(c) for c in gold)} {'are' if len(gold) > 1 else 'is a'} gold "
+                    f"column{'s' if len(gold) > 1 else ''} (an annotation: spans give every hidden name's length, "
+                    "whatever the style); add --gold-columns to publish "
+                    f"{'them' if len(gold) > 1 else 'it'} on purpose")
             chosen = [c for c in all_columns if c in columns or c in (id_column, text_column)]  # rows stay linkable
-        else:
-            chosen = all_columns
+        else:  # the id and the text only: another column is published when named
+            chosen = [c for c in all_columns if c in (id_column, text_column)]
         routes: Counter = Counter()
         tags: Counter = Counter()
         records: list[list[str]] = []
@@ -298,6 +330,8 @@ def run_release(
         formula_cells=_formula_cells(records) if kind == "excel" else None,
     )
     sheet["ids_made_distinct"] = ids_made_distinct
+    if reading is not None and sheet["sources"].get("input"):
+        sheet["sources"]["input"]["read"] = reading
     sheet["review"] = review
     _fill_sections(sheet)
     summary = ReleaseSummary(output, [], style, sum(routes.values()), dict(routes), dict(tags), withheld, chosen)
@@ -338,12 +372,12 @@ def release_hide(settings: dict | None, asked: tuple[str, ...] | None, differs_o
     return recorded, asked
 
 
-def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path) -> dict:
+def _review_checked(opened: Workspace, allow: bool, name: str, ws_path: Path, reviewer_names: bool = False) -> dict:
     """The datasheet's review section (reviewers, time, agreement); unresolved disagreements of the
     double review, and messages awaiting their second blind reviewer, are refused unless `allow`."""
     from triage.review_workspace.agreement import review_section
 
-    section = review_section(opened, allow_disagreements=allow)
+    section = review_section(opened, allow_disagreements=allow, reviewer_names=reviewer_names)
     unresolved = section["agreement"]["disagreements"]["unresolved"]
     half = section["awaiting_second_review"]
     if half and not allow:
@@ -727,6 +761,9 @@ PLACEHOLDER = "[TO FILL: {}]"
 #: name none (compared without case or accents).
 DONOR_COLUMNS = ("donor", "donneur", "sender", "expediteur", "author", "auteur", "speaker", "locuteur",
                  "participant", "contributor", "user", "from")
+# An annotation of the messages (a gold file's columns): published only with --gold-columns.
+GOLD_COLUMNS = ("label", "labels", "spans", "gold", "gold_label", "gold_spans", "entities", "annotation",
+                "annotations", "expert_decision", "expert_hide")
 DATE_COLUMNS = ("date", "datetime", "timestamp", "time", "sent", "sent_at", "horodatage", "heure")
 _DATE_FORMATS = ("%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%d/%m/%y", "%d/%m/%y %H:%M", "%d-%m-%Y",
                  "%d.%m.%Y", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y%m%d")
@@ -762,7 +799,34 @@ def _parse_date(value: str):
             return datetime.strptime(value, form).date()
         except ValueError:
             continue
-    return None
+    return _parse_french_date(value)
+
+
+# French month names, full or abbreviated with or without a dot (88milSMS writes `20 sept. 2011 23:23:25`).
+_FRENCH_MONTHS = {
+    "janvier": 1, "janv": 1, "jan": 1, "fevrier": 2, "fevr": 2, "fev": 2, "mars": 3, "mar": 3, "avril": 4,
+    "avr": 4, "mai": 5, "juin": 6, "juillet": 7, "juil": 7, "aout": 8, "septembre": 9, "sept": 9, "sep": 9,
+    "octobre": 10, "oct": 10, "novembre": 11, "nov": 11, "decembre": 12, "dec": 12,
+}
+_FRENCH_DATE = re.compile(r"(\d{1,2})(?:er)?\s+([^\W\d_]+)\.?\s+(\d{4})(?:[\s,]+(?:à\s+)?\d{1,2}[:h]\d{2}(?::\d{2})?)?",
+                          re.IGNORECASE)
+
+
+def _parse_french_date(value: str):
+    match = _FRENCH_DATE.fullmatch(value)
+    if not match:
+        return None
+    month = _FRENCH_MONTHS.get(_plain_letters(match.group(2)))
+    if month is None:
+        return None
+    try:
+        return date(int(match.group(3)), month, int(match.group(1)))
+    except ValueError:
+        return None
+
+
+def _plain_letters(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
 
 
 def corpus_composition(finals, columns: list[str], *, donor_column: str | None = None,
@@ -1089,9 +1153,17 @@ def _files_lines(sheet: dict) -> list[str]:
     sources = sheet.get("sources") or {}
     found = [(what, f) for what, f in (("release", sources.get("release")), ("classified file", sources.get("classified")),
                                        ("input", sources.get("input"))) if f and f.get("sha256")]
-    if not found:
-        return []
-    return ["- SHA-256: " + "; ".join(f"{what} {f['file']} {f['sha256']}" for what, f in found)]
+    lines = []
+    read = (sources.get("input") or {}).get("read")
+    if read:
+        how = f"read as {read['format']}, encoding {read['encoding']}"
+        if read.get("delimiter"):
+            shown = {"\t": "tab"}.get(read["delimiter"], read["delimiter"])
+            how += f", delimiter '{shown}'"
+        lines.append(f"- Input {sources['input']['file']}: {how}")
+    if found:
+        lines.append("- SHA-256: " + "; ".join(f"{what} {f['file']} {f['sha256']}" for what, f in found))
+    return lines
 
 
 def _review_lines(section: dict | None) -> list[str]:

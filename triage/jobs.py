@@ -575,6 +575,38 @@ class EvaluationReport:
     figure: object = None  # the budget curve, a matplotlib Figure
 
 
+def _evaluation_inputs(paths, names, read, several, asked, model_path, cross_validation, folds):
+    """The gold files read and checked, the model classify uses loaded as classify loads it, and
+    every gold message (evaluate's first step, under its bar)."""
+    from triage.model import check_folds, check_training_labels, default_model_path, load_predictor
+
+    golds = []
+    for number, (path, name) in enumerate(zip(paths, names), 1):
+        gold, has_spans = labelled_gold(path, read)
+        if not gold:
+            raise BadInput(f"{name} holds no messages to evaluate (only a header)")
+        if not has_spans:
+            raise BadInput(f"{name} has no {read.spans_column!r} column: evaluate needs the gold spans to hide "
+                           "(--spans-column names it)")
+        if several:
+            if not all(m.group for m in gold):
+                raise BadInput(f"{name} names no donor for some messages (a donor column): several gold files are "
+                               "cross-validated grouped by donor")
+            for m in gold:  # two files never share a donor
+                m.group = f"{number}:{m.group}"
+        golds.append(gold)
+    # The model classify uses, loaded as classify loads it.
+    predictor = load_predictor(model_path if isinstance(model_path, model.Model)
+                               else Path(model_path) if model_path else default_model_path())
+    everything = [m for gold in golds for m in gold]
+    if cross_validation:
+        try:
+            check_folds(folds, check_training_labels([m.label for m in everything]), " and ".join(names))
+        except (BadInput, BadOption) as err:  # the gold cannot train a model: say how to measure the used one alone
+            raise type(err)(f"{err}; to measure the model classify uses alone: --no-cross-validation") from None
+    return golds, predictor, everything
+
+
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
                  ablation: bool = False, cross_validation: bool = True, read=None, known_names=None, force: bool = False,
@@ -595,7 +627,7 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     import contextlib
 
     from triage import evaluation, training
-    from triage.model import check_folds, check_training_labels, default_model_path, load_predictor
+    from triage.model import default_model_path
     from triage.progress import steps
     from triage.reports.render import report_paths, write_report
     from triage.seekhide import steps as seekhide_steps
@@ -633,42 +665,28 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     if out_dir is not None:
         outputs.check_outputs([(path, force) for path in report_paths("evaluate", out_dir)], inputs=protect)
     read = read or ReadOptions()
-    golds = []
-    for number, (path, name) in enumerate(zip(paths, names), 1):
-        gold, has_spans = labelled_gold(path, read)
-        if not gold:
-            raise BadInput(f"{name} holds no messages to evaluate (only a header)")
-        if not has_spans:
-            raise BadInput(f"{name} has no {read.spans_column!r} column: evaluate needs the gold spans to hide "
-                           "(--spans-column names it)")
-        if several:
-            if not all(m.group for m in gold):
-                raise BadInput(f"{name} names no donor for some messages (a donor column): several gold files are "
-                               "cross-validated grouped by donor")
-            for m in gold:  # two files never share a donor
-                m.group = f"{number}:{m.group}"
-        golds.append(gold)
+    # The bar is up from the first second: reading the gold and loading the model are its first step.
+    label = " and ".join(names)
+    total = (2 + len(paths) + (folds * seeds + 1 if cross_validation else 0)
+             + (len(seekhide_steps.switchable()) if ablation else 0) + simulate_review * len(paths))
+    stack = contextlib.ExitStack()
+    done = stack.enter_context(steps(f"evaluating {label}", total) if progress
+                               else contextlib.nullcontext(lambda doing=None: None))
+    try:
+        golds, predictor, everything = _evaluation_inputs(
+            paths, names, read, several, asked, model_path, cross_validation, folds)
+    except BaseException:
+        stack.close()
+        raise
     # The curve is drawn over shares: a count of messages is the share of these messages it is.
     budget = asked.share if asked.share is not None else asked.messages(len(golds[0])) / len(golds[0])
-    # The model classify uses, loaded as classify loads it.
-    predictor = load_predictor(model_path if isinstance(model_path, model.Model)
-                               else Path(model_path) if model_path else default_model_path())
     fingerprint = predictor.metadata.get("metadata_sha256")
     file = model.file_of(model_path)
     which = ("the embedded model" if model_path is None or (file and Path(file).resolve() == default_model_path())
              else f"the model {source_name(file)}" if file else "the model given")
-    everything = [m for gold in golds for m in gold]
-    if cross_validation:
-        try:
-            check_folds(folds, check_training_labels([m.label for m in everything]), " and ".join(names))
-        except (BadInput, BadOption) as err:  # the gold cannot train a model: say how to measure the used one alone
-            raise type(err)(f"{err}; to measure the model classify uses alone: --no-cross-validation") from None
     cross_validated_ablation = ablation and cross_validation
-    total = (1 + len(golds) + (folds * seeds + 1 if cross_validation else 0)
-             + (len(seekhide_steps.switchable()) if ablation else 0) + simulate_review * len(golds))
-    label = " and ".join(names)
-    bar = steps(f"evaluating {label}", total) if progress else contextlib.nullcontext(lambda doing=None: None)
-    with bar as done:
+    done("analysing the gold")
+    with stack:
         analysed = [training.analyse(gold, feature_set if cross_validation else predictor.feature_set,
                                      known=known_names) for gold in golds]
         labels = [np.asarray([m.label for m in gold]) for gold in golds]

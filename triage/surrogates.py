@@ -192,11 +192,17 @@ class Surrogates:
             pool = _surnames()
             near = [n for n in pool if abs(len(n) - length) <= (1 if attempt < 100 else 4)]
             return rng.choice(near or pool)
-        if tag == "SUR":  # a nickname: a short name, doubled when the original is (juju, lolo)
+        if tag == "SUR":  # a nickname: one French speakers use, doubled when the original is (juju, lolo)
             names = _first_names()["F"] + _first_names()["M"]
             name = rng.choice(names).lower()
             half = len(key) // 2
-            if len(key) >= 4 and key[:half] == key[half:]:
+            doubled = len(key) >= 4 and key[:half] == key[half:]
+            if attempt < 100:  # from the lists first; past them (a corpus of many nicknames), drawn from names
+                pool = ([n for n in DOUBLED_NICKNAMES if len(n) == len(key)] if doubled
+                        else [n for n in NICKNAMES if abs(len(n) - length) <= (1 if attempt < 50 else 3)])
+                if pool:
+                    return rng.choice(pool)
+            if doubled:
                 # A doubled nickname (lolo, juju, loulou) gets a doubled nickname as long: the first
                 # syllable of a name, a consonant then a vowel (mimi, fifi).
                 for _ in range(50):
@@ -222,6 +228,21 @@ class Surrogates:
         # COD and anything else: the same pattern of digits, letters and separators, every digit and
         # letter another one
         return "".join(_other(c, rng) for c in original)
+
+
+# Nicknames as French speakers write them: short forms of first names and pet names, none an ordinary word.
+NICKNAMES = (
+    "Alex", "Ben", "Benji", "Bibou", "Cam", "Caro", "Cath", "Charly", "Chris", "Clem", "Dany", "Domi", "Fanny",
+    "Flo", "Fred", "Gab", "Guigui", "Isa", "Jeannot", "Jess", "Jo", "Jojo", "Juju", "Kris", "Lili", "Lilou",
+    "Loulou", "Lulu", "Manu", "Margot", "Mathou", "Max", "Mel", "Mimi", "Minou", "Momo", "Nico", "Nono", "Pat",
+    "Pierrot", "Pitchoun", "Riri", "Sam", "Sandy", "Seb", "Sissi", "Soso", "Steph", "Tintin", "Titi", "Tom",
+    "Toto", "Val", "Vince", "Zaza",
+)
+# Doubled nicknames (a syllable twice), for a doubled original of the same length.
+DOUBLED_NICKNAMES = (
+    "bibi", "fifi", "gigi", "jojo", "juju", "kiki", "lili", "lolo", "lulu", "mimi", "momo", "nono", "riri", "soso",
+    "titi", "toto", "vivi", "zaza", "doudou", "fanfan", "guigui", "loulou", "tintin", "pioupiou",
+)
 
 
 def _ascii_name(name: str) -> str:

@@ -99,8 +99,10 @@ def sync_lines(path: Path, summary: SyncSummary, double: int = 0) -> list[str]:
 def report_lines(workspace: Workspace) -> list[str]:
     """Progress and the audit estimate, as `triage review --report` prints them."""
     p = workspace.progress()
+    audit = f"audit sample: {p['decided_audit']:,} / {p['audit']:,} decided" if p["audit"] else "audit sample: none"
     lines = [
         f"list: {p['total']:,} messages ({p['queue']:,} queued, {p['audit']:,} audit) of {p['messages']:,}",
+        f"queue: {p['decided_queue']:,} / {p['queue']:,} decided; {audit}",
         f"decided {p['decided']:,}, still to look at {p['left']:,}: {p['pending']:,} pending, "
         f"{p['skipped']:,} skipped (they come back after the pending ones), {p['stale']:,} changed since decided",
     ]

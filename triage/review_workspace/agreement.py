@@ -150,20 +150,32 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def review_section(workspace, *, allow_disagreements: bool = False) -> dict:
-    """The datasheet's `review` section: who reviewed, how many decisions, how long, and the
-    agreement of the double review (with the disagreements the lead resolved or not, and the
-    messages still awaiting their second blind reviewer)."""
+def published_names(deciding: list[str], *, named: bool = False) -> dict[str, str]:
+    """The name each reviewer with at least one decision (`deciding`, in the order of their first)
+    is published under: "reviewer 1", "reviewer 2"..., or with `named` the name they reviewed under
+    (--reviewer). A reviewer with no decision is not published."""
+    return {name: name if named else f"reviewer {n}" for n, name in enumerate(deciding, 1)}
+
+
+def review_section(workspace, *, allow_disagreements: bool = False, reviewer_names: bool = False) -> dict:
+    """The datasheet's `review` section: who reviewed (a pseudonym each unless `reviewer_names`;
+    a reviewer with no decision left out), how many decisions, how long, and the agreement of the
+    double review (with the disagreements the lead resolved or not, and the messages still
+    awaiting their second blind reviewer)."""
     from triage.review_workspace.workspace import PAUSE
 
     figures = workspace.reviewer_figures()
+    names = published_names(workspace.deciding_reviewers(), named=reviewer_names)
     result = workspace.agreement()
+    result["pairs"] = {" + ".join(sorted(names.get(n, n) for n in pair.split(" + "))): value
+                       for pair, value in result.get("pairs", {}).items()}
     meta = workspace.meta()
     unresolved = result["disagreements"]["unresolved"]
     half = workspace.half_reviewed()
     return {
-        "reviewers": [{"name": name, "decisions": f["decisions"], "skips": f["skips"],
-                       "minutes": round(f["seconds"] / 60, 1)} for name, f in figures.items()],
+        "reviewers": [{"name": published, "decisions": figures[name]["decisions"], "skips": figures[name]["skips"],
+                       "minutes": round(figures[name]["seconds"] / 60, 1)} for name, published in names.items()],
+        "reviewer_names": "as they reviewed (--reviewer)" if reviewer_names else "pseudonyms (reviewer 1, 2...)",
         "time_rule": f"sum of the gaps between a reviewer's consecutive actions, a gap over {PAUSE / 60:.0f} min "
                      "being a pause (not counted)",
         "double_review_share": float(meta["double_share"]) if "double_share" in meta else 0.0,
@@ -186,19 +198,20 @@ def review_markdown(section: dict | None) -> list[str]:
     else:
         lines += ["No message was decided by a reviewer.", ""]
     a = section["agreement"]
+    share, marked = section["double_review_share"], a.get("marked", 0)
     if a["messages"]:
         labels, spans = a["labels"], a["spans"]
-        share, marked = section["double_review_share"], a.get("marked", 0)
         still = a.get("decided_marked", a["messages"] if a["messages"] <= marked else marked)
+        both = f"{a['messages']:,} decided by both reviewers"
         if still == a["messages"] and share > 0:
-            drawn = (f"{a['messages']:,} of the {marked:,} messages marked for it ({share_text(share)} of the queue and "
-                     "of the audit sample, drawn with a seed)")
+            drawn = (f"{marked:,} message{'s' if marked != 1 else ''} marked ({share_text(share)} of the queue and "
+                     f"of the audit sample, drawn with a seed), {both}, blind")
         else:  # the share was lowered after those decisions (--double 0): never "0% of the queue"
-            drawn = (f"{a['messages']:,} messages, marked for it when they were decided (the share marked is now "
+            drawn = (f"{both}, blind, marked for it when they were decided (the share marked is now "
                      f"{share_text(share)}, {marked:,} message{'s' if marked != 1 else ''}, {still:,} of them among "
                      "those decided)")
         lines.append(
-            f"Double review: {drawn} were decided blind by two reviewers. Labels (TA/NTA): "
+            f"Double review: {drawn}. Labels (TA/NTA): "
             f"{labels['agree']:,} of {a['messages']:,} alike, Cohen's kappa {_number(labels['kappa'])}. Hidden spans: "
             f"pairwise F1 {_number(spans['f1_exact'])} on exact boundaries, {_number(spans['f1_overlap'])} on "
             f"overlapping ones (same tag; {spans['first']:,} and {spans['second']:,} spans).")
@@ -211,11 +224,14 @@ def review_markdown(section: dict | None) -> list[str]:
         if section["unresolved_disagreements_released"]:
             lines.append(f"{section['unresolved_disagreements_released']:,} disagreements were left unresolved and "
                          "released as the more cautious decision (what either reviewer hid is hidden).")
+    elif marked:
+        lines.append(f"Double review: {marked:,} message{'s' if marked != 1 else ''} marked, none decided by both "
+                     "reviewers (no agreement measured).")
     if section.get("awaiting_second_review_released"):
         n = section["awaiting_second_review_released"]
         lines.append(f"{n:,} message{'s' if n != 1 else ''} marked for double review had one blind decision, "
                      "the second reviewer's still awaited, and " + ("were" if n != 1 else "was")
                      + " released as the more cautious decision (what that reviewer or the machines hid is hidden).")
-    else:
+    elif not a["messages"] and not marked:
         lines.append("No double review: each message was decided by one reviewer (no agreement measured).")
     return lines

@@ -1434,15 +1434,15 @@ class Workspace:
         return result
 
     def reviewer_figures(self, *, cap: float = PAUSE) -> dict[str, dict]:
-        """Per reviewer: decisions (decide, blind review and adjudication events not undone; skips
-        apart) and time in seconds, the sum of the gaps between their consecutive actions of at
+        """Per reviewer: decisions (decide, blind review, adjudication and spreadsheet import events
+        not undone; skips apart) and time in seconds, the sum of the gaps between their consecutive actions of at
         most `cap` seconds (a longer gap is a pause and counts nothing)."""
         figures: dict[str, dict] = {}
         last: dict[str, datetime] = {}
         for row in self._db.execute("SELECT reviewer, at, action, undone FROM events ORDER BY seq"):
             name = row["reviewer"]
             entry = figures.setdefault(name, {"decisions": 0, "skips": 0, "seconds": 0.0})
-            if row["action"] in ("decide", "review", "adjudicate") and not row["undone"]:
+            if row["action"] in DECISION_ACTIONS and not row["undone"]:
                 entry["decisions"] += 1
             elif row["action"] == "skip" and not row["undone"]:
                 entry["skips"] += 1
@@ -1451,6 +1451,13 @@ class Workspace:
                 entry["seconds"] += gap
             last[name] = at
         return dict(sorted(figures.items()))
+
+    def deciding_reviewers(self) -> list[str]:
+        """The reviewers with at least one decision that still applies, in the order of their first."""
+        rows = self._db.execute(
+            "SELECT reviewer, min(seq) AS first FROM events WHERE undone = 0 AND action IN "
+            f"({', '.join('?' * len(DECISION_ACTIONS))}) GROUP BY reviewer ORDER BY first", DECISION_ACTIONS)
+        return [row["reviewer"] for row in rows]
 
     def recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
         """The reviewer's last decisions and skips that still apply, newest first: the first one is
@@ -1975,11 +1982,15 @@ class Workspace:
         ):
             counts[status] = n
         counts["pending"] = synced["total"] - sum(counts.values())
+        by_kind = dict(self._db.execute(  # decided and unchanged since, per kind: the queue, the audit apart
+            "SELECT i.kind, count(*) FROM decisions d JOIN items i USING (id) JOIN messages m USING (id) "
+            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash GROUP BY i.kind").fetchall())
         seconds = self._seconds_per_message()
         left = counts["pending"] + counts["stale"] + counts["skipped"]
         return {
             "queue": synced["queue"], "audit": synced["audit"], "total": synced["total"],
             **counts, "left": left, "messages": synced["messages"],
+            "decided_queue": by_kind.get("queue", 0), "decided_audit": by_kind.get("audit", 0),
             "seconds_per_message": seconds, "seconds_left": None if seconds is None else round(seconds * left, 1),
         }
 
@@ -2265,6 +2276,10 @@ def _seeker(lexicons):
     from triage.seekhide import SeekAndHide
 
     return SeekAndHide(lexicons or lexicon_module.default())
+
+
+# The logged actions that are a reviewer's decision (skips and undos apart).
+DECISION_ACTIONS = ("decide", "review", "adjudicate", "import")
 
 
 def default_reviewer() -> str:

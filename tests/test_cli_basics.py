@@ -1,0 +1,58 @@
+"""What a new user types first: `triage --version`, `triage -h`, `triage COMMAND -h`."""
+
+import subprocess
+import sys
+
+from conftest import succeeded
+
+import triage
+
+
+def test_version_is_printed(cli):
+    result = cli("--version")
+    succeeded(result)
+    assert result.output.strip() == f"sms-triage {triage.__version__}"
+
+
+def test_h_is_help_for_the_tool_and_each_command(cli):
+    for args, shown in ((("-h",), "classify"), (("release", "-h"), "--columns"), (("queue", "export", "-h"), "--output")):
+        result = cli(*args)
+        succeeded(result)
+        assert shown in result.output
+
+
+def test_version_from_the_installed_command():
+    result = subprocess.run([sys.executable, "-m", "triage", "--version"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == f"sms-triage {triage.__version__}"
+
+
+def _interrupt(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_during_classify_says_what_was_kept_and_to_run_it_again(cli, tmp_path, monkeypatch):
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n1,slt Julie tu viens ?\n2,ok a demain\n", encoding="utf-8")
+    monkeypatch.setattr("triage.engines.run_chunks", _interrupt)
+    result = cli("classify", source, "-o", tmp_path / "c.csv", "--no-chart")
+    assert result.exit_code == 130
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Interrupted:"), result.output
+    assert "half-written" in lines[0] and "run the same command again" in lines[0]
+    assert "Traceback" not in result.output and "Aborted" not in result.output
+    assert not (tmp_path / "c.csv").exists()
+
+
+def test_ctrl_c_during_release_says_nothing_was_released_and_to_run_it_again(cli, tmp_path, monkeypatch):
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n1,slt Julie tu viens ?\n2,ok a demain\n", encoding="utf-8")
+    classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
+    monkeypatch.setattr("triage.corpus_release._write_table", _interrupt)
+    result = cli("release", classified, "--workspace", ws, "-o", tmp_path / "r.csv", "--withhold-undecided")
+    assert result.exit_code == 130
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Interrupted:"), result.output
+    assert "nothing was released" in lines[0] and "run the same command again" in lines[0]
+    assert not (tmp_path / "r.csv").exists() and not (tmp_path / "r.datasheet.md").exists()
