@@ -3,13 +3,13 @@ Selenium, as tests/test_review_browser.py): a click on a button, then Enter on t
 accepts that message's proposal; it never presses the clicked button again."""
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 from test_review_browser import CHROMEDRIVER, CHROMIUM, Server, browser, current_id, press, ready  # noqa: F401
 from test_review_fast import write_corpus
 from test_review_team import write_corpus as write_team_corpus
+from test_review_team_browser import shoot as team_shoot
 
 from triage.review_workspace import Workspace, open_synced
 from triage.review_workspace.server import BackgroundServer
@@ -33,12 +33,7 @@ SHOTS = Path(os.environ.get("TRIAGE_SHOTS", "/tmp/shots-keys"))
 
 
 def shoot(browser, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for width in (1400, 800):
-        browser.set_window_size(width, 900)
-        time.sleep(0.2)
-        browser.save_screenshot(str(SHOTS / f"{name}-{width}.png"))
-    browser.set_window_size(1400, 900)
+    team_shoot(browser, name, SHOTS)
 
 
 @pytest.fixture

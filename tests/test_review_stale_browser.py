@@ -23,6 +23,25 @@ def in_french(browser):
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "fr"
 
 
+def rolande_in_the_words_view(browser, team_workspace):
+    """ana's page in French, on the Words view, with the card of the word Rolande (message 6): (the
+    server, the card). The caller stops the server."""
+    with Workspace.open(team_workspace) as ws:
+        ws._db.execute("UPDATE messages SET highlighted = '[\"Rolande\"]' WHERE id = '6'")
+    server = Server(team_workspace, "ana")
+    try:
+        browser.get(server.address)
+        ready(browser)
+        in_french(browser)
+        browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").click()
+        card = WebDriverWait(browser, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rolande]"))[0]
+    except BaseException:
+        server.stop()
+        raise
+    return server, card
+
+
 def test_a_skip_of_a_message_another_reviewer_decided_meanwhile_is_refused_and_shows_their_decision(
         browser, team_workspace):  # noqa: F811
     server = Server(team_workspace, "ana")
@@ -145,16 +164,9 @@ def test_an_undo_after_another_page_of_the_reviewer_acted_undoes_nothing_and_sho
 def test_learning_a_word_a_colleague_learnt_meanwhile_is_refused_and_the_words_view_shows_it(
         browser, team_workspace):  # noqa: F811
     with Workspace.open(team_workspace) as ws:
-        ws._db.execute("UPDATE messages SET highlighted = '[\"Rolande\"]' WHERE id = '6'")
         ws._db.execute("UPDATE messages SET highlighted = '[\"Lisette\"]' WHERE id = '3'")
-    server = Server(team_workspace, "ana")
+    server, card = rolande_in_the_words_view(browser, team_workspace)
     try:
-        browser.get(server.address)
-        ready(browser)
-        in_french(browser)
-        browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").click()
-        card = WebDriverWait(browser, 10).until(
-            lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rolande]"))[0]
         with Workspace.open(team_workspace) as bob:  # bob makes it an ordinary word meanwhile
             bob.learn("rolande", kind="word", scope="corpus", reviewer="bob", confirm=True,
                       digest=bob.word_digest("rolande"))
@@ -229,16 +241,8 @@ def test_a_bulk_decision_whose_list_another_reviewer_changed_meanwhile_is_refuse
 def test_a_concordance_mark_on_a_message_another_reviewer_decided_meanwhile_is_refused(browser, team_workspace):  # noqa: F811
     from selenium.webdriver.support.ui import Select
 
-    with Workspace.open(team_workspace) as ws:
-        ws._db.execute("UPDATE messages SET highlighted = '[\"Rolande\"]' WHERE id = '6'")
-    server = Server(team_workspace, "ana")
+    server, card = rolande_in_the_words_view(browser, team_workspace)
     try:
-        browser.get(server.address)
-        ready(browser)
-        in_french(browser)
-        browser.find_element(By.CSS_SELECTOR, ".tab[data-view=words]").click()
-        card = WebDriverWait(browser, 10).until(
-            lambda d: d.find_elements(By.CSS_SELECTOR, "#word-list > li[data-spelling=rolande]"))[0]
         card.find_element(By.CSS_SELECTOR, ".concordance-open").click()
         rows = WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#conc-rows tr"))
         Select(rows[0].find_element(By.TAG_NAME, "select")).select_by_value("name")

@@ -38,12 +38,13 @@ def team_workspace(tmp_path):
     return path
 
 
-def shoot(browser, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def shoot(browser, name, folder: Path = SHOTS):
+    """The page at 1400 and 800 px wide, into `folder`, to look at."""
+    folder.mkdir(parents=True, exist_ok=True)
     for width in (1400, 800):
         browser.set_window_size(width, 900)
         time.sleep(0.2)
-        browser.save_screenshot(str(SHOTS / f"{name}-{width}.png"))
+        browser.save_screenshot(str(folder / f"{name}-{width}.png"))
     browser.set_window_size(1400, 900)
 
 

@@ -379,12 +379,13 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
            reviewer: str | None = None, audit: int = 200, seed: int = 0,
            lexicon_dir: str | os.PathLike | None = None, report: bool = False, learnt: bool = False,
            unlearn: int | None = None, consistency: bool = False, import_queue=None,
-           double: float | None = None, lead: bool = False):
+           double: float | None = None, lead: bool = False, allow_release_of_hidden: bool = False):
     """Review the queue in the browser (`triage review`): serves the page until interrupted
     (in a notebook: the stop button). With `report`, `learnt` or `unlearn`, returns the lines
     the command prints instead. `classified`: a classified file, or a DataFrame from
     `classify` with its `workspace`. `consistency`: the consistency cases' lines;
-    `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s.
+    `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s (an NTA
+    over contact details the machines hid only with `allow_release_of_hidden`).
     Several reviewers each serve the same workspace with their `reviewer` name; `double` marks a
     share for double review, `lead` resolves disagreements."""
     from triage.review_workspace import review_lines, serve_review
@@ -393,7 +394,7 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
         given = import_queue if isinstance(import_queue, (str, os.PathLike)) else _records(
             _classified(import_queue, what="queue"))
         return _jobs.import_queue_lines(_records(_classified(classified)), workspace, given, reviewer=reviewer,
-                                        audit=audit, seed=seed)
+                                        audit=audit, seed=seed, allow_release_of_hidden=allow_release_of_hidden)
     if consistency:
         lines = _jobs.consistency_lines(_records(_classified(classified)), workspace)
         if not (report or learnt or unlearn is not None):
