@@ -121,6 +121,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     texts = texts_of(table, sids)
     key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
     known_places, heads = places(lexicons)
+    place = members(known_places, key)
     case = list(map(brands().get, key))
     capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
@@ -130,7 +131,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         return batch.known(table, name, getattr(lexicons, name), spelled)[sids]
 
     return np.column_stack([
-        members(known_places, key),
+        place,
         known("first_names") | known("first_names", "folded"),
         known("forms") | known("sms") | known("pronouns"),
         capitals & ~upper,
@@ -149,17 +150,10 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
                     count=len(folded)) & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
         known("last_names") | known("last_names", "folded"),
         members(EVERYDAY_BRANDS, key),
-        common_names(lexicons, key),
+        # Names so many people that it identifies no one: a service everyone uses, or a place that is
+        # no French commune (a region, a country, a place abroad: Occitanie, Italie, Londres; not Nice).
+        members(SERVICES, key) | place & ~known("cities"),
     ])
-
-
-def common_names(lexicons: Lexicons, keys: list[str]) -> np.ndarray:
-    """Whether each key names so many people that it identifies no one: a service everyone uses
-    (brands/services.txt), or a region, a country or a place abroad that is no French commune
-    (Occitanie, Italie, Londres; not Nice, not Valence)."""
-    wide = lexicons.regions | lexicons.countries | FOREIGN_PLACES
-    return np.fromiter((k in SERVICES or k in wide and k not in lexicons.cities for k in keys), dtype=bool,
-                       count=len(keys))
 
 
 def misspelt_places(lexicons: Lexicons, table) -> np.ndarray:
