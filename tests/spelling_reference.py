@@ -58,6 +58,7 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         key in EVERYDAY_BRANDS,
         key in SERVICES or (key in lexicons.regions or key in lexicons.countries or key in FOREIGN_PLACES)
         and key not in lexicons.cities,
+        key in lexicons.user_names,
     )
 
 

@@ -95,11 +95,13 @@ def test_switched_off_the_copula_step_gives_the_word_its_lookup_rule(lexicons):
     assert word(off, "l'eau est claire", "claire").rule == "exact"
 
 
-def test_classify_leaves_the_attribute_readable_and_hides_the_presented_name():
-    (_, attribute, attribute_risk), (_, presented, _), (_, _, plain_risk) = classify(
-        "l'eau est claire aujourd'hui", "c'est claire qui vient ce soir", "l'eau est froide aujourd'hui")
-    assert attribute == [] and presented == ["claire"]
-    assert attribute_risk > plain_risk  # still counted: a doubtful message goes to the expert
+def test_classify_leaves_the_attribute_readable_and_leaves_the_presented_name_to_the_scorer():
+    (_, attribute, attribute_risk), (_, _, presented_risk), (_, capitalised, _), (_, _, plain_risk) = classify(
+        "l'eau est claire aujourd'hui", "c'est claire qui vient ce soir", "c'est Claire qui vient ce soir",
+        "l'eau est froide aujourd'hui")
+    assert attribute == [] and capitalised == ["Claire"]
+    # still counted: a doubtful message goes to the expert
+    assert attribute_risk > plain_risk and presented_risk > plain_risk
 
 
 def test_the_policy_leaves_a_word_read_in_context_visible_but_counts_it_in_the_risk():
@@ -192,3 +194,27 @@ def test_a_first_name_ending_one_message_does_not_reach_into_the_next(seeker):
     alone = seeker.seek("durand viendra")
     batch = seeker.analyse(["je vois marie", "durand viendra"]).result(1)
     assert batch == alone and batch.words[0].rule == "weak-name"
+
+
+def test_the_scorer_decides_what_a_name_list_alone_made_seek_and_hide_hide():
+    listed = [(3, 7, "PRE")]
+    doubtful = Evidence("TA", 0.2, listed, [(3, 7, "PRE", 0.3)], scorer_decides=[(3, 7)])
+    likely = Evidence("TA", 0.2, listed, [(3, 7, "PRE", 0.9)], scorer_decides=[(3, 7)])
+    in_context = Evidence("TA", 0.2, listed, [(3, 7, "PRE", 0.3)])  # a title or a known name: not the scorer's
+    released, kept, held = BudgetPolicy(risk_threshold=2.0).decide([doubtful, likely, in_context])
+    assert released.hidden == [] and released.decision == "NTA"
+    assert kept.hidden == listed and held.hidden == listed
+    assert released.risk > held.risk  # left visible, it counts in the risk
+
+
+def test_a_name_the_team_lists_is_never_left_to_the_scorer(lexicons):
+    import dataclasses
+
+    from triage import recognizers
+
+    def decided(lists) -> list[bool]:
+        return recognizers.apply(SeekAndHide(lists).analyse(["on se vera demain"]), frozenset({"PRE"}))[2] \
+            .scorer_decides.tolist()
+
+    assert any(decided(lexicons))
+    assert not any(decided(dataclasses.replace(lexicons, user_names={"vera"})))

@@ -123,6 +123,7 @@ RECOGNIZER_STEP_EXAMPLES = [
     ("misspelt-place", "je vais à Marseile demain", ["Marseile"], []),
     ("nickname-truncation", "slt seb tu viens demain", ["seb"], []),
     ("common-names", "on va en Espagne", ["Espagne"], ["LIE"]),
+    ("scorer-decides", "on se vera demain", ["vera"], ["decides:False"]),
 ]
 
 
@@ -139,6 +140,9 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
             return [f"scorer:{recognizers.TAG_CODES[recognised.scorer_tag[t]]}"
                     for t in range(len(analysis.kind)) if analysis.kind[t] == K_WORD
                     and text[analysis.start[t]:analysis.end[t]] in words]
+        if step == "scorer-decides":
+            return [f"decides:{bool(recognised.scorer_decides[t])}" for t in range(len(analysis.kind))
+                    if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         return [tag for start, end, tag in hidden[0] if text[start:end] in words]
 
     assert step in STEPS

@@ -191,7 +191,9 @@ FOREST_ATTACKS = {
     "a cycle": (lambda a: a["left"].__setitem__(_first_inner(a), _first_inner(a)), "cycle"),
     "a child out of range": (lambda a: a["right"].__setitem__(_first_inner(a), 10**12), "out of range"),
     "a NaN threshold": (lambda a: a["threshold"].__setitem__(_first_inner(a), np.nan), "not finite"),
-    "a probability of 2": (lambda a: a["proba"].__setitem__(0, 2.0), "outside \\[0, 1\\]"),
+    # a forest's leaves hold probabilities, gradient boosting's values to add up: neither may be infinite
+    "an infinite leaf": (lambda a: a["proba"].__setitem__(0, np.inf), "outside \\[0, 1\\]|not finite"),
+    "a way of adding up the trees that does not exist": (lambda a: a.update(link=np.asarray(["cube"])), "unreadable"),
     "a feature that does not exist": (lambda a: a["feature"].__setitem__(_first_inner(a), 999), "features that do not exist"),
     "arrays of different sizes": (lambda a: a.update(proba=a["proba"][:-1]), "sizes"),
     "a shallow declared depth": (lambda a: a.update(depth=np.asarray([1])), "deeper than its declared depth"),
@@ -352,3 +354,28 @@ def test_the_embedded_model_holds_no_text_of_the_messages_it_was_trained_on(dev_
                     looked += 1
                     assert piece.lower().encode("utf-8") not in content, "a message's text is in the embedded model"
     assert looked > 500
+
+
+@pytest.mark.parametrize("labels", [(0, 1), ("NTA", "TA")])
+def test_a_compiled_gradient_boosting_gives_scikit_learns_probabilities(labels):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 6))
+    X[:, 2] = rng.integers(0, 3, len(X))
+    y = np.asarray(labels)[((X[:, 0] + X[:, 2] + rng.normal(size=len(X))) > 1.5).astype(int)]
+    fitted = HistGradientBoostingClassifier(max_iter=40, max_depth=4, class_weight="balanced", random_state=0).fit(X, y)
+    compiled = model.Forest.from_arrays(model.compile_forest(fitted, positive=labels[1]).arrays())
+    test = rng.normal(size=(500, 6))
+    test[:, 2] = rng.integers(0, 3, len(test))
+    expected = fitted.predict_proba(test)[:, list(fitted.classes_).index(labels[1])]
+    assert compiled.link == "logistic"
+    assert np.allclose(compiled.predict_proba(test), expected, rtol=0, atol=1e-12)
+
+
+def test_a_gradient_boosting_fitted_on_one_class_always_gives_that_class():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    never = model.compile_forest(HistGradientBoostingClassifier().fit(X, np.zeros(60, int)), positive=1)
+    assert never.predict_proba(X).tolist() == [0.0] * 60

@@ -63,7 +63,7 @@ def test_the_steps_are_in_the_files_order_word_then_context_then_recognizer():
                                       "first-name-surname", "word-surname", "abbreviation", "other-language",
                                       "known-names")
     assert steps.names("recognizer") == ("two-word-brand", "brand-person-cue", "brand-word", "misspelt-place",
-                                         "nickname-truncation", "common-names")
+                                         "nickname-truncation", "common-names", "scorer-decides")
 
 
 def test_the_steps_file_ships_with_the_package():

@@ -92,11 +92,11 @@ class Classifier:
         if self.predictor.word_forest is None:
             return EvidenceBatch(seekhide, scores, hidden)
         tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
-        tags, probability, taken, kept = recognizers.candidates(
+        tags, probability, taken, kept, decides = recognizers.candidates(
             recognised, tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
             self._word_probabilities(analysis, X, keys), self.hide)
         return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens],
-                             analysis.end[tokens], tags, probability, taken, kept)
+                             analysis.end[tokens], tags, probability, taken, kept, decides)
 
     def _word_probabilities(self, analysis, X, keys):
         """The scorer's P(name) of each row. Candidate words recur in the same context (SMS

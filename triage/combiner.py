@@ -33,6 +33,9 @@ class Evidence:
     # (start, end) of the candidates a context rule reads as ordinary words ("une rose"): never
     # hidden by the policy, still counted in the risk
     kept_visible: list[tuple[int, int]] = field(default_factory=list)
+    # (start, end) of the candidates Seek&Hide hides only because a name list holds them: the
+    # budget policy keeps them hidden only if the word scorer agrees
+    scorer_decides: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -59,6 +62,9 @@ class EvidenceBatch:
     # a context rule reads it as an ordinary word ("une rose"): never hidden by the policy, but
     # its probability still counts in the risk (by default none)
     kept_visible: np.ndarray | None = None
+    # Seek&Hide hides it only because a name list holds it: the budget policy keeps it hidden
+    # only if its probability reaches the hide threshold (by default none)
+    scorer_decides: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.score)
@@ -68,17 +74,17 @@ class EvidenceBatch:
         rows = []
         for i, e in enumerate(evidence):
             taken = {(start, end) for start, end, _ in e.hidden}
-            kept = set(e.kept_visible)
-            rows += [(i, start, end, tag, p, (start, end) in taken, (start, end) in kept)
+            kept, decides = set(e.kept_visible), set(e.scorer_decides)
+            rows += [(i, start, end, tag, p, (start, end) in taken, (start, end) in kept, (start, end) in decides)
                      for start, end, tag, p in e.candidates]
-        message, start, end, tag, probability, taken, kept = zip(*rows) if rows else ((),) * 7
+        message, start, end, tag, probability, taken, kept, decides = zip(*rows) if rows else ((),) * 8
         return cls(
             np.asarray([e.seekhide for e in evidence], dtype=object),
             np.asarray([e.score for e in evidence], dtype=float),
             [list(e.hidden) for e in evidence],
             np.asarray(message, dtype=np.int64), np.asarray(start, dtype=np.int64),
             np.asarray(end, dtype=np.int64), list(tag), np.asarray(probability, dtype=float),
-            np.asarray(taken, dtype=bool), np.asarray(kept, dtype=bool),
+            np.asarray(taken, dtype=bool), np.asarray(kept, dtype=bool), np.asarray(decides, dtype=bool),
         )
 
 
@@ -130,19 +136,23 @@ class PaperPolicy(_Policy):
         return Decisions(decision, risk, batch.hidden, batch.taken.copy())
 
 
-# A candidate word is hidden from this name probability up: chosen by donor-grouped
-# cross-validation over the two development files of 88milSMS together (19,955 messages), where
-# 0.35 against 0.3 hid an eighth fewer ordinary words for one more readable name in 2,262, and
-# 0.4 one more again for an eighth fewer (docs/evaluation.md).
-HIDE_THRESHOLD = 0.35
+# A candidate word is hidden from this name probability up (and a word a name list alone made
+# Seek&Hide hide stays hidden from it up): chosen by donor-grouped cross-validation over the two
+# development files of 88milSMS together (19,955 messages, two seeds). From 0.6 to 0.75 the names
+# left readable barely moved (41 to 45 of 2,262 on the larger file) while the precision of what
+# is hidden as a person rose from 75% to 81% (docs/method.md).
+HIDE_THRESHOLD = 0.7
 
 
 class BudgetPolicy(_Policy):
     """Hide what is likely a name, then route by risk within an expert budget.
 
-    - Hidden: Seek&Hide's dictionary words and detector hits, plus every candidate word whose
-      name probability is at least `hide_threshold`, except the words a context rule reads as
-      ordinary words ("une rose": `kept_visible`), which stay visible.
+    - Hidden: what Seek&Hide hides (detector hits, dictionary words), plus every candidate word
+      whose name probability is at least `hide_threshold`, except the words a context rule
+      reads as ordinary words ("une rose": `kept_visible`), which stay visible. A word Seek&Hide
+      hides only because a name list holds it (`scorer_decides`: "on se vera", "el est là")
+      stays hidden only if its name probability reaches `hide_threshold` too; left visible, it
+      counts in the risk.
     - Risk of a message: the chance that something identifying is still readable, taking the
       candidate words left visible and the message model as independent witnesses:
       1 - prod(1 - p_visible) * (1 - score_weight * P(TA)).
@@ -165,10 +175,23 @@ class BudgetPolicy(_Policy):
 
     def decide_batch(self, batch):
         p = batch.probability
-        extra = ~batch.taken & (p >= self.hide_threshold)
+        taken, hidden = batch.taken, batch.hidden
+        if batch.scorer_decides is not None:
+            # What a name list alone made Seek&Hide hide stays hidden only if the scorer agrees.
+            released = taken & batch.scorer_decides & (p < self.hide_threshold)
+            if released.any():
+                taken = taken & ~released
+                hidden = list(hidden)
+                freed: dict[int, set[tuple[int, int]]] = {}
+                at = np.flatnonzero(released)
+                for m, start, end in zip(batch.message[at].tolist(), batch.start[at].tolist(), batch.end[at].tolist()):
+                    freed.setdefault(m, set()).add((start, end))
+                for m, spans in freed.items():
+                    hidden[m] = [span for span in hidden[m] if (span[0], span[1]) not in spans]
+        extra = ~taken & (p >= self.hide_threshold)
         if batch.kept_visible is not None:
             extra &= ~batch.kept_visible
-        visible = ~batch.taken & ~extra
+        visible = ~taken & ~extra
         # The chance that no visible candidate is a name: the product of (1 - p) over each
         # message's visible candidates, in text order.
         factors = np.where(visible, 1.0 - p, 1.0)
@@ -177,9 +200,9 @@ class BudgetPolicy(_Policy):
             firsts = np.flatnonzero(np.r_[True, batch.message[1:] != batch.message[:-1]])
             no_name_left[batch.message[firsts]] = np.multiply.reduceat(factors, firsts)
         risk = 1.0 - no_name_left * (1.0 - self.score_weight * batch.score)
-        hidden = batch.hidden
         if extra.any():
-            hidden = list(hidden)
+            if hidden is batch.hidden:
+                hidden = list(hidden)
             for c in np.flatnonzero(extra).tolist():
                 m = int(batch.message[c])
                 if hidden[m] is batch.hidden[m]:
@@ -189,7 +212,7 @@ class BudgetPolicy(_Policy):
                 hidden[m].sort()
         something = np.fromiter(map(bool, hidden), dtype=bool, count=len(hidden))
         decision = np.where(risk >= self.risk_threshold, EXPERT, np.where(something, TA, NTA)).astype(object)
-        return Decisions(decision, risk, hidden, batch.taken | extra)
+        return Decisions(decision, risk, hidden, taken | extra)
 
 
 POLICIES: dict[str, type] = {PaperPolicy.name: PaperPolicy, BudgetPolicy.name: BudgetPolicy}

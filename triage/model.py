@@ -134,20 +134,28 @@ def train(texts: list[str], labels: list[str], *, kind="bagging", feature_set="p
 
 @dataclass
 class Forest:
-    """Decision trees as flat arrays (all trees concatenated): what classify runs."""
+    """Decision trees as flat arrays (all trees concatenated): what classify runs. The trees of
+    a forest vote (`link` "mean": the mean of the leaves' P(positive)); those of gradient
+    boosting add up (`link` "logistic": P = 1 / (1 + exp(-(baseline + the sum of the leaves'
+    values))))."""
 
     roots: np.ndarray  # int64, one root node per tree
     left: np.ndarray  # int64 global node ids, -1 at leaves
     right: np.ndarray
     feature: np.ndarray  # int64 global feature index (0 at leaves)
     threshold: np.ndarray  # float64: go left when x <= threshold
-    proba: np.ndarray  # float64 P(TA) at each node
+    proba: np.ndarray  # float64 P(TA) at each node (link "mean"), or the leaf's value (link "logistic")
     depth: int
+    link: str = "mean"
+    baseline: float = 0.0  # link "logistic": the raw prediction before any tree
     _walk: tuple | None = field(default=None, repr=False, compare=False)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """P(TA) for each row, the mean over trees, exactly as scikit-learn computes it."""
-        X = np.asarray(X, dtype=np.float32)  # scikit-learn's trees compare float32 values
+        """P(TA) for each row, exactly as scikit-learn computes it: the mean over the trees of a
+        forest, the logistic of the boosted trees' sum."""
+        # A forest's trees compare float32 values, gradient boosting's float64 ones.
+        dtype = np.float32 if self.link == "mean" else np.float64
+        X = np.asarray(X, dtype=dtype)
         n = len(X)
         if n == 0:
             return np.zeros(0)
@@ -158,7 +166,7 @@ class Forest:
             nodes = np.arange(len(self.left))
             children = np.empty(2 * len(nodes), dtype=np.int32)
             children[0::2], children[1::2] = np.where(leaf, nodes, self.left), np.where(leaf, nodes, self.right)
-            self._walk = (leaf, children, self.feature.astype(np.int32), self.threshold.astype(np.float32))
+            self._walk = (leaf, children, self.feature.astype(np.int32), self.threshold.astype(dtype))
         leaf, children, feature, threshold = self._walk
         flat = X.ravel()
         trees = len(self.roots)
@@ -179,23 +187,71 @@ class Forest:
                     node[walking[arrived]] = current[arrived]
                     going = ~arrived
                     walking, at, current = walking[going], at[going], current[going]
-        return self.proba[node.reshape(trees, n)].mean(axis=0)
+        values = self.proba[node.reshape(trees, n)]
+        if self.link == "mean":
+            return values.mean(axis=0)
+        raw = self.baseline + values.sum(axis=0)
+        return 1.0 / (1.0 + np.exp(-raw))
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {
+        arrays = {
             "roots": self.roots, "left": self.left, "right": self.right, "feature": self.feature,
             "threshold": self.threshold, "proba": self.proba, "depth": np.asarray([self.depth]),
         }
+        if self.link != "mean":
+            arrays.update(link=np.asarray([self.link]), baseline=np.asarray([self.baseline], dtype=np.float64))
+        return arrays
 
     @classmethod
     def from_arrays(cls, arrays) -> Forest:
+        link = str(arrays["link"][0]) if "link" in arrays else "mean"
+        if link not in LINKS:
+            raise ValueError(f"unknown link {link!r}")
+        baseline = float(arrays["baseline"][0]) if "baseline" in arrays else 0.0
         return cls(**{k: np.asarray(arrays[k]) for k in ("roots", "left", "right", "feature", "threshold", "proba")},
-                   depth=int(arrays["depth"][0]))
+                   depth=int(arrays["depth"][0]), link=link, baseline=baseline)
+
+
+LINKS = ("mean", "logistic")
+
+
+def compile_boosting(classifier, positive=1) -> Forest:
+    """Flatten a fitted binary HistGradientBoostingClassifier into a Forest (link "logistic")
+    giving P(`positive`)."""
+    classes = list(classifier.classes_)
+    if len(classes) == 1:  # fitted on one class: the positive one always or never
+        always = float(classes[0] == positive)
+        one = np.zeros(1, dtype=np.int64)
+        return Forest(one, one - 1, one - 1, one.copy(), np.zeros(1), np.asarray([always]), 1)
+    if len(classes) != 2 or positive not in classes:
+        raise BadModel("only a binary gradient boosting with the positive class can be saved for classify")
+    sign = 1.0 if classes.index(positive) == 1 else -1.0
+    roots, left, right, feature, threshold, value, depth, offset = [], [], [], [], [], [], 0, 0
+    for (predictor,) in classifier._predictors:
+        nodes = predictor.nodes
+        if nodes["is_categorical"].any():
+            raise BadModel("gradient boosting over categorical features cannot be saved for classify")
+        is_leaf = nodes["is_leaf"].astype(bool)
+        roots.append(offset)
+        left.append(np.where(is_leaf, -1, nodes["left"].astype(np.int64) + offset))
+        right.append(np.where(is_leaf, -1, nodes["right"].astype(np.int64) + offset))
+        feature.append(np.where(is_leaf, 0, nodes["feature_idx"].astype(np.int64)))
+        threshold.append(np.where(is_leaf, 0.0, nodes["num_threshold"].astype(np.float64)))
+        value.append(sign * np.where(is_leaf, nodes["value"].astype(np.float64), 0.0))
+        depth = max(depth, int(nodes["depth"].max()))
+        offset += len(nodes)
+    baseline = sign * float(np.asarray(classifier._baseline_prediction).ravel()[0])
+    return Forest(
+        np.asarray(roots, dtype=np.int64), np.concatenate(left), np.concatenate(right), np.concatenate(feature),
+        np.concatenate(threshold), np.concatenate(value), depth + 1, link="logistic", baseline=baseline,
+    )
 
 
 def compile_forest(classifier, positive="TA") -> Forest:
-    """Flatten a fitted decision tree, bagging or random forest into a Forest giving
-    P(`positive`)."""
+    """Flatten a fitted decision tree, bagging, random forest or (binary) gradient boosting
+    into a Forest giving P(`positive`)."""
+    if hasattr(classifier, "_predictors"):
+        return compile_boosting(classifier, positive)
     if hasattr(classifier, "estimators_features_"):  # bagging: trees see encoded labels
         trees = list(zip(classifier.estimators_, classifier.estimators_features_))
         encoded = True
@@ -495,8 +551,10 @@ def _check_forest(forest: Forest, n_features: int, path: Path, what: str) -> Non
         raise bad("has children out of range or before their parent (a cycle)")
     if not np.all(np.isfinite(forest.threshold[inner])):
         raise bad("has thresholds that are not finite")
-    if not np.all((forest.proba >= 0) & (forest.proba <= 1)):
+    if forest.link == "mean" and not np.all((forest.proba >= 0) & (forest.proba <= 1)):
         raise bad("has probabilities outside [0, 1]")
+    if forest.link != "mean" and not (np.all(np.isfinite(forest.proba)) and np.isfinite(forest.baseline)):
+        raise bad("has leaf values that are not finite")
     if forest.feature[inner].size and (forest.feature[inner].min() < 0 or forest.feature[inner].max() >= n_features):
         raise bad("refers to features that do not exist")
     # The walk runs `depth` steps: every leaf must be reached within them.

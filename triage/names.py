@@ -541,10 +541,13 @@ def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, 
 
 
 def make_word_model(seed: int = 0):
-    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
-    # Large leaves and balanced classes give smooth, well-ranked probabilities: chosen by
-    # donor-grouped cross-validation on the development corpus (docs/evaluation.md).
-    return RandomForestClassifier(
-        n_estimators=100, min_samples_leaf=8, class_weight="balanced_subsample", random_state=seed, n_jobs=1
+    # Shallow, regularised gradient boosting with balanced classes: chosen by donor-grouped
+    # cross-validation over both development files against a random forest of the same features
+    # (more names hidden for half the ordinary words) and against deeper boosting, which trained
+    # on 2,000 messages alone left three times as many names readable (docs/evaluation.md).
+    return HistGradientBoostingClassifier(
+        max_iter=150, learning_rate=0.05, max_depth=5, min_samples_leaf=40, l2_regularization=1.0,
+        class_weight="balanced", random_state=seed,
     )

@@ -43,7 +43,7 @@ from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, w
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
-from triage.seekhide import K_WORD, L_ANTI, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code
+from triage.seekhide import K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code
 from triage.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -56,7 +56,7 @@ _PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
 _VOWELS = frozenset("aeiouy")
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
 steps.declare("recognizer", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
-              "common-names", where=__name__)
+              "common-names", "scorer-decides", where=__name__)
 # Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
 # names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
 # the word scorer would hide is a brand, not a name ("j'ai appelé Free"): step brand-word.
@@ -73,7 +73,10 @@ _ONOMATOPOEIA = rule_code("onomatopoeia")
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
-          "truncation", "surname", "everyday_brand", "common")
+          "truncation", "surname", "everyday_brand", "common", "user_name")
+# The rules of a word that a name list holds in context: a surname after a title or a first name
+# (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
+_CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
 
 
 def brands() -> dict[str, str]:
@@ -153,6 +156,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         # Names so many people that it identifies no one: a service everyone uses, or a place that is
         # no French commune (a region, a country, a place abroad: Occitanie, Italie, Londres; not Nice).
         members(SERVICES, key) | place & ~known("cities"),
+        known("user_names"),
     ])
 
 
@@ -214,6 +218,11 @@ class Recognised:
     # (tokens,) what names too many people to identify one (a service everyone uses, a region, a
     # country that is no first name): never hidden, nor a risk
     common: np.ndarray | None = None
+    # (tokens,) words Seek&Hide hides only because a name list holds them (no context rule, no name
+    # the team knows or lists, nothing the recognizers found): the word scorer, which reads the
+    # word in its context, decides whether they stay hidden ("on se vera", "el est là": verbs and
+    # pronouns spelt as first names)
+    scorer_decides: np.ndarray | None = None
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -305,7 +314,11 @@ def recognise(analysis: Analysis) -> Recognised:
         scorer_tag[(scorer_tag == NONE) & brand] = MAR
     title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
     scorer_tag[common] = NONE
-    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title, common=common)
+    listed_only = (a.label == L_DICTIONARY) & ~np.isin(a.rule, _CONTEXT_NAME_CODES) & (tag == NONE) & ~f["user_name"]
+    if a.known_tag is not None:
+        listed_only &= a.known_tag < 0
+    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title, common=common,
+                      scorer_decides=listed_only & a.seeker.is_on("scorer-decides"))
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
@@ -344,19 +357,22 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
 
 
 def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], probability: np.ndarray,
-               hide) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """(tag, P(name), already hidden, kept visible) of the word scorer's candidate words at
-    `tokens`: a place, brand or nickname keeps the recognizers' tag; a candidate of a category
-    not in `hide` can neither be hidden nor make its message risky (its probability becomes 0),
-    nor can a title (Mme, Dr); a candidate a context rule reads as an ordinary word ("une rose")
-    is never hidden by the scorer but keeps its probability, which counts in the risk."""
+               hide) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(tag, P(name), already hidden, kept visible, the scorer decides) of the word scorer's
+    candidate words at `tokens`: a place, brand or nickname keeps the recognizers' tag; a
+    candidate of a category not in `hide` can neither be hidden nor make its message risky (its
+    probability becomes 0), nor can a title (Mme, Dr); a candidate a context rule reads as an
+    ordinary word ("une rose") is never hidden by the scorer but keeps its probability, which
+    counts in the risk; one hidden only because a name list holds it stays hidden only if the
+    scorer agrees (`scorer_decides`)."""
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
     codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
     probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
                            probability, 0.0)
-    return tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens]
+    return (tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens],
+            recognised.scorer_decides[tokens] & recognised.hidden[tokens])
 
 
 def hide_mask(hide) -> np.ndarray:

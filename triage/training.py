@@ -76,17 +76,18 @@ def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[n
     tokens = np.asarray([words[first_word[m] + i] for m, (indices, _) in enumerate(analysed.word_rows)
                          for i in indices], dtype=np.int64)
     probs = np.concatenate([np.asarray(p, dtype=float) for p in word_probs]) if word_probs else np.zeros(0)
-    tags, probs, _, kept = recognizers.candidates(recognised, tokens,
-                                                  candidate_tags(a, tokens, default_spelling(a.seeker.lexicons)),
-                                                  probs, frozenset(hide))
+    tags, probs, _, kept, decides = recognizers.candidates(
+        recognised, tokens, candidate_tags(a, tokens, default_spelling(a.seeker.lexicons)), probs, frozenset(hide))
     evidence, k = [], 0
     for m, (score, (indices, _)) in enumerate(zip(scores, analysed.word_rows)):
         candidates = [(int(a.start[t]), int(a.end[t]), tag, float(p))
                       for t, tag, p in zip(tokens[k:k + len(indices)].tolist(), tags[k:k + len(indices)],
                                            probs[k:k + len(indices)].tolist())]
-        visible = [(int(a.start[t]), int(a.end[t])) for t in tokens[k:k + len(indices)][kept[k:k + len(indices)]].tolist()]
+        mine = tokens[k:k + len(indices)]
+        visible = [(int(a.start[t]), int(a.end[t])) for t in mine[kept[k:k + len(indices)]].tolist()]
+        decided = [(int(a.start[t]), int(a.end[t])) for t in mine[decides[k:k + len(indices)]].tolist()]
         k += len(indices)
-        evidence.append(Evidence(MESSAGE_LABELS[labels[m]], float(score), hidden[m], candidates, visible))
+        evidence.append(Evidence(MESSAGE_LABELS[labels[m]], float(score), hidden[m], candidates, visible, decided))
     return evidence
 
 
