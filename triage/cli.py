@@ -536,7 +536,7 @@ def queue_apply(
 def review(
     classified: Annotated[Path, typer.Argument(help="Output of `triage classify`.", show_default=False)],
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Review workspace (SQLite). Default: CLASSIFIED.review.sqlite beside it.")] = None,
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (default: a free one).")] = 0,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on --host (default: a free one; give one to --invite colleagues).")] = 0,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser; just print the address.")] = False,
     reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Your name in the audit log (default: your login name); the datasheet publishes reviewer 1, reviewer 2... unless `release --reviewer-names`.")] = None,
     audit: Annotated[int, typer.Option("--audit", min=0, help="Messages released by the machines to sample for the audit.")] = 200,
@@ -549,14 +549,25 @@ def review(
     import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
     allow_release_of_hidden: Annotated[bool, typer.Option("--allow-release-of-hidden", help="With --import-queue: store NTA rows over messages whose contact details (TEL MEL ADR URL COD) the machines hid, which NTA makes readable (refused without it).")] = False,
     double: Annotated[Optional[float], typer.Option("--double", min=0.0, max=1.0, help="Share of the queue and of the audit decided blind by two reviewers (0.1: one in ten, seeded by --seed; default: as recorded, none at first).")] = None,
-    lead: Annotated[bool, typer.Option("--lead", help="You are the lead reviewer: you resolve the disagreements of the double review.")] = False,
+    lead: Annotated[bool, typer.Option("--lead", help="You are the lead reviewer: the address printed at start resolves the disagreements of the double review (colleagues' links never do).")] = False,
+    host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="Listen on this IP address of the computer (default 127.0.0.1: this computer only); another one lets colleagues on the network open their links. Every address at once (0.0.0.0) is refused.")] = "127.0.0.1",
+    certificate: Annotated[Optional[Path], typer.Option("--certificate", help="Serve over TLS (https) with this PEM certificate; with --key.")] = None,
+    key: Annotated[Optional[Path], typer.Option("--key", help="The private key (PEM, without a passphrase) of --certificate.")] = None,
+    invite: Annotated[Optional[list[str]], typer.Option("--invite", metavar="NAME", help="Print a personal link for reviewer NAME to the server started with the same --host and --port (a new link replaces theirs), then stop. Decisions made through it are NAME's. Repeat it for several reviewers.")] = None,
+    revoke: Annotated[Optional[list[str]], typer.Option("--revoke", metavar="NAME", help="Refuse reviewer NAME's link from now on (even while the server runs), then stop.")] = None,
 ) -> None:
     """Review the queue in the browser: decide, hide, learn words with a scope, audit the machines.
 
-    Several reviewers share a workspace: each runs `triage review --reviewer NAME` on it (one server
-    each); a message shown to one is leased to them, never given to another."""
+    A team shares one server: the lead starts it (`--lead`, `--host ADDRESS` for the network) and
+    gives each colleague their own link (`--invite NAME`); a message shown to one is leased to them,
+    never given to another."""
     from triage import review_workspace as review_module
 
+    if invite or revoke:
+        for line in review_module.invite_lines(classified, workspace, invite=invite or (), revoke=revoke or (),
+                                               host=host, port=port, certificate=certificate, key=key):
+            typer.echo(line)
+        return
     if import_queue is not None:
         from triage.jobs import import_queue_lines
 
@@ -583,7 +594,8 @@ def review(
 
     review_module.serve_review(classified, workspace, port=port, no_browser=no_browser, reviewer=reviewer, audit=audit,
                                seed=seed, lexicon_dir=lexicon_dir, announce=announce,
-                               say=lambda line: typer.echo(line, err=True), double=double, lead=lead)
+                               say=lambda line: typer.echo(line, err=True), double=double, lead=lead, host=host,
+                               certificate=certificate, key=key)
 
 
 @app.command()

@@ -29,7 +29,7 @@ from triage.review_workspace.workspace import (
 __all__ = [
     "DEFAULT_AUDIT", "FinalRow", "Item", "NeedsConfirmation", "SyncSummary", "Workspace", "apply_workspace",
     "default_path", "default_reviewer", "is_workspace", "open_synced", "report_lines", "check_workspace_path",
-    "review_lines", "serve_review",
+    "review_lines", "serve_review", "invite_lines",
 ]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -158,27 +158,72 @@ def unlearn_line(entry: dict) -> str:
 
 def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool = False, reviewer: str | None = None,
                  audit: int = DEFAULT_AUDIT, seed: int = 0, lexicon_dir=None, announce, say,
-                 double: float | None = None, lead: bool = False) -> None:
-    """`triage review`: the workspace brought up to date, then the page served on 127.0.0.1 until
-    the process is interrupted. `announce(address)` is called once the server listens (the
-    first line of output: scripts read the address from it); `say(line)` gets the rest.
-    Several reviewers each run their own server on the same workspace (`reviewer` names them);
-    `double` marks a share for double review, `lead` lets this reviewer resolve disagreements."""
-    from triage.review_workspace.server import serve
+                 double: float | None = None, lead: bool = False, host: str = "127.0.0.1", certificate=None,
+                 key=None) -> None:
+    """`triage review`: the workspace brought up to date, then the page served on `host`
+    (127.0.0.1 by default; over TLS with `certificate` and `key`) until the process is
+    interrupted. `announce(address)` is called once the server listens (the first line of output:
+    scripts read the address from it); `say(line)` gets the rest. `reviewer` names whoever opens
+    the printed address; colleagues open their own links (invite_lines) on the same server.
+    `double` marks a share for double review, `lead` lets the printed address resolve disagreements."""
+    from triage.review_workspace.server import check_host, check_tls, is_network, network_warning, serve
 
+    host = check_host(host)
+    tls = check_tls(certificate, key)
     opened, summary = open_synced(classified, workspace, audit=audit, seed=seed, double=double)
 
+    started = []
+
     def listening(address: str) -> None:
+        started.append(address)
         announce(address)
         for line in sync_lines(opened.path, summary, len(opened.double_ids())):
             say(line)
+        links = [entry["reviewer"] for entry in opened.invites() if entry["revoked_at"] is None]
+        if links:
+            say(f"links: {', '.join(links)} (their own links open this page; `--revoke NAME` withdraws one)")
+        if is_network(host):
+            say(network_warning(host, tls is not None))
 
+    reviewer = reviewer or default_reviewer()
     with opened:
+        links = {entry["reviewer"] for entry in opened.invites() if entry["revoked_at"] is None}
+        if " ".join(reviewer.split()) in links:
+            raise BadInput(f"{reviewer} holds a link to this workspace: start the server under another --reviewer name, "
+                           f"or `--revoke {reviewer}` first (two people must not share a name in the log)")
         try:
-            serve(opened, port=port, reviewer=reviewer or default_reviewer(), lexicon_dir=lexicon_dir,
-                  open_browser=not no_browser, announce=listening, lead=lead)
+            serve(opened, port=port, reviewer=reviewer, lexicon_dir=lexicon_dir,
+                  open_browser=not no_browser, announce=listening, lead=lead, host=host, tls=tls)
         finally:  # Ctrl-C or kill: the server has stopped and every decision is stored
-            say("review: stopped; " + report_lines(opened)[1])
+            if started:
+                say("review: stopped; " + report_lines(opened)[1])
+
+
+def invite_lines(classified, workspace=None, *, invite=(), revoke=(), host: str = "127.0.0.1", port: int = 0,
+                 certificate=None, key=None) -> list[str]:
+    """`triage review --invite NAME / --revoke NAME`: a personal link for each reviewer invited (a
+    new one replaces theirs), naming the server `triage review --host --port` will serve; each
+    revoked link refused from now on. The lines to print (a link is shown once: the workspace
+    keeps only its SHA-256)."""
+    from triage.errors import BadOption
+    from triage.review_workspace.server import Settings, check_host, check_tls
+
+    host = check_host(host)
+    tls = check_tls(certificate, key)
+    if invite and not port:
+        raise BadOption("--invite needs --port: a link names the port the server listens on (start it with the "
+                        "same --host and --port)")
+    lines: list[str] = []
+    with open_existing(classified, workspace) as opened:
+        for name in revoke:
+            done = opened.revoke(name)
+            lines.append(f"revoked: {' '.join(name.split())}'s link no longer opens the page" if done
+                         else f"revoke: {' '.join(name.split())} holds no link in force (nothing changed)")
+        settings = Settings(token="", port=port, reviewer="", host=host, tls=tls is not None)
+        for name in invite:
+            token = opened.invite(name)
+            lines.append(f"invite: {' '.join(name.split())}: {settings.link(token)}")
+    return lines
 
 
 def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os.PathLike[str] | Records,

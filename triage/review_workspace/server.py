@@ -1,9 +1,16 @@
-"""The review page's local web server: Starlette over the workspace, served by uvicorn on loopback.
+"""The review page's web server: Starlette over the workspace, served by uvicorn.
 
-Security, for a page that shows raw messages on a shared machine:
-- it listens on 127.0.0.1 only, on a port of the user's choice or a free one;
-- every request carries a random session token: the address printed at start-up holds it as
-  `?token=`, which sets an HttpOnly, SameSite=Strict cookie; scripts may send `X-Triage-Token`;
+Security, for a page that shows raw messages on a shared machine or a team's network:
+- it listens on 127.0.0.1 by default, on a port of the user's choice or a free one; `--host`
+  names one other address of the machine (never every address: 0.0.0.0 is refused), and
+  `--certificate` / `--key` serve it over TLS;
+- every request carries a token: the address printed at start-up holds the session's (the
+  person who started the server, the lead with `--lead`); a colleague's personal link holds
+  theirs (`--invite NAME`: only its SHA-256 is kept in the workspace; `--revoke NAME` refuses it
+  at once). The token names the reviewer: their decisions are credited to the name of the link,
+  and only the session's token of a `--lead` server adjudicates. The address holds it as
+  `?token=`, which sets an HttpOnly, SameSite=Strict cookie (Secure over TLS); scripts may send
+  `X-Triage-Token`;
 - the page and its API live under a random secret path, `/<base>/`, which is also the cookie's
   Path. Cookies ignore ports: a cookie with Path=/ would go to every other server of 127.0.0.1
   the browser visits. Scoped to the secret path, the browser sends it to no other server (which
@@ -14,6 +21,7 @@ Security, for a page that shows raw messages on a shared machine:
   never on a command line, which any local user reads with `ps`;
 - a request whose Host is not this server's address is refused (DNS rebinding), and so is a
   state-changing request from another Origin (cross-site POST);
+- when it stops, the messages its reviewers held (their leases) are freed for the others;
 - hostile requests are one-line JSON errors, never a 500: odd tokens, numbers past 64 bits, huge
   spellings, lone surrogates, deep nesting; a body past MAX_BODY is refused (413) from its
   Content-Length at once, and a chunked one is read no further than the limit; an unexpected
@@ -28,6 +36,7 @@ The JSON API is documented in docs/review.md.
 from __future__ import annotations
 
 import html
+import ipaddress
 import json
 import os
 import secrets
@@ -87,7 +96,16 @@ _TOO_LARGE = f"request too large (at most {MAX_BODY:,} bytes)"
 
 
 class _NotLead(Exception):
-    """A lead reviewer's request (adjudication) to a server not started with --lead: 403."""
+    """A lead reviewer's request (adjudication) from another token than the lead's: 403."""
+
+
+@dataclass(frozen=True)
+class Reviewer:
+    """Who a request comes from, by its token: the session's (the server's own reviewer, the lead
+    with --lead) or a colleague's personal link (never the lead)."""
+    name: str
+    lead: bool = False
+    invited: bool = False
 
 
 class _TooLarge(Exception):
@@ -103,21 +121,81 @@ class Settings:
     lead: bool = False  # the lead reviewer: resolves the disagreements of the double review
     lease_seconds: float = DEFAULT_LEASE  # how long a message shown in the page stays this reviewer's
     base: str = field(default_factory=lambda: secrets.token_urlsafe(12))  # the secret path: /<base>/
+    host: str = "127.0.0.1"  # the address listened on: the only one the Host header may name
+    tls: bool = False  # served over https (--certificate, --key)
+    served: set = field(default_factory=set)  # the reviewers who used this server: their leases end with it
 
     @property
     def root(self) -> str:
         """The page's path, and the token cookie's Path: `/<base>/`."""
         return f"/{self.base}/"
 
+    @property
+    def scheme(self) -> str:
+        return "https" if self.tls else "http"
+
+    @property
+    def netloc(self) -> str:
+        """`host:port` as a link names it (an IPv6 address in brackets)."""
+        return f"{_bracketed(self.host)}:{self.port}"
+
+    def link(self, token: str) -> str:
+        """The address that opens the page with `token`."""
+        return f"{self.scheme}://{self.netloc}/?token={token}"
+
+    def hosts(self) -> set[str]:
+        """What the Host header may be: the address listened on (localhost too on 127.0.0.1 and ::1),
+        with its port, or without it on the scheme's default port."""
+        names = {_bracketed(self.host)}
+        if self.host in ("127.0.0.1", "::1"):
+            names.add("localhost")
+        found = {f"{name}:{self.port}" for name in names}
+        if self.port == (443 if self.tls else 80):
+            found |= names
+        return found
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def check_host(host: str) -> str:
+    """The address `--host` names, as the server listens on it; a one-line error for a name, a
+    malformed address, or every address at once (0.0.0.0, ::)."""
+    try:
+        address = ipaddress.ip_address(str(host).strip().strip("[]"))
+    except ValueError:
+        raise BadOption(f"--host takes an IP address of this machine (such as 192.168.1.20; `hostname -I` lists "
+                        f"them), not {_short(str(host))}") from None
+    if address.is_unspecified:
+        raise BadOption(f"--host {address} would listen on every network of this machine: give the one address "
+                        "your colleagues reach (`hostname -I` lists them)")
+    if address.is_multicast:
+        raise BadOption(f"--host {address} is a multicast address, not one of this machine")
+    return str(address)
+
+
+def is_network(host: str) -> bool:
+    """Whether others than this machine's users may reach an address (not a loopback one)."""
+    return not ipaddress.ip_address(host).is_loopback
+
+
+def network_warning(host: str, tls: bool) -> str:
+    """The line `triage review` prints when it listens on a network address."""
+    how = "over TLS" if tls else "unencrypted: give --certificate and --key, or use an SSH tunnel (docs/review.md)"
+    return (f"review: listening on {host}: anyone who can reach this address and holds a link can review "
+            f"the messages; {how}")
+
 
 class _Guard:
     """ASGI middleware: Host, Origin and token checks, and the security headers on every answer."""
 
-    def __init__(self, app, settings: Settings):
+    def __init__(self, app, settings: Settings, workspace: Workspace | None = None):
         self.app = app
         self.settings = settings
-        self.hosts = {f"127.0.0.1:{settings.port}", f"localhost:{settings.port}"}
-        self.origins = {f"http://{host}" for host in self.hosts}
+        self.workspace = workspace
+        self.hosts = settings.hosts()
+        self.origins = {f"{settings.scheme}://{host}" for host in self.hosts}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -167,7 +245,7 @@ class _Guard:
 
     def _refusal(self, scope, headers) -> str | None:
         if headers.get("host", "") not in self.hosts:
-            return "refused: this server answers only to its own address (127.0.0.1)"
+            return f"refused: this server answers only to its own address ({self.settings.host})"
         origin = headers.get("origin")
         if scope["method"] not in ("GET", "HEAD") and origin is not None and origin not in self.origins:
             return "refused: a request from another site"
@@ -176,9 +254,30 @@ class _Guard:
         token = headers.get(TOKEN_HEADER)
         if token is None and scope["path"].startswith(self.settings.root):
             token = _cookie(headers.get("cookie", ""), COOKIE)  # the cookie belongs to the secret path only
-        if not _same_token(token, self.settings.token):
-            return "refused: open the address that `triage review` printed (it holds the session's token)"
+        who = identify(token, self.settings, self.workspace)
+        if who is None:
+            return ("refused: open the address that `triage review` printed, or your own link (it holds your "
+                    "token; a revoked link no longer opens the page)")
+        scope["triage.reviewer"] = who
         return None
+
+
+def identify(token: str | None, settings: Settings, workspace: Workspace | None) -> Reviewer | None:
+    """Who holds `token`: the session's reviewer, a colleague whose link in force holds it, or None."""
+    if _same_token(token, settings.token):
+        who = Reviewer(settings.reviewer, lead=settings.lead)
+    else:
+        name = None
+        if workspace is not None and token:
+            try:
+                name = workspace.invited(token)
+            except Exception:  # an unreadable workspace opens no link
+                name = None
+        if name is None:
+            return None
+        who = Reviewer(name, invited=True)
+    settings.served.add(who.name)
+    return who
 
 
 def _same_token(given: str | None, token: str) -> bool:
@@ -306,13 +405,17 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
         return run
 
+    def who(request: Request) -> Reviewer:
+        return request.scope["triage.reviewer"]
+
     async def start(request: Request):
         token = request.query_params.get("token")
-        if token is not None and not _same_token(token, settings.token):
-            return _error("refused: wrong token", 403)
+        if token is not None and identify(token, settings, workspace) is None:
+            return _error("refused: wrong token, or a revoked link", 403)
         response = RedirectResponse(settings.root, status_code=303)
         if token is not None:
-            response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict", path=settings.root)
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path=settings.root,
+                                secure=settings.tls)
         return response
 
     async def page(request: Request):
@@ -326,11 +429,11 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             rank = workspace.item(after).rank if after else None
         except KeyError:  # no longer listed (the corpus synced again): from the top
             rank = None
-        current = workspace.next_pending(after_rank=rank, reviewer=settings.reviewer)
+        current = workspace.next_pending(after_rank=rank, reviewer=who(request).name)
         return JSONResponse({
-            "progress": workspace.progress(), "reviewer": settings.reviewer, "tags": list(TAGS),
+            "progress": workspace.progress(), "reviewer": who(request).name, "tags": list(TAGS),
             "reviewers": workspace.reviewers(),
-            "current": current.id if current else None, "lead": settings.lead,
+            "current": current.id if current else None, "lead": who(request).lead,
             "lease_seconds": settings.lease_seconds, "audit": workspace.audit_estimate(),
             "meta": {k: v for k, v in workspace.meta().items() if k in ("classified", "synced", "created")},
         })
@@ -348,7 +451,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         ident = request.path_params["id"]
         found = workspace.item(ident).as_json()
         found["neighbours"] = workspace.neighbours(ident)
-        found["leased_to"] = workspace.lease_of(ident, besides=settings.reviewer)
+        found["leased_to"] = workspace.lease_of(ident, besides=who(request).name)
         found["language"] = _language(found["text"])
         return JSONResponse(found)
 
@@ -357,27 +460,29 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         after = data.get("after_rank")
         if after is not None and not (type(after) is int and -_INT64 <= after < _INT64):
             raise BadOption("after_rank must be a whole number")
-        found = workspace.claim(settings.reviewer, after_rank=after, seconds=settings.lease_seconds)
+        found = workspace.claim(who(request).name, after_rank=after, seconds=settings.lease_seconds)
         return JSONResponse({"current": found.id if found else None})
 
     async def lease(request: Request):  # taken or renewed while the page shows the message
-        return JSONResponse(workspace.lease(request.path_params["id"], settings.reviewer,
+        return JSONResponse(workspace.lease(request.path_params["id"], who(request).name,
                                             seconds=settings.lease_seconds))
 
-    def lead_only():
-        if not settings.lead:
+    def lead_only(request: Request):
+        if who(request).invited:
+            raise _NotLead(f"refused: only the lead reviewer's link resolves disagreements, not {who(request).name}'s")
+        if not who(request).lead:
             raise _NotLead("only the lead reviewer resolves disagreements (start `triage review --lead`)")
 
     async def disputes(request: Request):
-        lead_only()
+        lead_only(request)
         return JSONResponse(workspace.disputes())
 
     async def adjudicate(request: Request):
-        lead_only()
+        lead_only(request)
         data = await _json_body(request)
         try:
             resolved = workspace.adjudicate(request.path_params["id"], label=data.get("label", ""),
-                                            spans=data.get("spans", []), reviewer=settings.reviewer,
+                                            spans=data.get("spans", []), reviewer=who(request).name,
                                             text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
             return _error(str(err), 409, changed=True)
@@ -390,7 +495,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         try:
             decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
-                                       spans=data.get("spans", []), reviewer=settings.reviewer,
+                                       spans=data.get("spans", []), reviewer=who(request).name,
                                        text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
             return _error(str(err), 409, changed=True)
@@ -399,7 +504,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def skip(request: Request):
         data = await _json_body(request)
         try:
-            skipped = workspace.skip(request.path_params["id"], reviewer=settings.reviewer,
+            skipped = workspace.skip(request.path_params["id"], reviewer=who(request).name,
                                      text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
             return _error(str(err), 409, changed=True)
@@ -407,7 +512,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def undo(request: Request):  # `seq`: the action the page showed as the next to undo
         data = await _json_body(request)
-        undone = workspace.undo(reviewer=settings.reviewer, seq=data.get("seq"))
+        undone = workspace.undo(reviewer=who(request).name, seq=data.get("seq"))
         return JSONResponse({**undone.as_json(), "undone": workspace.last_undone} if undone else None)
 
     # Bulk decisions on the list's filtered items: a preview first (GET), then the decision (POST)
@@ -415,7 +520,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def bulk_preview(request: Request):
         query = request.query_params
         return JSONResponse(workspace.bulk_preview(action=query.get("action") or "accept", filters=_filters(query),
-                                                    reviewer=settings.reviewer))
+                                                    reviewer=who(request).name))
 
     async def bulk(request: Request):
         data = await _json_body(request)
@@ -423,7 +528,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         if not isinstance(chosen, dict) or not all(isinstance(v, str) for v in chosen.values()):
             raise BadOption("filters must be an object of text values (q, status, kind, tag, reviewer)")
         try:
-            done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=settings.reviewer,
+            done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=who(request).name,
                                          digest=data.get("digest"), expected=data.get("expected"),
                                          filters=_filters(chosen))
         except BulkChanged as err:
@@ -439,14 +544,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         if not isinstance(marks, list):
             raise BadOption("marks must be a list")
         try:
-            done = workspace.decide_occurrences(marks, reviewer=settings.reviewer, tag=str(data.get("tag", "PRE")))
+            done = workspace.decide_occurrences(marks, reviewer=who(request).name, tag=str(data.get("tag", "PRE")))
         except TextChanged as err:
             return _error(str(err), 409, changed=True)
         return JSONResponse(done)
 
     async def recent(request: Request):
         limit = _int(request.query_params.get("limit"), 8, 1, 100)
-        return JSONResponse(workspace.recent(reviewer=settings.reviewer, limit=limit))
+        return JSONResponse(workspace.recent(reviewer=who(request).name, limit=limit))
 
     async def candidates(request: Request):
         return JSONResponse(workspace.candidates(limit=_int(request.query_params.get("limit"), 200, 1, 1000)))
@@ -460,7 +565,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         entry = workspace.learn(
             _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
             scope=str(data.get("scope", "corpus")),
-            tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=settings.reviewer,
+            tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=who(request).name,
             lexicon_dir=settings.lexicon_dir, digest=data.get("digest"),
         )
         return JSONResponse(entry)
@@ -470,7 +575,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def unlearn(request: Request):
         entry_id = _int(request.path_params["entry"], 0, lowest=-_INT64)
-        return JSONResponse(workspace.unlearn(entry_id, reviewer=settings.reviewer, lexicon_dir=settings.lexicon_dir))
+        return JSONResponse(workspace.unlearn(entry_id, reviewer=who(request).name, lexicon_dir=settings.lexicon_dir))
 
     async def audit(request: Request):
         return JSONResponse(workspace.audit_estimate())
@@ -482,7 +587,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         return JSONResponse(workspace.decide_consistency(
             str(data.get("kind", "")), _spelling(data.get("key", "")), str(data.get("decision", "")),
-            reviewer=settings.reviewer, version=data.get("version")))
+            reviewer=who(request).name, version=data.get("version")))
 
     async def consistency_page(request: Request):
         return FileResponse(STATIC / "consistency.html", media_type="text/html; charset=utf-8")
@@ -524,20 +629,24 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code, headers=exc.headers)
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
-    app.add_middleware(_Guard, settings=settings)
+    app.add_middleware(_Guard, settings=settings, workspace=workspace)
     return app
 
 
-def bind(port: int) -> socket.socket:
-    """A listening socket on 127.0.0.1 (`port` 0: a free one), or a one-line error."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def bind(port: int, host: str = "127.0.0.1") -> socket.socket:
+    """A listening socket on `host` (127.0.0.1 by default; `port` 0: a free one), or a one-line error."""
+    import errno
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     if sys.platform != "win32":
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind(("127.0.0.1", port))
+        sock.bind((host, port))
     except OSError as err:
         sock.close()
-        raise BadOption(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err} (choose another --port)") from None
+        hint = ("--host must be an address of this machine: `hostname -I` lists them"
+                if err.errno == errno.EADDRNOTAVAIL else "choose another --port")
+        raise BadOption(f"cannot listen on {_bracketed(host)}:{port}: {err.strerror or err} ({hint})") from None
     # Each answer leaves at once: without it, a kept-alive connection waits for the browser's delayed
     # acknowledgement (about 40 ms a request). Accepted connections inherit the option.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -545,25 +654,83 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
+class _EncryptedKey(Exception):
+    pass
+
+
+def check_tls(certificate, key) -> tuple[str, str] | None:
+    """The certificate and key files `--certificate` / `--key` name, checked by loading them as the
+    server will (a one-line error otherwise); None when neither is given."""
+    import ssl
+
+    if certificate is None and key is None:
+        return None
+    if certificate is None or key is None:
+        raise BadOption("--certificate and --key go together: the certificate (PEM) and its private key")
+    certificate, key = os.fspath(certificate), os.fspath(key)
+    for option, path in (("--certificate", certificate), ("--key", key)):
+        if not os.path.isfile(path):
+            raise BadOption(f"{option} {path}: no such file")
+
+    def no_passphrase():
+        raise _EncryptedKey
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_verify_locations(cafile=certificate)
+    except (ssl.SSLError, OSError, ValueError):
+        raise BadOption(f"--certificate {certificate} is not a PEM certificate") from None
+    try:
+        context.load_cert_chain(certificate, key, password=no_passphrase)
+    except _EncryptedKey:
+        raise BadOption(f"--key {key} is encrypted: give the key without a passphrase (readable by you only)") from None
+    except ssl.SSLError as err:
+        if getattr(err, "reason", None) == "KEY_VALUES_MISMATCH":
+            raise BadOption(f"--key {key} is not the private key of {certificate}") from None
+        raise BadOption(f"--key {key} is not a PEM private key (of {certificate})") from None
+    except OSError as err:
+        raise BadOption(f"cannot read {key}: {err.strerror or err}") from None
+    return certificate, key
+
+
+def _uvicorn_config(app, tls: tuple[str, str] | None, **options):
+    import uvicorn
+
+    if tls is not None:
+        options.update(ssl_certfile=tls[0], ssl_keyfile=tls[1])
+    return uvicorn.Config(app, log_level="warning", lifespan="off", **options)
+
+
+def _free_leases(workspace: Workspace, settings: Settings) -> None:
+    """The server stops: the messages its reviewers held go back to the others at once."""
+    try:
+        workspace.release_leases(settings.served)
+    except (InputError, OSError):
+        pass  # a read-only or replaced workspace: the leases run out on their own
+
+
 class BackgroundServer:
     """The review page of a workspace served from a thread of this process, on a free port of
-    127.0.0.1 (the browser tests and the documentation's screenshots; `serve` is the command's).
-    `settings` as Settings' (reviewer, lead, lease_seconds...); `address` opens the page with the
-    token; `stop()` ends the server and closes the workspace."""
+    `host` (127.0.0.1 by default; the browser tests and the documentation's screenshots; `serve`
+    is the command's). `settings` as Settings' (reviewer, lead, lease_seconds...); `certificate`
+    and `key` serve it over TLS; `address` opens the page with the token, `link(token)` with a
+    colleague's; `stop()` ends the server, frees its reviewers' leases and closes the workspace."""
 
-    def __init__(self, workspace_path, *, token: str, reviewer: str, **settings):
+    def __init__(self, workspace_path, *, token: str, reviewer: str, host: str = "127.0.0.1", certificate=None,
+                 key=None, **settings):
         import threading
         import time
 
         import uvicorn
 
+        tls = check_tls(certificate, key)
         self.workspace = Workspace.open(workspace_path)
-        self.sock = bind(0)
+        self.sock = bind(0, check_host(host))
         self.port = self.sock.getsockname()[1]
         self.token = token
-        self.settings = Settings(token=token, port=self.port, reviewer=reviewer, **settings)
-        self.server = uvicorn.Server(uvicorn.Config(create_app(self.workspace, self.settings), log_level="warning",
-                                                    lifespan="off"))
+        self.settings = Settings(token=token, port=self.port, reviewer=reviewer, host=check_host(host),
+                                 tls=tls is not None, **settings)
+        self.server = uvicorn.Server(_uvicorn_config(create_app(self.workspace, self.settings), tls))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 10
@@ -572,32 +739,38 @@ class BackgroundServer:
 
     @property
     def address(self) -> str:
-        return f"http://127.0.0.1:{self.port}/?token={self.token}"
+        return self.settings.link(self.token)
+
+    def link(self, token: str) -> str:
+        return self.settings.link(token)
 
     @property
     def root(self) -> str:
         """The page's own address (under its secret path), once the browser holds the cookie."""
-        return f"http://127.0.0.1:{self.port}{self.settings.root}"
+        return f"{self.settings.scheme}://{self.settings.netloc}{self.settings.root}"
 
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()
+        _free_leases(self.workspace, self.settings)
         self.workspace.close()
 
 
 def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=None, open_browser: bool = True,
-          announce=print, lead: bool = False) -> None:
-    """Serve the review page until Ctrl-C or SIGTERM. `announce` gets the address first."""
+          announce=print, lead: bool = False, host: str = "127.0.0.1", tls: tuple[str, str] | None = None) -> None:
+    """Serve the review page until Ctrl-C or SIGTERM. `announce` gets the address first. `host`
+    (checked by check_host) and `tls` (check_tls's) as `triage review --host / --certificate --key`.
+    When it stops, the messages its reviewers held are freed."""
     import uvicorn
 
-    sock = bind(port)
+    sock = bind(port, host)
     settings = Settings(token=secrets.token_urlsafe(24), port=sock.getsockname()[1], reviewer=reviewer,
-                        lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None, lead=lead)
-    address = f"http://127.0.0.1:{settings.port}/?token={settings.token}"
+                        lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None, lead=lead, host=host,
+                        tls=tls is not None)
+    address = settings.link(settings.token)
     announce(f"review: {address}")
-    config = uvicorn.Config(create_app(workspace, settings), log_level="warning", access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=2)
+    config = _uvicorn_config(create_app(workspace, settings), tls, access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
     launcher = _open_browser(address) if open_browser else None
     try:
@@ -606,6 +779,7 @@ def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=Non
         pass  # uvicorn re-raises Ctrl-C once it has stopped: it is how a reviewer ends the session
     finally:
         sock.close()
+        _free_leases(workspace, settings)
         if launcher is not None:
             shutil.rmtree(launcher, ignore_errors=True)
 

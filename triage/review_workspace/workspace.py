@@ -100,6 +100,10 @@ _TEAM = (
     # What the machines hid in an audit message when a reviewer first decided it (on that text): its
     # leak stays a leak when a later classification hides what the reviewer hid.
     "CREATE TABLE IF NOT EXISTS audit_grounds (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, machine TEXT NOT NULL)",
+    # A colleague's personal link to the lead's server (`triage review --invite NAME`): the SHA-256
+    # of its token, never the token; a revoked link is refused at once.
+    "CREATE TABLE IF NOT EXISTS invites (reviewer TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE,"
+    " at TEXT NOT NULL, revoked_at TEXT)",
 )
 #: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
 DEFAULT_LEASE = 300.0
@@ -1024,6 +1028,55 @@ class Workspace:
         if message_id is not None:
             self._db.execute("INSERT OR REPLACE INTO leases VALUES (?,?,?)", (message_id, reviewer, now + seconds))
         return now + seconds
+
+    def release_leases(self, reviewers: Iterable[str]) -> int:
+        """Free the messages these reviewers hold (their server stops): another reviewer is given
+        them at once, not when the lease runs out. How many were freed."""
+        names = sorted({_reviewer(name) for name in reviewers})
+        if not names:
+            return 0
+        with self._transaction():
+            return self._db.execute("DELETE FROM leases WHERE reviewer IN (SELECT value FROM json_each(?))",
+                                    (json.dumps(names),)).rowcount
+
+    # ------------------------------------------------------------------ invites
+
+    def invite(self, reviewer: str) -> str:
+        """A personal link's token for `reviewer` (a new one replaces theirs, which is then refused):
+        only its SHA-256 is stored, so the token is shown once, here."""
+        import secrets
+
+        reviewer = _reviewer(reviewer)
+        token = secrets.token_urlsafe(24)
+        with self._transaction():
+            self._db.execute("INSERT INTO invites (reviewer, token_hash, at, revoked_at) VALUES (?,?,?,NULL) "
+                             "ON CONFLICT(reviewer) DO UPDATE SET token_hash = excluded.token_hash, at = excluded.at,"
+                             " revoked_at = NULL", (reviewer, _token_hash(token), _now()))
+        return token
+
+    def revoke(self, reviewer: str) -> bool:
+        """Refuse `reviewer`'s link from now on, and free the message they hold; False when they
+        hold no link in force."""
+        reviewer = _reviewer(reviewer)
+        with self._transaction():
+            done = self._db.execute("UPDATE invites SET revoked_at = ? WHERE reviewer = ? AND revoked_at IS NULL",
+                                    (_now(), reviewer)).rowcount > 0
+            if done:
+                self._db.execute("DELETE FROM leases WHERE reviewer = ?", (reviewer,))
+        return done
+
+    def invites(self) -> list[dict]:
+        """Every personal link, in force or revoked ({reviewer, at, revoked_at}), by name."""
+        return [dict(row) for row in self._db.execute(
+            "SELECT reviewer, at, revoked_at FROM invites ORDER BY reviewer")]
+
+    def invited(self, token: str | None) -> str | None:
+        """The reviewer whose link in force holds `token`, or None."""
+        if not token:
+            return None
+        row = self._db.execute("SELECT reviewer FROM invites WHERE token_hash = ? AND revoked_at IS NULL",
+                               (_token_hash(token),)).fetchone()
+        return None if row is None else row[0]
 
     def lease_of(self, message_id: str, *, besides: str | None = None) -> dict | None:
         """Who holds a valid lease on the message ({"reviewer", "until"}), another than `besides`."""
@@ -2249,6 +2302,12 @@ def _machine_label(decision: str, model: str, spans: list) -> str:
     if decision in LABELS:
         return decision
     return TA if spans or model == TA else NTA
+
+
+def _token_hash(token: str) -> str:
+    """What the workspace keeps of a link's token. The tokens are random (144 bits): a plain SHA-256
+    is enough, no salt nor slow hash."""
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _reviewer(name: str | None) -> str:

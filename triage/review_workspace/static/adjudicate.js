@@ -4,8 +4,14 @@
 
 const ADJ = { disputes: [], focus: 0 };
 
-// After the first state: the Adjudicate tab exists for the lead reviewer only.
+// After the first state: who reviews here (the name of the link opened: every decision is credited
+// to it), and the Adjudicate tab, which exists for the lead reviewer only.
 function setupTeam(info) {
+  const who = $("who");
+  who.replaceChildren(document.createTextNode(info.reviewer));
+  if (info.lead) who.append(el("span", { class: "lead-badge", text: tr("lead") }));
+  who.title = trf("You review as {name}: your decisions are credited to this name.", { name: info.reviewer });
+  who.hidden = false;
   const tab = document.querySelector('.tab[data-view="adjudicate"]');
   if (info.lead) { tab.hidden = false; return; }
   tab.remove();

@@ -39,7 +39,8 @@ const TRANSLATIONS = {
     "nothing yet": "rien encore", "Nothing learnt yet.": "Rien d'appris encore.", "nothing found": "rien trouvé", "empty": "vide",
     "No word left to decide in the pending messages.": "Plus aucun mot à décider dans les messages en attente.",
     "audit: released by the machines": "audit : publié par les machines",
-    "next / previous disagreement": "désaccord suivant / précédent", "Adjudicate (the lead reviewer)": "Arbitrer (le relecteur principal)",
+    "next / previous disagreement": "désaccord suivant / précédent", "lead": "principal",
+    "You review as {name}: your decisions are credited to this name.": "Vous relisez en tant que {name} : vos décisions sont enregistrées sous ce nom.", "Adjudicate (the lead reviewer)": "Arbitrer (le relecteur principal)",
     "keep the first / the second decision, or edit the message (on AZERTY: & é without Shift)":
       "garder la première / la seconde décision, ou modifier le message (en AZERTY : & é sans Maj)",
     "this help (Esc closes it)": "cette aide (Échap la ferme)",
@@ -146,7 +147,7 @@ function trReason(text) {
 }
 
 // Never translated: what comes from the messages and the workspace.
-const UNTRANSLATED = "#message, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent";
+const UNTRANSLATED = "#who, #message, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent";
 
 function translateNode(root) {
   if (LANG === "en") return;
