@@ -34,17 +34,23 @@ def Server(workspace_path: Path, token: str = "browser-test-token") -> Backgroun
     return BackgroundServer(workspace_path, token=token, reviewer="ana")
 
 
-@pytest.fixture
-def browser(tmp_path, monkeypatch):
-    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never download anything
+def chromium(profile: Path):
+    """A headless Chromium of its own profile folder (a second one is another person's browser)."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--no-first-run", "--window-size=1400,900", f"--user-data-dir={tmp_path / 'chrome'}"):
+                     "--no-first-run", "--window-size=1400,900", f"--user-data-dir={profile}"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture
+def browser(tmp_path, monkeypatch):
+    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never download anything
+    driver = chromium(tmp_path / "chrome")
     yield driver
     driver.quit()
 
