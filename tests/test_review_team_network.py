@@ -7,6 +7,7 @@ Each colleague here is a client of the one server (the lead's), holding their ow
 import hashlib
 import http.client
 import json
+import re
 import shutil
 import signal
 import socket
@@ -292,6 +293,9 @@ def test_invite_prints_a_link_per_reviewer_and_revoke_refuses_it(tmp_path, cli, 
                                            "revoke: zoe holds no link in force (nothing changed)"]
     with Workspace.open(path) as workspace:
         assert workspace.invited(tokens[0]) is None and workspace.invited(tokens[1]) == "bob"
+    listed = cli("review", classified, "--workspace", path, "--report").output.splitlines()[-1]
+    assert re.fullmatch(r"links: ana \(revoked [-0-9: ]+ UTC\), bob \(since [-0-9: ]+ UTC\), "
+                        r"carl \(since [-0-9: ]+ UTC\)", listed), listed
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -121,6 +121,14 @@ def report_lines(workspace: Workspace) -> list[str]:
 
     lines.extend(reviewer_lines(workspace.reviewer_figures()))
     lines.extend(agreement_lines(workspace.agreement()))
+    links = workspace.invites()
+    if links:
+        def when(at: str) -> str:
+            return at[:16].replace("T", " ") + " UTC"
+
+        lines.append("links: " + ", ".join(
+            f"{e['reviewer']} (revoked {when(e['revoked_at'])})" if e["revoked_at"] else f"{e['reviewer']} (since {when(e['at'])})"
+            for e in links))
     return lines
 
 
