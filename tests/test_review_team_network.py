@@ -371,3 +371,13 @@ def test_listening_on_the_network_warns_in_one_line(tmp_path):
     assert warning == [f"review: listening on {address}: anyone who can reach this address and holds a link can "
                        "review the messages; unencrypted: give --certificate and --key, or use an SSH tunnel "
                        "(docs/review.md)"]
+
+
+@pytest.mark.parametrize("token", ["", "x" * 5000, "' OR 1=1 --", "é\u00ff", "%00"])
+def test_an_odd_token_is_only_a_wrong_token(shared, token):
+    workspace, client, _ = shared
+    workspace.invite("ana")
+    refused = client("").get("/api/state", headers={"X-Triage-Token": token.encode("utf-8")})
+    assert refused.status_code == 403 and "your own link" in refused.json()["error"]
+    start = client(LEAD_TOKEN).get("/", params={"token": token}, follow_redirects=False)
+    assert start.status_code == 403 and start.json()["error"] == "refused: wrong token, or a revoked link"
