@@ -381,3 +381,16 @@ def test_an_odd_token_is_only_a_wrong_token(shared, token):
     assert refused.status_code == 403 and "your own link" in refused.json()["error"]
     start = client(LEAD_TOKEN).get("/", params={"token": token}, follow_redirects=False)
     assert start.status_code == 403 and start.json()["error"] == "refused: wrong token, or a revoked link"
+
+
+def test_the_python_api_invites_and_revokes_as_the_command_does(tmp_path):
+    import triage
+
+    classified = write_corpus(tmp_path / "team.csv")
+    path = tmp_path / "team.review.sqlite"
+    open_synced(classified, path, audit=0)[0].close()
+    (line,) = triage.review(classified, workspace=path, invite="ana", host="127.0.0.2", port=8765)
+    assert line.startswith("invite: ana: http://127.0.0.2:8765/?token=")
+    assert triage.review(classified, workspace=path, revoke=["ana"]) == ["revoked: ana's link no longer opens the page"]
+    with Workspace.open(path) as workspace:
+        assert workspace.invited(line.rsplit("=", 1)[1]) is None

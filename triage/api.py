@@ -379,17 +379,26 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
            reviewer: str | None = None, audit: int = 200, seed: int = 0,
            lexicon_dir: str | os.PathLike | None = None, report: bool = False, learnt: bool = False,
            unlearn: int | None = None, consistency: bool = False, import_queue=None,
-           double: float | None = None, lead: bool = False, allow_release_of_hidden: bool = False):
+           double: float | None = None, lead: bool = False, allow_release_of_hidden: bool = False,
+           host: str = "127.0.0.1", certificate: str | os.PathLike | None = None,
+           key: str | os.PathLike | None = None, invite: str | Sequence[str] | None = None,
+           revoke: str | Sequence[str] | None = None):
     """Review the queue in the browser (`triage review`): serves the page until interrupted
     (in a notebook: the stop button). With `report`, `learnt` or `unlearn`, returns the lines
     the command prints instead. `classified`: a classified file, or a DataFrame from
     `classify` with its `workspace`. `consistency`: the consistency cases' lines;
     `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s (an NTA
     over contact details the machines hid only with `allow_release_of_hidden`).
-    Several reviewers each serve the same workspace with their `reviewer` name; `double` marks a
-    share for double review, `lead` resolves disagreements."""
-    from triage.review_workspace import review_lines, serve_review
+    A team shares the lead's server: `host` an address of this computer colleagues reach
+    (`certificate` and `key` for TLS), `invite` a name or names whose personal links to return
+    (as lines, with `host` and `port`), `revoke` names whose links to refuse; `double` marks a
+    share for double review, `lead` lets the printed address resolve disagreements."""
+    from triage.review_workspace import invite_lines, review_lines, serve_review
 
+    if invite or revoke:
+        names = [[n] if isinstance(n, str) else list(n) for n in (invite or (), revoke or ())]
+        return invite_lines(_records(_classified(classified)), workspace, invite=names[0], revoke=names[1],
+                            host=host, port=port, certificate=certificate, key=key)
     if import_queue is not None:
         given = import_queue if isinstance(import_queue, (str, os.PathLike)) else _records(
             _classified(import_queue, what="queue"))
@@ -406,7 +415,7 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
                             report=report, learnt=learnt, unlearn=unlearn)
     return serve_review(_records(_classified(classified)), workspace, port=port, no_browser=no_browser, reviewer=reviewer,
                         audit=audit, seed=seed, lexicon_dir=lexicon_dir, announce=print, say=print, double=double,
-                        lead=lead)
+                        lead=lead, host=host, certificate=certificate, key=key)
 
 
 def release(classified, *, workspace: str | os.PathLike | None = None, style: str = "tags", seed: int = 0,
