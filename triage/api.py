@@ -223,14 +223,14 @@ def _kept_names(workspace):
 
 
 def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: bool = False, seed: int = 0,
-          text_column: str = "text", label_column: str = "label") -> Model:
+          text_column: str = "text", label_column: str = "label", keep_scorer: bool = False) -> Model:
     """A model from labelled messages (`triage train`): the message model, the word scorer (learnt
-    from a `spans` column of gold spans, as JSON text or lists, or else the embedded model's, kept)
-    and the budget calibration on these messages.
+    from a `spans` column of gold spans, as JSON text or lists, or else, or with `keep_scorer`, the
+    embedded model's, kept) and the budget calibration on these messages.
     Save it with `model.save(path)`; classify with it as `triage.classify(data, model=model)`."""
     source = frames.source(data, what="training")
     summary = _jobs.run_train(source.records, None, kind=kind, feature_set=feature_set, normalise=normalise,
-                             seed=seed, read=_read(text_column, None, label_column))
+                             seed=seed, read=_read(text_column, None, label_column), keep_scorer=keep_scorer)
     return summary.model
 
 

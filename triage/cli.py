@@ -271,11 +271,14 @@ def train(
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
     force: Force = False,
+    keep_scorer: Annotated[bool, typer.Option(
+        "--keep-scorer", help="Keep the embedded model's word scorer even when the file has gold spans "
+        "(advised with fewer than about 5,000 messages of spans).")] = False,
 ) -> None:
     """Train the message model: features -> undersampling 1:1 -> bagged decision trees.
 
-    With gold spans, also the word scorer; from labels alone, the embedded model's word scorer is
-    kept. Either way the expert budget is calibrated on the training messages."""
+    With gold spans, also the word scorer; from labels alone (or with --keep-scorer), the embedded
+    model's word scorer is kept. Either way the expert budget is calibrated on the training messages."""
     from triage.jobs import run_train
 
     _check_feature_set(feature_set)
@@ -283,6 +286,7 @@ def train(
         summary = run_train(
             input, output, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed, force=force,
             read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
+            keep_scorer=keep_scorer,
         )
     for line in summary.lines():
         typer.echo(line)

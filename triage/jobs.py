@@ -543,9 +543,11 @@ def run_train(
     seed: int = 0,
     read: ReadOptions | None = None,
     force: bool = False,
+    keep_scorer: bool = False,
 ) -> TrainSummary:
     """A model file from a labelled file: the message model, and the word scorer with the
-    budget calibration when the file has gold spans (triage.training). With no `output`, the
+    budget calibration when the file has gold spans (triage.training), unless `keep_scorer`:
+    then the embedded model's word scorer is kept, as from labels alone. With no `output`, the
     model is kept in the summary (the Python API)."""
     from triage import training
 
@@ -555,8 +557,8 @@ def run_train(
         outputs.check_output(output, force=force, inputs=[input_path])
     gold, has_spans = labelled_gold(input_path, read or ReadOptions())
     counts = model.check_training_labels([m.label for m in gold])
-    fitted, extras = training.train(gold, has_spans, kind=kind, feature_set=feature_set, normalise=normalise,
-                                    seed=seed)
+    fitted, extras = training.train(gold, has_spans and not keep_scorer, kind=kind, feature_set=feature_set,
+                                    normalise=normalise, seed=seed)
     data, metadata = model.model_bytes(fitted, training_size=len(gold), class_counts=counts, seed=seed, **extras)
     if output is None:
         return TrainSummary(None, metadata, model.Model(data))
