@@ -203,7 +203,7 @@ def classify(
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
-    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again; the names its reviewers hid or taught are hidden with their variants in the other messages, which are ranked again).")] = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again; the names its reviewers marked where the machines had not hidden them, or learnt as names, are hidden with their variants in the other messages, which are ranked again; `triage review --learnt` lists them).")] = None,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="Draw the summary bar chart (a PNG next to the output); --no-chart skips it and never loads matplotlib.")] = True,
     force: Force = False,
 ) -> None:

@@ -415,6 +415,9 @@ def workspace_names(workspace, known_names=None, say=None):
         return known, known
     with Workspace.open(path) as opened:
         taught = taught_names(opened.taught_names(), "the review workspace")
+        if taught is not None and say is not None:
+            say(f"taught names: the {taught.count:,} names the reviewers marked or learnt are hidden with their "
+                "variants in every message (`triage review --learnt` lists them, with the messages each reaches)")
         if known is None:
             known = opened.kept_known_names()
             if known is not None and say is not None:

@@ -141,8 +141,27 @@ def review_lines(classified, workspace=None, *, reviewer: str | None = None, lex
                 state = "" if e["active"] else f"  (undone by {e['undone_by']})"
                 what = f"name {e['tag']}" if e["kind"] == "name" else "ordinary word"
                 lines.append(f"#{e['id']}  {e['spelling']}  {what}  {e['scope']}  {e['reviewer']}  {e['at']}{state}")
+            lines.extend(taught_lines(opened.taught()))
         if report:
             lines.extend(report_lines(opened))
+    return lines
+
+
+def taught_lines(taught: list[dict]) -> list[str]:
+    """The names `classify --workspace` will hide in every message of the corpus, with what taught
+    them and in how many messages they stand: a preview of how far each spreads."""
+    if not taught:
+        return ["names taught to the next `triage classify --workspace`: none (a reviewer teaches a name by "
+                "hiding it where the machines did not, or by learning it as a name)"]
+    spread = sum(entry.get("messages", 0) for entry in taught)
+    lines = [f"names taught to the next `triage classify --workspace` ({len(taught):,}), hidden with their variants in "
+             f"every message that holds them (about {spread:,} messages):"]
+    for entry in taught:
+        how = ", ".join(filter(None, ["learnt as a name" if entry["learnt"] else "",
+                                       f"marked in {entry['marked']:,} message{'s' if entry['marked'] != 1 else ''}"
+                                       if entry["marked"] else ""]))
+        count = entry.get("messages", 0)
+        lines.append(f"  {entry['spelling']}  {entry['tag']}  in {count:,} message{'s' if count != 1 else ''}  ({how})")
     return lines
 
 

@@ -51,6 +51,7 @@ from starlette.staticfiles import StaticFiles
 
 from triage import outputs
 from triage.errors import BadOption, InputError
+from triage.queue import CONTACT_TAGS
 from triage.review_workspace.workspace import (
     DEFAULT_LEASE,
     TAGS,
@@ -388,6 +389,19 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     # the message's `version` as shown: anyone's action since is refused with 409 and `conflict`.
     async def decision(request: Request):
         data = await _json_body(request)
+        # NTA releases what the machines hid: contact details found by their form (a phone number, an
+        # address) only when the request says it releases them (the page asks the reviewer first).
+        if str(data.get("label", "")).upper() == "NTA" and data.get("release_contact") is not True:
+            try:
+                proposal = workspace.item(request.path_params["id"]).proposal
+            except KeyError:
+                proposal = []
+            contact = [span for span in proposal if span[2] in CONTACT_TAGS]
+            if contact:
+                kinds = ", ".join(sorted({span[2] for span in contact}))
+                return _error(f"NTA would make {len(contact)} contact detail{'s' if len(contact) > 1 else ''} the "
+                              f"machines hid readable ({kinds}): send release_contact: true to release "
+                              f"{'them' if len(contact) > 1 else 'it'}, or decide TA", 409, contact=contact)
         try:
             decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
                                        spans=data.get("spans", []), reviewer=settings.reviewer,

@@ -100,7 +100,20 @@ _TEAM = (
     # What the machines hid in an audit message when a reviewer first decided it (on that text): its
     # leak stays a leak when a later classification hides what the reviewer hid.
     "CREATE TABLE IF NOT EXISTS audit_grounds (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, machine TEXT NOT NULL)",
+    # The first names, surnames and nicknames a reviewer marked in a message (hidden in the decision where
+    # the machines hid nothing at that place): what `classify --workspace` teaches, never the machines'
+    # own proposal a reviewer accepted (one stray hide would spread to every message).
+    "CREATE TABLE IF NOT EXISTS marked (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, spans TEXT NOT NULL)",
 )
+#: The tags of what a reviewer marks as a name, taught to the next classification.
+PERSON_TAGS = ("PRE", "NOM", "SUR")
+
+
+def marked_names(spans: list, machine: list) -> list:
+    """The first names, surnames and nicknames of a decision's `spans` that the machines did not hide at
+    the same place (`machine`): what the reviewer marked."""
+    proposed = {(start, end) for start, end, *_ in machine}
+    return [[start, end, tag] for start, end, tag in spans if tag in PERSON_TAGS and (start, end) not in proposed]
 #: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
 DEFAULT_LEASE = 300.0
 #: The share of the queue and of the audit sample `--double` marks for two reviewers, by default.
@@ -440,6 +453,18 @@ def _iso(seconds: float) -> str:
 
 def _covered(spans: list, start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e, _ in spans)
+
+
+_WORDS = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+
+
+def _word_messages(texts: Iterable[str]) -> dict[str, int]:
+    """How many of `texts` hold each word (casefolded), once per message."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in set(_WORDS.findall(text.casefold())):
+            counts[word] = counts.get(word, 0) + 1
+    return counts
 
 
 def apply_learnt(text: str, spans: list, names: list[tuple[str, str]], words: set[str]) -> list:
@@ -988,13 +1013,28 @@ class Workspace:
         """The tables of several reviewers (leases, double review), made when missing. A read-only
         workspace of an older format gets empty temporary ones: it still reads, and writes nothing."""
         try:
+            had_marks = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'marked'").fetchone() is not None
             for statement in _TEAM:
                 self._db.execute(statement)
+            if not had_marks:
+                self._backfill_marks()
         except WorkspaceReadOnly:
             present = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for statement in _TEAM:
                 if statement.startswith("CREATE TABLE") and statement.split()[5] not in present:
                     self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS"))
+
+    def _backfill_marks(self) -> None:
+        """The names the reviewers marked in the decisions of a workspace made before marks were kept:
+        what each decision hides as a name where the machines' current proposal does not."""
+        rows = self._db.execute(
+            "SELECT d.id, d.text_hash, d.spans, m.hidden FROM decisions d JOIN messages m USING (id) "
+            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash AND d.spans IS NOT NULL").fetchall()
+        marks = [(row["id"], row["text_hash"], json.dumps(found)) for row in rows
+                 if (found := marked_names(json.loads(row["spans"]), json.loads(row["hidden"])))]
+        if marks:
+            with self._transaction():
+                self._db.executemany("INSERT OR REPLACE INTO marked VALUES (?,?,?)", marks)
 
     def claim(self, reviewer: str, *, after_rank: int | None = None, seconds: float = DEFAULT_LEASE) -> Item | None:
         """The next item for `reviewer` (as next_pending), leased to them for `seconds`: no other
@@ -1143,6 +1183,13 @@ class Workspace:
                 " reviewer = excluded.reviewer, at = excluded.at",
                 (message_id, digest, status, label, spans, by or reviewer, at),
             )
+        if store:  # the names the reviewer marked, against what the machines hid in the message
+            machine = self._db.execute("SELECT hidden FROM messages WHERE id = ?", (message_id,)).fetchone()
+            found = marked_names(json.loads(spans), json.loads(machine["hidden"])) if spans and machine else []
+            if found:
+                self._db.execute("INSERT OR REPLACE INTO marked VALUES (?,?,?)", (message_id, digest, json.dumps(found)))
+            else:
+                self._db.execute("DELETE FROM marked WHERE id = ?", (message_id,))
         self._db.execute(
             "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, label_before, spans_before,"
             " status_after, label_after, spans_after) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -1493,20 +1540,38 @@ class Workspace:
 
     def taught_names(self) -> list[tuple[str, str]]:
         """(name, tag) of what the reviewers of this corpus have taught: the spellings learnt as
-        names for the corpus, and the words hidden as a first name, surname or nickname in the
-        decided messages (whose text has not changed since). classify --workspace hides them
-        and their variants in the other messages."""
+        names for the corpus, and the first names, surnames and nicknames a reviewer marked in a
+        decided message (hidden where the machines hid nothing; the text unchanged since), never
+        what the machines proposed and a reviewer accepted. classify --workspace hides them and
+        their variants in the other messages."""
         names, _ = self._learnt_sets()
-        taught = [(spelling, tag) for spelling, tag in names]
+        return [(spelling, tag) for spelling, tag in names] + [(text, tag) for text, tag, _ in self._marks()]
+
+    def _marks(self) -> list[tuple[str, str, str]]:
+        """(spelling as written, tag, message id) of each name a reviewer marked in a decided message."""
         rows = self._db.execute(
-            "SELECT m.text, d.spans FROM decisions d JOIN messages m USING (id) "
-            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash AND d.spans IS NOT NULL")
-        for row in rows:
-            text = row["text"]
-            for start, end, tag in json.loads(row["spans"]):
-                if tag in ("PRE", "NOM", "SUR") and 0 <= start < end <= len(text):
-                    taught.append((text[start:end], tag))
-        return taught
+            "SELECT m.id, m.text, k.spans FROM marked k JOIN decisions d USING (id) JOIN messages m USING (id) "
+            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash AND k.text_hash = m.text_hash ORDER BY m.position")
+        return [(row["text"][start:end], tag, row["id"]) for row in rows
+                for start, end, tag in json.loads(row["spans"]) if 0 <= start < end <= len(row["text"])]
+
+    def taught(self) -> list[dict]:
+        """The names taught to the next classification, one per spelling (casefolded) and tag: how
+        it was taught (learnt as a name, or marked by a reviewer in how many messages) and in how many
+        messages of the corpus the spelling stands as a word, where it will be hidden."""
+        names, _ = self._learnt_sets()
+        found: dict[tuple[str, str], dict] = {}
+        for spelling, tag in names:
+            found.setdefault((spelling.casefold(), tag), {"spelling": spelling, "tag": tag, "learnt": True, "marked": 0})
+        for spelling, tag, _ in self._marks():
+            entry = found.setdefault((spelling.casefold(), tag),
+                                     {"spelling": spelling, "tag": tag, "learnt": False, "marked": 0})
+            entry["marked"] += 1
+        if found:
+            counts = _word_messages(row[0] for row in self._db.execute("SELECT text FROM messages"))
+            for (key, _), entry in found.items():
+                entry["messages"] = counts.get(key, 0)
+        return sorted(found.values(), key=lambda e: (-e.get("messages", 0), e["spelling"].casefold(), e["tag"]))
 
     def _learnt_sets(self) -> tuple[list[tuple[str, str]], set[str]]:
         if self._learnt_cache is None:
