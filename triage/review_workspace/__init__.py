@@ -199,7 +199,7 @@ def decide_consistency_lines(classified, workspace=None, *, decision: str, spell
         if decision == "readable" and case["kind"] == "mixed" and case["mentions"]:
             n, m = len(case["mentions"]), case["hidden"]
             tags = ", ".join(f"{t} {k:,}" for t, k in sorted(case["tags"].items()))
-            lines.append(f"'{key}' shown everywhere: {n:,} hidden item{'s' if n != 1 else ''} become readable in "
+            lines.append(f"'{key}' shown everywhere: {n:,} hidden item{'s become' if n != 1 else ' becomes'} readable in "
                          f"{m:,} message{'s' if m != 1 else ''} ({tags})")
             if not yes:
                 raise NotConfirmed("nothing was decided: add --yes to show it everywhere", lines)

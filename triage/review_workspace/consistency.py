@@ -338,7 +338,7 @@ def preview_lines(preview: dict) -> list[str]:
         out[0] += f" ({preview['items']:,} readable mention{'s' if preview['items'] != 1 else ''} hidden)"
     else:
         tags = ", ".join(f"{t} {k:,}" for t, k in preview["readable_tags"].items())
-        out.append(f"{preview['readable']:,} hidden item{'s' if preview['readable'] != 1 else ''} become readable in "
+        out.append(f"{preview['readable']:,} hidden item{'s become' if preview['readable'] != 1 else ' becomes'} readable in "
                    f"{preview['readable_messages']:,} message{'s' if preview['readable_messages'] != 1 else ''}"
                    + (f" ({tags})" if tags else ""))
         if preview["redrawn"]:

@@ -77,13 +77,18 @@ function say(text, error = false) {
   status.classList.toggle("error", error);
 }
 
+// A message with the spelling marked, cut to CONTEXT characters either side of it (whole on hover).
+const CONTEXT = 70;
 function example(item) {
   const points = Array.from(item.text);
-  return el("li", {},
-    points.slice(0, item.start).join(""),
+  const from = Math.max(0, item.start - CONTEXT), to = Math.min(points.length, item.end + CONTEXT);
+  const node = el("li", { "data-message-id": item.id },
+    (from > 0 ? "…" : "") + points.slice(from, item.start).join(""),
     el("mark", { class: item.hidden ? "hidden" : "readable", title: tr(item.hidden ? "hidden" : "readable"),
                  text: points.slice(item.start, item.end).join("") }),
-    points.slice(item.end).join(""));
+    points.slice(item.end, to).join("") + (to < points.length ? "…" : ""));
+  if (from > 0 || to < points.length) node.title = item.text;
+  return node;
 }
 
 function describe(c) {

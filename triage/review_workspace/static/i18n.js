@@ -105,7 +105,7 @@ const TRANSLATIONS = {
     "Status": "Statut", "to decide": "à décider", "Kind": "Sorte", "any kind": "toute sorte", "Tag": "Étiquette",
     "hidden here, readable there": "masqué ici, lisible là", "surrogate equal to a readable form": "substitut égal à une forme lisible",
     "two tags": "deux étiquettes", "The same decision for every case shown:": "La même décision pour tous les cas affichés :",
-    "Hide all shown everywhere…": "Masquer partout tous ceux affichés…", "Show all shown everywhere…": "Montrer partout tous ceux affichés…",
+    "Hide all everywhere…": "Tout masquer partout…", "Show all everywhere…": "Tout montrer partout…",
     "Yes": "Oui", "confirms": "confirme", "cancels": "annule", "hidden": "masqué", "readable": "lisible",
     "Hide everywhere": "Masquer partout", "Show everywhere": "Montrer partout", "Homonyms: leave each as it is": "Homonymes : laisser chacun tel quel",
     "One entity (one tag)": "Une seule entité (une étiquette)", "Different entities": "Entités différentes",
