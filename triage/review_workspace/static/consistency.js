@@ -385,7 +385,8 @@ function start() {
   });
   $("confirm-yes").addEventListener("click", () => { $("confirm").close(); const go = S.pending; S.pending = null; if (go) go(); });
   $("confirm-no").addEventListener("click", () => { $("confirm").close(); S.pending = null; });
-  $("confirm").addEventListener("close", () => { S.pending = null; setFocus(S.focus, false); });
+  $("confirm").addEventListener("cancel", () => { S.pending = null; }); // Esc: nothing is decided
+  $("confirm").addEventListener("close", () => setFocus(S.focus)); // the keys go on from the case
   $("help-button").addEventListener("click", () => $("help").showModal());
   $("help-close").addEventListener("click", () => $("help").close());
   $("page-prev").addEventListener("click", () => turn(-1));
