@@ -394,3 +394,20 @@ def test_the_command_line_decides_every_case_found_after_a_preview(cli, tmp_path
     succeeded(cli("release", classified, "--workspace", ws, "-o", tmp_path / "corpus.csv"))
     texts = texts_of(tmp_path / "corpus.csv")
     assert "Zorbablix" in texts["h0"] and "Zorbeblix" not in texts["r6"]  # shown / hidden everywhere
+
+
+def test_the_cases_follow_every_change_of_the_messages_whoever_writes(cli, tmp_path):
+    _, ws = many(cli, tmp_path)
+    with Workspace.open(ws) as opened, client_of(opened, tmp_path) as client:
+        assert client.get("/api/consistency/cases").json()["total"] == 30
+        with Workspace.open(ws) as other:  # another reviewer's server hides the readable Zorbablix
+            other.decide("r0", label="TA", spans=[[9, 18, "PRE"]], reviewer="bob", version=other.item("r0").version)
+        keys = {c["key"] for c in opened.consistency()}
+        assert len(keys) == 29 and "zorbablix" not in keys
+        opened.decide("r1", label="TA", spans=[[9, 18, "PRE"]], reviewer="ana", version=opened.item("r1").version)
+        assert client.get("/api/consistency/cases").json()["total"] == 28  # this server's own decision too
+        page = client.get("/api/consistency/cases").json()["items"]
+        client.post("/api/consistency", json={"kind": "mixed", "key": page[0]["key"], "decision": "hide",
+                                              "version": page[0]["version"]})
+        opened.decide("h2", label="NTA", spans=[], reviewer="ana", version=opened.item("h2").version)
+        assert client.get("/api/consistency/cases").json()["total"] == 27  # a decision after a case's decision

@@ -160,9 +160,19 @@ def rank_key(case: dict) -> tuple:
     return (case["decision"] is not None, -case["risk"], -case["readable"], -case["hidden"], case["kind"], case["key"])
 
 
-def gather(rows, surrogates: dict | None = None, *, only: Iterable[str] | None = None) -> tuple:
+class Mentions:
+    """What `gather` finds: `hidden_at` (key -> [(row, start, end, tag)]), `readable_at` (key ->
+    [(row, start, end)]) and the surrogates looked for; `parts` keeps each case's part that depends
+    on them alone (built once, whatever the decisions)."""
+
+    def __init__(self, hidden_at: dict, readable_at: dict, surrogates: dict):
+        self.hidden_at, self.readable_at, self.surrogates = hidden_at, readable_at, surrogates
+        self.parts: dict = {}
+
+
+def gather(rows, surrogates: dict | None = None, *, only: Iterable[str] | None = None) -> Mentions:
     """The mentions the cases are made of (the costly part of `find_cases`, which depends on the
-    released rows and the surrogates only, never on the decisions): (hidden_at, readable_at, surrogates)."""
+    released rows and the surrogates only, never on the decisions)."""
     only = None if only is None else set(only)
     rows = [row for row in rows if row.route != "undecided"]
     hidden_at: dict[str, list] = defaultdict(list)  # key -> (row, start, end, tag)
@@ -178,7 +188,7 @@ def gather(rows, surrogates: dict | None = None, *, only: Iterable[str] | None =
     for row in rows:  # only the words hidden somewhere, or a surrogate, are kept: memory stays small
         for start, end, key in _words(row.text, row.spans, wanted):
             readable_at[key].append((row, start, end))
-    return hidden_at, readable_at, surrogates
+    return Mentions(hidden_at, readable_at, surrogates)
 
 
 def find_cases(rows, surrogates: dict | None = None, decisions: dict | None = None, *,
@@ -196,37 +206,48 @@ def find_cases(rows, surrogates: dict | None = None, decisions: dict | None = No
     return build(gather(rows, surrogates, only=only), decisions)
 
 
-def build(gathered: tuple, decisions: dict | None = None, *, only: Iterable[str] | None = None) -> list[dict]:
+def _part(kind: str, key: str, tags: Counter, hidden: list, readable: list, surrogate) -> dict:
+    """A case's part that depends on its mentions alone: counts, examples, mentions, and the digest of
+    its mentions its version is made from."""
+    mentions = sorted([r.id, s, e] for r, s, e, _ in hidden)
+    state = [mentions, sorted([r.id, s, e] for r, s, e in readable)]
+    hidden_ids = {r.id for r, *_ in hidden}
+    readable_ids = {r.id for r, *_ in readable}
+    unreviewed = len({r.id for r, *_ in readable if r.route == "machine"})
+    examples = [_example(r, s, e, True) for r, s, e, _ in _distinct(hidden, EXAMPLES)]
+    examples += [_example(r, s, e, False) for r, s, e in _distinct(readable, EXAMPLES)]
+    return {"kind": kind, "key": key, "tags": dict(tags), "surrogate": surrogate,
+            "hidden": len(hidden_ids), "readable": len(readable_ids), "unreviewed": unreviewed,
+            "risk": risk_of(len(hidden_ids), len(readable_ids), unreviewed) if kind == "mixed" else 0.0,
+            "examples": examples, "mentions": mentions, "_readable": sorted(readable_ids),
+            "_readable_items": len(readable),
+            "_state": hashlib.sha256(json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()}
+
+
+def build(gathered: Mentions, decisions: dict | None = None, *, only: Iterable[str] | None = None) -> list[dict]:
     """The cases of `gather`'s mentions with the stored `decisions` (see `find_cases`)."""
-    hidden_at, readable_at, surrogates = gathered
+    hidden_at, readable_at, surrogates = gathered.hidden_at, gathered.readable_at, gathered.surrogates
     decisions = decisions or {}
     only = None if only is None else set(only)
     cases = []
 
     def case(kind: str, key: str, tags: Counter, hidden: list, readable: list, surrogate=None) -> dict:
+        name = (kind, key, surrogate["entity"] if surrogate else None)
+        part = gathered.parts.get(name)
+        if part is None:
+            part = gathered.parts[name] = _part(kind, key, tags, hidden, readable, surrogate)
         stored = decisions.get((kind, key)) or {}
-        examples = [_example(r, s, e, True) for r, s, e, _ in _distinct(hidden, EXAMPLES)]
-        examples += [_example(r, s, e, False) for r, s, e in _distinct(readable, EXAMPLES)]
-        mentions = sorted([r.id, s, e] for r, s, e, _ in hidden)
-        state = [stored.get("seq", 0), mentions, sorted([r.id, s, e] for r, s, e in readable)]
-        version = hashlib.sha256(json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+        version = hashlib.sha256(f"{stored.get('seq', 0)}:{part['_state']}".encode()).hexdigest()
         decision, outdated = stored.get("decision"), None
         grounds = stored.get("grounds")
         if decision == "readable" and kind == "mixed" and grounds is not None:
-            since = [m for m in mentions if m not in grounds]
+            kept = {tuple(m) for m in grounds}
+            since = [m for m in part["mentions"] if tuple(m) not in kept]
             if since:  # a reviewer hid a mention after it was decided readable: decided again
                 outdated = {"decision": decision, "reviewer": stored.get("reviewer"), "hidden_since": len(since)}
                 decision = None
-        hidden_ids = {r.id for r, *_ in hidden}
-        readable_ids = {r.id for r, *_ in readable}
-        unreviewed = len({r.id for r, *_ in readable if r.route == "machine"})
-        return {"kind": kind, "key": key, "tags": dict(tags), "surrogate": surrogate,
-                "hidden": len(hidden_ids), "readable": len(readable_ids), "unreviewed": unreviewed,
-                "risk": risk_of(len(hidden_ids), len(readable_ids), unreviewed) if kind == "mixed" else 0.0,
-                "examples": examples, "decision": decision, "reviewer": stored.get("reviewer") if decision else None,
-                "choices": list(CHOICES[kind]), "version": version[:16], "mentions": mentions,
-                "grounds": grounds, "outdated": outdated,
-                "_readable": sorted(readable_ids), "_readable_items": len(readable)}
+        return {**part, "decision": decision, "reviewer": stored.get("reviewer") if decision else None,
+                "choices": list(CHOICES[kind]), "version": version[:16], "grounds": grounds, "outdated": outdated}
 
     for key, hidden in hidden_at.items():
         if only is not None and key not in only:

@@ -2140,6 +2140,7 @@ class Workspace:
             raise BadOption("version must be the case's version, as sent with it")
         reviewer = _reviewer(reviewer)
         at = _now()
+        before_stamp = self._stamp()
         with self._transaction():
             self._consistency_table()
             stored = self.consistency_decisions()
@@ -2158,6 +2159,7 @@ class Workspace:
                                {"kind": "consistency", "case": _public_case(current)})
             self._store_consistency(current or {"kind": kind, "key": key, "mentions": []}, decision, reviewer, at,
                                     before)
+        self._consistency_written(before_stamp)
         return {"kind": kind, "key": key, "decision": decision, "reviewer": reviewer, "at": at}
 
     def consistency_case(self, kind: str, key: str) -> dict | None:
@@ -2166,27 +2168,44 @@ class Workspace:
         found = [c for c in self._cases(self.consistency_decisions(), only={key}) if c["kind"] == kind]
         return _public_case(found[0]) if found else None
 
+    def _stamp(self) -> tuple[int, int]:
+        """Changes at once when anyone writes to the workspace: another connection's commit moves
+        SQLite's data_version, this connection's own writes its total_changes."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes
+
     def _cases(self, decisions: dict, *, only=None) -> list[dict]:
         """The consistency cases with this module's own keys (see consistency.find_cases). The mentions
         (the costly part) are kept between calls while the released rows and the surrogates are the
-        same; the decisions are read anew each time."""
+        same (checked by a digest of them whenever anything was written since); the decisions are read
+        anew each time."""
         from triage.review_workspace.consistency import build, gather
 
+        cached = getattr(self, "_mentions_cache", None)  # (stamp, digest of the rows, mentions)
+        stamp = self._stamp()
+        if cached is not None and cached[0] == stamp:
+            return build(cached[2], decisions, only=only)
         rows = list(self.final())
         surrogates = self.surrogate_map()
         digest = hashlib.sha256()
         for row in rows:
             digest.update(repr((row.id, row.text, row.spans, row.route)).encode("utf-8", "surrogatepass"))
         digest.update(repr(sorted(surrogates.items())).encode("utf-8", "surrogatepass"))
-        stamp = digest.hexdigest()
-        cached = getattr(self, "_mentions_cache", None)
-        if cached is not None and cached[0] == stamp:
-            return build(cached[1], decisions, only=only)
+        fingerprint = digest.hexdigest()
+        if cached is not None and cached[1] == fingerprint:
+            self._mentions_cache = (stamp, fingerprint, cached[2])
+            return build(cached[2], decisions, only=only)
         if only is not None:  # one case: its own mentions only, the cache left as it is
             return build(gather(rows, surrogates, only=only), decisions)
         gathered = gather(rows, surrogates)
-        self._mentions_cache = (stamp, gathered)
+        self._mentions_cache = (stamp, fingerprint, gathered)
         return build(gathered, decisions)
+
+    def _consistency_written(self, before: tuple[int, int]) -> None:
+        """After this connection stored consistency decisions only (which change no released row):
+        the mentions kept before stay good."""
+        cached = getattr(self, "_mentions_cache", None)
+        if cached is not None and cached[0] == before:
+            self._mentions_cache = (self._stamp(), cached[1], cached[2])
 
     def consistency(self) -> list[dict]:
         """The consistency cases of what a release would publish (triage.review_workspace.consistency),
@@ -2194,7 +2213,7 @@ class Workspace:
         return [_public_case(c) for c in self._all_cases()]
 
     def _all_cases(self) -> list[dict]:
-        stamp = (self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes)
+        stamp = self._stamp()
         cached = getattr(self, "_cases_cache", None)
         if cached is not None and cached[0] == stamp:
             return cached[1]
@@ -2253,6 +2272,7 @@ class Workspace:
             raise BadOption("digest must be the preview's digest, as sent with it")
         reviewer = _reviewer(reviewer)
         at = _now()
+        before_stamp = self._stamp()
         with self._transaction():
             self._consistency_table()
             stored = self.consistency_decisions()
@@ -2271,6 +2291,7 @@ class Workspace:
             done = [c for c in chosen if decision in c["choices"] and c["decision"] != decision]
             for case in done:
                 self._store_consistency(case, decision, reviewer, at, stored.get((case["kind"], case["key"])))
+        self._consistency_written(before_stamp)
         return {"decision": decision, "decided": len(done), "unchanged": preview["unchanged"],
                 "other": preview["other"], "messages": preview["messages"], "readable": preview["readable"],
                 "reviewer": reviewer, "at": at}
