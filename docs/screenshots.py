@@ -81,7 +81,7 @@ def shoot(driver, server: Server, view: str, width: int, scheme: str, out: Path)
                            {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
     if view == "consistency":
         driver.get(server.root + "consistency")
-        WebDriverWait(driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready=true]"))
         time.sleep(0.5)
     else:
         driver.get(server.address)

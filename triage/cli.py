@@ -572,18 +572,13 @@ def review(
                                        allow_release_of_hidden=allow_release_of_hidden):
             typer.echo(line)
         return
-    _check_consistency_options(consistency, decide_consistency, spelling, consistency_all, yes,
-                               (case_search, case_tag, case_status, case_kind))
+    review_module.check_consistency_options(consistency, decide_consistency, spelling, consistency_all, yes,
+                                            (case_search, case_tag, case_status, case_kind))
     if decide_consistency is not None or consistency_all is not None:
         try:
-            if decide_consistency is not None:
-                lines = review_module.decide_consistency_lines(
-                    classified, workspace, decision=decide_consistency, spelling=spelling or "", kind=case_kind,
-                    reviewer=reviewer, yes=yes)
-            else:
-                lines = review_module.consistency_bulk_lines(
-                    classified, workspace, decision=consistency_all, q=case_search, tag=case_tag,
-                    status=case_status or "undecided", kind=case_kind, reviewer=reviewer, yes=yes)
+            lines = review_module.consistency_decision_lines(
+                classified, workspace, decide=decide_consistency, spelling=spelling, bulk=consistency_all,
+                q=case_search, tag=case_tag, status=case_status, kind=case_kind, reviewer=reviewer, yes=yes)
         except review_module.NotConfirmed as refused:
             for line in refused.lines:
                 typer.echo(line)
@@ -610,25 +605,6 @@ def review(
     review_module.serve_review(classified, workspace, port=port, no_browser=no_browser, reviewer=reviewer, audit=audit,
                                seed=seed, lexicon_dir=lexicon_dir, announce=announce,
                                say=lambda line: typer.echo(line, err=True), double=double, lead=lead)
-
-
-def _check_consistency_options(listing: bool, decide: str | None, spelling: str | None, bulk: str | None,
-                               yes: bool, filters: tuple) -> None:
-    """The consistency options of `review` that go together, or a one-line error."""
-    from triage.errors import BadOption
-
-    if decide is not None and bulk is not None:
-        raise BadOption("--decide-consistency decides one case and --consistency-all many: give one of them")
-    if decide is not None and not spelling:
-        raise BadOption("--decide-consistency needs --spelling WORD (the case's spelling, see --consistency)")
-    if spelling is not None and decide is None:
-        raise BadOption("--spelling goes with --decide-consistency")
-    if yes and decide is None and bulk is None:
-        raise BadOption("--yes confirms --consistency-all or --decide-consistency; give one of them")
-    if decide is not None and any(f is not None for f in filters[:3]):
-        raise BadOption("--case-search, --case-tag and --case-status go with --consistency or --consistency-all")
-    if any(f is not None for f in filters) and not (listing or decide is not None or bulk is not None):
-        raise BadOption("the --case-* filters go with --consistency or --consistency-all")
 
 
 @app.command()

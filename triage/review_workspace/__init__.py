@@ -235,6 +235,36 @@ def consistency_bulk_lines(classified, workspace=None, *, decision: str, q: str 
     return lines + [f"decided: {done['decided']:,} case{'s' if done['decided'] != 1 else ''} {decision} by {done['reviewer']}"]
 
 
+def check_consistency_options(listing: bool, decide: str | None, spelling: str | None, bulk: str | None,
+                               yes: bool, filters: tuple) -> None:
+    """The consistency options of `review` that go together, or a one-line error (`filters`: search,
+    tag, status, kind)."""
+    if decide is not None and bulk is not None:
+        raise BadOption("--decide-consistency decides one case and --consistency-all many: give one of them")
+    if decide is not None and not spelling:
+        raise BadOption("--decide-consistency needs --spelling WORD (the case's spelling, see --consistency)")
+    if spelling is not None and decide is None:
+        raise BadOption("--spelling goes with --decide-consistency")
+    if yes and decide is None and bulk is None:
+        raise BadOption("--yes confirms --consistency-all or --decide-consistency; give one of them")
+    if decide is not None and any(f is not None for f in filters[:3]):
+        raise BadOption("--case-search, --case-tag and --case-status go with --consistency or --consistency-all")
+    if any(f is not None for f in filters) and not (listing or decide is not None or bulk is not None):
+        raise BadOption("the --case-* filters go with --consistency or --consistency-all")
+
+
+def consistency_decision_lines(classified, workspace=None, *, decide: str | None, spelling: str | None,
+                               bulk: str | None, q: str | None = None, tag: str | None = None,
+                               status: str | None = None, kind: str | None = None, reviewer: str | None = None,
+                               yes: bool = False) -> list[str]:
+    """`--decide-consistency DECISION --spelling WORD` or `--consistency-all DECISION` with its filters."""
+    if decide is not None:
+        return decide_consistency_lines(classified, workspace, decision=decide, spelling=spelling or "", kind=kind,
+                                        reviewer=reviewer, yes=yes)
+    return consistency_bulk_lines(classified, workspace, decision=bulk, q=q, tag=tag, status=status or "undecided",
+                                  kind=kind, reviewer=reviewer, yes=yes)
+
+
 def unlearn_line(entry: dict) -> str:
     """What `--unlearn` did, and where."""
     line = f"undone: #{entry['id']} '{entry['spelling']}' ({entry['kind']}, {entry['scope']})"
