@@ -165,7 +165,7 @@ function render(data) {
   $("summary").textContent = summary;
   $("page-prev").disabled = data.offset <= 0;
   $("page-next").disabled = last >= data.total;
-  $("bulk-hide").disabled = $("bulk-show").disabled = !data.items.length;
+  $("bulk").hidden = !data.items.length;
   $("bulk").querySelector("span").textContent = plural("The same decision for the {n} case shown:",
     "The same decision for the {n} cases shown:", data.items.length);
   const tags = $("filter-tag"), chosen = tags.value;
