@@ -411,3 +411,18 @@ def test_the_cases_follow_every_change_of_the_messages_whoever_writes(cli, tmp_p
                                               "version": page[0]["version"]})
         opened.decide("h2", label="NTA", spans=[], reviewer="ana", version=opened.item("h2").version)
         assert client.get("/api/consistency/cases").json()["total"] == 27  # a decision after a case's decision
+
+
+def test_the_python_api_decides_cases_as_the_command_does(cli, tmp_path):
+    import triage
+    from triage.review_workspace import NotConfirmed
+
+    classified, ws = many(cli, tmp_path)
+    with pytest.raises(NotConfirmed) as refused:
+        triage.review(classified, workspace=ws, consistency_all="readable", case_search="zorbu")
+    assert refused.value.lines[1] == "6 hidden items become readable in 6 messages (PRE 6)"
+    lines = triage.review(classified, workspace=ws, consistency_all="readable", case_search="zorbu", yes=True,
+                          reviewer="bob")
+    assert lines[-1] == "decided: 6 cases readable by bob"
+    listed = triage.review(classified, workspace=ws, consistency=True, case_status="decided")
+    assert listed[0] == "consistency: 6 of 30 cases found by the filters"

@@ -105,8 +105,9 @@ _TEAM = (
 DEFAULT_LEASE = 300.0
 #: The share of the queue and of the audit sample `--double` marks for two reviewers, by default.
 DEFAULT_DOUBLE = 0.1
-#: The consistency cases one bulk decision decides at most (a page of the list is 25 to 100).
-CONSISTENCY_BULK = 1000
+#: The consistency cases one bulk decision names at most (a page of the list is 25 to 100; the command line's
+#: --consistency-all names every case its filters find).
+CONSISTENCY_BULK = 50_000
 DISPUTED = "disputed"
 #: A gap between two actions of a reviewer longer than this (seconds) is a pause: not reviewing time.
 PAUSE = 600.0
