@@ -36,7 +36,7 @@ const ACTIONS = {
 };
 const KEY_NAMES = { ArrowDown: "↓", ArrowUp: "↑" };
 
-const S = { offset: 0, data: null, focus: 0, pending: null };
+const S = { offset: 0, data: null, focus: 0, pending: null, ticket: 0 };
 const $ = (id) => document.getElementById(id);
 const number = (n) => Number(n).toLocaleString(LANG);
 
@@ -176,8 +176,10 @@ function render(data) {
 }
 
 async function load() {
+  const ticket = ++S.ticket; // typing in the search sends a request per pause: only the last one is shown
   try {
-    render(await api("GET", "/api/consistency/cases?" + query()));
+    const data = await api("GET", "/api/consistency/cases?" + query());
+    if (ticket === S.ticket) render(data);
   } catch (error) {
     say(error.message, true);
   }
