@@ -861,10 +861,3 @@ def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | Non
         return lines + review_module.report_lines(opened)[:2]
 
 
-def consistency_lines(classified, workspace=None) -> list[str]:
-    """`triage review CLASSIFIED --consistency`: the consistency cases, as lines."""
-    from triage import review_workspace as review_module
-    from triage.review_workspace.consistency import lines
-
-    with review_module.open_existing(classified, workspace) as opened:
-        return lines(opened.consistency())
