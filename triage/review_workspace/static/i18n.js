@@ -11,7 +11,12 @@ const TRANSLATIONS = {
     "Queue": "File", "Found": "Trouvés", "‹ prev": "‹ préc.", "next ›": "suiv. ›", "Search text or id…": "Chercher un texte ou un id…",
     "any status": "tout statut", "to look at": "à regarder", "pending": "en attente", "decided": "décidés", "skipped": "mis de côté",
     "changed": "modifiés", "disagreements": "désaccords", "stale": "modifié", "queue + audit": "file + audit", "queue": "file", "audit": "audit", "any tag": "toute étiquette",
-    "anyone": "tout relecteur", "list order": "ordre de la liste", "riskiest first": "les plus risqués d'abord",
+    "anyone": "tout relecteur", "any review": "toute relecture", "double review": "double relecture",
+    "waiting for a second reviewer": "attend un second relecteur", "decided by both": "décidés par les deux",
+    "in disagreement": "en désaccord", "Double review": "Double relecture", "Differences:": "Différences :", "none": "aucune",
+    "by {who} only": "par {who} seulement", "only {who} hides it so": "{who} seulement le masque ainsi",
+    "{who} hides this; {me} leaves it readable": "{who} masque ceci ; {me} le laisse lisible",
+    "list order": "ordre de la liste", "riskiest first": "les plus risqués d'abord",
     "input order": "ordre du fichier", "Decide all found…": "Décider tous les trouvés…", "Clear the filters": "Effacer les filtres",
     "hidden (released as its tag)": "masqué (publié sous son étiquette)", "show originals": "voir les originaux",
     "Accept": "Accepter", "Hide selection": "Masquer la sélection", "Skip": "Mettre de côté", "Undo": "Annuler",
@@ -146,7 +151,7 @@ function trReason(text) {
 }
 
 // Never translated: what comes from the messages and the workspace.
-const UNTRANSLATED = "#message, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent";
+const UNTRANSLATED = "#message, #dispute-list .message, .differences, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent";
 
 function translateNode(root) {
   if (LANG === "en") return;
