@@ -12,7 +12,7 @@ const TRANSLATIONS = {
     "any status": "tout statut", "to look at": "à regarder", "pending": "en attente", "decided": "décidés", "skipped": "mis de côté",
     "changed": "modifiés", "disagreements": "désaccords", "stale": "modifié", "queue + audit": "file + audit", "queue": "file", "audit": "audit", "any tag": "toute étiquette",
     "anyone": "tout relecteur", "any review": "toute relecture", "double review": "double relecture",
-    "waiting for a second reviewer": "attend un second relecteur", "decided by both": "décidés par les deux",
+    "awaiting 2nd reviewer": "2e relecteur attendu", "decided by both": "décidés par les deux",
     "in disagreement": "en désaccord", "Double review": "Double relecture", "Differences:": "Différences :", "none": "aucune",
     "by {who} only": "par {who} seulement", "only {who} hides it so": "{who} seulement le masque ainsi",
     "{who} hides this; {me} leaves it readable": "{who} masque ceci ; {me} le laisse lisible",
