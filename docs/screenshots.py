@@ -47,7 +47,9 @@ def prepare(folder: Path) -> tuple[Path, Path]:
             disputed += 1
         candidates = opened.candidates(limit=5)
         if candidates:
-            opened.learn(candidates[0]["spelling"], kind="word", scope="corpus", reviewer="ana", confirm=True)
+            spelling = candidates[0]["spelling"]
+            opened.learn(spelling, kind="word", scope="corpus", reviewer="ana", confirm=True,
+                         digest=opened.word_digest(spelling))
     return classified, workspace
 
 

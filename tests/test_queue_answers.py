@@ -46,6 +46,8 @@ def test_an_xlsx_answer_saved_by_a_spreadsheet_program_is_imported(cli, tmp_path
         ident = str(sheet.cell(number, 1).value)
         sheet.cell(number, decision).value = "TA"
         answered[ident] = "TA"
+        if ident == "3":  # a word the machines missed
+            sheet.cell(number, hide).value = "Decathlon"
     book.save(tmp_path / "answered.xlsx")
     result = cli("review", classified, "--workspace", ws, "--import-queue", tmp_path / "answered.xlsx",
                  "--reviewer", "Marie")
@@ -54,8 +56,11 @@ def test_an_xlsx_answer_saved_by_a_spreadsheet_program_is_imported(cli, tmp_path
     with Workspace.open(ws) as opened:
         for ident in answered:
             item = opened.item(ident)
-            # TA keeps hidden what the machines proposed, the words the xlsx listed
-            assert (item.label, item.reviewer, item.spans) == ("TA", "Marie", item.proposal)
+            # TA keeps hidden what the machines proposed, the words the xlsx listed, and the expert's words
+            missed = [[s, e] for s, e, _ in item.spans if item.text[s:e] == "Decathlon"]
+            assert (item.label, item.reviewer) == ("TA", "Marie")
+            assert [s for s in item.spans if [s[0], s[1]] not in missed] == item.proposal
+            assert len(missed) == (ident == "3")
 
 
 def test_a_jsonl_answer_is_imported_and_a_bad_decision_in_it_is_one_line(cli, tmp_path):

@@ -3,10 +3,10 @@ blind at their next message (in list order, riskiest first), not after the whole
 filter finds the messages marked for double review, waiting for their second reviewer, decided by
 both, or in disagreement; the lead sees the two decisions in the reviewers' name order."""
 
-import pytest
+from test_review_team import decide, item_of
+from test_review_team import team  # noqa: F401  (a fixture)
 
 from triage.review_workspace import Workspace
-from test_review_team import decide, item_of, team  # noqa: F401  (a fixture)
 
 
 def ranked_double(path, share):
