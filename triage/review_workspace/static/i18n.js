@@ -16,6 +16,11 @@ const TRANSLATIONS = {
     "in disagreement": "en désaccord", "Double review": "Double relecture", "Differences:": "Différences :", "none": "aucune",
     "by {who} only": "par {who} seulement", "only {who} hides it so": "{who} seulement le masque ainsi",
     "{who} hides this; {me} leaves it readable": "{who} masque ceci ; {me} le laisse lisible",
+    "The two decisions in the order of the reviewers' names, with the words each hid. What they differ on is marked:":
+      "Les deux décisions dans l'ordre des noms des relecteurs, avec les mots que chacun a masqués. Ce qui les distingue est marqué :",
+    "hidden by this reviewer only, or hidden otherwise (another tag, other boundaries);":
+      "masqué par ce relecteur seulement, ou masqué autrement (une autre étiquette, d'autres limites) ;",
+    "words": "mots", "left readable here, hidden by the other reviewer.": "laissés lisibles ici, masqués par l'autre relecteur.",
     "list order": "ordre de la liste", "riskiest first": "les plus risqués d'abord",
     "input order": "ordre du fichier", "Decide all found…": "Décider tous les trouvés…", "Clear the filters": "Effacer les filtres",
     "hidden (released as its tag)": "masqué (publié sous son étiquette)", "show originals": "voir les originaux",
