@@ -47,9 +47,8 @@ def prepare(folder: Path) -> tuple[Path, Path]:
             disputed += 1
         candidates = opened.candidates(limit=5)
         if candidates:
-            spelling = candidates[0]["spelling"]
-            opened.learn(spelling, kind="word", scope="corpus", reviewer="ana", confirm=True,
-                         digest=opened.word_digest(spelling))
+            opened.learn(candidates[0]["spelling"], kind="word", scope="corpus", reviewer="ana", confirm=True,
+                         digest=candidates[0]["digest"])
     return classified, workspace
 
 
@@ -83,7 +82,7 @@ def shoot(driver, server: Server, view: str, width: int, scheme: str, out: Path)
                            {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
     if view == "consistency":
         driver.get(server.root + "consistency")
-        WebDriverWait(driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready=true]"))
         time.sleep(0.5)
     else:
         driver.get(server.address)
@@ -94,6 +93,17 @@ def shoot(driver, server: Server, view: str, width: int, scheme: str, out: Path)
     path = out / f"{view}-{width}-{scheme}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+def decide_queue(workspace: Path) -> None:
+    """The machines' proposal accepted for every queued message still to decide, as a reviewer who went
+    through the queue would leave it before opening the consistency view (as the lead, whose page holds one)."""
+    from triage.review_workspace import Workspace
+
+    with Workspace.open(workspace) as opened:
+        for item in opened.items(limit=1000):
+            if item.kind == "queue" and item.status in ("pending", "skipped"):
+                opened.decide(item.id, label="TA" if item.proposal else "NTA", spans=item.proposal, reviewer="lea")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         driver = browser(Path(folder) / "chrome")
         try:
             for view in VIEWS:
+                if view == "consistency":  # as after the review: the consistency cases are of decided messages
+                    decide_queue(workspace)
                 for width in WIDTHS:
                     for scheme in SCHEMES:
                         print(shoot(driver, server, view, width, scheme, args.out))

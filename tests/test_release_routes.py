@@ -42,8 +42,9 @@ def _reversible(digests: set[str], names: list[str]) -> list[str]:
 
 @pytest.fixture
 def released_with_names(cli, tmp_path):
-    """A corpus classified with one known name, its queue decided by a reviewer who hid Bertrand,
-    classified again into the workspace (which then hides what the reviewer taught) and released."""
+    """A corpus classified with one known name, its queue decided by a reviewer who hid Bertrand and
+    learnt it as a name, classified again into the workspace (which then hides what the reviewer
+    taught) and released."""
     corpus, classified, ws = _corpus(tmp_path), tmp_path / "c.csv", tmp_path / "ws.sqlite"
     known = tmp_path / "participants.txt"
     known.write_text("Zorglubine\n", encoding="utf-8")
@@ -51,6 +52,7 @@ def released_with_names(cli, tmp_path):
                "--known-names", known).exit_code == 0
     with Workspace.open(ws) as opened:
         opened.decide("2", label="TA", spans=[[6, 14, "PRE"]], reviewer="ana")  # Bertrand
+        opened.learn("Bertrand", kind="name", scope="corpus", reviewer="ana", tag="PRE")
         for item in opened.items(kind="queue", limit=100):
             if item.id != "2":
                 opened.decide(item.id, label="TA" if item.proposal else "NTA", spans=item.proposal, reviewer="ana")

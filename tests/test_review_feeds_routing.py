@@ -37,17 +37,46 @@ def test_a_name_a_reviewer_hid_is_hidden_with_its_variants_when_classify_runs_ag
     write_corpus(source)
     succeeded(cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart", "--expert-budget", "1"))
     assert hidden_words(out)["2"] == set()  # the variant, with no cue before it, the machines leave readable
-    start = MESSAGES[0][1].index("Bidulon")
+    start = MESSAGES[1][1].index("bidulonn")
     with Workspace.open(workspace) as opened:
-        opened.decide("1", label="TA", spans=[[start, start + len("Bidulon"), "PRE"]], reviewer="ana")
-        assert opened.taught_names() == [("Bidulon", "PRE")]
+        opened.decide("2", label="TA", spans=[[start, start + len("bidulonn"), "PRE"]], reviewer="ana")
+        assert opened.taught_names() == [("bidulonn", "PRE")]
     result = cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart", "--force")
     succeeded(result)
     assert "known names: 1 from the review workspace, hidden with their variants" in result.output
     hidden = hidden_words(out)
-    assert hidden["3"] == {"bidulon"} and hidden["2"] == {"bidulonn"}  # a variant too
+    assert hidden["3"] == {"bidulon"} and "Bidulon" in hidden["1"]  # its variants too
     with Workspace.open(workspace) as opened:  # the decided message is not asked again
-        assert opened.item("1").status == "decided"
+        assert opened.item("2").status == "decided"
+        assert [(e["spelling"], e["marked"], e["messages"]) for e in opened.taught()] == [("bidulonn", 1, 1)]
+    listed = cli("review", out, "--workspace", workspace, "--learnt")
+    succeeded(listed)
+    assert "names taught to the next `triage classify --workspace` (1)" in listed.output
+    assert "bidulonn  PRE  in 1 message  (marked in 1 message)" in listed.output
+    released = cli("release", out, "--workspace", workspace, "-o", tmp_path / "corpus.csv", "--withhold-undecided",
+                   "--inconsistent-ok")
+    succeeded(released)
+    sheet = next(tmp_path.glob("corpus*datasheet*.md")).read_text("utf-8")
+    assert ("Learnt during the review: 0 spellings learnt as a name, 0 spellings as an ordinary word (never hidden); "
+            "1 name taught to the classification") in sheet
+
+
+def test_what_the_machines_hid_and_a_reviewer_accepted_teaches_nothing(cli, tmp_path):
+    """A stray hide of the machines (a word at a sentence start hidden as a surname) accepted with the
+    rest of a proposal must not spread to every message of the corpus at the next classification."""
+    source, out, workspace = tmp_path / "sms.csv", tmp_path / "out.csv", tmp_path / "ws.sqlite"
+    write_corpus(source)
+    succeeded(cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart", "--expert-budget", "1"))
+    with Workspace.open(workspace) as opened:
+        proposal = opened.item("1").proposal
+        assert proposal  # the machines hid Bidulon
+        opened.decide("1", label="TA", spans=proposal, reviewer="ana")
+        assert opened.taught_names() == [] and opened.taught() == []
+        # Marked where the machines hid nothing: taught, until the decision is undone.
+        opened.decide("4", label="TA", spans=[[0, 2, "SUR"]], reviewer="ana")
+        assert opened.taught_names() == [("ok", "SUR")]
+        opened.undo(reviewer="ana")
+        assert opened.taught_names() == []
 
 
 def test_spellings_learnt_as_names_for_the_corpus_are_taught_and_words_are_not(tmp_path, cli):

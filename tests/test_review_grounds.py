@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from triage.corpus_release import run_release
 from triage.review_workspace import Workspace, open_synced
-from triage.review_workspace.consistency import apply, find_cases
+from triage.review_workspace.consistency import apply, find_cases, gather
 from triage.review_workspace.server import Settings, create_app
 from triage.review_workspace.workspace import Conflict, FinalRow
 
@@ -250,8 +250,11 @@ def test_elided_possessive_and_hyphen_joined_forms_are_mentions_of_a_hidden_name
     decide_rest(path)
     case = case_of(ana, "mixed", "amandine")
     assert (case["hidden"], case["readable"]) == (1, 4)
-    readable = {(e["id"], e["start"], e["end"]) for e in case["examples"] if not e["hidden"]}
+    with Workspace.open(path) as ws:  # every readable mention, in each of its forms
+        readable = {(row.id, start, end) for row, start, end in gather(list(ws.final())).readable_at["amandine"]}
     assert readable == {("4", 10, 18), ("5", 0, 8), ("6", 0, 8), ("7", 2, 10)}
+    shown = {(e["id"], e["start"], e["end"]) for e in case["examples"] if not e["hidden"]}
+    assert len(shown) == 3 and shown < readable  # a few of them as examples
     assert ana.post("/api/consistency", json={"kind": "mixed", "key": "amandine", "decision": "hide",
                                               "version": case["version"]}).status_code == 200
     summary = run_release(classified, None, workspace=path, inconsistent_ok=True)

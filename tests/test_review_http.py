@@ -199,3 +199,33 @@ def test_a_decision_made_on_a_text_changed_since_is_refused_with_409_and_stores_
                                                              "text_hash": again["text_hash"]})
         assert decided.status_code == 200 and decided.json()["spans"] == [[9, 14, "PRE"]]
         assert client.post("/api/items/2/skip", json={"text_hash": "0" * 64}).status_code == 409
+
+
+def test_nta_over_contact_details_the_machines_hid_needs_the_release_said(tmp_path):
+    """The page asks before NTA releases a phone number the machines hid; the API refuses it unless the
+    request says it releases it."""
+    import csv
+    import json
+
+    from triage.schema import CLASSIFY_COLUMNS
+
+    text = "rappelle moi au 06 12 34 56 78 stp"
+    start = text.index("06")
+    path = tmp_path / "queued.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CLASSIFY_COLUMNS)
+        writer.writerow(["1", text, "TA", "TA", "0.6", "EXPERT", text, json.dumps([[start, start + 14, "TEL"]]), "[]",
+                         "0.5"])
+    opened, _ = open_synced(path, tmp_path / "ws.sqlite")
+    with opened:
+        app = create_app(opened, Settings(token=TOKEN, port=PORT, reviewer="ana", lexicon_dir=str(tmp_path / "lex")))
+        with TestClient(app, base_url=BASE) as test_client:
+            client = authorised(test_client)
+            item = opened.item("1")
+            body = {"label": "NTA", "spans": [], "text_hash": item.text_hash}
+            refused = client.post("/api/items/1/decision", json=body)
+            assert refused.status_code == 409 and "1 contact detail the machines hid readable (TEL)" in refused.json()["error"]
+            assert opened.item("1").status == "pending"
+            released = client.post("/api/items/1/decision", json={**body, "release_contact": True})
+            assert released.status_code == 200 and opened.item("1").label == "NTA"

@@ -56,6 +56,18 @@ def test_a_model_trained_from_labels_keeps_the_embedded_word_scorer(labels_only_
     assert kept.spelling.trigrams == embedded.spelling.trigrams
 
 
+def test_keep_scorer_keeps_the_embedded_word_scorer_of_a_file_with_gold_spans(cli, tmp_path):
+    path = tmp_path / "kept.triage"
+    result = cli("train", DEMO, "-o", path, "--keep-scorer")
+    succeeded(result)
+    kept, embedded = model.load_predictor(path), model.load_predictor(model.default_model_path())
+    assert kept.metadata["word_scorer"]["source"] == "embedded model"
+    for name, array in embedded.word_forest.arrays().items():
+        assert np.array_equal(kept.word_forest.arrays()[name], array), name
+    succeeded(cli("train", DEMO, "-o", tmp_path / "own.triage"))
+    assert "word_scorer" not in model.load_predictor(tmp_path / "own.triage").metadata
+
+
 def test_a_model_trained_from_labels_routes_within_the_budget(cli, labels_only_model, tmp_path):
     out = tmp_path / "classified.csv"
     succeeded(cli("classify", DEMO, "-o", out, "--model", labels_only_model, "--expert-budget", "0.2"))

@@ -223,14 +223,14 @@ def _kept_names(workspace):
 
 
 def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: bool = False, seed: int = 0,
-          text_column: str = "text", label_column: str = "label") -> Model:
+          text_column: str = "text", label_column: str = "label", keep_scorer: bool = False) -> Model:
     """A model from labelled messages (`triage train`): the message model, the word scorer (learnt
-    from a `spans` column of gold spans, as JSON text or lists, or else the embedded model's, kept)
-    and the budget calibration on these messages.
+    from a `spans` column of gold spans, as JSON text or lists, or else, or with `keep_scorer`, the
+    embedded model's, kept) and the budget calibration on these messages.
     Save it with `model.save(path)`; classify with it as `triage.classify(data, model=model)`."""
     source = frames.source(data, what="training")
     summary = _jobs.run_train(source.records, None, kind=kind, feature_set=feature_set, normalise=normalise,
-                             seed=seed, read=_read(text_column, None, label_column))
+                             seed=seed, read=_read(text_column, None, label_column), keep_scorer=keep_scorer)
     return summary.model
 
 
@@ -378,25 +378,40 @@ def queue_apply(decisions, classified):
 def review(classified, *, workspace: str | os.PathLike | None = None, port: int = 0, no_browser: bool = False,
            reviewer: str | None = None, audit: int = 200, seed: int = 0,
            lexicon_dir: str | os.PathLike | None = None, report: bool = False, learnt: bool = False,
-           unlearn: int | None = None, consistency: bool = False, import_queue=None,
+           unlearn: int | None = None, consistency: bool = False, decide_consistency: str | None = None,
+           spelling: str | None = None, consistency_all: str | None = None, case_search: str | None = None,
+           case_tag: str | None = None, case_status: str | None = None, case_kind: str | None = None,
+           yes: bool = False, import_queue=None,
            double: float | None = None, lead: bool = False, allow_release_of_hidden: bool = False):
     """Review the queue in the browser (`triage review`): serves the page until interrupted
     (in a notebook: the stop button). With `report`, `learnt` or `unlearn`, returns the lines
     the command prints instead. `classified`: a classified file, or a DataFrame from
-    `classify` with its `workspace`. `consistency`: the consistency cases' lines;
+    `classify` with its `workspace`. `consistency`: the consistency cases' lines (the `case_*`
+    filters narrow them); `decide_consistency` with `spelling` decides one case, `consistency_all`
+    every case the filters find, and return what they did (a decision that makes hidden items readable,
+    and every `consistency_all`, only with `yes`: else NotConfirmed, its preview in `.lines`);
     `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s (an NTA
     over contact details the machines hid only with `allow_release_of_hidden`).
     Several reviewers each serve the same workspace with their `reviewer` name; `double` marks a
     share for double review, `lead` resolves disagreements."""
+    from triage import review_workspace as review_module
     from triage.review_workspace import review_lines, serve_review
 
+    review_module.check_consistency_options(consistency, decide_consistency, spelling, consistency_all, yes,
+                                            (case_search, case_tag, case_status, case_kind))
+    if decide_consistency is not None or consistency_all is not None:
+        return review_module.consistency_decision_lines(
+            _records(_classified(classified)), workspace, decide=decide_consistency, spelling=spelling,
+            bulk=consistency_all, q=case_search, tag=case_tag, status=case_status, kind=case_kind,
+            reviewer=reviewer, yes=yes)
     if import_queue is not None:
         given = import_queue if isinstance(import_queue, (str, os.PathLike)) else _records(
             _classified(import_queue, what="queue"))
         return _jobs.import_queue_lines(_records(_classified(classified)), workspace, given, reviewer=reviewer,
                                         audit=audit, seed=seed, allow_release_of_hidden=allow_release_of_hidden)
     if consistency:
-        lines = _jobs.consistency_lines(_records(_classified(classified)), workspace)
+        lines = review_module.consistency_list_lines(_records(_classified(classified)), workspace, q=case_search,
+                                                     tag=case_tag, status=case_status, kind=case_kind)
         if not (report or learnt or unlearn is not None):
             return lines
         return lines + review_lines(_records(_classified(classified)), workspace, reviewer=reviewer,

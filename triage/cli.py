@@ -203,7 +203,7 @@ def classify(
     encoding: Encoding = None,
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
-    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again; the names its reviewers hid or taught are hidden with their variants in the other messages, which are ranked again).")] = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again; the names its reviewers marked where the machines had not hidden them, or learnt as names, are hidden with their variants in the other messages, which are ranked again; `triage review --learnt` lists them).")] = None,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="Draw the summary bar chart (a PNG next to the output); --no-chart skips it and never loads matplotlib.")] = True,
     force: Force = False,
 ) -> None:
@@ -271,11 +271,14 @@ def train(
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
     force: Force = False,
+    keep_scorer: Annotated[bool, typer.Option(
+        "--keep-scorer", help="Keep the embedded model's word scorer even when the file has gold spans "
+        "(advised with fewer than about 5,000 messages of spans).")] = False,
 ) -> None:
     """Train the message model: features -> undersampling 1:1 -> bagged decision trees.
 
-    With gold spans, also the word scorer; from labels alone, the embedded model's word scorer is
-    kept. Either way the expert budget is calibrated on the training messages."""
+    With gold spans, also the word scorer; from labels alone (or with --keep-scorer), the embedded
+    model's word scorer is kept. Either way the expert budget is calibrated on the training messages."""
     from triage.jobs import run_train
 
     _check_feature_set(feature_set)
@@ -283,6 +286,7 @@ def train(
         summary = run_train(
             input, output, kind=kind, feature_set=feature_set, normalise=normalise, seed=seed, force=force,
             read=read_options(text_column, None, label_column, encoding, delimiter, on_bad_lines),
+            keep_scorer=keep_scorer,
         )
     for line in summary.lines():
         typer.echo(line)
@@ -545,7 +549,15 @@ def review(
     report: Annotated[bool, typer.Option("--report", help="Print progress and the audit estimate, then stop.")] = False,
     learnt: Annotated[bool, typer.Option("--learnt", help="List the learnt words, then stop.")] = False,
     unlearn: Annotated[Optional[int], typer.Option("--unlearn", help="Undo learnt entry ID (see --learnt), then stop.")] = None,
-    consistency: Annotated[bool, typer.Option("--consistency", help="List the consistency cases (a spelling hidden in some messages and readable in others, a surrogate equal to a readable form, a spelling with two tags), then stop.")] = False,
+    consistency: Annotated[bool, typer.Option("--consistency", help="List the consistency cases (a spelling hidden in some messages and readable in others, a surrogate equal to a readable form, a spelling with two tags), undecided and riskiest first, then stop (the --case-* filters narrow the list).")] = False,
+    decide_consistency: Annotated[Optional[str], typer.Option("--decide-consistency", metavar="DECISION", help="Decide the consistency case of --spelling for the whole corpus as --reviewer: hide, readable (shown everywhere: needs --yes when hidden items become readable), homonyms, same or different; then stop.")] = None,
+    spelling: Annotated[Optional[str], typer.Option("--spelling", help="With --decide-consistency: the case's spelling (as --consistency lists it).")] = None,
+    consistency_all: Annotated[Optional[str], typer.Option("--consistency-all", metavar="DECISION", help="Decide every consistency case the --case-* filters find (by default the undecided ones) hide or readable at once, as --reviewer: prints what changes, and decides only with --yes; then stop.")] = None,
+    case_search: Annotated[Optional[str], typer.Option("--case-search", help="Consistency cases whose spelling holds this text (any case or accents).")] = None,
+    case_tag: Annotated[Optional[str], typer.Option("--case-tag", help="Consistency cases hidden under this tag somewhere (PRE, NOM...).")] = None,
+    case_status: Annotated[Optional[str], typer.Option("--case-status", help="Consistency cases undecided or decided (default: all for --consistency, undecided for --consistency-all).")] = None,
+    case_kind: Annotated[Optional[str], typer.Option("--case-kind", help="Consistency cases of one kind: mixed, surrogate or tags.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm --consistency-all, or a --decide-consistency readable that makes hidden items readable, after its preview.")] = False,
     import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
     allow_release_of_hidden: Annotated[bool, typer.Option("--allow-release-of-hidden", help="With --import-queue: store NTA rows over messages whose contact details (TEL MEL ADR URL COD) the machines hid, which NTA makes readable (refused without it).")] = False,
     double: Annotated[Optional[float], typer.Option("--double", min=0.0, max=1.0, help="Share of the queue and of the audit decided blind by two reviewers (0.1: one in ten, seeded by --seed; default: as recorded, none at first).")] = None,
@@ -564,10 +576,23 @@ def review(
                                        allow_release_of_hidden=allow_release_of_hidden):
             typer.echo(line)
         return
+    review_module.check_consistency_options(consistency, decide_consistency, spelling, consistency_all, yes,
+                                            (case_search, case_tag, case_status, case_kind))
+    if decide_consistency is not None or consistency_all is not None:
+        try:
+            lines = review_module.consistency_decision_lines(
+                classified, workspace, decide=decide_consistency, spelling=spelling, bulk=consistency_all,
+                q=case_search, tag=case_tag, status=case_status, kind=case_kind, reviewer=reviewer, yes=yes)
+        except review_module.NotConfirmed as refused:
+            for line in refused.lines:
+                typer.echo(line)
+            raise
+        for line in lines:
+            typer.echo(line)
+        return
     if consistency:
-        from triage.jobs import consistency_lines
-
-        for line in consistency_lines(classified, workspace):
+        for line in review_module.consistency_list_lines(classified, workspace, q=case_search, tag=case_tag,
+                                                         status=case_status, kind=case_kind):
             typer.echo(line)
         if not (report or learnt or unlearn is not None):
             return

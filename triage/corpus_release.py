@@ -223,7 +223,8 @@ def run_release(
                 f"{len(left):,} consistency case{'s are' if len(left) > 1 else ' is'} undecided ({shown}"
                 f"{' and more' if len(left) > 3 else ''}): a spelling hidden in some messages and readable in others, "
                 f"a surrogate equal to a readable form, or a spelling with two tags; list them with `triage review "
-                f"{name} --workspace {ws_path} --consistency` and decide them in the page, or release with "
+                f"{name} --workspace {ws_path} --consistency` and decide them in the page or with --decide-consistency "
+                "or --consistency-all, or release with "
                 "--inconsistent-ok (the datasheet counts them)")
         final_rows, redrawn = apply_consistency(final_rows, cases)
         input_path = input_path if input_path is not None else meta.get("input")

@@ -415,6 +415,9 @@ def workspace_names(workspace, known_names=None, say=None):
         return known, known
     with Workspace.open(path) as opened:
         taught = taught_names(opened.taught_names(), "the review workspace")
+        if taught is not None and say is not None:
+            say(f"taught names: the {taught.count:,} names the reviewers marked or learnt are hidden with their "
+                "variants in every message (`triage review --learnt` lists them, with the messages each reaches)")
         if known is None:
             known = opened.kept_known_names()
             if known is not None and say is not None:
@@ -543,9 +546,11 @@ def run_train(
     seed: int = 0,
     read: ReadOptions | None = None,
     force: bool = False,
+    keep_scorer: bool = False,
 ) -> TrainSummary:
     """A model file from a labelled file: the message model, and the word scorer with the
-    budget calibration when the file has gold spans (triage.training). With no `output`, the
+    budget calibration when the file has gold spans (triage.training), unless `keep_scorer`:
+    then the embedded model's word scorer is kept, as from labels alone. With no `output`, the
     model is kept in the summary (the Python API)."""
     from triage import training
 
@@ -555,8 +560,8 @@ def run_train(
         outputs.check_output(output, force=force, inputs=[input_path])
     gold, has_spans = labelled_gold(input_path, read or ReadOptions())
     counts = model.check_training_labels([m.label for m in gold])
-    fitted, extras = training.train(gold, has_spans, kind=kind, feature_set=feature_set, normalise=normalise,
-                                    seed=seed)
+    fitted, extras = training.train(gold, has_spans and not keep_scorer, kind=kind, feature_set=feature_set,
+                                    normalise=normalise, seed=seed)
     data, metadata = model.model_bytes(fitted, training_size=len(gold), class_counts=counts, seed=seed, **extras)
     if output is None:
         return TrainSummary(None, metadata, model.Model(data))
@@ -856,10 +861,3 @@ def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | Non
         return lines + review_module.report_lines(opened)[:2]
 
 
-def consistency_lines(classified, workspace=None) -> list[str]:
-    """`triage review CLASSIFIED --consistency`: the consistency cases, as lines."""
-    from triage import review_workspace as review_module
-    from triage.review_workspace.consistency import lines
-
-    with review_module.open_existing(classified, workspace) as opened:
-        return lines(opened.consistency())

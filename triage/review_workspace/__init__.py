@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from triage import outputs
-from triage.errors import BadInput
+from triage.errors import BadInput, BadOption
 from triage.io.messages import Records, source_name
 from triage.io.writing import table_output
 from triage.review_workspace.workspace import (
@@ -141,9 +141,147 @@ def review_lines(classified, workspace=None, *, reviewer: str | None = None, lex
                 state = "" if e["active"] else f"  (undone by {e['undone_by']})"
                 what = f"name {e['tag']}" if e["kind"] == "name" else "ordinary word"
                 lines.append(f"#{e['id']}  {e['spelling']}  {what}  {e['scope']}  {e['reviewer']}  {e['at']}{state}")
+            lines.extend(taught_lines(opened.taught()))
         if report:
             lines.extend(report_lines(opened))
     return lines
+
+
+def taught_lines(taught: list[dict]) -> list[str]:
+    """The names `classify --workspace` will hide in every message of the corpus, with what taught
+    them and in how many messages they stand: a preview of how far each spreads."""
+    if not taught:
+        return ["names taught to the next `triage classify --workspace`: none (a reviewer teaches a name by "
+                "hiding it where the machines did not, or by learning it as a name)"]
+    spread = sum(entry.get("messages", 0) for entry in taught)
+    lines = [f"names taught to the next `triage classify --workspace` ({len(taught):,}), hidden with their variants in "
+             f"every message that holds them (about {spread:,} messages):"]
+    for entry in taught:
+        how = ", ".join(filter(None, ["learnt as a name" if entry["learnt"] else "",
+                                       f"marked in {entry['marked']:,} message{'s' if entry['marked'] != 1 else ''}"
+                                       if entry["marked"] else ""]))
+        count = entry.get("messages", 0)
+        lines.append(f"  {entry['spelling']}  {entry['tag']}  in {count:,} message{'s' if count != 1 else ''}  ({how})")
+    return lines
+
+
+class NotConfirmed(BadOption):
+    """A consistency decision that needs `--yes` (`yes=True`): `lines` is its preview, to print first."""
+
+    def __init__(self, message: str, lines: list[str]):
+        super().__init__(message)
+        self.lines = lines
+
+
+def consistency_list_lines(classified, workspace=None, *, q: str | None = None, tag: str | None = None,
+                           status: str | None = None, kind: str | None = None) -> list[str]:
+    """`triage review --consistency`: the consistency cases the filters find (all without them), in
+    the page's order: undecided first, the riskiest first."""
+    from triage.review_workspace.consistency import lines, select
+
+    with open_existing(classified, workspace) as opened:
+        cases = opened.consistency()
+    if q is None and tag is None and status is None and kind is None:
+        return lines(cases)
+    found = select(cases, q=q, tag=tag, status=status, kind=kind)
+    head = f"consistency: {len(found):,} of {len(cases):,} cases found by the filters"
+    return [head, *lines(found)[1:]] if found else [head]
+
+
+def decide_consistency_lines(classified, workspace=None, *, decision: str, spelling: str, kind: str | None = None,
+                             reviewer: str | None = None, yes: bool = False) -> list[str]:
+    """`triage review --decide-consistency DECISION --spelling WORD`: one case decided for the whole
+    corpus. Showing a spelling where it is hidden (`readable` on a mixed case) says how many hidden
+    items become readable and is done only with `yes`."""
+    from triage.review_workspace.consistency import CHOICES, KINDS, key_of
+
+    if kind is not None and kind not in KINDS:
+        raise BadInput(f"--case-kind must be one of {', '.join(KINDS)}, not {kind!r:.40}")
+    if decision not in {d for choices in CHOICES.values() for d in choices}:
+        raise BadInput("--decide-consistency must be hide, readable, homonyms, same or different, "
+                       f"not {decision!r:.40}")
+    key = key_of(" ".join(spelling.split())) if spelling.strip() else ""
+    if not key:
+        raise BadInput("--spelling needs a word")
+    with open_existing(classified, workspace) as opened:
+        cases = [c for c in opened.consistency() if c["key"] == key]
+        fitting = [c for c in cases if decision in c["choices"] and (kind is None or c["kind"] == kind)]
+        if not cases:
+            raise BadInput(f"no consistency case '{key}' (list them with --consistency)")
+        if not fitting:
+            kinds = ", ".join(f"{c['kind']} ({' / '.join(c['choices'])})" for c in cases)
+            raise BadInput(f"'{key}' is no case decided {decision}{f' of kind {kind}' if kind else ''}: its cases are {kinds}")
+        if len(fitting) > 1:
+            raise BadInput(f"'{key}' is a case of {' and of '.join(c['kind'] for c in fitting)}: choose one with --case-kind")
+        case = fitting[0]
+        lines: list[str] = []
+        if decision == "readable" and case["kind"] == "mixed" and case["mentions"]:
+            n, m = len(case["mentions"]), case["hidden"]
+            tags = ", ".join(f"{t} {k:,}" for t, k in sorted(case["tags"].items()))
+            lines.append(f"'{key}' shown everywhere: {n:,} hidden item{'s become' if n != 1 else ' becomes'} readable in "
+                         f"{m:,} message{'s' if m != 1 else ''} ({tags})")
+            if not yes:
+                raise NotConfirmed("nothing was decided: add --yes to show it everywhere", lines)
+        elif decision == "hide" and case["readable"]:
+            lines.append(f"'{key}' hidden everywhere: in {case['readable']:,} more message{'s' if case['readable'] != 1 else ''}")
+        stored = opened.decide_consistency(case["kind"], key, decision, reviewer=reviewer or default_reviewer(),
+                                           version=case["version"])
+    return lines + [f"decided: {case['kind']} '{key}' {stored['decision']} by {stored['reviewer']}"]
+
+
+def consistency_bulk_lines(classified, workspace=None, *, decision: str, q: str | None = None,
+                           tag: str | None = None, status: str | None = "undecided", kind: str | None = None,
+                           reviewer: str | None = None, yes: bool = False) -> list[str]:
+    """`triage review --consistency-all hide|readable`: every case the filters find decided at once,
+    in one transaction. The preview is printed first; without `yes` nothing is decided."""
+    from triage.review_workspace.consistency import BULK, preview_lines, select
+
+    if decision not in BULK:
+        raise BadInput(f"--consistency-all must be hide or readable, not {decision!r:.40}")
+    with open_existing(classified, workspace) as opened:
+        found = select(opened.consistency(), q=q, tag=tag, status=status, kind=kind)
+        if not found:
+            raise BadInput("no consistency case found by the filters: nothing to decide")
+        selection = [[c["kind"], c["key"]] for c in found]
+        preview = opened.consistency_bulk_preview(decision, selection)
+        lines = preview_lines(preview)
+        if not preview["cases"]:
+            return lines + ["nothing to decide"]
+        if not yes:
+            raise NotConfirmed(f"nothing was decided: add --yes to decide these {preview['cases']:,} cases", lines)
+        done = opened.decide_consistency_bulk(decision, selection, reviewer=reviewer or default_reviewer(),
+                                              digest=preview["digest"])
+    return lines + [f"decided: {done['decided']:,} case{'s' if done['decided'] != 1 else ''} {decision} by {done['reviewer']}"]
+
+
+def check_consistency_options(listing: bool, decide: str | None, spelling: str | None, bulk: str | None,
+                               yes: bool, filters: tuple) -> None:
+    """The consistency options of `review` that go together, or a one-line error (`filters`: search,
+    tag, status, kind)."""
+    if decide is not None and bulk is not None:
+        raise BadOption("--decide-consistency decides one case and --consistency-all many: give one of them")
+    if decide is not None and not spelling:
+        raise BadOption("--decide-consistency needs --spelling WORD (the case's spelling, see --consistency)")
+    if spelling is not None and decide is None:
+        raise BadOption("--spelling goes with --decide-consistency")
+    if yes and decide is None and bulk is None:
+        raise BadOption("--yes confirms --consistency-all or --decide-consistency; give one of them")
+    if decide is not None and any(f is not None for f in filters[:3]):
+        raise BadOption("--case-search, --case-tag and --case-status go with --consistency or --consistency-all")
+    if any(f is not None for f in filters) and not (listing or decide is not None or bulk is not None):
+        raise BadOption("the --case-* filters go with --consistency or --consistency-all")
+
+
+def consistency_decision_lines(classified, workspace=None, *, decide: str | None, spelling: str | None,
+                               bulk: str | None, q: str | None = None, tag: str | None = None,
+                               status: str | None = None, kind: str | None = None, reviewer: str | None = None,
+                               yes: bool = False) -> list[str]:
+    """`--decide-consistency DECISION --spelling WORD` or `--consistency-all DECISION` with its filters."""
+    if decide is not None:
+        return decide_consistency_lines(classified, workspace, decision=decide, spelling=spelling or "", kind=kind,
+                                        reviewer=reviewer, yes=yes)
+    return consistency_bulk_lines(classified, workspace, decision=bulk, q=q, tag=tag, status=status or "undecided",
+                                  kind=kind, reviewer=reviewer, yes=yes)
 
 
 def unlearn_line(entry: dict) -> str:

@@ -183,7 +183,18 @@ def review_section(workspace, *, allow_disagreements: bool = False, reviewer_nam
         "unresolved_disagreements_released": unresolved if allow_disagreements else 0,
         "awaiting_second_review": half,
         "awaiting_second_review_released": half if allow_disagreements else 0,
+        "learning": learning_counts(workspace),
     }
+
+
+def learning_counts(workspace) -> dict:
+    """What the reviewers taught, by count: spellings learnt as names and as ordinary words (in force),
+    and the names taught to `classify --workspace` (learnt or marked by a reviewer in a message)."""
+    learnt = workspace.learnt(active_only=True)
+    taught = workspace.taught()
+    return {"names_learnt": sum(e["kind"] == "name" for e in learnt),
+            "words_learnt": sum(e["kind"] == "word" for e in learnt),
+            "names_taught": len(taught), "names_marked": sum(1 for e in taught if e["marked"])}
 
 
 def review_markdown(section: dict | None) -> list[str]:
@@ -234,4 +245,15 @@ def review_markdown(section: dict | None) -> list[str]:
                      + " released as the more cautious decision (what that reviewer or the machines hid is hidden).")
     elif not a["messages"] and not marked:
         lines.append("No double review: each message was decided by one reviewer (no agreement measured).")
+    learning = section.get("learning")
+    if learning:
+        lines += ["", f"Learnt during the review: {_count(learning['names_learnt'], 'spelling')} learnt as a name, "
+                  f"{_count(learning['words_learnt'], 'spelling')} as an ordinary word (never hidden); "
+                  f"{_count(learning['names_taught'], 'name')} taught to the classification, hidden with their "
+                  f"variants in every message ({learning['names_marked']:,} of them marked by a reviewer in a "
+                  "message where the machines had not hidden them)."]
     return lines
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'s' if n != 1 else ''}"

@@ -51,6 +51,7 @@ from starlette.staticfiles import StaticFiles
 
 from triage import outputs
 from triage.errors import BadOption, InputError
+from triage.queue import CONTACT_TAGS
 from triage.review_workspace.workspace import (
     DEFAULT_LEASE,
     TAGS,
@@ -78,6 +79,7 @@ _HEADERS = {
 }
 MAX_BODY = 1 << 20  # a decision is a few hundred bytes
 PAGE_LIMIT = 200  # items per API page at most
+CONSISTENCY_PAGE = 100  # consistency cases per API page at most
 MAX_SPELLING = 200  # characters of a word or phrase to learn
 ERROR_WIDTH = 240  # characters of an error line at most
 _INT64 = 1 << 63  # SQLite's integers are signed 64-bit
@@ -390,6 +392,19 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     # the message's `version` as shown: anyone's action since is refused with 409 and `conflict`.
     async def decision(request: Request):
         data = await _json_body(request)
+        # NTA releases what the machines hid: contact details found by their form (a phone number, an
+        # address) only when the request says it releases them (the page asks the reviewer first).
+        if str(data.get("label", "")).upper() == "NTA" and data.get("release_contact") is not True:
+            try:
+                proposal = workspace.item(request.path_params["id"]).proposal
+            except KeyError:
+                proposal = []
+            contact = [span for span in proposal if span[2] in CONTACT_TAGS]
+            if contact:
+                kinds = ", ".join(sorted({span[2] for span in contact}))
+                return _error(f"NTA would make {len(contact)} contact detail{'s' if len(contact) > 1 else ''} the "
+                              f"machines hid readable ({kinds}): send release_contact: true to release "
+                              f"{'them' if len(contact) > 1 else 'it'}, or decide TA", 409, contact=contact)
         try:
             decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
                                        spans=data.get("spans", []), reviewer=settings.reviewer,
@@ -480,11 +495,55 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def consistency(request: Request):
         return JSONResponse(workspace.consistency())
 
+    def consistency_filters(query) -> dict:
+        text = query.get("q") or None
+        if text is not None and len(text) > MAX_SPELLING:
+            raise BadOption(f"a search has at most {MAX_SPELLING} characters")
+        return {"q": text, "tag": query.get("tag") or None, "status": query.get("status") or None,
+                "kind": query.get("kind") or None}
+
+    def consistency_window(query) -> tuple[int, int]:
+        return _int(query.get("offset"), 0), _int(query.get("limit"), 25, 1, CONSISTENCY_PAGE)
+
+    async def consistency_cases(request: Request):  # a page of the cases the filters find
+        query = request.query_params
+        offset, limit = consistency_window(query)
+        return JSONResponse(workspace.consistency_page(**consistency_filters(query), offset=offset, limit=limit))
+
+    # A decision for every case a page shows: the preview first (GET, the page's filters and window),
+    # then the decision (POST) naming those cases and the preview's digest, refused without it.
+    async def consistency_bulk_preview(request: Request):
+        query = request.query_params
+        offset, limit = consistency_window(query)
+        shown = workspace.consistency_page(**consistency_filters(query), offset=offset, limit=limit)["items"]
+        return JSONResponse(workspace.consistency_bulk_preview(
+            query.get("decision") or "", [[c["kind"], c["key"]] for c in shown]))
+
+    async def consistency_bulk(request: Request):
+        data = await _json_body(request)
+        try:
+            done = workspace.decide_consistency_bulk(str(data.get("decision", "")), data.get("cases"),
+                                                     reviewer=settings.reviewer, digest=data.get("digest"))
+        except BulkChanged as err:
+            return _error(str(err), 409, changed=True, preview=err.preview)
+        return JSONResponse(done)
+
     async def consistency_decision(request: Request):
         data = await _json_body(request)
-        return JSONResponse(workspace.decide_consistency(
-            str(data.get("kind", "")), _spelling(data.get("key", "")), str(data.get("decision", "")),
-            reviewer=settings.reviewer, version=data.get("version")))
+        kind, key, decision = str(data.get("kind", "")), _spelling(data.get("key", "")), str(data.get("decision", ""))
+        version = data.get("version")
+        if decision == "readable" and kind == "mixed" and version is None:
+            # Showing a spelling where it is hidden releases text: only with the case's version, the
+            # state the reviewer was shown (and confirmed) it in, as learning an ordinary word needs its digest.
+            case = workspace.consistency_case(kind, key)
+            if case is not None and case["mentions"]:
+                n, m = len(case["mentions"]), case["hidden"]
+                return _error(f"showing '{case['key']}' everywhere makes {n} hidden item{'s' if n != 1 else ''} "
+                              f"readable in {m} message{'s' if m != 1 else ''}: send the case's version to confirm",
+                              409, preview={"kind": kind, "key": case["key"], "readable": n, "readable_messages": m,
+                                            "tags": case["tags"], "version": case["version"]})
+        return JSONResponse(workspace.decide_consistency(kind, key, decision, reviewer=settings.reviewer,
+                                                         version=version))
 
     async def consistency_page(request: Request):
         return FileResponse(STATIC / "consistency.html", media_type="text/html; charset=utf-8")
@@ -513,6 +572,9 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/audit", handle(audit)),
         Route("/api/consistency", handle(consistency)),
         Route("/api/consistency", handle(consistency_decision), methods=["POST"]),
+        Route("/api/consistency/cases", handle(consistency_cases)),
+        Route("/api/consistency/bulk", handle(consistency_bulk_preview)),
+        Route("/api/consistency/bulk", handle(consistency_bulk), methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC)),
     ]
     routes = [

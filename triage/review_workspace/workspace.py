@@ -104,11 +104,27 @@ _TEAM = (
     # What the machines hid in an audit message when a reviewer first decided it (on that text): its
     # leak stays a leak when a later classification hides what the reviewer hid.
     "CREATE TABLE IF NOT EXISTS audit_grounds (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, machine TEXT NOT NULL)",
+    # The first names, surnames and nicknames a reviewer marked in a message (hidden in the decision where
+    # the machines hid nothing at that place): what `classify --workspace` teaches, never the machines'
+    # own proposal a reviewer accepted (one stray hide would spread to every message).
+    "CREATE TABLE IF NOT EXISTS marked (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, spans TEXT NOT NULL)",
 )
+#: The tags of what a reviewer marks as a name, taught to the next classification.
+PERSON_TAGS = ("PRE", "NOM", "SUR")
+
+
+def marked_names(spans: list, machine: list) -> list:
+    """The first names, surnames and nicknames of a decision's `spans` that the machines did not hide at
+    the same place (`machine`): what the reviewer marked."""
+    proposed = {(start, end) for start, end, *_ in machine}
+    return [[start, end, tag] for start, end, tag in spans if tag in PERSON_TAGS and (start, end) not in proposed]
 #: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
 DEFAULT_LEASE = 300.0
 #: The share of the queue and of the audit sample `--double` marks for two reviewers, by default.
 DEFAULT_DOUBLE = 0.1
+#: The consistency cases one bulk decision names at most (a page of the list is 25 to 100; the command line's
+#: --consistency-all names every case its filters find).
+CONSISTENCY_BULK = 50_000
 DISPUTED = "disputed"
 #: A gap between two actions of a reviewer longer than this (seconds) is a pause: not reviewing time.
 PAUSE = 600.0
@@ -307,7 +323,10 @@ class Conflict(InputError):
 
 
 class BulkChanged(InputError):
-    """A bulk decision on a list that changed since its preview: nothing is decided."""
+    """A bulk decision on a list that changed since its preview: nothing is decided (`preview`, when
+    set, is the preview anew)."""
+
+    preview: dict | None = None
 
 
 class TextChanged(InputError):
@@ -344,6 +363,12 @@ class Item:
 
     def as_json(self) -> dict:
         return asdict(self)
+
+
+def _public_case(case: dict | None, *, mentions: bool = True) -> dict | None:
+    from triage.review_workspace.consistency import public
+
+    return None if case is None else public(case, mentions=mentions)
 
 
 class FinalRow(NamedTuple):
@@ -444,6 +469,18 @@ def _iso(seconds: float) -> str:
 
 def _covered(spans: list, start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e, _ in spans)
+
+
+_WORDS = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+
+
+def _word_messages(texts: Iterable[str]) -> dict[str, int]:
+    """How many of `texts` hold each word (casefolded), once per message."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in set(_WORDS.findall(text.casefold())):
+            counts[word] = counts.get(word, 0) + 1
+    return counts
 
 
 def apply_learnt(text: str, spans: list, names: list[tuple[str, str]], words: set[str]) -> list:
@@ -1026,13 +1063,28 @@ class Workspace:
         """The tables of several reviewers (leases, double review), made when missing. A read-only
         workspace of an older format gets empty temporary ones: it still reads, and writes nothing."""
         try:
+            had_marks = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'marked'").fetchone() is not None
             for statement in _TEAM:
                 self._db.execute(statement)
+            if not had_marks:
+                self._backfill_marks()
         except WorkspaceReadOnly:
             present = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for statement in _TEAM:
                 if statement.startswith("CREATE TABLE") and statement.split()[5] not in present:
                     self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS"))
+
+    def _backfill_marks(self) -> None:
+        """The names the reviewers marked in the decisions of a workspace made before marks were kept:
+        what each decision hides as a name where the machines' current proposal does not."""
+        rows = self._db.execute(
+            "SELECT d.id, d.text_hash, d.spans, m.hidden FROM decisions d JOIN messages m USING (id) "
+            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash AND d.spans IS NOT NULL").fetchall()
+        marks = [(row["id"], row["text_hash"], json.dumps(found)) for row in rows
+                 if (found := marked_names(json.loads(row["spans"]), json.loads(row["hidden"])))]
+        if marks:
+            with self._transaction():
+                self._db.executemany("INSERT OR REPLACE INTO marked VALUES (?,?,?)", marks)
 
     def claim(self, reviewer: str, *, after_rank: int | None = None, seconds: float = DEFAULT_LEASE) -> Item | None:
         """The next item for `reviewer` (as next_pending), leased to them for `seconds`: no other
@@ -1181,6 +1233,13 @@ class Workspace:
                 " reviewer = excluded.reviewer, at = excluded.at",
                 (message_id, digest, status, label, spans, by or reviewer, at),
             )
+        if store:  # the names the reviewer marked, against what the machines hid in the message
+            machine = self._db.execute("SELECT hidden FROM messages WHERE id = ?", (message_id,)).fetchone()
+            found = marked_names(json.loads(spans), json.loads(machine["hidden"])) if spans and machine else []
+            if found:
+                self._db.execute("INSERT OR REPLACE INTO marked VALUES (?,?,?)", (message_id, digest, json.dumps(found)))
+            else:
+                self._db.execute("DELETE FROM marked WHERE id = ?", (message_id,))
         self._db.execute(
             "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, label_before, spans_before,"
             " status_after, label_after, spans_after) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -1532,20 +1591,38 @@ class Workspace:
 
     def taught_names(self) -> list[tuple[str, str]]:
         """(name, tag) of what the reviewers of this corpus have taught: the spellings learnt as
-        names for the corpus, and the words hidden as a first name, surname or nickname in the
-        decided messages (whose text has not changed since). classify --workspace hides them
-        and their variants in the other messages."""
+        names for the corpus, and the first names, surnames and nicknames a reviewer marked in a
+        decided message (hidden where the machines hid nothing; the text unchanged since), never
+        what the machines proposed and a reviewer accepted. classify --workspace hides them and
+        their variants in the other messages."""
         names, _ = self._learnt_sets()
-        taught = [(spelling, tag) for spelling, tag in names]
+        return [(spelling, tag) for spelling, tag in names] + [(text, tag) for text, tag, _ in self._marks()]
+
+    def _marks(self) -> list[tuple[str, str, str]]:
+        """(spelling as written, tag, message id) of each name a reviewer marked in a decided message."""
         rows = self._db.execute(
-            "SELECT m.text, d.spans FROM decisions d JOIN messages m USING (id) "
-            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash AND d.spans IS NOT NULL")
-        for row in rows:
-            text = row["text"]
-            for start, end, tag in json.loads(row["spans"]):
-                if tag in ("PRE", "NOM", "SUR") and 0 <= start < end <= len(text):
-                    taught.append((text[start:end], tag))
-        return taught
+            "SELECT m.id, m.text, k.spans FROM marked k JOIN decisions d USING (id) JOIN messages m USING (id) "
+            "WHERE d.status = 'decided' AND d.text_hash = m.text_hash AND k.text_hash = m.text_hash ORDER BY m.position")
+        return [(row["text"][start:end], tag, row["id"]) for row in rows
+                for start, end, tag in json.loads(row["spans"]) if 0 <= start < end <= len(row["text"])]
+
+    def taught(self) -> list[dict]:
+        """The names taught to the next classification, one per spelling (casefolded) and tag: how
+        it was taught (learnt as a name, or marked by a reviewer in how many messages) and in how many
+        messages of the corpus the spelling stands as a word, where it will be hidden."""
+        names, _ = self._learnt_sets()
+        found: dict[tuple[str, str], dict] = {}
+        for spelling, tag in names:
+            found.setdefault((spelling.casefold(), tag), {"spelling": spelling, "tag": tag, "learnt": True, "marked": 0})
+        for spelling, tag, _ in self._marks():
+            entry = found.setdefault((spelling.casefold(), tag),
+                                     {"spelling": spelling, "tag": tag, "learnt": False, "marked": 0})
+            entry["marked"] += 1
+        if found:
+            counts = _word_messages(row[0] for row in self._db.execute("SELECT text FROM messages"))
+            for (key, _), entry in found.items():
+                entry["messages"] = counts.get(key, 0)
+        return sorted(found.values(), key=lambda e: (-e.get("messages", 0), e["spelling"].casefold(), e["tag"]))
 
     def _learnt_sets(self) -> tuple[list[tuple[str, str]], set[str]]:
         if self._learnt_cache is None:
@@ -2133,13 +2210,32 @@ class Workspace:
             "grounds": json.loads(r["grounds"]) if "grounds" in columns and r["grounds"] is not None else None,
             "seq": seqs.get(f"{r['kind']}:{r['key']}", 0)} for r in self._db.execute("SELECT * FROM consistency")}
 
+    def _consistency_table(self) -> None:
+        """The consistency table, made on first use (with its grounds column on an older one)."""
+        self._db.execute(_CONSISTENCY)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
+        if "grounds" not in columns:  # decided before decisions kept their grounds
+            self._db.execute("ALTER TABLE consistency ADD COLUMN grounds TEXT")
+
+    def _store_consistency(self, case: dict, decision: str, reviewer: str, at: str, before: dict | None) -> None:
+        kind, key = case["kind"], case["key"]
+        self._db.execute(
+            "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
+            "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = excluded.reviewer, "
+            "at = excluded.at, grounds = excluded.grounds",
+            (kind, key, decision, reviewer, at, json.dumps(case["mentions"], ensure_ascii=False)))
+        self._db.execute(
+            "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None, decision))
+
     def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str,
                            version: str | None = None) -> dict:
         """Decide a consistency case once for the whole corpus (the release applies it); logged as an
         event, with its grounds (the hidden mentions it is taken on). `version` is the case's as
         shown: when someone decided the case, or its mentions changed, since, nothing is stored
         (Conflict); without it, another reviewer's decision is never replaced."""
-        from triage.review_workspace.consistency import check_choice, find_cases
+        from triage.review_workspace.consistency import check_choice
 
         check_choice(kind, decision)
         key = " ".join(str(key).split())
@@ -2149,14 +2245,11 @@ class Workspace:
             raise BadOption("version must be the case's version, as sent with it")
         reviewer = _reviewer(reviewer)
         at = _now()
+        before_stamp = self._stamp()
         with self._transaction():
-            self._db.execute(_CONSISTENCY)
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
-            if "grounds" not in columns:  # decided before decisions kept their grounds
-                self._db.execute("ALTER TABLE consistency ADD COLUMN grounds TEXT")
+            self._consistency_table()
             stored = self.consistency_decisions()
-            found = [c for c in find_cases(self.final(), self.surrogate_map(), stored, only={key})
-                     if c["kind"] == kind]
+            found = [c for c in self._cases(stored, only={key}) if c["kind"] == kind]
             current = found[0] if found else None
             before = stored.get((kind, key))
             if version is not None and (current is None or current["version"] != version):
@@ -2164,28 +2257,149 @@ class Workspace:
                         f"was decided {before['decision']} by {before['reviewer']}" if before and current["decision"]
                         else "changed (its mentions, or its decision)")
                 raise Conflict(f"the {kind} case '{key}' {what} since your page showed it: nothing was saved; "
-                               "look at it again", {"kind": "consistency", "case": current})
+                               "look at it again", {"kind": "consistency", "case": _public_case(current)})
             if version is None and before is not None and before["reviewer"] != reviewer:
                 raise Conflict(f"the {kind} case '{key}' was decided {before['decision']} by {before['reviewer']}: "
                                "nothing was saved; send the case's version to decide it anew",
-                               {"kind": "consistency", "case": current})
-            grounds = json.dumps(current["mentions"] if current else [], ensure_ascii=False)
-            self._db.execute(
-                "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
-                "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = excluded.reviewer, "
-                "at = excluded.at, grounds = excluded.grounds",
-                (kind, key, decision, reviewer, at, grounds))
-            self._db.execute(
-                "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None, decision))
+                               {"kind": "consistency", "case": _public_case(current)})
+            self._store_consistency(current or {"kind": kind, "key": key, "mentions": []}, decision, reviewer, at,
+                                    before)
+        self._consistency_written(before_stamp)
         return {"kind": kind, "key": key, "decision": decision, "reviewer": reviewer, "at": at}
 
-    def consistency(self) -> list[dict]:
-        """The consistency cases of what a release would publish (triage.review_workspace.consistency)."""
-        from triage.review_workspace.consistency import find_cases
+    def consistency_case(self, kind: str, key: str) -> dict | None:
+        """One consistency case as `consistency` lists it (None: no such case now)."""
+        key = " ".join(str(key).split())
+        found = [c for c in self._cases(self.consistency_decisions(), only={key}) if c["kind"] == kind]
+        return _public_case(found[0]) if found else None
 
-        return find_cases(self.final(), self.surrogate_map(), self.consistency_decisions())
+    def _stamp(self) -> tuple[int, int]:
+        """Changes at once when anyone writes to the workspace: another connection's commit moves
+        SQLite's data_version, this connection's own writes its total_changes."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes
+
+    def _cases(self, decisions: dict, *, only=None) -> list[dict]:
+        """The consistency cases with this module's own keys (see consistency.find_cases). The mentions
+        (the costly part) are kept between calls while the released rows and the surrogates are the
+        same (checked by a digest of them whenever anything was written since); the decisions are read
+        anew each time."""
+        from triage.review_workspace.consistency import build, gather
+
+        cached = getattr(self, "_mentions_cache", None)  # (stamp, digest of the rows, mentions)
+        stamp = self._stamp()
+        if cached is not None and cached[0] == stamp:
+            return build(cached[2], decisions, only=only)
+        rows = list(self.final())
+        surrogates = self.surrogate_map()
+        digest = hashlib.sha256()
+        for row in rows:
+            digest.update(repr((row.id, row.text, row.spans, row.route)).encode("utf-8", "surrogatepass"))
+        digest.update(repr(sorted(surrogates.items())).encode("utf-8", "surrogatepass"))
+        fingerprint = digest.hexdigest()
+        if cached is not None and cached[1] == fingerprint:
+            self._mentions_cache = (stamp, fingerprint, cached[2])
+            return build(cached[2], decisions, only=only)
+        if only is not None:  # one case: its own mentions only, the cache left as it is
+            return build(gather(rows, surrogates, only=only), decisions)
+        gathered = gather(rows, surrogates)
+        self._mentions_cache = (stamp, fingerprint, gathered)
+        return build(gathered, decisions)
+
+    def _consistency_written(self, before: tuple[int, int]) -> None:
+        """After this connection stored consistency decisions only (which change no released row):
+        the mentions kept before stay good."""
+        cached = getattr(self, "_mentions_cache", None)
+        if cached is not None and cached[0] == before:
+            self._mentions_cache = (self._stamp(), cached[1], cached[2])
+
+    def consistency(self) -> list[dict]:
+        """The consistency cases of what a release would publish (triage.review_workspace.consistency),
+        undecided first, the riskiest first."""
+        return [_public_case(c) for c in self._all_cases()]
+
+    def _all_cases(self) -> list[dict]:
+        stamp = self._stamp()
+        cached = getattr(self, "_cases_cache", None)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        cases = self._cases(self.consistency_decisions())
+        self._cases_cache = (stamp, cases)
+        return cases
+
+    def consistency_page(self, *, q: str | None = None, tag: str | None = None, status: str | None = None,
+                         kind: str | None = None, offset: int = 0, limit: int = 25) -> dict:
+        """A page of the consistency cases the filters find (consistency.select), in their order:
+        {total (found), offset, limit, cases (all), undecided (all), tags (of all the cases), items}."""
+        from triage.review_workspace.consistency import select
+
+        cases = self._all_cases()
+        found = select(cases, q=q, tag=tag, status=status, kind=kind)
+        tags = sorted({t for c in cases for t in c["tags"]})
+        return {"total": len(found), "offset": offset, "limit": limit, "cases": len(cases),
+                "undecided": sum(1 for c in cases if c["decision"] is None), "tags": tags,
+                "items": [_public_case(c, mentions=False) for c in found[offset:offset + limit]]}
+
+    def _selected(self, cases: list[dict], selection) -> list[dict]:
+        """The cases named by `selection` ([[kind, key], ...]) in that order; a pair that is no case
+        now is left out (the preview's digest then differs)."""
+        if not isinstance(selection, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair) for pair in selection):
+            raise BadOption("cases must be a list of [kind, spelling] pairs")
+        if not selection:
+            raise BadOption("no case to decide: the list of cases is empty")
+        if len(selection) > CONSISTENCY_BULK:
+            raise BadOption(f"at most {CONSISTENCY_BULK} cases at once")
+        by_name = {(c["kind"], c["key"]): c for c in cases}
+        chosen, seen = [], set()
+        for kind, key in selection:
+            name = (kind, " ".join(key.split()))
+            if name in by_name and name not in seen:
+                seen.add(name)
+                chosen.append(by_name[name])
+        return chosen
+
+    def consistency_bulk_preview(self, decision: str, selection) -> dict:
+        """What deciding every case of `selection` ([[kind, key], ...]) `decision` (hide or readable)
+        would change (consistency.bulk_preview), with its digest to send back."""
+        from triage.review_workspace.consistency import bulk_preview
+
+        return bulk_preview(self._selected(self._all_cases(), selection), decision)
+
+    def decide_consistency_bulk(self, decision: str, selection, *, reviewer: str, digest: str | None) -> dict:
+        """Decide every case of `selection` `decision` (hide or readable) at once, in one transaction:
+        the cases already decided so stay as they are, those of another kind (two tags) are left.
+        `digest` is the preview's: without it nothing is stored and the preview is the answer
+        (NeedsConfirmation); when any case changed since the preview (decided by someone, its
+        mentions changed, no longer a case), nothing is stored (BulkChanged, with the new preview)."""
+        from triage.review_workspace.consistency import bulk_preview
+
+        if digest is not None and not isinstance(digest, str):
+            raise BadOption("digest must be the preview's digest, as sent with it")
+        reviewer = _reviewer(reviewer)
+        at = _now()
+        before_stamp = self._stamp()
+        with self._transaction():
+            self._consistency_table()
+            stored = self.consistency_decisions()
+            cases = self._cases(stored)
+            chosen = self._selected(cases, selection)
+            preview = bulk_preview(chosen, decision)
+            if digest is None:
+                raise NeedsConfirmation(
+                    f"deciding {preview['cases']:,} cases {decision} at once needs the preview's confirmation: "
+                    "send its digest", preview)
+            if digest != preview["digest"]:
+                error = BulkChanged("the cases changed since the preview (decided by someone, or their mentions "
+                                    "changed): nothing was decided; look at the preview again")
+                error.preview = preview
+                raise error
+            done = [c for c in chosen if decision in c["choices"] and c["decision"] != decision]
+            for case in done:
+                self._store_consistency(case, decision, reviewer, at, stored.get((case["kind"], case["key"])))
+        self._consistency_written(before_stamp)
+        return {"decision": decision, "decided": len(done), "unchanged": preview["unchanged"],
+                "other": preview["other"], "messages": preview["messages"], "readable": preview["readable"],
+                "reviewer": reviewer, "at": at}
 
     def final(self) -> Iterator[FinalRow]:
         """Every message in file order with what will be released: the reviewer's decision where there

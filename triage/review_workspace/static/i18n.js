@@ -107,6 +107,68 @@ const TRANSLATIONS = {
     "Nothing was decided: a message of this word changed since the concordance showed it (someone decided or skipped it). The occurrences are shown as they now are.":
       "Rien n'a été décidé : un message de ce mot a changé depuis que la concordance l'a affiché (quelqu'un l'a décidé ou mis de côté). Les occurrences sont affichées telles qu'elles sont maintenant.",
     "someone": "quelqu'un", "someone else": "quelqu'un d'autre",
+    // The consistency page (consistency.html, consistency.js).
+    "consistency": "cohérence", "Back to the messages": "Retour aux messages", "Keyboard shortcuts (?)": "Raccourcis clavier (?)",
+    "Spellings hidden in some messages and readable in others, surrogates equal to a readable form, spellings with two tags: decide each once, for the whole corpus. The release applies the decision. Undecided cases come first, the riskiest first.":
+      "Graphies masquées dans certains messages et lisibles dans d'autres, substituts égaux à une forme lisible, graphies sous deux étiquettes : décidez chacune une fois, pour tout le corpus. La publication applique la décision. Les cas à décider viennent d'abord, les plus risqués en tête.",
+    "Filter the cases": "Filtrer les cas", "Search a spelling…": "Chercher une graphie…", "Search a spelling": "Chercher une graphie",
+    "Status": "Statut", "to decide": "à décider", "Kind": "Sorte", "any kind": "toute sorte", "Tag": "Étiquette",
+    "hidden here, readable there": "masqué ici, lisible là", "surrogate equal to a readable form": "substitut égal à une forme lisible",
+    "two tags": "deux étiquettes", "The same decision for every case shown:": "La même décision pour tous les cas affichés :",
+    "Hide all everywhere…": "Tout masquer partout…", "Show all everywhere…": "Tout montrer partout…",
+    "Yes": "Oui", "confirms": "confirme", "cancels": "annule", "hidden": "masqué", "readable": "lisible",
+    "Hide everywhere": "Masquer partout", "Show everywhere": "Montrer partout", "Homonyms: leave each as it is": "Homonymes : laisser chacun tel quel",
+    "One entity (one tag)": "Une seule entité (une étiquette)", "Different entities": "Entités différentes",
+    "next case": "cas suivant", "previous case": "cas précédent",
+    "hide the spelling everywhere (asks first where it is readable)": "masquer la graphie partout (demande d'abord là où elle est lisible)",
+    "show the spelling everywhere (asks first where it is hidden)": "montrer la graphie partout (demande d'abord là où elle est masquée)",
+    "homonyms: a name where it is hidden, a word where it is readable": "homonymes : un nom là où elle est masquée, un mot là où elle est lisible",
+    "two tags: one entity (one tag everywhere)": "deux étiquettes : une seule entité (une étiquette partout)",
+    "two tags: different entities": "deux étiquettes : des entités différentes",
+    "next page of cases": "page de cas suivante", "previous page of cases": "page de cas précédente",
+    "search a spelling (Esc leaves the search)": "chercher une graphie (Échap quitte la recherche)",
+    "in a question: yes (Esc: cancel)": "dans une question : oui (Échap : annuler)",
+    "{n} message": "{n} message", "{n} messages": "{n} messages",
+    "hidden in {hidden}, readable in {readable}": "masqué dans {hidden}, lisible dans {readable}",
+    "({n} released with no human reading it)": "({n} publié sans qu'un humain le lise)",
+    "({n} released with no human reading them)": "({n} publiés sans qu'un humain les lise)",
+    "surrogate of an earlier release ({tag}), readable in {readable}": "substitut d'une publication antérieure ({tag}), lisible dans {readable}",
+    "hidden as {tags}": "masqué comme {tags}", "decided by {who}": "décidé par {who}",
+    "decided {decision} by {who}, then {more}: to decide again": "décidé « {decision} » par {who}, puis {more} : à décider à nouveau",
+    "{n} more hidden": "{n} masqués de plus",
+    "the share of its messages where it is hidden, times the messages where it is readable (those no human read count whole)":
+      "la part de ses messages où elle est masquée, fois les messages où elle est lisible (ceux qu'aucun humain n'a lus comptent entier)",
+    "no case: the corpus is consistent": "aucun cas : le corpus est cohérent",
+    "cases {first}–{last} of {total}": "cas {first}–{last} sur {total}", "found ({all} in all)": "trouvés ({all} en tout)",
+    "{n} to decide": "{n} à décider",
+    "The same decision for the {n} case shown:": "La même décision pour le cas affiché :",
+    "The same decision for the {n} cases shown:": "La même décision pour les {n} cas affichés :",
+    "“{key}” is not decided so: its choices are {choices}.": "« {key} » ne se décide pas ainsi : ses choix sont {choices}.",
+    "Show “{key}” everywhere?": "Montrer « {key} » partout ?", "Show it everywhere": "La montrer partout",
+    "Show “{key}” in {where} where it is hidden: it becomes readable there in the release.":
+      "Montrer « {key} » dans {where} où elle est masquée : elle y devient lisible dans la publication.",
+    "Hide “{key}” everywhere?": "Masquer « {key} » partout ?", "Hide it everywhere": "La masquer partout",
+    "Hide “{key}” in {where} where it is readable.": "Masquer « {key} » dans {where} où elle est lisible.",
+    "“{key}”: {decision}": "« {key} » : {decision}",
+    "Nothing was saved: “{key}” changed since the page showed it. The cases are shown as they now are.":
+      "Rien n'a été enregistré : « {key} » a changé depuis que la page l'a affiché. Les cas sont affichés tels qu'ils sont maintenant.",
+    "Hide everywhere the {n} case shown?": "Masquer partout le cas affiché ?", "Hide everywhere the {n} cases shown?": "Masquer partout les {n} cas affichés ?",
+    "Show everywhere the {n} case shown?": "Montrer partout le cas affiché ?", "Show everywhere the {n} cases shown?": "Montrer partout les {n} cas affichés ?",
+    "{n} case is decided so": "{n} cas est décidé ainsi", "{n} cases are decided so": "{n} cas sont décidés ainsi",
+    "{n} message changes in the release.": "{n} message change dans la publication.",
+    "{n} messages change in the release.": "{n} messages changent dans la publication.",
+    "{n} is already decided so.": "{n} est déjà décidé ainsi.", "{n} are already decided so.": "{n} sont déjà décidés ainsi.",
+    "{n} spelling with two tags is left (decided one or two entities).": "{n} graphie sous deux étiquettes est laissée (elle se décide une ou deux entités).",
+    "{n} spellings with two tags are left (decided one or two entities).": "{n} graphies sous deux étiquettes sont laissées (elles se décident une ou deux entités).",
+    "{n} surrogate of an earlier release is drawn again.": "{n} substitut d'une publication antérieure est tiré à nouveau.",
+    "{n} surrogates of an earlier release are drawn again.": "{n} substituts d'une publication antérieure sont tirés à nouveau.",
+    "1 hidden item becomes readable in 1 message ({kinds}).": "1 élément masqué devient lisible dans 1 message ({kinds}).",
+    "No hidden item becomes readable.": "Aucun élément masqué ne devient lisible.",
+    "Every case shown is already decided so: nothing to decide.": "Tous les cas affichés sont déjà décidés ainsi : rien à décider.",
+    "Hide them everywhere": "Les masquer partout", "Show them everywhere": "Les montrer partout",
+    "{n} case decided: {decision}.": "{n} cas décidé : {decision}.", "{n} cases decided: {decision}.": "{n} cas décidés : {decision}.",
+    "Nothing was decided: the cases changed since the preview (someone decided one, or its messages changed). Here is the preview anew.":
+      "Rien n'a été décidé : les cas ont changé depuis l'aperçu (quelqu'un en a décidé un, ou ses messages ont changé). Voici l'aperçu à nouveau.",
   },
 };
 
@@ -156,7 +218,7 @@ function trReason(text) {
 }
 
 // Never translated: what comes from the messages and the workspace.
-const UNTRANSLATED = "#message, #dispute-list .message, .differences, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent";
+const UNTRANSLATED = "#message, #dispute-list .message, .differences, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent, .spelling";
 
 function translateNode(root) {
   if (LANG === "en") return;

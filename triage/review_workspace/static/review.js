@@ -448,7 +448,11 @@ async function decide(label, released = false) {
   }
   const spans = label === "NTA" ? [] : spansToServer(S.item.text, S.draft);
   try {
-    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/${decisionPath(S.item)}`, { label, spans, text_hash: S.item.text_hash, version: S.item.version }));
+    // The server releases the contact details the machines hid only when asked: the reviewer took
+    // them out of the draft, or confirmed above.
+    const body = { label, spans, text_hash: S.item.text_hash, version: S.item.version };
+    if (label === "NTA") body.release_contact = true;
+    relist(await api("POST", `/api/items/${encodeURIComponent(S.item.id)}/${decisionPath(S.item)}`, body));
     S.trail.push(S.item.id);
     loadHistory().catch(() => {});
     await next(S.item.id);
