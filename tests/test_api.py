@@ -217,7 +217,13 @@ def test_the_queue_is_a_frame_and_answers_fold_back(demo):
     classified = triage.classify(demo)
     queue = triage.queue_export(classified)
     assert len(queue) == (classified.decision == "EXPERT").sum()
-    assert queue.columns.tolist()[:3] == ["id", "text", "look_at"]
+    assert queue.columns.tolist()[:5] == ["id", "text", "proposal", "machines_hide", "look_at"]
+    # what the machines hid is in the queue: the reviewer's TA or NTA is never answered blind
+    hidden = classified.set_index("id").hidden.map(json.loads)
+    for row in queue.itertuples():
+        spans = hidden[row.id]
+        assert row.machines_hide == "; ".join(f"{row.text[s:e]} ({tag})" for s, e, tag in spans)
+        assert all(f"[{tag}: {row.text[s:e]}]" in row.proposal for s, e, tag in spans)
     answered = queue.assign(expert_decision="NTA", expert_hide="")
     final = triage.queue_apply(answered, classified)
     assert len(final) == len(classified) and not (final.final == "EXPERT").any()

@@ -316,7 +316,9 @@ def test_exported_queues_are_safe_in_a_spreadsheet_and_apply_restores_the_text(c
     assert len(read_rows(queue)) == len(FORMULAS)
     dangerous = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
     assert dangerous == []
-    assert sum(c.startswith("'=HYPERLINK(") for c in cells) == 1
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline="")))
+    # the text, and the proposal that shows it with nothing hidden, each neutralised
+    assert [(r["text"][:12], r["proposal"][:12]) for r in rows if "HYPERLINK" in r["text"]] == [("'=HYPERLINK(",) * 2]
 
     fill_queue(queue, "NTA")
     final = tmp_path / "final.csv"

@@ -204,7 +204,9 @@ def test_html_escapes_everything_and_highlights_the_words(tmp_path, seeker):
     assert "&lt;script&gt;<mark>alert</mark>(&#x27;" in page and ")&lt;/script&gt;" in page
     assert "&amp; <mark" in page and "&lt;b&gt;1&lt;/b&gt;" in page
     assert "<mark>Zorglub</mark>" in page
-    assert '<mark class="hidden">Cédric</mark>' in page  # hidden by S&H, model NTA
+    # what the machines hid is shown with its tag, in the message and listed: never answered blind
+    assert '<mark class="hidden">Cédric <span class="tag">PRE</span></mark>' in page
+    assert "<td>Cédric (PRE)</td>" in page
     assert not re.search(r"(src|href)\s*=", page)  # self-contained
     assert "1 message to read" in page and "expert_decision" in page and "expert_hide" in page
 

@@ -67,4 +67,6 @@ def test_classify_can_write_the_queue_directly(cli, tmp_path):
     result = cli("classify", corpus, "-o", tmp_path / "out.csv", "--queue", html, "--expert-budget", "1")
     assert result.exit_code == 0, result.output
     page = html.read_text("utf-8")
-    assert "<mark>Zorglub</mark>" in page and "expert queue" in result.output
+    # the word the machines hid is shown as hidden, with its tag: the expert sees what TA keeps hidden
+    assert '<mark class="hidden">Zorglub <span class="tag">PRE</span></mark>' in page
+    assert "<td>Zorglub (PRE)</td>" in page and "expert queue" in result.output

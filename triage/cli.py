@@ -189,7 +189,7 @@ def classify(
     input: InputPath,
     output: OutputOption = None,
     model: Annotated[Optional[Path], typer.Option("--model", help="Model file (default: the embedded model).")] = None,
-    queue: Annotated[Optional[Path], typer.Option("--queue", help="Also write the expert's work queue (.csv, .jsonl or .html).")] = None,
+    queue: Annotated[Optional[Path], typer.Option("--queue", help="Also write the expert's work queue (.xlsx, .csv, .jsonl or .html).")] = None,
     policy: Annotated[Optional[str], typer.Option("--policy", help="Combination policy: budget or paper (Table 2). Default: the model's.")] = None,
     expert_budget: Annotated[float, typer.Option("--expert-budget", help="Messages a human reads (budget policy): a share (0 to 1; 1 = all) or a count (500); exactly that many, the riskiest.")] = 0.10,
     calibrated: Annotated[bool, typer.Option("--calibrated", help="Route each message by the risk threshold calibrated at training (same rule for every part of a corpus; the share sent is then close to the budget, not exact).")] = False,

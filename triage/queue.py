@@ -358,11 +358,28 @@ def export_queue(
     return QueueSummary(Path(output_path), chosen, len(rows), total)
 
 
+def _proposal(row: _Row) -> str:
+    """The message with each item the machines hid marked as `[TAG: words]`: what TA keeps hidden."""
+    parts, at = [], 0
+    for start, end, tag in row.hidden:
+        parts += [row.text[at:start], f"[{tag}: {row.text[start:end]}]"]
+        at = end
+    parts.append(row.text[at:])
+    return "".join(parts)
+
+
+def _machines_hide(row: _Row) -> str:
+    """The items the machines hid, in text order: `words (TAG)`, separated by `; `."""
+    return LOOK_AT_SEPARATOR.join(f"{row.text[start:end]} ({tag})" for start, end, tag in row.hidden)
+
+
 def _queue_record(row: _Row, seeker: SeekAndHide) -> dict[str, str]:
     fields = row.message.fields
     return {
         "id": row.message.id,
         "text": row.text,
+        "proposal": _proposal(row),
+        "machines_hide": _machines_hide(row),
         "look_at": LOOK_AT_SEPARATOR.join(_look_at(row)),
         "why": _why(row, seeker),
         "seekhide": fields.get("seekhide", ""),
@@ -382,22 +399,59 @@ td.text { white-space: pre-wrap; max-width: 40em; }
 td.why { font-size: 0.9em; color: #444; }
 mark { background: #ffe066; }
 mark.hidden { background: #ffb3b3; }
+mark .tag { font-size: 0.8em; font-weight: 700; color: #6b1010; }
 code { background: #f4f4f4; padding: 0 0.2em; }
 """
 
 
 def _marked_text(text: str, found: list[Spot]) -> str:
+    """The message with the words to look at marked, and each item the machines hid marked with
+    its tag (the words shown: TA keeps them hidden, NTA releases them)."""
+    hidden = [spot for spot in found if spot.tag]
+    found = sorted(hidden + [spot for spot in found if not spot.tag and all(
+        spot.end <= h.start or spot.start >= h.end for h in hidden)], key=lambda s: (s.start < 0, s.start, s.end))
     parts: list[str] = []
     last = 0
     for spot in found:
         if spot.start < last:  # not found (-1) or overlapping an earlier mark
             continue
-        css = ' class="hidden"' if spot.tag else ""
         parts.append(html.escape(text[last : spot.start]))
-        parts.append(f"<mark{css}>{html.escape(text[spot.start : spot.end])}</mark>")
+        words = html.escape(text[spot.start : spot.end])
+        if spot.tag:
+            parts.append(f'<mark class="hidden">{words} <span class="tag">{html.escape(spot.tag)}</span></mark>')
+        else:
+            parts.append(f"<mark>{words}</mark>")
         last = spot.end
     parts.append(html.escape(text[last:]))
     return "".join(parts)
+
+
+# How to answer, in the page of the queue: every answer file `--import-queue` and `queue apply` read.
+_HTML_ANSWER = """<h2>How to answer</h2>
+<p>This page is for reading. The answers go into a copy of the same queue in one of these formats, written by
+<code>triage queue export CLASSIFIED -o FILE</code> (or <code>triage classify --queue FILE</code>) with FILE ending
+in the format's extension. In each row, fill <code>expert_decision</code> with <strong>TA</strong> (to anonymise)
+or <strong>NTA</strong> (nothing to anonymise) and, for TA, <code>expert_hide</code> with the words to hide that the
+machines missed, separated by <code>;</code> (every occurrence is hidden, whatever the case). Leave both empty to
+decide later. Change no other cell: each answer is checked against the message's <code>id</code> and
+<code>text</code>.</p>
+<ul>
+<li><strong>.xlsx</strong> (Excel, LibreOffice Calc): fill the two columns in the first sheet and save it in the
+same format (.xlsx).</li>
+<li><strong>.csv</strong>: open it in a spreadsheet or an editor, fill the two columns and save it as CSV, UTF-8,
+comma-separated, keeping the header row.</li>
+<li><strong>.jsonl</strong>: one JSON object a line; in each, set <code>"expert_decision": "TA"</code> (or
+<code>"NTA"</code>) and <code>"expert_hide": "word; other word"</code> (<code>""</code> when there is none).</li>
+</ul>
+<p><strong>What an answer releases.</strong> TA keeps hidden everything the machines hid (marked in the message
+below with its tag, and listed in the file's <code>machines_hide</code> column; the <code>proposal</code> column shows
+the message with each of them as <code>[TAG: words]</code>) and hides the <code>expert_hide</code> words too. NTA
+releases the message as written: what the machines hid becomes readable. An NTA over phone numbers, e-mail or postal
+addresses, links or codes the machines hid is refused on import unless <code>--allow-release-of-hidden</code> is
+given.</p>
+<p>Then store the answers in the review workspace with <code>triage review CLASSIFIED --workspace WORKSPACE
+--import-queue FILE --reviewer NAME</code>, which <code>triage release</code> publishes from.</p>
+"""
 
 
 def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
@@ -413,24 +467,19 @@ def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
         f"<h1>Expert queue: {len(rows):,} message{'s' if len(rows) != 1 else ''} to read</h1>",
         f"<p>{len(rows):,} of {total:,} classified messages need a human decision: the machines "
         "sent them to a human, the most uncertain first.</p>",
-        "<p><strong>How to answer:</strong> this page is for reading. Answer in the CSV or JSONL export of "
-        "the same queue (<code>triage queue export</code> with an output ending in <code>.csv</code> or "
-        "<code>.jsonl</code>): fill <code>expert_decision</code> with TA (to anonymise) or NTA (nothing to "
-        "anonymise) and, for TA, <code>expert_hide</code> with the words to hide, separated by <code>;</code> "
-        "(every occurrence is hidden, whatever the case). Leave both empty to decide later. Then store the "
-        "answers in the review workspace with <code>triage review CLASSIFIED --import-queue FILE</code>, "
-        "which <code>triage release</code> publishes from.</p>",
-        '<p><mark>word</mark> ambiguous or unknown word &nbsp; <mark class="hidden">word</mark> '
-        "hidden by Seek&amp;Hide although the model says NTA</p>",
-        "<table><thead><tr><th>#</th><th>id</th><th>message</th><th>look at</th><th>why</th>"
-        "<th>Seek&amp;Hide</th><th>model</th><th>score</th></tr></thead><tbody>",
+        _HTML_ANSWER,
+        '<p><mark>word</mark> ambiguous or unknown word, to look at &nbsp; <mark class="hidden">word <span class="tag">TAG</span></mark> '
+        "hidden by the machines (TA keeps it hidden, NTA releases it)</p>",
+        "<table><thead><tr><th>#</th><th>id</th><th>message</th><th>the machines hide</th><th>look at</th>"
+        "<th>why</th><th>Seek&amp;Hide</th><th>model</th><th>score</th></tr></thead><tbody>",
     ]
     for number, row in enumerate(rows, 1):
         fields = row.message.fields
         cells = [
             f"<td>{number}</td>",
             f"<td>{esc(row.message.id)}</td>",
-            f'<td class="text">{_marked_text(row.text, spots(row))}</td>',
+            f'<td class="text">{_marked_text(row.text, spots(row, all_hidden=True))}</td>',
+            f"<td>{esc(_machines_hide(row)) or 'nothing'}</td>",
             f"<td>{esc(LOOK_AT_SEPARATOR.join(_look_at(row)))}</td>",
             f'<td class="why">{esc(_why(row, seeker))}</td>',
             f"<td>{esc(fields.get('seekhide', ''))}</td>",
@@ -475,7 +524,7 @@ def read_decisions(decisions_path: str | os.PathLike[str]) -> dict[str, ExpertAn
     if not isinstance(decisions_path, Records) and Path(decisions_path).suffix.lower() in (".html", ".htm"):
         raise BadInput(
             f"{display} is the HTML page of the queue, for reading only; fill expert_decision and "
-            "expert_hide in the CSV or JSONL export of the queue and apply that file"
+            "expert_hide in the .xlsx, .csv or .jsonl export of the queue and give that file"
         )
     table = open_messages(decisions_path, text_column="id", id_column="id", required_columns=("expert_decision",))
     # Only a spreadsheet export was neutralised; JSONL and DataFrames hold the cells as they are.

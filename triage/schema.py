@@ -43,6 +43,9 @@ CLASSIFY_COLUMNS = (
 )
 #: What a classified file must hold to be read back (`risk` is optional: older files lack it).
 CLASSIFIED_COLUMNS = tuple(column for column in CLASSIFY_COLUMNS if column != RISK_COLUMN)
-QUEUE_COLUMNS = ("id", "text", "look_at", "why", "seekhide", "model", "score", "expert_decision", "expert_hide")
+#: The expert's queue: the message, what the machines propose to hide (the message with each hidden item marked
+#: `[TAG: words]`, and the list of them), what to look at and why, and the expert's two columns.
+QUEUE_COLUMNS = ("id", "text", "proposal", "machines_hide", "look_at", "why", "seekhide", "model", "score",
+                 "expert_decision", "expert_hide")
 #: Appended to the classified columns in the file `queue apply` writes.
 FINAL_COLUMNS = ("final", "final_text")

@@ -369,12 +369,14 @@ def _spelling(value) -> str:
 
 def _filters(query) -> dict:
     """The list's filters from a query string: kind (queue, audit), status (pending, decided,
-    skipped, stale; commas between), q (a piece of the text, or an id), tag, reviewer."""
+    skipped, stale; commas between), q (a piece of the text, or an id), tag, reviewer, double
+    (where the double review stands: marked, waiting, both, disputed)."""
     text = query.get("q") or None
     if text is not None and len(text) > MAX_SPELLING:
         raise BadOption(f"a search has at most {MAX_SPELLING} characters")
     return {"kind": query.get("kind") or None, "status": query.get("status") or None, "text": text,
-            "tag": query.get("tag") or None, "reviewer": query.get("reviewer") or None}
+            "tag": query.get("tag") or None, "reviewer": query.get("reviewer") or None,
+            "double": query.get("double") or None}
 
 
 def _language(text: str) -> dict:
@@ -541,7 +543,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         chosen = data.get("filters", {})
         if not isinstance(chosen, dict) or not all(isinstance(v, str) for v in chosen.values()):
-            raise BadOption("filters must be an object of text values (q, status, kind, tag, reviewer)")
+            raise BadOption("filters must be an object of text values (q, status, kind, tag, reviewer, double)")
         try:
             done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=who(request).name,
                                          digest=data.get("digest"), expected=data.get("expected"),

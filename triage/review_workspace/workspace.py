@@ -46,6 +46,10 @@ LABELS = (TA, NTA)
 TAGS = HIDE_TAGS
 BULK_ACTIONS = ("accept", "nta")  # the machines' proposal, or nothing hidden
 STATUSES = ("pending", "decided", "skipped", "stale", "disputed")
+#: The list's double-review filter: marked for two blind reviewers; one blind decision on the current
+#: text, the second awaited; two blind decisions on the current text (alike, different or resolved);
+#: a disagreement the lead has not resolved yet.
+DOUBLE_FILTERS = ("marked", "waiting", "both", "disputed")
 #: The list's orders: the list's own (riskiest queued first, then the audit), by risk, by input.
 SORTS = {"rank": "i.rank", "risk": "m.risk IS NULL, m.risk DESC, i.rank", "input": "m.position"}
 LEARN_KINDS = ("name", "word")  # a name is hidden everywhere; an ordinary word is never hidden
@@ -903,11 +907,13 @@ class Workspace:
         )
 
     def _where(self, kind: str | None, status: str | None, *, text: str | None = None, tag: str | None = None,
-               reviewer: str | None = None, listing: bool = False) -> tuple[str, list]:
+               reviewer: str | None = None, double: str | None = None, listing: bool = False) -> tuple[str, list]:
         """The WHERE clause of the list's filters, over `items i JOIN messages m LEFT JOIN decisions
         d`, or with `listing` over `listing i LEFT JOIN decisions d` (the same columns, narrow)."""
         clauses, values = [], []
         row, hidden, digest = ("i.message", "i.tags", "i.text_hash") if listing else ("m.rowid", "m.hidden", "m.text_hash")
+        if double is not None:
+            clauses.append(self._double_clause(double, digest))
         if text:
             # A piece of the text (case-insensitive), or the message id itself.
             if self._searchable and len(text) >= 3:
@@ -944,29 +950,47 @@ class Workspace:
             values.extend(statuses)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", values
 
+    @staticmethod
+    def _double_clause(double: str, digest: str) -> str:
+        """The SQL condition of the double-review filter (DOUBLE_FILTERS) over the list's `i` and
+        `d`, `digest` the column of the message's current text hash."""
+        if double not in DOUBLE_FILTERS:
+            raise BadOption(f"unknown double-review filter {double!r}; use one of {', '.join(DOUBLE_FILTERS)}")
+        reviews = f"(SELECT count(*) FROM reviews r WHERE r.id = i.id AND r.text_hash = {digest})"
+        settled = f"(d.id IS NOT NULL AND d.text_hash = {digest} AND d.status IN ('decided', '{DISPUTED}'))"
+        return {
+            "marked": "EXISTS (SELECT 1 FROM double x WHERE x.id = i.id)",
+            "waiting": f"{reviews} > 0 AND NOT {settled}",
+            "both": f"{reviews} >= 2",
+            "disputed": f"d.status = '{DISPUTED}' AND d.text_hash = {digest}",
+        }[double]
+
     def items(self, *, kind: str | None = None, status: str | None = None, offset: int = 0,
               limit: int = 50, text: str | None = None, tag: str | None = None, reviewer: str | None = None,
-              sort: str = "rank") -> list[Item]:
+              double: str | None = None, sort: str = "rank") -> list[Item]:
         """The list's items, filtered (route, status, a piece of text or the id, a tag hidden, who
-        decided) and sorted: `rank` (the list's order, riskiest first then the audit), `risk`
-        (riskiest first, queue and audit together) or `input` (the order of the classified file)."""
+        decided, where the double review stands: DOUBLE_FILTERS) and sorted: `rank` (the list's
+        order, riskiest first then the audit), `risk` (riskiest first, queue and audit together) or
+        `input` (the order of the classified file)."""
         return self.page(kind=kind, status=status, offset=offset, limit=limit, text=text, tag=tag,
-                         reviewer=reviewer, sort=sort)[1]
+                         reviewer=reviewer, double=double, sort=sort)[1]
 
     def page(self, *, kind: str | None = None, status: str | None = None, offset: int = 0, limit: int = 50,
              text: str | None = None, tag: str | None = None, reviewer: str | None = None,
-             sort: str = "rank") -> tuple[int, list[Item]]:
+             double: str | None = None, sort: str = "rank") -> tuple[int, list[Item]]:
         """A page of the list and how many items pass its filters (see `items`), in one reading of
         the list: the page's ids and the count first, then those few items in full."""
         if sort not in SORTS:
             raise BadOption(f"sort must be one of {', '.join(SORTS)}")
-        where, values = self._where(kind, status, text=text, tag=tag, reviewer=reviewer, listing=self._listed)
+        where, values = self._where(kind, status, text=text, tag=tag, reviewer=reviewer, double=double,
+                                    listing=self._listed)
         found = self._db.execute(
             f"SELECT i.id, count(*) OVER () AS total {self._list_from()}{where} ORDER BY {self._order(sort)}"
             " LIMIT ? OFFSET ?",
             [*values, max(0, int(limit)), max(0, int(offset))]).fetchall()
         if not found:
-            return (self.count(kind=kind, status=status, text=text, tag=tag, reviewer=reviewer) if offset else 0), []
+            return (self.count(kind=kind, status=status, text=text, tag=tag, reviewer=reviewer, double=double)
+                    if offset else 0), []
         chosen = [row[0] for row in found]
         rows = {row["id"]: row for row in self._db.execute(
             f"{self._ITEM_SQL} WHERE i.id IN (SELECT value FROM json_each(?))", (json.dumps(chosen),))}
@@ -977,8 +1001,9 @@ class Workspace:
         return [row[0] for row in self._db.execute("SELECT DISTINCT reviewer FROM decisions ORDER BY reviewer")]
 
     def count(self, *, kind: str | None = None, status: str | None = None, text: str | None = None,
-              tag: str | None = None, reviewer: str | None = None) -> int:
-        where, values = self._where(kind, status, text=text, tag=tag, reviewer=reviewer, listing=self._listed)
+              tag: str | None = None, reviewer: str | None = None, double: str | None = None) -> int:
+        where, values = self._where(kind, status, text=text, tag=tag, reviewer=reviewer, double=double,
+                                    listing=self._listed)
         sql = f"SELECT count(*) {self._list_from()}{where}"
         return self._db.execute(sql, values).fetchone()[0]
 
@@ -1006,13 +1031,26 @@ class Workspace:
         come back, in list order (after `after_rank` first, as above). None when every item is
         decided: where a reviewer resumes, and where the page goes after a decision. With `reviewer`,
         an item leased to another reviewer, or decided blind by this one and waiting for a second
-        reviewer, is passed over."""
+        reviewer, is passed over; and a message another reviewer decided blind, which waits for a
+        second reviewer, comes first, wherever `after_rank` is (the first of them in list order,
+        riskiest first): a second reviewer meets it at their next message, not after the whole list.
+        One this reviewer skipped comes back with their other skipped ones."""
+        free = ""
+        if reviewer is not None:
+            free = (" AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = i.id AND l.reviewer != ? AND l.until > ?)"
+                    " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.id = i.id AND r.reviewer = ?"
+                    " AND r.text_hash = m.text_hash)")
+            where, values = self._where(None, "pending,stale,skipped", double="waiting")
+            row = self._db.execute(
+                f"{self._ITEM_SQL}{where}{free} AND (d.id IS NULL OR NOT (d.status = 'skipped' AND d.reviewer = ? "
+                "AND d.text_hash = m.text_hash)) ORDER BY i.rank LIMIT 1",
+                [*values, reviewer, time.time(), reviewer, reviewer]).fetchone()
+            if row is not None:
+                return self._item(row)
         for statuses in ("pending,stale", "skipped"):
             where, values = self._where(None, statuses)
             if reviewer is not None:
-                where += (" AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = i.id AND l.reviewer != ? AND l.until > ?)"
-                          " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.id = i.id AND r.reviewer = ?"
-                          " AND r.text_hash = m.text_hash)")
+                where += free
                 values = [*values, reviewer, time.time(), reviewer]
             tries = [(where, values)]
             if after_rank is not None:
@@ -1504,8 +1542,9 @@ class Workspace:
         return pairs
 
     def disputes(self) -> list[dict]:
-        """The unresolved disagreements, in list order: each item with its two blind decisions."""
-        return [{"item": item.as_json(), "reviews": self.reviews(item.id)}
+        """The unresolved disagreements, in list order: each item with its two blind decisions, in
+        the order of the reviewers' names (the same sides whoever decided first)."""
+        return [{"item": item.as_json(), "reviews": sorted(self.reviews(item.id), key=lambda r: r["reviewer"])}
                 for item in self.items(status=DISPUTED, limit=1_000_000)]
 
     def adjudicate(self, message_id: str, *, label: str, spans: Iterable, reviewer: str,

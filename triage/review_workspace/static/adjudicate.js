@@ -25,32 +25,91 @@ async function loadDisputes() {
   list.replaceChildren();
   if (!ADJ.disputes.length) list.append(el("li", { class: "none", text: "No disagreement left to resolve." }));
   ADJ.disputes.forEach(({ item, reviews }, index) => {
+    const pair = reviews.slice(0, 2); // in the reviewers' name order: the same sides whoever decided first
     const sides = el("div", { class: "sides" });
-    reviews.slice(0, 2).forEach((review, side) => {
+    pair.forEach((review, side) => {
+      const other = pair[1 - side];
       const keep = el("button", { type: "button", class: "keep" }, document.createTextNode(`Keep ${review.reviewer}'s `), el("kbd", { text: String(side + 1) }));
       keep.addEventListener("click", () => resolve(index, side));
+      const label = el("span", { class: other && other.label !== review.label ? "label differs" : "label", text: review.label });
       sides.append(el("div", { class: "side", "data-reviewer": review.reviewer },
-        el("h3", { text: `${review.reviewer}: ${review.label}` }), markedText(item.text, review.spans), keep));
+        el("h3", {}, document.createTextNode(`${review.reviewer}: `), label),
+        markedText(item.text, review.spans, other ? other.spans : null, review.reviewer, other ? other.reviewer : ""), keep));
     });
     const edit = el("button", { type: "button", class: "ghost" }, document.createTextNode("Edit "), el("kbd", { text: "e" }));
     edit.addEventListener("click", () => editDispute(index));
-    const li = el("li", { "data-message-id": item.id }, el("p", { class: "dispute-id", text: `message ${item.id} · ${item.kind}` }), sides, edit);
+    const li = el("li", { "data-message-id": item.id }, el("p", { class: "dispute-id", text: `message ${item.id} · ${item.kind}` }),
+      differences(item.text, pair), sides, edit);
     if (index === ADJ.focus) li.classList.add("focused");
     list.append(li);
   });
 }
 
-// A message with one reviewer's hidden spans shown as tags (text inserted as text only).
-function markedText(text, serverSpans) {
+const spanKey = (span) => span.join(",");
+
+// The parts of `spans` that none of `cover` hides: [start, end] character ranges (page offsets).
+function uncovered(spans, cover) {
+  const out = [];
+  for (const [start, end] of spans) {
+    let at = start;
+    for (const [s, e] of cover) {
+      if (e <= at || s >= end) continue;
+      if (s > at) out.push([at, s]);
+      at = Math.max(at, e);
+    }
+    if (at < end) out.push([at, end]);
+  }
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
+// A message with one reviewer's hidden spans shown as tags, each with its original words (text
+// inserted as text only). With the other reviewer's spans, the differences are marked: a hidden
+// item the other did not hide so (another tag, other boundaries, or not at all), and the words the
+// other hid that this reviewer leaves readable.
+function markedText(text, serverSpans, otherServerSpans = null, who = "", otherWho = "") {
   const box = el("p", { class: "message small" });
+  const mine = spansFromServer(text, serverSpans).sort((x, y) => x[0] - y[0]);
+  const other = otherServerSpans ? spansFromServer(text, otherServerSpans) : null;
+  const theirs = new Set((other || []).map(spanKey));
+  const readable = other ? uncovered(other, mine) : [];
+  const plain = (from, to) => {
+    let at = from;
+    for (const [start, end] of readable) {
+      if (end <= at || start >= to) continue;
+      box.append(text.slice(at, start));
+      box.append(el("mark", { class: "differs readable", title: trf("{who} hides this; {me} leaves it readable", { who: otherWho, me: who }), text: text.slice(start, end) }));
+      at = end;
+    }
+    box.append(text.slice(at, to));
+  };
   let at = 0;
-  for (const [start, end, tag] of spansFromServer(text, serverSpans)) {
-    box.append(text.slice(at, start), el("span", { class: "hidden-item", title: text.slice(start, end) },
-      document.createTextNode(tag), el("span", { class: "original", text: text.slice(start, end) })));
+  for (const span of mine) {
+    const [start, end, tag] = span;
+    plain(at, start);
+    const differs = other !== null && !theirs.has(spanKey(span));
+    const chip = el("span", { class: differs ? "hidden-item differs" : "hidden-item", title: differs ? trf("only {who} hides it so", { who }) : text.slice(start, end) },
+      document.createTextNode(tag), el("span", { class: "original", text: text.slice(start, end) }));
+    box.append(chip);
     at = end;
   }
-  box.append(text.slice(at));
+  plain(at, text.length);
   return box;
+}
+
+// One line naming what the two decisions differ on: the label, and each span one hid and the other not so.
+function differences(text, pair) {
+  const line = el("p", { class: "differences" });
+  if (pair.length < 2) return line;
+  const [a, b] = pair;
+  const parts = [];
+  if (a.label !== b.label) parts.push(`${a.reviewer} ${a.label}, ${b.reviewer} ${b.label}`);
+  const sa = spansFromServer(text, a.spans), sb = spansFromServer(text, b.spans);
+  const ka = new Set(sa.map(spanKey)), kb = new Set(sb.map(spanKey));
+  for (const [mine, otherKeys, who] of [[sa, kb, a.reviewer], [sb, ka, b.reviewer]]) {
+    for (const span of mine) if (!otherKeys.has(spanKey(span))) parts.push(`“${text.slice(span[0], span[1])}” ${span[2]} ${trf("by {who} only", { who })}`);
+  }
+  line.append(el("strong", { text: tr("Differences:") }), document.createTextNode(" " + (parts.join("; ") || tr("none"))));
+  return line;
 }
 
 async function resolve(index, side) {

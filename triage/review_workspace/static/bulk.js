@@ -7,7 +7,7 @@ const BULK = { preview: null, filters: null };
 
 function currentFilters() {
   const filters = {};
-  for (const name of ["q", "status", "kind", "tag", "reviewer"]) {
+  for (const name of ["q", "status", "kind", "tag", "reviewer", "double"]) {
     const value = document.getElementById(`filter-${name}`).value.trim();
     if (value) filters[name] = value;
   }

@@ -2,7 +2,7 @@
 // through listQuery(); the list's state lives here, apart from the message view's.
 "use strict";
 
-const FILTERS = ["q", "status", "kind", "tag", "reviewer", "sort"];
+const FILTERS = ["q", "status", "kind", "tag", "reviewer", "double", "sort"];
 
 // The query string of the list's current filters (empty values left out), starting with "&".
 function listQuery() {

@@ -11,7 +11,17 @@ const TRANSLATIONS = {
     "Queue": "File", "Found": "Trouvés", "‹ prev": "‹ préc.", "next ›": "suiv. ›", "Search text or id…": "Chercher un texte ou un id…",
     "any status": "tout statut", "to look at": "à regarder", "pending": "en attente", "decided": "décidés", "skipped": "mis de côté",
     "changed": "modifiés", "disagreements": "désaccords", "stale": "modifié", "queue + audit": "file + audit", "queue": "file", "audit": "audit", "any tag": "toute étiquette",
-    "anyone": "tout relecteur", "list order": "ordre de la liste", "riskiest first": "les plus risqués d'abord",
+    "anyone": "tout relecteur", "any review": "toute relecture", "double review": "double relecture",
+    "awaiting 2nd reviewer": "2e relecteur attendu", "decided by both": "décidés par les deux",
+    "in disagreement": "en désaccord", "Double review": "Double relecture", "Differences:": "Différences :", "none": "aucune",
+    "by {who} only": "par {who} seulement", "only {who} hides it so": "{who} seulement le masque ainsi",
+    "{who} hides this; {me} leaves it readable": "{who} masque ceci ; {me} le laisse lisible",
+    "The two decisions in the order of the reviewers' names, with the words each hid. What they differ on is marked:":
+      "Les deux décisions dans l'ordre des noms des relecteurs, avec les mots que chacun a masqués. Ce qui les distingue est marqué :",
+    "hidden by this reviewer only, or hidden otherwise (another tag, other boundaries);":
+      "masqué par ce relecteur seulement, ou masqué autrement (une autre étiquette, d'autres limites) ;",
+    "words": "mots", "left readable here, hidden by the other reviewer.": "laissés lisibles ici, masqués par l'autre relecteur.",
+    "list order": "ordre de la liste", "riskiest first": "les plus risqués d'abord",
     "input order": "ordre du fichier", "Decide all found…": "Décider tous les trouvés…", "Clear the filters": "Effacer les filtres",
     "hidden (released as its tag)": "masqué (publié sous son étiquette)", "show originals": "voir les originaux",
     "Accept": "Accepter", "Hide selection": "Masquer la sélection", "Skip": "Mettre de côté", "Undo": "Annuler",
@@ -209,7 +219,7 @@ function trReason(text) {
 }
 
 // Never translated: what comes from the messages and the workspace.
-const UNTRANSLATED = "#who, #message, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent, .spelling";
+const UNTRANSLATED = "#who, #message, #dispute-list .message, .differences, #item-list .snippet, .neighbours, .examples, #conc-rows, #reasons, #learnt-rows td, #word-list h3, #recent, .spelling";
 
 function translateNode(root) {
   if (LANG === "en") return;
