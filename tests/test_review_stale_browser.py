@@ -125,7 +125,7 @@ def test_undoing_a_learnt_entry_a_colleague_undid_meanwhile_shows_the_list_as_it
         browser.find_element(By.CSS_SELECTOR, f"{row} button").click()
         status = browser.find_element(By.ID, "learnt-status")
         WebDriverWait(browser, 10).until(lambda d: "Rien n'a été changé" in status.text)
-        assert "annulée par bob" in status.text
+        assert "défaite par bob" in status.text
         WebDriverWait(browser, 10).until(
             lambda d: "inactive" in d.find_element(By.CSS_SELECTOR, row).get_attribute("class"))
     finally:
@@ -225,12 +225,12 @@ def test_a_bulk_decision_whose_list_another_reviewer_changed_meanwhile_is_refuse
         browser.find_element(By.ID, "bulk-open").click()
         Select(browser.find_element(By.ID, "bulk-action")).select_by_value("nta")
         text = browser.find_element(By.ID, "bulk-text")
-        WebDriverWait(browser, 10).until(lambda d: "3 messages found: 3 decided for the first time" in text.text)
+        WebDriverWait(browser, 10).until(lambda d: "3 messages trouvés — décidés pour la première fois : 3" in text.text)
         with Workspace.open(team_workspace) as bob:  # bob hides Rolande in one of them meanwhile
             bob.decide("6", label="TA", spans=[[25, 32, "PRE"]], reviewer="bob")
         browser.find_element(By.ID, "bulk-yes").click()
         WebDriverWait(browser, 10).until(lambda d: text.text.startswith("Rien n'a été décidé : la liste a changé"))
-        assert "1 left to the team" in text.text  # the preview as the list now is: bob's decision is left alone
+        assert "laissés à l'équipe (ceux d'un autre relecteur, une double relecture ou un désaccord) : 1" in text.text  # the preview as the list now is: bob's decision is left alone
         assert browser.find_element(By.ID, "status").text.startswith("Rien n'a été décidé")
     finally:
         server.stop()

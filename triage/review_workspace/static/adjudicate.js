@@ -23,22 +23,22 @@ async function loadDisputes() {
   ADJ.focus = Math.min(ADJ.focus, Math.max(0, ADJ.disputes.length - 1));
   const list = $("dispute-list");
   list.replaceChildren();
-  if (!ADJ.disputes.length) list.append(el("li", { class: "none", text: "No disagreement left to resolve." }));
+  if (!ADJ.disputes.length) list.append(el("li", { class: "none", text: tr("No disagreement left to resolve.") }));
   ADJ.disputes.forEach(({ item, reviews }, index) => {
     const pair = reviews.slice(0, 2); // in the reviewers' name order: the same sides whoever decided first
     const sides = el("div", { class: "sides" });
     pair.forEach((review, side) => {
       const other = pair[1 - side];
-      const keep = el("button", { type: "button", class: "keep" }, document.createTextNode(`Keep ${review.reviewer}'s `), el("kbd", { text: String(side + 1) }));
+      const keep = el("button", { type: "button", class: "keep" }, document.createTextNode(`${trf("Keep {who}'s", { who: review.reviewer })} `), el("kbd", { text: String(side + 1) }));
       keep.addEventListener("click", () => resolve(index, side));
       const label = el("span", { class: other && other.label !== review.label ? "label differs" : "label", text: review.label });
       sides.append(el("div", { class: "side", "data-reviewer": review.reviewer },
         el("h3", {}, document.createTextNode(`${review.reviewer}: `), label),
         markedText(item.text, review.spans, other ? other.spans : null, review.reviewer, other ? other.reviewer : ""), keep));
     });
-    const edit = el("button", { type: "button", class: "ghost" }, document.createTextNode("Edit "), el("kbd", { text: "e" }));
+    const edit = el("button", { type: "button", class: "ghost" }, document.createTextNode(`${tr("Edit")} `), el("kbd", { text: "e" }));
     edit.addEventListener("click", () => editDispute(index));
-    const li = el("li", { "data-message-id": item.id }, el("p", { class: "dispute-id", text: `message ${item.id} · ${item.kind}` }),
+    const li = el("li", { "data-message-id": item.id }, el("p", { class: "dispute-id", text: `${trf("message {id}", { id: item.id })} · ${tr(item.kind)}` }),
       differences(item.text, pair), sides, edit);
     if (index === ADJ.focus) li.classList.add("focused");
     list.append(li);
@@ -120,7 +120,7 @@ async function resolve(index, side) {
     // `version` names the disagreement as shown (both blind decisions): when either reviewer undid or
     // decided again since, nothing is stored and the list is shown as it now is.
     await api("POST", `/api/items/${encodeURIComponent(item.id)}/adjudicate`, { label: chosen.label, spans: chosen.spans, text_hash: item.text_hash, version: item.version });
-    sayAdjudicate(`Message ${item.id}: ${chosen.reviewer}'s decision kept (${chosen.label}).`);
+    sayAdjudicate(trf("Message {id}: {who}'s decision kept ({label}).", { id: item.id, who: chosen.reviewer, label: chosen.label }));
     loadHistory().catch(() => {}); // review.js: what undo names next
   } catch (error) {
     refused = error;
@@ -141,7 +141,7 @@ async function editDispute(index) {
   await show(item.id);
   S.draft = spansFromServer(S.item.text, item.spans || []).map((s) => s.slice());
   render();
-  say("Disagreement: what either reviewer hid is shown. Decide it to resolve it.");
+  say(tr("Disagreement: what either reviewer hid is shown. Decide it to resolve it."));
 }
 
 function sayAdjudicate(text, error = false) {

@@ -29,19 +29,22 @@ async function previewBulk() {
     BULK.preview = await api("GET", `/api/bulk?${query}`);
   } catch (error) { text.textContent = error.message; return; }
   const p = BULK.preview;
-  text.textContent = `${p.total} message${p.total === 1 ? "" : "s"} found: ${p.new} decided for the first time, ` +
-    `${p.changed} decided differently, ${p.unchanged} unchanged` +
-    (p.held ? `, ${p.held} left to the team (another reviewer's, a double review or a disagreement)` : "") +
-    ". One undo (u) takes it all back.";
+  const undoKey = keysOf("messages", "undo").join(" ");
+  text.textContent = trf(p.total === 1 ? "{total} message found: {new} decided for the first time, {changed} decided differently, {unchanged} unchanged"
+    : "{total} messages found: {new} decided for the first time, {changed} decided differently, {unchanged} unchanged",
+  { total: p.total, new: p.new, changed: p.changed, unchanged: p.unchanged }) +
+    (p.held ? trf(", {held} left to the team (another reviewer's, a double review or a disagreement)", { held: p.held }) : "") +
+    trf(". One undo ({key}) takes it all back.", { key: undoKey });
   if (p.readable) { // what the decision releases that a machine or a reviewer hid, said first
     const kinds = Object.entries(p.readable_tags).map(([tag, n]) => `${tag} ${n.toLocaleString()}`).join(", ");
-    const template = p.readable_messages === 1 ? "{n} hidden items become readable in 1 message ({kinds})."
+    const template = p.readable === 1 ? "{n} hidden item becomes readable in 1 message ({kinds})."
+      : p.readable_messages === 1 ? "{n} hidden items become readable in 1 message ({kinds})."
       : "{n} hidden items become readable in {m} messages ({kinds}).";
     text.prepend(el("b", { class: "releases", text: trf(template,
       { n: p.readable.toLocaleString(), m: p.readable_messages.toLocaleString(), kinds }) }), " ");
   }
   for (const ex of p.examples) {
-    const after = ex.after.spans.length ? `TA, hides ${ex.after.spans.map((s) => s[2]).join(" ")}` : "NTA";
+    const after = ex.after.spans.length ? trf("TA, hides {tags}", { tags: ex.after.spans.map((s) => s[2]).join(" ") }) : "NTA";
     const before = ex.before ? `${ex.before.label} → ` : "";
     list.append(el("li", { "data-message-id": ex.id }, el("b", { text: `${before}${after}: ` }), document.createTextNode(ex.text)));
   }
@@ -57,7 +60,8 @@ async function confirmBulk() {
     await refreshState();
     await loadPage(0);
     loadHistory().catch(() => {}); // review.js: what undo names next
-    say(`${done.decided} message${done.decided === 1 ? "" : "s"} decided at once (undo: u).`);
+    say(trf(done.decided === 1 ? "{n} message decided at once (undo: {key})." : "{n} messages decided at once (undo: {key}).",
+      { n: done.decided, key: keysOf("messages", "undo").join(" ") }));
   } catch (error) {
     document.getElementById("bulk-text").textContent = error.message;
     if (error.status === 409) { // the list changed since the preview: the preview anew, and why
@@ -78,22 +82,24 @@ async function openConcordance(spelling) {
   CONC.data = await api("GET", `/api/concordance?spelling=${encodeURIComponent(spelling)}`);
   const d = CONC.data;
   document.getElementById("conc-title").textContent =
-    `“${d.spelling}”: ${d.occurrences.length} occurrence${d.occurrences.length === 1 ? "" : "s"} in ${d.messages} message${d.messages === 1 ? "" : "s"}`;
+    trf(d.occurrences.length === 1 ? "“{spelling}”: {n} occurrence in {m} messages" : "“{spelling}”: {n} occurrences in {m} messages",
+      { spelling: d.spelling, n: d.occurrences.length, m: d.messages });
   const body = document.getElementById("conc-rows");
   body.replaceChildren();
   d.occurrences.forEach((o, index) => {
-    const choice = el("select", { "aria-label": `occurrence ${index + 1}`, "data-index": String(index) },
-      new Option("name (hide)", "name"), new Option("word (show)", "word"));
+    const choice = el("select", { "aria-label": trf("occurrence {n}", { n: index + 1 }), "data-index": String(index) },
+      new Option(tr("name (hide)"), "name"), new Option(tr("word (show)"), "word"));
     choice.value = o.hidden ? "name" : "word";
     choice.disabled = !o.listed;
-    if (!o.listed) choice.title = "released by the machines, outside the review list: learn the word to change it";
+    if (!o.listed) choice.title = tr("released by the machines, outside the review list: learn the word to change it");
     body.append(el("tr", { "data-message-id": o.id, class: o.hidden ? "is-name" : "" },
       el("td", { class: "kwic-before", text: o.before }), el("td", { class: "kwic-match", text: o.match }),
       el("td", { class: "kwic-after", text: o.after }), el("td", {}, choice)));
     choice.addEventListener("change", () => choice.closest("tr").classList.toggle("is-name", choice.value === "name"));
   });
   document.getElementById("conc-note").textContent = d.outside ?
-    `${d.outside} occurrence${d.outside === 1 ? " is" : "s are"} outside the review list (released by the machines): “Name · this corpus” hides them too.` : "";
+    trf(d.outside === 1 ? "{n} occurrence is outside the review list (released by the machines): learning it as a name for this corpus hides it too."
+      : "{n} occurrences are outside the review list (released by the machines): learning the word as a name for this corpus hides them too.", { n: d.outside }) : "";
   panel.hidden = false;
   panel.scrollIntoView({ block: "start" });
 }
@@ -109,10 +115,11 @@ async function applyConcordance() {
     }
   });
   const status = document.getElementById("conc-status");
-  if (!marks.length) { status.textContent = "Nothing changed: choose name or word for an occurrence first."; return; }
+  if (!marks.length) { status.textContent = tr("Nothing changed: choose name or word for an occurrence first."); return; }
   try {
     const done = await api("POST", "/api/concordance", { marks, tag: document.getElementById("conc-tag").value });
-    status.textContent = `${marks.length} occurrence${marks.length === 1 ? "" : "s"} applied: ${done.decided} message${done.decided === 1 ? "" : "s"} decided (undo: u in Messages).`;
+    status.textContent = trf("Occurrences applied: {n}; messages decided: {m} (undo: {key} in Messages).",
+      { n: marks.length, m: done.decided, key: keysOf("messages", "undo").join(" ") });
     await refreshState();
     loadHistory().catch(() => {}); // review.js: what undo names next
     await openConcordance(d.spelling);
@@ -147,7 +154,7 @@ const FORM_TAGS = new Set(["TEL", "MEL", "URL", "ADR", "COD"]);
 async function decideForeign() {
   if (!S.item) return;
   if (!(S.item.language && S.item.language.foreign)) {
-    say("f is for messages mostly in another language; this one is not.", true);
+    say(trf("{key} is for messages mostly in another language; this one is not.", { key: keysOf("messages", "foreign").join(" ") }), true);
     return;
   }
   S.draft = S.draft.filter((span) => FORM_TAGS.has(span[2]));

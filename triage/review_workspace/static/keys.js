@@ -48,13 +48,13 @@ function initKeySettings(keymap) {
     const text = field.value.trim();
     if (text) {
       let custom;
-      try { custom = JSON.parse(text); } catch (error) { problem.textContent = `not JSON: ${error.message}`; return; }
+      try { custom = JSON.parse(text); } catch (error) { problem.textContent = trf("not JSON: {why}", { why: error.message }); return; }
       const why = keysProblem(custom, keymap);
-      if (why) { problem.textContent = why; return; }
+      if (why) { problem.textContent = tr(why); return; }
     }
     try {
       if (text) localStorage.setItem(KEYS_STORED, text); else localStorage.removeItem(KEYS_STORED);
-    } catch (_) { problem.textContent = "this browser does not let the page store settings"; return; }
+    } catch (_) { problem.textContent = tr("this browser does not let the page store settings"); return; }
     location.reload();
   });
   document.getElementById("keys-reset").addEventListener("click", () => {

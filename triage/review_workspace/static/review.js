@@ -107,8 +107,10 @@ async function refreshState(after) {
   const p = S.info.progress;
   const done = p.decided;
   $("progress-fill").style.width = p.total ? `${(100 * done) / p.total}%` : "0";
-  let text = trf("{done} / {total} decided", { done, total: p.total }); // i18n.js
-  if (p.audit) text += trf(" (queue {queue}, audit {audit})", { queue: p.queue, audit: p.audit });
+  // The queue and the audit sample counted apart: an audit message is a check of the machines, not work of the queue.
+  let text = p.audit ? trf("queue {dq} / {q} · audit {da} / {a} decided", {
+    dq: num(p.decided_queue), q: num(p.queue), da: num(p.decided_audit), a: num(p.audit) })
+    : trf("{done} / {total} decided", { done: num(done), total: num(p.total) }); // i18n.js
   if (p.skipped) text += trf(" · {n} skipped (back at the end)", { n: p.skipped });
   if (p.disputed) text += trf(p.disputed === 1 ? " · {n} disagreement for the lead" : " · {n} disagreements for the lead", { n: p.disputed });
   if (p.seconds_per_message) text += trf(" · {n} s per message", { n: p.seconds_per_message });
@@ -124,6 +126,7 @@ async function refreshState(after) {
   return S.info;
 }
 
+const num = (n) => Number(n).toLocaleString(LANG === "fr" ? "fr-FR" : "en-US");
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 function formatDuration(seconds) {
   if (seconds < 90) return `${Math.round(seconds)} s`;
@@ -160,7 +163,7 @@ function renderList() {
   const last = Math.min(S.offset + PAGE, S.total);
   $("list-page").textContent = S.total ? trf("{first}–{last} of {total}", { first: S.offset + 1, last, total: S.total })
     : tr(listFiltered() ? "nothing found" : "empty");
-  $("list-title").textContent = listFiltered() ? "Found" : "Queue";
+  $("list-title").textContent = tr(listFiltered() ? "Found" : "Queue");
   $("page-prev").disabled = S.offset === 0;
   $("page-next").disabled = last >= S.total;
 }
@@ -179,10 +182,10 @@ async function fetchHistory() {
   S.recent = recent;
   const list = $("history-list");
   list.replaceChildren();
-  if (!recent.length) list.append(el("li", { class: "empty", text: "nothing yet" }));
+  if (!recent.length) list.append(el("li", { class: "empty", text: tr("nothing yet") }));
   recent.forEach((entry, index) => {
-    const what = entry.action === "skip" ? "skipped" : entry.label === "TA" ? `TA · ${entry.hidden} hidden` : entry.label;
-    const li = el("li", { "data-message-id": entry.id, title: index === 0 ? "the next undo takes this one back" : "" },
+    const what = entry.action === "skip" ? tr("skipped") : entry.label === "TA" ? trf(entry.hidden === 1 ? "TA · {n} hidden item" : "TA · {n} hidden items", { n: entry.hidden }) : entry.label;
+    const li = el("li", { "data-message-id": entry.id, title: index === 0 ? tr("the next undo takes this one back") : "" },
       el("span", { class: "id", text: `#${entry.id}` }), el("span", { class: "what", text: what }));
     if (index === 0) li.classList.add("last");
     li.addEventListener("click", () => show(entry.id, true).catch((error) => say(error.message, true)));
@@ -210,8 +213,8 @@ async function show(id, remember = false) {
   else if (pageStart !== S.offset || !S.page.some((i) => i.id === id)) list = loadPage(pageStart);
   else renderList();
   render();
-  say(item.status === "decided" ? `Decided ${item.label} by ${item.reviewer}. Change it if needed.` :
-      item.status === "stale" ? "The text changed since it was decided: please look again." : "");
+  say(item.status === "decided" ? trf("Decided {label} by {who}. Change it if needed.", { label: item.label, who: item.reviewer }) :
+      item.status === "stale" ? tr("The text changed since it was decided: please look again.") : "");
   await Promise.all([list, holdLease(item)]); // team.js
 }
 
@@ -253,11 +256,11 @@ function render() {
     const piece = text.slice(unit.start, unit.end);
     let node;
     if (unit.kind === "hidden") {
-      node = el("span", { class: "hidden-item", "data-start": String(unit.start), "data-end": String(unit.end), title: `hidden as ${unit.tag}: click or h to show it` },
+      node = el("span", { class: "hidden-item", "data-start": String(unit.start), "data-end": String(unit.end), title: trf("hidden as {tag}: click or h to show it", { tag: unit.tag }) },
         document.createTextNode(unit.tag), el("span", { class: "original", text: piece }));
     } else {
       node = el("span", { class: unit.was ? "word was" : "word", "data-start": String(unit.start), text: piece,
-        title: unit.was ? `hidden before as ${unit.tag}: click or h to hide it again` : "click or h to hide" });
+        title: unit.was ? trf("hidden before as {tag}: click or h to hide it again", { tag: unit.tag }) : tr("click or h to hide") });
       if (looked.has(piece.toLowerCase())) node.classList.add("look");
     }
     node.setAttribute("data-unit", String(index));
@@ -276,7 +279,7 @@ function render() {
   );
   if (item.risk !== null) badges.append(el("span", { class: "badge", text: trf("risk {risk}", { risk: item.risk.toFixed(2) }) }));
   if (item.language && item.language.foreign) {
-    badges.append(el("span", { class: "badge foreign", title: "Few of its words are French ordinary words: its unknown words are rarely names.",
+    badges.append(el("span", { class: "badge foreign", title: tr("Few of its words are French ordinary words: its unknown words are rarely names."),
       text: trf("mostly another language ({share}% French words) · {keys}",
         { share: Math.round(100 * item.language.french_share), keys: keysOf("messages", "foreign").join(" ") }) }));
   }
@@ -298,7 +301,7 @@ function renderNeighbours(item) {
   const before = $("neighbours-before"), after = $("neighbours-after");
   before.replaceChildren(); after.replaceChildren();
   for (const n of item.neighbours) {
-    const line = el("div", { class: "neighbour", text: n.text, title: `message ${n.id}` });
+    const line = el("div", { class: "neighbour", text: n.text, title: trf("message {id}", { id: n.id }) });
     (n.position < item.position ? before : after).append(line);
   }
 }
@@ -307,7 +310,7 @@ function renderTags() {
   const unit = S.units[S.focus];
   const current = unit && unit.kind === "hidden" ? unit.tag : S.tag;
   const tags = $("tags");
-  tags.replaceChildren(el("span", { text: "tag: " }));
+  tags.replaceChildren(el("span", { text: `${tr("tag:")} ` }));
   for (const [key, tag] of TAG_ORDER) {
     const button = el("button", { type: "button", text: `${key} ${tag}` });
     button.setAttribute("aria-pressed", String(tag === current));
@@ -402,14 +405,14 @@ function selectedRange() {
 
 function hideSelection() {
   const selection = window.getSelection();
-  if (!selection || selection.isCollapsed) { say("Select the characters to hide first, then press m.", true); return; }
+  if (!selection || selection.isCollapsed) { say(trf("Select the characters to hide first, then press {key}.", { key: keysOf("messages", "hideSelection").join(" ") }), true); return; }
   const range = selectedRange();
-  if (range === null) { say("Select characters inside the message.", true); return; }
+  if (range === null) { say(tr("Select characters inside the message."), true); return; }
   let [start, end] = range;
   const text = S.item.text;
   while (start < end && /\s/.test(text[start])) start++;
   while (end > start && /\s/.test(text[end - 1])) end--;
-  if (start >= end) { say("The selection holds only spaces.", true); return; }
+  if (start >= end) { say(tr("The selection holds only spaces."), true); return; }
   const absorbed = S.draft.filter(([s, e]) => s < end && e > start);
   for (const [s, e] of absorbed) { start = Math.min(start, s); end = Math.max(end, e); }
   S.draft = S.draft.filter((span) => !absorbed.includes(span));
@@ -418,7 +421,7 @@ function hideSelection() {
   selection.removeAllRanges();
   render();
   S.focus = S.units.findIndex((u) => u.start === start); markFocus();
-  say(`Hidden “${text.slice(start, end)}” as ${S.tag}. Digits change its tag.`);
+  say(trf("Hidden “{text}” as {tag}. Digits change its tag.", { text: text.slice(start, end), tag: S.tag }));
 }
 
 // ----------------------------------------------------------------- decisions
@@ -443,7 +446,7 @@ async function decide(label, released = false) {
     return;
   }
   if (label === "TA" && !S.draft.length) {
-    say("Nothing is hidden: hide what identifies someone (h, or select and m), or press n for NTA.", true);
+    say(tr("Nothing is hidden: hide what identifies someone (h, or select and m), or press n for NTA."), true);
     return;
   }
   const spans = label === "NTA" ? [] : spansToServer(S.item.text, S.draft);
@@ -500,12 +503,21 @@ async function undo() {
     say(error.message, true);
     return;
   }
-  if (!item) { say("Nothing to undo."); return; }
+  if (!item) { say(tr("Nothing to undo.")); return; }
   relist(item);
   loadHistory().catch(() => {});
   await refreshState();
   await show(item.id);
-  say(`Undone: message ${item.id} is ${item.status} again.`);
+  say(undoneText(item));
+}
+
+// What an undo took back: one message, or every decision of a bulk decision (the server's `undone`).
+function undoneText(item) {
+  const n = item.undone || 1;
+  if (n > 1) return trf("Undone: {n} decisions of the bulk decision.", { n: num(n) });
+  const again = { pending: "Undone: message {id} is pending again.", skipped: "Undone: message {id} is skipped again.",
+    decided: "Undone: message {id} is decided again.", disputed: "Undone: message {id} is in disagreement again." }[item.status];
+  return trf(again || "Undone: message {id} is {status} again.", { id: item.id, status: item.status });
 }
 
 async function back() {
@@ -531,7 +543,7 @@ async function finished() {
   await loadPage(S.offset);
   S.item = null;
   const p = S.info.progress;
-  $("message").replaceChildren(el("span", { class: "done", text: teamDone(p) || `All ${p.total} messages of the list are decided. Next: triage release.` })); // teamDone: team.js
+  $("message").replaceChildren(el("span", { class: "done", text: teamDone(p) || trf("All {n} messages of the list are decided. Next: triage release.", { n: num(p.total) }) })); // teamDone: team.js
   $("badges").replaceChildren(); $("reasons").replaceChildren(); $("tags").replaceChildren();
   $("neighbours-before").replaceChildren(); $("neighbours-after").replaceChildren();
   say("");
@@ -544,7 +556,7 @@ async function loadWords() {
   S.candFocus = Math.min(S.candFocus, Math.max(0, S.candidates.length - 1));
   const list = $("word-list");
   list.replaceChildren();
-  if (!S.candidates.length) list.append(el("li", { text: "No word left to decide in the pending messages." }));
+  if (!S.candidates.length) list.append(el("li", { text: tr("No word left to decide in the pending messages.") }));
   S.candidates.forEach((group, index) => {
     const examples = el("ul", { class: "examples" });
     for (const ex of group.examples) {
@@ -554,11 +566,11 @@ async function loadWords() {
       examples.append(line);
     }
     const li = el("li", { "data-spelling": group.spelling },
-      el("h3", {}, document.createTextNode(group.spelling), el("small", { text: `${group.messages} pending message${group.messages > 1 ? "s" : ""} · ${group.reason}` })),
+      el("h3", {}, document.createTextNode(group.spelling), el("small", { text: `${trf(group.messages > 1 ? "{n} pending messages" : "{n} pending message", { n: group.messages })} · ${trReason(group.reason)}` })),
       examples,
       el("div", { class: "actions" },
-        learnButton(`Name, as ${S.wordTag}`, "learnName", group.spelling, "name"),
-        learnButton("Ordinary word", "learnWord", group.spelling, "word"),
+        learnButton(trf("Name, as {tag}", { tag: S.wordTag }), "learnName", group.spelling, "name"),
+        learnButton(tr("Ordinary word"), "learnWord", group.spelling, "word"),
         concordanceButton(group.spelling)));
     li.addEventListener("click", () => focusCandidate(index));
     if (index === S.candFocus) li.classList.add("focused");
@@ -570,7 +582,7 @@ async function loadWords() {
 // The Words view's choices: the tag a name is learnt with (digits), where it is learnt (l).
 function renderWordTools() {
   const tags = $("word-tags");
-  tags.replaceChildren(el("span", { text: "learn a name as: " }));
+  tags.replaceChildren(el("span", { text: `${tr("learn a name as:")} ` }));
   for (const [key, tag] of TAG_ORDER) {
     const button = el("button", { type: "button", text: `${key} ${tag}` });
     button.setAttribute("aria-pressed", String(tag === S.wordTag));
@@ -578,15 +590,15 @@ function renderWordTools() {
     tags.append(button);
   }
   const scope = $("word-scope");
-  scope.replaceChildren(document.createTextNode("into: "));
+  scope.replaceChildren(document.createTextNode(`${tr("into:")} `));
   for (const [value, label] of [["corpus", "this corpus"], ["user", "my lexicon (every future corpus)"]]) {
-    const button = el("button", { type: "button", text: label });
+    const button = el("button", { type: "button", text: tr(label) });
     button.setAttribute("aria-pressed", String(value === S.scope));
     button.addEventListener("click", () => { S.scope = value; renderWordTools(); });
     scope.append(button);
   }
   scope.append(" ", el("kbd", { text: keysOf("words", "scope").join(" ") }));
-  document.querySelectorAll("#word-list .learn-name").forEach((b) => { b.firstChild.textContent = `Name, as ${S.wordTag} `; });
+  document.querySelectorAll("#word-list .learn-name").forEach((b) => { b.firstChild.textContent = `${trf("Name, as {tag}", { tag: S.wordTag })} `; });
 }
 
 function setWordTag(tag) {
@@ -610,7 +622,7 @@ function marked(ex) {
 }
 
 function concordanceButton(spelling) {
-  const button = el("button", { type: "button", class: "concordance-open" }, document.createTextNode("Every occurrence "), el("kbd", { text: keysOf("words", "concordance").join(" ") }));
+  const button = el("button", { type: "button", class: "concordance-open" }, document.createTextNode(`${tr("Every occurrence")} `), el("kbd", { text: keysOf("words", "concordance").join(" ") }));
   button.addEventListener("click", () => openConcordance(spelling).catch((error) => sayWords(error.message, true)));
   return button;
 }
@@ -632,7 +644,8 @@ async function learn(spelling, kind, scope, confirm = false, digest = undefined)
   }
   try {
     const entry = await api("POST", "/api/learn", { spelling, kind, scope, tag, confirm, digest });
-    sayWords(`Learnt “${entry.spelling}” as ${kind === "name" ? `a name (${entry.tag})` : "an ordinary word"} (${scope === "user" ? "your lexicon" : "this corpus"}): ${entry.preview.summary}.`);
+    sayWords(trf(kind === "name" ? "Learnt “{spelling}” as a name ({tag}) ({scope}): {summary}." : "Learnt “{spelling}” as an ordinary word ({scope}): {summary}.",
+      { spelling: entry.spelling, tag: entry.tag, scope: tr(scope === "user" ? "your lexicon" : "this corpus"), summary: entry.preview.summary }));
     S.wordTag = "PRE";
     await loadWords();
     await refreshState();
@@ -671,8 +684,8 @@ function askConfirmation(data, onYes) {
       "It is in {messages} messages: {readable} hidden items become readable in {where} messages, for example:",
       { messages: preview.messages.toLocaleString(), readable: preview.readable.toLocaleString(), where: preview.readable_messages.toLocaleString() });
   } else {
-    $("confirm-title").textContent = `Make “${preview.spelling}” a name?`;
-    $("confirm-text").textContent = `${data.error}. It ${preview.summary.replace(/^hides/, "would hide")}, for example:`;
+    $("confirm-title").textContent = trf("Make “{spelling}” a name?", { spelling: preview.spelling });
+    $("confirm-text").textContent = trf("{why}. It {summary}, for example:", { why: data.error, summary: preview.summary.replace(/^hides/, "would hide") });
   }
   const list = $("confirm-examples");
   list.replaceChildren();
@@ -690,9 +703,9 @@ async function loadLearnt() {
   const rows = await api("GET", "/api/learnt");
   const body = $("learnt-rows");
   body.replaceChildren();
-  if (!rows.length) body.append(el("tr", {}, el("td", { colSpan: 7, text: "Nothing learnt yet." })));
+  if (!rows.length) body.append(el("tr", {}, el("td", { colSpan: 7, text: tr("Nothing learnt yet.") })));
   for (const entry of rows) {
-    const undoButton = el("button", { type: "button", text: "Undo", disabled: !entry.active });
+    const undoButton = el("button", { type: "button", text: tr("Undo"), disabled: !entry.active });
     undoButton.addEventListener("click", async () => {
       try { await api("DELETE", `/api/learnt/${entry.id}`); } catch (error) {
         if (error.status === 409) { // undone by someone else since: the list as it now is, and why
@@ -706,8 +719,8 @@ async function loadLearnt() {
     });
     const row = el("tr", { class: entry.active ? "" : "inactive", "data-entry": String(entry.id) },
       el("td", { text: String(entry.id) }), el("td", { text: entry.spelling }),
-      el("td", { text: entry.kind === "name" ? `name (${entry.tag})` : "ordinary word" }),
-      el("td", { text: entry.scope === "user" ? "my lexicon" : "this corpus" }),
+      el("td", { text: entry.kind === "name" ? trf("name ({tag})", { tag: entry.tag }) : tr("ordinary word") }),
+      el("td", { text: tr(entry.scope === "user" ? "my lexicon" : "this corpus") }),
       el("td", { text: entry.reviewer }), el("td", { text: entry.at.replace("T", " ").replace("+00:00", " UTC") }),
       el("td", {}, undoButton));
     body.append(row);
@@ -730,7 +743,7 @@ async function switchView(view) {
 
 // What each action of KEYMAP does, and how the help panel says it.
 const ACTIONS = {
-  help: { text: "this help (Esc closes it)", run: () => $("help").showModal() },
+  help: { text: "this help (Esc closes it)", run: () => openHelp() },
   nextView: { text: "next view: messages, words, learnt (and adjudicate for the lead reviewer)", run: () => switchView(VIEWS[(VIEWS.indexOf(S.view) + 1) % VIEWS.length]) },
   accept: { text: "accept what is shown (hidden words hidden, the rest released)", run: () => decide(S.draft.length ? "TA" : "NTA") },
   markTA: { text: "mark TA (keep what is hidden)", run: () => decide("TA") },
@@ -793,7 +806,7 @@ function moveMarked(step) {
   const marked = [...document.querySelectorAll("#message [data-unit]")]
     .filter((node) => node.classList.contains("look") || node.classList.contains("hidden-item") || node.classList.contains("was"))
     .map((node) => Number(node.getAttribute("data-unit")));
-  if (!marked.length) { say("No highlighted or hidden word in this message."); return; }
+  if (!marked.length) { say(tr("No highlighted or hidden word in this message.")); return; }
   const after = step > 0 ? marked.find((i) => i > S.focus) : [...marked].reverse().find((i) => i < S.focus);
   S.focus = after !== undefined ? after : (step > 0 ? marked[0] : marked[marked.length - 1]);
   markFocus();
@@ -807,7 +820,8 @@ function reset() {
   S.focus = -1;
   render();
   const n = S.draft.length;
-  say(`Back to the machines' proposal: ${n ? `${n} item${n > 1 ? "s" : ""} hidden` : "nothing hidden"}.`);
+  say(n ? trf(n > 1 ? "Back to the machines' proposal: {n} items hidden." : "Back to the machines' proposal: {n} item hidden.", { n })
+    : tr("Back to the machines' proposal: nothing hidden."));
 }
 
 function askGoTo() {
@@ -826,7 +840,7 @@ async function goTo() {
     await show(id, true);
     $("goto").close();
   } catch (error) {
-    $("goto-error").textContent = error.status === 404 ? `No message “${id}” in the review list.` : error.message;
+    $("goto-error").textContent = error.status === 404 ? trf("No message “{id}” in the review list.", { id }) : error.message;
   }
 }
 
@@ -837,13 +851,13 @@ function renderKeys() {
   const keyText = (key) => KEY_NAMES[key] || key;
   for (const view of ["any", "messages", "words"]) {
     const seen = new Set();
-    table.append(el("tr", {}, el("th", { colSpan: 2, text: { any: "Everywhere", messages: "Messages", words: "Words" }[view] })));
+    table.append(el("tr", {}, el("th", { colSpan: 2, text: tr({ any: "Everywhere", messages: "Messages", words: "Words" }[view]) })));
     for (const action of Object.values(KEYMAP[view])) {
       if (seen.has(action)) continue;
       seen.add(action);
       const keys = el("td", {});
       keysOf(view, action).forEach((key, i) => { if (i) keys.append(" "); keys.append(el("kbd", { text: keyText(key) })); });
-      table.append(el("tr", { "data-action": action }, keys, el("td", { text: ACTIONS[action].text })));
+      table.append(el("tr", { "data-action": action }, keys, el("td", { text: tr(ACTIONS[action].text) })));
     }
     if (view !== "any") {
       const tags = TAG_ORDER.map(([key, tag]) => `${key} ${tag}`).join(", ");
@@ -853,14 +867,22 @@ function renderKeys() {
           azerty: `& é " ' ( - è _ ç à` }) })));
     }
   }
-  table.append(el("tr", {}, el("th", { colSpan: 2, text: "Adjudicate (the lead reviewer)" })),
+  table.append(el("tr", {}, el("th", { colSpan: 2, text: tr("Adjudicate (the lead reviewer)") })),
     el("tr", {}, el("td", {}, el("kbd", { text: "1" }), " ", el("kbd", { text: "2" }), " ", el("kbd", { text: "e" })),
-      el("td", { text: "keep the first / the second decision, or edit the message (on AZERTY: & é without Shift)" })),
-    el("tr", {}, el("td", {}, el("kbd", { text: "j" }), " ", el("kbd", { text: "k" })), el("td", { text: "next / previous disagreement" })));
+      el("td", { text: tr("keep the first / the second decision, or edit the message (on AZERTY: & é without Shift)") })),
+    el("tr", {}, el("td", {}, el("kbd", { text: "j" }), " ", el("kbd", { text: "k" })), el("td", { text: tr("next / previous disagreement") })));
   document.querySelectorAll("kbd[data-action]").forEach((kbd) => {
     const [view, action] = kbd.getAttribute("data-action").split(":");
     kbd.textContent = keysOf(view, action).map(keyText).join(" ");
   });
+}
+
+// The help opens at its top every time, wherever it was scrolled to when it was closed.
+function openHelp() {
+  const help = $("help");
+  help.showModal(); // focuses its first field, which may scroll the dialog down
+  help.scrollTop = 0;
+  requestAnimationFrame(() => { help.scrollTop = 0; });
 }
 
 function applyOriginals() {
@@ -889,7 +911,7 @@ async function start() {
   $("show-originals").addEventListener("change", applyOriginals);
   document.addEventListener("mousedown", (event) => { S.pressedInMessage = $("message").contains(event.target); });
   document.addEventListener("click", onMessageClick);
-  $("help-button").addEventListener("click", () => $("help").showModal());
+  $("help-button").addEventListener("click", openHelp);
   $("goto-id").addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); goTo(); } });
   $("goto-go").addEventListener("click", goTo);
   $("history-undo").addEventListener("click", undo);

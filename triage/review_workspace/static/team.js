@@ -18,8 +18,8 @@ async function claimNext(afterRank) {
 async function holdLease(item) {
   clearInterval(TEAM.timer);
   TEAM.leased = item.id;
-  teamNote(item.status === "disputed" ? "The two reviewers of this message disagree: the lead reviewer resolves it (Adjudicate)."
-    : item.double && item.status !== "decided" ? "Double review: another reviewer decides this message too; neither sees the other's decision." : "");
+  teamNote(item.status === "disputed" ? tr("The two reviewers of this message disagree: the lead reviewer resolves it (Adjudicate).")
+    : item.double && item.status !== "decided" ? tr("Double review: another reviewer decides this message too; neither sees the other's decision.") : "");
   conflictBox(null);
   const take = async () => {
     if (!S.item || S.item.id !== TEAM.leased) { clearInterval(TEAM.timer); return; }
@@ -28,7 +28,7 @@ async function holdLease(item) {
     } catch (error) {
       if (error.status === 409 && error.data && error.data.conflict) {
         clearInterval(TEAM.timer);
-        teamNote(`${error.data.conflict.reviewer} is reviewing this message now: your decision would be refused.`, true);
+        teamNote(trf("{who} is reviewing this message now: your decision would be refused.", { who: error.data.conflict.reviewer }), true);
       }
     }
   };
@@ -73,7 +73,7 @@ function conflictBox(conflict, message = "") {
     box.append(el("ul", { class: "conflict-spans" },
       ...spans.map(([s, e, tag]) => el("li", {}, el("span", { class: "hidden-tag", text: tag }), document.createTextNode(` ${S.item.text.slice(s, e)}`)))));
   } else if (conflict.label === "NTA") {
-    box.append(el("p", { text: "Nothing hidden (NTA)." }));
+    box.append(el("p", { text: tr("Nothing hidden (NTA).") }));
   }
 }
 
@@ -88,7 +88,8 @@ function teamDone(progress) {
   const disputed = progress.disputed || 0;
   if (!others && !disputed) return "";
   const parts = [];
-  if (others) parts.push(`${others} ${others > 1 ? "are" : "is"} with other reviewers (being reviewed, or waiting for the second reviewer of a double review)`);
-  if (disputed) parts.push(`${disputed} disagreement${disputed > 1 ? "s wait" : " waits"} for the lead reviewer`);
-  return `Nothing left for you: ${parts.join("; ")}.`;
+  if (others) parts.push(trf(others > 1 ? "{n} are with other reviewers (being reviewed, or waiting for the second reviewer of a double review)"
+    : "{n} is with other reviewers (being reviewed, or waiting for the second reviewer of a double review)", { n: others }));
+  if (disputed) parts.push(trf(disputed > 1 ? "{n} disagreements wait for the lead reviewer" : "{n} disagreement waits for the lead reviewer", { n: disputed }));
+  return trf("Nothing left for you: {parts}.", { parts: parts.join(tr("; ")) });
 }
