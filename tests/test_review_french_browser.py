@@ -153,6 +153,12 @@ def test_the_main_actions_speak_french_and_undo_is_not_cancel(browser, path):
         wait_status(browser, "6 messages décidés d'un coup (défaire : u).")
         press(browser, "u")
         wait_status(browser, "Défait : 6 décisions de la décision groupée.")
+        marks = lambda d: {li.get_attribute("data-message-id"): li.find_element(By.CSS_SELECTOR, ".state").text  # noqa: E731
+                           for li in d.find_elements(By.CSS_SELECTOR, "#item-list li[data-message-id]")}
+        WebDriverWait(browser, 10).until(lambda d: marks(d) == {"1": "TA", "2": "·", "3": "·", "4": "·", "5": "·", "6": "·"})
+        assert browser.find_element(By.ID, "progress-text").text.startswith("file 1 / 4 · audit 0 / 2 décidés")
+        assert browser.find_element(By.CSS_SELECTOR, "#accept kbd").text == "Entrée"
+        assert browser.find_element(By.CSS_SELECTOR, "#bulk-no kbd").get_attribute("textContent") == "Échap"
         shoot(browser, "fr-status-bulk-undo")
         assert_french(browser)
     finally:

@@ -75,7 +75,7 @@ const TRANSLATIONS = {
     "Words view: learn into this corpus or into my lexicon (every future corpus)": "vue Mots : apprendre dans ce corpus ou dans mon lexique (tout corpus à venir)",
     // Status lines, the list of last decisions, the dialogs (review.js, bulk.js, adjudicate.js, team.js, keys.js).
     "TA · {n} hidden item": "TA · {n} élément masqué", "TA · {n} hidden items": "TA · {n} éléments masqués", "the next undo takes this one back": "le prochain « Défaire » reprend celle-ci",
-    "Undo the last one": "Défaire la dernière", "Everywhere": "Partout",
+    "Undo the last one": "Défaire la dernière", "Space": "Espace", "Enter": "Entrée", "Esc": "Échap", "Everywhere": "Partout",
     "Decided {label} by {who}. Change it if needed.": "Décidé {label} par {who}. Modifiez-le si besoin.",
     "The text changed since it was decided: please look again.": "Le texte a changé depuis la décision : relisez-le.",
     "hidden as {tag}: click or h to show it": "masqué comme {tag} : clic ou h pour le montrer",
@@ -139,7 +139,8 @@ const TRANSLATIONS = {
     "The two reviewers of this message disagree: the lead reviewer resolves it (Adjudicate).": "Les deux relecteurs de ce message ne sont pas d'accord : le relecteur principal tranche (Arbitrer).",
     "Double review: another reviewer decides this message too; neither sees the other's decision.": "Double relecture : un autre relecteur décide aussi ce message ; aucun ne voit la décision de l'autre.",
     "{who} is reviewing this message now: your decision would be refused.": "{who} relit ce message en ce moment : votre décision serait refusée.",
-    "Nothing hidden (NTA).": "Rien de masqué (NTA).",
+    "Nothing hidden (NTA).": "Rien de masqué (NTA).", "skipped it": "l'a mis de côté", "undid a decision: it is now {label}": "a défait une décision : il est maintenant {label}",
+    "decided it blind": "l'a décidé à l'aveugle", "resolved it": "l'a arbitré", "changed it": "l'a modifié", " at {when}": " le {when}",
     "{n} is with other reviewers (being reviewed, or waiting for the second reviewer of a double review)": "{n} est chez d'autres relecteurs (en cours de relecture, ou en attente du second relecteur d'une double relecture)",
     "{n} are with other reviewers (being reviewed, or waiting for the second reviewer of a double review)": "{n} sont chez d'autres relecteurs (en cours de relecture, ou en attente du second relecteur d'une double relecture)",
     "{n} disagreement waits for the lead reviewer": "{n} désaccord attend le relecteur principal", "{n} disagreements wait for the lead reviewer": "{n} désaccords attendent le relecteur principal",

@@ -504,7 +504,8 @@ async function undo() {
     return;
   }
   if (!item) { say(tr("Nothing to undo.")); return; }
-  relist(item);
+  if ((item.undone || 1) > 1) await loadPage(S.offset); // a bulk decision undone: every mark of the list follows
+  else relist(item);
   loadHistory().catch(() => {});
   await refreshState();
   await show(item.id);
@@ -848,7 +849,7 @@ async function goTo() {
 function renderKeys() {
   const table = $("keys");
   table.replaceChildren();
-  const keyText = (key) => KEY_NAMES[key] || key;
+  const keyText = (key) => (KEY_NAMES[key] ? tr(KEY_NAMES[key]) : key);
   for (const view of ["any", "messages", "words"]) {
     const seen = new Set();
     table.append(el("tr", {}, el("th", { colSpan: 2, text: tr({ any: "Everywhere", messages: "Messages", words: "Words" }[view]) })));

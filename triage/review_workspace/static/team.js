@@ -63,10 +63,11 @@ function conflictBox(conflict, message = "") {
   if (!conflict) return;
   box.append(el("p", { class: "conflict-line", text: message.charAt(0).toUpperCase() + message.slice(1) }));
   if (conflict.kind === "lease") return;
-  const did = conflict.kind !== "changed" || conflict.action === "decide" || conflict.action === "import" ? `decided ${conflict.label || conflict.status}`
-    : { skip: "skipped it", undo: "undid a decision: it is now " + (conflict.label || conflict.status), review: "decided it blind", adjudicate: "resolved it" }[conflict.action] || "changed it";
+  const now = conflict.label || conflict.status;
+  const did = conflict.kind !== "changed" || conflict.action === "decide" || conflict.action === "import" ? trf("decided {label}", { label: now })
+    : { skip: tr("skipped it"), undo: trf("undid a decision: it is now {label}", { label: now }), review: tr("decided it blind"), adjudicate: tr("resolved it") }[conflict.action] || tr("changed it");
   const who = el("p", {}, el("b", { text: conflict.reviewer }), document.createTextNode(
-    ` ${did}${conflict.decided_at ? ` at ${conflict.decided_at.replace("T", " ").replace("+00:00", " UTC")}` : ""}`));
+    ` ${did}${conflict.decided_at ? trf(" at {when}", { when: conflict.decided_at.replace("T", " ").replace("+00:00", " UTC") }) : ""}`));
   box.append(who);
   if (S.item && conflict.spans && conflict.spans.length) {
     const spans = spansFromServer(S.item.text, conflict.spans);
