@@ -249,7 +249,7 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
             keep = next(s for s in sides if s.get_attribute("data-reviewer") == "lea")
             keep.find_element(By.CSS_SELECTOR, "button.keep").click()
             WebDriverWait(browser, 10).until(
-                lambda d: not d.find_elements(By.CSS_SELECTOR, f'#dispute-list li[data-message-id="{message_id}"]'))
+                lambda d, gone=message_id: not d.find_elements(By.CSS_SELECTOR, f'#dispute-list li[data-message-id="{gone}"]'))
             credited["lea"] += 1
         WebDriverWait(browser, 10).until(lambda d: "No disagreement left" in d.find_element(By.ID, "dispute-list").text)
         with Workspace.open(ws) as opened:
