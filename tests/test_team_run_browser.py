@@ -40,7 +40,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 SHOTS = Path(os.environ.get("TRIAGE_SHOTS", "/tmp/shots-e2e"))
 HOST = "127.0.0.2"  # another address of this machine: the lead's "network" address
 DOUBLE = 0.3  # share of the queue and of the audit decided blind by both
-IN_BROWSER = 15  # messages each reviewer decides in the page (at least)
+IN_BROWSER = 30  # messages each reviewer decides in the page (at least)
 DISPUTES = 3  # double reviews the colleague decides otherwise than the lead, in the page
 
 
@@ -301,6 +301,7 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
         assert all(c["decision"] for c in opened.consistency())
         assert len(opened.consistency_decisions()) == len(cases)
         double_both = sum(1 for i in double if len(opened.reviews(i)) == 2)
+        differ = sum(1 for i in disputed if len({r["label"] for r in opened.reviews(i)}) == 2)
         taught = opened.taught()
         learnt = opened.learnt(active_only=True)
         hidden_names = set()
@@ -316,6 +317,7 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
     sheet = (tmp_path / "corpus.datasheet.md").read_text(encoding="utf-8")
     record = json.loads((tmp_path / "corpus.datasheet.json").read_text(encoding="utf-8"))
     (SHOTS / "corpus.datasheet.md").write_text(sheet, encoding="utf-8")
+    (SHOTS / "corpus.datasheet.json").write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
 
     # The released corpus: id and text only, every message, no phone number, e-mail or hidden name.
     with open(corpus, newline="", encoding="utf-8") as handle:
@@ -366,6 +368,17 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
     assert "with the columns id, text." in sheet
     assert "40 distinct values of the column `donor`" in sheet
     assert "Audit: a seeded random sample of 200 of the 1,800 messages the machines released on their own was drawn, 200 reviewed" in sheet
+    review = record["review"]
+    assert [(r["name"], r["decisions"]) for r in review["reviewers"]] == [
+        ("reviewer 1", credited["lea"]), ("reviewer 2", credited["bob"])]
+    assert review["reviewer_names"].startswith("pseudonyms")
+    agreement = review["agreement"]
+    assert (agreement["marked"], agreement["decided_marked"]) == (len(double), double_both)
+    assert agreement["disagreements"] == {"unresolved": 0, "resolved": DISPUTES}
+    assert agreement["labels"]["agree"] == len(double) - differ  # the blind labels, as the two gave them
+    assert review["unresolved_disagreements_released"] == review["awaiting_second_review_released"] == 0
+    assert review["learning"] == {"names_learnt": 1, "words_learnt": 0, "names_taught": len(taught),
+                                  "names_marked": marked}
     consistency_line = next(x for x in sheet.splitlines() if x.startswith("- Consistency:"))
     assert str(len(cases)) in consistency_line, consistency_line
     assert time.monotonic() - started < 180
