@@ -301,6 +301,9 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
         assert all(c["decision"] for c in opened.consistency())
         assert len(opened.consistency_decisions()) == len(cases)
         double_both = sum(1 for i in double if len(opened.reviews(i)) == 2)
+        audit = opened.items(kind="audit", limit=200)
+        assert len(audit) == 200 and all(it.status == "decided" for it in audit)
+        audit_leaks = sum(1 for it in audit if {tuple(x) for x in it.spans} - {tuple(x) for x in it.machine_spans})
         differ = sum(1 for i in disputed if len({r["label"] for r in opened.reviews(i)}) == 2)
         taught = opened.taught()
         learnt = opened.learnt(active_only=True)
@@ -379,6 +382,13 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
     assert review["unresolved_disagreements_released"] == review["awaiting_second_review_released"] == 0
     assert review["learning"] == {"names_learnt": 1, "words_learnt": 0, "names_taught": len(taught),
                                   "names_marked": marked}
+    assert (f"200 reviewed: {audit_leaks} still showed something identifying, "
+            f"{audit_leaks / 200:.1%}") in sheet  # the learnt nickname, among others, the machines had left readable
+    by_tag = table(sheet, "### Hidden items by tag")
+    tags_released = {}
+    for tag in re.findall(r"<([A-Z]{3})_\d+>", everything):
+        tags_released[tag] = tags_released.get(tag, 0) + 1
+    assert {k: number(v) for k, v in by_tag.items()} == tags_released
     consistency_line = next(x for x in sheet.splitlines() if x.startswith("- Consistency:"))
     assert str(len(cases)) in consistency_line, consistency_line
     assert time.monotonic() - started < 180
