@@ -433,3 +433,21 @@ def test_the_language_estimate_tells_french_sms_from_other_languages():
              "happy birthday my friend", "gracias amigo, hasta luego", "te quiero mucho amigo"]
     found = message_languages(french + other + ["06 12 34 56 78", "Julie ?"])
     assert (found["mostly_french"], found["mostly_other"], found["undetermined"]) == (len(french), len(other), 2)
+
+
+def test_the_published_commands_name_files_not_the_folders_that_hold_them(cli, tmp_path):
+    """A folder can name its owner (/home/<login>/...): the datasheet's commands keep file names only."""
+    from triage.corpus_release import published_command
+
+    assert published_command(["classify", "/home/marie/corpus sms/sms.csv", "-o", "out/x.csv",
+                              "--model=/home/marie/m.triage"]) == "triage classify sms.csv -o x.csv --model=m.triage"
+    folder = tmp_path / "home-of-someone"
+    folder.mkdir()
+    source = folder / "sms.csv"
+    source.write_text("id,text\n1,slt Julie ca va\n2,ok a demain\n", "utf-8")
+    classified, ws = folder / "sms.classified.csv", folder / "ws.sqlite"
+    succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
+    succeeded(cli("release", classified, "--workspace", ws, "-o", folder / "corpus.csv", "--withhold-undecided",
+                  "--inconsistent-ok"))
+    for sheet in folder.glob("corpus.datasheet.*"):
+        assert "home-of-someone" not in sheet.read_text("utf-8") and str(tmp_path) not in sheet.read_text("utf-8")

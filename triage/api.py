@@ -188,14 +188,14 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
             opened.record_model(chosen)
             if own_names is not None:
                 opened.keep_known_names(own_names)
-            given = dict(model=model if isinstance(model, (str, os.PathLike)) else None, policy=policy,
-                         expert_budget=expert_budget, calibrated=calibrated, hide=hide, text_column=text_column,
-                         id_column=id_column,
-                         known_names=(os.fspath(known_names) if isinstance(known_names, (str, os.PathLike))
+            # Paths by their file names: a folder can name its owner (/home/<login>/...).
+            given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
+                         policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,
+                         text_column=text_column, id_column=id_column,
+                         known_names=(os.path.basename(os.fspath(known_names))
+                                      if isinstance(known_names, (str, os.PathLike))
                                       else None if known_names is None else f"<{summary.known_names.count} names>"))
-            command = "triage.classify(" + ", ".join(
-                f"{k}={os.fspath(v) if isinstance(v, os.PathLike) else v!r}" for k, v in given.items()
-                if v is not None) + ")"
+            command = "triage.classify(" + ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None) + ")"
             opened.record_classify(_jobs.classify_record(summary, command=command, model_path=chosen,
                                                          calibrated=calibrated,
                                                          read=_read(text_column, id_column)))

@@ -112,10 +112,10 @@ Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing outp
 
 
 def _command_line() -> str:
-    """The command as typed (quoted where a word needs it), for the records the tool keeps."""
-    import shlex
+    """The command as typed, for the records the datasheet publishes: paths by their file names."""
+    from triage.corpus_release import published_command
 
-    return " ".join(["triage", *(shlex.quote(arg) for arg in _state.get("argv", sys.argv[1:]))])
+    return published_command(list(_state.get("argv", sys.argv[1:])))
 
 
 def _busy(what: str):

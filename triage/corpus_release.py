@@ -574,7 +574,7 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "corpus": output.name if output is not None else "(in memory)",
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sms_triage_version": __version__,
-        "command": command or " ".join(["triage", *sys.argv[1:]]),
+        "command": command or published_command(sys.argv[1:]),
         "style": style,
         "seed": seed if style == "surrogates" else None,
         "columns": columns,
@@ -598,7 +598,8 @@ def _datasheet(*, classified, input_path, output, style, seed, columns, routes, 
         "lexicons_fingerprint": lexicon_module.default().fingerprint,
         "model": meta.get("model"),
         # How classify made the corpus, as `classify --workspace` recorded it (None: not recorded).
-        "classify": settings,
+        "classify": ({**settings, "input": _file_name(settings["input"])} if settings and settings.get("input")
+                     else settings),
         "review_workspace": {"synced": meta.get("synced"), "created": meta.get("created")},
         # Only for --excel: cells a spreadsheet would run as a formula, written with a leading quote.
         "formula_cells_quoted": formula_cells,
@@ -1171,3 +1172,17 @@ def _review_lines(section: dict | None) -> list[str]:
     from triage.review_workspace.agreement import review_markdown
 
     return review_markdown(section)
+
+
+def published_command(argv: list[str]) -> str:
+    """A command as the datasheet publishes it: `triage` and its words (quoted where a word needs it),
+    each path given by its file name alone, since a folder can name its owner (/home/<login>/...)."""
+    import shlex
+
+    def named(word: str) -> str:
+        option, equals, value = word.partition("=") if word.startswith("--") else ("", "", word)
+        if "/" in value or os.sep in value:
+            value = os.path.basename(value.rstrip("/" + os.sep)) or value
+        return f"{option}{equals}{value}"
+
+    return " ".join(["triage", *(shlex.quote(named(word)) for word in argv)])

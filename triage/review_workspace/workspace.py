@@ -507,6 +507,7 @@ class Workspace:
         self._db = connection
         self.path = path
         self._learnt_cache: tuple[list[tuple[str, str]], set[str]] | None = None
+        self._learnt_version: int | None = None  # SQLite's data_version when the cache was read
         self._identity: tuple[str, tuple[int, int]] | None = None
         self._searchable = False  # the trigram search index is there (see _search_index)
         self._listed = False  # the narrow copy of the list is there (see _listing)
@@ -1286,9 +1287,13 @@ class Workspace:
                 " reviewer = excluded.reviewer, at = excluded.at",
                 (message_id, digest, status, label, spans, by or reviewer, at),
             )
-        if store:  # the names the reviewer marked, against what the machines hid in the message
-            machine = self._db.execute("SELECT hidden FROM messages WHERE id = ?", (message_id,)).fetchone()
-            found = marked_names(json.loads(spans), json.loads(machine["hidden"])) if spans and machine else []
+        if store:  # the names the reviewer marked, against the proposal shown (learnt names applied)
+            machine = self._db.execute("SELECT text, hidden FROM messages WHERE id = ?", (message_id,)).fetchone()
+            found = []
+            if spans and machine:
+                names, words = self._learnt_sets()
+                proposal = apply_learnt(machine["text"], json.loads(machine["hidden"]), names, words)
+                found = marked_names(json.loads(spans), proposal)
             if found:
                 self._db.execute("INSERT OR REPLACE INTO marked VALUES (?,?,?)", (message_id, digest, json.dumps(found)))
             else:
@@ -1678,6 +1683,11 @@ class Workspace:
         return sorted(found.values(), key=lambda e: (-e.get("messages", 0), e["spelling"].casefold(), e["tag"]))
 
     def _learnt_sets(self) -> tuple[list[tuple[str, str]], set[str]]:
+        """The names and ordinary words learnt for this corpus, read again when another connection (another
+        server on the workspace, `triage review --unlearn`) wrote to the file since they were read."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._learnt_version:
+            self._learnt_cache, self._learnt_version = None, version
         if self._learnt_cache is None:
             rows = self._db.execute("SELECT spelling, kind, tag FROM learnt WHERE active = 1 AND scope = 'corpus'")
             names, words = [], set()
