@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from test_review_browser import CHROMEDRIVER, CHROMIUM, Server, browser, current_id, press, ready  # noqa: F401
 from test_review_page_basics import make_workspace
-from test_review_team import write_corpus as write_team_corpus
+from test_review_team import one_disagreement
 from test_review_team_browser import shoot as team_shoot
 
-from triage.review_workspace import Workspace, open_synced
+from triage.review_workspace import Workspace
 from triage.review_workspace.server import BackgroundServer
 
 pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no Chromium and chromedriver here")
@@ -202,16 +202,7 @@ def test_the_help_speaks_french_and_opens_at_its_top_every_time(browser, path):
 
 
 def test_the_adjudicate_view_speaks_french(browser, tmp_path):
-    classified = write_team_corpus(tmp_path / "team.csv")
-    path = tmp_path / "team.review.sqlite"
-    opened, _ = open_synced(classified, path, audit=0)
-    opened.close()
-    with Workspace.open(path) as ws:
-        ws.mark_double(0.1)
-        (ident,) = ws.double_ids()
-        word = ws.item(ident).text.split()[0]
-        ws.decide(ident, label="TA", spans=[[0, len(word), "PRE"]], reviewer="ana")
-        ws.decide(ident, label="NTA", spans=[], reviewer="bob")
+    path, ident, _ = one_disagreement(tmp_path)
     server = BackgroundServer(path, token="lea-token", reviewer="lea", lead=True)
     try:
         in_french(browser, server.address)

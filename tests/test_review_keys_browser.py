@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_review_browser import CHROMEDRIVER, CHROMIUM, Server, browser, current_id, press, ready  # noqa: F401
 from test_review_fast import write_corpus
-from test_review_team import write_corpus as write_team_corpus
+from test_review_team import one_disagreement
 from test_review_team_browser import shoot as team_shoot
 
 from triage.review_workspace import Workspace, open_synced
@@ -113,16 +113,7 @@ def test_a_bulk_nta_preview_says_which_hidden_items_become_readable(browser, pat
 
 
 def test_enter_after_edit_in_the_adjudicate_view_decides_the_message(browser, tmp_path):
-    classified = write_team_corpus(tmp_path / "team.csv")
-    path = tmp_path / "team.review.sqlite"
-    opened, _ = open_synced(classified, path, audit=0)
-    opened.close()
-    with Workspace.open(path) as ws:
-        ws.mark_double(0.1)
-        (ident,) = ws.double_ids()
-        word = ws.item(ident).text.split()[0]
-        ws.decide(ident, label="TA", spans=[[0, len(word), "PRE"]], reviewer="ana")
-        ws.decide(ident, label="NTA", spans=[], reviewer="bob")
+    path, ident, word = one_disagreement(tmp_path)
     server = BackgroundServer(path, token="lea-token", reviewer="lea", lead=True)
     try:
         browser.get(server.address)

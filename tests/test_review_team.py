@@ -49,6 +49,21 @@ def write_corpus(path, texts=TEXTS):
     return path
 
 
+def one_disagreement(tmp_path):
+    """A team workspace whose one double-review message ana and bob decided differently (ana hid its
+    first word, bob answered NTA): a disagreement for the lead. (its path, the message's id, that word)"""
+    path = tmp_path / "team.review.sqlite"
+    opened, _ = open_synced(write_corpus(tmp_path / "team.csv"), path, audit=0)
+    opened.close()
+    with Workspace.open(path) as ws:
+        ws.mark_double(0.1)
+        (ident,) = ws.double_ids()
+        word = ws.item(ident).text.split()[0]
+        ws.decide(ident, label="TA", spans=[[0, len(word), "PRE"]], reviewer="ana")
+        ws.decide(ident, label="NTA", spans=[], reviewer="bob")
+    return path, ident, word
+
+
 @pytest.fixture
 def team(tmp_path):
     """A workspace of ten queued messages, and a way to open it as another reviewer's server would."""
