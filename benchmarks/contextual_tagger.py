@@ -225,11 +225,11 @@ def stacked_features(pool: Pool, rows: np.ndarray, scores: np.ndarray) -> np.nda
 
 
 def forest(X, y, seed):
-    from triage.names import fit_word_model
+    from triage.names import fitted_word_model
 
     if len(set(y.tolist())) < 2:
         return lambda rows: np.zeros(len(rows))
-    model = fit_word_model(X, y, seed)
+    model = fitted_word_model(X, y, seed)
     positive = list(model.classes_).index(1)
     return lambda rows: model.predict_proba(rows)[:, positive]
 

@@ -553,7 +553,7 @@ def make_word_model(seed: int = 0):
     )
 
 
-def fit_word_model(X: np.ndarray, y: np.ndarray, seed: int = 0):
+def fitted_word_model(X: np.ndarray, y: np.ndarray, seed: int = 0):
     """make_word_model(seed) fitted on candidate rows X and their targets y, on one thread: gradient
     boosting's OpenMP threads wait for each other, and on a machine whose cores are busy (shared
     servers, several folds at once) one fit took seven times as long as on one thread."""

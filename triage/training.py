@@ -167,12 +167,12 @@ def word_training_rows(analysed: AnalysedGold, messages) -> tuple[np.ndarray, np
 
 def fit_word_model(analysed: AnalysedGold, messages, seed: int = 0):
     """A function rows -> P(name), fitted on the candidate words of `messages`."""
-    from triage.names import fit_word_model as fit_rows
+    from triage.names import fitted_word_model
 
     X, y = word_training_rows(analysed, messages)
     if len(set(y.tolist())) < 2:
         return lambda rows: np.zeros(len(rows))
-    model = fit_rows(X, y, seed)
+    model = fitted_word_model(X, y, seed)
     positive = list(model.classes_).index(1)
     return lambda rows: model.predict_proba(rows)[:, positive]
 
@@ -231,7 +231,7 @@ def train_word_scorer(gold: list[GoldMessage], feature_set: str, seed: int) -> d
     risks = policy.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
     X, y = word_training_rows(analysed, range(len(gold)))
     return {
-        "word_model": names.fit_word_model(X, y, seed),
+        "word_model": names.fitted_word_model(X, y, seed),
         "spelling": names.default_spelling(lexicons.default()),
         "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
         "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},

@@ -38,6 +38,7 @@ from triage.io.messages import Records, source_name
 from triage.queue import read_classified
 from triage.reasons import reasons, word_pattern
 from triage.schema import HIDE_TAGS, NTA, TA
+from triage.seekhide.known import KNOWN_TAGS
 
 SCHEMA_VERSION = 1
 DEFAULT_AUDIT = 200
@@ -113,15 +114,13 @@ _TEAM = (
     "CREATE TABLE IF NOT EXISTS invites (reviewer TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE,"
     " at TEXT NOT NULL, revoked_at TEXT)",
 )
-#: The tags of what a reviewer marks as a name, taught to the next classification.
-PERSON_TAGS = ("PRE", "NOM", "SUR")
 
 
 def marked_names(spans: list, machine: list) -> list:
     """The first names, surnames and nicknames of a decision's `spans` that the machines did not hide at
     the same place (`machine`): what the reviewer marked."""
     proposed = {(start, end) for start, end, *_ in machine}
-    return [[start, end, tag] for start, end, tag in spans if tag in PERSON_TAGS and (start, end) not in proposed]
+    return [[start, end, tag] for start, end, tag in spans if tag in KNOWN_TAGS and (start, end) not in proposed]
 #: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
 DEFAULT_LEASE = 300.0
 #: The share of the queue and of the audit sample `--double` marks for two reviewers, by default.
