@@ -171,6 +171,13 @@ NEGATIVE = {
         "il est en CM2, LV2 allemand",
         "trop de CO2 dans mes MP3",
         "Bi1 vu, BI1",
+        # a train by its time, a tram line, a year after "vol", a price; a number with no leading zero
+        "le train de 8h12 est en retard",
+        "je prends le tram 2 puis la ligne 1",
+        "le vol 2024 de la compagnie",
+        "le train 12 min de retard",
+        "une facture de 0800 €",
+        "j'ai 3459 mails non lus",
     ],
 }
 
@@ -309,6 +316,12 @@ COD_POSITIVE = [
     ("ton colis TL7CWJQ arrive demain", "TL7CWJQ"),
     ("portail c TV22", "TV22"),
     ("rdv salle 9U2 a 14h", "9U2"),
+    # a code cued by "codé", a train or a flight by its number, a number starting with a zero alone
+    ("les places sont codées 16955", "16955"),
+    ("Train 4656 Voiture 12", "4656"),
+    ("TGV n° 6203 demain", "6203"),
+    ("mon vol AF 1234 part a midi", "AF 1234"),
+    ("0870 je crois", "0870"),
 ]
 
 

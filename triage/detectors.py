@@ -411,7 +411,8 @@ _DOOR_QUALIFIERS = (
     "bâtiment", "batiment", "bât", "bat", "hall", "interphone", "pin",
     "alarme", "garage", "parking", "résidence", "residence", "secret", "postal",
 )
-_CODE_CUES = ("code", "digicode", "porte", "badge", "pin", "mdp", "interphone", "cadenas", "alarme")
+_CODE_CUES = ("code", "codé", "codée", "codés", "codées", "digicode", "porte", "badge", "pin", "mdp", "interphone",
+              "cadenas", "alarme")
 _DOOR_CODE_RE = re.compile(
     rf"""
     \b(?:{_alternation(_CODE_CUES)}|mot[ {_NBSP}]de[ {_NBSP}]passe){_END_OF_WORD}
@@ -448,6 +449,21 @@ _PLATE_RE = re.compile(
 # (code promo NOEL20).
 _MIXED_CODE_RE = re.compile(
     r"(?<![\w@#./\-])(?P<code>(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*[0-9])(?:[A-Z0-9]{4,12}|[0-9][A-Z][0-9]))(?![\w@/\-])")
+# A train or a flight by its number (train 4656, TGV n° 6203, vol AF 1234): with a date, it says
+# where the sender travels. Not a bus or tram line (tram 2), not a time (train de 8h12), not a price.
+_TRIP_RE = re.compile(
+    rf"""
+    \b(?:train|tgv|ter|ouigo|intercit[ée]s|vol|flight){_END_OF_WORD}
+    [ {_NBSP}]*(?:(?:n°|no|num[ée]ro|num)\.?[ {_NBSP}]*)?
+    (?!(?:19|20)[0-9][0-9](?![\w\-]))             # "vol 2024": a year
+    (?P<code>(?:[A-Z]{{2}}[ {_NBSP}]?)?[0-9]{{3,5}})(?![\w,.:/\-])
+    (?![ {_NBSP}]?(?:€|eur|euros?\b|e\b|h\b|min|km))
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+# A number of four or five digits that starts with a zero, standing alone (0870, 04012): a code,
+# since no count, price, time or year is written so; not part of a phone number, a date or a time.
+_ZERO_CODE_RE = re.compile(r"(?<![\w:/.,+\-])(?P<code>0[0-9]{3,4})(?![\w:/.,%€\-]|[ \u00a0]?(?:h\b|€|eur))")
 _NOT_A_CODE_RE = re.compile(r"[0-9]{1,2}H(?:[0-9]{2})?|H24|[0-9]+(?:M2|M3|GO|MO|KO|TO|KM|KG|CM|MM|KW|ML|CL|HZ|MP|PX)")
 _NOT_CODES = frozenset(word.upper() for word in word_list("codes/not_codes.txt"))
 
@@ -462,7 +478,8 @@ def _mixed_codes(text: str, found: list[tuple[int, int, str]]) -> None:
 
 # Any cue, in lower case: a cheap test before the patterns above (substring tests on the
 # lower-cased text are four times faster than one case-insensitive regular expression).
-_CODE_CUES_LOWER = ("code", "porte", "badge", "pin", "mdp", "passe", "interphone", "cadenas", "alarme", "plaque",
+_TRIP_CUES_LOWER = ("train", "tgv", "ter", "ouigo", "intercit", "vol", "flight")
+_CODE_CUES_LOWER = ("code", "codé", "porte", "badge", "pin", "mdp", "passe", "interphone", "cadenas", "alarme", "plaque",
                     "immat", "password", "passwd", "pwd")
 
 # --------------------------------------------------------------------------
@@ -570,11 +587,16 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
     if lone:
         found.append((lone.start("code"), lone.end("code"), "COD"))
     _mixed_codes(text, found)
+    for m in _ZERO_CODE_RE.finditer(text):
+        found.append((m.start("code"), m.end("code"), "COD"))
     lower = text.lower()
     if any(cue in lower for cue in _CODE_CUES_LOWER):
         for pattern in (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE):
             for m in pattern.finditer(text):
                 found.append((m.start("code"), m.end("code"), "COD"))
+    if any(cue in lower for cue in _TRIP_CUES_LOWER):
+        for m in _TRIP_RE.finditer(text):
+            found.append((m.start("code"), m.end("code"), "COD"))
 
 
 def _detect_long_numbers(text: str, found: list[tuple[int, int, str]]) -> None:

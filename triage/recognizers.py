@@ -73,7 +73,7 @@ _ONOMATOPOEIA = rule_code("onomatopoeia")
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
-          "truncation", "surname", "everyday_brand", "common", "user_name")
+          "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname")
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -157,6 +157,8 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         # no French commune (a region, a country, a place abroad: Occitanie, Italie, Londres; not Nice).
         members(SERVICES, key) | place & ~known("cities"),
         known("user_names"),
+        # An ordinary word with a nickname's shape (dodo, papa, caca), in lower case.
+        ~capitals & ~upper & (members(NICKNAME_EXCEPTIONS, key) | members(NICKNAME_EXCEPTIONS, folded)),
     ])
 
 
@@ -317,7 +319,10 @@ def recognise(analysis: Analysis) -> Recognised:
     listed_only = (a.label == L_DICTIONARY) & ~np.isin(a.rule, _CONTEXT_NAME_CODES) & (tag == NONE) & ~f["user_name"]
     if a.known_tag is not None:
         listed_only &= a.known_tag < 0
-    return Recognised(tag, scorer_tag, kept_visible=np.isin(a.rule, READ_AS_WORD_CODES), title=title, common=common,
+    # An ordinary word with a nickname's shape (papa, dodo, caca) may be a nickname: never hidden by
+    # the word scorer, its probability sends the message to a person when it looks like one.
+    kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | f["word_like_nickname"]
+    return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
                       scorer_decides=listed_only & a.seeker.is_on("scorer-decides"))
 
 

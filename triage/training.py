@@ -127,10 +127,14 @@ def cross_validated_evidence_of(parts: list[AnalysedGold], folds: int = 5, seed:
         message_model.fit(together.X[train], labels[train])
         scores[test] = message_model.predict_proba(together.X[test])[:, list(message_model.classes_).index(TA)]
         word_model = word_scorer or fit_word_model(together, train, seed)
-        for i in test:
-            indices, rows = together.word_rows[i]
-            if len(indices):
-                word_probs[i] = word_model(rows)
+        # The fold's candidate words read in one call: a call per message costs more than the
+        # reading itself.
+        with_words = [i for i in test if len(together.word_rows[i][0])]
+        if with_words:
+            probs = word_model(np.vstack([together.word_rows[i][1] for i in with_words]))
+            cuts = np.cumsum([len(together.word_rows[i][0]) for i in with_words])[:-1]
+            for i, p in zip(with_words, np.split(probs, cuts)):
+                word_probs[i] = p
         if progress:
             progress()
     evidence, start = [], 0
@@ -172,9 +176,15 @@ def fit_word_model(analysed: AnalysedGold, messages, seed: int = 0):
     X, y = word_training_rows(analysed, messages)
     if len(set(y.tolist())) < 2:
         return lambda rows: np.zeros(len(rows))
+    from threadpoolctl import threadpool_limits
+
     model = fitted_word_model(X, y, seed)
     positive = list(model.classes_).index(1)
-    return lambda rows: model.predict_proba(rows)[:, positive]
+
+    def probability(rows):
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return model.predict_proba(rows)[:, positive]
+    return probability
 
 
 # ---------------------------------------------------------------------- train
