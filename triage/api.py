@@ -395,7 +395,7 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
     and every `consistency_all`, only with `yes`: else NotConfirmed, its preview in `.lines`);
     `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s (an NTA
     over contact details the machines hid only with `allow_release_of_hidden`).
-    A team shares the lead's server: `host` an address of this computer colleagues reach
+    A team shares the lead's server: `host` an address of this computer colleagues reach (or 0.0.0.0, every one)
     (`certificate` and `key` for TLS), `invite` a name or names whose personal links to return
     (as lines, with `host` and `port`), `revoke` names whose links to refuse; `double` marks a
     share for double review, `lead` lets the printed address resolve disagreements."""

@@ -312,7 +312,15 @@ def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool 
     scripts read the address from it); `say(line)` gets the rest. `reviewer` names whoever opens
     the printed address; colleagues open their own links (invite_lines) on the same server.
     `double` marks a share for double review, `lead` lets the printed address resolve disagreements."""
-    from triage.review_workspace.server import check_host, check_tls, is_network, network_warning, serve
+    from triage.review_workspace.server import (
+        Settings,
+        check_host,
+        check_tls,
+        is_network,
+        links_line,
+        network_warning,
+        serve,
+    )
 
     host = check_host(host)
     tls = check_tls(certificate, key)
@@ -330,6 +338,9 @@ def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool 
             say(f"links: {', '.join(links)} (their own links open this page; `--revoke NAME` withdraws one)")
         if is_network(host):
             say(network_warning(host, tls is not None))
+        where = links_line(Settings(token="", port=0, reviewer="", host=host))
+        if where:
+            say(where)
 
     reviewer = reviewer or default_reviewer()
     with opened:
@@ -369,6 +380,9 @@ def invite_lines(classified, workspace=None, *, invite=(), revoke=(), host: str 
         for name in invite:
             token = opened.invite(name)
             lines.append(f"invite: {' '.join(name.split())}: {settings.link(token)}")
+    if invite and settings.every_address and settings.network is None:
+        lines.append("invite: this machine has no network address: the links name 127.0.0.1 and reach this "
+                     "computer only (invite with --host ADDRESS, an address colleagues reach)")
     return lines
 
 

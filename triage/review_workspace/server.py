@@ -2,8 +2,10 @@
 
 Security, for a page that shows raw messages on a shared machine or a team's network:
 - it listens on 127.0.0.1 by default, on a port of the user's choice or a free one; `--host`
-  names one other address of the machine (never every address: 0.0.0.0 is refused), and
-  `--certificate` / `--key` serve it over TLS;
+  names one other address of the machine, or 0.0.0.0 for every IPv4 address of it (`::` is
+  refused); `--certificate` / `--key` serve it over TLS. On every address, the lead's address
+  names 127.0.0.1 (this computer; over TLS the network address, which the team's certificate
+  names) and the colleagues' links the machine's network address (network_address), never 0.0.0.0;
 - every request carries a token: the address printed at start-up holds the session's (the
   person who started the server, the lead with `--lead`); a colleague's personal link holds
   theirs (`--invite NAME`: only its SHA-256 is kept in the workspace; `--revoke NAME` refuses it
@@ -19,7 +21,8 @@ Security, for a page that shows raw messages on a shared machine or a team's net
 - the browser is opened on a launcher page readable by its owner only (0600, in a private
   temporary folder, deleted when the server stops) that redirects to the address: the token is
   never on a command line, which any local user reads with `ps`;
-- a request whose Host is not this server's address is refused (DNS rebinding), and so is a
+- a request whose Host is not this server's address is refused (DNS rebinding): on every address,
+  a Host that is not an IPv4 address of this machine (or localhost) with the server's port; so is a
   state-changing request from another Origin (cross-site POST);
 - when it stops, the messages its reviewers held (their leases) are freed for the others;
 - hostile requests are one-line JSON errors, never a 500: odd tokens, numbers past 64 bits, huge
@@ -125,7 +128,12 @@ class Settings:
     base: str = field(default_factory=lambda: secrets.token_urlsafe(12))  # the secret path: /<base>/
     host: str = "127.0.0.1"  # the address listened on: the only one the Host header may name
     tls: bool = False  # served over https (--certificate, --key)
+    network: str | None = None  # on every address: the address colleagues' links name (found when None)
     served: set = field(default_factory=set)  # the reviewers who used this server: their leases end with it
+
+    def __post_init__(self):
+        if self.every_address and self.network is None:
+            self.network = network_address()
 
     @property
     def root(self) -> str:
@@ -137,17 +145,31 @@ class Settings:
         return "https" if self.tls else "http"
 
     @property
-    def netloc(self) -> str:
-        """`host:port` as a link names it (an IPv6 address in brackets)."""
-        return f"{_bracketed(self.host)}:{self.port}"
+    def every_address(self) -> bool:
+        """Whether it listens on every IPv4 address of the machine (--host 0.0.0.0)."""
+        return self.host == EVERY_ADDRESS
 
-    def link(self, token: str) -> str:
-        """The address that opens the page with `token`."""
-        return f"{self.scheme}://{self.netloc}/?token={token}"
+    def link_host(self, colleague: bool = True) -> str:
+        """The address a link names: the one listened on; on every address, the machine's network
+        address for a colleague (127.0.0.1 when it has none) and 127.0.0.1 for the lead, who is
+        on this computer (over TLS the network address too: the team's certificate names it)."""
+        if not self.every_address:
+            return self.host
+        if not colleague and not self.tls:
+            return "127.0.0.1"
+        return self.network or "127.0.0.1"
+
+    def netloc(self, colleague: bool = True) -> str:
+        """`host:port` as a link names it (an IPv6 address in brackets)."""
+        return f"{_bracketed(self.link_host(colleague))}:{self.port}"
+
+    def link(self, token: str, *, colleague: bool = True) -> str:
+        """The address that opens the page with `token` (a colleague's link, or the lead's own)."""
+        return f"{self.scheme}://{self.netloc(colleague)}/?token={token}"
 
     def hosts(self) -> set[str]:
         """What the Host header may be: the address listened on (localhost too on 127.0.0.1 and ::1),
-        with its port, or without it on the scheme's default port."""
+        with its port, or without it on the scheme's default port (on every address, see accepts)."""
         names = {_bracketed(self.host)}
         if self.host in ("127.0.0.1", "::1"):
             names.add("localhost")
@@ -156,22 +178,81 @@ class Settings:
             found |= names
         return found
 
+    def accepts(self, host: str) -> bool:
+        """Whether a request's Host header names this server: one of `hosts()`; on every address,
+        localhost or an IPv4 address of this machine, with the server's port (never a name a DNS
+        server answers for: DNS rebinding)."""
+        if not self.every_address:
+            return host in self.hosts()
+        name, colon, port = host.rpartition(":")
+        if not colon:
+            name, port = host, ""
+        if port != str(self.port) and not (port == "" and self.port == (443 if self.tls else 80)):
+            return False
+        if name == "localhost":
+            return True
+        try:
+            address = ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return address.version == 4 and not address.is_unspecified and str(address) == name and is_local(name)
+
+    def origin_ok(self, origin: str) -> bool:
+        """Whether an Origin header is this server's own (the page's requests)."""
+        prefix = f"{self.scheme}://"
+        return origin.startswith(prefix) and self.accepts(origin[len(prefix):])
+
+
+EVERY_ADDRESS = "0.0.0.0"
+
+
+def is_local(address: str) -> bool:
+    """Whether an IPv4 address is one of this machine's (a socket can be bound to it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.bind((address, 0))
+        except OSError:
+            return False
+    return True
+
+
+def network_address() -> str | None:
+    """This machine's IPv4 address on its network, the one colleagues reach: the address its default
+    route leaves from (a UDP socket connected to a documentation address: nothing is sent), else one
+    its host name resolves to; None when it has only loopback."""
+    found = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            found.append(probe.getsockname()[0])
+        except OSError:
+            pass
+    try:
+        found += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    except OSError:
+        pass
+    for address in found:
+        parsed = ipaddress.ip_address(address)
+        if not (parsed.is_loopback or parsed.is_unspecified or parsed.is_link_local):
+            return address
+    return None
+
 
 def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
 def check_host(host: str) -> str:
-    """The address `--host` names, as the server listens on it; a one-line error for a name, a
-    malformed address, or every address at once (0.0.0.0, ::)."""
+    """The address `--host` names, as the server listens on it (0.0.0.0: every IPv4 address of the
+    machine); a one-line error for a name, a malformed address, or every IPv6 address (::)."""
     try:
         address = ipaddress.ip_address(str(host).strip().strip("[]"))
     except ValueError:
         raise BadOption(f"--host takes an IP address of this machine (such as 192.168.1.20; `hostname -I` lists "
                         f"them), not {_short(str(host))}") from None
-    if address.is_unspecified:
-        raise BadOption(f"--host {address} would listen on every network of this machine: give the one address "
-                        "your colleagues reach (`hostname -I` lists them)")
+    if address.is_unspecified and address.version == 6:
+        raise BadOption(f"--host {address} (every IPv6 address) is not supported: give 0.0.0.0 (every IPv4 address "
+                        "of this machine) or the one address your colleagues reach (`hostname -I` lists them)")
     if address.is_multicast:
         raise BadOption(f"--host {address} is a multicast address, not one of this machine")
     return str(address)
@@ -185,8 +266,22 @@ def is_network(host: str) -> bool:
 def network_warning(host: str, tls: bool) -> str:
     """The line `triage review` prints when it listens on a network address."""
     how = "over TLS" if tls else "unencrypted: give --certificate and --key, or use an SSH tunnel (docs/review.md)"
+    if host == EVERY_ADDRESS:
+        return (f"review: listening on every address of this machine ({host}): anyone who can reach one and "
+                f"holds a link can review the messages; {how}")
     return (f"review: listening on {host}: anyone who can reach this address and holds a link can review "
             f"the messages; {how}")
+
+
+def links_line(settings: Settings) -> str | None:
+    """On every address, the line that says which address colleagues' links name."""
+    if not settings.every_address:
+        return None
+    if settings.network is None:
+        return ("review: this machine has no network address: links name 127.0.0.1 and reach this computer only "
+                "(start with --host ADDRESS, an address colleagues reach)")
+    return (f"review: colleagues' links name {settings.network} (another network of this machine: start with "
+            "--host that address)")
 
 
 class _Guard:
@@ -196,8 +291,6 @@ class _Guard:
         self.app = app
         self.settings = settings
         self.workspace = workspace
-        self.hosts = settings.hosts()
-        self.origins = {f"{settings.scheme}://{host}" for host in self.hosts}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -246,10 +339,12 @@ class _Guard:
                     scope, receive, send_with_headers)
 
     def _refusal(self, scope, headers) -> str | None:
-        if headers.get("host", "") not in self.hosts:
+        if not self.settings.accepts(headers.get("host", "")):
+            if self.settings.every_address:
+                return "refused: this server answers only to the addresses of this machine"
             return f"refused: this server answers only to its own address ({self.settings.host})"
         origin = headers.get("origin")
-        if scope["method"] not in ("GET", "HEAD") and origin is not None and origin not in self.origins:
+        if scope["method"] not in ("GET", "HEAD") and origin is not None and not self.settings.origin_ok(origin):
             return "refused: a request from another site"
         if scope["path"] == "/" and _query_token(scope) is not None:
             return None  # the start-up address: checked and turned into a cookie by the page route
@@ -803,7 +898,8 @@ class BackgroundServer:
 
     @property
     def address(self) -> str:
-        return self.settings.link(self.token)
+        """The lead's own address (on every address: 127.0.0.1, this computer's)."""
+        return self.settings.link(self.token, colleague=False)
 
     def link(self, token: str) -> str:
         return self.settings.link(token)
@@ -811,7 +907,7 @@ class BackgroundServer:
     @property
     def root(self) -> str:
         """The page's own address (under its secret path), once the browser holds the cookie."""
-        return f"{self.settings.scheme}://{self.settings.netloc}{self.settings.root}"
+        return f"{self.settings.scheme}://{self.settings.netloc(colleague=False)}{self.settings.root}"
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -832,7 +928,7 @@ def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=Non
     settings = Settings(token=secrets.token_urlsafe(24), port=sock.getsockname()[1], reviewer=reviewer,
                         lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None, lead=lead, host=host,
                         tls=tls is not None)
-    address = settings.link(settings.token)
+    address = settings.link(settings.token, colleague=False)
     announce(f"review: {address}")
     config = _uvicorn_config(create_app(workspace, settings), tls, access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
