@@ -557,7 +557,8 @@ def review(
     case_tag: Annotated[Optional[str], typer.Option("--case-tag", help="Consistency cases hidden under this tag somewhere (PRE, NOM...).")] = None,
     case_status: Annotated[Optional[str], typer.Option("--case-status", help="Consistency cases undecided or decided (default: all for --consistency, undecided for --consistency-all).")] = None,
     case_kind: Annotated[Optional[str], typer.Option("--case-kind", help="Consistency cases of one kind: mixed, surrogate or tags.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="Confirm --consistency-all, or a --decide-consistency readable that makes hidden items readable, after its preview.")] = False,
+    undo_consistency: Annotated[bool, typer.Option("--undo-consistency", help="Undo your (--reviewer's) last consistency decision, one case or every case of a --consistency-all, each back to the decision it had before; one that makes hidden items readable needs --yes; then stop.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm --consistency-all, or a --decide-consistency readable or an --undo-consistency that makes hidden items readable, after its preview.")] = False,
     import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
     allow_release_of_hidden: Annotated[bool, typer.Option("--allow-release-of-hidden", help="With --import-queue: store NTA rows over messages whose contact details (TEL MEL ADR URL COD) the machines hid, which NTA makes readable (refused without it).")] = False,
     double: Annotated[Optional[float], typer.Option("--double", min=0.0, max=1.0, help="Share of the queue and of the audit decided blind by two reviewers (0.1: one in ten, seeded by --seed; default: as recorded, none at first).")] = None,
@@ -588,12 +589,15 @@ def review(
             typer.echo(line)
         return
     review_module.check_consistency_options(consistency, decide_consistency, spelling, consistency_all, yes,
-                                            (case_search, case_tag, case_status, case_kind))
-    if decide_consistency is not None or consistency_all is not None:
+                                            (case_search, case_tag, case_status, case_kind), undo_consistency)
+    if undo_consistency or decide_consistency is not None or consistency_all is not None:
         try:
-            lines = review_module.consistency_decision_lines(
-                classified, workspace, decide=decide_consistency, spelling=spelling, bulk=consistency_all,
-                q=case_search, tag=case_tag, status=case_status, kind=case_kind, reviewer=reviewer, yes=yes)
+            if undo_consistency:
+                lines = review_module.undo_consistency_lines(classified, workspace, reviewer=reviewer, yes=yes)
+            else:
+                lines = review_module.consistency_decision_lines(
+                    classified, workspace, decide=decide_consistency, spelling=spelling, bulk=consistency_all,
+                    q=case_search, tag=case_tag, status=case_status, kind=case_kind, reviewer=reviewer, yes=yes)
         except review_module.NotConfirmed as refused:
             for line in refused.lines:
                 typer.echo(line)

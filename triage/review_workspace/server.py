@@ -745,6 +745,21 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         return JSONResponse(workspace.decide_consistency(kind, key, decision, reviewer=who(request).name,
                                                          version=version))
 
+    async def consistency_recent(request: Request):  # the reviewer's last consistency decisions: undo's list
+        limit = _int(request.query_params.get("limit"), 8, 1, 100)
+        return JSONResponse(workspace.consistency_recent(reviewer=who(request).name, limit=limit))
+
+    # Undo names the decision the list showed first (`seq`); one that makes hidden text readable needs
+    # the preview's digest, as deciding so does (409 with the preview first).
+    async def consistency_undo(request: Request):
+        data = await _json_body(request)
+        try:
+            done = workspace.undo_consistency(reviewer=who(request).name, seq=data.get("seq"),
+                                              digest=data.get("digest"))
+        except BulkChanged as err:
+            return _error(str(err), 409, changed=True, preview=err.preview)
+        return JSONResponse(done)
+
     async def consistency_page(request: Request):
         return FileResponse(STATIC / "consistency.html", media_type="text/html; charset=utf-8")
 
@@ -775,6 +790,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/consistency/cases", handle(consistency_cases)),
         Route("/api/consistency/bulk", handle(consistency_bulk_preview)),
         Route("/api/consistency/bulk", handle(consistency_bulk), methods=["POST"]),
+        Route("/api/consistency/recent", handle(consistency_recent)),
+        Route("/api/consistency/undo", handle(consistency_undo), methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC)),
     ]
     routes = [

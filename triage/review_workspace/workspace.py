@@ -26,6 +26,7 @@ import stat
 import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -2266,7 +2267,7 @@ class Workspace:
             return {}
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
         seqs = {row[0]: row[1] for row in self._db.execute(
-            "SELECT id, max(seq) FROM events WHERE action = 'consistency' GROUP BY id")}
+            "SELECT id, max(seq) FROM events WHERE action IN ('consistency', 'consistency-undo') GROUP BY id")}
         return {(r["kind"], r["key"]): {
             "decision": r["decision"], "reviewer": r["reviewer"], "at": r["at"],
             "grounds": json.loads(r["grounds"]) if "grounds" in columns and r["grounds"] is not None else None,
@@ -2279,17 +2280,153 @@ class Workspace:
         if "grounds" not in columns:  # decided before decisions kept their grounds
             self._db.execute("ALTER TABLE consistency ADD COLUMN grounds TEXT")
 
-    def _store_consistency(self, case: dict, decision: str, reviewer: str, at: str, before: dict | None) -> None:
+    def _store_consistency(self, case: dict, decision: str, reviewer: str, at: str, before: dict | None,
+                           batch: str | None = None) -> None:
+        """Store a case's decision and log it, with the decision it replaces whole (decision, reviewer,
+        time, grounds; null: undecided), which its undo restores; `batch` ties a bulk decision's."""
         kind, key = case["kind"], case["key"]
         self._db.execute(
             "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
             "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = excluded.reviewer, "
             "at = excluded.at, grounds = excluded.grounds",
             (kind, key, decision, reviewer, at, json.dumps(case["mentions"], ensure_ascii=False)))
+        self._batch_column()
         self._db.execute(
-            "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after) "
-            "VALUES (?,?,?,?,?,?,?)",
-            (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None, decision))
+            "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, spans_before, status_after, "
+            "batch) VALUES (?,?,?,?,?,?,?,?,?)",
+            (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None,
+             json.dumps(_stored_row(before), ensure_ascii=False), decision, batch))
+
+    def consistency_recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
+        """The reviewer's last consistency decisions that still apply, newest first, a bulk decision as
+        one entry: the first is what `undo_consistency` takes back next, and its `seq` what the undo
+        names. Each is {seq, kind, key, decision, before (the decision it replaced, None: undecided),
+        at, cases (how many the entry decided: more than one for a bulk decision)}."""
+        reviewer = _reviewer(reviewer)
+        if not self._has_consistency_events():
+            return []
+        self._batch_column()
+        rows = self._db.execute(
+            "SELECT seq, id, status_before, status_after, at, batch FROM events WHERE reviewer = ? AND "
+            "action = 'consistency' AND undone = 0 ORDER BY seq DESC", (reviewer,))
+        out: list[dict] = []
+        for row in rows:
+            if row["batch"] is not None and out and out[-1]["batch"] == row["batch"]:
+                out[-1]["cases"] += 1
+                continue
+            if len(out) == max(0, int(limit)):
+                break
+            kind, _, key = row["id"].partition(":")
+            out.append({"seq": row["seq"], "kind": kind, "key": key, "decision": row["status_after"],
+                        "before": row["status_before"], "at": row["at"], "cases": 1, "batch": row["batch"]})
+        return out
+
+    def _has_consistency_events(self) -> bool:
+        return self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'consistency'"
+                                ).fetchone() is not None
+
+    def undo_consistency(self, *, reviewer: str, seq: int | None = None, digest: str | None = None) -> dict:
+        """Undo the reviewer's last consistency decision that is not undone yet: one case, or every case
+        of a bulk decision. Each case gets back exactly the decision it had before (who took it, when,
+        on which grounds), or none; the undo is logged (`consistency-undo`) and the decisions it takes
+        back are marked undone.
+
+        As a decision, an undo makes nothing readable without asking: when it would show text the
+        release hides now (a `hide` taken back: the readable mentions it hid; a `readable` brought back:
+        the hidden mentions it shows), nothing is undone without the preview's `digest`
+        (NeedsConfirmation, the preview attached); with another digest (a case changed since),
+        nothing is undone (BulkChanged, with the new preview). `seq` names the decision the page showed
+        as the next to undo: when it is no longer the reviewer's last, nothing is undone (Conflict); nor
+        when anyone decided or undid one of its cases since (Conflict: undoing would take that back too).
+        Returns {undone (cases), cases ([{kind, key, decision: undone, restored}]), readable,
+        readable_messages, readable_tags, reviewer, at}; undone 0 when there is nothing to undo."""
+        if seq is not None and type(seq) is not int:
+            raise BadOption("seq must be the decision's, as the list of last consistency decisions gives it")
+        if digest is not None and not isinstance(digest, str):
+            raise BadOption("digest must be the undo preview's digest, as sent with it")
+        reviewer = _reviewer(reviewer)
+        at = _now()
+        empty = {"undone": 0, "cases": [], "readable": 0, "readable_messages": 0, "readable_tags": {},
+                 "reviewer": reviewer, "at": at}
+        if not self._has_consistency_events():
+            if seq is not None:
+                raise Conflict("cannot undo: your last consistency decision is no longer the one your page showed "
+                               "(undone, or followed by another, in another page): nothing was undone",
+                               {"kind": "undo", "reviewer": reviewer, "seq": None})
+            return empty
+        with self._transaction():
+            self._batch_column()
+            last = self._db.execute(
+                "SELECT * FROM events WHERE reviewer = ? AND action = 'consistency' AND undone = 0 "
+                "ORDER BY seq DESC LIMIT 1", (reviewer,)).fetchone()
+            if seq is not None and (last is None or last["seq"] != seq):
+                raise Conflict("cannot undo: your last consistency decision is no longer the one your page showed "
+                               "(undone, or followed by another, in another page): nothing was undone",
+                               {"kind": "undo", "reviewer": reviewer, "seq": last["seq"] if last else None})
+            if last is None:
+                return empty
+            events = [last] if last["batch"] is None else self._db.execute(
+                "SELECT * FROM events WHERE batch = ? AND action = 'consistency' AND undone = 0 ORDER BY seq DESC",
+                (last["batch"],)).fetchall()
+            for event in events:
+                later = self._db.execute(
+                    "SELECT reviewer, action FROM events WHERE id = ? AND seq > ? AND undone = 0 AND "
+                    "action = 'consistency' ORDER BY seq DESC LIMIT 1", (event["id"], event["seq"])).fetchone()
+                if later is not None:
+                    kind, _, key = event["id"].partition(":")
+                    raise Conflict(f"cannot undo: {later['reviewer']} decided the {kind} case '{key}' since; undoing "
+                                   "would take that back too: nothing was undone",
+                                   {"kind": "later", "case_kind": kind, "key": key, "reviewer": later["reviewer"]})
+            stored = self.consistency_decisions()
+            keys = {event["id"].partition(":")[2] for event in events}
+            cases = {(c["kind"], c["key"]): c for c in self._cases(stored, only=keys)}
+            restores = [(event, self._restored_row(event)) for event in events]
+            preview = _undo_preview(last["seq"], restores, cases, stored)
+            if preview["readable"] and digest != preview["digest"]:
+                if digest is None:
+                    n, m = preview["readable"], preview["readable_messages"]
+                    raise NeedsConfirmation(
+                        f"undoing makes {n:,} hidden item{'s' if n != 1 else ''} readable in {m:,} "
+                        f"message{'s' if m != 1 else ''}: send the preview's digest to confirm", preview)
+                error = BulkChanged("the cases changed since the undo's preview (decided by someone, or their "
+                                    "mentions changed): nothing was undone; look at the preview again")
+                error.preview = preview
+                raise error
+            done = []
+            for event, row in restores:
+                kind, _, key = event["id"].partition(":")
+                if row is None:
+                    self._db.execute("DELETE FROM consistency WHERE kind = ? AND key = ?", (kind, key))
+                else:
+                    self._db.execute(
+                        "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
+                        "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = "
+                        "excluded.reviewer, at = excluded.at, grounds = excluded.grounds",
+                        (kind, key, row["decision"], row["reviewer"], row["at"],
+                         None if row.get("grounds") is None else json.dumps(row["grounds"], ensure_ascii=False)))
+                self._db.execute(
+                    "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after, batch) "
+                    "VALUES (?,?,?,?,?,?,?,?)", (event["id"], "", reviewer, at, "consistency-undo",
+                                                 event["status_after"], row["decision"] if row else None,
+                                                 event["batch"]))
+                self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (event["seq"],))
+                done.append({"kind": kind, "key": key, "decision": event["status_after"],
+                             "restored": row["decision"] if row else None})
+        return {**{k: preview[k] for k in ("readable", "readable_messages", "readable_tags")},
+                "undone": len(done), "cases": done, "reviewer": reviewer, "at": at}
+
+    def _restored_row(self, event) -> dict | None:
+        """The stored decision a consistency event replaced (None: the case was undecided)."""
+        if event["spans_before"]:
+            return json.loads(event["spans_before"])
+        if event["status_before"] is None:
+            return None
+        # Logged before the decision replaced was kept whole: its decision, and who took it when.
+        previous = self._db.execute(
+            "SELECT reviewer, at FROM events WHERE id = ? AND seq < ? AND action = 'consistency' AND undone = 0 "
+            "ORDER BY seq DESC LIMIT 1", (event["id"], event["seq"])).fetchone()
+        return {"decision": event["status_before"], "reviewer": previous["reviewer"] if previous else event["reviewer"],
+                "at": previous["at"] if previous else event["at"], "grounds": None}
 
     def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str,
                            version: str | None = None) -> dict:
@@ -2456,8 +2593,9 @@ class Workspace:
                 error.preview = preview
                 raise error
             done = [c for c in chosen if decision in c["choices"] and c["decision"] != decision]
+            batch = uuid.uuid4().hex  # undone as one
             for case in done:
-                self._store_consistency(case, decision, reviewer, at, stored.get((case["kind"], case["key"])))
+                self._store_consistency(case, decision, reviewer, at, stored.get((case["kind"], case["key"])), batch)
         self._consistency_written(before_stamp)
         return {"decision": decision, "decided": len(done), "unchanged": preview["unchanged"],
                 "other": preview["other"], "messages": preview["messages"], "readable": preview["readable"],
@@ -2498,6 +2636,50 @@ class Workspace:
             spans = apply_learnt(text, machine if row["decision"] == TA else [], names, words)
             label = TA if spans else row["decision"]
             yield FinalRow(row["id"], row["position"], text, label, spans, "machine")
+
+
+def _stored_row(stored: dict | None) -> dict | None:
+    """A stored consistency decision as its log keeps it, to restore it whole."""
+    if stored is None:
+        return None
+    return {k: stored.get(k) for k in ("decision", "reviewer", "at", "grounds")}
+
+
+def _undo_preview(seq: int, restores: list, cases: dict, stored: dict) -> dict:
+    """What undoing consistency decisions makes readable in the release: the readable mentions a `hide`
+    taken back hid, and the hidden mentions a `readable` brought back shows; with a digest naming the
+    undo and each case's state, which confirms it."""
+    readable, messages, tags = 0, set(), Counter()
+    state = [seq]
+    for event, row in restores:
+        kind, _, key = event["id"].partition(":")
+        case = cases.get((kind, key))
+        now = (stored.get((kind, key)) or {}).get("decision")
+        after = row["decision"] if row else None
+        state.append([kind, key, now, after, case["version"] if case else None])
+        if case is None:
+            continue
+        if now == "hide" and after != "hide" and kind in ("mixed", "surrogate"):
+            readable += case["_readable_items"]
+            messages.update(case["_readable"])
+            tags.update({_main_tag_of(case): case["_readable_items"]})
+        if kind == "mixed" and after == "readable" and now != "readable":
+            grounds = None if row is None or row.get("grounds") is None else {tuple(m) for m in row["grounds"]}
+            shown = [m for m in case["mentions"] if grounds is None or tuple(m) in grounds]
+            readable += len(shown)
+            messages.update(m[0] for m in shown)
+            if shown:
+                tags.update({_main_tag_of(case): len(shown)})
+    digest = hashlib.sha256(json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return {"seq": seq, "cases": len(restores), "readable": readable, "readable_messages": len(messages),
+            "readable_tags": dict(sorted(tags.items())),
+            "examples": [event["id"].partition(":")[2] for event, _ in restores[:8]], "digest": digest}
+
+
+def _main_tag_of(case: dict) -> str:
+    from triage.review_workspace.consistency import _main_tag
+
+    return _main_tag(Counter(case["tags"]))
 
 
 def _bulk_digest_add(digest, item: Item) -> None:

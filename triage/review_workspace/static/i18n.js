@@ -261,6 +261,21 @@ const TRANSLATIONS = {
     "{n} case decided: {decision}.": "{n} cas décidé : {decision}.", "{n} cases decided: {decision}.": "{n} cas décidés : {decision}.",
     "Nothing was decided: the cases changed since the preview (someone decided one, or its messages changed). Here is the preview anew.":
       "Rien n'a été décidé : les cas ont changé depuis l'aperçu (quelqu'un en a décidé un, ou ses messages ont changé). Voici l'aperçu à nouveau.",
+    "Your last consistency decisions": "Vos dernières décisions de cohérence", "Your last decisions:": "Vos dernières décisions :",
+    "Undo the last one": "Défaire la dernière", "{n} cases: {decision}": "{n} cas : {decision}",
+    "undo your last decision (a decision for many cases whole; asks first when hidden items become readable)":
+      "défaire votre dernière décision (une décision pour plusieurs cas en entier ; demande d'abord si des éléments masqués deviennent lisibles)",
+    "Undo the decision for {n} cases?": "Défaire la décision pour {n} cas ?", "Undo “{key}”: {decision}?": "Défaire « {key} » : {decision} ?",
+    "Each case gets back the decision it had before (or none): what the decision hid becomes readable again in the release.":
+      "Chaque cas retrouve la décision qu'il avait avant (ou aucune) : ce que la décision masquait redevient lisible dans la publication.",
+    "Undo it": "La défaire", "The cases changed since the question: here it is anew.": "Les cas ont changé depuis la question : la voici à nouveau.",
+    "Nothing was undone: {who} decided “{key}” since; undoing would take that back too.":
+      "Rien n'a été défait : {who} a décidé « {key} » depuis ; défaire l'annulerait aussi.",
+    "Nothing was undone: your last decision is no longer the one this page showed (another page of yours decided or undid since). Your last decisions are shown as they now are.":
+      "Rien n'a été défait : votre dernière décision n'est plus celle que la page montrait (une autre de vos pages a décidé ou défait depuis). Vos dernières décisions sont affichées telles qu'elles sont maintenant.",
+    "Undone: {n} cases of the decision for many cases.": "Défait : {n} cas de la décision pour plusieurs cas.",
+    "Undone: “{key}” is decided {decision} again.": "Défait : « {key} » est de nouveau décidé « {decision} ».",
+    "Undone: “{key}” is to decide again.": "Défait : « {key} » est de nouveau à décider.",
   },
 };
 
