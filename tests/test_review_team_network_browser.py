@@ -113,7 +113,8 @@ def test_a_colleague_and_the_lead_review_at_once_on_the_leads_server(browser, co
         # The colleague's link cannot adjudicate, even by calling the API from his page.
         refused = fetch(colleague, "api/disputes")
         assert refused == {"status": 403,
-                           "body": {"error": "refused: only the lead reviewer's link resolves disagreements, not bob's"}}
+                           "body": {"error": "refused: only the lead reviewer's link resolves disagreements, not bob's",
+                                    "code": "not_lead_link", "params": {"name": "bob"}}}
 
         # The lead can: both blind decisions side by side, bob's kept.
         browser.find_element(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]').click()

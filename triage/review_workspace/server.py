@@ -38,6 +38,7 @@ The JSON API is documented in docs/review.md.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import ipaddress
 import json
@@ -64,6 +65,7 @@ from starlette.staticfiles import StaticFiles
 from triage import outputs
 from triage.errors import BadOption, InputError
 from triage.queue import CONTACT_TAGS
+from triage.review_workspace.codes import coded
 from triage.review_workspace.workspace import (
     DEFAULT_LEASE,
     TAGS,
@@ -98,6 +100,7 @@ _INT64 = 1 << 63  # SQLite's integers are signed 64-bit
 
 
 _TOO_LARGE = f"request too large (at most {MAX_BODY:,} bytes)"
+_INTERNAL = "internal error in the review server (see its console)"
 
 
 class _NotLead(Exception):
@@ -298,7 +301,7 @@ class _Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         problem = self._refusal(scope, headers)
         if problem is not None:
-            return await _error(problem, 403, headers=_HEADERS)(scope, receive, send)
+            return await _raised(problem, 403, headers=_HEADERS)(scope, receive, send)
         started = False
 
         async def send_with_headers(message):
@@ -313,7 +316,8 @@ class _Guard:
         length = headers.get("content-length", "").strip()
         if length and not (length.isascii() and length.isdigit() and int(length) <= MAX_BODY):
             # Refused before a byte of the body is read (uvicorn closes the connection after it).
-            return await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+            return await _error(_TOO_LARGE, 413, code="too_large", params={"max": MAX_BODY})(
+                scope, receive, send_with_headers)
         pulled = 0
 
         async def bounded_receive():
@@ -329,23 +333,25 @@ class _Guard:
             await self.app(scope, bounded_receive, send_with_headers)
         except _TooLarge:
             if not started:
-                await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+                await _error(_TOO_LARGE, 413, code="too_large", params={"max": MAX_BODY})(
+                    scope, receive, send_with_headers)
         except Exception as err:  # a bug: the reviewer gets one line, the console one line too
             print(f"review: internal error on {scope['method']} {scope['path']}: {type(err).__name__}: "
                   f"{' '.join(str(err).split())}"[:500],
                   file=sys.stderr)
             if not started:
-                await _error("internal error in the review server (see its console)", 500)(
-                    scope, receive, send_with_headers)
+                await _error(_INTERNAL, 500, code="internal", params={})(scope, receive, send_with_headers)
 
-    def _refusal(self, scope, headers) -> str | None:
+    def _refusal(self, scope, headers) -> Exception | None:
         if not self.settings.accepts(headers.get("host", "")):
             if self.settings.every_address:
-                return "refused: this server answers only to the addresses of this machine"
-            return f"refused: this server answers only to its own address ({self.settings.host})"
+                return coded(BadOption("refused: this server answers only to the addresses of this machine"),
+                             "host_refused_every")
+            return coded(BadOption(f"refused: this server answers only to its own address ({self.settings.host})"),
+                         "host_refused", host=self.settings.host)
         origin = headers.get("origin")
         if scope["method"] not in ("GET", "HEAD") and origin is not None and not self.settings.origin_ok(origin):
-            return "refused: a request from another site"
+            return coded(BadOption("refused: a request from another site"), "other_site")
         if scope["path"] == "/" and _query_token(scope) is not None:
             return None  # the start-up address: checked and turned into a cookie by the page route
         token = headers.get(TOKEN_HEADER)
@@ -353,8 +359,8 @@ class _Guard:
             token = _cookie(headers.get("cookie", ""), COOKIE)  # the cookie belongs to the secret path only
         who = identify(token, self.settings, self.workspace)
         if who is None:
-            return ("refused: open the address that `triage review` printed, or your own link (it holds your "
-                    "token; a revoked link no longer opens the page)")
+            return coded(BadOption("refused: open the address that `triage review` printed, or your own link (it "
+                                   "holds your token; a revoked link no longer opens the page)"), "token_refused")
         scope["triage.reviewer"] = who
         return None
 
@@ -400,14 +406,43 @@ def _cookie(header: str, name: str) -> str | None:
     return None
 
 
-def _error(message: str, status: int = 400, headers: dict | None = None, **extra) -> JSONResponse:
-    """The JSON error answer: one line of at most ERROR_WIDTH characters, whatever the message
-    echoes of the request."""
-    line = " ".join(str(message).split())
-    if len(line) > ERROR_WIDTH:
-        line = line[:ERROR_WIDTH - 3] + "..."
-    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
-    return JSONResponse({"error": line, **extra}, status_code=status, headers=headers)
+def _error(message: str, status: int = 400, headers: dict | None = None, *, code: str = "error",
+           params: dict | None = None, **extra) -> JSONResponse:
+    """The JSON error answer: `error` one line of at most ERROR_WIDTH characters, whatever the message
+    echoes of the request; `code` and `params` let the page say it in its own language (see codes.py:
+    an error without a code of its own is `error`, its English line the `detail`)."""
+    line = _line(str(message), ERROR_WIDTH)
+    if params is None:
+        params = {"detail": line} if code == "error" else {}
+    params = {str(k): v if v is None or isinstance(v, (bool, int, float)) and abs(v) < _INT64 else _line(str(v), 120)
+              for k, v in params.items()}
+    return JSONResponse({"error": line, "code": code, "params": params, **extra}, status_code=status, headers=headers)
+
+
+def _line(text: str, width: int) -> str:
+    """`text` on one line of at most `width` characters, as UTF-8 can carry it."""
+    line = " ".join(text.split())
+    if len(line) > width:
+        line = line[:width - 3] + "..."
+    return line.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _raised(err: Exception, status: int = 400, headers: dict | None = None, **extra) -> JSONResponse:
+    """The JSON error answer of an exception, with its code and params when it has them."""
+    return _error(str(err), status, headers, code=getattr(err, "code", "error"), params=getattr(err, "params", None),
+                  **extra)
+
+
+@contextlib.contextmanager
+def _lexicon_errors():
+    """Learning or unlearning: an error of the user's lexicon (a folder or file it cannot use) gets its
+    code, its English line (naming the file and the system's reason) its detail."""
+    try:
+        yield
+    except InputError as err:
+        if not hasattr(err, "code"):
+            coded(err, "lexicon_unusable", detail=" ".join(str(err).split()))
+        raise
 
 
 async def _json_body(request: Request) -> dict:
@@ -415,9 +450,9 @@ async def _json_body(request: Request) -> dict:
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        raise BadOption("the request is not JSON (UTF-8, nested at most a few levels)") from None
+        raise coded(BadOption("the request is not JSON (UTF-8, nested at most a few levels)"), "not_json") from None
     if not isinstance(data, dict):
-        raise BadOption("the request must be a JSON object")
+        raise coded(BadOption("the request must be a JSON object"), "not_object")
     _check_text(data)
     return data
 
@@ -437,7 +472,8 @@ def _check_text(data) -> None:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                raise BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text") from None
+                raise coded(BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text"),
+                            "lone_surrogate") from None
 
 
 def _short(value: str, width: int = 40) -> str:
@@ -448,9 +484,9 @@ def _int(value: str | None, default: int, lowest: int = 0, highest: int | None =
     try:
         number = int(value) if value not in (None, "") else default
     except ValueError:
-        raise BadOption(f"{_short(value)} is not a whole number") from None
+        raise coded(BadOption(f"{_short(value)} is not a whole number"), "not_whole", value=_short(value)) from None
     if not -_INT64 <= number < _INT64:
-        raise BadOption(f"{_short(value)} is out of range")
+        raise coded(BadOption(f"{_short(value)} is out of range"), "out_of_range", value=_short(value))
     number = max(lowest, number)
     return min(number, highest) if highest is not None else number
 
@@ -458,7 +494,8 @@ def _int(value: str | None, default: int, lowest: int = 0, highest: int | None =
 def _spelling(value) -> str:
     spelling = str(value)
     if len(spelling) > MAX_SPELLING:
-        raise BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters")
+        raise coded(BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters"), "spelling_too_long",
+                    max=MAX_SPELLING)
     return spelling
 
 
@@ -468,7 +505,7 @@ def _filters(query) -> dict:
     (where the double review stands: marked, waiting, both, disputed)."""
     text = query.get("q") or None
     if text is not None and len(text) > MAX_SPELLING:
-        raise BadOption(f"a search has at most {MAX_SPELLING} characters")
+        raise coded(BadOption(f"a search has at most {MAX_SPELLING} characters"), "search_too_long", max=MAX_SPELLING)
     return {"kind": query.get("kind") or None, "status": query.get("status") or None, "text": text,
             "tag": query.get("tag") or None, "reviewer": query.get("reviewer") or None,
             "double": query.get("double") or None}
@@ -490,17 +527,18 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             try:
                 return await endpoint(request)
             except NeedsConfirmation as err:
-                return _error(str(err), 409, preview=err.preview)
+                return _raised(err, 409, preview=err.preview)
             except Conflict as err:  # another reviewer holds or decided the message: nothing stored
-                return _error(str(err), 409, conflict=err.conflict)
+                return _raised(err, 409, conflict=err.conflict)
             except KeyError as err:
-                return _error(f"no message {err.args[0]!r} in the review list", 404)
+                return _error(f"no message {err.args[0]!r} in the review list", 404, code="message_unknown",
+                              params={"id": err.args[0]})
             except _NotLead as err:
-                return _error(str(err), 403)
+                return _raised(err, 403)
             except WorkspaceUnavailable as err:  # full disk 507, read-only or damaged 503, replaced 409
-                return _error(str(err), err.status)
+                return _raised(err, err.status)
             except InputError as err:
-                return _error(str(err))
+                return _raised(err)
 
         return run
 
@@ -510,7 +548,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def start(request: Request):
         token = request.query_params.get("token")
         if token is not None and identify(token, settings, workspace) is None:
-            return _error("refused: wrong token, or a revoked link", 403)
+            return _error("refused: wrong token, or a revoked link", 403, code="link_refused", params={})
         response = RedirectResponse(settings.root, status_code=303)
         if token is not None:
             response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path=settings.root,
@@ -558,7 +596,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         after = data.get("after_rank")
         if after is not None and not (type(after) is int and -_INT64 <= after < _INT64):
-            raise BadOption("after_rank must be a whole number")
+            raise coded(BadOption("after_rank must be a whole number"), "after_rank_invalid")
         found = workspace.claim(who(request).name, after_rank=after, seconds=settings.lease_seconds)
         return JSONResponse({"current": found.id if found else None})
 
@@ -568,9 +606,11 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     def lead_only(request: Request):
         if who(request).invited:
-            raise _NotLead(f"refused: only the lead reviewer's link resolves disagreements, not {who(request).name}'s")
+            raise coded(_NotLead(f"refused: only the lead reviewer's link resolves disagreements, not "
+                                 f"{who(request).name}'s"), "not_lead_link", name=who(request).name)
         if not who(request).lead:
-            raise _NotLead("only the lead reviewer resolves disagreements (start `triage review --lead`)")
+            raise coded(_NotLead("only the lead reviewer resolves disagreements (start `triage review --lead`)"),
+                        "not_lead_server")
 
     async def disputes(request: Request):
         lead_only(request)
@@ -584,7 +624,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                                             spans=data.get("spans", []), reviewer=who(request).name,
                                             text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(resolved.as_json())
 
     # A decision or skip names the text it was made on (`text_hash`, sent with each item): a text
@@ -604,13 +644,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                 kinds = ", ".join(sorted({span[2] for span in contact}))
                 return _error(f"NTA would make {len(contact)} contact detail{'s' if len(contact) > 1 else ''} the "
                               f"machines hid readable ({kinds}): send release_contact: true to release "
-                              f"{'them' if len(contact) > 1 else 'it'}, or decide TA", 409, contact=contact)
+                              f"{'them' if len(contact) > 1 else 'it'}, or decide TA", 409, contact=contact,
+                              code="nta_contact", params={"n": len(contact), "kinds": kinds})
         try:
             decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
                                        spans=data.get("spans", []), reviewer=who(request).name,
                                        text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(decided.as_json())
 
     async def skip(request: Request):
@@ -619,7 +660,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             skipped = workspace.skip(request.path_params["id"], reviewer=who(request).name,
                                      text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(skipped.as_json())
 
     async def undo(request: Request):  # `seq`: the action the page showed as the next to undo
@@ -638,13 +679,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         chosen = data.get("filters", {})
         if not isinstance(chosen, dict) or not all(isinstance(v, str) for v in chosen.values()):
-            raise BadOption("filters must be an object of text values (q, status, kind, tag, reviewer, double)")
+            raise coded(BadOption("filters must be an object of text values (q, status, kind, tag, reviewer, double)"),
+                        "filters_invalid")
         try:
             done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=who(request).name,
                                          digest=data.get("digest"), expected=data.get("expected"),
                                          filters=_filters(chosen))
         except BulkChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(done)
 
     async def concordance(request: Request):
@@ -654,11 +696,11 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         marks = data.get("marks", [])
         if not isinstance(marks, list):
-            raise BadOption("marks must be a list")
+            raise coded(BadOption("marks must be a list"), "marks_not_list")
         try:
             done = workspace.decide_occurrences(marks, reviewer=who(request).name, tag=str(data.get("tag", "PRE")))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(done)
 
     async def recent(request: Request):
@@ -674,12 +716,13 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def learn(request: Request):
         data = await _json_body(request)
-        entry = workspace.learn(
-            _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
-            scope=str(data.get("scope", "corpus")),
-            tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=who(request).name,
-            lexicon_dir=settings.lexicon_dir, digest=data.get("digest"),
-        )
+        with _lexicon_errors():
+            entry = workspace.learn(
+                _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
+                scope=str(data.get("scope", "corpus")),
+                tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=who(request).name,
+                lexicon_dir=settings.lexicon_dir, digest=data.get("digest"),
+            )
         return JSONResponse(entry)
 
     async def learnt(request: Request):
@@ -687,7 +730,9 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def unlearn(request: Request):
         entry_id = _int(request.path_params["entry"], 0, lowest=-_INT64)
-        return JSONResponse(workspace.unlearn(entry_id, reviewer=who(request).name, lexicon_dir=settings.lexicon_dir))
+        with _lexicon_errors():
+            return JSONResponse(workspace.unlearn(entry_id, reviewer=who(request).name,
+                                                  lexicon_dir=settings.lexicon_dir))
 
     async def audit(request: Request):
         return JSONResponse(workspace.audit_estimate())
@@ -698,7 +743,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     def consistency_filters(query) -> dict:
         text = query.get("q") or None
         if text is not None and len(text) > MAX_SPELLING:
-            raise BadOption(f"a search has at most {MAX_SPELLING} characters")
+            raise coded(BadOption(f"a search has at most {MAX_SPELLING} characters"), "search_too_long",
+                        max=MAX_SPELLING)
         return {"q": text, "tag": query.get("tag") or None, "status": query.get("status") or None,
                 "kind": query.get("kind") or None}
 
@@ -725,7 +771,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             done = workspace.decide_consistency_bulk(str(data.get("decision", "")), data.get("cases"),
                                                      reviewer=who(request).name, digest=data.get("digest"))
         except BulkChanged as err:
-            return _error(str(err), 409, changed=True, preview=err.preview)
+            return _raised(err, 409, changed=True, preview=err.preview)
         return JSONResponse(done)
 
     async def consistency_decision(request: Request):
@@ -740,7 +786,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                 n, m = len(case["mentions"]), case["hidden"]
                 return _error(f"showing '{case['key']}' everywhere makes {n} hidden item{'s' if n != 1 else ''} "
                               f"readable in {m} message{'s' if m != 1 else ''}: send the case's version to confirm",
-                              409, preview={"kind": kind, "key": case["key"], "readable": n, "readable_messages": m,
+                              409, code="consistency_show_confirm", params={"key": case["key"], "n": n, "m": m},
+                              preview={"kind": kind, "key": case["key"], "readable": n, "readable_messages": m,
                                             "tags": case["tags"], "version": case["version"]})
         return JSONResponse(workspace.decide_consistency(kind, key, decision, reviewer=who(request).name,
                                                          version=version))
@@ -757,7 +804,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             done = workspace.undo_consistency(reviewer=who(request).name, seq=data.get("seq"),
                                               digest=data.get("digest"))
         except BulkChanged as err:
-            return _error(str(err), 409, changed=True, preview=err.preview)
+            return _raised(err, 409, changed=True, preview=err.preview)
         return JSONResponse(done)
 
     async def consistency_page(request: Request):
@@ -802,7 +849,9 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         *api,  # for scripts, which send X-Triage-Token
     ]
     async def http_error(request: Request, exc: HTTPException):  # unknown path, wrong method: JSON too
-        return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code, headers=exc.headers)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code, headers=exc.headers,
+                      code=code, params={"method": request.method, "path": request.url.path, "status": exc.status_code})
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.add_middleware(_Guard, settings=settings, workspace=workspace)

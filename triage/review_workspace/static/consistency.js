@@ -58,18 +58,16 @@ function plural(one, many, n, values = {}) {
 }
 
 async function api(method, path, body) {
-  const response = await fetch(BASE + path, {
-    method, credentials: "same-origin",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = new Error((data && data.error) || `${response.status} ${response.statusText}`);
-    error.status = response.status; error.data = data; // a 409 shows the cases (or the preview) anew
-    throw error;
-  }
-  return data;
+  let response;
+  try {
+    response = await fetch(BASE + path, {
+      method, credentials: "same-origin",
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (_) { throw await requestError(null); } // the server stopped, or the network is down
+  if (!response.ok) throw await requestError(response); // its text in the page's language (i18n.js)
+  return response.json().catch(() => null);
 }
 
 function say(text, error = false) {
