@@ -269,6 +269,7 @@ def test_the_servers_errors_are_shown_in_french(browser, path):
         WebDriverWait(browser, 10).until(lambda d: box.is_displayed())
         assert box.find_element(By.CSS_SELECTOR, ".conflict-line").text.startswith(
             f"Le message {item.id} a été décidé par carl depuis que votre page l'a chargé : rien n'a été enregistré")
+        shoot(browser, "error-conflict-fr")
         # The link revoked while the page is open: the next decision is refused, in French.
         browser.refresh()
         ready(browser)

@@ -83,7 +83,7 @@ def test_a_colleague_and_the_lead_review_at_once_on_the_leads_server(browser, co
         assert not colleague.find_elements(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]')
         assert browser.find_element(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]').is_displayed()
         shoot(colleague, f"colleague-{address}")
-        shoot(browser, f"lead-{address}")
+        shoot(browser, f"lead-colleague-at-{address}")
 
         # Both decide their own message at once; each decision is credited to its link's reviewer.
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ENTER)  # lea: nothing to hide (NTA)
@@ -121,7 +121,7 @@ def test_a_colleague_and_the_lead_review_at_once_on_the_leads_server(browser, co
         WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#dispute-list .side"))
         sides = browser.find_elements(By.CSS_SELECTOR, f'#dispute-list li[data-message-id="{lea_first}"] .side')
         assert sorted(s.find_element(By.TAG_NAME, "h3").text for s in sides) == ["bob: TA", "lea: NTA"]
-        shoot(browser, f"lead-adjudicate-{address}")
+        shoot(browser, f"lead-adjudicate-colleague-at-{address}")
         keep = next(s for s in sides if s.get_attribute("data-reviewer") == "bob")
         keep.find_element(By.CSS_SELECTOR, "button.keep").click()
         WebDriverWait(browser, 10).until(lambda d: "No disagreement left" in d.find_element(By.ID, "dispute-list").text)
