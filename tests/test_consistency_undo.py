@@ -149,3 +149,14 @@ def test_the_command_line_undoes_the_last_decision_and_asks_before_showing(cli, 
     assert "nothing to undo: ana has no consistency decision that still applies" in nothing.stdout
     bad = cli("review", classified, "--workspace", ws, "--undo-consistency", "--consistency-all", "hide")
     failed(bad, 1, "--undo-consistency undoes your last consistency decision")
+
+
+def test_the_python_api_undoes_as_the_command_does(cli, tmp_path):
+    import triage
+
+    classified, ws = many(cli, tmp_path)
+    triage.review(classified, workspace=ws, consistency_all="readable", case_search="zorbu", yes=True, reviewer="bob")
+    lines = triage.review(classified, workspace=ws, undo_consistency=True, reviewer="bob")  # hides again: no question
+    assert lines[-1] == "undone: 6 cases of the decision for many cases"
+    with Workspace.open(ws) as opened:
+        assert opened.consistency_decisions() == {}

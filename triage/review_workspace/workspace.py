@@ -2319,6 +2319,7 @@ class Workspace:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
         if "grounds" not in columns:  # decided before decisions kept their grounds
             self._db.execute("ALTER TABLE consistency ADD COLUMN grounds TEXT")
+        self._batch_column()  # a decision for many cases is undone whole
 
     def _store_consistency(self, case: dict, decision: str, reviewer: str, at: str, before: dict | None,
                            batch: str | None = None) -> None:
@@ -2330,7 +2331,6 @@ class Workspace:
             "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = excluded.reviewer, "
             "at = excluded.at, grounds = excluded.grounds",
             (kind, key, decision, reviewer, at, json.dumps(case["mentions"], ensure_ascii=False)))
-        self._batch_column()
         self._db.execute(
             "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, spans_before, status_after, "
             "batch) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -2345,10 +2345,10 @@ class Workspace:
         reviewer = _reviewer(reviewer)
         if not self._has_consistency_events():
             return []
-        self._batch_column()
+        batched = "batch" in {row[1] for row in self._db.execute("PRAGMA table_info(events)")}
         rows = self._db.execute(
-            "SELECT seq, id, status_before, status_after, at, batch FROM events WHERE reviewer = ? AND "
-            "action = 'consistency' AND undone = 0 ORDER BY seq DESC", (reviewer,))
+            f"SELECT seq, id, status_before, status_after, at, {'batch' if batched else 'NULL AS batch'} FROM events "
+            "WHERE reviewer = ? AND action = 'consistency' AND undone = 0 ORDER BY seq DESC", (reviewer,))
         out: list[dict] = []
         for row in rows:
             if row["batch"] is not None and out and out[-1]["batch"] == row["batch"]:
