@@ -229,3 +229,67 @@ def test_the_consistency_page_speaks_french_as_the_review_page(browser, cli, tmp
                                          and summary(d) == "cases 1–25 of 30 · 30 to decide")
     finally:
         server.stop()
+
+
+def test_a_consistency_decision_is_undone_and_an_undo_that_shows_text_asks_first(browser, cli, tmp_path):  # noqa: F811
+    _, ws = many(cli, tmp_path)
+    server = Server(ws)
+    try:
+        open_consistency(browser, server)
+        history = browser.find_element(By.ID, "history-list")
+        assert history.text == "nothing yet" and not browser.find_element(By.ID, "history-undo").is_enabled()
+        browser.find_element(By.ID, "filter-q").send_keys("zorbi")
+        WebDriverWait(browser, 10).until(lambda d: summary(d) == "cases 1–6 of 6 found (30 in all) · 30 to decide")
+        shown = sorted(n.get_attribute("data-key") for n in browser.find_elements(By.CSS_SELECTOR, "li.case"))
+        browser.find_element(By.ID, "filter-q").send_keys(Keys.ESCAPE)
+        browser.find_element(By.ID, "bulk-hide").click()
+        dialog = browser.find_element(By.ID, "confirm")
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        browser.find_element(By.ID, "confirm-yes").click()
+        WebDriverWait(browser, 10).until(lambda d: summary(d) == "cases 1–6 of 6 found (30 in all) · 24 to decide")
+        WebDriverWait(browser, 10).until(lambda d: history.text == "6 cases: Hide everywhere")
+        assert decisions(ws) == {key: "hide" for key in shown}
+
+        # Undoing the hide makes what it hid readable again: asked first, with the count; Enter cancels.
+        browser.find_element(By.ID, "history-undo").click()
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        assert browser.find_element(By.ID, "confirm-title").text == "Undo the decision for 6 cases?"
+        assert browser.find_element(By.ID, "confirm-readable").text == "6 hidden items become readable in 6 messages (PRE 6)."
+        assert browser.find_element(By.ID, "confirm-yes").text == "Undo it"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        for width in (1400, 800):
+            browser.set_window_size(width, 900)
+            browser.save_screenshot(str(SHOTS / f"consistency-undo-asks-{width}.png"))
+        browser.set_window_size(1400, 900)
+        press(browser, Keys.ENTER)
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is None)
+        assert decisions(ws) == {key: "hide" for key in shown}  # nothing undone
+        press(browser, "u")  # the key asks the same question; y confirms
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        press(browser, "y")
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_element(By.ID, "status").text == "Undone: 6 cases of the decision for many cases.")
+        assert decisions(ws) == {}
+        assert summary(browser) == "cases 1–6 of 6 found (30 in all) · 30 to decide"
+        assert history.text == "nothing yet"
+
+        # Showing a case, then undoing it, hides it again at once: nothing becomes readable.
+        first = browser.find_element(By.CSS_SELECTOR, "li.case").get_attribute("data-key")
+        press(browser, "s")
+        WebDriverWait(browser, 10).until(lambda d: dialog.get_attribute("open") is not None)
+        press(browser, "y")
+        WebDriverWait(browser, 10).until(lambda d: decisions(ws) == {first: "readable"})
+        WebDriverWait(browser, 10).until(lambda d: history.text == f"“{first}”: Show everywhere")
+        for width in (1400, 800):
+            browser.set_window_size(width, 900)
+            browser.save_screenshot(str(SHOTS / f"consistency-history-{width}.png"))
+        browser.set_window_size(1400, 900)
+        press(browser, "u")
+        WebDriverWait(browser, 10).until(
+            lambda d: d.find_element(By.ID, "status").text == f"Undone: “{first}” is to decide again.")
+        assert dialog.get_attribute("open") is None and decisions(ws) == {}
+    finally:
+        server.stop()
+    with Workspace.open(ws) as opened:
+        undone = [e for e in opened.history() if e["action"] == "consistency-undo"]
+        assert len(undone) == 7 and {e["reviewer"] for e in undone} == {"ana"}

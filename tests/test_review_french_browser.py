@@ -244,3 +244,44 @@ def test_in_english_the_queue_and_the_audit_are_counted_apart_and_a_bulk_undo_co
             lambda d: d.find_element(By.ID, "progress-text").text.startswith("queue 0 / 4 · audit 0 / 2 decided"))
     finally:
         server.stop()
+
+
+def test_the_servers_errors_are_shown_in_french(browser, path):
+    with Workspace.open(path) as workspace:
+        link = workspace.invite("bob")
+    server = Server(path)
+    try:
+        in_french(browser, server.link(link))  # bob's page, in French
+        # An error the server answers to the page's own request: its French text, params filled in.
+        message = browser.execute_async_script(
+            """const done = arguments[0];
+               api("GET", "/api/items?status=bogus").then(() => done("no error"), (error) => done(error.message));""")
+        assert message == ("statut inconnu « bogus » ; utilisez pending, decided, skipped, stale, disputed "
+                           "(séparés par des virgules)")
+        # A colleague's decision since the page showed the message: the conflict box says why, in French.
+        shown = current_id(browser)
+        with Workspace.open(path) as workspace:
+            item = workspace.item(shown)
+            workspace.release_leases({"bob"})
+            workspace.decide(shown, label="NTA", spans=[], reviewer="carl")
+        press(browser, Keys.ENTER)
+        box = browser.find_element(By.ID, "conflict")
+        WebDriverWait(browser, 10).until(lambda d: box.is_displayed())
+        assert box.find_element(By.CSS_SELECTOR, ".conflict-line").text.startswith(
+            f"Le message {item.id} a été décidé par carl depuis que votre page l'a chargé : rien n'a été enregistré")
+        shoot(browser, "error-conflict-fr")
+        # The link revoked while the page is open: the next decision is refused, in French.
+        browser.refresh()
+        ready(browser)
+        with Workspace.open(path) as workspace:
+            workspace.revoke("bob")
+        press(browser, Keys.ENTER)
+        wait_status(browser, "refusé : ouvrez l'adresse que `triage review` a affichée, ou votre propre lien (il porte "
+                             "votre jeton ; un lien révoqué n'ouvre plus la page)")
+        shoot(browser, "error-revoked-fr")
+    finally:
+        server.stop()
+    # The server stopped: the page says it does not answer, in French.
+    press(browser, "s")
+    wait_status(browser, "Le serveur de relecture ne répond pas : `triage review` tourne-t-il encore ?")
+    assert_french(browser)

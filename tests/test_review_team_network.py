@@ -177,6 +177,89 @@ def test_a_server_on_another_address_answers_to_that_address_only(tmp_path):
         server.stop()
 
 
+def test_a_server_on_every_address_answers_to_each_address_of_this_machine_only(tmp_path):
+    classified = write_corpus(tmp_path / "team.csv")
+    path = tmp_path / "team.review.sqlite"
+    open_synced(classified, path, audit=0)[0].close()
+    with Workspace.open(path) as workspace:
+        token = workspace.invite("ana")
+    server = BackgroundServer(path, token=LEAD_TOKEN, reviewer="lea", lead=True, host="0.0.0.0")
+    try:
+        port = server.port
+        network = reachable_address()
+        # The lead is on this computer; a colleague's link names the address the network reaches.
+        assert server.address == f"http://127.0.0.1:{port}/?token={LEAD_TOKEN}"
+        assert server.link(token) == f"http://{network or '127.0.0.1'}:{port}/?token={token}"
+        assert "0.0.0.0" not in server.link(token)
+        for address in ["127.0.0.1", "127.0.0.2", *([network] if network else [])]:
+            status, body = raw_get(address, port, "/api/state", f"{address}:{port}", token)
+            assert status == 200 and body["reviewer"] == "ana", (address, body)
+        status, body = raw_get("127.0.0.1", port, "/api/state", f"localhost:{port}", LEAD_TOKEN)
+        assert status == 200 and body["reviewer"] == "lea"
+        # A name (DNS rebinding), an address of another machine, every address, another port: refused.
+        for host in (f"evil.example:{port}", f"192.0.2.77:{port}", f"0.0.0.0:{port}", f"127.0.0.1:{port + 1}",
+                     f"[::1]:{port}", f"127.1:{port}"):
+            status, body = raw_get("127.0.0.1", port, "/api/state", host, token)
+            assert status == 403 and body["error"] == "refused: this server answers only to the addresses of this machine", host
+        # A state-changing request from another site is refused; the page's own Origin is not.
+        for origin, expected in ((f"http://evil.example:{port}", 403), (f"http://127.0.0.2:{port}", 200)):
+            connection = http.client.HTTPConnection("127.0.0.2", port, timeout=10)
+            try:
+                connection.request("POST", "/api/claim", body="{}", headers={
+                    "Host": f"127.0.0.2:{port}", "Origin": origin, "X-Triage-Token": token,
+                    "Content-Type": "application/json"})
+                assert connection.getresponse().status == expected, origin
+            finally:
+                connection.close()
+    finally:
+        server.stop()
+
+
+def test_invite_on_every_address_names_the_network_address_never_0_0_0_0(tmp_path, cli, monkeypatch):
+    from triage.review_workspace import server as server_module
+
+    classified = write_corpus(tmp_path / "team.csv")
+    path = tmp_path / "team.review.sqlite"
+    open_synced(classified, path, audit=0)[0].close()
+    monkeypatch.setattr(server_module, "network_address", lambda: "192.0.2.40")
+    done = cli("review", classified, "--workspace", path, "--invite", "ana", "--host", "0.0.0.0", "--port", "8765")
+    assert done.exit_code == 0, done.output
+    assert re.fullmatch(r"invite: ana: http://192\.0\.2\.40:8765/\?token=\S+\n", done.output), done.output
+    # A machine with loopback only: the link reaches this computer, and the lead is told so.
+    monkeypatch.setattr(server_module, "network_address", lambda: None)
+    done = cli("review", classified, "--workspace", path, "--invite", "bob", "--host", "0.0.0.0", "--port", "8765")
+    lines = done.output.splitlines()
+    assert done.exit_code == 0 and lines[0].startswith("invite: bob: http://127.0.0.1:8765/?token=")
+    assert lines[1] == ("invite: this machine has no network address: the links name 127.0.0.1 and reach this "
+                        "computer only (invite with --host ADDRESS, an address colleagues reach)")
+
+
+def test_the_lead_is_told_which_address_the_links_name_on_every_address(tmp_path):
+    classified = write_corpus(tmp_path / "team.csv")
+    command = [sys.executable, "-m", "triage", "review", str(classified), "--workspace", str(tmp_path / "ws.sqlite"),
+               "--no-browser", "--host", "0.0.0.0", "--audit", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said = []
+    try:
+        first = server.stdout.readline().strip()
+        assert re.fullmatch(r"review: http://127\.0\.0\.1:\d+/\?token=\S+", first), first
+        while not said or not said[-1].startswith("review: colleagues' links name") and "no network" not in said[-1]:
+            line = server.stderr.readline()
+            assert line, "the server stopped before saying where the links lead"
+            said.append(line.strip())
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=20)
+    assert ("review: listening on every address of this machine (0.0.0.0): anyone who can reach one and holds a "
+            "link can review the messages; unencrypted: give --certificate and --key, or use an SSH tunnel "
+            "(docs/review.md)") in said
+    network = reachable_address()
+    assert said[-1] == (f"review: colleagues' links name {network} (another network of this machine: start with "
+                        "--host that address)" if network else
+                        "review: this machine has no network address: links name 127.0.0.1 and reach this computer "
+                        "only (start with --host ADDRESS, an address colleagues reach)")
+
+
 def test_a_stopped_server_frees_the_messages_its_reviewers_held(tmp_path):
     classified = write_corpus(tmp_path / "team.csv")
     path = tmp_path / "team.review.sqlite"
@@ -299,8 +382,7 @@ def test_invite_prints_a_link_per_reviewer_and_revoke_refuses_it(tmp_path, cli, 
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--host", "0.0.0.0"], "--host 0.0.0.0 would listen on every network of this machine"),
-    (["--host", "::"], "--host :: would listen on every network of this machine"),
+    (["--host", "::"], "--host :: (every IPv6 address) is not supported: give 0.0.0.0"),
     (["--host", "lab-pc.local"], "--host takes an IP address of this machine"),
     (["--host", "192.0.2.199"], "--host must be an address of this machine"),
     (["--invite", "ana"], "--invite needs --port"),
@@ -337,6 +419,17 @@ def test_the_lead_cannot_start_under_a_name_a_link_holds(tmp_path, cli):
         workspace.invite("ana")
     done = cli("review", classified, "--workspace", path, "--no-browser", "--reviewer", "ana")
     assert done.exit_code == 1 and "ana holds a link to this workspace" in done.output
+
+
+def reachable_address() -> str | None:
+    """The address the server's links name on every address: one `hostname -I` lists, when it runs."""
+    from triage.review_workspace.server import network_address as found
+
+    address = found()
+    listed = shutil.which("hostname") and subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout
+    if address and listed:
+        assert address in listed.split(), (address, listed)
+    return address
 
 
 def network_address() -> str | None:

@@ -1,18 +1,18 @@
 """A team on several computers, in two real browsers (Chromium through Selenium, as
-tests/test_review_browser.py): the lead serves the workspace on an address other than 127.0.0.1
-(127.0.0.2, and this machine's network address when it has one); the lead opens the printed
-address, a colleague their own link. They review different messages at once, decide a message
-of the double review blind, the colleague cannot adjudicate and the lead resolves the disagreement."""
+tests/test_review_browser.py): the lead serves the workspace on every address of this machine
+(--host 0.0.0.0) and opens the lead's address (127.0.0.1); a colleague opens their own link on
+another address: the machine's network address the link names, when it has one, and 127.0.0.2.
+They review different messages at once, decide a message of the double review blind, the colleague
+cannot adjudicate and the lead resolves the disagreement."""
 
 import pytest
 from test_review_browser import CHROMEDRIVER, CHROMIUM, current_id, ready, wait_for_next  # noqa: F401
 from test_review_browser import browser  # noqa: F401  (a fixture)
 from test_review_team import write_corpus
 from test_review_team_browser import SHOTS, shoot
-from test_review_team_network import network_address
 
 from triage.review_workspace import Workspace, open_synced
-from triage.review_workspace.server import BackgroundServer
+from triage.review_workspace.server import BackgroundServer, is_local, network_address
 
 pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no Chromium and chromedriver here")
 
@@ -20,7 +20,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-ADDRESSES = ["127.0.0.2", network_address() or "no-network-address"]
+NETWORK = network_address()
+ADDRESSES = ["127.0.0.2", NETWORK or "no-network-address"]  # where the colleague opens their link
 
 
 @pytest.fixture
@@ -50,17 +51,22 @@ def hide_first_word_and_accept(driver):
 def test_a_colleague_and_the_lead_review_at_once_on_the_leads_server(browser, colleague, tmp_path, address):
     if address == "no-network-address":
         pytest.skip("this machine has no address but loopback")
+    if not is_local(address):
+        pytest.skip(f"{address} is not an address of this machine")
     classified = write_corpus(tmp_path / "team.csv")
     path = tmp_path / "team.review.sqlite"
     opened, _ = open_synced(classified, path, audit=0)
     with opened:
         opened.mark_double(1.0)  # every message decided blind by two reviewers
         link = opened.invite("bob")
-    server = BackgroundServer(path, token="lead-session-token", reviewer="lea", lead=True, host=address)
+    server = BackgroundServer(path, token="lead-session-token", reviewer="lea", lead=True, host="0.0.0.0")
     try:
-        assert server.address.startswith(f"http://{address}:")
+        assert server.address.startswith(f"http://127.0.0.1:{server.port}/")
+        given = server.link(link)  # the link the lead gives bob: the network's address, never 0.0.0.0
+        assert given.startswith(f"http://{NETWORK or '127.0.0.1'}:{server.port}/?token=")
         browser.get(server.address)  # the lead, on the computer that serves
-        colleague.get(server.link(link))  # bob, on his own
+        colleague.get(given.replace(f"//{NETWORK or '127.0.0.1'}:", f"//{address}:", 1))  # bob, on his own
+        assert colleague.current_url.startswith(f"http://{address}:{server.port}/")
         ready(browser)
         ready(colleague)
         lea_first, bob_first = current_id(browser), current_id(colleague)
@@ -77,7 +83,7 @@ def test_a_colleague_and_the_lead_review_at_once_on_the_leads_server(browser, co
         assert not colleague.find_elements(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]')
         assert browser.find_element(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]').is_displayed()
         shoot(colleague, f"colleague-{address}")
-        shoot(browser, f"lead-{address}")
+        shoot(browser, f"lead-colleague-at-{address}")
 
         # Both decide their own message at once; each decision is credited to its link's reviewer.
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ENTER)  # lea: nothing to hide (NTA)
@@ -107,14 +113,15 @@ def test_a_colleague_and_the_lead_review_at_once_on_the_leads_server(browser, co
         # The colleague's link cannot adjudicate, even by calling the API from his page.
         refused = fetch(colleague, "api/disputes")
         assert refused == {"status": 403,
-                           "body": {"error": "refused: only the lead reviewer's link resolves disagreements, not bob's"}}
+                           "body": {"error": "refused: only the lead reviewer's link resolves disagreements, not bob's",
+                                    "code": "not_lead_link", "params": {"name": "bob"}}}
 
         # The lead can: both blind decisions side by side, bob's kept.
         browser.find_element(By.CSS_SELECTOR, '.tab[data-view="adjudicate"]').click()
         WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#dispute-list .side"))
         sides = browser.find_elements(By.CSS_SELECTOR, f'#dispute-list li[data-message-id="{lea_first}"] .side')
         assert sorted(s.find_element(By.TAG_NAME, "h3").text for s in sides) == ["bob: TA", "lea: NTA"]
-        shoot(browser, f"lead-adjudicate-{address}")
+        shoot(browser, f"lead-adjudicate-colleague-at-{address}")
         keep = next(s for s in sides if s.get_attribute("data-reviewer") == "bob")
         keep.find_element(By.CSS_SELECTOR, "button.keep").click()
         WebDriverWait(browser, 10).until(lambda d: "No disagreement left" in d.find_element(By.ID, "dispute-list").text)

@@ -1,8 +1,9 @@
 """One run as a team makes it, end to end, in two real browsers (Chromium through Selenium, as
 tests/test_review_team_network_browser.py): about 2,000 invented French SMS (tests/team_corpus.py)
 classified with `triage classify --workspace`; the lead serves them with `triage review --lead
---double` (a real process) on an address other than 127.0.0.1, a colleague joins through the link
-`triage review --invite bob` printed; both decide messages in their page, among them blind double
+--double --host 0.0.0.0` (a real process) and opens the address it prints (127.0.0.1), a colleague
+joins through the link `triage review --invite bob` printed, on another address of this machine (its
+network address, else 127.0.0.2); both decide messages in their page, among them blind double
 reviews that they decide differently, and the lead resolves those in the Adjudicate view; the rest
 is decided through the workspace as their servers would; the Consistency page decides a page of
 cases at once after its preview, `triage review --consistency-all hide --yes` the rest; `triage
@@ -30,6 +31,7 @@ from test_review_browser import browser  # noqa: F401  (a fixture)
 from test_review_team_browser import shoot
 
 from triage.review_workspace import Workspace
+from triage.review_workspace.server import is_local, network_address
 
 pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="no Chromium and chromedriver here")
 
@@ -38,7 +40,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 SHOTS = Path(os.environ.get("TRIAGE_SHOTS", "/tmp/shots-e2e"))
-HOST = "127.0.0.2"  # another address of this machine: the lead's "network" address
+HOST = "0.0.0.0"  # every address of this machine: the lead's own (127.0.0.1) and the colleague's
 DOUBLE = 0.3  # share of the queue and of the audit decided blind by both
 IN_BROWSER = 30  # messages each reviewer decides in the page (at least)
 DISPUTES = 3  # double reviews the colleague decides otherwise than the lead, in the page
@@ -138,21 +140,30 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
     assert result.exit_code == 0, result.output
     assert "2,000 messages" in result.output and "200 queued + 200 audit" in result.output
 
-    # 2. The lead invites bob, then serves with --lead --double on the lead's address.
+    # 2. The lead invites bob, then serves with --lead --double on every address of this machine.
     port = free_port(HOST)
     result = cli("review", classified, "--workspace", ws, "--invite", "bob", "--host", HOST, "--port", port)
     assert result.exit_code == 0, result.output
     link = re.search(r"invite: bob: (\S+)", result.output).group(1)
-    assert link.startswith(f"http://{HOST}:{port}/")
+    network = network_address()
+    if network is not None:  # the link names the address colleagues reach, never 0.0.0.0
+        assert link.startswith(f"http://{network}:{port}/?token="), link
+    else:  # loopback only: the link names 127.0.0.1; bob reaches this machine at another loopback address
+        assert link.startswith(f"http://127.0.0.1:{port}/?token=") and "no network address" in result.output
+        if not is_local("127.0.0.2"):
+            pytest.skip("this machine has no second address (no network address, and 127.0.0.2 is not loopback)")
+        link = link.replace("//127.0.0.1:", "//127.0.0.2:", 1)
     server, address = start_server(classified, ws, port)
     credited = {"lea": 0, "bob": 0}  # decisions each made, every route
     disputed: list[str] = []
     try:
-        assert address.startswith(f"http://{HOST}:{port}/")
+        assert address.startswith(f"http://127.0.0.1:{port}/")  # the lead is on this computer
         browser.get(address)
         colleague.get(link)
         ready(browser)
         ready(colleague)
+        lea_at, bob_at = (re.match(r"https?://([^/:]+):", d.current_url).group(1) for d in (browser, colleague))
+        assert lea_at == "127.0.0.1" and bob_at in (network, "127.0.0.2") and bob_at != lea_at  # two addresses
         with Workspace.open(ws) as opened:
             double = opened.double_ids()
         assert len(double) == 60 + 60  # 30% of the queue and of the audit sample

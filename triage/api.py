@@ -381,7 +381,7 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
            unlearn: int | None = None, consistency: bool = False, decide_consistency: str | None = None,
            spelling: str | None = None, consistency_all: str | None = None, case_search: str | None = None,
            case_tag: str | None = None, case_status: str | None = None, case_kind: str | None = None,
-           yes: bool = False, import_queue=None,
+           yes: bool = False, undo_consistency: bool = False, import_queue=None,
            double: float | None = None, lead: bool = False, allow_release_of_hidden: bool = False,
            host: str = "127.0.0.1", certificate: str | os.PathLike | None = None,
            key: str | os.PathLike | None = None, invite: str | Sequence[str] | None = None,
@@ -393,9 +393,11 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
     filters narrow them); `decide_consistency` with `spelling` decides one case, `consistency_all`
     every case the filters find, and return what they did (a decision that makes hidden items readable,
     and every `consistency_all`, only with `yes`: else NotConfirmed, its preview in `.lines`);
+    `undo_consistency` undoes the reviewer's last consistency decision (one that makes hidden items
+    readable only with `yes`);
     `import_queue`: a filled queue file (or DataFrame) whose decisions are stored as `reviewer`'s (an NTA
     over contact details the machines hid only with `allow_release_of_hidden`).
-    A team shares the lead's server: `host` an address of this computer colleagues reach
+    A team shares the lead's server: `host` an address of this computer colleagues reach (or 0.0.0.0, every one)
     (`certificate` and `key` for TLS), `invite` a name or names whose personal links to return
     (as lines, with `host` and `port`), `revoke` names whose links to refuse; `double` marks a
     share for double review, `lead` lets the printed address resolve disagreements."""
@@ -407,7 +409,10 @@ def review(classified, *, workspace: str | os.PathLike | None = None, port: int 
         return invite_lines(_records(_classified(classified)), workspace, invite=names[0], revoke=names[1],
                             host=host, port=port, certificate=certificate, key=key)
     review_module.check_consistency_options(consistency, decide_consistency, spelling, consistency_all, yes,
-                                            (case_search, case_tag, case_status, case_kind))
+                                            (case_search, case_tag, case_status, case_kind), undo_consistency)
+    if undo_consistency:
+        return review_module.undo_consistency_lines(_records(_classified(classified)), workspace, reviewer=reviewer,
+                                                    yes=yes)
     if decide_consistency is not None or consistency_all is not None:
         return review_module.consistency_decision_lines(
             _records(_classified(classified)), workspace, decide=decide_consistency, spelling=spelling,

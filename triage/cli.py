@@ -557,12 +557,13 @@ def review(
     case_tag: Annotated[Optional[str], typer.Option("--case-tag", help="Consistency cases hidden under this tag somewhere (PRE, NOM...).")] = None,
     case_status: Annotated[Optional[str], typer.Option("--case-status", help="Consistency cases undecided or decided (default: all for --consistency, undecided for --consistency-all).")] = None,
     case_kind: Annotated[Optional[str], typer.Option("--case-kind", help="Consistency cases of one kind: mixed, surrogate or tags.")] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="Confirm --consistency-all, or a --decide-consistency readable that makes hidden items readable, after its preview.")] = False,
+    undo_consistency: Annotated[bool, typer.Option("--undo-consistency", help="Undo your (--reviewer's) last consistency decision, one case or every case of a --consistency-all, each back to the decision it had before; one that makes hidden items readable needs --yes; then stop.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm --consistency-all, or a --decide-consistency readable or an --undo-consistency that makes hidden items readable, after its preview.")] = False,
     import_queue: Annotated[Optional[Path], typer.Option("--import-queue", help="Store the decisions of a filled queue file (expert_decision / expert_hide, from `classify --queue` or `queue export`) as --reviewer's, then stop.")] = None,
     allow_release_of_hidden: Annotated[bool, typer.Option("--allow-release-of-hidden", help="With --import-queue: store NTA rows over messages whose contact details (TEL MEL ADR URL COD) the machines hid, which NTA makes readable (refused without it).")] = False,
     double: Annotated[Optional[float], typer.Option("--double", min=0.0, max=1.0, help="Share of the queue and of the audit decided blind by two reviewers (0.1: one in ten, seeded by --seed; default: as recorded, none at first).")] = None,
     lead: Annotated[bool, typer.Option("--lead", help="You are the lead reviewer: the address printed at start resolves the disagreements of the double review (colleagues' links never do).")] = False,
-    host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="Listen on this IP address of the computer (default 127.0.0.1: this computer only); another one lets colleagues on the network open their links. Every address at once (0.0.0.0) is refused.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="Listen on this IP address of the computer (default 127.0.0.1: this computer only); another one lets colleagues on the network open their links. 0.0.0.0: every IPv4 address of the computer (your address names 127.0.0.1, colleagues' links its network address).")] = "127.0.0.1",
     certificate: Annotated[Optional[Path], typer.Option("--certificate", help="Serve over TLS (https) with this PEM certificate; with --key.")] = None,
     key: Annotated[Optional[Path], typer.Option("--key", help="The private key (PEM, without a passphrase) of --certificate.")] = None,
     invite: Annotated[Optional[list[str]], typer.Option("--invite", metavar="NAME", help="Print a personal link for reviewer NAME to the server started with the same --host and --port (a new link replaces theirs), then stop. Decisions made through it are NAME's. Repeat it for several reviewers.")] = None,
@@ -588,12 +589,15 @@ def review(
             typer.echo(line)
         return
     review_module.check_consistency_options(consistency, decide_consistency, spelling, consistency_all, yes,
-                                            (case_search, case_tag, case_status, case_kind))
-    if decide_consistency is not None or consistency_all is not None:
+                                            (case_search, case_tag, case_status, case_kind), undo_consistency)
+    if undo_consistency or decide_consistency is not None or consistency_all is not None:
         try:
-            lines = review_module.consistency_decision_lines(
-                classified, workspace, decide=decide_consistency, spelling=spelling, bulk=consistency_all,
-                q=case_search, tag=case_tag, status=case_status, kind=case_kind, reviewer=reviewer, yes=yes)
+            if undo_consistency:
+                lines = review_module.undo_consistency_lines(classified, workspace, reviewer=reviewer, yes=yes)
+            else:
+                lines = review_module.consistency_decision_lines(
+                    classified, workspace, decide=decide_consistency, spelling=spelling, bulk=consistency_all,
+                    q=case_search, tag=case_tag, status=case_status, kind=case_kind, reviewer=reviewer, yes=yes)
         except review_module.NotConfirmed as refused:
             for line in refused.lines:
                 typer.echo(line)

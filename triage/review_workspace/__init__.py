@@ -262,10 +262,53 @@ def consistency_bulk_lines(classified, workspace=None, *, decision: str, q: str 
     return lines + [f"decided: {done['decided']:,} case{'s' if done['decided'] != 1 else ''} {decision} by {done['reviewer']}"]
 
 
+def undo_consistency_lines(classified, workspace=None, *, reviewer: str | None = None, yes: bool = False) -> list[str]:
+    """`triage review --undo-consistency`: the reviewer's last consistency decision undone (one case, or
+    every case of a bulk decision), each case back to the decision it had before. An undo that makes
+    hidden items readable says how many and is done only with `yes`."""
+    from triage.review_workspace.workspace import NeedsConfirmation
+
+    reviewer = reviewer or default_reviewer()
+    with open_existing(classified, workspace) as opened:
+        recent = opened.consistency_recent(reviewer=reviewer, limit=1)
+        if not recent:
+            return [f"nothing to undo: {reviewer} has no consistency decision that still applies"]
+        entry = recent[0]
+        lines = []
+        digest = None
+        try:
+            done = opened.undo_consistency(reviewer=reviewer, seq=entry["seq"])
+        except NeedsConfirmation as asked:
+            preview = asked.preview
+            n, m = preview["readable"], preview["readable_messages"]
+            tags = ", ".join(f"{t} {k:,}" for t, k in preview["readable_tags"].items())
+            lines.append(f"undo: {n:,} hidden item{'s become' if n != 1 else ' becomes'} readable in {m:,} "
+                         f"message{'s' if m != 1 else ''}" + (f" ({tags})" if tags else ""))
+            if not yes:
+                raise NotConfirmed("nothing was undone: add --yes to undo it", lines) from None
+            digest = preview["digest"]
+            done = opened.undo_consistency(reviewer=reviewer, seq=entry["seq"], digest=digest)
+    for case in done["cases"][:20]:
+        back = f"decided {case['restored']}" if case["restored"] else "undecided"
+        lines.append(f"undone: {case['kind']} '{case['key']}' {case['decision']}: {back} again")
+    if done["undone"] > 20:
+        lines.append(f"... and {done['undone'] - 20:,} more")
+    if done["undone"] > 1:
+        lines.append(f"undone: {done['undone']:,} cases of the decision for many cases")
+    return lines
+
+
 def check_consistency_options(listing: bool, decide: str | None, spelling: str | None, bulk: str | None,
-                               yes: bool, filters: tuple) -> None:
+                               yes: bool, filters: tuple, undo: bool = False) -> None:
     """The consistency options of `review` that go together, or a one-line error (`filters`: search,
     tag, status, kind)."""
+    if undo and (decide is not None or bulk is not None or listing):
+        raise BadOption("--undo-consistency undoes your last consistency decision: give it alone, without "
+                        "--consistency, --decide-consistency or --consistency-all")
+    if undo and any(f is not None for f in filters):
+        raise BadOption("--undo-consistency takes no --case-* filter: it undoes your last consistency decision")
+    if undo:
+        return
     if decide is not None and bulk is not None:
         raise BadOption("--decide-consistency decides one case and --consistency-all many: give one of them")
     if decide is not None and not spelling:
@@ -273,7 +316,7 @@ def check_consistency_options(listing: bool, decide: str | None, spelling: str |
     if spelling is not None and decide is None:
         raise BadOption("--spelling goes with --decide-consistency")
     if yes and decide is None and bulk is None:
-        raise BadOption("--yes confirms --consistency-all or --decide-consistency; give one of them")
+        raise BadOption("--yes confirms --consistency-all, --decide-consistency or --undo-consistency; give one of them")
     if decide is not None and any(f is not None for f in filters[:3]):
         raise BadOption("--case-search, --case-tag and --case-status go with --consistency or --consistency-all")
     if any(f is not None for f in filters) and not (listing or decide is not None or bulk is not None):
@@ -312,7 +355,15 @@ def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool 
     scripts read the address from it); `say(line)` gets the rest. `reviewer` names whoever opens
     the printed address; colleagues open their own links (invite_lines) on the same server.
     `double` marks a share for double review, `lead` lets the printed address resolve disagreements."""
-    from triage.review_workspace.server import check_host, check_tls, is_network, network_warning, serve
+    from triage.review_workspace.server import (
+        Settings,
+        check_host,
+        check_tls,
+        is_network,
+        links_line,
+        network_warning,
+        serve,
+    )
 
     host = check_host(host)
     tls = check_tls(certificate, key)
@@ -330,6 +381,9 @@ def serve_review(classified, workspace=None, *, port: int = 0, no_browser: bool 
             say(f"links: {', '.join(links)} (their own links open this page; `--revoke NAME` withdraws one)")
         if is_network(host):
             say(network_warning(host, tls is not None))
+        where = links_line(Settings(token="", port=0, reviewer="", host=host))
+        if where:
+            say(where)
 
     reviewer = reviewer or default_reviewer()
     with opened:
@@ -369,6 +423,9 @@ def invite_lines(classified, workspace=None, *, invite=(), revoke=(), host: str 
         for name in invite:
             token = opened.invite(name)
             lines.append(f"invite: {' '.join(name.split())}: {settings.link(token)}")
+    if invite and settings.every_address and settings.network is None:
+        lines.append("invite: this machine has no network address: the links name 127.0.0.1 and reach this "
+                     "computer only (invite with --host ADDRESS, an address colleagues reach)")
     return lines
 
 

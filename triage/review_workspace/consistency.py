@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from triage.errors import BadOption
+from triage.review_workspace.codes import coded
 from triage.surrogates import entity_key
 
 KINDS = ("mixed", "surrogate", "tags")
@@ -58,9 +59,11 @@ def key_of(spelling: str) -> str:
 
 def check_choice(kind: str, decision: str) -> None:
     if kind not in CHOICES:
-        raise BadOption(f"kind must be one of {', '.join(KINDS)}, not {kind!r:.40}")
+        raise coded(BadOption(f"kind must be one of {', '.join(KINDS)}, not {kind!r:.40}"), "case_kind_unknown",
+                    kind=str(kind)[:40], kinds=", ".join(KINDS))
     if decision not in CHOICES[kind]:
-        raise BadOption(f"a {kind} case is decided {' or '.join(CHOICES[kind])}, not {decision!r:.40}")
+        raise coded(BadOption(f"a {kind} case is decided {' or '.join(CHOICES[kind])}, not {decision!r:.40}"),
+                    "case_choice_unknown", kind=kind, decision=str(decision)[:40], choices=" / ".join(CHOICES[kind]))
 
 
 def _bare(start: int, end: int, word: str) -> tuple[int, int]:
@@ -285,11 +288,14 @@ def select(cases: list[dict], *, q: str | None = None, tag: str | None = None, s
     letter repetitions folded), `tag` one of its tags, `status` undecided or decided, `kind` mixed,
     surrogate or tags."""
     if status is not None and status not in STATUSES:
-        raise BadOption(f"status must be undecided or decided, not {status!r:.40}")
+        raise coded(BadOption(f"status must be undecided or decided, not {status!r:.40}"), "case_status_unknown",
+                    status=str(status)[:40])
     if kind is not None and kind not in KINDS:
-        raise BadOption(f"kind must be one of {', '.join(KINDS)}, not {kind!r:.40}")
+        raise coded(BadOption(f"kind must be one of {', '.join(KINDS)}, not {kind!r:.40}"), "case_kind_unknown",
+                    kind=str(kind)[:40], kinds=", ".join(KINDS))
     if tag is not None and tag not in _TAG_ORDER:
-        raise BadOption(f"tag must be one of {', '.join(_TAG_ORDER)}, not {tag!r:.40}")
+        raise coded(BadOption(f"tag must be one of {', '.join(_TAG_ORDER)}, not {tag!r:.40}"), "case_tag_unknown",
+                    tag=str(tag)[:40], tags=", ".join(_TAG_ORDER))
     needles = set()
     if q is not None and q.strip():
         text = " ".join(q.split()).casefold()
@@ -320,7 +326,8 @@ def bulk_preview(cases: list[dict], decision: str) -> dict:
     `digest` names the decision and every selected case at its version: a bulk decision sent with it
     is refused when any of them changed since."""
     if decision not in BULK:
-        raise BadOption(f"a decision for many cases is hide or readable, not {decision!r:.40}")
+        raise coded(BadOption(f"a decision for many cases is hide or readable, not {decision!r:.40}"),
+                    "bulk_decision_unknown", decision=str(decision)[:40])
     applicable = [c for c in cases if decision in c["choices"]]
     targets = [c for c in applicable if c["decision"] != decision]
     messages: set = set()

@@ -2,8 +2,10 @@
 
 Security, for a page that shows raw messages on a shared machine or a team's network:
 - it listens on 127.0.0.1 by default, on a port of the user's choice or a free one; `--host`
-  names one other address of the machine (never every address: 0.0.0.0 is refused), and
-  `--certificate` / `--key` serve it over TLS;
+  names one other address of the machine, or 0.0.0.0 for every IPv4 address of it (`::` is
+  refused); `--certificate` / `--key` serve it over TLS. On every address, the lead's address
+  names 127.0.0.1 (this computer; over TLS the network address, which the team's certificate
+  names) and the colleagues' links the machine's network address (network_address), never 0.0.0.0;
 - every request carries a token: the address printed at start-up holds the session's (the
   person who started the server, the lead with `--lead`); a colleague's personal link holds
   theirs (`--invite NAME`: only its SHA-256 is kept in the workspace; `--revoke NAME` refuses it
@@ -19,7 +21,8 @@ Security, for a page that shows raw messages on a shared machine or a team's net
 - the browser is opened on a launcher page readable by its owner only (0600, in a private
   temporary folder, deleted when the server stops) that redirects to the address: the token is
   never on a command line, which any local user reads with `ps`;
-- a request whose Host is not this server's address is refused (DNS rebinding), and so is a
+- a request whose Host is not this server's address is refused (DNS rebinding): on every address,
+  a Host that is not an IPv4 address of this machine (or localhost) with the server's port; so is a
   state-changing request from another Origin (cross-site POST);
 - when it stops, the messages its reviewers held (their leases) are freed for the others;
 - hostile requests are one-line JSON errors, never a 500: odd tokens, numbers past 64 bits, huge
@@ -35,6 +38,7 @@ The JSON API is documented in docs/review.md.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import ipaddress
 import json
@@ -61,6 +65,7 @@ from starlette.staticfiles import StaticFiles
 from triage import outputs
 from triage.errors import BadOption, InputError
 from triage.queue import CONTACT_TAGS
+from triage.review_workspace.codes import coded
 from triage.review_workspace.workspace import (
     DEFAULT_LEASE,
     TAGS,
@@ -95,6 +100,7 @@ _INT64 = 1 << 63  # SQLite's integers are signed 64-bit
 
 
 _TOO_LARGE = f"request too large (at most {MAX_BODY:,} bytes)"
+_INTERNAL = "internal error in the review server (see its console)"
 
 
 class _NotLead(Exception):
@@ -125,7 +131,12 @@ class Settings:
     base: str = field(default_factory=lambda: secrets.token_urlsafe(12))  # the secret path: /<base>/
     host: str = "127.0.0.1"  # the address listened on: the only one the Host header may name
     tls: bool = False  # served over https (--certificate, --key)
+    network: str | None = None  # on every address: the address colleagues' links name (found when None)
     served: set = field(default_factory=set)  # the reviewers who used this server: their leases end with it
+
+    def __post_init__(self):
+        if self.every_address and self.network is None:
+            self.network = network_address()
 
     @property
     def root(self) -> str:
@@ -137,17 +148,31 @@ class Settings:
         return "https" if self.tls else "http"
 
     @property
-    def netloc(self) -> str:
-        """`host:port` as a link names it (an IPv6 address in brackets)."""
-        return f"{_bracketed(self.host)}:{self.port}"
+    def every_address(self) -> bool:
+        """Whether it listens on every IPv4 address of the machine (--host 0.0.0.0)."""
+        return self.host == EVERY_ADDRESS
 
-    def link(self, token: str) -> str:
-        """The address that opens the page with `token`."""
-        return f"{self.scheme}://{self.netloc}/?token={token}"
+    def link_host(self, colleague: bool = True) -> str:
+        """The address a link names: the one listened on; on every address, the machine's network
+        address for a colleague (127.0.0.1 when it has none) and 127.0.0.1 for the lead, who is
+        on this computer (over TLS the network address too: the team's certificate names it)."""
+        if not self.every_address:
+            return self.host
+        if not colleague and not self.tls:
+            return "127.0.0.1"
+        return self.network or "127.0.0.1"
+
+    def netloc(self, colleague: bool = True) -> str:
+        """`host:port` as a link names it (an IPv6 address in brackets)."""
+        return f"{_bracketed(self.link_host(colleague))}:{self.port}"
+
+    def link(self, token: str, *, colleague: bool = True) -> str:
+        """The address that opens the page with `token` (a colleague's link, or the lead's own)."""
+        return f"{self.scheme}://{self.netloc(colleague)}/?token={token}"
 
     def hosts(self) -> set[str]:
         """What the Host header may be: the address listened on (localhost too on 127.0.0.1 and ::1),
-        with its port, or without it on the scheme's default port."""
+        with its port, or without it on the scheme's default port (on every address, see accepts)."""
         names = {_bracketed(self.host)}
         if self.host in ("127.0.0.1", "::1"):
             names.add("localhost")
@@ -156,22 +181,81 @@ class Settings:
             found |= names
         return found
 
+    def accepts(self, host: str) -> bool:
+        """Whether a request's Host header names this server: one of `hosts()`; on every address,
+        localhost or an IPv4 address of this machine, with the server's port (never a name a DNS
+        server answers for: DNS rebinding)."""
+        if not self.every_address:
+            return host in self.hosts()
+        name, colon, port = host.rpartition(":")
+        if not colon:
+            name, port = host, ""
+        if port != str(self.port) and not (port == "" and self.port == (443 if self.tls else 80)):
+            return False
+        if name == "localhost":
+            return True
+        try:
+            address = ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return address.version == 4 and not address.is_unspecified and str(address) == name and is_local(name)
+
+    def origin_ok(self, origin: str) -> bool:
+        """Whether an Origin header is this server's own (the page's requests)."""
+        prefix = f"{self.scheme}://"
+        return origin.startswith(prefix) and self.accepts(origin[len(prefix):])
+
+
+EVERY_ADDRESS = "0.0.0.0"
+
+
+def is_local(address: str) -> bool:
+    """Whether an IPv4 address is one of this machine's (a socket can be bound to it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.bind((address, 0))
+        except OSError:
+            return False
+    return True
+
+
+def network_address() -> str | None:
+    """This machine's IPv4 address on its network, the one colleagues reach: the address its default
+    route leaves from (a UDP socket connected to a documentation address: nothing is sent), else one
+    its host name resolves to; None when it has only loopback."""
+    found = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            found.append(probe.getsockname()[0])
+        except OSError:
+            pass
+    try:
+        found += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    except OSError:
+        pass
+    for address in found:
+        parsed = ipaddress.ip_address(address)
+        if not (parsed.is_loopback or parsed.is_unspecified or parsed.is_link_local):
+            return address
+    return None
+
 
 def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
 def check_host(host: str) -> str:
-    """The address `--host` names, as the server listens on it; a one-line error for a name, a
-    malformed address, or every address at once (0.0.0.0, ::)."""
+    """The address `--host` names, as the server listens on it (0.0.0.0: every IPv4 address of the
+    machine); a one-line error for a name, a malformed address, or every IPv6 address (::)."""
     try:
         address = ipaddress.ip_address(str(host).strip().strip("[]"))
     except ValueError:
         raise BadOption(f"--host takes an IP address of this machine (such as 192.168.1.20; `hostname -I` lists "
                         f"them), not {_short(str(host))}") from None
-    if address.is_unspecified:
-        raise BadOption(f"--host {address} would listen on every network of this machine: give the one address "
-                        "your colleagues reach (`hostname -I` lists them)")
+    if address.is_unspecified and address.version == 6:
+        raise BadOption(f"--host {address} (every IPv6 address) is not supported: give 0.0.0.0 (every IPv4 address "
+                        "of this machine) or the one address your colleagues reach (`hostname -I` lists them)")
     if address.is_multicast:
         raise BadOption(f"--host {address} is a multicast address, not one of this machine")
     return str(address)
@@ -185,8 +269,22 @@ def is_network(host: str) -> bool:
 def network_warning(host: str, tls: bool) -> str:
     """The line `triage review` prints when it listens on a network address."""
     how = "over TLS" if tls else "unencrypted: give --certificate and --key, or use an SSH tunnel (docs/review.md)"
+    if host == EVERY_ADDRESS:
+        return (f"review: listening on every address of this machine ({host}): anyone who can reach one and "
+                f"holds a link can review the messages; {how}")
     return (f"review: listening on {host}: anyone who can reach this address and holds a link can review "
             f"the messages; {how}")
+
+
+def links_line(settings: Settings) -> str | None:
+    """On every address, the line that says which address colleagues' links name."""
+    if not settings.every_address:
+        return None
+    if settings.network is None:
+        return ("review: this machine has no network address: links name 127.0.0.1 and reach this computer only "
+                "(start with --host ADDRESS, an address colleagues reach)")
+    return (f"review: colleagues' links name {settings.network} (another network of this machine: start with "
+            "--host that address)")
 
 
 class _Guard:
@@ -196,8 +294,6 @@ class _Guard:
         self.app = app
         self.settings = settings
         self.workspace = workspace
-        self.hosts = settings.hosts()
-        self.origins = {f"{settings.scheme}://{host}" for host in self.hosts}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -205,7 +301,7 @@ class _Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         problem = self._refusal(scope, headers)
         if problem is not None:
-            return await _error(problem, 403, headers=_HEADERS)(scope, receive, send)
+            return await _raised(problem, 403, headers=_HEADERS)(scope, receive, send)
         started = False
 
         async def send_with_headers(message):
@@ -220,7 +316,8 @@ class _Guard:
         length = headers.get("content-length", "").strip()
         if length and not (length.isascii() and length.isdigit() and int(length) <= MAX_BODY):
             # Refused before a byte of the body is read (uvicorn closes the connection after it).
-            return await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+            return await _error(_TOO_LARGE, 413, code="too_large", params={"max": MAX_BODY})(
+                scope, receive, send_with_headers)
         pulled = 0
 
         async def bounded_receive():
@@ -236,21 +333,25 @@ class _Guard:
             await self.app(scope, bounded_receive, send_with_headers)
         except _TooLarge:
             if not started:
-                await _error(_TOO_LARGE, 413)(scope, receive, send_with_headers)
+                await _error(_TOO_LARGE, 413, code="too_large", params={"max": MAX_BODY})(
+                    scope, receive, send_with_headers)
         except Exception as err:  # a bug: the reviewer gets one line, the console one line too
             print(f"review: internal error on {scope['method']} {scope['path']}: {type(err).__name__}: "
                   f"{' '.join(str(err).split())}"[:500],
                   file=sys.stderr)
             if not started:
-                await _error("internal error in the review server (see its console)", 500)(
-                    scope, receive, send_with_headers)
+                await _error(_INTERNAL, 500, code="internal", params={})(scope, receive, send_with_headers)
 
-    def _refusal(self, scope, headers) -> str | None:
-        if headers.get("host", "") not in self.hosts:
-            return f"refused: this server answers only to its own address ({self.settings.host})"
+    def _refusal(self, scope, headers) -> Exception | None:
+        if not self.settings.accepts(headers.get("host", "")):
+            if self.settings.every_address:
+                return coded(BadOption("refused: this server answers only to the addresses of this machine"),
+                             "host_refused_every")
+            return coded(BadOption(f"refused: this server answers only to its own address ({self.settings.host})"),
+                         "host_refused", host=self.settings.host)
         origin = headers.get("origin")
-        if scope["method"] not in ("GET", "HEAD") and origin is not None and origin not in self.origins:
-            return "refused: a request from another site"
+        if scope["method"] not in ("GET", "HEAD") and origin is not None and not self.settings.origin_ok(origin):
+            return coded(BadOption("refused: a request from another site"), "other_site")
         if scope["path"] == "/" and _query_token(scope) is not None:
             return None  # the start-up address: checked and turned into a cookie by the page route
         token = headers.get(TOKEN_HEADER)
@@ -258,8 +359,8 @@ class _Guard:
             token = _cookie(headers.get("cookie", ""), COOKIE)  # the cookie belongs to the secret path only
         who = identify(token, self.settings, self.workspace)
         if who is None:
-            return ("refused: open the address that `triage review` printed, or your own link (it holds your "
-                    "token; a revoked link no longer opens the page)")
+            return coded(BadOption("refused: open the address that `triage review` printed, or your own link (it "
+                                   "holds your token; a revoked link no longer opens the page)"), "token_refused")
         scope["triage.reviewer"] = who
         return None
 
@@ -305,14 +406,43 @@ def _cookie(header: str, name: str) -> str | None:
     return None
 
 
-def _error(message: str, status: int = 400, headers: dict | None = None, **extra) -> JSONResponse:
-    """The JSON error answer: one line of at most ERROR_WIDTH characters, whatever the message
-    echoes of the request."""
-    line = " ".join(str(message).split())
-    if len(line) > ERROR_WIDTH:
-        line = line[:ERROR_WIDTH - 3] + "..."
-    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
-    return JSONResponse({"error": line, **extra}, status_code=status, headers=headers)
+def _error(message: str, status: int = 400, headers: dict | None = None, *, code: str = "error",
+           params: dict | None = None, **extra) -> JSONResponse:
+    """The JSON error answer: `error` one line of at most ERROR_WIDTH characters, whatever the message
+    echoes of the request; `code` and `params` let the page say it in its own language (see codes.py:
+    an error without a code of its own is `error`, its English line the `detail`)."""
+    line = _line(str(message), ERROR_WIDTH)
+    if params is None:
+        params = {"detail": line} if code == "error" else {}
+    params = {str(k): v if v is None or isinstance(v, (bool, int, float)) and abs(v) < _INT64 else _line(str(v), 120)
+              for k, v in params.items()}
+    return JSONResponse({"error": line, "code": code, "params": params, **extra}, status_code=status, headers=headers)
+
+
+def _line(text: str, width: int) -> str:
+    """`text` on one line of at most `width` characters, as UTF-8 can carry it."""
+    line = " ".join(text.split())
+    if len(line) > width:
+        line = line[:width - 3] + "..."
+    return line.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _raised(err: Exception, status: int = 400, headers: dict | None = None, **extra) -> JSONResponse:
+    """The JSON error answer of an exception, with its code and params when it has them."""
+    return _error(str(err), status, headers, code=getattr(err, "code", "error"), params=getattr(err, "params", None),
+                  **extra)
+
+
+@contextlib.contextmanager
+def _lexicon_errors():
+    """Learning or unlearning: an error of the user's lexicon (a folder or file it cannot use) gets its
+    code, its English line (naming the file and the system's reason) its detail."""
+    try:
+        yield
+    except InputError as err:
+        if not hasattr(err, "code"):
+            coded(err, "lexicon_unusable", detail=" ".join(str(err).split()))
+        raise
 
 
 async def _json_body(request: Request) -> dict:
@@ -320,9 +450,9 @@ async def _json_body(request: Request) -> dict:
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        raise BadOption("the request is not JSON (UTF-8, nested at most a few levels)") from None
+        raise coded(BadOption("the request is not JSON (UTF-8, nested at most a few levels)"), "not_json") from None
     if not isinstance(data, dict):
-        raise BadOption("the request must be a JSON object")
+        raise coded(BadOption("the request must be a JSON object"), "not_object")
     _check_text(data)
     return data
 
@@ -342,7 +472,8 @@ def _check_text(data) -> None:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                raise BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text") from None
+                raise coded(BadOption("the request holds a lone surrogate (\\ud800-\\udfff): not text"),
+                            "lone_surrogate") from None
 
 
 def _short(value: str, width: int = 40) -> str:
@@ -353,9 +484,9 @@ def _int(value: str | None, default: int, lowest: int = 0, highest: int | None =
     try:
         number = int(value) if value not in (None, "") else default
     except ValueError:
-        raise BadOption(f"{_short(value)} is not a whole number") from None
+        raise coded(BadOption(f"{_short(value)} is not a whole number"), "not_whole", value=_short(value)) from None
     if not -_INT64 <= number < _INT64:
-        raise BadOption(f"{_short(value)} is out of range")
+        raise coded(BadOption(f"{_short(value)} is out of range"), "out_of_range", value=_short(value))
     number = max(lowest, number)
     return min(number, highest) if highest is not None else number
 
@@ -363,7 +494,8 @@ def _int(value: str | None, default: int, lowest: int = 0, highest: int | None =
 def _spelling(value) -> str:
     spelling = str(value)
     if len(spelling) > MAX_SPELLING:
-        raise BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters")
+        raise coded(BadOption(f"a word or phrase to learn has at most {MAX_SPELLING} characters"), "spelling_too_long",
+                    max=MAX_SPELLING)
     return spelling
 
 
@@ -373,7 +505,7 @@ def _filters(query) -> dict:
     (where the double review stands: marked, waiting, both, disputed)."""
     text = query.get("q") or None
     if text is not None and len(text) > MAX_SPELLING:
-        raise BadOption(f"a search has at most {MAX_SPELLING} characters")
+        raise coded(BadOption(f"a search has at most {MAX_SPELLING} characters"), "search_too_long", max=MAX_SPELLING)
     return {"kind": query.get("kind") or None, "status": query.get("status") or None, "text": text,
             "tag": query.get("tag") or None, "reviewer": query.get("reviewer") or None,
             "double": query.get("double") or None}
@@ -395,17 +527,18 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             try:
                 return await endpoint(request)
             except NeedsConfirmation as err:
-                return _error(str(err), 409, preview=err.preview)
+                return _raised(err, 409, preview=err.preview)
             except Conflict as err:  # another reviewer holds or decided the message: nothing stored
-                return _error(str(err), 409, conflict=err.conflict)
+                return _raised(err, 409, conflict=err.conflict)
             except KeyError as err:
-                return _error(f"no message {err.args[0]!r} in the review list", 404)
+                return _error(f"no message {err.args[0]!r} in the review list", 404, code="message_unknown",
+                              params={"id": err.args[0]})
             except _NotLead as err:
-                return _error(str(err), 403)
+                return _raised(err, 403)
             except WorkspaceUnavailable as err:  # full disk 507, read-only or damaged 503, replaced 409
-                return _error(str(err), err.status)
+                return _raised(err, err.status)
             except InputError as err:
-                return _error(str(err))
+                return _raised(err)
 
         return run
 
@@ -415,7 +548,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     async def start(request: Request):
         token = request.query_params.get("token")
         if token is not None and identify(token, settings, workspace) is None:
-            return _error("refused: wrong token, or a revoked link", 403)
+            return _error("refused: wrong token, or a revoked link", 403, code="link_refused", params={})
         response = RedirectResponse(settings.root, status_code=303)
         if token is not None:
             response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path=settings.root,
@@ -463,7 +596,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         after = data.get("after_rank")
         if after is not None and not (type(after) is int and -_INT64 <= after < _INT64):
-            raise BadOption("after_rank must be a whole number")
+            raise coded(BadOption("after_rank must be a whole number"), "after_rank_invalid")
         found = workspace.claim(who(request).name, after_rank=after, seconds=settings.lease_seconds)
         return JSONResponse({"current": found.id if found else None})
 
@@ -473,9 +606,11 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     def lead_only(request: Request):
         if who(request).invited:
-            raise _NotLead(f"refused: only the lead reviewer's link resolves disagreements, not {who(request).name}'s")
+            raise coded(_NotLead(f"refused: only the lead reviewer's link resolves disagreements, not "
+                                 f"{who(request).name}'s"), "not_lead_link", name=who(request).name)
         if not who(request).lead:
-            raise _NotLead("only the lead reviewer resolves disagreements (start `triage review --lead`)")
+            raise coded(_NotLead("only the lead reviewer resolves disagreements (start `triage review --lead`)"),
+                        "not_lead_server")
 
     async def disputes(request: Request):
         lead_only(request)
@@ -489,7 +624,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                                             spans=data.get("spans", []), reviewer=who(request).name,
                                             text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(resolved.as_json())
 
     # A decision or skip names the text it was made on (`text_hash`, sent with each item): a text
@@ -509,13 +644,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                 kinds = ", ".join(sorted({span[2] for span in contact}))
                 return _error(f"NTA would make {len(contact)} contact detail{'s' if len(contact) > 1 else ''} the "
                               f"machines hid readable ({kinds}): send release_contact: true to release "
-                              f"{'them' if len(contact) > 1 else 'it'}, or decide TA", 409, contact=contact)
+                              f"{'them' if len(contact) > 1 else 'it'}, or decide TA", 409, contact=contact,
+                              code="nta_contact", params={"n": len(contact), "kinds": kinds})
         try:
             decided = workspace.decide(request.path_params["id"], label=data.get("label", ""),
                                        spans=data.get("spans", []), reviewer=who(request).name,
                                        text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(decided.as_json())
 
     async def skip(request: Request):
@@ -524,7 +660,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             skipped = workspace.skip(request.path_params["id"], reviewer=who(request).name,
                                      text_hash=data.get("text_hash"), version=data.get("version"))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(skipped.as_json())
 
     async def undo(request: Request):  # `seq`: the action the page showed as the next to undo
@@ -543,13 +679,14 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         chosen = data.get("filters", {})
         if not isinstance(chosen, dict) or not all(isinstance(v, str) for v in chosen.values()):
-            raise BadOption("filters must be an object of text values (q, status, kind, tag, reviewer, double)")
+            raise coded(BadOption("filters must be an object of text values (q, status, kind, tag, reviewer, double)"),
+                        "filters_invalid")
         try:
             done = workspace.bulk_decide(action=str(data.get("action", "")), reviewer=who(request).name,
                                          digest=data.get("digest"), expected=data.get("expected"),
                                          filters=_filters(chosen))
         except BulkChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(done)
 
     async def concordance(request: Request):
@@ -559,11 +696,11 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         data = await _json_body(request)
         marks = data.get("marks", [])
         if not isinstance(marks, list):
-            raise BadOption("marks must be a list")
+            raise coded(BadOption("marks must be a list"), "marks_not_list")
         try:
             done = workspace.decide_occurrences(marks, reviewer=who(request).name, tag=str(data.get("tag", "PRE")))
         except TextChanged as err:
-            return _error(str(err), 409, changed=True)
+            return _raised(err, 409, changed=True)
         return JSONResponse(done)
 
     async def recent(request: Request):
@@ -579,12 +716,13 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def learn(request: Request):
         data = await _json_body(request)
-        entry = workspace.learn(
-            _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
-            scope=str(data.get("scope", "corpus")),
-            tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=who(request).name,
-            lexicon_dir=settings.lexicon_dir, digest=data.get("digest"),
-        )
+        with _lexicon_errors():
+            entry = workspace.learn(
+                _spelling(data.get("spelling", "")), kind=str(data.get("kind", "name")),
+                scope=str(data.get("scope", "corpus")),
+                tag=str(data.get("tag", "PRE")), confirm=data.get("confirm", False), reviewer=who(request).name,
+                lexicon_dir=settings.lexicon_dir, digest=data.get("digest"),
+            )
         return JSONResponse(entry)
 
     async def learnt(request: Request):
@@ -592,7 +730,9 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
 
     async def unlearn(request: Request):
         entry_id = _int(request.path_params["entry"], 0, lowest=-_INT64)
-        return JSONResponse(workspace.unlearn(entry_id, reviewer=who(request).name, lexicon_dir=settings.lexicon_dir))
+        with _lexicon_errors():
+            return JSONResponse(workspace.unlearn(entry_id, reviewer=who(request).name,
+                                                  lexicon_dir=settings.lexicon_dir))
 
     async def audit(request: Request):
         return JSONResponse(workspace.audit_estimate())
@@ -603,7 +743,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
     def consistency_filters(query) -> dict:
         text = query.get("q") or None
         if text is not None and len(text) > MAX_SPELLING:
-            raise BadOption(f"a search has at most {MAX_SPELLING} characters")
+            raise coded(BadOption(f"a search has at most {MAX_SPELLING} characters"), "search_too_long",
+                        max=MAX_SPELLING)
         return {"q": text, "tag": query.get("tag") or None, "status": query.get("status") or None,
                 "kind": query.get("kind") or None}
 
@@ -630,7 +771,7 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
             done = workspace.decide_consistency_bulk(str(data.get("decision", "")), data.get("cases"),
                                                      reviewer=who(request).name, digest=data.get("digest"))
         except BulkChanged as err:
-            return _error(str(err), 409, changed=True, preview=err.preview)
+            return _raised(err, 409, changed=True, preview=err.preview)
         return JSONResponse(done)
 
     async def consistency_decision(request: Request):
@@ -645,10 +786,26 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
                 n, m = len(case["mentions"]), case["hidden"]
                 return _error(f"showing '{case['key']}' everywhere makes {n} hidden item{'s' if n != 1 else ''} "
                               f"readable in {m} message{'s' if m != 1 else ''}: send the case's version to confirm",
-                              409, preview={"kind": kind, "key": case["key"], "readable": n, "readable_messages": m,
+                              409, code="consistency_show_confirm", params={"key": case["key"], "n": n, "m": m},
+                              preview={"kind": kind, "key": case["key"], "readable": n, "readable_messages": m,
                                             "tags": case["tags"], "version": case["version"]})
         return JSONResponse(workspace.decide_consistency(kind, key, decision, reviewer=who(request).name,
                                                          version=version))
+
+    async def consistency_recent(request: Request):  # the reviewer's last consistency decisions: undo's list
+        limit = _int(request.query_params.get("limit"), 8, 1, 100)
+        return JSONResponse(workspace.consistency_recent(reviewer=who(request).name, limit=limit))
+
+    # Undo names the decision the list showed first (`seq`); one that makes hidden text readable needs
+    # the preview's digest, as deciding so does (409 with the preview first).
+    async def consistency_undo(request: Request):
+        data = await _json_body(request)
+        try:
+            done = workspace.undo_consistency(reviewer=who(request).name, seq=data.get("seq"),
+                                              digest=data.get("digest"))
+        except BulkChanged as err:
+            return _raised(err, 409, changed=True, preview=err.preview)
+        return JSONResponse(done)
 
     async def consistency_page(request: Request):
         return FileResponse(STATIC / "consistency.html", media_type="text/html; charset=utf-8")
@@ -680,6 +837,8 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         Route("/api/consistency/cases", handle(consistency_cases)),
         Route("/api/consistency/bulk", handle(consistency_bulk_preview)),
         Route("/api/consistency/bulk", handle(consistency_bulk), methods=["POST"]),
+        Route("/api/consistency/recent", handle(consistency_recent)),
+        Route("/api/consistency/undo", handle(consistency_undo), methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC)),
     ]
     routes = [
@@ -690,7 +849,9 @@ def create_app(workspace: Workspace, settings: Settings) -> Starlette:
         *api,  # for scripts, which send X-Triage-Token
     ]
     async def http_error(request: Request, exc: HTTPException):  # unknown path, wrong method: JSON too
-        return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code, headers=exc.headers)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code, headers=exc.headers,
+                      code=code, params={"method": request.method, "path": request.url.path, "status": exc.status_code})
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.add_middleware(_Guard, settings=settings, workspace=workspace)
@@ -803,7 +964,8 @@ class BackgroundServer:
 
     @property
     def address(self) -> str:
-        return self.settings.link(self.token)
+        """The lead's own address (on every address: 127.0.0.1, this computer's)."""
+        return self.settings.link(self.token, colleague=False)
 
     def link(self, token: str) -> str:
         return self.settings.link(token)
@@ -811,7 +973,7 @@ class BackgroundServer:
     @property
     def root(self) -> str:
         """The page's own address (under its secret path), once the browser holds the cookie."""
-        return f"{self.settings.scheme}://{self.settings.netloc}{self.settings.root}"
+        return f"{self.settings.scheme}://{self.settings.netloc(colleague=False)}{self.settings.root}"
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -832,7 +994,7 @@ def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=Non
     settings = Settings(token=secrets.token_urlsafe(24), port=sock.getsockname()[1], reviewer=reviewer,
                         lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None, lead=lead, host=host,
                         tls=tls is not None)
-    address = settings.link(settings.token)
+    address = settings.link(settings.token, colleague=False)
     announce(f"review: {address}")
     config = _uvicorn_config(create_app(workspace, settings), tls, access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)

@@ -26,6 +26,7 @@ import stat
 import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -34,6 +35,7 @@ from typing import NamedTuple
 
 from triage import userlexicon
 from triage.errors import BadInput, BadOption, InputError
+from triage.review_workspace.codes import coded
 from triage.io.messages import Records, source_name
 from triage.queue import read_classified
 from triage.reasons import reasons, word_pattern
@@ -202,15 +204,18 @@ def unavailable(error: sqlite3.Error, display: str) -> WorkspaceUnavailable | No
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(error)
     if primary == 13 or "database or disk is full" in text:  # SQLITE_FULL
-        return WorkspaceFull(f"cannot write {display}: disk full: nothing was lost, free space and retry")
+        return coded(WorkspaceFull(f"cannot write {display}: disk full: nothing was lost, free space and retry"),
+                     "workspace_full", display=display)
     if primary == 8 or "readonly database" in text:  # SQLITE_READONLY
-        return WorkspaceReadOnly(f"cannot write {display}: read-only (the file or its folder); "
-                                 "make them writable and retry")
+        return coded(WorkspaceReadOnly(f"cannot write {display}: read-only (the file or its folder); "
+                                       "make them writable and retry"), "workspace_read_only", display=display)
     if primary in (11, 26) or "malformed" in text or "not a database" in text:  # SQLITE_CORRUPT, SQLITE_NOTADB
-        return WorkspaceDamaged(f"{display} is damaged: {text}; restore it from a backup "
-                                "(the classified file can make a new one, without the decisions)")
+        return coded(WorkspaceDamaged(f"{display} is damaged: {text}; restore it from a backup "
+                                      "(the classified file can make a new one, without the decisions)"),
+                     "workspace_damaged", display=display, detail=text)
     if primary in (5, 6) or "database is locked" in text:  # SQLITE_BUSY, SQLITE_LOCKED
-        return WorkspaceBusy(f"{display} is in use by another triage process; retry when it is done")
+        return coded(WorkspaceBusy(f"{display} is in use by another triage process; retry when it is done"),
+                     "workspace_busy", display=display)
     if primary in (10, 14, 23):  # SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_AUTH
         folder = os.path.dirname(os.path.abspath(display))
         try:
@@ -218,11 +223,13 @@ def unavailable(error: sqlite3.Error, display: str) -> WorkspaceUnavailable | No
         except OSError:
             full = False
         if full:  # a side file (-wal, -shm) that could not grow
-            return WorkspaceFull(f"cannot write {display}: disk full: nothing was lost, free space and retry")
+            return coded(WorkspaceFull(f"cannot write {display}: disk full: nothing was lost, free space and retry"),
+                         "workspace_full", display=display)
         if not os.access(folder, os.W_OK) or (os.path.exists(display) and not os.access(display, os.W_OK)):
-            return WorkspaceReadOnly(f"cannot write {display}: read-only (the file or its folder); "
-                                     "make them writable and retry")
-        return WorkspaceUnavailable(f"cannot read or write {display}: {text}")
+            return coded(WorkspaceReadOnly(f"cannot write {display}: read-only (the file or its folder); "
+                                           "make them writable and retry"), "workspace_read_only", display=display)
+        return coded(WorkspaceUnavailable(f"cannot read or write {display}: {text}"), "workspace_unavailable",
+                     display=display, detail=text)
     return None
 
 
@@ -405,7 +412,7 @@ def _label(label) -> str:
     """A decision's label, TA or NTA (any case, spaces around)."""
     label = str(label).strip().upper()
     if label not in LABELS:
-        raise BadOption(f"label must be TA or NTA, not {label!r}")
+        raise coded(BadOption(f"label must be TA or NTA, not {label!r}"), "label_unknown", label=label)
     return label
 
 
@@ -442,16 +449,18 @@ def check_spans(text: str, spans: Iterable) -> list[list]:
             if not (type(start) is int and type(end) is int and isinstance(tag, str)):
                 raise TypeError
             if tag not in TAGS:
-                raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+                raise coded(BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}"), "tag_unknown", tag=tag,
+                            tags=" ".join(TAGS))
             if not 0 <= start < end <= len(text):
-                raise BadOption(f"span [{start}, {end}] is outside the message ({len(text)} characters)")
+                raise coded(BadOption(f"span [{start}, {end}] is outside the message ({len(text)} characters)"),
+                            "span_outside", start=start, end=end, length=len(text))
             result.append([start, end, tag])
     except (TypeError, ValueError):
-        raise BadOption("spans must be a list of [start, end, TAG]") from None
+        raise coded(BadOption("spans must be a list of [start, end, TAG]"), "spans_invalid") from None
     result.sort()
     for (_, end, _), (start, _, _) in zip(result, result[1:]):
         if start < end:
-            raise BadOption("spans overlap")
+            raise coded(BadOption("spans overlap"), "spans_overlap")
     return result
 
 
@@ -658,8 +667,9 @@ class Workspace:
             except sqlite3.Error:
                 found = None
         if current_file != recorded_file or found is None or found[0] != recorded_uuid:
-            raise WorkspaceSwapped(f"{self.path} is no longer the workspace opened at start-up (the file was "
-                                   "replaced or moved): nothing was written; restart `triage review`")
+            raise coded(WorkspaceSwapped(f"{self.path} is no longer the workspace opened at start-up (the file was "
+                                         "replaced or moved): nothing was written; restart `triage review`"),
+                        "workspace_swapped", path=str(self.path))
 
     def __enter__(self) -> "Workspace":
         return self
@@ -926,7 +936,8 @@ class Workspace:
                 values.extend([f"%{escaped}%", text])
         if tag is not None:
             if tag not in TAGS:
-                raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+                raise coded(BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}"), "tag_unknown", tag=tag,
+                            tags=" ".join(TAGS))
             # What the message hides now: the reviewer's spans once decided, else the machines'.
             clauses.append(f"(CASE WHEN d.status = 'decided' AND d.text_hash = {digest} THEN d.spans"
                            f" ELSE {hidden} END) LIKE ?")
@@ -936,7 +947,8 @@ class Workspace:
             values.append(reviewer)
         if kind is not None:
             if kind not in KINDS:
-                raise BadOption(f"kind must be one of {', '.join(KINDS)}")
+                raise coded(BadOption(f"kind must be one of {', '.join(KINDS)}"), "list_kind_unknown",
+                            kinds=", ".join(KINDS))
             clauses.append("i.kind = ?")
             values.append(kind)
         if status is not None:
@@ -945,7 +957,8 @@ class Workspace:
             statuses = status.split(",")
             unknown = [value for value in statuses if value not in STATUSES]
             if unknown:
-                raise BadOption(f"unknown status {unknown[0]!r}; use {', '.join(STATUSES)} (commas between)")
+                raise coded(BadOption(f"unknown status {unknown[0]!r}; use {', '.join(STATUSES)} (commas between)"),
+                            "status_unknown", status=unknown[0], statuses=", ".join(STATUSES))
             clauses.append(f"{expression} IN ({','.join('?' * len(statuses))})")
             values.extend(statuses)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", values
@@ -955,7 +968,8 @@ class Workspace:
         """The SQL condition of the double-review filter (DOUBLE_FILTERS) over the list's `i` and
         `d`, `digest` the column of the message's current text hash."""
         if double not in DOUBLE_FILTERS:
-            raise BadOption(f"unknown double-review filter {double!r}; use one of {', '.join(DOUBLE_FILTERS)}")
+            raise coded(BadOption(f"unknown double-review filter {double!r}; use one of {', '.join(DOUBLE_FILTERS)}"),
+                        "double_filter_unknown", double=double, filters=", ".join(DOUBLE_FILTERS))
         reviews = f"(SELECT count(*) FROM reviews r WHERE r.id = i.id AND r.text_hash = {digest})"
         settled = f"(d.id IS NOT NULL AND d.text_hash = {digest} AND d.status IN ('decided', '{DISPUTED}'))"
         return {
@@ -981,7 +995,7 @@ class Workspace:
         """A page of the list and how many items pass its filters (see `items`), in one reading of
         the list: the page's ids and the count first, then those few items in full."""
         if sort not in SORTS:
-            raise BadOption(f"sort must be one of {', '.join(SORTS)}")
+            raise coded(BadOption(f"sort must be one of {', '.join(SORTS)}"), "sort_unknown", sorts=", ".join(SORTS))
         where, values = self._where(kind, status, text=text, tag=tag, reviewer=reviewer, double=double,
                                     listing=self._listed)
         found = self._db.execute(
@@ -1107,8 +1121,9 @@ class Workspace:
             self._current(message_id)  # KeyError for a message not listed
             holder = self.lease_of(message_id, besides=reviewer)
             if holder is not None:
-                raise Conflict(f"message {message_id} is being reviewed by {holder['reviewer']} (until "
-                               f"{holder['until'][11:19]} UTC): look at another one", {"kind": "lease", **holder})
+                raise coded(Conflict(f"message {message_id} is being reviewed by {holder['reviewer']} (until "
+                                     f"{holder['until'][11:19]} UTC): look at another one", {"kind": "lease", **holder}),
+                            "lease_held", id=message_id, reviewer=holder["reviewer"], until=holder["until"][11:19])
             until = self._lease(message_id, reviewer, seconds)
         return {"id": message_id, "reviewer": reviewer, "until": _iso(until)}
 
@@ -1180,12 +1195,14 @@ class Workspace:
         the item's, as shown; without it, any decision of another reviewer)."""
         holder = self.lease_of(message_id, besides=reviewer)
         if holder is not None:
-            raise Conflict(f"message {message_id} is assigned to {holder['reviewer']} (until {holder['until'][11:19]} "
-                           "UTC): nothing was saved", {"kind": "lease", **holder})
+            raise coded(Conflict(f"message {message_id} is assigned to {holder['reviewer']} (until "
+                                 f"{holder['until'][11:19]} UTC): nothing was saved", {"kind": "lease", **holder}),
+                        "lease_assigned", id=message_id, reviewer=holder["reviewer"], until=holder["until"][11:19])
         digest, status, label, spans = self._current(message_id)
         if status == DISPUTED:
-            raise Conflict(f"message {message_id}: its two reviewers disagree; the lead reviewer resolves it "
-                           "(nothing was saved)", {"kind": "disputed", **self._decision_of(message_id)})
+            raise coded(Conflict(f"message {message_id}: its two reviewers disagree; the lead reviewer resolves it "
+                                 "(nothing was saved)", {"kind": "disputed", **self._decision_of(message_id)}),
+                        "disputed", id=message_id)
         if status in ("pending", "skipped"):  # a skip decides nothing: a decision may follow it
             return
         decided = self._decision_of(message_id)
@@ -1193,11 +1210,12 @@ class Workspace:
             return
         if version is not None:
             if type(version) is not int:
-                raise BadOption("version must be the item's version, as sent with it")
+                raise coded(BadOption("version must be the item's version, as sent with it"), "version_invalid")
             if version == self._version(message_id):
                 return  # the page showed this decision: changing it is a decision too
-        raise Conflict(f"message {message_id} was {decided['status']} by {decided['reviewer']} since your page loaded "
-                       f"it: nothing was saved; see their decision", {"kind": "decided", **decided})
+        raise coded(Conflict(f"message {message_id} was {decided['status']} by {decided['reviewer']} since your page "
+                             f"loaded it: nothing was saved; see their decision", {"kind": "decided", **decided}),
+                    "decided_since", id=message_id, status=decided["status"], reviewer=decided["reviewer"])
 
     def _check_version(self, message_id: str, version, refused: str) -> None:
         """Conflict when `version` (the item's as shown; None: not checked) is no longer the message's:
@@ -1205,7 +1223,7 @@ class Workspace:
         if version is None:
             return
         if type(version) is not int:
-            raise BadOption("version must be the item's version, as sent with it")
+            raise coded(BadOption("version must be the item's version, as sent with it"), "version_invalid")
         if version == self._version(message_id):
             return
         last = self._db.execute("SELECT reviewer, action FROM events WHERE id = ? ORDER BY seq DESC LIMIT 1",
@@ -1213,10 +1231,12 @@ class Workspace:
         verb = {"review": "reviewed", "adjudicate": "resolved", "import": "imported a decision on", "skip": "skipped",
                 "undo": "undid a decision on"}.get(last["action"], "decided") if last else "changed"
         who = last["reviewer"] if last else "someone"
-        raise Conflict(f"message {message_id}: {who} {verb} it since your page showed it: nothing was {refused}; "
-                       "see it as it is now",
-                       {"kind": "changed", "id": message_id, "reviewer": who,
-                        "action": last["action"] if last else None, **self._decision_or_none(message_id)})
+        raise coded(Conflict(f"message {message_id}: {who} {verb} it since your page showed it: nothing was "
+                             f"{refused}; see it as it is now",
+                             {"kind": "changed", "id": message_id, "reviewer": who,
+                              "action": last["action"] if last else None, **self._decision_or_none(message_id)}),
+                    "changed_since", id=message_id, reviewer=who, action=last["action"] if last else None,
+                    refused=refused)
 
     def _decision_or_none(self, message_id: str) -> dict:
         row = self._db.execute("SELECT 1 FROM decisions WHERE id = ?", (message_id,)).fetchone()
@@ -1320,10 +1340,12 @@ class Workspace:
             raise KeyError(message_id)
         if text_hash is not None:
             if not isinstance(text_hash, str):
-                raise BadOption("text_hash must be the hash of the message's text, as sent with the item")
+                raise coded(BadOption("text_hash must be the hash of the message's text, as sent with the item"),
+                            "text_hash_invalid")
             if text_hash != row["text_hash"]:
-                raise TextChanged(f"the text of message {message_id} changed since it was shown "
-                                  "(the corpus was classified again): nothing was saved, look at it again")
+                raise coded(TextChanged(f"the text of message {message_id} changed since it was shown "
+                                        "(the corpus was classified again): nothing was saved, look at it again"),
+                            "text_changed", id=message_id)
         return row["text"]
 
     def decide(self, message_id: str, *, label: str, spans: Iterable, reviewer: str,
@@ -1350,7 +1372,7 @@ class Workspace:
         text is no longer `text_hash`); an NTA decision hides nothing. Inside the transaction."""
         checked = check_spans(self._text(message_id, text_hash), spans)
         if label == NTA and checked:
-            raise BadOption("an NTA message hides nothing; mark it TA to hide words")
+            raise coded(BadOption("an NTA message hides nothing; mark it TA to hide words"), "nta_hides_nothing")
         return checked
 
     def import_decisions(self, decisions: Iterable[tuple], *, reviewer: str) -> int:
@@ -1365,7 +1387,7 @@ class Workspace:
         with self._transaction():
             for message_id, label, spans, digest, *rest in decisions:
                 if label not in LABELS:
-                    raise BadOption(f"label must be TA or NTA, not {label!r}")
+                    raise coded(BadOption(f"label must be TA or NTA, not {label!r}"), "label_unknown", label=label)
                 checked = check_spans(self._text(message_id, digest), spans)
                 if label == NTA and checked:
                     raise BadOption(f"message {message_id}: an NTA message hides nothing")
@@ -1444,7 +1466,7 @@ class Workspace:
         longer the reviewer's last that applies (undone or followed by another, in another page),
         nothing is undone (Conflict)."""
         if seq is not None and type(seq) is not int:
-            raise BadOption("seq must be the action's, as `recent` gives it")
+            raise coded(BadOption("seq must be the action's, as `recent` gives it"), "undo_seq_invalid")
         reviewer = _reviewer(reviewer)
         with self._transaction():
             last = self._db.execute(
@@ -1454,10 +1476,10 @@ class Workspace:
                 (reviewer,),
             ).fetchone()
             if seq is not None and (last is None or last["seq"] != seq):
-                raise Conflict("cannot undo: your last decision is no longer the one your page showed (undone, or "
-                               "followed by another, in another page): nothing was undone",
-                               {"kind": "undo", "reviewer": reviewer, "id": last["id"] if last else None,
-                                "seq": last["seq"] if last else None})
+                raise coded(Conflict("cannot undo: your last decision is no longer the one your page showed (undone, "
+                                     "or followed by another, in another page): nothing was undone",
+                                     {"kind": "undo", "reviewer": reviewer, "id": last["id"] if last else None,
+                                      "seq": last["seq"] if last else None}), "undo_not_last")
             if last is None:
                 self.last_undone = 0
                 return None
@@ -1495,10 +1517,11 @@ class Workspace:
             if later is not None:
                 verb = {"review": "reviewed", "adjudicate": "resolved", "import": "imported a decision on",
                         "skip": "skipped"}.get(later["action"], "decided")
-                raise Conflict(f"cannot undo: {later['reviewer']} {verb} message {event['id']} since; undoing "
-                               "would take that back too: nothing was undone",
-                               {"kind": "later", "id": event["id"], "reviewer": later["reviewer"],
-                                "action": later["action"]})
+                raise coded(Conflict(f"cannot undo: {later['reviewer']} {verb} message {event['id']} since; undoing "
+                                     "would take that back too: nothing was undone",
+                                     {"kind": "later", "id": event["id"], "reviewer": later["reviewer"],
+                                      "action": later["action"]}),
+                            "undo_later", reviewer=later["reviewer"], action=later["action"], id=event["id"])
 
     # ------------------------------------------------------------ double review
 
@@ -1562,7 +1585,8 @@ class Workspace:
             checked = self._checked_spans(message_id, label, spans, text_hash)
             self._check_version(message_id, version, "resolved")
             if self._current(message_id)[1] != DISPUTED:
-                raise BadOption(f"message {message_id} has no disagreement to resolve")
+                raise coded(BadOption(f"message {message_id} has no disagreement to resolve"), "no_disagreement",
+                            id=message_id)
             self._record(message_id, "adjudicate", reviewer, "decided", label, json.dumps(checked))
         return self.item(message_id)
 
@@ -1702,9 +1726,10 @@ class Workspace:
         """What learning `spelling` would change across the whole corpus."""
         key = _key(spelling)
         if not key or not any(c.isalnum() for c in key):
-            raise BadOption("give a word or a phrase to learn")
+            raise coded(BadOption("give a word or a phrase to learn"), "learn_empty")
         if kind not in LEARN_KINDS:
-            raise BadOption(f"kind must be one of {', '.join(LEARN_KINDS)}")
+            raise coded(BadOption(f"kind must be one of {', '.join(LEARN_KINDS)}"), "learn_kind_unknown",
+                        kinds=", ".join(LEARN_KINDS))
         hits: list[dict] = []
         count = 0
         for row, match in self._mentions(key):
@@ -1780,31 +1805,35 @@ class Workspace:
         undid on a message holding it, nothing is learnt (Conflict). Without it, learning is refused
         when it would replace an entry of another reviewer for this spelling."""
         if scope not in SCOPES:
-            raise BadOption(f"scope must be one of {', '.join(SCOPES)}")
+            raise coded(BadOption(f"scope must be one of {', '.join(SCOPES)}"), "scope_unknown", scopes=", ".join(SCOPES))
         if tag not in TAGS:
-            raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+            raise coded(BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}"), "tag_unknown", tag=tag,
+                        tags=" ".join(TAGS))
         if type(confirm) is not bool:  # "false" (a string) must not confirm
-            raise BadOption("confirm must be true or false")
+            raise coded(BadOption("confirm must be true or false"), "confirm_invalid")
         reviewer = _reviewer(reviewer)
         if digest is not None and not (isinstance(digest, str) and len(digest) == 64):
-            raise BadOption("digest must be the one the Words view or the preview gave for this spelling")
+            raise coded(BadOption("digest must be the one the Words view or the preview gave for this spelling"),
+                        "learn_digest_invalid")
         preview = self.preview(spelling, kind, lexicons=lexicons)
         key = preview["spelling"]
         self._check_word(key, digest, reviewer, preview["digest"])
         if preview["frequent"] and not confirm:
-            raise NeedsConfirmation(
+            raise coded(NeedsConfirmation(
                 f"'{key}' is a frequent ordinary word: learning it as a name {preview['summary']}; confirm to go on",
                 preview,
-            )
+            ), "learn_frequent", key=key, messages=preview["messages"])
         if scope == "user" and " " in key:
             # Seek&Hide reads a lexicon word by word: a phrase there would never match.
-            raise BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only")
+            raise coded(BadOption(f"'{key}' is a phrase: a phrase can be learnt for this corpus only"),
+                        "learn_phrase_user", key=key)
         if kind == "word" and not (confirm and digest is not None):
             # The direction that releases text always asks, and names what its preview showed.
-            raise NeedsConfirmation(
+            raise coded(NeedsConfirmation(
                 f"learning '{key}' as an ordinary word {preview['summary']}; confirm with the preview's digest to go on",
                 preview,
-            )
+            ), "learn_word_confirm", key=key, messages=preview["messages"], readable=preview["readable"],
+                readable_messages=preview["readable_messages"])
         folder = os.path.abspath(userlexicon.directory(lexicon_dir)) if scope == "user" else None
         with self._transaction():
             # Checked again as it is stored (another server may have learnt it meanwhile), before the
@@ -1840,16 +1869,18 @@ class Workspace:
         if digest is not None:
             if digest == now:
                 return
-            raise Conflict(f"'{key}' changed since it was shown (someone learnt or unlearnt it, or decided, skipped "
-                           "or undid on a message holding it): nothing was learnt; look at it again",
-                           {"kind": "word", "spelling": key, "entries": [dict(entry) for entry in entries]})
+            raise coded(Conflict(f"'{key}' changed since it was shown (someone learnt or unlearnt it, or decided, "
+                                 "skipped or undid on a message holding it): nothing was learnt; look at it again",
+                                 {"kind": "word", "spelling": key, "entries": [dict(entry) for entry in entries]}),
+                        "word_changed", key=key)
         others = [entry for entry in entries if entry["reviewer"] != reviewer]
         if others:
             other = others[0]
-            raise Conflict(f"'{key}' was learnt by {other['reviewer']} as "
-                           f"{'a name' if other['kind'] == 'name' else 'an ordinary word'}: nothing was learnt; "
-                           "send the word's digest to learn it anew", {"kind": "word", "spelling": key,
-                                                                         "entries": [dict(e) for e in entries]})
+            raise coded(Conflict(f"'{key}' was learnt by {other['reviewer']} as "
+                                 f"{'a name' if other['kind'] == 'name' else 'an ordinary word'}: nothing was learnt; "
+                                 "send the word's digest to learn it anew",
+                                 {"kind": "word", "spelling": key, "entries": [dict(e) for e in entries]}),
+                        "word_learnt_by", key=key, reviewer=other["reviewer"], kind=other["kind"])
 
     def _learnt_folder_column(self) -> None:
         """Workspaces made before each learnt entry recorded its lexicon folder get the column."""
@@ -1879,11 +1910,13 @@ class Workspace:
         try:
             entry = self._entry(int(entry_id))
         except (KeyError, ValueError):
-            raise BadOption(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)") from None
+            raise coded(BadOption(f"no learnt entry {entry_id!r} (see `triage review CLASSIFIED --learnt`)"),
+                        "learnt_unknown", entry=entry_id) from None
         if not entry["active"]:
             by = f" by {entry['undone_by']}" if entry.get("undone_by") else ""
-            raise Conflict(f"learnt entry {entry_id} ('{entry['spelling']}') was already undone{by}, or replaced: "
-                           "nothing was changed", {**entry, "learnt_kind": entry["kind"], "kind": "learnt"})
+            raise coded(Conflict(f"learnt entry {entry_id} ('{entry['spelling']}') was already undone{by}, or replaced: "
+                                 "nothing was changed", {**entry, "learnt_kind": entry["kind"], "kind": "learnt"}),
+                        "learnt_undone", entry=entry_id, spelling=entry["spelling"], by=entry.get("undone_by") or "")
         folder, had = None, False
         if entry["scope"] == "user":
             folder = userlexicon.directory(entry["lexicon_dir"] or lexicon_dir or self.meta().get("lexicon_dir"))
@@ -1897,8 +1930,9 @@ class Workspace:
             changed = self._db.execute("UPDATE learnt SET active = 0, undone_by = ?, undone_at = ? WHERE entry = ? "
                                        "AND active = 1", (reviewer, _now(), entry["id"])).rowcount
             if not changed:  # undone meanwhile, by another server
-                raise Conflict(f"learnt entry {entry_id} ('{entry['spelling']}') was undone by someone else "
-                               "meanwhile: nothing was changed", {"kind": "learnt", "id": entry["id"]})
+                raise coded(Conflict(f"learnt entry {entry_id} ('{entry['spelling']}') was undone by someone else "
+                                     "meanwhile: nothing was changed", {"kind": "learnt", "id": entry["id"]}),
+                            "learnt_undone_meanwhile", entry=entry_id, spelling=entry["spelling"])
         self._learnt_cache = None
         undone = self._entry(entry["id"])
         undone["removed_from"] = os.fspath(folder) if folder is not None else None
@@ -1955,7 +1989,8 @@ class Workspace:
         a double review; counted when `reviewer` is given), and a few examples with their text,
         what they hide now and after."""
         if action not in BULK_ACTIONS:
-            raise BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
+            raise coded(BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}"), "bulk_action_unknown",
+                        actions=", ".join(BULK_ACTIONS))
         filters = {k: v for k, v in filters.items() if v is not None}
         total = self.count(**filters)
         counts = {"new": 0, "changed": 0, "unchanged": 0, "held": 0}
@@ -2004,11 +2039,13 @@ class Workspace:
         decided or skipped by anyone), nothing is decided (BulkChanged). `expected`, the count
         shown, is checked too when given."""
         if action not in BULK_ACTIONS:
-            raise BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}")
+            raise coded(BadOption(f"action must be one of {', '.join(BULK_ACTIONS)}"), "bulk_action_unknown",
+                        actions=", ".join(BULK_ACTIONS))
         if not (isinstance(digest, str) and len(digest) == 64):
-            raise BadOption("digest must be the one the preview gave (it names the messages it showed)")
+            raise coded(BadOption("digest must be the one the preview gave (it names the messages it showed)"),
+                        "bulk_digest_invalid")
         if expected is not None and type(expected) is not int:
-            raise BadOption("expected must be the number of messages the preview showed")
+            raise coded(BadOption("expected must be the number of messages the preview showed"), "bulk_expected_invalid")
         reviewer = _reviewer(reviewer)
         batch = uuid.uuid4().hex
         with self._transaction():
@@ -2017,10 +2054,11 @@ class Workspace:
             for item in chosen:
                 _bulk_digest_add(listed, item)
             if (expected is not None and len(chosen) != expected) or listed.hexdigest() != digest:
-                raise BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now"
-                                  + (f", {expected:,} shown" if expected is not None else "")
-                                  + "; a message found, gone, or decided since): nothing was decided, look at the "
-                                  "preview again")
+                raise coded(BulkChanged(f"the list changed since the preview ({len(chosen):,} messages now"
+                                        + (f", {expected:,} shown" if expected is not None else "")
+                                        + "; a message found, gone, or decided since): nothing was decided, look at "
+                                        "the preview again"), "bulk_changed", now=len(chosen),
+                            shown=expected if expected is not None else "")
             self._batch_column()
             decided = held = 0
             for item in chosen:
@@ -2046,7 +2084,7 @@ class Workspace:
         hid, with the names learnt for the corpus), never "not hidden" for what the machines hid."""
         key = _key(spelling)
         if not key or not any(c.isalnum() for c in key):
-            raise BadOption("give a word or a phrase")
+            raise coded(BadOption("give a word or a phrase"), "concordance_empty")
         pattern = word_pattern(key)
         like = "%" + key.split()[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = self._db.execute(
@@ -2094,7 +2132,8 @@ class Workspace:
         `version` (its message's, as the concordance showed it) is no longer the message's refuses them
         all (Conflict), as a text changed since does (TextChanged)."""
         if tag not in TAGS:
-            raise BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}")
+            raise coded(BadOption(f"unknown tag {tag!r}; use one of {' '.join(TAGS)}"), "tag_unknown", tag=tag,
+                        tags=" ".join(TAGS))
         reviewer = _reviewer(reviewer)
         by_message: dict[str, list] = {}
         try:
@@ -2107,7 +2146,8 @@ class Workspace:
                     raise TypeError
                 by_message.setdefault(ident, []).append((start, end, kind, mark.get("text_hash"), version))
         except (TypeError, KeyError, AttributeError):
-            raise BadOption("marks must be a list of {id, start, end, as: name or word, text_hash, version}") from None
+            raise coded(BadOption("marks must be a list of {id, start, end, as: name or word, text_hash, version}"),
+                        "marks_invalid") from None
         batch = uuid.uuid4().hex
         decided = held = 0
         with self._transaction():
@@ -2116,8 +2156,9 @@ class Workspace:
                 for _, _, _, digest, version in changes:
                     self._text(ident, digest)  # refused with TextChanged when the text changed since
                     if version is not None and version != self._version(ident):
-                        raise Conflict(f"message {ident} was decided or skipped since the concordance showed it: "
-                                       "nothing was saved; look at it again", {"kind": "changed", "id": ident})
+                        raise coded(Conflict(f"message {ident} was decided or skipped since the concordance showed "
+                                             "it: nothing was saved; look at it again", {"kind": "changed", "id": ident}),
+                                    "occurrence_changed", id=ident)
                 if self._held(ident, reviewer):
                     held += 1
                     continue
@@ -2266,7 +2307,7 @@ class Workspace:
             return {}
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
         seqs = {row[0]: row[1] for row in self._db.execute(
-            "SELECT id, max(seq) FROM events WHERE action = 'consistency' GROUP BY id")}
+            "SELECT id, max(seq) FROM events WHERE action IN ('consistency', 'consistency-undo') GROUP BY id")}
         return {(r["kind"], r["key"]): {
             "decision": r["decision"], "reviewer": r["reviewer"], "at": r["at"],
             "grounds": json.loads(r["grounds"]) if "grounds" in columns and r["grounds"] is not None else None,
@@ -2278,8 +2319,12 @@ class Workspace:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(consistency)")}
         if "grounds" not in columns:  # decided before decisions kept their grounds
             self._db.execute("ALTER TABLE consistency ADD COLUMN grounds TEXT")
+        self._batch_column()  # a decision for many cases is undone whole
 
-    def _store_consistency(self, case: dict, decision: str, reviewer: str, at: str, before: dict | None) -> None:
+    def _store_consistency(self, case: dict, decision: str, reviewer: str, at: str, before: dict | None,
+                           batch: str | None = None) -> None:
+        """Store a case's decision and log it, with the decision it replaces whole (decision, reviewer,
+        time, grounds; null: undecided), which its undo restores; `batch` ties a bulk decision's."""
         kind, key = case["kind"], case["key"]
         self._db.execute(
             "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
@@ -2287,9 +2332,147 @@ class Workspace:
             "at = excluded.at, grounds = excluded.grounds",
             (kind, key, decision, reviewer, at, json.dumps(case["mentions"], ensure_ascii=False)))
         self._db.execute(
-            "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after) "
-            "VALUES (?,?,?,?,?,?,?)",
-            (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None, decision))
+            "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, spans_before, status_after, "
+            "batch) VALUES (?,?,?,?,?,?,?,?,?)",
+            (f"{kind}:{key}", "", reviewer, at, "consistency", before["decision"] if before else None,
+             json.dumps(_stored_row(before), ensure_ascii=False), decision, batch))
+
+    def consistency_recent(self, *, reviewer: str, limit: int = 8) -> list[dict]:
+        """The reviewer's last consistency decisions that still apply, newest first, a bulk decision as
+        one entry: the first is what `undo_consistency` takes back next, and its `seq` what the undo
+        names. Each is {seq, kind, key, decision, before (the decision it replaced, None: undecided),
+        at, cases (how many the entry decided: more than one for a bulk decision)}."""
+        reviewer = _reviewer(reviewer)
+        if not self._has_consistency_events():
+            return []
+        batched = "batch" in {row[1] for row in self._db.execute("PRAGMA table_info(events)")}
+        rows = self._db.execute(
+            f"SELECT seq, id, status_before, status_after, at, {'batch' if batched else 'NULL AS batch'} FROM events "
+            "WHERE reviewer = ? AND action = 'consistency' AND undone = 0 ORDER BY seq DESC", (reviewer,))
+        out: list[dict] = []
+        for row in rows:
+            if row["batch"] is not None and out and out[-1]["batch"] == row["batch"]:
+                out[-1]["cases"] += 1
+                continue
+            if len(out) == max(0, int(limit)):
+                break
+            kind, _, key = row["id"].partition(":")
+            out.append({"seq": row["seq"], "kind": kind, "key": key, "decision": row["status_after"],
+                        "before": row["status_before"], "at": row["at"], "cases": 1, "batch": row["batch"]})
+        return out
+
+    def _has_consistency_events(self) -> bool:
+        return self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'consistency'"
+                                ).fetchone() is not None
+
+    def undo_consistency(self, *, reviewer: str, seq: int | None = None, digest: str | None = None) -> dict:
+        """Undo the reviewer's last consistency decision that is not undone yet: one case, or every case
+        of a bulk decision. Each case gets back exactly the decision it had before (who took it, when,
+        on which grounds), or none; the undo is logged (`consistency-undo`) and the decisions it takes
+        back are marked undone.
+
+        As a decision, an undo makes nothing readable without asking: when it would show text the
+        release hides now (a `hide` taken back: the readable mentions it hid; a `readable` brought back:
+        the hidden mentions it shows), nothing is undone without the preview's `digest`
+        (NeedsConfirmation, the preview attached); with another digest (a case changed since),
+        nothing is undone (BulkChanged, with the new preview). `seq` names the decision the page showed
+        as the next to undo: when it is no longer the reviewer's last, nothing is undone (Conflict); nor
+        when anyone decided or undid one of its cases since (Conflict: undoing would take that back too).
+        Returns {undone (cases), cases ([{kind, key, decision: undone, restored}]), readable,
+        readable_messages, readable_tags, reviewer, at}; undone 0 when there is nothing to undo."""
+        if seq is not None and type(seq) is not int:
+            raise coded(BadOption("seq must be the decision's, as the list of last consistency decisions gives it"),
+                        "consistency_undo_seq_invalid")
+        if digest is not None and not isinstance(digest, str):
+            raise coded(BadOption("digest must be the undo preview's digest, as sent with it"),
+                        "consistency_undo_digest_invalid")
+        reviewer = _reviewer(reviewer)
+        at = _now()
+        empty = {"undone": 0, "cases": [], "readable": 0, "readable_messages": 0, "readable_tags": {},
+                 "reviewer": reviewer, "at": at}
+        if not self._has_consistency_events():
+            if seq is not None:
+                raise coded(Conflict("cannot undo: your last consistency decision is no longer the one your page "
+                                     "showed (undone, or followed by another, in another page): nothing was undone",
+                                     {"kind": "undo", "reviewer": reviewer, "seq": None}), "consistency_undo_not_last")
+            return empty
+        with self._transaction():
+            self._batch_column()
+            last = self._db.execute(
+                "SELECT * FROM events WHERE reviewer = ? AND action = 'consistency' AND undone = 0 "
+                "ORDER BY seq DESC LIMIT 1", (reviewer,)).fetchone()
+            if seq is not None and (last is None or last["seq"] != seq):
+                raise coded(Conflict("cannot undo: your last consistency decision is no longer the one your page "
+                                     "showed (undone, or followed by another, in another page): nothing was undone",
+                                     {"kind": "undo", "reviewer": reviewer, "seq": last["seq"] if last else None}),
+                            "consistency_undo_not_last")
+            if last is None:
+                return empty
+            events = [last] if last["batch"] is None else self._db.execute(
+                "SELECT * FROM events WHERE batch = ? AND action = 'consistency' AND undone = 0 ORDER BY seq DESC",
+                (last["batch"],)).fetchall()
+            for event in events:
+                later = self._db.execute(
+                    "SELECT reviewer, action FROM events WHERE id = ? AND seq > ? AND undone = 0 AND "
+                    "action = 'consistency' ORDER BY seq DESC LIMIT 1", (event["id"], event["seq"])).fetchone()
+                if later is not None:
+                    kind, _, key = event["id"].partition(":")
+                    raise coded(Conflict(f"cannot undo: {later['reviewer']} decided the {kind} case '{key}' since; "
+                                         "undoing would take that back too: nothing was undone",
+                                         {"kind": "later", "case_kind": kind, "key": key, "reviewer": later["reviewer"]}),
+                                "consistency_undo_later", reviewer=later["reviewer"], kind=kind, key=key)
+            stored = self.consistency_decisions()
+            keys = {event["id"].partition(":")[2] for event in events}
+            cases = {(c["kind"], c["key"]): c for c in self._cases(stored, only=keys)}
+            restores = [(event, self._restored_row(event)) for event in events]
+            preview = _undo_preview(last["seq"], restores, cases, stored)
+            if preview["readable"] and digest != preview["digest"]:
+                if digest is None:
+                    n, m = preview["readable"], preview["readable_messages"]
+                    raise coded(NeedsConfirmation(
+                        f"undoing makes {n:,} hidden item{'s' if n != 1 else ''} readable in {m:,} "
+                        f"message{'s' if m != 1 else ''}: send the preview's digest to confirm", preview),
+                        "consistency_undo_confirm", n=n, m=m)
+                error = coded(BulkChanged("the cases changed since the undo's preview (decided by someone, or their "
+                                          "mentions changed): nothing was undone; look at the preview again"),
+                              "consistency_undo_changed")
+                error.preview = preview
+                raise error
+            done = []
+            for event, row in restores:
+                kind, _, key = event["id"].partition(":")
+                if row is None:
+                    self._db.execute("DELETE FROM consistency WHERE kind = ? AND key = ?", (kind, key))
+                else:
+                    self._db.execute(
+                        "INSERT INTO consistency (kind, key, decision, reviewer, at, grounds) VALUES (?,?,?,?,?,?) "
+                        "ON CONFLICT(kind, key) DO UPDATE SET decision = excluded.decision, reviewer = "
+                        "excluded.reviewer, at = excluded.at, grounds = excluded.grounds",
+                        (kind, key, row["decision"], row["reviewer"], row["at"],
+                         None if row.get("grounds") is None else json.dumps(row["grounds"], ensure_ascii=False)))
+                self._db.execute(
+                    "INSERT INTO events (id, text_hash, reviewer, at, action, status_before, status_after, batch) "
+                    "VALUES (?,?,?,?,?,?,?,?)", (event["id"], "", reviewer, at, "consistency-undo",
+                                                 event["status_after"], row["decision"] if row else None,
+                                                 event["batch"]))
+                self._db.execute("UPDATE events SET undone = 1 WHERE seq = ?", (event["seq"],))
+                done.append({"kind": kind, "key": key, "decision": event["status_after"],
+                             "restored": row["decision"] if row else None})
+        return {**{k: preview[k] for k in ("readable", "readable_messages", "readable_tags")},
+                "undone": len(done), "cases": done, "reviewer": reviewer, "at": at}
+
+    def _restored_row(self, event) -> dict | None:
+        """The stored decision a consistency event replaced (None: the case was undecided)."""
+        if event["spans_before"]:
+            return json.loads(event["spans_before"])
+        if event["status_before"] is None:
+            return None
+        # Logged before the decision replaced was kept whole: its decision, and who took it when.
+        previous = self._db.execute(
+            "SELECT reviewer, at FROM events WHERE id = ? AND seq < ? AND action = 'consistency' AND undone = 0 "
+            "ORDER BY seq DESC LIMIT 1", (event["id"], event["seq"])).fetchone()
+        return {"decision": event["status_before"], "reviewer": previous["reviewer"] if previous else event["reviewer"],
+                "at": previous["at"] if previous else event["at"], "grounds": None}
 
     def decide_consistency(self, kind: str, key: str, decision: str, *, reviewer: str,
                            version: str | None = None) -> dict:
@@ -2302,9 +2485,9 @@ class Workspace:
         check_choice(kind, decision)
         key = " ".join(str(key).split())
         if not key:
-            raise BadOption("a consistency case needs its key (the spelling)")
+            raise coded(BadOption("a consistency case needs its key (the spelling)"), "consistency_key_missing")
         if version is not None and not isinstance(version, str):
-            raise BadOption("version must be the case's version, as sent with it")
+            raise coded(BadOption("version must be the case's version, as sent with it"), "consistency_version_invalid")
         reviewer = _reviewer(reviewer)
         at = _now()
         before_stamp = self._stamp()
@@ -2318,12 +2501,18 @@ class Workspace:
                 what = ("is no longer a case (its mentions changed)" if current is None else
                         f"was decided {before['decision']} by {before['reviewer']}" if before and current["decision"]
                         else "changed (its mentions, or its decision)")
-                raise Conflict(f"the {kind} case '{key}' {what} since your page showed it: nothing was saved; "
-                               "look at it again", {"kind": "consistency", "case": _public_case(current)})
+                code = ("consistency_gone" if current is None else
+                        "consistency_decided_since" if before and current["decision"] else "consistency_changed")
+                raise coded(Conflict(f"the {kind} case '{key}' {what} since your page showed it: nothing was saved; "
+                                     "look at it again", {"kind": "consistency", "case": _public_case(current)}),
+                            code, kind=kind, key=key, decision=before["decision"] if before else "",
+                            reviewer=before["reviewer"] if before else "")
             if version is None and before is not None and before["reviewer"] != reviewer:
-                raise Conflict(f"the {kind} case '{key}' was decided {before['decision']} by {before['reviewer']}: "
-                               "nothing was saved; send the case's version to decide it anew",
-                               {"kind": "consistency", "case": _public_case(current)})
+                raise coded(Conflict(f"the {kind} case '{key}' was decided {before['decision']} by "
+                                     f"{before['reviewer']}: nothing was saved; send the case's version to decide it anew",
+                                     {"kind": "consistency", "case": _public_case(current)}),
+                            "consistency_decided_by", kind=kind, key=key, decision=before["decision"],
+                            reviewer=before["reviewer"])
             self._store_consistency(current or {"kind": kind, "key": key, "mentions": []}, decision, reviewer, at,
                                     before)
         self._consistency_written(before_stamp)
@@ -2406,11 +2595,11 @@ class Workspace:
         now is left out (the preview's digest then differs)."""
         if not isinstance(selection, list) or not all(
                 isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair) for pair in selection):
-            raise BadOption("cases must be a list of [kind, spelling] pairs")
+            raise coded(BadOption("cases must be a list of [kind, spelling] pairs"), "cases_invalid")
         if not selection:
-            raise BadOption("no case to decide: the list of cases is empty")
+            raise coded(BadOption("no case to decide: the list of cases is empty"), "cases_empty")
         if len(selection) > CONSISTENCY_BULK:
-            raise BadOption(f"at most {CONSISTENCY_BULK} cases at once")
+            raise coded(BadOption(f"at most {CONSISTENCY_BULK} cases at once"), "cases_too_many", n=CONSISTENCY_BULK)
         by_name = {(c["kind"], c["key"]): c for c in cases}
         chosen, seen = [], set()
         for kind, key in selection:
@@ -2436,7 +2625,7 @@ class Workspace:
         from triage.review_workspace.consistency import bulk_preview
 
         if digest is not None and not isinstance(digest, str):
-            raise BadOption("digest must be the preview's digest, as sent with it")
+            raise coded(BadOption("digest must be the preview's digest, as sent with it"), "consistency_digest_invalid")
         reviewer = _reviewer(reviewer)
         at = _now()
         before_stamp = self._stamp()
@@ -2447,17 +2636,19 @@ class Workspace:
             chosen = self._selected(cases, selection)
             preview = bulk_preview(chosen, decision)
             if digest is None:
-                raise NeedsConfirmation(
+                raise coded(NeedsConfirmation(
                     f"deciding {preview['cases']:,} cases {decision} at once needs the preview's confirmation: "
-                    "send its digest", preview)
+                    "send its digest", preview), "consistency_bulk_confirm", n=preview["cases"], decision=decision)
             if digest != preview["digest"]:
-                error = BulkChanged("the cases changed since the preview (decided by someone, or their mentions "
-                                    "changed): nothing was decided; look at the preview again")
+                error = coded(BulkChanged("the cases changed since the preview (decided by someone, or their mentions "
+                                          "changed): nothing was decided; look at the preview again"),
+                              "consistency_bulk_changed")
                 error.preview = preview
                 raise error
             done = [c for c in chosen if decision in c["choices"] and c["decision"] != decision]
+            batch = uuid.uuid4().hex  # undone as one
             for case in done:
-                self._store_consistency(case, decision, reviewer, at, stored.get((case["kind"], case["key"])))
+                self._store_consistency(case, decision, reviewer, at, stored.get((case["kind"], case["key"])), batch)
         self._consistency_written(before_stamp)
         return {"decision": decision, "decided": len(done), "unchanged": preview["unchanged"],
                 "other": preview["other"], "messages": preview["messages"], "readable": preview["readable"],
@@ -2498,6 +2689,50 @@ class Workspace:
             spans = apply_learnt(text, machine if row["decision"] == TA else [], names, words)
             label = TA if spans else row["decision"]
             yield FinalRow(row["id"], row["position"], text, label, spans, "machine")
+
+
+def _stored_row(stored: dict | None) -> dict | None:
+    """A stored consistency decision as its log keeps it, to restore it whole."""
+    if stored is None:
+        return None
+    return {k: stored.get(k) for k in ("decision", "reviewer", "at", "grounds")}
+
+
+def _undo_preview(seq: int, restores: list, cases: dict, stored: dict) -> dict:
+    """What undoing consistency decisions makes readable in the release: the readable mentions a `hide`
+    taken back hid, and the hidden mentions a `readable` brought back shows; with a digest naming the
+    undo and each case's state, which confirms it."""
+    readable, messages, tags = 0, set(), Counter()
+    state = [seq]
+    for event, row in restores:
+        kind, _, key = event["id"].partition(":")
+        case = cases.get((kind, key))
+        now = (stored.get((kind, key)) or {}).get("decision")
+        after = row["decision"] if row else None
+        state.append([kind, key, now, after, case["version"] if case else None])
+        if case is None:
+            continue
+        if now == "hide" and after != "hide" and kind in ("mixed", "surrogate"):
+            readable += case["_readable_items"]
+            messages.update(case["_readable"])
+            tags.update({_main_tag_of(case): case["_readable_items"]})
+        if kind == "mixed" and after == "readable" and now != "readable":
+            grounds = None if row is None or row.get("grounds") is None else {tuple(m) for m in row["grounds"]}
+            shown = [m for m in case["mentions"] if grounds is None or tuple(m) in grounds]
+            readable += len(shown)
+            messages.update(m[0] for m in shown)
+            if shown:
+                tags.update({_main_tag_of(case): len(shown)})
+    digest = hashlib.sha256(json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return {"seq": seq, "cases": len(restores), "readable": readable, "readable_messages": len(messages),
+            "readable_tags": dict(sorted(tags.items())),
+            "examples": [event["id"].partition(":")[2] for event, _ in restores[:8]], "digest": digest}
+
+
+def _main_tag_of(case: dict) -> str:
+    from triage.review_workspace.consistency import _main_tag
+
+    return _main_tag(Counter(case["tags"]))
 
 
 def _bulk_digest_add(digest, item: Item) -> None:
@@ -2575,7 +2810,7 @@ def _token_hash(token: str) -> str:
 def _reviewer(name: str | None) -> str:
     name = " ".join(str(name or "").split())
     if not name:
-        raise BadOption("a reviewer name is needed")
+        raise coded(BadOption("a reviewer name is needed"), "reviewer_missing")
     return name[:80]
 
 

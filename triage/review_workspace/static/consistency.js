@@ -19,7 +19,7 @@ const KINDS = {
 const KEYMAP = {
   "?": "help", j: "next", ArrowDown: "next", k: "previous", ArrowUp: "previous",
   h: "hide", s: "readable", o: "homonyms", e: "same", d: "different",
-  n: "nextPage", p: "previousPage", f: "search",
+  n: "nextPage", p: "previousPage", f: "search", u: "undo",
 };
 const ACTIONS = {
   help: { text: "this help (Esc closes it)", run: () => $("help").showModal() },
@@ -33,10 +33,11 @@ const ACTIONS = {
   nextPage: { text: "next page of cases", run: () => turn(1) },
   previousPage: { text: "previous page of cases", run: () => turn(-1) },
   search: { text: "search a spelling (Esc leaves the search)", run: () => $("filter-q").focus() },
+  undo: { text: "undo your last decision (a decision for many cases whole; asks first when hidden items become readable)", run: () => undo() },
 };
 const KEY_NAMES = { ArrowDown: "↓", ArrowUp: "↑" };
 
-const S = { offset: 0, data: null, focus: 0, pending: null, ticket: 0 };
+const S = { offset: 0, data: null, focus: 0, pending: null, ticket: 0, recent: [], historyLoad: null };
 const $ = (id) => document.getElementById(id);
 const number = (n) => Number(n).toLocaleString(LANG);
 
@@ -57,18 +58,16 @@ function plural(one, many, n, values = {}) {
 }
 
 async function api(method, path, body) {
-  const response = await fetch(BASE + path, {
-    method, credentials: "same-origin",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = new Error((data && data.error) || `${response.status} ${response.statusText}`);
-    error.status = response.status; error.data = data; // a 409 shows the cases (or the preview) anew
-    throw error;
-  }
-  return data;
+  let response;
+  try {
+    response = await fetch(BASE + path, {
+      method, credentials: "same-origin",
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (_) { throw await requestError(null); } // the server stopped, or the network is down
+  if (!response.ok) throw await requestError(response); // its text in the page's language (i18n.js)
+  return response.json().catch(() => null);
 }
 
 function say(text, error = false) {
@@ -264,6 +263,7 @@ async function decide(c, choice) {
   try {
     await api("POST", "/api/consistency", { kind: c.kind, key: c.key, decision: choice, version: c.version });
     await load();
+    loadHistory().catch(() => {});
     say(trf("“{key}”: {decision}", { key: c.key, decision: tr(WORDS[choice] || choice) }));
   } catch (error) {
     if (error.status === 409) {  // a colleague decided it, or its mentions changed: show it as it is, and why
@@ -323,6 +323,7 @@ async function bulkDecide(preview) {
   try {
     const done = await api("POST", "/api/consistency/bulk", { decision: preview.decision, cases: preview.selection, digest: preview.digest });
     await load();
+    loadHistory().catch(() => {});
     say(plural("{n} case decided: {decision}.", "{n} cases decided: {decision}.", done.decided, {
       decision: tr(WORDS[done.decision] || done.decision) }));
   } catch (error) {
@@ -333,6 +334,73 @@ async function bulkDecide(preview) {
     }
     say(error.message, true);
   }
+}
+
+// The reviewer's last consistency decisions that still apply, newest first (a decision for many
+// cases is one entry): the first is what undo takes back, and undo names it (`seq`).
+function historyText(entry) {
+  const decision = tr(WORDS[entry.decision] || entry.decision);
+  return entry.cases > 1 ? trf("{n} cases: {decision}", { n: number(entry.cases), decision })
+    : trf("“{key}”: {decision}", { key: entry.key, decision });
+}
+
+async function loadHistory() {
+  S.historyLoad = api("GET", "/api/consistency/recent?limit=3");
+  const recent = await S.historyLoad;
+  S.recent = recent;
+  const list = $("history-list");
+  list.replaceChildren(...recent.map((entry, index) => el("li", {
+    "data-seq": String(entry.seq), text: historyText(entry),
+    title: index === 0 ? tr("the next undo takes this one back") : "" })));
+  if (!recent.length) list.append(el("li", { class: "empty", text: tr("nothing yet") }));
+  $("history-undo").disabled = !recent.length;
+}
+
+// What an undo makes readable again, asked before anything is undone (the server's preview).
+function undoQuestion(p, entry) {
+  const kinds = Object.entries(p.readable_tags).map(([t, n]) => `${t} ${number(n)}`).join(", ");
+  const template = p.readable === 1 ? "1 hidden item becomes readable in 1 message ({kinds})."
+    : p.readable_messages === 1 ? "{n} hidden items become readable in 1 message ({kinds})."
+      : "{n} hidden items become readable in {m} messages ({kinds}).";
+  const title = p.cases > 1 ? trf("Undo the decision for {n} cases?", { n: number(p.cases) })
+    : trf("Undo “{key}”: {decision}?", { key: entry.key, decision: tr(WORDS[entry.decision] || entry.decision) });
+  return { title, readable: trf(template, { n: number(p.readable), m: number(p.readable_messages), kinds }),
+           text: tr("Each case gets back the decision it had before (or none): what the decision hid becomes readable again in the release."),
+           examples: p.examples.map((key) => el("li", { class: "spelling", text: key })) };
+}
+
+async function undo(digest) {
+  try { await S.historyLoad; } catch (_) { /* an older list: the server checks what it names */ }
+  const entry = S.recent[0];
+  if (!entry) { say(tr("Nothing to undo.")); return; }
+  let done;
+  try {
+    done = await api("POST", "/api/consistency/undo", digest ? { seq: entry.seq, digest } : { seq: entry.seq });
+  } catch (error) {
+    const data = error.data || {};
+    if (error.status === 409 && data.preview) {  // asked first (or the cases changed since the question)
+      const q = undoQuestion(data.preview, entry);
+      openConfirm({ title: q.title, readable: q.readable, examples: q.examples, yes: tr("Undo it"),
+        text: (data.changed ? tr("The cases changed since the question: here it is anew.") + " " : "") + q.text,
+        run: () => undo(data.preview.digest) });
+      return;
+    }
+    if (error.status === 409) {
+      await Promise.all([load(), loadHistory().catch(() => {})]);
+      const c = data.conflict || {};
+      say(c.kind === "later" ? trf("Nothing was undone: {who} decided “{key}” since; undoing would take that back too.", { who: c.reviewer, key: c.key })
+        : tr("Nothing was undone: your last decision is no longer the one this page showed (another page of yours decided or undid since). Your last decisions are shown as they now are."), true);
+      return;
+    }
+    say(error.message, true);
+    return;
+  }
+  await Promise.all([load(), loadHistory().catch(() => {})]);
+  if (!done.undone) { say(tr("Nothing to undo.")); return; }
+  if (done.undone > 1) { say(trf("Undone: {n} cases of the decision for many cases.", { n: number(done.undone) })); return; }
+  const c = done.cases[0];
+  say(c.restored ? trf("Undone: “{key}” is decided {decision} again.", { key: c.key, decision: tr(WORDS[c.restored] || c.restored) })
+    : trf("Undone: “{key}” is to decide again.", { key: c.key }));
 }
 
 function renderKeys() {
@@ -395,6 +463,7 @@ function start() {
   $("page-next").addEventListener("click", () => turn(1));
   $("bulk-hide").addEventListener("click", () => bulk("hide"));
   $("bulk-show").addEventListener("click", () => bulk("readable"));
+  $("history-undo").addEventListener("click", () => undo());
   let typing = null;
   const refilter = () => { S.offset = 0; S.focus = 0; load(); };
   $("filter-q").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(refilter, 250); });
@@ -405,7 +474,8 @@ function start() {
     refilter();
   });
   renderKeys();
-  load().then(() => document.body.setAttribute("data-ready", "true"));
+  Promise.all([load(), loadHistory().catch((error) => say(error.message, true))])
+    .then(() => document.body.setAttribute("data-ready", "true"));
 }
 
 start();

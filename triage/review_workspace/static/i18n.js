@@ -102,7 +102,7 @@ const TRANSLATIONS = {
     "my lexicon (every future corpus)": "mon lexique (tout corpus à venir)", "my lexicon": "mon lexique",
     "Learnt “{spelling}” as a name ({tag}) ({scope}): {summary}.": "« {spelling} » appris comme nom ({tag}) ({scope}) : {summary}.",
     "Learnt “{spelling}” as an ordinary word ({scope}): {summary}.": "« {spelling} » appris comme mot ordinaire ({scope}) : {summary}.",
-    "Make “{spelling}” a name?": "Faire de « {spelling} » un nom ?", "{why}. It {summary}, for example:": "{why}. Aperçu : {summary}, par exemple :",
+    "Make “{spelling}” a name?": "Faire de « {spelling} » un nom ?", "{why}. It {summary}, for example:": "{why}. Par exemple :", // the server's summary is English: `why` says it
     "name ({tag})": "nom ({tag})", "ordinary word": "mot ordinaire",
     "No highlighted or hidden word in this message.": "Aucun mot surligné ou masqué dans ce message.",
     "Back to the machines' proposal: {n} item hidden.": "Retour à la proposition des machines : {n} élément masqué.",
@@ -261,8 +261,169 @@ const TRANSLATIONS = {
     "{n} case decided: {decision}.": "{n} cas décidé : {decision}.", "{n} cases decided: {decision}.": "{n} cas décidés : {decision}.",
     "Nothing was decided: the cases changed since the preview (someone decided one, or its messages changed). Here is the preview anew.":
       "Rien n'a été décidé : les cas ont changé depuis l'aperçu (quelqu'un en a décidé un, ou ses messages ont changé). Voici l'aperçu à nouveau.",
+    "Your last consistency decisions": "Vos dernières décisions de cohérence", "Your last decisions:": "Vos dernières décisions :",
+    "Undo the last one": "Défaire la dernière", "{n} cases: {decision}": "{n} cas : {decision}",
+    "undo your last decision (a decision for many cases whole; asks first when hidden items become readable)":
+      "défaire votre dernière décision (une décision pour plusieurs cas en entier ; demande d'abord si des éléments masqués deviennent lisibles)",
+    "Undo the decision for {n} cases?": "Défaire la décision pour {n} cas ?", "Undo “{key}”: {decision}?": "Défaire « {key} » : {decision} ?",
+    "Each case gets back the decision it had before (or none): what the decision hid becomes readable again in the release.":
+      "Chaque cas retrouve la décision qu'il avait avant (ou aucune) : ce que la décision masquait redevient lisible dans la publication.",
+    "Undo it": "La défaire", "The cases changed since the question: here it is anew.": "Les cas ont changé depuis la question : la voici à nouveau.",
+    "Nothing was undone: {who} decided “{key}” since; undoing would take that back too.":
+      "Rien n'a été défait : {who} a décidé « {key} » depuis ; défaire l'annulerait aussi.",
+    "Nothing was undone: your last decision is no longer the one this page showed (another page of yours decided or undid since). Your last decisions are shown as they now are.":
+      "Rien n'a été défait : votre dernière décision n'est plus celle que la page montrait (une autre de vos pages a décidé ou défait depuis). Vos dernières décisions sont affichées telles qu'elles sont maintenant.",
+    "Undone: {n} cases of the decision for many cases.": "Défait : {n} cas de la décision pour plusieurs cas.",
+    "Undone: “{key}” is decided {decision} again.": "Défait : « {key} » est de nouveau décidé « {decision} ».",
+    "Undone: “{key}” is to decide again.": "Défait : « {key} » est de nouveau à décider.",
+    "The review server does not answer: is `triage review` still running?": "Le serveur de relecture ne répond pas : `triage review` tourne-t-il encore ?",
+    "The server answered {status} {text}.": "Le serveur a répondu {status} {text}.",
   },
 };
+
+// The server's errors by code (triage/review_workspace/codes.py), in each language but English (the
+// server's own `error` line). `{name}` is a param (a number in the page's way), `{name:one|many}` the
+// form for the number `name`, `{name?a=x|b=y}` the text for its value (else the value itself).
+const ACTIONS_FR = "action?decide=décidé|review=relu|adjudicate=arbitré|import=importé une décision sur|skip=mis de côté|undo=défait une décision sur";
+const ERRORS = {
+  fr: {
+    error: "Refusé : {detail}",
+    internal: "erreur interne du serveur de relecture (voir sa console)",
+    too_large: "requête trop grande (au plus {max} octets)",
+    host_refused: "refusé : ce serveur ne répond qu'à sa propre adresse ({host})",
+    host_refused_every: "refusé : ce serveur ne répond qu'aux adresses de cet ordinateur",
+    other_site: "refusé : une requête venue d'un autre site",
+    token_refused: "refusé : ouvrez l'adresse que `triage review` a affichée, ou votre propre lien (il porte votre jeton ; un lien révoqué n'ouvre plus la page)",
+    link_refused: "refusé : jeton erroné, ou lien révoqué",
+    not_found: "introuvable : {method} {path}",
+    method_not_allowed: "méthode non permise : {method} {path}",
+    http_error: "erreur HTTP {status} : {method} {path}",
+    not_json: "la requête n'est pas du JSON (UTF-8, imbriqué sur quelques niveaux au plus)",
+    not_object: "la requête doit être un objet JSON",
+    lone_surrogate: "la requête contient un demi-caractère isolé (\\ud800-\\udfff) : ce n'est pas du texte",
+    not_whole: "{value} n'est pas un nombre entier",
+    out_of_range: "{value} est hors limites",
+    spelling_too_long: "un mot ou une expression à apprendre a au plus {max} caractères",
+    search_too_long: "une recherche a au plus {max} caractères",
+    after_rank_invalid: "after_rank doit être un nombre entier",
+    filters_invalid: "les filtres doivent être un objet de valeurs texte (q, status, kind, tag, reviewer, double)",
+    marks_not_list: "les marques doivent être une liste",
+    message_unknown: "aucun message « {id} » dans la liste de relecture",
+    not_lead_link: "refusé : seul le lien du relecteur principal arbitre les désaccords, pas celui de {name}",
+    not_lead_server: "seul le relecteur principal arbitre les désaccords (lancez `triage review --lead`)",
+    nta_contact: "NTA rendrait lisibles {n} {n:coordonnée|coordonnées} que les machines ont masquées ({kinds}) : envoyez release_contact: true pour les publier, ou décidez TA",
+    lexicon_unusable: "le lexique de l'utilisateur est inutilisable : {detail}",
+    workspace_full: "impossible d'écrire {display} : disque plein ; rien n'est perdu, libérez de la place et réessayez",
+    workspace_read_only: "impossible d'écrire {display} : en lecture seule (le fichier ou son dossier) ; rendez-les modifiables et réessayez",
+    workspace_damaged: "{display} est endommagé : {detail} ; restaurez-le depuis une sauvegarde (le fichier classé peut en refaire un, sans les décisions)",
+    workspace_busy: "{display} est utilisé par un autre processus triage ; réessayez quand il aura fini",
+    workspace_unavailable: "impossible de lire ou d'écrire {display} : {detail}",
+    workspace_swapped: "{path} n'est plus l'espace de relecture ouvert au démarrage (le fichier a été remplacé ou déplacé) : rien n'a été écrit ; relancez `triage review`",
+    label_unknown: "l'étiquette de décision doit être TA ou NTA, pas « {label} »",
+    tag_unknown: "étiquette inconnue « {tag} » ; utilisez l'une de : {tags}",
+    span_outside: "le passage [{start}, {end}] dépasse du message ({length} caractères)",
+    spans_invalid: "les passages doivent être une liste de [début, fin, ÉTIQUETTE]",
+    spans_overlap: "des passages se chevauchent",
+    list_kind_unknown: "la sorte doit être l'une de : {kinds}",
+    status_unknown: "statut inconnu « {status} » ; utilisez {statuses} (séparés par des virgules)",
+    double_filter_unknown: "filtre de double relecture inconnu « {double} » ; utilisez l'un de : {filters}",
+    sort_unknown: "l'ordre doit être l'un de : {sorts}",
+    lease_held: "le message {id} est en cours de relecture par {reviewer} (jusqu'à {until} UTC) : regardez-en un autre",
+    lease_assigned: "le message {id} est attribué à {reviewer} (jusqu'à {until} UTC) : rien n'a été enregistré",
+    disputed: "message {id} : ses deux relecteurs sont en désaccord ; le relecteur principal tranche (rien n'a été enregistré)",
+    version_invalid: "version doit être celle du message, telle qu'envoyée avec lui",
+    decided_since: "le message {id} a été {status?decided=décidé|skipped=mis de côté|disputed=mis en désaccord} par {reviewer} depuis que votre page l'a chargé : rien n'a été enregistré ; voyez sa décision",
+    changed_since: "message {id} : {reviewer} l'a {" + ACTIONS_FR + "} depuis que votre page l'a affiché : rien n'a été {refused?saved=enregistré|skipped=mis de côté|resolved=arbitré} ; voyez-le tel qu'il est maintenant",
+    text_hash_invalid: "text_hash doit être l'empreinte du texte du message, telle qu'envoyée avec lui",
+    text_changed: "le texte du message {id} a changé depuis son affichage (le corpus a été classé à nouveau) : rien n'a été enregistré, regardez-le à nouveau",
+    nta_hides_nothing: "un message NTA ne masque rien ; marquez-le TA pour masquer des mots",
+    undo_seq_invalid: "seq doit être celui de l'action, tel que `recent` le donne",
+    undo_not_last: "impossible de défaire : votre dernière décision n'est plus celle que votre page montrait (défaite, ou suivie d'une autre, dans une autre page) : rien n'a été défait",
+    undo_later: "impossible de défaire : {reviewer} a {" + ACTIONS_FR + "} le message {id} depuis ; défaire l'annulerait aussi : rien n'a été défait",
+    no_disagreement: "le message {id} n'a aucun désaccord à arbitrer",
+    learn_empty: "donnez un mot ou une expression à apprendre",
+    learn_kind_unknown: "la sorte doit être l'une de : {kinds}",
+    scope_unknown: "la portée doit être l'une de : {scopes}",
+    confirm_invalid: "confirm doit valoir true ou false",
+    learn_digest_invalid: "digest doit être celui que la vue Mots ou l'aperçu a donné pour cette graphie",
+    learn_frequent: "« {key} » est un mot ordinaire fréquent : l'apprendre comme nom le masquerait dans {messages} {messages:message|messages} ; confirmez pour continuer",
+    learn_phrase_user: "« {key} » est une expression : une expression ne s'apprend que pour ce corpus",
+    learn_word_confirm: "apprendre « {key} » comme mot ordinaire le montre dans {messages} {messages:message|messages} : {readable} {readable:élément masqué devient lisible|éléments masqués deviennent lisibles} dans {readable_messages} {readable_messages:message|messages} ; confirmez avec l'empreinte de l'aperçu pour continuer",
+    word_changed: "« {key} » a changé depuis son affichage (quelqu'un l'a appris ou désappris, ou a décidé, mis de côté ou défait un message qui le contient) : rien n'a été appris ; regardez-le à nouveau",
+    word_learnt_by: "« {key} » a été appris par {reviewer} comme {kind?name=nom|word=mot ordinaire} : rien n'a été appris ; envoyez l'empreinte du mot pour l'apprendre à nouveau",
+    learnt_unknown: "aucune entrée apprise « {entry} » (voir `triage review CLASSIFIED --learnt`)",
+    learnt_undone: "l'entrée apprise {entry} (« {spelling} ») a déjà été défaite ou remplacée : rien n'a été changé",
+    learnt_undone_meanwhile: "l'entrée apprise {entry} (« {spelling} ») a été défaite par quelqu'un d'autre entre-temps : rien n'a été changé",
+    bulk_action_unknown: "l'action doit être l'une de : {actions}",
+    bulk_digest_invalid: "digest doit être celui de l'aperçu (il nomme les messages affichés)",
+    bulk_expected_invalid: "expected doit être le nombre de messages que l'aperçu a affichés",
+    bulk_changed: "la liste a changé depuis l'aperçu ({now} {now:message|messages} maintenant ; un message trouvé, disparu ou décidé depuis) : rien n'a été décidé, regardez l'aperçu à nouveau",
+    concordance_empty: "donnez un mot ou une expression",
+    marks_invalid: "les marques doivent être une liste de {id, start, end, as: name ou word, text_hash, version}",
+    occurrence_changed: "le message {id} a été décidé ou mis de côté depuis que la concordance l'a affiché : rien n'a été enregistré ; regardez-le à nouveau",
+    case_kind_unknown: "la sorte doit être l'une de : {kinds}, pas « {kind} »",
+    case_choice_unknown: "un cas {kind?mixed=masqué ici, lisible là|surrogate=de substitut|tags=à deux étiquettes} se décide {choices}, pas « {decision} »",
+    case_status_unknown: "le statut doit être undecided ou decided, pas « {status} »",
+    case_tag_unknown: "l'étiquette doit être l'une de : {tags}, pas « {tag} »",
+    bulk_decision_unknown: "une décision pour plusieurs cas est hide ou readable, pas « {decision} »",
+    consistency_key_missing: "un cas de cohérence a besoin de sa graphie",
+    consistency_version_invalid: "version doit être celle du cas, telle qu'envoyée avec lui",
+    consistency_gone: "« {key} » n'est plus un cas (ses mentions ont changé) depuis que votre page l'a affiché : rien n'a été enregistré ; regardez-le à nouveau",
+    consistency_decided_since: "« {key} » a été décidé ({decision?hide=masquer partout|readable=montrer partout|homonyms=homonymes|same=une seule entité|different=entités différentes}) par {reviewer} depuis que votre page l'a affiché : rien n'a été enregistré ; regardez-le à nouveau",
+    consistency_changed: "« {key} » a changé (ses mentions, ou sa décision) depuis que votre page l'a affiché : rien n'a été enregistré ; regardez-le à nouveau",
+    consistency_decided_by: "« {key} » a été décidé ({decision?hide=masquer partout|readable=montrer partout|homonyms=homonymes|same=une seule entité|different=entités différentes}) par {reviewer} : rien n'a été enregistré ; envoyez la version du cas pour le décider à nouveau",
+    consistency_show_confirm: "montrer « {key} » partout rend {n} {n:élément masqué lisible|éléments masqués lisibles} dans {m} {m:message|messages} : envoyez la version du cas pour confirmer",
+    cases_invalid: "les cas doivent être une liste de paires [sorte, graphie]",
+    cases_empty: "aucun cas à décider : la liste des cas est vide",
+    cases_too_many: "au plus {n} cas à la fois",
+    consistency_digest_invalid: "digest doit être celui de l'aperçu, tel qu'envoyé avec lui",
+    consistency_bulk_confirm: "décider {n} cas à la fois ({decision?hide=masquer partout|readable=montrer partout}) demande la confirmation de l'aperçu : envoyez son empreinte",
+    consistency_bulk_changed: "les cas ont changé depuis l'aperçu (décidés par quelqu'un, ou leurs mentions ont changé) : rien n'a été décidé ; regardez l'aperçu à nouveau",
+    consistency_undo_seq_invalid: "seq doit être celui de la décision, tel que la liste des dernières décisions de cohérence le donne",
+    consistency_undo_digest_invalid: "digest doit être celui de l'aperçu de l'annulation, tel qu'envoyé avec lui",
+    consistency_undo_not_last: "impossible de défaire : votre dernière décision de cohérence n'est plus celle que votre page montrait (défaite, ou suivie d'une autre, dans une autre page) : rien n'a été défait",
+    consistency_undo_later: "impossible de défaire : {reviewer} a décidé « {key} » depuis ; défaire l'annulerait aussi : rien n'a été défait",
+    consistency_undo_confirm: "défaire rend {n} {n:élément masqué lisible|éléments masqués lisibles} dans {m} {m:message|messages} : envoyez l'empreinte de l'aperçu pour confirmer",
+    consistency_undo_changed: "les cas ont changé depuis l'aperçu de l'annulation (décidés par quelqu'un, ou leurs mentions ont changé) : rien n'a été défait ; regardez l'aperçu à nouveau",
+    reviewer_missing: "un nom de relecteur est nécessaire",
+  },
+};
+
+// A param as the page's language writes it: a number with its separators, else the text.
+function errorValue(value) {
+  return typeof value === "number" ? value.toLocaleString(LANG) : String(value === null || value === undefined ? "" : value);
+}
+
+// A server's error answer in the page's language: its code's text with its params, else (English, or
+// a code the page does not know) the server's own line.
+function errorText(data) {
+  if (!data) return "";
+  const template = (ERRORS[LANG] || {})[data.code];
+  if (!template) return data.error || "";
+  const params = data.params || {};
+  return template.replace(/\{(\w+)(?::([^{}|]*)\|([^{}]*)|\?([^{}]*))?\}/g, (whole, name, one, many, choices) => {
+    if (!(name in params)) return whole;
+    const value = params[name];
+    if (one !== undefined) return Math.abs(Number(value)) < 2 ? one : many; // French: 0 and 1 take the singular
+    if (choices !== undefined) {
+      for (const choice of choices.split("|")) {
+        const [key, text] = choice.split("=");
+        if (key === String(value)) return text;
+      }
+    }
+    return errorValue(value);
+  });
+}
+
+// What a failed request says: the server's error, its status, or that the server does not answer.
+async function requestError(response) {
+  const data = response ? await response.json().catch(() => null) : null;
+  const text = !response ? tr("The review server does not answer: is `triage review` still running?")
+    : errorText(data) || trf("The server answered {status} {text}.", { status: response.status, text: response.statusText });
+  const error = new Error(text);
+  error.status = response ? response.status : 0; error.data = data;
+  return error;
+}
 
 // The server's reasons for a word, phrase by phrase (the words themselves are kept as written).
 const PHRASES = {

@@ -50,18 +50,16 @@ function el(tag, attrs = {}, ...children) {
 const BASE = location.pathname.replace(/\/[^/]*$/, "");
 
 async function api(method, path, body) {
-  const response = await fetch(BASE + path, {
-    method, credentials: "same-origin",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = new Error((data && data.error) || `${response.status} ${response.statusText}`);
-    error.status = response.status; error.data = data;
-    throw error;
-  }
-  return data;
+  let response;
+  try {
+    response = await fetch(BASE + path, {
+      method, credentials: "same-origin",
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (_) { throw await requestError(null); } // the server stopped, or the network is down
+  if (!response.ok) throw await requestError(response); // its text in the page's language (i18n.js)
+  return response.json().catch(() => null);
 }
 
 function say(text, error = false) {
@@ -686,7 +684,7 @@ function askConfirmation(data, onYes) {
       { messages: preview.messages.toLocaleString(), readable: preview.readable.toLocaleString(), where: preview.readable_messages.toLocaleString() });
   } else {
     $("confirm-title").textContent = trf("Make “{spelling}” a name?", { spelling: preview.spelling });
-    $("confirm-text").textContent = trf("{why}. It {summary}, for example:", { why: data.error, summary: preview.summary.replace(/^hides/, "would hide") });
+    $("confirm-text").textContent = trf("{why}. It {summary}, for example:", { why: errorText(data), summary: preview.summary.replace(/^hides/, "would hide") });
   }
   const list = $("confirm-examples");
   list.replaceChildren();
