@@ -317,11 +317,11 @@ COD_POSITIVE = [
     ("portail c TV22", "TV22"),
     ("rdv salle 9U2 a 14h", "9U2"),
     # a code cued by "codé", a train or a flight by its number, a number starting with a zero alone
-    ("les places sont codées 16955", "16955"),
-    ("Train 4656 Voiture 12", "4656"),
+    ("les places sont codées 27514", "27514"),
+    ("Train 6112 voiture 12", "6112"),
     ("TGV n° 6203 demain", "6203"),
     ("mon vol AF 1234 part a midi", "AF 1234"),
-    ("0870 je crois", "0870"),
+    ("0317 il me semble", "0317"),
 ]
 
 

@@ -449,7 +449,7 @@ _PLATE_RE = re.compile(
 # (code promo NOEL20).
 _MIXED_CODE_RE = re.compile(
     r"(?<![\w@#./\-])(?P<code>(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*[0-9])(?:[A-Z0-9]{4,12}|[0-9][A-Z][0-9]))(?![\w@/\-])")
-# A train or a flight by its number (train 4656, TGV n° 6203, vol AF 1234): with a date, it says
+# A train or a flight by its number (train 6112, TGV n° 6203, vol AF 1234): with a date, it says
 # where the sender travels. Not a bus or tram line (tram 2), not a time (train de 8h12), not a price.
 _TRIP_RE = re.compile(
     rf"""
@@ -461,7 +461,7 @@ _TRIP_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-# A number of four or five digits that starts with a zero, standing alone (0870, 04012): a code,
+# A number of four or five digits that starts with a zero, standing alone (0317, 04012): a code,
 # since no count, price, time or year is written so; not part of a phone number, a date or a time.
 _ZERO_CODE_RE = re.compile(r"(?<![\w:/.,+\-])(?P<code>0[0-9]{3,4})(?![\w:/.,%€\-]|[ \u00a0]?(?:h\b|€|eur))")
 _NOT_A_CODE_RE = re.compile(r"[0-9]{1,2}H(?:[0-9]{2})?|H24|[0-9]+(?:M2|M3|GO|MO|KO|TO|KM|KG|CM|MM|KW|ML|CL|HZ|MP|PX)")
