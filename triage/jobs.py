@@ -25,11 +25,12 @@ from triage.io.formats import format_for
 from triage.io.messages import MessageTable, Records, duplicate_ids, source_name
 from triage.io.writing import HeldChunks, table_output
 from triage.classifier import Classifier
+from triage import seeking as _seeking  # noqa: F401  (registers the components of triage seek)
 from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
 from triage.gold import gold_labels, labelled_gold
 from triage.io.messages import ReadOptions
-from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
+from triage.pipeline import Context, Pipeline
 from triage.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
@@ -41,7 +42,7 @@ from triage.schema import (
     TAG_WORDS,
     WORD_COLUMNS,
 )
-from triage.seekhide import SeekAndHide, SeekTables, hidden_json, known_names_of, tables
+from triage.seekhide import SeekAndHide, SeekTables, known_names_of, tables
 
 # ---------------------------------------------------------------------- seek
 
@@ -57,36 +58,29 @@ class SeekSummary:
 
 def seek_rows(table: MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
               chunk_size: int = 5_000) -> Iterator[dict]:
+    """The rows of `triage seek`, a chunk at a time through the preset `seek-rows` (or
+    `seek-words`, one row per word), appending each message's label to `labels`."""
+    pipeline = Pipeline.preset("seek-words" if words else "seek-rows", Context(seeker=seeker))
     for chunk in table.pairs(chunk_size):
-        folded, folding_maps = fold_batch([text for _, text in chunk])  # analysed folded, offsets stay the original's
-        analysis = seeker.analyse(folded)
-        hidden_spans, highlighted = analysis.hidden_spans(), analysis.highlighted()
-        for i, (ident, text) in enumerate(chunk):
-            label = analysis.message_label(i)
-            labels.append(label)
-            offsets = folding_maps.get(i)
-            if words:
-                for word in analysis.result(i).words:
-                    start, end = offsets.span(word.start, word.end) if offsets else (word.start, word.end)
+        batch = pipeline(texts=[text for _, text in chunk])
+        labels += batch.seekhide
+        if words:
+            for (ident, text), found in zip(chunk, batch.words):
+                for start, end, word in found:
                     yield {
                         "id": ident, "start": start, "end": end, "word": text[start:end],
                         "label": word.label, "rule": word.rule, "match": word.match,
                     }
-                continue
-            hidden = hidden_spans[i]
-            if offsets:
-                anonymised, hidden = hide_in_original(seeker.code_for, text, folded[i], hidden, offsets)
-                highlighted[i] = words_in_original(highlighted[i], text, folded[i], offsets)
-            else:
-                hidden = grapheme_spans(text, hidden)
-                anonymised = seeker.hide(text, hidden)
+            continue
+        for (ident, text), label, anonymised, hidden, highlighted in zip(
+                chunk, batch.seekhide, batch.anonymised, batch.hidden, batch.highlighted):
             yield {
                 "id": ident,
                 "text": text,
                 "seekhide": label,
                 "anonymised": anonymised,
-                "hidden": hidden_json(hidden),
-                "highlighted": json.dumps(highlighted[i], ensure_ascii=False),
+                "hidden": hidden,
+                "highlighted": json.dumps(highlighted, ensure_ascii=False),
             }
 
 
