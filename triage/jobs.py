@@ -22,7 +22,7 @@ import numpy as np
 
 from triage import combiner, engines, lexicons, model, outputs
 from triage.io.formats import format_for
-from triage.io.messages import MessageTable, Records, duplicate_ids, source_name
+from triage.io.messages import MessageTable, Records, RepeatedIds, source_name
 from triage.io.writing import HeldChunks, table_output
 from triage.classifier import Classifier
 from triage import seeking as _seeking  # noqa: F401  (registers the components of triage seek)
@@ -374,20 +374,84 @@ def model_evaluation(metadata: dict) -> dict | None:
 def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
     """What `classify --workspace` needs, checked before anything is written: unique ids (the
     workspace keys decisions by id), and, when the workspace already holds a corpus, that this
-    input is that corpus (another corpus's messages would replace its list and audit sample)."""
+    input is that corpus (another corpus's messages would replace its list and audit sample).
+    The input is read once for both; repeated ids are said first."""
     from triage.review_workspace import Workspace
 
     display = source_name(input_path)
-    repeated = duplicate_ids(read.open(input_path))
-    if repeated:
-        ident, lines = next(iter(repeated.items()))
-        others = f" ({len(repeated):,} repeated ids in total)" if len(repeated) > 1 else ""
-        raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a review "
-                       "workspace needs unique ids (see --id-column); nothing was written")
     path = Path(workspace)
+    opened = refused = None
     if path.exists() and path.stat().st_size:
-        with Workspace.open(path) as opened:
-            opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
+        try:
+            opened = Workspace.open(path)
+        except Exception as error:  # said after the ids, as when the ids were read first
+            refused = error
+    seen, finished = RepeatedIds(), False
+
+    def pairs():
+        nonlocal finished
+        for message in read.open(input_path):
+            seen.add(message)
+            yield message.id, message.text
+        finished = True
+
+    def check_ids() -> None:
+        if seen.repeated:
+            ident, lines = next(iter(seen.repeated.items()))
+            others = f" ({len(seen.repeated):,} repeated ids in total)" if len(seen.repeated) > 1 else ""
+            raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a "
+                           "review workspace needs unique ids (see --id-column); nothing was written")
+
+    read_all = pairs()
+    if opened is None:
+        for _ in read_all:
+            pass
+        check_ids()
+        if refused is not None:
+            raise refused
+        return
+    with opened:
+        try:
+            opened.check_same_corpus(read_all, display)
+        except Exception:
+            if finished:  # another corpus: the ids are said first; an input error stops the reading
+                check_ids()
+            raise
+        for _ in read_all:  # an empty workspace reads none
+            pass
+        check_ids()
+
+
+def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_names=None, *, outputs=(), say=None):
+    """The workspace job of `classify --workspace` before any work: the workspace's path checked
+    (never one of the `outputs` nor the input), the input checked against it
+    (check_classify_workspace), and (the known names classify hides, the team's own), as
+    workspace_names gives them."""
+    from triage.review_workspace import check_workspace_path
+
+    check_workspace_path(workspace, [input_path, *outputs])
+    check_classify_workspace(input_path, read, workspace)
+    return workspace_names(workspace, known_names, say=say)
+
+
+def sync_classify_workspace(classified, workspace, summary: ClassifySummary, record: dict, *, model=None,
+                            model_file=None, own_names=None, input_path=None, id_column: str = "",
+                            text_column: str = "text") -> list[str]:
+    """The workspace job of `classify --workspace`, once the messages are classified: the review
+    workspace brought up to date with the classified rows (`classified`: the output file, or its
+    Records), with the model (`model`, as run_classify took it; `model_file` as the workspace
+    records it), the known names the team gave (`own_names`, kept for a later classify) and
+    `record` (classify_record: the settings the release reads). The lines saying what changed."""
+    from triage import review_workspace as review_module
+
+    opened, synced = review_module.open_synced(classified, workspace, input_path=input_path, id_column=id_column,
+                                               text_column=text_column, model_file=model_file)
+    with opened:
+        opened.record_model(model)
+        if own_names is not None:  # hidden again by a later classify --workspace without known names
+            opened.keep_known_names(own_names)
+        opened.record_classify(record)
+        return review_module.sync_lines(opened.path, synced)
 
 
 #: The review loop's rounds (`evaluate --simulate-review`): each one scores the whole gold again.
