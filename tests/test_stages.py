@@ -13,7 +13,7 @@ from triage.pipeline import LISTED, PRESETS, REGISTRY, Batch, Context, Pipeline
 from triage.schema import DEFAULT_HIDE
 from triage.seekhide import SeekAndHide
 
-CLASSIFY = ("fold", "seek", "features", "model", "evidence", "policy", "highlight", "hide")
+CLASSIFY = ("fold", "seek", "features", "model", "recognizers", "word-scorer", "evidence", "policy", "highlight", "hide")
 
 # Invented messages: a first name, a phone number, an emoji, a disguised name (folded), an empty one.
 MESSAGES = [
@@ -107,7 +107,7 @@ def _context(name: str, lexicons, predictor):
         return Classifier(predictor, lexicons=lexicons)
     if name == "gold-evidence":
         return Context(predictor=predictor, feature_set=predictor.feature_set, normalise=predictor.normalise,
-                       hide=DEFAULT_HIDE)
+                       hide=frozenset(DEFAULT_HIDE))
     return Context(seeker=SeekAndHide(lexicons), feature_set="rich", normalise=False, reference=None, spelling=None)
 
 

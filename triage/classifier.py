@@ -96,14 +96,26 @@ class Classifier:
 
     def evidence(self, analysis, scores):
         """What the machines say about a batch of messages (candidate words scored at once)."""
-        hidden, labels, recognised = recognizers.apply(analysis, self.hide)
-        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[labels]
+        return self.combined(scores, recognizers.apply(analysis, self.hide), self.candidates(analysis), analysis)
+
+    def candidates(self, analysis):
+        """The candidate words of a batch, scored at once: (their tokens, the tag each would be
+        hidden as, the word scorer's probability that each is a name); None with no scorer."""
         if self.predictor.word_forest is None:
-            return EvidenceBatch(seekhide, scores, hidden)
+            return None
         tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
-        tags, probability, taken, kept, decides = recognizers.candidates(
-            recognised, tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
-            self._word_probabilities(analysis, X, keys), self.hide)
+        return tokens, candidate_tags(analysis, tokens, self.predictor.spelling), self._word_probabilities(analysis, X,
+                                                                                                          keys)
+
+    def combined(self, scores, recognised, candidates, analysis) -> EvidenceBatch:
+        """The evidence of a batch: the message model's `scores`, what the recognizers hide
+        (`recognised`, as triage.recognizers.apply gives it) and the scored `candidates`."""
+        hidden, labels, found = recognised
+        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[labels]
+        if candidates is None:
+            return EvidenceBatch(seekhide, scores, hidden)
+        tokens, tags, probability = candidates
+        tags, probability, taken, kept, decides = recognizers.candidates(found, tokens, tags, probability, self.hide)
         return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens],
                              analysis.end[tokens], tags, probability, taken, kept, decides)
 
@@ -187,9 +199,14 @@ def output_columns(batch) -> list[list[str]]:
     ]
 
 
-@component("evidence", requires=["analysis", "scores"], assigns=["evidence"])
+@component("word-scorer", requires=["analysis"], assigns=["candidates"])
+def _word_scorer(classifier: Classifier, batch) -> None:
+    batch.candidates = classifier.candidates(batch.analysis)
+
+
+@component("evidence", requires=["analysis", "scores", "recognised", "candidates"], assigns=["evidence"])
 def _evidence(classifier: Classifier, batch) -> None:
-    batch.evidence = classifier.evidence(batch.analysis, batch.scores)
+    batch.evidence = classifier.combined(batch.scores, batch.recognised, batch.candidates, batch.analysis)
 
 
 @component("policy", requires=["evidence"], assigns=["decisions"])

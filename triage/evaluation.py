@@ -500,7 +500,8 @@ def evidence_from_model(analysed: AnalysedGold, predictor, hide=DEFAULT_HIDE) ->
     model, the word scorer on the candidate words as it reads them (counted on the texts as written,
     as classify and training.analyse count them, which `analysed.word_rows` then holds)."""
     same = not predictor.normalise and predictor.feature_set == analysed.feature_set
-    context = Context(predictor=predictor, feature_set=predictor.feature_set, normalise=predictor.normalise, hide=hide)
+    context = Context(predictor=predictor, feature_set=predictor.feature_set, normalise=predictor.normalise,
+                      hide=frozenset(hide))
     pipeline = Pipeline.preset("gold-evidence", context, without=("features",) if same else ())
     batch = pipeline(texts=[m.text for m in analysed.written], analysis=analysed.analysis,
                      word_rows=analysed.word_rows, features=analysed.X)

@@ -1,7 +1,8 @@
-"""The pipeline's components that read the texts: folding, Seek&Hide's analysis, and what
-Seek&Hide alone decides (the rows of `triage seek`), each registered under its name in
-triage/stages.txt (triage.pipeline). The context gives `seeker`: the triage.seekhide.SeekAndHide
-to analyse with.
+"""The pipeline's components that read the texts: folding, Seek&Hide's analysis, the
+recognizers, and what Seek&Hide alone decides (the rows of `triage seek`), each registered under
+its name in triage/stages.txt (triage.pipeline). The context gives `seeker` (the
+triage.seekhide.SeekAndHide to analyse with) and, for the recognizers, `hide` (the categories
+hidden, a frozenset).
 
 Also the two steps every pipeline that writes texts ends with, shared by `triage seek` and
 `triage classify`: hiding spans in the texts as written (`hide_spans`), and finding words of the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 
+from triage import recognizers
 from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
 from triage.pipeline import component
 from triage.seekhide import hidden_json
@@ -25,6 +27,11 @@ def _fold(context, batch) -> None:
 @component("seek", requires=["folded"], assigns=["analysis"])
 def _seek(context, batch) -> None:
     batch.analysis = context.seeker.analyse(batch.folded)
+
+
+@component("recognizers", requires=["analysis"], assigns=["recognised"])
+def _recognizers(context, batch) -> None:
+    batch.recognised = recognizers.apply(batch.analysis, context.hide)
 
 
 @component("labels", requires=["analysis"], assigns=["seekhide"])

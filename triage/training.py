@@ -99,11 +99,11 @@ def _word_scores(context, batch) -> None:
                                 for i, f in batch.word_rows]
 
 
-@component("message-evidence", requires=["analysis", "word_rows", "scores", "word_probabilities"],
+@component("message-evidence", requires=["analysis", "recognised", "word_rows", "scores", "word_probabilities"],
            assigns=["evidence"])
 def _message_evidence(context, batch) -> None:
     batch.evidence = evidence_of(batch.analysis, batch.word_rows, batch.scores, batch.word_probabilities,
-                                 context.hide)
+                                 context.hide, batch.recognised)
 
 
 def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[np.ndarray],
@@ -113,13 +113,15 @@ def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[n
     return evidence_of(analysed.analysis, analysed.word_rows, scores, word_probs, hide)
 
 
-def evidence_of(a, word_rows, scores: np.ndarray, word_probs: list[np.ndarray], hide=DEFAULT_HIDE) -> list[Evidence]:
-    """evidence_from, given the analysis `a` and the candidate words `word_rows` of a gold set."""
+def evidence_of(a, word_rows, scores: np.ndarray, word_probs: list[np.ndarray], hide=DEFAULT_HIDE,
+                recognised=None) -> list[Evidence]:
+    """evidence_from, given the analysis `a` and the candidate words `word_rows` of a gold set
+    (and what the recognizers hide, `recognised`, when already found: triage.recognizers.apply)."""
     from triage import recognizers
     from triage.names import candidate_tags, default_spelling
     from triage.seekhide import K_WORD, MESSAGE_LABELS
 
-    hidden, labels, recognised = recognizers.apply(a, frozenset(hide))
+    hidden, labels, recognised = recognised or recognizers.apply(a, frozenset(hide))
     # The token of each candidate word (word_rows give its index among its message's words).
     words = np.flatnonzero(a.kind == K_WORD)
     first_word = np.searchsorted(words, a.bounds[:-1])
