@@ -94,6 +94,8 @@ def test_a_component_added_to_a_shared_start_reaches_every_preset_built_on_it():
     assert presets["first"].components == ("a", "b", "c")
     with pytest.raises(ValueError, match="neither a component nor a preset"):
         pipeline.read_list("preset p [texts] nothing\n")
+    with pytest.raises(ValueError, match="named twice"):
+        pipeline.read_list(text + "preset a [texts] b\n")
 
 
 def test_a_batch_without_a_field_says_no_component_assigns_it():

@@ -8,9 +8,9 @@ policy...) it finds on the pipeline's context, the object that runs it (a
 triage.classifier.Classifier, for example).
 
 `triage/stages.txt` lists every component (its module, its fields, what it does) and the
-presets: the ordered lists of components the tool runs (`classify`, `seek`, `cells`, `gold`,
-`features`...). A preset may start with another preset, so that a component added to the shared
-start reaches every preset built on it. `Pipeline.preset(name, context)` builds one;
+presets: the ordered lists of components the tool runs (`classify`, `seek-rows`, `cells`,
+`gold`, `message-features`...). A preset may start with another preset, so that a component
+added to the shared start reaches every preset built on it. `Pipeline.preset(name, context)` builds one;
 `Pipeline(names, context)` builds any list. Either checks, before any message goes through, that
 each component's requirements are the input's or assigned by an earlier component.
 tests/test_stages.py checks that the file and the code agree.
@@ -185,6 +185,10 @@ def read_list(text: str) -> tuple[tuple[Listed, ...], dict[str, Preset]]:
             raise ValueError(f"stages.txt, line {number}: the fields are [REQUIRES -> ASSIGNS]: {line!r}")
         listed.append(Listed(words[0], words[1], _names(requires), _names(assigns), tail.strip()))
     components = {c.name for c in listed}
+    both = sorted(components & set(raw)) or sorted({c.name for c in listed if sum(o.name == c.name for o in listed) > 1})
+    if both:
+        raise ValueError(f"stages.txt: {', '.join(map(repr, both))} named twice (components and presets need "
+                         "names of their own)")
 
     def expand(name: str, seen: tuple[str, ...]) -> list[str]:
         if name in seen:

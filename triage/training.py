@@ -87,8 +87,7 @@ def _word_scores(context, batch) -> None:
     """With a word scorer, its features of the candidate words (its own name-likeness table and
     corpus size) and their probabilities; without, the candidates as they are, at zero."""
     predictor = context.predictor
-    if predictor.word_forest is None:
-        batch.word_rows = batch.word_rows
+    if predictor.word_forest is None:  # word_rows stay as they are
         batch.word_probabilities = [np.zeros(len(indices)) for indices, _ in batch.word_rows]
         return
     from triage.names import CorpusStats, word_features
