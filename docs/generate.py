@@ -9,8 +9,8 @@ Each part is a function that returns text:
 
 - `cli`: docs/cli.md, the `--help` of `triage` and of every command and subcommand, as the
   command prints it without colours (TYPER_USE_RICH=0) at a fixed width;
-- `steps`: the table of Seek&Hide's steps, from triage/seekhide/steps.txt, and the table of
-  classify's stages, from triage/stages.txt;
+- `steps`: the table of Seek&Hide's steps, from triage/seekhide/steps.txt, and the tables of
+  the pipeline's components and presets, from triage/stages.txt;
 - `demo`: the workflow on the demo corpus (classify, review, release), run in a temporary
   folder, with what each command prints;
 - `evaluation`: the results tables, from the JSON that `triage evaluate` and `triage report`
@@ -118,14 +118,20 @@ def steps_table() -> str:
 
 
 def stages_table() -> str:
-    """The classify pipeline's stages, from triage/stages.txt: name, what it does, what it adds."""
-    rows = ["| stage | what it does | adds to the batch |", "|---|---|---|"]
-    for line in STAGES_FILE.read_text("utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        name, what = line.split(None, 1)
-        what, _, adds = what.rpartition(" [")
-        rows.append(f"| `{name}` | {what} | {', '.join(f'`{f.strip()}`' for f in adds.rstrip(']').split(','))} |")
+    """The pipeline's components and presets, from triage/stages.txt: for each component what it
+    does, what it reads and assigns, and its module; for each preset its components."""
+    from triage.pipeline import read_list
+
+    listed, presets = read_list(STAGES_FILE.read_text("utf-8"))
+
+    def fields(names) -> str:
+        return ", ".join(f"`{name}`" for name in names)
+
+    rows = ["| component | what it does | reads | assigns | module |", "|---|---|---|---|---|"]
+    rows += [f"| `{c.name}` | {c.description} | {fields(c.requires)} | {fields(c.assigns)} | `{c.module}` |"
+             for c in listed]
+    rows += ["", "| preset | from | its components, in order |", "|---|---|---|"]
+    rows += [f"| `{p.name}` | {fields(p.inputs)} | {' '.join(p.components)} |" for p in presets.values()]
     return "\n".join(rows)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from triage import spelling_batch as batch
 from triage.features.sets import FEATURE_SETS
 from triage.lexicons import PERSON_CUES, Lexicons, spelling_key
+from triage.pipeline import component
 from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
 from triage.spelling_batch import members, texts_of
 
@@ -122,6 +123,12 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
         has_words = n_words > 0
         X[np.ix_(has_words, scaled)] /= n_words[has_words, None]
     return X
+
+
+@component("features", requires=["analysis"], assigns=["features"])
+def _features(context, batch) -> None:
+    """The pipeline's component: the counts of the context's `feature_set` (`normalise`d or not)."""
+    batch.features = message_counts(batch.analysis, context.feature_set, context.normalise)
 
 
 def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:

@@ -13,9 +13,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from triage.features.counts import feature_names, message_counts
+from triage import seeking as _seeking  # noqa: F401  (registers the components "fold" and "seek")
+from triage.features.counts import feature_names
 from triage.lexicons import Lexicons
-from triage.normalise import fold_batch
+from triage.pipeline import Context, Pipeline
 from triage.seekhide import SeekAndHide
 
 try:  # scikit-learn >= 1.6
@@ -84,10 +85,11 @@ class MessageFeatures(TransformerMixin, BaseEstimator):
     def _counts(self, texts: list[str]) -> np.ndarray:
         from triage import lexicons as lexicon_module
 
-        # Folded as classify reads them, so that a disguised name counts as its plain spelling.
-        folded, _ = fold_batch(texts)
-        analysis = _seeker(lexicon_module.default()).analyse(folded)
-        return message_counts(analysis, self.feature_set, self.normalise)
+        # The preset message-features: folded as classify reads them, so that a disguised name
+        # counts as its plain spelling.
+        context = Context(seeker=_seeker(lexicon_module.default()), feature_set=self.feature_set,
+                          normalise=self.normalise)
+        return Pipeline.preset("message-features", context)(texts=texts).features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,17 +1,49 @@
-"""The classify pipeline's stages: listed in order in triage/stages.txt, each registered once
-under its name, run in the file's order."""
+"""The pipeline: the components and presets listed in triage/stages.txt, each component registered
+once under its name, in the module the list names, with the fields the list names; each preset's
+requirements met, and each component assigning what it declares."""
 
 from __future__ import annotations
 
 import pytest
 
-from triage import classifier
-from triage.classifier import Batch, Classifier
+from triage import classifier, pipeline, training  # noqa: F401  (the modules registering components)
+from triage.classifier import Classifier
+from triage.gold import GoldMessage
+from triage.pipeline import LISTED, PRESETS, REGISTRY, Batch, Context, Pipeline
+from triage.schema import DEFAULT_HIDE
+from triage.seekhide import SeekAndHide
+
+CLASSIFY = ("fold", "seek", "features", "model", "recognizers", "word-scorer", "evidence", "policy", "highlight", "hide")
+
+# Invented messages: a first name, a phone number, an emoji, a disguised name (folded), an empty one.
+MESSAGES = [
+    ("1", "Coucou Julie ! 😀"),
+    ("2", "ok à demain"),
+    ("3", "Appelle Marc au 06 12 34 56 78 stp"),
+    ("4", "Je suis chez Ｊｕｌｉｅ ce soir"),
+    ("5", ""),
+]
 
 
-def test_every_listed_stage_is_registered_and_every_registered_stage_is_listed():
-    assert classifier.STAGES == ("fold", "seek", "features", "model", "evidence", "policy", "highlight", "hide")
-    assert set(classifier.STAGES) == set(classifier._REGISTERED)
+@pytest.fixture(scope="module")
+def predictor():
+    from triage.model import default_model_path, load_predictor
+
+    return load_predictor(default_model_path())
+
+
+def test_every_listed_component_is_registered_as_listed_and_every_registered_one_is_listed():
+    assert {c.name for c in LISTED} == set(REGISTRY)
+    assert len(LISTED) == len(REGISTRY)
+    for listed in LISTED:
+        registered = REGISTRY[listed.name]
+        assert (registered.module, registered.requires, registered.assigns) == (
+            listed.module, listed.requires, listed.assigns), listed.name
+        assert listed.description
+
+
+def test_the_classify_preset_runs_the_classify_stages_in_order():
+    assert PRESETS["classify"].components == CLASSIFY
 
 
 def test_the_stages_file_ships_with_the_package():
@@ -20,39 +52,108 @@ def test_the_stages_file_ships_with_the_package():
     assert resources.files("triage").joinpath("stages.txt").is_file()
 
 
-def test_a_stage_cannot_be_registered_twice():
+def test_a_component_cannot_be_registered_twice_nor_take_a_presets_name():
     with pytest.raises(ValueError, match="registered twice"):
-        classifier.stage("fold")(lambda classifier, batch: None)
+        pipeline.component("fold")(lambda context, batch: None)
+    with pytest.raises(ValueError, match="names a preset"):
+        pipeline.component("classify")(lambda context, batch: None)
+    assert "classify" not in REGISTRY
 
 
-def test_a_batch_goes_through_the_stages_in_the_files_order(monkeypatch):
-    from triage.model import default_model_path, load_predictor
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_each_presets_requirements_are_its_input_or_assigned_by_an_earlier_component(name):
+    preset = PRESETS[name]
+    assert preset.components
+    assert pipeline.unmet(preset.components, preset.inputs) == []
+    Pipeline.preset(name)  # builds
 
+
+def test_a_pipeline_whose_requirements_are_not_met_is_refused_before_any_message():
+    with pytest.raises(ValueError, match="'features' requires 'analysis'"):
+        Pipeline(["fold", "features"])
+    with pytest.raises(ValueError, match="'seek' requires 'folded'"):
+        Pipeline.preset("classify", without=["fold"])
+    with pytest.raises(KeyError, match="no component registered as 'tokenise'"):
+        Pipeline(["fold", "tokenise"])
+    with pytest.raises(KeyError, match="no preset"):
+        Pipeline.preset("everything")
+
+
+def test_a_component_added_to_a_shared_start_reaches_every_preset_built_on_it():
+    text = (
+        "a  m  [texts -> folded]  one\n"
+        "b  m  [folded -> tokens]  two\n"
+        "c  m  [tokens -> labels]  three\n"
+        "preset start  [texts]  a\n"
+        "preset first  [texts]  start c\n"
+        "preset second [texts]  start b c\n"
+    )
+    _, presets = pipeline.read_list(text)
+    assert presets["second"].components == ("a", "b", "c")
+    _, presets = pipeline.read_list(text.replace("preset start  [texts]  a\n", "preset start  [texts]  a b\n"))
+    assert presets["first"].components == ("a", "b", "c")
+    with pytest.raises(ValueError, match="neither a component nor a preset"):
+        pipeline.read_list("preset p [texts] nothing\n")
+    with pytest.raises(ValueError, match="named twice"):
+        pipeline.read_list(text + "preset a [texts] b\n")
+
+
+def test_a_batch_without_a_field_says_no_component_assigns_it():
+    with pytest.raises(AttributeError, match="no field 'analysis'"):
+        _ = Batch(texts=[]).analysis
+
+
+def _context(name: str, lexicons, predictor):
+    """What the components of the preset `name` work with, as the tool gives it."""
+    if name in ("decided", "classify", "cells"):
+        return Classifier(predictor, lexicons=lexicons)
+    if name == "gold-evidence":
+        return Context(predictor=predictor, feature_set=predictor.feature_set, normalise=predictor.normalise,
+                       hide=frozenset(DEFAULT_HIDE))
+    return Context(seeker=SeekAndHide(lexicons), feature_set="rich", normalise=False, reference=None, spelling=None)
+
+
+def _inputs(name: str, lexicons, predictor) -> dict:
+    texts = [text for _, text in MESSAGES]
+    if name == "gold":
+        return {"texts": texts, "gold": [GoldMessage(text, "NTA", []) for text in texts]}
+    if name == "gold-evidence":  # what the gold preset gives
+        batch = Pipeline.preset("gold", _context("gold", lexicons, predictor))(**_inputs("gold", lexicons, predictor))
+        return {field: getattr(batch, field) for field in PRESETS[name].inputs}
+    return {"texts": texts}
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_each_component_of_each_preset_assigns_what_it_declares_and_nothing_else(name, lexicons, predictor):
+    preset = PRESETS[name]
+    batch = Batch(**_inputs(name, lexicons, predictor))
+    assert batch.fields() == set(preset.inputs)
+    context = _context(name, lexicons, predictor)
+    for step in Pipeline.preset(name).components:
+        before = dict(vars(batch))
+        step.run(context, batch)
+        after = vars(batch)
+        assert set(step.assigns) <= set(after), f"{step.name} does not assign {set(step.assigns) - set(after)}"
+        changed = {f for f, value in after.items() if f not in before or value is not before[f]}
+        assert changed <= set(step.assigns), f"{step.name} assigns {changed - set(step.assigns)} undeclared"
+        for field in step.assigns:
+            value = after[field]
+            if isinstance(value, list):  # one entry per message
+                assert len(value) == len(MESSAGES), (step.name, field)
+    if "folding_maps" in vars(batch):
+        assert list(batch.folding_maps) == [3]  # the disguised name was folded, with its way back
+
+
+def test_a_batch_goes_through_the_classify_preset_in_order(monkeypatch, predictor):
     seen = []
-    for name in classifier.STAGES:
-        def recorded(c, batch, name=name, run=classifier._REGISTERED[name]):
+    for name in CLASSIFY:
+        step = REGISTRY[name]
+
+        def recorded(context, batch, name=name, run=step.run):
             seen.append(name)
-            run(c, batch)
-        monkeypatch.setitem(classifier._REGISTERED, name, recorded)
-    rows = Classifier(load_predictor(default_model_path())).rows([("1", "Coucou Julie, appelle le 06 12 34 56 78")])
-    assert seen == list(classifier.STAGES)
+            run(context, batch)
+
+        monkeypatch.setitem(REGISTRY, name, pipeline.Component(name, step.requires, step.assigns, recorded))
+    rows = Classifier(predictor).rows([("1", "Coucou Julie, appelle le 06 12 34 56 78")])
+    assert seen == list(CLASSIFY)
     assert '"PRE"' in rows[0][7] and "Julie" not in rows[0][6]  # the hide stage hid the first name
-
-
-def test_each_stage_adds_the_fields_the_file_says(lexicons):
-    from triage.model import default_model_path, load_predictor
-
-    batch = Batch([("1", "Coucou Julie ! 😀"), ("2", "ok à demain")])
-    machine = Classifier(load_predictor(default_model_path()), lexicons=lexicons)
-    added = {}
-    for name in classifier.STAGES:
-        before = {k: v for k, v in vars(batch).items()}
-        classifier._REGISTERED[name](machine, batch)
-        added[name] = {k for k, v in vars(batch).items() if v is not before[k]}
-    listed = {}
-    from importlib import resources
-    for line in resources.files("triage").joinpath("stages.txt").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            fields = line[line.rindex("[") + 1:line.rindex("]")]
-            listed[line.split()[0]] = {f.strip() for f in fields.split(",")}
-    assert added == listed

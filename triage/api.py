@@ -180,25 +180,20 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
         scheduler=scheduler, read=_read(text_column, id_column),
     )
     if workspace is not None:
-        classified = Records(CLASSIFY_COLUMNS, summary.rows, "the classified DataFrame")
-        model_file = model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None)
-        opened, _ = review_module.open_synced(classified, workspace, id_column=id_column or "",
-                                              text_column=text_column, model_file=model_file)
-        with opened:
-            opened.record_model(chosen)
-            if own_names is not None:
-                opened.keep_known_names(own_names)
-            # Paths by their file names: a folder can name its owner (/home/<login>/...).
-            given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
-                         policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,
-                         text_column=text_column, id_column=id_column,
-                         known_names=(os.path.basename(os.fspath(known_names))
-                                      if isinstance(known_names, (str, os.PathLike))
-                                      else None if known_names is None else f"<{summary.known_names.count} names>"))
-            command = "triage.classify(" + ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None) + ")"
-            opened.record_classify(_jobs.classify_record(summary, command=command, model_path=chosen,
-                                                         calibrated=calibrated,
-                                                         read=_read(text_column, id_column)))
+        # Paths by their file names: a folder can name its owner (/home/<login>/...).
+        given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
+                     policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,
+                     text_column=text_column, id_column=id_column,
+                     known_names=(os.path.basename(os.fspath(known_names))
+                                  if isinstance(known_names, (str, os.PathLike))
+                                  else None if known_names is None else f"<{summary.known_names.count} names>"))
+        command = "triage.classify(" + ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None) + ")"
+        record = _jobs.classify_record(summary, command=command, model_path=chosen, calibrated=calibrated,
+                                       read=_read(text_column, id_column))
+        _jobs.sync_classify_workspace(
+            Records(CLASSIFY_COLUMNS, summary.rows, "the classified DataFrame"), workspace, summary, record,
+            model=chosen, model_file=model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None),
+            own_names=own_names, id_column=id_column or "", text_column=text_column)
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
                         id_column=_id_column(source, id_column))
 

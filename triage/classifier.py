@@ -2,20 +2,17 @@
 combiner, on a batch of messages at once (one classifier per process). It turns (id, text)
 pairs into the rows of `triage classify` (triage.schema.CLASSIFY_COLUMNS).
 
-A batch goes through the stages listed, in order, in stages.txt beside this module (fold, seek,
-features, model, evidence, policy, highlight, hide); each is a function below registered under
-its name with `@stage`, which reads the fields of the `Batch` that earlier stages added and adds
-its own.
+A batch goes through the pipeline preset `classify` of triage/stages.txt (triage.pipeline), the
+classifier being the context its components work with. The components of the combining end are
+registered below: evidence, policy, highlight, hide, and `spans` (what the policy would hide in
+each message whatever its decision, for the cells a release keeps).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any
 from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
 
 import numpy as np
@@ -25,13 +22,16 @@ from triage.errors import BadModel
 from triage.io.writing import encode_cells, encode_rows_held
 from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
-from triage.features.counts import message_counts
+from triage import model as _model  # noqa: F401  (registers the component "model")
+from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
 from triage.lexicons import TITLES
 from triage.memory import Cache
 from triage.names import candidate_rows, candidate_tags
-from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
+from triage.normalise import hide_in_original
+from triage.pipeline import Pipeline, component
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
-from triage.seekhide import SeekAndHide, hidden_json
+from triage.seekhide import SeekAndHide
+from triage.seeking import hide_spans, located_words
 
 _SEEKHIDE, _DECISION = CLASSIFY_COLUMNS.index("seekhide"), CLASSIFY_COLUMNS.index("decision")
 
@@ -84,17 +84,38 @@ class Classifier:
         self.hide = frozenset(hide)  # the categories to hide (--hide)
         self._scores: dict[int, float] = Cache("scores")
         self._scores_for = None
+        self.pipeline = Pipeline.preset("classify", self)
+
+    @property
+    def feature_set(self) -> str:
+        return self.predictor.feature_set
+
+    @property
+    def normalise(self) -> bool:
+        return self.predictor.normalise
 
     def evidence(self, analysis, scores):
         """What the machines say about a batch of messages (candidate words scored at once)."""
-        hidden, labels, recognised = recognizers.apply(analysis, self.hide)
-        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[labels]
+        return self.combined(scores, recognizers.apply(analysis, self.hide), self.candidates(analysis), analysis)
+
+    def candidates(self, analysis):
+        """The candidate words of a batch, scored at once: (their tokens, the tag each would be
+        hidden as, the word scorer's probability that each is a name); None with no scorer."""
         if self.predictor.word_forest is None:
-            return EvidenceBatch(seekhide, scores, hidden)
+            return None
         tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
-        tags, probability, taken, kept, decides = recognizers.candidates(
-            recognised, tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
-            self._word_probabilities(analysis, X, keys), self.hide)
+        return tokens, candidate_tags(analysis, tokens, self.predictor.spelling), self._word_probabilities(analysis, X,
+                                                                                                          keys)
+
+    def combined(self, scores, recognised, candidates, analysis) -> EvidenceBatch:
+        """The evidence of a batch: the message model's `scores`, what the recognizers hide
+        (`recognised`, as triage.recognizers.apply gives it) and the scored `candidates`."""
+        hidden, labels, found = recognised
+        seekhide = np.asarray(MESSAGE_LABELS, dtype=object)[labels]
+        if candidates is None:
+            return EvidenceBatch(seekhide, scores, hidden)
+        tokens, tags, probability = candidates
+        tags, probability, taken, kept, decides = recognizers.candidates(found, tokens, tags, probability, self.hide)
         return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens],
                              analysis.end[tokens], tags, probability, taken, kept, decides)
 
@@ -154,124 +175,68 @@ class Classifier:
 
     def _columns(self, messages: list[tuple[str, str]]) -> tuple[list[list[str]], np.ndarray]:
         """columns(), and the risk of each message as a number: the batch through every stage."""
-        batch = Batch(messages)
-        for name in STAGES:
-            _REGISTERED[name](self, batch)
-        return batch.columns(), batch.decisions.risk
+        batch = self.pipeline(ids=[ident for ident, _ in messages], texts=[text for _, text in messages])
+        return output_columns(batch), batch.decisions.risk
 
 
-# ---------------------------------------------------------------------- the stages
+# ---------------------------------------------------------------------- the components
 
 
-class Batch:
-    """A batch of messages on its way down the stages: the (id, text) pairs, and the fields the
-    stages add (named in stages.txt)."""
-
-    def __init__(self, messages: list[tuple[str, str]]) -> None:
-        self.ids = [ident for ident, _ in messages]
-        self.texts = [text for _, text in messages]
-        self.folded: list[str] = []
-        self.folding_maps: dict[int, Any] = {}
-        self.analysis = None
-        self.features = None
-        self.scores: np.ndarray | None = None
-        self.evidence: EvidenceBatch | None = None
-        self.decisions = None
-        self.highlighted: list[list[str]] = []
-        self.anonymised: list[str] = []
-        self.hidden: list[str] = []
-
-    def columns(self) -> list[list[str]]:
-        """The output cells, column by column in CLASSIFY_COLUMNS order."""
-        return [
-            self.ids,
-            self.texts,
-            self.evidence.seekhide.tolist(),
-            np.where(self.scores >= 0.5, TA, NTA).tolist(),
-            list(map("{:.4f}".format, self.scores.tolist())),
-            self.decisions.decision.tolist(),
-            self.anonymised,
-            self.hidden,
-            ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in self.highlighted],
-            list(map("{:.4f}".format, self.decisions.risk.tolist())),
-        ]
+def output_columns(batch) -> list[list[str]]:
+    """The output cells of a batch through the classify preset, column by column in
+    CLASSIFY_COLUMNS order."""
+    return [
+        batch.ids,
+        batch.texts,
+        batch.evidence.seekhide.tolist(),
+        np.where(batch.scores >= 0.5, TA, NTA).tolist(),
+        list(map("{:.4f}".format, batch.scores.tolist())),
+        batch.decisions.decision.tolist(),
+        batch.anonymised,
+        batch.hidden,
+        ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in batch.highlighted],
+        list(map("{:.4f}".format, batch.decisions.risk.tolist())),
+    ]
 
 
-_REGISTERED: dict[str, Callable[[Classifier, Batch], None]] = {}
+@component("word-scorer", requires=["analysis"], assigns=["candidates"])
+def _word_scorer(classifier: Classifier, batch) -> None:
+    batch.candidates = classifier.candidates(batch.analysis)
 
 
-def stage(name: str):
-    """Register a stage of the pipeline under its name in stages.txt."""
-    def register(function):
-        if name in _REGISTERED:
-            raise ValueError(f"the stage {name!r} is registered twice")
-        _REGISTERED[name] = function
-        return function
-
-    return register
+@component("evidence", requires=["analysis", "scores", "recognised", "candidates"], assigns=["evidence"])
+def _evidence(classifier: Classifier, batch) -> None:
+    batch.evidence = classifier.combined(batch.scores, batch.recognised, batch.candidates, batch.analysis)
 
 
-@stage("fold")
-def _fold(classifier: Classifier, batch: Batch) -> None:
-    batch.folded, batch.folding_maps = fold_batch(batch.texts)  # offsets into the original
-
-
-@stage("seek")
-def _seek(classifier: Classifier, batch: Batch) -> None:
-    batch.analysis = classifier.seeker.analyse(batch.folded)
-
-
-@stage("features")
-def _features(classifier: Classifier, batch: Batch) -> None:
-    predictor = classifier.predictor
-    batch.features = message_counts(batch.analysis, predictor.feature_set, predictor.normalise)
-
-
-@stage("model")
-def _model(classifier: Classifier, batch: Batch) -> None:
-    batch.scores = classifier.predictor.predict_proba(batch.features)
-
-
-@stage("evidence")
-def _evidence(classifier: Classifier, batch: Batch) -> None:
-    batch.evidence = classifier.evidence(batch.analysis, batch.scores)
-
-
-@stage("policy")
-def _policy(classifier: Classifier, batch: Batch) -> None:
+@component("policy", requires=["evidence"], assigns=["decisions"])
+def _policy(classifier: Classifier, batch) -> None:
     batch.decisions = classifier.policy.decide_batch(batch.evidence)
 
 
-@stage("highlight")
-def _highlight(classifier: Classifier, batch: Batch) -> None:
-    highlighted = classifier.highlighted(batch.analysis, batch.evidence, batch.decisions)
-    for m, offsets in batch.folding_maps.items():
-        highlighted[m] = words_in_original(highlighted[m], batch.texts[m], batch.folded[m], offsets)
-    batch.highlighted = highlighted
+@component("highlight", requires=["texts", "folded", "folding_maps", "analysis", "evidence", "decisions"],
+           assigns=["highlighted"])
+def _highlight(classifier: Classifier, batch) -> None:
+    batch.highlighted = located_words(classifier.highlighted(batch.analysis, batch.evidence, batch.decisions),
+                                      batch.texts, batch.folded, batch.folding_maps)
 
 
-@stage("hide")
-def _hide(classifier: Classifier, batch: Batch) -> None:
-    texts, folded, folding_maps, decisions = batch.texts, batch.folded, batch.folding_maps, batch.decisions
-    seeker = classifier.seeker
+@component("hide", requires=["texts", "folded", "folding_maps", "decisions"], assigns=["anonymised", "hidden"])
+def _hide(classifier: Classifier, batch) -> None:
+    decisions = batch.decisions
     decision = decisions.decision.tolist()
-    anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
-    for m in itertools.compress(range(len(texts)), decisions.hidden):
-        if decision[m] != NTA:
-            spans = decisions.hidden[m]
-            if m in folding_maps:
-                anonymised[m], spans = hide_in_original(seeker.code_for, texts[m], folded[m], spans, folding_maps[m])
-            else:
-                spans = grapheme_spans(texts[m], spans)
-                anonymised[m] = seeker.hide(texts[m], spans)
-            hidden_cells[m] = hidden_json(spans)
-    batch.anonymised, batch.hidden = anonymised, hidden_cells
+    hidden = [m for m in itertools.compress(range(len(decision)), decisions.hidden) if decision[m] != NTA]
+    batch.anonymised, batch.hidden = hide_spans(classifier.seeker, batch.texts, batch.folded, batch.folding_maps,
+                                                decisions.hidden, hidden)
 
 
-def _listed_stages() -> tuple[str, ...]:
-    """The stage names of stages.txt, in order (`#` starts a comment line)."""
-    text = resources.files("triage").joinpath("stages.txt").read_text(encoding="utf-8")
-    return tuple(line.split(None, 1)[0] for line in text.splitlines() if line.strip() and not line.startswith("#"))
-
-
-STAGES: tuple[str, ...] = _listed_stages()
+@component("spans", requires=["texts", "folded", "folding_maps", "decisions"], assigns=["spans"])
+def _spans(classifier: Classifier, batch) -> None:
+    texts, folded, folding_maps = batch.texts, batch.folded, batch.folding_maps
+    found = []
+    for m, spans in enumerate(batch.decisions.hidden):
+        spans = spans or []
+        if spans and m in folding_maps:
+            _, spans = hide_in_original(classifier.seeker.code_for, texts[m], folded[m], spans, folding_maps[m])
+        found.append(spans)
+    batch.spans = found

@@ -210,17 +210,13 @@ def classify(
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
     from triage.jobs import run_classify
 
-    if workspace is not None:
-        from triage.review_workspace import check_workspace_path
-
-        check_workspace_path(workspace, [input] + ([output] if output else []))
     read = read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines)
     if workspace is not None:
-        from triage.jobs import check_classify_workspace, workspace_names
+        from triage.jobs import prepare_classify_workspace
 
-        check_classify_workspace(input, read, workspace)
-        known_names, own_names = workspace_names(workspace, known_names,
-                                                 say=lambda line: typer.echo(line, err=True))
+        known_names, own_names = prepare_classify_workspace(input, read, workspace, known_names,
+                                                            outputs=[output] if output else [],
+                                                            say=lambda line: typer.echo(line, err=True))
     summary = run_classify(
         input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
         policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,
@@ -231,21 +227,14 @@ def classify(
     for line in summary.lines():
         typer.echo(line)
     if workspace is not None:
-        from triage import review_workspace as review_module
+        from triage.jobs import classify_record, sync_classify_workspace
 
-        opened, synced = review_module.open_synced(summary.output, workspace, input_path=input,
-                                                     id_column=id_column or "", text_column=text_column,
-                                                     model_file=model or "")
-        from triage.jobs import classify_record
-
-        with opened:
-            opened.record_model(model)
-            if own_names is not None:  # hidden again by a later classify --workspace without --known-names
-                opened.keep_known_names(own_names)
-            opened.record_classify(classify_record(summary, command=_command_line(), model_path=model,
-                                                   calibrated=calibrated, read=read, input_path=input))
-            for line in review_module.sync_lines(opened.path, synced):
-                typer.echo(line)
+        record = classify_record(summary, command=_command_line(), model_path=model, calibrated=calibrated, read=read,
+                                 input_path=input)
+        for line in sync_classify_workspace(summary.output, workspace, summary, record, model=model,
+                                            model_file=model or "", own_names=own_names, input_path=input,
+                                            id_column=id_column or "", text_column=text_column):
+            typer.echo(line)
     _warn_skipped(summary.skipped_lines)
     if summary.repeated_ids:
         ids = f"{summary.repeated_ids:,} id{'s appear' if summary.repeated_ids > 1 else ' appears'}"

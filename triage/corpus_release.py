@@ -36,6 +36,7 @@ from triage.io.writing import TableWriter
 from triage.spreadsheets import neutralise_formula
 from triage.combiner import hide_text, parse_hide
 from triage.normalise import grapheme_spans
+from triage.pipeline import Pipeline
 from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
 from triage.surrogates import Surrogates, entity_key, forms_to_avoid, hidden_forms
@@ -462,22 +463,12 @@ def machine_spans(cells, hide, model_file: Path | None = None, known=None) -> di
     cells = sorted(c for c in cells if c.strip())
     if not cells:
         return {}
-    from triage.features.counts import message_counts
-    from triage.normalise import fold_batch, hide_in_original
-
     classifier = _classifier(tuple(hide), model_file, known)
-    predictor = classifier.predictor
+    pipeline = Pipeline.preset("cells", classifier)
     found: dict[str, list] = {}
     for first in range(0, len(cells), 5_000):
         texts = cells[first:first + 5_000]
-        folded, folding_maps = fold_batch(texts)
-        analysis = classifier.seeker.analyse(folded)
-        scores = predictor.predict_proba(message_counts(analysis, predictor.feature_set, predictor.normalise))
-        decisions = classifier.policy.decide_batch(classifier.evidence(analysis, scores))
-        for m, text in enumerate(texts):
-            spans = decisions.hidden[m] or []
-            if spans and m in folding_maps:
-                _, spans = hide_in_original(classifier.seeker.code_for, text, folded[m], spans, folding_maps[m])
+        for text, spans in zip(texts, pipeline(texts=texts).spans):
             spans = [[int(a), int(b), t] for a, b, t in spans if text[int(a):int(b)] not in HIDE_TAGS]
             if spans:
                 found[text] = sorted(spans)

@@ -37,12 +37,11 @@ from __future__ import annotations
 import numpy as np
 
 from triage.combiner import HIDE_THRESHOLD, Decision, Evidence, ExactBudget, PaperPolicy
-from triage.features.counts import message_counts
 from triage.gold import GoldMessage
-from triage.names import CorpusStats, word_features
+from triage.pipeline import Context, Pipeline
 from triage.schema import DEFAULT_HIDE, EXPERT, TA
 from triage.seekhide import SeekResult
-from triage.training import AnalysedGold, analyse, cross_validated_evidence, evidence_from
+from triage.training import AnalysedGold, analyse, cross_validated_evidence
 
 BUDGETS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
 
@@ -496,17 +495,18 @@ def simulated_review_markdown(rows: list[dict], without: dict) -> list[str]:
 
 
 def evidence_from_model(analysed: AnalysedGold, predictor, hide=DEFAULT_HIDE) -> list[Evidence]:
-    X = analysed.X
-    if predictor.normalise or predictor.feature_set != analysed.feature_set:
-        X = message_counts(analysed.analysis, predictor.feature_set, predictor.normalise)
-    scores = predictor.predict_proba(X)
-    if predictor.word_forest is None:
-        return evidence_from(analysed, scores, [np.zeros(len(i)) for i, _ in analysed.word_rows], hide)
-    # Counted on the texts as written (CorpusStats folds them), as classify and training.analyse count them.
-    stats = CorpusStats.from_texts((m.text for m in analysed.written), reference=predictor.word_scorer_size)
-    analysed.word_rows = word_features(analysed.analysis, stats, predictor.spelling)
-    probs = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0) for i, f in analysed.word_rows]
-    return evidence_from(analysed, scores, probs, hide)
+    """What the machines say of each gold message with `predictor` (the preset gold-evidence on the
+    analysed gold): its message features (the gold's own when they are the predictor's), the message
+    model, the word scorer on the candidate words as it reads them (counted on the texts as written,
+    as classify and training.analyse count them, which `analysed.word_rows` then holds)."""
+    same = not predictor.normalise and predictor.feature_set == analysed.feature_set
+    context = Context(predictor=predictor, feature_set=predictor.feature_set, normalise=predictor.normalise,
+                      hide=frozenset(hide))
+    pipeline = Pipeline.preset("gold-evidence", context, without=("features",) if same else ())
+    batch = pipeline(texts=[m.text for m in analysed.written], analysis=analysed.analysis,
+                     word_rows=analysed.word_rows, features=analysed.X)
+    analysed.word_rows = batch.word_rows
+    return batch.evidence
 
 
 def _pct(x: float, digits: int = 1) -> str:

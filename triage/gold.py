@@ -61,13 +61,19 @@ def folded_gold(messages: list[GoldMessage]) -> tuple[list[GoldMessage], dict[in
     written of the messages that changed (usually none: then the messages are returned as
     they are)."""
     texts, maps = fold_batch([m.text for m in messages])
+    return gold_on_folded(messages, texts, maps), maps
+
+
+def gold_on_folded(messages: list[GoldMessage], texts: list[str], maps: dict[int, OffsetMap]) -> list[GoldMessage]:
+    """The gold messages on their folded `texts` (fold_batch's, with its `maps`): folded_gold
+    for texts already folded."""
     if not maps:
-        return messages, maps
+        return messages
     folded = list(messages)
     for i, offsets in maps.items():
         m = messages[i]
         folded[i] = GoldMessage(texts[i], m.label, spans_to_folded(m.spans, offsets), m.group)
-    return folded, maps
+    return folded
 
 
 def gold_labels(table: MessageTable, column: str) -> list[str]:

@@ -22,14 +22,15 @@ import numpy as np
 
 from triage import combiner, engines, lexicons, model, outputs
 from triage.io.formats import format_for
-from triage.io.messages import MessageTable, Records, duplicate_ids, source_name
+from triage.io.messages import MessageTable, Records, RepeatedIds, source_name
 from triage.io.writing import HeldChunks, table_output
 from triage.classifier import Classifier
+from triage import seeking as _seeking  # noqa: F401  (registers the components of triage seek)
 from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
 from triage.gold import gold_labels, labelled_gold
 from triage.io.messages import ReadOptions
-from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
+from triage.pipeline import Context, Pipeline
 from triage.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
@@ -41,7 +42,7 @@ from triage.schema import (
     TAG_WORDS,
     WORD_COLUMNS,
 )
-from triage.seekhide import SeekAndHide, SeekTables, hidden_json, known_names_of, tables
+from triage.seekhide import SeekAndHide, SeekTables, known_names_of, tables
 
 # ---------------------------------------------------------------------- seek
 
@@ -57,36 +58,29 @@ class SeekSummary:
 
 def seek_rows(table: MessageTable, seeker: SeekAndHide, labels: list[str], words: bool,
               chunk_size: int = 5_000) -> Iterator[dict]:
+    """The rows of `triage seek`, a chunk at a time through the preset `seek-rows` (or
+    `seek-words`, one row per word), appending each message's label to `labels`."""
+    pipeline = Pipeline.preset("seek-words" if words else "seek-rows", Context(seeker=seeker))
     for chunk in table.pairs(chunk_size):
-        folded, folding_maps = fold_batch([text for _, text in chunk])  # analysed folded, offsets stay the original's
-        analysis = seeker.analyse(folded)
-        hidden_spans, highlighted = analysis.hidden_spans(), analysis.highlighted()
-        for i, (ident, text) in enumerate(chunk):
-            label = analysis.message_label(i)
-            labels.append(label)
-            offsets = folding_maps.get(i)
-            if words:
-                for word in analysis.result(i).words:
-                    start, end = offsets.span(word.start, word.end) if offsets else (word.start, word.end)
+        batch = pipeline(texts=[text for _, text in chunk])
+        labels += batch.seekhide
+        if words:
+            for (ident, text), found in zip(chunk, batch.words):
+                for start, end, word in found:
                     yield {
                         "id": ident, "start": start, "end": end, "word": text[start:end],
                         "label": word.label, "rule": word.rule, "match": word.match,
                     }
-                continue
-            hidden = hidden_spans[i]
-            if offsets:
-                anonymised, hidden = hide_in_original(seeker.code_for, text, folded[i], hidden, offsets)
-                highlighted[i] = words_in_original(highlighted[i], text, folded[i], offsets)
-            else:
-                hidden = grapheme_spans(text, hidden)
-                anonymised = seeker.hide(text, hidden)
+            continue
+        for (ident, text), label, anonymised, hidden, highlighted in zip(
+                chunk, batch.seekhide, batch.anonymised, batch.hidden, batch.highlighted):
             yield {
                 "id": ident,
                 "text": text,
                 "seekhide": label,
                 "anonymised": anonymised,
-                "hidden": hidden_json(hidden),
-                "highlighted": json.dumps(highlighted[i], ensure_ascii=False),
+                "hidden": hidden,
+                "highlighted": json.dumps(highlighted, ensure_ascii=False),
             }
 
 
@@ -380,20 +374,84 @@ def model_evaluation(metadata: dict) -> dict | None:
 def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
     """What `classify --workspace` needs, checked before anything is written: unique ids (the
     workspace keys decisions by id), and, when the workspace already holds a corpus, that this
-    input is that corpus (another corpus's messages would replace its list and audit sample)."""
+    input is that corpus (another corpus's messages would replace its list and audit sample).
+    The input is read once for both; repeated ids are said first."""
     from triage.review_workspace import Workspace
 
     display = source_name(input_path)
-    repeated = duplicate_ids(read.open(input_path))
-    if repeated:
-        ident, lines = next(iter(repeated.items()))
-        others = f" ({len(repeated):,} repeated ids in total)" if len(repeated) > 1 else ""
-        raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a review "
-                       "workspace needs unique ids (see --id-column); nothing was written")
     path = Path(workspace)
+    opened = refused = None
     if path.exists() and path.stat().st_size:
-        with Workspace.open(path) as opened:
-            opened.check_same_corpus(((m.id, m.text) for m in read.open(input_path)), display)
+        try:
+            opened = Workspace.open(path)
+        except Exception as error:  # said after the ids, as when the ids were read first
+            refused = error
+    seen, finished = RepeatedIds(), False
+
+    def pairs():
+        nonlocal finished
+        for message in read.open(input_path):
+            seen.add(message)
+            yield message.id, message.text
+        finished = True
+
+    def check_ids() -> None:
+        if seen.repeated:
+            ident, lines = next(iter(seen.repeated.items()))
+            others = f" ({len(seen.repeated):,} repeated ids in total)" if len(seen.repeated) > 1 else ""
+            raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a "
+                           "review workspace needs unique ids (see --id-column); nothing was written")
+
+    read_all = pairs()
+    if opened is None:
+        for _ in read_all:
+            pass
+        check_ids()
+        if refused is not None:
+            raise refused
+        return
+    with opened:
+        try:
+            opened.check_same_corpus(read_all, display)
+        except Exception:
+            if finished:  # another corpus: the ids are said first; an input error stops the reading
+                check_ids()
+            raise
+        for _ in read_all:  # an empty workspace reads none
+            pass
+        check_ids()
+
+
+def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_names=None, *, outputs=(), say=None):
+    """The workspace job of `classify --workspace` before any work: the workspace's path checked
+    (never one of the `outputs` nor the input), the input checked against it
+    (check_classify_workspace), and (the known names classify hides, the team's own), as
+    workspace_names gives them."""
+    from triage.review_workspace import check_workspace_path
+
+    check_workspace_path(workspace, [input_path, *outputs])
+    check_classify_workspace(input_path, read, workspace)
+    return workspace_names(workspace, known_names, say=say)
+
+
+def sync_classify_workspace(classified, workspace, summary: ClassifySummary, record: dict, *, model=None,
+                            model_file=None, own_names=None, input_path=None, id_column: str = "",
+                            text_column: str = "text") -> list[str]:
+    """The workspace job of `classify --workspace`, once the messages are classified: the review
+    workspace brought up to date with the classified rows (`classified`: the output file, or its
+    Records), with the model (`model`, as run_classify took it; `model_file` as the workspace
+    records it), the known names the team gave (`own_names`, kept for a later classify) and
+    `record` (classify_record: the settings the release reads). The lines saying what changed."""
+    from triage import review_workspace as review_module
+
+    opened, synced = review_module.open_synced(classified, workspace, input_path=input_path, id_column=id_column,
+                                               text_column=text_column, model_file=model_file)
+    with opened:
+        opened.record_model(model)
+        if own_names is not None:  # hidden again by a later classify --workspace without known names
+            opened.keep_known_names(own_names)
+        opened.record_classify(record)
+        return review_module.sync_lines(opened.path, synced)
 
 
 #: The review loop's rounds (`evaluate --simulate-review`): each one scores the whole gold again.

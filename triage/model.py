@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from triage.errors import BadInput, BadModel, BadOption, InputError
+from triage.pipeline import component
 
 FORMAT = "sms-triage-model/2"  # /2: metadata.json under the checksum too (/1 files must be retrained)
 # Bounds of what a model file may ask of the reader: a hostile file must fail, not hang or swell.
@@ -330,6 +331,12 @@ class Predictor:
         if budget >= 1:
             return float("-inf")
         return float(np.quantile(self.risk_quantiles, 1.0 - budget))
+
+
+@component("model", requires=["features"], assigns=["scores"])
+def _scores(context, batch) -> None:
+    """The pipeline's component: the context's `predictor`'s P(TA) of each message."""
+    batch.scores = context.predictor.predict_proba(batch.features)
 
 
 def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, word_model=None, spelling=None,

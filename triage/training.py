@@ -14,9 +14,12 @@ import numpy as np
 
 from triage.combiner import BudgetPolicy, Evidence, EvidenceBatch
 from triage.errors import BadOption
-from triage.gold import GoldMessage, folded_gold
+from triage.gold import GoldMessage, folded_gold, gold_on_folded
+from triage.pipeline import Context, Pipeline, component
 from triage.schema import DEFAULT_HIDE, TA
 from triage.seekhide import SeekResult
+from triage import model as _model, seeking as _seeking  # noqa: F401  (register the components "model", "fold"...)
+from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
 
 
 @dataclass
@@ -45,41 +48,89 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
     (triage.seekhide.KnownNames). The messages are analysed folded,
     their gold spans mapped onto the folded texts (triage.gold.folded_gold)."""
     from triage import lexicons as lexicon_module
-    from triage.features.counts import message_counts
-    from triage.names import CorpusStats, word_features
     from triage.seekhide import SeekAndHide
 
     lexicons = lexicons or lexicon_module.default()
-    folded, folding = folded_gold(gold)
-    analysis = SeekAndHide(lexicons, off=off, known=known).analyse([m.text for m in folded])
-    results = [analysis.result(i) for i in range(len(gold))]
-    X = message_counts(analysis, feature_set)
-    # CorpusStats folds the texts as written, as classify's first pass does (triage.jobs.corpus_stats).
-    stats = CorpusStats.from_texts((m.text for m in gold), reference=reference)
-    word_rows = word_features(analysis, stats, spelling)
-    return AnalysedGold(folded, results, X, word_rows, feature_set, analysis, folding, gold)
+    context = Context(seeker=SeekAndHide(lexicons, off=off, known=known), feature_set=feature_set, normalise=False,
+                      reference=reference, spelling=spelling)
+    batch = Pipeline.preset("gold", context)(texts=[m.text for m in gold], gold=gold)
+    results = [batch.analysis.result(i) for i in range(len(gold))]
+    return AnalysedGold(batch.folded_gold, results, batch.features, batch.word_rows, feature_set, batch.analysis,
+                        batch.folding_maps, gold)
+
+
+# ---------------------------------------------------------------------- the components of the gold presets
+
+
+@component("gold-spans", requires=["gold", "folded", "folding_maps"], assigns=["folded_gold"])
+def _gold_spans(context, batch) -> None:
+    batch.folded_gold = gold_on_folded(batch.gold, batch.folded, batch.folding_maps)
+
+
+@component("corpus-stats", requires=["texts"], assigns=["stats"])
+def _corpus_stats(context, batch) -> None:
+    # The texts as written (CorpusStats folds them), as classify's first pass counts them (triage.jobs.corpus_stats).
+    from triage.names import CorpusStats
+
+    batch.stats = CorpusStats.from_texts(batch.texts, reference=context.reference)
+
+
+@component("word-features", requires=["analysis", "stats"], assigns=["word_rows"])
+def _word_features(context, batch) -> None:
+    from triage.names import word_features
+
+    batch.word_rows = word_features(batch.analysis, batch.stats, context.spelling)
+
+
+@component("word-scores", requires=["texts", "analysis", "word_rows"], assigns=["word_rows", "word_probabilities"])
+def _word_scores(context, batch) -> None:
+    """With a word scorer, its features of the candidate words (its own name-likeness table and
+    corpus size) and their probabilities; without, the candidates as they are, at zero."""
+    predictor = context.predictor
+    if predictor.word_forest is None:  # word_rows stay as they are
+        batch.word_probabilities = [np.zeros(len(indices)) for indices, _ in batch.word_rows]
+        return
+    from triage.names import CorpusStats, word_features
+
+    stats = CorpusStats.from_texts(batch.texts, reference=predictor.word_scorer_size)
+    batch.word_rows = word_features(batch.analysis, stats, predictor.spelling)
+    batch.word_probabilities = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0)
+                                for i, f in batch.word_rows]
+
+
+@component("message-evidence", requires=["analysis", "recognised", "word_rows", "scores", "word_probabilities"],
+           assigns=["evidence"])
+def _message_evidence(context, batch) -> None:
+    batch.evidence = evidence_of(batch.analysis, batch.word_rows, batch.scores, batch.word_probabilities,
+                                 context.hide, batch.recognised)
 
 
 def evidence_from(analysed: AnalysedGold, scores: np.ndarray, word_probs: list[np.ndarray],
                   hide=DEFAULT_HIDE) -> list[Evidence]:
     """Per message, what the machines say when the categories `hide` are hidden (as the
     classifier does: triage.recognizers)."""
+    return evidence_of(analysed.analysis, analysed.word_rows, scores, word_probs, hide)
+
+
+def evidence_of(a, word_rows, scores: np.ndarray, word_probs: list[np.ndarray], hide=DEFAULT_HIDE,
+                recognised=None) -> list[Evidence]:
+    """evidence_from, given the analysis `a` and the candidate words `word_rows` of a gold set
+    (and what the recognizers hide, `recognised`, when already found: triage.recognizers.apply)."""
     from triage import recognizers
     from triage.names import candidate_tags, default_spelling
     from triage.seekhide import K_WORD, MESSAGE_LABELS
 
-    a = analysed.analysis
-    hidden, labels, recognised = recognizers.apply(a, frozenset(hide))
+    hidden, labels, recognised = recognised or recognizers.apply(a, frozenset(hide))
     # The token of each candidate word (word_rows give its index among its message's words).
     words = np.flatnonzero(a.kind == K_WORD)
     first_word = np.searchsorted(words, a.bounds[:-1])
-    tokens = np.asarray([words[first_word[m] + i] for m, (indices, _) in enumerate(analysed.word_rows)
+    tokens = np.asarray([words[first_word[m] + i] for m, (indices, _) in enumerate(word_rows)
                          for i in indices], dtype=np.int64)
     probs = np.concatenate([np.asarray(p, dtype=float) for p in word_probs]) if word_probs else np.zeros(0)
     tags, probs, _, kept, decides = recognizers.candidates(
         recognised, tokens, candidate_tags(a, tokens, default_spelling(a.seeker.lexicons)), probs, frozenset(hide))
     evidence, k = [], 0
-    for m, (score, (indices, _)) in enumerate(zip(scores, analysed.word_rows)):
+    for m, (score, (indices, _)) in enumerate(zip(scores, word_rows)):
         candidates = [(int(a.start[t]), int(a.end[t]), tag, float(p))
                       for t, tag, p in zip(tokens[k:k + len(indices)].tolist(), tags[k:k + len(indices)],
                                            probs[k:k + len(indices)].tolist())]

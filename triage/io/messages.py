@@ -530,10 +530,21 @@ class ReadOptions:
 
 def duplicate_ids(messages: Iterable[Message]) -> dict[str, list[int]]:
     """id -> lines where it occurs, only for ids seen more than once (memory: one int per id)."""
-    first_line: dict[str, int] = {}
-    repeated: dict[str, list[int]] = {}
+    seen = RepeatedIds()
     for message in messages:
-        previous = first_line.setdefault(message.id, message.line)
+        seen.add(message)
+    return seen.repeated
+
+
+class RepeatedIds:
+    """The ids seen more than once among the messages `add`ed, as duplicate_ids gives them
+    (`repeated`), for a pass over the messages that does something else too."""
+
+    def __init__(self) -> None:
+        self._first_line: dict[str, int] = {}
+        self.repeated: dict[str, list[int]] = {}
+
+    def add(self, message: Message) -> None:
+        previous = self._first_line.setdefault(message.id, message.line)
         if previous != message.line:
-            repeated.setdefault(message.id, [previous]).append(message.line)
-    return repeated
+            self.repeated.setdefault(message.id, [previous]).append(message.line)

@@ -1,0 +1,87 @@
+"""The pipeline's components that read the texts: folding, Seek&Hide's analysis, the
+recognizers, and what Seek&Hide alone decides (the rows of `triage seek`), each registered under
+its name in triage/stages.txt (triage.pipeline). The context gives `seeker` (the
+triage.seekhide.SeekAndHide to analyse with) and, for the recognizers, `hide` (the categories
+hidden, a frozenset).
+
+Also the two steps every pipeline that writes texts ends with, shared by `triage seek` and
+`triage classify`: hiding spans in the texts as written (`hide_spans`), and finding words of the
+folded texts in them (`located_words`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from triage import recognizers
+from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
+from triage.pipeline import component
+from triage.seekhide import hidden_json
+
+
+@component("fold", requires=["texts"], assigns=["folded", "folding_maps"])
+def _fold(context, batch) -> None:
+    batch.folded, batch.folding_maps = fold_batch(batch.texts)  # offsets into the original
+
+
+@component("seek", requires=["folded"], assigns=["analysis"])
+def _seek(context, batch) -> None:
+    batch.analysis = context.seeker.analyse(batch.folded)
+
+
+@component("recognizers", requires=["analysis"], assigns=["recognised"])
+def _recognizers(context, batch) -> None:
+    batch.recognised = recognizers.apply(batch.analysis, context.hide)
+
+
+@component("labels", requires=["analysis"], assigns=["seekhide"])
+def _labels(context, batch) -> None:
+    analysis = batch.analysis
+    batch.seekhide = [analysis.message_label(i) for i in range(len(analysis))]
+
+
+@component("words", requires=["folding_maps", "analysis"], assigns=["words"])
+def _words(context, batch) -> None:
+    analysis, folding_maps = batch.analysis, batch.folding_maps
+    words = []
+    for i in range(len(analysis)):
+        offsets = folding_maps.get(i)
+        words.append([(*(offsets.span(w.start, w.end) if offsets else (w.start, w.end)), w)
+                      for w in analysis.result(i).words])
+    batch.words = words
+
+
+@component("seek-hide", requires=["texts", "folded", "folding_maps", "analysis"], assigns=["anonymised", "hidden"])
+def _seek_hide(context, batch) -> None:
+    spans = batch.analysis.hidden_spans()
+    batch.anonymised, batch.hidden = hide_spans(context.seeker, batch.texts, batch.folded, batch.folding_maps, spans,
+                                                itertools.compress(range(len(spans)), spans))
+
+
+@component("seek-highlight", requires=["texts", "folded", "folding_maps", "analysis"], assigns=["highlighted"])
+def _seek_highlight(context, batch) -> None:
+    batch.highlighted = located_words(batch.analysis.highlighted(), batch.texts, batch.folded, batch.folding_maps)
+
+
+def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, spans, messages) -> tuple[list, list]:
+    """(the texts as written with the spans of the `messages` (indices) hidden, the hidden
+    spans of each as JSON); `spans` are per message, in the folded text. The other messages
+    stay as written, with nothing hidden."""
+    anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
+    for m in messages:
+        found = spans[m]
+        if m in folding_maps:
+            anonymised[m], found = hide_in_original(seeker.code_for, texts[m], folded[m], found, folding_maps[m])
+        else:
+            found = grapheme_spans(texts[m], found)
+            anonymised[m] = seeker.hide(texts[m], found)
+        hidden_cells[m] = hidden_json(found)
+    return anonymised, hidden_cells
+
+
+def located_words(words: list[list[str]], texts: list[str], folded: list[str], folding_maps: dict) -> list[list[str]]:
+    """Per message, words of the folded text as written in the text (in place: `words` is
+    returned)."""
+    for m, offsets in folding_maps.items():
+        words[m] = words_in_original(words[m], texts[m], folded[m], offsets)
+    return words
