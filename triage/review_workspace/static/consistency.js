@@ -6,7 +6,6 @@
 // text as written: they are turned into pieces of text with Array.from (code points), here only.
 // The page's words are translated by i18n.js (tr, trf), loaded before this file.
 
-const BASE = location.pathname.replace(/\/[^/]*$/, "");
 const PAGE = 25;
 const WORDS = {
   hide: "Hide everywhere", readable: "Show everywhere", homonyms: "Homonyms: leave each as it is",
@@ -55,19 +54,6 @@ function el(tag, attrs = {}, ...children) {
 // A count with its word, translated as a whole: plural("{n} message", "{n} messages", 3).
 function plural(one, many, n, values = {}) {
   return trf(n === 1 ? one : many, { ...values, n: number(n) });
-}
-
-async function api(method, path, body) {
-  let response;
-  try {
-    response = await fetch(BASE + path, {
-      method, credentials: "same-origin",
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (_) { throw await requestError(null); } // the server stopped, or the network is down
-  if (!response.ok) throw await requestError(response); // its text in the page's language (i18n.js)
-  return response.json().catch(() => null);
 }
 
 function say(text, error = false) {

@@ -46,21 +46,6 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// The page lives under the server's secret path (/<base>/), where its token cookie is sent.
-const BASE = location.pathname.replace(/\/[^/]*$/, "");
-
-async function api(method, path, body) {
-  let response;
-  try {
-    response = await fetch(BASE + path, {
-      method, credentials: "same-origin",
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (_) { throw await requestError(null); } // the server stopped, or the network is down
-  if (!response.ok) throw await requestError(response); // its text in the page's language (i18n.js)
-  return response.json().catch(() => null);
-}
 
 function say(text, error = false) {
   const status = $("status");
