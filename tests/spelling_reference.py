@@ -59,6 +59,7 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         key in SERVICES or (key in lexicons.regions or key in lexicons.countries or key in FOREIGN_PLACES)
         and key not in lexicons.cities,
         key in lexicons.user_names,
+        not text[:1].isupper() and not text.isupper() and (key in NICKNAME_EXCEPTIONS or folded in NICKNAME_EXCEPTIONS),
     )
 
 
