@@ -100,7 +100,7 @@ def test_release_refuses_an_evaluation_from_a_pipe_or_a_device_in_one_line(cli, 
 
 
 def test_read_evaluation_refuses_a_file_larger_than_its_bound(tmp_path):
-    from triage.corpus_release import MAX_EVALUATION_BYTES, read_evaluation
+    from triage.publication.datasheet import MAX_EVALUATION_BYTES, read_evaluation
 
     path = tmp_path / "evaluate.json"
     with open(path, "wb") as handle:

@@ -49,7 +49,7 @@ def test_ctrl_c_during_release_says_nothing_was_released_and_to_run_it_again(cli
     source.write_text("id,text\n1,slt Julie tu viens ?\n2,ok a demain\n", encoding="utf-8")
     classified, ws = tmp_path / "c.csv", tmp_path / "ws.sqlite"
     succeeded(cli("classify", source, "-o", classified, "--no-chart", "--workspace", ws))
-    monkeypatch.setattr("triage.corpus_release._write_table", _interrupt)
+    monkeypatch.setattr("triage.publication.corpus._write_table", _interrupt)
     result = cli("release", classified, "--workspace", ws, "-o", tmp_path / "r.csv", "--withhold-undecided")
     assert result.exit_code == 130
     lines = result.output.strip().splitlines()

@@ -571,7 +571,7 @@ def test_what_several_files_or_seeds_cannot_do_is_refused_in_one_line(cli, tmp_p
 
 
 def test_a_release_datasheet_refuses_the_figures_of_several_gold_files(tmp_path):
-    from triage.corpus_release import read_evaluation
+    from triage.publication.datasheet import read_evaluation
     from triage.errors import BadInput
 
     several = tmp_path / "evaluate.json"

@@ -217,7 +217,7 @@ def test_evaluate_takes_the_names_and_reports_them(tmp_path):
 def test_the_spec_carries_the_names_to_workers_and_the_datasheet_names_the_file(known_file):
     import pickle
 
-    from triage.corpus_release import _classify_settings_text
+    from triage.publication.datasheet import _classify_settings_text
 
     names = read_known_names(known_file)
     spec = engines.ClassifierSpec(model.default_model_path(), known_names=names)

@@ -382,7 +382,7 @@ def texts_with_spans(draw):
 @example(case=("Ne\u0301\u0336 ok", [(0, 2, "PRE")]))
 @example(case=("vu 😀\ufe0f ok", [(3, 4, "URL")]))
 def test_hiding_never_leaves_a_mark_dangling_after_a_code(seeker, case):
-    from triage.corpus_release import release_text
+    from triage.publication.corpus import release_text
     from triage.normalise import grapheme_spans, hide_in_original
 
     text, spans = case

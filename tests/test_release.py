@@ -10,7 +10,7 @@ from conftest import SAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.corpus_release import Pseudonyms, Tags, release_text
+from triage.publication.corpus import Pseudonyms, Tags, release_text
 from triage.normalise import grapheme_spans
 from triage.spreadsheets import restore_formula
 from triage.review_workspace import Workspace
@@ -163,10 +163,10 @@ def test_round_trip_classify_review_release(cli, reviewed, tmp_path, style, suff
 
 
 def test_the_datasheet_says_how_many_cells_the_excel_csv_quoted():
-    from triage.corpus_release import _excel_lines, _formula_cells
+    from triage.publication.datasheet import _excel_lines, formula_cells
 
     records = [["1", "=1+1 ok", "-"], ["2", "+33 6", "@lea"], ["3", "a = b", "'=x"]]
-    assert _formula_cells(records) == 5  # "=1+1 ok", "-", "+33 6", "@lea", and "'=x" gets one quote more
+    assert formula_cells(records) == 5  # "=1+1 ok", "-", "+33 6", "@lea", and "'=x" gets one quote more
     sheet = {"formula_cells_quoted": 5}
     assert "5 cells starting with = + - or @" in _excel_lines(sheet)[0]
     assert _excel_lines({"formula_cells_quoted": None}) == [] and _excel_lines({}) == []

@@ -410,14 +410,14 @@ def test_the_datasheet_takes_the_figures_of_the_model_classify_used_not_the_cros
 
 
 def test_another_section_slots_in_and_is_rendered(cli, tmp_path):
-    from triage.corpus_release import _fill_sections, add_section, datasheet_markdown
+    from triage.publication.datasheet import fill_sections, add_section, datasheet_markdown
 
     classified, ws = classify_into(cli, tmp_path)
     decide_queue(ws)
     sheet = triage.release(classified, workspace=ws, inconsistent_ok=True).datasheet
     add_section(sheet, {"id": "review", "title": "Review", "answers": [{"question": "Who reviewed?", "answer": "ana"}],
                         "lines": ["| reviewer | decisions |", "|---|---|", "| ana | 1 |"]})
-    _fill_sections(sheet)  # the tool's sections made anew keep the added one in its place
+    fill_sections(sheet)  # the tool's sections made anew keep the added one in its place
     assert [s["id"] for s in sheet["sections"]][3:6] == ["preprocessing", "review", "uses"]
     markdown = datasheet_markdown(sheet)
     assert "## Review\n\n- **Who reviewed?** ana\n\n| reviewer | decisions |" in markdown
@@ -437,7 +437,7 @@ def test_the_language_estimate_tells_french_sms_from_other_languages():
 
 def test_the_published_commands_name_files_not_the_folders_that_hold_them(cli, tmp_path):
     """A folder can name its owner (/home/<login>/...): the datasheet's commands keep file names only."""
-    from triage.corpus_release import published_command
+    from triage.publication.datasheet import published_command
 
     assert published_command(["classify", "/home/marie/corpus sms/sms.csv", "-o", "out/x.csv",
                               "--model=/home/marie/m.triage"]) == "triage classify sms.csv -o x.csv --model=m.triage"

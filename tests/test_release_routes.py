@@ -140,7 +140,7 @@ def test_an_interrupted_release_never_leaves_a_new_corpus_beside_an_older_datash
 
     monkeypatch.setattr(outputs.os, "replace", replacing)
     with pytest.raises(KeyboardInterrupt):
-        from triage.corpus_release import run_release
+        from triage.publication.corpus import run_release
 
         run_release(classified, out, workspace=ws, style="pseudonyms", force=True, inconsistent_ok=True)
     monkeypatch.setattr(outputs.os, "replace", real)
@@ -156,7 +156,7 @@ def test_an_interrupted_release_never_leaves_a_new_corpus_beside_an_older_datash
 
 
 def test_a_release_interrupted_while_writing_its_datasheet_changes_nothing(cli, decided, tmp_path, monkeypatch):
-    from triage import corpus_release
+    from triage.publication import corpus as release_corpus
 
     classified, ws = decided
     out = tmp_path / "release.csv"
@@ -167,9 +167,9 @@ def test_a_release_interrupted_while_writing_its_datasheet_changes_nothing(cli, 
     def interrupted(sheet):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(corpus_release, "datasheet_markdown", interrupted)
+    monkeypatch.setattr(release_corpus, "datasheet_markdown", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        corpus_release.run_release(classified, out, workspace=ws, style="pseudonyms", force=True,
+        release_corpus.run_release(classified, out, workspace=ws, style="pseudonyms", force=True,
                                    inconsistent_ok=True)
     assert {path: path.read_bytes() for path in sorted(tmp_path.glob("release*"))} == before
     assert not list(tmp_path.glob(".*.tmp"))
@@ -202,7 +202,7 @@ def test_released_ids_stay_distinct_whatever_the_style_hides_in_them(cli, tmp_pa
 
 
 def test_distinct_ids_suffixes_only_the_repeats_and_never_makes_another_equal():
-    from triage.corpus_release import distinct_ids
+    from triage.publication.corpus import distinct_ids
 
     records = [["<PRE_6>_1", "a"], ["<PRE_6>_1", "b"], ["<PRE_6>_1~2", "c"], ["<PRE_6>_1", "d"], ["x", "e"]]
     assert distinct_ids(records, 0) == 2

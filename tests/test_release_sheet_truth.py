@@ -93,7 +93,7 @@ def test_the_88milsms_date_form_is_read_with_and_without_date_column(cli, tmp_pa
 
 
 def test_a_french_abbreviated_date_is_parsed():
-    from triage.corpus_release import _parse_date
+    from triage.publication.datasheet import _parse_date
 
     assert str(_parse_date("20 sept. 2011 23:23:25")) == "2011-09-20"
     assert str(_parse_date("3 févr. 2012 08:01:00")) == "2012-02-03"

@@ -289,7 +289,7 @@ NAMES = ["Julie", "Kevin", "Sophie", "Nicolas", "Karim", "Manon", "Lucas", "Chlo
 @given(name=st.sampled_from(NAMES), digits=st.lists(st.integers(10, 99), min_size=4, max_size=4),
        before=st.sampled_from(["", "de ", "tel "]), shape=st.sampled_from(["{n} {p}", "{p} ({n})", "{n}_{p}"]))
 def test_a_kept_cell_shows_no_name_or_phone(name, digits, before, shape):
-    from triage.corpus_release import Tags, machine_spans, release_text
+    from triage.publication.corpus import Tags, machine_spans, release_text
 
     phone = "06 " + " ".join(map(str, digits))
     cell = before + shape.format(n=name, p=phone)
@@ -335,7 +335,7 @@ def test_kept_columns_go_through_the_model_classify_used(cli, tmp_path):
        .filter(lambda t: len(t.strip()) >= 8),
        before=st.text(max_size=5), after=st.text(max_size=5))
 def test_a_cell_holding_a_message_is_a_raw_copy(text, before, after):
-    from triage.corpus_release import _refuse_text_copies
+    from triage.publication.corpus import _refuse_text_copies
     from triage.review_workspace import FinalRow
 
     row = FinalRow("1", 0, text, "NTA", [], "machine")

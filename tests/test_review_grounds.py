@@ -15,7 +15,7 @@ import pytest
 from conftest import CLASSIFIED_COLUMNS, failed, succeeded
 from starlette.testclient import TestClient
 
-from triage.corpus_release import run_release
+from triage.publication.corpus import run_release
 from triage.review_workspace import Workspace, open_synced
 from triage.review_workspace.consistency import apply, find_cases, gather
 from triage.review_workspace.server import Settings, create_app

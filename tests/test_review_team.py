@@ -14,7 +14,7 @@ from conftest import CLASSIFIED_COLUMNS
 from starlette.testclient import TestClient
 
 from triage.cli import app
-from triage.corpus_release import run_release
+from triage.publication.corpus import run_release
 from triage.review_workspace import Workspace, open_synced, report_lines
 from triage.review_workspace.agreement import agreement, kappa, span_agreement
 from triage.review_workspace.server import Settings, create_app

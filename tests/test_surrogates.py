@@ -127,7 +127,7 @@ def test_a_first_names_surrogate_is_no_name_of_the_corpus(names, seed):
 def test_the_release_gives_the_surrogates_the_corpus_words_and_hidden_names(cli, monkeypatch, tmp_path):
     """run_release hands the replacer every readable word and every hidden original, and no
     surrogate it saves is one of them."""
-    from triage import corpus_release
+    from triage.publication import corpus as release_corpus
     from triage.review_workspace import Workspace
 
     corpus = tmp_path / "sms.csv"
@@ -137,15 +137,15 @@ def test_the_release_gives_the_surrogates_the_corpus_words_and_hidden_names(cli,
     classified, ws = tmp_path / "sms.classified.csv", tmp_path / "sms.review.sqlite"
     assert cli("classify", corpus, "-o", classified, "--workspace", ws).exit_code == 0
     seen = {}
-    real = corpus_release.replacer
+    real = release_corpus.replacer
 
     def spying(style, seed=0, known=None, *args, **kwargs):
         made = real(style, seed, known, *args, **kwargs)
         seen["avoid"] = getattr(made, "avoid", set())
         return made
 
-    monkeypatch.setattr(corpus_release, "replacer", spying)
-    corpus_release.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
+    monkeypatch.setattr(release_corpus, "replacer", spying)
+    release_corpus.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
                                withhold_undecided=True)
     with Workspace.open(ws) as opened:
         rows = list(opened.final())
@@ -263,7 +263,7 @@ def test_the_same_entity_keeps_its_surrogate_across_the_corpus_and_releases(item
 
 
 def test_codes_that_differ_by_a_repeated_character_are_two_entities():
-    from triage.corpus_release import Pseudonyms
+    from triage.publication.corpus import Pseudonyms
 
     pseudonyms = Pseudonyms()
     assert pseudonyms.replace("COD", "A1") != pseudonyms.replace("COD", "AAA111")
@@ -377,7 +377,7 @@ def test_the_names_hidden_in_a_withheld_rows_columns_are_no_surrogate_either(cli
     are hidden people too: no surrogate may be their name."""
     import csv
 
-    from triage import corpus_release
+    from triage.publication import corpus as release_corpus
     from triage.review_workspace import Workspace
 
     senders = ["Julie Durand", "Sophie Martin", "Thomas Bernard", "Manon Petit", "Lucas Robert", "Camille Richard"]
@@ -394,14 +394,14 @@ def test_the_names_hidden_in_a_withheld_rows_columns_are_no_surrogate_either(cli
         withheld = [row.id for row in opened.final() if row.route == "undecided"]
     assert withheld
     seen = {}
-    real = corpus_release.replacer
+    real = release_corpus.replacer
 
     def spying(style, seed=0, known=None, avoid=(), hidden=(), *rest):
         seen["hidden"] = set(hidden)
         return real(style, seed, known, avoid, hidden, *rest)
 
-    monkeypatch.setattr(corpus_release, "replacer", spying)
-    corpus_release.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
+    monkeypatch.setattr(release_corpus, "replacer", spying)
+    release_corpus.run_release(classified, tmp_path / "out.csv", workspace=ws, style="surrogates",
                                withhold_undecided=True, columns=["sender"])
     from triage.surrogates import _collapsed
 

@@ -71,7 +71,7 @@ class Release:
     datasheet: dict
 
     def markdown(self) -> str:
-        from triage.corpus_release import datasheet_markdown
+        from triage.publication.datasheet import datasheet_markdown
 
         return datasheet_markdown(self.datasheet)
 
@@ -449,7 +449,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
     `donor_column`, `date_column`: the input's columns the datasheet counts donors and dates in
     (default: found by name). `reviewer_names`: the datasheet names the reviewers as they reviewed
     (default: reviewer 1, reviewer 2...)."""
-    from triage.corpus_release import run_release
+    from triage.publication.corpus import run_release
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if isinstance(columns, str) else columns
     given = None if input is None else (Path(input) if isinstance(input, (str, os.PathLike))
@@ -462,7 +462,7 @@ def release(classified, *, workspace: str | os.PathLike | None = None, style: st
                           donor_column=donor_column, date_column=date_column, inconsistent_ok=inconsistent_ok,
                           evaluation=evaluation, allow_disagreements=allow_disagreements,
                           reviewer_names=reviewer_names, gold_columns=gold_columns,
-                          command=f"triage.corpus_release(style={style!r})")
+                          command=f"triage.release(style={style!r})")
     return Release(frames.frame(summary.columns, summary.rows, _like(given_classified), id_column="id"), summary.sheet)
 
 

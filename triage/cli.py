@@ -113,7 +113,7 @@ Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing outp
 
 def _command_line() -> str:
     """The command as typed, for the records the datasheet publishes: paths by their file names."""
-    from triage.corpus_release import published_command
+    from triage.publication.datasheet import published_command
 
     return published_command(list(_state.get("argv", sys.argv[1:])))
 
@@ -639,7 +639,7 @@ def release(
     force: Force = False,
 ) -> None:
     """Write the publishable corpus in a release style, and its datasheet (Markdown and JSON)."""
-    from triage.corpus_release import run_release
+    from triage.publication.corpus import run_release
 
     chosen = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     s = run_release(classified, output, workspace=workspace, style=style, seed=seed, columns=chosen,
@@ -659,7 +659,7 @@ def release(
         typer.echo(f"released: {s.sheet['review']['awaiting_second_review_released']:,} messages awaiting their "
                    "second blind reviewer, as the more cautious decision (said in the datasheet)")
     typer.echo("datasheet: " + ", ".join(str(p) for p in s.datasheet))
-    from triage.corpus_release import placeholders
+    from triage.publication.datasheet import placeholders
 
     left = placeholders(s.sheet or {})
     if left:
