@@ -61,6 +61,29 @@ def test_a_name_a_reviewer_hid_is_hidden_with_its_variants_when_classify_runs_ag
             "1 name taught to the classification") in sheet
 
 
+def test_the_python_api_hides_the_names_a_reviewer_taught_as_the_command_line_does(tmp_path):
+    import json
+    import warnings
+
+    import pandas as pd
+
+    import triage
+
+    frame = pd.DataFrame({"id": [i for i, _ in MESSAGES], "text": [t for _, t in MESSAGES]})
+    workspace = tmp_path / "ws.sqlite"
+    first = triage.classify(frame, workspace=workspace, expert_budget=1, id_column="id")
+    assert json.loads(first.hidden[1]) == []  # the variant, with no cue before it, the machines leave readable
+    start = MESSAGES[1][1].index("bidulonn")
+    with Workspace.open(workspace) as opened:
+        opened.decide("2", label="TA", spans=[[start, start + len("bidulonn"), "PRE"]], reviewer="ana")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        again = triage.classify(frame, workspace=workspace, id_column="id")
+    assert any("taught names: the 1 names the reviewers marked or learnt" in str(w.message) for w in said)
+    hidden = {i: {t[s:e] for s, e, _ in json.loads(h)} for i, t, h in zip(again.id, again.text, again.hidden)}
+    assert hidden["3"] == {"bidulon"} and "Bidulon" in hidden["1"]  # its variants too
+
+
 def test_what_the_machines_hid_and_a_reviewer_accepted_teaches_nothing(cli, tmp_path):
     """A stray hide of the machines (a word at a sentence start hidden as a surname) accepted with the
     rest of a proposal must not spread to every message of the corpus at the next classification."""

@@ -170,10 +170,12 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
                            "text.str.encode('utf-8', 'replace').str.decode('utf-8')")
     from triage.seekhide.known import known_names_of
 
+    asked_names = known_names
     own_names = known_names_of(known_names)
-    if workspace is not None and own_names is None:
-        own_names = _kept_names(workspace)
-        known_names = own_names
+    if workspace is not None:
+        # As `classify --workspace`: the names the reviewers taught are hidden too, and the known
+        # names an earlier classify was given when none are given now.
+        known_names, own_names = _jobs.workspace_names(workspace, own_names, say=_warn, option="known_names=")
     summary = _jobs.run_classify(
         source.records, None, model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated,
         hide=_hide(hide), known_names=known_names, jobs=jobs, engine=engine,
@@ -184,9 +186,9 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
         given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
                      policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,
                      text_column=text_column, id_column=id_column,
-                     known_names=(os.path.basename(os.fspath(known_names))
-                                  if isinstance(known_names, (str, os.PathLike))
-                                  else None if known_names is None else f"<{summary.known_names.count} names>"))
+                     known_names=(os.path.basename(os.fspath(asked_names))
+                                  if isinstance(asked_names, (str, os.PathLike))
+                                  else None if asked_names is None else f"<{own_names.count} names>"))
         command = "triage.classify(" + ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None) + ")"
         record = _jobs.classify_record(summary, command=command, model_path=chosen, calibrated=calibrated,
                                        read=_read(text_column, id_column))
@@ -198,23 +200,11 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
                         id_column=_id_column(source, id_column))
 
 
-def _kept_names(workspace):
-    """The known names an earlier classify gave `workspace` (kept there), with a warning saying so;
-    None when it keeps none."""
+def _warn(line: str) -> None:
+    """A line the command line would print, as a warning of the Python API."""
     import warnings
 
-    from triage.review_workspace import Workspace
-
-    path = Path(workspace)
-    if not path.is_file() or not path.stat().st_size:
-        return None
-    with Workspace.open(path) as opened:
-        kept = opened.kept_known_names()
-    if kept is not None:
-        source = f" from {kept.source}" if kept.source else ""
-        warnings.warn(f"known names: the {kept.count:,} names{source} an earlier classify was given are hidden again "
-                      "(the review workspace keeps them; give known_names= to replace them)", UserWarning, stacklevel=3)
-    return kept
+    warnings.warn(line, UserWarning, stacklevel=4)
 
 
 def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: bool = False, seed: int = 0,

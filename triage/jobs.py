@@ -458,10 +458,11 @@ def sync_classify_workspace(classified, workspace, summary: ClassifySummary, rec
 MAX_SIMULATED_ROUNDS = 100
 
 
-def workspace_names(workspace, known_names=None, say=None):
+def workspace_names(workspace, known_names=None, say=None, option: str = "--known-names"):
     """(the known names classify --workspace hides, the team's own): the known names
     (`known_names`, as run_classify takes them; when None, those an earlier classify was given,
-    kept in the workspace, and `say` is told so in one line) with those the reviewers of an existing
+    kept in the workspace, and `say` is told so in one line, naming `option` as the way to replace
+    them) with those the reviewers of an existing
     review workspace have taught (triage.review_workspace.Workspace.taught_names), hidden with their
     variants, so that a reviewer's decisions re-score the messages still to be read."""
     from triage.review_workspace import Workspace
@@ -481,7 +482,7 @@ def workspace_names(workspace, known_names=None, say=None):
             if known is not None and say is not None:
                 source = f" from {known.source}" if known.source else ""
                 say(f"known names: the {known.count:,} names{source} an earlier classify was given are hidden "
-                    "again (the review workspace keeps them; give --known-names to replace them)")
+                    f"again (the review workspace keeps them; give {option} to replace them)")
     return merged(known, taught), known
 
 
