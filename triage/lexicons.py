@@ -346,17 +346,21 @@ class Lexicons:
 
         Column operations: each key and each folded key that differs from its key are
         encoded once and searched in each sorted list (Sorted), and lookup()'s order of
-        precedence becomes array expressions. numpy's sorted searches against the snapshot's
-        arrays were measured against polars and pyarrow joins on the shipped lexicons
-        (benchmarks/lexicon_lookup.py, 68,577 new spellings of 86,000 generated messages in
-        batches of 5,000 messages, both spellings of each, best of five): numpy 0.25 s,
-        with 1.4 MB made once for the small lists; one sorted array of every list 0.17 s but
-        43 MB; a polars inner join against the 816,000 spellings of the lists 0.21 s, after
-        0.13 s to build its table and 0.12 s to import polars in every process; polars
-        `is_in` 1.1 s; pyarrow `index_in` 2.2 s and Acero's join 2.0 s, which build their hash
-        table of the lists at every call. Hash joins pay off when the whole corpus is one
-        join; a batch of a few thousand spellings is cheaper to search in lists already
-        sorted, mapped from the snapshot, that cost no memory of their own."""
+        precedence becomes array expressions.
+
+        Why numpy's sorted searches: measured against polars and pyarrow on the shipped lists
+        (benchmarks/lexicon_lookup.py, benchmarks/results/2026-11-24-lexicon-lookup.json: the
+        68,577 new spellings of 86,000 generated messages in batches of 5,000 messages, as
+        written and folded, best of five on a 2-core machine): one sorted search per list of
+        the snapshot's arrays 0.28 s, with 1.4 MB made once for the small lists; one sorted
+        array of all 816,000 spellings of the lists 0.23 s, but 43 MB; a polars inner join
+        against them 0.33 s, after 0.22 s to build its table and 0.12 s to import polars in
+        every process; polars `is_in` 1.3 s; pyarrow's `index_in` 2.6 s and Acero's join
+        2.3 s, which build their hash table of the lists at every call (one Python look-up
+        per spelling after a batched search: 0.39 s). A hash join pays off when the whole
+        corpus is one join; a batch of a few thousand spellings costs less searched in lists
+        already sorted, mapped from the snapshot, which cost no memory of their own.
+        """
         sorted_lists = self._sorted
         written = sorted_lists.flags(keys)
         differs = np.fromiter((f != k for f, k in zip(folded, keys)), dtype=bool, count=len(keys))
