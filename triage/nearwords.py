@@ -141,14 +141,29 @@ class NearWords:
         return cls(keys[order], owners[order].astype(np.int32), words,
                    np.array([flags[word] for word in vocabulary], dtype=np.uint8))
 
+    def _ranges(self, flat: np.ndarray) -> tuple[list[int], list[int]]:
+        """For each key of `flat`, the range of self.keys equal to it (empty for most: a
+        deletion of a spelling seldom is a word's). Searched in sorted order (neighbouring
+        searches touch the same pages of the index), and the end of a range only for the keys
+        found."""
+        order = np.argsort(flat, kind="stable")
+        wanted = flat[order]
+        low = np.searchsorted(self.keys, wanted, "left")
+        found = np.flatnonzero(self.keys[np.minimum(low, len(self.keys) - 1)] == wanted) if len(self.keys) \
+            else np.zeros(0, dtype=np.int64)
+        high = low.copy()
+        high[found] = np.searchsorted(self.keys, wanted[found], "right")
+        in_order_low, in_order_high = np.empty_like(low), np.empty_like(high)
+        in_order_low[order], in_order_high[order] = low, high
+        return in_order_low.tolist(), in_order_high.tolist()
+
     def within_one_edit(self, queries: list[str]) -> list[list[tuple[int, str, int]]]:
         """For each query (lower-case ASCII letters), the indexed words one edit away as
         (edit_rank, word, flags), in edits1 order."""
         keys_of = [_keys(query) for query in queries]
         flat = np.fromiter((k for keys in keys_of for k in keys), dtype=np.uint64,
                            count=sum(map(len, keys_of)))
-        low = np.searchsorted(self.keys, flat, "left").tolist()
-        high = np.searchsorted(self.keys, flat, "right").tolist()
+        low, high = self._ranges(flat)
         entries, words, flags = self.entries, self.words, self.flags
         found, at = [], 0
         for query, keys in zip(queries, keys_of):

@@ -74,8 +74,7 @@ def fold_many(texts: Sequence[str]) -> list[str]:
 
 def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
     """[key in lexicon for key in keys] as a bool array. A WordList looks up the keys it has
-    not remembered by one sorted search (WordList.remember: the labeller has already asked
-    it about most new spellings, Lexicons.prefetch), then answers from memory."""
+    not remembered by one sorted search (WordList.remember), then answers from memory."""
     if isinstance(lexicon, WordList):
         lexicon.remember(list(keys))
     return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=len(keys))

@@ -14,6 +14,7 @@ of the strings, and iteration yields them in that order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +25,26 @@ def _encode(word: str) -> bytes:
     # A lone surrogate (from a file read with errors="surrogateescape") gives bytes that are
     # not UTF-8, hence in no list read as UTF-8, instead of an exception.
     return word.encode("utf-8", "surrogatepass")
+
+
+class Encoded(NamedTuple):
+    """Spellings as one fixed-width 'S' array of UTF-8 bytes, for sorted searches in WordLists."""
+
+    array: np.ndarray  # 'S': each spelling, or b"" for one wider than `width` (in no list that narrow)
+    lengths: np.ndarray  # int64: each spelling's length in bytes, as written
+    searchable: np.ndarray  # bool: not ending with NUL (numpy ignores trailing NULs when comparing)
+
+    @classmethod
+    def of(cls, words: list[str], width: int) -> Encoded:
+        """`words` (strings; anything else is in no list) encoded, cut to no more than `width`
+        bytes a spelling: a spelling wider than every list searched is in none of them, and
+        would widen the whole array (a pasted 16 kB "word" in a batch of ten thousand)."""
+        encoded = [_encode(word) if isinstance(word, str) else b"" for word in words]
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        searchable = np.fromiter((not key.endswith(b"\0") for key in encoded), dtype=bool, count=len(encoded))
+        if len(encoded) and lengths.max() > width:
+            encoded = [key if len(key) <= width else b"" for key in encoded]
+        return cls(np.array(encoded, dtype=bytes) if encoded else np.zeros(0, dtype="S1"), lengths, searchable)
 
 
 class WordList:
@@ -76,16 +97,20 @@ class WordList:
 
     def positions(self, words: list[str]) -> np.ndarray:
         """position() of each of `words` (strings), as one array, by one sorted search."""
+        return self.search(Encoded.of(words, self._width))
+
+    def search(self, words: Encoded) -> np.ndarray:
+        """position() of each of the encoded `words`, as one array, by one sorted search
+        (nothing remembered): the look-up of many spellings in several lists encodes them
+        once (Lexicons.lookup_many)."""
         array = self.array
-        found = np.full(len(words), -1, dtype=np.int64)
-        if not len(words) or not len(array):
+        found = np.full(len(words.lengths), -1, dtype=np.int64)
+        if not len(found) or not len(array):
             return found
-        encoded = [_encode(word) if isinstance(word, str) else b"" for word in words]
         # Empty keys, keys longer than the list's width (numpy would cut them to it) and keys
         # ending with NUL (numpy ignores trailing NULs when comparing) are in no list.
-        possible = np.fromiter((0 < len(key) <= self._width and key[-1] != 0 for key in encoded),
-                               dtype=bool, count=len(encoded))
-        keys = np.array(encoded, dtype=array.dtype)
+        possible = (words.lengths > 0) & (words.lengths <= self._width) & words.searchable
+        keys = words.array if words.array.dtype == array.dtype else words.array.astype(array.dtype)
         index = np.minimum(array.searchsorted(keys), len(array) - 1)
         hit = possible & (array[index] == keys)
         found[hit] = index[hit]

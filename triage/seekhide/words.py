@@ -13,12 +13,15 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from triage.errors import BadOption
-from triage.lexicons import CLITICS, FIRST_NAME, ORDINARY, TITLES, Lexicons, fold, spelling_key
+import numpy as np
+
+from triage.lexicons import CLITICS, FIRST_NAME, NO_RANK, ORDINARY, TITLES, Lexicons, Looked, fold, spelling_key
 from triage.memory import Cache
 from triage.nearwords import edits1 as _edits1  # noqa: F401  (the edit order, importable from here)
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide import steps
 from triage.seekhide.rules import Rule
+from triage.spelling_batch import fold_many, spelling_keys
 
 # The steps decided here, per spelling (listed in steps.txt; the order they are tried in is _analyse's).
 steps.declare("word", "accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
@@ -67,6 +70,44 @@ def is_onomatopoeia(folded: str) -> bool:
 
 
 _STRETCH = re.compile(rf"(\w)\1{{{STRETCHED - 1},}}")
+# is_onomatopoeia's tests over spellings joined by newlines (which none of them crosses):
+# whole lines of _ONOMATOPOEIA, and lines whose sound (each run of a letter read once) holds a
+# unit of two or three characters, starting at one of its first four, twice in a row, as any
+# repeated syllable does (_repeated_syllable then decides).
+_ONOMATOPOEIA_LINES = re.compile(rf"^(?:{_ONOMATOPOEIA.pattern})$", re.MULTILINE)
+_TWICE_LINES = re.compile(r"^[^\n]{0,3}([^\n]{2,3})\1", re.MULTILINE)
+
+
+def onomatopoeia_many(folded: list[str]) -> list[bool]:
+    """[is_onomatopoeia(spelling) for spelling in folded], with the regular expressions run
+    once over the spellings joined by newlines (each spelling on its own when one holds a
+    newline)."""
+    joined = "\n".join(folded)
+    if not folded or joined.count("\n") != len(folded) - 1:
+        return [is_onomatopoeia(spelling) for spelling in folded]
+    joined_sounds = _RUN.sub(r"\1", joined)  # each run of a letter read once
+    sounds = joined_sounds.split("\n")
+    whole = _lines(_ONOMATOPOEIA_LINES, joined, folded)
+    twice = _lines(_TWICE_LINES, joined_sounds, sounds)
+    found = []
+    for index, (spelling, sound) in enumerate(zip(folded, sounds)):
+        if index in whole:
+            found.append(True)
+        elif len(sound) == 1:
+            found.append(len(spelling) >= STRETCHED)
+        elif index in twice and _repeated_syllable(sound):
+            found.append(True)
+        else:
+            found.append(len(sound) <= MAX_STRETCHED_SOUND and _STRETCH.search(spelling) is not None)
+    return found
+
+
+def _lines(pattern: re.Pattern, joined: str, lines: list[str]) -> set[int]:
+    """The indexes of the `lines` (joined by newlines in `joined`) where a match of `pattern`
+    (which never crosses a newline) starts."""
+    starts = np.cumsum([0, *(len(line) + 1 for line in lines)])[:-1]
+    at = [match.start() for match in pattern.finditer(joined)]
+    return set((np.searchsorted(starts, at, side="right") - 1).tolist())
 
 
 def _repeated_syllable(sound: str) -> bool:
@@ -155,35 +196,81 @@ class WordLabeller:
         """Label the spellings of `words` not labelled yet (the new spellings of a batch of
         messages), so that label_word then answers them from memory.
 
-        The labels are those of label_word, one spelling at a time; what is batched is the
-        dictionary look-ups: those of every new spelling, as written and without accents,
-        then those of the candidates of the SMS heuristics (repetitions, apostrophe,
-        clitics), are asked of the big lists together (Lexicons.prefetch)."""
+        The labels are those of label_word, one spelling at a time, worked out as column
+        operations: the keys and accent-folded keys of all the new spellings at once
+        (triage.spelling_batch), the look-ups of the lists as one sorted search per list
+        (Lexicons.lookup_many), and _analyse's decision for a spelling the lists know as
+        array expressions (decide_listed). Only the spellings left to the SMS heuristics
+        (accent, repetition, apostrophe, concatenation, misspelling) go through _analyse,
+        with their candidates asked of the big lists together (Lexicons.prefetch)."""
         cache = self._cache
         new = [word for word in dict.fromkeys(words) if word not in cache]
         if not new:
             return
-        keys = [key for key in dict.fromkeys(map(spelling_key, new)) if key not in cache]
+        # One string for a word and its key when they are equal (label_word's sharing).
+        new_keys = [word if key == word else key for key, word in zip(spelling_keys(new), new)]
+        keys = [key for key in dict.fromkeys(new_keys) if key not in cache]
+        folded = fold_many(keys)
         lexicons = self.lexicons
-        lexicons.prefetch(keys)
+        looked = lexicons.lookup_many(keys, folded)
+        infos, left = self.decide_listed(keys, folded, looked)
+        weak = self._weak(looked)
+        # The heuristics' candidates, for the spellings they may be tried on (_analyse's order).
+        tried = np.flatnonzero(~looked.in_anti & (~looked.in_names | weak)).tolist()
         candidates, unknown = [], []
-        for key in keys:
-            in_names, in_anti = lexicons.lookup(key)
-            if not in_anti and (not in_names or self._weak_name(key)):
-                folded = fold(key)
-                candidates += self._heuristic_candidates(folded)
-                if MIN_MISSPELLING_LENGTH <= len(folded) <= MAX_MISSPELLING_LENGTH and folded.isalpha():
-                    unknown.append(folded)
-        if candidates:
-            lexicons.prefetch(candidates)
+        for index in tried:
+            candidates += self._heuristic_candidates(folded[index])
+            if MIN_MISSPELLING_LENGTH <= len(folded[index]) <= MAX_MISSPELLING_LENGTH and folded[index].isalpha():
+                unknown.append(folded[index])
+        lexicons.prefetch([keys[index] for index in left] + candidates)
         if unknown and self.is_on("misspelling"):
             unknown = list(dict.fromkeys(unknown))
             self._near = dict(zip(unknown, lexicons.near_words.within_one_edit(unknown)))
         try:
-            for word in new:
-                self.label_word(word)
+            for word, key in zip(new, new_keys):
+                info = infos.get(key)
+                if info is None:
+                    self.label_word(word)  # a key labelled before, or left to the heuristics
+                else:
+                    cache[word] = cache[key] = info
         finally:
             self._near = {}
+
+    def _weak(self, looked: Looked) -> np.ndarray:
+        """_weak_name of each spelling of a lookup_many (what it says of a name)."""
+        return ~looked.user_name & ((looked.rank == NO_RANK) | (looked.rank > RARE_FIRST_NAME_RANK))
+
+    def decide_listed(self, keys: list[str], folded: list[str], looked: Looked) -> tuple[dict[str, WordInfo], list[int]]:
+        """_analyse's label of the `keys` (with fold() of each, `folded`, and their
+        lookup_many) that the lists decide as they are, as array expressions: ({key: label
+        with its title flag}, the indexes of the keys left to _analyse: in no list, a weak
+        name that may read as a glued clitic and word, or found only without accents with the
+        step accent off)."""
+        in_names, in_anti = looked.in_names, looked.in_anti
+        weak = self._weak(looked)
+        listed = in_names | in_anti
+        alpha = np.fromiter(map(str.isalpha, keys), dtype=bool, count=len(keys))
+        glued = in_names & ~in_anti & weak & alpha & self.is_on("apostrophe")  # lecole = l'école
+        sound = np.zeros(len(keys), dtype=bool)  # laughter a list holds (Héhé, Mouahaha)
+        if self.is_on("onomatopoeia"):
+            asked = np.flatnonzero(listed & ~glued & in_anti & ~in_names & ~looked.user_word)
+            sound[asked] = onomatopoeia_many([folded[index] for index in asked.tolist()])
+        decided = listed & ~glued & (sound | looked.as_written | self.is_on("accent"))
+        titled = self.is_on("title")
+        labels = np.asarray(_LABELS, dtype=object)[in_names * 2 + in_anti]
+        infos = {}
+        for index, label, as_written, is_sound, is_weak in zip(
+                np.flatnonzero(decided).tolist(), labels[decided].tolist(), looked.as_written[decided].tolist(),
+                sound[decided].tolist(), (in_names & weak)[decided].tolist()):
+            key = keys[index]
+            if is_sound:
+                info = WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)
+            else:
+                info = WordInfo(label, Rule.EXACT if as_written else Rule.ACCENT, key, is_weak)
+            if titled and key.rstrip(".") in TITLES:
+                info = info._replace(title=True)
+            infos[key] = info
+        return infos, np.flatnonzero(~decided).tolist()
 
     def _heuristic_candidates(self, folded: str) -> list[str]:
         """The spellings the repetition, apostrophe and clitic heuristics may look up for a
@@ -301,6 +388,10 @@ class WordLabeller:
             return None
         near_word = next((word for _, word, flags in near if flags & ORDINARY), None)
         return near_word and WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
+
+
+# _label of (in_names, in_anti), indexed by in_names * 2 + in_anti.
+_LABELS = (UNKNOWN, ANTI_DICTIONARY, DICTIONARY, AMBIGUOUS)
 
 
 def _label(in_names: bool, in_anti: bool) -> str:

@@ -1,0 +1,76 @@
+"""The new spellings of a batch are labelled as column operations (Lexicons.lookup_many,
+WordLabeller.decide_listed, onomatopoeia_many): they must give exactly what the one-spelling
+functions give (Lexicons.lookup, WordLabeller.label_word, is_onomatopoeia), which stay the
+reference."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from triage.lexicons import NO_RANK, fold
+from triage.seekhide import SeekAndHide
+from triage.seekhide.words import RARE_FIRST_NAME_RANK, is_onomatopoeia, onomatopoeia_many
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+LETTERS = "aeéèEÉiIİoôOuüçœŒæßnrRsStThHm'’-.0😀ΣσςΟΔЖ\u0301\x00\ud800"
+KNOWN = [
+    "Patrice", "patrice", "PATRICE", "Pierre", "pierre", "Rose", "tête", "tete", "désolé", "desole", "dèsolé", "Aimé",
+    "aime", "aimé", "Luca", "luca", "Noëlle", "noelle", "Lyon", "Mme", "Mme.", "dr", "haha", "Héhé", "mouahaha",
+    "mdrrrr", "lecole", "jexplique", "kon", "lo", "Dubois", "aujourd'hui", "aujourd’hui", "Jean-Pierre", "zorglub",
+    "crayon", "merciiii", "x", "ΟΔΟΣ", "", "é" * 60,
+]
+spelling = st.one_of(st.sampled_from(KNOWN), st.text(LETTERS, max_size=10), st.text(max_size=6))
+USER_NAMES, USER_WORDS = {"zorglub", "rose", "crayon"}, {"patrice", "kon", "desole"}
+
+
+def _weak_rank(lexicons, key: str) -> int:
+    """The first-name rank _weak_name reads for `key`."""
+    if key not in lexicons.first_names and key not in lexicons.last_names:
+        key = lexicons.folded_names.get(fold(key), fold(key))
+    return lexicons.first_name_ranks.get(key, NO_RANK)
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(words=st.lists(spelling, max_size=25), user=st.booleans())
+@example(words=["Luca", "luca", "noelle", "tete", "désolé", "", "ab\x00", "é" * 60], user=False)
+def test_the_look_ups_of_many_spellings_equal_those_of_each(lexicons, words, user):
+    if user:
+        lexicons = dataclasses.replace(lexicons, user_names=USER_NAMES, user_words=USER_WORDS)
+    keys = [word.lower() for word in words]
+    looked = lexicons.lookup_many(keys, [fold(key) for key in keys])
+    for index, key in enumerate(keys):
+        assert (looked.in_names[index], looked.in_anti[index]) == lexicons.lookup(key), key
+        listed = key in lexicons.other_anti or key in lexicons.first_names or key in lexicons.user_names \
+            or key in lexicons.user_words or key in lexicons.forms or key in lexicons.last_names
+        assert looked.as_written[index] == listed, key
+        assert looked.rank[index] == _weak_rank(lexicons, key), key
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(folded=st.lists(st.one_of(st.text("haeioumdrlptxzy'\n", max_size=14), st.text(max_size=8)), max_size=30))
+@example(folded=["hahah", "trololo", "mouahahah", "pppp", "zz", "hannnn", "gogogo", "juju", "", "a\nb"])
+def test_onomatopoeia_of_many_spellings_equals_that_of_each(folded):
+    assert onomatopoeia_many(folded) == [is_onomatopoeia(spelling) for spelling in folded]
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(words=st.lists(spelling, min_size=1, max_size=25), user=st.booleans(),
+       off=st.lists(st.sampled_from(["accent", "onomatopoeia", "apostrophe", "title", "repetition"]), max_size=3))
+@example(words=["dèsolé", "Mme", "haha", "lecole", "Luca"], user=False, off=["accent"])
+def test_labels_decided_as_columns_equal_those_of_one_spelling_at_a_time(lexicons, words, user, off):
+    if user:
+        lexicons = dataclasses.replace(lexicons, user_names=USER_NAMES, user_words=USER_WORDS)
+    batch, alone = SeekAndHide(lexicons, off), SeekAndHide(lexicons, off)
+    batch.label_many(words)
+    assert {word: batch._cache[word] for word in words} == {word: alone.label_word(word) for word in words}
+
+
+def test_a_rare_first_name_is_weak_and_a_common_one_is_not(lexicons):
+    keys = ["kevin", "ziva", "zorglub"]
+    looked = lexicons.lookup_many(keys, keys)
+    weak = SeekAndHide(lexicons)._weak(looked).tolist()
+    assert looked.rank[0] <= RARE_FIRST_NAME_RANK < looked.rank[1] and weak[:2] == [False, True]
