@@ -17,6 +17,9 @@ from collections.abc import Iterable
 
 from triage.schema import NTA, TA
 
+#: A gap between two actions of a reviewer longer than this (seconds) is a pause: not reviewing time.
+PAUSE = 600.0
+
 
 def kappa(first: list[str], second: list[str]) -> float | None:
     """Cohen's kappa of two label sequences, or None when it is undefined."""
@@ -162,8 +165,6 @@ def review_section(workspace, *, allow_disagreements: bool = False, reviewer_nam
     a reviewer with no decision left out), how many decisions, how long, and the agreement of the
     double review (with the disagreements the lead resolved or not, and the messages still
     awaiting their second blind reviewer)."""
-    from triage.review_workspace.workspace import PAUSE
-
     figures = workspace.reviewer_figures()
     names = published_names(workspace.deciding_reviewers(), named=reviewer_names)
     result = workspace.agreement()

@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 from triage import userlexicon
 from triage.errors import BadInput, BadOption, InputError
+from triage.review_workspace.agreement import PAUSE
 from triage.review_workspace.codes import coded
 from triage.io.messages import Records, source_name
 from triage.queue import read_classified
@@ -131,8 +132,6 @@ DEFAULT_DOUBLE = 0.1
 #: --consistency-all names every case its filters find).
 CONSISTENCY_BULK = 50_000
 DISPUTED = "disputed"
-#: A gap between two actions of a reviewer longer than this (seconds) is a pause: not reviewing time.
-PAUSE = 600.0
 
 # Added later still, created on first use: one decision per consistency case (triage.review_workspace.consistency).
 _CONSISTENCY = """CREATE TABLE IF NOT EXISTS consistency (
