@@ -82,6 +82,7 @@ from triage.review_workspace.store.common import (
     default_reviewer,
 )
 from triage.review_workspace.store.opening import Opening
+from triage.review_workspace.store.provenance import Provenance
 
 __all__ = [
     "SCHEMA_VERSION", "DEFAULT_AUDIT", "KINDS", "LABELS", "TAGS", "BULK_ACTIONS", "STATUSES", "DOUBLE_FILTERS",
@@ -152,7 +153,7 @@ def _word_messages(texts: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-class Workspace(Opening):
+class Workspace(Opening, Provenance):
     """A review workspace file (see the module's doc). Use as a context manager."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path):
@@ -165,62 +166,6 @@ class Workspace(Opening):
         self._listed = False  # the narrow copy of the list is there (see _listing)
         self._synced_counts: tuple[str | None, dict] | None = None  # see _counts_of_sync
         self.last_undone = 0  # how many decisions the last undo took back (a bulk decision: all of its)
-
-
-    def record_model(self, path: str | os.PathLike[str] | None) -> None:
-        """Note which model classified the corpus (its file and SHA-256), for the release's datasheet."""
-        from triage import model as model_module
-
-        if isinstance(path, model_module.Model):  # a model in memory (the Python API)
-            data, name = path.data, path.path.name if path.path else "a model trained in memory"
-        else:
-            chosen = Path(path) if path else model_module.default_model_path()
-            data, name = chosen.read_bytes(), chosen.name if path else f"the embedded model ({chosen.name})"
-        digest = hashlib.sha256(data).hexdigest()[:16]
-        with self._transaction():
-            self._set_meta(model=f"{name}, sha256 {digest}")
-
-    def record_classify(self, settings: dict) -> None:
-        """Note how classify made the corpus (its command and the settings that change its output,
-        triage.jobs.classify_record), with this workspace's audit sample size and seed, for the
-        release and its datasheet."""
-        with self._transaction():
-            meta = self.meta()
-            settings = {**settings, "audit_size": int(meta.get("audit_size", DEFAULT_AUDIT)),
-                        "audit_seed": int(meta.get("audit_seed", 0))}
-            self._set_meta(classify=json.dumps(settings, ensure_ascii=False, sort_keys=True))
-
-    def keep_known_names(self, known) -> None:
-        """Keep the known names classify was given (a triage.seekhide.KnownNames), so that a later
-        `classify --workspace` without `--known-names` hides them again. They stay in this private
-        file, never in a release or its datasheet."""
-        record = {"source": known.source, "count": known.count, "entries": [list(e) for e in known.entries]}
-        with self._transaction():
-            self._set_meta(known_names=json.dumps(record, ensure_ascii=False))
-
-    def kept_known_names(self):
-        """The known names an earlier classify was given (keep_known_names), or None."""
-        from triage.seekhide.known import KnownNames
-
-        try:
-            record = json.loads(self.meta().get("known_names") or "null")
-            if not isinstance(record, dict):
-                return None
-            entries = tuple((str(w), str(t), int(p)) for w, t, p in record["entries"])
-        except (ValueError, TypeError, KeyError):
-            return None
-        if not entries:
-            return None
-        return KnownNames(entries, record.get("source"), None, int(record.get("count") or 0))
-
-    def classify_settings(self) -> dict | None:
-        """What `record_classify` noted, or None (a workspace made by `review`, or by an older classify)."""
-        recorded = self.meta().get("classify")
-        try:
-            found = json.loads(recorded) if recorded else None
-        except ValueError:
-            return None
-        return found if isinstance(found, dict) else None
 
 
     # -------------------------------------------------------------------- sync
