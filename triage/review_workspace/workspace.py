@@ -22,11 +22,10 @@ import random
 import re
 import shutil  # noqa: F401 (this module's attribute: the tests of the file's errors patch it here)
 import sqlite3
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 from triage import userlexicon
@@ -84,6 +83,7 @@ from triage.review_workspace.store.common import (
 from triage.review_workspace.store.opening import Opening
 from triage.review_workspace.store.provenance import Provenance
 from triage.review_workspace.store.listing import Listing, DOUBLE_FILTERS, SORTS
+from triage.review_workspace.store.leases import Leases, DEFAULT_LEASE
 
 __all__ = [
     "SCHEMA_VERSION", "DEFAULT_AUDIT", "KINDS", "LABELS", "TAGS", "BULK_ACTIONS", "STATUSES", "DOUBLE_FILTERS",
@@ -100,8 +100,6 @@ SCOPES = ("corpus", "user")  # this workspace, or the user lexicon for future co
 FREQUENT_MESSAGES = 3
 
 
-#: How long a message stays assigned to the reviewer whose page shows it (the page renews it).
-DEFAULT_LEASE = 300.0
 #: The share of the queue and of the audit sample `--double` marks for two reviewers, by default.
 DEFAULT_DOUBLE = 0.1
 #: The consistency cases one bulk decision names at most (a page of the list is 25 to 100; the command line's
@@ -128,10 +126,6 @@ def _file_sha256(path) -> str | None:
     return digest.hexdigest()
 
 
-def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
-
-
 def _covered(spans: list, start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e, _ in spans)
 
@@ -148,7 +142,7 @@ def _word_messages(texts: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-class Workspace(Opening, Provenance, Listing):
+class Workspace(Opening, Provenance, Listing, Leases):
     """A review workspace file (see the module's doc). Use as a context manager."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path):
@@ -295,49 +289,6 @@ class Workspace(Opening, Provenance, Listing):
         return differ
 
 
-    # ------------------------------------------------------------------ leases
-
-
-    def claim(self, reviewer: str, *, after_rank: int | None = None, seconds: float = DEFAULT_LEASE) -> Item | None:
-        """The next item for `reviewer` (as next_pending), leased to them for `seconds`: no other
-        reviewer is given it, nor may decide it, until the lease ends. A reviewer holds one lease."""
-        reviewer = _reviewer(reviewer)
-        with self._transaction():
-            found = self.next_pending(after_rank, reviewer=reviewer)
-            self._lease(found.id if found else None, reviewer, seconds)
-        return found
-
-    def lease(self, message_id: str, reviewer: str, *, seconds: float = DEFAULT_LEASE) -> dict:
-        """Take or renew the lease of a listed message for `reviewer` (the page does while it shows
-        the message); Conflict when another reviewer holds it."""
-        reviewer = _reviewer(reviewer)
-        with self._transaction():
-            self._current(message_id)  # KeyError for a message not listed
-            holder = self.lease_of(message_id, besides=reviewer)
-            if holder is not None:
-                raise coded(Conflict(f"message {message_id} is being reviewed by {holder['reviewer']} (until "
-                                     f"{holder['until'][11:19]} UTC): look at another one", {"kind": "lease", **holder}),
-                            "lease_held", id=message_id, reviewer=holder["reviewer"], until=holder["until"][11:19])
-            until = self._lease(message_id, reviewer, seconds)
-        return {"id": message_id, "reviewer": reviewer, "until": _iso(until)}
-
-    def _lease(self, message_id: str | None, reviewer: str, seconds: float) -> float:
-        now = time.time()
-        self._db.execute("DELETE FROM leases WHERE reviewer = ? OR until <= ?", (reviewer, now))
-        if message_id is not None:
-            self._db.execute("INSERT OR REPLACE INTO leases VALUES (?,?,?)", (message_id, reviewer, now + seconds))
-        return now + seconds
-
-    def release_leases(self, reviewers: Iterable[str]) -> int:
-        """Free the messages these reviewers hold (their server stops): another reviewer is given
-        them at once, not when the lease runs out. How many were freed."""
-        names = sorted({_reviewer(name) for name in reviewers})
-        if not names:
-            return 0
-        with self._transaction():
-            return self._db.execute("DELETE FROM leases WHERE reviewer IN (SELECT value FROM json_each(?))",
-                                    (json.dumps(names),)).rowcount
-
     # ------------------------------------------------------------------ invites
 
     def invite(self, reviewer: str) -> str:
@@ -377,11 +328,6 @@ class Workspace(Opening, Provenance, Listing):
                                (_token_hash(token),)).fetchone()
         return None if row is None else row[0]
 
-    def lease_of(self, message_id: str, *, besides: str | None = None) -> dict | None:
-        """Who holds a valid lease on the message ({"reviewer", "until"}), another than `besides`."""
-        row = self._db.execute("SELECT reviewer, until FROM leases WHERE id = ? AND until > ? AND reviewer != ?",
-                               (message_id, time.time(), besides or "")).fetchone()
-        return None if row is None else {"reviewer": row["reviewer"], "until": _iso(row["until"])}
 
     def _check_conflict(self, message_id: str, reviewer: str, version) -> None:
         """Refuse (Conflict) a decision on a message leased to another reviewer, one awaiting the
