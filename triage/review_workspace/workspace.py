@@ -84,6 +84,7 @@ from triage.review_workspace.store.opening import Opening
 from triage.review_workspace.store.provenance import Provenance
 from triage.review_workspace.store.listing import Listing, DOUBLE_FILTERS, SORTS
 from triage.review_workspace.store.leases import Leases, DEFAULT_LEASE
+from triage.review_workspace.store.invites import Invites
 
 __all__ = [
     "SCHEMA_VERSION", "DEFAULT_AUDIT", "KINDS", "LABELS", "TAGS", "BULK_ACTIONS", "STATUSES", "DOUBLE_FILTERS",
@@ -142,7 +143,7 @@ def _word_messages(texts: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-class Workspace(Opening, Provenance, Listing, Leases):
+class Workspace(Opening, Provenance, Listing, Leases, Invites):
     """A review workspace file (see the module's doc). Use as a context manager."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path):
@@ -287,46 +288,6 @@ class Workspace(Opening, Provenance, Listing, Leases):
                 differ.append(row.id)
         differ.extend(stored)  # in the workspace, not in the file
         return differ
-
-
-    # ------------------------------------------------------------------ invites
-
-    def invite(self, reviewer: str) -> str:
-        """A personal link's token for `reviewer` (a new one replaces theirs, which is then refused):
-        only its SHA-256 is stored, so the token is shown once, here."""
-        import secrets
-
-        reviewer = _reviewer(reviewer)
-        token = secrets.token_urlsafe(24)
-        with self._transaction():
-            self._db.execute("INSERT INTO invites (reviewer, token_hash, at, revoked_at) VALUES (?,?,?,NULL) "
-                             "ON CONFLICT(reviewer) DO UPDATE SET token_hash = excluded.token_hash, at = excluded.at,"
-                             " revoked_at = NULL", (reviewer, _token_hash(token), _now()))
-        return token
-
-    def revoke(self, reviewer: str) -> bool:
-        """Refuse `reviewer`'s link from now on, and free the message they hold; False when they
-        hold no link in force."""
-        reviewer = _reviewer(reviewer)
-        with self._transaction():
-            done = self._db.execute("UPDATE invites SET revoked_at = ? WHERE reviewer = ? AND revoked_at IS NULL",
-                                    (_now(), reviewer)).rowcount > 0
-            if done:
-                self._db.execute("DELETE FROM leases WHERE reviewer = ?", (reviewer,))
-        return done
-
-    def invites(self) -> list[dict]:
-        """Every personal link, in force or revoked ({reviewer, at, revoked_at}), by name."""
-        return [dict(row) for row in self._db.execute(
-            "SELECT reviewer, at, revoked_at FROM invites ORDER BY reviewer")]
-
-    def invited(self, token: str | None) -> str | None:
-        """The reviewer whose link in force holds `token`, or None."""
-        if not token:
-            return None
-        row = self._db.execute("SELECT reviewer FROM invites WHERE token_hash = ? AND revoked_at IS NULL",
-                               (_token_hash(token),)).fetchone()
-        return None if row is None else row[0]
 
 
     def _check_conflict(self, message_id: str, reviewer: str, version) -> None:
@@ -1874,12 +1835,6 @@ def _bulk_digest_add(digest, item: Item) -> None:
     """One listed message into a bulk preview's digest: its id, text and last logged action."""
     digest.update(json.dumps([item.id, item.text_hash, item.version], ensure_ascii=False).encode("utf-8", "surrogatepass"))
     digest.update(b"\n")
-
-
-def _token_hash(token: str) -> str:
-    """What the workspace keeps of a link's token. The tokens are random (144 bits): a plain SHA-256
-    is enough, no salt nor slow hash."""
-    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _ordinary(key: str, lexicons) -> bool:
