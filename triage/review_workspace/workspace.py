@@ -22,7 +22,7 @@ import shutil  # noqa: F401 (this module's attribute: the tests of the file's er
 import sqlite3
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from triage.errors import BadInput, BadOption
@@ -31,7 +31,6 @@ from triage.review_workspace.codes import coded
 from triage.io.messages import Records, source_name
 from triage.queue import read_classified
 from triage.reasons import reasons
-from triage.schema import NTA, TA
 from triage.review_workspace.store.connection import (
     SIDE_FILES,
     WorkspaceUnavailable,
@@ -87,6 +86,7 @@ from triage.review_workspace.store.learning import Learning, SCOPES, FREQUENT_ME
 from triage.review_workspace.store.bulk import Bulk, BULK_ACTIONS
 from triage.review_workspace.store.concordance import Concordance
 from triage.review_workspace.store.figures import Figures
+from triage.review_workspace.store.release import Release
 
 __all__ = [
     "SCHEMA_VERSION", "DEFAULT_AUDIT", "KINDS", "LABELS", "TAGS", "BULK_ACTIONS", "STATUSES", "DOUBLE_FILTERS",
@@ -122,7 +122,7 @@ def _file_sha256(path) -> str | None:
     return digest.hexdigest()
 
 
-class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, DoubleReview, History, Taught, Learning, Bulk, Concordance, Figures):
+class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, DoubleReview, History, Taught, Learning, Bulk, Concordance, Figures, Release):
     """A review workspace file (see the module's doc). Use as a context manager."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path):
@@ -267,37 +267,6 @@ class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, Double
                 differ.append(row.id)
         differ.extend(stored)  # in the workspace, not in the file
         return differ
-
-
-    # ------------------------------------------------------------------ release
-
-    def surrogate_map(self) -> dict[tuple[str, str], str]:
-        """The surrogates of earlier releases, (tag, entity) -> surrogate: the same entity keeps its
-        surrogate from one release to the next. It never leaves the workspace."""
-        return {(r["tag"], r["entity"]): r["surrogate"] for r in self._db.execute("SELECT * FROM surrogates")}
-
-    def save_surrogate_map(self, mapping: dict[tuple[str, str], str], seed: int, *, redrawn=()) -> None:
-        """Keep the surrogates of a release; those of the entities `redrawn` (a surrogate decided
-        against, triage.review_workspace.consistency) replace the earlier ones."""
-        redrawn = set(redrawn)
-        with self._transaction():
-            self._db.executemany(
-                "INSERT INTO surrogates VALUES (?,?,?,?) ON CONFLICT(tag, entity) DO NOTHING",
-                [(tag, entity, surrogate, seed) for (tag, entity), surrogate in mapping.items()
-                 if (tag, entity) not in redrawn],
-            )
-            self._db.executemany(
-                "INSERT INTO surrogates VALUES (?,?,?,?) ON CONFLICT(tag, entity) DO UPDATE SET "
-                "surrogate = excluded.surrogate, seed = excluded.seed",
-                [(tag, entity, surrogate, seed) for (tag, entity), surrogate in mapping.items()
-                 if (tag, entity) in redrawn],
-            )
-
-    def undecided(self) -> int:
-        """Queued messages nobody decided (a message awaiting its second blind reviewer is counted
-        apart: see `half_reviewed`)."""
-        waiting = sum(1 for kind in self._half_reviewed(kinds=True).values() if kind == "queue")
-        return self.count(kind="queue", status="pending,skipped,stale") - waiting
 
 
     def consistency_decisions(self) -> dict[tuple[str, str], dict]:
@@ -655,42 +624,6 @@ class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, Double
         return {"decision": decision, "decided": len(done), "unchanged": preview["unchanged"],
                 "other": preview["other"], "messages": preview["messages"], "readable": preview["readable"],
                 "reviewer": reviewer, "at": at}
-
-    def final(self) -> Iterator[FinalRow]:
-        """Every message in file order with what will be released: the reviewer's decision where there
-        is one for this text, else the machines' (queued messages without one are `undecided`). A
-        message whose first blind decision awaits the second reviewer is released as the more cautious
-        side, as a disagreement is: what that reviewer or the machines hid. This corpus's learnt names
-        are hidden everywhere and its learnt ordinary words shown everywhere."""
-        names, words = self._learnt_sets()
-        halves = self._half_reviewed()
-        rows = self._db.execute(
-            "SELECT m.id, m.position, m.text, m.decision, m.hidden, i.kind, d.label, d.spans, d.status,"
-            " d.text_hash = m.text_hash AS current FROM messages m LEFT JOIN items i USING (id)"
-            " LEFT JOIN decisions d USING (id) ORDER BY m.position"
-        )
-        for row in rows:
-            text = row["text"]
-            if row["current"] and row["status"] in ("decided", DISPUTED):  # disputed: both reviewers' spans
-                route = "audit" if row["kind"] == "audit" else "reviewer"
-                spans = json.loads(row["spans"])
-                if row["label"] == TA:  # a reviewer's explicit spans stand; learnt names are added
-                    spans = apply_learnt(text, spans, names, set())
-                yield FinalRow(row["id"], row["position"], text, row["label"], spans, route)
-                continue
-            machine = json.loads(row["hidden"])
-            if row["id"] in halves:  # one blind decision, the second awaited: what either it or the machines hid
-                route = "audit" if row["kind"] == "audit" else "reviewer"
-                spans = merge_spans(apply_learnt(text, machine, names, set()) + halves[row["id"]])
-                yield FinalRow(row["id"], row["position"], text, TA if spans else NTA, spans, route)
-                continue
-            if row["decision"] == "EXPERT":
-                yield FinalRow(row["id"], row["position"], text, None, apply_learnt(text, machine, names, words),
-                               "undecided")
-                continue
-            spans = apply_learnt(text, machine if row["decision"] == TA else [], names, words)
-            label = TA if spans else row["decision"]
-            yield FinalRow(row["id"], row["position"], text, label, spans, "machine")
 
 
 def _stored_row(stored: dict | None) -> dict | None:
