@@ -9,7 +9,23 @@ a new classification of the same corpus (new model, new lexicon); a message whos
 changed is marked stale and goes back to the reviewer.
 
 The file is opened in WAL mode and every decision is one transaction: killing the process
-at any moment loses at most the decision in flight. This is the only module that speaks SQL.
+at any moment loses at most the decision in flight. This module and those of `store/` are the
+only ones that speak SQL.
+
+`Workspace` is the one object callers use. It is composed of one mixin per job, each in its own
+module of `store/` (opening the file, the list, leases, invites, decisions and undo, double review,
+the log, taught names, learnt words, bulk decisions, the concordance, figures, what a release
+reads, consistency decisions; CONTRIBUTING.md maps them). Mixins rather than small objects the
+facade delegates to: the jobs share one connection and one transaction, and call each other's
+steps (a decision checks the leases and applies the learnt words; the release reads the double
+review's halves; the consistency cases read the released rows), so small objects would each need
+the others handed to them, and every public method would be written twice. So that each job stays
+in one obvious place, no module of `store/` imports another job's module: they share only
+`store.common` (names, the item, the refusals a reviewer meets, helpers), `store.tables` (the
+format) and `store.connection` (the file), and what a job needs of another it calls on `self`
+(pyproject.toml's import contracts check it). This module holds the facade, its state, and the job
+the others start from: loading a classified file (`sync`). Its names (the item, the refusals, the
+constants) stay importable from here.
 """
 
 from __future__ import annotations
@@ -25,65 +41,61 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from triage.errors import BadInput, BadOption
-from triage.review_workspace.agreement import PAUSE
 from triage.io.messages import Records, source_name
 from triage.queue import read_classified
 from triage.reasons import reasons
-from triage.review_workspace.store.connection import (
-    SIDE_FILES,
-    WorkspaceUnavailable,
-    WorkspaceFull,
-    WorkspaceReadOnly,
-    WorkspaceDamaged,
-    WorkspaceBusy,
-    WorkspaceSwapped,
-    unavailable,
-)
-from triage.review_workspace.store.tables import (
-    SCHEMA_VERSION,
-    _SEARCH_REBUILD,
-    _LISTING_FILL,
-)
+from triage.review_workspace.agreement import PAUSE
+from triage.review_workspace.store.bulk import BULK_ACTIONS, Bulk
 from triage.review_workspace.store.common import (
+    DECISION_ACTIONS,
     DEFAULT_AUDIT,
+    DISPUTED,
     KINDS,
     LABELS,
-    TAGS,
-    STATUSES,
-    DISPUTED,
     LEARN_KINDS,
-    DECISION_ACTIONS,
-    marked_names,
-    NeedsConfirmation,
-    Conflict,
+    STATUSES,
+    TAGS,
     BulkChanged,
-    TextChanged,
-    Item,
+    Conflict,
     FinalRow,
+    Item,
+    NeedsConfirmation,
     SyncSummary,
-    default_path,
+    TextChanged,
     _now,
-    text_hash,
-    check_spans,
-    merge_spans,
     apply_learnt,
+    check_spans,
+    default_path,
     default_reviewer,
+    marked_names,
+    merge_spans,
+    text_hash,
 )
+from triage.review_workspace.store.concordance import Concordance
+from triage.review_workspace.store.connection import (
+    SIDE_FILES,
+    WorkspaceBusy,
+    WorkspaceDamaged,
+    WorkspaceFull,
+    WorkspaceReadOnly,
+    WorkspaceSwapped,
+    WorkspaceUnavailable,
+    unavailable,
+)
+from triage.review_workspace.store.consistency_decisions import CONSISTENCY_BULK, ConsistencyDecisions
+from triage.review_workspace.store.decisions import Decisions
+from triage.review_workspace.store.double import DEFAULT_DOUBLE, DoubleReview
+from triage.review_workspace.store.figures import Figures
+from triage.review_workspace.store.history import History
+from triage.review_workspace.store.invites import Invites
+from triage.review_workspace.store.learning import FREQUENT_MESSAGES, SCOPES, Learning
+from triage.review_workspace.store.leases import DEFAULT_LEASE, Leases
+from triage.review_workspace.store.listing import DOUBLE_FILTERS, SORTS, Listing
 from triage.review_workspace.store.opening import Opening
 from triage.review_workspace.store.provenance import Provenance
-from triage.review_workspace.store.listing import Listing, DOUBLE_FILTERS, SORTS
-from triage.review_workspace.store.leases import Leases, DEFAULT_LEASE
-from triage.review_workspace.store.invites import Invites
-from triage.review_workspace.store.decisions import Decisions
-from triage.review_workspace.store.double import DoubleReview, DEFAULT_DOUBLE
-from triage.review_workspace.store.history import History
-from triage.review_workspace.store.taught import Taught
-from triage.review_workspace.store.learning import Learning, SCOPES, FREQUENT_MESSAGES
-from triage.review_workspace.store.bulk import Bulk, BULK_ACTIONS
-from triage.review_workspace.store.concordance import Concordance
-from triage.review_workspace.store.figures import Figures
 from triage.review_workspace.store.release import Release
-from triage.review_workspace.store.consistency_decisions import ConsistencyDecisions, CONSISTENCY_BULK
+from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD, SCHEMA_VERSION
+from triage.review_workspace.store.taught import Taught
 
 __all__ = [
     "SCHEMA_VERSION", "DEFAULT_AUDIT", "KINDS", "LABELS", "TAGS", "BULK_ACTIONS", "STATUSES", "DOUBLE_FILTERS",
@@ -108,8 +120,15 @@ def _file_sha256(path) -> str | None:
     return digest.hexdigest()
 
 
-class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, DoubleReview, History, Taught, Learning, Bulk, Concordance, Figures, Release, ConsistencyDecisions):
-    """A review workspace file (see the module's doc). Use as a context manager."""
+class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, DoubleReview, History, Taught, Learning,
+                Bulk, Concordance, Figures, Release, ConsistencyDecisions):
+    """A review workspace file (see the module's doc). Use as a context manager.
+
+    Its jobs, each a mixin of `store/`: Opening (the file, its format, `meta`), Provenance (what
+    classify noted), Listing (the list), Leases, Invites, Decisions (decide, skip, import, undo),
+    DoubleReview, History (the log read back), Taught (names taught to classify), Learning (learnt
+    words), Bulk, Concordance, Figures (progress, audit estimate), Release (what a release reads),
+    ConsistencyDecisions; `sync` is here."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path):
         self._db = connection
@@ -121,7 +140,6 @@ class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, Double
         self._listed = False  # the narrow copy of the list is there (see _listing)
         self._synced_counts: tuple[str | None, dict] | None = None  # see _counts_of_sync
         self.last_undone = 0  # how many decisions the last undo took back (a bulk decision: all of its)
-
 
     # -------------------------------------------------------------------- sync
 
@@ -253,5 +271,3 @@ class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, Double
                 differ.append(row.id)
         differ.extend(stored)  # in the workspace, not in the file
         return differ
-
-
