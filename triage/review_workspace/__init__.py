@@ -1,6 +1,8 @@
 """The review workspace: where a human decides what the machines could not (triage review).
 
-- `workspace`: the SQLite store of the list, the decisions, their audit log and the learnt words;
+- `workspace`: `Workspace`, the SQLite store of the list, the decisions, their audit log and the
+  learnt words, made of one module per job in `store/` (CONTRIBUTING.md maps them);
+- `agreement` and `consistency`: the double review's agreement, and the consistency cases;
 - `server` and `static/`: the page in the browser and its JSON API (docs/review.md).
 
 The functions below are what the command line calls.
