@@ -195,7 +195,14 @@ def frame(columns: Sequence[str], rows: list[list], like: Source | str | None = 
         return polars.DataFrame(data, strict=False)
     import pandas
 
-    result = pandas.DataFrame(data, columns=list(columns))
+    try:
+        result = pandas.DataFrame(data, columns=list(columns))
+    except UnicodeEncodeError:
+        # pandas' pyarrow strings (its default where pyarrow is installed) cannot hold a lone
+        # surrogate, which a message given as a Python string may: its columns stay Python strings.
+        kept = set(numbers) | set(integers)
+        result = pandas.DataFrame({c: v if c in kept else pandas.Series(v, dtype=object) for c, v in data.items()},
+                                  columns=list(columns))
     if one_per_message and isinstance(like, Source) and like.index is not None and len(like.index) == len(result):
         result.index = like.index
     return result
