@@ -66,7 +66,9 @@ def structures(classifier, stats) -> dict[str, object]:
         "stats.counts": stats.counts if stats else {},
         "stats._lower": stats._lower if stats else {},
         "names._letter_runs": names._letter_runs,
-        "table.stretches": (table._first_stretches, table._next_stretches),
+        "table.stretches": (table.stretches, [c.values for c in (table.stretches.first, table.stretches.count,
+                                                                 table.stretches.pieces)],
+                            [c.array for c in (table.stretches.first, table.stretches.count, table.stretches.pieces)]),
         "table.piece_ids": dict(table.piece_ids),
         "table.spelling_ids": table.spelling_ids,
         "table.texts+infos+tags": (table.texts, table.infos, table.tags),
@@ -87,7 +89,7 @@ def structures(classifier, stats) -> dict[str, object]:
 
 def entries(obj) -> int:
     if isinstance(obj, tuple) and obj and isinstance(obj[0], dict):
-        return sum(len(o) for o in obj)
+        return sum(len(o) for o in obj if isinstance(o, dict))
     if isinstance(obj, tuple):
         return len(obj[0])
     return len(obj)

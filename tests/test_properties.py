@@ -82,15 +82,14 @@ def predictor():
 
 @settings(max_examples=400, **SETTINGS)
 @given(texts=st.lists(any_text, max_size=6))
-def test_cutting_texts_at_their_spaces_gives_the_pieces_of_the_regular_expression(seeker, texts):
+def test_cutting_texts_at_their_white_space_gives_the_pieces_of_the_regular_expression(seeker, texts):
     table = seeker.spellings  # shared across examples, as across the batches of a run
-    for text in texts:
-        ids: list[int] = []
-        whole = [table.piece_ids[piece] for piece in PIECE.findall(text)]
-        if table.extend_with_pieces(text, ids):
-            assert ids == whole
-        else:
-            assert ids == []
+    cut = table.cut(texts)
+    ids, counts = table.piece_ids_of(cut)
+    assert not cut.whole.any()  # every stretch cuts into whole pieces on its own
+    whole = [[table.piece_ids[piece] for piece in PIECE.findall(text)] for text in texts]
+    assert counts.tolist() == list(map(len, whole))
+    assert ids.tolist() == [ident for pieces in whole for ident in pieces]
 
 
 @settings(max_examples=300, **SETTINGS)

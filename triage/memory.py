@@ -30,18 +30,20 @@ BYTES_PER_ENTRY = {
     "scores": 100,  # the word scorer's probability of a row
     "codes": 200,  # Seek&Hide's code of a hidden spelling
     "letter_runs": 100,  # the runs of letters of a stretch of text (corpus statistics)
-    "spellings": 450,  # a piece or spelling of Seek&Hide's table, with its stretches and columns
+    "stretches": 140,  # a stretch of text Seek&Hide's table has cut, with its pieces' ids
+    "spellings": 400,  # a piece or spelling of Seek&Hide's table, with its columns
     "labels": 150,  # a word label (spelling -> WordInfo): what a new table is relearnt from
 }
 
 # Bytes per character of the texts an entry holds (a key, or a table's spelling): the copies
-# each kind keeps of it (a spelling's lower case, its folded forms, its stretches and pieces).
+# each kind keeps of it (a spelling's lower case, its folded forms, its pieces).
 BYTES_PER_CHAR = {
     "positions": 1,
     "lower": 2,
     "scores": 1,
     "codes": 1,
     "letter_runs": 2,
+    "stretches": 1,
     "spellings": 4,
     "labels": 1,
 }

@@ -119,36 +119,57 @@ class SeekAndHide(WordLabeller):
         if self.spellings.retired:
             self.spellings = Spellings(self)
         table = self.spellings
-        self.label_many(table.new_words(texts))
-        piece_id = table.piece_ids.__getitem__
-        ids: list[int] = []  # of the pieces of all texts, in order
+        hits = list(map(detect, texts))
+        plain = [i for i, found in enumerate(hits) if not found]
+        cut = table.cut([texts[i] for i in plain] if len(plain) < len(texts) else texts)
+        # The texts with detector hits, and those cut whole: their pieces one by one.
+        spelled = [i for i, found in enumerate(hits) if found]
+        if cut.whole.any():
+            spelled = sorted(spelled + [plain[i] for i in np.flatnonzero(cut.whole).tolist()])
+            plain = [i for i, whole in zip(plain, cut.whole.tolist()) if not whole]
+        pieces: list = []  # of those texts, in order
         counts: list[int] = []
-        explicit: list[tuple[int, int]] = []  # (piece index, start) where detections break the running sum
-        detected_ends: list[tuple[int, int]] = []  # (piece index, end) of detector hits
-        for text in texts:
-            before = len(ids)
-            hits = detect(text)
-            if not hits:
-                if not table.extend_with_pieces(text, ids):
-                    ids += map(piece_id, PIECE.findall(text))
-                counts.append(len(ids) - before)
-                continue
-            position = 0
-            for hit in hits:
+        explicit: list[tuple[int, int]] = []  # (piece index among them, start) where detections break the running sum
+        detected_ends: list[tuple[int, int]] = []  # (piece index among them, end) of detector hits
+        for i in spelled:
+            text, before, position = texts[i], len(pieces), 0
+            if not hits[i]:
+                pieces += PIECE.findall(text)
+            for hit in hits[i]:
                 for start, piece in _pieces_from(text, position, hit.start):
-                    explicit.append((len(ids), start))
-                    ids.append(piece_id(piece))
-                explicit.append((len(ids), hit.start))
-                detected_ends.append((len(ids), hit.end))
-                ids.append(piece_id(table.detection_piece(hit.tag)))
+                    explicit.append((len(pieces), start))
+                    pieces.append(piece)
+                explicit.append((len(pieces), hit.start))
+                detected_ends.append((len(pieces), hit.end))
+                pieces.append(table.detection_piece(hit.tag))
                 position = hit.end
-            for start, piece in _pieces_from(text, position, len(text)):
-                explicit.append((len(ids), start))
-                ids.append(piece_id(piece))
-            counts.append(len(ids) - before)
-        n_pieces = len(ids)
-        piece_ids = np.asarray(ids, dtype=np.int64)
-        per_message = np.asarray(counts, dtype=np.int64)
+            if hits[i]:
+                for start, piece in _pieces_from(text, position, len(text)):
+                    explicit.append((len(pieces), start))
+                    pieces.append(piece)
+            counts.append(len(pieces) - before)
+        table.new_parts((piece for piece in pieces if isinstance(piece, str)), cut)
+        self.label_many(cut.words)
+        plain_ids, plain_counts = table.piece_ids_of(cut)
+        if spelled:
+            # Both kinds of texts in order: each one's pieces moved to where its text's begin.
+            add = table._adding(cut)
+            spelled_ids = np.fromiter(map(add, pieces), dtype=np.int64, count=len(pieces))
+            per_message = np.zeros(len(texts), dtype=np.int64)
+            per_message[plain] = plain_counts
+            per_message[spelled] = counts
+            begins = np.cumsum(per_message) - per_message
+            piece_ids = np.empty(int(per_message.sum()), dtype=np.int64)
+            spelled_counts = np.asarray(counts, dtype=np.int64)
+            for where, ids, count in ((plain, plain_ids, plain_counts), (spelled, spelled_ids, spelled_counts)):
+                to = np.repeat(begins[where] - (np.cumsum(count) - count), count) + np.arange(len(ids))
+                piece_ids[to] = ids
+            # `to` is now where the pieces of the texts spelled out went.
+            explicit = [(to[k], start) for k, start in explicit]
+            detected_ends = [(to[k], end) for k, end in detected_ends]
+        else:
+            piece_ids, per_message = plain_ids, plain_counts
+        n_pieces = len(piece_ids)
         columns = table.numpy()
 
         # Piece offsets: running sums of piece lengths within each message.

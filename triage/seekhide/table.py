@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from triage.seekhide.words import WordInfo
 
 _SENTENCE_END = re.compile(r"[.!?…]")
+# The stretches of a text: its characters up to the first white space, then each run of white
+# space with the characters up to the next one ("Salut  Patrice," -> "Salut", "  Patrice,").
+_STRETCH = re.compile(r"^\S*|\s+\S*")
 
 
 def _pieces_from(text: str, begin: int, end: int) -> Iterator[tuple[int, str]]:
@@ -65,6 +69,66 @@ class _Column:
             self.array = np.concatenate([self.array, np.asarray(self.values, dtype=self.array.dtype)])
             self.values = []
         return self.array
+
+
+class Stretches(dict):
+    """The stretches of text a table has cut into pieces (stretch -> its id), with the piece
+    ids of each as columns. The pieces of a text are those of its stretches in turn, each
+    stretch cut on its own, because no token holds white space and the regular expression
+    looks past a token only for a word character; a stretch's white space goes with its first
+    piece, and a stretch of white space alone (at the end of a text) has no piece. A stretch
+    that did not cut into whole pieces on its own would be left out, its text cut whole.
+
+    Counted in the memory budget (triage.memory, by its stretches and their characters) and
+    emptied with the rest: a stretch is cut again when it comes back."""
+
+    def __init__(self):
+        super().__init__()
+        self.generation = 0  # changes when emptied: the budget measures its keys again
+        self._start()
+        VOCABULARY.track(self, "stretches")
+
+    def _start(self) -> None:
+        self.first = _Column(np.int64)  # per stretch, where its piece ids begin in `pieces`
+        self.count = _Column(np.int64)  # per stretch, how many pieces it has
+        self.pieces = _Column(np.int64)
+
+    def add(self, stretch: str, pieces: list[int]) -> None:
+        self[stretch] = len(self.count)
+        self.first.values.append(len(self.pieces))
+        self.count.values.append(len(pieces))
+        self.pieces.values += pieces
+
+    def numpy(self) -> _StretchArrays:
+        return _StretchArrays(self.first.numpy(), self.count.numpy(), self.pieces.numpy())
+
+    def clear(self) -> None:
+        self.generation += 1
+        super().clear()
+        self._start()
+
+
+@dataclass
+class _StretchArrays:
+    first: np.ndarray
+    count: np.ndarray
+    pieces: np.ndarray
+
+
+@dataclass
+class Cut:
+    """The stretches of a batch of texts (Spellings.cut): `flat`, those of the texts not cut
+    whole, in order, `counts` per such text; `whole`, per text, whether it is cut whole (a
+    stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
+    their pieces; `parts`, what each new piece is made of (split_piece); `words`, the word
+    spellings of the new pieces to label."""
+
+    flat: list[str]
+    counts: np.ndarray
+    whole: np.ndarray
+    new: dict[str, list[str]]
+    parts: dict[str, tuple] = field(default_factory=dict)
+    words: list[str] = field(default_factory=list)
 
 
 class _PieceIds(dict):
@@ -106,10 +170,8 @@ class Spellings:
                        "part_of_compound": _Column(bool)}
         self._extra: dict[str, np.ndarray] = {}
         self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
-        # The piece ids of each stretch of text between spaces, at the start of a message
-        # and after a space (see extend_with_pieces).
-        self._first_stretches: dict[str, tuple[int, ...]] = {}
-        self._next_stretches: dict[str, tuple[int, ...]] = {}
+        # The piece ids of each stretch of text (see Stretches).
+        self.stretches = Stretches()
         # Counted in the memory budget (triage.memory), which retires the table when spent.
         self.retired = False
         VOCABULARY.track(self, "spellings")
@@ -124,66 +186,93 @@ class Spellings:
         own)."""
         self.retired = True
 
-    def extend_with_pieces(self, text: str, ids: list[int]) -> bool:
-        """Append to `ids` the piece ids of a text, cut at its spaces: each stretch between
-        spaces is cut into pieces once (SMS repeat their words) and its first piece takes
-        the space before it. Returns False, leaving `ids` as it was, when a stretch does not
-        cut into whole pieces on its own (two spaces in a row, white space at an end): the
-        caller then cuts the whole text.
+    def cut(self, texts: list[str]) -> Cut:
+        """The stretches of `texts` (see Stretches), those the table has not cut yet cut into
+        pieces, and what these new pieces are made of (split_piece): each new stretch is cut
+        once in Python, the others are found by one look-up each. `Cut.words` holds the word
+        spellings of the new pieces, with the parts of hyphenated ones: what a batch brings to
+        label (WordLabeller.label_many labels them together before the pieces are added)."""
+        per_text = list(map(_STRETCH.findall, texts))
+        counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
+        flat = list(chain.from_iterable(per_text))
+        known = self.stretches
+        new: dict[str, list[str]] = {}
+        bad: set[str] = set()
+        for stretch in dict.fromkeys(flat):
+            if stretch in known:
+                continue
+            pieces = PIECE.findall(stretch)
+            if "".join(pieces) != stretch and not stretch.isspace():
+                bad.add(stretch)  # the whole text is cut instead (see Stretches)
+            else:
+                new[stretch] = pieces
+        whole = np.zeros(len(texts), dtype=bool)
+        if bad:
+            whole = np.fromiter((not bad.isdisjoint(stretches) for stretches in per_text), dtype=bool,
+                                count=len(per_text))
+            flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
+            counts = counts[~whole]
+        cut = Cut(flat, counts, whole, new)
+        self.new_parts(chain.from_iterable(new.values()), cut)
+        return cut
 
-        This gives the pieces of PIECE.findall(text) because no token holds white space and
-        the regular expression looks past a token only for a word character."""
-        before = len(ids)
-        stretches = self._first_stretches
-        for stretch in text.split(" "):
-            found = stretches.get(stretch)
-            if found is None:
-                found = stretches[stretch] = self._stretch_pieces(stretch, stretches is self._next_stretches)
-            if not found:
-                del ids[before:]
-                return False
-            ids += found
-            stretches = self._next_stretches
-        return True
+    def new_parts(self, pieces, cut: Cut) -> None:
+        """Add to `cut` what the new ones of `pieces` (pieces of text) are made of, and their
+        words (see cut)."""
+        piece_ids, keep_whole, parts, words = self.piece_ids, self.seeker.keep_whole, cut.parts, cut.words
+        for piece in pieces:
+            if piece not in piece_ids and piece not in parts:
+                found = parts[piece] = split_piece(piece, keep_whole)
+                for _, part, kind in found:
+                    if kind == WORD:
+                        words.append(part)
+                        if "-" in part:
+                            words += part.split("-")
 
-    def new_words(self, texts: list[str]) -> list[str]:
-        """The word spellings of the stretches of `texts` (see extend_with_pieces) that the
-        table has not seen, with the parts of hyphenated ones: what a batch brings to label
-        (WordLabeller.label_many labels them together before the pieces are added)."""
-        known_first, known_next = self._first_stretches, self._next_stretches
-        keep_whole, seen = self.seeker.keep_whole, set()
-        words = []
-        for text in texts:
-            known = known_first
-            for stretch in text.split(" "):
-                if stretch not in known and stretch not in seen:
-                    seen.add(stretch)
-                    for piece in PIECE.findall(stretch):
-                        for _, part, kind in split_piece(piece, keep_whole):
-                            if kind == WORD:
-                                words.append(part)
-                                if "-" in part:
-                                    words += part.split("-")
-                known = known_next
-        return words
+    def piece_ids_of(self, cut: Cut) -> tuple[np.ndarray, np.ndarray]:
+        """(the piece ids of the texts of `cut` not cut whole, in order; how many each has), as
+        column operations: the new stretches are added first (their new pieces with the parts
+        of `cut`), then each stretch's pieces are gathered from the table of stretches."""
+        add = self._adding(cut)
+        stretches = self.stretches
+        for stretch, pieces in cut.new.items():
+            stretches.add(stretch, [add(piece) for piece in pieces])
+        columns = stretches.numpy()
+        sid = np.fromiter(map(stretches.__getitem__, cut.flat), dtype=np.int64, count=len(cut.flat))
+        count = columns.count[sid]
+        ends = np.cumsum(count)
+        n = int(ends[-1]) if len(ends) else 0
+        entry = np.repeat(columns.first[sid] - (ends - count), count) + np.arange(n)
+        through = np.zeros(len(cut.counts) + 1, dtype=np.int64)
+        np.cumsum(cut.counts, out=through[1:])
+        total = np.concatenate([[0], ends])[through]
+        return columns.pieces[entry], np.diff(total)
 
-    def _stretch_pieces(self, stretch: str, after_space: bool) -> tuple[int, ...]:
-        pieces = PIECE.findall(stretch)
-        if not pieces or "".join(pieces) != stretch:
-            return ()
-        if after_space:
-            pieces[0] = " " + pieces[0]
-        return tuple(map(self.piece_ids.__getitem__, pieces))
+    def _adding(self, cut: Cut):
+        """piece -> its id, adding a new piece with the parts worked out in `cut`."""
+        piece_ids, parts = self.piece_ids, cut.parts
+
+        def add(piece):
+            ident = piece_ids.get(piece)
+            if ident is None:
+                ident = piece_ids[piece] = self.add_piece(piece, parts.get(piece))
+            return ident
+
+        return add
 
     def detection_piece(self, tag: str) -> tuple[str, str]:
         return (DETECTED, tag)  # a tuple: never a piece of text
 
-    def add_piece(self, piece: str | tuple[str, str]) -> int:
+    def add_piece(self, piece: str | tuple[str, str], split: tuple | None = None) -> int:
+        """Add a piece (or a detection_piece): its parts become spellings. `split`: what
+        split_piece makes of it, when already worked out."""
         if isinstance(piece, tuple):
             parts = [(0, self.spelling("", DETECTED, piece[1]), False)]
         else:
             parts = []
-            for offset, text, kind in split_piece(piece, self.seeker.keep_whole):
+            if split is None:
+                split = split_piece(piece, self.seeker.keep_whole)
+            for offset, text, kind in split:
                 info = self.seeker.label_word(text) if kind == WORD else None
                 if info is not None and info.rule == Rule.COMPOUND:
                     for part in text.split("-"):
