@@ -58,6 +58,9 @@ def test_an_upward_import_breaks_the_layers(tmp_path):
     # Agreement reading the workspace, inside a function: the workspace imports agreement.
     ("review_workspace/agreement.py", "def pause():\n    from triage.review_workspace.workspace import PAUSE\n\n"
      "    return PAUSE\n", "triage.review_workspace.agreement is not allowed to import"),
+    # One part of the server's routes importing another's: they stand side by side.
+    ("review_workspace/server/routes_team.py", "from triage.review_workspace.server import routes_messages  # noqa\n",
+     "triage.review_workspace.server.routes_team is not allowed to import"),
 ])
 def test_the_review_workspace_keeps_its_layers(tmp_path, module, added, refused):
     folder = installed_layout(tmp_path)

@@ -16,9 +16,9 @@ from triage.review_workspace.codes import PARAMS
 from triage.review_workspace.server import MAX_BODY, Settings, create_app
 
 PACKAGE = REPO / "triage" / "review_workspace"
-# The workspace (its facade and its jobs in store/), the consistency cases and the server.
+# The workspace (its facade and its jobs in store/), the consistency cases and the server (server/).
 SOURCES = ["workspace.py", *sorted(f"store/{path.name}" for path in (PACKAGE / "store").glob("*.py")), "consistency.py",
-           "server.py"]
+           *sorted(f"server/{path.name}" for path in (PACKAGE / "server").glob("*.py"))]
 REFUSALS = {"BadOption", "BadInput", "InputError", "Conflict", "NeedsConfirmation", "BulkChanged", "TextChanged",
             "WorkspaceUnavailable", "WorkspaceFull", "WorkspaceReadOnly", "WorkspaceDamaged", "WorkspaceBusy",
             "WorkspaceSwapped", "_NotLead"}

@@ -216,17 +216,17 @@ def test_a_server_on_every_address_answers_to_each_address_of_this_machine_only(
 
 
 def test_invite_on_every_address_names_the_network_address_never_0_0_0_0(tmp_path, cli, monkeypatch):
-    from triage.review_workspace import server as server_module
+    from triage.review_workspace.server import settings as server_settings
 
     classified = write_corpus(tmp_path / "team.csv")
     path = tmp_path / "team.review.sqlite"
     open_synced(classified, path, audit=0)[0].close()
-    monkeypatch.setattr(server_module, "network_address", lambda: "192.0.2.40")
+    monkeypatch.setattr(server_settings, "network_address", lambda: "192.0.2.40")
     done = cli("review", classified, "--workspace", path, "--invite", "ana", "--host", "0.0.0.0", "--port", "8765")
     assert done.exit_code == 0, done.output
     assert re.fullmatch(r"invite: ana: http://192\.0\.2\.40:8765/\?token=\S+\n", done.output), done.output
     # A machine with loopback only: the link reaches this computer, and the lead is told so.
-    monkeypatch.setattr(server_module, "network_address", lambda: None)
+    monkeypatch.setattr(server_settings, "network_address", lambda: None)
     done = cli("review", classified, "--workspace", path, "--invite", "bob", "--host", "0.0.0.0", "--port", "8765")
     lines = done.output.splitlines()
     assert done.exit_code == 0 and lines[0].startswith("invite: bob: http://127.0.0.1:8765/?token=")
