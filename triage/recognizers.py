@@ -129,6 +129,8 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
+    # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
+    word_like = members(NICKNAME_EXCEPTIONS, key) | members(NICKNAME_EXCEPTIONS, folded)
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
         return batch.known(table, name, getattr(lexicons, name), spelled)[sids]
@@ -143,22 +145,20 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         np.fromiter((c == "capitalised" for c in case), dtype=bool, count=len(case)),
         members(PLACE_CUES, key),
         members(_PERSON_ONLY_CUES, [k.rstrip(".") for k in key]),
-        np.fromiter(map(is_nickname_reduplication, folded), dtype=bool, count=len(folded))
-        & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
+        np.fromiter(map(is_nickname_reduplication, folded), dtype=bool, count=len(folded)) & ~word_like,
         ordinary_words(lexicons, table)[sids],
         members(heads, key),
         members(TITLES, [k.rstrip(".") for k in key]),
         members(brand_heads(), key),
         np.fromiter(map(is_truncation_shape, texts, folded, itertools.repeat(truncations(lexicons))), dtype=bool,
-                    count=len(folded)) & ~members(NICKNAME_EXCEPTIONS, key) & ~members(NICKNAME_EXCEPTIONS, folded),
+                    count=len(folded)) & ~word_like,
         known("last_names") | known("last_names", "folded"),
         members(EVERYDAY_BRANDS, key),
         # Names so many people that it identifies no one: a service everyone uses, or a place that is
         # no French commune (a region, a country, a place abroad: Occitanie, Italie, Londres; not Nice).
         members(SERVICES, key) | place & ~known("cities"),
         known("user_names"),
-        # An ordinary word with a nickname's shape (dodo, papa, caca), in lower case.
-        ~capitals & ~upper & (members(NICKNAME_EXCEPTIONS, key) | members(NICKNAME_EXCEPTIONS, folded)),
+        ~capitals & ~upper & word_like,  # in lower case
     ])
 
 
