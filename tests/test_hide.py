@@ -117,6 +117,7 @@ def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
 # The recognizers' steps: a message, the words the step tags, and their tags without it (the tags
 # of what is hidden before the word scorer; for brand-word, the tag the word scorer would hide with).
 RECOGNIZER_STEP_EXAMPLES = [
+    ("initial", "j'ai demandé à N de venir", ["N"], []),
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
     ("brand-word", "j'ai appelé Free ce matin", ["Free"], ["scorer:"]),
@@ -148,6 +149,29 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
     assert step in STEPS
     assert tags(SeekAndHide(lexicons, off={step})) == tags_without
     assert tags(SeekAndHide(lexicons)) != tags_without
+
+
+@pytest.mark.parametrize("text, initial", [
+    ("j'ai demandé à N de venir", "N"),
+    ("Au sujet de M. , je pense", "M"),
+    ("bisou M.", "M"),
+    ("merci B !", "B"),
+])
+def test_a_capital_alone_after_a_person_cue_is_an_initial_hidden_as_a_first_name(text, initial):
+    assert classify(text) == [("TA", [(initial, "PRE")])]
+
+
+@pytest.mark.parametrize("text", [
+    "rdv avec M. Zorglub demain",  # a title before a surname
+    "mon T shirt est sale",  # after a possessive
+    "et G fini mes devoirs",  # G: j'ai
+    "bisous X",  # a kiss
+    "avec C trop bien",  # C: c'est
+    "T. Zorglub vient",  # no cue before it
+])
+def test_a_capital_alone_elsewhere_is_no_initial(text):
+    (_, hidden), = classify(text)
+    assert all(len(word) > 1 for word, _ in hidden)
 
 
 def test_every_recognizer_step_has_an_example():

@@ -16,6 +16,12 @@ a linguist can edit (dictionaries/places, dictionaries/brands, dictionaries/nick
   ordinary words of nicknames/exceptions.txt (coucou, dodo, papa): hidden when it is no ordinary
   word, or after a person cue ("bisous titi"). The word scorer's hidden words of nickname shape
   (Louloute, Seb) are tagged SUR by triage.names.
+- An initial standing for a person is a capital letter alone right after a person cue ("demandé à
+  N de venir", "bisou M."), hidden as a first name (step "initial"). Not a letter SMS writers use
+  for a word (C: c'est, G: j'ai, T: t'es, L: elle, K, O, Y, A, I) or for a kiss (X), not after a
+  possessive or "et" ("mon T-shirt", "et G fini"), and not a title before a surname ("avec M.
+  Kaya"). Tuned on the two development files of 88milSMS: it hid five initials of their gold
+  and, of what it hid beyond, three initials the gold left unmarked.
 - A nickname is also a first name cut short (step "nickname-truncation"): a lower-case word of 3
   to 5 letters that Seek&Hide leaves UNKNOWN (no ordinary word, no first name it hides; a rare
   one such as flo counts) and that starts one of the TRUNCATED_FROM commonest first names (seb:
@@ -54,8 +60,13 @@ SERVICES = word_list("brands/services.txt")
 # Person cues that are no place cues: "à" and "de" announce places more than people.
 _PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
 _VOWELS = frozenset("aeiouy")
+# Capital letters that, alone, may stand for a person's initial (see the module's docstring).
+INITIAL_LETTERS = frozenset("BDEFHJMNPQRSUVWZ")
+# The person cues after which a lone capital is an initial: not a possessive, "et" or "vu".
+INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
+                              "par"}
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
+steps.declare("recognizer", "initial", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
               "common-names", "scorer-decides", where=__name__)
 # Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
 # names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
@@ -67,13 +78,14 @@ EVERYDAY_BRANDS = frozenset({"orange", "free", "total", "casino", "leader", "qui
 TAG_CODES = ("", *HIDE_TAGS)
 _CODE = {tag: i for i, tag in enumerate(TAG_CODES)}
 _TAGS = np.asarray(TAG_CODES, dtype=object)
-NONE, LIE, MAR, SUR = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"]
+NONE, LIE, MAR, SUR, PRE = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"], _CODE["PRE"]
 _ONOMATOPOEIA = rule_code("onomatopoeia")
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
-          "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname")
+          "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
+          "initial_cue")
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -159,6 +171,8 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         members(SERVICES, key) | place & ~known("cities"),
         known("user_names"),
         ~capitals & ~upper & word_like,  # in lower case
+        members(INITIAL_LETTERS, texts),
+        members(INITIAL_CUES, key),
     ])
 
 
@@ -206,7 +220,7 @@ def ordinary_words(lexicons: Lexicons, table) -> np.ndarray:
 class Recognised:
     """The recognizers' verdict on a batch: per token, the tag of what it is ('' for none)."""
 
-    tag: np.ndarray  # (tokens,) LIE / MAR / SUR / NONE, codes into TAG_CODES: found, hidden when asked
+    tag: np.ndarray  # (tokens,) LIE / MAR / SUR / PRE (an initial) / NONE, codes into TAG_CODES: found, hidden when asked
     # (tokens,) the tag of a word the word scorer hides: `tag`, or LIE for a place that is no first
     # name wherever it stands ("train pour Marseille": a place is never hidden as a first name).
     scorer_tag: np.ndarray
@@ -302,6 +316,8 @@ def recognise(analysis: Analysis) -> Recognised:
     truncated = f["truncation"] & (a.label == L_UNKNOWN) & a.seeker.is_on("nickname-truncation")
     tag = np.zeros(len(a.kind), dtype=np.int8)
     tag[sur | truncated & person_cue] = SUR
+    if a.seeker.is_on("initial"):
+        tag[_initials(a, f["initial"] & after("initial_cue") & ~a.sentence_start, words, same, written)] = PRE
     tag[lie] = LIE
     tag[mar] = MAR
     scorer_tag = tag.copy()
@@ -324,6 +340,22 @@ def recognise(analysis: Analysis) -> Recognised:
     kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | f["word_like_nickname"]
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
                       scorer_decides=listed_only & a.seeker.is_on("scorer-decides"))
+
+
+def _initials(a: Analysis, initial: np.ndarray, words: np.ndarray, same: np.ndarray,
+              written: np.ndarray) -> np.ndarray:
+    """The tokens of `initial` (a lone capital after a cue) that are no title before a surname:
+    not followed, one full stop apart, by a word with a capital ("avec M. Kaya")."""
+    found = np.flatnonzero(initial)
+    if not len(found):
+        return found
+    at = np.searchsorted(words, found)
+    keep = np.ones(len(found), dtype=bool)
+    for k, (t, i) in enumerate(zip(found.tolist(), at.tolist())):
+        if i + 1 < len(words) and same[i + 1] and written[words[i + 1]]:
+            text = a.texts[a.message[t]]
+            keep[k] = text[a.end[t]:a.start[words[i + 1]]].strip() != "."
+    return found[keep]
 
 
 def apply(analysis: Analysis, hide: frozenset[str] | set[str],
