@@ -17,6 +17,8 @@ from triage.recognizers import (
     _PERSON_ONLY_CUES,
     EVERYDAY_BRANDS,
     FOREIGN_PLACES,
+    INITIAL_CUES,
+    INITIAL_LETTERS,
     SERVICES,
     NICKNAME_EXCEPTIONS,
     PLACE_CUES,
@@ -60,6 +62,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         and key not in lexicons.cities,
         key in lexicons.user_names,
         not text[:1].isupper() and not text.isupper() and (key in NICKNAME_EXCEPTIONS or folded in NICKNAME_EXCEPTIONS),
+        text in INITIAL_LETTERS,
+        key in INITIAL_CUES,
     )
 
 
