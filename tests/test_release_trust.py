@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from triage.errors import BadInput, InputError
 from triage.review_workspace import Workspace, open_synced
-from triage.review_workspace import workspace as workspace_module
+from triage import jobs
+from triage.io.messages import ReadOptions
+from triage.review_workspace.store import loading as loading_module
 
 # Invented messages (a corpus of their own, with ids 1.. like the demo's).
 OTHER_TEXTS = ["rdv a 8h devant la gare", "tu px m'appeler au 06 12 34 56 78 stp", "jsuis en retard dsl",
@@ -173,7 +175,7 @@ def test_classify_with_a_workspace_and_repeated_ids_writes_nothing(cli, tmp_path
 
 def _interrupting(monkeypatch, after: int):
     calls = {"n": 0}
-    original = workspace_module.reasons
+    original = loading_module.reasons
 
     def interrupted(*args, **kwargs):
         calls["n"] += 1
@@ -181,7 +183,7 @@ def _interrupting(monkeypatch, after: int):
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(workspace_module, "reasons", interrupted)
+    monkeypatch.setattr(loading_module, "reasons", interrupted)
 
 
 def test_an_interrupted_sync_leaves_the_workspace_as_it_was(reviewed, monkeypatch):
@@ -199,6 +201,19 @@ def test_an_interrupted_first_sync_leaves_no_workspace(classified, tmp_path, mon
     with pytest.raises(KeyboardInterrupt):
         open_synced(classified, ws)
     assert not ws.exists()
+
+
+def test_classify_interrupted_while_loading_its_workspace_leaves_it_as_it_was(reviewed, monkeypatch, tmp_path):
+    classified, ws = reviewed
+    before = content(ws)
+    _interrupting(monkeypatch, after=3)
+    with pytest.raises(KeyboardInterrupt):
+        jobs.classify_with_workspace(SAMPLE, tmp_path / "again.csv", ws, read=ReadOptions(), chart=False)
+    assert content(ws) == before
+    fresh = tmp_path / "fresh.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        jobs.classify_with_workspace(SAMPLE, tmp_path / "again2.csv", fresh, read=ReadOptions(), chart=False)
+    assert not fresh.exists() and not fresh.with_name(fresh.name + "-wal").exists()
 
 
 # ------------------------------------------------------------ outputs

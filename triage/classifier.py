@@ -46,7 +46,9 @@ class ClassifiedChunk:
     rows: int
     decisions: dict[str, int]
     seekhide: dict[str, int]
-    cells: list[list[str]] | None = None  # the rows themselves, in output format "cells" (in memory)
+    # the rows themselves: in output format "cells" (in memory), or beside the text when the
+    # classifier keeps them (keep_cells)
+    cells: list | None = None
     # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
     # its decision cell lies in `text` (HeldChunks sets the cells of the rows chosen).
     risk: np.ndarray | None = None
@@ -81,6 +83,9 @@ class Classifier:
         self.policy = combiner.get_policy(name, **trained)
         self.stats = stats
         self.output_format = output_format
+        # The chunks also carry their rows' cells, beside the encoded text (classify --workspace:
+        # the workspace takes them as they come, and never reads the output back).
+        self.keep_cells = False
         self.hide = frozenset(hide)  # the categories to hide (--hide)
         self._scores: dict[int, float] = Cache("scores")
         self._scores_for = None
@@ -157,12 +162,14 @@ class Classifier:
         risk = risk if self.ranked else None
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
             return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
+        rows = list(zip(*columns))
+        cells = rows if self.keep_cells else None
         if self.ranked:
-            text, cell_at, cell_stop = encode_rows_held(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format,
-                                                        "decision")
-            return ClassifiedChunk(text, len(messages), *counts, risk=risk, cell_at=cell_at, cell_stop=cell_stop)
-        text = encode_cells(list(zip(*columns)), CLASSIFY_COLUMNS, self.output_format)
-        return ClassifiedChunk(text, len(messages), *counts)
+            text, cell_at, cell_stop = encode_rows_held(rows, CLASSIFY_COLUMNS, self.output_format, "decision")
+            return ClassifiedChunk(text, len(messages), *counts, cells=cells, risk=risk, cell_at=cell_at,
+                                   cell_stop=cell_stop)
+        text = encode_cells(rows, CLASSIFY_COLUMNS, self.output_format)
+        return ClassifiedChunk(text, len(messages), *counts, cells=cells)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""

@@ -208,33 +208,21 @@ def classify(
     force: Force = False,
 ) -> None:
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
-    from triage.jobs import run_classify
+    from triage.jobs import classify_with_workspace, run_classify
 
     read = read_options(text_column, id_column, "label", encoding, delimiter, on_bad_lines)
-    if workspace is not None:
-        from triage.jobs import prepare_classify_workspace
-
-        known_names, own_names = prepare_classify_workspace(input, read, workspace, known_names,
-                                                            outputs=[output] if output else [],
-                                                            say=lambda line: typer.echo(line, err=True))
-    summary = run_classify(
-        input, output or default_output(input, "classified.csv"), model_path=model, queue_path=queue,
-        policy=policy, budget=expert_budget, calibrated=calibrated, hide=hide, known_names=known_names, jobs=jobs,
-        engine=engine, scheduler=scheduler,
-        force=force or output is None, queue_force=force,
-        read=read, chart=chart, progress=sys.stderr.isatty(),
-    )
-    for line in summary.lines():
+    options = dict(model_path=model, queue_path=queue, policy=policy, budget=expert_budget, calibrated=calibrated,
+                   hide=hide, jobs=jobs, engine=engine, scheduler=scheduler, force=force or output is None,
+                   queue_force=force, chart=chart, progress=sys.stderr.isatty())
+    output = output or default_output(input, "classified.csv")
+    if workspace is None:
+        summary, workspace_lines = run_classify(input, output, read=read, known_names=known_names, **options), []
+    else:
+        summary, workspace_lines = classify_with_workspace(
+            input, output, workspace, read=read, known_names=known_names, command=_command_line(),
+            id_column=id_column or "", say=lambda line: typer.echo(line, err=True), **options)
+    for line in summary.lines() + workspace_lines:
         typer.echo(line)
-    if workspace is not None:
-        from triage.jobs import classify_record, sync_classify_workspace
-
-        record = classify_record(summary, command=_command_line(), model_path=model, calibrated=calibrated, read=read,
-                                 input_path=input)
-        for line in sync_classify_workspace(summary.output, workspace, summary, record, model=model,
-                                            model_file=model or "", own_names=own_names, input_path=input,
-                                            id_column=id_column or "", text_column=text_column):
-            typer.echo(line)
     _warn_skipped(summary.skipped_lines)
     if summary.repeated_ids:
         ids = f"{summary.repeated_ids:,} id{'s appear' if summary.repeated_ids > 1 else ' appears'}"

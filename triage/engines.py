@@ -86,6 +86,7 @@ class ClassifierSpec:
     output_format: str = "csv"  # what the workers encode their rows in
     hide: tuple[str, ...] = DEFAULT_HIDE  # the categories to hide (--hide)
     known_names: Any = None  # a triage.seekhide.KnownNames (--known-names), or None
+    keep_cells: bool = False  # the chunks also carry their rows' cells (classify --workspace)
 
     def __post_init__(self):
         # Workers do not share the parent's working directory.
@@ -131,6 +132,7 @@ class ClassifierSpec:
         predictor = model.load_predictor(Path(self.model_path))
         classifier = Classifier(predictor, self.policy, self.budget, stats=self.stats,
                                 output_format=self.output_format, hide=self.hide, known_names=self.known_names)
+        classifier.keep_cells = self.keep_cells
         return classifier
 
 

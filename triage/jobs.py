@@ -11,6 +11,7 @@ none is the command line's choice, not the jobs'.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections import Counter
@@ -203,12 +204,15 @@ def run_classify(
     queue_force: bool | None = None,
     chart: bool = True,
     progress: bool = False,
+    staged=None,
 ) -> ClassifySummary:
     """Classify every message (the output contract: CLASSIFY_COLUMNS, one row per input row,
     same order), print-ready summary, bar chart, and optionally the expert's queue (replaced
     only with `queue_force`, which defaults to `force`).
     With no `output`, the rows are kept in the summary instead (the Python API), with no chart.
-    `model_path` may be a model file or a triage.model.Model. `engine` says where the chunks
+    `model_path` may be a model file or a triage.model.Model. `staged`: a review workspace's
+    staging (Workspace.staging), which takes the rows as they are made and the exact budget's
+    decisions, so that the workspace never reads the output back. `engine` says where the chunks
     are classified (triage.engines: this machine, or Dask).
     With the budget policy, exactly `budget` of the messages (a share, rounded, or a count) go
     to the expert: the riskiest of the whole corpus, ties in input order. With `calibrated`,
@@ -256,10 +260,12 @@ def run_classify(
         if isinstance(model_path, model.Model) and model_path.path is None:
             raise BadOption("the dask engine's workers read the model from a file: save the model first")
         spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
-                                      output_format=output_format, hide=hide, known_names=known_names)
+                                      output_format=output_format, hide=hide, known_names=known_names,
+                                      keep_cells=staged is not None)
     else:
         classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide,
                                 known_names=known_names)
+        classifier.keep_cells = staged is not None
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
@@ -281,6 +287,8 @@ def run_classify(
             decisions.update(done.decisions)
             seekhide.update(done.seekhide)
             writer.write_chunk(done)
+            if staged is not None:
+                staged.add_cells(done.cells)
             if ranked:
                 risks.append(done.risk)
         if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
@@ -288,6 +296,8 @@ def run_classify(
             replaced = writer.release(chosen, EXPERT)
             if not set(replaced) <= {TA, NTA}:  # the first phase decided EXPERT on its own: a bug, not bad input
                 raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
+            if staged is not None:
+                staged.expert(chosen.tolist())
             decisions[EXPERT] += len(chosen)
             decisions.subtract(replaced)
             writer = writer.writer
@@ -436,22 +446,52 @@ def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_n
 
 def sync_classify_workspace(classified, workspace, summary: ClassifySummary, record: dict, *, model=None,
                             model_file=None, own_names=None, input_path=None, id_column: str = "",
-                            text_column: str = "text") -> list[str]:
+                            text_column: str = "text", loaded=None) -> list[str]:
     """The workspace job of `classify --workspace`, once the messages are classified: the review
     workspace brought up to date with the classified rows (`classified`: the output file, or its
-    Records), with the model (`model`, as run_classify took it; `model_file` as the workspace
-    records it), the known names the team gave (`own_names`, kept for a later classify) and
-    `record` (classify_record: the settings the release reads). The lines saying what changed."""
+    Records; or, with `loaded`, the (workspace, staging) of review_workspace.loading that took
+    the rows as they were made, `classified` naming the output), with the model (`model`, as
+    run_classify took it; `model_file` as the workspace records it), the known names the team
+    gave (`own_names`, kept for a later classify) and `record` (classify_record: the settings
+    the release reads). The lines saying what changed."""
     from triage import review_workspace as review_module
 
-    opened, synced = review_module.open_synced(classified, workspace, input_path=input_path, id_column=id_column,
-                                               text_column=text_column, model_file=model_file)
-    with opened:
+    if loaded is not None:
+        opened, staged = loaded
+        synced = opened.load(staged, os.path.abspath(classified), input_path=input_path, id_column=id_column,
+                             text_column=text_column, model_file=model_file)
+    else:
+        opened, synced = review_module.open_synced(classified, workspace, input_path=input_path,
+                                                   id_column=id_column, text_column=text_column,
+                                                   model_file=model_file)
+    with contextlib.nullcontext(opened) if loaded is not None else opened:  # `loading` closes its own
         opened.record_model(model)
         if own_names is not None:  # hidden again by a later classify --workspace without known names
             opened.keep_known_names(own_names)
         opened.record_classify(record)
         return review_module.sync_lines(opened.path, synced)
+
+
+def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions, known_names=None, command: str = "",
+                            id_column: str = "", say=None, **options) -> tuple[ClassifySummary, list[str]]:
+    """`classify --workspace`: the workspace checked and its taught names read
+    (prepare_classify_workspace), the corpus classified (run_classify with `options`) while the
+    workspace takes the rows as they are made, then the workspace brought up to date
+    (sync_classify_workspace; `id_column` as the workspace records it: "" when none was given).
+    (the summary, the lines saying what changed in the workspace)."""
+    from triage import review_workspace as review_module
+
+    known_names, own_names = prepare_classify_workspace(input_path, read, workspace, known_names,
+                                                        outputs=[output], say=say)
+    with review_module.loading(workspace, source_name(output), [input_path, output]) as loaded:
+        summary = run_classify(input_path, output, read=read, known_names=known_names, staged=loaded[1], **options)
+        record = classify_record(summary, command=command, model_path=options.get("model_path"),
+                                 calibrated=options.get("calibrated", False), read=read, input_path=input_path)
+        model_path = options.get("model_path")
+        lines = sync_classify_workspace(output, workspace, summary, record, model=model_path,
+                                        model_file=model_path or "", own_names=own_names, input_path=input_path,
+                                        id_column=id_column, text_column=read.text_column, loaded=loaded)
+    return summary, lines
 
 
 #: The review loop's rounds (`evaluate --simulate-review`): each one scores the whole gold again.

@@ -10,13 +10,16 @@ The functions below are what the command line calls.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from triage import outputs
 from triage.errors import BadInput, BadOption
 from triage.io.messages import Records, source_name
 from triage.io.writing import table_output
+from triage.review_workspace.store.loading import Staged
 from triage.review_workspace.workspace import (
     DEFAULT_AUDIT,
     FinalRow,
@@ -30,7 +33,7 @@ from triage.review_workspace.workspace import (
 
 __all__ = [
     "DEFAULT_AUDIT", "FinalRow", "Item", "NeedsConfirmation", "SyncSummary", "Workspace", "apply_workspace",
-    "default_path", "default_reviewer", "is_workspace", "open_synced", "report_lines", "check_workspace_path",
+    "default_path", "default_reviewer", "is_workspace", "loading", "open_synced", "report_lines", "check_workspace_path",
     "review_lines", "serve_review", "invite_lines",
 ]
 
@@ -58,6 +61,33 @@ def check_workspace_path(path: str | os.PathLike[str], inputs=()) -> Path:
     return path
 
 
+def _remove_made(path: Path) -> None:
+    """Remove a workspace made for a load that failed, with its side files."""
+    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+
+
+@contextlib.contextmanager
+def loading(workspace: str | os.PathLike[str], display: str, inputs=()) -> Iterator[tuple[Workspace, Staged]]:
+    """A workspace opened (made if new) with an empty staging for the rows of a classification
+    (`classify --workspace`: Workspace.staging, then Workspace.load), closed at the end. If the
+    work fails or is interrupted, the workspace is as it was: one made for it is removed."""
+    path = check_workspace_path(workspace, inputs)
+    fresh = not path.exists()
+    opened = Workspace.open(path, create=True)
+    try:
+        yield opened, opened.staging(display)
+    except BaseException:
+        opened.close()
+        if fresh:
+            _remove_made(path)
+        raise
+    opened.close()
+
+
 def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike[str] | None = None, *,
                 audit: int = DEFAULT_AUDIT, seed: int = 0, input_path=None, id_column: str | None = None,
                 text_column: str | None = None, model_file=None, double: float | None = None) -> tuple[Workspace, SyncSummary]:
@@ -73,11 +103,7 @@ def open_synced(classified: str | os.PathLike[str], workspace: str | os.PathLike
     except BaseException:
         opened.close()
         if fresh:
-            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-                try:
-                    leftover.unlink()
-                except FileNotFoundError:
-                    pass
+            _remove_made(path)
         raise
 
 

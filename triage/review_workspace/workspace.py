@@ -23,27 +23,20 @@ the others handed to them, and every public method would be written twice. So th
 in one obvious place, no module of `store/` imports another job's module: they share only
 `store.common` (names, the item, the refusals a reviewer meets, helpers), `store.tables` (the
 format) and `store.connection` (the file), and what a job needs of another it calls on `self`
-(pyproject.toml's import contracts check it). This module holds the facade, its state, and the job
-the others start from: loading a classified file (`sync`). Its names (the item, the refusals, the
-constants) stay importable from here.
+(pyproject.toml's import contracts check it). This module holds the facade and its state. Its names
+(the item, the refusals, the constants) stay importable from here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import random
 import shutil  # noqa: F401 (this module's attribute: the tests of the file's errors patch it here)
 import sqlite3
-import uuid
-from collections.abc import Iterable
 from pathlib import Path
 
-from triage.errors import BadInput, BadOption
-from triage.io.messages import Records, source_name
+from triage.io.messages import Records
 from triage.queue import read_classified
-from triage.reasons import reasons
 from triage.review_workspace.agreement import PAUSE
 from triage.review_workspace.store.bulk import BULK_ACTIONS, Bulk
 from triage.review_workspace.store.common import (
@@ -62,7 +55,6 @@ from triage.review_workspace.store.common import (
     NeedsConfirmation,
     SyncSummary,
     TextChanged,
-    _now,
     apply_learnt,
     check_spans,
     default_path,
@@ -90,11 +82,12 @@ from triage.review_workspace.store.history import History
 from triage.review_workspace.store.invites import Invites
 from triage.review_workspace.store.learning import FREQUENT_MESSAGES, SCOPES, Learning
 from triage.review_workspace.store.leases import DEFAULT_LEASE, Leases
+from triage.review_workspace.store.loading import Loading
 from triage.review_workspace.store.listing import DOUBLE_FILTERS, SORTS, Listing
 from triage.review_workspace.store.opening import Opening
 from triage.review_workspace.store.provenance import Provenance
 from triage.review_workspace.store.release import Release
-from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD, SCHEMA_VERSION
+from triage.review_workspace.store.tables import SCHEMA_VERSION
 from triage.review_workspace.store.taught import Taught
 
 __all__ = [
@@ -107,28 +100,16 @@ __all__ = [
 ]
 
 
-def _file_sha256(path) -> str | None:
-    if not isinstance(path, (str, os.PathLike)):
-        return None
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except OSError:
-        return None
-    return digest.hexdigest()
-
-
-class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, DoubleReview, History, Taught, Learning,
-                Bulk, Concordance, Figures, Release, ConsistencyDecisions):
+class Workspace(Opening, Loading, Provenance, Listing, Leases, Invites, Decisions, DoubleReview, History, Taught,
+                Learning, Bulk, Concordance, Figures, Release, ConsistencyDecisions):
     """A review workspace file (see the module's doc). Use as a context manager.
 
-    Its jobs, each a mixin of `store/`: Opening (the file, its format, `meta`), Provenance (what
+    Its jobs, each a mixin of `store/`: Opening (the file, its format, `meta`), Loading (a
+    classified corpus loaded: `sync`, `staging` and `load`), Provenance (what
     classify noted), Listing (the list), Leases, Invites, Decisions (decide, skip, import, undo),
     DoubleReview, History (the log read back), Taught (names taught to classify), Learning (learnt
     words), Bulk, Concordance, Figures (progress, audit estimate), Release (what a release reads),
-    ConsistencyDecisions; `sync` is here."""
+    ConsistencyDecisions."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path):
         self._db = connection
@@ -140,120 +121,6 @@ class Workspace(Opening, Provenance, Listing, Leases, Invites, Decisions, Double
         self._listed = False  # the narrow copy of the list is there (see _listing)
         self._synced_counts: tuple[str | None, dict] | None = None  # see _counts_of_sync
         self.last_undone = 0  # how many decisions the last undo took back (a bulk decision: all of its)
-
-    # -------------------------------------------------------------------- sync
-
-    def sync(self, classified_path: str | os.PathLike[str], *, audit: int = DEFAULT_AUDIT, seed: int = 0,
-             input_path: str | os.PathLike[str] | None = None, seeker=None, id_column: str | None = None,
-             text_column: str | None = None, model_file: str | os.PathLike[str] | None = None,
-             double: float | None = None) -> SyncSummary:
-        """Load (or reload) a classified file: every message, the queue, the audit sample, and what
-        the machines hide in each message (the record the release reads). Another corpus's file is
-        refused before anything changes; the load is one transaction, so an interrupted sync leaves
-        the workspace as it was. `input_path`, `id_column` and `text_column` record the input that
-        was classified and how it was read, `model_file` the model file that classified it, for the
-        release. `double` marks that share of the queue and of the audit for double review (seeded
-        with `seed`); None keeps the share recorded by an earlier sync.
-        """
-        if audit < 0:
-            raise BadOption("--audit must be 0 or more")
-        rows = read_classified(classified_path)
-        self.check_same_corpus(((row.id, row.text) for row in rows), source_name(classified_path))
-        if seeker is None:
-            from triage import lexicons as lexicon_module
-            from triage.seekhide import SeekAndHide
-
-            seeker = SeekAndHide(lexicon_module.default())
-        queued = sorted((row for row in rows if row.decision == "EXPERT"), key=lambda row: row.order)
-        released_ids = [row.id for row in rows if row.decision != "EXPERT"]
-        meta = self.meta()
-        previous_audit = json.loads(meta.get("audit_ids", "[]"))
-        by_id = {row.id: row for row in rows}
-        if previous_audit and int(meta.get("audit_size", -1)) == audit:
-            # A sampled message stays in the sample while the machines release it, and, once a reviewer
-            # decided it (on the same text), even when a new classification queues it: its finding (a
-            # leak or none) stays in the estimate.
-            still = set(released_ids)
-            reviewed = {row[0]: row[1] for row in self._db.execute(
-                "SELECT id, text_hash FROM decisions WHERE status IN ('decided', 'disputed') "
-                "UNION SELECT id, text_hash FROM reviews")}
-            audit_ids = [i for i in previous_audit if i in still or
-                         (i in by_id and reviewed.get(i) == text_hash(by_id[i].text))]
-            sampled = set(audit_ids)
-            queued = [row for row in queued if row.id not in sampled]
-        else:
-            audit_ids = random.Random(seed).sample(released_ids, min(audit, len(released_ids)))
-        with self._transaction():
-            db = self._db
-            # An audit message decided before its grounds were kept keeps what the machines hid until now.
-            db.execute("INSERT INTO audit_grounds SELECT d.id, m.text_hash, m.hidden FROM decisions d JOIN items i "
-                       "USING (id) JOIN messages m USING (id) WHERE i.kind = 'audit' AND d.text_hash = m.text_hash "
-                       "ON CONFLICT(id) DO NOTHING")
-            db.execute("DELETE FROM items")
-            db.execute("DELETE FROM messages")
-            db.executemany(
-                "INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    (row.id, position, row.text, text_hash(row.text), row.seekhide, row.model, row.score,
-                     row.decision, json.dumps(row.hidden), json.dumps(row.highlighted, ensure_ascii=False), row.risk)
-                    for position, row in enumerate(rows)
-                ),
-            )
-            if self._searchable:
-                db.execute(_SEARCH_REBUILD)
-            if self._listed:
-                db.execute("DELETE FROM listing")
-            listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
-            db.executemany(
-                "INSERT INTO items VALUES (?,?,?,?)",
-                (
-                    (ident, kind, rank, json.dumps(reasons(by_id[ident], seeker), ensure_ascii=False))
-                    for rank, (ident, kind) in enumerate(listed)
-                ),
-            )
-            if self._listed:
-                db.execute(_LISTING_FILL)
-            where = classified_path.display if isinstance(classified_path, Records) else os.path.abspath(classified_path)
-            values = dict(classified=where, synced=_now(), sync_id=uuid.uuid4().hex,
-                          audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
-            if input_path is not None:
-                values["input"] = os.path.abspath(input_path)
-                values["input_sha256"] = _file_sha256(input_path) or ""
-            if id_column is not None:
-                values["id_column"] = id_column
-            if text_column is not None:
-                values["text_column"] = text_column
-            if model_file is not None:
-                values["model_file"] = os.path.abspath(model_file) if os.fspath(model_file) else ""
-            if double is None and "double_share" in meta:
-                double, seed_double = float(meta["double_share"]), int(meta.get("double_seed", 0))
-            else:
-                seed_double = seed
-            if double is not None:
-                self._mark_double(double, seed_double)
-                values.update(double_share=repr(float(double)), double_seed=str(seed_double))
-            self._set_meta(**values)
-        kept = self._db.execute(
-            "SELECT count(*) FROM decisions d JOIN messages m USING (id) WHERE d.text_hash = m.text_hash"
-        ).fetchone()[0]
-        stale = self.count(status="stale")
-        return SyncSummary(len(rows), len(queued), len(audit_ids), kept, stale,
-                           self.count(status="pending") + stale)
-
-    def check_same_corpus(self, pairs: Iterable[tuple[str, str]], display: str) -> None:
-        """Refuse (BadInput) messages of another corpus: (id, text) pairs of which fewer than half
-        of the workspace's messages are found, same id and same text. A new classification of the
-        same corpus (another model, a few corrected messages) passes; an empty workspace takes any."""
-        stored = dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
-        if not stored:
-            return
-        same = sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
-        if 2 * same < len(stored):
-            raise BadInput(
-                f"{display} is not the corpus of the review workspace {self.path}: only {same:,} of its "
-                f"{len(stored):,} messages are there with the same id and text; give this corpus its own "
-                "--workspace (nothing was changed)"
-            )
 
     def count_messages(self) -> int:
         return self._db.execute("SELECT count(*) FROM messages").fetchone()[0]

@@ -1,0 +1,253 @@
+"""Loading a classified corpus into the workspace (`sync`): every message, the queue, the audit
+sample, and what the machines hide in each message (the record the release reads).
+
+The rows reach the workspace in one of two ways, and are loaded by the same code:
+- a classified file (`triage review FILE`, `Workspace.sync`), read and checked;
+- the rows of a classification as it makes them (`classify --workspace`: `Workspace.staging`),
+  so that the file just written is not read back.
+Either way they first wait in a temporary table of the workspace's connection (`Staged`), which
+takes no lock on the workspace: reviewers keep deciding while a corpus is classified. `load` then
+moves them in, in one transaction, so an interrupted load leaves the workspace as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import uuid
+from collections.abc import Iterable, Sequence
+
+from triage.errors import BadInput, BadOption
+from triage.io.messages import Message, Records, source_name
+from triage.queue import ClassifiedRow, read_classified
+from triage.reasons import reasons
+from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
+from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
+from triage.schema import CLASSIFY_COLUMNS, EXPERT
+
+# The columns of the messages table, in its order: what a staged row holds.
+_COLUMNS = ("id", "position", "text", "text_hash", "seekhide", "model", "score", "decision", "hidden", "highlighted",
+            "risk")
+_CELL = {name: CLASSIFY_COLUMNS.index(name) for name in CLASSIFY_COLUMNS}
+
+
+class Staged:
+    """Classified rows on their way into a workspace, in a temporary table of its connection
+    (SQLite keeps it in its temporary file: memory stays bounded however large the corpus)."""
+
+    def __init__(self, db: sqlite3.Connection, display: str):
+        self._db = db
+        self.display = display
+        self.rows = 0
+        db.execute("DROP TABLE IF EXISTS temp.staged")
+        db.execute("CREATE TEMP TABLE staged (id TEXT NOT NULL UNIQUE, position INTEGER PRIMARY KEY, text TEXT NOT NULL, "
+                   "text_hash TEXT NOT NULL, seekhide TEXT, model TEXT, score REAL, decision TEXT NOT NULL, "
+                   "hidden TEXT NOT NULL, highlighted TEXT NOT NULL, risk REAL)")
+
+    def add_cells(self, rows: Sequence[Sequence[str]]) -> None:
+        """Rows of output cells in CLASSIFY_COLUMNS order, as the classifier makes them (its hidden
+        and highlighted cells are the JSON the workspace keeps)."""
+        c, start = _CELL, self.rows
+        try:
+            self._db.executemany(f"INSERT INTO temp.staged VALUES ({','.join('?' * len(_COLUMNS))})", (
+                (row[c["id"]], start + k, row[c["text"]], text_hash(row[c["text"]]), row[c["seekhide"]].strip().upper(),
+                 row[c["model"]].strip().upper(), float(row[c["score"]]), row[c["decision"]], row[c["hidden"]],
+                 row[c["highlighted"]], float(row[c["risk"]]) if row[c["risk"]] else None)
+                for k, row in enumerate(rows)))
+        except sqlite3.IntegrityError:
+            raise BadInput(f"{self.display}: an id appears on more than one row; a review workspace needs unique "
+                           "ids (see --id-column)") from None
+        self.rows += len(rows)
+
+    def add_parsed(self, rows: Iterable[ClassifiedRow]) -> None:
+        """Rows read from a classified file (triage.queue.read_classified)."""
+        rows = list(rows)
+        start = self.rows
+        self._db.executemany(f"INSERT INTO temp.staged VALUES ({','.join('?' * len(_COLUMNS))})", (
+            (row.id, start + k, row.text, text_hash(row.text), row.seekhide, row.model, row.score, row.decision,
+             json.dumps(row.hidden), json.dumps(row.highlighted, ensure_ascii=False), row.risk)
+            for k, row in enumerate(rows)))
+        self.rows += len(rows)
+
+    def expert(self, positions: Iterable[int]) -> None:
+        """The rows at `positions` go to a person (the exact budget's second phase)."""
+        self._db.executemany("UPDATE temp.staged SET decision = ? WHERE position = ?",
+                             ((EXPERT, int(position)) for position in positions))
+
+    def parsed(self, where: str, parameters: Sequence = ()) -> list[ClassifiedRow]:
+        """The staged rows matching `where` (SQL over the staged columns), in corpus order, as
+        read_classified gives them."""
+        return [_row(record) for record in self._db.execute(
+            f"SELECT id, position, text, seekhide, model, score, decision, hidden, highlighted, risk FROM temp.staged "
+            f"WHERE {where} ORDER BY position", parameters)]
+
+    def drop(self) -> None:
+        self._db.execute("DROP TABLE IF EXISTS temp.staged")
+
+
+def _row(record) -> ClassifiedRow:
+    ident, position, text, seekhide, model, score, decision, hidden, highlighted, risk = record
+    message = Message(position + 2, ident, text, {"id": ident, "text": text, "seekhide": seekhide, "model": model})
+    return ClassifiedRow(message=message, decision=decision, model=model, score=score, risk=risk,
+                         hidden=[tuple(span) for span in json.loads(hidden)], highlighted=json.loads(highlighted))
+
+
+def _parts(values: list, size: int = 500) -> Iterable[list]:
+    """`values` in parts small enough for one statement's parameters (SQLite bounds them)."""
+    return (values[start:start + size] for start in range(0, len(values), size))
+
+
+def _file_sha256(path) -> str | None:
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+class Loading:
+    """The workspace's job of loading a classified corpus (see the module's docstring)."""
+
+    def sync(self, classified_path: str | os.PathLike[str] | Records, *, audit: int = DEFAULT_AUDIT, seed: int = 0,
+             input_path: str | os.PathLike[str] | None = None, seeker=None, id_column: str | None = None,
+             text_column: str | None = None, model_file: str | os.PathLike[str] | None = None,
+             double: float | None = None) -> SyncSummary:
+        """Load (or reload) a classified file: every message, the queue, the audit sample, and what
+        the machines hide in each message (the record the release reads). Another corpus's file is
+        refused before anything changes; the load is one transaction, so an interrupted sync leaves
+        the workspace as it was. `input_path`, `id_column` and `text_column` record the input that
+        was classified and how it was read, `model_file` the model file that classified it, for the
+        release. `double` marks that share of the queue and of the audit for double review (seeded
+        with `seed`); None keeps the share recorded by an earlier sync.
+        """
+        if audit < 0:
+            raise BadOption("--audit must be 0 or more")
+        rows = read_classified(classified_path)
+        self.check_same_corpus(((row.id, row.text) for row in rows), source_name(classified_path))
+        staged = self.staging(source_name(classified_path))
+        try:
+            staged.add_parsed(rows)
+            del rows
+            where = classified_path.display if isinstance(classified_path, Records) else os.path.abspath(classified_path)
+            return self.load(staged, where, audit=audit, seed=seed, input_path=input_path, seeker=seeker,
+                             id_column=id_column, text_column=text_column, model_file=model_file, double=double)
+        finally:
+            staged.drop()
+
+    def staging(self, display: str) -> Staged:
+        """An empty staging table for the rows of a classification, which `load` then moves in."""
+        return Staged(self._db, display)
+
+    def load(self, staged: Staged, where: str, *, audit: int = DEFAULT_AUDIT, seed: int = 0,
+             input_path: str | os.PathLike[str] | None = None, seeker=None, id_column: str | None = None,
+             text_column: str | None = None, model_file: str | os.PathLike[str] | None = None,
+             double: float | None = None) -> SyncSummary:
+        """Move the `staged` rows in (see sync; `where` names the classified corpus for the release)."""
+        if audit < 0:
+            raise BadOption("--audit must be 0 or more")
+        if seeker is None:
+            from triage import lexicons as lexicon_module
+            from triage.seekhide import SeekAndHide
+
+            seeker = SeekAndHide(lexicon_module.default())
+        db = self._db
+        queued = sorted(staged.parsed("decision = ?", (EXPERT,)), key=lambda row: row.order)
+        released_ids = [row[0] for row in db.execute(
+            "SELECT id FROM temp.staged WHERE decision != ? ORDER BY position", (EXPERT,))]
+        meta = self.meta()
+        previous_audit = json.loads(meta.get("audit_ids", "[]"))
+        listed_rows = {row.id: row for row in queued}
+        if previous_audit and int(meta.get("audit_size", -1)) == audit:
+            # A sampled message stays in the sample while the machines release it, and, once a reviewer
+            # decided it (on the same text), even when a new classification queues it: its finding (a
+            # leak or none) stays in the estimate.
+            still = set(released_ids)
+            reviewed = {row[0]: row[1] for row in db.execute(
+                "SELECT id, text_hash FROM decisions WHERE status IN ('decided', 'disputed') "
+                "UNION SELECT id, text_hash FROM reviews")}
+            hashes = {}
+            for part in _parts(previous_audit):
+                hashes.update(db.execute(f"SELECT id, text_hash FROM temp.staged WHERE id IN ({','.join('?' * len(part))})",
+                                         part).fetchall())
+            audit_ids = [i for i in previous_audit if i in still or (i in hashes and reviewed.get(i) == hashes[i])]
+            sampled = set(audit_ids)
+            queued = [row for row in queued if row.id not in sampled]
+        else:
+            audit_ids = random.Random(seed).sample(released_ids, min(audit, len(released_ids)))
+        if audit_ids:
+            for part in _parts([i for i in audit_ids if i not in listed_rows]):
+                for row in staged.parsed(f"id IN ({','.join('?' * len(part))})", part):
+                    listed_rows[row.id] = row
+        with self._transaction():
+            # An audit message decided before its grounds were kept keeps what the machines hid until now.
+            db.execute("INSERT INTO audit_grounds SELECT d.id, m.text_hash, m.hidden FROM decisions d JOIN items i "
+                       "USING (id) JOIN messages m USING (id) WHERE i.kind = 'audit' AND d.text_hash = m.text_hash "
+                       "ON CONFLICT(id) DO NOTHING")
+            db.execute("DELETE FROM items")
+            db.execute("DELETE FROM messages")
+            db.execute(f"INSERT INTO messages ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} FROM temp.staged "
+                       "ORDER BY position")
+            if self._searchable:
+                db.execute(_SEARCH_REBUILD)
+            if self._listed:
+                db.execute("DELETE FROM listing")
+            listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
+            db.executemany(
+                "INSERT INTO items VALUES (?,?,?,?)",
+                (
+                    (ident, kind, rank, json.dumps(reasons(listed_rows[ident], seeker), ensure_ascii=False))
+                    for rank, (ident, kind) in enumerate(listed)
+                ),
+            )
+            if self._listed:
+                db.execute(_LISTING_FILL)
+            values = dict(classified=where, synced=_now(), sync_id=uuid.uuid4().hex,
+                          audit_ids=json.dumps(audit_ids), audit_size=str(audit), audit_seed=str(seed))
+            if input_path is not None:
+                values["input"] = os.path.abspath(input_path)
+                values["input_sha256"] = _file_sha256(input_path) or ""
+            if id_column is not None:
+                values["id_column"] = id_column
+            if text_column is not None:
+                values["text_column"] = text_column
+            if model_file is not None:
+                values["model_file"] = os.path.abspath(model_file) if os.fspath(model_file) else ""
+            if double is None and "double_share" in meta:
+                double, seed_double = float(meta["double_share"]), int(meta.get("double_seed", 0))
+            else:
+                seed_double = seed
+            if double is not None:
+                self._mark_double(double, seed_double)
+                values.update(double_share=repr(float(double)), double_seed=str(seed_double))
+            self._set_meta(**values)
+        kept = db.execute(
+            "SELECT count(*) FROM decisions d JOIN messages m USING (id) WHERE d.text_hash = m.text_hash"
+        ).fetchone()[0]
+        stale = self.count(status="stale")
+        return SyncSummary(staged.rows, len(queued), len(audit_ids), kept, stale,
+                           self.count(status="pending") + stale)
+
+    def check_same_corpus(self, pairs: Iterable[tuple[str, str]], display: str) -> None:
+        """Refuse (BadInput) messages of another corpus: (id, text) pairs of which fewer than half
+        of the workspace's messages are found, same id and same text. A new classification of the
+        same corpus (another model, a few corrected messages) passes; an empty workspace takes any."""
+        stored = dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
+        if not stored:
+            return
+        same = sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
+        if 2 * same < len(stored):
+            raise BadInput(
+                f"{display} is not the corpus of the review workspace {self.path}: only {same:,} of its "
+                f"{len(stored):,} messages are there with the same id and text; give this corpus its own "
+                "--workspace (nothing was changed)"
+            )
+
+
