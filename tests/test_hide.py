@@ -168,6 +168,10 @@ def test_a_capital_alone_after_a_person_cue_is_an_initial_hidden_as_a_first_name
     "bisous X",  # a kiss
     "avec C trop bien",  # C: c'est
     "T. Zorglub vient",  # no cue before it
+    "il ressemble à M.Zorglub",  # a title glued to the surname
+    "bisous J arrive demain",  # J: je
+    "à 9 H. on part",  # a number between the cue and the letter
+    "bisous P-P-PARFAIT",  # part of a longer word
 ])
 def test_a_capital_alone_elsewhere_is_no_initial(text):
     (_, hidden), = classify(text)

@@ -16,12 +16,12 @@ a linguist can edit (dictionaries/places, dictionaries/brands, dictionaries/nick
   ordinary words of nicknames/exceptions.txt (coucou, dodo, papa): hidden when it is no ordinary
   word, or after a person cue ("bisous titi"). The word scorer's hidden words of nickname shape
   (Louloute, Seb) are tagged SUR by triage.names.
-- An initial standing for a person is a capital letter alone right after a person cue ("demandé à
-  N de venir", "bisou M."), hidden as a first name (step "initial"). Not a letter SMS writers use
-  for a word (C: c'est, G: j'ai, T: t'es, L: elle, K, O, Y, A, I) or for a kiss (X), not after a
-  possessive or "et" ("mon T-shirt", "et G fini"), and not a title before a surname ("avec M.
-  Kaya"). Tuned on the two development files of 88milSMS: it hid five initials of their gold
-  and, of what it hid beyond, three initials the gold left unmarked.
+- An initial standing for a person is a capital letter alone right after a person cue, one space
+  apart ("demandé à N de venir", "bisou M."), hidden as a first name (step "initial"). Not a
+  letter SMS writers use for a word (C: c'est, G: j'ai, J: je, T: t'es, L: elle, K, O, Y, A, I)
+  or for a kiss (X), not after a possessive or "et" ("mon T-shirt", "et G fini"), and not a
+  title before a surname ("avec M. Kaya"). Tuned on the two development files of 88milSMS: it hid five initials of their gold
+  and, beyond them, two initials the gold left unmarked and two letters that named no one.
 - A nickname is also a first name cut short (step "nickname-truncation"): a lower-case word of 3
   to 5 letters that Seek&Hide leaves UNKNOWN (no ordinary word, no first name it hides; a rare
   one such as flo counts) and that starts one of the TRUNCATED_FROM commonest first names (seb:
@@ -61,7 +61,7 @@ SERVICES = word_list("brands/services.txt")
 _PERSON_ONLY_CUES = (PERSON_CUES | TITLES) - PLACE_CUES
 _VOWELS = frozenset("aeiouy")
 # Capital letters that, alone, may stand for a person's initial (see the module's docstring).
-INITIAL_LETTERS = frozenset("BDEFHJMNPQRSUVWZ")
+INITIAL_LETTERS = frozenset("BDEFHMNPQRSUVWZ")
 # The person cues after which a lone capital is an initial: not a possessive, "et" or "vu".
 INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
                               "par"}
@@ -344,17 +344,22 @@ def recognise(analysis: Analysis) -> Recognised:
 
 def _initials(a: Analysis, initial: np.ndarray, words: np.ndarray, same: np.ndarray,
               written: np.ndarray) -> np.ndarray:
-    """The tokens of `initial` (a lone capital after a cue) that are no title before a surname:
-    not followed, one full stop apart, by a word with a capital ("avec M. Kaya")."""
+    """The tokens of `initial` (a lone capital after a cue) that follow the cue one space apart,
+    stand alone (not "P-P-P") and are no title before a surname: not followed, one full stop
+    apart, by a word with a capital ("avec M. Kaya")."""
     found = np.flatnonzero(initial)
     if not len(found):
         return found
     at = np.searchsorted(words, found)
     keep = np.ones(len(found), dtype=bool)
     for k, (t, i) in enumerate(zip(found.tolist(), at.tolist())):
-        if i + 1 < len(words) and same[i + 1] and written[words[i + 1]]:
-            text = a.texts[a.message[t]]
-            keep[k] = text[a.end[t]:a.start[words[i + 1]]].strip() != "."
+        text, start, end = a.texts[a.message[t]], a.start[t], a.end[t]
+        # The cue right before it, one space apart; the letter no part of a longer word (P-P-PERSPICACE,
+        # M.Dupont).
+        keep[k] = (i > 0 and words[i - 1] == t - 1 and text[a.end[t - 1]:start] == " "
+                   and text[end:end + 1] not in ("-", "'", "’") and not (text[end:end + 1] == "." and text[end + 1:end + 2].isalpha()))
+        if keep[k] and i + 1 < len(words) and same[i + 1] and written[words[i + 1]]:
+            keep[k] = text[end:a.start[words[i + 1]]].strip() != "."
     return found[keep]
 
 
