@@ -252,8 +252,10 @@ def run_classify(
     share = None if ranked else budget.share  # the Classifier's calibrated threshold, or none: ranked here
     stats, chunks = None, None
     if predictor.word_forest is not None:
+        # Counted in `jobs` processes of this machine, unless the work goes to a remote scheduler
+        # (this machine's cores are then not the ones the run asked for).
         stats, chunks = corpus_stats(table, chunk_size, predictor.word_scorer_size,
-                                     jobs=jobs if engine == "local" else 1)
+                                     jobs=jobs if engine == "local" or scheduler is None else 1)
     spec = None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
