@@ -13,7 +13,7 @@ from triage import names, recognizers
 from triage import spelling_batch as batch
 from triage.features import counts
 from triage.lexicons import fold, spelling_key
-from triage.seekhide import K_DETECTED, K_WORD, L_DICTIONARY, SeekAndHide, foreign
+from triage.seekhide import K_DETECTED, K_WORD, L_DICTIONARY, SeekAndHide
 from triage.wordlist import WordList
 import spelling_reference as reference  # tests/spelling_reference.py
 
@@ -124,10 +124,3 @@ def test_name_likeness_of_long_spellings_holds_a_bounded_number_of_trigrams(lexi
         tracemalloc.stop()
     assert peak < 20 * 2**20  # every trigram of the batch held at once: about 70 MB
 
-
-@settings(max_examples=150, **SETTINGS)
-@given(texts=messages)
-@example(texts=["bieeeen merciiiii nooon I'm the 12h ² Ⅻ ok"])  # letter repetitions, no letter, a number sign
-def test_the_language_class_of_many_words_equals_that_of_each(lexicons, texts):
-    keys = [foreign.key_of(word) for text in texts for word in text.split()]
-    assert foreign.word_classes(keys, lexicons).tolist() == [foreign.word_class(key, lexicons) for key in keys]

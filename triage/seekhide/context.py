@@ -316,8 +316,8 @@ def _language_evidence(lexicons, spelled, sids: np.ndarray) -> np.ndarray:
     may follow in any language) of the spellings `sids`, (len(sids), 2)."""
     cues = PERSON_CUES | TITLES
     keys = [foreign.key_of(spelled[s]) for s in sids.tolist()]
-    cue = np.fromiter((foreign.is_cue(key.rstrip("."), cues) for key in keys), dtype=np.int8, count=len(keys))
-    return np.column_stack([foreign.word_classes(keys, lexicons), cue]).reshape(-1, 2)
+    return np.asarray([(foreign.word_class(key, lexicons), foreign.is_cue(key.rstrip("."), cues)) for key in keys],
+                      dtype=np.int8).reshape(-1, 2)
 
 
 @context_rule("other-language")

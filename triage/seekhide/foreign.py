@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from triage.lexicons import spelling_key
 
 # Frequent words of other languages that are no French words: the French lists hold some of them
@@ -114,36 +112,6 @@ def word_class(key: str, lexicons) -> int:
     if ordinary:
         return FRENCH
     return NOT_COUNTED if name else UNKNOWN
-
-
-def word_classes(keys: list[str], lexicons) -> np.ndarray:
-    """[word_class(key, lexicons) for key in keys] as column operations: the keys, and the
-    letter-repetition variants of those no list holds, each looked up in one batch
-    (Lexicons.lookup_many)."""
-    from triage.spelling_batch import fold_many, members
-
-    n = len(keys)
-    out = np.full(n, UNKNOWN, dtype=np.int8)
-    if not n:
-        return out
-    looked = lexicons.lookup_many(keys, fold_many(keys))
-    name, ordinary = looked.in_names.copy(), looked.in_anti.copy()
-    repeated = np.flatnonzero(~name & ~ordinary & np.fromiter(map(bool, map(_REPEATS.search, keys)), dtype=bool,
-                                                                 count=n)).tolist()
-    for pattern in (r"\1", r"\1\1"):  # one letter, then two: the first variant a list holds decides
-        if not repeated:
-            break
-        shorter = [_REPEATS.sub(pattern, keys[i]) for i in repeated]
-        found = lexicons.lookup_many(shorter, fold_many(shorter))
-        hit = found.in_names | found.in_anti
-        at = np.asarray(repeated)[hit]
-        name[at], ordinary[at] = found.in_names[hit], found.in_anti[hit]
-        repeated = np.asarray(repeated)[~hit].tolist()
-    out[name] = NOT_COUNTED
-    out[ordinary] = FRENCH
-    out[~np.fromiter((any(map(str.isalpha, key)) for key in keys), dtype=bool, count=n)] = NOT_COUNTED
-    out[members(OTHER_WORDS, keys)] = OTHER
-    return out
 
 
 def is_cue(key: str, french_cues) -> bool:
