@@ -29,7 +29,7 @@ from typing import Any
 
 from triage import frames
 from triage.errors import BadInput, BadOption
-from triage.io.messages import DEFAULT_ID_COLUMN, ReadOptions, Records
+from triage.io.messages import DEFAULT_ID_COLUMN, ReadOptions
 from triage import jobs as _jobs
 from triage.model import Model
 from triage.schema import CLASSIFY_COLUMNS, QUEUE_COLUMNS, SEEK_COLUMNS, WORD_COLUMNS
@@ -172,16 +172,20 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
 
     asked_names = known_names
     own_names = known_names_of(known_names)
-    if workspace is not None:
-        # As `classify --workspace`: the names the reviewers taught are hidden too, and the known
-        # names an earlier classify was given when none are given now.
-        known_names, own_names = _jobs.workspace_names(workspace, own_names, say=_warn, option="known_names=")
-    summary = _jobs.run_classify(
-        source.records, None, model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated,
-        hide=_hide(hide), known_names=known_names, jobs=jobs, engine=engine,
-        scheduler=scheduler, read=_read(text_column, id_column),
-    )
-    if workspace is not None:
+    options = dict(model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated, hide=_hide(hide),
+                   jobs=jobs, engine=engine, scheduler=scheduler, read=_read(text_column, id_column))
+    if workspace is None:
+        summary = _jobs.run_classify(source.records, None, known_names=known_names, **options)
+        return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
+                            id_column=_id_column(source, id_column))
+    # As `classify --workspace`: the input checked against the workspace, the names the reviewers
+    # taught hidden too (and the known names an earlier classify was given when none are given
+    # now), and the rows handed to the workspace as they are made.
+    _jobs.check_classify_workspace(source.records, options["read"], workspace)
+    known_names, own_names = _jobs.workspace_names(workspace, own_names, say=_warn, option="known_names=")
+    display = "the classified DataFrame"
+    with review_module.loading(workspace, display) as loaded:
+        summary = _jobs.run_classify(source.records, None, known_names=known_names, staged=loaded[1], **options)
         # Paths by their file names: a folder can name its owner (/home/<login>/...).
         given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
                      policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,
@@ -193,9 +197,9 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
         record = _jobs.classify_record(summary, command=command, model_path=chosen, calibrated=calibrated,
                                        read=_read(text_column, id_column))
         _jobs.sync_classify_workspace(
-            Records(CLASSIFY_COLUMNS, summary.rows, "the classified DataFrame"), workspace, summary, record,
-            model=chosen, model_file=model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None),
-            own_names=own_names, id_column=id_column or "", text_column=text_column)
+            display, workspace, summary, record, model=chosen,
+            model_file=model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None),
+            own_names=own_names, id_column=id_column or "", text_column=text_column, loaded=loaded)
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
                         id_column=_id_column(source, id_column))
 

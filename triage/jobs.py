@@ -452,7 +452,8 @@ def sync_classify_workspace(classified, workspace, summary: ClassifySummary, rec
     """The workspace job of `classify --workspace`, once the messages are classified: the review
     workspace brought up to date with the classified rows (`classified`: the output file, or its
     Records; or, with `loaded`, the (workspace, staging) of review_workspace.loading that took
-    the rows as they were made, `classified` naming the output), with the model (`model`, as
+    the rows as they were made, `classified` naming the output: its path, or a name for rows
+    kept in memory), with the model (`model`, as
     run_classify took it; `model_file` as the workspace records it), the known names the team
     gave (`own_names`, kept for a later classify) and `record` (classify_record: the settings
     the release reads). The lines saying what changed."""
@@ -460,8 +461,9 @@ def sync_classify_workspace(classified, workspace, summary: ClassifySummary, rec
 
     if loaded is not None:
         opened, staged = loaded
-        synced = opened.load(staged, os.path.abspath(classified), input_path=input_path, id_column=id_column,
-                             text_column=text_column, model_file=model_file)
+        where = os.path.abspath(classified) if isinstance(classified, os.PathLike) else str(classified)
+        synced = opened.load(staged, where, input_path=input_path, id_column=id_column, text_column=text_column,
+                             model_file=model_file)
     else:
         opened, synced = review_module.open_synced(classified, workspace, input_path=input_path,
                                                    id_column=id_column, text_column=text_column,
@@ -483,6 +485,7 @@ def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions,
     (the summary, the lines saying what changed in the workspace)."""
     from triage import review_workspace as review_module
 
+    output = Path(output)
     known_names, own_names = prepare_classify_workspace(input_path, read, workspace, known_names,
                                                         outputs=[output], say=say)
     with review_module.loading(workspace, source_name(output), [input_path, output]) as loaded:
