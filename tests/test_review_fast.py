@@ -126,7 +126,7 @@ def test_a_filtered_list_stays_fast_on_a_large_workspace(tmp_path):
         def __getattr__(self, name):
             raise AttributeError(name)
 
-    import triage.review_workspace.workspace as module
+    import triage.review_workspace.store.loading as module
 
     original = module.reasons
     module.reasons = lambda row, seeker: {}
