@@ -453,10 +453,10 @@ def sync_classify_workspace(classified, workspace, summary: ClassifySummary, rec
     workspace brought up to date with the classified rows (`classified`: the output file, or its
     Records; or, with `loaded`, the (workspace, staging) of review_workspace.loading that took
     the rows as they were made, `classified` naming the output: its path, or a name for rows
-    kept in memory), with the model (`model`, as
-    run_classify took it; `model_file` as the workspace records it), the known names the team
-    gave (`own_names`, kept for a later classify) and `record` (classify_record: the settings
-    the release reads). The lines saying what changed."""
+    kept in memory), with the model (`model`, as run_classify took it; `model_file` as the
+    workspace records it), the known names the team gave (`own_names`, kept for a later
+    classify) and `record` (classify_record: the settings the release reads). The lines saying
+    what changed."""
     from triage import review_workspace as review_module
 
     if loaded is not None:
@@ -490,9 +490,9 @@ def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions,
                                                         outputs=[output], say=say)
     with review_module.loading(workspace, source_name(output), [input_path, output]) as loaded:
         summary = run_classify(input_path, output, read=read, known_names=known_names, staged=loaded[1], **options)
-        record = classify_record(summary, command=command, model_path=options.get("model_path"),
-                                 calibrated=options.get("calibrated", False), read=read, input_path=input_path)
         model_path = options.get("model_path")
+        record = classify_record(summary, command=command, model_path=model_path,
+                                 calibrated=options.get("calibrated", False), read=read, input_path=input_path)
         lines = sync_classify_workspace(output, workspace, summary, record, model=model_path,
                                         model_file=model_path or "", own_names=own_names, input_path=input_path,
                                         id_column=id_column, text_column=read.text_column, loaded=loaded)
