@@ -64,6 +64,7 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         not text[:1].isupper() and not text.isupper() and (key in NICKNAME_EXCEPTIONS or folded in NICKNAME_EXCEPTIONS),
         text in INITIAL_LETTERS,
         key in INITIAL_CUES,
+        not text[:1].isupper() and not text.isupper() and key in OTHER_WORDS,
     )
 
 

@@ -118,6 +118,7 @@ def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
 # of what is hidden before the word scorer; for brand-word, the tag the word scorer would hide with).
 RECOGNIZER_STEP_EXAMPLES = [
     ("initial", "j'ai demandé à N de venir", ["N"], []),
+    ("other-language-word", "just do it", ["just"], ["kept:False"]),
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
     ("brand-word", "j'ai appelé Free ce matin", ["Free"], ["scorer:"]),
@@ -141,6 +142,9 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
             return [f"scorer:{recognizers.TAG_CODES[recognised.scorer_tag[t]]}"
                     for t in range(len(analysis.kind)) if analysis.kind[t] == K_WORD
                     and text[analysis.start[t]:analysis.end[t]] in words]
+        if step == "other-language-word":
+            return [f"kept:{bool(recognised.kept_visible[t])}" for t in range(len(analysis.kind))
+                    if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "scorer-decides":
             return [f"decides:{bool(recognised.scorer_decides[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]

@@ -177,8 +177,12 @@ class BudgetPolicy(_Policy):
         p = batch.probability
         taken, hidden = batch.taken, batch.hidden
         if batch.scorer_decides is not None:
-            # What a name list alone made Seek&Hide hide stays hidden only if the scorer agrees.
-            released = taken & batch.scorer_decides & (p < self.hide_threshold)
+            # What a name list alone made Seek&Hide hide stays hidden only if the scorer agrees (and
+            # the scorer never hides a word a rule reads as an ordinary word: kept_visible).
+            agrees = p >= self.hide_threshold
+            if batch.kept_visible is not None:
+                agrees &= ~batch.kept_visible
+            released = taken & batch.scorer_decides & ~agrees
             if released.any():
                 taken = taken & ~released
                 hidden = list(hidden)

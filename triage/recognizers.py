@@ -48,6 +48,7 @@ from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
+from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
 from triage.seekhide import K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code
 from triage.spelling_batch import members, texts_of
@@ -66,7 +67,7 @@ INITIAL_LETTERS = frozenset("BDEFHMNPQRSUVWZ")
 INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
                               "par"}
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "initial", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
+steps.declare("recognizer", "initial", "other-language-word", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
               "common-names", "scorer-decides", where=__name__)
 # Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
 # names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
@@ -85,7 +86,7 @@ _ONOMATOPOEIA = rule_code("onomatopoeia")
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
           "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
-          "initial_cue")
+          "initial_cue", "other_language_word")
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -173,6 +174,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         ~capitals & ~upper & word_like,  # in lower case
         members(INITIAL_LETTERS, texts),
         members(INITIAL_CUES, key),
+        ~capitals & ~upper & members(OTHER_WORDS, key),  # in lower case
     ])
 
 
@@ -338,6 +340,8 @@ def recognise(analysis: Analysis) -> Recognised:
     # An ordinary word with a nickname's shape (papa, dodo, caca) may be a nickname: never hidden by
     # the word scorer, its probability sends the message to a person when it looks like one.
     kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | f["word_like_nickname"]
+    if a.seeker.is_on("other-language-word"):
+        kept_visible |= f["other_language_word"]
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
                       scorer_decides=listed_only & a.seeker.is_on("scorer-decides"))
 

@@ -29,7 +29,7 @@ with from of to in at it my we they she his her our their will would could shoul
 going got good time today tonight tomorrow yesterday yes yeah thanks thank please hello morning night now
 here there not so all about out up back coming want need think really call work later soon well some one
 too very much happy day week like make say said tell let because wanna gonna miss you'll sorry girl boy
-for birthday talk friends last them am can its him if but than then also only still
+for birthday talk friends last them am can its him if but than then also only still story
 ever never always again maybe any every something nothing everything anything someone everyone
 other another which while after before until since into over under through off down around
 home house weekend month year years days weeks hours evening afternoon tomorrow's
