@@ -8,7 +8,10 @@ import sys
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from triage import reasons as reasons_module
 from triage.reasons import reasons, spots, unique
 from triage.seekhide import SeekAndHide
 
@@ -66,3 +69,13 @@ def test_the_reasons_stand_apart_from_the_queue_of_classified_files():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet="ab' ’,.9_\n-é", max_size=200), end=st.integers(0, 200))
+@example(text="x" * 100 + "  ", end=102)  # a word longer than the window searched first
+@example(text="avec" + " " * 80, end=84)  # the word before lies beyond that window
+def test_the_word_before_a_spot_is_the_one_the_whole_text_gives(text, end):
+    end = min(end, len(text))
+    found = reasons_module._WORD_BEFORE.search(text[:end])
+    assert reasons_module.word_before(text, end) == (found.group(1) if found else None)

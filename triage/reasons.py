@@ -135,6 +135,19 @@ _PLAIN_REASONS = (
     ("unknown", "in no list"),
 )
 _WORD_BEFORE = re.compile(r"([^\W\d_]+['’]?)\W*$")
+_NEAR = 64  # characters before a word searched first for the word before it
+
+
+def word_before(text: str, end: int) -> str | None:
+    """The last word of `text[:end]` when only punctuation or space follow it (a cue before a
+    highlighted word), as _WORD_BEFORE finds it: searched in the last characters first, so that a
+    long message costs no more than a short one; the whole text only when the answer may lie
+    further back."""
+    start = max(0, end - _NEAR)
+    found = _WORD_BEFORE.search(text, start, end)
+    if start and (found is None or found.start() == start):  # it may begin, or end, before the window
+        found = _WORD_BEFORE.search(text, 0, end)
+    return found.group(1) if found else None
 
 
 def reasons(row: Row, seeker: SeekAndHide) -> dict[str, str]:
@@ -150,8 +163,8 @@ def reasons(row: Row, seeker: SeekAndHide) -> dict[str, str]:
         for terse, plain in _PLAIN_REASONS:
             why = why.replace(terse, plain)
         if spot.start > 0 and not spot.tag:
-            before = _WORD_BEFORE.search(row.text[: spot.start])
-            if before and word_key(before.group(1)) in PERSON_CUES:
-                why += f", after '{before.group(1)}' (a name often follows)"
+            before = word_before(row.text, spot.start)
+            if before and word_key(before) in PERSON_CUES:
+                why += f", after '{before}' (a name often follows)"
         out[spot.text] = why
     return out
