@@ -35,8 +35,10 @@ _CELL = {name: CLASSIFY_COLUMNS.index(name) for name in CLASSIFY_COLUMNS}
 
 
 class Staged:
-    """Classified rows on their way into a workspace, in a temporary table of its connection
-    (SQLite keeps it in its temporary file: memory stays bounded however large the corpus)."""
+    """Classified rows on their way into a workspace, in a temporary table of its connection.
+    SQLite keeps it in its temporary file, which it removes as soon as it opens it, in the
+    system's temporary folder (SQLITE_TMPDIR or TMPDIR choose another): memory stays bounded
+    however large the corpus."""
 
     def __init__(self, db: sqlite3.Connection, display: str):
         self._db = db
