@@ -268,6 +268,8 @@ def run_classify(
         classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide,
                                 known_names=known_names)
         classifier.keep_cells = staged is not None
+        if staged is not None and jobs <= 1:
+            staged.seeker = classifier.seeker  # its labels are those of the rows (the workers' own with --jobs)
     decisions: Counter = Counter()
     seekhide: Counter = Counter()
     # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A

@@ -44,6 +44,9 @@ class Staged:
         self._db = db
         self.display = display
         self.rows = 0
+        # The Seek&Hide that classified the rows, when it ran in this process: the reasons of the
+        # listed messages read its labels instead of labelling their words again.
+        self.seeker = None
         db.execute("DROP TABLE IF EXISTS temp.staged")
         db.execute("CREATE TEMP TABLE staged (id TEXT NOT NULL UNIQUE, position INTEGER PRIMARY KEY, text TEXT NOT NULL, "
                    "text_hash TEXT NOT NULL, seekhide TEXT, model TEXT, score REAL, decision TEXT NOT NULL, "
@@ -155,6 +158,7 @@ class Loading:
         """Move the `staged` rows in (see sync; `where` names the classified corpus for the release)."""
         if audit < 0:
             raise BadOption("--audit must be 0 or more")
+        seeker = seeker or staged.seeker
         if seeker is None:
             from triage import lexicons as lexicon_module
             from triage.seekhide import SeekAndHide
