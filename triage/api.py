@@ -181,11 +181,12 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
     # As `classify --workspace`: the input checked against the workspace, the names the reviewers
     # taught hidden too (and the known names an earlier classify was given when none are given
     # now), and the rows handed to the workspace as they are made.
-    _jobs.check_classify_workspace(source.records, options["read"], workspace)
     known_names, own_names = _jobs.workspace_names(workspace, own_names, say=_warn, option="known_names=")
     display = "the classified DataFrame"
     with review_module.loading(workspace, display) as loaded:
-        summary = _jobs.run_classify(source.records, None, known_names=known_names, staged=loaded[1], **options)
+        summary = _jobs.run_classify(source.records, None, known_names=known_names, staged=loaded[1],
+                                     check_input=_jobs.InputCheck(source.records, options["read"], loaded[0]),
+                                     **options)
         # Paths by their file names: a folder can name its owner (/home/<login>/...).
         given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
                      policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,

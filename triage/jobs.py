@@ -205,6 +205,7 @@ def run_classify(
     chart: bool = True,
     progress: bool = False,
     staged=None,
+    check_input=None,
 ) -> ClassifySummary:
     """Classify every message (the output contract: CLASSIFY_COLUMNS, one row per input row,
     same order), print-ready summary, bar chart, and optionally the expert's queue (replaced
@@ -212,7 +213,8 @@ def run_classify(
     With no `output`, the rows are kept in the summary instead (the Python API), with no chart.
     `model_path` may be a model file or a triage.model.Model. `staged`: a review workspace's
     staging (Workspace.staging), which takes the rows as they are made and the exact budget's
-    decisions, so that the workspace never reads the output back. `engine` says where the chunks
+    decisions, so that the workspace never reads the output back; `check_input` (InputCheck)
+    checks the input on the run's first read of it, before anything is written. `engine` says where the chunks
     are classified (triage.engines: this machine, or Dask).
     With the budget policy, exactly `budget` of the messages (a share, rounded, or a count) go
     to the expert: the riskiest of the whole corpus, ties in input order. With `calibrated`,
@@ -255,7 +257,11 @@ def run_classify(
         # Counted in `jobs` processes of this machine, unless the work goes to a remote scheduler
         # (this machine's cores are then not the ones the run asked for).
         stats, chunks = corpus_stats(table, chunk_size, predictor.word_scorer_size,
-                                     jobs=jobs if engine == "local" or scheduler is None else 1)
+                                     jobs=jobs if engine == "local" or scheduler is None else 1,
+                                     observe=check_input.add if check_input is not None else None)
+        if check_input is not None:
+            check_input.finish()
+            check_input = None  # checked: the classify pass need not look again
     spec = None
     if engine == "dask":  # workers build their own classifier; this process only reads and writes
         classifier = None
@@ -282,6 +288,8 @@ def run_classify(
         if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
             writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
         chunks = chunks or table.pairs(chunk_size)
+        if check_input is not None:  # no statistics pass: checked on this read, before the output is in place
+            chunks = _observed(chunks, check_input.add)
         if progress:
             name = Path(input_path).name if isinstance(input_path, (str, os.PathLike)) else "messages"
             chunks = show_progress(chunks, f"classifying {name}", size=len, unit="messages")
@@ -295,6 +303,8 @@ def run_classify(
                 staged.add_cells(done.cells)
             if ranked:
                 risks.append(done.risk)
+        if check_input is not None:
+            check_input.finish()
         if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
             chosen = combiner.ExactBudget(budget).choose(np.concatenate(risks) if risks else np.zeros(0))
             replaced = writer.release(chosen, EXPERT)
@@ -385,66 +395,54 @@ def model_evaluation(metadata: dict) -> dict | None:
     return kept or None
 
 
-def check_classify_workspace(input_path, read: ReadOptions, workspace) -> None:
-    """What `classify --workspace` needs, checked before anything is written: unique ids (the
-    workspace keys decisions by id), and, when the workspace already holds a corpus, that this
-    input is that corpus (another corpus's messages would replace its list and audit sample).
-    The input is read once for both; repeated ids are said first."""
-    from triage.review_workspace import Workspace
+class InputCheck:
+    """What `classify --workspace` needs of its input, checked on the run's first read of it
+    (run_classify's `check_input`), before anything is written: unique ids (the workspace keys
+    decisions by id), and, when the workspace (`opened`) already holds a corpus, that this input
+    is that corpus (another corpus's messages would replace its list and audit sample). `add`
+    sees each chunk of (id, text) pairs, `finish` refuses, repeated ids first; only a refusal of
+    repeated ids reads the input again, to name their lines."""
 
-    display = source_name(input_path)
-    path = Path(workspace)
-    opened = refused = None
-    if path.exists() and path.stat().st_size:
-        try:
-            opened = Workspace.open(path)
-        except Exception as error:  # said after the ids, as when the ids were read first
-            refused = error
-    seen, finished = RepeatedIds(), False
+    def __init__(self, input_path, read: ReadOptions, opened):
+        self.input_path, self.read, self.opened = input_path, read, opened
+        self.ids: set[str] = set()
+        self.repeated = False
+        self.stored = opened.stored_hashes()
+        self.same = 0
 
-    def pairs():
-        nonlocal finished
-        for message in read.open(input_path):
-            seen.add(message)
-            yield message.id, message.text
-        finished = True
+    def add(self, pairs: list[tuple[str, str]]) -> None:
+        before = len(self.ids)
+        self.ids.update(ident for ident, _ in pairs)
+        self.repeated = self.repeated or len(self.ids) - before < len(pairs)
+        if self.stored:
+            from triage.review_workspace.workspace import text_hash
 
-    def check_ids() -> None:
-        if seen.repeated:
-            ident, lines = next(iter(seen.repeated.items()))
-            others = f" ({len(seen.repeated):,} repeated ids in total)" if len(seen.repeated) > 1 else ""
-            raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a "
-                           "review workspace needs unique ids (see --id-column); nothing was written")
+            stored = self.stored
+            self.same += sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
 
-    read_all = pairs()
-    if opened is None:
-        for _ in read_all:
-            pass
-        check_ids()
-        if refused is not None:
-            raise refused
-        return
-    with opened:
-        try:
-            opened.check_same_corpus(read_all, display)
-        except Exception:
-            if finished:  # another corpus: the ids are said first; an input error stops the reading
-                check_ids()
-            raise
-        for _ in read_all:  # an empty workspace reads none
-            pass
-        check_ids()
+    def finish(self) -> None:
+        display = source_name(self.input_path)
+        if self.repeated:
+            seen = RepeatedIds()
+            for message in self.read.open(self.input_path):
+                seen.add(message)
+            if seen.repeated:
+                ident, lines = next(iter(seen.repeated.items()))
+                others = f" ({len(seen.repeated):,} repeated ids in total)" if len(seen.repeated) > 1 else ""
+                raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a "
+                               "review workspace needs unique ids (see --id-column); nothing was written")
+        if self.stored:
+            self.opened.refuse_other_corpus(self.same, len(self.stored), display)
 
 
 def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_names=None, *, outputs=(), say=None):
     """The workspace job of `classify --workspace` before any work: the workspace's path checked
-    (never one of the `outputs` nor the input), the input checked against it
-    (check_classify_workspace), and (the known names classify hides, the team's own), as
-    workspace_names gives them."""
+    (never one of the `outputs` nor the input), and (the known names classify hides, the team's
+    own), as workspace_names gives them. (The input is checked against the workspace on the
+    run's first read of it: InputCheck.)"""
     from triage.review_workspace import check_workspace_path
 
     check_workspace_path(workspace, [input_path, *outputs])
-    check_classify_workspace(input_path, read, workspace)
     return workspace_names(workspace, known_names, say=say)
 
 
@@ -481,8 +479,9 @@ def sync_classify_workspace(classified, workspace, summary: ClassifySummary, rec
 def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions, known_names=None, command: str = "",
                             id_column: str = "", say=None, **options) -> tuple[ClassifySummary, list[str]]:
     """`classify --workspace`: the workspace checked and its taught names read
-    (prepare_classify_workspace), the corpus classified (run_classify with `options`) while the
-    workspace takes the rows as they are made, then the workspace brought up to date
+    (prepare_classify_workspace), the corpus classified (run_classify with `options`), the input
+    checked against the workspace on its first read and the rows handed to the workspace as they
+    are made, then the workspace brought up to date
     (sync_classify_workspace; `id_column` as the workspace records it: "" when none was given).
     (the summary, the lines saying what changed in the workspace)."""
     from triage import review_workspace as review_module
@@ -491,7 +490,8 @@ def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions,
     known_names, own_names = prepare_classify_workspace(input_path, read, workspace, known_names,
                                                         outputs=[output], say=say)
     with review_module.loading(workspace, source_name(output), [input_path, output]) as loaded:
-        summary = run_classify(input_path, output, read=read, known_names=known_names, staged=loaded[1], **options)
+        summary = run_classify(input_path, output, read=read, known_names=known_names, staged=loaded[1],
+                               check_input=InputCheck(input_path, read, loaded[0]), **options)
         model_path = options.get("model_path")
         record = classify_record(summary, command=command, model_path=model_path,
                                  calibrated=options.get("calibrated", False), read=read, input_path=input_path)
@@ -538,10 +538,11 @@ def workspace_names(workspace, known_names=None, say=None, option: str = "--know
 KEEP_READ_MESSAGES = 300_000
 
 
-def corpus_stats(table: MessageTable, size: int, reference: int | None, jobs: int = 1):
+def corpus_stats(table: MessageTable, size: int, reference: int | None, jobs: int = 1, observe=None):
     """The first pass: how the corpus itself writes each word (triage.names.CorpusStats),
     counted in `jobs` processes, and the chunks of pairs for the second pass (kept if the
-    corpus is small, else read again)."""
+    corpus is small, else read again). `observe(chunk)` sees each chunk of (id, text) pairs
+    of this pass (the checks of classify --workspace: InputCheck)."""
     from triage.names import CorpusStats, forget_letter_runs
 
     kept: list | None = []
@@ -549,6 +550,8 @@ def corpus_stats(table: MessageTable, size: int, reference: int | None, jobs: in
     def texts():
         nonlocal kept
         for chunk in table.pairs(size):
+            if observe is not None:
+                observe(chunk)
             if kept is not None:
                 kept.append(chunk)
                 if len(kept) * size > KEEP_READ_MESSAGES:
@@ -572,6 +575,13 @@ def _handed_over(chunks: list) -> Iterator:
     chunks.reverse()
     while chunks:
         yield chunks.pop()
+
+
+def _observed(chunks, observe):
+    """The chunks, passed on unchanged, each seen by `observe` first."""
+    for chunk in chunks:
+        observe(chunk)
+        yield chunk
 
 
 def _hashing_ids(chunks, id_hashes: list):

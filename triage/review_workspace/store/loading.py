@@ -245,14 +245,21 @@ class Loading:
         """Refuse (BadInput) messages of another corpus: (id, text) pairs of which fewer than half
         of the workspace's messages are found, same id and same text. A new classification of the
         same corpus (another model, a few corrected messages) passes; an empty workspace takes any."""
-        stored = dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
-        if not stored:
-            return
-        same = sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
-        if 2 * same < len(stored):
+        stored = self.stored_hashes()
+        if stored:
+            self.refuse_other_corpus(sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text)),
+                                     len(stored), display)
+
+    def stored_hashes(self) -> dict[str, str]:
+        """id -> text_hash of the messages the workspace holds (none when it is empty)."""
+        return dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
+
+    def refuse_other_corpus(self, same: int, stored: int, display: str) -> None:
+        """check_same_corpus's verdict, given how many of the `stored` messages were found (`same`)."""
+        if 2 * same < stored:
             raise BadInput(
                 f"{display} is not the corpus of the review workspace {self.path}: only {same:,} of its "
-                f"{len(stored):,} messages are there with the same id and text; give this corpus its own "
+                f"{stored:,} messages are there with the same id and text; give this corpus its own "
                 "--workspace (nothing was changed)"
             )
 
