@@ -198,9 +198,9 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
         record = _jobs.classify_record(summary, command=command, model_path=chosen, calibrated=calibrated,
                                        read=_read(text_column, id_column))
         _jobs.sync_classify_workspace(
-            display, workspace, summary, record, model=chosen,
+            loaded, display, record, model=chosen,
             model_file=model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None),
-            own_names=own_names, id_column=id_column or "", text_column=text_column, loaded=loaded)
+            own_names=own_names, id_column=id_column or "", text_column=text_column)
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
                         id_column=_id_column(source, id_column))
 

@@ -446,34 +446,26 @@ def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_n
     return workspace_names(workspace, known_names, say=say)
 
 
-def sync_classify_workspace(classified, workspace, summary: ClassifySummary, record: dict, *, model=None,
-                            model_file=None, own_names=None, input_path=None, id_column: str = "",
-                            text_column: str = "text", loaded=None) -> list[str]:
+def sync_classify_workspace(loaded, classified, record: dict, *, model=None, model_file=None, own_names=None,
+                            input_path=None, id_column: str = "", text_column: str = "text") -> list[str]:
     """The workspace job of `classify --workspace`, once the messages are classified: the review
-    workspace brought up to date with the classified rows (`classified`: the output file, or its
-    Records; or, with `loaded`, the (workspace, staging) of review_workspace.loading that took
-    the rows as they were made, `classified` naming the output: its path, or a name for rows
-    kept in memory), with the model (`model`, as run_classify took it; `model_file` as the
-    workspace records it), the known names the team gave (`own_names`, kept for a later
-    classify) and `record` (classify_record: the settings the release reads). The lines saying
-    what changed."""
+    workspace brought up to date with the rows its staging took as they were made (`loaded`: the
+    (workspace, staging) of review_workspace.loading; `classified` names the output: its path, or
+    a name for rows kept in memory), with the model (`model`, as run_classify took it;
+    `model_file` as the workspace records it), the known names the team gave (`own_names`, kept
+    for a later classify) and `record` (classify_record: the settings the release reads). The
+    lines saying what changed."""
     from triage import review_workspace as review_module
 
-    if loaded is not None:
-        opened, staged = loaded
-        where = os.path.abspath(classified) if isinstance(classified, os.PathLike) else str(classified)
-        synced = opened.load(staged, where, input_path=input_path, id_column=id_column, text_column=text_column,
-                             model_file=model_file)
-    else:
-        opened, synced = review_module.open_synced(classified, workspace, input_path=input_path,
-                                                   id_column=id_column, text_column=text_column,
-                                                   model_file=model_file)
-    with contextlib.nullcontext(opened) if loaded is not None else opened:  # `loading` closes its own
-        opened.record_model(model)
-        if own_names is not None:  # hidden again by a later classify --workspace without known names
-            opened.keep_known_names(own_names)
-        opened.record_classify(record)
-        return review_module.sync_lines(opened.path, synced)
+    opened, staged = loaded
+    where = os.path.abspath(classified) if isinstance(classified, os.PathLike) else str(classified)
+    synced = opened.load(staged, where, input_path=input_path, id_column=id_column, text_column=text_column,
+                         model_file=model_file)
+    opened.record_model(model)
+    if own_names is not None:  # hidden again by a later classify --workspace without known names
+        opened.keep_known_names(own_names)
+    opened.record_classify(record)
+    return review_module.sync_lines(opened.path, synced)
 
 
 def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions, known_names=None, command: str = "",
@@ -495,9 +487,9 @@ def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions,
         model_path = options.get("model_path")
         record = classify_record(summary, command=command, model_path=model_path,
                                  calibrated=options.get("calibrated", False), read=read, input_path=input_path)
-        lines = sync_classify_workspace(output, workspace, summary, record, model=model_path,
-                                        model_file=model_path or "", own_names=own_names, input_path=input_path,
-                                        id_column=id_column, text_column=read.text_column, loaded=loaded)
+        lines = sync_classify_workspace(loaded, output, record, model=model_path, model_file=model_path or "",
+                                        own_names=own_names, input_path=input_path, id_column=id_column,
+                                        text_column=read.text_column)
     return summary, lines
 
 
@@ -745,7 +737,6 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     `progress`: a bar on stderr. `known_names` (as run_classify's) are hidden with their variants,
     as classify --known-names hides them. With `simulate_review` rounds, also the review loop
     with a perfect reviewer (triage.evaluation.simulate_review), with the model classify uses."""
-    import contextlib
 
     from triage import evaluation, training
     from triage.model import default_model_path

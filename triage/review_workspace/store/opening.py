@@ -139,30 +139,25 @@ class Opening:
     def _search_index(self) -> None:
         """Make the trigram search index when the workspace has none (made before it existed);
         without it (a read-only file, a SQLite without FTS5) the search reads every listed text."""
-        found = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'message_search'").fetchone()
-        if found is None:
-            try:
-                with self._transaction():
-                    self._db.execute(_SEARCH)
-                    self._db.execute(_SEARCH_REBUILD)
-                found = True
-            except (WorkspaceReadOnly, WorkspaceBusy, sqlite3.OperationalError):
-                found = None
-        self._searchable = found is not None
+        self._searchable = self._made_if_missing("message_search", (_SEARCH, _SEARCH_REBUILD), sqlite3.OperationalError)
 
     def _listing(self) -> None:
         """Make the list's narrow copy when the workspace has none (made before it existed); without
         it (a read-only file) the list's filters read the messages' long rows instead."""
-        found = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'listing'").fetchone()
-        if found is None:
-            try:
-                with self._transaction():
-                    self._db.execute(_LISTING)
-                    self._db.execute(_LISTING_FILL)
-                found = True
-            except (WorkspaceReadOnly, WorkspaceBusy):
-                found = None
-        self._listed = found is not None
+        self._listed = self._made_if_missing("listing", (_LISTING, _LISTING_FILL))
+
+    def _made_if_missing(self, name: str, statements, *also) -> bool:
+        """Whether the table `name` is there, made by `statements` in one transaction when missing;
+        False when it cannot be made (a read-only or busy file, or one of the errors `also`)."""
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None:
+            return True
+        try:
+            with self._transaction():
+                for statement in statements:
+                    self._db.execute(statement)
+        except (WorkspaceReadOnly, WorkspaceBusy, *also):
+            return False
+        return True
 
     def close(self) -> None:
         try:  # the WAL emptied into this file: never left for whatever file is at the path now
