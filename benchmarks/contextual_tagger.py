@@ -1,16 +1,16 @@
 """Does a word tagger that reads the context beat the per-word scorer, end to end?
 
-The word scorer (triage.names) gives each candidate word a probability of being a name from the
+The word scorer (triage.model.names) gives each candidate word a probability of being a name from the
 word's own features and a few flags about where it stands (a cue or a title before it,
 punctuation after it, at the start of a sentence, last word). This script measures, in donor-grouped 5-fold cross-validation repeated
 with several seeds, what a scorer that reads more of the context would change at the end of the
 pipeline: the gold spans left readable and the ordinary words hidden when the budget policy
 sends exactly 10% of the messages to a human, as `triage evaluate` computes them
-(triage.training.evidence_from, then triage.evaluation.policies and release_metrics).
+(triage.model.training.evidence_from, then triage.model.evaluation.policies and release_metrics).
 
-The variants, all fed the same Seek&Hide analyses and candidate rows (triage.training.analyse):
+The variants, all fed the same Seek&Hide analyses and candidate rows (triage.model.training.analyse):
 
-- A: the per-word scorer, trained as `triage train` trains it (triage.training.fit_word_model);
+- A: the per-word scorer, trained as `triage train` trains it (triage.model.training.fit_word_model);
 - B: the same forest over the same rows plus a window of context: the features of the tokens two
   before and two after (kind, Seek&Hide label, capital, cue, title, listed first name or
   surname, candidate or not), the neighbours' scores from A (stacked: out-of-fold scores inside
@@ -29,7 +29,7 @@ The variants, all fed the same Seek&Hide analyses and candidate rows (triage.tra
 
 Every seed draws another assignment of donors to the 5 folds (GroupKFold with shuffling), other
 forests and, for D, other replacement names; the message model (the same for every variant of a
-seed) is trained in each fold as triage.training.cross_validated_evidence trains it. Reported:
+seed) is trained in each fold as triage.model.training.cross_validated_evidence trains it. Reported:
 mean and standard deviation over the seeds, the paired difference to A, the readable spans by
 gold category, the same at the combiner's other hide thresholds (a scorer whose probabilities
 are scaled otherwise is compared at equal ordinary words hidden), a candidate-level ranking
@@ -85,10 +85,10 @@ MESSAGE_FEATURES = ("words", "candidates", "names", "cues", "detections")
 class Pool:
     """The candidate rows of one analysed gold set, with what the context variants read."""
 
-    analysed: object  # triage.training.AnalysedGold
+    analysed: object  # triage.model.training.AnalysedGold
     message: np.ndarray  # per row: its message
     X: np.ndarray  # per row: the word scorer's features (WORD_FEATURES)
-    y: np.ndarray  # per row: 1 when the word overlaps a gold span (triage.names.gold_targets)
+    y: np.ndarray  # per row: 1 when the word overlaps a gold span (triage.model.names.gold_targets)
     window: np.ndarray  # per row: TOKEN_FEATURES of the tokens at OFFSETS, concatenated
     neighbour: np.ndarray  # per row and offset: the row of the neighbour when it is a candidate, else -1
     counts: np.ndarray  # per row: MESSAGE_FEATURES of its message
@@ -100,11 +100,11 @@ class Pool:
 
 def token_table(analysis, candidate_tokens: np.ndarray) -> np.ndarray:
     """TOKEN_FEATURES of every token of an analysis."""
-    from triage import spelling_batch as batch
-    from triage.names import _context_flags_many
+    from triage.model.names import _context_flags_many
     from triage.seekhide import K_DETECTED, K_EMOTICON, K_PUNCT, K_WORD, L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN
+    from triage.seekhide import spelling_batch as batch
     from triage.seekhide.table import KINDS
-    from triage.tokenise import NUMBER
+    from triage.text.tokenise import NUMBER
 
     a, table = analysis, analysis.spellings
     lexicons = a.seeker.lexicons
@@ -142,7 +142,7 @@ def token_table(analysis, candidate_tokens: np.ndarray) -> np.ndarray:
 
 
 def candidate_tokens_of(analysed) -> np.ndarray:
-    """The token of each candidate row, in row order (as triage.training.evidence_from finds them)."""
+    """The token of each candidate row, in row order (as triage.model.training.evidence_from finds them)."""
     from triage.seekhide import K_WORD
 
     a = analysed.analysis
@@ -153,7 +153,7 @@ def candidate_tokens_of(analysed) -> np.ndarray:
 
 
 def pool_of(analysed) -> Pool:
-    from triage.names import WORD_FEATURES, gold_targets
+    from triage.model.names import WORD_FEATURES, gold_targets
     from triage.seekhide import K_WORD
 
     a = analysed.analysis
@@ -225,7 +225,7 @@ def stacked_features(pool: Pool, rows: np.ndarray, scores: np.ndarray) -> np.nda
 
 
 def forest(X, y, seed):
-    from triage.names import fitted_word_model
+    from triage.model.names import fitted_word_model
 
     if len(set(y.tolist())) < 2:
         return lambda rows: np.zeros(len(rows))
@@ -287,7 +287,7 @@ def _bin(value: float, step: float) -> str:
 def crf_attributes(T, X, row_of_token, t, message, n_tokens) -> dict:
     """CRFsuite attributes of the word at token `t`: its own (word features discretised for a
     candidate, the token's flags) and its neighbours' flags at OFFSETS."""
-    from triage.names import WORD_FEATURES
+    from triage.model.names import WORD_FEATURES
 
     attributes = {"bias": 1.0}
     row = row_of_token[t]
@@ -431,7 +431,7 @@ def _cased(name: str, written: str) -> str:
 def augmented_gold(gold, draw: NameDraw, rng: np.random.Generator):
     """A copy of `gold` whose person spans hold other names (offsets moved with them), and which
     messages changed."""
-    from triage.gold import GoldMessage
+    from triage.model.gold import GoldMessage
 
     out, changed = [], []
     for i, m in enumerate(gold):
@@ -458,8 +458,8 @@ def augmented_gold(gold, draw: NameDraw, rng: np.random.Generator):
 
 
 def measured(analysed, scores, word_probs, hide) -> dict:
-    from triage.evaluation import hidden_gold, policies, release_metrics
-    from triage.training import evidence_from
+    from triage.model.evaluation import hidden_gold, policies, release_metrics
+    from triage.model.training import evidence_from
 
     evidence = evidence_from(analysed, scores, word_probs, hide)
     scored = hidden_gold(analysed, hide)
@@ -501,8 +501,8 @@ def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies:
     from sklearn.model_selection import GroupKFold
 
     from triage.model import make_model
+    from triage.model.training import analyse, fit_word_model
     from triage.schema import TA
-    from triage.training import analyse, fit_word_model
 
     labels = np.asarray([m.label for m in analysed.gold])
     groups = [m.group for m in analysed.gold]
@@ -576,7 +576,7 @@ def timing(analysed, pool: Pool, variants: list[str], seed: int) -> dict:
     """Seconds per message to train on all messages and to score all of them (features already
     computed: the window and counts cost about as much as one more pass over the tokens), for
     each variant (D's copies not counted: they cost training time only)."""
-    from triage.training import fit_word_model
+    from triage.model.training import fit_word_model
 
     n = len(analysed.gold)
     rows = np.arange(len(pool.y))
@@ -688,10 +688,10 @@ def main(argv=None) -> int:
         return 0
 
     from triage import lexicons
-    from triage.gold import labelled_gold
     from triage.io.messages import ReadOptions
+    from triage.model.gold import labelled_gold
+    from triage.model.training import analyse
     from triage.schema import DEFAULT_HIDE
-    from triage.training import analyse
 
     has_crf = crf_available()
     variants = args.variants or ["A", "B", "B1", *(["C"] if has_crf else []), "D-A", "D-B", *(["D-C"] if has_crf else [])]

@@ -53,7 +53,7 @@ def batches_of_keys(messages: int, batch: int, seed: int) -> list[list[str]]:
     """The distinct lower-case word spellings of the generated corpus, each in the batch of
     `batch` messages where it first comes."""
     from triage.lexicons import default, spelling_key
-    from triage.tokenise import WORD, Tokeniser
+    from triage.text.tokenise import WORD, Tokeniser
 
     tokeniser = Tokeniser(default().apostrophe_words)
     seen: set[str] = set()

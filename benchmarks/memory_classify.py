@@ -58,7 +58,7 @@ def deep_size(obj, seen: set[int]) -> int:
 
 def structures(classifier, stats) -> dict[str, object]:
     """The structures that grow with the vocabulary, by name."""
-    from triage import names
+    from triage.model import names
 
     seeker = classifier.seeker
     table = seeker.spellings
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from triage import jobs
     from triage.classifier import Classifier
-    from triage.memory import VOCABULARY
+    from triage.pipeline.memory import VOCABULARY
 
     lines: list[str] = []
 
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             total += size
             say(f"  {name:<32}{entries(obj):>11,} entries {size / 2**20:>8.1f} MB")
         say(f"  {'total counted':<32}{'':>19} {total / 2**20:>8.1f} MB")
-        say(f"  the memory budget's estimate of its caches (triage.memory): {VOCABULARY.used() / 2**20:.1f} MB "
+        say(f"  the memory budget's estimate of its caches (triage.pipeline.memory): {VOCABULARY.used() / 2**20:.1f} MB "
             f"of {VOCABULARY.limit / 2**20:.0f}, emptied {VOCABULARY.restarts} times so far")
 
     Classifier.classify, jobs.corpus_stats = probed, counted_stats

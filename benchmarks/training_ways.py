@@ -46,8 +46,8 @@ def folds_of(gold, folds: int):
 def route(predictor, test_gold, budget: float):
     """(the analysed held-out messages, calibrated and exact decisions) with this model."""
     from triage.combiner import BudgetPolicy
-    from triage.evaluation import evidence_from_model, policies
-    from triage.training import analyse
+    from triage.model.evaluation import evidence_from_model, policies
+    from triage.model.training import analyse
 
     analysed = analyse(test_gold, predictor.feature_set)
     evidence = evidence_from_model(analysed, predictor)
@@ -70,11 +70,11 @@ def main(argv=None) -> int:
         return 0
 
     from triage import model
-    from triage.evaluation import hidden_gold, release_metrics
-    from triage.gold import labelled_gold
+    from triage.model.evaluation import hidden_gold, release_metrics
+    from triage.model.gold import labelled_gold
     from triage.schema import DEFAULT_HIDE
     from triage.io.messages import ReadOptions
-    from triage.training import train
+    from triage.model.training import train
 
     gold, has_spans = labelled_gold(args.gold, ReadOptions())
     assert has_spans, "the gold file needs a spans column"

@@ -15,12 +15,12 @@ import weakref
 
 import numpy as np
 
-from triage import spelling_batch as batch
+from triage.seekhide import spelling_batch as batch
 from triage.features.sets import FEATURE_SETS
 from triage.lexicons import PERSON_CUES, Lexicons, spelling_key
 from triage.pipeline import component
 from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
-from triage.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members, texts_of
 
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")

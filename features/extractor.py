@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from triage import seeking as _seeking  # noqa: F401  (registers the components "fold" and "seek")
+from triage.seekhide import components as _seeking  # noqa: F401  (registers the components "fold" and "seek")
 from triage.features.counts import feature_names
 from triage.lexicons import Lexicons
 from triage.pipeline import Context, Pipeline

@@ -31,7 +31,7 @@ from triage.lexicons import (
 from triage.seekhide import GUESS_RULES, SeekAndHide, foreign
 from triage.seekhide.context import SENTENCE_OPENERS
 from triage.seekhide.shortened import abbreviations
-from triage.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
+from triage.text.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
 
 SENTENCE_END = re.compile(r"[.!?…]")
 # Never a surname, whatever their rank in the surname list: the words of a closed class (Julie Le

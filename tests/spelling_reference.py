@@ -12,7 +12,7 @@ import math
 from triage.features.counts import _ELONGATION, _NO_RANK
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
-from triage.names import _NICKNAME_SUFFIXES, _PET_SUFFIXES, NameLikeness, is_reduplication
+from triage.model.names import _NICKNAME_SUFFIXES, _PET_SUFFIXES, NameLikeness, is_reduplication
 from triage.recognizers import (
     _PERSON_ONLY_CUES,
     EVERYDAY_BRANDS,

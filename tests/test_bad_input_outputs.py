@@ -177,7 +177,7 @@ class Interrupt:
 
 def interrupt(monkeypatch, command: str) -> None:
     """Make `command` stop half way, after part of its output was written."""
-    from triage import queue as queue_module
+    from triage.queue import files as queue_module
     from triage.io.messages import MessageTable
     from triage.seekhide import SeekAndHide
 
@@ -189,7 +189,7 @@ def interrupt(monkeypatch, command: str) -> None:
     elif command == "classify":
         monkeypatch.setattr(classifier.Classifier, "classify", Interrupt(classifier.Classifier.classify, 1))
     elif command == "train":  # stopped while the model file is being written
-        from triage import outputs
+        from triage.io import outputs
 
         def write_half(path, data, **options):
             with outputs.atomic_output(path, binary=True, **options) as handle:

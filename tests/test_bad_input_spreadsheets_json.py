@@ -11,8 +11,8 @@ from conftest import HEADER, failed, labelled_rows, nothing_written, read_rows, 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage import queue
-from triage.spreadsheets import read_xlsx, write_xlsx
+from triage.queue import files as queue
+from triage.io.spreadsheets import read_xlsx, write_xlsx
 
 # Any text a message can hold once read: every character but NUL (every reader drops it) and
 # lone surrogates (not text); tabs, line breaks, controls, U+FFFF, "_x000B_" and quotes included.

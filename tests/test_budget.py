@@ -215,7 +215,7 @@ def test_the_queue_and_workspace_classify_makes_are_those_made_from_its_file_aft
         cli, tmp_path, options, suffix):
     """classify --queue and --workspace hold what `queue export` and a workspace sync make of
     the file classify wrote, whatever the routing, format and processes."""
-    from triage.queue import read_classified
+    from triage.queue.files import read_classified
     from triage.review_workspace import Workspace
 
     source = tmp_path / "awkward.csv"

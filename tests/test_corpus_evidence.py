@@ -8,7 +8,7 @@ import pandas as pd
 
 import triage
 from triage import recognizers
-from triage.names import CorpusStats, candidate_rows
+from triage.model.names import CorpusStats, candidate_rows
 from triage.seekhide import SeekAndHide
 
 

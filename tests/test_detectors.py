@@ -1,4 +1,4 @@
-"""Tests for triage.detectors: the regular-expression detectors (TEL, MEL, URL, ADR, COD).
+"""Tests for triage.text.detectors: the regular-expression detectors (TEL, MEL, URL, ADR, COD).
 
 All example messages are invented, in French SMS style.
 """
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage import detectors
-from triage.detectors import TAGS, Detection, detect
 from triage.schema import CLASSIFY_COLUMNS
+from triage.text import detectors
+from triage.text.detectors import TAGS, Detection, detect
 
 
 def spans(text):

@@ -217,7 +217,7 @@ def test_spec_is_small_and_absolute(tmp_path, monkeypatch):
     import pickle
 
     from triage.lexicons import USER_DIR_ENV
-    from triage.names import CorpusStats
+    from triage.model.names import CorpusStats
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(USER_DIR_ENV, str(tmp_path / "mes-mots"))

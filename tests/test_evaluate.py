@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, ExactBudget, PaperPolicy
-from triage.evaluation import (
+from triage.model.evaluation import (
     SEED_FIGURES,
     field_metrics,
     identifiers_exposed,
@@ -14,7 +14,7 @@ from triage.evaluation import (
     release_metrics,
     seeds_summary,
 )
-from triage.gold import GoldMessage
+from triage.model.gold import GoldMessage
 from triage.seekhide import SeekAndHide
 
 from conftest import read_rows
@@ -122,11 +122,11 @@ def test_evaluate_sends_the_messages_classify_sends(cli, tmp_path):
     `triage classify` sends with the same budget."""
     from pathlib import Path
 
-    from triage.evaluation import evidence_from_model
-    from triage.gold import labelled_gold
+    from triage.model.evaluation import evidence_from_model
+    from triage.model.gold import labelled_gold
     from triage.io.messages import ReadOptions
     from triage.model import default_model_path, load_predictor
-    from triage.training import analyse
+    from triage.model.training import analyse
 
     demo = Path(__file__).resolve().parent.parent / "data" / "sample_sms.csv"
     gold, _ = labelled_gold(demo, ReadOptions())
@@ -239,7 +239,7 @@ def test_evaluate_shows_its_progress_step_by_step(monkeypatch, tmp_path):
     model classify uses and each ablation step, and ends full."""
     from contextlib import contextmanager
 
-    import triage.progress
+    import triage.pipeline.progress
     from triage.jobs import run_evaluate
     from triage.seekhide import steps as seekhide_steps
 
@@ -251,7 +251,7 @@ def test_evaluate_shows_its_progress_step_by_step(monkeypatch, tmp_path):
         bars.append(bar)
         yield lambda doing=None: bar["done"].append(doing)
 
-    monkeypatch.setattr(triage.progress, "steps", recording)
+    monkeypatch.setattr(triage.pipeline.progress, "steps", recording)
     gold = write_gold(tmp_path / "gold.csv")
     run_evaluate(gold, None, folds=3)
     assert bars == []  # no bar unless asked
@@ -269,7 +269,7 @@ def test_evaluate_shows_its_bar_before_reading_the_gold_and_loading_the_model(mo
 
     import triage.jobs
     import triage.model
-    import triage.progress
+    import triage.pipeline.progress
 
     seen, opened = [], []
 
@@ -284,7 +284,7 @@ def test_evaluate_shows_its_bar_before_reading_the_gold_and_loading_the_model(mo
             return real(*args, **kwargs)
         return run
 
-    monkeypatch.setattr(triage.progress, "steps", recording)
+    monkeypatch.setattr(triage.pipeline.progress, "steps", recording)
     monkeypatch.setattr(triage.jobs, "labelled_gold", watching("gold", triage.jobs.labelled_gold))
     monkeypatch.setattr(triage.model, "load_predictor", watching("model", triage.model.load_predictor))
     gold = write_gold(tmp_path / "gold.csv")
@@ -505,7 +505,7 @@ def test_several_gold_files_are_cross_validated_together_and_reported_file_by_fi
 
 
 def test_donors_dealt_at_random_stay_whole_and_each_message_is_tested_once():
-    from triage.training import dealt_folds
+    from triage.model.training import dealt_folds
 
     groups = ["a"] * 5 + ["b"] * 3 + ["c"] * 2 + ["d"] + ["e"] * 4
     for seed in (1, 2):
@@ -519,9 +519,9 @@ def test_donors_dealt_at_random_stay_whole_and_each_message_is_tested_once():
 
 
 def test_several_gold_sets_are_given_their_own_evidence_from_one_cross_validation(tmp_path):
-    from triage.gold import labelled_gold
+    from triage.model.gold import labelled_gold
     from triage.io.messages import ReadOptions
-    from triage.training import analyse, cross_validated_evidence, cross_validated_evidence_of
+    from triage.model.training import analyse, cross_validated_evidence, cross_validated_evidence_of
 
     gold, _ = labelled_gold(write_gold(tmp_path / "gold.csv"), ReadOptions())
     analysed = analyse(gold)

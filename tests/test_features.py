@@ -99,7 +99,7 @@ def test_unknown_feature_set_is_refused():
 def test_seek_and_hide_and_the_word_scorer_agree_on_what_a_title_is(lexicons, title):
     """One list of titles (dictionaries/cues/titles.txt): where Seek&Hide's title rule hides the
     surname after a title, the word scorer sees the same word as after a title."""
-    from triage.names import WORD_FEATURES, word_features
+    from triage.model.names import WORD_FEATURES, word_features
     from triage.seekhide import SeekAndHide
 
     text = f"rdv demain avec {title} Zorblatt à 10h"

@@ -9,9 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from triage.gold import labelled_gold
+from triage.model.gold import labelled_gold
 from triage.io.messages import ReadOptions
-from triage.training import analyse, word_training_rows
+from triage.model.training import analyse, word_training_rows
 
 from conftest import succeeded
 

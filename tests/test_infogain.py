@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.feature_selection import mutual_info_classif
 
-from triage.reports.infogain import (
+from triage.model.reports.infogain import (
     entropy,
     info_gain,
     infogain_markdown,

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triage.outputs import atomic_output
+from triage.io.outputs import atomic_output
 from triage.errors import InputError
 from triage.io.formats import format_for
 from triage.io.labels import parse_labels
 from triage.io.messages import BadLineWarning, DEFAULT_ID_COLUMN, Message, duplicate_ids, open_messages
 from triage.io.writing import TableWriter, encode_cells
-from triage.spreadsheets import neutralise_formula, restore_formula
+from triage.io.spreadsheets import neutralise_formula, restore_formula
 
 # Synthetic messages only (never the real corpus), covering several scripts.
 SCRIPTS = {

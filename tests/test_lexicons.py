@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from triage import lexicons as lexicon_module
-from triage.nearwords import NearWords
-from triage.wordlist import WordList
+from triage.lexicons.nearwords import NearWords
+from triage.lexicons.wordlist import WordList
 
 
 def test_lexicons_meet_the_minimum_sizes(lexicons):

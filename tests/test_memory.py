@@ -1,4 +1,4 @@
-"""The memory budget of the caches that grow with the vocabulary (triage.memory): a
+"""The memory budget of the caches that grow with the vocabulary (triage.pipeline.memory): a
 cache is only a memory of work done, so emptying it midway must change no output."""
 
 import importlib.util
@@ -7,7 +7,7 @@ import pytest
 from conftest import REPO
 
 from triage import jobs
-from triage.memory import BYTES_PER_CHAR, BYTES_PER_ENTRY, VOCABULARY, Budget, Cache
+from triage.pipeline.memory import BYTES_PER_CHAR, BYTES_PER_ENTRY, VOCABULARY, Budget, Cache
 
 
 @pytest.fixture(scope="module")

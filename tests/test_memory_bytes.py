@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from triage import memory
-from triage.memory import Budget, Cache
+from triage.pipeline import memory
+from triage.pipeline.memory import Budget, Cache
 
 
 def spelling(rng: random.Random, length: int) -> str:
@@ -140,8 +140,8 @@ def workbook_with_strings(path, count: int, declared: int | None = None):
 def test_a_workbook_with_too_many_shared_strings_is_refused_in_bounded_memory(tmp_path, monkeypatch, declared):
     import tracemalloc
 
-    from triage import spreadsheets
     from triage.errors import BadInput
+    from triage.io import spreadsheets
 
     monkeypatch.setattr(spreadsheets, "MAX_XLSX_STRINGS", 100_000, raising=False)
     path = workbook_with_strings(tmp_path / "many.xlsx", 400_000, declared)  # 7 MB of XML in a few kB
@@ -157,15 +157,15 @@ def test_a_workbook_with_too_many_shared_strings_is_refused_in_bounded_memory(tm
 
 
 def test_a_workbook_within_the_limits_is_read(tmp_path):
-    from triage.spreadsheets import read_xlsx
+    from triage.io.spreadsheets import read_xlsx
 
     header, rows = read_xlsx(workbook_with_strings(tmp_path / "few.xlsx", 3))
     assert header == ["id", "text"] and rows == [["1", "salut"]]
 
 
 def test_a_sheet_past_the_cell_limit_is_refused(tmp_path, monkeypatch, cli):
-    from triage import spreadsheets
-    from triage.spreadsheets import write_xlsx
+    from triage.io import spreadsheets
+    from triage.io.spreadsheets import write_xlsx
 
     write_xlsx(tmp_path / "sms.xlsx", ["id", "text"], [[str(i), "ok"] for i in range(100)])
     monkeypatch.setattr(spreadsheets, "MAX_XLSX_CELLS", 150, raising=False)

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from triage.nearwords import NearWords, _keys, _keys_of_words, edit_rank, edits1
+from triage.lexicons.nearwords import NearWords, _keys, _keys_of_words, edit_rank, edits1
 
 LETTERS = st.text(alphabet="abcdez", min_size=1, max_size=9)
 

@@ -7,8 +7,8 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triage.names import CorpusStats
-from triage.normalise import CONFUSABLES, SPACED_LETTERS, fold, fold_batch, spans_to_folded, to_nfc
+from triage.model.names import CorpusStats
+from triage.text.normalise import CONFUSABLES, SPACED_LETTERS, fold, fold_batch, spans_to_folded, to_nfc
 
 NAMES = ["Sébastien", "Hélène", "Zoé", "Chloé", "Mathéo", "Jérôme", "Noémie", "Maël", "Anaïs", "Benoît"]
 
@@ -270,7 +270,7 @@ def test_letters_spelled_out_with_any_separators_are_joined_and_hidden_with_the_
 def test_the_letters_drawn_in_another_style_are_every_one_unicode_gives():
     """The table built at import skips runs of code points that NFKC leaves alone and finds
     the small capitals by name; it must hold exactly what testing every code point gives."""
-    from triage.normalise import _LETTER_FORMS, _STYLED_LETTER_RANGES, COMPATIBILITY_LETTERS
+    from triage.text.normalise import _LETTER_FORMS, _STYLED_LETTER_RANGES, COMPATIBILITY_LETTERS
 
     expected = {}
     for low, high in _STYLED_LETTER_RANGES:

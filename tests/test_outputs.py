@@ -1,4 +1,4 @@
-"""The one writer (triage.outputs): every output all at once or not at all, never over an
+"""The one writer (triage.io.outputs): every output all at once or not at all, never over an
 input, an installed file or an existing file without force, never through a symlink."""
 
 import os
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from triage.errors import InputError, OutputExists
-from triage.outputs import atomic_output, check_outputs, write_bytes
+from triage.io.outputs import atomic_output, check_outputs, write_bytes
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -153,7 +153,7 @@ def test_the_temporary_file_of_a_killed_run_is_removed_by_the_next_write(tmp_pat
     killed = subprocess.run(
         [sys.executable, "-c",
          "import os, signal, sys\n"
-         "from triage.outputs import atomic_output\n"
+         "from triage.io.outputs import atomic_output\n"
          "with atomic_output(sys.argv[1]) as handle:\n"
          "    handle.write('half'); handle.flush()\n"
          "    os.kill(os.getpid(), signal.SIGKILL)\n",
@@ -268,7 +268,7 @@ def _old_group(tmp_path: Path) -> list[Path]:
 
 
 def test_a_group_interrupted_before_its_end_leaves_every_file_as_it_was(tmp_path):
-    from triage.outputs import output_group
+    from triage.io.outputs import output_group
 
     paths = _old_group(tmp_path)
     for interruption in (RuntimeError("boom"), KeyboardInterrupt()):
@@ -285,7 +285,7 @@ def test_a_group_interrupted_before_its_end_leaves_every_file_as_it_was(tmp_path
 @pytest.mark.parametrize("stop_at", [0, 1, 2])
 def test_a_group_interrupted_while_moving_never_leaves_a_new_file_beside_an_old_companion(tmp_path, monkeypatch,
                                                                                           stop_at):
-    from triage import outputs
+    from triage.io import outputs
 
     paths = _old_group(tmp_path)
     real, moves = os.replace, []
@@ -310,7 +310,7 @@ def test_a_group_interrupted_while_moving_never_leaves_a_new_file_beside_an_old_
 
 
 def test_a_group_moves_every_file_when_it_ends(tmp_path):
-    from triage.outputs import output_group
+    from triage.io.outputs import output_group
 
     paths = _old_group(tmp_path)
     with output_group() as group:

@@ -73,7 +73,7 @@ def test_laughter_is_no_nickname_even_after_a_cue(lexicons):
 
 
 def test_laughter_and_words_of_another_language_are_no_candidates_of_the_word_scorer(lexicons):
-    from triage.names import candidate_rows
+    from triage.model.names import candidate_rows
 
     def candidates(text, off=()):
         analysis = SeekAndHide(lexicons, off=off).analyse([text])
@@ -159,7 +159,7 @@ OTHERS = ["te quiero mucho, nos vemos mañana", "donde estas ahora, te estoy esp
 
 @pytest.mark.parametrize("text", ENGLISH + OTHERS)
 def test_a_message_in_another_language_is_flagged(lexicons, text):
-    from triage.language import language
+    from triage.seekhide.language import language
 
     assert language(text, lexicons)["foreign"]
 
@@ -168,7 +168,7 @@ def test_a_message_in_another_language_is_flagged(lexicons, text):
                                   "manon peut dormir at home ?", "Yoooo M3ùf ! Sisterr' J'viiens toùùt Juust'",
                                   "happy birthday ma belle, gros bisous"])
 def test_a_french_message_with_a_few_other_words_or_many_sms_spellings_is_french(lexicons, text):
-    from triage.language import language
+    from triage.seekhide.language import language
 
     assert not language(text, lexicons)["foreign"]
 

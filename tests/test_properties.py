@@ -26,13 +26,13 @@ from hypothesis import strategies as st
 
 from triage import model
 from triage.io.messages import Records
-from triage.names import CorpusStats
-from triage.normalise import JOINERS, fold, fold_batch
+from triage.model.names import CorpusStats
+from triage.text.normalise import JOINERS, fold, fold_batch
 from triage.classifier import Classifier
 from triage.jobs import run_classify, run_seek
 from triage.schema import CLASSIFY_COLUMNS
 from triage.seekhide import SeekAndHide
-from triage.tokenise import PIECE, tokenise
+from triage.text.tokenise import PIECE, tokenise
 
 from conftest import REPO, SAMPLE
 
@@ -55,7 +55,7 @@ PIECES = [
     "www.exemple.fr", "12 rue de la Paix", "75001", "18h30", "5€", "1er",
     ":-)", ";)", "xD", "<3", "^^", "-_-", "😀", "👍🏽", "👨‍👩‍👧", "❤️", "e\u0301", "\u200b", "\ufeff",
     "<PRE_5_1234567>", "<TEL_", "_5_", ">",
-    # disguises that messages are folded out of (triage/normalise.py)
+    # disguises that messages are folded out of (triage/text/normalise.py)
     "Nicol\u0430s", "N i c o l a s", "N.i.c.o.l.a.s", "Ju\u202elie", "\u202f", "\u00ad", "\u0430",
     "\uff10\uff16 \uff11\uff12 \uff13\uff14 \uff15\uff16 \uff17\uff18", "\u0660\u0666", "o6 12 34 56 78", "code 4521B",
     " ", "  ", ", ", ". ", "! ", "?", "'", "’", "-", "\n", "\r\n", "\t", "\x00", "\x85", "\u2028",
@@ -143,7 +143,7 @@ def check_only_spans_changed(text: str, hidden, anonymised: str, folded: bool = 
     """`anonymised` is `text` with each hidden span replaced by a code <TAG_length_id>,
     every other character unchanged and in place. The length is the span's in composed form
     (NFC), and for classify, which analyses messages folded, the span's folded (no invisible
-    characters, letters spaced out joined...: triage/normalise.py): a name has the same code
+    characters, letters spaced out joined...: triage/text/normalise.py): a name has the same code
     however it was typed."""
     pattern, last = [], 0
     for start, end, tag in hidden:
@@ -382,7 +382,7 @@ def texts_with_spans(draw):
 @example(case=("vu 😀\ufe0f ok", [(3, 4, "URL")]))
 def test_hiding_never_leaves_a_mark_dangling_after_a_code(seeker, case):
     from triage.publication.corpus import release_text
-    from triage.normalise import grapheme_spans, hide_in_original
+    from triage.text.normalise import grapheme_spans, hide_in_original
 
     text, spans = case
     anonymised = seeker.hide(text, spans)

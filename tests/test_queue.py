@@ -11,7 +11,7 @@ import pytest
 
 from triage import lexicons as lexicon_module
 from triage.errors import InputError, OutputExists
-from triage.queue import CLASSIFIED_COLUMNS, FINAL_COLUMNS, QUEUE_COLUMNS, apply_decisions, export_queue
+from triage.queue.files import CLASSIFIED_COLUMNS, FINAL_COLUMNS, QUEUE_COLUMNS, apply_decisions, export_queue
 from triage.seekhide import DICTIONARY, SeekAndHide, code, hidden_json, stable_id
 
 # Invented messages only (never the development corpus).

@@ -8,8 +8,8 @@ import json
 from conftest import failed, succeeded
 from test_release_datasheet import queued_corpus
 
+from triage.io.spreadsheets import read_xlsx
 from triage.review_workspace import Workspace
-from triage.spreadsheets import read_xlsx
 
 
 def rows_of(queue):

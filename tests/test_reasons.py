@@ -1,4 +1,4 @@
-"""Why a human should look at a word (triage.reasons): the reasons the review page shows beside
+"""Why a human should look at a word (triage.queue.reasons): the reasons the review page shows beside
 each word of a message, read from what Seek&Hide hid and highlighted."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from triage import reasons as reasons_module
-from triage.reasons import reasons, spots, unique
+from triage.queue import reasons as reasons_module
+from triage.queue.reasons import reasons, spots, unique
 from triage.seekhide import SeekAndHide
 
 # Invented messages only.
@@ -65,7 +65,7 @@ def test_a_word_written_twice_is_explained_once_as_first_written(seeker):
 
 def test_the_reasons_stand_apart_from_the_queue_of_classified_files():
     # The review's reasons load without the expert queue (which parses and writes classified files).
-    code = "import sys, triage.reasons; print('triage.queue' in sys.modules)"
+    code = "import sys, triage.queue.reasons; print('triage.queue.files' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"

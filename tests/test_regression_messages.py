@@ -11,7 +11,7 @@ import pytest
 
 from triage import model
 from triage.classifier import Classifier
-from triage.names import CorpusStats
+from triage.model.names import CorpusStats
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
 
 FOLDER = Path(__file__).parent / "regression"

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from triage.publication.corpus import Pseudonyms, Tags, release_text
-from triage.normalise import grapheme_spans
-from triage.spreadsheets import restore_formula
+from triage.text.normalise import grapheme_spans
+from triage.io.spreadsheets import restore_formula
 from triage.review_workspace import Workspace
-from triage.spreadsheets import read_xlsx
+from triage.io.spreadsheets import read_xlsx
 from triage.surrogates import FICTION_PHONE_PREFIXES, Surrogates, entity_key, shaped
 
 STYLES = ("tags", "pseudonyms", "surrogates")
@@ -208,7 +208,7 @@ def test_queue_export_to_xlsx_writes_a_workbook(cli, reviewed, tmp_path):
 
 
 def test_a_spreadsheet_is_read_like_its_csv(cli, tmp_path):
-    from triage.spreadsheets import write_xlsx
+    from triage.io.spreadsheets import write_xlsx
 
     rows = list(csv.reader(open(SAMPLE, encoding="utf-8", newline="")))
     write_xlsx(tmp_path / "sms.xlsx", rows[0], rows[1:])
@@ -236,7 +236,7 @@ def test_the_datasheet_names_the_model(cli, reviewed, tmp_path):
 def test_a_released_workbook_keeps_formula_looking_texts_as_text_cells(tmp_path):
     from openpyxl import load_workbook
 
-    from triage.spreadsheets import write_xlsx
+    from triage.io.spreadsheets import write_xlsx
 
     write_xlsx(tmp_path / "c.xlsx", ["id", "text"], [["1", "=HYPERLINK(\"http://x\")"], ["2", "+33 6 12"], ["3", "ok"]])
     sheet = load_workbook(tmp_path / "c.xlsx").worksheets[0]

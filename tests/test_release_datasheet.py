@@ -160,7 +160,7 @@ ANSWERS = {"10": ("TA", "Toulouse"), "1": ("TA", ""), "3": ("TA", "Decathlon"), 
 
 def queued_ids(queue: Path) -> set[str]:
     if queue.suffix == ".xlsx":
-        from triage.spreadsheets import read_xlsx
+        from triage.io.spreadsheets import read_xlsx
 
         columns, cells = read_xlsx(queue)
         return {str(dict(zip(columns, row))["id"]) for row in cells}
@@ -179,7 +179,7 @@ def queued_corpus(cli, tmp_path: Path, queue_name: str = "queue.csv") -> tuple[P
 def fill(queue: Path, answers=ANSWERS, texts=None) -> Path:
     """The reviewer's spreadsheet: expert_decision and expert_hide filled (a text edited with `texts`)."""
     if queue.suffix == ".xlsx":
-        from triage.spreadsheets import read_xlsx, write_xlsx
+        from triage.io.spreadsheets import read_xlsx, write_xlsx
 
         columns, cells = read_xlsx(queue)
         rows = [dict(zip(columns, row)) for row in cells]
@@ -425,7 +425,7 @@ def test_another_section_slots_in_and_is_rendered(cli, tmp_path):
 
 
 def test_the_language_estimate_tells_french_sms_from_other_languages():
-    from triage.language import message_languages
+    from triage.seekhide.language import message_languages
 
     french = ["slt sa va? tu fai koi 2m1", "jsuis en retard dsl", "on se voit chez Karim", "bisouuuus a demain",
               "tkt jarrive dans 5 min", "c trop bieeeen mdrrr", "il fait froid ici", "merciiiii <3"]

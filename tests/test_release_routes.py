@@ -122,7 +122,7 @@ def decided(cli, tmp_path):
 @pytest.mark.parametrize("stop_at", [0, 1, 2])
 def test_an_interrupted_release_never_leaves_a_new_corpus_beside_an_older_datasheet(cli, decided, tmp_path,
                                                                                       monkeypatch, stop_at):
-    from triage import outputs
+    from triage.io import outputs
 
     classified, ws = decided
     out = tmp_path / "release.csv"

@@ -12,9 +12,9 @@ from sklearn.ensemble import BaggingClassifier
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.tree import DecisionTreeClassifier
 
-from triage.reports.cv import cross_validate, rest_of_model, run_cv, scores
-from triage.reports.render import PAPER_TABLE5, integer_features, table6_markdown, tree_of
-from triage.reports.tree import weka_tree_text
+from triage.model.reports.cv import cross_validate, rest_of_model, run_cv, scores
+from triage.model.reports.render import PAPER_TABLE5, integer_features, table6_markdown, tree_of
+from triage.model.reports.tree import weka_tree_text
 
 # ---------------------------------------------------------------------- data
 

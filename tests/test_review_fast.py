@@ -303,7 +303,7 @@ def test_occurrences_outside_the_review_list_say_what_the_release_hides(tmp_path
 ])
 def test_a_message_mostly_in_another_language_is_flagged(text, foreign):
     from triage import lexicons
-    from triage.language import language
+    from triage.seekhide.language import language
 
     assert language(text, lexicons.default())["foreign"] is foreign
 

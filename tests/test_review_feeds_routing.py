@@ -126,8 +126,8 @@ def test_taught_names_keep_names_only_and_merge_with_known_names():
 
 
 def test_the_simulated_review_loop_teaches_the_names_read_to_the_messages_still_to_read():
-    from triage.evaluation import simulate_review
-    from triage.gold import GoldMessage
+    from triage.model.evaluation import simulate_review
+    from triage.model.gold import GoldMessage
     from triage.model import default_model_path, load_predictor
 
     def said(text, name=None):

@@ -233,7 +233,7 @@ def test_an_undo_names_the_action_the_page_showed_and_is_refused_when_another_pa
 
 
 def test_a_word_refused_for_your_lexicon_reaches_neither_the_workspace_nor_the_lexicon(team, tmp_path):  # noqa: F811
-    from triage import userlexicon
+    from triage.lexicons import userlexicon
 
     _, path, _ = team
     lexicon = tmp_path / "lexicon"

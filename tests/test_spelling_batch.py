@@ -1,4 +1,4 @@
-"""The per-spelling columns are computed for many spellings at once (triage/spelling_batch.py
+"""The per-spelling columns are computed for many spellings at once (triage/seekhide/spelling_batch.py
 and the `_many` functions of names, recognizers and the message counts): they must give
 exactly what the one-spelling functions give, which stay the reference."""
 
@@ -9,12 +9,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from triage import names, recognizers
-from triage import spelling_batch as batch
+from triage import recognizers
+from triage.model import names
+from triage.seekhide import spelling_batch as batch
 from triage.features import counts
 from triage.lexicons import fold, spelling_key
 from triage.seekhide import K_DETECTED, K_WORD, L_DICTIONARY, SeekAndHide
-from triage.wordlist import WordList
+from triage.lexicons.wordlist import WordList
 import spelling_reference as reference  # tests/spelling_reference.py
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""The pipeline: the components and presets listed in triage/stages.txt, each component registered
+"""The pipeline: the components and presets listed in triage/pipeline/stages.txt, each component registered
 once under its name, in the module the list names, with the fields the list names; each preset's
 requirements met, and each component assigning what it declares."""
 
@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from triage import classifier, pipeline, training  # noqa: F401  (the modules registering components)
+from triage import classifier, pipeline  # noqa: F401  (the modules registering components)
 from triage.classifier import Classifier
-from triage.gold import GoldMessage
+from triage.model import training  # noqa: F401
+from triage.model.gold import GoldMessage
 from triage.pipeline import LISTED, PRESETS, REGISTRY, Batch, Context, Pipeline
 from triage.schema import DEFAULT_HIDE
 from triage.seekhide import SeekAndHide
@@ -49,7 +50,7 @@ def test_the_classify_preset_runs_the_classify_stages_in_order():
 def test_the_stages_file_ships_with_the_package():
     from importlib import resources
 
-    assert resources.files("triage").joinpath("stages.txt").is_file()
+    assert resources.files("triage.pipeline").joinpath("stages.txt").is_file()
 
 
 def test_a_component_cannot_be_registered_twice_nor_take_a_presets_name():

@@ -103,7 +103,7 @@ def test_a_step_is_switched_by_one_check_by_name(lexicons, monkeypatch):
 
 
 def test_the_ablation_switches_off_every_step_of_the_list_in_order():
-    from triage.evaluation import ablation
+    from triage.model.evaluation import ablation
 
     assert steps.switchable() == steps.NAMES
     seen = []
@@ -112,7 +112,7 @@ def test_the_ablation_switches_off_every_step_of_the_list_in_order():
         seen.append(off)
         raise StopIteration
 
-    import triage.evaluation as evaluation
+    import triage.model.evaluation as evaluation
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(evaluation, "analyse", analyse)

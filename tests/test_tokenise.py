@@ -4,8 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage import tokenise as tokenise_module
-from triage.tokenise import (
+from triage.text import tokenise as tokenise_module
+from triage.text.tokenise import (
     DETECTED, ELIDED, EMOJI, EMOTICON, KEEP_WHOLE_MAX_LENGTH, NUMBER, PUNCT, WORD, Tokeniser, tokenise,
 )
 

@@ -12,9 +12,9 @@ import pytest
 
 from triage import model
 from triage.errors import BadOption
-from triage.gold import labelled_gold
+from triage.model.gold import labelled_gold
 from triage.io.messages import ReadOptions
-from triage.training import train
+from triage.model.training import train
 
 from conftest import read_rows, succeeded
 

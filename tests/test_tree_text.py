@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from triage.reports.tree import (
+from triage.model.reports.tree import (
     _weka_double_to_string,
     tree_figure,
     tree_size,
@@ -179,7 +179,7 @@ def test_hand_built_tree_nested_text(as_fractions):
 def test_installed_sklearn_layout_is_handled():
     # Whatever this scikit-learn stores in tree_.value, the root of the small
     # tree must read 16 rows: 7 NTA and 9 TA.
-    from triage.reports.tree import _node_class_counts
+    from triage.model.reports.tree import _node_class_counts
 
     counts = _node_class_counts(fit_small_tree())
     assert counts[0].tolist() == pytest.approx([7.0, 9.0])
@@ -217,7 +217,7 @@ def test_rejects_wrong_number_of_names():
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("max_depth", [None, 1])
 def test_the_tree_figure_renders_as_a_png(max_depth):
-    from triage.reports.render import figure_png
+    from triage.model.reports.render import figure_png
 
     data = figure_png(tree_figure(fit_small_tree(), FEATURES, CLASSES, max_depth=max_depth), dpi="figure")
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

@@ -7,7 +7,7 @@ import pytest
 
 from triage import model
 from triage.classifier import Classifier
-from triage.names import CorpusStats
+from triage.model.names import CorpusStats
 from triage.schema import CLASSIFY_COLUMNS, DICTIONARY
 from triage.seekhide import SeekAndHide
 from triage.lexicons import COMMON_SURNAME_RANK

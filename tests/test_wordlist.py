@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from triage.memory import VOCABULARY
-from triage.wordlist import WordList
+from triage.lexicons.wordlist import WordList
+from triage.pipeline.memory import VOCABULARY
 
 WORDS = ["maison", "été", "aujourd'hui", "cœur", "a", "zèbre", "naïve", "straße", "été"]
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import SAMPLE
 from scipy.stats import binomtest
 
-from triage import userlexicon
+from triage.lexicons import userlexicon
 from triage.review_workspace import Workspace, apply_workspace, open_synced
 from triage.review_workspace.workspace import NeedsConfirmation
 
@@ -197,7 +197,7 @@ def test_two_processes_learning_at_once_both_keep_their_words(tmp_path):
     script = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from triage import userlexicon
+        from triage.lexicons import userlexicon
         folder, prefix = Path(sys.argv[1]), sys.argv[2]
         for i in range(15):
             userlexicon.update(folder, names=[f"{prefix}{i}"])
@@ -316,7 +316,7 @@ def test_two_writers_of_the_user_lexicon_lose_nothing(tmp_path):
     once kept only its own names. The lock and the read-modify-write keep both."""
     import multiprocessing
 
-    from triage import userlexicon
+    from triage.lexicons import userlexicon
 
     def learn(prefix: str) -> None:
         for i in range(25):

@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from triage import userlexicon
 from triage.errors import BadInput, InputError
 from triage.io.messages import open_messages
+from triage.io.spreadsheets import xlsx_bytes
+from triage.lexicons import userlexicon
 from triage.review_workspace import Workspace, open_synced, review_lines
 from triage.review_workspace import workspace as workspace_module
 from triage.review_workspace.server import Settings, create_app
-from triage.spreadsheets import xlsx_bytes
 
 TOKEN = "s3cret-token"
 PORT = 8123

@@ -11,7 +11,7 @@ Each function takes the options of its command, with the same names and defaults
 holds them together), less those that only concern files (`--output`, `--force`,
 `--encoding`, `--delimiter`, `--on-bad-lines`, `--out-dir`, ...). Both call the same jobs
 (triage.jobs and the modules below it): the command line with files, the API with the
-messages in memory (triage.frames) and the rows collected instead of written. Messages are
+messages in memory (triage.io.frames) and the rows collected instead of written. Messages are
 a pandas DataFrame, a polars DataFrame, any iterable of (id, text) pairs, a list of texts or a dict
 ({id: text}, or {column: [values]} as pandas.DataFrame reads it); results come back in the kind
 given (pandas for pairs, texts and dicts). Errors are triage.errors' classes: BadInput, BadModel,
@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage import frames
+from triage.io import frames
 from triage.errors import BadInput, BadOption
 from triage.io.messages import DEFAULT_ID_COLUMN, ReadOptions
 from triage import jobs as _jobs
 from triage.model import Model
 from triage.schema import CLASSIFY_COLUMNS, QUEUE_COLUMNS, SEEK_COLUMNS, WORD_COLUMNS
-from triage.training import check_feature_set
+from triage.model.training import check_feature_set
 
 __all__ = [
     "Model", "Release", "Report", "classify", "evaluate", "list_lexicons", "queue_apply", "queue_export", "release",
@@ -278,8 +278,8 @@ def report_cv(data, *, folds: int = 10, seed: int = 0, feature_set: str = "paper
     with `compare`, of every feature set on the same folds (`tables["models"]` has a row per
     feature set and model)."""
     from triage.features import FEATURE_SETS
-    from triage.reports.cv import run_cv
-    from triage.reports.render import comparison_markdown
+    from triage.model.reports.cv import run_cv
+    from triage.model.reports.render import comparison_markdown
 
     check_feature_set(feature_set)
     source = frames.source(data, what="labelled")
@@ -298,7 +298,7 @@ def report_holdout(data, *, train_first: int = 4000, test_next: int = 2000, seed
                    feature_set: str = "paper", normalise: bool = False, text_column: str = "text",
                    label_column: str = "label") -> Report:
     """The paper's time-ordered test (`triage report holdout`): train on the first rows, test on the next."""
-    from triage.reports.cv import run_holdout
+    from triage.model.reports.cv import run_holdout
 
     check_feature_set(feature_set)
     source = frames.source(data, what="labelled")
@@ -310,7 +310,7 @@ def report_holdout(data, *, train_first: int = 4000, test_next: int = 2000, seed
 def report_infogain(data, *, feature_set: str = "paper", normalise: bool = False, balanced: bool = False,
                     seed: int = 0, text_column: str = "text", label_column: str = "label") -> Report:
     """The features ranked by information gain (`triage report infogain`, Table 5)."""
-    from triage.reports.render import (
+    from triage.model.reports.render import (
         infogain_figure,
         infogain_report,
         infogain_report_markdown,
@@ -327,8 +327,8 @@ def report_infogain(data, *, feature_set: str = "paper", normalise: bool = False
 
 def report_tree(model: Model | str | os.PathLike, *, tree_index: int = 0) -> Report:
     """A tree of the model as Weka's J48 prints it (`triage report tree`, Figure 1), and drawn."""
-    from triage.reports.render import model_tree, tree_heading
-    from triage.reports.tree import tree_figure
+    from triage.model.reports.render import model_tree, tree_heading
+    from triage.model.reports.tree import tree_figure
 
     report = model_tree(_model(model), tree_index)
     figure = tree_figure(report.tree, report.feature_names, report.class_names)
@@ -339,7 +339,7 @@ def report_tree(model: Model | str | os.PathLike, *, tree_index: int = 0) -> Rep
 def queue_export(classified):
     """The messages a human must read, most uncertain first, with what to look at and why
     (`triage queue export`). `classified`: what `classify` returned, or a classified file."""
-    from triage.queue import export_queue
+    from triage.queue.files import export_queue
 
     given = _classified(classified)
     summary = export_queue(_records(given), None)
@@ -350,7 +350,7 @@ def queue_apply(decisions, classified):
     """Every classified message with its final label and text (`triage queue apply`), from the
     queue with `expert_decision` / `expert_hide` filled in (a DataFrame or a file), or from a
     review workspace (its path)."""
-    from triage.queue import apply_decisions
+    from triage.queue.files import apply_decisions
     from triage.review_workspace import apply_workspace, is_workspace
 
     given = _classified(classified)
@@ -493,7 +493,7 @@ def _model_rows(evaluation, **first) -> list[dict]:
 
 
 def _evaluation_report(evaluation, kind: str) -> Report:
-    from triage.reports.render import confusion_figure, model_report_markdown
+    from triage.model.reports.render import confusion_figure, model_report_markdown
 
     return Report(evaluation.report, model_report_markdown(evaluation), evaluation.to_dict(),
                   confusion_figure(evaluation), {"models": _records_frame(_model_rows(evaluation), kind)})

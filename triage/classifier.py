@@ -2,7 +2,7 @@
 combiner, on a batch of messages at once (one classifier per process). It turns (id, text)
 pairs into the rows of `triage classify` (triage.schema.CLASSIFY_COLUMNS).
 
-A batch goes through the pipeline preset `classify` of triage/stages.txt (triage.pipeline), the
+A batch goes through the pipeline preset `classify` of triage/pipeline/stages.txt (triage.pipeline), the
 classifier being the context its components work with. The components of the combining end are
 registered below: evidence, policy, highlight, hide, and `spans` (what the policy would hide in
 each message whatever its decision, for the cells a release keeps).
@@ -25,13 +25,13 @@ from triage.combiner import EvidenceBatch
 from triage import model as _model  # noqa: F401  (registers the component "model")
 from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
 from triage.lexicons import TITLES
-from triage.memory import Cache
-from triage.names import candidate_rows, candidate_tags
-from triage.normalise import hide_in_original
+from triage.pipeline.memory import Cache
+from triage.model.names import candidate_rows, candidate_tags
+from triage.text.normalise import hide_in_original
 from triage.pipeline import Pipeline, component
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
 from triage.seekhide import SeekAndHide
-from triage.seeking import hide_spans, located_words
+from triage.seekhide.components import hide_spans, located_words
 
 _SEEKHIDE, _DECISION = CLASSIFY_COLUMNS.index("seekhide"), CLASSIFY_COLUMNS.index("decision")
 

@@ -286,8 +286,8 @@ def _report_folder(report: str, out_dir: Optional[Path], force: bool, inputs,
     """The folder of a report and whether it may replace files there, checked before any
     work: reports/<report> is the tool's own (a new run replaces it); a folder the user
     names keeps its files unless --force, and never loses an input."""
-    from triage import outputs
-    from triage.reports.render import report_paths
+    from triage.io import outputs
+    from triage.model.reports.render import report_paths
 
     folder = out_dir if out_dir is not None else REPORTS_DIR / report
     folder = folder / sub if sub else folder
@@ -301,7 +301,7 @@ def _wrote(paths) -> None:
 
 
 def _check_feature_set(feature_set: str) -> None:
-    from triage.training import check_feature_set
+    from triage.model.training import check_feature_set
 
     check_feature_set(feature_set)
 
@@ -324,8 +324,8 @@ def report_cv(
 ) -> None:
     """Stratified k-fold cross-validation of the 50% baseline, the decision tree and bagging (Table 6)."""
     from triage.features import FEATURE_SETS
-    from triage.reports.cv import run_cv
-    from triage.reports.render import (
+    from triage.model.reports.cv import run_cv
+    from triage.model.reports.render import (
         comparison_markdown,
         model_report_markdown,
         write_evaluation,
@@ -366,8 +366,8 @@ def report_holdout(
     force: Force = False,
 ) -> None:
     """The paper's time-ordered test: train on the first N messages, test on the next M."""
-    from triage.reports.cv import run_holdout
-    from triage.reports.render import model_report_markdown, write_evaluation
+    from triage.model.reports.cv import run_holdout
+    from triage.model.reports.render import model_report_markdown, write_evaluation
 
     _check_feature_set(feature_set)
     folder, replace = _report_folder("holdout", out_dir, force, [input])
@@ -395,7 +395,7 @@ def report_infogain(
     force: Force = False,
 ) -> None:
     """Rank the features by information gain, as Weka's InfoGainAttributeEval (Table 5)."""
-    from triage.reports.render import (
+    from triage.model.reports.render import (
         infogain_report,
         infogain_report_markdown,
         write_infogain,
@@ -419,7 +419,7 @@ def report_tree(
     force: Force = False,
 ) -> None:
     """Print a tree of the model the way Weka's J48 prints it (Figure 1), and draw it."""
-    from triage.reports.render import model_tree, tree_heading, write_tree
+    from triage.model.reports.render import model_tree, tree_heading, write_tree
 
     report = model_tree(model, tree_index)  # a bad model or index first: quick to say
     folder, replace = _report_folder("tree", out_dir, force, [model])
@@ -482,7 +482,7 @@ def queue_export(
     force: Force = False,
 ) -> None:
     """Write the messages that need a human, most uncertain first, with what to look at and why."""
-    from triage.queue import export_queue
+    from triage.queue.files import export_queue
 
     summary = export_queue(classified, output or default_output(classified, "queue.csv"), format=format,
                            force=force or output is None)
@@ -506,7 +506,7 @@ def queue_apply(
                    f"{finals.get('EXPERT', 0):,} still undecided")
         typer.echo("final: " + ", ".join(f"{k} {v:,}" for k, v in sorted(finals.items())))
         return
-    from triage.queue import apply_decisions
+    from triage.queue.files import apply_decisions
 
     s = apply_decisions(decisions, classified, output, force=force)
     typer.echo(f"{s.total:,} messages -> {s.output}: {s.decided:,} decided by the expert, {s.undecided:,} still undecided")
@@ -684,7 +684,7 @@ def run() -> None:
 
 def _stop_cleanly_on_sigterm() -> None:
     """Make `kill` (SIGTERM) unwind the stack as Ctrl-C does, so that an output being
-    written is removed (triage.outputs.atomic_output) instead of left as a temporary file."""
+    written is removed (triage.io.outputs.atomic_output) instead of left as a temporary file."""
     import os
     import signal
 

@@ -29,7 +29,7 @@ from triage.errors import BadInput, BadModel, BadOption
 from triage.schema import DEFAULT_HIDE
 
 if TYPE_CHECKING:
-    from triage.names import CorpusStats
+    from triage.model.names import CorpusStats
 
 ENGINES = ("local", "dask")
 DASK_MISSING = "the dask engine needs the 'dask' extra: pip install -e \".[dask]\""
@@ -320,7 +320,7 @@ def _local_worker_environment() -> dict:
     """The configuration of the local cluster's worker processes: distributed's, without the
     MALLOC_TRIM_THRESHOLD_ it sets for them. That setting makes the C library hand freed memory
     back to the system at once, and take it again for the next batch: a third more CPU for
-    classify, whose memory is bounded by its own budget (triage/memory.py)."""
+    classify, whose memory is bounded by its own budget (triage/pipeline/memory.py)."""
     import dask
 
     environment = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))

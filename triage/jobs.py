@@ -4,7 +4,7 @@ CLI -> these jobs -> the classifier, training, evaluation, engines, queue, repor
 The API (triage.api) runs the same jobs on messages held in memory (triage.io.messages.Records) and
 with no output file: the rows are then kept in the job's summary.
 Each job reads its input through triage.io (validated before anything is written), checks
-every output path before any work, and writes through triage.outputs (all or nothing, never
+every output path before any work, and writes through triage.io.outputs (all or nothing, never
 over an input, never replacing without `force`). Where the output goes when the user names
 none is the command line's choice, not the jobs'.
 """
@@ -21,18 +21,19 @@ from pathlib import Path
 
 import numpy as np
 
-from triage import combiner, engines, lexicons, model, outputs
+from triage import combiner, engines, lexicons, model
+from triage.io import outputs
 from triage.io.formats import format_for
 from triage.io.messages import MessageTable, Records, RepeatedIds, source_name
 from triage.io.writing import HeldChunks, table_output
 from triage.classifier import Classifier
-from triage import seeking as _seeking  # noqa: F401  (registers the components of triage seek)
+from triage.seekhide import components as _seeking  # noqa: F401  (registers the components of triage seek)
 from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
-from triage.gold import gold_labels, labelled_gold
+from triage.model.gold import gold_labels, labelled_gold
 from triage.io.messages import ReadOptions
 from triage.pipeline import Context, Pipeline
-from triage.progress import progress as show_progress
+from triage.pipeline.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
     DECISIONS,
@@ -238,7 +239,7 @@ def run_classify(
     output_format = format_for(output) if output is not None else "cells"
     chart_path = output.with_suffix(".summary.png") if chart and output is not None else None
     if queue_path is not None:
-        from triage.queue import queue_format
+        from triage.queue.files import queue_format
 
         queue_format(queue_path, None)
     if model_path is not None and not isinstance(model_path, model.Model):
@@ -333,7 +334,7 @@ def run_classify(
     if chart_path is not None:
         summary.chart = outputs.write_bytes(chart_path, _decision_chart(summary), force=force, protect=protect)
     if queue_path and output is not None:
-        from triage.queue import export_queue
+        from triage.queue.files import export_queue
 
         queued = export_queue(output, queue_path, force=queue_force, protect=protect)
         summary.queue, summary.queued = Path(queue_path), queued.queued
@@ -531,11 +532,11 @@ KEEP_READ_MESSAGES = 300_000
 
 
 def corpus_stats(table: MessageTable, size: int, reference: int | None, jobs: int = 1, observe=None):
-    """The first pass: how the corpus itself writes each word (triage.names.CorpusStats),
+    """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats),
     counted in `jobs` processes, and the chunks of pairs for the second pass (kept if the
     corpus is small, else read again). `observe(chunk)` sees each chunk of (id, text) pairs
     of this pass (the checks of classify --workspace: InputCheck)."""
-    from triage.names import CorpusStats, forget_letter_runs
+    from triage.model.names import CorpusStats, forget_letter_runs
 
     kept: list | None = []
 
@@ -657,10 +658,10 @@ def run_train(
     keep_scorer: bool = False,
 ) -> TrainSummary:
     """A model file from a labelled file: the message model, and the word scorer with the
-    budget calibration when the file has gold spans (triage.training), unless `keep_scorer`:
+    budget calibration when the file has gold spans (triage.model.training), unless `keep_scorer`:
     then the embedded model's word scorer is kept, as from labels alone. With no `output`, the
     model is kept in the summary (the Python API)."""
-    from triage import training
+    from triage.model import training
 
     training.check_kind(kind)
     training.check_feature_set(feature_set)
@@ -736,12 +737,12 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     never over a file without `force`), or no file when `out_dir` is None (the Python API).
     `progress`: a bar on stderr. `known_names` (as run_classify's) are hidden with their variants,
     as classify --known-names hides them. With `simulate_review` rounds, also the review loop
-    with a perfect reviewer (triage.evaluation.simulate_review), with the model classify uses."""
+    with a perfect reviewer (triage.model.evaluation.simulate_review), with the model classify uses."""
 
-    from triage import evaluation, training
+    from triage.model import evaluation, training
     from triage.model import default_model_path
-    from triage.progress import steps
-    from triage.reports.render import report_paths, write_report
+    from triage.pipeline.progress import steps
+    from triage.model.reports.render import report_paths, write_report
     from triage.seekhide import steps as seekhide_steps
 
     paths = list(gold_path) if isinstance(gold_path, (list, tuple)) else [gold_path]
@@ -896,8 +897,8 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
 
 def _file_markdown(part: dict, seek, budget: float, simulate_review: int) -> dict:
     """The Markdown of one gold file's Seek&Hide tables and review loop, beside its policies'."""
-    from triage import evaluation
-    from triage.reports.render import table6_markdown
+    from triage.model import evaluation
+    from triage.model.reports.render import table6_markdown
 
     markdown = {"seek": seek.markdown() + "\nThe message model classify uses, in the layout of the paper's Table 6:\n\n"
                 + table6_markdown(part["_message_model"]), "review": ""}
@@ -909,14 +910,14 @@ def _file_markdown(part: dict, seek, budget: float, simulate_review: int) -> dic
 
 
 def _decisions(evidence, policy: str, budget: float):
-    from triage import evaluation
+    from triage.model import evaluation
 
     return evaluation.policies(evidence, [budget])["paper" if policy == "paper" else budget].decide(evidence)
 
 
 def _seed_figures(part: dict) -> dict:
-    """The main figures (triage.evaluation.SEED_FIGURES) of an evaluated model's chosen policy."""
-    from triage.evaluation import SEED_FIGURES
+    """The main figures (triage.model.evaluation.SEED_FIGURES) of an evaluated model's chosen policy."""
+    from triage.model.evaluation import SEED_FIGURES
 
     exposed = (part["field"]["overall"].get("identifiers_exposed") or {}).get("value")
     return {name: exposed if name == "identifiers_exposed" else part["chosen"][name] for name in SEED_FIGURES}
@@ -925,9 +926,9 @@ def _seed_figures(part: dict) -> dict:
 def _evaluated(scored, evidence, labels, policy: str, budget: float, seed: int) -> tuple[dict, object]:
     """The release measures of one model's evidence on the gold (the chosen policy, the paper's,
     the budget curve, the message model's scores and the field's measures), and the message
-    model's scores (triage.reports.cv.ModelScores)."""
-    from triage import evaluation
-    from triage.reports.cv import scores as model_scores
+    model's scores (triage.model.reports.cv.ModelScores)."""
+    from triage.model import evaluation
+    from triage.model.reports.cv import scores as model_scores
 
     scores = np.asarray([e.score for e in evidence])
     curve = evaluation.policy_curve(scored, evidence, budgets=sorted(set(evaluation.BUDGETS) | {budget}))
@@ -949,10 +950,10 @@ def _evaluated(scored, evidence, labels, policy: str, budget: float, seed: int) 
 def import_queue_lines(classified, workspace, queue_file, *, reviewer: str | None = None, audit: int | None = None,
                        seed: int = 0, allow_release_of_hidden: bool = False) -> list[str]:
     """`triage review CLASSIFIED --import-queue FILE`: the workspace brought up to date with the
-    classified file, then the filled queue file's decisions stored as `reviewer`'s (triage.queue.import_answers);
+    classified file, then the filled queue file's decisions stored as `reviewer`'s (triage.queue.files.import_answers);
     the lines to print."""
     from triage import review_workspace as review_module
-    from triage.queue import import_answers, read_decisions
+    from triage.queue.files import import_answers, read_decisions
 
     path = workspace or review_module.default_path(classified)
     review_module.check_workspace_path(path, [classified, queue_file])

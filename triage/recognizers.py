@@ -15,7 +15,7 @@ a linguist can edit (dictionaries/places, dictionaries/brands, dictionaries/nick
 - A nickname is a repeated syllable (juju, kéké, titi) that is not a first name nor one of the
   ordinary words of nicknames/exceptions.txt (coucou, dodo, papa): hidden when it is no ordinary
   word, or after a person cue ("bisous titi"). The word scorer's hidden words of nickname shape
-  (Louloute, Seb) are tagged SUR by triage.names.
+  (Louloute, Seb) are tagged SUR by triage.model.names.
 - An initial standing for a person is a capital letter alone right after a person cue, one space
   apart ("demandé à N de venir", "bisou M."), hidden as a first name (step "initial"). Not a
   letter SMS writers use for a word (C: c'est, G: j'ai, J: je, T: t'es, L: elle, K, O, Y, A, I)
@@ -44,14 +44,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage import spelling_batch as batch
+from triage.seekhide import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
+from triage.pipeline import component
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
 from triage.seekhide import K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code
-from triage.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
 FOREIGN_PLACES = word_list("places/foreign_places.txt")
@@ -104,7 +105,7 @@ def brand_heads() -> frozenset[str]:
     return frozenset(b.split(" ")[0] for b in brands() if b.count(" ") == 1)
 
 
-# Keyed by the lexicons themselves, weakly (as triage.names does): (places, first words of two-word places).
+# Keyed by the lexicons themselves, weakly (as triage.model.names does): (places, first words of two-word places).
 _PLACES: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset[str]]] = weakref.WeakKeyDictionary()
 
 
@@ -424,3 +425,9 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
 def hide_mask(hide) -> np.ndarray:
     """Which tag codes (TAG_CODES) are hidden under `hide`."""
     return np.asarray([tag in hide for tag in TAG_CODES], dtype=bool)
+
+
+@component("recognizers", requires=["analysis"], assigns=["recognised"])
+def _recognizers(context, batch) -> None:
+    """The context gives `hide`: the categories hidden, a frozenset."""
+    batch.recognised = apply(batch.analysis, context.hide)

@@ -27,7 +27,7 @@ TAG_WORDS = {
 }
 HIDE_TAGS = tuple(TAG_WORDS)
 NAME_TAGS = ("PRE", "NOM")  # what the name dictionaries and the word scorer hide
-DETECTOR_TAGS = ("TEL", "MEL", "URL", "ADR", "COD")  # what triage.detectors finds
+DETECTOR_TAGS = ("TEL", "MEL", "URL", "ADR", "COD")  # what triage.text.detectors finds
 # What `--hide` hides unless told otherwise: people, contact details and identifiers. Places
 # (LIE) and brands (MAR), which 88milSMS's own guide hid, are hidden when asked.
 DEFAULT_HIDE = ("PRE", "NOM", "SUR", "TEL", "MEL", "URL", "ADR", "COD")

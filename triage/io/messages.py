@@ -296,7 +296,7 @@ class MessageTable:
 
 class Records:
     """Messages held in memory, as a header and rows of strings: what the Python API makes of a
-    DataFrame (triage.frames). `open_messages` reads them as it reads a file, with the same
+    DataFrame (triage.io.frames). `open_messages` reads them as it reads a file, with the same
     checks of columns and ids; their rows are numbered from 1 where a file's lines would be."""
 
     def __init__(self, columns: Sequence[str], rows: Sequence[Sequence[str]], display: str = "the DataFrame"):
@@ -387,13 +387,13 @@ def open_messages(
     "warn" for rows with more fields than the header (CSV/TSV) or lines that are not
     JSON objects (JSONL), and for messages longer than MAX_MESSAGE_CHARS (2,000,000
     characters), which are not analysed. A .xlsx spreadsheet is read through a private CSV copy of its first
-    sheet (triage.spreadsheets), removed when the table is no longer used. `path` may also be
+    sheet (triage.io.spreadsheets), removed when the table is no longer used. `path` may also be
     Records (messages in memory), checked the same way.
     """
     if isinstance(path, Records):
         return _open_records(path, text_column, id_column, required_columns, on_bad_lines)
     if Path(path).suffix.lower() == ".xlsx" and Path(path).is_file():
-        from triage.spreadsheets import as_csv  # openpyxl only when a workbook is read
+        from triage.io.spreadsheets import as_csv  # openpyxl only when a workbook is read
 
         copy, cleanup = as_csv(path)
         try:

@@ -1,5 +1,5 @@
 """Writing rows of results as CSV, TSV or JSON Lines: `TableWriter` on a handle of
-``triage.outputs.atomic_output`` (the one writer, which never damages the user's files), rows
+``triage.io.outputs.atomic_output`` (the one writer, which never damages the user's files), rows
 encoded once by worker processes (`encode_cells`), chunks held back until the expert budget
 sets one cell by its position (`HeldChunks`, `encode_rows_held`), and rows kept in memory for the Python API (`RowCollector`).
 """
@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from triage.io.formats import format_for
-from triage.spreadsheets import neutralise_formula
+from triage.io.spreadsheets import neutralise_formula
 
 def _json_value(value: Any) -> Any:
     return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
@@ -223,7 +223,7 @@ class HeldChunks:
         self._chunks: list[tuple[int, Any, Any]] = []  # (characters, where each cell starts, stops)
         self._scratch = None
         if not isinstance(writer, RowCollector):
-            from triage import outputs
+            from triage.io import outputs
 
             self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
 
@@ -310,11 +310,11 @@ class RowCollector:
 def table_output(output: str | os.PathLike[str] | None, columns: Sequence[str], *, force: bool = False,
                  protect: Iterable[Any] = (), extrasaction: str = "raise") -> Iterator[TableWriter | RowCollector]:
     """Where a job's rows go: a file in the format of its name, written all at once by the one
-    writer (triage.outputs), or, when `output` is None, a RowCollector in memory."""
+    writer (triage.io.outputs), or, when `output` is None, a RowCollector in memory."""
     if output is None:
         yield RowCollector(columns, extrasaction=extrasaction)
         return
-    from triage import outputs
+    from triage.io import outputs
 
     with outputs.atomic_output(output, force=force, protect=protect) as handle:
         yield TableWriter(handle, columns, format=format_for(output), extrasaction=extrasaction)

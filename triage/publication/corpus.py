@@ -23,14 +23,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from triage import outputs
+from triage.io import outputs
 from triage.errors import BadInput, BadOption, OutputRefused
 from triage.io.formats import format_for
 from triage.io.messages import DEFAULT_ID_COLUMN, Records, open_messages, source_name
 from triage.io.writing import TableWriter
-from triage.spreadsheets import neutralise_formula
+from triage.io.spreadsheets import neutralise_formula
 from triage.combiner import hide_text, parse_hide
-from triage.normalise import grapheme_spans
+from triage.text.normalise import grapheme_spans
 from triage.pipeline import Pipeline
 from triage.review_workspace import Workspace, check_workspace_path, default_path
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS
@@ -84,7 +84,7 @@ def replacer(style: str, seed: int = 0, known=None, avoid=(), hidden=(), redraw=
 
 def release_text(text: str, spans, replace) -> str:
     """`text` with each span replaced by `replace(tag, original)`; every other character kept.
-    Spans are widened to whole grapheme clusters (triage.normalise.grapheme_spans): no mark is
+    Spans are widened to whole grapheme clusters (triage.text.normalise.grapheme_spans): no mark is
     left dangling from a replacement."""
     parts, last = [], 0
     for start, end, tag in grapheme_spans(text, sorted(spans)):
@@ -529,7 +529,7 @@ def _check_recorded(opened: Workspace, classified, name: str, ws_path: Path) -> 
 def _write_table(output: Path, kind: str, columns: list[str], records: list[list[str]], force: bool) -> None:
     # The release holds no raw text, but it is still a corpus of private messages until published.
     if kind == "xlsx":
-        from triage.spreadsheets import write_xlsx
+        from triage.io.spreadsheets import write_xlsx
 
         write_xlsx(output, columns, records, force=force)
         return

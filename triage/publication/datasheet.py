@@ -18,7 +18,7 @@ from pathlib import Path
 
 from triage.errors import BadInput, BadOption
 from triage.io.messages import source_name
-from triage.spreadsheets import neutralise_formula
+from triage.io.spreadsheets import neutralise_formula
 from triage.combiner import hide_text
 from triage.schema import DEFAULT_HIDE, HIDE_TAGS, TAG_WORDS
 
@@ -310,7 +310,7 @@ def _plain_letters(word: str) -> str:
 def corpus_composition(finals, columns: list[str], *, donor_column: str | None = None,
                        date_column: str | None = None) -> dict:
     """What the released messages are: how many, from how many donors (a donor column), over which period
-    (a date column), in which languages (triage.language). Counts only: no value of a column is given."""
+    (a date column), in which languages (triage.seekhide.language). Counts only: no value of a column is given."""
     donor = _find_column(columns, donor_column, DONOR_COLUMNS, "--donor-column")
     date = _find_column(columns, date_column, DATE_COLUMNS, "--date-column")
     composition: dict = {"messages": len(finals), "donors": None, "period": None}
@@ -324,7 +324,7 @@ def corpus_composition(finals, columns: list[str], *, donor_column: str | None =
         composition["period"] = {"column": date, "first": min(known).isoformat() if known else None,
                                  "last": max(known).isoformat() if known else None,
                                  "dated_messages": len(known), "undated_messages": len(dates) - len(known)}
-    from triage.language import message_languages
+    from triage.seekhide.language import message_languages
 
     composition["languages"] = message_languages(row.text for row, _ in finals)
     return composition

@@ -15,8 +15,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from triage import outputs
 from triage.errors import BadInput, BadOption
+from triage.io import outputs
 from triage.io.messages import Records, source_name
 from triage.io.writing import table_output
 from triage.review_workspace.store.loading import Staged
@@ -464,7 +464,7 @@ def apply_workspace(workspace_path: str | os.PathLike[str], classified: str | os
     plus `final` and `final_text`, like applying a filled queue file. With no `output`, the
     columns and the rows are appended to `collected` (the Python API)."""
     from triage import lexicons as lexicon_module
-    from triage.queue import FINAL_COLUMNS, _open_classified
+    from triage.queue.files import FINAL_COLUMNS, _open_classified
     from triage.seekhide import SeekAndHide
 
     seeker = SeekAndHide(lexicon_module.default())

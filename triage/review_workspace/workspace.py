@@ -36,7 +36,7 @@ import sqlite3
 from pathlib import Path
 
 from triage.io.messages import Records
-from triage.queue import read_classified
+from triage.queue.files import read_classified
 from triage.review_workspace.agreement import PAUSE
 from triage.review_workspace.store.bulk import BULK_ACTIONS, Bulk
 from triage.review_workspace.store.common import (

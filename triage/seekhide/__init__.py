@@ -22,10 +22,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from triage.detectors import detect
 from triage.lexicons import Lexicons, spelling_key
-from triage.memory import VOCABULARY, Cache
-from triage.normalise import grapheme_spans
+from triage.pipeline.memory import VOCABULARY, Cache
 from triage.schema import (  # noqa: F401  (Seek&Hide's labels, importable from here too)
     AMBIGUOUS,
     ANTI_DICTIONARY,
@@ -80,14 +78,16 @@ from triage.seekhide.words import (  # noqa: F401
     WordLabeller,
     _edits1,
 )
-from triage.tokenise import PIECE
+from triage.text.detectors import detect
+from triage.text.normalise import grapheme_spans
+from triage.text.tokenise import PIECE
 
 
 class SeekAndHide(WordLabeller):
     """Word labelling (WordLabeller) and message treatment with one set of lexicons.
 
     Labels, codes and the table of spellings are kept per distinct spelling (SMS
-    vocabularies are Zipfian), within the memory budget of triage.memory: past it they
+    vocabularies are Zipfian), within the memory budget of triage.pipeline.memory: past it they
     start afresh at the next batch.
     """
 
@@ -220,7 +220,7 @@ class SeekAndHide(WordLabeller):
 
     def hide(self, text: str, hidden: list[tuple[int, int, str]]) -> str:
         """The text with each hidden span replaced by its code; nothing else changes. A span is
-        widened to whole grapheme clusters first (triage.normalise.grapheme_spans): no mark is
+        widened to whole grapheme clusters first (triage.text.normalise.grapheme_spans): no mark is
         left dangling from a code."""
         if not hidden:
             return text

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from triage.normalise import grapheme_spans
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
 from triage.seekhide.context import Context, apply_rules
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import _KNOWN_RULE, _TITLE_RULE, RULES, SURNAME_CODES
+from triage.seekhide.spelling_batch import fold_many, members
 from triage.seekhide.table import (
     K_DETECTED,
     K_EMOTICON,
@@ -30,8 +30,8 @@ from triage.seekhide.table import (
     Spellings,
     _Arrays,
 )
-from triage.spelling_batch import fold_many, members
-from triage.tokenise import DETECTED, WORD, Token
+from triage.text.normalise import grapheme_spans
+from triage.text.tokenise import DETECTED, WORD, Token
 
 if TYPE_CHECKING:
     from triage.seekhide import SeekAndHide

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from triage import spelling_batch as batch
+from triage.seekhide import spelling_batch as batch
 from triage.lexicons import (
     CLITICS,
     COPULAS,
@@ -44,7 +44,7 @@ from triage.seekhide.rules import (
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
-from triage.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members, texts_of
 
 if TYPE_CHECKING:
     from triage.seekhide import SeekAndHide

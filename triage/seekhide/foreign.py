@@ -1,6 +1,6 @@
 """Messages written mostly in another language than French: the evidence of each word, and the
 estimate that Seek&Hide's context step `other-language` and the review page's badge
-(triage/language.py) share.
+(triage/seekhide/language.py) share.
 
 Each word counts as French (an ordinary word of the French lexicons, accents and letter
 repetitions aside: "bieeeen"), as another language's (a frequent word of English, Spanish, Italian,

@@ -85,7 +85,7 @@ _ABBREVIATION_RULE = rule_code(Rule.ABBREVIATION)
 _NONE_RULE = rule_code(Rule.NONE)
 # The words Seek&Hide reads as ordinary words beyond doubt: laughter and interjections
 # (onomatopoeia: Ahahaaaahahahaa), words of another language in a message in that language
-# (other-language). Never a name: no candidate of the word scorer (triage.names), which neither hides
+# (other-language). Never a name: no candidate of the word scorer (triage.model.names), which neither hides
 # them nor counts them in the risk nor learns from them.
 NEVER_NAME_CODES = (rule_code(Rule.ONOMATOPOEIA), _OTHER_LANGUAGE_RULE)
 # The context rules that read a word found in both lists as the ordinary word: the word scorer

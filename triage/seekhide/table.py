@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from triage.memory import VOCABULARY
+from triage.pipeline.memory import VOCABULARY
 from triage.schema import WORD_LABELS
 from triage.seekhide.rules import Rule, rule_code
-from triage.tokenise import (
+from triage.text.tokenise import (
     DETECTED,
     EMOJI,
     EMOTICON,
@@ -79,7 +79,7 @@ class Stretches(dict):
     piece, and a stretch of white space alone (at the end of a text) has no piece. A stretch
     that did not cut into whole pieces on its own would be left out, its text cut whole.
 
-    Counted in the memory budget (triage.memory, by its stretches and their characters) and
+    Counted in the memory budget (triage.pipeline.memory, by its stretches and their characters) and
     emptied with the rest: a stretch is cut again when it comes back."""
 
     def __init__(self):
@@ -172,7 +172,7 @@ class Spellings:
         self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
         # The piece ids of each stretch of text (see Stretches).
         self.stretches = Stretches()
-        # Counted in the memory budget (triage.memory), which retires the table when spent.
+        # Counted in the memory budget (triage.pipeline.memory), which retires the table when spent.
         self.retired = False
         VOCABULARY.track(self, "spellings")
 

@@ -16,12 +16,12 @@ from triage.errors import BadOption
 import numpy as np
 
 from triage.lexicons import CLITICS, FIRST_NAME, NO_RANK, ORDINARY, TITLES, Lexicons, Looked, fold, spelling_key
-from triage.memory import Cache
-from triage.nearwords import edits1 as _edits1  # noqa: F401  (the edit order, importable from here)
+from triage.pipeline.memory import Cache
+from triage.lexicons.nearwords import edits1 as _edits1  # noqa: F401  (the edit order, importable from here)
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide import steps
 from triage.seekhide.rules import Rule
-from triage.spelling_batch import fold_many, spelling_keys
+from triage.seekhide.spelling_batch import fold_many, spelling_keys
 
 # The steps decided here, per spelling (listed in steps.txt; the order they are tried in is _analyse's).
 steps.declare("word", "accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
@@ -153,7 +153,7 @@ class WordLabeller:
     """Word labels with one set of lexicons, with the steps in `off` switched off.
 
     Labels are cached per distinct spelling (SMS vocabularies are Zipfian), within the
-    memory budget of triage.memory.
+    memory budget of triage.pipeline.memory.
     """
 
     def __init__(self, lexicons: Lexicons, off: Iterable[str] = ()):
@@ -198,7 +198,7 @@ class WordLabeller:
 
         The labels are those of label_word, one spelling at a time, worked out as column
         operations: the keys and accent-folded keys of all the new spellings at once
-        (triage.spelling_batch), the look-ups of the lists as one sorted search per list
+        (triage.seekhide.spelling_batch), the look-ups of the lists as one sorted search per list
         (Lexicons.lookup_many), and _analyse's decision for a spelling the lists know as
         array expressions (decide_listed). Only the spellings left to the SMS heuristics
         (accent, repetition, apostrophe, concatenation, misspelling) go through _analyse,

@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from triage.errors import BadOption
-from triage.queue import CONTACT_TAGS
+from triage.queue.files import CONTACT_TAGS
 from triage.review_workspace.codes import coded
 from triage.review_workspace.server.error_answers import _INT64, _error, _raised, handle
 from triage.review_workspace.server.request_values import PAGE_LIMIT, _filters, _int, _json_body
@@ -19,9 +19,9 @@ from triage.review_workspace.workspace import TAGS, BulkChanged, TextChanged, Wo
 
 
 def _language(text: str) -> dict:
-    """Whether a message is mostly in another language (see triage/language.py)."""
+    """Whether a message is mostly in another language (see triage/seekhide/language.py)."""
     from triage import lexicons
-    from triage.language import language
+    from triage.seekhide.language import language
 
     return language(text, lexicons.default())
 

@@ -13,8 +13,8 @@ import socket
 import sys
 from pathlib import Path
 
-from triage import outputs
 from triage.errors import BadOption, InputError
+from triage.io import outputs
 from triage.review_workspace.server.app import create_app
 from triage.review_workspace.server.settings import Settings, _bracketed, check_host, check_tls
 from triage.review_workspace.workspace import Workspace

@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from triage import userlexicon
 from triage.errors import BadOption, InputError
 from triage.io.messages import Records
-from triage.reasons import word_pattern
+from triage.lexicons import userlexicon
+from triage.queue.reasons import word_pattern
 from triage.review_workspace.codes import coded
 from triage.schema import HIDE_TAGS, NTA, TA
 from triage.seekhide.known import KNOWN_TAGS

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterable
 
 from triage.errors import BadOption
-from triage.reasons import word_pattern
+from triage.queue.reasons import word_pattern
 from triage.review_workspace.codes import coded
 from triage.review_workspace.store.common import Conflict, LEARN_KINDS, TAGS, _key, _reviewer, apply_learnt, check_spans
 from triage.schema import NTA, TA

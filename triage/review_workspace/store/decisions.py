@@ -215,7 +215,7 @@ class Decisions:
         return checked
 
     def import_decisions(self, decisions: Iterable[tuple], *, reviewer: str) -> int:
-        """Decisions made outside the page (a filled queue file, triage.queue.import_answers), as
+        """Decisions made outside the page (a filled queue file, triage.queue.files.import_answers), as
         (id, label, spans, text hash[, version]) each: stored as the `reviewer`'s, logged as imports,
         all in one transaction. Nothing is stored when one is refused: a message whose text no longer
         has that hash (TextChanged); one the team holds (Conflict): another reviewer's lease, a

@@ -13,9 +13,9 @@ import re
 import sqlite3
 from collections.abc import Iterator
 
-from triage import userlexicon
+from triage.lexicons import userlexicon
 from triage.errors import BadOption
-from triage.reasons import word_pattern
+from triage.queue.reasons import word_pattern
 from triage.review_workspace.codes import coded
 from triage.review_workspace.store.common import (
     Conflict,

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 
 from triage.errors import BadInput, BadOption
 from triage.io.messages import Message, Records, source_name
-from triage.queue import ClassifiedRow, read_classified
-from triage.reasons import reasons
+from triage.queue.files import ClassifiedRow, read_classified
+from triage.queue.reasons import reasons
 from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
 from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
@@ -68,7 +68,7 @@ class Staged:
         self.rows += len(rows)
 
     def add_parsed(self, rows: Iterable[ClassifiedRow]) -> None:
-        """Rows read from a classified file (triage.queue.read_classified)."""
+        """Rows read from a classified file (triage.queue.files.read_classified)."""
         rows = list(rows)
         start = self.rows
         self._db.executemany(f"INSERT INTO temp.staged VALUES ({','.join('?' * len(_COLUMNS))})", (

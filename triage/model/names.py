@@ -24,10 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from triage import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold
-from triage.memory import VOCABULARY, Cache
-from triage.normalise import fold_batch
+from triage.pipeline.memory import VOCABULARY, Cache
 from triage.seekhide import (
     GUESS_RULES,
     K_WORD,
@@ -41,8 +39,10 @@ from triage.seekhide import (
     SeekResult,
     rule_code,
 )
+from triage.seekhide import spelling_batch as batch
 from triage.seekhide.foreign import OTHER_WORDS
-from triage.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members, texts_of
+from triage.text.normalise import fold_batch
 
 if TYPE_CHECKING:
     from triage.seekhide.table import Spellings
@@ -75,7 +75,7 @@ class _LetterRuns(Cache):
     """The keys (count_key) of the lower-case runs of letters of each stretch of text between
     white space, found once per distinct stretch (SMS repeat their words): a run never holds
     white space, so a text's runs are those of its stretches. Within the memory budget of
-    triage.memory."""
+    triage.pipeline.memory."""
 
     def __missing__(self, stretch: str) -> tuple[int, ...]:
         runs = self[stretch] = tuple(count_key(run) for run in _LETTERS.findall(stretch) if run.islower())
@@ -189,7 +189,7 @@ class CorpusStats:
         texts = iter(texts)
         while chunk := list(itertools.islice(texts, batch)):
             # Counted as Seek&Hide reads them, so that a name written with look-alike letters or
-            # spaced out counts as its plain spelling (triage.normalise.fold_batch).
+            # spaced out counts as its plain spelling (triage.text.normalise.fold_batch).
             folded, _ = fold_batch(chunk)
             keys = itertools.chain.from_iterable(_letter_runs.of_texts(folded))
             self.counts.add(np.fromiter(keys, np.uint64))

@@ -22,13 +22,13 @@ untouched. Measures:
 - over several seeds of the cross-validation, the mean and standard deviation of the main
   figures (seeds_summary).
 
-The gold messages are analysed folded, as classify analyses messages (triage.training.analyse),
+The gold messages are analysed folded, as classify analyses messages (triage.model.training.analyse),
 so the measures read the folded texts and their gold spans mapped onto them.
 
 The main figures are those of the model classify uses (the embedded model, or a model file
 given), as classify routes the messages. Beside them, a model trained on the gold itself is
 cross-validated: train and test never overlap (folds grouped by donor when the gold file has a
-donor column, triage.training).
+donor column, triage.model.training).
 The command itself, which reads the gold file and writes the report, is triage.jobs.run_evaluate.
 """
 
@@ -37,11 +37,11 @@ from __future__ import annotations
 import numpy as np
 
 from triage.combiner import HIDE_THRESHOLD, Decision, Evidence, ExactBudget, PaperPolicy
-from triage.gold import GoldMessage
+from triage.model.gold import GoldMessage
+from triage.model.training import AnalysedGold, analyse, cross_validated_evidence
 from triage.pipeline import Context, Pipeline
 from triage.schema import DEFAULT_HIDE, EXPERT, TA
 from triage.seekhide import SeekResult
-from triage.training import AnalysedGold, analyse, cross_validated_evidence
 
 BUDGETS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
 

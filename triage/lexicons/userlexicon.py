@@ -16,9 +16,9 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from triage import outputs
-from triage.errors import BadInput
 from triage import lexicons as lexicon_module
+from triage.errors import BadInput
+from triage.io import outputs
 
 NAMES_FILE, WORDS_FILE = lexicon_module.USER_NAMES_FILE, lexicon_module.USER_WORDS_FILE
 HEADERS = {

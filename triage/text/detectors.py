@@ -18,7 +18,7 @@ message of corpora of millions of SMS, so:
   followed by a street type; door codes only after a cue word ("code",
   "porte", "badge", "pin", "mdp"...).
 
-Messages reach the detectors folded (triage/normalise.py): full-width and
+Messages reach the detectors folded (triage/text/normalise.py): full-width and
 Arabic-Indic digits as ASCII, typographic spaces as spaces, zero-width
 characters dropped.
 
@@ -130,7 +130,7 @@ _TEL_RE = re.compile(
 # split ("06 12 34 56 7 8"), a letter o for the leading zero ("o6 12 34 56 78"). Ten digits
 # with one separator throughout (a gap is that separator or nothing), in groups of one or two
 # digits: all single digits, or a first pair "0X". Full-width and Arabic-Indic digits, the
-# narrow no-break space and zero-width spaces are folded before (triage/normalise.py).
+# narrow no-break space and zero-width spaces are folded before (triage/text/normalise.py).
 # Leaves out lists of days ("les 01/02/03/04/05", every pair 31 or less, with '/' or ',') and
 # lists of numbers ("0 5 10 15 20 25": groups of mixed sizes without a first pair).
 _TEL_LOOSE_GAP = rf"(?:[ {_NBSP}]?[/_,.\-–—][ {_NBSP}]?|[ {_NBSP}]{{1,2}})"

@@ -10,7 +10,7 @@ of q's own deletions (a word with a letter added to q has q as a deletion; a wor
 replaced or two swapped shares a deletion with q; q with a letter left out is a word). The
 index holds 64-bit hashes of those keys, sorted, beside the word each comes from; a candidate
 found by a hash is kept only when it really is one edit away (edit_rank), so collisions cost a
-comparison, never a wrong answer. The arrays live in the lexicon snapshot (triage/lexicons.py)
+comparison, never a wrong answer. The arrays live in the lexicon snapshot (triage/lexicons/)
 and are mapped into memory: a look-up touches a few pages.
 
 The edits are those of `edits1`, on lower-case ASCII letters only: the heuristic asks about

@@ -7,7 +7,7 @@ assigns its own; what it works with besides the batch (the Seek&Hide instance, t
 policy...) it finds on the pipeline's context, the object that runs it (a
 triage.classifier.Classifier, for example).
 
-`triage/stages.txt` lists every component (its module, its fields, what it does) and the
+`triage/pipeline/stages.txt` lists every component (its module, its fields, what it does) and the
 presets: the ordered lists of components the tool runs (`classify`, `seek-rows`, `cells`,
 `gold`, `message-features`...). A preset may start with another preset, so that a component
 added to the shared start reaches every preset built on it. `Pipeline.preset(name, context)` builds one;
@@ -87,7 +87,7 @@ def component(name: str, *, requires: Iterable[str] = (), assigns: Iterable[str]
 
 @dataclass(frozen=True)
 class Listed:
-    """A component as triage/stages.txt lists it."""
+    """A component as triage/pipeline/stages.txt lists it."""
 
     name: str
     module: str
@@ -98,7 +98,7 @@ class Listed:
 
 @dataclass(frozen=True)
 class Preset:
-    """A preset as triage/stages.txt lists it: the input fields, and the components in order
+    """A preset as triage/pipeline/stages.txt lists it: the input fields, and the components in order
     (presets named in its list expanded)."""
 
     name: str
@@ -141,7 +141,7 @@ class Pipeline:
 
     @classmethod
     def preset(cls, name: str, context: Any = None, *, without: Iterable[str] = ()) -> Pipeline:
-        """The preset `name` of triage/stages.txt, but for the components `without` (switched
+        """The preset `name` of triage/pipeline/stages.txt, but for the components `without` (switched
         off: what they assign must then come from elsewhere)."""
         if name not in PRESETS:
             raise KeyError(f"no preset {name!r}; the presets are {', '.join(PRESETS)}")
@@ -165,7 +165,7 @@ class Pipeline:
 
 
 def read_list(text: str) -> tuple[tuple[Listed, ...], dict[str, Preset]]:
-    """The components and presets of triage/stages.txt (`#` starts a comment line)."""
+    """The components and presets of triage/pipeline/stages.txt (`#` starts a comment line)."""
     listed: list[Listed] = []
     raw: dict[str, tuple[tuple[str, ...], list[str]]] = {}
     for number, line in enumerate(text.splitlines(), 1):
@@ -211,5 +211,5 @@ def _names(fields: str) -> tuple[str, ...]:
     return tuple(f.strip() for f in fields.split(",") if f.strip())
 
 
-LISTED, PRESETS = read_list(resources.files("triage").joinpath("stages.txt").read_text(encoding="utf-8"))
-"""The components as triage/stages.txt lists them, in its order; its presets, by name."""
+LISTED, PRESETS = read_list(resources.files("triage.pipeline").joinpath("stages.txt").read_text(encoding="utf-8"))
+"""The components as triage/pipeline/stages.txt lists them, in its order; its presets, by name."""

@@ -1,8 +1,7 @@
-"""The pipeline's components that read the texts: folding, Seek&Hide's analysis, the
-recognizers, and what Seek&Hide alone decides (the rows of `triage seek`), each registered under
-its name in triage/stages.txt (triage.pipeline). The context gives `seeker` (the
-triage.seekhide.SeekAndHide to analyse with) and, for the recognizers, `hide` (the categories
-hidden, a frozenset).
+"""Seek&Hide's components of the pipeline: folding, the analysis, and what Seek&Hide alone
+decides (the rows of `triage seek`), each registered under its name in
+triage/pipeline/stages.txt (triage.pipeline). The context gives `seeker` (the
+triage.seekhide.SeekAndHide to analyse with).
 
 Also the two steps every pipeline that writes texts ends with, shared by `triage seek` and
 `triage classify`: hiding spans in the texts as written (`hide_spans`), and finding words of the
@@ -13,10 +12,9 @@ from __future__ import annotations
 
 import itertools
 
-from triage import recognizers
-from triage.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
 from triage.pipeline import component
 from triage.seekhide import hidden_json
+from triage.text.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
 
 
 @component("fold", requires=["texts"], assigns=["folded", "folding_maps"])
@@ -27,11 +25,6 @@ def _fold(context, batch) -> None:
 @component("seek", requires=["folded"], assigns=["analysis"])
 def _seek(context, batch) -> None:
     batch.analysis = context.seeker.analyse(batch.folded)
-
-
-@component("recognizers", requires=["analysis"], assigns=["recognised"])
-def _recognizers(context, batch) -> None:
-    batch.recognised = recognizers.apply(batch.analysis, context.hide)
 
 
 @component("labels", requires=["analysis"], assigns=["seekhide"])

@@ -63,7 +63,7 @@ def refuse_inputs(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLi
 
 def installed_folders() -> list[Path]:
     """The folders of the installed package: its code, embedded model and lexicons."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # triage/, from triage/io/
     folders = [package]
     for name in ("data", "dictionaries", "features"):
         # Next to the package in a source checkout or editable install, inside it in a wheel.

@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from triage import model as _model  # noqa: F401  (registers the component "model")
 from triage.combiner import BudgetPolicy, Evidence, EvidenceBatch
 from triage.errors import BadOption
-from triage.gold import GoldMessage, folded_gold, gold_on_folded
+from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
+from triage.model.gold import GoldMessage, folded_gold, gold_on_folded
 from triage.pipeline import Context, Pipeline, component
 from triage.schema import DEFAULT_HIDE, TA
 from triage.seekhide import SeekResult
-from triage import model as _model, seeking as _seeking  # noqa: F401  (register the components "model", "fold"...)
-from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
+from triage.seekhide import components as _seeking  # noqa: F401  (register the components "model", "fold"...)
 
 
 @dataclass
@@ -27,7 +28,7 @@ class AnalysedGold:
     """Seek&Hide results, message features and candidate-word features of a gold set, analysed
     folded as classify analyses messages: `gold` holds the folded texts and their gold spans, and
     every offset (results, evidence) points into them; `folding` maps them back onto `written`,
-    the texts as written (triage.normalise.OffsetMap.span), for the messages that changed."""
+    the texts as written (triage.text.normalise.OffsetMap.span), for the messages that changed."""
 
     gold: list[GoldMessage]
     results: list[SeekResult]
@@ -46,7 +47,7 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
     its own name-likeness table and corpus size), by default this corpus' own. `off` names
     Seek&Hide steps to switch off (triage.seekhide.STEPS); `known` the names a team knows
     (triage.seekhide.KnownNames). The messages are analysed folded,
-    their gold spans mapped onto the folded texts (triage.gold.folded_gold)."""
+    their gold spans mapped onto the folded texts (triage.model.gold.folded_gold)."""
     from triage import lexicons as lexicon_module
     from triage.seekhide import SeekAndHide
 
@@ -70,14 +71,14 @@ def _gold_spans(context, batch) -> None:
 @component("corpus-stats", requires=["texts"], assigns=["stats"])
 def _corpus_stats(context, batch) -> None:
     # The texts as written (CorpusStats folds them), as classify's first pass counts them (triage.jobs.corpus_stats).
-    from triage.names import CorpusStats
+    from triage.model.names import CorpusStats
 
     batch.stats = CorpusStats.from_texts(batch.texts, reference=context.reference)
 
 
 @component("word-features", requires=["analysis", "stats"], assigns=["word_rows"])
 def _word_features(context, batch) -> None:
-    from triage.names import word_features
+    from triage.model.names import word_features
 
     batch.word_rows = word_features(batch.analysis, batch.stats, context.spelling)
 
@@ -90,7 +91,7 @@ def _word_scores(context, batch) -> None:
     if predictor.word_forest is None:  # word_rows stay as they are
         batch.word_probabilities = [np.zeros(len(indices)) for indices, _ in batch.word_rows]
         return
-    from triage.names import CorpusStats, word_features
+    from triage.model.names import CorpusStats, word_features
 
     stats = CorpusStats.from_texts(batch.texts, reference=predictor.word_scorer_size)
     batch.word_rows = word_features(batch.analysis, stats, predictor.spelling)
@@ -117,7 +118,7 @@ def evidence_of(a, word_rows, scores: np.ndarray, word_probs: list[np.ndarray], 
     """evidence_from, given the analysis `a` and the candidate words `word_rows` of a gold set
     (and what the recognizers hide, `recognised`, when already found: triage.recognizers.apply)."""
     from triage import recognizers
-    from triage.names import candidate_tags, default_spelling
+    from triage.model.names import candidate_tags, default_spelling
     from triage.seekhide import K_WORD, MESSAGE_LABELS
 
     hidden, labels, recognised = recognised or recognizers.apply(a, frozenset(hide))
@@ -207,7 +208,7 @@ def dealt_folds(groups: list[str], folds: int, seed: int) -> list[tuple[np.ndarr
 
 
 def word_training_rows(analysed: AnalysedGold, messages) -> tuple[np.ndarray, np.ndarray]:
-    from triage.names import WORD_FEATURES, gold_targets
+    from triage.model.names import WORD_FEATURES, gold_targets
 
     rows, targets = [], []
     for i in messages:
@@ -222,7 +223,7 @@ def word_training_rows(analysed: AnalysedGold, messages) -> tuple[np.ndarray, np
 
 def fit_word_model(analysed: AnalysedGold, messages, seed: int = 0):
     """A function rows -> P(name), fitted on the candidate words of `messages`."""
-    from triage.names import fitted_word_model
+    from triage.model.names import fitted_word_model
 
     X, y = word_training_rows(analysed, messages)
     if len(set(y.tolist())) < 2:
@@ -284,7 +285,8 @@ def train(gold: list[GoldMessage], with_spans: bool, *, kind: str = "bagging", f
 def train_word_scorer(gold: list[GoldMessage], feature_set: str, seed: int) -> dict:
     """The word scorer and the budget calibration, from gold spans: risks of the training
     messages under cross-validation give the quantiles that turn a budget into a threshold."""
-    from triage import lexicons, names
+    from triage import lexicons
+    from triage.model import names
 
     analysed = analyse(gold, feature_set)
     evidence = cross_validated_evidence(analysed, folds=5, seed=seed)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Container
 from typing import NamedTuple
 
-from triage.detectors import detect
+from triage.text.detectors import detect
 
 WORD, NUMBER, PUNCT, EMOTICON, EMOJI, DETECTED = (
     "WORD", "NUMBER", "PUNCT", "EMOTICON", "EMOJI", "DETECTED",

@@ -301,7 +301,7 @@ class Predictor:
     metadata: dict
     forest: Forest
     word_forest: Forest | None = None
-    spelling: object | None = None  # triage.names.NameLikeness
+    spelling: object | None = None  # triage.model.names.NameLikeness
     risk_quantiles: np.ndarray | None = None
 
     @property
@@ -318,7 +318,7 @@ class Predictor:
     @property
     def word_scorer_size(self) -> int | None:
         """The size of the corpus the word scorer learnt from: its corpus counts are read as
-        rates of a corpus that size (triage.names.CorpusStats). A model trained from labels
+        rates of a corpus that size (triage.model.names.CorpusStats). A model trained from labels
         alone keeps another model's scorer, and says how large that one's corpus was."""
         kept = self.metadata.get("word_scorer")
         return kept["training_size"] if kept else self.metadata.get("training_size")
@@ -400,7 +400,7 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
 
 
 def _word_features():
-    from triage.names import WORD_FEATURES
+    from triage.model.names import WORD_FEATURES
 
     return WORD_FEATURES
 
@@ -611,7 +611,7 @@ def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
         raise BadModel(f"{path} is not a valid model file: its policy does not match its word scorer "
                          "(a model trained with spans uses the budget policy, one without spans the paper's)")
     if has_scorer:
-        from triage.names import WORD_FEATURES, NameLikeness
+        from triage.model.names import WORD_FEATURES, NameLikeness
 
         if metadata.get("word_features") != list(WORD_FEATURES):
             raise BadModel(f"{path} was trained with other word features; retrain it with `triage train`")
@@ -696,7 +696,7 @@ def _new_module(module):
 def default_model_path() -> Path:
     """The embedded default model, data/default.triage: next to the package in a source
     checkout or editable install, inside it (as triage/data) in a built wheel."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # triage/, from triage/model/
     for folder in (package.parent / "data", package / "data"):
         if (folder / "default.triage").is_file():
             return folder / "default.triage"
@@ -748,7 +748,7 @@ class Model:
     def save(self, path: str | Path, *, force: bool = False) -> Path:
         """Write the model file (never over its own file or an installed one; an existing file
         only with `force`)."""
-        from triage import outputs
+        from triage.io import outputs
 
         return outputs.write_bytes(Path(path), self.data, force=force, private=False,
                                    protect=[self.path] if self.path else ())

@@ -1,7 +1,7 @@
 """The files of `triage report`: Markdown, JSON and PNG writers shared by every report, and
 the two small gatherers of the infogain and tree reports (the ranking itself is
-triage/reports/infogain.py, the tree text and picture triage/reports/tree.py; cross-validation
-and holdout are triage/reports/cv.py).
+triage/model/reports/infogain.py, the tree text and picture triage/model/reports/tree.py; cross-validation
+and holdout are triage/model/reports/cv.py).
 
 Reports hold metrics, feature names and tree rules, never a message, so they are written
 readable by all (not private). Each file is written whole or not at all; a new run replaces
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from triage import outputs
 from triage.errors import BadModel, BadOption
+from triage.io import outputs
 from triage.io.messages import source_name
 from triage.model import CLASSES
-from triage.reports.cv import (
+from triage.model.reports.cv import (
     DECISION_RULE,
     PAPER_CV_ACCURACY,
     PAPER_HOLDOUT_ACCURACY,
@@ -259,10 +259,10 @@ def infogain_report(
 ) -> InfogainReport:
     """InfoGain of every feature over the labelled messages (Weka's InfoGainAttributeEval);
     with `balanced`, over a 1:1 undersample first, as the paper's training data was."""
-    from triage.gold import labelled_texts
     from triage.model import check_training_labels
-    from triage.reports.cv import message_features
-    from triage.reports.infogain import rank_features
+    from triage.model.gold import labelled_texts
+    from triage.model.reports.cv import message_features
+    from triage.model.reports.infogain import rank_features
 
     texts, labels = labelled_texts(input_path, read)
     check_training_labels(labels, minimum=1)
@@ -278,7 +278,7 @@ def infogain_report(
 
 
 def infogain_report_markdown(report: InfogainReport) -> str:
-    from triage.reports.infogain import infogain_markdown
+    from triage.model.reports.infogain import infogain_markdown
 
     counts = report.class_counts
     which = "a 1:1 undersample (seed %d) of " % report.seed if report.balanced else ""
@@ -363,7 +363,7 @@ def integer_features(feature_names, normalise: bool) -> set[str]:
 def tree_of(classifier, feature_names, *, normalise: bool, tree_index: int = 0, model: str = "") -> ModelTree:
     """Tree `tree_index` of a fitted BaggingClassifier (or the DecisionTreeClassifier itself),
     with the feature and class names in that tree's own order."""
-    from triage.reports.tree import tree_size, weka_tree_text
+    from triage.model.reports.tree import tree_size, weka_tree_text
 
     feature_names = [str(n) for n in feature_names]
     if hasattr(classifier, "estimators_"):
@@ -407,7 +407,7 @@ def tree_heading(report: ModelTree) -> str:
 
 
 def write_tree(report: ModelTree, out_dir: Path, *, force: bool = False) -> list[Path]:
-    from triage.reports.tree import tree_figure
+    from triage.model.reports.tree import tree_figure
 
     figure = tree_figure(report.tree, report.feature_names, report.class_names)
     return write_report("tree", out_dir, f"{tree_heading(report)}\n\n{report.text}", None, figure,

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from triage.io.messages import Records
 from triage.errors import BadInput
+from triage.io.messages import Records
 
 PANDAS, POLARS, PAIRS = "pandas", "polars", "pairs"
 

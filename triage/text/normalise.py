@@ -29,7 +29,7 @@ the folded text, so a name gets the same code however it was disguised. Hiding w
 to whole grapheme clusters (grapheme_spans): a code never has a mark, selector or joined character
 dangling after it.
 
-Gold spans (training and evaluation, triage/gold.py) go the other way, from the text as written
+Gold spans (training and evaluation, triage/model/gold.py) go the other way, from the text as written
 onto the folded text: a span covers every folded character one of whose original characters it
 covers. A gold span that ends inside a disguise ("N.i.c" of "N.i.c.o.l.a.s", half of a
 decomposed accent) thus covers the whole folded character, so what must be hidden never shrinks.

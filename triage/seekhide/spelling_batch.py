@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage.lexicons import APOSTROPHES, fold, spelling_key
-from triage.wordlist import WordList
+from triage.lexicons.wordlist import WordList
 
 if TYPE_CHECKING:
     from triage.seekhide.table import Spellings

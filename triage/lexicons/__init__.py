@@ -14,7 +14,7 @@ but what is derived from the shipped ones (the lists, the accent-folded indexes,
 ids, the fingerprint) is saved once as a folder of .npy files (np.save, no pickle) in the
 user's cache folder (platformdirs, or $TRIAGE_CACHE_DIR), which later processes map into
 memory (np.load with mmap_mode) instead of parsing 11 MB of text. The big lists stay numpy
-arrays (WordList, see triage/wordlist.py): 800,000 Python strings would cost 0.2 s or more
+arrays (WordList, see triage/lexicons/wordlist.py): 800,000 Python strings would cost 0.2 s or more
 whatever they were read from. Like Python's .pyc files, the snapshot is a local cache: its
 name hashes the lexicon folder and the size and modification time of each shipped file, so
 editing a lexicon rebuilds it on the next load; it is written to a temporary folder renamed
@@ -40,12 +40,12 @@ import numpy as np
 
 from triage import dictionaries
 from triage.errors import BadInput
-from triage.nearwords import NearWords
-from triage.wordlist import Encoded, WordList
+from triage.lexicons.nearwords import NearWords
+from triage.lexicons.wordlist import Encoded, WordList
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
-# The user folder's files: names always hidden, words never hidden (triage.userlexicon writes them).
+# The user folder's files: names always hidden, words never hidden (triage.lexicons.userlexicon writes them).
 USER_NAMES_FILE, USER_WORDS_FILE = "names.txt", "words.txt"
 # What `triage lexicons` says writes the user lexicon (not a shipped list, so not described by
 # dictionaries/sources.json): a reviewer's explicit decision, never an answer about one message.
@@ -275,7 +275,7 @@ class Sorted:
 @dataclass(eq=False)  # compared and hashed by identity: caches are keyed on the instance
 class Lexicons:
     """Every word list Seek&Hide and the features use: the big ones as WordLists (sorted
-    arrays, see triage/wordlist.py), the small ones as plain sets and dicts."""
+    arrays, see triage/lexicons/wordlist.py), the small ones as plain sets and dicts."""
 
     first_names: dict[str, int]  # spelling -> id
     first_name_ranks: dict[str, int]
@@ -296,7 +296,7 @@ class Lexicons:
     # first name (Sophie Petit).
     word_surnames: dict[str, int]
     # The ordinary words (flag ORDINARY) and first-name spellings (flag FIRST_NAME) by their
-    # one-letter deletions, for the misspelling heuristic (triage/nearwords.py).
+    # one-letter deletions, for the misspelling heuristic (triage/lexicons/nearwords.py).
     near_words: NearWords
     fingerprint: str  # lexicon_fingerprint of the shipped files: a model records it
     user_names: set[str] = field(default_factory=set)

@@ -8,7 +8,7 @@ are stateless (each message's counts depend on that message alone), so they are 
 once for all messages and only the rest of the pipeline (undersampler + classifier) is
 cross-validated.
 
-Everything here returns plain data (`Evaluation`, `ModelScores`); triage/reports/render.py
+Everything here returns plain data (`Evaluation`, `ModelScores`); triage/model/reports/render.py
 turns it into Markdown, JSON and PNG, and the CLI prints and writes.
 """
 
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from triage.io.messages import source_name
 from triage.errors import BadInput, BadOption
-from triage.gold import labelled_texts
+from triage.io.messages import source_name
 from triage.model import CLASSES, KINDS, check_folds, check_training_labels
-from triage.progress import progress as show_progress
+from triage.model.gold import labelled_texts
+from triage.pipeline.progress import progress as show_progress
 
 NTA, TA = CLASSES
 MODEL_TITLES = {"baseline": "Baseline (uniform random)", "tree": "Decision tree", "bagging": "Bagging DT"}

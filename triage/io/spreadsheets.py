@@ -9,8 +9,8 @@ import os
 import re
 from collections.abc import Sequence
 
-from triage import outputs
 from triage.errors import BadInput
+from triage.io import outputs
 
 # A trigger, possibly after spaces or line breaks: spreadsheets skip those before a formula.
 _FORMULA = re.compile(r"[ \n\r]*[=+\-@\t\r]")

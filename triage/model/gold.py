@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from triage.errors import BadInput
 from triage.io.jsonl import JSONTooDeep, parse_json
 from triage.io.labels import parse_labels
 from triage.io.messages import MessageTable, ReadOptions, Records, source_name
-from triage.errors import BadInput
-from triage.normalise import OffsetMap, fold_batch, spans_to_folded
 from triage.schema import HIDE_TAGS, Span
+from triage.text.normalise import OffsetMap, fold_batch, spans_to_folded
 
 
 @dataclass
@@ -55,7 +55,7 @@ def parse_spans(raw: str, line: int, text: str | None = None, display: str | Non
 
 
 def folded_gold(messages: list[GoldMessage]) -> tuple[list[GoldMessage], dict[int, OffsetMap]]:
-    """The gold messages as classify analyses them: each text folded (triage.normalise.fold_batch)
+    """The gold messages as classify analyses them: each text folded (triage.text.normalise.fold_batch)
     and its gold spans mapped onto the folded text (normalise.spans_to_folded: a span ending
     inside a disguise covers the whole folded character), with the maps back to the text as
     written of the messages that changed (usually none: then the messages are returned as

@@ -28,16 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from triage import outputs
+from triage import lexicons as lexicon_module
 from triage.errors import BadInput, BadOption, InputError
+from triage.io import outputs
 from triage.io.formats import format_for
 from triage.io.jsonl import JSONTooDeep, parse_json
 from triage.io.labels import parse_labels
 from triage.io.messages import Message, MessageTable, Records, duplicate_ids, open_messages, source_name
+from triage.io.spreadsheets import restore_formula
 from triage.io.writing import TableWriter, table_output
-from triage.reasons import Spot, reason, spots, unique, word_key, word_pattern
-from triage.spreadsheets import restore_formula
-from triage import lexicons as lexicon_module
+from triage.queue.reasons import Spot, reason, spots, unique, word_key, word_pattern
 from triage.schema import (
     CLASSIFIED_COLUMNS,
     DECISIONS,
@@ -347,7 +347,7 @@ def export_queue(
         if chosen == "html":
             handle.write(_html_page(rows, total, seeker))
         elif chosen == "xlsx":
-            from triage.spreadsheets import write_into
+            from triage.io.spreadsheets import write_into
 
             records = [_queue_record(row, seeker) for row in rows]
             write_into(handle, QUEUE_COLUMNS, [[r[c] for c in QUEUE_COLUMNS] for r in records], sheet="queue")

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from triage.memory import Cache
+from triage.pipeline.memory import Cache
 
 
 def _encode(word: str) -> bytes:
@@ -60,7 +60,7 @@ class WordList:
         self.array = array
         self._width = array.dtype.itemsize
         # Answers remembered: a new spelling is asked about by several rules in a row (within
-        # the memory budget of triage.memory: a corpus keeps bringing new spellings).
+        # the memory budget of triage.pipeline.memory: a corpus keeps bringing new spellings).
         self._positions: dict[str, int] = Cache("positions")
 
     @classmethod
