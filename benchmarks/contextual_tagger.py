@@ -107,13 +107,12 @@ def token_table(analysis, candidate_tokens: np.ndarray) -> np.ndarray:
     from triage.text.tokenise import NUMBER
 
     a, table = analysis, analysis.spellings
-    lexicons = a.seeker.lexicons
     columns = table.numpy()
-    context = table.column("names.context", lambda sids: _context_flags_many(table, sids), bool, width=3)
-    all_caps = table.column("tagger.all_caps", lambda sids: [len(table.texts[s]) > 1 and table.texts[s].isupper()
-                                                             for s in sids.tolist()], bool)
-    first = batch.known(table, "first_names", lexicons.first_names, "lower")
-    last = batch.known(table, "last_names", lexicons.last_names, "lower")
+    context = table.column(_context_flags_many)
+    all_caps = np.fromiter((len(text) > 1 and text.isupper() for text in table.texts), dtype=bool,
+                           count=len(table.texts))
+    first = batch.known(table, "first_names", "lower")
+    last = batch.known(table, "last_names", "lower")
     sid, kind, label = a.spelling, a.kind, a.label
     word = kind == K_WORD
     candidate = np.zeros(len(sid), bool)

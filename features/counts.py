@@ -20,6 +20,7 @@ from triage.features.sets import FEATURE_SETS
 from triage.lexicons import PERSON_CUES, Lexicons, spelling_key
 from triage.pipeline import component
 from triage.seekhide import K_DETECTED, K_PUNCT, K_WORD, L_AMBIGUOUS, L_DICTIONARY, L_UNKNOWN, Analysis, rule_code
+from triage.seekhide.columns import spelling_column
 from triage.seekhide.spelling_batch import members, texts_of
 
 _DIGITS = re.compile(r"\d+")
@@ -37,17 +38,19 @@ def feature_names(feature_set: str = "paper") -> list[str]:
     return list(FEATURE_SETS[feature_set])
 
 
-def _flags_many(lexicons: Lexicons, table, sids: np.ndarray, phrase_words) -> np.ndarray:
+@spelling_column("counts.flags", bool, width=11)
+def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     """Membership of the spellings `sids` of a table, as written, in each lexicon, and what
     their case says, (len(sids), 11)."""
-    lx = lexicons
+    lx = table.lexicons
+    phrase_words = _phrase_parts(lx)
     if not len(sids):
         return np.zeros((0, 11), dtype=bool)
     texts = texts_of(table, sids)
     key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
-        return batch.known(table, name, getattr(lx, name), spelled)[sids]
+        return batch.known(table, name, spelled)[sids]
 
     return np.column_stack([
         known("first_names") | known("first_names", "folded")
@@ -65,11 +68,12 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray, phrase_words) -> np
     ])
 
 
-def _ranks_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
+@spelling_column("counts.ranks", np.int64, width=2)
+def _ranks_many(table, sids: np.ndarray) -> np.ndarray:
     """First-name rank of the dictionary match of the spellings `sids` of a table, and of each
     spelling itself (used when a title made the word a name), or _NO_RANK (both _NO_RANK for
     those with no label)."""
-    ranks, infos = lexicons.first_name_ranks, table.infos
+    ranks, infos = table.lexicons.first_name_ranks, table.infos
     at = [i for i, s in enumerate(sids.tolist()) if infos[s]]
     labelled = sids[at].tolist()
     found = np.full((len(sids), 2), _NO_RANK, dtype=np.int64)
@@ -84,11 +88,8 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
     left as they are)."""
     names = feature_names(feature_set)
     a = analysis
-    lexicons = a.seeker.lexicons
     table = a.spellings
-    phrase_words = _phrase_parts(lexicons)
-    flags = table.column("counts.flags", lambda sids: _flags_many(lexicons, table, sids, phrase_words), bool,
-                         width=11)
+    flags = table.column(_flags_many)
     n = len(a)
     words = np.flatnonzero(a.kind == K_WORD)
     message, spelling = a.message[words], a.spelling[words]
@@ -143,8 +144,7 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
     named = (label == L_DICTIONARY) | (label == L_AMBIGUOUS)
     best = np.full(n, _NO_RANK, dtype=np.int64)
     if named.any():
-        lexicons, table = a.seeker.lexicons, a.spellings
-        ranks = table.column("counts.ranks", lambda sids: _ranks_many(lexicons, table, sids), np.int64, width=2)
+        ranks = a.spellings.column(_ranks_many)
         by_title = rule == rule_code("title")
         word_ranks = np.where(by_title, ranks[a.spelling[words], 1], ranks[a.spelling[words], 0])
         np.minimum.at(best, message[named], word_ranks[named])

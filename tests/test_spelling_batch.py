@@ -15,6 +15,7 @@ from triage.seekhide import spelling_batch as batch
 from triage.features import counts
 from triage.lexicons import fold, spelling_key
 from triage.seekhide import K_DETECTED, K_WORD, L_DICTIONARY, SeekAndHide
+from triage.seekhide.analysis import _spelling_tags as spelling_tags
 from triage.lexicons.wordlist import WordList
 import spelling_reference as reference  # tests/spelling_reference.py
 
@@ -68,15 +69,15 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     phrases = counts._phrase_parts(lexicons)
     likeness = names.default_spelling(lexicons)
 
-    assert recognizers._flags_many(lexicons, table, sids).tolist() == \
+    assert recognizers._flags_many.compute(table, sids).tolist() == \
         [list(reference.recognizer_flags(lexicons, text)) for text in spelled]
-    assert counts._flags_many(lexicons, table, sids, phrases).tolist() == \
+    assert counts._flags_many.compute(table, sids).tolist() == \
         [list(reference.count_flags(lexicons, text, phrases)) for text in spelled]
-    assert names._context_flags_many(table, sids).tolist() == [list(reference.context_flags(text)) for text in spelled]
-    assert names._candidate_tags_many(lexicons, table, sids, likeness.prefixes) == \
+    assert names._context_flags_many.compute(table, sids).tolist() == [list(reference.context_flags(text)) for text in spelled]
+    assert names._candidate_tags_many.compute(table, sids, likeness.prefixes) == \
         [reference.candidate_tag(text, lexicons, likeness.prefixes) for text in spelled]
     labelled = [s for s in sids.tolist() if table.infos[s]]
-    assert counts._ranks_many(lexicons, table, sids).tolist() == [
+    assert counts._ranks_many.compute(table, sids).tolist() == [
         list(reference.count_ranks(lexicons, table.texts[s], table.infos[s].match)) if table.infos[s] else [counts._NO_RANK] * 2
         for s in sids.tolist()
     ]
@@ -85,7 +86,7 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     expected = [reference.static_features(likeness, lexicons, table.texts[s], table.infos[s].match) for s in words.tolist()]
     assert static.tolist() == np.asarray(expected, dtype=float).reshape(-1, names._STATIC_WIDTH).tolist()
     hidable = sids[(table.numpy().label[sids] == L_DICTIONARY) | (table.numpy().kind[sids] == K_DETECTED)]
-    assert np.asarray(analysis._spelling_tags(sids), dtype=object)[np.isin(sids, hidable)].tolist() == [
+    assert np.asarray(spelling_tags.compute(table, sids), dtype=object)[np.isin(sids, hidable)].tolist() == [
         table.tags[s] or lexicons.name_entry(table.infos[s].match).tag for s in hidable.tolist()
     ]
 
@@ -125,3 +126,25 @@ def test_name_likeness_of_long_spellings_holds_a_bounded_number_of_trigrams(lexi
         tracemalloc.stop()
     assert peak < 20 * 2**20  # every trigram of the batch held at once: about 70 MB
 
+
+
+def test_a_spelling_column_is_declared_once_and_each_set_of_parameters_is_a_column_of_its_own(seeker):
+    from triage.seekhide.columns import SPELLING_COLUMNS, spelling_column
+
+    assert SPELLING_COLUMNS["batch.key"] is batch._keys
+    with pytest.raises(ValueError, match="declared twice"):
+        spelling_column("batch.key", object)(lambda table, sids: [])
+    table = seeker.analyse(["Salut Patrice, bisous"]).spellings
+    as_key, folded = batch.known(table, "first_names"), batch.known(table, "first_names", "folded")
+    assert as_key.shape == folded.shape == (len(table.texts),)
+    flagged = {table.texts[s] for s in np.flatnonzero(as_key)}
+    assert "Patrice" in flagged and "bisous" not in flagged and "Salut" not in flagged
+    asked = []
+    column = spelling_column("test.parameters", np.int64)(lambda table, sids, add: asked.append(add) or sids + add)
+    try:
+        assert table.column(column, 1).tolist() == list(range(1, len(table.texts) + 1))
+        assert table.column(column, 10).tolist() == list(range(10, len(table.texts) + 10))
+        assert table.column(column, 1).tolist() == list(range(1, len(table.texts) + 1))
+        assert asked == [1, 10]  # each computed once
+    finally:
+        del SPELLING_COLUMNS["test.parameters"]

@@ -49,6 +49,7 @@ from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, w
 from triage.pipeline import component
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
+from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
 from triage.seekhide import K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code
@@ -131,8 +132,10 @@ def is_nickname_reduplication(folded: str) -> bool:
     return 4 <= n <= 6 and n % 2 == 0 and half == folded[n // 2 :] and folded.isalpha() and bool(_VOWELS & set(half))
 
 
-def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
+@spelling_column("recognizers.flags", bool, width=len(_FLAGS))
+def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     """The _FLAGS of the spellings `sids` of a table, as written, (len(sids), len(_FLAGS))."""
+    lexicons = table.lexicons
     if not len(sids):
         return np.zeros((0, len(_FLAGS)), dtype=bool)
     texts = texts_of(table, sids)
@@ -147,7 +150,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     word_like = members(NICKNAME_EXCEPTIONS, key) | members(NICKNAME_EXCEPTIONS, folded)
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
-        return batch.known(table, name, getattr(lexicons, name), spelled)[sids]
+        return batch.known(table, name, spelled)[sids]
 
     return np.column_stack([
         place,
@@ -160,7 +163,7 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
         members(PLACE_CUES, key),
         members(_PERSON_ONLY_CUES, [k.rstrip(".") for k in key]),
         np.fromiter(map(is_nickname_reduplication, folded), dtype=bool, count=len(folded)) & ~word_like,
-        ordinary_words(lexicons, table)[sids],
+        table.column(_ordinary_words)[sids],
         members(heads, key),
         members(TITLES, [k.rstrip(".") for k in key]),
         members(brand_heads(), key),
@@ -179,19 +182,17 @@ def _flags_many(lexicons: Lexicons, table, sids: np.ndarray) -> np.ndarray:
     ])
 
 
-def misspelt_places(lexicons: Lexicons, table) -> np.ndarray:
-    """Per spelling of a table, whether an SMS heuristic of Seek&Hide read it as a place: accents
-    aside, letters repeated read once, or one edit away (Nimes: nîmes, Toulousse: toulouse,
-    Marseile: marseille)."""
-    known_places, _ = places(lexicons)
-    folded_places = _folded_places(lexicons)
+@spelling_column("recognizers.misspelt_place", bool)
+def _misspelt_places(table, sids: np.ndarray) -> list[bool]:
+    """Per spelling `sids` of a table, whether an SMS heuristic of Seek&Hide read it as a place:
+    accents aside, letters repeated read once, or one edit away (Nimes: nîmes, Toulousse:
+    toulouse, Marseile: marseille)."""
+    known_places, _ = places(table.lexicons)
+    folded_places = _folded_places(table.lexicons)
     heuristics = (Rule.ACCENT, Rule.REPETITION, Rule.MISSPELLING)
-
-    def compute(sids: np.ndarray) -> list[bool]:
-        infos = [table.infos[s] for s in sids.tolist()]
-        return [info is not None and info.rule in heuristics
-                and (info.match in known_places or fold(info.match) in folded_places) for info in infos]
-    return table.column("recognizers.misspelt_place", compute, bool)
+    infos = [table.infos[s] for s in sids.tolist()]
+    return [info is not None and info.rule in heuristics
+            and (info.match in known_places or fold(info.match) in folded_places) for info in infos]
 
 
 _FOLDED_PLACES: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
@@ -204,19 +205,18 @@ def _folded_places(lexicons: Lexicons) -> frozenset[str]:
     return _FOLDED_PLACES[lexicons]
 
 
-def ordinary_words(lexicons: Lexicons, table) -> np.ndarray:
-    """lexicons.lookup(spelling_key(text))[1] for each spelling of a table: an ordinary word,
-    accents aside (tete is tête)."""
-    def compute(sids: np.ndarray) -> np.ndarray:
-        def known(name: str, spelled: str = "key") -> np.ndarray:
-            return batch.known(table, name, getattr(lexicons, name), spelled)[sids]
+@spelling_column("recognizers.ordinary", bool)
+def _ordinary_words(table, sids: np.ndarray) -> np.ndarray:
+    """lexicons.lookup(spelling_key(text))[1] for each spelling `sids` of a table: an ordinary
+    word, accents aside (tete is tête)."""
+    def known(name: str, spelled: str = "key") -> np.ndarray:
+        return batch.known(table, name, spelled)[sids]
 
-        in_names = known("first_names") | known("last_names")
-        in_anti = known("other_anti") | known("forms")
-        by_folding = known("user_words", "folded") | known("other_anti", "folded") | known("forms", "folded") \
-            | known("folded_anti", "folded")
-        return known("user_words") | ~known("user_names") & np.where(in_names | in_anti, in_anti, by_folding)
-    return table.column("recognizers.ordinary", compute, bool)
+    in_names = known("first_names") | known("last_names")
+    in_anti = known("other_anti") | known("forms")
+    by_folding = known("user_words", "folded") | known("other_anti", "folded") | known("forms", "folded") \
+        | known("folded_anti", "folded")
+    return known("user_words") | ~known("user_names") & np.where(in_names | in_anti, in_anti, by_folding)
 
 
 @dataclass
@@ -248,8 +248,7 @@ def recognise(analysis: Analysis) -> Recognised:
     """Places, brands and nicknames among the words of a batch, in context."""
     a = analysis
     table, lexicons = a.spellings, a.seeker.lexicons
-    flags = table.column("recognizers.flags", lambda sids: _flags_many(lexicons, table, sids), bool,
-                         width=len(_FLAGS))
+    flags = table.column(_flags_many)
     f = {name: flags[a.spelling, i] for i, name in enumerate(_FLAGS)}
     word = a.kind == K_WORD
     for name in f:
@@ -270,7 +269,7 @@ def recognise(analysis: Analysis) -> Recognised:
     place, cue = f["place"].copy(), place_cue.copy()
     # A place misspelt (à Marseile, sur Montpelier, à Toulousse): an SMS heuristic's match is a place.
     if a.seeker.is_on("misspelt-place"):
-        place |= misspelt_places(lexicons, table)[a.spelling] & word
+        place |= table.column(_misspelt_places)[a.spelling] & word
     # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
     # together; the pair is a place as its second word is, with the cue before the first word.
     heads = words[:-1][f["place_head"][words[:-1]] & same[1:] & written[words[1:]]]

@@ -40,6 +40,7 @@ from triage.seekhide import (
     rule_code,
 )
 from triage.seekhide import spelling_batch as batch
+from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.spelling_batch import members, texts_of
 from triage.text.normalise import fold_batch
@@ -319,7 +320,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     stats = stats or CorpusStats()
     spelling = spelling or default_spelling(lexicons)
     texts = table.texts
-    context = table.column("names.context", lambda sids: _context_flags_many(table, sids), bool, width=3)
+    context = table.column(_context_flags_many)
     words = np.flatnonzero(a.kind == K_WORD)
     sid, label, rule, message = a.spelling[words], a.label[words], a.rule[words], a.message[words]
     same_message = message[1:] == message[:-1]
@@ -331,7 +332,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     # in that language: NEVER_NAME_CODES) are no candidates: never hidden, never a risk, never learnt from.
     candidate = ((label != L_ANTI) | context[sid, 0] | (rule != rule_code("exact"))) & ~np.isin(rule, NEVER_NAME_CODES)
     # An elided word (Qu', J', l') is no name, even with a capital.
-    candidate &= ~((label == L_ANTI) & table.column("names.elided", lambda sids: _elided_many(table, sids), bool)[sid])
+    candidate &= ~((label == L_ANTI) & table.column(_elided_many)[sid])
     # The corpus as evidence: a word in lower case that the lists read as ordinary is a candidate
     # all the same when the corpus being classified writes it with a capital in the middle of a
     # sentence, in at least one message (scaled to the word scorer's corpus size) and at least a
@@ -342,8 +343,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     # So is a reduplication (titi, fifi, lolo): the shape of nicknames, whatever the lists say. An
     # ordinary word of that shape (papa, dodo: nicknames/exceptions.txt) is never hidden by the
     # scorer (triage.recognizers), but counts in the risk.
-    candidate[ordinary[table.column("names.reduplicated", lambda sids: [
-        is_reduplication(fold(texts[s]).lower()) for s in sids.tolist()], bool)[sid[ordinary]]]] = True
+    candidate[ordinary[table.column(_reduplicated)[sid[ordinary]]]] = True
     chosen = np.flatnonzero(candidate)
     if not len(chosen):
         return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
@@ -413,12 +413,21 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
     return [(ordinal[b:e].tolist(), X[b:e]) for b, e in zip(cuts[:-1], cuts[1:])]
 
 
+@spelling_column("names.reduplicated", bool)
+def _reduplicated(table: Spellings, sids: np.ndarray) -> list[bool]:
+    """Whether each spelling `sids` of a table, folded and in lower case, is a reduplication."""
+    texts = table.texts
+    return [is_reduplication(fold(texts[s]).lower()) for s in sids.tolist()]
+
+
+@spelling_column("names.elided", bool)
 def _elided_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """Whether each spelling `sids` of a table ends with an apostrophe (the tokeniser leaves one
     only on an elided word: qu', J'), (len(sids),)."""
     return np.fromiter((key.endswith("'") for key in batch.keys(table)[sids].tolist()), dtype=bool, count=len(sids))
 
 
+@spelling_column("names.context", bool, width=3)
 def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """(starts with a capital, is a person cue, is a title) of the spellings `sids` of a table
     as written, (len(sids), 3)."""
@@ -466,7 +475,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         return found
 
     def known(name: str) -> np.ndarray:
-        return batch.known(table, name, getattr(lexicons, name))[sids]
+        return batch.known(table, name)[sids]
 
     length = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
@@ -546,17 +555,18 @@ def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikenes
     first name (a repeated syllable: Lolo, Domdom; an affectionate ending: Louloute, Clainou; a
     common first name cut short, from `spelling`'s prefixes: Seb); else PRE. (Places and
     brands: triage.recognizers.)"""
-    lexicons, table = analysis.seeker.lexicons, analysis.spellings
+    table = analysis.spellings
     prefixes = spelling.prefixes if spelling is not None else frozenset()
-    tags = table.column("names.tag", lambda sids: _candidate_tags_many(lexicons, table, sids, prefixes), object)
+    tags = table.column(_candidate_tags_many, prefixes)
     return tags[analysis.spelling[tokens]].tolist()
 
 
-def _candidate_tags_many(lexicons: Lexicons, table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> list[str]:
+@spelling_column("names.tag", object)
+def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> list[str]:
     """candidate_tags of the spellings `sids` of a table at once."""
     lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
-    first = batch.known(table, "first_names", lexicons.first_names, "lower")[sids]
-    last = batch.known(table, "last_names", lexicons.last_names, "lower")[sids]
+    first = batch.known(table, "first_names", "lower")[sids]
+    last = batch.known(table, "last_names", "lower")[sids]
     nickname = [is_reduplication(f) or len(k) >= 5 and k.endswith(_NICKNAME_SUFFIXES) or 3 <= len(f) <= 5 and f in prefixes
                 for k, f in zip(lower, folded)]
     return ["PRE" if is_first else "NOM" if is_last else "SUR" if is_nickname else "PRE"

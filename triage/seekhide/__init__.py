@@ -98,7 +98,7 @@ class SeekAndHide(WordLabeller):
         self.known_names = known
         self.known = KnownMatcher(known, lexicons) if known is not None and self.is_on("known-names") else None
         self._codes: dict[tuple[str, str], str] = Cache("codes")
-        self.spellings = Spellings(self)
+        self.spellings = Spellings(self, self.known)
 
     # ------------------------------------------------------------------ messages
     def analyse(self, texts: list[str]) -> Analysis:
@@ -117,7 +117,7 @@ class SeekAndHide(WordLabeller):
         """
         VOCABULARY.enforce()  # between two batches: the caches may start afresh
         if self.spellings.retired:
-            self.spellings = Spellings(self)
+            self.spellings = Spellings(self, self.known)
         table = self.spellings
         hits = list(map(detect, texts))
         plain = [i for i, found in enumerate(hits) if not found]

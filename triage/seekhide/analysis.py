@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
+from triage.seekhide.columns import spelling_column
 from triage.seekhide.context import Context, apply_rules
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import _KNOWN_RULE, _TITLE_RULE, RULES, SURNAME_CODES
@@ -80,6 +81,25 @@ def code(tag: str, surface: str, ident: int) -> str:
 def hidden_json(hidden: list[tuple[int, int, str]]) -> str:
     """The JSON list [[start, end, "TAG"], ...] (tags are plain ASCII: no escaping needed)."""
     return "[" + ", ".join(f'[{start}, {end}, "{tag}"]' for start, end, tag in hidden) + "]"
+
+
+@spelling_column("seekhide.tag", object)
+def _spelling_tags(table: Spellings, sids: np.ndarray) -> list[str]:
+    """The tag of the spellings `sids` as Seek&Hide hides them: a detector's, or for a
+    DICTIONARY word the list entry's of its match (Lexicons.name_entry: first names win
+    over surnames); "" for the others (never hidden but after a title, as NOM)."""
+    lexicons = table.lexicons
+    tags = [table.tags[s] for s in sids.tolist()]
+    named = np.flatnonzero(table.numpy().label[sids] == L_DICTIONARY).tolist()
+    keys = [table.infos[sids[i]].match for i in named]
+    listed = members(lexicons.first_names, keys) | members(lexicons.last_names, keys)
+    unlisted = np.flatnonzero(~listed).tolist()
+    for i, folded in zip(unlisted, fold_many([keys[i] for i in unlisted])):
+        keys[i] = lexicons.folded_names.get(folded, folded)
+    surname = ~members(lexicons.first_names, keys) & members(lexicons.last_names, keys)
+    for i, is_surname in zip(named, surname.tolist()):
+        tags[i] = "NOM" if is_surname else "PRE"
+    return tags
 
 
 @dataclass
@@ -182,30 +202,13 @@ class Analysis:
     def hidden_tags(self) -> tuple[np.ndarray, np.ndarray]:
         """(the positions of the tokens Seek&Hide hides, sorted; the tag of each)."""
         positions = np.flatnonzero(self.hidden_mask())
-        tags = self.spellings.column("seekhide.tag", self._spelling_tags, object)[self.spelling[positions]]
+        tags = self.spellings.column(_spelling_tags)[self.spelling[positions]]
         rules = self.rule[positions]
         tags[np.isin(rules, SURNAME_CODES)] = "NOM"  # read as a surname from its context
         if self.known_tag is not None:
             known = rules == _KNOWN_RULE
             tags[known] = np.asarray(KNOWN_TAGS, dtype=object)[self.known_tag[positions[known]]]
         return positions, tags
-
-    def _spelling_tags(self, sids: np.ndarray) -> list[str]:
-        """The tag of the spellings `sids` as Seek&Hide hides them: a detector's, or for a
-        DICTIONARY word the list entry's of its match (Lexicons.name_entry: first names win
-        over surnames); "" for the others (never hidden but after a title, as NOM)."""
-        table, lexicons = self.spellings, self.seeker.lexicons
-        tags = [table.tags[s] for s in sids.tolist()]
-        named = np.flatnonzero(table.numpy().label[sids] == L_DICTIONARY).tolist()
-        keys = [table.infos[sids[i]].match for i in named]
-        listed = members(lexicons.first_names, keys) | members(lexicons.last_names, keys)
-        unlisted = np.flatnonzero(~listed).tolist()
-        for i, folded in zip(unlisted, fold_many([keys[i] for i in unlisted])):
-            keys[i] = lexicons.folded_names.get(folded, folded)
-        surname = ~members(lexicons.first_names, keys) & members(lexicons.last_names, keys)
-        for i, is_surname in zip(named, surname.tolist()):
-            tags[i] = "NOM" if is_surname else "PRE"
-        return tags
 
     def _find_hidden(self) -> list[list[tuple[int, int, str]]]:
         positions, tags = self.hidden_tags()

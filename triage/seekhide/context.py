@@ -27,6 +27,7 @@ from triage.lexicons import (
     word_list,
 )
 from triage.seekhide import foreign, shortened, steps
+from triage.seekhide.columns import spelling_column
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import (
     _ABBREVIATION_RULE,
@@ -112,15 +113,7 @@ class Context:
         """(a determiner, in lower case, a copula, a presentative) of each word's spelling,
         (n, 4): a per-spelling column."""
         if self._attributes is None:
-            spelled = self.table.texts
-
-            def read(sids: np.ndarray) -> list[tuple[bool, bool, bool, bool]]:
-                keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
-                return [(key in DETERMINERS or key in PRONOUNS_BEFORE_VERBS, text.islower(), key in COPULAS,
-                         key in PRESENTATIVES)
-                        for key, text in keys]
-
-            self._attributes = self.table.column("seekhide.attribute", read, bool, width=4)[self.spelling]
+            self._attributes = self.table.column(_attributes)[self.spelling]
         return self._attributes
 
     def read_as_word_candidates(self) -> np.ndarray:
@@ -192,8 +185,20 @@ def copula(c: Context) -> None:
     c.set(c.read_as_word_candidates() & after_copula & ~presented, None, _COPULA_RULE)
 
 
-def _name_lists(lexicons, infos, sids: np.ndarray) -> np.ndarray:
+@spelling_column("seekhide.attribute", bool, width=4)
+def _attributes(table: Spellings, sids: np.ndarray) -> list[tuple[bool, bool, bool, bool]]:
+    """(a determiner or a pronoun before verbs, in lower case, a copula, a presentative) of the
+    spellings `sids`."""
+    spelled = table.texts
+    keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
+    return [(key in DETERMINERS or key in PRONOUNS_BEFORE_VERBS, text.islower(), key in COPULAS, key in PRESENTATIVES)
+            for key, text in keys]
+
+
+@spelling_column("seekhide.name-lists", bool, width=2)
+def _name_lists(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """(the match is a first name, the match is a surname) of the spellings `sids`, (len(sids), 2)."""
+    lexicons, infos = table.lexicons, table.infos
     matches = [info.match if info is not None else "" for info in map(infos.__getitem__, sids.tolist())]
     return np.column_stack([members(lexicons.first_names, matches),
                             members(lexicons.last_names, matches)]).reshape(-1, 2)
@@ -210,9 +215,7 @@ def first_name_surname(c: Context) -> None:
     blanc)."""
     if len(c) <= 1:
         return
-    infos, lexicons = c.table.infos, c.seeker.lexicons
-    listed = c.table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
-                            width=2)[c.spelling]
+    listed = c.table.column(_name_lists)[c.spelling]
     first_name = (listed[:, 0] & np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS))
                   & ~np.isin(c.rule, READ_AS_WORD_CODES) & (c.rule != _TITLE_RULE) & ~c.in_compound)
     after_first_name = np.zeros(len(c), dtype=bool)
@@ -244,11 +247,13 @@ _NO_SURNAMES = (DETERMINERS | COPULAS | PRESENTATIVES | CLITICS | PERSON_CUES | 
                 | SENTENCE_OPENERS | word_list("cues/place_cues.txt"))
 
 
-def _word_surnames(lexicons, table, sids: np.ndarray) -> np.ndarray:
+@spelling_column("seekhide.word-surname", bool)
+def _word_surnames(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """Per spelling of `sids`, whether it is a word-surname candidate: capitalised (Petit: not in
     capitals, since SMS shout words), a common surname that the lists read as an ordinary word
     (lexicons.word_surnames, accents aside: Rivière is riviere), and none of _NO_SURNAMES, accents
     aside too."""
+    lexicons = table.lexicons
     surnames = lexicons.word_surnames
     excluded = _NO_SURNAMES | lexicons.pronouns | lexicons.sms.keys()
     texts = texts_of(table, sids)
@@ -273,21 +278,28 @@ def word_surname(c: Context) -> None:
     case (julie petit) nor in capitals (SOPHIE PETIT, Julie GROS BISOUS: SMS shout words)."""
     if len(c) <= 1:
         return
-    lexicons, table = c.seeker.lexicons, c.table
-    found = table.column("seekhide.word-surname", lambda sids: _word_surnames(lexicons, table, sids), bool)
+    table = c.table
+    found = table.column(_word_surnames)
     at = np.flatnonzero(found[c.spelling])  # few words of a batch: the rest is read at them only
     at = at[(at > 0) & (c.label[at] == L_ANTI) & np.isin(c.rule[at], _LOOKUP_CODES) & ~c.in_compound[at]
             & c.follows()[at]]
     if not len(at):
         return
-    before, infos = at - 1, table.infos
-    listed = table.column("seekhide.name-lists", lambda sids: _name_lists(lexicons, infos, sids), bool,
-                          width=2)[c.spelling[before], 0]
+    before = at - 1
+    listed = table.column(_name_lists)[c.spelling[before], 0]
     label, rule = c.label[before], c.rule[before]
     first_name = (listed & c.capitalised[before] & np.isin(label, (L_DICTIONARY, L_AMBIGUOUS))
                   & ~np.isin(rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
                   & ((label == L_DICTIONARY) | ~c.sentence_start[before]))
     c.set(at[first_name], L_DICTIONARY, _WORD_SURNAME_RULE)
+
+
+@spelling_column("seekhide.abbreviation", bool, width=2)
+def _abbreviation_flags(table: Spellings, sids: np.ndarray) -> list[tuple[bool, bool]]:
+    """(cut short: the start of a word SMS forms stand for, a person cue) of the spellings `sids`."""
+    spelled, starts = table.texts, shortened.abbreviations(table.lexicons)
+    keys = [(text, spelling_key(text)) for text in map(spelled.__getitem__, sids.tolist())]
+    return [(text.islower() and fold(key) in starts, key in PERSON_CUES) for text, key in keys]
 
 
 @context_rule("abbreviation")
@@ -299,21 +311,17 @@ def abbreviation(c: Context) -> None:
     not right after a person cue (avec dem: a name may follow)."""
     if not len(c):
         return
-    spelled, starts = c.table.texts, shortened.abbreviations(c.seeker.lexicons)
-
-    def read(sids: np.ndarray) -> list[tuple[bool, bool]]:  # (cut short, a person cue)
-        keys = [(text, spelling_key(text)) for text in map(spelled.__getitem__, sids.tolist())]
-        return [(text.islower() and fold(key) in starts, key in PERSON_CUES) for text, key in keys]
-
-    flags = c.table.column("seekhide.abbreviation", read, bool, width=2)[c.spelling]
+    flags = c.table.column(_abbreviation_flags)[c.spelling]
     after_cue = c.previous(flags[:, 1]) & c.same_message()
     left = (c.label == L_UNKNOWN) & np.isin(c.rule, (_NONE_RULE, _WEAK_RULE)) & ~c.in_compound
     c.set(left & flags[:, 0] & ~after_cue, L_ANTI, _ABBREVIATION_RULE)
 
 
-def _language_evidence(lexicons, spelled, sids: np.ndarray) -> np.ndarray:
+@spelling_column("seekhide.language", np.int8, width=2)
+def _language_evidence(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """(what the word says of its message's language: foreign.word_class, a cue after which a name
     may follow in any language) of the spellings `sids`, (len(sids), 2)."""
+    lexicons, spelled = table.lexicons, table.texts
     cues = PERSON_CUES | TITLES
     keys = [foreign.key_of(spelled[s]) for s in sids.tolist()]
     return np.asarray([(foreign.word_class(key, lexicons), foreign.is_cue(key.rstrip("."), cues)) for key in keys],
@@ -332,9 +340,7 @@ def other_language(c: Context) -> None:
     is read as that language's whatever its case."""
     if not len(c):
         return
-    lexicons, spelled = c.seeker.lexicons, c.table.texts
-    evidence = c.table.column("seekhide.language", lambda sids: _language_evidence(lexicons, spelled, sids),
-                              np.int8, width=2)[c.spelling]
+    evidence = c.table.column(_language_evidence)[c.spelling]
     kind, cue = evidence[:, 0], evidence[:, 1].astype(bool)
     n = int(c.message.max()) + 1
 
@@ -354,22 +360,23 @@ def other_language(c: Context) -> None:
     c.set(read, L_ANTI, _OTHER_LANGUAGE_RULE)
 
 
+@spelling_column("seekhide.known-names", np.int8)
+def _known_names(table: Spellings, sids: np.ndarray) -> list[int]:
+    """The code of the tag (KNOWN_TAGS) of the known name each spelling `sids` is, or -1."""
+    spelled, matcher = table.texts, table.known
+    found = [matcher.hides(spelled[s]) for s in sids.tolist()]
+    return [KNOWN_TAGS.index(tag) if index >= 0 else -1 for index, tag in found]
+
+
 @context_rule("known-names")
 def known_names(c: Context) -> None:
     """A word that is a known name or one of its variants (SeekAndHide(known=...), `classify
     --known-names`: triage/seekhide/known.py says which) is DICTIONARY with the name's tag,
     whatever the rules before said; an ordinary word only as the name exactly, with a capital
     ("Rose", not "une rose"). Without known names, nothing changes."""
-    matcher = c.seeker.known
-    if matcher is None or not len(c):
+    if c.table.known is None or not len(c):
         return
-    spelled = c.table.texts
-
-    def read(sids: np.ndarray) -> list[int]:
-        found = [matcher.hides(spelled[s]) for s in sids.tolist()]
-        return [KNOWN_TAGS.index(tag) if index >= 0 else -1 for index, tag in found]
-
-    codes = c.table.column("seekhide.known-names", read, np.int8)[c.spelling]
+    codes = c.table.column(_known_names)[c.spelling]
     hit = codes >= 0
     c.known_tag[hit] = codes[hit]
     c.set(hit, L_DICTIONARY, _KNOWN_RULE)

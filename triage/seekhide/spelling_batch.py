@@ -8,8 +8,9 @@ over the spellings joined by a newline, which no token holds and which neither l
 accent folding nor the apostrophe table carries across; the big lexicons (WordLists, sorted
 UTF-8 byte arrays) answer by one sorted search for all the spellings (WordList.remember).
 
-The shared columns (`keys`, `folded_keys`...) are kept in the table of spellings, computed
-once per spelling whichever module asks first.
+The shared columns (`keys`, `folded_keys`, `known`...) are declared per-spelling columns of the
+table of spellings (triage.seekhide.columns), computed once per spelling whichever module asks
+first.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 from triage.lexicons import APOSTROPHES, fold, spelling_key
 from triage.lexicons.wordlist import WordList
+from triage.seekhide.columns import spelling_column
 
 if TYPE_CHECKING:
     from triage.seekhide.table import Spellings
@@ -84,24 +86,25 @@ def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndar
 _FOLDED_ONLY = frozenset({"folded_anti"})
 
 
-def known(table: Spellings, name: str, lexicon: Collection[str] | WordList, spelled: str = "key") -> np.ndarray:
+def known(table: Spellings, name: str, spelled: str = "key") -> np.ndarray:
     """Whether each spelling of the table is in a lexicon (`name`: its name in Lexicons), as
     a key (spelled="key"), folded ("folded") or in lower case ("lower"): a column shared by
     every module that asks."""
-    column = f"batch.in.{name}.{spelled}"
+    return table.column(_in_lexicon, name, spelled)
+
+
+@spelling_column("batch.in", bool)
+def _in_lexicon(table: Spellings, sids: np.ndarray, name: str, spelled: str) -> np.ndarray:
+    lexicon = getattr(table.lexicons, name)
     if spelled == "key" or name in _FOLDED_ONLY:
         source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
-        return table.column(column, lambda sids: members(lexicon, source[sids].tolist()), bool)
+        return members(lexicon, source[sids].tolist())
     # Most folded or lower-case spellings are the keys themselves: asked about once.
     key, source = keys(table), {"folded": folded_keys, "lower": lowered}[spelled](table)
-    as_key = known(table, name, lexicon)
-
-    def compute(sids: np.ndarray) -> np.ndarray:
-        found = as_key[sids].copy()
-        other = np.flatnonzero(source[sids] != key[sids])
-        found[other] = members(lexicon, source[sids[other]].tolist())
-        return found
-    return table.column(column, compute, bool)
+    found = known(table, name)[sids].copy()
+    other = np.flatnonzero(source[sids] != key[sids])
+    found[other] = members(lexicon, source[sids[other]].tolist())
+    return found
 
 
 def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
@@ -133,31 +136,45 @@ def _sharing(new: list[str], old: list[str]) -> list[str]:
     return [o if n == o else n for n, o in zip(new, old)]
 
 
-def _derived(table: Spellings, name: str, source, transform) -> np.ndarray:
-    """A string column `name`: transform(source(sids)), each string equal to its source sharing
-    that object (_sharing)."""
+@spelling_column("batch.key", object)
+def _keys(table: Spellings, sids: np.ndarray) -> list[str]:
+    strings = texts_of(table, sids)
+    return _sharing(spelling_keys(strings), strings)
 
-    def compute(sids: np.ndarray) -> list[str]:
-        strings = source(sids)
-        return _sharing(transform(strings), strings)
-    return table.column(name, compute, object)
+
+@spelling_column("batch.folded_key", object)
+def _folded_keys(table: Spellings, sids: np.ndarray) -> list[str]:
+    strings = keys(table)[sids].tolist()
+    return _sharing(fold_many(strings), strings)
+
+
+@spelling_column("batch.lower", object)
+def _lowered(table: Spellings, sids: np.ndarray) -> list[str]:
+    strings = texts_of(table, sids)
+    return _sharing(lower_many(strings), strings)
+
+
+@spelling_column("batch.folded_lower", object)
+def _folded_lowered(table: Spellings, sids: np.ndarray) -> list[str]:
+    strings = lowered(table)[sids].tolist()
+    return _sharing(fold_many(strings), strings)
 
 
 def keys(table: Spellings) -> np.ndarray:
     """spelling_key of each spelling of the table (an object array)."""
-    return _derived(table, "batch.key", lambda sids: texts_of(table, sids), spelling_keys)
+    return table.column(_keys)
 
 
 def folded_keys(table: Spellings) -> np.ndarray:
     """fold(spelling_key(text)) of each spelling."""
-    return _derived(table, "batch.folded_key", lambda sids: keys(table)[sids].tolist(), fold_many)
+    return table.column(_folded_keys)
 
 
 def lowered(table: Spellings) -> np.ndarray:
     """text.lower() of each spelling."""
-    return _derived(table, "batch.lower", lambda sids: texts_of(table, sids), lower_many)
+    return table.column(_lowered)
 
 
 def folded_lowered(table: Spellings) -> np.ndarray:
     """fold(text.lower()) of each spelling."""
-    return _derived(table, "batch.folded_lower", lambda sids: lowered(table)[sids].tolist(), fold_many)
+    return table.column(_folded_lowered)

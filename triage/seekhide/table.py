@@ -1,6 +1,9 @@
 """Seek&Hide's table of spellings: what it knows of each distinct piece of text and token
-spelling, as growing columns (SMS vocabularies are Zipfian: each is worked out once). Other
-modules add their own per-spelling columns by name (Spellings.column)."""
+spelling, as growing columns (SMS vocabularies are Zipfian: each is worked out once). The other
+per-spelling columns the tool reads (a spelling's lexicon memberships, its features for the word
+scorer, the recognizers' flags...) are declared where their code is (`spelling_column`), each
+under a name of its own, and the table computes each for its new spellings at once
+(Spellings.column)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import numpy as np
 
 from triage.pipeline.memory import VOCABULARY
 from triage.schema import WORD_LABELS
+from triage.seekhide.columns import SpellingColumn
 from triage.seekhide.rules import Rule, rule_code
 from triage.text.tokenise import (
     DETECTED,
@@ -28,8 +32,8 @@ from triage.text.tokenise import (
 )
 
 if TYPE_CHECKING:
-    from triage.seekhide import SeekAndHide
-    from triage.seekhide.words import WordInfo
+    from triage.seekhide.known import KnownMatcher
+    from triage.seekhide.words import WordInfo, WordLabeller
 
 _SENTENCE_END = re.compile(r"[.!?…]")
 # The stretches of a text: its characters up to the first white space, then each run of white
@@ -148,8 +152,8 @@ class Spellings:
 
     A piece (white space, then one token's worth of text: ' Patrice', " j'arrive") expands
     into parts, each a token spelling with an id; per spelling: its kind, its label and
-    rule out of context (label_word), and the flags the context rules need. Other modules
-    add their own per-spelling columns with `column`.
+    rule out of context (label_word), and the flags the context rules need. The declared
+    per-spelling columns (triage.seekhide.columns) are computed on demand (`column`).
     """
 
     _SCALARS = {
@@ -157,8 +161,10 @@ class Spellings:
         "capitalised": bool, "sentence_end": bool, "length": np.int64,
     }
 
-    def __init__(self, seeker: SeekAndHide):
-        self.seeker = seeker
+    def __init__(self, labeller: WordLabeller, known: KnownMatcher | None = None):
+        """`labeller`: labels each new word spelling out of context (Seek&Hide's WordLabeller);
+        `known`: the names a team knows, for the columns that read them."""
+        self.labeller, self.lexicons, self.known = labeller, labeller.lexicons, known
         self.piece_ids = _PieceIds(self)
         self.spelling_ids: dict[tuple[str, str], int] = {}
         self.texts: list[str] = []
@@ -168,7 +174,7 @@ class Spellings:
         self._pieces = {name: _Column(np.int64) for name in ("piece_length", "piece_parts", "piece_first")}
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
-        self._extra: dict[str, np.ndarray] = {}
+        self._extra: dict[tuple, np.ndarray] = {}  # see column
         self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
         # The piece ids of each stretch of text (see Stretches).
         self.stretches = Stretches()
@@ -219,7 +225,7 @@ class Spellings:
     def new_parts(self, pieces, cut: Cut) -> None:
         """Add to `cut` what the new ones of `pieces` (pieces of text) are made of, and their
         words (see cut)."""
-        piece_ids, keep_whole, parts, words = self.piece_ids, self.seeker.keep_whole, cut.parts, cut.words
+        piece_ids, keep_whole, parts, words = self.piece_ids, self.labeller.keep_whole, cut.parts, cut.words
         for piece in pieces:
             if piece not in piece_ids and piece not in parts:
                 found = parts[piece] = split_piece(piece, keep_whole)
@@ -271,9 +277,9 @@ class Spellings:
         else:
             parts = []
             if split is None:
-                split = split_piece(piece, self.seeker.keep_whole)
+                split = split_piece(piece, self.labeller.keep_whole)
             for offset, text, kind in split:
-                info = self.seeker.label_word(text) if kind == WORD else None
+                info = self.labeller.label_word(text) if kind == WORD else None
                 if info is not None and info.rule == Rule.COMPOUND:
                     for part in text.split("-"):
                         if part:
@@ -297,7 +303,7 @@ class Spellings:
         if sid is not None:
             return sid
         sid = self.spelling_ids[key] = len(self.texts)
-        info = self.seeker.label_word(text) if kind == WORD else None
+        info = self.labeller.label_word(text) if kind == WORD else None
         self.texts.append(text)
         self.infos.append(info)
         self.tags.append(tag)
@@ -319,20 +325,22 @@ class Spellings:
         return _Arrays(**{name: c.numpy() for group in (self._columns, self._pieces, self._parts)
                           for name, c in group.items()})
 
-    def column(self, name: str, compute, dtype=float, width: int | None = None) -> np.ndarray:
-        """A per-spelling column of another module, computed once per spelling:
-        `compute(sids)` gives the values of the new spelling ids `sids` (an int array) at
-        once, as an array-like of len(sids) values (rows of `width` values for a 2-D
-        column). Batched, so that a growing vocabulary costs column operations, not a
-        Python call per spelling."""
-        shape = (0,) if width is None else (0, width)
-        array = self._extra.get(name)
+    def column(self, column: SpellingColumn, *parameters) -> np.ndarray:
+        """The values of a declared per-spelling column for every spelling of the table, each
+        computed once: those of the spellings added since it was last asked for, at once (a
+        growing vocabulary costs column operations, not a Python call per spelling).
+        `parameters` (hashable) are passed on to its `compute`; each set of them is a column of
+        its own."""
+        key = (column.name, *parameters)
+        shape = (0,) if column.width is None else (0, column.width)
+        array = self._extra.get(key)
         if array is None:
-            array = np.zeros(shape, dtype=dtype)
+            array = np.zeros(shape, dtype=column.dtype)
         if len(array) < len(self.texts):
-            new = np.asarray(compute(np.arange(len(array), len(self.texts))), dtype=dtype)
+            new = np.asarray(column.compute(self, np.arange(len(array), len(self.texts)), *parameters),
+                             dtype=column.dtype)
             array = np.concatenate([array, new.reshape((-1, *shape[1:]))])
-        self._extra[name] = array
+        self._extra[key] = array
         return array
 
     def rows_for(self, name: str, sids: np.ndarray, compute, width: int, owner=None) -> np.ndarray:
