@@ -136,28 +136,20 @@ def _sharing(new: list[str], old: list[str]) -> list[str]:
     return [o if n == o else n for n, o in zip(new, old)]
 
 
-@spelling_column("batch.key", object)
-def _keys(table: Spellings, sids: np.ndarray) -> list[str]:
-    strings = texts_of(table, sids)
-    return _sharing(spelling_keys(strings), strings)
+def _derived(name: str, source, transform):
+    """Declare the string column `name`: transform(source(table, sids)), each string equal to
+    its source sharing that object (_sharing)."""
+    @spelling_column(name, object)
+    def compute(table: Spellings, sids: np.ndarray) -> list[str]:
+        strings = source(table, sids)
+        return _sharing(transform(strings), strings)
+    return compute
 
 
-@spelling_column("batch.folded_key", object)
-def _folded_keys(table: Spellings, sids: np.ndarray) -> list[str]:
-    strings = keys(table)[sids].tolist()
-    return _sharing(fold_many(strings), strings)
-
-
-@spelling_column("batch.lower", object)
-def _lowered(table: Spellings, sids: np.ndarray) -> list[str]:
-    strings = texts_of(table, sids)
-    return _sharing(lower_many(strings), strings)
-
-
-@spelling_column("batch.folded_lower", object)
-def _folded_lowered(table: Spellings, sids: np.ndarray) -> list[str]:
-    strings = lowered(table)[sids].tolist()
-    return _sharing(fold_many(strings), strings)
+_keys = _derived("batch.key", texts_of, spelling_keys)
+_folded_keys = _derived("batch.folded_key", lambda table, sids: keys(table)[sids].tolist(), fold_many)
+_lowered = _derived("batch.lower", texts_of, lower_many)
+_folded_lowered = _derived("batch.folded_lower", lambda table, sids: lowered(table)[sids].tolist(), fold_many)
 
 
 def keys(table: Spellings) -> np.ndarray:
