@@ -164,7 +164,7 @@ def _count_place_phrases(a: Analysis, message, spelling, word_flags, cities, cou
     """Count multi-word place names once, the longest first: 'la rochelle' is one city (not
     'la' and 'rochelle'), and so is 'afrique du sud' one country. Corrects the per-word
     counts in place."""
-    lexicons, texts = a.seeker.lexicons, a.spellings.texts
+    lexicons, texts = a.labeller.lexicons, a.spellings.texts
     prefixes = _phrase_parts(lexicons)[1]
     next_free = 0  # words inside a phrase already counted do not start another
     # Only where a phrase's first word is followed, in the same message, by a second word.

@@ -247,7 +247,7 @@ class Recognised:
 def recognise(analysis: Analysis) -> Recognised:
     """Places, brands and nicknames among the words of a batch, in context."""
     a = analysis
-    table, lexicons = a.spellings, a.seeker.lexicons
+    table, lexicons = a.spellings, a.labeller.lexicons
     flags = table.column(_flags_many)
     f = {name: flags[a.spelling, i] for i, name in enumerate(_FLAGS)}
     word = a.kind == K_WORD
@@ -268,7 +268,7 @@ def recognise(analysis: Analysis) -> Recognised:
     written = f["capitalised"] | f["caps"]
     place, cue = f["place"].copy(), place_cue.copy()
     # A place misspelt (à Marseile, sur Montpelier, à Toulousse): an SMS heuristic's match is a place.
-    if a.seeker.is_on("misspelt-place"):
+    if a.labeller.is_on("misspelt-place"):
         place |= table.column(_misspelt_places)[a.spelling] & word
     # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
     # together; the pair is a place as its second word is, with the cue before the first word.
@@ -284,7 +284,7 @@ def recognise(analysis: Analysis) -> Recognised:
     strong = written | ~f["ordinary"]
     # A region, a country, a place abroad or a service names no one (k people, k in the millions);
     # one that is also a first name (Florence, France) is read as the other places are.
-    common = f["common"] & ~f["first_name"] & a.seeker.is_on("common-names")
+    common = f["common"] & ~f["first_name"] & a.labeller.is_on("common-names")
     place &= ~common
     lie = place & strong & ~(person_cue & f["first_name"]) & (
         cue | (written & ~f["first_name"] & (~a.sentence_start | ~f["ordinary"]))
@@ -294,14 +294,14 @@ def recognise(analysis: Analysis) -> Recognised:
     one_word_brand = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
     # A brand named like a person (Zara, Jennyfer, Célio) is a person after a person cue ("avec
     # Zara"), as a first name that is also a city is: privacy first, "chez Zara" is hidden too.
-    if a.seeker.is_on("brand-person-cue"):
+    if a.labeller.is_on("brand-person-cue"):
         one_word_brand &= ~(person_cue & f["first_name"])
     mar = one_word_brand & ~common
     # Two-word brands ("Leroy Merlin", "yves rocher"): the first word and the next, one space
     # apart, in the brand list together, are a brand whatever comes before them, even when each
     # word is a first name ("chez Leroy Merlin"); one marked `capitalised` needs its second word
     # written with a capital ("Air France": the second word never starts a sentence).
-    if a.seeker.is_on("two-word-brand"):
+    if a.labeller.is_on("two-word-brand"):
         brand_heads_at = words[:-1][f["brand_head"][words[:-1]] & same[1:]]
         table_of_brands = brands() if len(brand_heads_at) else {}
         for t, nxt in zip(brand_heads_at.tolist(), words[np.searchsorted(words, brand_heads_at) + 1].tolist()):
@@ -315,10 +315,10 @@ def recognise(analysis: Analysis) -> Recognised:
     sur = f["nickname"] & ~f["first_name"] & (~f["ordinary_folded"] | person_cue) & (a.rule != _ONOMATOPOEIA)
     # A first name cut short (seb) that Seek&Hide could not settle: hidden after a person cue, else
     # left to the word scorer as SUR (its probability counts in the risk).
-    truncated = f["truncation"] & (a.label == L_UNKNOWN) & a.seeker.is_on("nickname-truncation")
+    truncated = f["truncation"] & (a.label == L_UNKNOWN) & a.labeller.is_on("nickname-truncation")
     tag = np.zeros(len(a.kind), dtype=np.int8)
     tag[sur | truncated & person_cue] = SUR
-    if a.seeker.is_on("initial"):
+    if a.labeller.is_on("initial"):
         tag[_initials(a, f["initial"] & after("initial_cue") & ~a.sentence_start, words, same, written)] = PRE
     tag[lie] = LIE
     tag[mar] = MAR
@@ -329,10 +329,10 @@ def recognise(analysis: Analysis) -> Recognised:
     # A brand of the lists, or an everyday word that is also a brand (Free, Orange), that is no
     # first name nor surname is a brand wherever it stands: the word scorer hides it as MAR, never
     # as a name (so not at all unless --hide names MAR).
-    if a.seeker.is_on("brand-word"):
+    if a.labeller.is_on("brand-word"):
         brand = (f["brand_any"] | f["brand_capitalised"] | f["everyday_brand"]) & ~f["first_name"] & ~f["surname"]
         scorer_tag[(scorer_tag == NONE) & brand] = MAR
-    title = f["title"] if a.seeker.is_on("title") else np.zeros(len(a.kind), dtype=bool)
+    title = f["title"] if a.labeller.is_on("title") else np.zeros(len(a.kind), dtype=bool)
     scorer_tag[common] = NONE
     listed_only = (a.label == L_DICTIONARY) & ~np.isin(a.rule, _CONTEXT_NAME_CODES) & (tag == NONE) & ~f["user_name"]
     if a.known_tag is not None:
@@ -340,10 +340,10 @@ def recognise(analysis: Analysis) -> Recognised:
     # An ordinary word with a nickname's shape (papa, dodo, caca) may be a nickname: never hidden by
     # the word scorer, its probability sends the message to a person when it looks like one.
     kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | f["word_like_nickname"]
-    if a.seeker.is_on("other-language-word"):
+    if a.labeller.is_on("other-language-word"):
         kept_visible |= f["other_language_word"]
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
-                      scorer_decides=listed_only & a.seeker.is_on("scorer-decides"))
+                      scorer_decides=listed_only & a.labeller.is_on("scorer-decides"))
 
 
 def _initials(a: Analysis, initial: np.ndarray, words: np.ndarray, same: np.ndarray,

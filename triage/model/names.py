@@ -316,7 +316,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     What depends on the spelling alone is computed once per spelling; the context (sentence
     start, the word before, punctuation after) for all words at once."""
     a = analysis
-    lexicons, table = a.seeker.lexicons, a.spellings
+    lexicons, table = a.labeller.lexicons, a.spellings
     stats = stats or CorpusStats()
     spelling = spelling or default_spelling(lexicons)
     texts = table.texts

@@ -129,7 +129,7 @@ def evidence_of(a, word_rows, scores: np.ndarray, word_probs: list[np.ndarray], 
                          for i in indices], dtype=np.int64)
     probs = np.concatenate([np.asarray(p, dtype=float) for p in word_probs]) if word_probs else np.zeros(0)
     tags, probs, _, kept, decides = recognizers.candidates(
-        recognised, tokens, candidate_tags(a, tokens, default_spelling(a.seeker.lexicons)), probs, frozenset(hide))
+        recognised, tokens, candidate_tags(a, tokens, default_spelling(a.labeller.lexicons)), probs, frozenset(hide))
     evidence, k = [], 0
     for m, (score, (indices, _)) in enumerate(zip(scores, word_rows)):
         candidates = [(int(a.start[t]), int(a.end[t]), tag, float(p))

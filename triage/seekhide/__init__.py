@@ -196,7 +196,7 @@ class SeekAndHide(WordLabeller):
             first_token = np.cumsum(parts) - parts
             end[first_token[index]] = value
         message = np.repeat(np.repeat(np.arange(len(texts)), per_message), parts)
-        return Analysis.build(self, table, list(texts), sid, start, end, message,
+        return Analysis.build(self, self.hide, table, list(texts), sid, start, end, message,
                               columns.part_of_compound[entry], columns)
 
     def seek(self, text: str) -> SeekResult:

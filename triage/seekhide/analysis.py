@@ -35,7 +35,9 @@ from triage.text.normalise import grapheme_spans
 from triage.text.tokenise import DETECTED, WORD, Token
 
 if TYPE_CHECKING:
-    from triage.seekhide import SeekAndHide
+    from collections.abc import Callable
+
+    from triage.seekhide.words import WordLabeller
 
 
 class Word(NamedTuple):
@@ -108,7 +110,8 @@ class Analysis:
     tokens of message i at positions bounds[i]:bounds[i + 1]. Word labels and rules are
     in context (codes into LABELS and RULES; -1 for tokens that are not words)."""
 
-    seeker: SeekAndHide
+    labeller: WordLabeller  # the lexicons and the steps switched on (is_on) it was made with
+    hider: Callable[[str, list], str]  # a text with spans hidden by their codes (SeekAndHide.hide)
     spellings: Spellings
     texts: list[str]
     spelling: np.ndarray  # spelling id of each token (into Spellings)
@@ -127,7 +130,7 @@ class Analysis:
     _hidden: list | None = field(default=None, repr=False)
 
     @classmethod
-    def build(cls, seeker, table, texts, sid, start, end, message, in_compound, columns: _Arrays) -> Analysis:
+    def build(cls, labeller, hider, table, texts, sid, start, end, message, in_compound, columns: _Arrays) -> Analysis:
         kind = columns.kind[sid]
         is_word = kind == K_WORD
         n = len(sid)
@@ -148,7 +151,7 @@ class Analysis:
         # The context rules (triage/seekhide/context.py), on the words.
         words = np.flatnonzero(is_word)
         ws = sid[words]
-        c = Context(seeker, table, columns, position=words, spelling=ws, message=message[words],
+        c = Context(labeller, table, columns, position=words, spelling=ws, message=message[words],
                     in_compound=in_compound[words], capitalised=columns.capitalised[ws],
                     sentence_start=sentence_start[words], label=columns.label[ws].copy(),
                     rule=columns.rule[ws].copy())
@@ -167,10 +170,10 @@ class Analysis:
         bounds = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(np.bincount(message, minlength=m), out=bounds[1:])
         known_tag = None
-        if seeker.known is not None:
+        if table.known is not None:
             known_tag = np.full(n, -1, dtype=np.int8)
             known_tag[words] = c.known_tag
-        return cls(seeker, table, texts, sid, start, end, message, kind, label, rule,
+        return cls(labeller, hider, table, texts, sid, start, end, message, kind, label, rule,
                    sentence_start, before_punctuation, bounds, labels, known_tag)
 
     def __len__(self) -> int:
@@ -236,4 +239,4 @@ class Analysis:
                                   self.match(t), bool(self.sentence_start[t]), bool(self.before_punctuation[t])))
         hidden = grapheme_spans(text, self.hidden_spans()[i])
         return SeekResult(self.message_label(i), words, tokens, [t for t in tokens if t.kind == DETECTED],
-                          hidden, self.seeker.hide(text, hidden))
+                          hidden, self.hider(text, hidden))

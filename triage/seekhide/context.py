@@ -48,7 +48,7 @@ from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, 
 from triage.seekhide.spelling_batch import members, texts_of
 
 if TYPE_CHECKING:
-    from triage.seekhide import SeekAndHide
+    from triage.seekhide.words import WordLabeller
 
 
 def context_rule(name: str):
@@ -62,7 +62,7 @@ class Context:
     (the words of one message are consecutive). `label` and `rule` (codes into LABELS and
     RULES) start as each spelling's own, out of context, and are what the rules change."""
 
-    seeker: SeekAndHide
+    labeller: WordLabeller  # Seek&Hide's steps: which are on (is_on)
     table: Spellings
     columns: _Arrays  # the per-spelling columns
     position: np.ndarray  # the word's token position in the batch
@@ -385,5 +385,5 @@ def known_names(c: Context) -> None:
 def apply_rules(c: Context) -> None:
     """The context rules in the order of steps.txt, those switched off skipped."""
     for name, rule in steps.runs("context"):
-        if c.seeker.is_on(name):
+        if c.labeller.is_on(name):
             rule(c)
