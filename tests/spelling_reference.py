@@ -20,6 +20,7 @@ from triage.recognizers import (
     INITIAL_CUES,
     INITIAL_LETTERS,
     SERVICES,
+    SUBJECT_VERBS,
     NICKNAME_EXCEPTIONS,
     PLACE_CUES,
     brand_heads,
@@ -65,6 +66,7 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         text in INITIAL_LETTERS,
         key in INITIAL_CUES,
         not text[:1].isupper() and not text.isupper() and key in OTHER_WORDS,
+        key.rstrip("'") in SUBJECT_VERBS,
     )
 
 

@@ -119,6 +119,7 @@ def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
 RECOGNIZER_STEP_EXAMPLES = [
     ("initial", "j'ai demandé à N de venir", ["N"], []),
     ("other-language-word", "just do it", ["just"], ["kept:False"]),
+    ("subject-before-verb", "Zorane prend le bus", ["Zorane"], ["subject:False"]),
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
     ("brand-word", "j'ai appelé Free ce matin", ["Free"], ["scorer:"]),
@@ -145,6 +146,9 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
         if step == "other-language-word":
             return [f"kept:{bool(recognised.kept_visible[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
+        if step == "subject-before-verb":
+            return [f"subject:{bool(recognised.subject[t])}" for t in range(len(analysis.kind))
+                    if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "scorer-decides":
             return [f"decides:{bool(recognised.scorer_decides[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
@@ -153,6 +157,20 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
     assert step in STEPS
     assert tags(SeekAndHide(lexicons, off={step})) == tags_without
     assert tags(SeekAndHide(lexicons)) != tags_without
+
+
+def test_a_word_no_list_holds_before_a_verb_at_a_sentence_start_sends_its_message_to_a_person(monkeypatch):
+    # Ten messages, one read: without the step, the riskiest is the one with a name after a cue.
+    # The subject is not hidden for it: the floor of its probability is below the hide threshold.
+    from triage import recognizers
+
+    texts = ["Gromf est malade", "chez edyta ce soir", "je suis en retard", "on se voit demain ?",
+             "il fait beau ici", "tu as fini le devoir", "je rentre vers huit heures", "merci pour hier soir",
+             "ok pour samedi", "bonne nuit a demain"]
+    assert [decision for decision, _ in classify(*texts)][:2] == ["EXPERT", "NTA"]
+    assert classify(*texts)[0] == ("EXPERT", [])
+    monkeypatch.setattr(recognizers, "SUBJECT_RISK", 0.0)
+    assert [decision for decision, _ in classify(*texts)][:2] == ["NTA", "EXPERT"]
 
 
 @pytest.mark.parametrize("text, initial", [

@@ -69,8 +69,16 @@ INITIAL_LETTERS = frozenset("BDEFHMNPQRSUVWZ")
 INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
                               "par"}
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "initial", "other-language-word", "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place", "nickname-truncation",
-              "common-names", "scorer-decides", where=__name__)
+steps.declare("recognizer", "initial", "other-language-word", "subject-before-verb", "two-word-brand", "brand-person-cue",
+              "brand-word", "misspelt-place", "nickname-truncation", "common-names", "scorer-decides", where=__name__)
+# What may follow a subject at the start of a sentence: a third-person verb SMS writers use a lot, or
+# an object pronoun (elided or not) before one ("Zorane prend le bus", "zorane te dit bonjour",
+# "Zorane m'a appelé"). A word no list holds in that place counts in its message's risk as at
+# least SUBJECT_RISK, below the hide threshold: the step sends messages to a person, it never hides.
+# The words and the floor were chosen on the development files of 88milSMS (docs/method.md).
+SUBJECT_VERBS = frozenset(
+    "est a va prend fait dit vient passe arrive veut peut sera était avait sont ont viens te me ne n m t s l".split())
+SUBJECT_RISK = 0.5
 # Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
 # names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
 # the word scorer would hide is a brand, not a name ("j'ai appelé Free"): step brand-word.
@@ -88,7 +96,7 @@ _ONOMATOPOEIA = rule_code("onomatopoeia")
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
           "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
-          "initial_cue", "other_language_word")
+          "initial_cue", "other_language_word", "subject_verb")
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -179,6 +187,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         members(INITIAL_LETTERS, texts),
         members(INITIAL_CUES, key),
         ~capitals & ~upper & members(OTHER_WORDS, key),  # in lower case
+        members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
     ])
 
 
@@ -242,6 +251,9 @@ class Recognised:
     # word in its context, decides whether they stay hidden ("on se vera", "el est là": verbs and
     # pronouns spelt as first names)
     scorer_decides: np.ndarray | None = None
+    # (tokens,) a word no list holds that opens a sentence right before a verb or an object pronoun
+    # ("Zorane prend le bus"): its probability counts in the risk as at least SUBJECT_RISK
+    subject: np.ndarray | None = None
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -342,8 +354,15 @@ def recognise(analysis: Analysis) -> Recognised:
     kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | f["word_like_nickname"]
     if a.labeller.is_on("other-language-word"):
         kept_visible |= f["other_language_word"]
+    subject = np.zeros(len(a.kind), dtype=bool)
+    if a.labeller.is_on("subject-before-verb"):
+        # The next token is a word of SUBJECT_VERBS in the same message, nothing but white space between.
+        verb_next = np.zeros(len(words), dtype=bool)
+        verb_next[:-1] = same[1:] & (words[1:] == words[:-1] + 1) & f["subject_verb"][words[1:]]
+        subject[words[verb_next]] = True
+        subject &= (a.label == L_UNKNOWN) & a.sentence_start
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
-                      scorer_decides=listed_only & a.labeller.is_on("scorer-decides"))
+                      scorer_decides=listed_only & a.labeller.is_on("scorer-decides"), subject=subject)
 
 
 def _initials(a: Analysis, initial: np.ndarray, words: np.ndarray, same: np.ndarray,
@@ -410,11 +429,13 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     probability becomes 0), nor can a title (Mme, Dr); a candidate a context rule reads as an
     ordinary word ("une rose") is never hidden by the scorer but keeps its probability, which
     counts in the risk; one hidden only because a name list holds it stays hidden only if the
-    scorer agrees (`scorer_decides`)."""
+    scorer agrees (`scorer_decides`); a word no list holds that opens a sentence before a verb
+    (`subject`) counts as at least SUBJECT_RISK."""
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
     codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
+    probability = np.where(recognised.subject[tokens], np.maximum(probability, SUBJECT_RISK), probability)
     probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
                            probability, 0.0)
     return (tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens],
