@@ -738,11 +738,9 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
     `progress`: a bar on stderr. `known_names` (as run_classify's) are hidden with their variants,
     as classify --known-names hides them. With `simulate_review` rounds, also the review loop
     with a perfect reviewer (triage.model.evaluation.simulate_review), with the model classify uses."""
-
-    from triage.model import evaluation, training
-    from triage.model import default_model_path
-    from triage.pipeline.progress import steps
+    from triage.model import default_model_path, evaluation, training
     from triage.model.reports.render import report_paths, write_report
+    from triage.pipeline.progress import steps
     from triage.seekhide import steps as seekhide_steps
 
     paths = list(gold_path) if isinstance(gold_path, (list, tuple)) else [gold_path]
