@@ -158,3 +158,22 @@ def test_a_batch_goes_through_the_classify_preset_in_order(monkeypatch, predicto
     rows = Classifier(predictor).rows([("1", "Coucou Julie, appelle le 06 12 34 56 78")])
     assert seen == list(CLASSIFY)
     assert '"PRE"' in rows[0][7] and "Julie" not in rows[0][6]  # the hide stage hid the first name
+
+
+
+@pytest.mark.parametrize("module, presets", [
+    ("triage.model.evaluation", ["gold-evidence"]), ("triage.model.training", ["gold"]),
+    ("triage.features.extractor", ["message-features"]), ("triage.jobs", ["seek-rows", "seek-words"]),
+    ("triage.classifier", ["classify", "cells"]),
+])
+def test_each_module_that_builds_a_preset_registers_its_components_when_imported_alone(module, presets):
+    # In a fresh process: a component registered only because another test imported its module
+    # first would pass in the suite and fail for a user of the library.
+    import subprocess
+    import sys
+
+    code = (f"import {module}\nfrom triage.pipeline import PRESETS, REGISTRY\n"
+            f"print([n for p in {presets!r} for n in PRESETS[p].components if n not in REGISTRY])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

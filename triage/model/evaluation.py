@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from triage import recognizers as _recognizers  # noqa: F401  (registers the component "recognizers")
 from triage.combiner import HIDE_THRESHOLD, Decision, Evidence, ExactBudget, PaperPolicy
 from triage.model.gold import GoldMessage
 from triage.model.training import AnalysedGold, analyse, cross_validated_evidence
