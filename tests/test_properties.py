@@ -178,6 +178,7 @@ def classify(predictor, texts: list[str]) -> list[dict]:
 
 @settings(max_examples=15, **SETTINGS)
 @given(texts=st.lists(any_text, max_size=40))  # many messages per (costly) classifier
+@example(texts=["0000000\uff10\u0300"])  # a code ending in a full-width digit with a mark: the mark counts
 def test_classify_never_crashes_and_decides_every_message(predictor, texts):
     rows = classify(predictor, texts)
     assert [(r["id"], r["text"]) for r in rows] == [(str(i + 1), t) for i, t in enumerate(texts)]

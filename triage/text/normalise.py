@@ -457,7 +457,9 @@ def hide_in_original(code_for, original: str, folded: str, spans, offsets: Offse
     folded_of = {(o_start, o_end): (start, end) for (start, end, _), (o_start, o_end, _) in zip(spans, exact)}
     parts, last = [], 0
     for o_start, o_end, tag in mapped:
-        start, end = folded_of.get((o_start, o_end)) or offsets.folded_span(o_start, o_end) or (0, 0)
+        # The code of the span as hidden in the original, folded: a mark the span took from the
+        # grapheme it ends in counts too, as it does in the original.
+        start, end = offsets.folded_span(o_start, o_end) or folded_of.get((o_start, o_end)) or (0, 0)
         parts += [original[last:o_start], code_for(folded, start, end, tag)]
         last = o_end
     parts.append(original[last:])
