@@ -264,6 +264,7 @@ def test_the_api_keeps_the_workspaces_known_names_with_a_warning(tmp_path):
     frame = pd.DataFrame({"text": TEXTS})
     ws = tmp_path / "ws.sqlite"
     triage.classify(frame, workspace=ws, known_names=["Zorglubine"])
-    with pytest.warns(UserWarning, match="hidden again"):
+    with pytest.warns(UserWarning, match="hidden again") as caught:
         again = triage.classify(frame, workspace=ws)
+    assert caught[0].filename == __file__  # shown at the caller's line, not inside sms-triage
     assert "zorglubiiine" not in again["anonymised"][2]

@@ -170,7 +170,6 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
                            "text.str.encode('utf-8', 'replace').str.decode('utf-8')")
     from triage.seekhide.known import known_names_of
 
-    asked_names = known_names
     own_names = known_names_of(known_names)
     options = dict(model_path=chosen, policy=policy, budget=expert_budget, calibrated=calibrated, hide=_hide(hide),
                    jobs=jobs, engine=engine, scheduler=scheduler, read=_read(text_column, id_column))
@@ -181,35 +180,27 @@ def classify(data, *, model: Model | str | os.PathLike | None = None, policy: st
     # As `classify --workspace`: the input checked against the workspace, the names the reviewers
     # taught hidden too (and the known names an earlier classify was given when none are given
     # now), and the rows handed to the workspace as they are made.
-    known_names, own_names = _jobs.workspace_names(workspace, own_names, say=_warn, option="known_names=")
-    display = "the classified DataFrame"
-    with review_module.loading(workspace, display) as loaded:
-        summary = _jobs.run_classify(source.records, None, known_names=known_names, staged=loaded[1],
-                                     check_input=_jobs.InputCheck(source.records, options["read"], loaded[0]),
-                                     **options)
-        # Paths by their file names: a folder can name its owner (/home/<login>/...).
-        given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
-                     policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,
-                     text_column=text_column, id_column=id_column,
-                     known_names=(os.path.basename(os.fspath(asked_names))
-                                  if isinstance(asked_names, (str, os.PathLike))
-                                  else None if asked_names is None else f"<{own_names.count} names>"))
-        command = "triage.classify(" + ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None) + ")"
-        record = _jobs.classify_record(summary, command=command, model_path=chosen, calibrated=calibrated,
-                                       read=_read(text_column, id_column))
-        _jobs.sync_classify_workspace(
-            loaded, display, record, model=chosen,
-            model_file=model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None),
-            own_names=own_names, id_column=id_column or "", text_column=text_column)
+    # Paths by their file names: a folder can name its owner (/home/<login>/...).
+    given = dict(model=os.path.basename(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else None,
+                 policy=policy, expert_budget=expert_budget, calibrated=calibrated, hide=hide,
+                 text_column=text_column, id_column=id_column,
+                 known_names=(os.path.basename(os.fspath(known_names)) if isinstance(known_names, (str, os.PathLike))
+                              else None if known_names is None else f"<{own_names.count} names>"))
+    summary, _ = _jobs.classify_with_workspace(
+        source.records, None, workspace, known_names=own_names, say=_warn, names_option="known_names=",
+        command="triage.classify(" + ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None) + ")",
+        display="the classified DataFrame", id_column=id_column or "",
+        model_file=model if isinstance(model, (str, os.PathLike)) else ("" if model is None else None), **options)
     return frames.frame(CLASSIFY_COLUMNS, summary.rows, source, numbers=_NUMBERS, one_per_message=True,
                         id_column=_id_column(source, id_column))
 
 
 def _warn(line: str) -> None:
-    """A line the command line would print, as a warning of the Python API."""
+    """A line the command line would print, as a warning of the Python API, shown at the line that
+    called `classify` (the say of jobs.workspace_names, through classify_with_workspace)."""
     import warnings
 
-    warnings.warn(line, UserWarning, stacklevel=4)
+    warnings.warn(line, UserWarning, stacklevel=6)
 
 
 def train(data, *, kind: str = "bagging", feature_set: str = "rich", normalise: bool = False, seed: int = 0,

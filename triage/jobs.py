@@ -436,15 +436,16 @@ class InputCheck:
             self.opened.refuse_other_corpus(self.same, len(self.stored), display)
 
 
-def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_names=None, *, outputs=(), say=None):
+def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_names=None, *, outputs=(), say=None,
+                               names_option: str = "--known-names"):
     """The workspace job of `classify --workspace` before any work: the workspace's path checked
     (never one of the `outputs` nor the input), and (the known names classify hides, the team's
     own), as workspace_names gives them. (The input is checked against the workspace on the
     run's first read of it: InputCheck.)"""
     from triage.review_workspace import check_workspace_path
 
-    check_workspace_path(workspace, [input_path, *outputs])
-    return workspace_names(workspace, known_names, say=say)
+    check_workspace_path(workspace, [path for path in (input_path, *outputs) if path is not None])
+    return workspace_names(workspace, known_names, say=say, option=names_option)
 
 
 def sync_classify_workspace(loaded, classified, record: dict, *, model=None, model_file=None, own_names=None,
@@ -469,26 +470,33 @@ def sync_classify_workspace(loaded, classified, record: dict, *, model=None, mod
     return review_module.sync_lines(opened.path, synced)
 
 
-def classify_with_workspace(input_path, output, workspace, *, read: ReadOptions, known_names=None, command: str = "",
-                            id_column: str = "", say=None, **options) -> tuple[ClassifySummary, list[str]]:
-    """`classify --workspace`: the workspace checked and its taught names read
-    (prepare_classify_workspace), the corpus classified (run_classify with `options`), the input
-    checked against the workspace on its first read and the rows handed to the workspace as they
-    are made, then the workspace brought up to date
-    (sync_classify_workspace; `id_column` as the workspace records it: "" when none was given).
+def classify_with_workspace(source, output, workspace, *, read: ReadOptions, known_names=None, command: str = "",
+                            id_column: str = "", say=None, display: str | None = None, model_file=None,
+                            names_option: str = "--known-names", **options) -> tuple[ClassifySummary, list[str]]:
+    """`classify --workspace` (and the Python API's `classify(workspace=...)`): the workspace
+    checked and its taught names read (prepare_classify_workspace; `names_option` is how the
+    caller replaces the known names), the corpus classified (run_classify with `options`), the
+    input checked against the workspace on its first read and the rows handed to the workspace
+    as they are made, then the workspace brought up to date (sync_classify_workspace;
+    `id_column` as the workspace records it: "" when none was given). `source` is the input file,
+    or records read already; `output` the classified file, or None for rows kept in memory that
+    `display` names; `model_file` is the model as the workspace records it (by default its path).
     (the summary, the lines saying what changed in the workspace)."""
     from triage import review_workspace as review_module
 
-    output = Path(output)
-    known_names, own_names = prepare_classify_workspace(input_path, read, workspace, known_names,
-                                                        outputs=[output], say=say)
-    with review_module.loading(workspace, source_name(output), [input_path, output]) as loaded:
-        summary = run_classify(input_path, output, read=read, known_names=known_names, staged=loaded[1],
-                               check_input=InputCheck(input_path, read, loaded[0]), **options)
+    input_path = source if isinstance(source, (str, os.PathLike)) else None
+    written = [Path(output)] if output is not None else []
+    known_names, own_names = prepare_classify_workspace(input_path, read, workspace, known_names, outputs=written,
+                                                        say=say, names_option=names_option)
+    name = source_name(output) if output is not None else display
+    with review_module.loading(workspace, name, [p for p in (input_path, *written) if p is not None]) as loaded:
+        summary = run_classify(source, output, read=read, known_names=known_names, staged=loaded[1],
+                               check_input=InputCheck(source, read, loaded[0]), **options)
         model_path = options.get("model_path")
         record = classify_record(summary, command=command, model_path=model_path,
                                  calibrated=options.get("calibrated", False), read=read, input_path=input_path)
-        lines = sync_classify_workspace(loaded, output, record, model=model_path, model_file=model_path or "",
+        lines = sync_classify_workspace(loaded, written[0] if written else name, record, model=model_path,
+                                        model_file=(model_path or "") if model_file is None else model_file,
                                         own_names=own_names, input_path=input_path, id_column=id_column,
                                         text_column=read.text_column)
     return summary, lines
