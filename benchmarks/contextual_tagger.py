@@ -4,20 +4,22 @@ The word scorer (triage.model.names) gives each candidate word a probability of 
 word's own features and a few flags about where it stands (a cue or a title before it,
 punctuation after it, at the start of a sentence, last word). This script measures, in donor-grouped 5-fold cross-validation repeated
 with several seeds, what a scorer that reads more of the context would change at the end of the
-pipeline: the gold spans left readable and the ordinary words hidden when the budget policy
-sends exactly 10% of the messages to a human, as `triage evaluate` computes them
-(triage.model.training.evidence_from, then triage.model.evaluation.policies and release_metrics).
+pipeline: the gold spans left readable, the identifiers exposed, the precision of what is hidden as
+a person and the ordinary words hidden when the budget policy sends exactly 10% of each file's
+messages to a human, all ten categories hidden, as `triage evaluate A B` computes them
+(triage.model.training.evidence_from, then triage.model.evaluation.policies and release_metrics),
+file by file.
 
 The variants, all fed the same Seek&Hide analyses and candidate rows (triage.model.training.analyse):
 
 - A: the per-word scorer, trained as `triage train` trains it (triage.model.training.fit_word_model);
-- B: the same forest over the same rows plus a window of context: the features of the tokens two
+- B: the same gradient boosting over the same rows plus a window of context: the features of the tokens two
   before and two after (kind, Seek&Hide label, capital, cue, title, listed first name or
   surname, candidate or not), the neighbours' scores from A (stacked: out-of-fold scores inside
-  the training folds, so that the second forest never learns from over-confident scores), and
+  the training folds, so that the second model never learns from over-confident scores), and
   message counts (words, candidates, names Seek&Hide found, cues, detector hits, the other
   candidates' scores);
-- B1: a smaller B, to tell whether B's size is what hurts: A's forest over the word features
+- B1: a smaller B, to tell whether B's size is what hurts: A's model over the word features
   and the features of the token just before and just after only (no scores, no counts);
 - C: a linear-chain CRF (CRFsuite, through python-crfsuite, when it is installed) over all the
   words of each message with the same features, discretised; its marginal probability that a
@@ -27,19 +29,21 @@ The variants, all fed the same Seek&Hide analyses and candidate rows (triage.mod
   name lists (a nickname is built from a drawn first name), so that the models meet names they
   cannot have seen. Copies are made of the training folds' messages only and never tested on.
 
-Every seed draws another assignment of donors to the 5 folds (GroupKFold with shuffling), other
-forests and, for D, other replacement names; the message model (the same for every variant of a
+The gold files are read together, their donors grouped (a donor of one file is never taken for
+one of another), and every figure is given file by file. Every seed draws another assignment of
+donors to the 5 folds (GroupKFold with shuffling), other models and, for D, other replacement names; the message model (the same for every variant of a
 seed) is trained in each fold as triage.model.training.cross_validated_evidence trains it. Reported:
 mean and standard deviation over the seeds, the paired difference to A, the readable spans by
 gold category, the same at the combiner's other hide thresholds (a scorer whose probabilities
-are scaled otherwise is compared at equal ordinary words hidden), a candidate-level ranking
+are scaled otherwise is compared at equal precision), a candidate-level ranking
 measure (average precision), and the time spent training and predicting.
 
-    python benchmarks/contextual_tagger.py [--gold FILE] [--seeds 10] [--copies 2] [--variants A B ...]
+    python benchmarks/contextual_tagger.py [--gold FILE ...] [--seeds 10] [--copies 2] [--variants A B ...]
                                            [--out benchmarks/results/contextual-tagger.json]
 
-The default gold file is the development corpus ($TRIAGE_DEV_CORPUS, see CONTRIBUTING.md); the
-script says so and stops when it is absent. About a minute a seed on a 2-core machine
+The default gold files are the development corpus ($TRIAGE_DEV_CORPUS, see CONTRIBUTING.md) and the
+large development file beside it; the script says so and stops when they are absent. About four
+minutes a seed for the two files on a 2-core machine
 (python-crfsuite: `pip install python-crfsuite`, a wheel; without it C and D-C are skipped).
 """
 
@@ -59,13 +63,17 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 DEV = Path(os.environ.get("TRIAGE_DEV_CORPUS") or REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv")
+# The large development file, read beside the small one when it is there (as `triage evaluate A B`).
+DEV_LARGE = DEV.with_name("sms_dev_large_88milsms.csv")
 
 BUDGETS = (0.0, 0.05, 0.10)
 CHOSEN_BUDGET = 0.10
-# The combiner hides a candidate word whose probability reaches 0.3 (BudgetPolicy.hide_threshold,
-# chosen for the forest's probabilities); a scorer with other probabilities (the CRF's are lower)
-# is also read at other thresholds, at the chosen budget, to compare at equal ordinary words hidden.
-HIDE_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5)
+# The combiner hides a candidate word whose probability reaches 0.7 (combiner.HIDE_THRESHOLD,
+# chosen for the word scorer's probabilities); a scorer with other probabilities (the CRF's are
+# lower) is also read at other thresholds, at the chosen budget, to compare at equal precision.
+HIDE_THRESHOLDS = (0.3, 0.5, 0.6, 0.7, 0.8)
+# What each file reports, at each budget and hide threshold (triage.model.evaluation.main_figures).
+FIGURES = ("residual_span_rate", "identifiers_exposed", "person_precision", "over_masking_rate", "message_leak_rate")
 PERSON = ("PRE", "NOM", "SUR")
 FOLDS = 5
 # What each token of the window says (all zeros beyond the message's ends, "exists" then 0).
@@ -199,7 +207,7 @@ def pool_of(analysed) -> Pool:
                 per_message[message] if len(tokens) else np.zeros((0, len(MESSAGE_FEATURES))), sequences)
 
 
-# ---------------------------------------------------------------------- A and B: forests
+# ---------------------------------------------------------------------- A and B: gradient boosting
 
 
 def stacked_features(pool: Pool, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -223,7 +231,7 @@ def stacked_features(pool: Pool, rows: np.ndarray, scores: np.ndarray) -> np.nda
                       others_sum[:, None], others_max[:, None]])
 
 
-def forest(X, y, seed):
+def fitted(X, y, seed):
     from triage.model.names import fitted_word_model
 
     if len(set(y.tolist())) < 2:
@@ -256,15 +264,15 @@ def fit_b(train: list[tuple[Pool, np.ndarray]], seed: int):
     # Out-of-fold scores of A on the training rows (the donors' own rows never score themselves).
     oof = np.zeros(len(y))
     for inner_train, inner_test in GroupKFold(n_splits=FOLDS, shuffle=True, random_state=seed).split(X, y, groups):
-        oof[inner_test] = forest(X[inner_train], y[inner_train], seed)(X[inner_test])
+        oof[inner_test] = fitted(X[inner_train], y[inner_train], seed)(X[inner_test])
     stacked, start = [], 0
     for pool, rows in train:
         scores = np.zeros(len(pool.y))
         scores[rows] = oof[start:start + len(rows)]
         start += len(rows)
         stacked.append(stacked_features(pool, rows, scores))
-    second = forest(np.vstack(stacked), y, seed)
-    first = forest(X, y, seed)
+    second = fitted(np.vstack(stacked), y, seed)
+    first = fitted(X, y, seed)
 
     def predict(pool: Pool, rows: np.ndarray) -> np.ndarray:
         if not len(rows):
@@ -456,29 +464,38 @@ def augmented_gold(gold, draw: NameDraw, rng: np.random.Generator):
 # ---------------------------------------------------------------------- the measures
 
 
-def measured(analysed, scores, word_probs, hide) -> dict:
-    from triage.model.evaluation import hidden_gold, policies, release_metrics
+def figures(gold, results, decisions) -> dict:
+    """FIGURES of one policy's decisions, and the readable spans of each PERSON category."""
+    from triage.model.evaluation import identifiers_exposed, release_metrics
+
+    m = release_metrics(gold, results, decisions)
+    by_type = m["residual_by_type"]
+    return {**{name: identifiers_exposed(gold, decisions) if name == "identifiers_exposed" else m[name]
+               for name in FIGURES},
+            "readable": {kind: by_type.get(kind, {"readable": 0})["readable"] for kind in PERSON},
+            "spans": {kind: by_type.get(kind, {"spans": 0})["spans"] for kind in PERSON}}
+
+
+def measured(analysed, scores, word_probs, hide, files: list[np.ndarray]) -> list[dict]:
+    """Per file (`files`: the messages of each), FIGURES at each budget and at each hide threshold
+    with the chosen budget, the budget read in each file as `triage evaluate A B` reads it."""
+    from triage.model.evaluation import hidden_gold, policies
     from triage.model.training import evidence_from
 
-    evidence = evidence_from(analysed, scores, word_probs, hide)
+    all_evidence = evidence_from(analysed, scores, word_probs, hide)
     scored = hidden_gold(analysed, hide)
-    chosen = policies(evidence, BUDGETS)
-    out = {}
-    for budget in BUDGETS:
-        m = release_metrics(scored.gold, analysed.results, chosen[budget].decide(evidence))
-        by_type = m["residual_by_type"]
-        out[f"{budget:.2f}"] = {
-            "residual_span_rate": m["residual_span_rate"],
-            "over_masking_rate": m["over_masking_rate"],
-            "message_leak_rate": m["message_leak_rate"],
-            "readable": {kind: by_type.get(kind, {"readable": 0})["readable"] for kind in PERSON},
-            "spans": {kind: by_type.get(kind, {"spans": 0})["spans"] for kind in PERSON},
-        }
-    for threshold in HIDE_THRESHOLDS:
-        decided = policies(evidence, [CHOSEN_BUDGET], hide_threshold=threshold)[CHOSEN_BUDGET].decide(evidence)
-        m = release_metrics(scored.gold, analysed.results, decided)
-        out[f"hide_threshold={threshold}"] = {k: m[k] for k in ("residual_span_rate", "over_masking_rate")}
-    return out
+    report = []
+    for messages in files:
+        evidence = [all_evidence[i] for i in messages.tolist()]
+        gold = [scored.gold[i] for i in messages.tolist()]
+        results = [analysed.results[i] for i in messages.tolist()]
+        chosen = policies(evidence, BUDGETS)
+        out = {f"{budget:.2f}": figures(gold, results, chosen[budget].decide(evidence)) for budget in BUDGETS}
+        for threshold in HIDE_THRESHOLDS:
+            decided = policies(evidence, [CHOSEN_BUDGET], hide_threshold=threshold)[CHOSEN_BUDGET].decide(evidence)
+            out[f"hide_threshold={threshold}"] = figures(gold, results, decided)
+        report.append(out)
+    return report
 
 
 def ranking(y: np.ndarray, p: np.ndarray) -> dict:
@@ -495,7 +512,7 @@ def per_message(pool: Pool, probs: np.ndarray) -> list[np.ndarray]:
 # ---------------------------------------------------------------------- one seed
 
 
-def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies: int, draw, hide, log) -> dict:
+def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies: int, draw, hide, files, log) -> dict:
     from imblearn.pipeline import Pipeline
     from sklearn.model_selection import GroupKFold
 
@@ -534,11 +551,11 @@ def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies:
                 probs[test_rows] = scorer(pool.X[test_rows]) if len(test_rows) else 0
             elif variant == "D-A":
                 rows = [(pool, pool.rows_of(train)), *copies_rows]
-                scorer = forest(np.vstack([p.X[r] for p, r in rows]), np.concatenate([p.y[r] for p, r in rows]), seed)
+                scorer = fitted(np.vstack([p.X[r] for p, r in rows]), np.concatenate([p.y[r] for p, r in rows]), seed)
                 fitted = time.perf_counter()
                 probs[test_rows] = scorer(pool.X[test_rows]) if len(test_rows) else 0
             elif variant == "B1":
-                scorer = forest(near_window(pool, pool.rows_of(train)), pool.y[pool.rows_of(train)], seed)
+                scorer = fitted(near_window(pool, pool.rows_of(train)), pool.y[pool.rows_of(train)], seed)
                 fitted = time.perf_counter()
                 probs[test_rows] = scorer(near_window(pool, test_rows)) if len(test_rows) else 0
             elif variant in ("B", "D-B"):
@@ -558,13 +575,14 @@ def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies:
             fit_seconds += fitted - started
             predict_seconds += done - fitted
         out[variant] = {
-            **measured(analysed, scores, per_message(pool, probs), hide),
+            "files": measured(analysed, scores, per_message(pool, probs), hide, files),
             "ranking": ranking(pool.y, probs),
             "seconds": {"fit_and_predict": round(fit_seconds + predict_seconds, 2)},
         }
-        log(f"seed {seed} {variant}: readable {out[variant]['0.10']['residual_span_rate']:.2%}, "
-            f"ordinary hidden {out[variant]['0.10']['over_masking_rate']:.2%}, "
-            f"AP {out[variant]['ranking']['average_precision']:.3f} ({fit_seconds + predict_seconds:.0f} s)")
+        chosen = [f["0.10"] for f in out[variant]["files"]]
+        log(f"seed {seed} {variant}: readable " + " / ".join(f"{c['residual_span_rate']:.2%}" for c in chosen)
+            + ", person precision " + " / ".join(f"{c['person_precision']:.1%}" for c in chosen)
+            + f", AP {out[variant]['ranking']['average_precision']:.3f} ({fit_seconds + predict_seconds:.0f} s)")
     return out
 
 
@@ -610,87 +628,101 @@ def timing(analysed, pool: Pool, variants: list[str], seed: int) -> dict:
 # ---------------------------------------------------------------------- summary
 
 
-def summary(per_seed: list[dict], variants: list[str]) -> dict:
+def summary(per_seed: list[dict], variants: list[str], names: list[str]) -> dict:
+    """Per file, per variant: mean and standard deviation over the seeds, and the paired difference to A."""
     def values(variant, path):
         out = []
         for seed in per_seed:
             value = seed[variant]
             for key in path:
                 value = value[key]
-            out.append(value)
+            out.append(np.nan if value is None else value)
         return np.asarray(out, dtype=float)
 
-    table = {}
-    measures = [("residual_span_rate",), ("over_masking_rate",), ("message_leak_rate",)]
-    for variant in variants:
-        row = {}
-        for budget in BUDGETS:
-            key = f"{budget:.2f}"
-            for measure in measures:
-                v = values(variant, (key, *measure))
-                a = values("A", (key, *measure))
-                row[f"{key}/{measure[0]}"] = {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if len(v) > 1 else 0.0,
-                                              "paired_difference_to_A": float((v - a).mean()),
-                                              "paired_sd": float((v - a).std(ddof=1)) if len(v) > 1 else 0.0}
+    def stats(v, a=None) -> dict:
+        row = {"mean": float(np.nanmean(v)), "sd": float(np.nanstd(v, ddof=1)) if len(v) > 1 else 0.0}
+        if a is not None:
+            row["paired_difference_to_A"] = float(np.nanmean(v - a))
+            row["paired_sd"] = float(np.nanstd(v - a, ddof=1)) if len(v) > 1 else 0.0
+        return row
+
+    tables = {}
+    for f, name in enumerate(names):
+        table = {}
+        for variant in variants:
+            row = {}
+            for key in [f"{budget:.2f}" for budget in BUDGETS] + [f"hide_threshold={t}" for t in HIDE_THRESHOLDS]:
+                for measure in FIGURES:
+                    path = ("files", f, key, measure)
+                    row[f"{key}/{measure}"] = stats(values(variant, path), values("A", path))
+            key = f"{CHOSEN_BUDGET:.2f}"
             for kind in PERSON:
-                v = values(variant, (key, "readable", kind))
-                row[f"{key}/readable_{kind}"] = {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if len(v) > 1 else 0.0,
-                                                 "of": int(per_seed[0][variant][key]["spans"][kind])}
-        for threshold in HIDE_THRESHOLDS:
-            key = f"hide_threshold={threshold}"
-            row[key] = {measure: float(values(variant, (key, measure)).mean())
-                        for measure in ("residual_span_rate", "over_masking_rate")}
+                row[f"{key}/readable_{kind}"] = {**stats(values(variant, ("files", f, key, "readable", kind))),
+                                                 "of": int(per_seed[0][variant]["files"][f][key]["spans"][kind])}
+            table[variant] = row
+        tables[name] = table
+    for variant in variants:
         for measure in ("average_precision", "roc_auc"):
-            v = values(variant, ("ranking", measure))
-            row[measure] = {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if len(v) > 1 else 0.0}
-        table[variant] = row
-    return table
+            tables.setdefault("candidate words", {}).setdefault(variant, {})[measure] = stats(values(variant, ("ranking", measure)))
+    return tables
 
 
-def markdown(table: dict, seeds: int) -> str:
+def markdown(tables: dict, seeds: int) -> str:
     key = f"{CHOSEN_BUDGET:.2f}"
-    lines = ["| variant | spans readable at 10% | diff. to A (paired) | ordinary words hidden | diff. to A (paired) | "
-             "first names / surnames / nicknames readable (of) | readable at 0% budget | average precision |",
-             "|---|---|---|---|---|---|---|---|"]
-    for variant, row in table.items():
-        r, o = row[f"{key}/residual_span_rate"], row[f"{key}/over_masking_rate"]
-        kinds = " / ".join(f"{row[f'{key}/readable_{k}']['mean']:.1f} ({row[f'{key}/readable_{k}']['of']})" for k in PERSON)
-        zero = row["0.00/residual_span_rate"]
-        lines.append(
-            f"| {variant} | {100 * r['mean']:.2f}% ± {100 * r['sd']:.2f} | {100 * r['paired_difference_to_A']:+.2f} ± "
-            f"{100 * r['paired_sd']:.2f} | {100 * o['mean']:.2f}% ± {100 * o['sd']:.2f} | "
-            f"{100 * o['paired_difference_to_A']:+.2f} ± {100 * o['paired_sd']:.2f} | {kinds} | "
-            f"{100 * zero['mean']:.1f}% ± {100 * zero['sd']:.1f} | {row['average_precision']['mean']:.3f} ± "
-            f"{row['average_precision']['sd']:.3f} |")
-    lines += ["", f"mean over {seeds} seeds at a 10% budget, by the combiner's hide threshold "
-              "(spans readable / ordinary words hidden):", "",
-              "| variant | " + " | ".join(f"{t}" for t in HIDE_THRESHOLDS) + " |",
-              "|---|" + "---|" * len(HIDE_THRESHOLDS)]
-    for variant, row in table.items():
-        lines.append(f"| {variant} | " + " | ".join(
-            f"{100 * row[f'hide_threshold={t}']['residual_span_rate']:.2f}% / "
-            f"{100 * row[f'hide_threshold={t}']['over_masking_rate']:.2f}%" for t in HIDE_THRESHOLDS) + " |")
-    return "\n".join(lines) + f"\n\n(mean ± sd over {seeds} seeds)"
+    lines = []
+    ranking_rows = tables["candidate words"]
+    for name, table in tables.items():
+        if name == "candidate words":
+            continue
+        lines += ["", f"{name}, at a 10% budget:", "",
+                  "| variant | spans readable | diff. to A (paired) | identifiers exposed | person precision | "
+                  "diff. to A (paired) | ordinary words hidden | first names / surnames / nicknames readable (of) | "
+                  "readable at 0% budget | average precision |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for variant, row in table.items():
+            r, e, p, o = (row[f"{key}/{m}"] for m in ("residual_span_rate", "identifiers_exposed", "person_precision",
+                                                      "over_masking_rate"))
+            kinds = " / ".join(f"{row[f'{key}/readable_{k}']['mean']:.1f} ({row[f'{key}/readable_{k}']['of']})" for k in PERSON)
+            zero = row["0.00/residual_span_rate"]
+            ap = ranking_rows[variant]["average_precision"]
+            lines.append(
+                f"| {variant} | {100 * r['mean']:.2f}% ± {100 * r['sd']:.2f} | {100 * r['paired_difference_to_A']:+.2f} ± "
+                f"{100 * r['paired_sd']:.2f} | {100 * e['mean']:.2f}% | {100 * p['mean']:.1f}% ± {100 * p['sd']:.1f} | "
+                f"{100 * p['paired_difference_to_A']:+.1f} ± {100 * p['paired_sd']:.1f} | {100 * o['mean']:.2f}% | {kinds} | "
+                f"{100 * zero['mean']:.1f}% ± {100 * zero['sd']:.1f} | {ap['mean']:.3f} ± {ap['sd']:.3f} |")
+        lines += ["", f"{name}, mean over {seeds} seeds at a 10% budget, by the combiner's hide threshold "
+                  "(spans readable / person precision / ordinary words hidden):", "",
+                  "| variant | " + " | ".join(f"{t}" for t in HIDE_THRESHOLDS) + " |",
+                  "|---|" + "---|" * len(HIDE_THRESHOLDS)]
+        for variant, row in table.items():
+            lines.append(f"| {variant} | " + " | ".join(
+                f"{100 * row[f'hide_threshold={t}/residual_span_rate']['mean']:.2f}% / "
+                f"{100 * row[f'hide_threshold={t}/person_precision']['mean']:.1f}% / "
+                f"{100 * row[f'hide_threshold={t}/over_masking_rate']['mean']:.2f}%" for t in HIDE_THRESHOLDS) + " |")
+    return "\n".join(lines).lstrip() + f"\n\n(mean ± sd over {seeds} seeds)"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--gold", type=Path, default=DEV, help="a gold file with spans and a donor column")
+    parser.add_argument("--gold", type=Path, nargs="+", default=None,
+                        help="gold files with spans and a donor column, cross-validated together and reported "
+                             "file by file (default: the development corpus, and the large development file beside it)")
     parser.add_argument("--seeds", type=int, default=10, help="how many seeds (0, 1, ...)")
     parser.add_argument("--copies", type=int, default=2, help="copies with names replaced, for D")
     parser.add_argument("--variants", nargs="+", default=None,
                         help="which variants to run (A B B1 C D-A D-B D-C; default all, C and D-C when CRFsuite is installed)")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "contextual-tagger.json")
     args = parser.parse_args(argv)
-    if not args.gold.is_file():
-        print(f"{args.gold} is absent: nothing to measure", file=sys.stderr)
+    paths = args.gold or [DEV, *([DEV_LARGE] if DEV_LARGE.is_file() else [])]
+    if not all(path.is_file() for path in paths):
+        print(f"{', '.join(str(path) for path in paths if not path.is_file())} absent: nothing to measure", file=sys.stderr)
         return 0
 
     from triage import lexicons
     from triage.io.messages import ReadOptions
     from triage.model.gold import labelled_gold
     from triage.model.training import analyse
-    from triage.schema import DEFAULT_HIDE
+    from triage.combiner import parse_hide
 
     has_crf = crf_available()
     variants = args.variants or ["A", "B", "B1", *(["C"] if has_crf else []), "D-A", "D-B", *(["D-C"] if has_crf else [])]
@@ -702,9 +734,16 @@ def main(argv=None) -> int:
     def log(text):
         print(text, file=sys.stderr, flush=True)
 
-    gold, has_spans = labelled_gold(args.gold, ReadOptions())
-    if not has_spans or not any(m.group for m in gold):
-        parser.error("the gold file needs a spans column and a donor column")
+    gold, files = [], []
+    for path in paths:
+        messages, has_spans = labelled_gold(path, ReadOptions())
+        if not has_spans or not all(m.group for m in messages):
+            parser.error(f"{path.name}: a gold file needs a spans column and a donor column")
+        for message in messages:  # the donors of two files are never taken for the same person
+            message.group = f"{path.name}:{message.group}"
+        files.append(np.arange(len(gold), len(gold) + len(messages)))
+        gold += messages
+    hide = parse_hide("default,LIE,MAR")  # all ten categories, as the evaluation reports them
     started = time.perf_counter()
     analysed = analyse(gold)
     pool = pool_of(analysed)
@@ -713,10 +752,10 @@ def main(argv=None) -> int:
     draw = NameDraw(lexicons.default())
     per_seed = []
     for seed in range(args.seeds):
-        per_seed.append(one_seed(gold, analysed, pool, seed, variants, args.copies, draw, DEFAULT_HIDE, log))
-    table = summary(per_seed, variants)
+        per_seed.append(one_seed(gold, analysed, pool, seed, variants, args.copies, draw, hide, files, log))
+    table = summary(per_seed, variants, [path.name for path in paths])
     report = {
-        "gold": args.gold.name,
+        "gold": [{"file": path.name, "messages": len(messages)} for path, messages in zip(paths, files)],
         "messages": len(gold),
         "candidate_words": int(len(pool.y)),
         "seeds": args.seeds,
@@ -724,7 +763,7 @@ def main(argv=None) -> int:
         "copies": args.copies,
         "budgets": list(BUDGETS),
         "chosen_budget": CHOSEN_BUDGET,
-        "hide": list(DEFAULT_HIDE),
+        "hide": list(hide),
         "crf": "python-crfsuite" if has_crf else "not installed: C and D-C skipped",
         "machine": {"python": platform.python_version(), "cpu_count": os.cpu_count(), "processor": platform.processor()},
         "summary": table,
