@@ -56,6 +56,7 @@ import platform
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -581,7 +582,8 @@ def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies:
         }
         chosen = [f["0.10"] for f in out[variant]["files"]]
         log(f"seed {seed} {variant}: readable " + " / ".join(f"{c['residual_span_rate']:.2%}" for c in chosen)
-            + ", person precision " + " / ".join(f"{c['person_precision']:.1%}" for c in chosen)
+            + ", person precision " + " / ".join("-" if c["person_precision"] is None else f"{c['person_precision']:.1%}"
+                                                  for c in chosen)
             + f", AP {out[variant]['ranking']['average_precision']:.3f} ({fit_seconds + predict_seconds:.0f} s)")
     return out
 
@@ -640,10 +642,13 @@ def summary(per_seed: list[dict], variants: list[str], names: list[str]) -> dict
         return np.asarray(out, dtype=float)
 
     def stats(v, a=None) -> dict:
-        row = {"mean": float(np.nanmean(v)), "sd": float(np.nanstd(v, ddof=1)) if len(v) > 1 else 0.0}
-        if a is not None:
-            row["paired_difference_to_A"] = float(np.nanmean(v - a))
-            row["paired_sd"] = float(np.nanstd(v - a, ddof=1)) if len(v) > 1 else 0.0
+        # A figure undefined in every seed (the precision of a file where nothing was hidden) stays NaN.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            row = {"mean": float(np.nanmean(v)), "sd": float(np.nanstd(v, ddof=1)) if len(v) > 1 else 0.0}
+            if a is not None:
+                row["paired_difference_to_A"] = float(np.nanmean(v - a))
+                row["paired_sd"] = float(np.nanstd(v - a, ddof=1)) if len(v) > 1 else 0.0
         return row
 
     tables = {}
