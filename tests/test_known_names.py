@@ -58,6 +58,28 @@ def test_a_name_in_no_lexicon_and_its_variants_are_hidden(lexicons, seeker, text
 def test_a_name_that_is_an_ordinary_word_is_hidden_with_a_capital_only(seeker):
     assert hidden(seeker, "je passe chez Rose ce soir") == {"Rose": "PRE"}
     assert hidden(seeker, "je lui ai offert une rose") == {}
+
+
+def test_a_name_a_review_taught_that_is_an_ordinary_word_is_not_hidden_where_it_opens_a_sentence(lexicons):
+    from triage.seekhide.known import merged, taught_names
+
+    taught = SeekAndHide(lexicons, known=taught_names([("Petit", "NOM")], "the review workspace"))
+    assert hidden(taught, "Petit souci ce matin") == {}  # the capital says nothing there
+    assert hidden(taught, "je vais chez Petit demain") == {"Petit": "NOM"}
+    assert hidden(taught, "ok. Petit souci") == {}
+    # The team's own list hides it wherever it is written with a capital, even when a review taught it too.
+    listed = known_names_of(["Petit\tNOM"])
+    for known in (listed, merged(listed, taught_names([("Petit", "NOM")], "the review workspace"))):
+        assert hidden(SeekAndHide(lexicons, known=known), "Petit souci ce matin") == {"Petit": "NOM"}
+
+
+def test_a_variant_seekhide_reads_as_an_ordinary_word_is_not_hidden(lexicons):
+    seeker = SeekAndHide(lexicons, known=known_names_of(["Lordia"]))
+    assert SeekAndHide(lexicons).seek("jai perdu lordi").label == "NTA"  # read as an ordinary word (l'ordi)
+    assert hidden(seeker, "jai perdu lordi") == {}
+    assert hidden(seeker, "jai vu lordia") == {"lordia": "PRE"}
+    assert hidden(seeker, "jai vu lordiaa") == {"lordiaa": "PRE"}
+    assert hidden(seeker, "jai vu Lordi hier") == {"Lordi": "PRE"}  # with a capital, a variant all the same
     assert "roses" not in hidden(seeker, "des roses pour Rose")  # an ordinary word that is a variant: kept
 
 

@@ -488,7 +488,8 @@ _CLASSIFIERS: dict = {}
 def _classifier(hide: tuple[str, ...], model_file: Path | None = None, known=None):
     """A classifier for kept cells: the model file classify used (the embedded model by default),
     hiding the known names `known` with their variants."""
-    key = (hide, os.fspath(model_file) if model_file else None, known.entries if known is not None else None)
+    key = (hide, os.fspath(model_file) if model_file else None,
+           (known.entries, known.taught) if known is not None else None)
     if key not in _CLASSIFIERS:
         from triage import model
         from triage.classifier import Classifier

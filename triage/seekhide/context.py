@@ -360,24 +360,31 @@ def other_language(c: Context) -> None:
     c.set(read, L_ANTI, _OTHER_LANGUAGE_RULE)
 
 
-@spelling_column("seekhide.known-names", np.int8)
-def _known_names(table: Spellings, sids: np.ndarray) -> list[int]:
-    """The code of the tag (KNOWN_TAGS) of the known name each spelling `sids` is, or -1."""
+@spelling_column("seekhide.known-names", np.int8, 3)
+def _known_names(table: Spellings, sids: np.ndarray) -> list[tuple[int, int, int]]:
+    """Per spelling `sids`: the code of the tag (KNOWN_TAGS) of the known name it is (or is a
+    variant of), -1 for none; 1 when it is an ordinary word of the lexicons and the name was
+    taught by a review, else 0; 1 when it is a variant, not the name, else 0."""
     spelled, matcher = table.texts, table.known
     found = [matcher.hides(spelled[s]) for s in sids.tolist()]
-    return [KNOWN_TAGS.index(tag) if index >= 0 else -1 for index, tag in found]
+    return [(KNOWN_TAGS.index(hit.tag) if hit.index >= 0 else -1, int(hit.ordinary and hit.taught), int(hit.variant))
+            for hit in found]
 
 
 @context_rule("known-names")
 def known_names(c: Context) -> None:
     """A word that is a known name or one of its variants (SeekAndHide(known=...), `classify
-    --known-names`: triage/seekhide/known.py says which) is DICTIONARY with the name's tag,
-    whatever the rules before said; an ordinary word only as the name exactly, with a capital
-    ("Rose", not "une rose"). Without known names, nothing changes."""
+    --known-names` and the names a review taught: triage/seekhide/known.py says which) is
+    DICTIONARY with the name's tag, whatever the rules before said, but for two cases. A name a
+    review taught that is also an ordinary word is not hidden where it opens a sentence (the
+    capital says nothing there: "Petit souci"). A variant in lower case is no name when the rules
+    before read it as an ordinary word (a misspelling, an SMS spelling, a word of another
+    language: "lordi" is no variant of a known "Lordia"). Without known names, nothing changes."""
     if c.table.known is None or not len(c):
         return
-    codes = c.table.column(_known_names)[c.spelling]
-    hit = codes >= 0
+    found = c.table.column(_known_names)[c.spelling]
+    codes, taught_word, variant = found[:, 0], found[:, 1] == 1, found[:, 2] == 1
+    hit = (codes >= 0) & ~(taught_word & c.sentence_start) & ~(variant & (c.label == L_ANTI) & ~c.capitalised)
     c.known_tag[hit] = codes[hit]
     c.set(hit, L_DICTIONARY, _KNOWN_RULE)
 

@@ -17,6 +17,13 @@ word longer than every name by more than two letters, matches only as written, a
 repetitions aside, so that a long word costs no more than a short one). A word that is an ordinary word of the
 lexicons (rose, mari) is hidden only when it is the name exactly (accents aside) written with a
 capital: "Rose" is hidden, "une rose" is not.
+
+Names a review taught (a reviewer hid the word in one message: taught_names) are hidden in the
+other messages with more care than the team's own list, since a mark in one message says less
+than a list: an ordinary word is then not hidden where its capital opens a sentence, where the
+capital says nothing (a name taught as "Petit" would otherwise hide every "Petit souci" opening a
+message). For every known name, a variant in lower case is no name when Seek&Hide read it as an
+ordinary word (a misspelling, an SMS spelling, a word of another language).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from triage.errors import BadInput
 from triage.lexicons import Lexicons, fold
@@ -55,18 +63,37 @@ def name_key(word: str) -> str:
 class KnownNames:
     """The known names of a file or a list: `entries` are (word, tag or "" for the default,
     position in its entry: 0 for the first word); `source` the file's name, `sha256` its digest
-    and `count` the number of names (lines or list items) given."""
+    and `count` the number of names (lines or list items) given. `taught`: per entry, whether a
+    review taught it (a reviewer's mark in one message) rather than the team listing it; empty
+    when none was taught."""
 
     entries: tuple[tuple[str, str, int], ...]
     source: str | None = None
     sha256: str | None = None
     count: int = 0
+    taught: tuple[bool, ...] = ()
+
+    def taught_flags(self) -> tuple[bool, ...]:
+        return self.taught or (False,) * len(self.entries)
 
     def record(self) -> dict:
         """What a classify record (and a release's datasheet) says of them: the file's name and the
         number of names, never the names nor a digest of them (a plain digest of one or two names is
         reversed by trying every first name of a list)."""
         return {"file": self.source, "names": self.count}
+
+
+class KnownHit(NamedTuple):
+    """A word among the known names (KnownMatcher.hides)."""
+
+    index: int  # the known name's, -1 for none
+    tag: str
+    ordinary: bool  # the word is also an ordinary word of the lexicons
+    variant: bool  # a variant of the name, not the name itself
+    taught: bool  # the name was taught by a review, not listed by the team
+
+
+NOT_KNOWN = KnownHit(-1, "", False, False, False)
 
 
 def _entry_words(text: str, tag: str, where: str) -> list[tuple[str, str, int]]:
@@ -137,7 +164,7 @@ def taught_names(pairs, source: str) -> KnownNames | None:
         return None
     entries = sorted(set(entries))
     digest = hashlib.sha256("\n".join(f"{w}\t{t}\t{p}" for w, t, p in entries).encode("utf-8")).hexdigest()
-    return KnownNames(tuple(entries), source, digest, len(entries))
+    return KnownNames(tuple(entries), source, digest, len(entries), (True,) * len(entries))
 
 
 def merged(first: KnownNames | None, second: KnownNames | None) -> KnownNames | None:
@@ -147,7 +174,8 @@ def merged(first: KnownNames | None, second: KnownNames | None) -> KnownNames | 
     entries = first.entries + second.entries
     digest = hashlib.sha256(f"{first.sha256}+{second.sha256}".encode()).hexdigest()
     source = " and ".join(name for name in (first.source, second.source) if name) or None
-    return KnownNames(entries, source, digest, first.count + second.count)
+    taught = first.taught_flags() + second.taught_flags()
+    return KnownNames(entries, source, digest, first.count + second.count, taught if any(taught) else ())
 
 
 def known_names_of(names) -> KnownNames | None:
@@ -197,15 +225,15 @@ class KnownMatcher:
     def __init__(self, known: KnownNames, lexicons: Lexicons):
         self.known = known
         self.lexicons = lexicons
-        self.names: list[tuple[str, str, str]] = []  # (key, exact form folded, tag)
+        self.names: list[tuple[str, str, str, bool]] = []  # (key, exact form folded, tag, taught)
         self._exact: dict[str, int] = {}
         self._near: dict[str, set[int]] = {}
         self._longest = 0  # the longest name with variants
-        for word, tag, position in known.entries:
+        for (word, tag, position), taught in zip(known.entries, known.taught_flags()):
             key = name_key(word)
             tag = tag or self._default_tag(word, position)
             index = len(self.names)
-            self.names.append((key, fold(word.lower()), tag))
+            self.names.append((key, fold(word.lower()), tag, taught))
             self._exact.setdefault(key, index)
             edits = 2 if len(key) >= TWO_EDITS_FROM else 1 if len(key) >= ONE_EDIT_FROM else 0
             if edits and len(key) <= VARIANTS_UP_TO:
@@ -241,15 +269,17 @@ class KnownMatcher:
                 best, best_distance = index, distance
         return best
 
-    def hides(self, word: str) -> tuple[int, str]:
-        """(index of the known name, its tag) when `word`, as written, is hidden as a known name;
-        (-1, "") else. An ordinary word is hidden only as the name exactly, with a capital."""
+    def hides(self, word: str) -> KnownHit:
+        """What `word`, as written, is among the known names: the name's index (-1 for none) and
+        tag, whether the word is also an ordinary word of the lexicons (hidden only as the name
+        exactly, with a capital), whether it is a variant rather than the name, and whether the
+        name was taught by a review (triage.seekhide.context.known_names reads both in context)."""
         index = self.find(word)
         if index < 0:
-            return -1, ""
-        _, exact, tag = self.names[index]
+            return NOT_KNOWN
+        key, exact, tag, taught = self.names[index]
         lowered = word.lower()
         ordinary = self.lexicons.lookup(lowered)[1] or self.lexicons.lookup(name_key(word))[1]
         if ordinary and not (word[:1].isupper() and fold(lowered) == exact):
-            return -1, ""
-        return index, tag
+            return NOT_KNOWN
+        return KnownHit(index, tag, bool(ordinary), name_key(word) != key, taught)
