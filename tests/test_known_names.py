@@ -67,6 +67,11 @@ def test_a_name_a_review_taught_that_is_an_ordinary_word_is_not_hidden_where_it_
     assert hidden(taught, "Petit souci ce matin") == {}  # the capital says nothing there
     assert hidden(taught, "je vais chez Petit demain") == {"Petit": "NOM"}
     assert hidden(taught, "ok. Petit souci") == {}
+    # Two letters taught are read as an ordinary word (in lower case, two letters are mostly an SMS word).
+    two = SeekAndHide(lexicons, known=taught_names([("Zu", "PRE")], "the review workspace"))
+    assert hidden(two, "on se voit zu ce soir") == {} and hidden(two, "Zu vient ce soir") == {}
+    assert hidden(two, "coucou Zu") == {"Zu": "PRE"}
+    assert hidden(SeekAndHide(lexicons, known=known_names_of(["Zu"])), "on se voit zu ce soir") == {"zu": "PRE"}
     # The team's own list hides it wherever it is written with a capital, even when a review taught it too.
     listed = known_names_of(["Petit\tNOM"])
     for known in (listed, merged(listed, taught_names([("Petit", "NOM")], "the review workspace"))):

@@ -22,7 +22,7 @@ Names a review taught (a reviewer hid the word in one message: taught_names) are
 other messages with more care than the team's own list, since a mark in one message says less
 than a list: an ordinary word is then not hidden where its capital opens a sentence, where the
 capital says nothing (a name taught as "Petit" would otherwise hide every "Petit souci" opening a
-message). For every known name, a variant in lower case is no name when Seek&Hide read it as an
+message), and a taught name of two letters (El) is read as an ordinary word (el: elle). For every known name, a variant in lower case is no name when Seek&Hide read it as an
 ordinary word (a misspelling, an SMS spelling, a word of another language).
 """
 
@@ -47,6 +47,9 @@ ONE_EDIT_FROM, TWO_EDITS_FROM = 5, 8
 # Names with variants have at most this many letters (after collapsing repetitions): the variant
 # search grows with the square of a word's length.
 VARIANTS_UP_TO = 40
+# A name a review taught of at most this many letters (after collapsing repetitions) is hidden as an
+# ordinary word is: only as written, with a capital that does not open a sentence.
+TAUGHT_AS_WORD_UP_TO = 2
 # A known-names file is a list a team wrote: larger is refused (a regular file only).
 MAX_FILE_BYTES = 16 * 1024 * 1024
 _RUN = re.compile(r"(\w)\1+")
@@ -280,6 +283,9 @@ class KnownMatcher:
         key, exact, tag, taught = self.names[index]
         lowered = word.lower()
         ordinary = self.lexicons.lookup(lowered)[1] or self.lexicons.lookup(name_key(word))[1]
+        # A taught name of two letters (El, Jo) is read as an ordinary word: in lower case, two
+        # letters are far more often a word of SMS (el: elle) than the name a reviewer marked once.
+        ordinary = ordinary or taught and len(key) <= TAUGHT_AS_WORD_UP_TO
         if ordinary and not (word[:1].isupper() and fold(lowered) == exact):
             return NOT_KNOWN
         return KnownHit(index, tag, bool(ordinary), name_key(word) != key, taught)
