@@ -364,7 +364,7 @@ def _review_loop_table(data: dict) -> str:
         lines.append(f"| {part['gold']} | {_pct(at_once['expert_share'])} at once, no feedback | 0 | "
                      f"{_pct(at_once['residual_span_rate'], 2)} | {_pct(at_once['over_masking_rate'], 2)} |")
         for row in loop["rows"]:
-            lines.append(f"| {part['gold']} | round {row['round']} of {loop['rounds']}: {_pct(row['expert_share'])} read | "
+            lines.append(f"| {part['gold']} | turn {row['round']} of {loop['rounds']}: {_pct(row['expert_share'])} read | "
                          f"{row['names_taught']:,} | {_pct(row['residual_span_rate'], 2)} | "
                          f"{_pct(row['over_masking_rate'], 2)} |")
     return "\n".join(lines)
