@@ -324,8 +324,8 @@ def _language_evidence(table: Spellings, sids: np.ndarray) -> np.ndarray:
     lexicons, spelled = table.lexicons, table.texts
     cues = PERSON_CUES | TITLES
     keys = [foreign.key_of(spelled[s]) for s in sids.tolist()]
-    return np.asarray([(kind, foreign.is_cue(key.rstrip("."), cues))
-                       for key, kind in zip(keys, foreign.word_classes(keys, lexicons))], dtype=np.int8).reshape(-1, 2)
+    return np.asarray([(foreign.word_class(key, lexicons), foreign.is_cue(key.rstrip("."), cues)) for key in keys],
+                      dtype=np.int8).reshape(-1, 2)
 
 
 @context_rule("other-language")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from triage.lexicons import fold, spelling_key
+from triage.lexicons import spelling_key
 
 # Frequent words of other languages that are no French words: the French lists hold some of them
 # as spellings of their own ("the", "you", "for", anglicisms of SMS): here they always count as
@@ -99,23 +99,11 @@ def word_class(key: str, lexicons) -> int:
     """What a word (its spelling key, lower case) says of its message's language: OTHER (a word of
     OTHER_WORDS), FRENCH (an ordinary word of the French lexicons, letter repetitions aside), UNKNOWN
     (in no list) or NOT_COUNTED (a name, a number, no letter)."""
-    return _word_class(key, lexicons, lexicons.lookup(key))
-
-
-def word_classes(keys: list[str], lexicons) -> list[int]:
-    """word_class of many keys, the lists searched once for all of them (Lexicons.lookup_many)."""
-    looked = lexicons.lookup_many(keys, [fold(key) for key in keys])
-    return [_word_class(key, lexicons, found)
-            for key, found in zip(keys, zip(looked.in_names.tolist(), looked.in_anti.tolist()))]
-
-
-def _word_class(key: str, lexicons, found: tuple[bool, bool]) -> int:
-    """word_class, given lexicons.lookup(key)."""
     if key in OTHER_WORDS:
         return OTHER
     if not any(ch.isalpha() for ch in key):
         return NOT_COUNTED
-    name, ordinary = found
+    name, ordinary = lexicons.lookup(key)
     if not (name or ordinary) and _REPEATS.search(key):  # "bieeeen", "merciiii": the word without them
         for shorter in (_REPEATS.sub(r"\1", key), _REPEATS.sub(r"\1\1", key)):
             name, ordinary = lexicons.lookup(shorter)
