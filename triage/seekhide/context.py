@@ -363,8 +363,8 @@ def other_language(c: Context) -> None:
 @spelling_column("seekhide.known-names", np.int8, 3)
 def _known_names(table: Spellings, sids: np.ndarray) -> list[tuple[int, int, int]]:
     """Per spelling `sids`: the code of the tag (KNOWN_TAGS) of the known name it is (or is a
-    variant of), -1 for none; 1 when it is an ordinary word of the lexicons and the name was
-    taught by a review, else 0; 1 when it is a variant, not the name, else 0."""
+    variant of), -1 for none; 1 when the name was taught by a review and the word is read as an
+    ordinary word (KnownHit.ordinary), else 0; 1 when it is a variant, not the name, else 0."""
     spelled, matcher = table.texts, table.known
     found = [matcher.hides(spelled[s]) for s in sids.tolist()]
     return [(KNOWN_TAGS.index(hit.tag) if hit.index >= 0 else -1, int(hit.ordinary and hit.taught), int(hit.variant))

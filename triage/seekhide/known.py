@@ -22,8 +22,9 @@ Names a review taught (a reviewer hid the word in one message: taught_names) are
 other messages with more care than the team's own list, since a mark in one message says less
 than a list: an ordinary word is then not hidden where its capital opens a sentence, where the
 capital says nothing (a name taught as "Petit" would otherwise hide every "Petit souci" opening a
-message), and a taught name of two letters (El) is read as an ordinary word (el: elle). For every known name, a variant in lower case is no name when Seek&Hide read it as an
-ordinary word (a misspelling, an SMS spelling, a word of another language).
+message), and a taught name of two letters (El) is read as an ordinary word (el: elle). For every
+known name, a variant in lower case is no name when Seek&Hide read it as an ordinary word (a
+misspelling, an SMS spelling, a word of another language).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class KnownNames:
     taught: tuple[bool, ...] = ()
 
     def taught_flags(self) -> tuple[bool, ...]:
+        """Per entry, whether a review taught it."""
         return self.taught or (False,) * len(self.entries)
 
     def record(self) -> dict:
@@ -91,7 +93,7 @@ class KnownHit(NamedTuple):
 
     index: int  # the known name's, -1 for none
     tag: str
-    ordinary: bool  # the word is also an ordinary word of the lexicons
+    ordinary: bool  # the word is read as an ordinary word (of the lexicons, or a taught name of two letters)
     variant: bool  # a variant of the name, not the name itself
     taught: bool  # the name was taught by a review, not listed by the team
 
@@ -274,8 +276,8 @@ class KnownMatcher:
 
     def hides(self, word: str) -> KnownHit:
         """What `word`, as written, is among the known names: the name's index (-1 for none) and
-        tag, whether the word is also an ordinary word of the lexicons (hidden only as the name
-        exactly, with a capital), whether it is a variant rather than the name, and whether the
+        tag, whether the word is read as an ordinary word (then hidden only as the name exactly,
+        with a capital), whether it is a variant rather than the name, and whether the
         name was taught by a review (triage.seekhide.context.known_names reads both in context)."""
         index = self.find(word)
         if index < 0:
