@@ -239,3 +239,16 @@ def test_messages_in_another_language_do_not_flood_the_queue():
     # The budget goes to the French messages whose names are not certain (a hidden nickname aside).
     assert (out.decision[others:] == "EXPERT").sum() >= len(french) - 2
     assert np.all(risk[:others] < np.sort(risk[others:])[2])
+
+
+# ------------------------------------------------------------------------- fixed phrases
+
+
+def test_the_words_of_a_fixed_phrase_written_whole_are_never_hidden():
+    whole, priori, accents, apart, alone = classify(
+        "Grosso modo on arrive vers 18h", "a priori je viens", "À PRIORI on y va", "Grosso, modo on arrive vers 18h",
+        "Grosso est là")
+    for message in (whole, priori, accents):  # accents and case aside
+        assert message["hidden"] == [], message
+    # Not the phrase: a sign between its words, or a word of it alone (Grosso is a surname).
+    assert ("Grosso", "NOM") in apart["hidden"] and ("Grosso", "NOM") in alone["hidden"]

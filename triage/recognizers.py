@@ -69,7 +69,7 @@ INITIAL_LETTERS = frozenset("BDEFHMNPQRSUVWZ")
 INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
                               "par"}
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "initial", "other-language-word", "subject-before-verb", "two-word-brand", "brand-person-cue",
+steps.declare("recognizer", "initial", "other-language-word", "fixed-phrase", "subject-before-verb", "two-word-brand", "brand-person-cue",
               "brand-word", "misspelt-place", "nickname-truncation", "common-names", "scorer-decides", where=__name__)
 # What may follow a subject at the start of a sentence: a third-person verb SMS writers use a lot, or
 # an object pronoun (elided or not) before one ("Zorane prend le bus", "zorane te dit bonjour",
@@ -79,6 +79,13 @@ steps.declare("recognizer", "initial", "other-language-word", "subject-before-ve
 SUBJECT_VERBS = frozenset(
     "est a va prend fait dit vient passe arrive veut peut sera était avait sont ont viens te me ne n m t s l".split())
 SUBJECT_RISK = 0.5
+# Fixed phrases of French, most of them Latin (a priori, grosso modo, ex aequo:
+# dictionaries/phrases/fixed_phrases.txt), each as the tuple of its words folded: their words, one
+# right after another, are never hidden by the word scorer, whatever the name lists say ("Priori"
+# and "Grosso" are surnames); step fixed-phrase.
+FIXED_PHRASES = frozenset(tuple(fold(word) for word in phrase.split()) for phrase in word_list("phrases/fixed_phrases.txt"))
+_PHRASE_WORDS = frozenset(word for phrase in FIXED_PHRASES for word in phrase)
+_PHRASE_LENGTHS = sorted({len(phrase) for phrase in FIXED_PHRASES}, reverse=True)
 # Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
 # names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
 # the word scorer would hide is a brand, not a name ("j'ai appelé Free"): step brand-word.
@@ -96,7 +103,7 @@ _ONOMATOPOEIA = rule_code("onomatopoeia")
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
           "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
-          "initial_cue", "other_language_word", "subject_verb")
+          "initial_cue", "other_language_word", "subject_verb", "phrase_word")
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -188,6 +195,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         members(INITIAL_CUES, key),
         ~capitals & ~upper & members(OTHER_WORDS, key),  # in lower case
         members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
+        members(_PHRASE_WORDS, [fold(k) for k in key]),
     ])
 
 
@@ -354,6 +362,8 @@ def recognise(analysis: Analysis) -> Recognised:
     kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | f["word_like_nickname"]
     if a.labeller.is_on("other-language-word"):
         kept_visible |= f["other_language_word"]
+    if a.labeller.is_on("fixed-phrase"):
+        kept_visible |= _in_fixed_phrases(a, f["phrase_word"], words, same)
     subject = np.zeros(len(a.kind), dtype=bool)
     if a.labeller.is_on("subject-before-verb"):
         # The next token is a word of SUBJECT_VERBS in the same message, nothing but white space between.
@@ -363,6 +373,27 @@ def recognise(analysis: Analysis) -> Recognised:
         subject &= (a.label == L_UNKNOWN) & a.sentence_start
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
                       scorer_decides=listed_only & a.labeller.is_on("scorer-decides"), subject=subject)
+
+
+def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, words: np.ndarray, same: np.ndarray) -> np.ndarray:
+    """Per token, whether it is a word of a fixed phrase (FIXED_PHRASES) written whole: its words
+    one right after another in one message, nothing but white space between, accents and case aside."""
+    found = np.zeros(len(a.kind), dtype=bool)
+    # Per word, the next word follows it right away in the same message.
+    joined = np.zeros(len(words), dtype=bool)
+    joined[:-1] = same[1:] & (words[1:] == words[:-1] + 1)
+    flagged = phrase_word[words]
+    texts = a.spellings.texts
+    for first in np.flatnonzero(flagged).tolist():
+        for length in _PHRASE_LENGTHS:
+            last = first + length - 1
+            if last >= len(words) or not (flagged[first:last + 1].all() and joined[first:last].all()):
+                continue
+            at = words[first:last + 1]
+            if tuple(fold(spelling_key(texts[s])) for s in a.spelling[at].tolist()) in FIXED_PHRASES:
+                found[at] = True
+                break
+    return found
 
 
 def _initials(a: Analysis, initial: np.ndarray, words: np.ndarray, same: np.ndarray,
