@@ -85,6 +85,7 @@ SUBJECT_RISK = 0.5
 # and "Grosso" are surnames); step fixed-phrase.
 FIXED_PHRASES = frozenset(tuple(fold(word) for word in phrase.split()) for phrase in word_list("phrases/fixed_phrases.txt"))
 _PHRASE_WORDS = frozenset(word for phrase in FIXED_PHRASES for word in phrase)
+_PHRASE_FIRST_WORDS = frozenset(phrase[0] for phrase in FIXED_PHRASES)
 _PHRASE_LENGTHS = sorted({len(phrase) for phrase in FIXED_PHRASES}, reverse=True)
 # Brands that are everyday words, which dictionaries/brands/brands.tsv leaves out (its own comment
 # names them): never recognised as brands by themselves ("une orange", "c'est free"), but a word
@@ -103,7 +104,7 @@ _ONOMATOPOEIA = rule_code("onomatopoeia")
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
           "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
-          "initial_cue", "other_language_word", "subject_verb", "phrase_word")
+          "initial_cue", "other_language_word", "subject_verb", "phrase_word", "phrase_first_word")
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -196,6 +197,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         ~capitals & ~upper & members(OTHER_WORDS, key),  # in lower case
         members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
         members(_PHRASE_WORDS, [fold(k) for k in key]),
+        members(_PHRASE_FIRST_WORDS, [fold(k) for k in key]),
     ])
 
 
@@ -363,7 +365,7 @@ def recognise(analysis: Analysis) -> Recognised:
     if a.labeller.is_on("other-language-word"):
         kept_visible |= f["other_language_word"]
     if a.labeller.is_on("fixed-phrase"):
-        kept_visible |= _in_fixed_phrases(a, f["phrase_word"], words, same)
+        kept_visible |= _in_fixed_phrases(a, f["phrase_word"], f["phrase_first_word"], words, same)
     subject = np.zeros(len(a.kind), dtype=bool)
     if a.labeller.is_on("subject-before-verb"):
         # The next token is a word of SUBJECT_VERBS in the same message, nothing but white space between.
@@ -375,7 +377,8 @@ def recognise(analysis: Analysis) -> Recognised:
                       scorer_decides=listed_only & a.labeller.is_on("scorer-decides"), subject=subject)
 
 
-def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, words: np.ndarray, same: np.ndarray) -> np.ndarray:
+def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarray, words: np.ndarray,
+                      same: np.ndarray) -> np.ndarray:
     """Per token, whether it is a word of a fixed phrase (FIXED_PHRASES) written whole: its words
     one right after another in one message, nothing but white space between, accents and case aside."""
     found = np.zeros(len(a.kind), dtype=bool)
@@ -383,8 +386,12 @@ def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, words: np.ndarray, s
     joined = np.zeros(len(words), dtype=bool)
     joined[:-1] = same[1:] & (words[1:] == words[:-1] + 1)
     flagged = phrase_word[words]
+    # Where a phrase may start: a first word of a phrase followed right away by a word of a phrase
+    # (frequent words such as "a" or "de" start phrases: the rest is looked at for these only).
+    starts = np.zeros(len(words), dtype=bool)
+    starts[:-1] = first_word[words[:-1]] & joined[:-1] & flagged[1:]
     texts = a.spellings.texts
-    for first in np.flatnonzero(flagged).tolist():
+    for first in np.flatnonzero(starts).tolist():
         for length in _PHRASE_LENGTHS:
             last = first + length - 1
             if last >= len(words) or not (flagged[first:last + 1].all() and joined[first:last].all()):
