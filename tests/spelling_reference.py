@@ -15,6 +15,8 @@ from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key
 from triage.model.names import _NICKNAME_SUFFIXES, _PET_SUFFIXES, NameLikeness, is_reduplication
 from triage.recognizers import (
     _PERSON_ONLY_CUES,
+    _PHRASE_FIRST_WORDS,
+    _PHRASE_WORDS,
     EVERYDAY_BRANDS,
     FOREIGN_PLACES,
     INITIAL_CUES,
@@ -67,6 +69,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         key in INITIAL_CUES,
         not text[:1].isupper() and not text.isupper() and key in OTHER_WORDS,
         key.rstrip("'") in SUBJECT_VERBS,
+        fold(key) in _PHRASE_WORDS,
+        fold(key) in _PHRASE_FIRST_WORDS,
     )
 
 

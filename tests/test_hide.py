@@ -119,6 +119,7 @@ def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
 RECOGNIZER_STEP_EXAMPLES = [
     ("initial", "j'ai demandé à N de venir", ["N"], []),
     ("other-language-word", "just do it", ["just"], ["kept:False"]),
+    ("fixed-phrase", "Grosso modo ça va", ["Grosso", "modo"], ["kept:False", "kept:False"]),
     ("subject-before-verb", "Zorane prend le bus", ["Zorane"], ["subject:False"]),
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
@@ -143,7 +144,7 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
             return [f"scorer:{recognizers.TAG_CODES[recognised.scorer_tag[t]]}"
                     for t in range(len(analysis.kind)) if analysis.kind[t] == K_WORD
                     and text[analysis.start[t]:analysis.end[t]] in words]
-        if step == "other-language-word":
+        if step in ("other-language-word", "fixed-phrase"):
             return [f"kept:{bool(recognised.kept_visible[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "subject-before-verb":
