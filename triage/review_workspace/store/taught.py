@@ -46,7 +46,9 @@ class Taught:
     def taught(self) -> list[dict]:
         """The names taught to the next classification, one per spelling (casefolded) and tag: how
         it was taught (learnt as a name, or marked by a reviewer in how many messages) and in how many
-        messages of the corpus the spelling stands as a word, where it will be hidden."""
+        messages of the corpus the spelling stands as a word, in any case: at most where it will be
+        hidden (one that is also an ordinary word only where written with a capital that does not
+        open a sentence: triage.seekhide.known)."""
         names, _ = self._learnt_sets()
         found: dict[tuple[str, str], dict] = {}
         for spelling, tag in names:
