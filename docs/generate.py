@@ -355,18 +355,20 @@ def _both_files_table(data: dict) -> str:
 
 def _review_loop_table(data: dict) -> str:
     """Per file, the budget read at once against the review loop's rounds (the model classify uses)."""
-    lines = ["| file | reading | names taught | gold spans readable | ordinary words hidden |", "|---|---|---|---|---|"]
+    lines = ["| file | reading | names taught | gold spans readable | ordinary words hidden | hidden as a person: identifiers |",
+             "|---|---|---|---|---|---|"]
     for part in data["files"]:
         loop = part.get("simulated_review")
         if not loop:
             continue
         at_once = part["chosen"]
         lines.append(f"| {part['gold']} | {_pct(at_once['expert_share'])} at once, no feedback | 0 | "
-                     f"{_pct(at_once['residual_span_rate'], 2)} | {_pct(at_once['over_masking_rate'], 2)} |")
+                     f"{_pct(at_once['residual_span_rate'], 2)} | {_pct(at_once['over_masking_rate'], 2)} | "
+                     f"{_pct(at_once.get('person_precision'))} |")
         for row in loop["rows"]:
             lines.append(f"| {part['gold']} | turn {row['round']} of {loop['rounds']}: {_pct(row['expert_share'])} read | "
                          f"{row['names_taught']:,} | {_pct(row['residual_span_rate'], 2)} | "
-                         f"{_pct(row['over_masking_rate'], 2)} |")
+                         f"{_pct(row['over_masking_rate'], 2)} | {_pct(row.get('person_precision'))} |")
     return "\n".join(lines)
 
 

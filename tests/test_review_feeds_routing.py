@@ -150,6 +150,24 @@ def test_the_simulated_review_loop_teaches_the_names_read_to_the_messages_still_
     assert alone["residual_span_rate"] == 0.0 and alone["names_taught"] == 1
 
 
+def test_a_name_the_loop_teaches_that_is_an_ordinary_word_costs_no_precision_where_it_opens_a_sentence():
+    from triage.model.evaluation import simulate_review
+    from triage.model.gold import GoldMessage
+    from triage.model import default_model_path, load_predictor
+
+    def said(text, name=None):
+        start = text.find(name) if name else -1
+        return GoldMessage(text, "TA" if name else "NTA", [(start, start + len(name), "NOM")] if name else [], "d")
+
+    gold = [said("rdv chez Mme Petit demain", "Petit"), said("Petit souci ce matin"), said("Petit à petit ça avance"),
+            *map(said, ["ok à demain", "bonne nuit", "merci beaucoup", "on mange ensemble ?", "je suis rentré",
+                        "il pleut encore", "à plus tard"])]
+    row = simulate_review(gold, load_predictor(default_model_path()), budget=0.1, rounds=1)[0]
+    assert row["names_taught"] == 1  # Petit, read in the riskiest message
+    # Taught everywhere, it would hide the word opening two messages that name no one.
+    assert row["over_masking_rate"] == 0.0 and row["person_precision"] is None
+
+
 def test_evaluate_reports_the_review_loop_beside_the_budget_read_at_once(cli, tmp_path):
     from conftest import SAMPLE
 

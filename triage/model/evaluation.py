@@ -467,7 +467,7 @@ def simulate_review(gold: list[GoldMessage], predictor, *, budget: float, rounds
             decisions[i].decision = EXPERT
         measures = release_metrics(hidden_gold(analysed, hide).gold, analysed.results, decisions)
         rows.append({"round": done, "names_taught": taught.count if taught else 0,
-                     **{k: measures[k] for k in ABLATION_MEASURES}})
+                     **{k: measures[k] for k in (*ABLATION_MEASURES, "person_precision")}})
         if progress:
             progress()
     return rows
@@ -481,14 +481,13 @@ def simulated_review_markdown(rows: list[dict], without: dict) -> list[str]:
              "a reviewer's decisions), which are scored and ranked again. Each row: if the corpus were released "
              "after that round.", "",
              "| round | messages read | names taught | gold spans readable | TA messages leaking | "
-             "ordinary words hidden |", "|---|---|---|---|---|---|",
-             f"| the budget read at once, no feedback | {_pct(without['expert_share'])} | 0 | "
-             f"{_pct(without['residual_span_rate'])} | {_pct(without['message_leak_rate'])} | "
-             f"{_pct(without['over_masking_rate'])} |"]
-    for row in rows:
-        lines.append(f"| {row['round']} | {_pct(row['expert_share'])} | {row['names_taught']:,} | "
+             "ordinary words hidden | hidden as a person: identifiers |", "|---|---|---|---|---|---|---|"]
+    for label, row in [("the budget read at once, no feedback", {**without, "names_taught": 0}),
+                       *((str(row["round"]), row) for row in rows)]:
+        precision = row.get("person_precision")
+        lines.append(f"| {label} | {_pct(row['expert_share'])} | {row['names_taught']:,} | "
                      f"{_pct(row['residual_span_rate'])} | {_pct(row['message_leak_rate'])} | "
-                     f"{_pct(row['over_masking_rate'])} |")
+                     f"{_pct(row['over_masking_rate'])} | {'-' if precision is None else _pct(precision)} |")
     return lines
 
 
