@@ -78,6 +78,17 @@ def test_a_name_a_review_taught_that_is_an_ordinary_word_is_not_hidden_where_it_
         assert hidden(SeekAndHide(lexicons, known=known), "Petit souci ce matin") == {"Petit": "NOM"}
 
 
+def test_a_taught_name_read_as_a_word_of_another_language_is_hidden_only_with_a_capital_mid_sentence(lexicons):
+    from triage.seekhide.known import taught_names
+
+    taught = SeekAndHide(lexicons, known=taught_names([("Will", "PRE")], "the review workspace"))
+    listed = SeekAndHide(lexicons, known=known_names_of(["Will"]))
+    english = "I will call you later tonight"  # a message in English: "will" is read as an English word
+    assert hidden(taught, english) == {} and hidden(taught, "Will you come tonight with me") == {}
+    assert hidden(listed, english) == {"will": "PRE"}  # the team's list hides it all the same
+    assert hidden(taught, "je passe avec Will ce soir") == {"Will": "PRE"}
+
+
 def test_a_variant_seekhide_reads_as_an_ordinary_word_is_not_hidden(lexicons):
     seeker = SeekAndHide(lexicons, known=known_names_of(["Lordia"]))
     assert SeekAndHide(lexicons).seek("jai perdu lordi").label == "NTA"  # read as an ordinary word (l'ordi)

@@ -360,31 +360,39 @@ def other_language(c: Context) -> None:
     c.set(read, L_ANTI, _OTHER_LANGUAGE_RULE)
 
 
-@spelling_column("seekhide.known-names", np.int8, 3)
-def _known_names(table: Spellings, sids: np.ndarray) -> list[tuple[int, int, int]]:
+@spelling_column("seekhide.known-names", np.int8, 4)
+def _known_names(table: Spellings, sids: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Per spelling `sids`: the code of the tag (KNOWN_TAGS) of the known name it is (or is a
     variant of), -1 for none; 1 when the name was taught by a review and the word is read as an
-    ordinary word (KnownHit.ordinary), else 0; 1 when it is a variant, not the name, else 0."""
+    ordinary word (KnownHit.ordinary), else 0; 1 when it is a variant, not the name, else 0; 1
+    when the name was taught by a review, else 0."""
     spelled, matcher = table.texts, table.known
     found = [matcher.hides(spelled[s]) for s in sids.tolist()]
-    return [(KNOWN_TAGS.index(hit.tag) if hit.index >= 0 else -1, int(hit.ordinary and hit.taught), int(hit.variant))
-            for hit in found]
+    return [(KNOWN_TAGS.index(hit.tag) if hit.index >= 0 else -1, int(hit.ordinary and hit.taught), int(hit.variant),
+             int(hit.taught)) for hit in found]
 
 
 @context_rule("known-names")
 def known_names(c: Context) -> None:
     """A word that is a known name or one of its variants (SeekAndHide(known=...), `classify
     --known-names` and the names a review taught: triage/seekhide/known.py says which) is
-    DICTIONARY with the name's tag, whatever the rules before said, but for two cases. A name a
+    DICTIONARY with the name's tag, whatever the rules before said, but for three cases. A name a
     review taught that is also an ordinary word is not hidden where it opens a sentence (the
-    capital says nothing there: "Petit souci"). A variant in lower case is no name when the rules
-    before read it as an ordinary word (a misspelling, an SMS spelling, a word of another
-    language: "lordi" is no variant of a known "Lordia"). Without known names, nothing changes."""
+    capital says nothing there: "Petit souci"); one the rules before read as an ordinary word
+    where it stands ("will" in English) is hidden only with a capital that does not open a
+    sentence. A variant in lower case is no name when the rules before read it as an ordinary
+    word (a misspelling, an SMS spelling, a word of another language: "lordi" is no variant of a
+    known "Lordia"). Without known names, nothing changes."""
     if c.table.known is None or not len(c):
         return
     found = c.table.column(_known_names)[c.spelling]
-    codes, taught_word, variant = found[:, 0], found[:, 1] == 1, found[:, 2] == 1
-    hit = (codes >= 0) & ~(taught_word & c.sentence_start) & ~(variant & (c.label == L_ANTI) & ~c.capitalised)
+    codes, taught_word, variant, taught = found[:, 0], found[:, 1] == 1, found[:, 2] == 1, found[:, 3] == 1
+    read_as_word = c.label == L_ANTI
+    hit = (codes >= 0) & ~(taught_word & c.sentence_start) & ~(variant & read_as_word & ~c.capitalised)
+    # A taught name itself that the rules before read as an ordinary word here (a word of another
+    # language in a message in that language: got, late) is the name only with a capital that does
+    # not open a sentence.
+    hit &= ~(taught & ~variant & read_as_word & (~c.capitalised | c.sentence_start))
     c.known_tag[hit] = codes[hit]
     c.set(hit, L_DICTIONARY, _KNOWN_RULE)
 
