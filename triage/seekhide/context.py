@@ -378,9 +378,9 @@ def known_names(c: Context) -> None:
     --known-names` and the names a review taught: triage/seekhide/known.py says which) is
     DICTIONARY with the name's tag, whatever the rules before said, but for three cases. A name a
     review taught that is also an ordinary word is not hidden where it opens a sentence (the
-    capital says nothing there: "Petit souci"); one the rules before read as an ordinary word
-    where it stands ("will" in English) is hidden only with a capital that does not open a
-    sentence. A variant in lower case is no name when the rules before read it as an ordinary
+    capital says nothing there: "Petit souci"); one the other-language rule read as a word of
+    another language where it stands ("will" in English) is hidden only with a capital that does
+    not open a sentence. A variant in lower case is no name when the rules before read it as an ordinary
     word (a misspelling, an SMS spelling, a word of another language: "lordi" is no variant of a
     known "Lordia"). Without known names, nothing changes."""
     if c.table.known is None or not len(c):
@@ -389,10 +389,10 @@ def known_names(c: Context) -> None:
     codes, taught_word, variant, taught = found[:, 0], found[:, 1] == 1, found[:, 2] == 1, found[:, 3] == 1
     read_as_word = c.label == L_ANTI
     hit = (codes >= 0) & ~(taught_word & c.sentence_start) & ~(variant & read_as_word & ~c.capitalised)
-    # A taught name itself that the rules before read as an ordinary word here (a word of another
-    # language in a message in that language: got, late) is the name only with a capital that does
-    # not open a sentence.
-    hit &= ~(taught & ~variant & read_as_word & (~c.capitalised | c.sentence_start))
+    # A taught name itself that the other-language rule read as a word of that language here (got,
+    # late, in a message in English) is the name only with a capital that does not open a sentence.
+    in_other_language = read_as_word & (c.rule == _OTHER_LANGUAGE_RULE)
+    hit &= ~(taught & ~variant & in_other_language & (~c.capitalised | c.sentence_start))
     c.known_tag[hit] = codes[hit]
     c.set(hit, L_DICTIONARY, _KNOWN_RULE)
 

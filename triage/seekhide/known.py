@@ -23,8 +23,8 @@ other messages with more care than the team's own list, since a mark in one mess
 than a list: an ordinary word is then not hidden where its capital opens a sentence, where the
 capital says nothing (a name taught as "Petit" would otherwise hide every "Petit souci" opening a
 message), a taught name of two letters (El) is read as an ordinary word (el: elle), and a taught
-name Seek&Hide reads as a word where it stands (will, in a message in English) is hidden only with
-a capital that does not open a sentence. For every known name, a variant in lower case is no name
+name Seek&Hide reads as a word of another language where it stands (will, in a message in English)
+is hidden only with a capital that does not open a sentence. For every known name, a variant in lower case is no name
 when Seek&Hide read it as an ordinary word (a misspelling, an SMS spelling, a word of another
 language).
 """
