@@ -380,9 +380,9 @@ def known_names(c: Context) -> None:
     review taught that is also an ordinary word is not hidden where it opens a sentence (the
     capital says nothing there: "Petit souci"); one the other-language rule read as a word of
     another language where it stands ("will" in English) is hidden only with a capital that does
-    not open a sentence. A variant in lower case is no name when the rules before read it as an ordinary
-    word (a misspelling, an SMS spelling, a word of another language: "lordi" is no variant of a
-    known "Lordia"). Without known names, nothing changes."""
+    not open a sentence. A variant in lower case is no name when the rules before read it as an
+    ordinary word (a misspelling, an SMS spelling, a word of another language: "lordi" is no
+    variant of a known "Lordia"). Without known names, nothing changes."""
     if c.table.known is None or not len(c):
         return
     found = c.table.column(_known_names)[c.spelling]
