@@ -436,15 +436,14 @@ class InputCheck:
             self.opened.refuse_other_corpus(self.same, len(self.stored), display)
 
 
-def prepare_classify_workspace(input_path, read: ReadOptions, workspace, known_names=None, *, outputs=(), say=None,
-                               names_option: str = "--known-names"):
+def prepare_classify_workspace(workspace, known_names=None, *, files=(), say=None, names_option: str = "--known-names"):
     """The workspace job of `classify --workspace` before any work: the workspace's path checked
-    (never one of the `outputs` nor the input), and (the known names classify hides, the team's
-    own), as workspace_names gives them. (The input is checked against the workspace on the
-    run's first read of it: InputCheck.)"""
+    (never one of the `files` the command reads or writes), and (the known names classify hides,
+    the team's own), as workspace_names gives them. (The input is checked against the workspace
+    on the run's first read of it: InputCheck.)"""
     from triage.review_workspace import check_workspace_path
 
-    check_workspace_path(workspace, [path for path in (input_path, *outputs) if path is not None])
+    check_workspace_path(workspace, files)
     return workspace_names(workspace, known_names, say=say, option=names_option)
 
 
@@ -486,10 +485,11 @@ def classify_with_workspace(source, output, workspace, *, read: ReadOptions, kno
 
     input_path = source if isinstance(source, (str, os.PathLike)) else None
     written = [Path(output)] if output is not None else []
-    known_names, own_names = prepare_classify_workspace(input_path, read, workspace, known_names, outputs=written,
-                                                        say=say, names_option=names_option)
+    files = [path for path in (input_path, *written) if path is not None]
+    known_names, own_names = prepare_classify_workspace(workspace, known_names, files=files, say=say,
+                                                        names_option=names_option)
     name = source_name(output) if output is not None else display
-    with review_module.loading(workspace, name, [p for p in (input_path, *written) if p is not None]) as loaded:
+    with review_module.loading(workspace, name, files) as loaded:
         summary = run_classify(source, output, read=read, known_names=known_names, staged=loaded[1],
                                check_input=InputCheck(source, read, loaded[0]), **options)
         model_path = options.get("model_path")

@@ -196,8 +196,8 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         members(INITIAL_CUES, key),
         ~capitals & ~upper & members(OTHER_WORDS, key),  # in lower case
         members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
-        members(_PHRASE_WORDS, [fold(k) for k in key]),
-        members(_PHRASE_FIRST_WORDS, [fold(k) for k in key]),
+        members(_PHRASE_WORDS, folded),
+        members(_PHRASE_FIRST_WORDS, folded),
     ])
 
 
@@ -390,14 +390,14 @@ def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarr
     # (frequent words such as "a" or "de" start phrases: the rest is looked at for these only).
     starts = np.zeros(len(words), dtype=bool)
     starts[:-1] = first_word[words[:-1]] & joined[:-1] & flagged[1:]
-    texts = a.spellings.texts
+    folded = batch.folded_keys(a.spellings)
     for first in np.flatnonzero(starts).tolist():
         for length in _PHRASE_LENGTHS:
             last = first + length - 1
             if last >= len(words) or not (flagged[first:last + 1].all() and joined[first:last].all()):
                 continue
             at = words[first:last + 1]
-            if tuple(fold(spelling_key(texts[s])) for s in a.spelling[at].tolist()) in FIXED_PHRASES:
+            if tuple(folded[a.spelling[at]].tolist()) in FIXED_PHRASES:
                 found[at] = True
                 break
     return found

@@ -363,13 +363,11 @@ def other_language(c: Context) -> None:
 @spelling_column("seekhide.known-names", np.int8, 4)
 def _known_names(table: Spellings, sids: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Per spelling `sids`: the code of the tag (KNOWN_TAGS) of the known name it is (or is a
-    variant of), -1 for none; 1 when the name was taught by a review and the word is read as an
-    ordinary word (KnownHit.ordinary), else 0; 1 when it is a variant, not the name, else 0; 1
-    when the name was taught by a review, else 0."""
+    variant of), -1 for none; then 1 or 0 for KnownHit's ordinary, variant and taught."""
     spelled, matcher = table.texts, table.known
     found = [matcher.hides(spelled[s]) for s in sids.tolist()]
-    return [(KNOWN_TAGS.index(hit.tag) if hit.index >= 0 else -1, int(hit.ordinary and hit.taught), int(hit.variant),
-             int(hit.taught)) for hit in found]
+    return [(KNOWN_TAGS.index(hit.tag) if hit.index >= 0 else -1, int(hit.ordinary), int(hit.variant), int(hit.taught))
+            for hit in found]
 
 
 @context_rule("known-names")
@@ -386,9 +384,9 @@ def known_names(c: Context) -> None:
     if c.table.known is None or not len(c):
         return
     found = c.table.column(_known_names)[c.spelling]
-    codes, taught_word, variant, taught = found[:, 0], found[:, 1] == 1, found[:, 2] == 1, found[:, 3] == 1
+    codes, ordinary, variant, taught = found[:, 0], found[:, 1] == 1, found[:, 2] == 1, found[:, 3] == 1
     read_as_word = c.label == L_ANTI
-    hit = (codes >= 0) & ~(taught_word & c.sentence_start) & ~(variant & read_as_word & ~c.capitalised)
+    hit = (codes >= 0) & ~(taught & ordinary & c.sentence_start) & ~(variant & read_as_word & ~c.capitalised)
     # A taught name itself that the other-language rule read as a word of that language here (got,
     # late, in a message in English) is the name only with a capital that does not open a sentence.
     in_other_language = read_as_word & (c.rule == _OTHER_LANGUAGE_RULE)
