@@ -409,14 +409,14 @@ def test_the_seeds_summary_gives_mean_and_standard_deviation():
 
 def write_hand_gold(path):
     """Ten messages of two donors; the embedded model hides every first name and surname here
-    (as a first name), 'Pierre' too, which this gold leaves untagged, and not 'puce'."""
+    (as a first name), 'Kevin' too, which this gold leaves untagged, and not 'puce'."""
     rows = [
         ("Salut Julie, tu vois Thomas ce soir ?", "TA", [[6, 11, "PRE"], [21, 27, "PRE"]], "a"),
         ("Thomas et Julie arrivent a 20h", "TA", [[0, 6, "PRE"], [10, 15, "PRE"]], "a"),
         ("bisous de Jo", "TA", [[10, 12, "PRE"]], "b"),
         ("rdv chez Martin demain", "TA", [[9, 15, "NOM"]], "b"),
         ("Julie a appelé", "TA", [[0, 5, "PRE"]], "b"),
-        ("Merci Pierre pour tout", "NTA", [], "b"),
+        ("Merci Kevin pour tout", "NTA", [], "b"),
         ("ok a demain", "NTA", [], "a"),
         ("je suis dans le bus", "NTA", [], "a"),
         ("Bonne nuit ma puce", "TA", [[14, 18, "SUR"]], "a"),
@@ -439,7 +439,7 @@ def test_evaluate_reports_precision_identifiers_exposed_and_the_residual_without
     # Nine gold spans, the two 'puce' readable; without Jo (two letters), eight.
     assert chosen["residual_span_rate"] == pytest.approx(2 / 9)
     assert chosen["residual_span_rate_without_short"] == pytest.approx(2 / 8)
-    # Eight spans hidden as a first name, 'Pierre' not a gold span.
+    # Eight spans hidden as a first name, 'Kevin' not a gold span.
     assert (chosen["hidden_spans"], chosen["hidden_precision"], chosen["person_precision"]) == (8, 7 / 8, 7 / 8)
     assert overall["person_precision"]["value"] == 7 / 8
     assert data["field"]["by_hidden_tag"]["PRE"]["hidden_precision"]["value"] == 7 / 8

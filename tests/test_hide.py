@@ -72,8 +72,8 @@ def test_ordinary_words_of_nickname_shape_stay_readable():
 
 def test_a_brand_is_readable_by_default_and_hidden_as_a_brand_when_asked():
     assert classify("je passe chez Decathlon") == [("NTA", [])]
-    assert classify("je passe chez Decathlon", "j'ai pris un Quick", hide=PLACES_AND_BRANDS) == [
-        ("TA", [("Decathlon", "MAR")]), ("TA", [("Quick", "MAR")])]
+    assert classify("je passe chez Decathlon", "j'ai appelé Free", hide=PLACES_AND_BRANDS) == [
+        ("TA", [("Decathlon", "MAR")]), ("TA", [("Free", "MAR")])]
 
 
 @pytest.mark.parametrize("text, brand", [
@@ -120,6 +120,7 @@ RECOGNIZER_STEP_EXAMPLES = [
     ("initial", "j'ai demandé à N de venir", ["N"], []),
     ("other-language-word", "just do it", ["just"], ["kept:False"]),
     ("fixed-phrase", "Grosso modo ça va", ["Grosso", "modo"], ["kept:False", "kept:False"]),
+    ("unit-after-number", "rdv à 9 H. bisous", ["H"], ["kept:False"]),
     ("subject-before-verb", "Zorane prend le bus", ["Zorane"], ["subject:False"]),
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
@@ -144,7 +145,7 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
             return [f"scorer:{recognizers.TAG_CODES[recognised.scorer_tag[t]]}"
                     for t in range(len(analysis.kind)) if analysis.kind[t] == K_WORD
                     and text[analysis.start[t]:analysis.end[t]] in words]
-        if step in ("other-language-word", "fixed-phrase"):
+        if step in ("other-language-word", "fixed-phrase", "unit-after-number"):
             return [f"kept:{bool(recognised.kept_visible[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "subject-before-verb":

@@ -257,7 +257,7 @@ def run_classify(
     if predictor.word_forest is not None:
         # Counted in `jobs` processes of this machine, unless the work goes to a remote scheduler
         # (this machine's cores are then not the ones the run asked for).
-        stats, chunks = corpus_stats(table, chunk_size, predictor.word_scorer_size,
+        stats, chunks = corpus_stats(table, chunk_size, predictor,
                                      jobs=jobs if engine == "local" or scheduler is None else 1,
                                      observe=check_input.add if check_input is not None else None)
         if check_input is not None:
@@ -539,9 +539,10 @@ def workspace_names(workspace, known_names=None, say=None, option: str = "--know
 KEEP_READ_MESSAGES = 300_000
 
 
-def corpus_stats(table: MessageTable, size: int, reference: int | None, jobs: int = 1, observe=None):
-    """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats),
-    counted in `jobs` processes, and the chunks of pairs for the second pass (kept if the
+def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None):
+    """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
+    read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes,
+    and the chunks of pairs for the second pass (kept if the
     corpus is small, else read again). `observe(chunk)` sees each chunk of (id, text) pairs
     of this pass (the checks of classify --workspace: InputCheck)."""
     from triage.model.names import CorpusStats, forget_letter_runs
@@ -559,7 +560,7 @@ def corpus_stats(table: MessageTable, size: int, reference: int | None, jobs: in
                     kept = None
             yield [text for _, text in chunk]
 
-    stats = CorpusStats(reference=reference)
+    stats = predictor.corpus_stats()
     if jobs > 1:
         for counted in engines.fork_map(CorpusStats.from_texts, texts(), jobs):
             stats.merge(counted)

@@ -52,7 +52,8 @@ from triage.seekhide import steps
 from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
-from triage.seekhide import K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code
+from triage.seekhide import (K_NUMBER, K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES,
+                             Analysis, Rule, rule_code)
 from triage.seekhide.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -69,7 +70,8 @@ INITIAL_LETTERS = frozenset("BDEFHMNPQRSUVWZ")
 INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
                               "par"}
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "initial", "other-language-word", "fixed-phrase", "subject-before-verb", "two-word-brand", "brand-person-cue",
+steps.declare("recognizer", "initial", "other-language-word", "fixed-phrase", "unit-after-number", "subject-before-verb",
+              "two-word-brand", "brand-person-cue",
               "brand-word", "misspelt-place", "nickname-truncation", "common-names", "scorer-decides", where=__name__)
 # What may follow a subject at the start of a sentence: a third-person verb SMS writers use a lot, or
 # an object pronoun (elided or not) before one ("Zorane prend le bus", "zorane te dit bonjour",
@@ -366,6 +368,8 @@ def recognise(analysis: Analysis) -> Recognised:
         kept_visible |= f["other_language_word"]
     if a.labeller.is_on("fixed-phrase"):
         kept_visible |= _in_fixed_phrases(a, f["phrase_word"], f["phrase_first_word"], words, same)
+    if a.labeller.is_on("unit-after-number"):
+        kept_visible |= _units_after_numbers(a)
     subject = np.zeros(len(a.kind), dtype=bool)
     if a.labeller.is_on("subject-before-verb"):
         # The next token is a word of SUBJECT_VERBS in the same message, nothing but white space between.
@@ -400,6 +404,20 @@ def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarr
             if tuple(folded[a.spelling[at]].tolist()) in FIXED_PHRASES:
                 found[at] = True
                 break
+    return found
+
+
+def _units_after_numbers(a: Analysis) -> np.ndarray:
+    """Per token, whether it is a letter alone right after a number of the same message, glued to
+    it or one space apart: a unit (à 9 H., 5 L d'eau), no initial."""
+    found = np.zeros(len(a.kind), dtype=bool)
+    if len(a.kind) < 2:
+        return found
+    letter = (a.kind[1:] == K_WORD) & (a.end[1:] - a.start[1:] == 1) & (a.kind[:-1] == K_NUMBER) \
+        & (a.message[1:] == a.message[:-1]) & (a.start[1:] - a.end[:-1] <= 1)
+    for t in (np.flatnonzero(letter) + 1).tolist():
+        text = a.texts[a.message[t]]
+        found[t] = text[a.start[t]].isalpha() and text[a.end[t - 1]:a.start[t]] in ("", " ")
     return found
 
 

@@ -10,7 +10,10 @@ A model file is a zip holding:
   of types, never by unpickling arbitrary code), for reports and retraining;
 - forest.npz: the same trees as plain arrays (loaded with allow_pickle=False), which is all
   `triage classify` needs: predicting with numpy alone keeps scikit-learn's 2 s import off the
-  start-up path.
+  start-up path;
+- names.npz (a model with a word scorer): the scorer's trees, its name-likeness table, the
+  budget's calibration and the corpus prior (how its training corpus writes the ordinary words
+  of the shipped lists: triage.model.names.corpus_prior).
 """
 
 from __future__ import annotations
@@ -303,6 +306,16 @@ class Predictor:
     word_forest: Forest | None = None
     spelling: object | None = None  # triage.model.names.NameLikeness
     risk_quantiles: np.ndarray | None = None
+    # What the word scorer's training corpus counts of the ordinary words: the prior of a smaller
+    # corpus' counts (triage.model.names.CorpusStats, corpus_prior); None in older model files.
+    corpus_prior: object | None = None
+
+    def corpus_stats(self, texts=()):
+        """The counts of a corpus for this model's word scorer (triage.model.names.CorpusStats):
+        read at its training corpus' size, with its prior; `texts` counted already."""
+        from triage.model.names import CorpusStats
+
+        return CorpusStats(reference=self.word_scorer_size, prior=self.corpus_prior).add(texts)
 
     @property
     def feature_set(self) -> str:
@@ -340,10 +353,13 @@ def _scores(context, batch) -> None:
 
 
 def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, word_model=None, spelling=None,
-                risk_quantiles=None, policy: dict | None = None, word_scorer: dict | None = None) -> tuple[bytes, dict]:
+                risk_quantiles=None, policy: dict | None = None, word_scorer: dict | None = None,
+                corpus_prior=None) -> tuple[bytes, dict]:
     """A model file's bytes (a zip) and its sealed metadata. `word_model` is a fitted forest or,
     for a model trained from labels alone, the compiled Forest of the scorer it keeps, described
-    by `word_scorer` (where it comes from and the size of its training corpus)."""
+    by `word_scorer` (where it comes from and the size of its training corpus). `corpus_prior`
+    (triage.model.names.corpus_prior) is what the scorer's training corpus counts of the
+    ordinary words."""
     import imblearn
     import sklearn
     import skops
@@ -368,6 +384,7 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
             trigram_scores=np.asarray([spelling.trigrams[g] for g in trigrams]),
             prefixes=np.asarray(sorted(spelling.prefixes), dtype=str),
             risk_quantiles=np.asarray(risk_quantiles, dtype=float),
+            **(_prior_arrays(corpus_prior) if corpus_prior is not None else {}),
         )
         members["names.npz"] = buffer.getvalue()
     metadata = {
@@ -397,6 +414,39 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
         for name, data in members.items():
             archive.writestr(name, data)
     return raw.getvalue(), metadata
+
+
+def _prior_arrays(prior) -> dict[str, np.ndarray]:
+    prior.counts._merge()
+    prior.capitalised._merge()
+    return {"prior_messages": np.asarray([prior.messages], dtype=np.int64),
+            "prior_lower_keys": prior.counts.keys, "prior_lower_counts": prior.counts.values,
+            "prior_capital_keys": prior.capitalised.keys, "prior_capital_counts": prior.capitalised.values}
+
+
+MAX_PRIOR_SPELLINGS = 2_000_000  # more than the word lists hold
+
+
+def _prior_of(arrays, path) -> object | None:
+    """The corpus prior a model file keeps (None when it keeps none), checked: sorted distinct
+    keys, one positive count each, a positive corpus size."""
+    from triage.model.names import CorpusStats
+
+    if "prior_messages" not in arrays:
+        return None
+    prior = CorpusStats()
+    messages = np.asarray(arrays["prior_messages"])
+    if messages.shape != (1,) or messages.dtype.kind not in "iu" or int(messages[0]) < 1:
+        raise BadModel(f"{path} is not a valid model file: the corpus prior has no corpus size")
+    prior.messages = int(messages[0])
+    for counts, name in ((prior.counts, "lower"), (prior.capitalised, "capital")):
+        keys, values = np.asarray(arrays[f"prior_{name}_keys"]), np.asarray(arrays[f"prior_{name}_counts"])
+        if keys.dtype != np.uint64 or values.dtype.kind not in "iu" or keys.ndim != 1 or keys.shape != values.shape \
+                or len(keys) > MAX_PRIOR_SPELLINGS or np.any(keys[1:] <= keys[:-1]) or np.any(values < 1):
+            raise BadModel(f"{path} is not a valid model file: the corpus prior's counts are not sorted keys "
+                           "with positive counts")
+        counts.keys, counts.values = keys, values.astype(np.int64)
+    return prior
 
 
 def _word_features():
@@ -624,6 +674,7 @@ def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
                     frozenset(arrays["prefixes"].tolist()),
                 )
                 predictor.risk_quantiles = np.asarray(arrays["risk_quantiles"], dtype=float)
+                predictor.corpus_prior = _prior_of(arrays, path)
         except (ValueError, KeyError, OSError, IndexError, TypeError, EOFError) as error:
             raise BadModel(f"{path}: unreadable word scorer ({error.__class__.__name__})") from None
         _check_forest(predictor.word_forest, len(WORD_FEATURES), path, "word scorer")

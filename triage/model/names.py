@@ -172,10 +172,18 @@ class CorpusStats:
     Counts are read as a rate: scaled to `reference` messages (the size of the corpus the
     word scorer was trained on) so that a corpus of millions does not make every name look
     ordinary.
+
+    A corpus smaller than the reference says little (a corpus of thirty messages never writes
+    `clair` in lower case, and `Clair que non` would read as a name): `prior`, the counts of
+    the word scorer's own training corpus (what a model file keeps of them: corpus_prior),
+    fills in for the messages it lacks. A corpus of n messages is read as those n plus
+    reference - n messages like the training ones; from the reference size on, the corpus
+    alone counts.
     """
 
-    def __init__(self, reference: int | None = None):
+    def __init__(self, reference: int | None = None, prior: CorpusStats | None = None):
         self.reference = reference
+        self.prior = prior
         self.messages = 0
         # Messages holding each word written in lower case, as classify reads it (folded): the
         # only counts asked (count()), a third fewer entries than counting every word as written.
@@ -205,15 +213,17 @@ class CorpusStats:
     def __getstate__(self):
         # What was read of the counts is not sent along (to another process): it is read again there.
         return {"reference": self.reference, "messages": self.messages, "counts": self.counts,
-                "capitalised": self.capitalised}
+                "capitalised": self.capitalised, "prior": self.prior}
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
+        self.prior = state.get("prior")
         self._lower, self._capital = Cache("lower"), Cache("lower")
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], reference: int | None = None) -> CorpusStats:
-        return cls(reference).add(texts)
+    def from_texts(cls, texts: Iterable[str], reference: int | None = None,
+                   prior: CorpusStats | None = None) -> CorpusStats:
+        return cls(reference, prior).add(texts)
 
     def merge(self, other: CorpusStats) -> CorpusStats:
         """Add the counts of another part of the corpus (counted in another process)."""
@@ -225,16 +235,26 @@ class CorpusStats:
         return self
 
     def count(self, text: str) -> int:
-        """Messages that write `text` in lower case."""
+        """Messages of the corpus itself that write `text` in lower case."""
         key = text.lower()
         return self.counts.get(key) if key.islower() else 0
 
     def lower(self, text: str) -> float:
-        return self._rate(self.count(text))
+        return self.lower_many([text])[0]
+
+    def _prior_weight(self) -> float:
+        """How many messages of the prior one message of it stands for: the reference size
+        less this corpus' own messages, over the prior's size (0 without a prior, or from
+        the reference size on)."""
+        prior = self.prior
+        if prior is None or not prior.messages or not self.reference or self.messages >= self.reference:
+            return 0.0
+        return (self.reference - self.messages) / prior.messages
 
     def _rate(self, count: int) -> float:
         # A larger corpus is scaled down to the reference; a smaller one is not scaled up: one
-        # message of a corpus of ten is no evidence of what thousands would write.
+        # message of a corpus of ten is no evidence of what thousands would write (the prior
+        # fills in for the messages it lacks: _prior_weight).
         if self.reference and self.messages > self.reference:
             count *= self.reference / self.messages
         return math.log1p(count)
@@ -255,10 +275,37 @@ class CorpusStats:
         missing = [i for i, value in enumerate(out) if value is None]
         if missing:
             keys = [texts[i].lower() for i in missing]
-            found = counts.get_many(keys).tolist()
+            found = counts.get_many(keys)
+            weight = self._prior_weight()
+            if weight:
+                prior = self.prior.counts if counts is self.counts else self.prior.capitalised
+                found = found + weight * prior.get_many(keys)
+            found = found.tolist()
             for i, key, count in zip(missing, keys, found):
                 out[i] = known[texts[i]] = self._rate(count if key.islower() or not lower_only else 0)
         return out
+
+
+# A model file keeps the counts of its training corpus for the spellings of the shipped word lists
+# that at least this many of its messages write (corpus_prior).
+PRIOR_MINIMUM_MESSAGES = 2
+
+
+def corpus_prior(stats: CorpusStats, lexicons: Lexicons) -> CorpusStats:
+    """What a model file keeps of its training corpus' counts (`stats`), as the prior of the
+    corpora smaller than it (CorpusStats): only the ordinary words of the shipped word lists
+    (inflected forms, SMS forms, pronouns, places) that at least PRIOR_MINIMUM_MESSAGES of its
+    messages write, each as its 64-bit key and its count. No spelling outside those public
+    lists, hence no name the corpus alone holds, is kept, and no text at all."""
+    words = itertools.chain(lexicons.forms, lexicons.other_anti)
+    listed = np.unique(np.fromiter(map(count_key, words), np.uint64))
+    prior = CorpusStats()
+    prior.messages = stats.messages
+    for kept, counted in ((prior.counts, stats.counts), (prior.capitalised, stats.capitalised)):
+        counted._merge()
+        chosen = (counted.values >= PRIOR_MINIMUM_MESSAGES) & np.isin(counted.keys, listed)
+        kept.keys, kept.values = counted.keys[chosen], counted.values[chosen]
+    return prior
 
 
 class NameLikeness:

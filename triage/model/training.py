@@ -38,13 +38,15 @@ class AnalysedGold:
     analysis: object  # the batch Seek&Hide analysis (triage.seekhide.Analysis) of the gold texts
     folding: dict = field(default_factory=dict)  # message index -> OffsetMap, for the folded messages
     written: list[GoldMessage] = field(default_factory=list)  # the gold set as read (texts as written)
+    stats: object = None  # how the gold texts spell each word (triage.model.names.CorpusStats)
 
 
 def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, spelling=None,
-            reference: int | None = None, off=(), known=None) -> AnalysedGold:
-    """Seek&Hide, message features and candidate-word features of a gold set. `spelling` and
-    `reference` are those of the word scorer that will read the word features (a kept scorer:
-    its own name-likeness table and corpus size), by default this corpus' own. `off` names
+            reference: int | None = None, off=(), known=None, prior=None) -> AnalysedGold:
+    """Seek&Hide, message features and candidate-word features of a gold set. `spelling`,
+    `reference` and `prior` are those of the word scorer that will read the word features (a
+    kept scorer: its own name-likeness table, corpus size and corpus prior), by default this
+    corpus' own. `off` names
     Seek&Hide steps to switch off (triage.seekhide.STEPS); `known` the names a team knows
     (triage.seekhide.KnownNames). The messages are analysed folded,
     their gold spans mapped onto the folded texts (triage.model.gold.folded_gold)."""
@@ -53,11 +55,11 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
 
     lexicons = lexicons or lexicon_module.default()
     context = Context(seeker=SeekAndHide(lexicons, off=off, known=known), feature_set=feature_set, normalise=False,
-                      reference=reference, spelling=spelling)
+                      reference=reference, spelling=spelling, prior=prior)
     batch = Pipeline.preset("gold", context)(texts=[m.text for m in gold], gold=gold)
     results = [batch.analysis.result(i) for i in range(len(gold))]
     return AnalysedGold(batch.folded_gold, results, batch.features, batch.word_rows, feature_set, batch.analysis,
-                        batch.folding_maps, gold)
+                        batch.folding_maps, gold, batch.stats)
 
 
 # ---------------------------------------------------------------------- the components of the gold presets
@@ -73,7 +75,8 @@ def _corpus_stats(context, batch) -> None:
     # The texts as written (CorpusStats folds them), as classify's first pass counts them (triage.jobs.corpus_stats).
     from triage.model.names import CorpusStats
 
-    batch.stats = CorpusStats.from_texts(batch.texts, reference=context.reference)
+    batch.stats = CorpusStats.from_texts(batch.texts, reference=context.reference,
+                                         prior=getattr(context, "prior", None))
 
 
 @component("word-features", requires=["analysis", "stats"], assigns=["word_rows"])
@@ -91,10 +94,9 @@ def _word_scores(context, batch) -> None:
     if predictor.word_forest is None:  # word_rows stay as they are
         batch.word_probabilities = [np.zeros(len(indices)) for indices, _ in batch.word_rows]
         return
-    from triage.model.names import CorpusStats, word_features
+    from triage.model.names import word_features
 
-    stats = CorpusStats.from_texts(batch.texts, reference=predictor.word_scorer_size)
-    batch.word_rows = word_features(batch.analysis, stats, predictor.spelling)
+    batch.word_rows = word_features(batch.analysis, predictor.corpus_stats(batch.texts), predictor.spelling)
     batch.word_probabilities = [predictor.word_forest.predict_proba(f) if len(i) else np.zeros(0)
                                 for i, f in batch.word_rows]
 
@@ -296,6 +298,7 @@ def train_word_scorer(gold: list[GoldMessage], feature_set: str, seed: int) -> d
     return {
         "word_model": names.fitted_word_model(X, y, seed),
         "spelling": names.default_spelling(lexicons.default()),
+        "corpus_prior": names.corpus_prior(analysed.stats, lexicons.default()),
         "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
         "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},
     }
@@ -309,7 +312,8 @@ def calibrate_kept_scorer(gold: list[GoldMessage], feature_set: str, seed: int, 
     to a human and leaves about a third of the names readable."""
     if kept.word_forest is None:
         raise BadOption(f"the {source} has no word scorer to keep: train with gold spans (a 'spans' column)")
-    analysed = analyse(gold, feature_set, spelling=kept.spelling, reference=kept.word_scorer_size)
+    analysed = analyse(gold, feature_set, spelling=kept.spelling, reference=kept.word_scorer_size,
+                       prior=kept.corpus_prior)
     evidence = cross_validated_evidence(analysed, folds=5, seed=seed, word_scorer=kept.word_forest.predict_proba)
     settings = {k: v for k, v in (kept.metadata.get("policy") or {}).items() if k != "name"}
     settings.pop("risk_threshold", None)
@@ -318,6 +322,7 @@ def calibrate_kept_scorer(gold: list[GoldMessage], feature_set: str, seed: int, 
     return {
         "word_model": kept.word_forest,
         "spelling": kept.spelling,
+        "corpus_prior": kept.corpus_prior,
         "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
         "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},
         "word_scorer": {"source": source, "training_size": kept.word_scorer_size,

@@ -59,6 +59,7 @@ from triage.seekhide.rules import (  # noqa: F401
 from triage.seekhide.table import (  # noqa: F401
     K_DETECTED,
     K_EMOTICON,
+    K_NUMBER,
     K_PUNCT,
     K_WORD,
     KINDS,

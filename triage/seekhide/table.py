@@ -51,7 +51,7 @@ def _pieces_from(text: str, begin: int, end: int) -> Iterator[tuple[int, str]]:
 # Codes of token kinds and word labels in the arrays of an Analysis.
 KINDS = (WORD, NUMBER, PUNCT, EMOTICON, EMOJI, DETECTED)
 _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
-K_WORD, K_PUNCT, K_EMOTICON, K_DETECTED = (_KIND_CODE[k] for k in (WORD, PUNCT, EMOTICON, DETECTED))
+K_WORD, K_NUMBER, K_PUNCT, K_EMOTICON, K_DETECTED = (_KIND_CODE[k] for k in (WORD, NUMBER, PUNCT, EMOTICON, DETECTED))
 LABELS = WORD_LABELS
 L_DICTIONARY, L_ANTI, L_AMBIGUOUS, L_UNKNOWN = range(4)
 _LABEL_CODE = {label: code for code, label in enumerate(LABELS)}
