@@ -77,7 +77,7 @@ def test_words_to_look_at_are_given_as_written(cli, tmp_path):
 # Characters that folding acts on, with ordinary ones around them.
 FOLDING_ALPHABET = ["a", "N", "i", "s", "é", " ", ".", "-", "0", "6", "\u0301", "\u0430", "\u0410", "\u03bf",
                     "\u200b", "\u200d", "\u202e", "\u2066", "\u00ad", "\ufeff", "\u202f", "\u2009", "\uff16",
-                    "\uff2e", "\u0666", "\u06f6", "\u0431", "😀", "\u1100", "\u1161"]
+                    "\uff2e", "\u0666", "\u06f6", "\u0431", "😀", "\u1100", "\u1161", "\u1f50", "\u1f08"]
 
 
 @given(st.text(alphabet=st.sampled_from(FOLDING_ALPHABET), max_size=24))
@@ -247,6 +247,10 @@ def test_marks_on_a_folded_letter_compose_with_it_and_those_left_are_dropped():
     assert fold("J\U0001d41e\u0301r\u043e\u0302me")[0] == "J\u00e9r\u00f4me"  # on a bold "e", a Cyrillic "o"
     assert fold("H\u0435\u0301l\u0450n\u0435")[0] == "H\u00e9l\u00e8ne"  # a Cyrillic look-alike with its accent
     assert fold("\u043f\u0440\u0438\u0432\u0435\u0301\u0442")[0] == "\u043f\u0440\u0438\u0432\u0435\u0442"  # stress mark
+    # a Greek look-alike whose breathing mark composes with no Latin letter: the letter, the mark dropped
+    for disguised, plain in [("\u1f08lice", "Alice"), ("\u1f500A", "u0A")]:
+        folded, offsets = fold(disguised)
+        assert folded == plain and len(offsets.starts) == len(offsets.ends) == len(plain)
     # a variation selector after an emoji, a skin tone, a keycap's mark on a symbol are not letters' dressing
     for kept in ["\u2764\ufe0f merci", "\U0001f44d\U0001f3fd ok", "#\ufe0f\u20e3"]:
         assert fold(kept) == (kept, None), kept

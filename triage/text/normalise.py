@@ -317,13 +317,20 @@ def _drop_dressing(folding: _Folding) -> None:
 
 def _fold_confusables(folding: _Folding) -> None:
     text = folding.text()
+    longer = {}
     for word in _WORD.finditer(text):
         letters = word.group()
         look_alikes = [i for i, char in enumerate(letters) if char in LOOK_ALIKES]
         if look_alikes and (len(look_alikes) == len(letters) or any(
                 char.isascii() or "LATIN" in unicodedata.name(char, "") for char in letters)):
             for i in look_alikes:
-                folding.replace(word.start() + i, LOOK_ALIKES[letters[i]])
+                latin = LOOK_ALIKES[letters[i]]
+                if len(latin) == 1:
+                    folding.replace(word.start() + i, latin)
+                else:  # a letter and marks that do not compose with it (Greek "ὐ": "u" + psili)
+                    longer[word.start() + i] = latin
+    if longer:
+        folding.expand(longer)
 
 
 def _join_spaced_letters(folding: _Folding) -> None:
