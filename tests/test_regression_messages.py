@@ -11,7 +11,6 @@ import pytest
 
 from triage import model
 from triage.classifier import Classifier
-from triage.model.names import CorpusStats
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
 
 FOLDER = Path(__file__).parent / "regression"
@@ -34,8 +33,8 @@ def words(cell: str) -> list[str]:
 @pytest.fixture(scope="module")
 def classified() -> dict[str, dict]:
     """Every example classified in one batch by the embedded model, as `triage classify` does."""
-    classifier = Classifier(model.load_predictor(model.default_model_path()),
-                            stats=CorpusStats().add(row["text"] for row in EXAMPLES))
+    predictor = model.load_predictor(model.default_model_path())
+    classifier = Classifier(predictor, stats=predictor.corpus_stats(row["text"] for row in EXAMPLES))
     rows = classifier.rows([(row["id"], row["text"]) for row in EXAMPLES])
     return {row[0]: dict(zip(CLASSIFY_COLUMNS, row)) for row in rows}
 
