@@ -95,3 +95,12 @@ def test_a_model_file_without_a_prior_still_classifies(tmp_path):
     predictor = model.load_predictor(older)
     assert predictor.corpus_prior is None
     assert predictor.corpus_stats(["clair et net"]).lower("clair") == pytest.approx(np.log1p(1))
+
+
+def test_the_prior_goes_with_the_counts_to_another_process():
+    import pickle
+
+    stats = CorpusStats(reference=100, prior=training_counts()).add(["bonjour"] * 10)
+    copy = pickle.loads(pickle.dumps(stats))
+    assert copy.prior is not None and copy.lower("clair") == pytest.approx(stats.lower("clair"))
+    assert copy.lower("clair") == pytest.approx(np.log1p(40 * 90 / 100))
