@@ -59,3 +59,13 @@ def test_classify_never_hides_papa_or_dodo_but_weighs_them():
     assert out.hidden[0] == "[]" and out.hidden[1] == "[]"
     # Weighed: each counts in its message's risk, above a message of ordinary words only.
     assert min(out.risk[:2]) > out.risk[2]
+
+
+def test_a_capital_opening_a_sentence_does_not_make_a_word_of_a_nicknames_shape_a_name(lexicons):
+    texts = ["Caca !! on a raté le bus", "Sisi je viens ce soir", "on voit Caca ce soir"]
+    analysis = SeekAndHide(lexicons).analyse(texts)
+    recognised = recognizers.recognise(analysis)
+    kept = {(int(analysis.message[t]), analysis.texts[analysis.message[t]][analysis.start[t]:analysis.end[t]])
+            for t in np.flatnonzero(recognised.kept_visible).tolist()}
+    assert {(0, "Caca"), (1, "Sisi")} <= kept
+    assert (2, "Caca") not in kept  # a capital in the middle of a sentence may make it a nickname

@@ -193,7 +193,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         # no French commune (a region, a country, a place abroad: Occitanie, Italie, Londres; not Nice).
         members(SERVICES, key) | place & ~known("cities"),
         known("user_names"),
-        ~capitals & ~upper & word_like,  # in lower case
+        ~upper & word_like,  # in lower case, or with a capital (recognise: where a sentence opens)
         members(INITIAL_LETTERS, texts),
         members(INITIAL_CUES, key),
         ~capitals & ~upper & members(OTHER_WORDS, key),  # in lower case
@@ -362,8 +362,10 @@ def recognise(analysis: Analysis) -> Recognised:
     if a.known_tag is not None:
         listed_only &= a.known_tag < 0
     # An ordinary word with a nickname's shape (papa, dodo, caca) may be a nickname: never hidden by
-    # the word scorer, its probability sends the message to a person when it looks like one.
-    kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | f["word_like_nickname"]
+    # the word scorer, its probability sends the message to a person when it looks like one. In lower
+    # case, or with a capital where a sentence opens ("Caca !"): a capital elsewhere may make it a name.
+    word_like = f["word_like_nickname"] & (~f["capitalised"] | a.sentence_start)
+    kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | word_like
     if a.labeller.is_on("other-language-word"):
         kept_visible |= f["other_language_word"]
     if a.labeller.is_on("fixed-phrase"):
