@@ -125,6 +125,18 @@ def test_a_capitalised_word_after_a_title_is_a_surname(seeker):
     assert result.label == TA and result.hidden[0][2] == "NOM"
 
 
+@pytest.mark.parametrize("text, surname", [
+    ("rdv avec M. Zorblatt demain", "Zorblatt"),  # the full stop of an abbreviation
+    ("Dr. Zorblatt arrive", "Zorblatt"),
+    ("Merci Madame. Petit souci ce matin", None),  # a full stop after a title written in full ends a sentence
+    ("Regarde pr. Moi stp", None),  # a pronoun is no surname
+    ("tel de M. ........ 00 00. Je suis passée", None),  # more than a full stop between
+])
+def test_a_surname_follows_its_title_right_away(seeker, text, surname):
+    found = [word.text for word in seeker.seek(text).words if word.rule == "title"]
+    assert found == ([surname] if surname else [])
+
+
 def test_tables_3_and_4():
     t = tables([TA, NTA, UNTAGGED, NTA, TA], [TA, NTA, TA, TA, NTA])
     assert t.distribution == {TA: 2, NTA: 2, UNTAGGED: 1}

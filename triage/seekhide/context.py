@@ -131,12 +131,25 @@ class Context:
         self.rule[mask] = rule
 
 
+# The titles written in full: a full stop after one ends a sentence ("Merci Madame. Je passe"),
+# where after an abbreviation it is the abbreviation's ("M. Kaya", "Dr. House").
+FULL_TITLES = frozenset(title for title in TITLES if len(title) > 4)
+
+
 @context_rule("title")
 def title(c: Context) -> None:
     """A capitalised word right after a title (Mme, Dr...: words.py marks them), outside
-    compounds, in one message, that is not already a name, is a surname: DICTIONARY."""
-    after_title = c.previous(c.columns.title[c.spelling] & ~c.in_compound) & c.same_message() & ~c.in_compound
-    c.title = after_title & c.capitalised & (c.label != L_DICTIONARY)
+    compounds, in one message, that is not already a name nor a pronoun, is a surname:
+    DICTIONARY. Right after: nothing between them, or the full stop of an abbreviated title."""
+    titled = c.columns.title[c.spelling] & ~c.in_compound
+    after_title = c.previous(titled) & c.same_message() & ~c.in_compound
+    if after_title.any():
+        # Tokens from the word before, plus one: 2 when a full stop (or a comma...) stands between.
+        gap = np.diff(c.position, prepend=c.position[:1] - 1)
+        full = members(FULL_TITLES, [key.rstrip(".") for key in batch.keys(c.table)[c.spelling].tolist()])
+        after_title &= (gap == 1) | (gap == 2) & c.previous(~full)
+    pronoun = batch.known(c.table, "pronouns")[c.spelling]
+    c.title = after_title & c.capitalised & (c.label != L_DICTIONARY) & ~pronoun
     c.set(c.title, L_DICTIONARY, _TITLE_RULE)
 
 
