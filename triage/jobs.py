@@ -541,10 +541,10 @@ KEEP_READ_MESSAGES = 300_000
 
 def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
-    read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes,
-    and the chunks of pairs for the second pass (kept if the
-    corpus is small, else read again). `observe(chunk)` sees each chunk of (id, text) pairs
-    of this pass (the checks of classify --workspace: InputCheck)."""
+    read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
+    the chunks of pairs for the second pass (kept if the corpus is small, else read again).
+    `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
+    --workspace: InputCheck)."""
     from triage.model.names import CorpusStats, forget_letter_runs
 
     kept: list | None = []

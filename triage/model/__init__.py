@@ -417,11 +417,10 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
 
 
 def _prior_arrays(prior) -> dict[str, np.ndarray]:
-    prior.counts._merge()
-    prior.capitalised._merge()
+    (lower_keys, lower_counts), (capital_keys, capital_counts) = prior.counts.arrays(), prior.capitalised.arrays()
     return {"prior_messages": np.asarray([prior.messages], dtype=np.int64),
-            "prior_lower_keys": prior.counts.keys, "prior_lower_counts": prior.counts.values,
-            "prior_capital_keys": prior.capitalised.keys, "prior_capital_counts": prior.capitalised.values}
+            "prior_lower_keys": lower_keys, "prior_lower_counts": lower_counts,
+            "prior_capital_keys": capital_keys, "prior_capital_counts": capital_counts}
 
 
 MAX_PRIOR_SPELLINGS = 2_000_000  # more than the word lists hold
@@ -430,7 +429,7 @@ MAX_PRIOR_SPELLINGS = 2_000_000  # more than the word lists hold
 def _prior_of(arrays, path) -> object | None:
     """The corpus prior a model file keeps (None when it keeps none), checked: sorted distinct
     keys, one positive count each, a positive corpus size."""
-    from triage.model.names import CorpusStats
+    from triage.model.names import CorpusStats, WordCounts
 
     if "prior_messages" not in arrays:
         return None
@@ -439,13 +438,16 @@ def _prior_of(arrays, path) -> object | None:
     if messages.shape != (1,) or messages.dtype.kind not in "iu" or int(messages[0]) < 1:
         raise BadModel(f"{path} is not a valid model file: the corpus prior has no corpus size")
     prior.messages = int(messages[0])
-    for counts, name in ((prior.counts, "lower"), (prior.capitalised, "capital")):
+
+    def counts(name: str) -> WordCounts:
         keys, values = np.asarray(arrays[f"prior_{name}_keys"]), np.asarray(arrays[f"prior_{name}_counts"])
         if keys.dtype != np.uint64 or values.dtype.kind not in "iu" or keys.ndim != 1 or keys.shape != values.shape \
                 or len(keys) > MAX_PRIOR_SPELLINGS or np.any(keys[1:] <= keys[:-1]) or np.any(values < 1):
             raise BadModel(f"{path} is not a valid model file: the corpus prior's counts are not sorted keys "
                            "with positive counts")
-        counts.keys, counts.values = keys, values.astype(np.int64)
+        return WordCounts.from_arrays(keys, values.astype(np.int64))
+
+    prior.counts, prior.capitalised = counts("lower"), counts("capital")
     return prior
 
 

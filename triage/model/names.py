@@ -126,8 +126,19 @@ class WordCounts:
             self._merge()
 
     def update(self, other: WordCounts) -> None:
-        other._merge()
-        self.add(other.keys, other.values)
+        self.add(*other.arrays())
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the keys, sorted and distinct; the count of each)."""
+        self._merge()
+        return self.keys, self.values
+
+    @classmethod
+    def from_arrays(cls, keys: np.ndarray, values: np.ndarray) -> WordCounts:
+        """The counts `arrays()` gave (keys sorted and distinct)."""
+        counts = cls()
+        counts.keys, counts.values = keys, values
+        return counts
 
     def _merge(self) -> None:
         if not self._pending:
@@ -301,10 +312,13 @@ def corpus_prior(stats: CorpusStats, lexicons: Lexicons) -> CorpusStats:
     listed = np.unique(np.fromiter(map(count_key, words), np.uint64))
     prior = CorpusStats()
     prior.messages = stats.messages
-    for kept, counted in ((prior.counts, stats.counts), (prior.capitalised, stats.capitalised)):
-        counted._merge()
-        chosen = (counted.values >= PRIOR_MINIMUM_MESSAGES) & np.isin(counted.keys, listed)
-        kept.keys, kept.values = counted.keys[chosen], counted.values[chosen]
+
+    def kept(counted: WordCounts) -> WordCounts:
+        keys, values = counted.arrays()
+        chosen = (values >= PRIOR_MINIMUM_MESSAGES) & np.isin(keys, listed)
+        return WordCounts.from_arrays(keys[chosen], values[chosen])
+
+    prior.counts, prior.capitalised = kept(stats.counts), kept(stats.capitalised)
     return prior
 
 

@@ -46,10 +46,9 @@ def analyse(gold: list[GoldMessage], feature_set: str = "rich", lexicons=None, s
     """Seek&Hide, message features and candidate-word features of a gold set. `spelling`,
     `reference` and `prior` are those of the word scorer that will read the word features (a
     kept scorer: its own name-likeness table, corpus size and corpus prior), by default this
-    corpus' own. `off` names
-    Seek&Hide steps to switch off (triage.seekhide.STEPS); `known` the names a team knows
-    (triage.seekhide.KnownNames). The messages are analysed folded,
-    their gold spans mapped onto the folded texts (triage.model.gold.folded_gold)."""
+    corpus' own. `off` names Seek&Hide steps to switch off (triage.seekhide.STEPS); `known` the
+    names a team knows (triage.seekhide.KnownNames). The messages are analysed folded, their
+    gold spans mapped onto the folded texts (triage.model.gold.folded_gold)."""
     from triage import lexicons as lexicon_module
     from triage.seekhide import SeekAndHide
 

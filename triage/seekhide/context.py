@@ -143,11 +143,13 @@ def title(c: Context) -> None:
     DICTIONARY. Right after: nothing between them, or the full stop of an abbreviated title."""
     titled = c.columns.title[c.spelling] & ~c.in_compound
     after_title = c.previous(titled) & c.same_message() & ~c.in_compound
-    if after_title.any():
-        # Tokens from the word before, plus one: 2 when a full stop (or a comma...) stands between.
-        gap = np.diff(c.position, prepend=c.position[:1] - 1)
-        full = members(FULL_TITLES, [key.rstrip(".") for key in batch.keys(c.table)[c.spelling].tolist()])
-        after_title &= (gap == 1) | (gap == 2) & c.previous(~full)
+    at = np.flatnonzero(after_title)
+    if len(at):
+        # Tokens from the title to the word: 1 right after it, 2 with a full stop (or a comma...) between.
+        gap = c.position[at] - c.position[at - 1]
+        keys = batch.keys(c.table)[c.spelling[at - 1]].tolist()
+        full = members(FULL_TITLES, [key.rstrip(".") for key in keys])
+        after_title[at] = (gap == 1) | (gap == 2) & ~full
     pronoun = batch.known(c.table, "pronouns")[c.spelling]
     c.title = after_title & c.capitalised & (c.label != L_DICTIONARY) & ~pronoun
     c.set(c.title, L_DICTIONARY, _TITLE_RULE)
