@@ -54,6 +54,11 @@ def test_a_model_trained_from_labels_keeps_the_embedded_word_scorer(labels_only_
     for name, array in embedded.word_forest.arrays().items():
         assert np.array_equal(kept.word_forest.arrays()[name], array), name
     assert kept.spelling.trigrams == embedded.spelling.trigrams
+    # And the counts of its training corpus, which go with it.
+    for mine, theirs in ((kept.corpus_prior.counts, embedded.corpus_prior.counts),
+                         (kept.corpus_prior.capitalised, embedded.corpus_prior.capitalised)):
+        assert all(np.array_equal(a, b) for a, b in zip(mine.arrays(), theirs.arrays()))
+    assert kept.metadata["corpus_prior"]["messages"] == embedded.metadata["training_size"]
 
 
 def test_keep_scorer_keeps_the_embedded_word_scorer_of_a_file_with_gold_spans(cli, tmp_path):
@@ -64,8 +69,11 @@ def test_keep_scorer_keeps_the_embedded_word_scorer_of_a_file_with_gold_spans(cl
     assert kept.metadata["word_scorer"]["source"] == "embedded model"
     for name, array in embedded.word_forest.arrays().items():
         assert np.array_equal(kept.word_forest.arrays()[name], array), name
-    succeeded(cli("train", DEMO, "-o", tmp_path / "own.triage"))
+    own = cli("train", DEMO, "-o", tmp_path / "own.triage")
+    succeeded(own)
     assert "word_scorer" not in model.load_predictor(tmp_path / "own.triage").metadata
+    # What the model keeps of its training corpus is said: counts of listed words only.
+    assert "words of the shipped word lists (counts only: no other spelling, no text)" in own.output
 
 
 def test_a_model_trained_from_labels_routes_within_the_budget(cli, labels_only_model, tmp_path):

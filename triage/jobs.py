@@ -651,6 +651,11 @@ class TrainSummary:
                        "(cross-validated risks)")
         else:
             out.append("no word scorer (normalised counts): classify uses the paper's policy (Table 2)")
+        prior = meta.get("corpus_prior")
+        if prior:
+            out.append(f"the word scorer keeps how its {prior['messages']:,} training messages write {prior['words']:,} "
+                       "words of the shipped word lists (counts only: no other spelling, no text), for corpora "
+                       "smaller than that")
         return out
 
 

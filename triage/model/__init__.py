@@ -404,6 +404,10 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
         "word_features": list(_word_features()) if word_model is not None else None,
         "policy": policy or {"name": "paper"},
         **({"word_scorer": word_scorer} if word_scorer else {}),
+        # What names.npz keeps of the training corpus (for the train summary and the curious).
+        **({"corpus_prior": {"messages": corpus_prior.messages, "words": len(corpus_prior.counts),
+                             "capitalised": len(corpus_prior.capitalised)}}
+           if corpus_prior is not None and word_model is not None else {}),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
     }
