@@ -74,6 +74,22 @@ def rewrite_model(source: Path, target: Path, change) -> Path:
     return target
 
 
+def edit_arrays(member: str, change):
+    """A `change` for rewrite_model: the numpy arrays of `member` (forest.npz, names.npz), as a
+    dict, edited by change(arrays), then every checksum signed again (what an attacker could do)."""
+    import numpy as np
+
+    def edit(members):
+        with np.load(io.BytesIO(members[member])) as stored:
+            arrays = dict(stored)
+        change(arrays)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        members[member] = buffer.getvalue()
+        with_checksums(members)
+    return edit
+
+
 def with_checksums(members: dict) -> None:
     """Sign the members and the metadata as model_bytes does: what an attacker could also do."""
     import hashlib

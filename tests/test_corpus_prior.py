@@ -3,7 +3,6 @@ ordinary words (the prior a model file keeps) for the messages it lacks: thirty 
 write `clair` in lower case, and `Clair que non` must not read as a name for that. Invented
 messages only."""
 
-import io
 import zipfile
 
 import numpy as np
@@ -15,7 +14,7 @@ from triage import model
 from triage.errors import BadModel
 from triage.model.names import PRIOR_MINIMUM_MESSAGES, CorpusStats, corpus_prior, count_key
 
-from conftest import rewrite_model, with_checksums
+from conftest import edit_arrays, rewrite_model
 
 
 def training_counts() -> CorpusStats:
@@ -67,30 +66,20 @@ def test_a_capitalised_ordinary_word_opening_a_sentence_of_a_tiny_corpus_is_not_
 
 
 def test_a_model_file_whose_prior_is_not_sorted_is_refused(tmp_path):
-    def unsorted(members):
-        with np.load(io.BytesIO(members["names.npz"]), allow_pickle=False) as arrays:
-            arrays = dict(arrays)
+    def unsorted(arrays):
         arrays["prior_lower_keys"] = arrays["prior_lower_keys"][::-1].copy()
-        buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
-        members["names.npz"] = buffer.getvalue()
-        with_checksums(members)
 
-    bad = rewrite_model(model.default_model_path(), tmp_path / "bad.triage", unsorted)
+    bad = rewrite_model(model.default_model_path(), tmp_path / "bad.triage", edit_arrays("names.npz", unsorted))
     with pytest.raises(BadModel, match="corpus prior"):
         model.load_predictor(bad)
 
 
 def test_a_model_file_without_a_prior_still_classifies(tmp_path):
-    def without(members):
-        with np.load(io.BytesIO(members["names.npz"]), allow_pickle=False) as arrays:
-            arrays = {k: v for k, v in arrays.items() if not k.startswith("prior_")}
-        buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
-        members["names.npz"] = buffer.getvalue()
-        with_checksums(members)
+    def without(arrays):
+        for name in [name for name in arrays if name.startswith("prior_")]:
+            del arrays[name]
 
-    older = rewrite_model(model.default_model_path(), tmp_path / "older.triage", without)
+    older = rewrite_model(model.default_model_path(), tmp_path / "older.triage", edit_arrays("names.npz", without))
     assert zipfile.is_zipfile(older)
     predictor = model.load_predictor(older)
     assert predictor.corpus_prior is None

@@ -11,7 +11,7 @@ from triage import model
 from triage.features import messages_column
 from triage.errors import InputError
 
-from conftest import rewrite_model, with_checksums
+from conftest import edit_arrays, rewrite_model, with_checksums
 
 TA_TEXTS = [
     "rdv avec Julie à 18h", "Coucou Patrice ça va ?", "appelle Kevin au 06 12 34 56 78",
@@ -168,20 +168,6 @@ def test_settings_out_of_range_are_one_line_even_with_valid_checksums(tmp_path, 
         model.load_predictor(path)
 
 
-def _edit_forest(member: str, change):
-    import io
-
-    def edit(members):
-        with np.load(io.BytesIO(members[member])) as stored:
-            arrays = dict(stored)
-        change(arrays)
-        buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
-        members[member] = buffer.getvalue()
-        with_checksums(members)
-    return edit
-
-
 def _first_inner(arrays) -> int:
     return int(np.flatnonzero(arrays["left"] >= 0)[0])
 
@@ -204,7 +190,7 @@ FOREST_ATTACKS = {
 @pytest.mark.parametrize("attack", sorted(FOREST_ATTACKS))
 def test_a_forest_that_lies_is_one_line(tmp_path, member, attack):
     change, message = FOREST_ATTACKS[attack]
-    path = rewrite_model(model.default_model_path(), tmp_path / "m.triage", _edit_forest(member, change))
+    path = rewrite_model(model.default_model_path(), tmp_path / "m.triage", edit_arrays(member, change))
     with pytest.raises(InputError, match=message):
         model.load_predictor(path)
 
