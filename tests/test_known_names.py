@@ -78,6 +78,31 @@ def test_a_name_a_review_taught_that_is_an_ordinary_word_is_not_hidden_where_it_
         assert hidden(SeekAndHide(lexicons, known=known), "Petit souci ce matin") == {"Petit": "NOM"}
 
 
+def test_a_taught_name_is_not_taught_where_the_word_it_also_is_stands(lexicons):
+    """What a reviewer marked once is taught with more care than a team's list: a word of the lists
+    of two letters (a surrogate such as Au), a word written in capitals, a word of a nickname's shape
+    in lower case and a variant in lower case are left as they are elsewhere."""
+    from triage.seekhide.known import taught_names
+
+    def taught(name, tag):
+        return SeekAndHide(lexicons, known=taught_names([(name, tag)], "the review workspace"))
+
+    def listed(name, tag):
+        return SeekAndHide(lexicons, known=known_names_of([f"{name}\t{tag}"]))
+
+    assert hidden(taught("Au", "SUR"), "on se voit ce soir Au fait") == {}
+    assert hidden(taught("Petit", "NOM"), "JE PASSE CHEZ PETIT DEMAIN") == {}
+    assert hidden(listed("Petit", "NOM"), "JE PASSE CHEZ PETIT DEMAIN") == {"PETIT": "NOM"}
+    assert hidden(taught("Petit", "NOM"), "je passe chez Petit demain") == {"Petit": "NOM"}
+    assert hidden(taught("Sisi", "SUR"), "mais sisi je viens") == {}
+    assert hidden(taught("Sisi", "SUR"), "bisous a Sisi ce soir") == {"Sisi": "SUR"}
+    assert hidden(listed("Sisi", "SUR"), "mais sisi je viens") == {"sisi": "SUR"}
+    assert hidden(taught("Zorglubine", "PRE"), "on a vu zorglubime") == {}  # a variant in lower case
+    assert hidden(taught("Zorglubine", "PRE"), "on a vu Zorglubime") == {"Zorglubime": "PRE"}
+    assert hidden(taught("Zorglubine", "PRE"), "on a vu zorglubine") == {"zorglubine": "PRE"}
+    assert hidden(listed("Zorglubine", "PRE"), "on a vu zorglubime") == {"zorglubime": "PRE"}
+
+
 def test_a_taught_name_read_as_a_word_of_another_language_is_hidden_only_with_a_capital_mid_sentence(lexicons):
     from triage.seekhide.known import taught_names
 

@@ -22,9 +22,12 @@ Names a review taught (a reviewer hid the word in one message: taught_names) are
 other messages with more care than the team's own list, since a mark in one message says less
 than a list: an ordinary word is then not hidden where its capital opens a sentence, where the
 capital says nothing (a name taught as "Petit" would otherwise hide every "Petit souci" opening a
-message), a taught name of two letters (El) is read as an ordinary word (el: elle), and a taught
-name Seek&Hide reads as a word of another language where it stands (will, in a message in English)
-is hidden only with a capital that does not open a sentence. For every known name, a variant in lower case is no name
+message), nor written in capitals (CHEZ PETIT); a taught name of two letters (Jo) or of a
+nickname's shape that is a word (Sisi, Papa) is read as an ordinary word (sisi: si si), and one of
+two letters that is a word of the lists (Au, Le) is not taught at all; a variant of a taught name
+needs a capital (with Marion taught, "mario kart" stays); and a taught name Seek&Hide reads as a
+word of another language where it stands (will, in a message in English) is hidden only with a
+capital that does not open a sentence. For every known name, a variant in lower case is no name
 when Seek&Hide read it as an ordinary word (a misspelling, an SMS spelling, a word of another
 language).
 """
@@ -39,7 +42,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from triage.errors import BadInput
-from triage.lexicons import Lexicons, fold
+from triage.lexicons import Lexicons, fold, word_list
 
 KNOWN_TAGS = ("PRE", "NOM", "SUR")
 # Variants within one edit of names of this many letters or more (after collapsing repetitions),
@@ -51,11 +54,14 @@ ONE_EDIT_FROM, TWO_EDITS_FROM = 5, 8
 # search grows with the square of a word's length.
 VARIANTS_UP_TO = 40
 # A name a review taught of at most this many letters (after collapsing repetitions) is hidden as an
-# ordinary word is: only as written, with a capital that does not open a sentence. Chosen on the
-# simulated review of the large development file of 88milSMS (docs/evaluation.md, "The review loop").
+# ordinary word is: only as written, with a capital that does not open a sentence (and one that is a word
+# of the lists is not taught at all). Chosen on the simulated review of the large development file of
+# 88milSMS (docs/evaluation.md, "The review loop").
 TAUGHT_AS_WORD_UP_TO = 2
 # A known-names file is a list a team wrote: larger is refused (a regular file only).
 MAX_FILE_BYTES = 16 * 1024 * 1024
+# Ordinary words of a nickname's shape (papa, sisi, dodo): dictionaries/nicknames/exceptions.txt.
+WORD_LIKE_NICKNAMES = word_list("nicknames/exceptions.txt")
 _RUN = re.compile(r"(\w)\1+")
 # A word of a name: letters, with inner hyphens or apostrophes (Jean-Pierre, O'Neil).
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -288,9 +294,16 @@ class KnownMatcher:
         key, exact, tag, taught = self.names[index]
         lowered = word.lower()
         ordinary = self.lexicons.lookup(lowered)[1] or self.lexicons.lookup(name_key(word))[1]
-        # A taught name of two letters (El, Jo) is read as an ordinary word: in lower case, two
-        # letters are far more often a word of SMS (el: elle) than the name a reviewer marked once.
-        ordinary = ordinary or taught and len(key) <= TAUGHT_AS_WORD_UP_TO
+        if taught:
+            if ordinary and len(key) <= TAUGHT_AS_WORD_UP_TO:
+                return NOT_KNOWN  # Le, Au, Ca: a word of the lists this short is that word elsewhere
+            # A taught name of two letters (Jo) or of a nickname's shape that is a word (Sisi, Papa)
+            # is read as an ordinary word: in lower case it is far more often that word.
+            ordinary = ordinary or len(key) <= TAUGHT_AS_WORD_UP_TO or key in WORD_LIKE_NICKNAMES
+            if ordinary and len(word) > 1 and word.isupper():
+                return NOT_KNOWN  # in capitals (PETIT, SISI) the capital says nothing
+            if not word[:1].isupper() and name_key(word) != key:
+                return NOT_KNOWN  # a variant in lower case (mario, taught Marion)
         if ordinary and not (word[:1].isupper() and fold(lowered) == exact):
             return NOT_KNOWN
         return KnownHit(index, tag, bool(ordinary), name_key(word) != key, taught)
