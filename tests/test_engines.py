@@ -103,7 +103,10 @@ def test_local_engines_give_the_direct_rows_in_order():
     pulled = [0]
     two = consume_bounded(engines.run_chunks(FakeClassifier(), counting(chunks, pulled), jobs=2), pulled, 4)
     assert plain(two) == plain(direct) == expected(chunks)
-    assert os.getpid() not in {r["pid"] for rows in two for r in rows}
+    # The first chunk is classified here (the workers fork with what it taught), the others in the workers.
+    assert {r["pid"] for r in two[0]} == {os.getpid()}
+    workers = {r["pid"] for rows in two[1:] for r in rows}
+    assert workers and os.getpid() not in workers
 
 
 def test_local_pool_error_keeps_its_type():

@@ -183,7 +183,7 @@ def run_chunks(
     order. The engine is checked now; the work starts on iteration.
 
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
-    parent's loaded classifier. dask: on a cluster, each worker building its classifier
+    parent's loaded classifier and what it learnt classifying the first chunk itself. dask: on a cluster, each worker building its classifier
     from `spec` (`classifier` is not used and may be None); on the scheduler at `scheduler`
     if given, else on a local cluster of `jobs` worker processes, closed at the end.
     """
@@ -224,7 +224,15 @@ def _pool_classify(pairs: list[tuple[str, str]]):
 
 
 def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
-    return fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
+    """The first chunk classified here, before the pool forks: its workers start with what this
+    process learnt of it (the spellings of the corpus' commonest words, their labels and
+    columns), which each of them would otherwise learn again. The other chunks, in the pool."""
+    chunks = iter(chunks)
+    first = next(chunks, None)
+    if first is None:
+        return
+    yield classifier.classify(first)
+    yield from fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
 
 
 def _start_worker(parent: int, initializer, initargs) -> None:
