@@ -183,9 +183,10 @@ def run_chunks(
     order. The engine is checked now; the work starts on iteration.
 
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
-    parent's loaded classifier and what it learnt classifying the first chunk itself. dask: on a cluster, each worker building its classifier
-    from `spec` (`classifier` is not used and may be None); on the scheduler at `scheduler`
-    if given, else on a local cluster of `jobs` worker processes, closed at the end.
+    parent's loaded classifier and what it learnt classifying the first chunk itself. dask: on a
+    cluster, each worker building its classifier from `spec` (`classifier` is not used and may be
+    None); on the scheduler at `scheduler` if given, else on a local cluster of `jobs` worker
+    processes, closed at the end.
     """
     check_engine(engine)
     if engine == "dask":

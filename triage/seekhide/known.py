@@ -102,7 +102,7 @@ class KnownHit(NamedTuple):
 
     index: int  # the known name's, -1 for none
     tag: str
-    ordinary: bool  # the word is read as an ordinary word (of the lexicons, or a taught name of two letters)
+    ordinary: bool  # read as an ordinary word (of the lexicons; for a taught name, two letters or a nickname's shape)
     variant: bool  # a variant of the name, not the name itself
     taught: bool  # the name was taught by a review, not listed by the team
 
