@@ -150,6 +150,22 @@ def test_the_simulated_review_loop_teaches_the_names_read_to_the_messages_still_
     assert alone["residual_span_rate"] == 0.0 and alone["names_taught"] == 1
 
 
+def test_the_simulated_reviewer_teaches_only_the_names_the_machines_left_readable():
+    """As the workspace teaches a reviewer's marks, not the machines' hides a reviewer accepted."""
+    from triage.model import default_model_path, load_predictor
+    from triage.model.evaluation import simulate_review
+    from triage.model.gold import GoldMessage
+
+    def said(text, name):
+        start = text.find(name)
+        return GoldMessage(text, "TA", [(start, start + len(name), "PRE")], "d")
+
+    gold = [said("rdv avec Julien ce soir", "Julien"), said("dis a bidulon que je serai en retard", "bidulon")]
+    row = simulate_review(gold, load_predictor(default_model_path()), budget=1.0, rounds=1)[0]
+    assert row["expert_share"] == 1.0
+    assert row["names_taught"] == 1  # bidulon: the machines hid Julien, which the reviewer accepts
+
+
 def test_a_name_the_loop_teaches_that_is_an_ordinary_word_costs_no_precision_where_it_opens_a_sentence():
     from triage.model.evaluation import simulate_review
     from triage.model.gold import GoldMessage
@@ -159,11 +175,11 @@ def test_a_name_the_loop_teaches_that_is_an_ordinary_word_costs_no_precision_whe
         start = text.find(name) if name else -1
         return GoldMessage(text, "TA" if name else "NTA", [(start, start + len(name), "NOM")] if name else [], "d")
 
-    gold = [said("rdv chez Mme Petit demain", "Petit"), said("Petit souci ce matin"), said("Petit à petit ça avance"),
+    gold = [said("on a croisé Petit au marché", "Petit"), said("Petit souci ce matin"), said("Petit à petit ça avance"),
             *map(said, ["ok à demain", "bonne nuit", "merci beaucoup", "on mange ensemble ?", "je suis rentré",
                         "il pleut encore", "à plus tard"])]
     row = simulate_review(gold, load_predictor(default_model_path()), budget=0.1, rounds=1)[0]
-    assert row["names_taught"] == 1  # Petit, read in the riskiest message
+    assert row["names_taught"] == 1  # Petit, left readable in the riskiest message, which is read
     # Taught everywhere, it would hide the word opening two messages that name no one.
     assert row["over_masking_rate"] == 0.0 and row["person_precision"] is None
 

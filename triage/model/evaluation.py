@@ -437,11 +437,13 @@ def simulate_review(gold: list[GoldMessage], predictor, *, budget: float, rounds
                     known=None, progress=None) -> list[dict]:
     """The review loop measured on a gold corpus, with a perfect reviewer: in each of `rounds`
     rounds the reviewer reads the riskiest messages not read yet (the budget spread over the
-    rounds: exactly the budget in all, as classify sends it), the names of the messages read (their
-    gold spans of a first name, surname or nickname) are taught as `classify --workspace` teaches a
-    reviewer's decisions (known names, hidden with their variants), and the messages still to read
-    are scored and ranked again. One row per round: the messages read so far and the release
-    measures if the corpus were released then. `known`: names known from the start (--known-names)."""
+    rounds: exactly the budget in all, as classify sends it) and marks there the names the machines
+    left readable (the gold spans of a first name, surname or nickname where the machines hid
+    nothing), which are taught as `classify --workspace` teaches a reviewer's marks (known names,
+    hidden with their variants; what the machines hid and the reviewer accepts teaches nothing); the
+    messages still to read are then scored and ranked again. One row per round: the messages read so
+    far and the release measures if the corpus were released then. `known`: names known from the
+    start (--known-names)."""
     from triage.combiner import ExpertBudget, riskiest
     from triage.seekhide.known import merged, taught_names
 
@@ -454,14 +456,18 @@ def simulate_review(gold: list[GoldMessage], predictor, *, budget: float, rounds
         decisions = first_phase.decide(evidence_from_model(analysed, predictor, hide))
         return analysed, decisions
 
-    rows, taught = [], None
-    analysed, decisions = decided(taught)
+    rows, marked = [], []
+    analysed, decisions = decided(None)
     for done in range(1, rounds + 1):
         risk = np.asarray([d.risk for d in decisions], dtype=float)
         risk[read] = -np.inf  # read already
-        read[riskiest(risk, target * done // rounds - int(read.sum()))] = True
-        taught = taught_names([(gold[i].text[start:end], tag) for i in np.flatnonzero(read).tolist()
-                               for start, end, tag in gold[i].spans if tag in TAUGHT_TAGS], "the simulated review")
+        now = np.asarray(riskiest(risk, target * done // rounds - int(read.sum())), dtype=np.int64)
+        read[now] = True
+        for i in now.tolist():
+            covered = _covered(decisions[i].hidden, len(gold[i].text))
+            marked += [(gold[i].text[start:end], tag) for start, end, tag in gold[i].spans
+                       if tag in TAUGHT_TAGS and not covered[start:end].any()]
+        taught = taught_names(marked, "the simulated review")
         analysed, decisions = decided(taught)
         for i in np.flatnonzero(read).tolist():
             decisions[i].decision = EXPERT
