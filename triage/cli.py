@@ -441,7 +441,7 @@ def evaluate(
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set of the model trained on the gold and cross-validated.")] = "rich",
     no_cross_validation: Annotated[bool, typer.Option("--no-cross-validation", help="Report the model classify uses only: skip the model trained on the gold and cross-validated (what a model of your own would give), the slow part.")] = False,
     known_names: Annotated[Optional[Path], typer.Option("--known-names", help="Names the team knows, as classify's --known-names: hidden with their variants before scoring.")] = None,
-    simulate_review: Annotated[int, typer.Option("--simulate-review", min=0, metavar="ROUNDS", help="Also measure the review loop (at most 100 rounds): a perfect reviewer reads the budget in ROUNDS rounds, the riskiest first; after each, the names read are hidden in the other messages, which are ranked again (the model classify uses).")] = 0,
+    simulate_review: Annotated[int, typer.Option("--simulate-review", min=0, metavar="ROUNDS", help="Also measure the review loop (at most 100 rounds): a perfect reviewer reads the budget in ROUNDS rounds, the riskiest first; after each, the names the machines left readable in the messages read are hidden in the other messages, which are ranked again (the model classify uses).")] = 0,
     ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
     text_column: TextColumn = "text",

@@ -482,10 +482,10 @@ def simulate_review(gold: list[GoldMessage], predictor, *, budget: float, rounds
 def simulated_review_markdown(rows: list[dict], without: dict) -> list[str]:
     """The review loop as a table, beside the same budget read at once with no feedback."""
     lines = ["", "## The review loop (simulated: a perfect reviewer, round by round)", "",
-             "In each round a perfect reviewer reads the riskiest messages not read yet; the names of the messages "
-             "read are then hidden with their variants in the other messages (as `classify --workspace` does with "
-             "a reviewer's decisions), which are scored and ranked again. Each row: if the corpus were released "
-             "after that round.", "",
+             "In each round a perfect reviewer reads the riskiest messages not read yet and marks there the names "
+             "the machines left readable; these are then hidden with their variants in the other messages (as "
+             "`classify --workspace` does with a reviewer's marks), which are scored and ranked again. Each row: if "
+             "the corpus were released after that round.", "",
              "| round | messages read | names taught | gold spans readable | TA messages leaking | "
              "ordinary words hidden | hidden as a person: identifiers |", "|---|---|---|---|---|---|---|"]
     for label, row in [("the budget read at once, no feedback", {**without, "names_taught": 0}),
