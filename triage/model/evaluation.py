@@ -461,7 +461,7 @@ def simulate_review(gold: list[GoldMessage], predictor, *, budget: float, rounds
     for done in range(1, rounds + 1):
         risk = np.asarray([d.risk for d in decisions], dtype=float)
         risk[read] = -np.inf  # read already
-        now = np.asarray(riskiest(risk, target * done // rounds - int(read.sum())), dtype=np.int64)
+        now = riskiest(risk, target * done // rounds - int(read.sum()))
         read[now] = True
         for i in now.tolist():
             covered = _covered(decisions[i].hidden, len(gold[i].text))
