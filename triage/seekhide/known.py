@@ -292,8 +292,8 @@ class KnownMatcher:
         if index < 0:
             return NOT_KNOWN
         key, exact, tag, taught = self.names[index]
-        lowered = word.lower()
-        ordinary = self.lexicons.lookup(lowered)[1] or self.lexicons.lookup(name_key(word))[1]
+        lowered, word_key = word.lower(), name_key(word)
+        ordinary = self.lexicons.lookup(lowered)[1] or self.lexicons.lookup(word_key)[1]
         if taught:
             if ordinary and len(key) <= TAUGHT_AS_WORD_UP_TO:
                 return NOT_KNOWN  # Le, Au, Ca: a word of the lists this short is that word elsewhere
@@ -302,8 +302,8 @@ class KnownMatcher:
             ordinary = ordinary or len(key) <= TAUGHT_AS_WORD_UP_TO or key in WORD_LIKE_NICKNAMES
             if ordinary and len(word) > 1 and word.isupper():
                 return NOT_KNOWN  # in capitals (PETIT, SISI) the capital says nothing
-            if not word[:1].isupper() and name_key(word) != key:
+            if not word[:1].isupper() and word_key != key:
                 return NOT_KNOWN  # a variant in lower case (mario, taught Marion)
         if ordinary and not (word[:1].isupper() and fold(lowered) == exact):
             return NOT_KNOWN
-        return KnownHit(index, tag, bool(ordinary), name_key(word) != key, taught)
+        return KnownHit(index, tag, bool(ordinary), word_key != key, taught)
