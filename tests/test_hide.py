@@ -121,6 +121,7 @@ RECOGNIZER_STEP_EXAMPLES = [
     ("other-language-word", "just do it", ["just"], ["kept:False"]),
     ("fixed-phrase", "Grosso modo ça va", ["Grosso", "modo"], ["kept:False", "kept:False"]),
     ("unit-after-number", "rdv à 9 H. bisous", ["H"], ["kept:False"]),
+    ("emphasised-word", "Okaay je vois ça demain", ["Okaay"], ["kept:False"]),
     ("subject-before-verb", "Zorane prend le bus", ["Zorane"], ["subject:False"]),
     ("two-word-brand", "je passe chez Leroy Merlin", ["Leroy", "Merlin"], ["PRE", "PRE"]),
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
@@ -145,7 +146,7 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
             return [f"scorer:{recognizers.TAG_CODES[recognised.scorer_tag[t]]}"
                     for t in range(len(analysis.kind)) if analysis.kind[t] == K_WORD
                     and text[analysis.start[t]:analysis.end[t]] in words]
-        if step in ("other-language-word", "fixed-phrase", "unit-after-number"):
+        if step in ("other-language-word", "fixed-phrase", "unit-after-number", "emphasised-word"):
             return [f"kept:{bool(recognised.kept_visible[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "subject-before-verb":

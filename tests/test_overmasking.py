@@ -147,6 +147,31 @@ def test_a_misspelt_place_is_a_place_never_a_name(text, place):
     assert found["hidden"] == [(place, "LIE")]
 
 
+def test_a_misspelt_place_that_reads_as_an_ordinary_word_is_that_word():
+    # VIENNNSSS reads as viens, a verb, and as Viens, a commune.
+    (found,) = classify("VIENNNSSS VITE !!", hide="default,LIE")
+    assert found["hidden"] == []
+
+
+def test_a_misspelt_place_that_reads_as_an_ordinary_word_is_a_place_where_the_word_would_be():
+    # Paris is also a word of the lists (les paris): a place after a cue or with a capital mid-sentence.
+    for text in ("je vais à Pariiis demain", "J'adore Pariiis en été"):
+        (found,) = classify(text, hide="default,LIE")
+        assert found["hidden"] == [("Pariiis", "LIE")]
+
+
+@pytest.mark.parametrize("text", ["JE SUIS A LA GARE", "J'ESPÈRE QUE TU VAS BIEN", "RDV DEVANT LA GARE A 8H"])
+def test_a_message_written_in_capitals_hides_no_ordinary_word_as_a_place(text):
+    # Gare, Espère: communes of the lists, and words; the capitals of the message say nothing of them.
+    (found,) = classify(text, hide="default,LIE")
+    assert found["hidden"] == []
+
+
+def test_a_message_written_in_capitals_still_hides_its_places():
+    (found,) = classify("JE VAIS A MARSEILLE DEMAIN", hide="default,LIE")
+    assert found["hidden"] == [("MARSEILLE", "LIE")]
+
+
 # ------------------------------------------------------------------------- another language
 
 ENGLISH = ["I will call you later when I get home tonight", "see you tomorrow at the station my friend",

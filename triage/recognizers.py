@@ -70,7 +70,8 @@ INITIAL_LETTERS = frozenset("BDEFHMNPQRSUVWZ")
 INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
                               "par"}
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "initial", "other-language-word", "fixed-phrase", "unit-after-number", "subject-before-verb",
+steps.declare("recognizer", "initial", "other-language-word", "fixed-phrase", "unit-after-number", "emphasised-word",
+              "subject-before-verb",
               "two-word-brand", "brand-person-cue",
               "brand-word", "misspelt-place", "nickname-truncation", "common-names", "scorer-decides", where=__name__)
 # What may follow a subject at the start of a sentence: a third-person verb SMS writers use a lot, or
@@ -101,6 +102,7 @@ _CODE = {tag: i for i, tag in enumerate(TAG_CODES)}
 _TAGS = np.asarray(TAG_CODES, dtype=object)
 NONE, LIE, MAR, SUR, PRE = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"], _CODE["PRE"]
 _ONOMATOPOEIA = rule_code("onomatopoeia")
+_REPETITION = rule_code("repetition")
 
 # Per-spelling flags, in this order (one column of the table of spellings).
 _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any", "brand_capitalised",
@@ -203,17 +205,22 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     ])
 
 
-@spelling_column("recognizers.misspelt_place", bool)
-def _misspelt_places(table, sids: np.ndarray) -> list[bool]:
-    """Per spelling `sids` of a table, whether an SMS heuristic of Seek&Hide read it as a place:
+@spelling_column("recognizers.misspelt_place", bool, width=2)
+def _misspelt_places(table, sids: np.ndarray) -> np.ndarray:
+    """Per spelling `sids` of a table, (whether an SMS heuristic of Seek&Hide read it as a place:
     accents aside, letters repeated read once, or one edit away (Nimes: nîmes, Toulousse:
-    toulouse, Marseile: marseille)."""
-    known_places, _ = places(table.lexicons)
-    folded_places = _folded_places(table.lexicons)
+    toulouse, Marseile: marseille); whether that reading is also an ordinary word: a word of the
+    inflected forms, the SMS forms or the pronouns, as the flag `ordinary`), (len(sids), 2)."""
+    lexicons = table.lexicons
+    known_places, _ = places(lexicons)
+    folded_places = _folded_places(lexicons)
     heuristics = (Rule.ACCENT, Rule.REPETITION, Rule.MISSPELLING)
     infos = [table.infos[s] for s in sids.tolist()]
-    return [info is not None and info.rule in heuristics
-            and (info.match in known_places or fold(info.match) in folded_places) for info in infos]
+    place = [info is not None and info.rule in heuristics
+             and (info.match in known_places or fold(info.match) in folded_places) for info in infos]
+    ordinary = [found and (info.match in lexicons.forms or info.match in lexicons.sms or info.match in lexicons.pronouns)
+                for found, info in zip(place, infos)]
+    return np.column_stack([np.asarray(place, dtype=bool), np.asarray(ordinary, dtype=bool)]).reshape(-1, 2)
 
 
 _FOLDED_PLACES: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
@@ -278,6 +285,11 @@ def recognise(analysis: Analysis) -> Recognised:
     for name in f:
         f[name] &= word
     words = np.flatnonzero(word)
+    # A message written in capitals says nothing by them: its words are read as if written in lower
+    # case (JE SUIS A LA GARE: Gare is a commune, la gare is not).
+    shouted = _in_capitals(a, f["caps"], words)[a.message]
+    f["capitalised"] &= ~shouted
+    f["caps"] &= ~shouted
     # The word before each word, in the same message.
     before = np.full(len(a.kind), -1, dtype=np.int64)
     same = np.zeros(len(words), dtype=bool)
@@ -293,7 +305,12 @@ def recognise(analysis: Analysis) -> Recognised:
     place, cue = f["place"].copy(), place_cue.copy()
     # A place misspelt (à Marseile, sur Montpelier, à Toulousse): an SMS heuristic's match is a place.
     if a.labeller.is_on("misspelt-place"):
-        place |= table.column(_misspelt_places)[a.spelling] & word
+        misspelt = table.column(_misspelt_places)[a.spelling] & word[:, None]
+        place |= misspelt[:, 0]
+        # A reading that is also an ordinary word (VIENNNSSS: viens, a verb and Viens, a commune;
+        # moyeeen: moyen) is read as the exact spelling would be: a place after a cue or with a
+        # capital mid-sentence (à Pariiis), else the word.
+        f["ordinary"] = f["ordinary"] | misspelt[:, 1]
     # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
     # together; the pair is a place as its second word is, with the cue before the first word.
     heads = words[:-1][f["place_head"][words[:-1]] & same[1:] & written[words[1:]]]
@@ -372,6 +389,9 @@ def recognise(analysis: Analysis) -> Recognised:
         kept_visible |= _in_fixed_phrases(a, f["phrase_word"], f["phrase_first_word"], words, same)
     if a.labeller.is_on("unit-after-number"):
         kept_visible |= _units_after_numbers(a)
+    if a.labeller.is_on("emphasised-word"):
+        # Letters repeated for emphasis that read as an ordinary word and as no name (Okaay: okay).
+        kept_visible |= (a.rule == _REPETITION) & (a.label == L_ANTI)
     subject = np.zeros(len(a.kind), dtype=bool)
     if a.labeller.is_on("subject-before-verb"):
         # The next token is a word of SUBJECT_VERBS in the same message, nothing but white space between.
@@ -381,6 +401,16 @@ def recognise(analysis: Analysis) -> Recognised:
         subject &= (a.label == L_UNKNOWN) & a.sentence_start
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
                       scorer_decides=listed_only & a.labeller.is_on("scorer-decides"), subject=subject)
+
+
+def _in_capitals(a: Analysis, caps: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """Per message, whether it is written in capitals: at least two words in capitals (of two
+    letters or more: caps), and no word of two letters or more that is not."""
+    longer = (a.end[words] - a.start[words]) > 1
+    n = len(a.bounds) - 1
+    in_capitals = np.bincount(a.message[words], weights=caps[words], minlength=n)
+    other = np.bincount(a.message[words], weights=longer & ~caps[words], minlength=n)
+    return (in_capitals >= 2) & (other == 0)
 
 
 def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarray, words: np.ndarray,
