@@ -114,9 +114,20 @@ def test_a_brand_named_like_a_person_is_a_brand_without_a_person_cue():
     assert classify("j'ai acheté un pull Jennyfer", hide=PLACES_AND_BRANDS) == [("TA", [("Jennyfer", "MAR")])]
 
 
+def test_two_first_names_glued_are_a_first_name_not_one_name_twice_nor_a_word(lexicons):
+    from triage import recognizers
+    from triage.seekhide import SeekAndHide
+
+    text = "bisous annesophie et mon louploup, je fais une analyse avec Jeanluc"
+    analysis = SeekAndHide(lexicons).analyse([text])
+    hidden, _, _ = recognizers.apply(analysis, frozenset(HIDE_TAGS))
+    assert [(text[start:end], tag) for start, end, tag in hidden[0]] == [("annesophie", "PRE"), ("Jeanluc", "PRE")]
+
+
 # The recognizers' steps: a message, the words the step tags, and their tags without it (the tags
 # of what is hidden before the word scorer; for brand-word, the tag the word scorer would hide with).
 RECOGNIZER_STEP_EXAMPLES = [
+    ("glued-first-names", "coucou Marietherese, tu viens ?", ["Marietherese"], []),
     ("initial", "j'ai demandé à N de venir", ["N"], []),
     ("other-language-word", "just do it", ["just"], ["kept:False"]),
     ("fixed-phrase", "Grosso modo ça va", ["Grosso", "modo"], ["kept:False", "kept:False"]),
