@@ -28,6 +28,7 @@ from triage.recognizers import (
     brand_heads,
     TRUNCATION_LENGTHS,
     brands,
+    glued_parts,
     is_nickname_reduplication,
     places,
     truncations,
@@ -71,6 +72,9 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         key.rstrip("'") in SUBJECT_VERBS,
         fold(key) in _PHRASE_WORDS,
         fold(key) in _PHRASE_FIRST_WORDS,
+        # Two different common first names glued: marie + paule, not loup + loup.
+        folded.isalpha() and any(folded[:i] != folded[i:] and folded[:i] in glued_parts(lexicons)
+                                 and folded[i:] in glued_parts(lexicons) for i in range(3, len(folded) - 2)),
     )
 
 
