@@ -167,9 +167,13 @@ def test_a_message_written_in_capitals_hides_no_ordinary_word_as_a_place(text):
     assert found["hidden"] == []
 
 
-def test_a_message_written_in_capitals_still_hides_its_places():
+def test_a_message_written_in_capitals_still_hides_its_places_and_reads_its_titles():
     (found,) = classify("JE VAIS A MARSEILLE DEMAIN", hide="default,LIE")
     assert found["hidden"] == [("MARSEILLE", "LIE")]
+    (found,) = classify("JE VAIS A LA ROCHELLE DEMAIN", hide="default,LIE")  # two words of the lists together
+    assert found["hidden"] == [("LA", "LIE"), ("ROCHELLE", "LIE")]
+    (found,) = classify("RDV AVEC M. KAYA DEMAIN")  # M. is a title before a surname, no initial
+    assert found["hidden"] == [("KAYA", "PRE")]
 
 
 # ------------------------------------------------------------------------- another language

@@ -62,9 +62,9 @@ def test_the_steps_are_in_the_files_order_word_then_context_then_recognizer():
     assert steps.names("context") == ("title", "weak-name", "capitalised-guess", "determiner", "copula",
                                       "first-name-surname", "word-surname", "abbreviation", "other-language",
                                       "known-names")
-    assert steps.names("recognizer") == ("glued-first-names", "initial", "other-language-word", "fixed-phrase", "unit-after-number",
-                                         "emphasised-word", "subject-before-verb", "two-word-brand", "brand-person-cue", "brand-word",
-                                         "misspelt-place",
+    assert steps.names("recognizer") == ("glued-first-names", "initial", "other-language-word", "fixed-phrase",
+                                         "unit-after-number", "emphasised-word", "subject-before-verb",
+                                         "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place",
                                          "nickname-truncation", "common-names", "scorer-decides")
 
 

@@ -70,10 +70,9 @@ INITIAL_LETTERS = frozenset("BDEFHMNPQRSUVWZ")
 INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes", "tes", "ses", "m", "vu", "voir",
                               "par"}
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
-steps.declare("recognizer", "glued-first-names", "initial", "other-language-word", "fixed-phrase", "unit-after-number", "emphasised-word",
-              "subject-before-verb",
-              "two-word-brand", "brand-person-cue",
-              "brand-word", "misspelt-place", "nickname-truncation", "common-names", "scorer-decides", where=__name__)
+steps.declare("recognizer", "glued-first-names", "initial", "other-language-word", "fixed-phrase", "unit-after-number",
+              "emphasised-word", "subject-before-verb", "two-word-brand", "brand-person-cue", "brand-word",
+              "misspelt-place", "nickname-truncation", "common-names", "scorer-decides", where=__name__)
 # What may follow a subject at the start of a sentence: a third-person verb SMS writers use a lot, or
 # an object pronoun (elided or not) before one ("Zorane prend le bus", "zorane te dit bonjour",
 # "Zorane m'a appelé"). A word no list holds in that place counts in its message's risk as at
@@ -318,11 +317,10 @@ def recognise(analysis: Analysis) -> Recognised:
     for name in f:
         f[name] &= word
     words = np.flatnonzero(word)
-    # A message written in capitals says nothing by them: its words are read as if written in lower
-    # case (JE SUIS A LA GARE: Gare is a commune, la gare is not).
+    # A message written in capitals says nothing by them of a word alone: it is read as if written in
+    # lower case (JE SUIS A LA GARE: Gare is a commune, la gare is not). Two words the lists hold
+    # together (LA ROCHELLE, AIR FRANCE) and a title before a name (AVEC M. KAYA) are read as written.
     shouted = _in_capitals(a, f["caps"], words)[a.message]
-    f["capitalised"] &= ~shouted
-    f["caps"] &= ~shouted
     # The word before each word, in the same message.
     before = np.full(len(a.kind), -1, dtype=np.int64)
     same = np.zeros(len(words), dtype=bool)
@@ -335,6 +333,7 @@ def recognise(analysis: Analysis) -> Recognised:
 
     place_cue, person_cue = after("place_cue"), after("person_cue")
     written = f["capitalised"] | f["caps"]
+    said = written & ~shouted  # what the capitals say of a word alone
     place, cue = f["place"].copy(), place_cue.copy()
     # A place misspelt (à Marseile, sur Montpelier, à Toulousse): an SMS heuristic's match is a place.
     if a.labeller.is_on("misspelt-place"):
@@ -355,17 +354,20 @@ def recognise(analysis: Analysis) -> Recognised:
                 spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}") in known_places:
             pairs.append((t, nxt))
             place[nxt], cue[nxt] = True, place_cue[t]
-    strong = written | ~f["ordinary"]
+    strong = said | ~f["ordinary"]
+    for _, nxt in pairs:  # a two-word place of the lists, as written
+        strong[nxt] |= written[nxt]
     # A region, a country, a place abroad or a service names no one (k people, k in the millions);
     # one that is also a first name (Florence, France) is read as the other places are.
     common = f["common"] & ~f["first_name"] & a.labeller.is_on("common-names")
     place &= ~common
     lie = place & strong & ~(person_cue & f["first_name"]) & (
-        cue | (written & ~f["first_name"] & (~a.sentence_start | ~f["ordinary"]))
+        cue | (said & ~f["first_name"] & (~a.sentence_start | ~f["ordinary"]))
     )
     for t, nxt in pairs:
         lie[t] = lie[nxt]
-    one_word_brand = f["brand_any"] | (f["brand_capitalised"] & (f["caps"] | f["capitalised"] & ~a.sentence_start))
+    one_word_brand = f["brand_any"] | (f["brand_capitalised"] & ~shouted
+                                       & (f["caps"] | f["capitalised"] & ~a.sentence_start))
     # A brand named like a person (Zara, Jennyfer, Célio) is a person after a person cue ("avec
     # Zara"), as a first name that is also a city is: privacy first, "chez Zara" is hidden too.
     if a.labeller.is_on("brand-person-cue"):
@@ -400,7 +402,7 @@ def recognise(analysis: Analysis) -> Recognised:
     tag[mar] = MAR
     scorer_tag = tag.copy()
     scorer_tag[truncated & (tag == NONE)] = SUR
-    plain = f["ordinary"] & (~written | a.sentence_start)  # "Bonne journée": a commune, but not here
+    plain = f["ordinary"] & (~said | a.sentence_start)  # "Bonne journée": a commune, but not here
     scorer_tag[(tag == NONE) & place & ~plain & ~f["first_name"]] = LIE
     # A brand of the lists, or an everyday word that is also a brand (Free, Orange), that is no
     # first name nor surname is a brand wherever it stands: the word scorer hides it as MAR, never
