@@ -151,6 +151,7 @@ def is_truncation_shape(text: str, folded: str, starts: frozenset[str]) -> bool:
 # name), which the step leaves alone.
 GLUED_FROM = 2_000
 GLUED_PART_LENGTH = 3
+_GLUED_PART_MAX = 20  # letters of a part at most (the longest of the commonest has 12): a pasted long word costs nothing
 _GLUED_PARTS: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
@@ -162,7 +163,7 @@ def glued_parts(lexicons: Lexicons) -> frozenset[str]:
             key = fold(name).lower()
             best[key] = min(rank, best.get(key, rank))
         _GLUED_PARTS[lexicons] = frozenset(key for key, rank in best.items() if rank <= GLUED_FROM
-                                           and len(key) >= GLUED_PART_LENGTH and key.isalpha())
+                                           and GLUED_PART_LENGTH <= len(key) <= _GLUED_PART_MAX and key.isalpha())
     return _GLUED_PARTS[lexicons]
 
 
@@ -170,7 +171,7 @@ def is_glued_first_names(folded: str, parts: frozenset[str]) -> bool:
     """Whether a folded lower-case spelling is two different ones of `parts` glued (mariepaule: marie +
     paule; not louploup, one name twice: a pet name, read as the reduplications are)."""
     n, k = len(folded), GLUED_PART_LENGTH
-    return n >= 2 * k and folded.isalpha() and any(
+    return 2 * k <= n <= 2 * _GLUED_PART_MAX and folded.isalpha() and any(
         folded[:i] in parts and folded[i:] in parts and folded[:i] != folded[i:] for i in range(k, n - k + 1))
 
 
