@@ -1,0 +1,186 @@
+"""Would polars pay for itself on one part of classify alone? Two parts that read every message, timed
+as classify runs them and as polars expressions, on a generated corpus.
+
+    python benchmarks/columnar_parts.py [--messages 86000] [--batch 5000] [--repeat 5] [--out FILE]
+
+- cutting: each message cut into its stretches (a run of white space and the text up to the next
+  one, triage/seekhide/table.py) and each stretch given the id of a table that grows batch by batch,
+  as Spellings.cut and piece_ids_of find them; with polars, `str.extract_all`, then a left join
+  against the stretches already known;
+- statistics: the corpus statistics pass (triage.model.names.CorpusStats.add: the messages writing
+  each lower-case run of letters, and each word written with a capital in the middle of a
+  sentence); with polars, the runs found by `str.extract_all`, kept once per message and counted by
+  `group_by`, the 64-bit key of each distinct run computed in Python. Both read the texts folded by
+  the tool (fold_batch, in Python either way).
+
+Each polars answer is checked against the tool's on the same corpus. polars' regular expressions have
+no look-around: the capital's look-ahead is written as one more character matched and checked, and
+its `\\s` and `\\w` are Unicode's, a little wider or narrower than Python's on rare characters, so a
+port would need a fallback for them. The time to import polars, which every run of the tool would
+pay, is measured in fresh processes.
+
+The figures depend on the machine and on what else runs on it: run on demand, never as a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus as growing  # noqa: E402  (benchmarks/corpus.py)
+
+# _MID_CAPITAL of triage.model.names without its look-ahead (?![\w'’-]): the character after the
+# word is matched (or the end), and the match is kept when that character is none of those.
+_CAPITAL_AND_NEXT = r"[a-zß-ÿ][,;]?\s+([A-ZÀ-Þ][a-zß-ÿ]+)([\w'’-]?)"
+
+
+def python_cut(batches: list[list[str]]) -> list[np.ndarray]:
+    """The stretch ids of each batch, as classify finds them."""
+    from triage.seekhide.table import _STRETCH
+
+    known: dict[str, int] = {}
+    out = []
+    for texts in batches:
+        flat = list(itertools.chain.from_iterable(map(_STRETCH.findall, texts)))
+        for stretch in dict.fromkeys(flat):
+            if stretch not in known:
+                known[stretch] = len(known)
+        out.append(np.fromiter(map(known.__getitem__, flat), dtype=np.int64, count=len(flat)))
+    return out
+
+
+def polars_cut(batches: list[list[str]]) -> list[np.ndarray]:
+    import polars as pl
+    from triage.seekhide.table import _STRETCH
+
+    known = pl.DataFrame({"stretch": pl.Series([], dtype=pl.String), "sid": pl.Series([], dtype=pl.Int64)})
+    out = []
+    for texts in batches:
+        flat = pl.Series("text", texts).str.extract_all(_STRETCH.pattern).explode().alias("stretch").to_frame()
+        flat = flat.filter(pl.col("stretch").is_not_null())
+        joined = flat.join(known, on="stretch", how="left", maintain_order="left")
+        new = joined.filter(pl.col("sid").is_null()).select("stretch").unique(maintain_order=True)
+        if len(new):
+            new = new.with_columns(sid=pl.int_range(len(known), len(known) + len(new), dtype=pl.Int64))
+            known = pl.concat([known, new])
+            joined = flat.join(known, on="stretch", how="left", maintain_order="left")
+        out.append(joined["sid"].to_numpy())
+    return out
+
+
+def python_statistics(batches: list[list[str]]):
+    from triage.model.names import CorpusStats, forget_letter_runs
+
+    forget_letter_runs()
+    stats = CorpusStats()
+    for texts in batches:
+        stats.add(texts)
+    forget_letter_runs()
+    return stats.counts.arrays(), stats.capitalised.arrays()
+
+
+def polars_statistics(batches: list[list[str]]):
+    import polars as pl
+    from triage.model.names import WordCounts, count_key
+    from triage.text.normalise import fold_batch
+
+    runs_per_batch, capitals_per_batch = [], []
+    for texts in batches:
+        folded, _ = fold_batch(texts)
+        frame = pl.DataFrame({"text": folded}).with_row_index("message")
+        runs = frame.select("message", run=pl.col("text").str.extract_all(r"[^\W\d_]+")).explode("run")
+        runs = runs.filter(pl.col("run").is_not_null() & (pl.col("run") == pl.col("run").str.to_lowercase())
+                           & (pl.col("run") != pl.col("run").str.to_uppercase())).unique()
+        runs_per_batch.append(runs.group_by("run").len())
+        capitals = frame.select("message", found=pl.col("text").str.extract_all(_CAPITAL_AND_NEXT)).explode("found")
+        capitals = capitals.filter(pl.col("found").is_not_null()).with_columns(
+            word=pl.col("found").str.extract(_CAPITAL_AND_NEXT, 1).str.to_lowercase(),
+            after=pl.col("found").str.extract(_CAPITAL_AND_NEXT, 2))
+        capitals = capitals.filter(pl.col("after") == "").select("message", "word").unique()
+        capitals_per_batch.append(capitals.group_by("word").len())
+
+    def counted(frames: list, column: str) -> tuple[np.ndarray, np.ndarray]:
+        total = pl.concat(frames).group_by(column).agg(pl.col("len").sum())
+        words = total[column].to_list()
+        counts = WordCounts()
+        counts.add(np.fromiter(map(count_key, words), np.uint64, len(words)), total["len"].to_numpy())
+        return counts.arrays()
+
+    return counted(runs_per_batch, "run"), counted(capitals_per_batch, "word")
+
+
+def import_seconds(module: str, repeat: int) -> float:
+    """The median time to import `module` in a fresh process, less that of a bare interpreter."""
+    def run(code: str) -> float:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - started
+
+    bare = statistics.median(run("pass") for _ in range(repeat))
+    return max(0.0, statistics.median(run(f"import {module}") for _ in range(repeat)) - bare)
+
+
+def best_of(function, batches, repeat: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        started = time.perf_counter()
+        function(batches)
+        times.append(time.perf_counter() - started)
+    return min(times), statistics.median(times)
+
+
+def same(expected, found) -> bool:
+    if isinstance(expected, np.ndarray):
+        return np.array_equal(expected, found)
+    return all(same(e, f) for e, f in zip(expected, found, strict=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=86_000)
+    parser.add_argument("--batch", type=int, default=5_000, help="messages a batch (classify's)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--out", type=Path, help="JSON file to write")
+    args = parser.parse_args(argv)
+    try:
+        import polars
+    except ImportError:
+        print("polars is not installed: pip install polars")
+        return 1
+
+    texts = list(growing.generate(args.messages, args.seed, growing.Sources()))
+    batches = [texts[start:start + args.batch] for start in range(0, len(texts), args.batch)]
+    results = {"messages": args.messages, "batch": args.batch, "polars": polars.__version__,
+               "polars_import_seconds": round(import_seconds("polars", args.repeat), 3), "parts": {}}
+    print(f"{len(texts):,} messages in {len(batches)} batches; importing polars: "
+          f"{results['polars_import_seconds']:.3f} s")
+    for part, tool, columnar in (("cutting", python_cut, polars_cut),
+                                 ("statistics", python_statistics, polars_statistics)):
+        if not same(tool(batches), columnar(batches)):
+            raise SystemExit(f"{part}: polars' answer differs from the tool's")
+        tool_best, tool_median = best_of(tool, batches, args.repeat)
+        polars_best, polars_median = best_of(columnar, batches, args.repeat)
+        results["parts"][part] = {"tool_seconds": round(tool_best, 3), "tool_median_seconds": round(tool_median, 3),
+                                  "polars_seconds": round(polars_best, 3),
+                                  "polars_median_seconds": round(polars_median, 3)}
+        print(f"{part:12} the tool {tool_best:6.3f} s (median {tool_median:.3f})   "
+              f"polars {polars_best:6.3f} s (median {polars_median:.3f})")
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1) + "\n", "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""The polars versions of two parts of classify (benchmarks/columnar_parts.py) give the tool's answers:
+the speed they are compared at is only worth something if they do the same work."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytest.importorskip("polars")
+
+
+@pytest.fixture(scope="module")
+def parts():
+    spec = importlib.util.spec_from_file_location("columnar_parts", REPO / "benchmarks" / "columnar_parts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BATCHES = [
+    ["Salut Julie, on se voit à 18h ?", "  bisous  Zorane ", "on voit Julie demain, merci, Julie", "",
+     "jtaime trop Mariethérèse", "C'EST QUI CE Kevin-Jean ?"],
+    ["tu as vu Julie hier", "merci; Zorane!", "ok", "Nicoooolas est là  ", "on voit Julie's bike"],
+]
+
+
+def test_the_polars_cut_finds_the_stretch_ids_classify_finds(parts):
+    expected = parts.python_cut(BATCHES)
+    assert sum(map(len, expected)) > 30 and not parts.same(expected[:1], [expected[0][::-1]])
+    assert parts.same(expected, parts.polars_cut(BATCHES))
+
+
+def test_the_polars_statistics_count_what_the_statistics_pass_counts(parts):
+    (runs, run_counts), (capitals, capital_counts) = parts.python_statistics(BATCHES)
+    assert len(runs) and len(capitals)  # words in lower case, and Julie written mid-sentence
+    assert parts.same(((runs, run_counts), (capitals, capital_counts)), parts.polars_statistics(BATCHES))
