@@ -17,7 +17,8 @@ Each polars answer is checked against the tool's on the same corpus. polars' reg
 no look-around: the capital's look-ahead is written as one more character matched and checked, and
 its `\\s` and `\\w` are Unicode's, a little wider or narrower than Python's on rare characters, so a
 port would need a fallback for them. The time to import polars, which every run of the tool would
-pay, is measured in fresh processes.
+pay, is measured in fresh processes, and whether polars still works in a process forked from one
+that used it (`classify --jobs` forks its workers).
 
 The figures depend on the machine and on what else runs on it: run on demand, never as a test.
 """
@@ -130,6 +131,34 @@ def import_seconds(module: str, repeat: int) -> float:
     return max(0.0, statistics.median(run(f"import {module}") for _ in range(repeat)) - bare)
 
 
+# A process that used polars forks a child that uses polars too, as `classify --jobs` forks its workers.
+_FORKED_CHILD = """
+import os, sys, time
+import polars as pl
+frame = pl.DataFrame({"text": ["a b c"] * 10_000})
+frame.select(pl.col("text").str.extract_all(r"\\S+").list.len().sum())
+child = os.fork()
+if child == 0:
+    frame.select(pl.col("text").str.extract_all(r"\\S+").list.len().sum())
+    os._exit(0)
+for _ in range(200):
+    if os.waitpid(child, os.WNOHANG)[0]:
+        sys.exit(0)
+    time.sleep(0.1)
+os.kill(child, 9)
+sys.exit(1)
+"""
+
+
+def polars_after_fork() -> str:
+    """Whether polars works in a process forked from one that used it ("works", "hangs"; "no fork"
+    where the platform has none)."""
+    if not hasattr(__import__("os"), "fork"):
+        return "no fork"
+    done = subprocess.run([sys.executable, "-c", _FORKED_CHILD], timeout=60)
+    return "works" if done.returncode == 0 else "hangs"
+
+
 def best_of(function, batches, repeat: int) -> tuple[float, float]:
     times = []
     for _ in range(repeat):
@@ -164,8 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     batches = [texts[start:start + args.batch] for start in range(0, len(texts), args.batch)]
     results = {"messages": args.messages, "batch": args.batch, "polars": polars.__version__,
                "polars_import_seconds": round(import_seconds("polars", args.repeat), 3), "parts": {}}
+    results["polars_in_a_forked_child"] = polars_after_fork()
     print(f"{len(texts):,} messages in {len(batches)} batches; importing polars: "
-          f"{results['polars_import_seconds']:.3f} s")
+          f"{results['polars_import_seconds']:.3f} s; polars in a child forked after using it: "
+          f"{results['polars_in_a_forked_child']}")
     for part, tool, columnar in (("cutting", python_cut, polars_cut),
                                  ("statistics", python_statistics, polars_statistics)):
         if not same(tool(batches), columnar(batches)):
