@@ -25,10 +25,8 @@ The figures depend on the machine and on what else runs on it: run on demand, ne
 
 from __future__ import annotations
 
-import argparse
 import gc
 import itertools
-import json
 import statistics
 import subprocess
 import sys
@@ -176,13 +174,7 @@ def same(expected, found) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--messages", type=int, default=86_000)
-    parser.add_argument("--batch", type=int, default=5_000, help="messages a batch (classify's)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--out", type=Path, help="JSON file to write")
-    args = parser.parse_args(argv)
+    args = growing.batch_options(__doc__.split("\n\n")[0]).parse_args(argv)
     try:
         import polars
     except ImportError:
@@ -208,8 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "polars_median_seconds": round(polars_median, 3)}
         print(f"{part:12} the tool {tool_best:6.3f} s (median {tool_median:.3f})   "
               f"polars {polars_best:6.3f} s (median {polars_median:.3f})")
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1) + "\n", "utf-8")
+    growing.write_results(args.out, results)
     return 0
 
 

@@ -30,6 +30,7 @@ import argparse
 import bisect
 import csv
 import itertools
+import json
 import math
 import os
 import random
@@ -342,6 +343,24 @@ def format_growth(report: dict) -> str:
                  f"{report['characters_per_message']:.0f} characters (real {REAL_CHARACTERS_PER_MESSAGE}); "
                  f"largest deviation from the real curve {100 * report['max_deviation']:.1f}%")
     return "\n".join(lines)
+
+
+def batch_options(description: str) -> argparse.ArgumentParser:
+    """The options of a benchmark that times a part of classify on this generated corpus, cut into
+    classify's batches: --messages --batch --seed --repeat --out (a JSON file)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--messages", type=int, default=86_000)
+    parser.add_argument("--batch", type=int, default=5_000, help="messages a batch (classify's)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--out", type=Path, help="JSON file to write")
+    return parser
+
+
+def write_results(path: Path | None, results: dict) -> None:
+    """A benchmark's results as JSON at `path` (nothing without one)."""
+    if path is not None:
+        path.write_text(json.dumps(results, indent=1) + "\n", "utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

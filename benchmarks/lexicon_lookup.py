@@ -28,9 +28,7 @@ The figures depend on the machine and on what else runs on it: run on demand, ne
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import statistics
 import sys
 import time
@@ -246,13 +244,7 @@ class PyarrowJoin:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--messages", type=int, default=86_000)
-    parser.add_argument("--batch", type=int, default=5_000, help="messages a batch (classify's)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--out", type=Path, help="JSON file to write")
-    args = parser.parse_args(argv)
+    args = growing.batch_options(__doc__.split("\n\n")[0]).parse_args(argv)
 
     from triage import lexicons as lexicon_module
     from triage.lexicons import fold
@@ -311,8 +303,7 @@ def main(argv: list[str] | None = None) -> int:
                                            "extra_bytes": engine.nbytes()}
         print(f"{engine.name:18} build {build:6.3f} s  all batches {min(times):6.3f} s "
               f"(median {statistics.median(times):.3f})  built {engine.nbytes() / 2**20:6.1f} MB")
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1) + "\n", "utf-8")
+    growing.write_results(args.out, results)
     return 0
 
 

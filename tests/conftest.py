@@ -25,6 +25,18 @@ DEV_CORPUS = Path(os.environ.get("TRIAGE_DEV_CORPUS") or REPO.parent / "shared" 
 SAMPLE = REPO / "data" / "sample_sms.csv"
 
 
+def benchmark_module(name: str):
+    """The script benchmarks/<name>.py as a module (the benchmarks are scripts, not a package),
+    kept in sys.modules under its own name: a dataclass of it looks its module up."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _lexicon_cache(tmp_path_factory):
     """Lexicon snapshots go to a folder of the test session, never to the developer's cache

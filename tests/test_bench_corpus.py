@@ -1,18 +1,14 @@
 """The benchmark's corpus generator (benchmarks/corpus.py): its speed figures are only as good
 as its resemblance to a real corpus, so its vocabulary growth is held to 88milSMS's curve."""
 
-import importlib.util
 
 import pytest
-from conftest import REPO
+from conftest import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    spec = importlib.util.spec_from_file_location("bench_corpus", REPO / "benchmarks" / "corpus.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("corpus")
 
 
 @pytest.fixture(scope="module")

@@ -1,22 +1,15 @@
 """The polars versions of two parts of classify (benchmarks/columnar_parts.py) give the tool's answers:
 the speed they are compared at is only worth something if they do the same work."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
+from conftest import benchmark_module
 
 pytest.importorskip("polars")
 
 
 @pytest.fixture(scope="module")
 def parts():
-    spec = importlib.util.spec_from_file_location("columnar_parts", REPO / "benchmarks" / "columnar_parts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("columnar_parts")
 
 
 BATCHES = [

@@ -1,12 +1,10 @@
 """The comparison of word taggers (benchmarks/contextual_tagger.py) over several gold files:
 cross-validated together, reported file by file."""
 
-import importlib.util
 import json
-import sys
 
 import pytest
-from conftest import REPO, write_table
+from conftest import benchmark_module, write_table
 
 NAMES = ["Julie", "Kevin", "Sophie", "Nicolas", "Chloé", "Karim", "Léa", "Hugo", "Inès", "Yanis", "Manon", "Lucas"]
 # Ordinary messages, some with a word no list holds (a candidate that names no one).
@@ -15,12 +13,7 @@ ORDINARY = ["ok jarrive", "c du blurfo ce truc", "tkt ca va", "le zwingo est cas
 
 @pytest.fixture(scope="module")
 def tagger():
-    spec = importlib.util.spec_from_file_location("contextual_tagger", REPO / "benchmarks" / "contextual_tagger.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    return benchmark_module("contextual_tagger")
 
 
 def gold_file(path, donors: list[str], names_per_donor: int):

@@ -1,10 +1,9 @@
 """The memory budget of the caches that grow with the vocabulary (triage.pipeline.memory): a
 cache is only a memory of work done, so emptying it midway must change no output."""
 
-import importlib.util
 
 import pytest
-from conftest import REPO
+from conftest import benchmark_module
 
 from triage import jobs
 from triage.pipeline.memory import BYTES_PER_CHAR, BYTES_PER_ENTRY, VOCABULARY, Budget, Cache
@@ -14,9 +13,7 @@ from triage.pipeline.memory import BYTES_PER_CHAR, BYTES_PER_ENTRY, VOCABULARY, 
 def generated(tmp_path_factory):
     """2,000 messages of the benchmark's generator (SMS spellings, names, nicknames: a vocabulary
     that keeps growing), as a CSV file."""
-    spec = importlib.util.spec_from_file_location("bench_corpus", REPO / "benchmarks" / "corpus.py")
-    corpus = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(corpus)
+    corpus = benchmark_module("corpus")
     path = tmp_path_factory.mktemp("memory") / "generated.csv"
     corpus.write_corpus(path, corpus.generate(2_000, seed=5))
     return path
