@@ -51,6 +51,7 @@ from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
 from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
+from triage.seekhide.known import WORD_LIKE_NICKNAMES
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
 from triage.seekhide import (K_NUMBER, K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES,
                              Analysis, Rule, rule_code)
@@ -58,7 +59,6 @@ from triage.seekhide.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
 FOREIGN_PLACES = word_list("places/foreign_places.txt")
-NICKNAME_EXCEPTIONS = word_list("nicknames/exceptions.txt")
 # Services, apps, devices and transport everyone uses (facebook, sncf): they name no one.
 SERVICES = word_list("brands/services.txt")
 # Person cues that are no place cues: "à" and "de" announce places more than people.
@@ -198,7 +198,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
-    word_like = members(NICKNAME_EXCEPTIONS, key) | members(NICKNAME_EXCEPTIONS, folded)
+    word_like = members(WORD_LIKE_NICKNAMES, key) | members(WORD_LIKE_NICKNAMES, folded)
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
         return batch.known(table, name, spelled)[sids]
