@@ -332,7 +332,13 @@ def abbreviation(c: Context) -> None:
     c.set(left & flags[:, 0] & ~after_cue, L_ANTI, _ABBREVIATION_RULE)
 
 
-@spelling_column("seekhide.language", np.int8, width=2)
+@spelling_column("seekhide.other-word", bool)
+def _other_words(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    """Whether each of the spellings `sids` is a word of another language (foreign.OTHER_WORDS, by
+    its key): a message with fewer than foreign.MIN_OTHER_WORDS of them is French."""
+    return members(foreign.OTHER_WORDS, batch.keys(table)[sids].tolist())
+
+
 def _language_evidence(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """(what the word says of its message's language: foreign.word_class, a cue after which a name
     may follow in any language) of the spellings `sids`, (len(sids), 2)."""
@@ -355,9 +361,18 @@ def other_language(c: Context) -> None:
     is read as that language's whatever its case."""
     if not len(c):
         return
-    evidence = c.table.column(_language_evidence)[c.spelling]
-    kind, cue = evidence[:, 0], evidence[:, 1].astype(bool)
     n = int(c.message.max()) + 1
+    # Only a message with two words of another language may be mostly in it: the evidence of the
+    # other words (their look-ups) is asked for the words of those messages alone.
+    other_word = c.table.column(_other_words)[c.spelling]
+    maybe = np.bincount(c.message[other_word], minlength=n) >= foreign.MIN_OTHER_WORDS
+    if not maybe.any():
+        return
+    at = np.flatnonzero(maybe[c.message])
+    evidence = c.table.rows_for("seekhide.language", c.spelling[at], lambda sids: _language_evidence(c.table, sids), 2)
+    kind = np.full(len(c), foreign.NOT_COUNTED, dtype=np.int8)
+    cue = np.zeros(len(c), dtype=bool)
+    kind[at], cue[at] = evidence[:, 0], evidence[:, 1] != 0
 
     def count(which: int) -> np.ndarray:
         return np.bincount(c.message[kind == which], minlength=n)
