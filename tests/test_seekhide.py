@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 
 from triage.seekhide import (
@@ -202,6 +203,31 @@ def test_per_spelling_rows_are_computed_once_and_again_for_another_owner(lexicon
     assert len(asked) == 3  # already known
     table.rows_for("test.length", words[:2], length_row, 2, owner="model B")
     assert len(asked) == 5  # another owner: computed again
+
+
+def test_a_column_read_at_some_words_is_computed_for_their_spellings_only_and_once(lexicons):
+    from triage.seekhide.columns import SpellingColumn
+
+    seeker = SeekAndHide(lexicons)  # its own tables: the column below must start empty
+    analysis = seeker.analyse(["Coucou Patrice", "Coucou toi"])
+    table, asked = analysis.spellings, []
+
+    def lengths(table, sids):
+        asked.extend(sids.tolist())
+        return [(len(table.texts[sid]), sid % 2) for sid in sids.tolist()]
+
+    column = SpellingColumn("test.lengths", lengths, np.int64, width=2)
+    words = analysis.spelling[analysis.kind == K_WORD]  # Coucou, Patrice, Coucou, toi
+    assert table.column_at(column, words[[0, 2]]).tolist() == [[6, words[0] % 2]] * 2
+    assert asked == [words[0]]  # "Coucou" once, though asked twice; the others never
+    assert table.column_at(column, words)[:, 0].tolist() == [6, 7, 6, 3]
+    assert sorted(asked) == sorted(set(words.tolist()))
+    more = seeker.analyse(["Salut Zorane"])  # the table grows: what was computed is kept
+    assert more.spellings is table
+    new = more.spelling[more.kind == K_WORD]
+    assert table.column_at(column, np.concatenate([words, new]))[:, 0].tolist() == [6, 7, 6, 3, 5, 6]
+    assert sorted(asked) == sorted(set(words.tolist()) | set(new.tolist()))
+    assert table.column_at(column, words).tolist() == [[len(table.texts[s]), s % 2] for s in words.tolist()]
 
 
 def test_the_cost_of_one_word_is_bounded_whatever_its_length(lexicons):

@@ -111,9 +111,15 @@ class Context:
 
     def attributes(self) -> np.ndarray:
         """(a determiner, in lower case, a copula, a presentative) of each word's spelling,
-        (n, 4): a per-spelling column."""
+        (n, 4), as the determiner and copula rules read them: at the words in both lists found
+        by a look-up right after the word before them, and at the two words before each (all
+        False elsewhere: the other words are never asked about)."""
         if self._attributes is None:
-            self._attributes = self.table.column(_attributes)[self.spelling]
+            near = np.flatnonzero(self.follows() & (self.label == L_AMBIGUOUS) & np.isin(self.rule, _LOOKUP_CODES))
+            near = np.unique(np.concatenate([near, near - 1, near - 2]))
+            near = near[near >= 0]
+            self._attributes = np.zeros((len(self), 4), dtype=bool)
+            self._attributes[near] = self.table.column_at(_attributes, self.spelling[near])
         return self._attributes
 
     def read_as_word_candidates(self) -> np.ndarray:
@@ -230,14 +236,17 @@ def first_name_surname(c: Context) -> None:
     blanc)."""
     if len(c) <= 1:
         return
-    listed = c.table.column(_name_lists)[c.spelling]
-    first_name = (listed[:, 0] & np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS))
-                  & ~np.isin(c.rule, READ_AS_WORD_CODES) & (c.rule != _TITLE_RULE) & ~c.in_compound)
-    after_first_name = np.zeros(len(c), dtype=bool)
-    after_first_name[1:] = (first_name[:-1] & (c.position[1:] == c.position[:-1] + 1)
-                            & (c.message[:-1] == c.message[1:]))
-    surname = after_first_name & c.weak & listed[:, 1] & ~c.in_compound
-    c.set(surname, L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+    # Read at the few weak words and the words before them only.
+    at = np.flatnonzero(c.weak[1:] & ~c.in_compound[1:]) + 1
+    before = at - 1
+    at = at[np.isin(c.label[before], (L_DICTIONARY, L_AMBIGUOUS)) & ~np.isin(c.rule[before], READ_AS_WORD_CODES)
+            & (c.rule[before] != _TITLE_RULE) & ~c.in_compound[before] & (c.position[at] == c.position[before] + 1)
+            & (c.message[at] == c.message[before])]
+    if not len(at):
+        return
+    first_name = c.table.column_at(_name_lists, c.spelling[at - 1])[:, 0]
+    surname = c.table.column_at(_name_lists, c.spelling[at])[:, 1]
+    c.set(at[first_name & surname], L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
 
 
 # Prepositions and conjunctions that the cue lists leave out.
@@ -301,7 +310,7 @@ def word_surname(c: Context) -> None:
     if not len(at):
         return
     before = at - 1
-    listed = table.column(_name_lists)[c.spelling[before], 0]
+    listed = table.column_at(_name_lists, c.spelling[before])[:, 0]
     label, rule = c.label[before], c.rule[before]
     first_name = (listed & c.capitalised[before] & np.isin(label, (L_DICTIONARY, L_AMBIGUOUS))
                   & ~np.isin(rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
@@ -326,10 +335,19 @@ def abbreviation(c: Context) -> None:
     not right after a person cue (avec dem: a name may follow)."""
     if not len(c):
         return
-    flags = c.table.column(_abbreviation_flags)[c.spelling]
-    after_cue = c.previous(flags[:, 1]) & c.same_message()
-    left = (c.label == L_UNKNOWN) & np.isin(c.rule, (_NONE_RULE, _WEAK_RULE)) & ~c.in_compound
-    c.set(left & flags[:, 0] & ~after_cue, L_ANTI, _ABBREVIATION_RULE)
+    # Read at the words left UNKNOWN and the words before them only.
+    at = np.flatnonzero((c.label == L_UNKNOWN) & np.isin(c.rule, (_NONE_RULE, _WEAK_RULE)) & ~c.in_compound)
+    if not len(at):
+        return
+
+    def flags(words: np.ndarray) -> np.ndarray:
+        return c.table.column_at(_abbreviation_flags, c.spelling[words])
+
+    after_cue = np.zeros(len(at), dtype=bool)
+    inside = at > 0  # the word before is in the batch
+    before = at[inside] - 1
+    after_cue[inside] = flags(before)[:, 1] & (c.message[before] == c.message[at[inside]])
+    c.set(at[flags(at)[:, 0] & ~after_cue], L_ANTI, _ABBREVIATION_RULE)
 
 
 @spelling_column("seekhide.other-word", bool)
@@ -339,6 +357,7 @@ def _other_words(table: Spellings, sids: np.ndarray) -> np.ndarray:
     return members(foreign.OTHER_WORDS, batch.keys(table)[sids].tolist())
 
 
+@spelling_column("seekhide.language", np.int8, width=2)
 def _language_evidence(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """(what the word says of its message's language: foreign.word_class, a cue after which a name
     may follow in any language) of the spellings `sids`, (len(sids), 2)."""
@@ -369,7 +388,7 @@ def other_language(c: Context) -> None:
     if not maybe.any():
         return
     at = np.flatnonzero(maybe[c.message])
-    evidence = c.table.rows_for("seekhide.language", c.spelling[at], lambda sids: _language_evidence(c.table, sids), 2)
+    evidence = c.table.column_at(_language_evidence, c.spelling[at])
     kind = np.full(len(c), foreign.NOT_COUNTED, dtype=np.int8)
     cue = np.zeros(len(c), dtype=bool)
     kind[at], cue[at] = evidence[:, 0], evidence[:, 1] != 0

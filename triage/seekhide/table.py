@@ -175,6 +175,7 @@ class Spellings:
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
         self._extra: dict[tuple, np.ndarray] = {}  # see column
+        self._partial: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see column_at
         self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
         # The piece ids of each stretch of text (see Stretches).
         self.stretches = Stretches()
@@ -342,6 +343,26 @@ class Spellings:
             array = np.concatenate([array, new.reshape((-1, *shape[1:]))])
         self._extra[key] = array
         return array
+
+    def column_at(self, column: SpellingColumn, sids: np.ndarray) -> np.ndarray:
+        """The values of a declared per-spelling column for the spellings `sids` only, each
+        computed the first time it is asked for (those not known yet at once): for a column that
+        a rule reads at a few words of a batch, whose other spellings are never asked about."""
+        shape = () if column.width is None else (column.width,)
+        values, known = self._partial.get(column.name, (None, None))
+        if values is None or len(values) < len(self.texts):
+            size = max(len(self.texts), 2 * len(values) if values is not None else 0)  # doubled: few copies
+            grown, seen = np.zeros((size, *shape), dtype=column.dtype), np.zeros(size, dtype=bool)
+            if values is not None:
+                grown[: len(values)], seen[: len(known)] = values, known
+            values, known = grown, seen
+            self._partial[column.name] = (values, known)
+        missing = sids[~known[sids]]
+        if len(missing):
+            new = np.unique(missing)
+            values[new] = np.asarray(column.compute(self, new), dtype=column.dtype).reshape((-1, *shape))
+            known[new] = True
+        return values[sids]
 
     def rows_for(self, name: str, sids: np.ndarray, compute, width: int, owner=None) -> np.ndarray:
         """The rows of a float per-spelling table for the spellings `sids`, each computed
