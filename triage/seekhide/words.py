@@ -186,10 +186,14 @@ class WordLabeller:
                 key = word
             info = self._cache.get(key)
             if info is None:
-                info = self._analyse(key)
-                if key.rstrip(".") in TITLES and self.is_on("title"):
-                    info = info._replace(title=True)
+                info = self._titled(key, self._analyse(key))
             self._cache[word] = self._cache[key] = info
+        return info
+
+    def _titled(self, key: str, info: WordInfo) -> WordInfo:
+        """The label of `key` out of context, with its title flag (Mme, Dr.: the step title)."""
+        if key.rstrip(".") in TITLES and self.is_on("title"):
+            return info._replace(title=True)
         return info
 
     def label_many(self, words: Iterable[str]) -> None:
@@ -201,8 +205,10 @@ class WordLabeller:
         (triage.seekhide.spelling_batch), the look-ups of the lists as one sorted search per list
         (Lexicons.lookup_many), and _analyse's decision for a spelling the lists know as
         array expressions (decide_listed). Only the spellings left to the SMS heuristics
-        (accent, repetition, apostrophe, concatenation, misspelling) go through _analyse,
-        with their candidates asked of the big lists together (Lexicons.prefetch)."""
+        (accent, repetition, apostrophe, concatenation, misspelling) go through them one at a
+        time, with their candidates asked of the big lists together (Lexicons.prefetch), and the
+        words one edit away found together for the spellings that only the misspelling heuristic,
+        the last, may still read."""
         cache = self._cache
         new = [word for word in dict.fromkeys(words) if word not in cache]
         if not new:
@@ -217,22 +223,38 @@ class WordLabeller:
         weak = self._weak(looked)
         # The heuristics' candidates, for the spellings they may be tried on (_analyse's order).
         tried = np.flatnonzero(~looked.in_anti & (~looked.in_names | weak)).tolist()
-        candidates, unknown = [], []
+        candidates = []
         for index in tried:
             candidates += self._heuristic_candidates(folded[index])
-            if MIN_MISSPELLING_LENGTH <= len(folded[index]) <= MAX_MISSPELLING_LENGTH and folded[index].isalpha():
-                unknown.append(folded[index])
         lexicons.prefetch([keys[index] for index in left] + candidates)
-        if unknown and self.is_on("misspelling"):
-            unknown = list(dict.fromkeys(unknown))
-            self._near = dict(zip(unknown, lexicons.near_words.within_one_edit(unknown)))
+        # The spellings only the misspelling heuristic may still read (the other heuristics found
+        # nothing), by key with their folded spelling: their words one edit away are found together.
+        waiting: dict[str, str] = {}
+        for word, key in zip(new, new_keys):
+            info = infos.get(key) or cache.get(key)  # decided by the lists, or a key labelled before
+            if info is None:
+                if key in waiting:
+                    continue
+                found = self._before_misspelling(key)
+                if isinstance(found, str):
+                    waiting[key] = found
+                    continue
+                info = self._titled(key, found)
+            cache[word] = cache[key] = info
+        if not waiting:
+            return
+        misspelling = self.is_on("misspelling")
+        if misspelling:
+            near = [f for f in dict.fromkeys(waiting.values())
+                    if MIN_MISSPELLING_LENGTH <= len(f) <= MAX_MISSPELLING_LENGTH and f.isalpha()]
+            self._near = dict(zip(near, lexicons.near_words.within_one_edit(near)))
         try:
+            for key, folded_key in waiting.items():
+                found = misspelling and self._misspelling(folded_key)
+                cache[key] = self._titled(key, found or WordInfo(UNKNOWN, Rule.NONE, key))
             for word, key in zip(new, new_keys):
-                info = infos.get(key)
-                if info is None:
-                    self.label_word(word)  # a key labelled before, or left to the heuristics
-                else:
-                    cache[word] = cache[key] = info
+                if key in waiting:
+                    cache[word] = cache[key]
         finally:
             self._near = {}
 
@@ -284,6 +306,14 @@ class WordLabeller:
         return found
 
     def _analyse(self, key: str) -> WordInfo:
+        found = self._before_misspelling(key)
+        if isinstance(found, str):
+            return (self.is_on("misspelling") and self._misspelling(found)) or WordInfo(UNKNOWN, Rule.NONE, key)
+        return found
+
+    def _before_misspelling(self, key: str) -> WordInfo | str:
+        """_analyse's label of `key` when a list or a heuristic before the misspelling heuristic
+        decides it; else the folded spelling, which only the misspelling heuristic may still read."""
         is_on = self.is_on
         in_names, in_anti = self.lexicons.lookup(key)
         if in_names and not in_anti and self._weak_name(key) and key.isalpha() and is_on("apostrophe"):
@@ -309,9 +339,8 @@ class WordLabeller:
         found = (is_on("repetition") and self._repetitions(folded)) \
             or (is_on("onomatopoeia") and is_onomatopoeia(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
             or (is_on("apostrophe") and self._apostrophe(folded)) \
-            or (is_on("concatenation") and self._concatenation(folded)) \
-            or (is_on("misspelling") and self._misspelling(folded))
-        return found or WordInfo(UNKNOWN, Rule.NONE, key)
+            or (is_on("concatenation") and self._concatenation(folded))
+        return found or folded
 
     def _repetitions(self, folded: str) -> WordInfo | None:
         """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
