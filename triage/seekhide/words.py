@@ -301,8 +301,12 @@ class WordLabeller:
         if not folded.isalpha():
             return []
         found = self._repetition_candidates(folded) if self.is_on("repetition") else []
-        found += [folded[len(clitic):] for clitic in CLITICS if folded.startswith(clitic)]
-        found += [folded[1:], folded[2:]]
+        if self.is_on("apostrophe"):  # _apostrophe's rests
+            found += [rest for rest in (folded[len(clitic):] for clitic in CLITICS if folded.startswith(clitic))
+                      if len(rest) >= 2 and rest.startswith(_VOWEL_OR_H)]
+        if self.is_on("concatenation"):  # _concatenation's rests
+            found += [folded[size:] for size in (2, 1)
+                      if len(folded) >= size + 2 and all(c in _CONCAT_CLITICS for c in folded[:size])]
         return found
 
     def _analyse(self, key: str) -> WordInfo:
