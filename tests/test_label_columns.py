@@ -59,8 +59,11 @@ def test_onomatopoeia_of_many_spellings_equals_that_of_each(folded):
 
 @settings(max_examples=60, **SETTINGS)
 @given(words=st.lists(spelling, min_size=1, max_size=25), user=st.booleans(),
-       off=st.lists(st.sampled_from(["accent", "onomatopoeia", "apostrophe", "title", "repetition"]), max_size=3))
+       off=st.lists(st.sampled_from(["accent", "onomatopoeia", "apostrophe", "title", "repetition", "concatenation",
+                                     "misspelling"]), max_size=3))
 @example(words=["dèsolé", "Mme", "haha", "lecole", "Luca"], user=False, off=["accent"])
+@example(words=["surment", "Surment", "jtaime", "larrivee", "Nicoooolas", "merciiii", "zorglub"], user=False, off=[])
+@example(words=["surment", "jtaime", "larrivee", "merciiii"], user=False, off=["misspelling", "concatenation"])
 def test_labels_decided_as_columns_equal_those_of_one_spelling_at_a_time(lexicons, words, user, off):
     if user:
         lexicons = dataclasses.replace(lexicons, user_names=USER_NAMES, user_words=USER_WORDS)
