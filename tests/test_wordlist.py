@@ -71,6 +71,16 @@ def test_in_agrees_with_a_set_on_many_queries():
     assert 0 < sum(found) < len(queries)
 
 
+def test_membership_of_many_words_at_once_is_that_of_each():
+    vocabulary, queries = random_vocabulary_and_queries(1)
+    queries += ["", "ab\0", "ab\udcff", "x" * 50, queries[0]]  # absent whatever the list, and a repeat
+    words = WordList.from_words(vocabulary)
+    found = words.contains_many(queries)
+    assert found.dtype == bool and found.tolist() == [query in vocabulary for query in queries]
+    assert 0 < found.sum() < len(queries)
+    assert WordList.from_words(vocabulary).contains_many([]).tolist() == []
+
+
 def test_positions_follow_the_sorted_order(words):
     for index, word in enumerate(words):
         assert words.position(word) == index

@@ -95,6 +95,12 @@ class WordList:
             return
         memory.update(zip(words, self.positions(words).tolist()))
 
+    def contains_many(self, words: list[str]) -> np.ndarray:
+        """[word in self for word in words] as a bool array: the words not remembered yet looked
+        up by one sorted search (remember), then every answer read from memory at once."""
+        self.remember(words)
+        return np.fromiter(map(self._positions.__getitem__, words), dtype=np.int64, count=len(words)) >= 0
+
     def positions(self, words: list[str]) -> np.ndarray:
         """position() of each of `words` (strings), as one array, by one sorted search."""
         return self.search(Encoded.of(words, self._width))

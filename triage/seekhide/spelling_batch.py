@@ -78,7 +78,7 @@ def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndar
     """[key in lexicon for key in keys] as a bool array. A WordList looks up the keys it has
     not remembered by one sorted search (WordList.remember), then answers from memory."""
     if isinstance(lexicon, WordList):
-        lexicon.remember(list(keys))
+        return lexicon.contains_many(list(keys))
     return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=len(keys))
 
 
