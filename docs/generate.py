@@ -412,22 +412,29 @@ def evaluation_parts() -> dict[str, str]:
 
 
 def _training_ways_table(data: dict) -> str:
-    """The rows of benchmarks/training_ways.py's JSON: one gold file, or several (a column per file)."""
-    several = isinstance(data["gold"], list) and len(data["gold"]) > 1
-    head = "| file " if several else ""
-    rows = [head + "| training | budget | routing | messages read by a human | gold spans left readable | "
-            "TA messages leaking | ordinary words hidden |", "|---" * (8 if several else 7) + "|"]
-    for row in data["rows"]:
-        rows.append((f"| {_FILE_NAMES.get(row['file'], row['file'])} " if several else "") + f"| {row['training']} | {row['budget']:.0%} | "
-                    f"{row['routing']} | {_pct(row['expert_share'])} | {_pct(row['residual_span_rate'])} | "
-                    f"{_pct(row['message_leak_rate'])} | {_pct(row['over_masking_rate'])} |")
+    """The rows of benchmarks/training_ways.py's JSON: one gold file, or several (a column per
+    file); a budget shared by every row is said below the table rather than in a column."""
     from triage.schema import DEFAULT_HIDE
 
+    several = isinstance(data["gold"], list) and len(data["gold"]) > 1
+    budgets = {row["budget"] for row in data["rows"]}
+    columns = [("file", lambda row: _FILE_NAMES.get(row["file"], row["file"]))] if several else []
+    columns += [("training", lambda row: row["training"])]
+    if len(budgets) > 1:
+        columns += [("budget", lambda row: f"{row['budget']:.0%}")]
+    columns += [("routing", lambda row: row["routing"]),
+                ("messages read by a human", lambda row: _pct(row["expert_share"])),
+                ("gold spans left readable", lambda row: _pct(row["residual_span_rate"])),
+                ("TA messages leaking", lambda row: _pct(row["message_leak_rate"])),
+                ("ordinary words hidden", lambda row: _pct(row["over_masking_rate"]))]
+    rows = ["| " + " | ".join(name for name, _ in columns) + " |", "|---" * len(columns) + "|"]
+    rows += ["| " + " | ".join(cell(row) for _, cell in columns) + " |" for row in data["rows"]]
     hidden = "default `--hide`" if set(data.get("hide") or DEFAULT_HIDE) == set(DEFAULT_HIDE) \
         else f"`--hide {','.join(data['hide'])}`"
+    budget = f", {next(iter(budgets)):.0%} read" if len(budgets) == 1 else ""
     labelled = f"; from labels alone on {data['labelled']:,} messages of the training donors" \
         if data.get("labelled") else ""
-    return "\n".join(rows) + f"\n\n({data['folds']} folds grouped by donor, {hidden}{labelled}.)"
+    return "\n".join(rows) + f"\n\n({data['folds']} folds grouped by donor, {hidden}{budget}{labelled}.)"
 
 
 def _holdout_table(holdout: dict[str, dict]) -> str:
