@@ -117,15 +117,15 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     for number, (train_rows, test_rows) in enumerate(folds_of(gold, args.folds), 1):
         training = [gold[i] for i in train_rows]
-        testing = [gold[i] for i in test_rows]
+        # Each file's held-out messages, read as a corpus of their own.
+        parts = {name: [gold[i] for i in test_rows.tolist() if files[i] == name] for name in names}
         labelled = labelled_sample(training, args.labelled, args.seed)
         with_spans = model.Model(_model_bytes(train(training, True, seed=args.seed), training, args.seed))
         labels_only = model.Model(_model_bytes(
             train(labelled, False, seed=args.seed, kept_scorer=with_spans.predictor,
                   kept_source="model learnt with spans on the training donors"), labelled, args.seed))
         for way, trained in (("spans", with_spans), ("labels only", labels_only)):
-            for name in names:  # each file's held-out messages, read as a corpus of their own
-                part = [message for message, i in zip(testing, test_rows.tolist()) if files[i] == name]
+            for name, part in parts.items():
                 if not part:
                     continue
                 analysed, routed = route(trained.predictor, part, args.budgets, hide)
