@@ -2,6 +2,7 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from triage.combiner import EXPERT, BudgetPolicy, Decision, Evidence, ExactBudget, PaperPolicy
@@ -552,8 +553,47 @@ def test_seeds_repeat_the_cross_validation_and_give_mean_and_standard_deviation(
     assert alone["seeds"]["seeds"] == [4] and "Over 1 seeds" not in single.output
 
 
+def test_labelled_adds_a_model_from_labels_alone_on_the_files_own_messages(cli, tmp_path):
+    first, second = write_gold(tmp_path / "first.csv"), write_other_gold(tmp_path / "second.csv")
+    result = cli("evaluate", first, second, "--folds", "3", "--seeds", "2", "--labelled", "30", "--out-dir", tmp_path / "ev")
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "ev" / "evaluate.json").read_text("utf-8"))
+    # 30 of the first file's 48 messages are drawn; the second holds 20: all of them.
+    labels = [part["cross_validated"]["labels_only"] for part in data["files"]]
+    assert [part["labelled"] for part in labels] == [30, 20]
+    assert labels[0]["how"].startswith("a model from labels alone on 30 of these messages")
+    assert labels[1]["how"].startswith("a model from labels alone on all 20 of these messages")
+    for part in labels:
+        assert part["seeds"]["seeds"] == [0, 1]
+        assert len(part["seeds"]["figures"]["residual_span_rate"]["values"]) == 2
+    report = (tmp_path / "ev" / "evaluate.md").read_text("utf-8")
+    assert "gives a team that labels 30 messages of its corpus" in report
+
+
+def test_the_model_from_labels_alone_learns_the_labels_of_the_messages_drawn_only(tmp_path):
+    from imblearn.pipeline import Pipeline
+
+    from triage.model import make_model
+    from triage.model.gold import labelled_gold
+    from triage.model.training import analyse, labels_only_scores
+    from triage.io.messages import ReadOptions
+
+    gold, _ = labelled_gold(write_gold(tmp_path / "gold.csv"), ReadOptions())
+    analysed = analyse(gold)
+    scores = labels_only_scores(analysed, 30, seed=3)
+    assert scores.shape == (48,) and np.array_equal(scores, labels_only_scores(analysed, 30, seed=3))
+    drawn = np.sort(np.random.default_rng(3).choice(48, 30, replace=False))
+    by_hand = Pipeline(make_model("bagging", analysed.feature_set, seed=3).steps[1:])
+    by_hand.fit(analysed.X[drawn], np.asarray([gold[i].label for i in drawn]))
+    assert np.array_equal(scores, by_hand.predict_proba(analysed.X)[:, list(by_hand.classes_).index("TA")])
+    # Every message when it has fewer than asked.
+    assert np.array_equal(labels_only_scores(analysed, 500, seed=3), labels_only_scores(analysed, 48, seed=3))
+
+
 @pytest.mark.parametrize("args, message", [
     (["--seeds", "2", "--no-cross-validation"], "--seeds repeats the cross-validation"),
+    (["--labelled", "20", "--no-cross-validation"], "--labelled trains beside the cross-validation"),
+    (["--labelled", "3"], "--labelled 3: the messages drawn cannot train a model (training needs at least 10"),
     (["SECOND", "--expert-budget", "5"], "give a share (0.1), not a count of messages, with several gold files"),
     (["SECOND", "--ablation"], "--ablation measures one gold file"),
     (["FIRST"], "is given twice"),
@@ -586,9 +626,10 @@ def test_the_python_api_repeats_the_cross_validation_with_seeds(tmp_path):
     import triage
 
     gold = pd.read_csv(write_gold(tmp_path / "gold.csv"), dtype=str, keep_default_na=False)
-    report = triage.evaluate(gold, folds=3, seeds=2)
+    report = triage.evaluate(gold, folds=3, seeds=2, labelled=30)
     seeds = report.data["cross_validated"]["seeds"]
     assert seeds["seeds"] == [0, 1] and len(seeds["figures"]["person_precision"]["values"]) == 2
+    assert report.data["cross_validated"]["labels_only"]["seeds"]["seeds"] == [0, 1]
     assert "person_precision" in report.tables["budget_curve"].columns
 
 

@@ -16,10 +16,8 @@ from triage.review_workspace.server import BackgroundServer
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER),
-    reason="no Chromium and chromedriver here (Debian: apt-get install chromium chromium-driver)",
-)
+NO_BROWSER = "no Chromium and chromedriver here (Debian: apt-get install chromium chromium-driver)"
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason=NO_BROWSER)
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
@@ -35,7 +33,10 @@ def Server(workspace_path: Path, token: str = "browser-test-token") -> Backgroun
 
 
 def chromium(profile: Path):
-    """A headless Chromium of its own profile folder (a second one is another person's browser)."""
+    """A headless Chromium of its own profile folder (a second one is another person's browser). The
+    test skips, saying why, where there is none (every module's browser tests, whatever their marks)."""
+    if not (CHROMIUM and CHROMEDRIVER):
+        pytest.skip(NO_BROWSER)
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

@@ -220,14 +220,15 @@ def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: st
              feature_set: str = "rich", ablation: bool = False, no_cross_validation: bool = False,
              text_column: str = "text", label_column: str = "label", spans_column: str = "spans",
              known_names: str | os.PathLike | Sequence[str] | None = None, simulate_review: int = 0,
-             seeds: int = 1) -> Report:
+             seeds: int = 1, labelled: int | None = None) -> Report:
     """Score the whole pipeline against gold spans (`triage evaluate`) with the model classify
     uses (`model`, by default the embedded one) and, unless `no_cross_validation`, a model trained
     on the gold and cross-validated (`report.data["cross_validated"]`, with `seeds` seeds: the
     main figures' mean and standard deviation under `["seeds"]`): the report, with the budget
     curve of the model classify uses as a table (`tables["budget_curve"]`) and a figure.
     `known_names` as classify's. With `simulate_review` rounds, also the review loop with a
-    perfect reviewer (`tables["simulated_review"]`, a row per round).
+    perfect reviewer (`tables["simulated_review"]`, a row per round). With `labelled` N, also a
+    model from labels alone on N of the gold's messages (`report.data["cross_validated"]["labels_only"]`).
     `data` may be a list of DataFrames, gold sets of different corpora: they are cross-validated
     together (grouped by their `donor` column, the donors of two sets never the same) and every
     figure is given per set (`report.data["files"]`; the tables have a `gold` column)."""
@@ -242,7 +243,8 @@ def evaluate(data, *, model: Model | str | os.PathLike | None = None, policy: st
                                hide=_hide(hide), folds=folds, seed=seed, feature_set=feature_set, ablation=ablation,
                                cross_validation=not no_cross_validation,
                                read=replace(_read(text_column, None, label_column), spans_column=spans_column),
-                               known_names=known_names, simulate_review=simulate_review, seeds=seeds)
+                               known_names=known_names, simulate_review=simulate_review, seeds=seeds,
+                               labelled=labelled)
     parts = report.data["files"] if "files" in report.data else [report.data]
     curve, by_type, review = [], [], []
     for part in parts:

@@ -441,6 +441,7 @@ def evaluate(
     feature_set: Annotated[str, typer.Option("--features", help="Message feature set of the model trained on the gold and cross-validated.")] = "rich",
     no_cross_validation: Annotated[bool, typer.Option("--no-cross-validation", help="Report the model classify uses only: skip the model trained on the gold and cross-validated (what a model of your own would give), the slow part.")] = False,
     known_names: Annotated[Optional[Path], typer.Option("--known-names", help="Names the team knows, as classify's --known-names: hidden with their variants before scoring.")] = None,
+    labelled: Annotated[Optional[int], typer.Option("--labelled", min=1, metavar="N", help="Also a model from labels alone on N messages of each gold file, drawn at random (the file's own labels, no spans; its word scorer the cross-validated one), the file read as one corpus: what `triage train` without spans gives a team that labels N messages of its corpus.", show_default=False)] = None,
     simulate_review: Annotated[int, typer.Option("--simulate-review", min=0, metavar="ROUNDS", help="Also measure the review loop (at most 100 rounds): a perfect reviewer reads the budget in ROUNDS rounds, the riskiest first; after each, the names the machines left readable in the messages read are hidden in the other messages, which are ranked again (the model classify uses).")] = 0,
     ablation: Annotated[bool, typer.Option("--ablation", help="Also switch Seek&Hide's steps off one by one and report what each brings (cross-validates once per step).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Folder for evaluate.md, .json, .png. Default: reports/evaluate.")] = None,
@@ -463,7 +464,7 @@ def evaluate(
     report = run_evaluate(
         gold, folder, model_path=model, policy=policy, budget=expert_budget, hide=hide, folds=folds, seed=seed, seeds=seeds,
         feature_set=feature_set, ablation=ablation, cross_validation=not no_cross_validation, known_names=known_names,
-        force=replace, read=read, simulate_review=simulate_review,
+        force=replace, read=read, simulate_review=simulate_review, labelled=labelled,
         progress=sys.stderr.isatty(),
     )
     typer.echo(report.markdown)

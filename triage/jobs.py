@@ -738,7 +738,8 @@ def _evaluation_inputs(paths, names, read, several, asked, model_path, cross_val
 def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget", budget: float = 0.10,
                  hide: str | tuple[str, ...] = "default", folds: int = 5, seed: int = 0, feature_set: str = "rich",
                  ablation: bool = False, cross_validation: bool = True, read=None, known_names=None, force: bool = False,
-                 progress: bool = False, simulate_review: int = 0, seeds: int = 1) -> EvaluationReport:
+                 progress: bool = False, simulate_review: int = 0, seeds: int = 1,
+                 labelled: int | None = None) -> EvaluationReport:
     """Score the pipeline against gold spans with the model classify uses (`model_path`, by
     default the embedded model): the main figures. With `cross_validation`, also those of a
     model trained on the gold itself, cross-validated (`cross_validated`: what training a model
@@ -776,6 +777,11 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         raise BadOption(f"--seeds takes a number of seeds (1 or more), not {seeds}")
     if seeds > 1 and not cross_validation:
         raise BadOption("--seeds repeats the cross-validation: leave it out with --no-cross-validation")
+    if labelled is not None and (isinstance(labelled, bool) or not isinstance(labelled, int) or labelled < 1):
+        raise BadOption(f"--labelled takes a number of messages (1 or more), not {labelled!r}")
+    if labelled is not None and not cross_validation:
+        raise BadOption("--labelled trains beside the cross-validation, with its word scorer: leave out "
+                        "--no-cross-validation")
     if several and ablation:
         raise BadOption("--ablation measures one gold file: give one file")
     if several and asked.share is None:
@@ -824,10 +830,19 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
         if cross_validation:
             grouped = len({m.group for m in everything}) >= folds
             runs: list[list[dict]] = [[] for _ in golds]
+            labelled_runs: list[list[dict]] = [[] for _ in golds]
             for k in range(seeds):
                 # The first seed as a single run draws its folds; each other one deals the donors at random.
-                evidence = training.cross_validated_evidence_of(analysed, folds=folds, seed=seed + k, hide=hide,
-                                                                progress=done, shuffle=k > 0)
+                crossed_scores = training.cross_validated_scores_of(analysed, folds=folds, seed=seed + k,
+                                                                   progress=done, shuffle=k > 0)
+                evidence = [training.evidence_from(part, scores, probs, hide)
+                            for part, (scores, probs) in zip(analysed, crossed_scores)]
+                if labelled is not None:
+                    for i, (part, (_, probs)) in enumerate(zip(analysed, crossed_scores)):
+                        own = training.evidence_from(part, training.labels_only_scores(part, labelled, seed + k),
+                                                     probs, hide)
+                        labelled_runs[i].append(evaluation.main_figures(
+                            scored[i].gold, scored[i].results, _decisions(own, policy, budget)))
                 for i, (part, found) in enumerate(zip(scored, evidence)):
                     if k == 0:
                         crossed[i] = {
@@ -844,6 +859,16 @@ def run_evaluate(gold_path, out_dir, *, model_path=None, policy: str = "budget",
                         runs[i].append(evaluation.main_figures(part.gold, part.results, decisions))
             for i in range(len(golds)):
                 crossed[i]["seeds"] = evaluation.seeds_summary(runs[i], [seed + k for k in range(seeds)])
+                if labelled is not None:
+                    drawn = min(labelled, len(golds[i]))
+                    crossed[i]["labels_only"] = {
+                        "labelled": drawn,
+                        "how": "a model from labels alone on " + (
+                            f"all {drawn:,} of these messages" if drawn == len(golds[i])
+                            else f"{drawn:,} of these messages (drawn at random by each seed)")
+                        + ", its word scorer the cross-validated one",
+                        "seeds": evaluation.seeds_summary(labelled_runs[i], [seed + k for k in range(seeds)]),
+                    }
             done("the model classify uses")
         parts = []
         for i, (gold, name) in enumerate(zip(golds, names)):

@@ -610,6 +610,7 @@ def _evaluated_lines(data: dict, heading: str) -> list[str]:
             "",
             *_policy_lines(crossed, data["policy"], data["expert_budget"]),
             *(seeds_markdown(seeds) if seeds and len(seeds["seeds"]) > 1 else []),
+            *(labels_only_markdown(crossed["labels_only"]) if crossed.get("labels_only") else []),
         ]
     return lines
 
@@ -701,9 +702,23 @@ def seeds_summary(runs: list[dict], seeds: list[int]) -> dict:
 def seeds_markdown(summary: dict) -> list[str]:
     """The main figures over the seeds: mean ± standard deviation."""
     seeds = summary["seeds"]
-    lines = ["", f"Over {len(seeds)} seeds of the cross-validation ({', '.join(map(str, seeds))}: the first is "
-             "the run above; each other seed also deals the donors into folds at random), mean ± standard deviation:",
-             "", "| figure | mean ± sd | each seed |", "|---|---|---|"]
+    return ["", f"Over {len(seeds)} seeds of the cross-validation ({', '.join(map(str, seeds))}: the first is "
+            "the run above; each other seed also deals the donors into folds at random), mean ± standard deviation:",
+            "", *_seeds_table(summary)]
+
+
+def labels_only_markdown(part: dict) -> list[str]:
+    """The main figures of the model from labels alone (run_evaluate's `labelled`), over the seeds."""
+    seeds = part["seeds"]["seeds"]
+    return ["", f"{_capital(part['how'])}: what `triage train` from labels alone gives a team that labels "
+            f"{part['labelled']:,} messages of its corpus (TA or NTA, no spans), the corpus read as one. "
+            + (f"Over {len(seeds)} seeds ({', '.join(map(str, seeds))}), mean ± standard deviation:" if len(seeds) > 1
+               else f"With seed {seeds[0]}:"),
+            "", *_seeds_table(part["seeds"])]
+
+
+def _seeds_table(summary: dict) -> list[str]:
+    lines = ["| figure | mean ± sd | each seed |", "|---|---|---|"]
     for name, label in SEED_FIGURES.items():
         figure = summary["figures"][name]
         if figure["mean"] is None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from triage import model as _model  # noqa: F401  (registers the component "model")
 from triage.combiner import BudgetPolicy, Evidence, EvidenceBatch
-from triage.errors import BadOption
+from triage.errors import BadInput, BadOption
 from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
 from triage.model.gold import GoldMessage, folded_gold, gold_on_folded
 from triage.pipeline import Context, Pipeline, component
@@ -158,6 +158,15 @@ def cross_validated_evidence_of(parts: list[AnalysedGold], folds: int = 5, seed:
     """cross_validated_evidence over several gold sets together (each analysed as a corpus of its
     own, their donors distinct): the folds are drawn over all their messages, and the evidence is
     given per gold set."""
+    return [evidence_from(part, scores, word_probs, hide) for part, (scores, word_probs)
+            in zip(parts, cross_validated_scores_of(parts, folds, seed, progress, word_scorer, shuffle))]
+
+
+def cross_validated_scores_of(parts: list[AnalysedGold], folds: int = 5, seed: int = 0, progress=None,
+                              word_scorer=None, shuffle: bool = False) -> list[tuple[np.ndarray, list[np.ndarray]]]:
+    """Per gold set, (the message model's P(TA) of each message, the word scorer's P(name) of each
+    message's candidate words), from models that never saw it: cross_validated_evidence_of's
+    folds, before the evidence is put together."""
     from imblearn.pipeline import Pipeline
     from sklearn.model_selection import GroupKFold, StratifiedKFold
 
@@ -190,12 +199,34 @@ def cross_validated_evidence_of(parts: list[AnalysedGold], folds: int = 5, seed:
                 word_probs[i] = p
         if progress:
             progress()
-    evidence, start = [], 0
+    found, start = [], 0
     for part in parts:
         end = start + len(part.gold)
-        evidence.append(evidence_from(part, scores[start:end], word_probs[start:end], hide))
+        found.append((scores[start:end], word_probs[start:end]))
         start = end
-    return evidence
+    return found
+
+
+def labels_only_scores(analysed: AnalysedGold, size: int, seed: int = 0) -> np.ndarray:
+    """The message model's P(TA) of every message of a gold set, the model trained from the labels
+    alone of `size` of its messages (all of them when it has fewer), drawn at random by `seed`: what
+    a team that labels a sample of its corpus and trains from labels alone gets for its message
+    model (the word scorer is not learnt from labels: `triage train` keeps another model's). A
+    one-line BadOption when the messages drawn lack a class."""
+    from imblearn.pipeline import Pipeline
+
+    from triage.model import check_training_labels, make_model
+
+    n = len(analysed.gold)
+    drawn = np.sort(np.random.default_rng(seed).choice(n, size, replace=False)) if size < n else np.arange(n)
+    labels = np.asarray([analysed.gold[i].label for i in drawn.tolist()])
+    try:
+        check_training_labels(labels.tolist())
+    except BadInput as error:
+        raise BadOption(f"--labelled {size}: the messages drawn cannot train a model ({error})") from None
+    message_model = Pipeline(make_model("bagging", analysed.feature_set, seed=seed).steps[1:])
+    message_model.fit(analysed.X[drawn], labels)
+    return message_model.predict_proba(analysed.X)[:, list(message_model.classes_).index(TA)]
 
 
 def dealt_folds(groups: list[str], folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
