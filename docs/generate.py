@@ -353,8 +353,7 @@ def _both_files_table(data: dict) -> str:
         labels = part["cross_validated"].get("labels_only")
         if labels:
             drawn = "all" if labels["labelled"] == part["messages"] else f"{labels['labelled']:,}"
-            lines.append(f"| {name} | from labels alone on {drawn} of the file's messages, the word scorer "
-                         f"cross-validated, {len(labels['seeds']['seeds'])} seeds | "
+            lines.append(f"| {name} | from labels alone on {drawn} of its messages, {len(labels['seeds']['seeds'])} seeds | "
                          + " | ".join(_mean_sd(labels["seeds"]["figures"].get(k)) for k, _ in _BOTH_FIGURES) + " |")
     return "\n".join(lines)
 
