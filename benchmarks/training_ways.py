@@ -50,10 +50,11 @@ def folds_of(gold, folds: int):
 def labelled_sample(training: list, size: int | None, seed: int) -> list:
     """The messages a team labels: `size` of the training messages drawn at random by `seed`, in
     their order (all of them without a size, or with one as large)."""
+    from triage.model.training import drawn_sample
+
     if size is None or size >= len(training):
         return training
-    keep = np.sort(np.random.default_rng(seed).choice(len(training), size, replace=False))
-    return [training[i] for i in keep.tolist()]
+    return [training[i] for i in drawn_sample(len(training), size, seed).tolist()]
 
 
 def read_gold(paths: list[Path]):

@@ -167,10 +167,7 @@ def cross_validated_scores_of(parts: list[AnalysedGold], folds: int = 5, seed: i
     """Per gold set, (the message model's P(TA) of each message, the word scorer's P(name) of each
     message's candidate words), from models that never saw it: cross_validated_evidence_of's
     folds, before the evidence is put together."""
-    from imblearn.pipeline import Pipeline
     from sklearn.model_selection import GroupKFold, StratifiedKFold
-
-    from triage.model import make_model
 
     together = parts[0] if len(parts) == 1 else AnalysedGold(
         [m for p in parts for m in p.gold], [r for p in parts for r in p.results], np.vstack([p.X for p in parts]),
@@ -185,9 +182,7 @@ def cross_validated_scores_of(parts: list[AnalysedGold], folds: int = 5, seed: i
     scores = np.zeros(len(labels))
     word_probs = [np.zeros(len(indices)) for indices, _ in together.word_rows]
     for train, test in splits:
-        message_model = Pipeline(make_model("bagging", together.feature_set, seed=seed).steps[1:])
-        message_model.fit(together.X[train], labels[train])
-        scores[test] = message_model.predict_proba(together.X[test])[:, list(message_model.classes_).index(TA)]
+        scores[test] = message_scores(together.X[train], labels[train], together.X[test], together.feature_set, seed)
         word_model = word_scorer or fit_word_model(together, train, seed)
         # The fold's candidate words read in one call: a call per message costs more than the
         # reading itself.
@@ -207,26 +202,41 @@ def cross_validated_scores_of(parts: list[AnalysedGold], folds: int = 5, seed: i
     return found
 
 
+def message_scores(X_train: np.ndarray, y_train: np.ndarray, X: np.ndarray, feature_set: str, seed: int) -> np.ndarray:
+    """The message model's P(TA) of the rows `X`, the model (triage.model.make_model, bagging,
+    its features already computed) fitted on `X_train`, `y_train`."""
+    from imblearn.pipeline import Pipeline
+
+    from triage.model import make_model
+
+    message_model = Pipeline(make_model("bagging", feature_set, seed=seed).steps[1:])
+    message_model.fit(X_train, y_train)
+    return message_model.predict_proba(X)[:, list(message_model.classes_).index(TA)]
+
+
+def drawn_sample(n: int, size: int | None, seed: int) -> np.ndarray:
+    """The indices, in order, of `size` of `n` items drawn at random by `seed` (all of them
+    without a size, or with one as large): the messages a team labels."""
+    if size is None or size >= n:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size, replace=False))
+
+
 def labels_only_scores(analysed: AnalysedGold, size: int, seed: int = 0) -> np.ndarray:
     """The message model's P(TA) of every message of a gold set, the model trained from the labels
     alone of `size` of its messages (all of them when it has fewer), drawn at random by `seed`: what
     a team that labels a sample of its corpus and trains from labels alone gets for its message
     model (the word scorer is not learnt from labels: `triage train` keeps another model's). A
     one-line BadOption when the messages drawn lack a class."""
-    from imblearn.pipeline import Pipeline
+    from triage.model import check_training_labels
 
-    from triage.model import check_training_labels, make_model
-
-    n = len(analysed.gold)
-    drawn = np.sort(np.random.default_rng(seed).choice(n, size, replace=False)) if size < n else np.arange(n)
+    drawn = drawn_sample(len(analysed.gold), size, seed)
     labels = np.asarray([analysed.gold[i].label for i in drawn.tolist()])
     try:
         check_training_labels(labels.tolist())
     except BadInput as error:
         raise BadOption(f"--labelled {size}: the messages drawn cannot train a model ({error})") from None
-    message_model = Pipeline(make_model("bagging", analysed.feature_set, seed=seed).steps[1:])
-    message_model.fit(analysed.X[drawn], labels)
-    return message_model.predict_proba(analysed.X)[:, list(message_model.classes_).index(TA)]
+    return message_scores(analysed.X[drawn], labels, analysed.X, analysed.feature_set, seed)
 
 
 def dealt_folds(groups: list[str], folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
