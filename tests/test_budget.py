@@ -208,6 +208,23 @@ def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path,
         assert list(tmp_path.iterdir()) == []  # the scratch file has no name
 
 
+@pytest.mark.parametrize("format", ["csv", "tsv"])
+@pytest.mark.parametrize("odd", ["", None, "x\0y", 'T,"A"\r\n', 0.5], ids=["empty", "none", "nul", "quoted", "number"])
+def test_rows_held_are_encoded_as_any_table_whatever_a_cell_holds(format, odd):
+    """Rows held back (the cell to set later in the middle of the row, as classify's decision)
+    are encoded as any table is, and each cell to set is found where it is, whatever a cell
+    holds: nothing, quotes and line ends, a NUL, a number."""
+    columns = ["id", "text", "seekhide", "decision", "hidden", "risk"]
+    rows = [[ident, text, "TA", "NTA" if i % 2 else "TA", "[]", f"0.{i}"] for i, (ident, text) in enumerate(AWKWARD * 2)]
+    for at in range(len(columns)):
+        rows[at][at] = odd
+    text, cell_at, cell_stop = encode_rows_held(rows, columns, format, "decision")
+    assert text == encode_cells(rows, columns, format)
+    cells = [text[a:b] for a, b in zip(cell_at.tolist(), cell_stop.tolist())]
+    assert [writing._decoded_cell(cell, format) for cell in cells] == \
+        ["" if row[3] is None else str(row[3]) for row in rows]
+
+
 @pytest.mark.parametrize("options", [[], ["--calibrated"], ["--policy", "paper"], ["--jobs", "2"]],
                          ids=["ranked", "calibrated", "paper", "two processes"])
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
