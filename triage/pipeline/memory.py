@@ -106,9 +106,8 @@ def _measure(cache, count: _Count) -> int:
         if isinstance(texts, list):
             added = texts[count.items:size]
         else:  # a dict keeps the order of insertion: the new keys are its last ones
-            added = list(islice(reversed(texts), size - count.items))
-        # Most caches hold strings only: their characters are counted without a call per text.
-        count.chars += sum(map(len, added)) if set(map(type, added)) <= {str} else sum(map(_chars, added))
+            added = islice(reversed(texts), size - count.items)
+        count.chars += sum(map(_chars, added))
         count.items = size
     return count.chars
 

@@ -170,10 +170,7 @@ class Spellings:
         self.texts: list[str] = []
         self.infos: list[WordInfo | None] = []
         self.tags: list[str] = []  # detector tag of DETECTED spellings, else ""
-        # The scalar columns (_SCALARS) of the spellings added since they were last asked for are
-        # worked out together (_scalars): only each new spelling's kind is kept meanwhile.
-        self._columns = {name: np.zeros(0, dtype) for name, dtype in self._SCALARS.items()}
-        self._kinds: list[int] = []
+        self._columns = {name: _Column(dtype) for name, dtype in self._SCALARS.items()}
         self._pieces = {name: _Column(np.int64) for name in ("piece_length", "piece_parts", "piece_first")}
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
@@ -307,44 +304,27 @@ class Spellings:
         if sid is not None:
             return sid
         sid = self.spelling_ids[key] = len(self.texts)
+        info = self.labeller.label_word(text) if kind == WORD else None
         self.texts.append(text)
-        self.infos.append(self.labeller.label_word(text) if kind == WORD else None)
+        self.infos.append(info)
         self.tags.append(tag)
-        self._kinds.append(_KIND_CODE[kind])
+        values = {
+            "kind": _KIND_CODE[kind],
+            "label": _LABEL_CODE[info.label] if info else -1,
+            "rule": rule_code(info.rule) if info else -1,
+            "weak": bool(info and info.weak),
+            "title": bool(info and info.title),
+            "capitalised": text[:1].isupper() and not text.isupper(),
+            "sentence_end": kind == PUNCT and bool(_SENTENCE_END.search(text)),
+            "length": len(text),
+        }
+        for name, value in values.items():
+            self._columns[name].values.append(value)
         return sid
 
-    def _scalars(self) -> dict[str, np.ndarray]:
-        """The scalar columns of every spelling, those of the spellings added since the last
-        call worked out together."""
-        columns, kinds = self._columns, self._kinds
-        if kinds:
-            start = len(self.texts) - len(kinds)
-            texts, infos = self.texts[start:], self.infos[start:]
-            labelled = [info for info in infos if info is not None]
-            at = np.flatnonzero(np.fromiter((info is not None for info in infos), dtype=bool, count=len(infos)))
-            kind = np.asarray(kinds, dtype=np.int8)
-            label, rule = np.full(len(kinds), -1, np.int8), np.full(len(kinds), -1, np.int16)
-            weak, title = np.zeros(len(kinds), bool), np.zeros(len(kinds), bool)
-            label[at] = [_LABEL_CODE[info.label] for info in labelled]
-            rule[at] = [rule_code(info.rule) for info in labelled]
-            weak[at] = [bool(info.weak) for info in labelled]
-            title[at] = [bool(info.title) for info in labelled]
-            capitalised = np.fromiter((text[:1].isupper() and not text.isupper() for text in texts), dtype=bool,
-                                      count=len(texts))
-            punctuation = np.flatnonzero(kind == K_PUNCT)
-            sentence_end = np.zeros(len(kinds), bool)
-            sentence_end[punctuation] = [bool(_SENTENCE_END.search(texts[i])) for i in punctuation.tolist()]
-            length = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-            new = {"kind": kind, "label": label, "rule": rule, "weak": weak, "title": title,
-                   "capitalised": capitalised, "sentence_end": sentence_end, "length": length}
-            for name, values in new.items():
-                columns[name] = np.concatenate([columns[name], values])
-            self._kinds = []
-        return columns
-
     def numpy(self) -> _Arrays:
-        return _Arrays(**self._scalars(), **{name: c.numpy() for group in (self._pieces, self._parts)
-                                             for name, c in group.items()})
+        return _Arrays(**{name: c.numpy() for group in (self._columns, self._pieces, self._parts)
+                          for name, c in group.items()})
 
     def column(self, column: SpellingColumn, *parameters) -> np.ndarray:
         """The values of a declared per-spelling column for every spelling of the table, each

@@ -226,8 +226,7 @@ class WordLabeller:
         candidates = []
         for index in tried:
             candidates += self._heuristic_candidates(folded[index])
-        # The candidates are folded already (lower-case ASCII letters): fold() gives them back.
-        lexicons.prefetch([keys[index] for index in left] + candidates, [folded[index] for index in left] + candidates)
+        lexicons.prefetch([keys[index] for index in left] + candidates)
         # The spellings only the misspelling heuristic may still read (the other heuristics found
         # nothing), by key with their folded spelling: their words one edit away are found together.
         waiting: dict[str, str] = {}
