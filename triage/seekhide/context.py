@@ -233,7 +233,9 @@ def first_name_surname(c: Context) -> None:
     not read as an ordinary word after a determiner or a copula), with nothing between the two;
     the surname is a word the weak-name rule left UNKNOWN (none when it is off) of the surname
     list: the lexicon build already reads a surname that is a frequent word as the word (petit,
-    blanc)."""
+    blanc). Neither word is a frequent word of another language written in lower case
+    (foreign.OTHER_WORDS): "why just story" holds the first name Just and the surname Story, and
+    names no one."""
     if len(c) <= 1:
         return
     # Read at the few weak words and the words before them only.
@@ -246,7 +248,12 @@ def first_name_surname(c: Context) -> None:
         return
     first_name = c.table.column_at(_name_lists, c.spelling[at - 1])[:, 0]
     surname = c.table.column_at(_name_lists, c.spelling[at])[:, 1]
-    c.set(at[first_name & surname], L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+    at = at[first_name & surname]
+    texts = c.table.texts
+    foreign_word = np.fromiter(
+        (any(text.islower() and foreign.key_of(text) in foreign.OTHER_WORDS for text in (texts[first], texts[last]))
+         for first, last in zip(c.spelling[at - 1].tolist(), c.spelling[at].tolist())), dtype=bool, count=len(at))
+    c.set(at[~foreign_word], L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
 
 
 # Prepositions and conjunctions that the cue lists leave out.
