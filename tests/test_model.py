@@ -365,3 +365,58 @@ def test_a_gradient_boosting_fitted_on_one_class_always_gives_that_class():
     X = np.random.default_rng(0).normal(size=(60, 3))
     never = model.compile_forest(HistGradientBoostingClassifier().fit(X, np.zeros(60, int)), positive=1)
     assert never.predict_proba(X).tolist() == [0.0] * 60
+
+
+def _walked(forest: model.Forest, X: np.ndarray) -> np.ndarray:
+    """What the forest predicts when its trees are walked node by node."""
+    dtype = np.float32 if forest.link == "mean" else np.float64
+    X = np.asarray(X, dtype=dtype)
+    values = forest.proba[forest._walked_leaves(X, dtype)]
+    if forest.link == "mean":
+        return values.mean(axis=0)
+    return 1.0 / (1.0 + np.exp(-(forest.baseline + values.sum(axis=0))))
+
+
+def _mixed_rows(rng, n: int) -> np.ndarray:
+    """Rows of yes-or-no features, small counts and real values, as the word scorer reads."""
+    X = np.column_stack([rng.integers(0, 2, (n, 8)), rng.integers(0, 6, (n, 2)), rng.normal(size=(n, 3))]).astype(float)
+    X[rng.random(n) < 0.02, 11] = np.nan  # a missing value goes right, as in the walk
+    return X
+
+
+@pytest.mark.parametrize("depth", [2, 5, 6, 7])
+def test_trees_read_by_exit_leaf_give_exactly_what_walking_them_gives(depth):
+    """The forest's trees are read feature by feature (exit leaves) when each has at most 64
+    leaves, and walked otherwise; either way the probabilities are the same to the last bit."""
+    from sklearn.ensemble import BaggingClassifier, HistGradientBoostingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(depth)
+    X = _mixed_rows(rng, 4000)
+    y = ((X[:, 0] + X[:, 8] + np.nan_to_num(X[:, 11]) + rng.normal(size=len(X))) > 2).astype(int)
+    test = _mixed_rows(rng, 3000)
+    boosted = HistGradientBoostingClassifier(max_iter=30, max_depth=depth, max_leaf_nodes=None, random_state=0)
+    bagged = BaggingClassifier(DecisionTreeClassifier(max_depth=depth), n_estimators=7, random_state=0)
+    for fitted in (boosted.fit(X, y), bagged.fit(np.nan_to_num(X), y)):
+        forest = model.Forest.from_arrays(model.compile_forest(fitted, positive=1).arrays())
+        leaves = forest.left < 0
+        ends = [*forest.roots.tolist()[1:], len(forest.left)]
+        most = max(int(leaves[start:end].sum()) for start, end in zip(forest.roots.tolist(), ends))
+        exits = forest._exit_tables(np.float32 if forest.link == "mean" else np.float64)
+        assert (exits is not None) == (most <= 64)
+        predicted = forest.predict_proba(test)
+        assert np.array_equal(predicted, _walked(forest, test))
+        whole = ~np.isnan(test).any(axis=1)  # where scikit-learn learnt a side for missing values, it differs
+        assert np.allclose(predicted[whole], fitted.predict_proba(test[whole])[:, 1], rtol=0, atol=1e-12)
+
+
+def test_trees_read_by_exit_leaf_in_chunks_of_rows_give_the_same(monkeypatch):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(1)
+    X = _mixed_rows(rng, 2000)
+    y = (X[:, 1] + X[:, 9] > 3).astype(int)
+    forest = model.compile_forest(HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y), positive=1)
+    whole = forest.predict_proba(X)
+    monkeypatch.setattr(model, "_EXIT_CELLS", 20 * 7)  # 7 rows at a time
+    assert np.array_equal(forest.predict_proba(X), whole)
