@@ -83,6 +83,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
     previous_is_copula = False  # ... a copula, itself not right after a presentative (c'est)
     previous_is_presentative = False
     previous_is_first_name = False  # the token just before is a first name Seek&Hide hides or highlights
+    previous_is_other_language = False  # ... a frequent word of another language written in lower case
     # ... written with a capital (not in capitals), and no ordinary word if it starts a sentence
     previous_is_capitalised_first_name = False
     for start, end, surface, info, in_compound in words_of(seeker, text):
@@ -97,11 +98,14 @@ def reference_seek(seeker: SeekAndHide, text: str):
             continue
         label, rule = info.label, str(info.rule)
         capitalised = surface[:1].isupper() and not surface.isupper()
+        other_language = surface.islower() and foreign.key_of(surface) in foreign.OTHER_WORDS
         if previous_is_title and not in_compound and capitalised and label != DICTIONARY:
             label, rule = DICTIONARY, "title"  # Mme Petit, Dr Blanc
         elif ("first-name-surname" not in off and previous_is_first_name and not in_compound and info.weak
-              and label == DICTIONARY and (sentence_start or not capitalised) and info.match in lexicons.last_names):
+              and label == DICTIONARY and (sentence_start or not capitalised) and info.match in lexicons.last_names
+              and not other_language and not previous_is_other_language):
             rule = "first-name-surname"  # marie durand: a surname after a first name, even in lower case
+            # (but not "why just story": neither is a frequent word of another language in lower case)
         elif "weak-name" not in off and info.weak and label == DICTIONARY and (sentence_start or not capitalised):
             label, rule = UNKNOWN, "weak-name"  # kon, Lo: a rare name is a name only as 'chez Dubois'
         elif "capitalised-guess" not in off and rule in GUESS_RULES and capitalised and not sentence_start:
@@ -134,6 +138,7 @@ def reference_seek(seeker: SeekAndHide, text: str):
                                   and info.match in lexicons.first_names)
         previous_is_capitalised_first_name = (previous_is_first_name and capitalised
                                               and (label == DICTIONARY or not sentence_start))
+        previous_is_other_language = other_language
         sentence_start = False
     kinds = [kind for kind, *_ in read]
     if "other-language" not in off and foreign.mostly_other(kinds.count(foreign.FRENCH), kinds.count(foreign.OTHER),

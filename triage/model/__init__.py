@@ -235,7 +235,6 @@ class Forest:
                    depth=int(arrays["depth"][0]), link=link, baseline=baseline)
 
 
-
 # Exit-leaf evaluation (QuickScorer: Lucchese et al., SIGIR 2015), the trees' tests read feature by
 # feature instead of node by node. The leaves of each tree are numbered from left to right, and
 # each test that sends a row right rules out the leaves of its left subtree: the row's leaf is the
@@ -288,7 +287,8 @@ def _exit_tables_of(forest: Forest, dtype) -> tuple | None:
     lo, hi = first_leaf[left[tests]], last_leaf[left[tests]]
     width = hi - lo + 1
     left_leaves = (((np.ones(len(tests), dtype=np.uint64) << width.astype(np.uint64)) - np.uint64(1))
-                   << lo.astype(np.uint64))  # 64 leaves: 1 << 64 wraps to 1, and 0 - 1 is all ones
+                   << lo.astype(np.uint64))
+    # A shift by 64 is undefined: a left subtree of all 64 leaves is all ones.
     left_leaves = np.where(width >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), left_leaves).astype(mask_type)
     everything = np.asarray(np.iinfo(mask_type).max, dtype=mask_type)
     single, several, cells = [], [], 0
