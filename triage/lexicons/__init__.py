@@ -308,11 +308,13 @@ class Lexicons:
         self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
 
     # ------------------------------------------------------------ look-ups
-    def prefetch(self, keys: list[str]) -> None:
+    def prefetch(self, keys: list[str], folded: list[str] | None = None) -> None:
         """Look up many lower-case spellings in the big lists at once, as written and without
         accents, so that lookup() and `in` then answer them from memory (WordList.remember):
-        the new spellings of a batch cost one sorted search per list, not one each."""
-        folded = [fold(key) for key in keys]
+        the new spellings of a batch cost one sorted search per list, not one each. `folded`:
+        fold() of each key, when the caller has it already."""
+        if folded is None:
+            folded = [fold(key) for key in keys]
         self.last_names.remember(keys + folded)
         self.forms.remember(keys + folded)
         self.folded_anti.remember(folded)

@@ -476,9 +476,8 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
 
 @spelling_column("names.reduplicated", bool)
 def _reduplicated(table: Spellings, sids: np.ndarray) -> list[bool]:
-    """Whether each spelling `sids` of a table, folded and in lower case, is a reduplication."""
-    texts = table.texts
-    return [is_reduplication(fold(texts[s]).lower()) for s in sids.tolist()]
+    """Whether each spelling `sids` of a table, folded (so in lower case), is a reduplication."""
+    return [is_reduplication(folded) for folded in batch.folded_lowered(table)[sids].tolist()]
 
 
 @spelling_column("names.elided", bool)

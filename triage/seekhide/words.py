@@ -226,7 +226,8 @@ class WordLabeller:
         candidates = []
         for index in tried:
             candidates += self._heuristic_candidates(folded[index])
-        lexicons.prefetch([keys[index] for index in left] + candidates)
+        # The candidates are pieces of folded spellings: folded already (fold() leaves them as they are).
+        lexicons.prefetch([keys[index] for index in left] + candidates, [folded[index] for index in left] + candidates)
         # The spellings only the misspelling heuristic may still read (the other heuristics found
         # nothing), by key with their folded spelling: their words one edit away are found together.
         waiting: dict[str, str] = {}
