@@ -319,9 +319,8 @@ class Lexicons:
         self.forms.remember(keys + folded)
         self.folded_anti.remember(folded)
 
-    def lookup(self, key: str, folded: str | None = None) -> tuple[bool, bool]:
-        """(is a name, is an ordinary word) for a lower-case spelling (`folded`: fold() of it,
-        when the caller has it already).
+    def lookup(self, key: str) -> tuple[bool, bool]:
+        """(is a name, is an ordinary word) for a lower-case spelling.
 
         The expert's answers decide first. Then the spelling as written decides when either
         side knows it; only an unknown spelling is looked up without accents. So 'aime' is
@@ -335,8 +334,7 @@ class Lexicons:
         in_anti = key in self.other_anti or key in self.forms  # the set first: it is faster
         if in_names or in_anti:
             return in_names, in_anti
-        if folded is None:
-            folded = fold(key)
+        folded = fold(key)
         if folded in self.user_words:
             return False, True
         return (

@@ -231,13 +231,12 @@ class WordLabeller:
         # The spellings only the misspelling heuristic may still read (the other heuristics found
         # nothing), by key with their folded spelling: their words one edit away are found together.
         waiting: dict[str, str] = {}
-        folded_of = dict(zip(keys, folded))
         for word, key in zip(new, new_keys):
             info = infos.get(key) or cache.get(key)  # decided by the lists, or a key labelled before
             if info is None:
                 if key in waiting:
                     continue
-                found = self._before_misspelling(key, folded_of.get(key))
+                found = self._before_misspelling(key)
                 if isinstance(found, str):
                     waiting[key] = found
                     continue
@@ -317,15 +316,14 @@ class WordLabeller:
             return (self.is_on("misspelling") and self._misspelling(found)) or WordInfo(UNKNOWN, Rule.NONE, key)
         return found
 
-    def _before_misspelling(self, key: str, folded: str | None = None) -> WordInfo | str:
+    def _before_misspelling(self, key: str) -> WordInfo | str:
         """_analyse's label of `key` when a list or a heuristic before the misspelling heuristic
-        decides it; else the folded spelling, which only the misspelling heuristic may still read.
-        `folded`: fold(key), when the caller has it already."""
+        decides it; else the folded spelling, which only the misspelling heuristic may still read."""
         is_on = self.is_on
-        in_names, in_anti = self.lexicons.lookup(key, folded)
+        in_names, in_anti = self.lexicons.lookup(key)
         if in_names and not in_anti and self._weak_name(key) and key.isalpha() and is_on("apostrophe"):
             # A rare surname that reads as a glued clitic + word: lecole = l'école.
-            found = self._apostrophe(fold(key) if folded is None else folded)
+            found = self._apostrophe(fold(key))
             if found:
                 return found
         if in_names or in_anti:
@@ -333,15 +331,14 @@ class WordLabeller:
             rule = Rule.EXACT if (key in lx.other_anti or key in lx.first_names or key in lx.user_names
                                   or key in lx.user_words or key in lx.forms or key in lx.last_names) else Rule.ACCENT
             if in_anti and not in_names and is_on("onomatopoeia") and key not in lx.user_words \
-                    and is_onomatopoeia(fold(key) if folded is None else folded):
+                    and is_onomatopoeia(fold(key)):
                 # Laughter a list holds (Héhé, Mouahaha) is laughter too: never a name, even capitalised.
                 return WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)
             if rule == Rule.EXACT or is_on("accent"):
                 return WordInfo(_label(in_names, in_anti), rule, key, in_names and self._weak_name(key))
         if "-" in key:
             return WordInfo(UNKNOWN, Rule.COMPOUND, key)  # labelled part by part by the caller
-        if folded is None:
-            folded = fold(key)
+        folded = fold(key)
         if not folded or not folded.isalpha():
             return WordInfo(UNKNOWN, Rule.NONE, key)
         found = (is_on("repetition") and self._repetitions(folded)) \
