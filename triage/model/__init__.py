@@ -253,6 +253,8 @@ def _exit_tables_of(forest: Forest, dtype) -> tuple | None:
     leaf values per tree and leaf number) of `forest`, or None when its trees cannot be read so."""
     left, right = forest.left, forest.right
     trees = len(forest.roots)
+    if np.count_nonzero(left < 0) > 64 * trees:  # some tree has more than 64 leaves
+        return None
     threshold = forest.threshold.astype(dtype)
     # Number the leaves of each tree from left to right; per test node, its tree and the mask of
     # the leaves of its left subtree.
@@ -272,10 +274,10 @@ def _exit_tables_of(forest: Forest, dtype) -> tuple | None:
             if left[node] < 0:
                 leaf_number[node] = count
                 count += 1
+                if count > 64:
+                    return None
             else:
                 stack += [right[node], left[node]]
-        if count > 64:
-            return None
         leaves = max(leaves, count)
         for node in reversed(order):  # children before parents
             if left[node] < 0:
