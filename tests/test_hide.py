@@ -47,6 +47,23 @@ def test_a_country_a_region_a_place_abroad_or_a_service_names_no_one_and_stays_r
     assert classify(text, hide=PLACES_AND_BRANDS) == [("NTA", [])]
 
 
+@pytest.mark.parametrize("text", ["Joyeux Noël à tous !", "on se voit à Noël", "JOYEUX NOEL",
+                                  "vacances de la Toussaint"])
+def test_a_holiday_that_is_a_first_name_names_no_one(text):
+    assert classify(text, hide=PLACES_AND_BRANDS) == [("NTA", [])]
+
+
+def test_a_holiday_that_is_a_first_name_is_a_person_after_a_person_cue(lexicons):
+    from triage import recognizers
+    from triage.seekhide import SeekAndHide
+
+    text = "joyeux Noël, je suis avec Noël"
+    analysis = SeekAndHide(lexicons).analyse([text])
+    _, _, recognised = recognizers.apply(analysis, frozenset(HIDE_TAGS))
+    noel = [t for t in range(len(analysis.kind)) if text[analysis.start[t]:analysis.end[t]] == "Noël"]
+    assert [bool(recognised.common[t]) for t in noel] == [True, False]
+
+
 def test_a_first_name_that_is_a_city_is_a_person_after_a_person_cue_and_a_place_after_a_place_cue():
     (_, with_her), (_, to_the_city) = classify("avec Florence au cinéma", "on part à Florence",
                                              hide=PLACES_AND_BRANDS)
@@ -140,6 +157,7 @@ RECOGNIZER_STEP_EXAMPLES = [
     ("misspelt-place", "je vais à Marseile demain", ["Marseile"], []),
     ("nickname-truncation", "slt seb tu viens demain", ["seb"], []),
     ("common-names", "on va en Espagne", ["Espagne"], ["LIE"]),
+    ("holiday", "vacances de la Toussaint", ["Toussaint"], ["common:False"]),
     ("scorer-decides", "on se vera demain", ["vera"], ["decides:False"]),
 ]
 
@@ -162,6 +180,9 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "subject-before-verb":
             return [f"subject:{bool(recognised.subject[t])}" for t in range(len(analysis.kind))
+                    if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
+        if step == "holiday":
+            return [f"common:{bool(recognised.common[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "scorer-decides":
             return [f"decides:{bool(recognised.scorer_decides[t])}" for t in range(len(analysis.kind))
