@@ -29,7 +29,7 @@ from triage.lexicons import (
     word_list,
 )
 from triage.seekhide import GUESS_RULES, SeekAndHide, foreign
-from triage.seekhide.context import SENTENCE_OPENERS
+from triage.seekhide.context import FULL_TITLES, SENTENCE_OPENERS
 from triage.seekhide.shortened import abbreviations
 from triage.text.tokenise import DETECTED, EMOTICON, PUNCT, WORD, tokenise
 
@@ -83,9 +83,11 @@ def reference_seek(seeker: SeekAndHide, text: str):
     previous_is_copula = False  # ... a copula, itself not right after a presentative (c'est)
     previous_is_presentative = False
     previous_is_first_name = False  # the token just before is a first name Seek&Hide hides or highlights
-    previous_is_other_language = False  # ... a frequent word of another language written in lower case
     # ... written with a capital (not in capitals), and no ordinary word if it starts a sentence
     previous_is_capitalised_first_name = False
+    previous_is_other_language = False  # the word before is a frequent word of another language in lower case
+    previous_title_in_full = False  # the word before is a title written in full (Madame, not Mme)
+    tokens_since_word = 0  # punctuation, numbers... since the word before
     for start, end, surface, info, in_compound in words_of(seeker, text):
         if in_compound is None:  # not a word: punctuation, number, emoticon, detector hit
             token = info
@@ -95,12 +97,17 @@ def reference_seek(seeker: SeekAndHide, text: str):
                 sentence_start = True
             previous_is_determiner = previous_is_copula = previous_is_presentative = previous_is_first_name = False
             previous_is_capitalised_first_name = False
+            tokens_since_word += 1
             continue
         label, rule = info.label, str(info.rule)
         capitalised = surface[:1].isupper() and not surface.isupper()
         other_language = surface.islower() and foreign.key_of(surface) in foreign.OTHER_WORDS
-        if previous_is_title and not in_compound and capitalised and label != DICTIONARY:
-            label, rule = DICTIONARY, "title"  # Mme Petit, Dr Blanc
+        # Right after the title, or after the full stop of an abbreviated one (one token between).
+        right_after_title = previous_is_title and (tokens_since_word == 0 or tokens_since_word == 1
+                                                   and not previous_title_in_full)
+        if (right_after_title and not in_compound and capitalised and label != DICTIONARY
+                and spelling_key(surface) not in lexicons.pronouns):
+            label, rule = DICTIONARY, "title"  # Mme Petit, Dr Blanc; a pronoun is no surname (pr. Moi, M. La)
         elif ("first-name-surname" not in off and previous_is_first_name and not in_compound and info.weak
               and label == DICTIONARY and (sentence_start or not capitalised) and info.match in lexicons.last_names
               and not other_language and not previous_is_other_language):
@@ -130,6 +137,8 @@ def reference_seek(seeker: SeekAndHide, text: str):
                      info.match))
         previous_word, previous_foreign = spelling_key(surface), foreign.key_of(surface)
         previous_is_title = info.title and not in_compound
+        previous_title_in_full = spelling_key(surface).rstrip(".") in FULL_TITLES
+        tokens_since_word = 0
         previous_is_determiner = (spelling_key(surface) in DETERMINERS | PRONOUNS_BEFORE_VERBS) and not in_compound
         previous_is_copula = spelling_key(surface) in COPULAS and not in_compound and not previous_is_presentative
         previous_is_presentative = spelling_key(surface) in PRESENTATIVES and not in_compound

@@ -19,6 +19,7 @@ from triage.recognizers import (
     _PHRASE_WORDS,
     EVERYDAY_BRANDS,
     FOREIGN_PLACES,
+    HOLIDAYS,
     INITIAL_CUES,
     INITIAL_LETTERS,
     SERVICES,
@@ -75,6 +76,7 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         # Two different common first names glued: marie + paule, not loup + loup.
         folded.isalpha() and any(folded[:i] != folded[i:] and folded[:i] in glued_parts(lexicons)
                                  and folded[i:] in glued_parts(lexicons) for i in range(3, len(folded) - 2)),
+        folded in HOLIDAYS,  # Noël, accents aside
     )
 
 

@@ -238,7 +238,8 @@ def test_the_output_does_not_depend_on_the_process(tmp_path):
                                         "copula", "first-name-surname", "word-surname", "onomatopoeia",
                                         "abbreviation", "other-language"]),
                    max_size=2))
-@example(texts=["why just story", "avec marie durand", "just Durand", "Marie story"], off=set())
+@example(texts=["why just story", "avec marie durand", "just Durand", "Marie story", "M:La", "Mme Petit",
+                 "M:0\nJulieJulie", "M. Martin", "Madame. Martin", "Dr: 5 Martin"], off=set())
 def test_the_batch_code_agrees_with_the_per_message_reference(lexicons, texts, off):
     from seekhide_reference import reference_seek
 
