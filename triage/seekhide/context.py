@@ -250,10 +250,13 @@ def first_name_surname(c: Context) -> None:
     surname = c.table.column_at(_name_lists, c.spelling[at])[:, 1]
     at = at[first_name & surname]
     texts = c.table.texts
-    foreign_word = np.fromiter(
-        (any(text.islower() and foreign.key_of(text) in foreign.OTHER_WORDS for text in (texts[first], texts[last]))
-         for first, last in zip(c.spelling[at - 1].tolist(), c.spelling[at].tolist())), dtype=bool, count=len(at))
-    c.set(at[~foreign_word], L_DICTIONARY, _FIRST_NAME_SURNAME_RULE)
+
+    def other_language(sids: np.ndarray) -> np.ndarray:  # in lower case, a frequent word of another language
+        lower = np.fromiter((texts[s].islower() for s in sids.tolist()), dtype=bool, count=len(sids))
+        return lower & c.table.column_at(_other_words, sids)
+
+    c.set(at[~other_language(c.spelling[at - 1]) & ~other_language(c.spelling[at])], L_DICTIONARY,
+          _FIRST_NAME_SURNAME_RULE)
 
 
 # Prepositions and conjunctions that the cue lists leave out.
