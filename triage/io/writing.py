@@ -133,7 +133,8 @@ def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], form
     """encode_cells, and where the cell of `column` starts and stops in each row (character
     offsets into the text, two numpy arrays of len(rows)): what HeldChunks needs to set that
     cell later by its position, without reading the rows back. Every cell is encoded once:
-    CSV/TSV rows are written as the cells before `column`, the cell, then the cells after it."""
+    CSV/TSV rows are written as the cells before `column`, then the cell and those after it,
+    each part for all the rows at once."""
     import numpy as np
 
     at = list(columns).index(column)
@@ -160,31 +161,50 @@ def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], form
     options = dict(delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True,
                    quoting=csv.QUOTE_MINIMAL)
     delimiter = options["delimiter"]
-    # The cells before `column`, then it and those after, are each encoded as a row of their own
-    # and joined: quoting is decided cell by cell, as for the whole row, once the line end is set
-    # aside.
+    # The cells before `column`, then it and those after, are each encoded as rows of their own
+    # (all the rows at once) and joined: quoting is decided cell by cell, as for the whole row,
+    # once the line end is set aside.
     lines: list[str] = []
-    writerow = csv.writer(SimpleNamespace(write=lines.append), lineterminator="\r\n", **options).writerow
+    writer = csv.writer(SimpleNamespace(write=lines.append), lineterminator="\r\n", **options)
 
-    def part(cells: Sequence[Any]) -> str:
-        if len(cells) == 1 and cells[0] in ("", None):  # alone, csv would quote it: not in a row
-            return ""
-        writerow(cells)
-        return lines.pop()[:-2]
+    def parts(cells: Iterable[Sequence[Any]]) -> list[str]:
+        """Each row of `cells` encoded, with its line end; alone, an empty cell would be quoted
+        (csv's way of telling an empty row from a row of one empty cell): not in a longer row."""
+        lines.clear()
+        writer.writerows(cells)
+        encoded = lines[:]
+        lines.clear()
+        return encoded
 
+    def single(encoded: list[str], cells: Sequence[Any]) -> list[str]:
+        return ["\r\n" if cell in ("", None) else line for line, cell in zip(encoded, cells)]
+
+    rests = parts(cells[at:] for cells in rows)  # the cell and those after it
+    values = [cells[at] for cells in rows]
+    if at == len(columns) - 1:
+        rests = single(rests, values)
+    if at:
+        heads = parts(cells[:at] for cells in rows)
+        if at == 1:
+            heads = single(heads, [cells[0] for cells in rows])
+        text = "".join([head[:-2] + delimiter + rest for head, rest in zip(heads, rests)])
+        head_sizes = np.fromiter(map(len, heads), dtype=np.int64, count=len(heads)) - 1
+    else:
+        text = "".join(rests)
+        head_sizes = np.zeros(len(rows), dtype=np.int64)
+    # A cell that needs no quoting is written as it is; any other is measured alone.
     special = frozenset(delimiter + '"\r\n')
-    for i, cells in enumerate(rows):
-        head = part(cells[:at]) + delimiter if at else ""
-        rest = part(cells[at:])  # the cell and those after it
-        value = cells[at]
-        # A cell that needs no quoting is written as it is; any other is measured alone.
-        size = len(value) if isinstance(value, str) and value and special.isdisjoint(value) else len(part([value]))
-        starts[i] = where + len(head)
-        stops[i] = starts[i] + size
-        line = head + rest + "\r\n"
-        write(line)
-        where += len(line)
-    return buffer.getvalue(), starts, stops
+    sizes = [len(value) if isinstance(value, str) and value and special.isdisjoint(value) else None for value in values]
+    odd = [i for i, size in enumerate(sizes) if size is None]
+    for i, line in zip(odd, single(parts([values[i]] for i in odd), [values[i] for i in odd])):
+        sizes[i] = len(line) - 2
+    line_sizes = head_sizes + np.fromiter(map(len, rests), dtype=np.int64, count=len(rests))
+    if len(rows):
+        starts[0] = 0
+        np.cumsum(line_sizes[:-1], out=starts[1:])
+    starts += head_sizes
+    stops[:] = starts + np.asarray(sizes, dtype=np.int64)
+    return text, starts, stops
 
 
 def _encoded_cell(value: str, format: str) -> str:

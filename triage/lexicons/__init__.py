@@ -254,15 +254,22 @@ class Sorted:
             (ranks.get(lexicons.folded_names[name], NO_RANK) for name in folded_names), dtype=np.int64,
             count=len(folded_names))
         self.width = max(words.array.dtype.itemsize for words in self.lists)
+        # The lists of the Lexicons itself, which Seek&Hide's heuristics and columns ask again
+        # about the same spellings within the batch: what they hold is remembered there.
+        self.shared = (lexicons.last_names, lexicons.forms, lexicons.folded_anti)
 
     def flags(self, spellings: list[str]) -> Flags:
-        """Which lists hold each spelling (as written), and its rank (see Flags)."""
+        """Which lists hold each spelling (as written), and its rank (see Flags). The answers of
+        the Lexicons' own big lists are remembered by them (WordList.remember's memory): the
+        heuristics and columns that ask about the same spellings next read them from there."""
         encoded = Encoded.of(spellings, self.width)
         bits = np.zeros(len(spellings), dtype=np.uint8)
         rank = np.full(len(spellings), NO_RANK, dtype=np.int64)
         stands_for = rank.copy()
         for bit, words in zip((FIRST_NAMES, LAST_NAMES, OTHER_ANTI, FORMS, FOLDED_NAMES, FOLDED_ANTI), self.lists):
             position = words.search(encoded)
+            if any(words is shared for shared in self.shared):
+                words.learn(spellings, position)
             found = position >= 0
             bits[found] |= bit
             if bit == FIRST_NAMES:

@@ -95,6 +95,10 @@ class WordList:
             return
         memory.update(zip(words, self.positions(words).tolist()))
 
+    def learn(self, words: list[str], positions: np.ndarray) -> None:
+        """Remember the positions (`search`'s answers) of `words`, searched by the caller."""
+        self._positions.update(zip(words, positions.tolist()))
+
     def contains_many(self, words: list[str]) -> np.ndarray:
         """[word in self for word in words] as a bool array: the words not remembered yet looked
         up by one sorted search (remember), then every answer read from memory at once."""
