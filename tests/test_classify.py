@@ -130,6 +130,35 @@ def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output
     assert (tmp_path / "kept.csv").read_bytes() == (tmp_path / "reread.csv").read_bytes()
 
 
+def test_each_text_is_folded_once_for_both_passes_with_the_output_of_a_second_read(tmp_path, monkeypatch):
+    """The chunks the statistics pass keeps carry the texts it folded: classify folds each text
+    once, and writes what it writes when it reads and folds the corpus again."""
+    from triage import jobs
+    from triage.seekhide import components
+    from triage.text import normalise
+
+    source = tmp_path / "sms.csv"
+    texts = ["Appelle J u l i e ce soir", "Ρatrice arrive", "coucou Ｍarie !", "ok merci", "rdv chez Paul à 18h"] * 9
+    source.write_text("id,text\n" + "".join(f"{i},{t}\n" for i, t in enumerate(texts)), "utf-8")
+    folded = []
+    original = normalise.fold_batch
+
+    def counted(batch):
+        folded.extend(batch)
+        return original(batch)
+
+    monkeypatch.setattr(normalise, "fold_batch", counted)
+    monkeypatch.setattr(components, "fold_batch", counted)
+    once = jobs.run_classify(source, tmp_path / "once.csv", chunk_size=10, chart=False)
+    assert sorted(folded) == sorted(texts)
+    monkeypatch.setattr(jobs, "KEEP_READ_MESSAGES", 0)  # nothing kept: read and folded again
+    again = jobs.run_classify(source, tmp_path / "again.csv", chunk_size=10, chart=False)
+    assert len(folded) == 3 * len(texts)
+    assert once.decisions == again.decisions
+    assert (tmp_path / "once.csv").read_bytes() == (tmp_path / "again.csv").read_bytes()
+    assert "J u l i e" not in read_rows(tmp_path / "once.csv")[0]["anonymised"]  # folded, then hidden
+
+
 def test_a_job_gives_the_garbage_collector_its_settings_back(sample, tmp_path):
     import gc
 

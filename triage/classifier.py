@@ -60,6 +60,17 @@ class ClassifiedChunk:
 HIGHLIGHT_PROBABILITY = 0.2
 
 
+class FoldedPairs(list):
+    """(id, text) pairs with their texts folded already as Seek&Hide reads them (`folded` and
+    `folding_maps`, triage.text.normalise.fold_batch's): the corpus statistics pass folds every
+    text (triage.jobs.corpus_stats), and the chunks it keeps for classifying keep them folded,
+    so that classify does not fold them again."""
+
+    def __init__(self, pairs, folded: list[str], folding_maps: dict):
+        super().__init__(pairs)
+        self.folded, self.folding_maps = folded, folding_maps
+
+
 class Classifier:
     """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
@@ -90,6 +101,8 @@ class Classifier:
         self._scores: dict[int, float] = Cache("scores")
         self._scores_for = None
         self.pipeline = Pipeline.preset("classify", self)
+        # For chunks whose texts the corpus statistics pass folded already (FoldedPairs).
+        self.folded_pipeline = Pipeline.preset("classify", self, without=["fold"], given=["folded", "folding_maps"])
 
     @property
     def feature_set(self) -> str:
@@ -182,7 +195,12 @@ class Classifier:
 
     def _columns(self, messages: list[tuple[str, str]]) -> tuple[list[list[str]], np.ndarray]:
         """columns(), and the risk of each message as a number: the batch through every stage."""
-        batch = self.pipeline(ids=[ident for ident, _ in messages], texts=[text for _, text in messages])
+        ids, texts = [ident for ident, _ in messages], [text for _, text in messages]
+        if isinstance(messages, FoldedPairs):
+            batch = self.folded_pipeline(ids=ids, texts=texts, folded=messages.folded,
+                                         folding_maps=messages.folding_maps)
+        else:
+            batch = self.pipeline(ids=ids, texts=texts)
         return output_columns(batch), batch.decisions.risk
 
 

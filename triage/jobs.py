@@ -26,7 +26,7 @@ from triage.io import outputs
 from triage.io.formats import format_for
 from triage.io.messages import MessageTable, Records, RepeatedIds, source_name
 from triage.io.writing import HeldChunks, table_output
-from triage.classifier import Classifier
+from triage.classifier import Classifier, FoldedPairs
 from triage.seekhide import components as _seeking  # noqa: F401  (registers the components of triage seek)
 from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
@@ -543,30 +543,42 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again).
+    Counted in this process, a kept chunk keeps its texts as this pass folded them
+    (triage.classifier.FoldedPairs): the second pass does not fold them again.
     `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
     --workspace: InputCheck)."""
     from triage.model.names import CorpusStats, forget_letter_runs
+    from triage.text.normalise import fold_batch
 
     kept: list | None = []
 
-    def texts():
+    def keep(chunk) -> None:
         nonlocal kept
+        if kept is not None:
+            kept.append(chunk)
+            if len(kept) * size > KEEP_READ_MESSAGES:
+                kept = None
+
+    def chunks():
         for chunk in table.pairs(size):
             if observe is not None:
                 observe(chunk)
-            if kept is not None:
-                kept.append(chunk)
-                if len(kept) * size > KEEP_READ_MESSAGES:
-                    kept = None
-            yield [text for _, text in chunk]
+            yield chunk
 
     stats = predictor.corpus_stats()
     if jobs > 1:
+        def texts():
+            for chunk in chunks():
+                keep(chunk)
+                yield [text for _, text in chunk]
+
         for counted in engines.fork_map(CorpusStats.from_texts, texts(), jobs):
             stats.merge(counted)
     else:
-        for chunk in texts():
-            stats.add(chunk)
+        for chunk in chunks():
+            folded, maps = fold_batch([text for _, text in chunk])
+            stats.add_folded(folded)
+            keep(FoldedPairs(chunk, folded, maps))
     forget_letter_runs()  # counted: the memory goes to classifying
     return stats, _handed_over(kept) if kept is not None else table.pairs(size)
 

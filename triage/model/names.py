@@ -210,13 +210,18 @@ class CorpusStats:
         while chunk := list(itertools.islice(texts, batch)):
             # Counted as Seek&Hide reads them, so that a name written with look-alike letters or
             # spaced out counts as its plain spelling (triage.text.normalise.fold_batch).
-            folded, _ = fold_batch(chunk)
-            keys = itertools.chain.from_iterable(_letter_runs.of_texts(folded))
-            self.counts.add(np.fromiter(keys, np.uint64))
-            capitals = itertools.chain.from_iterable(
-                {count_key(word.lower()) for word in _MID_CAPITAL.findall(text)} for text in folded)
-            self.capitalised.add(np.fromiter(capitals, np.uint64))
-            self.messages += len(chunk)
+            self.add_folded(fold_batch(chunk)[0])
+        return self
+
+    def add_folded(self, folded: list[str]) -> CorpusStats:
+        """Count texts already folded as Seek&Hide reads them (fold_batch's texts): what `add`
+        does after folding, for a caller that keeps the folded texts for classifying."""
+        keys = itertools.chain.from_iterable(_letter_runs.of_texts(folded))
+        self.counts.add(np.fromiter(keys, np.uint64))
+        capitals = itertools.chain.from_iterable(
+            {count_key(word.lower()) for word in _MID_CAPITAL.findall(text)} for text in folded)
+        self.capitalised.add(np.fromiter(capitals, np.uint64))
+        self.messages += len(folded)
         self._lower.clear()
         self._capital.clear()
         return self

@@ -140,14 +140,16 @@ class Pipeline:
         self.context = context
 
     @classmethod
-    def preset(cls, name: str, context: Any = None, *, without: Iterable[str] = ()) -> Pipeline:
+    def preset(cls, name: str, context: Any = None, *, without: Iterable[str] = (),
+               given: Iterable[str] = ()) -> Pipeline:
         """The preset `name` of triage/pipeline/stages.txt, but for the components `without` (switched
-        off: what they assign must then come from elsewhere)."""
+        off: what they assign must then come from elsewhere, for example as fields `given` with the
+        preset's input)."""
         if name not in PRESETS:
             raise KeyError(f"no preset {name!r}; the presets are {', '.join(PRESETS)}")
         off = set(without)
         preset = PRESETS[name]
-        return cls([c for c in preset.components if c not in off], context, inputs=preset.inputs)
+        return cls([c for c in preset.components if c not in off], context, inputs=(*preset.inputs, *given))
 
     def __call__(self, batch: Batch | None = None, **inputs: Any) -> Batch:
         """The batch (a new one of the `inputs` fields by default) after every component."""
