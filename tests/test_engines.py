@@ -344,3 +344,54 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+# ---------------------------------------------------------------------- the chart's process
+
+def _drawn_where(label: str) -> bytes:
+    return f"{label} drawn by {os.getpid()}".encode()
+
+
+def _fails_away_from(parent: int) -> bytes:
+    if os.getpid() != parent:
+        raise RuntimeError("cannot draw here")
+    return b"drawn by the parent"
+
+
+def test_a_chart_is_drawn_in_the_drawers_own_process_and_the_process_is_gone_after():
+    drawer = engines.ChartDrawer()
+    process = drawer._process
+    drawn = drawer.draw(_drawn_where, "decisions")
+    assert drawn.startswith(b"decisions drawn by ") and drawn != _drawn_where("decisions")
+    assert process is not None and not process.is_alive()
+
+
+def test_a_chart_the_drawers_process_cannot_draw_is_drawn_here():
+    with engines.ChartDrawer() as drawer:
+        assert drawer.draw(_fails_away_from, os.getpid()) == b"drawn by the parent"
+
+
+def test_a_drawer_closed_before_it_was_asked_stops_its_process_and_draws_here():
+    drawer = engines.ChartDrawer()
+    process = drawer._process
+    drawer.close()
+    assert not process.is_alive()
+    assert drawer.draw(_drawn_where, "x") == _drawn_where("x")
+
+
+@pytest.mark.parametrize("apart", [True, False], ids=["a large input", "a small input"])
+def test_classify_writes_the_chart_it_would_draw_itself_drawn_apart_for_a_large_input(tmp_path, monkeypatch, apart):
+    import sys
+
+    from triage import jobs
+
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n1,Coucou Patrice\n2,ok merci\n3,rdv 18h\n", "utf-8")
+    monkeypatch.setattr(jobs, "CHART_APART_BYTES", 0 if apart else 1 << 20)
+    monkeypatch.delitem(sys.modules, "matplotlib.figure", raising=False)
+    drawers = []
+    monkeypatch.setattr(engines, "ChartDrawer", lambda real=engines.ChartDrawer: drawers.append(real()) or drawers[-1])
+    summary = jobs.run_classify(source, tmp_path / "out.csv")
+    assert len(drawers) == (1 if apart else 0)
+    assert summary.chart.read_bytes() == jobs._decision_chart(jobs._chart_counts(summary))
+    assert summary.chart.read_bytes().startswith(b"\x89PNG")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -248,97 +249,104 @@ def run_classify(
     # Every output refused now, not after classifying the whole corpus.
     outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
                           inputs=[input_path, model_file])
-    table = read.open(input_path)
-    predictor = model.load_predictor(model_path or model.default_model_path())
-    by_budget = (policy or (predictor.metadata.get("policy") or {}).get("name", "paper")) == "budget"
-    ranked = by_budget and not calibrated
-    share = None if ranked else budget.share  # the Classifier's calibrated threshold, or none: ranked here
-    stats, chunks = None, None
-    if predictor.word_forest is not None:
-        # Counted in `jobs` processes of this machine, unless the work goes to a remote scheduler
-        # (this machine's cores are then not the ones the run asked for).
-        stats, chunks = corpus_stats(table, chunk_size, predictor,
-                                     jobs=jobs if engine == "local" or scheduler is None else 1,
-                                     observe=check_input.add if check_input is not None else None)
-        if check_input is not None:
-            check_input.finish()
-            check_input = None  # checked: the classify pass need not look again
-    spec = None
-    if engine == "dask":  # workers build their own classifier; this process only reads and writes
-        classifier = None
-        if isinstance(model_path, model.Model) and model_path.path is None:
-            raise BadOption("the dask engine's workers read the model from a file: save the model first")
-        spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
-                                      output_format=output_format, hide=hide, known_names=known_names,
-                                      keep_cells=staged is not None)
-    else:
-        classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide,
-                                known_names=known_names)
-        classifier.keep_cells = staged is not None
-        if staged is not None and jobs <= 1:
-            staged.seeker = classifier.seeker  # its labels are those of the rows (the workers' own with --jobs)
-    decisions: Counter = Counter()
-    seekhide: Counter = Counter()
-    # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
-    # 64-bit hash per row keeps memory at 8 bytes a row (the chance of a false alarm is a
-    # few in a million for 10**7 rows).
-    id_hashes: list = []
-    protect = [input_path, model_file]
-    risks: list[np.ndarray] = []
-    with table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
-        if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
-            writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
-        chunks = chunks or table.pairs(chunk_size)
-        if check_input is not None:  # no statistics pass: checked on this read, before the output is in place
-            chunks = _observed(chunks, check_input.add)
-        if progress:
-            name = Path(input_path).name if isinstance(input_path, (str, os.PathLike)) else "messages"
-            chunks = show_progress(chunks, f"classifying {name}", size=len, unit="messages")
-        if table.id_column is not None:
-            chunks = _hashing_ids(chunks, id_hashes)
-        for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
-            decisions.update(done.decisions)
-            seekhide.update(done.seekhide)
-            writer.write_chunk(done)
-            if staged is not None:
-                staged.add_cells(done.cells)
-            if ranked:
-                risks.append(done.risk)
-        if check_input is not None:
-            check_input.finish()
-        if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
-            chosen = combiner.ExactBudget(budget).choose(np.concatenate(risks) if risks else np.zeros(0))
-            replaced = writer.release(chosen, EXPERT)
-            if not set(replaced) <= {TA, NTA}:  # the first phase decided EXPERT on its own: a bug, not bad input
-                raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
-            if staged is not None:
-                staged.expert(chosen.tolist())
-            decisions[EXPERT] += len(chosen)
-            decisions.subtract(replaced)
-            writer = writer.writer
-    summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
-                              rows=getattr(writer, "rows", None))
-    summary.model = model_line(model_path, predictor.metadata, policy, budget)
-    summary.hide = hide
-    summary.known_names = known_names
-    summary.policy = policy or (predictor.metadata.get("policy") or {}).get("name", "paper")
-    summary.model_metadata = dict(predictor.metadata)
-    if by_budget:
-        summary.budget = budget
-        if calibrated:
-            summary.calibrated_threshold = predictor.risk_threshold(budget.share)
-    summary.skipped_lines = list(table.skipped)
-    if id_hashes:
-        _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
-        summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
-    if chart_path is not None:
-        summary.chart = outputs.write_bytes(chart_path, _decision_chart(summary), force=force, protect=protect)
-    if queue_path and output is not None:
-        from triage.queue.files import export_queue
+    drawer = engines.ChartDrawer() if chart_path is not None and _chart_apart(input_path) else None
+    try:
+        table = read.open(input_path)
+        predictor = model.load_predictor(model_path or model.default_model_path())
+        by_budget = (policy or (predictor.metadata.get("policy") or {}).get("name", "paper")) == "budget"
+        ranked = by_budget and not calibrated
+        share = None if ranked else budget.share  # the Classifier's calibrated threshold, or none: ranked here
+        stats, chunks = None, None
+        if predictor.word_forest is not None:
+            # Counted in `jobs` processes of this machine, unless the work goes to a remote scheduler
+            # (this machine's cores are then not the ones the run asked for).
+            stats, chunks = corpus_stats(table, chunk_size, predictor,
+                                         jobs=jobs if engine == "local" or scheduler is None else 1,
+                                         observe=check_input.add if check_input is not None else None)
+            if check_input is not None:
+                check_input.finish()
+                check_input = None  # checked: the classify pass need not look again
+        spec = None
+        if engine == "dask":  # workers build their own classifier; this process only reads and writes
+            classifier = None
+            if isinstance(model_path, model.Model) and model_path.path is None:
+                raise BadOption("the dask engine's workers read the model from a file: save the model first")
+            spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
+                                          output_format=output_format, hide=hide, known_names=known_names,
+                                          keep_cells=staged is not None)
+        else:
+            classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide,
+                                    known_names=known_names)
+            classifier.keep_cells = staged is not None
+            if staged is not None and jobs <= 1:
+                staged.seeker = classifier.seeker  # its labels are those of the rows (the workers' own with --jobs)
+        decisions: Counter = Counter()
+        seekhide: Counter = Counter()
+        # Repeated ids are allowed here but `queue export` refuses them: count them to warn. A
+        # 64-bit hash per row keeps memory at 8 bytes a row (the chance of a false alarm is a
+        # few in a million for 10**7 rows).
+        id_hashes: list = []
+        protect = [input_path, model_file]
+        risks: list[np.ndarray] = []
+        with table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
+            if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
+                writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
+            chunks = chunks or table.pairs(chunk_size)
+            if check_input is not None:  # no statistics pass: checked on this read, before the output is in place
+                chunks = _observed(chunks, check_input.add)
+            if progress:
+                name = Path(input_path).name if isinstance(input_path, (str, os.PathLike)) else "messages"
+                chunks = show_progress(chunks, f"classifying {name}", size=len, unit="messages")
+            if table.id_column is not None:
+                chunks = _hashing_ids(chunks, id_hashes)
+            for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
+                decisions.update(done.decisions)
+                seekhide.update(done.seekhide)
+                writer.write_chunk(done)
+                if staged is not None:
+                    staged.add_cells(done.cells)
+                if ranked:
+                    risks.append(done.risk)
+            if check_input is not None:
+                check_input.finish()
+            if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
+                chosen = combiner.ExactBudget(budget).choose(np.concatenate(risks) if risks else np.zeros(0))
+                replaced = writer.release(chosen, EXPERT)
+                if not set(replaced) <= {TA, NTA}:  # the first phase decided EXPERT on its own: a bug, not bad input
+                    raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
+                if staged is not None:
+                    staged.expert(chosen.tolist())
+                decisions[EXPERT] += len(chosen)
+                decisions.subtract(replaced)
+                writer = writer.writer
+        summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
+                                  rows=getattr(writer, "rows", None))
+        summary.model = model_line(model_path, predictor.metadata, policy, budget)
+        summary.hide = hide
+        summary.known_names = known_names
+        summary.policy = policy or (predictor.metadata.get("policy") or {}).get("name", "paper")
+        summary.model_metadata = dict(predictor.metadata)
+        if by_budget:
+            summary.budget = budget
+            if calibrated:
+                summary.calibrated_threshold = predictor.risk_threshold(budget.share)
+        summary.skipped_lines = list(table.skipped)
+        if id_hashes:
+            _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
+            summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
+        if chart_path is not None:
+            counts = _chart_counts(summary)
+            chart = drawer.draw(_decision_chart, counts) if drawer is not None else _decision_chart(counts)
+            summary.chart = outputs.write_bytes(chart_path, chart, force=force, protect=protect)
+        if queue_path and output is not None:
+            from triage.queue.files import export_queue
 
-        queued = export_queue(output, queue_path, force=queue_force, protect=protect)
-        summary.queue, summary.queued = Path(queue_path), queued.queued
-    return summary
+            queued = export_queue(output, queue_path, force=queue_force, protect=protect)
+            summary.queue, summary.queued = Path(queue_path), queued.queued
+        return summary
+    finally:
+        if drawer is not None:
+            drawer.close()
 
 
 def classify_record(summary: ClassifySummary, *, command: str, model_path=None, calibrated: bool = False,
@@ -617,20 +625,44 @@ def model_line(model_path, metadata: dict, policy: str | None, budget: combiner.
     return f"{which} ({how}; {trained}fingerprint {str(metadata.get('metadata_sha256', ''))[:12]})"
 
 
-def _decision_chart(summary: ClassifySummary) -> bytes:
-    """Bar chart (PNG): messages per decision, and the expert's workload against the alternatives."""
+# The chart of classify is drawn in a process of its own (engines.ChartDrawer), which loads
+# matplotlib while this one classifies, for an input of at least this many bytes (about 3,000
+# messages): classifying takes longer than loading matplotlib there. A smaller corpus would wait
+# for it, and a process that has drawn a chart already keeps matplotlib loaded.
+CHART_APART_BYTES = 256 * 1024
+
+
+def _chart_apart(input_path) -> bool:
+    """Whether the chart of a classify run of `input_path` is drawn in a process of its own."""
+    if "matplotlib.figure" in sys.modules or not isinstance(input_path, (str, os.PathLike)):
+        return False
+    try:
+        return os.path.getsize(input_path) >= CHART_APART_BYTES
+    except OSError:
+        return False
+
+
+def _chart_counts(summary: ClassifySummary) -> dict:
+    """What the chart shows of a summary (sent to the chart's process)."""
+    return {"decisions": dict(summary.decisions), "expert": summary.expert,
+            "untagged": summary.seekhide.get("UNTAGGED", 0), "messages": summary.messages}
+
+
+def _decision_chart(counts: dict) -> bytes:
+    """Bar chart (PNG) of _chart_counts: messages per decision, and the expert's workload against
+    the alternatives."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(8, 3.2), layout="constrained")
     left, right = figure.subplots(1, 2)
     names = list(DECISIONS)
-    left.bar(names, [summary.decisions.get(n, 0) for n in names], color=["#c0392b", "#27ae60", "#f39c12"])
+    left.bar(names, [counts["decisions"].get(n, 0) for n in names], color=["#c0392b", "#27ae60", "#f39c12"])
     left.set_title("Decisions")
     left.set_ylabel("messages")
     workloads = {
-        "sms-triage": summary.expert,
-        "Seek&Hide alone\n(untagged)": summary.seekhide.get("UNTAGGED", 0),
-        "read everything": summary.messages,
+        "sms-triage": counts["expert"],
+        "Seek&Hide alone\n(untagged)": counts["untagged"],
+        "read everything": counts["messages"],
     }
     right.barh(list(workloads), list(workloads.values()), color=["#f39c12", "#7f8c8d", "#bdc3c7"])
     right.set_title("Messages a human must read")
