@@ -466,3 +466,22 @@ def test_no_catastrophic_backtracking(text):
     started = time.perf_counter()
     detect(text)
     assert time.perf_counter() - started < 2.0
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="AZ09 5xé-./@#:,+€hH", max_size=24))
+def test_a_code_with_no_cue_is_never_missed_for_want_of_its_hint(text):
+    """The codes with no cue are searched only in texts where their hint is (a capital next to a
+    digit; a zero and three digits): every text where the pattern matches holds the hint."""
+    if detectors._MIXED_CODE_RE.search(text):
+        assert detectors._MIXED_HINT.search(text)
+    if detectors._ZERO_CODE_RE.search(text):
+        assert detectors._ZERO_HINT.search(text)
+
+
+@pytest.mark.parametrize("text, expected", [("colis TL7CWJQ arrivé", [("TL7CWJQ", "COD")]),
+                                            ("salle 9U2 au fond", [("9U2", "COD")]),
+                                            ("le code 0317 marche", [("0317", "COD")]),
+                                            ("MP3 et 18H et 04 a", [])])
+def test_codes_with_no_cue_are_found_behind_their_hints(text, expected):
+    assert spans(text) == expected

@@ -464,6 +464,11 @@ _TRIP_RE = re.compile(
 # A number of four or five digits that starts with a zero, standing alone (0317, 04012): a code,
 # since no count, price, time or year is written so; not part of a phone number, a date or a time.
 _ZERO_CODE_RE = re.compile(r"(?<![\w:/.,+\-])(?P<code>0[0-9]{3,4})(?![\w:/.,%€\-]|[ \u00a0]?(?:h\b|€|eur))")
+# What each of the two patterns above needs somewhere in the text: a capital next to a digit (a run
+# of capitals and digits holding both has one), a zero and three digits. Searched first, they spare
+# the patterns' look-arounds at every character of the messages that have none (most of them).
+_MIXED_HINT = re.compile(r"[A-Z][0-9]|[0-9][A-Z]")
+_ZERO_HINT = re.compile(r"0[0-9]{3}")
 _NOT_A_CODE_RE = re.compile(r"[0-9]{1,2}H(?:[0-9]{2})?|H24|[0-9]+(?:M2|M3|GO|MO|KO|TO|KM|KG|CM|MM|KW|ML|CL|HZ|MP|PX)")
 _NOT_CODES = frozenset(word.upper() for word in word_list("codes/not_codes.txt"))
 
@@ -586,9 +591,11 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
     lone = _LONE_NUMBER.fullmatch(text)
     if lone:
         found.append((lone.start("code"), lone.end("code"), "COD"))
-    _mixed_codes(text, found)
-    for m in _ZERO_CODE_RE.finditer(text):
-        found.append((m.start("code"), m.end("code"), "COD"))
+    if _MIXED_HINT.search(text):
+        _mixed_codes(text, found)
+    if _ZERO_HINT.search(text):
+        for m in _ZERO_CODE_RE.finditer(text):
+            found.append((m.start("code"), m.end("code"), "COD"))
     lower = text.lower()
     if any(cue in lower for cue in _CODE_CUES_LOWER):
         for pattern in (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE):
