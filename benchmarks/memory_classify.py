@@ -64,7 +64,6 @@ def structures(classifier, stats) -> dict[str, object]:
     table = seeker.spellings
     found = {
         "stats.counts": stats.counts if stats else {},
-        "stats._lower": stats._lower if stats else {},
         "names._letter_runs": names._letter_runs,
         "table.stretches": (table.stretches, [c.values for c in (table.stretches.first, table.stretches.count,
                                                                  table.stretches.pieces)],

@@ -8,7 +8,7 @@ import pandas as pd
 
 import triage
 from triage import recognizers
-from triage.model.names import CorpusStats, candidate_rows
+from triage.model.names import WORD_FEATURES, CorpusStats, candidate_rows
 from triage.seekhide import SeekAndHide
 
 
@@ -25,6 +25,22 @@ def test_a_lower_case_word_the_corpus_capitalises_mid_sentence_is_weighed(lexico
     assert "pat" not in candidates(lexicons, [text])
     corpus = [text, "on voit Pat ce soir", "merci, Pat"]
     assert "pat" in candidates(lexicons, [text], corpus)
+
+
+def test_what_a_table_remembers_of_the_corpus_counts_follows_the_counts_when_they_grow(lexicons):
+    """The rates of each spelling are remembered by the table of spellings, per state of the
+    counts: counted again after more messages, a word reads with its new rates."""
+    text = "pat arrive demain"
+    analysis = SeekAndHide(lexicons).analyse([text])
+    stats = CorpusStats().add([text])
+    assert "pat" not in {analysis.texts[0][analysis.start[t]:analysis.end[t]]
+                         for t in candidate_rows(analysis, stats)[0].tolist()}
+    stats.add(["on voit Pat ce soir", "merci, Pat"])
+    tokens, rows, _ = candidate_rows(analysis, stats)
+    words = [analysis.texts[0][analysis.start[t]:analysis.end[t]] for t in tokens.tolist()]
+    assert "pat" in words
+    capitalised = rows[words.index("pat"), list(WORD_FEATURES).index("corpus_capitalised")]
+    assert capitalised == stats.capitalised_many(["pat"])[0] > 0
 
 
 def test_a_word_written_in_lower_case_ten_times_as_often_as_with_a_capital_is_not_weighed(lexicons):

@@ -64,19 +64,19 @@ def test_past_the_budget_the_caches_are_emptied_down_to_half_of_it_not_just_belo
     """Emptying just enough to fit would pass the budget again at the next batch, and empty the
     same small caches batch after batch while a large one keeps growing."""
     budget = Budget(megabytes=1)
-    lower, stretches = Cache("lower"), Cache("stretches")
-    budget.track(lower, "lower")
+    scores, stretches = Cache("scores"), Cache("stretches")
+    budget.track(scores, "scores")
     budget.track(stretches, "stretches")
-    lower.update((i, 1.0) for i in range(1_000))  # no text: 100 bytes an entry
+    scores.update((i, 1.0) for i in range(1_000))  # no text: 100 bytes an entry (the word scorer's scores)
     stretches.update((i, 1) for i in range(3_000))  # no text: 140 bytes an entry
     total = budget.used()
-    assert total == 1_000 * BYTES_PER_ENTRY["lower"] + 3_000 * BYTES_PER_ENTRY["stretches"]
+    assert total == 1_000 * BYTES_PER_ENTRY["scores"] + 3_000 * BYTES_PER_ENTRY["stretches"]
     budget.limit = total - 1  # emptying the cheaper cache alone would fit, but leave more than half
-    assert budget.enforce() and len(lower) == 0 and len(stretches) == 0
-    lower.update((i, 1.0) for i in range(5_000))
+    assert budget.enforce() and len(scores) == 0 and len(stretches) == 0
+    scores.update((i, 1.0) for i in range(5_000))
     stretches.update((i, 1) for i in range(1_000))
     budget.limit = 2 * 1_000 * BYTES_PER_ENTRY["stretches"]  # over; the stretches alone take half of it
-    assert budget.enforce() and len(lower) == 0 and len(stretches) == 1_000
+    assert budget.enforce() and len(scores) == 0 and len(stretches) == 1_000
 
 
 def test_a_cache_travels_empty():

@@ -153,11 +153,14 @@ class WordCounts:
 
     def get_many(self, spellings: list[str]) -> np.ndarray:
         """The count of each spelling (0 when never counted)."""
+        return self.get_keys(np.fromiter(map(count_key, spellings), np.uint64, len(spellings)))
+
+    def get_keys(self, wanted: np.ndarray) -> np.ndarray:
+        """The count of each key (count_key of a spelling; 0 when never counted)."""
         self._merge()
-        wanted = np.fromiter(map(count_key, spellings), np.uint64, len(spellings))
-        at = np.minimum(np.searchsorted(self.keys, wanted), max(len(self.keys) - 1, 0))
         if not len(self.keys):
-            return np.zeros(len(spellings), np.int64)
+            return np.zeros(len(wanted), np.int64)
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
         return np.where(self.keys[at] == wanted, self.values[at], 0)
 
     def get(self, spelling: str, default: int = 0) -> int:
@@ -202,8 +205,9 @@ class CorpusStats:
         # Messages writing each word with a capital in the middle of a sentence (by its lower case
         # spelling): a spelling people capitalise where no sentence starts is a name.
         self.capitalised = WordCounts()
-        self._lower: dict[str, float] = Cache("lower")  # lower() of the spellings asked so far
-        self._capital: dict[str, float] = Cache("lower")  # capitalised_many() of the spellings asked
+        # A new object whenever the counts change: what is remembered of them is kept under it
+        # (the rates of each spelling of a table: _corpus_rates).
+        self.counted = object()
 
     def add(self, texts: Iterable[str], batch: int = 10_000) -> CorpusStats:
         texts = iter(texts)
@@ -222,19 +226,17 @@ class CorpusStats:
             {count_key(word.lower()) for word in _MID_CAPITAL.findall(text)} for text in folded)
         self.capitalised.add(np.fromiter(capitals, np.uint64))
         self.messages += len(folded)
-        self._lower.clear()
-        self._capital.clear()
+        self.counted = object()
         return self
 
     def __getstate__(self):
-        # What was read of the counts is not sent along (to another process): it is read again there.
         return {"reference": self.reference, "messages": self.messages, "counts": self.counts,
                 "capitalised": self.capitalised, "prior": self.prior}
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
         self.prior = state.get("prior")
-        self._lower, self._capital = Cache("lower"), Cache("lower")
+        self.counted = object()
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], reference: int | None = None,
@@ -246,8 +248,7 @@ class CorpusStats:
         self.counts.update(other.counts)
         self.capitalised.update(other.capitalised)
         self.messages += other.messages
-        self._lower.clear()
-        self._capital.clear()
+        self.counted = object()
         return self
 
     def count(self, text: str) -> int:
@@ -277,29 +278,32 @@ class CorpusStats:
 
     def capitalised_many(self, texts: list[str]) -> list[float]:
         """For each text, the rate of messages writing its lower-case spelling with a capital in
-        the middle of a sentence (read as lower()), remembered."""
-        return self._rates(texts, self._capital, self.capitalised, lower_only=False)
+        the middle of a sentence (read as lower())."""
+        return self.rates_many(texts)[:, 0].tolist()
 
     def lower_many(self, texts: list[str]) -> list[float]:
-        """lower() of each text, remembered (candidate words recur from batch to batch)."""
-        return self._rates(texts, self._lower, self.counts, lower_only=True)
+        """lower() of each text."""
+        return self.rates_many(texts)[:, 1].tolist()
 
-    def _rates(self, texts: list[str], known: dict, counts: WordCounts, lower_only: bool) -> list[float]:
-        """The rate of each text's lower-case spelling in `counts`, remembered in `known`; with
-        `lower_only`, 0 for a text that has no lower-case form (digits alone)."""
-        out = [known.get(text) for text in texts]
-        missing = [i for i, value in enumerate(out) if value is None]
-        if missing:
-            keys = [texts[i].lower() for i in missing]
-            found = counts.get_many(keys)
-            weight = self._prior_weight()
+    def rates_many(self, texts: list[str]) -> np.ndarray:
+        """(capitalised_many, lower_many) of each text, (len(texts), 2): each text's lower-case
+        spelling is looked up once for both. The rate in lower case is 0 for a text that has
+        no lower-case form (digits alone). Remembered by the caller, per spelling (the word
+        scorer's rows: triage.seekhide.table.Spellings.rows_for)."""
+        lowered = [text.lower() for text in texts]
+        keys = np.fromiter(map(count_key, lowered), np.uint64, len(lowered))
+        weight = self._prior_weight()
+        rates = np.zeros((len(texts), 2))
+        for column, counts, lower_only in ((0, self.capitalised, False), (1, self.counts, True)):
+            found = counts.get_keys(keys)
             if weight:
                 prior = self.prior.counts if counts is self.counts else self.prior.capitalised
-                found = found + weight * prior.get_many(keys)
+                found = found + weight * prior.get_keys(keys)
             found = found.tolist()
-            for i, key, count in zip(missing, keys, found):
-                out[i] = known[texts[i]] = self._rate(count if key.islower() or not lower_only else 0)
-        return out
+            if lower_only:
+                found = [count if key.islower() else 0 for key, count in zip(lowered, found)]
+            rates[:, column] = list(map(self._rate, found))
+        return rates
 
 
 # A model file keeps the counts of its training corpus for the spellings of the shipped word lists
@@ -385,7 +389,6 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     lexicons, table = a.labeller.lexicons, a.spellings
     stats = stats or CorpusStats()
     spelling = spelling or default_spelling(lexicons)
-    texts = table.texts
     context = table.column(_context_flags_many)
     words = np.flatnonzero(a.kind == K_WORD)
     sid, label, rule, message = a.spelling[words], a.label[words], a.rule[words], a.message[words]
@@ -415,9 +418,7 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
         return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
     static = table.rows_for("names.static", sid[chosen], lambda sids: _static_many(spelling, lexicons, table, sids),
                             _STATIC_WIDTH, owner=spelling)
-    unique, inverse = np.unique(sid[chosen], return_inverse=True)
-    lower = np.asarray(stats.lower_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
-    capital = np.asarray(stats.capitalised_many([texts[s] for s in unique.tolist()]), dtype=float)[inverse]
+    capital, lower = _corpus_rates(table, stats, sid[chosen]).T
     label, rule = label[chosen], rule[chosen]
     guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
     by_title = rule == rule_code("title")
@@ -458,12 +459,18 @@ def _capitalised_by_the_corpus(table: Spellings, stats: CorpusStats, rows: np.nd
     mid-sentence often enough to make it a candidate (CORPUS_CAPITALS, CORPUS_CAPITALS_SHARE)."""
     if not len(rows) or not stats.messages:
         return rows[:0]
-    texts = table.texts
-    rates = table.rows_for("names.corpus_case", sid[rows], lambda sids: np.column_stack([
-        stats.capitalised_many([texts[s] for s in sids.tolist()]),
-        stats.lower_many([texts[s] for s in sids.tolist()])]), 2, owner=stats)
+    rates = _corpus_rates(table, stats, sid[rows])
     capital, lower = np.expm1(rates[:, 0]), np.expm1(rates[:, 1])
     return rows[(capital >= CORPUS_CAPITALS - 1e-9) & (capital >= CORPUS_CAPITALS_SHARE * lower)]
+
+
+def _corpus_rates(table: Spellings, stats: CorpusStats, sids: np.ndarray) -> np.ndarray:
+    """(the rate of messages writing it with a capital mid-sentence, in lower case) of each
+    spelling `sids` of a table, as the corpus `stats` count them, (len(sids), 2): worked out once
+    per spelling and state of the counts."""
+    texts = table.texts
+    return table.rows_for("names.corpus_case", sids, lambda new: stats.rates_many([texts[s] for s in new.tolist()]),
+                          2, owner=stats.counted)
 
 
 def word_features(analysis: Analysis, stats: CorpusStats | None = None,

@@ -26,7 +26,6 @@ from typing import Protocol
 # the kinds are emptied when the budget is spent: the cheapest to work out again first.
 BYTES_PER_ENTRY = {
     "positions": 80,  # a WordList's remembered answer (one sorted search gives it back)
-    "lower": 100,  # CorpusStats.lower of a spelling
     "scores": 100,  # the word scorer's probability of a row
     "codes": 200,  # Seek&Hide's code of a hidden spelling
     "letter_runs": 100,  # the runs of letters of a stretch of text (corpus statistics)
@@ -39,7 +38,6 @@ BYTES_PER_ENTRY = {
 # each kind keeps of it (a spelling's lower case, its folded forms, its pieces).
 BYTES_PER_CHAR = {
     "positions": 1,
-    "lower": 2,
     "scores": 1,
     "codes": 1,
     "letter_runs": 2,
