@@ -115,6 +115,29 @@ def test_several_processes_give_the_same_output(sample, tmp_path):
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
 
 
+def test_with_jobs_the_first_chunk_is_learnt_while_the_workers_count_the_corpus(sample, tmp_path, monkeypatch):
+    """With --jobs, this process learns the first chunk's spellings while the workers count the
+    corpus statistics (the classifying workers forked afterwards start with them); what is
+    written is what one process writes."""
+    from triage import jobs
+    from triage.classifier import Classifier
+
+    learnt = []
+    real = Classifier.learn
+
+    def learn(self, messages):
+        learnt.append([ident for ident, _ in messages])
+        assert self.stats is None  # the corpus is being counted
+        real(self, messages)
+
+    monkeypatch.setattr(Classifier, "learn", learn)
+    jobs.run_classify(sample, tmp_path / "one.csv", chunk_size=37, chart=False)
+    assert learnt == []  # one process: nothing to do meanwhile
+    jobs.run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
+    assert learnt == [[row["id"] for row in read_rows(sample)[:37]]]
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
+
+
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
     from triage import jobs
     from triage.io.messages import MessageTable

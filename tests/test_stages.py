@@ -106,7 +106,7 @@ def test_a_batch_without_a_field_says_no_component_assigns_it():
 
 def _context(name: str, lexicons, predictor):
     """What the components of the preset `name` work with, as the tool gives it."""
-    if name in ("decided", "classify", "cells"):
+    if name in ("vocabulary", "decided", "classify", "cells"):
         return Classifier(predictor, lexicons=lexicons)
     if name == "gold-evidence":
         return Context(predictor=predictor, feature_set=predictor.feature_set, normalise=predictor.normalise,

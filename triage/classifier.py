@@ -103,6 +103,7 @@ class Classifier:
         self.pipeline = Pipeline.preset("classify", self)
         # For chunks whose texts the corpus statistics pass folded already (FoldedPairs).
         self.folded_pipeline = Pipeline.preset("classify", self, without=["fold"], given=["folded", "folding_maps"])
+        self.learning = Pipeline.preset("vocabulary", self)
 
     @property
     def feature_set(self) -> str:
@@ -166,6 +167,14 @@ class Classifier:
             if word not in words[m] and word.lower().rstrip(".") not in TITLES:
                 words[m].append(word)
         return words
+
+    def learn(self, messages: list[tuple[str, str]]) -> None:
+        """Learn the spellings of (id, text) pairs, and what the steps before the word scorer
+        work out of them (the word scorer needs the corpus statistics): with --jobs, this
+        process learns the first chunk's while the workers count the corpus
+        (triage.jobs.corpus_stats), and the classifying workers forked afterwards start with
+        them. What is classified is the same."""
+        self.learning(texts=[text for _, text in messages])
 
     def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
         """The output rows of (id, text) pairs encoded in the output format, with the counts

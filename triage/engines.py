@@ -259,9 +259,12 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initargs=()) -> Iterator:
+def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initargs=(), in_flight: int | None = None,
+             meanwhile: Callable[[], None] | None = None) -> Iterator:
     """function(chunk) for each chunk, in input order, in a pool of `jobs` forked processes
-    (they share what this process has loaded: lexicons, model)."""
+    (they share what this process has loaded: lexicons, model), with at most `in_flight` chunks
+    (2 * jobs by default) given to the pool and not yet answered. `meanwhile()` is run here once
+    the first chunks are given, while the pool works on them."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -272,7 +275,10 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
     setup = (os.getpid(), initializer, initargs)
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
         try:  # a broken pool shows in submit() or in result(), whichever comes first
-            for future in _in_order(lambda chunk: pool.submit(function, chunk), chunks, 2 * jobs):
+            for future in _in_order(lambda chunk: pool.submit(function, chunk), chunks, in_flight or 2 * jobs):
+                if meanwhile is not None:
+                    meanwhile()
+                    meanwhile = None
                 yield future.result()
         except BrokenProcessPool:
             raise BadOption(

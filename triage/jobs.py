@@ -257,26 +257,30 @@ def run_classify(
         ranked = by_budget and not calibrated
         share = None if ranked else budget.share  # the Classifier's calibrated threshold, or none: ranked here
         stats, chunks = None, None
+        # Made before the statistics pass, which only its word scorer needs: with --jobs, this
+        # process learns the first chunk's spellings while the workers count (Classifier.learn).
+        classifier = Classifier(predictor, policy, share, output_format=output_format, hide=hide,
+                                known_names=known_names) if engine == "local" else None
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, unless the work goes to a remote scheduler
             # (this machine's cores are then not the ones the run asked for).
+            learn = classifier.learn if classifier is not None and jobs > 1 else None
             stats, chunks = corpus_stats(table, chunk_size, predictor,
                                          jobs=jobs if engine == "local" or scheduler is None else 1,
-                                         observe=check_input.add if check_input is not None else None)
+                                         observe=check_input.add if check_input is not None else None,
+                                         meanwhile=learn)
             if check_input is not None:
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
         spec = None
         if engine == "dask":  # workers build their own classifier; this process only reads and writes
-            classifier = None
             if isinstance(model_path, model.Model) and model_path.path is None:
                 raise BadOption("the dask engine's workers read the model from a file: save the model first")
             spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
                                           output_format=output_format, hide=hide, known_names=known_names,
                                           keep_cells=staged is not None)
         else:
-            classifier = Classifier(predictor, policy, share, stats=stats, output_format=output_format, hide=hide,
-                                    known_names=known_names)
+            classifier.stats = stats
             classifier.keep_cells = staged is not None
             if staged is not None and jobs <= 1:
                 staged.seeker = classifier.seeker  # its labels are those of the rows (the workers' own with --jobs)
@@ -547,14 +551,20 @@ def workspace_names(workspace, known_names=None, say=None, option: str = "--know
 KEEP_READ_MESSAGES = 300_000
 
 
-def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None):
+# With --jobs, the chunks of the statistics pass given to the workers at once, per worker: enough
+# for them to count while this process learns the first chunk's spellings (`meanwhile`).
+STATS_IN_FLIGHT = 16
+
+
+def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again).
     Counted in this process, a kept chunk keeps its texts as this pass folded them
     (triage.classifier.FoldedPairs): the second pass does not fold them again.
     `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
-    --workspace: InputCheck)."""
+    --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
+    process while the workers count the first ones (Classifier.learn)."""
     from triage.model.names import CorpusStats, forget_letter_runs
     from triage.text.normalise import fold_batch
 
@@ -575,12 +585,18 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
 
     stats = predictor.corpus_stats()
     if jobs > 1:
+        first: list = []
+
         def texts():
             for chunk in chunks():
                 keep(chunk)
+                if not first:
+                    first.append(chunk)
                 yield [text for _, text in chunk]
 
-        for counted in engines.fork_map(CorpusStats.from_texts, texts(), jobs):
+        now = (lambda: meanwhile(first[0])) if meanwhile is not None else None
+        for counted in engines.fork_map(CorpusStats.from_texts, texts(), jobs, in_flight=STATS_IN_FLIGHT * jobs,
+                                        meanwhile=now):
             stats.merge(counted)
     else:
         for chunk in chunks():
