@@ -263,11 +263,16 @@ class Sorted:
         the Lexicons' own big lists are remembered by them (WordList.remember's memory): the
         heuristics and columns that ask about the same spellings next read them from there."""
         encoded = Encoded.of(spellings, self.width)
+        # Searched in sorted order (a sorted search of sorted keys walks each list once, in order:
+        # about half the time for six lists, the sort included), the answers put back in order.
+        order = np.argsort(encoded.array, kind="stable")
+        ranked = Encoded(encoded.array[order], encoded.lengths[order], encoded.searchable[order])
         bits = np.zeros(len(spellings), dtype=np.uint8)
         rank = np.full(len(spellings), NO_RANK, dtype=np.int64)
         stands_for = rank.copy()
         for bit, words in zip((FIRST_NAMES, LAST_NAMES, OTHER_ANTI, FORMS, FOLDED_NAMES, FOLDED_ANTI), self.lists):
-            position = words.search(encoded)
+            position = np.empty(len(spellings), dtype=np.int64)
+            position[order] = words.search(ranked)
             if any(words is shared for shared in self.shared):
                 words.learn(spellings, position)
             found = position >= 0
