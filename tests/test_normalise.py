@@ -4,7 +4,7 @@ import csv
 import json
 import unicodedata
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from triage.model.names import CorpusStats
@@ -291,3 +291,14 @@ def test_the_letters_drawn_in_another_style_are_every_one_unicode_gives():
                 expected[char] = unicodedata.name(char)[-1].lower()
     assert COMPATIBILITY_LETTERS == expected
     assert COMPATIBILITY_LETTERS["𝐍"] == "N" and COMPATIBILITY_LETTERS["ᴀ"] == "a" and COMPATIBILITY_LETTERS["ﬁ"] == "fi"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=20))
+def test_in_a_text_of_ascii_characters_a_span_is_already_whole_characters(text):
+    """grapheme_spans leaves the spans of an ASCII text as they are (no mark, selector nor
+    joiner there), which is why it does not look at such a text's characters."""
+    from triage.text.normalise import _whole_clusters
+
+    assert all(_whole_clusters(text, start, end) == (start, end)
+               for start in range(len(text)) for end in range(start + 1, len(text) + 1))

@@ -223,10 +223,13 @@ class SeekAndHide(WordLabeller):
         """The text with each hidden span replaced by its code; nothing else changes. A span is
         widened to whole grapheme clusters first (triage.text.normalise.grapheme_spans): no mark is
         left dangling from a code."""
-        if not hidden:
-            return text
+        return self.coded(text, grapheme_spans(text, hidden)) if hidden else text
+
+    def coded(self, text: str, hidden: list[tuple[int, int, str]]) -> str:
+        """The text with each hidden span, whole grapheme clusters already (grapheme_spans),
+        replaced by its code."""
         parts, last = [], 0
-        for start, end, tag in grapheme_spans(text, hidden):
+        for start, end, tag in hidden:
             parts.append(text[last:start])
             parts.append(self.code_for(text, start, end, tag))
             last = end

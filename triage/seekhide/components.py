@@ -67,7 +67,7 @@ def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, 
             anonymised[m], found = hide_in_original(seeker.code_for, texts[m], folded[m], found, folding_maps[m])
         else:
             found = grapheme_spans(texts[m], found)
-            anonymised[m] = seeker.hide(texts[m], found)
+            anonymised[m] = seeker.coded(texts[m], found)
         hidden_cells[m] = hidden_json(found)
     return anonymised, hidden_cells
 

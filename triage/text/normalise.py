@@ -438,21 +438,29 @@ def grapheme_spans(text: str, spans) -> list[tuple[int, int, str]]:
     them; spans that then touch are merged. Hiding such a span never leaves a mark dangling
     from a code, nor a base character stripped of its marks."""
     widened: list[tuple[int, int, str]] = []
+    plain = text.isascii()  # no mark, selector nor joiner: only spans that overlap change (merged)
     for start, end, tag in spans:
-        while start > 0 and _extends_cluster(text[start]):
-            start -= 1
-        while end < len(text):
-            if _extends_cluster(text[end]):
-                end += 1
-            elif text[end] == "\u200d" and end + 1 < len(text) and not text[end + 1].isspace():
-                end += 2
-            else:
-                break
+        if not plain:
+            start, end = _whole_clusters(text, start, end)
         if widened and start < widened[-1][1]:
             widened[-1] = (widened[-1][0], max(end, widened[-1][1]), widened[-1][2])
         else:
             widened.append((start, end, tag))
     return widened
+
+
+def _whole_clusters(text: str, start: int, end: int) -> tuple[int, int]:
+    """text[start:end] widened to whole grapheme clusters (see grapheme_spans)."""
+    while start > 0 and _extends_cluster(text[start]):
+        start -= 1
+    while end < len(text):
+        if _extends_cluster(text[end]):
+            end += 1
+        elif text[end] == "\u200d" and end + 1 < len(text) and not text[end + 1].isspace():
+            end += 2
+        else:
+            break
+    return start, end
 
 
 def hide_in_original(code_for, original: str, folded: str, spans, offsets: OffsetMap):
