@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from conftest import succeeded
 
 import triage
@@ -41,6 +43,39 @@ def test_ctrl_c_during_classify_says_what_was_kept_and_to_run_it_again(cli, tmp_
     assert len(lines) == 1 and lines[0].startswith("Interrupted:"), result.output
     assert "half-written" in lines[0] and "run the same command again" in lines[0]
     assert "Traceback" not in result.output and "Aborted" not in result.output
+    assert not (tmp_path / "c.csv").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Ctrl-C sent to a process group")
+def test_a_real_ctrl_c_while_the_chart_is_drawn_apart_is_one_line_too(tmp_path):
+    """Ctrl-C reaches every process of the command, the chart's own too (an input large enough
+    for the chart to be drawn apart): still one line, no traceback."""
+    import os
+    import signal
+    import time
+
+    source = tmp_path / "sms.csv"
+    with source.open("w", encoding="utf-8") as handle:
+        handle.write("id,text\n")
+        for i in range(40_000):
+            handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
+    process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    children = f"/proc/{process.pid}/task/{process.pid}/children"
+    waited = time.monotonic()
+    while time.monotonic() - waited < 60 and process.poll() is None:  # until the chart's process is there
+        try:
+            with open(children) as listed:
+                if listed.read().strip():
+                    break
+        except OSError:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)  # classifying 40,000 messages takes seconds more
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, out + err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("Interrupted:"), err
     assert not (tmp_path / "c.csv").exists()
 
 

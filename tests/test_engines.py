@@ -376,6 +376,7 @@ def test_a_drawer_closed_before_it_was_asked_stops_its_process_and_draws_here():
     process = drawer._process
     drawer.close()
     assert not process.is_alive()
+    assert process.exitcode == 0  # it saw the pipe close and stopped: it was not terminated
     assert drawer.draw(_drawn_where, "x") == _drawn_where("x")
 
 

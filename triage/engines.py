@@ -395,9 +395,14 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
 # process fails, the chart is drawn here, as it would be without a drawer.
 
 
-def _prepare_and_draw(connection, parent: int) -> None:
+def _prepare_and_draw(connection, parents_end, parent: int) -> None:
     """In the drawing process: load matplotlib, then draw what the parent sends, once."""
+    import signal
+
+    parents_end.close()  # the pipe ends when the parent closes its end: no copy of it left open here
     die_with_parent(parent)
+    # Ctrl-C is the parent's to answer (in one line): it lets this process go by closing the pipe.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:  # loaded while the parent works, with the fonts a first drawing reads
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -435,7 +440,7 @@ class ChartDrawer:
         except ValueError:
             return
         mine, theirs = context.Pipe()
-        process = context.Process(target=_prepare_and_draw, args=(theirs, os.getpid()), daemon=True)
+        process = context.Process(target=_prepare_and_draw, args=(theirs, mine, os.getpid()), daemon=True)
         try:
             process.start()
         except OSError:  # no process to be had: drawn here
