@@ -93,7 +93,7 @@ class WordList:
         words = [word for word in dict.fromkeys(words) if word not in memory]
         if not words:
             return
-        memory.update(zip(words, self.positions(words).tolist()))
+        self.learn(words, self.positions(words))
 
     def learn(self, words: list[str], positions: np.ndarray) -> None:
         """Remember the positions (`search`'s answers) of `words`, searched by the caller."""
