@@ -297,6 +297,75 @@ def test_classify_on_dask_writes_what_the_local_run_writes(cli, tmp_path):
     assert "expert budget: 10% asked (26 messages), 26 sent (10.00%)" in result.output  # exact on dask too
 
 
+def test_on_a_scheduler_the_workers_count_the_statistics_and_the_output_is_the_local_runs(cli, tmp_path, cluster,
+                                                                                         monkeypatch):
+    from conftest import SAMPLE
+
+    from triage.model.names import CorpusStats
+
+    local, distributed = tmp_path / "local.csv", tmp_path / "dask.csv"
+    assert cli("classify", SAMPLE, "-o", local).exit_code == 0
+
+    def counted_here(*_):
+        raise AssertionError("the statistics pass counted in the parent process")
+
+    monkeypatch.setattr(CorpusStats, "add_folded", counted_here)  # the workers are other processes
+    result = cli("classify", SAMPLE, "-o", distributed, "--engine", "dask", "--scheduler", cluster.scheduler_address)
+    assert result.exit_code == 0, result.output
+    assert distributed.read_bytes() == local.read_bytes()
+
+
+def _workers_ignoring_ctrl_c(pid: int) -> int:
+    """How many worker processes started by `pid` (multiprocessing's spawn) ignore SIGINT, by
+    Linux's /proc: a process's children are listed under the thread that started them."""
+    workers = 0
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes()
+                status = dict(line.split(":", 1) for line in Path(f"/proc/{child}/status").read_text().splitlines()
+                              if ":" in line)
+            except OSError:
+                continue
+            ignored = int(status.get("SigIgn", "0").strip(), 16) & (1 << (signal.SIGINT - 1))
+            workers += bool(b"spawn_main" in command and ignored)
+    return workers
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Ctrl-C sent to a process group")
+def test_a_real_ctrl_c_on_the_dask_engine_is_one_line_and_the_workers_go(tmp_path):
+    """Ctrl-C reaches every process of the command, the local cluster's workers too: they leave it
+    to the parent, which closes the cluster. One line, no traceback, no worker left."""
+    source = tmp_path / "sms.csv"
+    with source.open("w", encoding="utf-8") as handle:
+        handle.write("id,text\n")
+        for i in range(80_000):
+            handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
+    process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv"),
+                                "--no-chart", "--engine", "dask", "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    waited = time.monotonic()
+    while time.monotonic() - waited < 120 and process.poll() is None and _workers_ignoring_ctrl_c(process.pid) < 2:
+        time.sleep(0.05)  # until both workers have started and leave Ctrl-C to the parent
+    assert process.poll() is None, "the run ended before its workers were seen"
+    time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, out + err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("Interrupted:"), err
+    assert not (tmp_path / "c.csv").exists()
+    waited = time.monotonic()
+    while time.monotonic() - waited < 10 and subprocess.run(["pgrep", "-g", str(process.pid)],
+                                                             capture_output=True).stdout:
+        time.sleep(0.1)
+    left = subprocess.run(["pgrep", "-a", "-g", str(process.pid)], capture_output=True, text=True).stdout
+    assert left == "", left  # no worker left behind
+
+
 def test_a_scheduler_without_the_dask_engine_is_one_line(cli, tmp_path):
     from conftest import SAMPLE
 

@@ -21,6 +21,7 @@ import sys
 import threading
 import uuid
 from collections import deque
+from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,10 @@ SCHEDULER_WAIT_SECONDS = 10  # to connect and shake hands with a --scheduler
 LOCAL_CLUSTER_OPTIONS = dict(
     threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
     scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+    # The workers log errors only: their warnings (a task cancelled because Ctrl-C closes the
+    # cluster, an event loop held by a long chunk) are none of the user's business.
+    silence_logs=40,  # logging.ERROR
+    preload=["triage.engines"],  # dask_setup: the workers leave Ctrl-C to this process
 )
 
 
@@ -179,6 +184,7 @@ def run_chunks(
     jobs: int = 1,
     spec: ClassifierSpec | None = None,
     scheduler: str | None = None,
+    session: DaskSession | None = None,
 ) -> Iterator:
     """For each chunk (a list of (id, text) pairs), ``classifier.classify`` of it, in input
     order. The engine is checked now; the work starts on iteration.
@@ -186,14 +192,14 @@ def run_chunks(
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
     parent's loaded classifier and what it learnt classifying the first chunk itself. dask: on a
     cluster, each worker building its classifier from `spec` (`classifier` is not used and may be
-    None); on the scheduler at `scheduler` if given, else on a local cluster of `jobs` worker
-    processes, closed at the end.
+    None); on `session` (a DaskSession the caller opened) if given, else on the scheduler at
+    `scheduler` if given, else on a local cluster of `jobs` worker processes, closed at the end.
     """
     check_engine(engine)
     if engine == "dask":
         if spec is None:
             raise ValueError("the dask engine needs a ClassifierSpec")
-        return _dask_chunks(spec, chunks, jobs, scheduler)
+        return _dask_chunks(spec, chunks, jobs, scheduler, session)
     if jobs > 1:
         return _pool_chunks(classifier, chunks, jobs)
     return (classifier.classify(chunk) for chunk in chunks)
@@ -300,9 +306,21 @@ def _worker_classify(spec, pairs: list[tuple[str, str]]):
     global _built
     with _built_lock:
         if _built is None or _built[0] != spec.token:
+            from triage.model.names import forget_letter_runs
+
             _built = None
+            forget_letter_runs()  # what this worker's counting of the statistics remembered
             _built = (spec.token, spec.build())
         return fewer_collections(_built[1].classify)(pairs)  # as the local run classifies
+
+
+def _worker_count(texts: list[str]):
+    """On a Dask worker: the corpus statistics of some texts (CorpusStats.from_texts), one
+    thread of the worker at a time, as _worker_classify."""
+    from triage.model.names import CorpusStats
+
+    with _built_lock:
+        return fewer_collections(CorpusStats.from_texts)(texts)
 
 
 def _probe_scheduler(address: str, seconds: float) -> None:
@@ -344,46 +362,131 @@ def _local_worker_environment() -> dict:
     return {"distributed.nanny.pre-spawn-environ": environment}
 
 
-def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None) -> Iterator:
-    from contextlib import ExitStack
+def dask_setup(worker) -> None:
+    """Run by each worker process of the local cluster as it starts (this module is its Dask
+    preload: LOCAL_CLUSTER_OPTIONS): the worker ignores Ctrl-C (SIGINT), as the chart's process
+    does. Ctrl-C is the parent's to answer: it closes the cluster, and the workers with it,
+    instead of each worker printing its own traceback under the one-line message."""
+    import signal
 
-    import dask
-    from distributed import Client, LocalCluster
-    from distributed.comm.addressing import get_address_host_port
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    with ExitStack() as stack:
-        if scheduler:
-            # Checked before Client(): a Client failing on a malformed address stalls the exit.
-            try:
-                get_address_host_port(scheduler)
-            except ValueError as error:
-                raise BadOption(
-                    f"{scheduler!r} is not a dask scheduler address like tcp://host:8786 ({error})"
-                ) from None
-            _probe_scheduler(scheduler, SCHEDULER_WAIT_SECONDS)
-            try:
-                client = stack.enter_context(Client(scheduler, set_as_default=False, timeout=SCHEDULER_WAIT_SECONDS))
-            except (OSError, TimeoutError) as error:
-                raise BadOption(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
-            try:
-                client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
-            except TimeoutError:
-                raise BadOption(
-                    f"no dask worker joined the scheduler at {scheduler} within {WORKER_WAIT_SECONDS} s"
-                ) from None
-        else:
-            with dask.config.set(_local_worker_environment()):
-                cluster = stack.enter_context(LocalCluster(n_workers=max(1, jobs), **LOCAL_CLUSTER_OPTIONS))
-            client = stack.enter_context(Client(cluster, set_as_default=False))
-        workers = len(client.nthreads())
-        shared = client.scatter(spec, broadcast=True, hash=False)
-        pending = _in_order(lambda pairs: client.submit(_worker_classify, shared, pairs, pure=False),
-                            chunks, 2 * max(1, workers))
+
+@contextmanager
+def _ctrl_c_deferred():
+    """Answer a Ctrl-C (SIGINT) pressed while the local cluster starts once it has started (or
+    failed to), so that closing it closes a whole cluster: a cluster stopped halfway through its
+    start is left to Dask's own clean-up at exit, which fails with a traceback. The workers
+    starting then see the Ctrl-C too, before their dask_setup: they stop, and the cluster fails
+    to start, which is the Ctrl-C's doing."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda number, _frame: pressed.append(number))
+    try:
+        yield
+    except Exception:
+        if not (pressed and callable(before)):
+            raise
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if pressed and callable(before):
+        before(signal.SIGINT, None)  # the default handler raises KeyboardInterrupt
+
+
+class DaskSession:
+    """One run's Dask client, opened on entering: on the scheduler at `scheduler` (checked, with
+    a one-line error when it is not one or has no worker), else on a local cluster of `jobs`
+    worker processes, closed on leaving. Both passes of classify run on it: the workers count
+    the corpus statistics (`map`) while they load what classifying needs, then classify
+    (`classify`), so that the cluster starts once and before the statistics pass, not after it."""
+
+    def __init__(self, jobs: int, scheduler: str | None):
+        self.jobs, self.scheduler = jobs, scheduler
+        self.client = None
+        self._stack = None
+
+    def __enter__(self) -> DaskSession:
+        from contextlib import ExitStack
+
+        self._stack = ExitStack()
+        try:
+            self.client = self._open(self._stack)
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.client = None
+        if self._stack is not None:
+            self._stack.close()
+
+    def _open(self, stack):
+        import dask
+        from distributed import Client, LocalCluster
+        from distributed.comm.addressing import get_address_host_port
+
+        scheduler = self.scheduler
+        if not scheduler:
+            with dask.config.set(_local_worker_environment()), _ctrl_c_deferred():
+                cluster = stack.enter_context(LocalCluster(n_workers=max(1, self.jobs), **LOCAL_CLUSTER_OPTIONS))
+            return stack.enter_context(Client(cluster, set_as_default=False))
+        # Checked before Client(): a Client failing on a malformed address stalls the exit.
+        try:
+            get_address_host_port(scheduler)
+        except ValueError as error:
+            raise BadOption(
+                f"{scheduler!r} is not a dask scheduler address like tcp://host:8786 ({error})"
+            ) from None
+        _probe_scheduler(scheduler, SCHEDULER_WAIT_SECONDS)
+        try:
+            client = stack.enter_context(Client(scheduler, set_as_default=False, timeout=SCHEDULER_WAIT_SECONDS))
+        except (OSError, TimeoutError) as error:
+            raise BadOption(f"cannot reach the dask scheduler at {scheduler}: {error}") from None
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
+            raise BadOption(
+                f"no dask worker joined the scheduler at {scheduler} within {WORKER_WAIT_SECONDS} s"
+            ) from None
+        return client
+
+    def _run(self, function, *arguments, items: Iterable) -> Iterator:
+        """function(*arguments, item) for each item on the workers, in input order, with two
+        items a worker in flight."""
+        workers = len(self.client.nthreads())
+        submit = self.client.submit
+        pending = _in_order(lambda item: submit(function, *arguments, item, pure=False), items, 2 * max(1, workers))
         try:
             for future in pending:
                 yield future.result()
         finally:
             pending.close()
+
+    def count(self, texts: Iterable[list[str]]) -> Iterator:
+        """The corpus statistics (CorpusStats) of each list of texts, counted on the workers, in
+        input order: the statistics pass."""
+        return self._run(_worker_count, items=texts)
+
+    def classify(self, spec: ClassifierSpec, chunks: Iterable[Sequence]) -> Iterator:
+        """The workers' classify of each chunk, in input order: each builds the spec's classifier
+        once (_worker_classify)."""
+        shared = self.client.scatter(spec, broadcast=True, hash=False)
+        return self._run(_worker_classify, shared, items=chunks)
+
+
+def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None,
+                 session: DaskSession | None = None) -> Iterator:
+    if session is not None:
+        yield from session.classify(spec, chunks)
+        return
+    with DaskSession(jobs, scheduler) as session:
+        yield from session.classify(spec, chunks)
 
 
 # ---------------------------------------------------------------------- a chart drawn beside the work

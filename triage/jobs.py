@@ -250,7 +250,13 @@ def run_classify(
     outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
                           inputs=[input_path, model_file])
     drawer = engines.ChartDrawer() if chart_path is not None and _chart_apart(input_path) else None
+    session = None
     try:
+        if engine == "dask" and scheduler:
+            # Opened first, for both passes (engines.DaskSession): the cluster's workers count the
+            # statistics too. A local cluster starts after the statistics pass, counted in `jobs`
+            # processes forked from this one: sending every text to its workers costs more.
+            session = engines.DaskSession(jobs, scheduler).__enter__()
         table = read.open(input_path)
         predictor = model.load_predictor(model_path or model.default_model_path())
         by_budget = (policy or (predictor.metadata.get("policy") or {}).get("name", "paper")) == "budget"
@@ -262,13 +268,11 @@ def run_classify(
         classifier = Classifier(predictor, policy, share, output_format=output_format, hide=hide,
                                 known_names=known_names) if engine == "local" else None
         if predictor.word_forest is not None:
-            # Counted in `jobs` processes of this machine, unless the work goes to a remote scheduler
-            # (this machine's cores are then not the ones the run asked for).
+            # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
             learn = classifier.learn if classifier is not None and jobs > 1 else None
-            stats, chunks = corpus_stats(table, chunk_size, predictor,
-                                         jobs=jobs if engine == "local" or scheduler is None else 1,
+            stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs,
                                          observe=check_input.add if check_input is not None else None,
-                                         meanwhile=learn)
+                                         meanwhile=learn, session=session)
             if check_input is not None:
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
@@ -279,6 +283,8 @@ def run_classify(
             spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
                                           output_format=output_format, hide=hide, known_names=known_names,
                                           keep_cells=staged is not None)
+            if session is None:
+                session = engines.DaskSession(jobs, None).__enter__()
         else:
             classifier.stats = stats
             classifier.keep_cells = staged is not None
@@ -303,7 +309,8 @@ def run_classify(
                 chunks = show_progress(chunks, f"classifying {name}", size=len, unit="messages")
             if table.id_column is not None:
                 chunks = _hashing_ids(chunks, id_hashes)
-            for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler):
+            for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler,
+                                           session=session):
                 decisions.update(done.decisions)
                 seekhide.update(done.seekhide)
                 writer.write_chunk(done)
@@ -349,6 +356,8 @@ def run_classify(
             summary.queue, summary.queued = Path(queue_path), queued.queued
         return summary
     finally:
+        if session is not None:
+            session.__exit__(None, None, None)
         if drawer is not None:
             drawer.close()
 
@@ -556,7 +565,8 @@ KEEP_READ_MESSAGES = 300_000
 STATS_IN_FLIGHT = 16
 
 
-def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None):
+def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None,
+                 session=None):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again).
@@ -564,7 +574,8 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     (triage.classifier.FoldedPairs): the second pass does not fold them again.
     `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
-    process while the workers count the first ones (Classifier.learn)."""
+    process while the workers count the first ones (Classifier.learn). With a `session`
+    (triage.engines.DaskSession), the Dask workers count."""
     from triage.model.names import CorpusStats, forget_letter_runs
     from triage.text.normalise import fold_batch
 
@@ -584,7 +595,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
             yield chunk
 
     stats = predictor.corpus_stats()
-    if jobs > 1:
+    if session is not None or jobs > 1:
         first: list = []
 
         def texts():
@@ -594,9 +605,13 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
                     first.append(chunk)
                 yield [text for _, text in chunk]
 
-        now = (lambda: meanwhile(first[0])) if meanwhile is not None else None
-        for counted in engines.fork_map(CorpusStats.from_texts, texts(), jobs, in_flight=STATS_IN_FLIGHT * jobs,
-                                        meanwhile=now):
+        if session is not None:
+            counted_parts = session.count(texts())
+        else:
+            now = (lambda: meanwhile(first[0])) if meanwhile is not None else None
+            counted_parts = engines.fork_map(CorpusStats.from_texts, texts(), jobs,
+                                             in_flight=STATS_IN_FLIGHT * jobs, meanwhile=now)
+        for counted in counted_parts:
             stats.merge(counted)
     else:
         for chunk in chunks():
