@@ -1,5 +1,5 @@
-"""Which engine answers Seek&Hide's exact look-ups of a batch's new spellings fastest: numpy, polars
-or pyarrow, on the shipped lexicons and the new spellings of a generated corpus.
+"""Which engine answers Seek&Hide's exact look-ups of a batch's new spellings fastest: numpy, polars,
+pyarrow or duckdb, on the shipped lexicons and the new spellings of a generated corpus.
 
     python benchmarks/lexicon_lookup.py [--messages 86000] [--batch 5000] [--repeat 5] [--out FILE]
 
@@ -15,6 +15,10 @@ Engines (each with what it builds once per set of lexicons, and what it costs a 
 - python: Lexicons.prefetch then Lexicons.lookup per spelling (what label_many did);
 - numpy-lists: one sorted search per list on the lexicon snapshot's sorted arrays as they are
   (the small lists as sorted arrays made once), the batch encoded once;
+- numpy-sorted: what classify uses (Lexicons.lookup_many's Sorted.flags): numpy-lists with the
+  batch's spellings sorted once and searched in that order, the first-name ranks found on the way
+  and the big lists' answers remembered for the batch (forgotten at the batch's end, as classify
+  forgets them);
 - numpy-union: one sorted array of every spelling of every list with a bit per list (made
   once), two sorted searches a batch (as written, folded);
 - polars-join: the same union as a polars DataFrame, two left joins a batch;
@@ -22,6 +26,9 @@ Engines (each with what it builds once per set of lexicons, and what it costs a 
 - pyarrow-index_in: pyarrow.compute.index_in against the union (pyarrow builds its hash
   table of the union at every call: there is no way to keep it between calls);
 - pyarrow-join: Table.join (Acero's hash join) against the union.
+- duckdb-join: the union as a table of an in-memory duckdb database (made once), each batch
+  handed over as an Arrow table and joined to it in SQL (duckdb builds its hash table on the
+  smaller side, the batch).
 
 The figures depend on the machine and on what else runs on it: run on demand, never as a test.
 """
@@ -127,6 +134,24 @@ class NumpyLists:
         found = np.zeros(len(keys), dtype=np.uint8)
         for bit, array in enumerate(self.arrays):
             found |= _search(array, encoded, lengths).astype(np.uint8) << bit
+        return found
+
+
+class NumpySorted:
+    name = "numpy-sorted"
+
+    def __init__(self, lexicons):
+        from triage.lexicons import Sorted
+        from triage.pipeline.memory import VOCABULARY
+
+        self.sorted, self.forget = Sorted(lexicons), VOCABULARY.enforce
+
+    def nbytes(self) -> int:
+        return sum(words.array.nbytes for words in self.sorted.lists if words not in self.sorted.shared)
+
+    def flags(self, keys: list[str]) -> np.ndarray:
+        found = self.sorted.flags(keys).bits
+        self.forget()  # the answers the big lists remember last one batch
         return found
 
 
@@ -243,6 +268,38 @@ class PyarrowJoin:
         return joined["flags"].fill_null(0).to_numpy().astype(np.uint8)
 
 
+class DuckdbJoin:
+    name = "duckdb-join"
+
+    def __init__(self, lexicons, union):
+        import duckdb
+        import pyarrow as pa
+
+        self.pa = pa
+        words, bits = union
+        self.connection = duckdb.connect()
+        union_table = pa.table({"key": pa.array(words, type=pa.string()), "flags": pa.array(bits)})
+        self.connection.register("union_table", union_table)
+        self.connection.execute("CREATE TABLE lexicon AS SELECT key, flags FROM union_table")
+        self.connection.unregister("union_table")
+        self.bytes = union_table.nbytes  # what duckdb holds is not reported: the Arrow table's size
+
+    def nbytes(self) -> int:
+        return self.bytes
+
+    def flags(self, keys: list[str]) -> np.ndarray:
+        pa = self.pa
+        batch = pa.table({"key": pa.array(keys, type=pa.string()), "row": pa.array(np.arange(len(keys)))})
+        self.connection.register("batch", batch)
+        try:
+            joined = self.connection.execute("SELECT row, flags FROM batch JOIN lexicon USING (key)").fetchnumpy()
+        finally:
+            self.connection.unregister("batch")
+        found = np.zeros(len(keys), dtype=np.uint8)
+        found[np.asarray(joined["row"], dtype=np.int64)] = np.asarray(joined["flags"], dtype=np.uint8)
+        return found
+
+
 def main(argv: list[str] | None = None) -> int:
     args = growing.batch_options(__doc__.split("\n\n")[0]).parse_args(argv)
 
@@ -263,6 +320,11 @@ def main(argv: list[str] | None = None) -> int:
 
     results = {"messages": args.messages, "batch": args.batch, "spellings": total, "batches": len(batches),
                "union_spellings": len(union[0]), "union_seconds": round(union_seconds, 3), "engines": {}}
+    for library in ("numpy", "polars", "pyarrow", "duckdb"):
+        try:
+            results.setdefault("versions", {})[library] = __import__(library).__version__
+        except ImportError:
+            pass
 
     def python_engine() -> float:
         fresh = lexicon_module.load()
@@ -278,8 +340,9 @@ def main(argv: list[str] | None = None) -> int:
                                     "median_seconds": round(statistics.median(times), 4), "extra_bytes": 0}
     print(f"{'python':18} build {0:6.3f} s  all batches {min(times):6.3f} s (median {statistics.median(times):.3f})")
 
-    makers = [lambda: NumpyLists(lexicons), lambda: NumpyUnion(lexicons, union), lambda: PolarsJoin(lexicons, union),
-              lambda: PolarsIsIn(lexicons), lambda: PyarrowIndexIn(lexicons, union), lambda: PyarrowJoin(lexicons, union)]
+    makers = [lambda: NumpySorted(lexicons), lambda: NumpyLists(lexicons), lambda: NumpyUnion(lexicons, union), lambda: PolarsJoin(lexicons, union),
+              lambda: PolarsIsIn(lexicons), lambda: PyarrowIndexIn(lexicons, union), lambda: PyarrowJoin(lexicons, union),
+              lambda: DuckdbJoin(lexicons, union)]
     for make in makers:
         try:
             started = time.perf_counter()

@@ -362,18 +362,19 @@ class Lexicons:
         encoded once and searched in each sorted list (Sorted), and lookup()'s order of
         precedence becomes array expressions.
 
-        Why numpy's sorted searches: measured against polars and pyarrow on the shipped lists
-        (benchmarks/lexicon_lookup.py, benchmarks/results/2026-11-24-lexicon-lookup.json: the
-        68,577 new spellings of 86,000 generated messages in batches of 5,000 messages, as
-        written and folded, best of five on a 2-core machine): one sorted search per list of
-        the snapshot's arrays 0.28 s, with 1.4 MB made once for the small lists; one sorted
-        array of all 816,000 spellings of the lists 0.23 s, but 43 MB; a polars inner join
-        against them 0.33 s, after 0.22 s to build its table and 0.12 s to import polars in
-        every process; polars `is_in` 1.3 s; pyarrow's `index_in` 2.6 s and Acero's join
-        2.3 s, which build their hash table of the lists at every call (one Python look-up
-        per spelling after a batched search: 0.39 s). A hash join pays off when the whole
-        corpus is one join; a batch of a few thousand spellings costs less searched in lists
-        already sorted, mapped from the snapshot, which cost no memory of their own.
+        Why numpy's sorted searches: measured against polars, pyarrow and duckdb on the shipped
+        lists (benchmarks/lexicon_lookup.py, benchmarks/results/2026-11-25-lexicon-lookup.json:
+        the 68,577 new spellings of 86,000 generated messages in batches of 5,000 messages, as
+        written and folded, best of five on a 2-core machine, every engine in one run): these
+        sorted searches 0.28 s, with 1.4 MB made once for the small lists; one sorted array of
+        all 816,000 spellings of the lists 0.26 s, but 43 MB; a polars inner join 0.22 s, after
+        0.05 to 0.15 s to build its table and 0.13 s to import polars in every process (and
+        polars does not survive the fork of --jobs); duckdb's join 0.40 s; polars `is_in`
+        1.8 s; pyarrow's `index_in` 4.9 s and Acero's join 1.9 s, which build their hash table
+        of the lists at every call (one Python look-up per spelling after a batched search:
+        0.38 s). A hash join pays off when the whole corpus is one join; a batch of a few
+        thousand spellings costs about as little searched in lists already sorted, mapped from
+        the snapshot, which cost no memory of their own.
         """
         sorted_lists = self._sorted
         written = sorted_lists.flags(keys)
