@@ -1,5 +1,6 @@
 """Would polars pay for itself on one part of classify alone? Two parts that read every message, timed
-as classify runs them and as polars expressions, on a generated corpus.
+as classify runs them and as polars expressions (the statistics pass also in duckdb's SQL), on a
+generated corpus.
 
     python benchmarks/columnar_parts.py [--messages 86000] [--batch 5000] [--repeat 5] [--out FILE]
 
@@ -11,9 +12,12 @@ as classify runs them and as polars expressions, on a generated corpus.
   each lower-case run of letters, and each word written with a capital in the middle of a
   sentence); with polars, the runs found by `str.extract_all`, kept once per message and counted by
   `group_by`, the 64-bit key of each distinct run computed in Python. Both read the texts folded by
-  the tool (fold_batch, in Python either way).
+  the tool (fold_batch, in Python either way); with duckdb (when installed), the same in SQL on each
+  batch handed over as an Arrow table, the counts kept in two tables of an in-memory database.
 
-Each polars answer is checked against the tool's on the same corpus. polars' regular expressions have
+Each polars and duckdb answer is checked against the tool's on the same corpus. duckdb's regular
+expressions (RE2) read `\\s` and `\\w` as ASCII: the runs of letters are written `[\\p{L}\\p{Nl}\\p{No}]+`.
+polars' regular expressions have
 no look-around: the capital's look-ahead is written as one more character matched and checked, and
 its `\\s` and `\\w` are Unicode's, a little wider or narrower than Python's on rare characters, so a
 port would need a fallback for them. The time to import polars, which every run of the tool would
@@ -118,6 +122,37 @@ def polars_statistics(batches: list[list[str]]):
     return counted(runs_per_batch, "run"), counted(capitals_per_batch, "word")
 
 
+def duckdb_statistics(batches: list[list[str]]):
+    import duckdb
+    import pyarrow as pa
+    from triage.model.names import WordCounts, count_key
+    from triage.text.normalise import fold_batch
+
+    connection = duckdb.connect()
+    connection.execute("CREATE TABLE runs (run VARCHAR, n BIGINT); CREATE TABLE capitals (word VARCHAR, n BIGINT)")
+    for texts in batches:
+        folded, _ = fold_batch(texts)
+        connection.register("batch", pa.table({"message": np.arange(len(folded)), "text": pa.array(folded, pa.string())}))
+        connection.execute(r"""INSERT INTO runs SELECT run, count(*) FROM (
+            SELECT DISTINCT message, unnest(regexp_extract_all(text, '[\p{L}\p{Nl}\p{No}]+')) AS run FROM batch)
+            WHERE run = lower(run) AND run <> upper(run) GROUP BY run""")
+        connection.execute("""INSERT INTO capitals SELECT word, count(*) FROM (
+            SELECT DISTINCT message, lower(word) AS word FROM (
+                SELECT message, unnest(regexp_extract_all(text, $1, 1)) AS word,
+                       unnest(regexp_extract_all(text, $1, 2)) AS after FROM batch)
+            WHERE after = '') GROUP BY word""", [_CAPITAL_AND_NEXT])
+        connection.unregister("batch")
+
+    def counted(table: str, column: str) -> tuple[np.ndarray, np.ndarray]:
+        total = connection.execute(f"SELECT {column}, sum(n) FROM {table} GROUP BY {column}").fetchall()
+        counts = WordCounts()
+        counts.add(np.fromiter((count_key(word) for word, _ in total), np.uint64, len(total)),
+                   np.asarray([n for _, n in total], dtype=np.int64))
+        return counts.arrays()
+
+    return counted("runs", "run"), counted("capitals", "word")
+
+
 def import_seconds(module: str, repeat: int) -> float:
     """The median time to import `module` in a fresh process, less that of a bare interpreter."""
     def run(code: str) -> float:
@@ -189,17 +224,31 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(texts):,} messages in {len(batches)} batches; importing polars: "
           f"{results['polars_import_seconds']:.3f} s; polars in a child forked after using it: "
           f"{results['polars_in_a_forked_child']}")
-    for part, tool, columnar in (("cutting", python_cut, polars_cut),
-                                 ("statistics", python_statistics, polars_statistics)):
-        if not same(tool(batches), columnar(batches)):
-            raise SystemExit(f"{part}: polars' answer differs from the tool's")
+    try:
+        import duckdb
+        import pyarrow  # noqa: F401  (how a batch is handed to duckdb)
+    except ImportError:
+        duckdb = None
+        print("duckdb (with pyarrow) is not installed: the statistics pass is not measured in it")
+    else:
+        results["duckdb"] = duckdb.__version__
+        results["duckdb_import_seconds"] = round(import_seconds("duckdb", args.repeat), 3)
+    for part, tool, others in (("cutting", python_cut, {"polars": polars_cut}),
+                               ("statistics", python_statistics,
+                                {"polars": polars_statistics, **({"duckdb": duckdb_statistics} if duckdb else {})})):
+        expected = tool(batches)
+        for name, columnar in others.items():
+            if not same(expected, columnar(batches)):
+                raise SystemExit(f"{part}: {name}'s answer differs from the tool's")
         tool_best, tool_median = best_of(tool, batches, args.repeat)
-        polars_best, polars_median = best_of(columnar, batches, args.repeat)
-        results["parts"][part] = {"tool_seconds": round(tool_best, 3), "tool_median_seconds": round(tool_median, 3),
-                                  "polars_seconds": round(polars_best, 3),
-                                  "polars_median_seconds": round(polars_median, 3)}
-        print(f"{part:12} the tool {tool_best:6.3f} s (median {tool_median:.3f})   "
-              f"polars {polars_best:6.3f} s (median {polars_median:.3f})")
+        found = results["parts"][part] = {"tool_seconds": round(tool_best, 3),
+                                          "tool_median_seconds": round(tool_median, 3)}
+        line = f"{part:12} the tool {tool_best:6.3f} s (median {tool_median:.3f})"
+        for name, columnar in others.items():
+            best, median = best_of(columnar, batches, args.repeat)
+            found[f"{name}_seconds"], found[f"{name}_median_seconds"] = round(best, 3), round(median, 3)
+            line += f"   {name} {best:6.3f} s (median {median:.3f})"
+        print(line)
     growing.write_results(args.out, results)
     return 0
 

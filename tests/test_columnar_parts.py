@@ -29,3 +29,10 @@ def test_the_polars_statistics_count_what_the_statistics_pass_counts(parts):
     (runs, run_counts), (capitals, capital_counts) = parts.python_statistics(BATCHES)
     assert len(runs) and len(capitals)  # words in lower case, and Julie written mid-sentence
     assert parts.same(((runs, run_counts), (capitals, capital_counts)), parts.polars_statistics(BATCHES))
+
+
+def test_the_duckdb_statistics_count_what_the_statistics_pass_counts(parts):
+    pytest.importorskip("duckdb")
+    pytest.importorskip("pyarrow")
+    expected = parts.python_statistics(BATCHES)
+    assert parts.same(expected, parts.duckdb_statistics(BATCHES))
