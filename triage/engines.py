@@ -21,8 +21,8 @@ import sys
 import threading
 import uuid
 from collections import deque
-from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -401,9 +401,8 @@ def _ctrl_c_deferred():
 class DaskSession:
     """One run's Dask client, opened on entering: on the scheduler at `scheduler` (checked, with
     a one-line error when it is not one or has no worker), else on a local cluster of `jobs`
-    worker processes, closed on leaving. Both passes of classify run on it: the workers count
-    the corpus statistics (`map`) while they load what classifying needs, then classify
-    (`classify`), so that the cluster starts once and before the statistics pass, not after it."""
+    worker processes, closed on leaving. The workers classify (`classify`); a scheduler's also
+    count the corpus statistics first (`count`), on the same client."""
 
     def __init__(self, jobs: int, scheduler: str | None):
         self.jobs, self.scheduler = jobs, scheduler
