@@ -145,6 +145,22 @@ def test_dask_on_its_own_local_cluster():
     assert {(r["trim"], r["omp"]) for rows in results for r in rows} == {(os.environ.get("MALLOC_TRIM_THRESHOLD_"), "1")}
 
 
+@pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
+def test_a_local_cluster_forks_its_workers_with_the_classifier_that_classified_the_first_chunk():
+    """As the fork pool: the first chunk is classified here, and the workers, forked afterwards,
+    classify the others with this process's classifier (what it learnt is theirs) instead of
+    building one from the spec."""
+    pytest.importorskip("distributed")
+    chunks = make_chunks(12)
+    results = list(engines.run_chunks(FakeClassifier(builds=0), chunks, engine="dask", jobs=2, spec=FakeSpec()))
+    assert plain(results) == expected(chunks)
+    assert {r["pid"] for r in results[0]} == {os.getpid()}
+    workers = {r["pid"] for rows in results[1:] for r in rows}
+    assert workers and os.getpid() not in workers
+    assert {r["builds"] for rows in results for r in rows} == {0}  # no worker built a classifier of its own
+    assert engines._built is None  # this process keeps no classifier once the workers have theirs
+
+
 def test_dask_on_a_scheduler_builds_once_per_spec(cluster):
     chunks = make_chunks(20)
     spec = FakeSpec()
@@ -316,8 +332,9 @@ def test_on_a_scheduler_the_workers_count_the_statistics_and_the_output_is_the_l
 
 
 def _workers_ignoring_ctrl_c(pid: int) -> int:
-    """How many worker processes started by `pid` (multiprocessing's spawn) ignore SIGINT, by
-    Linux's /proc: a process's children are listed under the thread that started them."""
+    """How many processes started by `pid` ignore SIGINT (the local cluster's workers, once
+    started), by Linux's /proc: a process's children are listed under the thread that started
+    them. multiprocessing's resource tracker, which ignores it too, is not counted."""
     workers = 0
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
@@ -332,7 +349,7 @@ def _workers_ignoring_ctrl_c(pid: int) -> int:
             except OSError:
                 continue
             ignored = int(status.get("SigIgn", "0").strip(), 16) & (1 << (signal.SIGINT - 1))
-            workers += bool(b"spawn_main" in command and ignored)
+            workers += bool(b"resource_tracker" not in command and ignored)
     return workers
 
 

@@ -37,6 +37,10 @@ ENGINES = ("local", "dask")
 DASK_MISSING = "the dask engine needs the 'dask' extra: pip install -e \".[dask]\""
 WORKER_WAIT_SECONDS = 60  # for a worker to join an existing scheduler
 SCHEDULER_WAIT_SECONDS = 10  # to connect and shake hands with a --scheduler
+# Where the local cluster's workers may be forked from the parent (DaskSession(forked=True)): Linux.
+# Elsewhere they start afresh (spawn), as on a scheduler's machines: macOS forks badly once a
+# process has threads (the cluster's event loop runs in one), and Windows cannot fork.
+FORKED_LOCAL_WORKERS = sys.platform.startswith("linux")
 # The local cluster listens on loopback only; the scheduler's HTTP server (health checks, no
 # dashboard) takes a free port instead of 8787, so that runs side by side do not collide.
 LOCAL_CLUSTER_OPTIONS = dict(
@@ -191,15 +195,18 @@ def run_chunks(
 
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
     parent's loaded classifier and what it learnt classifying the first chunk itself. dask: on a
-    cluster, each worker building its classifier from `spec` (`classifier` is not used and may be
-    None); on `session` (a DaskSession the caller opened) if given, else on the scheduler at
-    `scheduler` if given, else on a local cluster of `jobs` worker processes, closed at the end.
+    cluster, each worker building its classifier from `spec`; on `session` (a DaskSession the
+    caller opened) if given, else on the scheduler at `scheduler` if given, else on a local
+    cluster of `jobs` worker processes, closed at the end. Given `classifier` (the spec's, built
+    here), a local cluster is started as the fork pool is: this process classifies the first
+    chunk, and the workers forked afterwards start with its classifier (where processes can be
+    forked: Linux).
     """
     check_engine(engine)
     if engine == "dask":
         if spec is None:
             raise ValueError("the dask engine needs a ClassifierSpec")
-        return _dask_chunks(spec, chunks, jobs, scheduler, session)
+        return _dask_chunks(spec, chunks, jobs, scheduler, session, classifier)
     if jobs > 1:
         return _pool_chunks(classifier, chunks, jobs)
     return (classifier.classify(chunk) for chunk in chunks)
@@ -404,8 +411,10 @@ class DaskSession:
     worker processes, closed on leaving. The workers classify (`classify`); a scheduler's also
     count the corpus statistics first (`count`), on the same client."""
 
-    def __init__(self, jobs: int, scheduler: str | None):
-        self.jobs, self.scheduler = jobs, scheduler
+    def __init__(self, jobs: int, scheduler: str | None, forked: bool = False):
+        """`forked`: a local cluster's workers are forked from this process (what it has loaded
+        and learnt is theirs from the start) instead of started afresh."""
+        self.jobs, self.scheduler, self.forked = jobs, scheduler, forked
         self.client = None
         self._stack = None
 
@@ -432,7 +441,10 @@ class DaskSession:
 
         scheduler = self.scheduler
         if not scheduler:
-            with dask.config.set(_local_worker_environment()), _ctrl_c_deferred():
+            settings = _local_worker_environment()
+            if self.forked:
+                settings["distributed.worker.multiprocessing-method"] = "fork"
+            with dask.config.set(settings), _ctrl_c_deferred():
                 cluster = stack.enter_context(LocalCluster(n_workers=max(1, self.jobs), **LOCAL_CLUSTER_OPTIONS))
             return stack.enter_context(Client(cluster, set_as_default=False))
         # Checked before Client(): a Client failing on a malformed address stalls the exit.
@@ -480,12 +492,31 @@ class DaskSession:
 
 
 def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None,
-                 session: DaskSession | None = None) -> Iterator:
+                 session: DaskSession | None = None, classifier=None) -> Iterator:
     if session is not None:
         yield from session.classify(spec, chunks)
         return
-    with DaskSession(jobs, scheduler) as session:
-        yield from session.classify(spec, chunks)
+    if scheduler or classifier is None or not FORKED_LOCAL_WORKERS:
+        with DaskSession(jobs, scheduler) as session:
+            yield from session.classify(spec, chunks)
+        return
+    # As _pool_chunks: the first chunk classified here, then the local cluster's workers forked
+    # with this process's classifier as the one they built for the spec (_built): what it learnt
+    # of the first chunk (the corpus' commonest spellings) is not learnt again by each of them,
+    # and they neither import nor load anything.
+    global _built
+    chunks = iter(chunks)
+    first = next(chunks, None)
+    if first is None:
+        return
+    yield fewer_collections(classifier.classify)(first)
+    _built = (spec.token, classifier)
+    try:
+        with DaskSession(jobs, None, forked=True) as session:
+            _built = None  # the workers have their copy; this process's goes with the run
+            yield from session.classify(spec, chunks)
+    finally:
+        _built = None
 
 
 # ---------------------------------------------------------------------- a chart drawn beside the work

@@ -265,11 +265,13 @@ def run_classify(
         stats, chunks = None, None
         # Made before the statistics pass, which only its word scorer needs: with --jobs, this
         # process learns the first chunk's spellings while the workers count (Classifier.learn).
+        # With the dask engine, only for a local cluster whose workers are forked with it (engines.run_chunks).
+        here = engine == "local" or not scheduler and engines.FORKED_LOCAL_WORKERS
         classifier = Classifier(predictor, policy, share, output_format=output_format, hide=hide,
-                                known_names=known_names) if engine == "local" else None
+                                known_names=known_names) if here else None
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
-            learn = classifier.learn if classifier is not None and jobs > 1 else None
+            learn = classifier.learn if engine == "local" and jobs > 1 else None
             stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs,
                                          observe=check_input.add if check_input is not None else None,
                                          meanwhile=learn, session=session)
@@ -277,18 +279,16 @@ def run_classify(
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
         spec = None
-        if engine == "dask":  # workers build their own classifier; this process only reads and writes
+        if engine == "dask":  # workers build their own classifier, or a local cluster's start with this one's
             if isinstance(model_path, model.Model) and model_path.path is None:
                 raise BadOption("the dask engine's workers read the model from a file: save the model first")
             spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
                                           output_format=output_format, hide=hide, known_names=known_names,
                                           keep_cells=staged is not None)
-            if session is None:
-                session = engines.DaskSession(jobs, None).__enter__()
-        else:
+        if classifier is not None:
             classifier.stats = stats
             classifier.keep_cells = staged is not None
-            if staged is not None and jobs <= 1:
+            if staged is not None and engine == "local" and jobs <= 1:
                 staged.seeker = classifier.seeker  # its labels are those of the rows (the workers' own with --jobs)
         decisions: Counter = Counter()
         seekhide: Counter = Counter()
