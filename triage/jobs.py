@@ -271,7 +271,7 @@ def run_classify(
                                 known_names=known_names) if here else None
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
-            learn = classifier.learn if engine == "local" and jobs > 1 else None
+            learn = classifier.learn if classifier is not None and jobs > 1 else None
             stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs,
                                          observe=check_input.add if check_input is not None else None,
                                          meanwhile=learn, session=session)
