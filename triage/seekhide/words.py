@@ -204,11 +204,10 @@ class WordLabeller:
         operations: the keys and accent-folded keys of all the new spellings at once
         (triage.seekhide.spelling_batch), the look-ups of the lists as one sorted search per list
         (Lexicons.lookup_many), and _analyse's decision for a spelling the lists know as
-        array expressions (decide_listed). Only the spellings left to the SMS heuristics
-        (accent, repetition, apostrophe, concatenation, misspelling) go through them one at a
-        time, with their candidates asked of the big lists together (Lexicons.prefetch), and the
-        words one edit away found together for the spellings that only the misspelling heuristic,
-        the last, may still read."""
+        array expressions (decide_listed). The spellings left to the SMS heuristics go through
+        decide_left, which asks the lists about every heuristic's candidates at once, and the
+        words one edit away are found together for the spellings that only the misspelling
+        heuristic, the last, may still read."""
         cache = self._cache
         new = [word for word in dict.fromkeys(words) if word not in cache]
         if not new:
@@ -217,47 +216,86 @@ class WordLabeller:
         new_keys = [word if key == word else key for key, word in zip(spelling_keys(new), new)]
         keys = [key for key in dict.fromkeys(new_keys) if key not in cache]
         folded = fold_many(keys)
-        lexicons = self.lexicons
-        looked = lexicons.lookup_many(keys, folded)
+        looked = self.lexicons.lookup_many(keys, folded)
         infos, left = self.decide_listed(keys, folded, looked)
-        weak = self._weak(looked)
-        # The heuristics' candidates, for the spellings they may be tried on (_analyse's order).
-        tried = np.flatnonzero(~looked.in_anti & (~looked.in_names | weak)).tolist()
-        candidates = []
-        for index in tried:
-            candidates += self._heuristic_candidates(folded[index])
-        # The candidates are pieces of folded spellings: folded already (fold() leaves them as they are).
-        lexicons.prefetch([keys[index] for index in left] + candidates, [folded[index] for index in left] + candidates)
         # The spellings only the misspelling heuristic may still read (the other heuristics found
         # nothing), by key with their folded spelling: their words one edit away are found together.
-        waiting: dict[str, str] = {}
+        waiting = self.decide_left(keys, folded, looked, left, infos)
+        if waiting:
+            misspelling = self.is_on("misspelling")
+            if misspelling:
+                near = [f for f in dict.fromkeys(waiting.values())
+                        if MIN_MISSPELLING_LENGTH <= len(f) <= MAX_MISSPELLING_LENGTH and f.isalpha()]
+                self._near = dict(zip(near, self.lexicons.near_words.within_one_edit(near)))
+            try:
+                for key, folded_key in waiting.items():
+                    found = misspelling and self._misspelling(folded_key)
+                    infos[key] = self._titled(key, found or WordInfo(UNKNOWN, Rule.NONE, key))
+            finally:
+                self._near = {}
         for word, key in zip(new, new_keys):
-            info = infos.get(key) or cache.get(key)  # decided by the lists, or a key labelled before
-            if info is None:
-                if key in waiting:
-                    continue
-                found = self._before_misspelling(key)
-                if isinstance(found, str):
-                    waiting[key] = found
-                    continue
-                info = self._titled(key, found)
+            info = infos.get(key) or cache[key]  # labelled now, or a key labelled before
             cache[word] = cache[key] = info
-        if not waiting:
-            return
-        misspelling = self.is_on("misspelling")
-        if misspelling:
-            near = [f for f in dict.fromkeys(waiting.values())
-                    if MIN_MISSPELLING_LENGTH <= len(f) <= MAX_MISSPELLING_LENGTH and f.isalpha()]
-            self._near = dict(zip(near, lexicons.near_words.within_one_edit(near)))
-        try:
-            for key, folded_key in waiting.items():
-                found = misspelling and self._misspelling(folded_key)
-                cache[key] = self._titled(key, found or WordInfo(UNKNOWN, Rule.NONE, key))
-            for word, key in zip(new, new_keys):
-                if key in waiting:
-                    cache[word] = cache[key]
-        finally:
-            self._near = {}
+
+    def decide_left(self, keys: list[str], folded: list[str], looked: Looked, left: list[int],
+                    infos: dict[str, WordInfo]) -> dict[str, str]:
+        """_before_misspelling of the `keys` at the indexes `left` (decide_listed's, with `folded`
+        and `looked` as there), for all of them at once: the label (with its title flag) of each
+        that a list or a heuristic before the misspelling heuristic decides is put in `infos`;
+        the others are returned, {key: folded key}, for the misspelling heuristic.
+
+        The lists are asked about every candidate of the heuristics together (Lexicons.lookup_many,
+        in two rounds: the rests of the apostrophe and clitic heuristics first, then the letter
+        repetitions of those rests in no list), and laughter is found by onomatopoeia_many; each
+        spelling then goes through _before_misspelling's steps in order, reading those answers."""
+        if not left:
+            return {}
+        is_on = self.is_on
+        accent, apostrophe = is_on("accent"), is_on("apostrophe")
+        steps_on = (is_on("repetition"), is_on("onomatopoeia"), apostrophe, is_on("concatenation"))
+        at = np.asarray(left, dtype=np.int64)
+        weak = self._weak(looked)[at].tolist()
+        rows = list(zip(left, looked.in_names[at].tolist(), looked.in_anti[at].tolist(),
+                        looked.as_written[at].tolist(), weak))
+        # What each spelling needs: the apostrophe's rests for a weak name that may be a glued
+        # clitic and word (lecole), every heuristic for a spelling no list decides, of letters.
+        glued, tried = [], []
+        for index, in_names, in_anti, as_written, is_weak in rows:
+            key = keys[index]
+            if in_names and not in_anti and is_weak and apostrophe and key.isalpha():
+                glued.append(folded[index])
+            if not ((in_names or in_anti) and (as_written or accent)) and "-" not in key:
+                f = folded[index]
+                if f and f.isalpha():
+                    tried.append(f)
+        heuristics = _Heuristics(self, tried, glued, steps_on)
+        titled = is_on("title")
+        waiting = {}
+        for index, in_names, in_anti, as_written, is_weak in rows:
+            key, f = keys[index], folded[index]
+            found = None
+            if in_names and not in_anti and is_weak and apostrophe and key.isalpha():
+                # A rare surname that reads as a glued clitic + word: lecole = l'école.
+                found = heuristics.apostrophe(f)
+            if found is None and (in_names or in_anti) and (as_written or accent):
+                # (Laughter a list holds was decided by decide_listed, as was any other spelling a
+                # list holds but a weak name that may be glued.)
+                found = WordInfo(_label(in_names, in_anti), Rule.EXACT if as_written else Rule.ACCENT, key,
+                                 in_names and is_weak)
+            if found is None:
+                if "-" in key:
+                    found = WordInfo(UNKNOWN, Rule.COMPOUND, key)  # labelled part by part by the caller
+                elif not f or not f.isalpha():
+                    found = WordInfo(UNKNOWN, Rule.NONE, key)
+                else:
+                    found = heuristics.before_misspelling(key, f)
+                    if found is None:
+                        waiting[key] = f
+                        continue
+            if titled and key.rstrip(".") in TITLES:
+                found = found._replace(title=True)
+            infos[key] = found
+        return waiting
 
     def _weak(self, looked: Looked) -> np.ndarray:
         """_weak_name of each spelling of a lookup_many (what it says of a name)."""
@@ -294,21 +332,6 @@ class WordLabeller:
                 info = info._replace(title=True)
             infos[key] = info
         return infos, np.flatnonzero(~decided).tolist()
-
-    def _heuristic_candidates(self, folded: str) -> list[str]:
-        """The spellings the repetition, apostrophe and clitic heuristics may look up for a
-        folded spelling (only to ask them of the lexicons in one batch: a spelling left out
-        here is looked up on its own)."""
-        if not folded.isalpha():
-            return []
-        found = self._repetition_candidates(folded) if self.is_on("repetition") else []
-        if self.is_on("apostrophe"):  # _apostrophe's rests
-            found += [rest for rest in (folded[len(clitic):] for clitic in CLITICS if folded.startswith(clitic))
-                      if len(rest) >= 2 and rest.startswith(_VOWEL_OR_H)]
-        if self.is_on("concatenation"):  # _concatenation's rests
-            found += [folded[size:] for size in (2, 1)
-                      if len(folded) >= size + 2 and all(c in _CONCAT_CLITICS for c in folded[:size])]
-        return found
 
     def _analyse(self, key: str) -> WordInfo:
         found = self._before_misspelling(key)
@@ -422,6 +445,123 @@ class WordLabeller:
             return None
         near_word = next((word for _, word, flags in near if flags & ORDINARY), None)
         return near_word and WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
+
+
+# The clitics of the apostrophe heuristic in the order it tries them, by their first letter.
+_CLITICS_BY_LETTER: dict[str, list[str]] = {}
+for _clitic in sorted(CLITICS):
+    _CLITICS_BY_LETTER.setdefault(_clitic[:1], []).append(_clitic)
+
+
+class _Heuristics:
+    """The SMS heuristics before the misspelling one (repetition, onomatopoeia, apostrophe,
+    clitics), as _before_misspelling tries them, for the folded spellings of a batch: the lists
+    are asked about all their candidates at once, and each heuristic then reads the answers.
+
+    `tried`: the folded spellings every heuristic may be tried on; `glued`: those only the
+    apostrophe heuristic may be tried on (a weak name that may read as a glued clitic and word);
+    `steps`: whether the steps repetition, onomatopoeia, apostrophe and concatenation are on.
+    """
+
+    def __init__(self, labeller: WordLabeller, tried: list[str], glued: list[str], steps: tuple[bool, ...]):
+        self.repetition, self.onomatopoeia, self.apostrophe_on, self.concatenation_on = steps
+        self.lexicons = labeller.lexicons
+        self.runs: dict[str, list[str]] = {}  # _repetition_candidates of a spelling
+        # lookup() of each candidate, with _weak_name of it: (is a name, is an ordinary word, weak)
+        self.answers: dict[str, tuple[bool, bool, bool]] = {}
+        candidates, rests = [], []
+        runs = self._runs
+        for folded in tried:
+            if self.repetition:
+                candidates += runs(folded)
+            if self.apostrophe_on:
+                rests += self._apostrophe_rests(folded)
+            if self.concatenation_on:
+                rests += [folded[size:] for size in (2, 1)
+                          if len(folded) >= size + 2 and all(c in _CONCAT_CLITICS for c in folded[:size])]
+        for folded in glued:
+            rests += self._apostrophe_rests(folded)
+        self._ask(candidates + rests)
+        # A rest in no list may still be an ordinary word with a letter repeated (_ordinary_only).
+        answers, again = self.answers, []
+        for rest in dict.fromkeys(rests):
+            in_names, in_anti, _ = answers[rest]
+            if not in_names and not in_anti:
+                again += runs(rest)
+        self._ask(again)
+        self.sounds = dict(zip(tried, onomatopoeia_many(tried))) if self.onomatopoeia and tried else {}
+
+    def _runs(self, folded: str) -> list[str]:
+        found = self.runs.get(folded)
+        if found is None:
+            found = self.runs[folded] = WordLabeller._repetition_candidates(folded)
+        return found
+
+    @staticmethod
+    def _apostrophe_rests(folded: str) -> list[str]:
+        return [rest for rest in (folded[len(clitic):] for clitic in _CLITICS_BY_LETTER.get(folded[:1], ())
+                                  if folded.startswith(clitic))
+                if len(rest) >= 2 and rest.startswith(_VOWEL_OR_H)]
+
+    def _ask(self, candidates: list[str]) -> None:
+        """Look up the candidates not asked yet, all at once. A candidate is a piece of a folded
+        spelling, lower-case ASCII: its own fold."""
+        answers = self.answers
+        new = [candidate for candidate in dict.fromkeys(candidates) if candidate not in answers]
+        if not new:
+            return
+        lexicons = self.lexicons
+        looked = lexicons.lookup_many(new, new, remember=False)
+        weak = (looked.rank == NO_RANK) | (looked.rank > RARE_FIRST_NAME_RANK)  # _weak_name
+        if lexicons.user_names:
+            weak &= ~np.fromiter(map(lexicons.user_names.__contains__, new), dtype=bool, count=len(new))
+        answers.update(zip(new, zip(looked.in_names.tolist(), looked.in_anti.tolist(), weak.tolist())))
+
+    def before_misspelling(self, key: str, folded: str) -> WordInfo | None:
+        """The label of the heuristics before the misspelling one, in _before_misspelling's
+        order, for `key` (its folded spelling `folded`, of letters); None when none decides."""
+        return (self.repetition and self.repetitions(folded)) \
+            or (self.onomatopoeia and self.sounds[folded] and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
+            or (self.apostrophe_on and self.apostrophe(folded)) \
+            or (self.concatenation_on and self.concatenation(folded)) or None
+
+    def repetitions(self, folded: str) -> WordInfo | None:
+        """WordLabeller._repetitions."""
+        names = anti = False
+        match = ""
+        answers = self.answers
+        for candidate in self.runs.get(folded, ()):
+            in_names, in_anti, _ = answers[candidate]
+            if in_names or in_anti:
+                names, anti, match = names or in_names, anti or in_anti, match or candidate
+        if names or anti:
+            return WordInfo(_label(names, anti), Rule.REPETITION, match, names and answers[match][2])
+        return None
+
+    def ordinary_only(self, key: str) -> bool:
+        """WordLabeller._ordinary_only."""
+        in_names, in_anti, _ = self.answers[key]
+        if not in_names and not in_anti and _RUN.search(key):
+            found = self.repetitions(key)
+            return found is not None and found.label == ANTI_DICTIONARY
+        return in_anti and not in_names
+
+    def apostrophe(self, folded: str) -> WordInfo | None:
+        """WordLabeller._apostrophe."""
+        for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
+            rest = folded[len(clitic) :]
+            if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H) \
+                    and self.ordinary_only(rest):
+                return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
+        return None
+
+    def concatenation(self, folded: str) -> WordInfo | None:
+        """WordLabeller._concatenation."""
+        for size in (2, 1):
+            head, rest = folded[:size], folded[size:]
+            if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and self.ordinary_only(rest):
+                return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
+        return None
 
 
 # _label of (in_names, in_anti), indexed by in_names * 2 + in_anti.
