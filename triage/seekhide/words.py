@@ -81,31 +81,43 @@ _TWICE_LINES = re.compile(r"^[^\n]{0,3}([^\n]{2,3})\1", re.MULTILINE)
 def onomatopoeia_many(folded: list[str]) -> list[bool]:
     """[is_onomatopoeia(spelling) for spelling in folded], with the regular expressions run
     once over the spellings joined by newlines (each spelling on its own when one holds a
-    newline)."""
+    newline). Only the spellings one of them finds are then looked at one by one: a sound of
+    one letter written three times or more, and any sound stretched, hold a letter three
+    times in a row (_STRETCH)."""
     joined = "\n".join(folded)
     if not folded or joined.count("\n") != len(folded) - 1:
         return [is_onomatopoeia(spelling) for spelling in folded]
     joined_sounds = _RUN.sub(r"\1", joined)  # each run of a letter read once
     sounds = joined_sounds.split("\n")
-    whole = _lines(_ONOMATOPOEIA_LINES, joined, folded)
-    twice = _lines(_TWICE_LINES, joined_sounds, sounds)
-    found = []
-    for index, (spelling, sound) in enumerate(zip(folded, sounds)):
-        if index in whole:
-            found.append(True)
-        elif len(sound) == 1:
-            found.append(len(spelling) >= STRETCHED)
+    starts = _starts(folded)
+    whole = _lines(_ONOMATOPOEIA_LINES, joined, starts)
+    twice = _lines(_TWICE_LINES, joined_sounds, _starts(sounds))
+    stretched = _lines(_STRETCH, joined, starts)
+    found = [False] * len(folded)
+    for index in whole:
+        found[index] = True
+    for index in (twice | stretched) - whole:
+        sound = sounds[index]
+        if len(sound) == 1:
+            found[index] = len(folded[index]) >= STRETCHED
         elif index in twice and _repeated_syllable(sound):
-            found.append(True)
+            found[index] = True
         else:
-            found.append(len(sound) <= MAX_STRETCHED_SOUND and _STRETCH.search(spelling) is not None)
+            found[index] = len(sound) <= MAX_STRETCHED_SOUND and index in stretched
     return found
 
 
-def _lines(pattern: re.Pattern, joined: str, lines: list[str]) -> set[int]:
-    """The indexes of the `lines` (joined by newlines in `joined`) where a match of `pattern`
-    (which never crosses a newline) starts."""
-    starts = np.cumsum([0, *(len(line) + 1 for line in lines)])[:-1]
+def _starts(lines: list[str]) -> np.ndarray:
+    """Where each of the `lines` starts in the lines joined by newlines."""
+    starts = np.zeros(len(lines), dtype=np.int64)
+    if len(lines) > 1:
+        np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))[:-1] + 1, out=starts[1:])
+    return starts
+
+
+def _lines(pattern: re.Pattern, joined: str, starts: np.ndarray) -> set[int]:
+    """The indexes of the lines (joined by newlines in `joined`, starting at `starts`) where a
+    match of `pattern` (which never crosses a newline) starts."""
     at = [match.start() for match in pattern.finditer(joined)]
     return set((np.searchsorted(starts, at, side="right") - 1).tolist())
 
