@@ -6,13 +6,15 @@ reference."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from triage.lexicons import NO_RANK, fold
 from triage.seekhide import SeekAndHide
-from triage.seekhide.words import RARE_FIRST_NAME_RANK, is_onomatopoeia, onomatopoeia_many
+from triage.seekhide.words import RARE_FIRST_NAME_RANK, WordLabeller, is_onomatopoeia, onomatopoeia_many
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -139,3 +141,28 @@ def test_a_look_up_of_many_spellings_not_remembered_leaves_the_lists_as_they_wer
     assert [len(words_of._positions) for words_of in lists] == [0, 0, 0]
     assert [(names, anti) for names, anti in zip(looked.in_names.tolist(), looked.in_anti.tolist())] \
         == [lexicons.lookup(key) for key in keys]
+
+
+def _repetition_candidates_one_product(folded: str) -> list[str]:
+    """The repetition heuristic's candidates, every run through the product of its choices."""
+    runs = list(re.finditer(r"(\w)\1+", folded))
+    if not runs or len(runs) > 5:
+        return []
+    found = []
+    for choice in itertools.product((1, 2), repeat=len(runs)):
+        parts, last = [], 0
+        for run, keep in zip(runs, choice):
+            parts.append(folded[last : run.start()] + run.group(1) * keep)
+            last = run.end()
+        candidate = "".join(parts) + folded[last:]
+        if candidate != folded:
+            found.append(candidate)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(folded=st.text("aabbc_1é", max_size=14))
+@example(folded="merciii")
+@example(folded="appelle")
+def test_the_repetition_candidates_are_those_of_the_product_of_each_run(folded):
+    assert WordLabeller._repetition_candidates(folded) == _repetition_candidates_one_product(folded)

@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from triage.lexicons.wordlist import WordList
 from triage.pipeline.memory import VOCABULARY
@@ -120,3 +122,12 @@ def test_remembered_answers_are_the_same_and_memory_starts_afresh_past_the_budge
     words.remember(["cœur", "a", "b"])
     assert len(words._positions) == 3
     assert "maison" in words and "cœur" in words and "b" not in words
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text("ab\n\0é\udcff", max_size=6), st.sampled_from(WORDS)), max_size=20))
+def test_positions_of_texts_encoded_together_are_those_of_each(queries):
+    """A batch is encoded in one piece unless a text holds a newline or a NUL: either way, the
+    same positions."""
+    words = WordList.from_words(WORDS)
+    assert words.positions(queries).tolist() == [WordList(words.array).position(query) for query in queries]

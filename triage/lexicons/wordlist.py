@@ -38,10 +38,19 @@ class Encoded(NamedTuple):
     def of(cls, words: list[str], width: int) -> Encoded:
         """`words` (strings; anything else is in no list) encoded, cut to no more than `width`
         bytes a spelling: a spelling wider than every list searched is in none of them, and
-        would widen the whole array (a pasted 16 kB "word" in a batch of ten thousand)."""
-        encoded = [_encode(word) if isinstance(word, str) else b"" for word in words]
+        would widen the whole array (a pasted 16 kB "word" in a batch of ten thousand). Strings
+        without newlines or NULs (every token) are encoded in one piece, joined by newlines."""
+        try:
+            joined = "\n".join(words)
+        except TypeError:  # not only strings
+            joined = None
+        if joined is not None and joined.count("\n") == len(words) - 1 and "\0" not in joined:
+            encoded = _encode(joined).split(b"\n") if words else []
+            searchable = np.ones(len(encoded), dtype=bool)
+        else:
+            encoded = [_encode(word) if isinstance(word, str) else b"" for word in words]
+            searchable = np.fromiter((not key.endswith(b"\0") for key in encoded), dtype=bool, count=len(encoded))
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        searchable = np.fromiter((not key.endswith(b"\0") for key in encoded), dtype=bool, count=len(encoded))
         if len(encoded) and lengths.max() > width:
             encoded = [key if len(key) <= width else b"" for key in encoded]
         return cls(np.array(encoded, dtype=bytes) if encoded else np.zeros(0, dtype="S1"), lengths, searchable)

@@ -21,7 +21,7 @@ from triage.lexicons.nearwords import edits1 as _edits1  # noqa: F401  (the edit
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide import steps
 from triage.seekhide.rules import Rule
-from triage.seekhide.spelling_batch import fold_many, spelling_keys
+from triage.seekhide.spelling_batch import fold_many, searched, spelling_keys
 
 # The steps decided here, per spelling (listed in steps.txt; the order they are tried in is _analyse's).
 steps.declare("word", "accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
@@ -142,6 +142,8 @@ def _repeated_syllable(sound: str) -> bool:
     return False
 # Of the clitics (dictionaries/cues/clitics.txt), those that stack when glued ("jtm" = je t'aime).
 _CONCAT_CLITICS = "jtmslnc"
+# The heads of one or two glued clitics.
+_CONCAT_HEADS = frozenset(_CONCAT_CLITICS) | {first + second for first in _CONCAT_CLITICS for second in _CONCAT_CLITICS}
 _VOWEL_OR_H = tuple("aeiouyhéèêàâîôû")
 # Names from the surname list only, or first names rarer than this, collide with SMS spellings
 # and foreign words ('kon', 'lo', 'same'): they count as names only when capitalised mid-sentence.
@@ -329,21 +331,21 @@ class WordLabeller:
             asked = np.flatnonzero(listed & ~glued & in_anti & ~in_names & ~looked.user_word)
             sound[asked] = onomatopoeia_many([folded[index] for index in asked.tolist()])
         decided = listed & ~glued & (sound | looked.as_written | self.is_on("accent"))
-        titled = self.is_on("title")
-        labels = np.asarray(_LABELS, dtype=object)[in_names * 2 + in_anti]
-        infos = {}
-        for index, label, as_written, is_sound, is_weak in zip(
-                np.flatnonzero(decided).tolist(), labels[decided].tolist(), looked.as_written[decided].tolist(),
-                sound[decided].tolist(), (in_names & weak)[decided].tolist()):
-            key = keys[index]
-            if is_sound:
-                info = WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)
-            else:
-                info = WordInfo(label, Rule.EXACT if as_written else Rule.ACCENT, key, is_weak)
-            if titled and key.rstrip(".") in TITLES:
-                info = info._replace(title=True)
-            infos[key] = info
+        chosen = np.flatnonzero(decided)
+        decided_keys = list(map(keys.__getitem__, chosen.tolist()))
+        rules = looked.as_written[chosen].astype(np.int64)  # codes into _LISTED_RULES
+        rules[sound[chosen]] = 2
+        infos = dict(zip(decided_keys, _word_infos(
+            _LABEL_ARRAY[(in_names * 2 + in_anti)[chosen]].tolist(), _LISTED_RULES[rules].tolist(), decided_keys,
+            (in_names & weak)[chosen].tolist(), self._titles(decided_keys).tolist())))
         return infos, np.flatnonzero(~decided).tolist()
+
+    def _titles(self, keys: list[str]) -> np.ndarray:
+        """Whether _titled sets the title flag of each of `keys`, as a bool array."""
+        if not self.is_on("title"):
+            return np.zeros(len(keys), dtype=bool)
+        return np.fromiter(map(TITLES.__contains__, map(str.rstrip, keys, itertools.repeat("."))), dtype=bool,
+                           count=len(keys))
 
     def _analyse(self, key: str) -> WordInfo:
         found = self._before_misspelling(key)
@@ -398,15 +400,20 @@ class WordLabeller:
     @staticmethod
     def _repetition_candidates(folded: str) -> list[str]:
         """Each run of a repeated letter with one and with two letters, in a fixed order."""
-        runs = [m for m in _RUN.finditer(folded)]
+        runs = [m.span() for m in _RUN.finditer(folded)]
         if not runs or len(runs) > 5:
             return []
+        if len(runs) == 1:  # the commonest case, without the product
+            (start, end), = runs
+            head, letter, tail = folded[:start], folded[start], folded[end:]
+            once = head + letter + tail
+            return [once] if end - start == 2 else [once, head + letter * 2 + tail]
         found = []
         for choice in itertools.product((1, 2), repeat=len(runs)):
             parts, last = [], 0
-            for run, keep in zip(runs, choice):
-                parts.append(folded[last : run.start()] + run.group(1) * keep)
-                last = run.end()
+            for (start, end), keep in zip(runs, choice):
+                parts.append(folded[last:start] + folded[start] * keep)
+                last = end
             candidate = "".join(parts) + folded[last:]
             if candidate != folded:
                 found.append(candidate)
@@ -483,16 +490,22 @@ class _Heuristics:
         self.answers: dict[str, tuple[bool, bool, bool]] = {}
         candidates, rests = [], []
         runs = self._runs
-        for folded in tried:
-            if self.repetition:
-                candidates += runs(folded)
-            if self.apostrophe_on:
-                rests += self._apostrophe_rests(folded)
-            if self.concatenation_on:
-                rests += [folded[size:] for size in (2, 1)
-                          if len(folded) >= size + 2 and all(c in _CONCAT_CLITICS for c in folded[:size])]
-        for folded in glued:
-            rests += self._apostrophe_rests(folded)
+        if self.repetition:  # the spellings with a letter repeated, found by one search
+            for folded, repeated in zip(tried, searched(_RUN, tried).tolist()):
+                if repeated:
+                    candidates += runs(folded)
+        if self.apostrophe_on:
+            for folded in itertools.chain(tried, glued):
+                for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
+                    rest = folded[len(clitic) :]
+                    if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H):
+                        rests.append(rest)
+        if self.concatenation_on:
+            for folded in tried:
+                if len(folded) >= 4 and folded[:2] in _CONCAT_HEADS:
+                    rests.append(folded[2:])
+                if len(folded) >= 3 and folded[:1] in _CONCAT_HEADS:
+                    rests.append(folded[1:])
         self._ask(candidates + rests)
         # A rest in no list may still be an ordinary word with a letter repeated (_ordinary_only).
         answers, again = self.answers, []
@@ -508,12 +521,6 @@ class _Heuristics:
         if found is None:
             found = self.runs[folded] = WordLabeller._repetition_candidates(folded)
         return found
-
-    @staticmethod
-    def _apostrophe_rests(folded: str) -> list[str]:
-        return [rest for rest in (folded[len(clitic):] for clitic in _CLITICS_BY_LETTER.get(folded[:1], ())
-                                  if folded.startswith(clitic))
-                if len(rest) >= 2 and rest.startswith(_VOWEL_OR_H)]
 
     def _ask(self, candidates: list[str]) -> None:
         """Look up the candidates not asked yet, all at once. A candidate is a piece of a folded
@@ -578,6 +585,15 @@ class _Heuristics:
 
 # _label of (in_names, in_anti), indexed by in_names * 2 + in_anti.
 _LABELS = (UNKNOWN, ANTI_DICTIONARY, DICTIONARY, AMBIGUOUS)
+_LABEL_ARRAY = np.array(_LABELS, dtype=object)
+# The rule of a spelling the lists decide: found without accents, as written, laughter.
+_LISTED_RULES = np.array([Rule.ACCENT, Rule.EXACT, Rule.ONOMATOPOEIA], dtype=object)
+
+
+def _word_infos(labels: list[str], rules: list[str], matches: list[str], weak: list[bool], titles: list[bool]):
+    """WordInfo(label, rule, match, weak, title) for each row of the columns, made as namedtuple
+    makes one (tuple.__new__ of the fields) without a call of Python code per row."""
+    return map(tuple.__new__, itertools.repeat(WordInfo), zip(labels, rules, matches, weak, titles))
 
 
 def _label(in_names: bool, in_anti: bool) -> str:
