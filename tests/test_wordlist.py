@@ -81,6 +81,11 @@ def test_membership_of_many_words_at_once_is_that_of_each():
     assert found.dtype == bool and found.tolist() == [query in vocabulary for query in queries]
     assert 0 < found.sum() < len(queries)
     assert WordList.from_words(vocabulary).contains_many([]).tolist() == []
+    # Some answers remembered already, the others not: the same answers.
+    partly = WordList.from_words(vocabulary)
+    partly.remember(queries[::3])
+    assert partly.contains_many(queries).tolist() == found.tolist()
+    assert partly.contains_many(queries[::-1]).tolist() == found.tolist()[::-1]
 
 
 def test_positions_follow_the_sorted_order(words):

@@ -14,6 +14,7 @@ of the strings, and iteration yields them in that order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -25,6 +26,9 @@ def _encode(word: str) -> bytes:
     # A lone surrogate (from a file read with errors="surrogateescape") gives bytes that are
     # not UTF-8, hence in no list read as UTF-8, instead of an exception.
     return word.encode("utf-8", "surrogatepass")
+
+
+_NOT_ASKED = -2  # no position: a word not remembered (a position is -1 or more)
 
 
 class Encoded(NamedTuple):
@@ -109,10 +113,16 @@ class WordList:
         self._positions.update(zip(words, positions.tolist()))
 
     def contains_many(self, words: list[str]) -> np.ndarray:
-        """[word in self for word in words] as a bool array: the words not remembered yet looked
-        up by one sorted search (remember), then every answer read from memory at once."""
-        self.remember(words)
-        return np.fromiter(map(self._positions.__getitem__, words), dtype=np.int64, count=len(words)) >= 0
+        """[word in self for word in words] as a bool array: every answer remembered read at
+        once, then the words not remembered yet looked up by one sorted search (remember)."""
+        memory = self._positions
+        found = np.fromiter(map(memory.get, words, repeat(_NOT_ASKED)), dtype=np.int64, count=len(words))
+        missing = np.flatnonzero(found == _NOT_ASKED)
+        if len(missing):
+            asked = list(map(words.__getitem__, missing.tolist()))
+            self.remember(asked)
+            found[missing] = np.fromiter(map(memory.__getitem__, asked), dtype=np.int64, count=len(asked))
+        return found >= 0
 
     def positions(self, words: list[str]) -> np.ndarray:
         """position() of each of `words` (strings), as one array, by one sorted search."""
