@@ -126,6 +126,7 @@ def test_the_heuristics_of_many_spellings_label_as_each_alone(lexicons, words, u
         lexicons = dataclasses.replace(lexicons, user_names=USER_NAMES | {"ecole", "arrive"},
                                        user_words=USER_WORDS | {"lucas", "ellen"})
     batch, alone = SeekAndHide(lexicons, off), SeekAndHide(lexicons, off)
+    batch.label_many(words[: len(words) // 2])  # a batch, then the next with spellings (or keys) labelled before
     batch.label_many(words)
     assert {word: batch._cache[word] for word in words} == {word: alone.label_word(word) for word in words}
 
