@@ -6,13 +6,15 @@ reference."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from triage.lexicons import NO_RANK, fold
 from triage.seekhide import SeekAndHide
-from triage.seekhide.words import RARE_FIRST_NAME_RANK, is_onomatopoeia, onomatopoeia_many
+from triage.seekhide.words import RARE_FIRST_NAME_RANK, WordLabeller, is_onomatopoeia, onomatopoeia_many
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -81,3 +83,87 @@ def test_a_rare_first_name_is_weak_and_a_common_one_is_not(lexicons):
     looked = lexicons.lookup_many(keys, keys)
     weak = SeekAndHide(lexicons)._weak(looked).tolist()
     assert looked.rank[0] <= RARE_FIRST_NAME_RANK < looked.rank[1] and weak[:2] == [False, True]
+
+
+# Words the SMS heuristics turn to: ordinary words starting with a vowel or an h (glued after a
+# clitic), names, words with a doubled letter, sounds, and words the lists do not hold.
+BASES = [
+    "arrive", "arrivée", "école", "ecole", "explique", "aime", "attends", "entends", "ai", "est", "habite", "hotel",
+    "suis", "sais", "lai", "merci", "nicolas", "julien", "patrice", "lucas", "emma", "surement", "beaucoup", "demain",
+    "belle", "allez", "appelle", "ornythorinque", "haha", "mdr", "ouf", "zorglub", "oui", "ok", "ecoute", "immense",
+    "elle", "essaie", "ete", "été", "envoie", "inès", "ines", "aaron", "ella", "ellen", "hannah", "anne", "ahmed",
+]
+CLITIC_PREFIXES = ["", "", "", "j", "l", "qu", "m", "t", "s", "n", "d", "c", "jt", "jm", "tm", "js", "jl", "x", "lz"]
+
+
+@st.composite
+def sms_spellings(draw) -> str:
+    """A word as an SMS writer may write it: a clitic glued in front, letters stretched,
+    one letter left out, accents dropped, capitals."""
+    word = draw(st.sampled_from(CLITIC_PREFIXES)) + draw(st.sampled_from(BASES))
+    for _ in range(draw(st.integers(0, 3))):  # a letter written 2 to 4 times
+        at = draw(st.integers(0, len(word) - 1))
+        word = word[:at] + word[at] * draw(st.integers(1, 3)) + word[at:]
+    if draw(st.booleans()) and len(word) > 5:  # a letter left out
+        at = draw(st.integers(0, len(word) - 1))
+        word = word[:at] + word[at + 1:]
+    if draw(st.booleans()):
+        word = fold(word)
+    return draw(st.sampled_from([str, str.upper, str.capitalize, lambda w: w + "-" + w]))(word)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(words=st.lists(st.one_of(sms_spellings(), spelling), min_size=1, max_size=30), user=st.booleans(),
+       off=st.lists(st.sampled_from(["accent", "onomatopoeia", "apostrophe", "title", "repetition", "concatenation",
+                                     "misspelling"]), max_size=3))
+@example(words=["jarriiive", "Lecole", "jtaime", "larrivee", "lellen", "jsuiiis", "quellle", "mdrrr", "dines"],
+         user=False, off=[])
+@example(words=["jarriiive", "lecole", "jtaime", "Lellen", "dines"], user=True, off=["accent"])
+def test_the_heuristics_of_many_spellings_label_as_each_alone(lexicons, words, user, off):
+    """The SMS heuristics tried on the spellings of a batch together (their candidates asked of
+    the lists at once) label each spelling as label_word does alone."""
+    if user:
+        lexicons = dataclasses.replace(lexicons, user_names=USER_NAMES | {"ecole", "arrive"},
+                                       user_words=USER_WORDS | {"lucas", "ellen"})
+    batch, alone = SeekAndHide(lexicons, off), SeekAndHide(lexicons, off)
+    batch.label_many(words[: len(words) // 2])  # a batch, then the next with spellings (or keys) labelled before
+    batch.label_many(words)
+    assert {word: batch._cache[word] for word in words} == {word: alone.label_word(word) for word in words}
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(words=st.lists(st.one_of(sms_spellings(), spelling), max_size=25))
+def test_a_look_up_of_many_spellings_not_remembered_leaves_the_lists_as_they_were(lexicons, words):
+    keys = [word.lower() for word in words]
+    lists = (lexicons.last_names, lexicons.forms, lexicons.folded_anti)
+    for words_of in lists:
+        words_of._positions.clear()
+    looked = lexicons.lookup_many(keys, [fold(key) for key in keys], remember=False)
+    assert [len(words_of._positions) for words_of in lists] == [0, 0, 0]
+    assert [(names, anti) for names, anti in zip(looked.in_names.tolist(), looked.in_anti.tolist())] \
+        == [lexicons.lookup(key) for key in keys]
+
+
+def _repetition_candidates_one_product(folded: str) -> list[str]:
+    """The repetition heuristic's candidates, every run through the product of its choices."""
+    runs = list(re.finditer(r"(\w)\1+", folded))
+    if not runs or len(runs) > 5:
+        return []
+    found = []
+    for choice in itertools.product((1, 2), repeat=len(runs)):
+        parts, last = [], 0
+        for run, keep in zip(runs, choice):
+            parts.append(folded[last : run.start()] + run.group(1) * keep)
+            last = run.end()
+        candidate = "".join(parts) + folded[last:]
+        if candidate != folded:
+            found.append(candidate)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(folded=st.text("aabbc_1é", max_size=14))
+@example(folded="merciii")
+@example(folded="appelle")
+def test_the_repetition_candidates_are_those_of_the_product_of_each_run(folded):
+    assert WordLabeller._repetition_candidates(folded) == _repetition_candidates_one_product(folded)

@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from triage.lexicons.wordlist import WordList
 from triage.pipeline.memory import VOCABULARY
@@ -79,6 +81,11 @@ def test_membership_of_many_words_at_once_is_that_of_each():
     assert found.dtype == bool and found.tolist() == [query in vocabulary for query in queries]
     assert 0 < found.sum() < len(queries)
     assert WordList.from_words(vocabulary).contains_many([]).tolist() == []
+    # Some answers remembered already, the others not: the same answers.
+    partly = WordList.from_words(vocabulary)
+    partly.remember(queries[::3])
+    assert partly.contains_many(queries).tolist() == found.tolist()
+    assert partly.contains_many(queries[::-1]).tolist() == found.tolist()[::-1]
 
 
 def test_positions_follow_the_sorted_order(words):
@@ -120,3 +127,12 @@ def test_remembered_answers_are_the_same_and_memory_starts_afresh_past_the_budge
     words.remember(["cœur", "a", "b"])
     assert len(words._positions) == 3
     assert "maison" in words and "cœur" in words and "b" not in words
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text("ab\n\0é\udcff", max_size=6), st.sampled_from(WORDS)), max_size=20))
+def test_positions_of_texts_encoded_together_are_those_of_each(queries):
+    """A batch is encoded in one piece unless a text holds a newline or a NUL: either way, the
+    same positions."""
+    words = WordList.from_words(WORDS)
+    assert words.positions(queries).tolist() == [WordList(words.array).position(query) for query in queries]

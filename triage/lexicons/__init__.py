@@ -258,10 +258,11 @@ class Sorted:
         # about the same spellings within the batch: what they hold is remembered there.
         self.shared = (lexicons.last_names, lexicons.forms, lexicons.folded_anti)
 
-    def flags(self, spellings: list[str]) -> Flags:
+    def flags(self, spellings: list[str], remember: bool = True) -> Flags:
         """Which lists hold each spelling (as written), and its rank (see Flags). The answers of
-        the Lexicons' own big lists are remembered by them (WordList.remember's memory): the
-        heuristics and columns that ask about the same spellings next read them from there."""
+        the Lexicons' own big lists are remembered by them (WordList.remember's memory) unless
+        `remember` is false: the columns that ask about the same spellings next read them from
+        there."""
         encoded = Encoded.of(spellings, self.width)
         # Searched in sorted order (a sorted search of sorted keys walks each list once, in order:
         # about half the time for six lists, the sort included), the answers put back in order.
@@ -273,7 +274,7 @@ class Sorted:
         for bit, words in zip((FIRST_NAMES, LAST_NAMES, OTHER_ANTI, FORMS, FOLDED_NAMES, FOLDED_ANTI), self.lists):
             position = np.empty(len(spellings), dtype=np.int64)
             position[order] = words.search(ranked)
-            if any(words is shared for shared in self.shared):
+            if remember and any(words is shared for shared in self.shared):
                 words.learn(spellings, position)
             found = position >= 0
             bits[found] |= bit
@@ -354,9 +355,11 @@ class Lexicons:
             folded in self.other_anti or folded in self.forms or folded in self.folded_anti,
         )
 
-    def lookup_many(self, keys: list[str], folded: list[str]) -> Looked:
+    def lookup_many(self, keys: list[str], folded: list[str], remember: bool = True) -> Looked:
         """lookup() of many lower-case spellings at once, as arrays, with what Seek&Hide's
-        labeller asks next of a spelling the lists know (`folded`: fold() of each key).
+        labeller asks next of a spelling the lists know (`folded`: fold() of each key). The big
+        lists remember their answers (Sorted.flags) unless `remember` is false: the candidates
+        of the SMS heuristics are asked once, by the labeller alone.
 
         Column operations: each key and each folded key that differs from its key are
         encoded once and searched in each sorted list (Sorted), and lookup()'s order of
@@ -377,12 +380,12 @@ class Lexicons:
         the snapshot, which cost no memory of their own.
         """
         sorted_lists = self._sorted
-        written = sorted_lists.flags(keys)
+        written = sorted_lists.flags(keys, remember)
         differs = np.fromiter((f != k for f, k in zip(folded, keys)), dtype=bool, count=len(keys))
         by_fold = Flags(*(column.copy() for column in written))
         changed = np.flatnonzero(differs)
         if len(changed):
-            found = sorted_lists.flags([folded[i] for i in changed.tolist()])
+            found = sorted_lists.flags([folded[i] for i in changed.tolist()], remember)
             for column, values in zip(by_fold, found):
                 column[changed] = values
         user_word = _members(self.user_words, keys)

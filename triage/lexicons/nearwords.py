@@ -141,7 +141,7 @@ class NearWords:
         return cls(keys[order], owners[order].astype(np.int32), words,
                    np.array([flags[word] for word in vocabulary], dtype=np.uint8))
 
-    def _ranges(self, flat: np.ndarray) -> tuple[list[int], list[int]]:
+    def _ranges(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each key of `flat`, the range of self.keys equal to it (empty for most: a
         deletion of a spelling seldom is a word's). Searched in sorted order (neighbouring
         searches touch the same pages of the index), and the end of a range only for the keys
@@ -155,28 +155,37 @@ class NearWords:
         high[found] = np.searchsorted(self.keys, wanted[found], "right")
         in_order_low, in_order_high = np.empty_like(low), np.empty_like(high)
         in_order_low[order], in_order_high[order] = low, high
-        return in_order_low.tolist(), in_order_high.tolist()
+        return in_order_low, in_order_high
 
     def within_one_edit(self, queries: list[str]) -> list[list[tuple[int, str, int]]]:
         """For each query (lower-case ASCII letters), the indexed words one edit away as
-        (edit_rank, word, flags), in edits1 order."""
-        keys_of = [_keys(query) for query in queries]
-        flat = np.fromiter((k for keys in keys_of for k in keys), dtype=np.uint64,
-                           count=sum(map(len, keys_of)))
-        low, high = self._ranges(flat)
-        entries, words, flags = self.entries, self.words, self.flags
-        found, at = [], 0
-        for query, keys in zip(queries, keys_of):
-            ids = set()
-            for low_at, high_at in zip(low[at:at + len(keys)], high[at:at + len(keys)]):
-                if high_at > low_at:
-                    ids.update(entries[low_at:high_at].tolist())
-            at += len(keys)
-            near = []
-            for index in ids:
-                word = words[index].decode("ascii")
-                rank = edit_rank(query, word)
-                if rank >= 0:
-                    near.append((rank, word, int(flags[index])))
-            found.append(sorted(near))
+        (edit_rank, word, flags), in edits1 order.
+
+        The keys of all the queries are made and searched at once (_keys_of_words, _ranges),
+        and the words they find are gathered as arrays, each (query, word) pair once; only
+        edit_rank, which keeps a word really one edit away, runs once per pair."""
+        found: list[list[tuple[int, str, int]]] = [[] for _ in queries]
+        if not queries:
+            return found
+        encoded = np.array([query.encode("ascii") for query in queries], dtype=bytes)
+        keys, owners = _keys_of_words(encoded)
+        low, high = self._ranges(keys)
+        count = high - low
+        hit = np.flatnonzero(count > 0)
+        if not len(hit):
+            return found
+        count, low = count[hit], low[hit]
+        ends = np.cumsum(count)
+        # Every entry of every range found, with the query whose key found it; each pair once.
+        at = np.repeat(low - (ends - count), count) + np.arange(int(ends[-1]))
+        pairs = np.unique(np.repeat(owners[hit].astype(np.int64), count) * len(self.words) + self.entries[at])
+        owner, index = np.divmod(pairs, len(self.words))
+        words = [word.decode("ascii") for word in self.words[index].tolist()]
+        for query_at, word, flags in zip(owner.tolist(), words, self.flags[index].tolist()):
+            rank = edit_rank(queries[query_at], word)
+            if rank >= 0:
+                found[query_at].append((rank, word, flags))
+        for near in found:
+            if len(near) > 1:
+                near.sort()
         return found

@@ -14,6 +14,7 @@ of the strings, and iteration yields them in that order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -27,6 +28,9 @@ def _encode(word: str) -> bytes:
     return word.encode("utf-8", "surrogatepass")
 
 
+_NOT_ASKED = -2  # no position: a word not remembered (a position is -1 or more)
+
+
 class Encoded(NamedTuple):
     """Spellings as one fixed-width 'S' array of UTF-8 bytes, for sorted searches in WordLists."""
 
@@ -38,10 +42,19 @@ class Encoded(NamedTuple):
     def of(cls, words: list[str], width: int) -> Encoded:
         """`words` (strings; anything else is in no list) encoded, cut to no more than `width`
         bytes a spelling: a spelling wider than every list searched is in none of them, and
-        would widen the whole array (a pasted 16 kB "word" in a batch of ten thousand)."""
-        encoded = [_encode(word) if isinstance(word, str) else b"" for word in words]
+        would widen the whole array (a pasted 16 kB "word" in a batch of ten thousand). Strings
+        without newlines or NULs (every token) are encoded in one piece, joined by newlines."""
+        try:
+            joined = "\n".join(words)
+        except TypeError:  # not only strings
+            joined = None
+        if joined is not None and joined.count("\n") == len(words) - 1 and "\0" not in joined:
+            encoded = _encode(joined).split(b"\n") if words else []
+            searchable = np.ones(len(encoded), dtype=bool)
+        else:
+            encoded = [_encode(word) if isinstance(word, str) else b"" for word in words]
+            searchable = np.fromiter((not key.endswith(b"\0") for key in encoded), dtype=bool, count=len(encoded))
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        searchable = np.fromiter((not key.endswith(b"\0") for key in encoded), dtype=bool, count=len(encoded))
         if len(encoded) and lengths.max() > width:
             encoded = [key if len(key) <= width else b"" for key in encoded]
         return cls(np.array(encoded, dtype=bytes) if encoded else np.zeros(0, dtype="S1"), lengths, searchable)
@@ -100,10 +113,16 @@ class WordList:
         self._positions.update(zip(words, positions.tolist()))
 
     def contains_many(self, words: list[str]) -> np.ndarray:
-        """[word in self for word in words] as a bool array: the words not remembered yet looked
-        up by one sorted search (remember), then every answer read from memory at once."""
-        self.remember(words)
-        return np.fromiter(map(self._positions.__getitem__, words), dtype=np.int64, count=len(words)) >= 0
+        """[word in self for word in words] as a bool array: every answer remembered read at
+        once, then the words not remembered yet looked up by one sorted search (remember)."""
+        memory = self._positions
+        found = np.fromiter(map(memory.get, words, repeat(_NOT_ASKED)), dtype=np.int64, count=len(words))
+        missing = np.flatnonzero(found == _NOT_ASKED)
+        if len(missing):
+            asked = list(map(words.__getitem__, missing.tolist()))
+            self.remember(asked)
+            found[missing] = np.fromiter(map(memory.__getitem__, asked), dtype=np.int64, count=len(asked))
+        return found >= 0
 
     def positions(self, words: list[str]) -> np.ndarray:
         """position() of each of `words` (strings), as one array, by one sorted search."""

@@ -21,7 +21,7 @@ from triage.lexicons.nearwords import edits1 as _edits1  # noqa: F401  (the edit
 from triage.schema import AMBIGUOUS, ANTI_DICTIONARY, DICTIONARY, UNKNOWN
 from triage.seekhide import steps
 from triage.seekhide.rules import Rule
-from triage.seekhide.spelling_batch import fold_many, spelling_keys
+from triage.seekhide.spelling_batch import fold_many, searched, spelling_keys
 
 # The steps decided here, per spelling (listed in steps.txt; the order they are tried in is _analyse's).
 steps.declare("word", "accent", "repetition", "onomatopoeia", "apostrophe", "concatenation", "misspelling",
@@ -81,31 +81,43 @@ _TWICE_LINES = re.compile(r"^[^\n]{0,3}([^\n]{2,3})\1", re.MULTILINE)
 def onomatopoeia_many(folded: list[str]) -> list[bool]:
     """[is_onomatopoeia(spelling) for spelling in folded], with the regular expressions run
     once over the spellings joined by newlines (each spelling on its own when one holds a
-    newline)."""
+    newline). Only the spellings one of them finds are then looked at one by one: a sound of
+    one letter written three times or more, and any sound stretched, hold a letter three
+    times in a row (_STRETCH)."""
     joined = "\n".join(folded)
     if not folded or joined.count("\n") != len(folded) - 1:
         return [is_onomatopoeia(spelling) for spelling in folded]
     joined_sounds = _RUN.sub(r"\1", joined)  # each run of a letter read once
     sounds = joined_sounds.split("\n")
-    whole = _lines(_ONOMATOPOEIA_LINES, joined, folded)
-    twice = _lines(_TWICE_LINES, joined_sounds, sounds)
-    found = []
-    for index, (spelling, sound) in enumerate(zip(folded, sounds)):
-        if index in whole:
-            found.append(True)
-        elif len(sound) == 1:
-            found.append(len(spelling) >= STRETCHED)
+    starts = _starts(folded)
+    whole = _lines(_ONOMATOPOEIA_LINES, joined, starts)
+    twice = _lines(_TWICE_LINES, joined_sounds, _starts(sounds))
+    stretched = _lines(_STRETCH, joined, starts)
+    found = [False] * len(folded)
+    for index in whole:
+        found[index] = True
+    for index in (twice | stretched) - whole:
+        sound = sounds[index]
+        if len(sound) == 1:
+            found[index] = len(folded[index]) >= STRETCHED
         elif index in twice and _repeated_syllable(sound):
-            found.append(True)
+            found[index] = True
         else:
-            found.append(len(sound) <= MAX_STRETCHED_SOUND and _STRETCH.search(spelling) is not None)
+            found[index] = len(sound) <= MAX_STRETCHED_SOUND and index in stretched
     return found
 
 
-def _lines(pattern: re.Pattern, joined: str, lines: list[str]) -> set[int]:
-    """The indexes of the `lines` (joined by newlines in `joined`) where a match of `pattern`
-    (which never crosses a newline) starts."""
-    starts = np.cumsum([0, *(len(line) + 1 for line in lines)])[:-1]
+def _starts(lines: list[str]) -> np.ndarray:
+    """Where each of the `lines` starts in the lines joined by newlines."""
+    starts = np.zeros(len(lines), dtype=np.int64)
+    if len(lines) > 1:
+        np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))[:-1] + 1, out=starts[1:])
+    return starts
+
+
+def _lines(pattern: re.Pattern, joined: str, starts: np.ndarray) -> set[int]:
+    """The indexes of the lines (joined by newlines in `joined`, starting at `starts`) where a
+    match of `pattern` (which never crosses a newline) starts."""
     at = [match.start() for match in pattern.finditer(joined)]
     return set((np.searchsorted(starts, at, side="right") - 1).tolist())
 
@@ -130,6 +142,8 @@ def _repeated_syllable(sound: str) -> bool:
     return False
 # Of the clitics (dictionaries/cues/clitics.txt), those that stack when glued ("jtm" = je t'aime).
 _CONCAT_CLITICS = "jtmslnc"
+# The heads of one or two glued clitics.
+_CONCAT_HEADS = frozenset(_CONCAT_CLITICS) | {first + second for first in _CONCAT_CLITICS for second in _CONCAT_CLITICS}
 _VOWEL_OR_H = tuple("aeiouyhéèêàâîôû")
 # Names from the surname list only, or first names rarer than this, collide with SMS spellings
 # and foreign words ('kon', 'lo', 'same'): they count as names only when capitalised mid-sentence.
@@ -204,11 +218,10 @@ class WordLabeller:
         operations: the keys and accent-folded keys of all the new spellings at once
         (triage.seekhide.spelling_batch), the look-ups of the lists as one sorted search per list
         (Lexicons.lookup_many), and _analyse's decision for a spelling the lists know as
-        array expressions (decide_listed). Only the spellings left to the SMS heuristics
-        (accent, repetition, apostrophe, concatenation, misspelling) go through them one at a
-        time, with their candidates asked of the big lists together (Lexicons.prefetch), and the
-        words one edit away found together for the spellings that only the misspelling heuristic,
-        the last, may still read."""
+        array expressions (decide_listed). The spellings left to the SMS heuristics go through
+        decide_left, which asks the lists about every heuristic's candidates at once, and the
+        words one edit away are found together for the spellings that only the misspelling
+        heuristic, the last, may still read."""
         cache = self._cache
         new = [word for word in dict.fromkeys(words) if word not in cache]
         if not new:
@@ -217,47 +230,86 @@ class WordLabeller:
         new_keys = [word if key == word else key for key, word in zip(spelling_keys(new), new)]
         keys = [key for key in dict.fromkeys(new_keys) if key not in cache]
         folded = fold_many(keys)
-        lexicons = self.lexicons
-        looked = lexicons.lookup_many(keys, folded)
+        looked = self.lexicons.lookup_many(keys, folded)
         infos, left = self.decide_listed(keys, folded, looked)
-        weak = self._weak(looked)
-        # The heuristics' candidates, for the spellings they may be tried on (_analyse's order).
-        tried = np.flatnonzero(~looked.in_anti & (~looked.in_names | weak)).tolist()
-        candidates = []
-        for index in tried:
-            candidates += self._heuristic_candidates(folded[index])
-        # The candidates are pieces of folded spellings: folded already (fold() leaves them as they are).
-        lexicons.prefetch([keys[index] for index in left] + candidates, [folded[index] for index in left] + candidates)
         # The spellings only the misspelling heuristic may still read (the other heuristics found
         # nothing), by key with their folded spelling: their words one edit away are found together.
-        waiting: dict[str, str] = {}
+        waiting = self.decide_left(keys, folded, looked, left, infos)
+        if waiting:
+            misspelling = self.is_on("misspelling")
+            if misspelling:
+                near = [f for f in dict.fromkeys(waiting.values())
+                        if MIN_MISSPELLING_LENGTH <= len(f) <= MAX_MISSPELLING_LENGTH and f.isalpha()]
+                self._near = dict(zip(near, self.lexicons.near_words.within_one_edit(near)))
+            try:
+                for key, folded_key in waiting.items():
+                    found = misspelling and self._misspelling(folded_key)
+                    infos[key] = self._titled(key, found or WordInfo(UNKNOWN, Rule.NONE, key))
+            finally:
+                self._near = {}
         for word, key in zip(new, new_keys):
-            info = infos.get(key) or cache.get(key)  # decided by the lists, or a key labelled before
-            if info is None:
-                if key in waiting:
-                    continue
-                found = self._before_misspelling(key)
-                if isinstance(found, str):
-                    waiting[key] = found
-                    continue
-                info = self._titled(key, found)
+            info = infos.get(key) or cache[key]  # labelled now, or a key labelled before
             cache[word] = cache[key] = info
-        if not waiting:
-            return
-        misspelling = self.is_on("misspelling")
-        if misspelling:
-            near = [f for f in dict.fromkeys(waiting.values())
-                    if MIN_MISSPELLING_LENGTH <= len(f) <= MAX_MISSPELLING_LENGTH and f.isalpha()]
-            self._near = dict(zip(near, lexicons.near_words.within_one_edit(near)))
-        try:
-            for key, folded_key in waiting.items():
-                found = misspelling and self._misspelling(folded_key)
-                cache[key] = self._titled(key, found or WordInfo(UNKNOWN, Rule.NONE, key))
-            for word, key in zip(new, new_keys):
-                if key in waiting:
-                    cache[word] = cache[key]
-        finally:
-            self._near = {}
+
+    def decide_left(self, keys: list[str], folded: list[str], looked: Looked, left: list[int],
+                    infos: dict[str, WordInfo]) -> dict[str, str]:
+        """_before_misspelling of the `keys` at the indexes `left` (decide_listed's, with `folded`
+        and `looked` as there), for all of them at once: the label (with its title flag) of each
+        that a list or a heuristic before the misspelling heuristic decides is put in `infos`;
+        the others are returned, {key: folded key}, for the misspelling heuristic.
+
+        The lists are asked about every candidate of the heuristics together (Lexicons.lookup_many,
+        in two rounds: the rests of the apostrophe and clitic heuristics first, then the letter
+        repetitions of those rests in no list), and laughter is found by onomatopoeia_many; each
+        spelling then goes through _before_misspelling's steps in order, reading those answers."""
+        if not left:
+            return {}
+        is_on = self.is_on
+        accent, apostrophe = is_on("accent"), is_on("apostrophe")
+        steps_on = (is_on("repetition"), is_on("onomatopoeia"), apostrophe, is_on("concatenation"))
+        at = np.asarray(left, dtype=np.int64)
+        weak = self._weak(looked)[at].tolist()
+        rows = list(zip(left, looked.in_names[at].tolist(), looked.in_anti[at].tolist(),
+                        looked.as_written[at].tolist(), weak))
+        # What each spelling needs: the apostrophe's rests for a weak name that may be a glued
+        # clitic and word (lecole), every heuristic for a spelling no list decides, of letters.
+        glued, tried = [], []
+        for index, in_names, in_anti, as_written, is_weak in rows:
+            key = keys[index]
+            if in_names and not in_anti and is_weak and apostrophe and key.isalpha():
+                glued.append(folded[index])
+            if not ((in_names or in_anti) and (as_written or accent)) and "-" not in key:
+                f = folded[index]
+                if f and f.isalpha():
+                    tried.append(f)
+        heuristics = _Heuristics(self, tried, glued, steps_on)
+        titled = is_on("title")
+        waiting = {}
+        for index, in_names, in_anti, as_written, is_weak in rows:
+            key, f = keys[index], folded[index]
+            found = None
+            if in_names and not in_anti and is_weak and apostrophe and key.isalpha():
+                # A rare surname that reads as a glued clitic + word: lecole = l'école.
+                found = heuristics.apostrophe(f)
+            if found is None and (in_names or in_anti) and (as_written or accent):
+                # (Laughter a list holds was decided by decide_listed, as was any other spelling a
+                # list holds but a weak name that may be glued.)
+                found = WordInfo(_label(in_names, in_anti), Rule.EXACT if as_written else Rule.ACCENT, key,
+                                 in_names and is_weak)
+            if found is None:
+                if "-" in key:
+                    found = WordInfo(UNKNOWN, Rule.COMPOUND, key)  # labelled part by part by the caller
+                elif not f or not f.isalpha():
+                    found = WordInfo(UNKNOWN, Rule.NONE, key)
+                else:
+                    found = heuristics.before_misspelling(key, f)
+                    if found is None:
+                        waiting[key] = f
+                        continue
+            if titled and key.rstrip(".") in TITLES:
+                found = found._replace(title=True)
+            infos[key] = found
+        return waiting
 
     def _weak(self, looked: Looked) -> np.ndarray:
         """_weak_name of each spelling of a lookup_many (what it says of a name)."""
@@ -279,36 +331,21 @@ class WordLabeller:
             asked = np.flatnonzero(listed & ~glued & in_anti & ~in_names & ~looked.user_word)
             sound[asked] = onomatopoeia_many([folded[index] for index in asked.tolist()])
         decided = listed & ~glued & (sound | looked.as_written | self.is_on("accent"))
-        titled = self.is_on("title")
-        labels = np.asarray(_LABELS, dtype=object)[in_names * 2 + in_anti]
-        infos = {}
-        for index, label, as_written, is_sound, is_weak in zip(
-                np.flatnonzero(decided).tolist(), labels[decided].tolist(), looked.as_written[decided].tolist(),
-                sound[decided].tolist(), (in_names & weak)[decided].tolist()):
-            key = keys[index]
-            if is_sound:
-                info = WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)
-            else:
-                info = WordInfo(label, Rule.EXACT if as_written else Rule.ACCENT, key, is_weak)
-            if titled and key.rstrip(".") in TITLES:
-                info = info._replace(title=True)
-            infos[key] = info
+        chosen = np.flatnonzero(decided)
+        decided_keys = list(map(keys.__getitem__, chosen.tolist()))
+        rules = looked.as_written[chosen].astype(np.int64)  # codes into _LISTED_RULES
+        rules[sound[chosen]] = 2
+        infos = dict(zip(decided_keys, _word_infos(
+            _LABEL_ARRAY[(in_names * 2 + in_anti)[chosen]].tolist(), _LISTED_RULES[rules].tolist(), decided_keys,
+            (in_names & weak)[chosen].tolist(), self._titles(decided_keys).tolist())))
         return infos, np.flatnonzero(~decided).tolist()
 
-    def _heuristic_candidates(self, folded: str) -> list[str]:
-        """The spellings the repetition, apostrophe and clitic heuristics may look up for a
-        folded spelling (only to ask them of the lexicons in one batch: a spelling left out
-        here is looked up on its own)."""
-        if not folded.isalpha():
-            return []
-        found = self._repetition_candidates(folded) if self.is_on("repetition") else []
-        if self.is_on("apostrophe"):  # _apostrophe's rests
-            found += [rest for rest in (folded[len(clitic):] for clitic in CLITICS if folded.startswith(clitic))
-                      if len(rest) >= 2 and rest.startswith(_VOWEL_OR_H)]
-        if self.is_on("concatenation"):  # _concatenation's rests
-            found += [folded[size:] for size in (2, 1)
-                      if len(folded) >= size + 2 and all(c in _CONCAT_CLITICS for c in folded[:size])]
-        return found
+    def _titles(self, keys: list[str]) -> np.ndarray:
+        """Whether _titled sets the title flag of each of `keys`, as a bool array."""
+        if not self.is_on("title"):
+            return np.zeros(len(keys), dtype=bool)
+        return np.fromiter(map(TITLES.__contains__, map(str.rstrip, keys, itertools.repeat("."))), dtype=bool,
+                           count=len(keys))
 
     def _analyse(self, key: str) -> WordInfo:
         found = self._before_misspelling(key)
@@ -363,15 +400,20 @@ class WordLabeller:
     @staticmethod
     def _repetition_candidates(folded: str) -> list[str]:
         """Each run of a repeated letter with one and with two letters, in a fixed order."""
-        runs = [m for m in _RUN.finditer(folded)]
+        runs = [m.span() for m in _RUN.finditer(folded)]
         if not runs or len(runs) > 5:
             return []
+        if len(runs) == 1:  # the commonest case, without the product
+            (start, end), = runs
+            head, letter, tail = folded[:start], folded[start], folded[end:]
+            once = head + letter + tail
+            return [once] if end - start == 2 else [once, head + letter * 2 + tail]
         found = []
         for choice in itertools.product((1, 2), repeat=len(runs)):
             parts, last = [], 0
-            for run, keep in zip(runs, choice):
-                parts.append(folded[last : run.start()] + run.group(1) * keep)
-                last = run.end()
+            for (start, end), keep in zip(runs, choice):
+                parts.append(folded[last:start] + folded[start] * keep)
+                last = end
             candidate = "".join(parts) + folded[last:]
             if candidate != folded:
                 found.append(candidate)
@@ -424,8 +466,134 @@ class WordLabeller:
         return near_word and WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
 
 
+# The clitics of the apostrophe heuristic in the order it tries them, by their first letter.
+_CLITICS_BY_LETTER: dict[str, list[str]] = {}
+for _clitic in sorted(CLITICS):
+    _CLITICS_BY_LETTER.setdefault(_clitic[:1], []).append(_clitic)
+
+
+class _Heuristics:
+    """The SMS heuristics before the misspelling one (repetition, onomatopoeia, apostrophe,
+    clitics), as _before_misspelling tries them, for the folded spellings of a batch: the lists
+    are asked about all their candidates at once, and each heuristic then reads the answers.
+
+    `tried`: the folded spellings every heuristic may be tried on; `glued`: those only the
+    apostrophe heuristic may be tried on (a weak name that may read as a glued clitic and word);
+    `steps`: whether the steps repetition, onomatopoeia, apostrophe and concatenation are on.
+    """
+
+    def __init__(self, labeller: WordLabeller, tried: list[str], glued: list[str], steps: tuple[bool, ...]):
+        self.repetition, self.onomatopoeia, self.apostrophe_on, self.concatenation_on = steps
+        self.lexicons = labeller.lexicons
+        self.runs: dict[str, list[str]] = {}  # _repetition_candidates of a spelling
+        # lookup() of each candidate, with _weak_name of it: (is a name, is an ordinary word, weak)
+        self.answers: dict[str, tuple[bool, bool, bool]] = {}
+        candidates, rests = [], []
+        runs = self._runs
+        if self.repetition:  # the spellings with a letter repeated, found by one search
+            for folded, repeated in zip(tried, searched(_RUN, tried).tolist()):
+                if repeated:
+                    candidates += runs(folded)
+        if self.apostrophe_on:
+            for folded in itertools.chain(tried, glued):
+                for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
+                    rest = folded[len(clitic) :]
+                    if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H):
+                        rests.append(rest)
+        if self.concatenation_on:
+            for folded in tried:
+                if len(folded) >= 4 and folded[:2] in _CONCAT_HEADS:
+                    rests.append(folded[2:])
+                if len(folded) >= 3 and folded[:1] in _CONCAT_HEADS:
+                    rests.append(folded[1:])
+        self._ask(candidates + rests)
+        # A rest in no list may still be an ordinary word with a letter repeated (_ordinary_only).
+        answers, again = self.answers, []
+        for rest in dict.fromkeys(rests):
+            in_names, in_anti, _ = answers[rest]
+            if not in_names and not in_anti:
+                again += runs(rest)
+        self._ask(again)
+        self.sounds = dict(zip(tried, onomatopoeia_many(tried))) if self.onomatopoeia and tried else {}
+
+    def _runs(self, folded: str) -> list[str]:
+        found = self.runs.get(folded)
+        if found is None:
+            found = self.runs[folded] = WordLabeller._repetition_candidates(folded)
+        return found
+
+    def _ask(self, candidates: list[str]) -> None:
+        """Look up the candidates not asked yet, all at once. A candidate is a piece of a folded
+        spelling, lower-case ASCII: its own fold."""
+        answers = self.answers
+        new = [candidate for candidate in dict.fromkeys(candidates) if candidate not in answers]
+        if not new:
+            return
+        lexicons = self.lexicons
+        looked = lexicons.lookup_many(new, new, remember=False)
+        weak = (looked.rank == NO_RANK) | (looked.rank > RARE_FIRST_NAME_RANK)  # _weak_name
+        if lexicons.user_names:
+            weak &= ~np.fromiter(map(lexicons.user_names.__contains__, new), dtype=bool, count=len(new))
+        answers.update(zip(new, zip(looked.in_names.tolist(), looked.in_anti.tolist(), weak.tolist())))
+
+    def before_misspelling(self, key: str, folded: str) -> WordInfo | None:
+        """The label of the heuristics before the misspelling one, in _before_misspelling's
+        order, for `key` (its folded spelling `folded`, of letters); None when none decides."""
+        return (self.repetition and self.repetitions(folded)) \
+            or (self.onomatopoeia and self.sounds[folded] and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
+            or (self.apostrophe_on and self.apostrophe(folded)) \
+            or (self.concatenation_on and self.concatenation(folded)) or None
+
+    def repetitions(self, folded: str) -> WordInfo | None:
+        """WordLabeller._repetitions."""
+        names = anti = False
+        match = ""
+        answers = self.answers
+        for candidate in self.runs.get(folded, ()):
+            in_names, in_anti, _ = answers[candidate]
+            if in_names or in_anti:
+                names, anti, match = names or in_names, anti or in_anti, match or candidate
+        if names or anti:
+            return WordInfo(_label(names, anti), Rule.REPETITION, match, names and answers[match][2])
+        return None
+
+    def ordinary_only(self, key: str) -> bool:
+        """WordLabeller._ordinary_only."""
+        in_names, in_anti, _ = self.answers[key]
+        if not in_names and not in_anti and _RUN.search(key):
+            found = self.repetitions(key)
+            return found is not None and found.label == ANTI_DICTIONARY
+        return in_anti and not in_names
+
+    def apostrophe(self, folded: str) -> WordInfo | None:
+        """WordLabeller._apostrophe."""
+        for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
+            rest = folded[len(clitic) :]
+            if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H) \
+                    and self.ordinary_only(rest):
+                return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
+        return None
+
+    def concatenation(self, folded: str) -> WordInfo | None:
+        """WordLabeller._concatenation."""
+        for size in (2, 1):
+            head, rest = folded[:size], folded[size:]
+            if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and self.ordinary_only(rest):
+                return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
+        return None
+
+
 # _label of (in_names, in_anti), indexed by in_names * 2 + in_anti.
 _LABELS = (UNKNOWN, ANTI_DICTIONARY, DICTIONARY, AMBIGUOUS)
+_LABEL_ARRAY = np.array(_LABELS, dtype=object)
+# The rule of a spelling the lists decide: found without accents, as written, laughter.
+_LISTED_RULES = np.array([Rule.ACCENT, Rule.EXACT, Rule.ONOMATOPOEIA], dtype=object)
+
+
+def _word_infos(labels: list[str], rules: list[str], matches: list[str], weak: list[bool], titles: list[bool]):
+    """WordInfo(label, rule, match, weak, title) for each row of the columns, made as namedtuple
+    makes one (tuple.__new__ of the fields) without a call of Python code per row."""
+    return map(tuple.__new__, itertools.repeat(WordInfo), zip(labels, rules, matches, weak, titles))
 
 
 def _label(in_names: bool, in_anti: bool) -> str:
