@@ -31,8 +31,8 @@ from triage.text.normalise import JOINERS, fold, fold_batch
 from triage.classifier import Classifier
 from triage.jobs import run_classify, run_seek
 from triage.schema import CLASSIFY_COLUMNS
-from triage.seekhide import SeekAndHide
-from triage.text.tokenise import PIECE, tokenise
+from triage.seekhide import KINDS, LABELS, Rule, SeekAndHide, rule_code
+from triage.text.tokenise import PIECE, PUNCT, WORD, split_piece, tokenise
 
 from conftest import REPO, SAMPLE
 
@@ -90,6 +90,44 @@ def test_cutting_texts_at_their_white_space_gives_the_pieces_of_the_regular_expr
     whole = [[table.piece_ids[piece] for piece in PIECE.findall(text)] for text in texts]
     assert counts.tolist() == list(map(len, whole))
     assert ids.tolist() == [ident for pieces in whole for ident in pieces]
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=6))
+def test_the_table_holds_what_each_piece_and_spelling_is_made_of(seeker, texts):
+    table = seeker.spellings  # shared across examples: the pieces and spellings of a batch are added to earlier ones
+    seeker.analyse(texts)
+    columns = table.numpy()
+    assert len(columns.kind) == len(columns.label) == len(columns.length) == len(table.texts)
+    for sid, (text, info, tag) in enumerate(zip(table.texts, table.infos, table.tags)):
+        kind = KINDS[columns.kind[sid]]
+        assert table.spelling_ids[(text or tag, kind)] == sid
+        assert (info is not None) == (kind == WORD) and (info is None or info == seeker.label_word(text))
+        assert columns.label[sid] == (LABELS.index(info.label) if info else -1)
+        assert columns.rule[sid] == (rule_code(info.rule) if info else -1)
+        assert columns.weak[sid] == bool(info and info.weak) and columns.title[sid] == bool(info and info.title)
+        assert columns.capitalised[sid] == (text[:1].isupper() and not text.isupper())
+        assert columns.sentence_end[sid] == (kind == PUNCT and re.search(r"[.!?…]", text) is not None)
+        assert columns.length[sid] == len(text)
+    for piece, ident in table.piece_ids.items():
+        first, count = columns.piece_first[ident], columns.piece_parts[ident]
+        parts = [(int(columns.part_offset[k]), table.texts[columns.part_spelling[k]], bool(columns.part_of_compound[k]))
+                 for k in range(first, first + count)]
+        if isinstance(piece, tuple):  # a detection
+            assert columns.piece_length[ident] == 0 and parts == [(0, "", False)]
+            assert table.tags[columns.part_spelling[first]] == piece[1]
+            continue
+        assert columns.piece_length[ident] == len(piece)
+        expected = []
+        for offset, text, kind in split_piece(piece, seeker.keep_whole):
+            if kind == WORD and seeker.label_word(text).rule == Rule.COMPOUND:
+                for part in text.split("-"):
+                    if part:
+                        expected.append((offset, part, True))
+                    offset += len(part) + 1
+            else:
+                expected.append((offset, text, False))
+        assert parts == expected, piece
 
 
 @settings(max_examples=300, **SETTINGS)

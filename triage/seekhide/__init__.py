@@ -154,8 +154,7 @@ class SeekAndHide(WordLabeller):
         plain_ids, plain_counts = table.piece_ids_of(cut)
         if spelled:
             # Both kinds of texts in order: each one's pieces moved to where its text's begin.
-            add = table._adding(cut)
-            spelled_ids = np.fromiter(map(add, pieces), dtype=np.int64, count=len(pieces))
+            spelled_ids = np.asarray(table.ids_of(pieces, cut), dtype=np.int64)
             per_message = np.zeros(len(texts), dtype=np.int64)
             per_message[plain] = plain_counts
             per_message[spelled] = counts

@@ -240,10 +240,12 @@ class Spellings:
         """(the piece ids of the texts of `cut` not cut whole, in order; how many each has), as
         column operations: the new stretches are added first (their new pieces with the parts
         of `cut`), then each stretch's pieces are gathered from the table of stretches."""
-        add = self._adding(cut)
+        if cut.new:
+            stretches, piece_ids = self.stretches, self.piece_ids
+            self.add_pieces(chain.from_iterable(cut.new.values()), cut.parts)
+            for stretch, pieces in cut.new.items():
+                stretches.add(stretch, list(map(piece_ids.__getitem__, pieces)))
         stretches = self.stretches
-        for stretch, pieces in cut.new.items():
-            stretches.add(stretch, [add(piece) for piece in pieces])
         columns = stretches.numpy()
         sid = np.fromiter(map(stretches.__getitem__, cut.flat), dtype=np.int64, count=len(cut.flat))
         count = columns.count[sid]
@@ -255,76 +257,104 @@ class Spellings:
         total = np.concatenate([[0], ends])[through]
         return columns.pieces[entry], np.diff(total)
 
-    def _adding(self, cut: Cut):
-        """piece -> its id, adding a new piece with the parts worked out in `cut`."""
-        piece_ids, parts = self.piece_ids, cut.parts
-
-        def add(piece):
-            ident = piece_ids.get(piece)
-            if ident is None:
-                ident = piece_ids[piece] = self.add_piece(piece, parts.get(piece))
-            return ident
-
-        return add
+    def ids_of(self, pieces: list, cut: Cut) -> list[int]:
+        """The ids of `pieces` (pieces of text, or detection_piece's), adding the new ones with
+        the parts worked out in `cut`."""
+        self.add_pieces(pieces, cut.parts)
+        return list(map(self.piece_ids.__getitem__, pieces))
 
     def detection_piece(self, tag: str) -> tuple[str, str]:
         return (DETECTED, tag)  # a tuple: never a piece of text
 
-    def add_piece(self, piece: str | tuple[str, str], split: tuple | None = None) -> int:
-        """Add a piece (or a detection_piece): its parts become spellings. `split`: what
-        split_piece makes of it, when already worked out."""
-        if isinstance(piece, tuple):
-            parts = [(0, self.spelling("", DETECTED, piece[1]), False)]
-        else:
-            parts = []
-            if split is None:
-                split = split_piece(piece, self.labeller.keep_whole)
+    def add_pieces(self, pieces, parts: dict) -> None:
+        """Add the new ones of `pieces` (pieces of text, or detection_piece's), in order: each
+        part of a piece becomes a spelling. `parts`: what split_piece makes of some of them,
+        already worked out. One loop for them all, the values of the columns appended as they
+        come."""
+        piece_ids, spelling_ids, label = self.piece_ids, self.spelling_ids, self.labeller.label_word
+        keep_whole, compound = self.labeller.keep_whole, Rule.COMPOUND
+        lengths, counts, firsts = (self._pieces[name].values for name in ("piece_length", "piece_parts", "piece_first"))
+        spellings, offsets, in_compound = (self._parts[name].values
+                                           for name in ("part_spelling", "part_offset", "part_of_compound"))
+        n_pieces, n_parts = len(self._pieces["piece_length"]), len(self._parts["part_spelling"])
+        for piece in pieces:
+            if piece in piece_ids:
+                continue
+            piece_ids[piece] = n_pieces
+            n_pieces += 1
+            firsts.append(n_parts)
+            if piece.__class__ is tuple:  # a detection: one part, the spelling of its tag
+                lengths.append(0)
+                counts.append(1)
+                spellings.append(self.spelling("", DETECTED, piece[1]))
+                offsets.append(0)
+                in_compound.append(False)
+                n_parts += 1
+                continue
+            lengths.append(len(piece))
+            split = parts.get(piece) or split_piece(piece, keep_whole)
             for offset, text, kind in split:
-                info = self.labeller.label_word(text) if kind == WORD else None
-                if info is not None and info.rule == Rule.COMPOUND:
+                if kind == WORD and label(text).rule == compound:  # a hyphenated word in no list
                     for part in text.split("-"):
                         if part:
-                            parts.append((offset, self.spelling(part, WORD), True))
+                            sid = spelling_ids.get((part, WORD))
+                            spellings.append(self.spelling(part, WORD) if sid is None else sid)
+                            offsets.append(offset)
+                            in_compound.append(True)
+                            n_parts += 1
                         offset += len(part) + 1
-                else:
-                    parts.append((offset, self.spelling(text, kind), False))
-        ident = len(self._pieces["piece_length"])
-        self._pieces["piece_length"].values.append(0 if isinstance(piece, tuple) else len(piece))
-        self._pieces["piece_parts"].values.append(len(parts))
-        self._pieces["piece_first"].values.append(len(self._parts["part_spelling"]))
-        for offset, sid, in_compound in parts:
-            self._parts["part_spelling"].values.append(sid)
-            self._parts["part_offset"].values.append(offset)
-            self._parts["part_of_compound"].values.append(in_compound)
-        return ident
+                    continue
+                sid = spelling_ids.get((text, kind))
+                spellings.append(self.spelling(text, kind) if sid is None else sid)
+                offsets.append(offset)
+                in_compound.append(False)
+                n_parts += 1
+            counts.append(n_parts - firsts[-1])
+
+    def add_piece(self, piece: str | tuple[str, str]) -> int:
+        """Add a piece (or a detection_piece) and give its id (see add_pieces)."""
+        self.add_pieces((piece,), {})
+        return self.piece_ids[piece]
 
     def spelling(self, text: str, kind: str, tag: str = "") -> int:
+        """The id of a spelling (a token's text and kind; a detection's tag), added when new. Its
+        scalar columns are worked out with those of the other new spellings at the next numpy()."""
         key = (text or tag, kind)
         sid = self.spelling_ids.get(key)
         if sid is not None:
             return sid
         sid = self.spelling_ids[key] = len(self.texts)
-        info = self.labeller.label_word(text) if kind == WORD else None
         self.texts.append(text)
-        self.infos.append(info)
+        self.infos.append(self.labeller.label_word(text) if kind == WORD else None)
         self.tags.append(tag)
-        values = {
-            "kind": _KIND_CODE[kind],
-            "label": _LABEL_CODE[info.label] if info else -1,
-            "rule": rule_code(info.rule) if info else -1,
-            "weak": bool(info and info.weak),
-            "title": bool(info and info.title),
-            "capitalised": text[:1].isupper() and not text.isupper(),
-            "sentence_end": kind == PUNCT and bool(_SENTENCE_END.search(text)),
-            "length": len(text),
-        }
-        for name, value in values.items():
-            self._columns[name].values.append(value)
+        self._columns["kind"].values.append(_KIND_CODE[kind])
         return sid
 
     def numpy(self) -> _Arrays:
+        self._scalars()
         return _Arrays(**{name: c.numpy() for group in (self._columns, self._pieces, self._parts)
                           for name, c in group.items()})
+
+    def _scalars(self) -> None:
+        """Work out the scalar columns of the spellings added since they last were (all but
+        `kind`, appended as each spelling is added), a column at a time."""
+        done = len(self._columns["label"])
+        if done == len(self.texts):
+            return
+        texts, infos = self.texts[done:], self.infos[done:]
+        kinds = self._columns["kind"].numpy()[done:]
+        values = {
+            "label": [-1 if info is None else _LABEL_CODE[info.label] for info in infos],
+            "rule": [-1 if info is None else rule_code(info.rule) for info in infos],
+            "weak": [info is not None and bool(info.weak) for info in infos],
+            "title": [info is not None and bool(info.title) for info in infos],
+            "capitalised": [text[:1].isupper() and not text.isupper() for text in texts],
+            "sentence_end": [kind == K_PUNCT and _SENTENCE_END.search(text) is not None
+                             for text, kind in zip(texts, kinds.tolist())],
+            "length": list(map(len, texts)),
+        }
+        for name, new in values.items():
+            self._columns[name].values += new
 
     def column(self, column: SpellingColumn, *parameters) -> np.ndarray:
         """The values of a declared per-spelling column for every spelling of the table, each
