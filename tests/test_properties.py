@@ -20,6 +20,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -128,6 +129,33 @@ def test_the_table_holds_what_each_piece_and_spelling_is_made_of(seeker, texts):
             else:
                 expected.append((offset, text, False))
         assert parts == expected, piece
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=6), every=st.integers(1, 3))
+def test_a_segment_cut_whole_gets_the_tokens_it_gets_cut_stretch_by_stretch(lexicons, texts, every):
+    # No stretch of text is known that would not cut into whole pieces on its own; were one found, its
+    # segment (a message, or the text between two detector hits) would be cut whole: as if one in
+    # `every` segments were.
+    def tokens(seeker):
+        analysis = seeker.analyse(texts)
+        return [(analysis.texts[m][b:e], b, e, k, label, rule, m) for b, e, k, label, rule, m in zip(
+            *(getattr(analysis, name).tolist() for name in ("start", "end", "kind", "label", "rule", "message")))]
+
+    expected = tokens(SeekAndHide(lexicons))
+    seeker = SeekAndHide(lexicons)
+    cut = seeker.spellings.cut
+
+    def cut_whole(segments):
+        found = cut(segments)
+        whole = np.arange(len(segments)) % every == 0
+        per_segment = np.split(np.asarray(found.flat, dtype=object), np.cumsum(found.counts)[:-1])
+        found.flat = [stretch for stretches, w in zip(per_segment, whole) if not w for stretch in stretches]
+        found.counts, found.whole = found.counts[~whole], whole
+        return found
+
+    seeker.spellings.cut = cut_whole
+    assert tokens(seeker) == expected
 
 
 @settings(max_examples=300, **SETTINGS)

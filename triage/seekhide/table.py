@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -39,13 +38,6 @@ _SENTENCE_END = re.compile(r"[.!?…]")
 # The stretches of a text: its characters up to the first white space, then each run of white
 # space with the characters up to the next one ("Salut  Patrice," -> "Salut", "  Patrice,").
 _STRETCH = re.compile(r"^\S*|\s+\S*")
-
-
-def _pieces_from(text: str, begin: int, end: int) -> Iterator[tuple[int, str]]:
-    """(start, piece) of the pieces of text[begin:end]."""
-    for piece in PIECE.findall(text, begin, end):
-        yield begin, piece
-        begin += len(piece)
 
 
 # Codes of token kinds and word labels in the arrays of an Analysis.
