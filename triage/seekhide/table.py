@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -89,10 +89,13 @@ class Stretches(dict):
         self.count = _Column(np.int64)  # per stretch, how many pieces it has
         self.pieces = _Column(np.int64)
 
-    def add(self, stretch: str, pieces: list[int]) -> None:
-        self[stretch] = len(self.count)
-        self.first.values.append(len(self.pieces))
-        self.count.values.append(len(pieces))
+    def extend(self, stretches: list[str], counts: list[int], pieces: list[int]) -> None:
+        """Add new `stretches`, with `counts[i]` piece ids each, those of `pieces` in turn."""
+        if not stretches:
+            return
+        self.update(zip(stretches, range(len(self.count), len(self.count) + len(stretches))))
+        self.first.values += accumulate(counts[:-1], initial=len(self.pieces))
+        self.count.values += counts
         self.pieces.values += pieces
 
     def numpy(self) -> _StretchArrays:
@@ -195,18 +198,14 @@ class Spellings:
         counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
         flat = list(chain.from_iterable(per_text))
         known = self.stretches
-        new: dict[str, list[str]] = {}
-        bad: set[str] = set()
-        for stretch in dict.fromkeys(flat):
-            if stretch in known:
-                continue
-            pieces = PIECE.findall(stretch)
-            if "".join(pieces) != stretch and not stretch.isspace():
-                bad.add(stretch)  # the whole text is cut instead (see Stretches)
-            else:
-                new[stretch] = pieces
+        fresh = [stretch for stretch in dict.fromkeys(flat) if stretch not in known]
+        new = dict(zip(fresh, map(PIECE.findall, fresh)))
+        # The whole text is cut instead (see Stretches).
+        bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
         whole = np.zeros(len(texts), dtype=bool)
         if bad:
+            for stretch in bad:
+                del new[stretch]
             whole = np.fromiter((not bad.isdisjoint(stretches) for stretches in per_text), dtype=bool,
                                 count=len(per_text))
             flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
@@ -232,12 +231,12 @@ class Spellings:
         """(the piece ids of the texts of `cut` not cut whole, in order; how many each has), as
         column operations: the new stretches are added first (their new pieces with the parts
         of `cut`), then each stretch's pieces are gathered from the table of stretches."""
-        if cut.new:
-            stretches, piece_ids = self.stretches, self.piece_ids
-            self.add_pieces(chain.from_iterable(cut.new.values()), cut.parts)
-            for stretch, pieces in cut.new.items():
-                stretches.add(stretch, list(map(piece_ids.__getitem__, pieces)))
         stretches = self.stretches
+        if cut.new:
+            pieces = list(chain.from_iterable(cut.new.values()))
+            self.add_pieces(pieces, cut.parts)
+            stretches.extend(list(cut.new), list(map(len, cut.new.values())),
+                             list(map(self.piece_ids.__getitem__, pieces)))
         columns = stretches.numpy()
         sid = np.fromiter(map(stretches.__getitem__, cut.flat), dtype=np.int64, count=len(cut.flat))
         count = columns.count[sid]
