@@ -151,6 +151,7 @@ def test_a_segment_cut_whole_gets_the_tokens_it_gets_cut_stretch_by_stretch(lexi
         whole = np.arange(len(segments)) % every == 0
         per_segment = np.split(np.asarray(found.flat, dtype=object), np.cumsum(found.counts)[:-1])
         found.flat = [stretch for stretches, w in zip(per_segment, whole) if not w for stretch in stretches]
+        found.ids = found.ids[np.repeat(~whole, found.counts)]
         found.counts, found.whole = found.counts[~whole], whole
         return found
 

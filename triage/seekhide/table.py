@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -119,13 +119,15 @@ class Cut:
     """The stretches of a batch of texts (Spellings.cut): `flat`, those of the texts not cut
     whole, in order, `counts` per such text; `whole`, per text, whether it is cut whole (a
     stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
-    their pieces; `parts`, what each new piece is made of (split_piece); `words`, the word
+    their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
+    one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece); `words`, the word
     spellings of the new pieces to label."""
 
     flat: list[str]
     counts: np.ndarray
     whole: np.ndarray
     new: dict[str, list[str]]
+    ids: np.ndarray
     parts: dict[str, tuple] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
 
@@ -197,8 +199,8 @@ class Spellings:
         per_text = list(map(_STRETCH.findall, texts))
         counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
         flat = list(chain.from_iterable(per_text))
-        known = self.stretches
-        fresh = [stretch for stretch in dict.fromkeys(flat) if stretch not in known]
+        ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
         new = dict(zip(fresh, map(PIECE.findall, fresh)))
         # The whole text is cut instead (see Stretches).
         bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
@@ -209,8 +211,9 @@ class Spellings:
             whole = np.fromiter((not bad.isdisjoint(stretches) for stretches in per_text), dtype=bool,
                                 count=len(per_text))
             flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
+            ids = ids[np.repeat(~whole, counts)]
             counts = counts[~whole]
-        cut = Cut(flat, counts, whole, new)
+        cut = Cut(flat, counts, whole, new, ids)
         self.new_parts(chain.from_iterable(new.values()), cut)
         return cut
 
@@ -238,7 +241,10 @@ class Spellings:
             stretches.extend(list(cut.new), list(map(len, cut.new.values())),
                              list(map(self.piece_ids.__getitem__, pieces)))
         columns = stretches.numpy()
-        sid = np.fromiter(map(stretches.__getitem__, cut.flat), dtype=np.int64, count=len(cut.flat))
+        sid = cut.ids
+        missing = np.flatnonzero(sid < 0)
+        if len(missing):
+            sid[missing] = list(map(stretches.__getitem__, map(cut.flat.__getitem__, missing.tolist())))
         count = columns.count[sid]
         ends = np.cumsum(count)
         n = int(ends[-1]) if len(ends) else 0
