@@ -150,3 +150,16 @@ def test_a_piece_is_split_as_its_kinds_tried_one_by_one(lexicons, text, words):
     for piece in tokenise_module.PIECE.findall(text):
         assert tokenise_module.split_piece(piece, lexicons.apostrophe_words) == \
             _split_piece_reference(piece, lexicons.apostrophe_words), piece
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(space=st.sampled_from(["", " ", "  ", "\n", "\u00a0"]),
+       word=st.one_of(st.text(alphabet=st.sampled_from(list("xXoOTdDpPaeéß") + ["ǅ", "ж", "中", "Ω"]), max_size=5),
+                      st.text(alphabet=st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo", "So", "Nd"]),
+                              max_size=4)))
+def test_a_plain_word_is_one_piece_read_as_one_word(lexicons, space, word):
+    text = space + word
+    if tokenise_module.plain_word(text) is not None:
+        assert tokenise_module.PIECE.findall(text) == [text]
+        assert tokenise_module.split_piece(text, lexicons.apostrophe_words) == ((len(space), word, WORD),) == \
+            _split_piece_reference(text, lexicons.apostrophe_words)

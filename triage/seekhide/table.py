@@ -27,6 +27,7 @@ from triage.text.tokenise import (
     PIECE,
     PUNCT,
     WORD,
+    plain_word,
     split_piece,
 )
 
@@ -201,7 +202,7 @@ class Spellings:
         flat = list(chain.from_iterable(per_text))
         ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
-        new = dict(zip(fresh, map(PIECE.findall, fresh)))
+        new = {stretch: [stretch] if plain_word(stretch) else PIECE.findall(stretch) for stretch in fresh}
         # The whole text is cut instead (see Stretches).
         bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
         whole = np.zeros(len(texts), dtype=bool)

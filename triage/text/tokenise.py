@@ -109,8 +109,21 @@ def tokenise(text: str, keep_whole: Container[str] = frozenset()) -> list[Token]
     return Tokeniser(keep_whole).tokenise(text)
 
 
+def plain_word(text: str) -> str | None:
+    """The word of `text` when it is white space, then letters only (most new spellings), neither
+    an emoticon (xD, oo) nor an emoji: PIECE leaves such a text whole, and split_piece reads it
+    as one WORD. None for any other text."""
+    value = text.lstrip()
+    if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":  # emoji begin at U+2600
+        return value
+    return None
+
+
 def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
     """What a piece (white space first, then one token's worth of text) is made of."""
+    value = plain_word(piece)
+    if value is not None:
+        return ((len(piece) - len(value), value, WORD),)
     found = _KIND.fullmatch(piece)
     if found is None:
         start = len(piece) - len(piece.lstrip())
