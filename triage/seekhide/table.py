@@ -292,7 +292,8 @@ class Spellings:
             lengths.append(len(piece))
             split = parts.get(piece) or split_piece(piece, keep_whole)
             for offset, text, kind in split:
-                if kind == WORD and label(text).rule == compound:  # a hyphenated word in no list
+                info = label(text) if kind == WORD else None
+                if info is not None and info.rule == compound:  # a hyphenated word in no list
                     for part in text.split("-"):
                         if part:
                             sid = spelling_ids.get((part, WORD))
@@ -303,7 +304,7 @@ class Spellings:
                         offset += len(part) + 1
                     continue
                 sid = spelling_ids.get((text, kind))
-                spellings.append(self.spelling(text, kind) if sid is None else sid)
+                spellings.append(self._add_spelling(text, kind, info) if sid is None else sid)
                 offsets.append(offset)
                 in_compound.append(False)
                 n_parts += 1
@@ -317,13 +318,16 @@ class Spellings:
     def spelling(self, text: str, kind: str, tag: str = "") -> int:
         """The id of a spelling (a token's text and kind; a detection's tag), added when new. Its
         scalar columns are worked out with those of the other new spellings at the next numpy()."""
-        key = (text or tag, kind)
-        sid = self.spelling_ids.get(key)
-        if sid is not None:
-            return sid
-        sid = self.spelling_ids[key] = len(self.texts)
+        sid = self.spelling_ids.get((text or tag, kind))
+        if sid is None:
+            sid = self._add_spelling(text, kind, self.labeller.label_word(text) if kind == WORD else None, tag)
+        return sid
+
+    def _add_spelling(self, text: str, kind: str, info: WordInfo | None, tag: str = "") -> int:
+        """Add a new spelling, `info` its label out of context (a word's), and give its id."""
+        sid = self.spelling_ids[(text or tag, kind)] = len(self.texts)
         self.texts.append(text)
-        self.infos.append(self.labeller.label_word(text) if kind == WORD else None)
+        self.infos.append(info)
         self.tags.append(tag)
         self._columns["kind"].values.append(_KIND_CODE[kind])
         return sid
