@@ -18,6 +18,7 @@ import sys
 import tempfile
 import unicodedata
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -148,6 +149,8 @@ def test_a_segment_cut_whole_gets_the_tokens_it_gets_cut_stretch_by_stretch(lexi
 
     def cut_whole(segments):
         found = cut(segments)
+        if found.order is not None:  # the stretches of the segments in turn
+            found.flat, found.ids, found.order = [found.flat[i] for i in found.order], found.ids[found.order], None
         whole = np.arange(len(segments)) % every == 0
         per_segment = np.split(np.asarray(found.flat, dtype=object), np.cumsum(found.counts)[:-1])
         found.flat = [stretch for stretches, w in zip(per_segment, whole) if not w for stretch in stretches]
@@ -474,3 +477,15 @@ def test_hiding_never_leaves_a_mark_dangling_after_a_code(seeker, case):
         assert _marks_after_codes(anonymised) == [], (text, f_spans, anonymised)
     released = release_text(text, spans, lambda tag, original: f"<{tag}_1_1>")
     assert _marks_after_codes(released) == [], (text, spans, released)
+
+
+@settings(max_examples=500, **SETTINGS)
+@given(texts=st.lists(st.one_of(any_text, st.text(alphabet=" a\u00e9\x00\t\n\u00a0\u2028,", max_size=8)), max_size=8))
+def test_the_stretches_of_a_batch_are_those_of_each_text_in_turn(texts):
+    from triage.seekhide.table import _STRETCH, _stretches
+
+    flat, counts, order = _stretches(texts)
+    per_text = [_STRETCH.findall(text) for text in texts]
+    assert counts.tolist() == list(map(len, per_text))
+    assert sorted(flat) == sorted(chain.from_iterable(per_text))
+    assert (flat if order is None else [flat[i] for i in order.tolist()]) == list(chain.from_iterable(per_text))

@@ -68,6 +68,34 @@ class _Column:
         return self.array
 
 
+def _stretches(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
+    """The stretches of `texts` (_STRETCH.findall of each): (those of the texts whose only white
+    space is single spaces, then those of the others; how many each text has; where those of
+    the texts in turn are in the first list, None when they are in that order). A text whose only
+    white space is single spaces (str.isprintable() holds for no other white space) is cut by
+    string methods, all such texts of a batch at once: each space begins a stretch."""
+    single = [text.isprintable() and "  " not in text for text in texts]
+    spaced = texts if all(single) else [text for text, alone in zip(texts, single) if alone]
+    # Joined by a character no such text holds, the boundaries of texts and stretches marked alike.
+    flat = "\0".join(spaced).replace(" ", "\0 ").split("\0") if spaced else []
+    counts = np.fromiter(map(str.count, spaced, repeat(" ")), dtype=np.int64, count=len(spaced)) + 1
+    if len(spaced) == len(texts):
+        return flat, counts, None
+    others = list(map(_STRETCH.findall, [text for text, alone in zip(texts, single) if not alone]))
+    flat += chain.from_iterable(others)
+    mask = np.asarray(single, dtype=bool)
+    per_text = np.empty(len(texts), dtype=np.int64)
+    per_text[mask] = counts
+    per_text[~mask] = list(map(len, others))
+    # Where each text's stretches are in `flat`, then where each of them goes.
+    source = np.empty(len(texts), dtype=np.int64)
+    source[mask] = np.cumsum(counts) - counts
+    others_counts = per_text[~mask]
+    source[~mask] = len(flat) - others_counts.sum() + np.cumsum(others_counts) - others_counts
+    order = np.repeat(source - (np.cumsum(per_text) - per_text), per_text) + np.arange(int(per_text.sum()))
+    return flat, per_text, order
+
+
 class Stretches(dict):
     """The stretches of text a table has cut into pieces (stretch -> its id), with the piece
     ids of each as columns. The pieces of a text are those of its stretches in turn, each
@@ -118,8 +146,9 @@ class _StretchArrays:
 @dataclass
 class Cut:
     """The stretches of a batch of texts (Spellings.cut): `flat`, those of the texts not cut
-    whole, in order, `counts` per such text; `whole`, per text, whether it is cut whole (a
-    stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
+    whole, `counts` per such text, and `order`, where those of the texts in turn are in `flat`
+    (None: `flat` is in that order; see _stretches); `whole`, per text, whether it is cut whole
+    (a stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
     their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
     one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece); `words`, the word
     spellings of the new pieces to label."""
@@ -129,6 +158,7 @@ class Cut:
     whole: np.ndarray
     new: dict[str, list[str]]
     ids: np.ndarray
+    order: np.ndarray | None
     parts: dict[str, tuple] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
 
@@ -197,24 +227,23 @@ class Spellings:
         once in Python, the others are found by one look-up each. `Cut.words` holds the word
         spellings of the new pieces, with the parts of hyphenated ones: what a batch brings to
         label (WordLabeller.label_many labels them together before the pieces are added)."""
-        per_text = list(map(_STRETCH.findall, texts))
-        counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
-        flat = list(chain.from_iterable(per_text))
+        flat, counts, order = _stretches(texts)
         ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
         new = {stretch: [stretch] if plain_word(stretch) else PIECE.findall(stretch) for stretch in fresh}
         # The whole text is cut instead (see Stretches).
         bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
         whole = np.zeros(len(texts), dtype=bool)
-        if bad:
+        if bad:  # the stretches of the other texts, in order
             for stretch in bad:
                 del new[stretch]
+            per_text = list(map(_STRETCH.findall, texts))
             whole = np.fromiter((not bad.isdisjoint(stretches) for stretches in per_text), dtype=bool,
                                 count=len(per_text))
             flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
-            ids = ids[np.repeat(~whole, counts)]
-            counts = counts[~whole]
-        cut = Cut(flat, counts, whole, new, ids)
+            ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+            counts, order = counts[~whole], None
+        cut = Cut(flat, counts, whole, new, ids, order)
         self.new_parts(chain.from_iterable(new.values()), cut)
         return cut
 
@@ -246,6 +275,8 @@ class Spellings:
         missing = np.flatnonzero(sid < 0)
         if len(missing):
             sid[missing] = list(map(stretches.__getitem__, map(cut.flat.__getitem__, missing.tolist())))
+        if cut.order is not None:
+            sid = sid[cut.order]
         count = columns.count[sid]
         ends = np.cumsum(count)
         n = int(ends[-1]) if len(ends) else 0
