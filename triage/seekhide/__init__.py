@@ -84,7 +84,8 @@ from triage.text.normalise import grapheme_spans
 from triage.text.tokenise import PIECE
 
 
-def _segments(texts: list[str], hits: list[list], hit_at: list[int]):
+def _segments(texts: list[str], hits: list[list], hit_at: list[int]) -> tuple[list[str], np.ndarray, np.ndarray,
+                                                                           np.ndarray, list]:
     """The units of `texts` (see SeekAndHide.analyse): (the segments of text, in order; per unit,
     its message, where it begins in it, whether it is a hit; the hits, in order). `hit_at`: the
     messages with hits."""

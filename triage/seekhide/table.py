@@ -150,8 +150,8 @@ class Cut:
     (None: `flat` is in that order; see _stretches); `whole`, per text, whether it is cut whole
     (a stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
     their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
-    one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece); `words`, the word
-    spellings of the new pieces to label."""
+    one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece);
+    `words`, the word spellings of the new pieces to label."""
 
     flat: list[str]
     counts: np.ndarray
