@@ -230,7 +230,19 @@ class Spellings:
         flat, counts, order = _stretches(texts)
         ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
-        new = {stretch: [stretch] if plain_word(stretch) else PIECE.findall(stretch) for stretch in fresh}
+        new: dict[str, list[str]] = {}
+        parts: dict[str, tuple] = {}
+        words: list[str] = []
+        piece_ids = self.piece_ids
+        for stretch in fresh:
+            value = plain_word(stretch)
+            if value is None:
+                new[stretch] = PIECE.findall(stretch)
+            else:  # one piece, one word (what split_piece makes of it)
+                new[stretch] = [stretch]
+                if stretch not in piece_ids:
+                    parts[stretch] = ((len(stretch) - len(value), value, WORD),)
+                    words.append(value)
         # The whole text is cut instead (see Stretches).
         bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
         whole = np.zeros(len(texts), dtype=bool)
@@ -243,7 +255,7 @@ class Spellings:
             flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
             ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
             counts, order = counts[~whole], None
-        cut = Cut(flat, counts, whole, new, ids, order)
+        cut = Cut(flat, counts, whole, new, ids, order, parts, words)
         self.new_parts(chain.from_iterable(new.values()), cut)
         return cut
 
