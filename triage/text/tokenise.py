@@ -114,7 +114,8 @@ def plain_word(text: str) -> str | None:
     an emoticon (xD, oo) nor an emoji: PIECE leaves such a text whole, and split_piece reads it
     as one WORD. None for any other text."""
     value = text.lstrip()
-    if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":  # emoji begin at U+2600
+    # The emoji ranges begin at U+2600, but for the joiner and a variation selector: no letters.
+    if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":
         return value
     return None
 
