@@ -485,3 +485,20 @@ def test_a_code_with_no_cue_is_never_missed_for_want_of_its_hint(text):
                                             ("MP3 et 18H et 04 a", [])])
 def test_codes_with_no_cue_are_found_behind_their_hints(text, expected):
     assert spans(text) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="AZaz09 5é-./", max_size=16))
+def test_the_mixed_code_hint_is_a_capital_next_to_a_digit(text):
+    capitals, digits = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), set("0123456789")
+    pairs = {frozenset((a in capitals, b in digits)) for a, b in zip(text, text[1:])} | {
+        frozenset((a in digits, b in capitals)) for a, b in zip(text, text[1:])}
+    assert (detectors._MIXED_HINT.search(text) is not None) == (frozenset({True}) in pairs)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([*detectors._CODE_CUES_LOWER, *detectors._TRIP_CUES_LOWER, "co", "d", "é", "in", "tr",
+                                 "pass", "w", " ", "x", "ai", "ter"]), max_size=6).map("".join))
+def test_a_message_without_any_cue_skips_the_tests_of_each_list(lower):
+    cue = detectors._ANY_CUE.search(lower) is not None
+    assert cue == any(word in lower for word in detectors._CODE_CUES_LOWER + detectors._TRIP_CUES_LOWER)

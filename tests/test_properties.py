@@ -18,8 +18,10 @@ import sys
 import tempfile
 import unicodedata
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -31,8 +33,8 @@ from triage.text.normalise import JOINERS, fold, fold_batch
 from triage.classifier import Classifier
 from triage.jobs import run_classify, run_seek
 from triage.schema import CLASSIFY_COLUMNS
-from triage.seekhide import SeekAndHide
-from triage.text.tokenise import PIECE, tokenise
+from triage.seekhide import KINDS, LABELS, Rule, SeekAndHide, rule_code
+from triage.text.tokenise import PIECE, PUNCT, WORD, split_piece, tokenise
 
 from conftest import REPO, SAMPLE
 
@@ -90,6 +92,74 @@ def test_cutting_texts_at_their_white_space_gives_the_pieces_of_the_regular_expr
     whole = [[table.piece_ids[piece] for piece in PIECE.findall(text)] for text in texts]
     assert counts.tolist() == list(map(len, whole))
     assert ids.tolist() == [ident for pieces in whole for ident in pieces]
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=6))
+def test_the_table_holds_what_each_piece_and_spelling_is_made_of(seeker, texts):
+    table = seeker.spellings  # shared across examples: the pieces and spellings of a batch are added to earlier ones
+    seeker.analyse(texts)
+    columns = table.numpy()
+    assert len(columns.kind) == len(columns.label) == len(columns.length) == len(table.texts)
+    for sid, (text, info, tag) in enumerate(zip(table.texts, table.infos, table.tags)):
+        kind = KINDS[columns.kind[sid]]
+        assert table.spelling_ids[(text or tag, kind)] == sid
+        assert (info is not None) == (kind == WORD) and (info is None or info == seeker.label_word(text))
+        assert columns.label[sid] == (LABELS.index(info.label) if info else -1)
+        assert columns.rule[sid] == (rule_code(info.rule) if info else -1)
+        assert columns.weak[sid] == bool(info and info.weak) and columns.title[sid] == bool(info and info.title)
+        assert columns.capitalised[sid] == (text[:1].isupper() and not text.isupper())
+        assert columns.sentence_end[sid] == (kind == PUNCT and re.search(r"[.!?…]", text) is not None)
+        assert columns.length[sid] == len(text)
+    for piece, ident in table.piece_ids.items():
+        first, count = columns.piece_first[ident], columns.piece_parts[ident]
+        parts = [(int(columns.part_offset[k]), table.texts[columns.part_spelling[k]], bool(columns.part_of_compound[k]))
+                 for k in range(first, first + count)]
+        if isinstance(piece, tuple):  # a detection
+            assert columns.piece_length[ident] == 0 and parts == [(0, "", False)]
+            assert table.tags[columns.part_spelling[first]] == piece[1]
+            continue
+        assert columns.piece_length[ident] == len(piece)
+        expected = []
+        for offset, text, kind in split_piece(piece, seeker.keep_whole):
+            if kind == WORD and seeker.label_word(text).rule == Rule.COMPOUND:
+                for part in text.split("-"):
+                    if part:
+                        expected.append((offset, part, True))
+                    offset += len(part) + 1
+            else:
+                expected.append((offset, text, False))
+        assert parts == expected, piece
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=6), every=st.integers(1, 3))
+def test_a_segment_cut_whole_gets_the_tokens_it_gets_cut_stretch_by_stretch(lexicons, texts, every):
+    # No stretch of text is known that would not cut into whole pieces on its own; were one found, its
+    # segment (a message, or the text between two detector hits) would be cut whole: as if one in
+    # `every` segments were.
+    def tokens(seeker):
+        analysis = seeker.analyse(texts)
+        return [(analysis.texts[m][b:e], b, e, k, label, rule, m) for b, e, k, label, rule, m in zip(
+            *(getattr(analysis, name).tolist() for name in ("start", "end", "kind", "label", "rule", "message")))]
+
+    expected = tokens(SeekAndHide(lexicons))
+    seeker = SeekAndHide(lexicons)
+    cut = seeker.spellings.cut
+
+    def cut_whole(segments):
+        found = cut(segments)
+        if found.order is not None:  # the stretches of the segments in turn
+            found.flat, found.ids, found.order = [found.flat[i] for i in found.order], found.ids[found.order], None
+        whole = np.arange(len(segments)) % every == 0
+        per_segment = np.split(np.asarray(found.flat, dtype=object), np.cumsum(found.counts)[:-1])
+        found.flat = [stretch for stretches, w in zip(per_segment, whole) if not w for stretch in stretches]
+        found.ids = found.ids[np.repeat(~whole, found.counts)]
+        found.counts, found.whole = found.counts[~whole], whole
+        return found
+
+    seeker.spellings.cut = cut_whole
+    assert tokens(seeker) == expected
 
 
 @settings(max_examples=300, **SETTINGS)
@@ -407,3 +477,15 @@ def test_hiding_never_leaves_a_mark_dangling_after_a_code(seeker, case):
         assert _marks_after_codes(anonymised) == [], (text, f_spans, anonymised)
     released = release_text(text, spans, lambda tag, original: f"<{tag}_1_1>")
     assert _marks_after_codes(released) == [], (text, spans, released)
+
+
+@settings(max_examples=500, **SETTINGS)
+@given(texts=st.lists(st.one_of(any_text, st.text(alphabet=" a\u00e9\x00\t\n\u00a0\u2028,", max_size=8)), max_size=8))
+def test_the_stretches_of_a_batch_are_those_of_each_text_in_turn(texts):
+    from triage.seekhide.table import _STRETCH, _stretches
+
+    flat, counts, order = _stretches(texts)
+    per_text = [_STRETCH.findall(text) for text in texts]
+    assert counts.tolist() == list(map(len, per_text))
+    assert sorted(flat) == sorted(chain.from_iterable(per_text))
+    assert (flat if order is None else [flat[i] for i in order.tolist()]) == list(chain.from_iterable(per_text))

@@ -101,3 +101,65 @@ def test_elisions_are_cut_as_before(lexicons, parts):
     assert tokenise_module._split_elisions(3, word, keep_whole, mine) == _elisions_reference(3, word, keep_whole, theirs)
     assert mine == theirs
     assert max(map(len, keep_whole)) <= KEEP_WHOLE_MAX_LENGTH
+
+
+_KINDS_REFERENCE = ((re.compile(tokenise_module._EMOTICON), EMOTICON), (re.compile(tokenise_module._EMOJI), EMOJI),
+                    (re.compile(tokenise_module._WORD), WORD))
+
+
+def _split_piece_reference(piece, keep_whole):
+    """A piece's kind tried one pattern at a time (emoticon, emoji, word, else punctuation), then
+    every word through the elision, possessive, quote and number checks: what split_piece must
+    give."""
+    start = len(piece) - len(piece.lstrip())
+    value = piece[start:]
+    kind = next((k for pattern, k in _KINDS_REFERENCE if pattern.fullmatch(value)), PUNCT)
+    if kind != WORD:
+        return ((start, value, kind),)
+    out = []
+    if "'" in value or "’" in value:
+        start, value = tokenise_module._split_elisions(start, value, keep_whole, out)
+    if len(value) > 3 and value[-1:] in "sS" and value[-2:-1] in "'’" and value[:-2].isalpha() \
+            and value.lower().replace("’", "'") not in keep_whole:
+        return (*out, (start, value[:-2], WORD), (start + len(value) - 2, value[-2:], PUNCT))
+    closing = ""
+    if value[-1:] in "'’" and len(value) > 1 and value[:-1].lower() not in ELIDED \
+            and value.lower().replace("’", "'") not in keep_whole:
+        value, closing = value[:-1], value[-1]
+    number = value[:1].isdigit() and tokenise_module._NUMBER.fullmatch(value)
+    out.append((start, value, NUMBER if number else WORD))
+    if closing:
+        out.append((start + len(value), closing, PUNCT))
+    return tuple(out)
+
+
+# Characters that make each kind and its edge cases: emoticons (":-)", "xD", "oo'", "^_^"), emoji and
+# the digits of the emoji range (U+1F101, U+2776), words with apostrophes, hyphens and digits,
+# numbers with units, punctuation, white space of several kinds.
+PIECE_ALPHABET = list("aAxXdDpPoOsSjlqu0123456789:;=8-^_.'’()[]<>/\\|*3$@!?,h€") + [
+    "é", "😀", "\u2764", "\ufe0f", "\u200d", "\U0001f101", "\u2776", " ", "\n", "\u00a0", "\u3000", "\u2028",
+]
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.sampled_from(PIECE_ALPHABET), max_size=14),
+       words=st.lists(st.sampled_from(["aujourd'hui", "quelqu'un", "l'", "qu'", "Lucie's", "tout'", "18h30", "2m1",
+                                       "xD", "OO'", "jusqu'au-boutiste", "prud’homme"]), max_size=3))
+def test_a_piece_is_split_as_its_kinds_tried_one_by_one(lexicons, text, words):
+    text += " ".join(words)
+    for piece in tokenise_module.PIECE.findall(text):
+        assert tokenise_module.split_piece(piece, lexicons.apostrophe_words) == \
+            _split_piece_reference(piece, lexicons.apostrophe_words), piece
+
+
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(space=st.sampled_from(["", " ", "  ", "\n", "\u00a0"]),
+       word=st.one_of(st.text(alphabet=st.sampled_from(list("xXoOTdDpPaeéß") + ["ǅ", "ж", "中", "Ω"]), max_size=5),
+                      st.text(alphabet=st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo", "So", "Nd"]),
+                              max_size=4)))
+def test_a_plain_word_is_one_piece_read_as_one_word(lexicons, space, word):
+    text = space + word
+    if tokenise_module.plain_word(text) is not None:
+        assert tokenise_module.PIECE.findall(text) == [text]
+        assert tokenise_module.split_piece(text, lexicons.apostrophe_words) == ((len(space), word, WORD),) == \
+            _split_piece_reference(text, lexicons.apostrophe_words)

@@ -19,6 +19,7 @@ code.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
 
 import numpy as np
 
@@ -69,7 +70,6 @@ from triage.seekhide.table import (  # noqa: F401
     L_UNKNOWN,
     LABELS,
     Spellings,
-    _pieces_from,
 )
 from triage.seekhide.words import (  # noqa: F401
     MAX_MISSPELLING_LENGTH,
@@ -82,6 +82,43 @@ from triage.seekhide.words import (  # noqa: F401
 from triage.text.detectors import detect
 from triage.text.normalise import grapheme_spans
 from triage.text.tokenise import PIECE
+
+
+def _segments(texts: list[str], hits: list[list], hit_at: list[int]) -> tuple[list[str], np.ndarray, np.ndarray,
+                                                                           np.ndarray, list]:
+    """The units of `texts` (see SeekAndHide.analyse): (the segments of text, in order; per unit,
+    its message, where it begins in it, whether it is a hit; the hits, in order). `hit_at`: the
+    messages with hits."""
+    segments: list[str] = []
+    message_of: list[int] = []
+    begin_of: list[int] = []
+    is_hit: list[bool] = []
+    found_hits: list = []
+    done = 0
+    for i in hit_at:
+        segments += texts[done:i]
+        message_of += range(done, i)
+        begin_of += [0] * (i - done)
+        is_hit += [False] * (i - done)
+        text, position = texts[i], 0
+        for hit in hits[i]:
+            segments.append(text[position : hit.start])
+            message_of += (i, i)
+            begin_of += (position, hit.start)
+            is_hit += (False, True)
+            position = hit.end
+        segments.append(text[position:])
+        message_of.append(i)
+        begin_of.append(position)
+        is_hit.append(False)
+        found_hits += hits[i]
+        done = i + 1
+    segments += texts[done:]
+    message_of += range(done, len(texts))
+    begin_of += [0] * (len(texts) - done)
+    is_hit += [False] * (len(texts) - done)
+    return (segments, np.asarray(message_of, dtype=np.int64), np.asarray(begin_of, dtype=np.int64),
+            np.asarray(is_hit, dtype=bool), found_hits)
 
 
 class SeekAndHide(WordLabeller):
@@ -121,67 +158,47 @@ class SeekAndHide(WordLabeller):
             self.spellings = Spellings(self, self.known)
         table = self.spellings
         hits = list(map(detect, texts))
-        plain = [i for i, found in enumerate(hits) if not found]
-        cut = table.cut([texts[i] for i in plain] if len(plain) < len(texts) else texts)
-        # The texts with detector hits, and those cut whole: their pieces one by one.
-        spelled = [i for i, found in enumerate(hits) if found]
-        if cut.whole.any():
-            spelled = sorted(spelled + [plain[i] for i in np.flatnonzero(cut.whole).tolist()])
-            plain = [i for i, whole in zip(plain, cut.whole.tolist()) if not whole]
-        pieces: list = []  # of those texts, in order
-        counts: list[int] = []
-        explicit: list[tuple[int, int]] = []  # (piece index among them, start) where detections break the running sum
-        detected_ends: list[tuple[int, int]] = []  # (piece index among them, end) of detector hits
-        for i in spelled:
-            text, before, position = texts[i], len(pieces), 0
-            if not hits[i]:
-                pieces += PIECE.findall(text)
-            for hit in hits[i]:
-                for start, piece in _pieces_from(text, position, hit.start):
-                    explicit.append((len(pieces), start))
-                    pieces.append(piece)
-                explicit.append((len(pieces), hit.start))
-                detected_ends.append((len(pieces), hit.end))
-                pieces.append(table.detection_piece(hit.tag))
-                position = hit.end
-            if hits[i]:
-                for start, piece in _pieces_from(text, position, len(text)):
-                    explicit.append((len(pieces), start))
-                    pieces.append(piece)
-            counts.append(len(pieces) - before)
-        table.new_parts((piece for piece in pieces if isinstance(piece, str)), cut)
+        # Units, in the order of the messages: a message without detector hits is one segment of
+        # text; the text of another is cut into the segments around its hits, each hit a unit.
+        hit_at = [i for i, found in enumerate(hits) if found]
+        if hit_at:
+            segments, message_of, begin_of, is_hit, found_hits = _segments(texts, hits, hit_at)
+        else:
+            segments, message_of, begin_of = texts, np.arange(len(texts)), np.zeros(len(texts), dtype=np.int64)
+            is_hit, found_hits = np.zeros(len(texts), dtype=bool), []
+        cut = table.cut(segments)
+        # The segments cut whole (a stretch of them does not cut into whole pieces on its own).
+        whole = np.flatnonzero(cut.whole).tolist()
+        whole_pieces = [PIECE.findall(segments[k]) for k in whole]
+        table.new_parts(chain.from_iterable(whole_pieces), cut)
         self.label_many(cut.words)
         plain_ids, plain_counts = table.piece_ids_of(cut)
-        if spelled:
-            # Both kinds of texts in order: each one's pieces moved to where its text's begin.
-            add = table._adding(cut)
-            spelled_ids = np.fromiter(map(add, pieces), dtype=np.int64, count=len(pieces))
-            per_message = np.zeros(len(texts), dtype=np.int64)
-            per_message[plain] = plain_counts
-            per_message[spelled] = counts
-            begins = np.cumsum(per_message) - per_message
-            piece_ids = np.empty(int(per_message.sum()), dtype=np.int64)
-            spelled_counts = np.asarray(counts, dtype=np.int64)
-            for where, ids, count in ((plain, plain_ids, plain_counts), (spelled, spelled_ids, spelled_counts)):
-                to = np.repeat(begins[where] - (np.cumsum(count) - count), count) + np.arange(len(ids))
-                piece_ids[to] = ids
-            # `to` is now where the pieces of the texts spelled out went.
-            explicit = [(to[k], start) for k, start in explicit]
-            detected_ends = [(to[k], end) for k, end in detected_ends]
-        else:
-            piece_ids, per_message = plain_ids, plain_counts
+        if not hit_at and not whole:
+            piece_ids, per_unit = plain_ids, plain_counts
+        else:  # each source of pieces moved to where its units' pieces begin
+            segment_units, hit_units = np.flatnonzero(~is_hit), np.flatnonzero(is_hit)
+            per_segment = np.zeros(len(segments), dtype=np.int64)
+            per_segment[~cut.whole] = plain_counts
+            per_segment[whole] = list(map(len, whole_pieces))
+            per_unit = np.ones(len(is_hit), dtype=np.int64)  # a hit is one piece
+            per_unit[segment_units] = per_segment
+            first = np.cumsum(per_unit) - per_unit
+            piece_ids = np.empty(int(per_unit.sum()), dtype=np.int64)
+            whole_ids = table.ids_of(list(chain.from_iterable(whole_pieces)), cut)
+            for units, ids, counts in ((segment_units[~cut.whole], plain_ids, plain_counts),
+                                       (segment_units[whole], whole_ids, per_segment[whole])):
+                piece_ids[np.repeat(first[units] - (np.cumsum(counts) - counts), counts) + np.arange(len(ids))] = ids
+            piece_ids[first[hit_units]] = table.ids_of([table.detection_piece(hit.tag) for hit in found_hits], cut)
         n_pieces = len(piece_ids)
         columns = table.numpy()
 
-        # Piece offsets: running sums of piece lengths within each message.
+        # Piece offsets: where its unit begins in its message, plus the running sum of the
+        # lengths of the unit's pieces before it (a hit's piece has length 0: it begins its unit).
         lengths = columns.piece_length[piece_ids]
         before = np.cumsum(lengths) - lengths
-        first_piece = np.cumsum(per_message) - per_message
-        base = before[np.minimum(first_piece, n_pieces - 1)] if n_pieces else np.zeros(len(texts), dtype=np.int64)
-        piece_start = before - np.repeat(base, per_message)
-        if explicit:
-            index, value = np.asarray(explicit, dtype=np.int64).T
-            piece_start[index] = value
+        first_piece = np.cumsum(per_unit) - per_unit
+        base = before[np.minimum(first_piece, n_pieces - 1)] if n_pieces else np.zeros(len(per_unit), dtype=np.int64)
+        piece_start = before - np.repeat(base - begin_of, per_unit)
 
         # Tokens: each piece expands into its parts.
         parts = columns.piece_parts[piece_ids]
@@ -192,11 +209,10 @@ class SeekAndHide(WordLabeller):
         sid = columns.part_spelling[entry]
         start = piece_start[token_piece] + columns.part_offset[entry]
         end = start + columns.length[sid]
-        if detected_ends:
-            index, value = np.asarray(detected_ends, dtype=np.int64).T
+        if found_hits:  # a hit's token ends where the hit does
             first_token = np.cumsum(parts) - parts
-            end[first_token[index]] = value
-        message = np.repeat(np.repeat(np.arange(len(texts)), per_message), parts)
+            end[first_token[first_piece[is_hit]]] = [hit.end for hit in found_hits]
+        message = np.repeat(np.repeat(message_of, per_unit), parts)
         return Analysis.build(self, self.hide, table, list(texts), sid, start, end, message,
                               columns.part_of_compound[entry], columns)
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +27,7 @@ from triage.text.tokenise import (
     PIECE,
     PUNCT,
     WORD,
+    plain_word,
     split_piece,
 )
 
@@ -39,13 +39,6 @@ _SENTENCE_END = re.compile(r"[.!?…]")
 # The stretches of a text: its characters up to the first white space, then each run of white
 # space with the characters up to the next one ("Salut  Patrice," -> "Salut", "  Patrice,").
 _STRETCH = re.compile(r"^\S*|\s+\S*")
-
-
-def _pieces_from(text: str, begin: int, end: int) -> Iterator[tuple[int, str]]:
-    """(start, piece) of the pieces of text[begin:end]."""
-    for piece in PIECE.findall(text, begin, end):
-        yield begin, piece
-        begin += len(piece)
 
 
 # Codes of token kinds and word labels in the arrays of an Analysis.
@@ -75,6 +68,34 @@ class _Column:
         return self.array
 
 
+def _stretches(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
+    """The stretches of `texts` (_STRETCH.findall of each): (those of the texts whose only white
+    space is single spaces, then those of the others; how many each text has; where those of
+    the texts in turn are in the first list, None when they are in that order). A text whose only
+    white space is single spaces (str.isprintable() holds for no other white space) is cut by
+    string methods, all such texts of a batch at once: each space begins a stretch."""
+    single = [text.isprintable() and "  " not in text for text in texts]
+    spaced = texts if all(single) else [text for text, alone in zip(texts, single) if alone]
+    # Joined by a character no such text holds, the boundaries of texts and stretches marked alike.
+    flat = "\0".join(spaced).replace(" ", "\0 ").split("\0") if spaced else []
+    counts = np.fromiter(map(str.count, spaced, repeat(" ")), dtype=np.int64, count=len(spaced)) + 1
+    if len(spaced) == len(texts):
+        return flat, counts, None
+    others = list(map(_STRETCH.findall, [text for text, alone in zip(texts, single) if not alone]))
+    flat += chain.from_iterable(others)
+    mask = np.asarray(single, dtype=bool)
+    per_text = np.empty(len(texts), dtype=np.int64)
+    per_text[mask] = counts
+    per_text[~mask] = list(map(len, others))
+    # Where each text's stretches are in `flat`, then where each of them goes.
+    source = np.empty(len(texts), dtype=np.int64)
+    source[mask] = np.cumsum(counts) - counts
+    others_counts = per_text[~mask]
+    source[~mask] = len(flat) - others_counts.sum() + np.cumsum(others_counts) - others_counts
+    order = np.repeat(source - (np.cumsum(per_text) - per_text), per_text) + np.arange(int(per_text.sum()))
+    return flat, per_text, order
+
+
 class Stretches(dict):
     """The stretches of text a table has cut into pieces (stretch -> its id), with the piece
     ids of each as columns. The pieces of a text are those of its stretches in turn, each
@@ -97,10 +118,13 @@ class Stretches(dict):
         self.count = _Column(np.int64)  # per stretch, how many pieces it has
         self.pieces = _Column(np.int64)
 
-    def add(self, stretch: str, pieces: list[int]) -> None:
-        self[stretch] = len(self.count)
-        self.first.values.append(len(self.pieces))
-        self.count.values.append(len(pieces))
+    def extend(self, stretches: list[str], counts: list[int], pieces: list[int]) -> None:
+        """Add new `stretches`, with `counts[i]` piece ids each, those of `pieces` in turn."""
+        if not stretches:
+            return
+        self.update(zip(stretches, range(len(self.count), len(self.count) + len(stretches))))
+        self.first.values += accumulate(counts[:-1], initial=len(self.pieces))
+        self.count.values += counts
         self.pieces.values += pieces
 
     def numpy(self) -> _StretchArrays:
@@ -122,15 +146,19 @@ class _StretchArrays:
 @dataclass
 class Cut:
     """The stretches of a batch of texts (Spellings.cut): `flat`, those of the texts not cut
-    whole, in order, `counts` per such text; `whole`, per text, whether it is cut whole (a
-    stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
-    their pieces; `parts`, what each new piece is made of (split_piece); `words`, the word
-    spellings of the new pieces to label."""
+    whole, `counts` per such text, and `order`, where those of the texts in turn are in `flat`
+    (None: `flat` is in that order; see _stretches); `whole`, per text, whether it is cut whole
+    (a stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
+    their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
+    one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece);
+    `words`, the word spellings of the new pieces to label."""
 
     flat: list[str]
     counts: np.ndarray
     whole: np.ndarray
     new: dict[str, list[str]]
+    ids: np.ndarray
+    order: np.ndarray | None
     parts: dict[str, tuple] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
 
@@ -199,27 +227,35 @@ class Spellings:
         once in Python, the others are found by one look-up each. `Cut.words` holds the word
         spellings of the new pieces, with the parts of hyphenated ones: what a batch brings to
         label (WordLabeller.label_many labels them together before the pieces are added)."""
-        per_text = list(map(_STRETCH.findall, texts))
-        counts = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
-        flat = list(chain.from_iterable(per_text))
-        known = self.stretches
+        flat, counts, order = _stretches(texts)
+        ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
         new: dict[str, list[str]] = {}
-        bad: set[str] = set()
-        for stretch in dict.fromkeys(flat):
-            if stretch in known:
-                continue
-            pieces = PIECE.findall(stretch)
-            if "".join(pieces) != stretch and not stretch.isspace():
-                bad.add(stretch)  # the whole text is cut instead (see Stretches)
-            else:
-                new[stretch] = pieces
+        parts: dict[str, tuple] = {}
+        words: list[str] = []
+        piece_ids = self.piece_ids
+        for stretch in fresh:
+            value = plain_word(stretch)
+            if value is None:
+                new[stretch] = PIECE.findall(stretch)
+            else:  # one piece, one word (what split_piece makes of it)
+                new[stretch] = [stretch]
+                if stretch not in piece_ids:
+                    parts[stretch] = ((len(stretch) - len(value), value, WORD),)
+                    words.append(value)
+        # The whole text is cut instead (see Stretches).
+        bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
         whole = np.zeros(len(texts), dtype=bool)
-        if bad:
+        if bad:  # the stretches of the other texts, in order
+            for stretch in bad:
+                del new[stretch]
+            per_text = list(map(_STRETCH.findall, texts))
             whole = np.fromiter((not bad.isdisjoint(stretches) for stretches in per_text), dtype=bool,
                                 count=len(per_text))
             flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
-            counts = counts[~whole]
-        cut = Cut(flat, counts, whole, new)
+            ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+            counts, order = counts[~whole], None
+        cut = Cut(flat, counts, whole, new, ids, order, parts, words)
         self.new_parts(chain.from_iterable(new.values()), cut)
         return cut
 
@@ -240,12 +276,19 @@ class Spellings:
         """(the piece ids of the texts of `cut` not cut whole, in order; how many each has), as
         column operations: the new stretches are added first (their new pieces with the parts
         of `cut`), then each stretch's pieces are gathered from the table of stretches."""
-        add = self._adding(cut)
         stretches = self.stretches
-        for stretch, pieces in cut.new.items():
-            stretches.add(stretch, [add(piece) for piece in pieces])
+        if cut.new:
+            pieces = list(chain.from_iterable(cut.new.values()))
+            self.add_pieces(pieces, cut.parts)
+            stretches.extend(list(cut.new), list(map(len, cut.new.values())),
+                             list(map(self.piece_ids.__getitem__, pieces)))
         columns = stretches.numpy()
-        sid = np.fromiter(map(stretches.__getitem__, cut.flat), dtype=np.int64, count=len(cut.flat))
+        sid = cut.ids
+        missing = np.flatnonzero(sid < 0)
+        if len(missing):
+            sid[missing] = list(map(stretches.__getitem__, map(cut.flat.__getitem__, missing.tolist())))
+        if cut.order is not None:
+            sid = sid[cut.order]
         count = columns.count[sid]
         ends = np.cumsum(count)
         n = int(ends[-1]) if len(ends) else 0
@@ -255,76 +298,108 @@ class Spellings:
         total = np.concatenate([[0], ends])[through]
         return columns.pieces[entry], np.diff(total)
 
-    def _adding(self, cut: Cut):
-        """piece -> its id, adding a new piece with the parts worked out in `cut`."""
-        piece_ids, parts = self.piece_ids, cut.parts
-
-        def add(piece):
-            ident = piece_ids.get(piece)
-            if ident is None:
-                ident = piece_ids[piece] = self.add_piece(piece, parts.get(piece))
-            return ident
-
-        return add
+    def ids_of(self, pieces: list, cut: Cut) -> list[int]:
+        """The ids of `pieces` (pieces of text, or detection_piece's), adding the new ones with
+        the parts worked out in `cut`."""
+        self.add_pieces(pieces, cut.parts)
+        return list(map(self.piece_ids.__getitem__, pieces))
 
     def detection_piece(self, tag: str) -> tuple[str, str]:
         return (DETECTED, tag)  # a tuple: never a piece of text
 
-    def add_piece(self, piece: str | tuple[str, str], split: tuple | None = None) -> int:
-        """Add a piece (or a detection_piece): its parts become spellings. `split`: what
-        split_piece makes of it, when already worked out."""
-        if isinstance(piece, tuple):
-            parts = [(0, self.spelling("", DETECTED, piece[1]), False)]
-        else:
-            parts = []
-            if split is None:
-                split = split_piece(piece, self.labeller.keep_whole)
+    def add_pieces(self, pieces, parts: dict) -> None:
+        """Add the new ones of `pieces` (pieces of text, or detection_piece's), in order: each
+        part of a piece becomes a spelling. `parts`: what split_piece makes of some of them,
+        already worked out. One loop for them all, the values of the columns appended as they
+        come."""
+        piece_ids, spelling_ids, label = self.piece_ids, self.spelling_ids, self.labeller.label_word
+        keep_whole, compound = self.labeller.keep_whole, Rule.COMPOUND
+        lengths, counts, firsts = (self._pieces[name].values for name in ("piece_length", "piece_parts", "piece_first"))
+        spellings, offsets, in_compound = (self._parts[name].values
+                                           for name in ("part_spelling", "part_offset", "part_of_compound"))
+        n_pieces, n_parts = len(self._pieces["piece_length"]), len(self._parts["part_spelling"])
+        for piece in pieces:
+            if piece in piece_ids:
+                continue
+            piece_ids[piece] = n_pieces
+            n_pieces += 1
+            firsts.append(n_parts)
+            if piece.__class__ is tuple:  # a detection: one part, the spelling of its tag
+                lengths.append(0)
+                counts.append(1)
+                spellings.append(self.spelling("", DETECTED, piece[1]))
+                offsets.append(0)
+                in_compound.append(False)
+                n_parts += 1
+                continue
+            lengths.append(len(piece))
+            split = parts.get(piece) or split_piece(piece, keep_whole)
             for offset, text, kind in split:
-                info = self.labeller.label_word(text) if kind == WORD else None
-                if info is not None and info.rule == Rule.COMPOUND:
+                info = label(text) if kind == WORD else None
+                if info is not None and info.rule == compound:  # a hyphenated word in no list
                     for part in text.split("-"):
                         if part:
-                            parts.append((offset, self.spelling(part, WORD), True))
+                            sid = spelling_ids.get((part, WORD))
+                            spellings.append(self.spelling(part, WORD) if sid is None else sid)
+                            offsets.append(offset)
+                            in_compound.append(True)
+                            n_parts += 1
                         offset += len(part) + 1
-                else:
-                    parts.append((offset, self.spelling(text, kind), False))
-        ident = len(self._pieces["piece_length"])
-        self._pieces["piece_length"].values.append(0 if isinstance(piece, tuple) else len(piece))
-        self._pieces["piece_parts"].values.append(len(parts))
-        self._pieces["piece_first"].values.append(len(self._parts["part_spelling"]))
-        for offset, sid, in_compound in parts:
-            self._parts["part_spelling"].values.append(sid)
-            self._parts["part_offset"].values.append(offset)
-            self._parts["part_of_compound"].values.append(in_compound)
-        return ident
+                    continue
+                sid = spelling_ids.get((text, kind))
+                spellings.append(self._add_spelling(text, kind, info) if sid is None else sid)
+                offsets.append(offset)
+                in_compound.append(False)
+                n_parts += 1
+            counts.append(n_parts - firsts[-1])
+
+    def add_piece(self, piece: str | tuple[str, str]) -> int:
+        """Add a piece (or a detection_piece) and give its id (see add_pieces)."""
+        self.add_pieces((piece,), {})
+        return self.piece_ids[piece]
 
     def spelling(self, text: str, kind: str, tag: str = "") -> int:
-        key = (text or tag, kind)
-        sid = self.spelling_ids.get(key)
-        if sid is not None:
-            return sid
-        sid = self.spelling_ids[key] = len(self.texts)
-        info = self.labeller.label_word(text) if kind == WORD else None
+        """The id of a spelling (a token's text and kind; a detection's tag), added when new. Its
+        scalar columns are worked out with those of the other new spellings at the next numpy()."""
+        sid = self.spelling_ids.get((text or tag, kind))
+        if sid is None:
+            sid = self._add_spelling(text, kind, self.labeller.label_word(text) if kind == WORD else None, tag)
+        return sid
+
+    def _add_spelling(self, text: str, kind: str, info: WordInfo | None, tag: str = "") -> int:
+        """Add a new spelling, `info` its label out of context (a word's), and give its id."""
+        sid = self.spelling_ids[(text or tag, kind)] = len(self.texts)
         self.texts.append(text)
         self.infos.append(info)
         self.tags.append(tag)
-        values = {
-            "kind": _KIND_CODE[kind],
-            "label": _LABEL_CODE[info.label] if info else -1,
-            "rule": rule_code(info.rule) if info else -1,
-            "weak": bool(info and info.weak),
-            "title": bool(info and info.title),
-            "capitalised": text[:1].isupper() and not text.isupper(),
-            "sentence_end": kind == PUNCT and bool(_SENTENCE_END.search(text)),
-            "length": len(text),
-        }
-        for name, value in values.items():
-            self._columns[name].values.append(value)
+        self._columns["kind"].values.append(_KIND_CODE[kind])
         return sid
 
     def numpy(self) -> _Arrays:
+        self._scalars()
         return _Arrays(**{name: c.numpy() for group in (self._columns, self._pieces, self._parts)
                           for name, c in group.items()})
+
+    def _scalars(self) -> None:
+        """Work out the scalar columns of the spellings added since they last were (all but
+        `kind`, appended as each spelling is added), a column at a time."""
+        done = len(self._columns["label"])
+        if done == len(self.texts):
+            return
+        texts, infos = self.texts[done:], self.infos[done:]
+        kinds = self._columns["kind"].numpy()[done:]
+        values = {
+            "label": [-1 if info is None else _LABEL_CODE[info.label] for info in infos],
+            "rule": [-1 if info is None else rule_code(info.rule) for info in infos],
+            "weak": [info is not None and bool(info.weak) for info in infos],
+            "title": [info is not None and bool(info.title) for info in infos],
+            "capitalised": [text[:1].isupper() and not text.isupper() for text in texts],
+            "sentence_end": [kind == K_PUNCT and _SENTENCE_END.search(text) is not None
+                             for text, kind in zip(texts, kinds.tolist())],
+            "length": list(map(len, texts)),
+        }
+        for name, new in values.items():
+            self._columns[name].values += new
 
     def column(self, column: SpellingColumn, *parameters) -> np.ndarray:
         """The values of a declared per-spelling column for every spelling of the table, each

@@ -467,7 +467,7 @@ _ZERO_CODE_RE = re.compile(r"(?<![\w:/.,+\-])(?P<code>0[0-9]{3,4})(?![\w:/.,%€
 # What each of the two patterns above needs somewhere in the text: a capital next to a digit (a run
 # of capitals and digits holding both has one), a zero and three digits. Searched first, they spare
 # the patterns' look-arounds at every character of the messages that have none (most of them).
-_MIXED_HINT = re.compile(r"[A-Z][0-9]|[0-9][A-Z]")
+_MIXED_HINT = re.compile(r"[0-9](?:(?<=[A-Z][0-9])|(?=[A-Z]))")  # one branch: `re` skips to the digits
 _ZERO_HINT = re.compile(r"0[0-9]{3}")
 _NOT_A_CODE_RE = re.compile(r"[0-9]{1,2}H(?:[0-9]{2})?|H24|[0-9]+(?:M2|M3|GO|MO|KO|TO|KM|KG|CM|MM|KW|ML|CL|HZ|MP|PX)")
 _NOT_CODES = frozenset(word.upper() for word in word_list("codes/not_codes.txt"))
@@ -486,6 +486,8 @@ def _mixed_codes(text: str, found: list[tuple[int, int, str]]) -> None:
 _TRIP_CUES_LOWER = ("train", "tgv", "ter", "ouigo", "intercit", "vol", "flight")
 _CODE_CUES_LOWER = ("code", "codé", "porte", "badge", "pin", "mdp", "passe", "interphone", "cadenas", "alarme", "plaque",
                     "immat", "password", "passwd", "pwd")
+# A cue of either list: most messages with a digit hold none, and are spared the tests of each.
+_ANY_CUE = re.compile(_alternation(_TRIP_CUES_LOWER + _CODE_CUES_LOWER))
 
 # --------------------------------------------------------------------------
 # Detection
@@ -597,6 +599,8 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
         for m in _ZERO_CODE_RE.finditer(text):
             found.append((m.start("code"), m.end("code"), "COD"))
     lower = text.lower()
+    if _ANY_CUE.search(lower) is None:
+        return
     if any(cue in lower for cue in _CODE_CUES_LOWER):
         for pattern in (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE):
             for m in pattern.finditer(text):
@@ -662,4 +666,4 @@ def detect(text: str) -> list[Detection]:
         _detect_urls(text, found)
     if _DIGIT_RUN.search(text, first.start()):
         _detect_numbers(text, found)
-    return _resolve(found)
+    return _resolve(found) if found else []

@@ -50,7 +50,9 @@ _WORD = r"[^\W_]+(?:[-'’][^\W_]+)*['’]?"
 _PUNCT = r"[^\w\s]+|_+"
 # Every character but white space belongs to some piece, so pieces are contiguous.
 PIECE = re.compile(rf"\s*(?:{_EMOTICON}|{_EMOJI}|{_WORD}|{_PUNCT})")
-_KINDS = ((re.compile(_EMOTICON), EMOTICON), (re.compile(_EMOJI), EMOJI), (re.compile(_WORD), WORD))
+# A piece's white space, then its token when it is an emoticon, an emoji or a word, tried in that
+# order (the group named after the kind matches); any other token is punctuation.
+_KIND = re.compile(rf"\s*+(?:(?P<{EMOTICON}>{_EMOTICON})|(?P<{EMOJI}>{_EMOJI})|(?P<{WORD}>{_WORD}))")
 _NUMBER = re.compile(
     r"\d+(?:[.,:/h-]\d+)*(?:h|min|mn|€|e|er|ere|ère|eme|ème|è|é|ans?|kg|km|m|cm|mm|g|pm|am|x)?",
     re.I,
@@ -107,16 +109,35 @@ def tokenise(text: str, keep_whole: Container[str] = frozenset()) -> list[Token]
     return Tokeniser(keep_whole).tokenise(text)
 
 
+def plain_word(text: str) -> str | None:
+    """The word of `text` when it is white space, then letters only (most new spellings), neither
+    an emoticon (xD, oo) nor an emoji: PIECE leaves such a text whole, and split_piece reads it
+    as one WORD. None for any other text."""
+    value = text.lstrip()
+    # The emoji ranges begin at U+2600, but for the joiner and a variation selector: no letters.
+    if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":
+        return value
+    return None
+
+
 def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
     """What a piece (white space first, then one token's worth of text) is made of."""
-    start = len(piece) - len(piece.lstrip())
+    value = plain_word(piece)
+    if value is not None:
+        return ((len(piece) - len(value), value, WORD),)
+    found = _KIND.fullmatch(piece)
+    if found is None:
+        start = len(piece) - len(piece.lstrip())
+        return ((start, piece[start:], PUNCT),)
+    kind = found.lastgroup
+    start = found.start(kind)
     value = piece[start:]
-    kind = next((k for pattern, k in _KINDS if pattern.fullmatch(value)), PUNCT)
     if kind != WORD:
         return ((start, value, kind),)
+    if "'" not in value and "’" not in value:  # most words: nothing elided, no possessive, no quote
+        return ((start, value, NUMBER if value[:1].isdigit() and _NUMBER.fullmatch(value) else WORD),)
     out: list[Part] = []
-    if "'" in value or "’" in value:
-        start, value = _split_elisions(start, value, keep_whole, out)
+    start, value = _split_elisions(start, value, keep_whole, out)
     if len(value) > 3 and value[-1:] in "sS" and value[-2:-1] in "'’" and value[:-2].isalpha() \
             and value.lower().replace("’", "'") not in keep_whole:
         # An English possessive (Lucie's): the name, then 's.
