@@ -19,7 +19,7 @@ import math
 import re
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -72,21 +72,121 @@ def count_key(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
+# A stretch that ends where _MID_CAPITAL's match may start: a lower-case letter, then at most a
+# comma or a semicolon (the white space after it is the stretch's end).
+_CAPITAL_BEFORE = re.compile(r"[a-zß-ÿ][,;]?\Z")
+# A stretch that starts with _MID_CAPITAL's word.
+_CAPITAL_WORD = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])")
+
+
 class _LetterRuns(Cache):
-    """The keys (count_key) of the lower-case runs of letters of each stretch of text between
-    white space, found once per distinct stretch (SMS repeat their words): a run never holds
-    white space, so a text's runs are those of its stretches. Within the memory budget of
-    triage.pipeline.memory."""
+    """What the corpus statistics read of each stretch of text between white space, found once
+    per distinct stretch (SMS repeat their words): the lower-case runs of letters it holds (a run
+    never holds white space, so a text's runs are those of its stretches), and what
+    _MID_CAPITAL sees of it (a match runs from the end of one stretch to the start of the next).
+    Each stretch has an id (its value), and the runs and capitalised words an id of their own
+    (`words`), whose count_key is worked out once. Within the memory budget of
+    triage.pipeline.memory, as its stretches."""
 
-    def __missing__(self, stretch: str) -> tuple[int, ...]:
-        runs = self[stretch] = tuple(count_key(run) for run in _LETTERS.findall(stretch) if run.islower())
-        return runs
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self._start()
 
-    def of_texts(self, texts: list[str]) -> Iterator[set[int]]:
-        """The set of keys of the lower-case runs of each text."""
+    def _start(self) -> None:
+        self.words: dict[str, int] = {}
+        self.word_keys = np.empty(0, np.uint64)
+        # Per stretch id: where its runs start in `runs` (one more entry: the end), the word id of
+        # the capitalised word it starts with (-1: none), whether it may come before such a word
+        # (it ends with a lower-case letter and at most a comma or a semicolon), and whether a
+        # match of _MID_CAPITAL on its own capitalised word takes that lower-case letter.
+        self.run_starts = np.zeros(1, np.intp)
+        self.runs = np.empty(0, np.intp)
+        self.capital = np.empty(0, np.intp)
+        self.before = np.empty(0, bool)
+        self.taken = np.empty(0, bool)
+        self._new: list[str] = []  # the stretches met since the columns were last grown
+
+    def clear(self) -> None:
+        super().clear()
+        self._start()
+
+    def __missing__(self, stretch: str) -> int:
+        ident = self[stretch] = len(self)
+        self._new.append(stretch)
+        return ident
+
+    def _word_ids(self, words: list[str]) -> np.ndarray:
+        """The id of each word, new words given the next ids."""
+        known = self.words
+        new = [word for word in dict.fromkeys(words) if word not in known]
+        known.update(zip(new, range(len(known), len(known) + len(new))))
+        return np.fromiter(map(known.__getitem__, words), np.intp, len(words))
+
+    def _grow(self) -> None:
+        """The columns of the stretches met since they were last grown, worked out for all of them at once."""
+        new, self._new = self._new, []
+        if new:
+            found = list(map(_LETTERS.findall, new))
+            runs = list(itertools.chain.from_iterable(found))
+            lower = np.fromiter(map(str.islower, runs), bool, len(runs))
+            ends = np.cumsum(np.fromiter(map(len, found), np.intp, len(found)))
+            kept_before = np.concatenate([[0], np.cumsum(lower)])
+            self.run_starts = np.concatenate([self.run_starts, len(self.runs) + kept_before[ends]])
+            self.runs = np.concatenate([self.runs, self._word_ids(list(itertools.compress(runs, lower.tolist())))])
+            last = list(map(_CAPITAL_BEFORE.search, new))
+            first = list(map(_CAPITAL_WORD.match, new))
+            starting = [i for i, match in enumerate(first) if match is not None]
+            capital = np.full(len(new), -1, np.intp)
+            capital[starting] = self._word_ids([first[i].group().lower() for i in starting])
+            taken = np.zeros(len(new), bool)
+            taken[starting] = [last[i] is not None and last[i].start() < first[i].end() for i in starting]
+            self.capital = np.concatenate([self.capital, capital])
+            self.before = np.concatenate([self.before, np.fromiter(map(bool, last), bool, len(last))])
+            self.taken = np.concatenate([self.taken, taken])
+        if len(self.words) > len(self.word_keys):
+            added = list(itertools.islice(self.words, len(self.word_keys), None))
+            self.word_keys = np.concatenate([self.word_keys, np.fromiter(map(count_key, added), np.uint64, len(added))])
+
+    def count(self, texts: list[str]) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """(the keys of the lower-case runs of letters of `texts` and the number of texts holding
+        each; the same for the words _MID_CAPITAL finds, lowered), each key once."""
         VOCABULARY.enforce()  # between two batches: the caches may start afresh
-        runs, chain = self.__getitem__, itertools.chain.from_iterable
-        return (set(chain(map(runs, text.split()))) for text in texts)
+        split = list(map(str.split, texts))
+        sizes = np.fromiter(map(len, split), np.intp, len(split))
+        stretches = np.fromiter(map(self.__getitem__, itertools.chain.from_iterable(split)), np.intp, int(sizes.sum()))
+        self._grow()
+        message = np.repeat(np.arange(len(texts)), sizes)
+        # The runs of each stretch, with the text they are in.
+        first = self.run_starts[stretches]
+        many = self.run_starts[stretches + 1] - first
+        at = np.arange(int(many.sum())) - np.repeat(np.cumsum(many) - many - first, many)
+        lower = self._per_text(message.repeat(many), self.runs[at])
+        # _MID_CAPITAL's matches: a stretch starting with a capitalised word after one that may come
+        # before it in the same text, unless the match before took the lower-case letter it needs
+        # ("a Bob Carl": "Bob" matches, "Carl" does not). In a chain of such stretches, one in two
+        # matches, from the first.
+        capital = self.capital[stretches]
+        may = np.zeros(len(stretches), bool)
+        may[1:] = (capital[1:] >= 0) & self.before[stretches[:-1]] & (message[1:] == message[:-1])
+        chained = np.zeros(len(stretches), bool)
+        chained[1:] = may[1:] & may[:-1] & self.taken[stretches[:-1]]
+        position = np.arange(len(stretches))
+        chain_start = np.maximum.accumulate(np.where(chained, 0, position))
+        matched = may & ((position - chain_start) % 2 == 0)
+        return lower, self._per_text(message[matched], capital[matched])
+
+    def _per_text(self, message: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the keys of `words`, how many distinct texts `message` hold each), each key once."""
+        size = len(self.words)
+        if not size:
+            return self.word_keys, np.zeros(0, np.intp)
+        # Sorted, then each (text, word) pair once: np.unique costs ten times as much (it hashes).
+        pairs = np.sort(message * size + words)
+        first = np.ones(len(pairs), bool)
+        first[1:] = pairs[1:] != pairs[:-1]
+        texts = np.bincount(pairs[first] % size, minlength=size)
+        found = np.flatnonzero(texts)
+        return self.word_keys[found], texts[found]
 
 
 _letter_runs = _LetterRuns("letter_runs")  # one per process, shared by every CorpusStats
@@ -220,11 +320,9 @@ class CorpusStats:
     def add_folded(self, folded: list[str]) -> CorpusStats:
         """Count texts already folded as Seek&Hide reads them (fold_batch's texts): what `add`
         does after folding, for a caller that keeps the folded texts for classifying."""
-        keys = itertools.chain.from_iterable(_letter_runs.of_texts(folded))
-        self.counts.add(np.fromiter(keys, np.uint64))
-        capitals = itertools.chain.from_iterable(
-            {count_key(word.lower()) for word in _MID_CAPITAL.findall(text)} for text in folded)
-        self.capitalised.add(np.fromiter(capitals, np.uint64))
+        lower, capitalised = _letter_runs.count(folded)
+        self.counts.add(*lower)
+        self.capitalised.add(*capitalised)
         self.messages += len(folded)
         self.counted = object()
         return self
