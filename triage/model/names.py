@@ -17,6 +17,7 @@ import hashlib
 import itertools
 import math
 import re
+import sys
 import weakref
 from collections import Counter
 from collections.abc import Iterable
@@ -70,6 +71,13 @@ def count_key(text: str) -> int:
     """A spelling's 64-bit key in the corpus counts: the same in every process and every run
     (Python's own hash of a string changes from one process to the next)."""
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+def count_keys(texts: list[str]) -> np.ndarray:
+    """[count_key(text) for text in texts] as a uint64 array."""
+    blake2b = hashlib.blake2b
+    digests = b"".join([blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest() for text in texts])
+    return np.frombuffer(digests, "<u8").astype(np.uint64)
 
 
 # A stretch that ends where _MID_CAPITAL's match may start: a lower-case letter, then at most a
@@ -145,7 +153,7 @@ class _LetterRuns(Cache):
             self.taken = np.concatenate([self.taken, taken])
         if len(self.words) > len(self.word_keys):
             added = list(itertools.islice(self.words, len(self.word_keys), None))
-            self.word_keys = np.concatenate([self.word_keys, np.fromiter(map(count_key, added), np.uint64, len(added))])
+            self.word_keys = np.concatenate([self.word_keys, count_keys(added)])
 
     def count(self, texts: list[str]) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """(the keys of the lower-case runs of letters of `texts` and the number of texts holding
@@ -253,7 +261,7 @@ class WordCounts:
 
     def get_many(self, spellings: list[str]) -> np.ndarray:
         """The count of each spelling (0 when never counted)."""
-        return self.get_keys(np.fromiter(map(count_key, spellings), np.uint64, len(spellings)))
+        return self.get_keys(count_keys(spellings))
 
     def get_keys(self, wanted: np.ndarray) -> np.ndarray:
         """The count of each key (count_key of a spelling; 0 when never counted)."""
@@ -388,8 +396,8 @@ class CorpusStats:
         spelling is looked up once for both. The rate in lower case is 0 for a text that has
         no lower-case form (digits alone). Remembered by the caller, per spelling (the word
         scorer's rows: triage.seekhide.table.Spellings.rows_for)."""
-        lowered = [text.lower() for text in texts]
-        keys = np.fromiter(map(count_key, lowered), np.uint64, len(lowered))
+        lowered = list(map(str.lower, texts))
+        keys = count_keys(lowered)
         weight = self._prior_weight()
         rates = np.zeros((len(texts), 2))
         for column, counts, lower_only in ((0, self.capitalised, False), (1, self.counts, True)):
@@ -397,10 +405,11 @@ class CorpusStats:
             if weight:
                 prior = self.prior.counts if counts is self.counts else self.prior.capitalised
                 found = found + weight * prior.get_keys(keys)
-            found = found.tolist()
             if lower_only:
-                found = [count if key.islower() else 0 for key, count in zip(lowered, found)]
-            rates[:, column] = list(map(self._rate, found))
+                found = np.where(np.fromiter(map(str.islower, lowered), bool, len(lowered)), found, 0)
+            # The rate of each distinct count, worked out once (by math's log1p, as for a single text).
+            distinct, inverse = np.unique(found, return_inverse=True)
+            rates[:, column] = np.asarray(list(map(self._rate, distinct.tolist())), dtype=float)[inverse.ravel()]
         return rates
 
 
@@ -438,6 +447,15 @@ class NameLikeness:
     def __init__(self, trigrams: dict[str, float], prefixes: frozenset[str]):
         self.trigrams = trigrams
         self.prefixes = prefixes
+        self._table: _TrigramTable | None = None
+
+    def trigram_table(self) -> _TrigramTable:
+        """`trigrams` as arrays, for looking up the trigrams of many words at once
+        (likeness_scores). Made the first time it is asked for: `trigrams` is not changed
+        afterwards."""
+        if getattr(self, "_table", None) is None:  # (an object unpickled from an older version has none)
+            self._table = _TrigramTable(self.trigrams)
+        return self._table
 
     @classmethod
     def from_lexicons(cls, lexicons: Lexicons, max_rank: int = 20_000, word_sample: int = 8) -> NameLikeness:
@@ -677,29 +695,101 @@ LIKENESS_CHUNK = 65_536
 def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
     """[spelling.score(f) for f in folded] for folded keys: the trigrams of many words looked
     up at once (at most LIKENESS_CHUNK of them held together), each word's values then added
-    up by sum() itself (whose float summation differs between Python versions), in the same
-    order."""
-    scores: list[float] = []
+    up in order as sum() adds them (whose float summation differs between Python versions)."""
+    scores: list[np.ndarray] = []
     words: list[str] = []
     held = 0
     for f in folded:
         words.append(f"^{f}$")
         held += len(f)
         if held >= LIKENESS_CHUNK:
-            scores.extend(_likeness_chunk(spelling, words))
+            scores.append(_likeness_chunk(spelling, words))
             words, held = [], 0
-    scores.extend(_likeness_chunk(spelling, words))
-    return np.asarray(scores, dtype=float)
+    scores.append(_likeness_chunk(spelling, words))
+    return np.concatenate(scores)
 
 
-def _likeness_chunk(spelling: NameLikeness, words: list[str]) -> list[float]:
-    grams = [word[i : i + 3] for word in words for i in range(len(word) - 2)]
-    values = list(map(spelling.trigrams.get, grams, itertools.repeat(0.0)))
-    ends = itertools.accumulate(len(word) - 2 for word in words)
-    scores, start = [], 0
-    for end in ends:
-        scores.append(sum(values[start:end]) / (end - start) if end > start else 0.0)
-        start = end
+# sum() of floats adds them one after the other up to Python 3.11; from 3.12 on it compensates
+# the rounding errors (Neumaier's summation), which the words' sums then leave to sum() itself.
+_PLAIN_SUM = sys.version_info < (3, 12)
+
+
+def _code_points(text: str) -> np.ndarray:
+    """The code points of a text."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), "<u4")
+
+
+class _TrigramTable:
+    """The values of trigrams (a dict: trigram -> value) looked up for many trigrams at once,
+    0.0 for a trigram the dict lacks. Its trigrams are written with few characters (the folded
+    letters and a few signs): a trigram is then three indexes into those characters, and its
+    value is read from a dense array of every such trigram; with too many characters (more than
+    DENSE_CHARACTERS), from the sorted 63-bit keys of its trigrams (a code point takes 21 bits)."""
+
+    DENSE_CHARACTERS = 100
+
+    def __init__(self, trigrams: dict[str, float]):
+        grams = [gram for gram in trigrams if len(gram) == 3]  # a word's trigrams have three characters
+        values = np.fromiter(map(trigrams.__getitem__, grams), float, len(grams))
+        codes = _code_points("".join(grams)).reshape(-1, 3)
+        self.alphabet = np.unique(codes)
+        size = len(self.alphabet) + 1  # the last index: a character no trigram holds
+        if len(self.alphabet) <= self.DENSE_CHARACTERS:
+            index = np.searchsorted(self.alphabet, codes)
+            self.dense = np.zeros(size**3)
+            self.dense[(index[:, 0] * size + index[:, 1]) * size + index[:, 2]] = values
+        else:
+            self.dense = None
+            keys = self._keys(codes.ravel().astype(np.uint64), np.arange(0, codes.size, 3))
+            order = np.argsort(keys)
+            self.keys, self.values = keys[order], values[order]
+
+    @staticmethod
+    def _keys(codes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        return (codes[at] << np.uint64(42)) | (codes[at + 1] << np.uint64(21)) | codes[at + 2]
+
+    def of(self, codes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The value of each trigram starting at `at` in the code points `codes`."""
+        if not len(self.alphabet):
+            return np.zeros(len(at))
+        if self.dense is not None:
+            size = len(self.alphabet) + 1
+            index = np.minimum(np.searchsorted(self.alphabet, codes), size - 1)
+            index[self.alphabet[np.minimum(index, size - 2)] != codes] = size - 1
+            return self.dense[(index[at] * size + index[at + 1]) * size + index[at + 2]]
+        wanted = self._keys(codes.astype(np.uint64), at)
+        if not len(self.keys):
+            return np.zeros(len(wanted))
+        found = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        return np.where(self.keys[found] == wanted, self.values[found], 0.0)
+
+
+def _likeness_chunk(spelling: NameLikeness, words: list[str]) -> np.ndarray:
+    """The scores of `words` (each a folded key between ^ and $): the values of all their
+    trigrams looked up at once (NameLikeness.trigram_table), each word's then added up in order."""
+    if not words:
+        return np.zeros(0)
+    lengths = np.fromiter(map(len, words), np.int64, len(words))
+    grams = lengths - 2  # each word holds ^ and $: at least two characters
+    ends = np.cumsum(grams)
+    first = np.cumsum(lengths) - lengths  # where each word starts in the code points
+    at = np.arange(int(ends[-1])) - np.repeat(ends - grams - first, grams)
+    gram_values = spelling.trigram_table().of(_code_points("".join(words)), at)
+    starts = ends - grams
+    if not _PLAIN_SUM:
+        listed = gram_values.tolist()
+        return np.asarray([sum(listed[s:e]) / (e - s) if e > s else 0.0 for s, e in zip(starts.tolist(), ends.tolist())],
+                          dtype=float)
+    # Added position by position, across the words still that long (longest first): each word's
+    # sum is that of sum(), value after value from 0.
+    order = np.argsort(-grams, kind="stable")
+    longest, at = grams[order], starts[order]
+    longer = len(words) - np.cumsum(np.bincount(grams))  # words holding more than so many trigrams
+    totals = np.zeros(len(words))
+    for position, still in enumerate(longer[: int(longest[0])].tolist()):
+        totals[:still] += gram_values[at[:still] + position]
+    scores = np.zeros(len(words))
+    scores[order] = np.divide(totals, longest, out=np.zeros(len(words)), where=longest > 0)
     return scores
 
 
