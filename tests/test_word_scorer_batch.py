@@ -95,3 +95,10 @@ def test_corpus_rates_of_many_spellings_equal_those_of_each(corpus, prior, refer
 
     stats = CorpusStats(reference, CorpusStats().add(prior) if prior else None).add(corpus)
     assert [tuple(row) for row in stats.rates_many(texts).tolist()] == rates_of_each(stats, texts)
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(keys=st.lists(st.one_of(st.sampled_from(["jeje", "titi", "domdom", "yanyan", "abab", "aa", "aaa", "abcabc"]),
+                               st.text("abé", max_size=8)), max_size=30))
+def test_reduplications_of_many_keys_equal_the_test_of_each(keys):
+    assert names.reduplications(keys).tolist() == list(map(names.is_reduplication, keys))

@@ -495,6 +495,16 @@ def is_reduplication(key: str) -> bool:
     return n >= 4 and n % 2 == 0 and key[: n // 2] == key[n // 2 :]
 
 
+def reduplications(keys: list[str]) -> np.ndarray:
+    """[is_reduplication(key) for key in keys] as a bool array: only keys of an even length of
+    four or more are compared."""
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    tried = np.flatnonzero((lengths >= 4) & (lengths % 2 == 0)).tolist()
+    found = np.zeros(len(keys), dtype=bool)
+    found[tried] = [keys[i][: len(keys[i]) // 2] == keys[i][len(keys[i]) // 2 :] for i in tried]
+    return found
+
+
 def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
                    spelling: NameLikeness | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(token positions of the candidate words of a batch, their features in WORD_FEATURES
@@ -603,9 +613,9 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
 
 
 @spelling_column("names.reduplicated", bool)
-def _reduplicated(table: Spellings, sids: np.ndarray) -> list[bool]:
+def _reduplicated(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """Whether each spelling `sids` of a table, folded (so in lower case), is a reduplication."""
-    return [is_reduplication(folded) for folded in batch.folded_lowered(table)[sids].tolist()]
+    return reduplications(batch.folded_lowered(table)[sids].tolist())
 
 
 @spelling_column("names.elided", bool)
@@ -681,7 +691,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         batch.searched(_TRIPLE, key),
         likeness_scores(spelling, folded),
         members(spelling.prefixes, folded),
-        [is_reduplication(f) for f in folded],
+        reduplications(folded),
         (key_length >= 4) & np.fromiter((k.endswith(_PET_SUFFIXES) for k in key), dtype=bool, count=len(key)),
         members(OTHER_WORDS, key),  # a frequent word of another language (just, why, my)
     ]).astype(float)
