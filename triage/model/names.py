@@ -679,6 +679,9 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
+    pet = np.zeros(len(key), dtype=bool)
+    long_enough = np.flatnonzero(key_length >= 4).tolist()
+    pet[long_enough] = [key[i].endswith(_PET_SUFFIXES) for i in long_enough]
     return np.column_stack([
         capitals & ~upper,
         upper & (length > 1),
@@ -692,7 +695,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         likeness_scores(spelling, folded),
         members(spelling.prefixes, folded),
         reduplications(folded),
-        (key_length >= 4) & np.fromiter((k.endswith(_PET_SUFFIXES) for k in key), dtype=bool, count=len(key)),
+        pet,
         members(OTHER_WORDS, key),  # a frequent word of another language (just, why, my)
     ]).astype(float)
 
@@ -837,10 +840,13 @@ def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset
     lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
     first = batch.known(table, "first_names", "lower")[sids]
     last = batch.known(table, "last_names", "lower")[sids]
-    nickname = [is_reduplication(f) or len(k) >= 5 and k.endswith(_NICKNAME_SUFFIXES) or 3 <= len(f) <= 5 and f in prefixes
-                for k, f in zip(lower, folded)]
-    return ["PRE" if is_first else "NOM" if is_last else "SUR" if is_nickname else "PRE"
-            for is_first, is_last, is_nickname in zip(first.tolist(), last.tolist(), nickname)]
+    lower_length = np.fromiter(map(len, lower), dtype=np.int64, count=len(lower))
+    folded_length = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    ending = np.zeros(len(lower), dtype=bool)
+    long_enough = np.flatnonzero(lower_length >= 5).tolist()
+    ending[long_enough] = [lower[i].endswith(_NICKNAME_SUFFIXES) for i in long_enough]
+    nickname = reduplications(folded) | ending | (folded_length >= 3) & (folded_length <= 5) & members(prefixes, folded)
+    return np.where(first, "PRE", np.where(last, "NOM", np.where(nickname, "SUR", "PRE"))).tolist()
 
 
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:
