@@ -600,7 +600,7 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
-    codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
+    codes = np.fromiter(map(_CODE.__getitem__, tags), dtype=np.int8, count=len(tags))
     probability = np.where(recognised.subject[tokens], np.maximum(probability, SUBJECT_RISK), probability)
     probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
                            probability, 0.0)
