@@ -134,7 +134,8 @@ class _LetterRuns(Cache):
         """The columns of the stretches met since they were last grown, worked out for all of them at once."""
         new, self._new = self._new, []
         if new:
-            found = list(map(_LETTERS.findall, new))
+            # A stretch of letters only is one run, itself (the word then shares its string).
+            found = [[stretch] if alpha else _LETTERS.findall(stretch) for stretch, alpha in zip(new, map(str.isalpha, new))]
             runs = list(itertools.chain.from_iterable(found))
             lower = np.fromiter(map(str.islower, runs), bool, len(runs))
             ends = np.cumsum(np.fromiter(map(len, found), np.intp, len(found)))
