@@ -188,8 +188,8 @@ _GLUED_ENDS: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset
 
 def _glued_many(lexicons: Lexicons, folded: list[str]) -> np.ndarray:
     """[is_glued_first_names(f, glued_parts(lexicons)) for f in folded] (folded lower-case
-    spellings): only a spelling that starts as a part starts and ends as a part ends can be two
-    glued, and only those are tried."""
+    spellings): only a spelling whose first letters start a part and whose last letters end one
+    can be two parts glued, and only those are tried."""
     parts, k = glued_parts(lexicons), GLUED_PART_LENGTH
     if lexicons not in _GLUED_ENDS:
         _GLUED_ENDS[lexicons] = frozenset(part[:k] for part in parts), frozenset(part[-k:] for part in parts)
