@@ -145,7 +145,7 @@ class Classifier:
             self._scores, self._scores_for = Cache("scores"), analysis.spellings
         distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         known = self._scores
-        probs = np.asarray([known.get(k, -1.0) for k in distinct.tolist()])
+        probs = np.fromiter(map(known.get, distinct.tolist(), itertools.repeat(-1.0)), dtype=float, count=len(distinct))
         unseen = np.flatnonzero(probs < 0)
         if len(unseen):
             probs[unseen] = self.predictor.word_forest.predict_proba(X[first[unseen]])

@@ -181,6 +181,34 @@ def is_glued_first_names(folded: str, parts: frozenset[str]) -> bool:
         folded[:i] in parts and folded[i:] in parts and folded[:i] != folded[i:] for i in range(k, n - k + 1))
 
 
+# Keyed by the lexicons themselves, weakly: (the first GLUED_PART_LENGTH letters of each of glued_parts,
+# the last GLUED_PART_LENGTH letters of each).
+_GLUED_ENDS: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def _glued_many(lexicons: Lexicons, folded: list[str]) -> np.ndarray:
+    """[is_glued_first_names(f, glued_parts(lexicons)) for f in folded] (folded lower-case
+    spellings): only a spelling whose first letters start a part and whose last letters end one
+    can be two parts glued, and only those are tried."""
+    parts, k = glued_parts(lexicons), GLUED_PART_LENGTH
+    if lexicons not in _GLUED_ENDS:
+        _GLUED_ENDS[lexicons] = frozenset(part[:k] for part in parts), frozenset(part[-k:] for part in parts)
+    starts, ends = _GLUED_ENDS[lexicons]
+    tried = np.flatnonzero(members(starts, [f[:k] for f in folded]) & members(ends, [f[-k:] for f in folded]))
+    found = np.zeros(len(folded), dtype=bool)
+    found[tried] = [is_glued_first_names(folded[i], parts) for i in tried.tolist()]
+    return found
+
+
+def _where_possible(test, possible: np.ndarray, *columns: list) -> np.ndarray:
+    """[test(*values) for values in zip(*columns)] as a bool array, for a test that is False
+    wherever `possible` is: only the possible rows are tested."""
+    tried = np.flatnonzero(possible)
+    found = np.zeros(len(possible), dtype=bool)
+    found[tried] = [test(*(column[i] for column in columns)) for i in tried.tolist()]
+    return found
+
+
 def is_nickname_reduplication(folded: str) -> bool:
     """jeje, titi, Domdom, Yanyan: a repeated syllable of two or three letters with a vowel
     (not chercher, not lélélélé)."""
@@ -205,6 +233,8 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
     word_like = members(WORD_LIKE_NICKNAMES, key) | members(WORD_LIKE_NICKNAMES, folded)
+    folded_lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    shortened = truncations(lexicons)
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
         return batch.known(table, name, spelled)[sids]
@@ -219,13 +249,13 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         np.fromiter((c == "capitalised" for c in case), dtype=bool, count=len(case)),
         members(PLACE_CUES, key),
         members(_PERSON_ONLY_CUES, [k.rstrip(".") for k in key]),
-        np.fromiter(map(is_nickname_reduplication, folded), dtype=bool, count=len(folded)) & ~word_like,
+        _where_possible(is_nickname_reduplication, np.isin(folded_lengths, (4, 6)), folded) & ~word_like,
         table.column(_ordinary_words)[sids],
         members(heads, key),
         members(TITLES, [k.rstrip(".") for k in key]),
         members(brand_heads(), key),
-        np.fromiter(map(is_truncation_shape, texts, folded, itertools.repeat(truncations(lexicons))), dtype=bool,
-                    count=len(folded)) & ~word_like,
+        _where_possible(functools.partial(is_truncation_shape, starts=shortened), members(shortened, folded), texts,
+                        folded) & ~word_like,
         known("last_names") | known("last_names", "folded"),
         members(EVERYDAY_BRANDS, key),
         # Names so many people that it identifies no one: a service everyone uses, or a place that is
@@ -239,8 +269,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
         members(_PHRASE_WORDS, folded),
         members(_PHRASE_FIRST_WORDS, folded),
-        np.fromiter(map(is_glued_first_names, [k.lower() for k in folded], itertools.repeat(glued_parts(lexicons))),
-                    dtype=bool, count=len(folded)),
+        _glued_many(lexicons, [k.lower() for k in folded]),
         members(HOLIDAYS, folded),
     ])
 
@@ -571,7 +600,7 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
-    codes = np.fromiter((_CODE[t] for t in tags), dtype=np.int8, count=len(tags))
+    codes = np.fromiter(map(_CODE.__getitem__, tags), dtype=np.int8, count=len(tags))
     probability = np.where(recognised.subject[tokens], np.maximum(probability, SUBJECT_RISK), probability)
     probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
                            probability, 0.0)

@@ -192,12 +192,19 @@ def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], form
     else:
         text = "".join(rests)
         head_sizes = np.zeros(len(rows), dtype=np.int64)
-    # A cell that needs no quoting is written as it is; any other is measured alone.
+    # A cell that needs no quoting is written as it is; any other is measured alone. The cells of
+    # a column such as a decision take few values: each distinct one is measured once.
     special = frozenset(delimiter + '"\r\n')
-    sizes = [len(value) if isinstance(value, str) and value and special.isdisjoint(value) else None for value in values]
+    # (strings only: 1 and True would be one key)
+    distinct = list(dict.fromkeys(values)) if set(map(type, values)) <= {str} else None
+    measured = distinct if distinct is not None else values
+    sizes = [len(value) if isinstance(value, str) and value and special.isdisjoint(value) else None
+             for value in measured]
     odd = [i for i, size in enumerate(sizes) if size is None]
-    for i, line in zip(odd, single(parts([values[i]] for i in odd), [values[i] for i in odd])):
+    for i, line in zip(odd, single(parts([measured[i]] for i in odd), [measured[i] for i in odd])):
         sizes[i] = len(line) - 2
+    if distinct is not None:
+        sizes = list(map(dict(zip(distinct, sizes)).__getitem__, values))
     line_sizes = head_sizes + np.fromiter(map(len, rests), dtype=np.int64, count=len(rests))
     if len(rows):
         starts[0] = 0

@@ -17,6 +17,7 @@ import hashlib
 import itertools
 import math
 import re
+import sys
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -72,21 +73,139 @@ def count_key(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
+def count_keys(texts: list[str]) -> np.ndarray:
+    """[count_key(text) for text in texts] as a uint64 array."""
+    blake2b = hashlib.blake2b
+    digests = b"".join([blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest() for text in texts])
+    return np.frombuffer(digests, "<u8").astype(np.uint64)
+
+
+# A stretch that ends where _MID_CAPITAL's match may start: a lower-case letter, then at most a
+# comma or a semicolon (the white space after it is the stretch's end).
+_CAPITAL_BEFORE = re.compile(r"[a-zß-ÿ][,;]?\Z")
+# A stretch that starts with _MID_CAPITAL's word.
+_CAPITAL_WORD = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])")
+
+
 class _LetterRuns(Cache):
-    """The keys (count_key) of the lower-case runs of letters of each stretch of text between
-    white space, found once per distinct stretch (SMS repeat their words): a run never holds
-    white space, so a text's runs are those of its stretches. Within the memory budget of
-    triage.pipeline.memory."""
+    """What the corpus statistics read of each stretch of text between white space, found once
+    per distinct stretch (SMS repeat their words): the lower-case runs of letters it holds (a run
+    never holds white space, so a text's runs are those of its stretches), and what
+    _MID_CAPITAL sees of it (a match runs from the end of one stretch to the start of the next).
+    Each stretch has an id (its value), and the runs and capitalised words an id of their own
+    (`words`), whose count_key is worked out once. Within the memory budget of
+    triage.pipeline.memory, as its stretches."""
 
-    def __missing__(self, stretch: str) -> tuple[int, ...]:
-        runs = self[stretch] = tuple(count_key(run) for run in _LETTERS.findall(stretch) if run.islower())
-        return runs
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self._start()
 
-    def of_texts(self, texts: list[str]) -> Iterator[set[int]]:
-        """The set of keys of the lower-case runs of each text."""
+    def _start(self) -> None:
+        self.words: dict[str, int] = {}
+        self.word_keys = np.empty(0, np.uint64)
+        # Per stretch id: where its runs start in `runs` (one more entry: the end), the word id of
+        # the capitalised word it starts with (-1: none), whether it may come before such a word
+        # (it ends with a lower-case letter and at most a comma or a semicolon), and whether a
+        # match of _MID_CAPITAL on its own capitalised word takes that lower-case letter.
+        self.run_starts = np.zeros(1, np.intp)
+        self.runs = np.empty(0, np.intp)
+        self.capital = np.empty(0, np.intp)
+        self.before = np.empty(0, bool)
+        self.taken = np.empty(0, bool)
+        self._new: list[str] = []  # the stretches met since the columns were last grown
+
+    def clear(self) -> None:
+        super().clear()
+        self._start()
+
+    def __missing__(self, stretch: str) -> int:
+        ident = self[stretch] = len(self)
+        self._new.append(stretch)
+        return ident
+
+    def _word_ids(self, words: list[str]) -> np.ndarray:
+        """The id of each word, new words given the next ids."""
+        known = self.words
+        new = [word for word in dict.fromkeys(words) if word not in known]
+        known.update(zip(new, range(len(known), len(known) + len(new))))
+        return np.fromiter(map(known.__getitem__, words), np.intp, len(words))
+
+    def _grow(self) -> None:
+        """The columns of the stretches met since they were last grown, worked out for all of them at once."""
+        new, self._new = self._new, []
+        if new:
+            # A stretch of letters only is one run, itself (the word then shares its string).
+            found = [[stretch] if alpha else _LETTERS.findall(stretch) for stretch, alpha in zip(new, map(str.isalpha, new))]
+            runs = list(itertools.chain.from_iterable(found))
+            lower = np.fromiter(map(str.islower, runs), bool, len(runs))
+            ends = np.cumsum(np.fromiter(map(len, found), np.intp, len(found)))
+            kept_before = np.concatenate([[0], np.cumsum(lower)])
+            self.run_starts = np.concatenate([self.run_starts, len(self.runs) + kept_before[ends]])
+            self.runs = np.concatenate([self.runs, self._word_ids(list(itertools.compress(runs, lower.tolist())))])
+            last = list(map(_CAPITAL_BEFORE.search, new))
+            first = list(map(_CAPITAL_WORD.match, new))
+            starting = [i for i, match in enumerate(first) if match is not None]
+            capital = np.full(len(new), -1, np.intp)
+            capital[starting] = self._word_ids([first[i].group().lower() for i in starting])
+            taken = np.zeros(len(new), bool)
+            taken[starting] = [last[i] is not None and last[i].start() < first[i].end() for i in starting]
+            self.capital = np.concatenate([self.capital, capital])
+            self.before = np.concatenate([self.before, np.fromiter(map(bool, last), bool, len(last))])
+            self.taken = np.concatenate([self.taken, taken])
+        if len(self.words) > len(self.word_keys):
+            added = list(itertools.islice(self.words, len(self.word_keys), None))
+            self.word_keys = np.concatenate([self.word_keys, count_keys(added)])
+
+    def count(self, texts: list[str]) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """(the keys of the lower-case runs of letters of `texts` and the number of texts holding
+        each; the same for the words _MID_CAPITAL finds, lowered), each key once."""
         VOCABULARY.enforce()  # between two batches: the caches may start afresh
-        runs, chain = self.__getitem__, itertools.chain.from_iterable
-        return (set(chain(map(runs, text.split()))) for text in texts)
+        sizes: list[int] = []
+        stretches = np.fromiter(map(self.__getitem__, _split_counted(texts, sizes.append)), np.intp)
+        sizes = np.asarray(sizes, dtype=np.intp)
+        self._grow()
+        message = np.repeat(np.arange(len(texts)), sizes)
+        # The runs of each stretch, with the text they are in.
+        first = self.run_starts[stretches]
+        many = self.run_starts[stretches + 1] - first
+        at = np.arange(int(many.sum())) - np.repeat(np.cumsum(many) - many - first, many)
+        lower = self._per_text(message.repeat(many), self.runs[at])
+        # _MID_CAPITAL's matches: a stretch starting with a capitalised word after one that may come
+        # before it in the same text, unless the match before took the lower-case letter it needs
+        # ("a Bob Carl": "Bob" matches, "Carl" does not). In a chain of such stretches, one in two
+        # matches, from the first.
+        capital = self.capital[stretches]
+        may = np.zeros(len(stretches), bool)
+        may[1:] = (capital[1:] >= 0) & self.before[stretches[:-1]] & (message[1:] == message[:-1])
+        chained = np.zeros(len(stretches), bool)
+        chained[1:] = may[1:] & may[:-1] & self.taken[stretches[:-1]]
+        position = np.arange(len(stretches))
+        chain_start = np.maximum.accumulate(np.where(chained, 0, position))
+        matched = may & ((position - chain_start) % 2 == 0)
+        return lower, self._per_text(message[matched], capital[matched])
+
+    def _per_text(self, message: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the keys of `words`, how many distinct texts `message` hold each), each key once."""
+        size = len(self.words)
+        if not size:
+            return self.word_keys, np.zeros(0, np.intp)
+        # Sorted, then each (text, word) pair once: np.unique costs ten times as much (it hashes).
+        pairs = np.sort(message * size + words)
+        first = np.ones(len(pairs), bool)
+        first[1:] = pairs[1:] != pairs[:-1]
+        texts = np.bincount(pairs[first] % size, minlength=size)
+        found = np.flatnonzero(texts)
+        return self.word_keys[found], texts[found]
+
+
+def _split_counted(texts: list[str], count) -> Iterator[str]:
+    """The stretches of `texts` between white space, in order, with `count(n)` called with the
+    number of each text's stretches (one text split at a time: a batch's stretches are never
+    held together)."""
+    for text in texts:
+        stretches = text.split()
+        count(len(stretches))
+        yield from stretches
 
 
 _letter_runs = _LetterRuns("letter_runs")  # one per process, shared by every CorpusStats
@@ -153,7 +272,7 @@ class WordCounts:
 
     def get_many(self, spellings: list[str]) -> np.ndarray:
         """The count of each spelling (0 when never counted)."""
-        return self.get_keys(np.fromiter(map(count_key, spellings), np.uint64, len(spellings)))
+        return self.get_keys(count_keys(spellings))
 
     def get_keys(self, wanted: np.ndarray) -> np.ndarray:
         """The count of each key (count_key of a spelling; 0 when never counted)."""
@@ -220,11 +339,9 @@ class CorpusStats:
     def add_folded(self, folded: list[str]) -> CorpusStats:
         """Count texts already folded as Seek&Hide reads them (fold_batch's texts): what `add`
         does after folding, for a caller that keeps the folded texts for classifying."""
-        keys = itertools.chain.from_iterable(_letter_runs.of_texts(folded))
-        self.counts.add(np.fromiter(keys, np.uint64))
-        capitals = itertools.chain.from_iterable(
-            {count_key(word.lower()) for word in _MID_CAPITAL.findall(text)} for text in folded)
-        self.capitalised.add(np.fromiter(capitals, np.uint64))
+        lower, capitalised = _letter_runs.count(folded)
+        self.counts.add(*lower)
+        self.capitalised.add(*capitalised)
         self.messages += len(folded)
         self.counted = object()
         return self
@@ -290,8 +407,8 @@ class CorpusStats:
         spelling is looked up once for both. The rate in lower case is 0 for a text that has
         no lower-case form (digits alone). Remembered by the caller, per spelling (the word
         scorer's rows: triage.seekhide.table.Spellings.rows_for)."""
-        lowered = [text.lower() for text in texts]
-        keys = np.fromiter(map(count_key, lowered), np.uint64, len(lowered))
+        lowered = list(map(str.lower, texts))
+        keys = count_keys(lowered)
         weight = self._prior_weight()
         rates = np.zeros((len(texts), 2))
         for column, counts, lower_only in ((0, self.capitalised, False), (1, self.counts, True)):
@@ -299,10 +416,11 @@ class CorpusStats:
             if weight:
                 prior = self.prior.counts if counts is self.counts else self.prior.capitalised
                 found = found + weight * prior.get_keys(keys)
-            found = found.tolist()
             if lower_only:
-                found = [count if key.islower() else 0 for key, count in zip(lowered, found)]
-            rates[:, column] = list(map(self._rate, found))
+                found = np.where(np.fromiter(map(str.islower, lowered), bool, len(lowered)), found, 0)
+            # The rate of each distinct count, worked out once (by math's log1p, as for a single text).
+            distinct, inverse = np.unique(found, return_inverse=True)
+            rates[:, column] = np.asarray(list(map(self._rate, distinct.tolist())), dtype=float)[inverse.ravel()]
         return rates
 
 
@@ -340,6 +458,15 @@ class NameLikeness:
     def __init__(self, trigrams: dict[str, float], prefixes: frozenset[str]):
         self.trigrams = trigrams
         self.prefixes = prefixes
+        self._table: _TrigramTable | None = None
+
+    def trigram_table(self) -> _TrigramTable:
+        """`trigrams` as arrays, for looking up the trigrams of many words at once
+        (likeness_scores). Made the first time it is asked for: `trigrams` is not changed
+        afterwards."""
+        if getattr(self, "_table", None) is None:  # (an object unpickled from an older version has none)
+            self._table = _TrigramTable(self.trigrams)
+        return self._table
 
     @classmethod
     def from_lexicons(cls, lexicons: Lexicons, max_rank: int = 20_000, word_sample: int = 8) -> NameLikeness:
@@ -377,6 +504,16 @@ def is_reduplication(key: str) -> bool:
     """jeje, titi, lolo, Domdom, Yanyan: a repeated syllable, typical of nicknames."""
     n = len(key)
     return n >= 4 and n % 2 == 0 and key[: n // 2] == key[n // 2 :]
+
+
+def reduplications(keys: list[str]) -> np.ndarray:
+    """[is_reduplication(key) for key in keys] as a bool array: only keys of an even length of
+    four or more are compared."""
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    tried = np.flatnonzero((lengths >= 4) & (lengths % 2 == 0)).tolist()
+    found = np.zeros(len(keys), dtype=bool)
+    found[tried] = [keys[i][: len(keys[i]) // 2] == keys[i][len(keys[i]) // 2 :] for i in tried]
+    return found
 
 
 def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
@@ -487,9 +624,9 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
 
 
 @spelling_column("names.reduplicated", bool)
-def _reduplicated(table: Spellings, sids: np.ndarray) -> list[bool]:
+def _reduplicated(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """Whether each spelling `sids` of a table, folded (so in lower case), is a reduplication."""
-    return [is_reduplication(folded) for folded in batch.folded_lowered(table)[sids].tolist()]
+    return reduplications(batch.folded_lowered(table)[sids].tolist())
 
 
 @spelling_column("names.elided", bool)
@@ -553,6 +690,9 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
+    pet = np.zeros(len(key), dtype=bool)
+    long_enough = np.flatnonzero(key_length >= 4).tolist()
+    pet[long_enough] = [key[i].endswith(_PET_SUFFIXES) for i in long_enough]
     return np.column_stack([
         capitals & ~upper,
         upper & (length > 1),
@@ -565,8 +705,8 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         batch.searched(_TRIPLE, key),
         likeness_scores(spelling, folded),
         members(spelling.prefixes, folded),
-        [is_reduplication(f) for f in folded],
-        (key_length >= 4) & np.fromiter((k.endswith(_PET_SUFFIXES) for k in key), dtype=bool, count=len(key)),
+        reduplications(folded),
+        pet,
         members(OTHER_WORDS, key),  # a frequent word of another language (just, why, my)
     ]).astype(float)
 
@@ -579,29 +719,101 @@ LIKENESS_CHUNK = 65_536
 def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
     """[spelling.score(f) for f in folded] for folded keys: the trigrams of many words looked
     up at once (at most LIKENESS_CHUNK of them held together), each word's values then added
-    up by sum() itself (whose float summation differs between Python versions), in the same
-    order."""
-    scores: list[float] = []
+    up in order as sum() adds them (whose float summation differs between Python versions)."""
+    scores: list[np.ndarray] = []
     words: list[str] = []
     held = 0
     for f in folded:
         words.append(f"^{f}$")
         held += len(f)
         if held >= LIKENESS_CHUNK:
-            scores.extend(_likeness_chunk(spelling, words))
+            scores.append(_likeness_chunk(spelling, words))
             words, held = [], 0
-    scores.extend(_likeness_chunk(spelling, words))
-    return np.asarray(scores, dtype=float)
+    scores.append(_likeness_chunk(spelling, words))
+    return np.concatenate(scores)
 
 
-def _likeness_chunk(spelling: NameLikeness, words: list[str]) -> list[float]:
-    grams = [word[i : i + 3] for word in words for i in range(len(word) - 2)]
-    values = list(map(spelling.trigrams.get, grams, itertools.repeat(0.0)))
-    ends = itertools.accumulate(len(word) - 2 for word in words)
-    scores, start = [], 0
-    for end in ends:
-        scores.append(sum(values[start:end]) / (end - start) if end > start else 0.0)
-        start = end
+# sum() of floats adds them one after the other up to Python 3.11; from 3.12 on it compensates
+# the rounding errors (Neumaier's summation), which the words' sums then leave to sum() itself.
+_PLAIN_SUM = sys.version_info < (3, 12)
+
+
+def _code_points(text: str) -> np.ndarray:
+    """The code points of a text."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), "<u4")
+
+
+class _TrigramTable:
+    """The values of trigrams (a dict: trigram -> value) looked up for many trigrams at once,
+    0.0 for a trigram the dict lacks. Its trigrams are written with few characters (the folded
+    letters and a few signs): a trigram is then three indexes into those characters, and its
+    value is read from a dense array of every such trigram; with too many characters (more than
+    DENSE_CHARACTERS), from the sorted 63-bit keys of its trigrams (a code point takes 21 bits)."""
+
+    DENSE_CHARACTERS = 100
+
+    def __init__(self, trigrams: dict[str, float]):
+        grams = [gram for gram in trigrams if len(gram) == 3]  # a word's trigrams have three characters
+        values = np.fromiter(map(trigrams.__getitem__, grams), float, len(grams))
+        codes = _code_points("".join(grams)).reshape(-1, 3)
+        self.alphabet = np.unique(codes)
+        size = len(self.alphabet) + 1  # the last index: a character no trigram holds
+        if len(self.alphabet) <= self.DENSE_CHARACTERS:
+            index = np.searchsorted(self.alphabet, codes)
+            self.dense = np.zeros(size**3)
+            self.dense[(index[:, 0] * size + index[:, 1]) * size + index[:, 2]] = values
+        else:
+            self.dense = None
+            keys = self._keys(codes.ravel().astype(np.uint64), np.arange(0, codes.size, 3))
+            order = np.argsort(keys)
+            self.keys, self.values = keys[order], values[order]
+
+    @staticmethod
+    def _keys(codes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        return (codes[at] << np.uint64(42)) | (codes[at + 1] << np.uint64(21)) | codes[at + 2]
+
+    def of(self, codes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The value of each trigram starting at `at` in the code points `codes`."""
+        if not len(self.alphabet):
+            return np.zeros(len(at))
+        if self.dense is not None:
+            size = len(self.alphabet) + 1
+            index = np.minimum(np.searchsorted(self.alphabet, codes), size - 1)
+            index[self.alphabet[np.minimum(index, size - 2)] != codes] = size - 1
+            return self.dense[(index[at] * size + index[at + 1]) * size + index[at + 2]]
+        wanted = self._keys(codes.astype(np.uint64), at)
+        if not len(self.keys):
+            return np.zeros(len(wanted))
+        found = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        return np.where(self.keys[found] == wanted, self.values[found], 0.0)
+
+
+def _likeness_chunk(spelling: NameLikeness, words: list[str]) -> np.ndarray:
+    """The scores of `words` (each a folded key between ^ and $): the values of all their
+    trigrams looked up at once (NameLikeness.trigram_table), each word's then added up in order."""
+    if not words:
+        return np.zeros(0)
+    lengths = np.fromiter(map(len, words), np.int64, len(words))
+    grams = lengths - 2  # each word holds ^ and $: at least two characters
+    ends = np.cumsum(grams)
+    first = np.cumsum(lengths) - lengths  # where each word starts in the code points
+    at = np.arange(int(ends[-1])) - np.repeat(ends - grams - first, grams)
+    gram_values = spelling.trigram_table().of(_code_points("".join(words)), at)
+    starts = ends - grams
+    if not _PLAIN_SUM:
+        listed = gram_values.tolist()
+        return np.asarray([sum(listed[s:e]) / (e - s) if e > s else 0.0 for s, e in zip(starts.tolist(), ends.tolist())],
+                          dtype=float)
+    # Added position by position, across the words still that long (longest first): each word's
+    # sum is that of sum(), value after value from 0.
+    order = np.argsort(-grams, kind="stable")
+    longest, at = grams[order], starts[order]
+    longer = len(words) - np.cumsum(np.bincount(grams))  # words holding more than so many trigrams
+    totals = np.zeros(len(words))
+    for position, still in enumerate(longer[: int(longest[0])].tolist()):
+        totals[:still] += gram_values[at[:still] + position]
+    scores = np.zeros(len(words))
+    scores[order] = np.divide(totals, longest, out=np.zeros(len(words)), where=longest > 0)
     return scores
 
 
@@ -639,10 +851,13 @@ def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset
     lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
     first = batch.known(table, "first_names", "lower")[sids]
     last = batch.known(table, "last_names", "lower")[sids]
-    nickname = [is_reduplication(f) or len(k) >= 5 and k.endswith(_NICKNAME_SUFFIXES) or 3 <= len(f) <= 5 and f in prefixes
-                for k, f in zip(lower, folded)]
-    return ["PRE" if is_first else "NOM" if is_last else "SUR" if is_nickname else "PRE"
-            for is_first, is_last, is_nickname in zip(first.tolist(), last.tolist(), nickname)]
+    lower_length = np.fromiter(map(len, lower), dtype=np.int64, count=len(lower))
+    folded_length = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    ending = np.zeros(len(lower), dtype=bool)
+    long_enough = np.flatnonzero(lower_length >= 5).tolist()
+    ending[long_enough] = [lower[i].endswith(_NICKNAME_SUFFIXES) for i in long_enough]
+    nickname = reduplications(folded) | ending | (folded_length >= 3) & (folded_length <= 5) & members(prefixes, folded)
+    return np.where(first, "PRE", np.where(last, "NOM", np.where(nickname, "SUR", "PRE"))).tolist()
 
 
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:

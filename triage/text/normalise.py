@@ -46,6 +46,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+import numpy as np
+
 # Cyrillic and Greek letters drawn like a Latin letter (a curated subset of Unicode's
 # confusables.txt: only whole-letter look-alikes, no accents). One pair a line: look-alike,
 # Latin letter. Edit here: a test checks that each pair maps a non-ASCII letter to an ASCII one.
@@ -187,7 +189,8 @@ SPACED_LETTERS = re.compile(
 # class so that `re` scans a batch for it fast; common ("il y a un"), so only a hint.
 # Its letters are spelled as ranges (Latin, Greek, Cyrillic: letters of other scripts reach
 # SPACED_LETTERS only when the text is folded for another reason): a fifth faster than \w.
-_HINT_LETTER = "[A-Za-z\u00c0-\u024f\u0370-\u04ff]"
+_HINT_RANGES = (("A", "Z"), ("a", "z"), ("\u00c0", "\u024f"), ("\u0370", "\u04ff"))
+_HINT_LETTER = "[" + "".join(f"{first}-{last}" for first, last in _HINT_RANGES) + "]"
 _SPACED_HINT = re.compile(rf"{_SEP}{_HINT_LETTER}{_SEP}{{1,3}}{_HINT_LETTER}{_SEP}")
 _WORD = re.compile(rf"{_LETTER}+")
 
@@ -399,29 +402,77 @@ def spans_to_folded(spans, offsets: OffsetMap) -> list[tuple[int, int, str]]:
     return [(*span, tag) for span, tag in folded if span is not None]
 
 
-def _spaced_out(texts: list[str]) -> set[int]:
-    """The indexes of the texts holding letters spaced or dotted out: one scan of the batch
-    (the separators are never a line break, so no run crosses from one text to the next)."""
+# What a scan of a batch looks for, one bit each in a table of every code point (_character_bits):
+# the characters of _FOLDABLE and of _DRESSING (a text holding none needs no folding unless
+# spaced out or not NFC: _needs_folding), and the separators and letters of _SPACED_HINT.
+_FOLDS, _DRESSES, _SEPARATES, _HINTS = 1, 2, 4, 8
+_BITS: list[np.ndarray] = []
+
+
+def _character_bits() -> np.ndarray:
+    """The bits of every code point (a 1.1 MB table, made once)."""
+    if not _BITS:
+        bits = np.zeros(0x110000, dtype=np.uint8)
+        for chars, bit in (({char for char in _FOLDING if char <= "\uffff"}, _FOLDS), (DIACRITICS | IGNORABLE, _DRESSES),
+                           (SEPARATORS, _SEPARATES)):
+            bits[np.fromiter(map(ord, chars), dtype=np.int64, count=len(chars))] |= bit
+        bits[0x10000:] |= _FOLDS  # _FOLDABLE takes every astral character (_needs_folding then looks closer)
+        for first, last in _HINT_RANGES:
+            bits[ord(first) : ord(last) + 1] |= _HINTS
+        _BITS.append(bits)
+    return _BITS[0]
+
+
+def _scanned(texts: list[str]) -> tuple[set[int], set[int]]:
+    """(the indexes of the texts holding a character of _FOLDABLE or _DRESSING, those holding a
+    match of _SPACED_HINT): one scan of the batch's code points (a line break is none of those
+    characters, so no match crosses from one text to the next)."""
     joined = "\n".join(texts)
-    if not _SPACED_HINT.search(joined):
-        return set()
-    line_starts, at = [], 0
-    for text in texts:
-        line_starts.append(at)
-        at += len(text) + 1
-    hinted = {bisect.bisect_right(line_starts, hint.start()) - 1 for hint in _SPACED_HINT.finditer(joined)}
-    return {index for index in hinted if SPACED_LETTERS.search(texts[index])}
+    if joined.isascii():
+        codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    else:
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    bits = _character_bits()[codes]
+    line_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+
+    def texts_at(positions: np.ndarray) -> set[int]:
+        return set((np.searchsorted(line_starts, positions, side="right") - 1).tolist())
+
+    hinted = texts_at(np.flatnonzero(bits & (_FOLDS | _DRESSES)))
+    # _SPACED_HINT: a separator, a letter, one to three separators, a letter, a separator.
+    separator, letter = (bits & _SEPARATES) != 0, (bits & _HINTS) != 0
+    spaced: set[int] = set()
+    for between in (1, 2, 3):
+        starts = len(codes) - 3 - between  # where such a match may start
+        if starts <= 0:
+            continue
+        found = separator[:starts] & letter[1 : starts + 1] & letter[2 + between : starts + 2 + between] \
+            & separator[3 + between : starts + 3 + between]
+        for gap in range(between):
+            found &= separator[2 + gap : starts + 2 + gap]
+        spaced |= texts_at(np.flatnonzero(found))
+    return hinted, spaced
+
+
+def _spaced_out(texts: list[str]) -> set[int]:
+    """The indexes of the texts holding letters spaced or dotted out: one scan of the batch."""
+    return {index for index in _scanned(texts)[1] if SPACED_LETTERS.search(texts[index])}
 
 
 def fold_batch(texts: list[str]) -> tuple[list[str], dict[int, OffsetMap]]:
-    """The folded texts of a batch and the maps of the messages that changed (usually none)."""
+    """The folded texts of a batch and the maps of the messages that changed (usually none).
+    Plain text pays a scan of the batch's code points: only the texts it hints at are tested
+    one by one (_scanned, _needs_folding)."""
     folded, maps = list(texts), {}
-    spaced = _spaced_out(texts)
-    for index, text in enumerate(texts):
-        if index in spaced or _needs_folding(text):
-            analysed, offsets = fold(text)
-            if offsets is not None:
-                folded[index], maps[index] = analysed, offsets
+    hinted, spaced = _scanned(texts)
+    tested = {index for index in hinted if _needs_folding(texts[index])}
+    tested.update(index for index, text in enumerate(texts) if not text.isascii() and index not in tested
+                  and not unicodedata.is_normalized("NFC", text))
+    tested.update(index for index in spaced if SPACED_LETTERS.search(texts[index]))
+    for index in sorted(tested):
+        analysed, offsets = fold(texts[index])
+        if offsets is not None:
+            folded[index], maps[index] = analysed, offsets
     return folded, maps
 
 

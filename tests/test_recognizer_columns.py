@@ -1,0 +1,44 @@
+"""The recognizers' per-spelling flags computed for many spellings at once try the costly
+one-spelling tests only where they can hold (triage.recognizers): the flags must be those of
+the one-spelling tests on every spelling."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from triage import recognizers
+from triage.lexicons import fold
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+PARTS = ["marie", "paule", "jean", "luc", "anne", "sophie", "pierre", "louis", "lou", "seb", "caro", "steph"]
+SPELLINGS = st.one_of(
+    st.lists(st.sampled_from(PARTS), min_size=1, max_size=3).map("".join),  # glued, or one name twice
+    st.tuples(st.sampled_from(PARTS), st.text("aeiouxyzé-'", max_size=4)).map("".join),
+    st.sampled_from(["jeje", "titi", "lolo", "domdom", "chercher", "lélélélé", "JeJe", "Seb", "SEB", "séb", "dodo", ""]),
+    st.text("abcdejlmnoprstuéè'-", max_size=14),
+)
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(spellings=st.lists(SPELLINGS, max_size=30))
+@example(spellings=["mariepaule", "jeanluc", "louploup", "annesophie", "marieX", "xmarie", "ma", "pierrelouis"])
+def test_glued_first_names_of_many_spellings_equal_the_test_of_each(lexicons, spellings):
+    folded = [fold(spelling).lower() for spelling in spellings]
+    parts = recognizers.glued_parts(lexicons)
+    expected = [recognizers.is_glued_first_names(f, parts) for f in folded]
+    assert recognizers._glued_many(lexicons, folded).tolist() == expected
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(spellings=st.lists(SPELLINGS, max_size=30))
+def test_shapes_tried_where_possible_equal_the_test_of_each(lexicons, spellings):
+    folded = [fold(spelling) for spelling in spellings]
+    lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    doubled = recognizers._where_possible(recognizers.is_nickname_reduplication, np.isin(lengths, (4, 6)), folded)
+    assert doubled.tolist() == list(map(recognizers.is_nickname_reduplication, folded))
+    starts = recognizers.truncations(lexicons)
+    shortened = recognizers._where_possible(lambda text, f: recognizers.is_truncation_shape(text, f, starts),
+                                            np.isin(folded, list(starts)), spellings, folded)
+    assert shortened.tolist() == [recognizers.is_truncation_shape(text, f, starts) for text, f in zip(spellings, folded)]
