@@ -28,7 +28,7 @@ BYTES_PER_ENTRY = {
     "positions": 80,  # a WordList's remembered answer (one sorted search gives it back)
     "scores": 100,  # the word scorer's probability of a row
     "codes": 200,  # Seek&Hide's code of a hidden spelling
-    "letter_runs": 100,  # the runs of letters of a stretch of text (corpus statistics)
+    "letter_runs": 140,  # the runs of letters of a stretch of text, with its id (corpus statistics)
     "stretches": 140,  # a stretch of text Seek&Hide's table has cut, with its pieces' ids
     "spellings": 400,  # a piece or spelling of Seek&Hide's table, with its columns
     "labels": 150,  # a word label (spelling -> WordInfo): what a new table is relearnt from
