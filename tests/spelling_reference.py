@@ -139,7 +139,16 @@ def static_features(spelling: NameLikeness, lexicons: Lexicons, text: str, match
         is_reduplication(folded),
         len(key) >= 4 and key.endswith(_PET_SUFFIXES),
         key in OTHER_WORDS,
+        surname_rank(lexicons, key, folded),
     )
+
+
+def surname_rank(lexicons: Lexicons, key: str, folded: str) -> float:
+    """log10 of a spelling's rank in the surname list (its folded spelling standing for an
+    accented surname), or of a common surname the lists read as a word; 6.0 for none."""
+    rank = lexicons.last_name_id(key) or lexicons.last_name_id(lexicons.folded_names.get(folded, folded)) \
+        or lexicons.word_surnames.get(key, 0)
+    return math.log10(rank) if rank else 6.0
 
 
 def candidate_tag(text: str, lexicons: Lexicons, prefixes: frozenset[str] = frozenset()) -> str:

@@ -54,7 +54,7 @@ WORD_FEATURES = (
     "capitalised", "all_caps", "sentence_start", "first_name_rank", "surname", "sms_form", "place",
     "after_cue", "after_title", "before_punctuation", "last_word", "length", "elongated",
     "corpus_lower", "spelling", "name_prefix", "reduplication", "pet_suffix", "corpus_capitalised",
-    "other_language",
+    "other_language", "surname_rank",
 )
 # Affectionate endings of nicknames: Louloute, Gillou, Clainou, Soizicette.
 _PET_SUFFIXES = ("ou", "oute", "inou", "ette", "inette", "ounet", "ounette", "ouche", "ie", "y")
@@ -653,9 +653,10 @@ def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
 _STATIC_COLUMNS = {
     "capitalised": 0, "all_caps": 1, "surname": 4, "sms_form": 5, "place": 6, "length": 7, "elongated": 8,
     "spelling": 9, "name_prefix": 10, "reduplication": 11, "pet_suffix": 12, "other_language": 13,
+    "surname_rank": 14,
 }
 _S_RANK, _S_RANK_TITLE = 2, 3
-_STATIC_WIDTH = 14  # values of _static_many
+_STATIC_WIDTH = 15  # values of _static_many
 
 
 _TRIPLE = re.compile(r"(.)\1\1")  # a character three times in a row
@@ -708,7 +709,34 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         reduplications(folded),
         pet,
         members(OTHER_WORDS, key),  # a frequent word of another language (just, why, my)
+        surname_ranks(lexicons, key, folded),
     ]).astype(float)
+
+
+def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.ndarray:
+    """log10 of the rank of each of `keys` in the surname list (1 = commonest; their `folded`
+    spellings standing for an accented surname when the keys are not listed), or of a common
+    surname the lists read as a word (Petit, Blanc); 6.0 for a spelling that is no surname.
+    Dubois or Rousseau are common surnames and no words; a rare surname is often an SMS spelling
+    or a word of another language as well (kon, same)."""
+    rank = np.zeros(len(keys), dtype=np.int64)
+    if not len(keys):
+        return np.zeros(0)
+    names, ids = lexicons.last_names, lexicons.last_name_ids
+    position = names.positions(keys)
+    rank[position >= 0] = ids[position[position >= 0]]
+    missing = np.flatnonzero(rank == 0)
+    if len(missing):
+        standing = [lexicons.folded_names.get(folded[i], folded[i]) for i in missing.tolist()]
+        position = names.positions(standing)
+        rank[missing[position >= 0]] = ids[position[position >= 0]]
+        missing = np.flatnonzero(rank == 0)
+        words = lexicons.word_surnames
+        rank[missing] = np.fromiter((words.get(keys[i], 0) for i in missing.tolist()), dtype=np.int64,
+                                    count=len(missing))
+    found = np.full(len(keys), 6.0)
+    found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as the reference's
+    return found
 
 
 #: At most this many trigrams are held at once: a batch of long spellings would otherwise hold
