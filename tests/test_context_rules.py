@@ -183,11 +183,14 @@ def test_ordinary_words_after_a_first_name_stay_readable(text, kept):
 
 
 def test_classify_hides_the_surname_after_a_first_name_and_protects_the_first_name():
+    from triage.model import default_model_path, load_predictor
+
     (_, hidden, risk), = classify("je suis avec marie durand ce soir")
     assert "durand" in hidden
     # A first name in lower case that is also a verb (se marie) is the word scorer's: hidden when it
-    # is sure, else counted in the risk, which sends the message to a person first.
-    assert "marie" in hidden or risk > 0.5
+    # is sure, else counted in the risk, which sends the message to a person first: among the
+    # riskiest twentieth of a corpus like the model's training one.
+    assert "marie" in hidden or risk >= load_predictor(default_model_path()).risk_threshold(0.05)
 
 
 def test_switched_off_the_first_name_surname_step_leaves_the_surname_weak(lexicons):

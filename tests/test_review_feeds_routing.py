@@ -175,11 +175,12 @@ def test_a_name_the_loop_teaches_that_is_an_ordinary_word_costs_no_precision_whe
         start = text.find(name) if name else -1
         return GoldMessage(text, "TA" if name else "NTA", [(start, start + len(name), "NOM")] if name else [], "d")
 
-    gold = [said("on a croisé Petit au marché", "Petit"), said("Petit souci ce matin"), said("Petit à petit ça avance"),
+    gold = [said("on a croisé Blanc au marché", "Blanc"), said("Blanc ou rouge ce soir ?"),
+            said("Blanc comme neige, le jardin ce matin"),
             *map(said, ["ok à demain", "bonne nuit", "merci beaucoup", "on mange ensemble ?", "je suis rentré",
                         "il pleut encore", "à plus tard"])]
     row = simulate_review(gold, load_predictor(default_model_path()), budget=0.1, rounds=1)[0]
-    assert row["names_taught"] == 1  # Petit, left readable in the riskiest message, which is read
+    assert row["names_taught"] == 1  # Blanc, left readable in the riskiest message, which is read
     # Taught everywhere, it would hide the word opening two messages that name no one.
     assert row["over_masking_rate"] == 0.0 and row["person_precision"] is None
 
