@@ -437,20 +437,11 @@ class WordLabeller:
 
     def _apostrophe(self, folded: str) -> WordInfo | None:
         """jexplique -> j'explique, larrivee -> l'arrivée, quil -> qu'il."""
-        for clitic in sorted(CLITICS):
-            rest = folded[len(clitic) :]
-            if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H):
-                if self._ordinary_only(rest):
-                    return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
-        return None
+        return _elided(folded, self._ordinary_only)
 
     def _concatenation(self, folded: str) -> WordInfo | None:
         """jtaime -> je t'aime, jsuis -> je suis, jlai -> je l'ai: one or two glued clitics."""
-        for size in (2, 1):
-            head, rest = folded[:size], folded[size:]
-            if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and self._ordinary_only(rest):
-                return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
-        return None
+        return _glued_clitics(folded, self._ordinary_only)
 
     def _misspelling(self, folded: str) -> WordInfo | None:
         """One edit away from an ordinary word (surment -> sûrement). A word one edit away
@@ -567,20 +558,32 @@ class _Heuristics:
 
     def apostrophe(self, folded: str) -> WordInfo | None:
         """WordLabeller._apostrophe."""
-        for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
-            rest = folded[len(clitic) :]
-            if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H) \
-                    and self.ordinary_only(rest):
-                return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
-        return None
+        return _elided(folded, self.ordinary_only)
 
     def concatenation(self, folded: str) -> WordInfo | None:
         """WordLabeller._concatenation."""
-        for size in (2, 1):
-            head, rest = folded[:size], folded[size:]
-            if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and self.ordinary_only(rest):
-                return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
-        return None
+        return _glued_clitics(folded, self.ordinary_only)
+
+
+def _elided(folded: str, ordinary_only) -> WordInfo | None:
+    """The apostrophe heuristic's reading of a folded spelling: a clitic that elides (j, l, qu...)
+    glued to a rest that `ordinary_only` reads as an ordinary word, the clitics tried in sorted
+    order; None when none reads so."""
+    for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
+        rest = folded[len(clitic) :]
+        if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H) and ordinary_only(rest):
+            return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
+    return None
+
+
+def _glued_clitics(folded: str, ordinary_only) -> WordInfo | None:
+    """The clitics heuristic's reading of a folded spelling: two glued clitics, else one, then a
+    rest that `ordinary_only` reads as an ordinary word; None when none reads so."""
+    for size in (2, 1):
+        head, rest = folded[:size], folded[size:]
+        if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and ordinary_only(rest):
+            return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
+    return None
 
 
 # _label of (in_names, in_anti), indexed by in_names * 2 + in_anti.
