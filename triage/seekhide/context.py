@@ -45,7 +45,7 @@ from triage.seekhide.rules import (
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
-from triage.seekhide.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members, texts_of, unique
 
 if TYPE_CHECKING:
     from triage.seekhide.words import WordLabeller
@@ -116,7 +116,7 @@ class Context:
         False elsewhere: the other words are never asked about)."""
         if self._attributes is None:
             near = np.flatnonzero(self.follows() & (self.label == L_AMBIGUOUS) & np.isin(self.rule, _LOOKUP_CODES))
-            near = np.unique(np.concatenate([near, near - 1, near - 2]))
+            near = unique(np.concatenate([near, near - 1, near - 2]))
             near = near[near >= 0]
             self._attributes = np.zeros((len(self), 4), dtype=bool)
             self._attributes[near] = self.table.column_at(_attributes, self.spelling[near])

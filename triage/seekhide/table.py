@@ -19,6 +19,7 @@ from triage.pipeline.memory import VOCABULARY
 from triage.schema import WORD_LABELS
 from triage.seekhide.columns import SpellingColumn
 from triage.seekhide.rules import Rule, rule_code
+from triage.seekhide.spelling_batch import unique
 from triage.text.tokenise import (
     DETECTED,
     EMOJI,
@@ -202,7 +203,7 @@ class Spellings:
         self._pieces = {name: _Column(np.int64) for name in ("piece_length", "piece_parts", "piece_first")}
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
-        self._extra: dict[tuple, np.ndarray] = {}  # see column
+        self._extra: dict[tuple, list] = {}  # see column: [values, how many are computed]
         self._partial: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see column_at
         self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
         # The piece ids of each stretch of text (see Stretches).
@@ -408,16 +409,21 @@ class Spellings:
         `parameters` (hashable) are passed on to its `compute`; each set of them is a column of
         its own."""
         key = (column.name, *parameters)
-        shape = (0,) if column.width is None else (0, column.width)
-        array = self._extra.get(key)
-        if array is None:
-            array = np.zeros(shape, dtype=column.dtype)
-        if len(array) < len(self.texts):
-            new = np.asarray(column.compute(self, np.arange(len(array), len(self.texts)), *parameters),
-                             dtype=column.dtype)
-            array = np.concatenate([array, new.reshape((-1, *shape[1:]))])
-        self._extra[key] = array
-        return array
+        found = self._extra.get(key)
+        n = len(self.texts)
+        if found is None:
+            width = () if column.width is None else (column.width,)
+            found = self._extra[key] = [np.zeros((0, *width), dtype=column.dtype), 0]
+        values, done = found
+        if done < n:
+            new = np.asarray(column.compute(self, np.arange(done, n), *parameters), dtype=column.dtype)
+            if len(values) < n:  # doubled: each value is copied a few times at most as the table grows
+                grown = np.zeros((max(n, 2 * len(values)), *values.shape[1:]), dtype=column.dtype)
+                grown[:done] = values[:done]
+                values = found[0] = grown
+            values[done:n] = new.reshape((-1, *values.shape[1:]))
+            found[1] = done = n
+        return values[:n]
 
     def column_at(self, column: SpellingColumn, sids: np.ndarray) -> np.ndarray:
         """The values of a declared per-spelling column for the spellings `sids` only, each
@@ -434,7 +440,7 @@ class Spellings:
             self._partial[column.name] = (values, known)
         missing = sids[~known[sids]]
         if len(missing):
-            new = np.unique(missing)
+            new = unique(missing)
             values[new] = np.asarray(column.compute(self, new), dtype=column.dtype).reshape((-1, *shape))
             known[new] = True
         return values[sids]
@@ -449,8 +455,8 @@ class Spellings:
         owned, table = self._rows.get(name, (None, None))
         if owned is not owner:
             table = None
-        if table is None or len(table) < len(self.texts):
-            grown = np.full((len(self.texts), width), np.nan)
+        if table is None or len(table) < len(self.texts):  # doubled: few copies as the table grows
+            grown = np.full((max(len(self.texts), 2 * len(table) if table is not None else 0), width), np.nan)
             if table is not None:
                 grown[: len(table)] = table
             table = grown
@@ -458,7 +464,7 @@ class Spellings:
         rows = table[sids]
         missing = np.flatnonzero(np.isnan(rows[:, 0]))
         if len(missing):
-            new = np.unique(sids[missing])
+            new = unique(sids[missing])
             table[new] = np.asarray(compute(new), dtype=float).reshape(-1, width)
             rows = table[sids]
         return rows
