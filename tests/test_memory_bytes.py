@@ -117,7 +117,7 @@ def test_the_stretches_a_table_has_cut_are_counted_and_may_be_forgotten(lexicons
     budget = Budget(10_000)  # a budget of its own: the process's one may retire tables meanwhile
     budget.track(stretches, "stretches")
     per_entry, per_char = memory.BYTES_PER_ENTRY["stretches"], memory.BYTES_PER_CHAR["stretches"]
-    assert len(stretches) == 14  # each with the white space before it: "  à", " "
+    assert len(stretches) == 14  # by the word after a single space, or with their white space: "  à"
     assert budget.used() == 14 * per_entry + sum(map(len, stretches)) * per_char
     budget.limit = 0
     assert budget.enforce() and len(stretches) == 0 and budget.used() == 0

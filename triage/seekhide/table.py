@@ -69,20 +69,49 @@ class _Column:
         return self.array
 
 
+def _key(stretch: str) -> str:
+    """The key of a stretch that is not a text's first in the table of stretches: the word
+    after a single space (most stretches), or the stretch itself (it begins with other white
+    space; or a space then a NUL, a character no key of a text's first stretch begins with)."""
+    second = stretch[1:2]
+    return stretch[1:] if stretch[0] == " " and second != "\0" and not second.isspace() else stretch
+
+
+def _keys(stretches: list[str]) -> list[str]:
+    """The keys of a text's stretches (_STRETCH.findall, at least one): a NUL, then the first
+    stretch (the text up to its first white space, maybe empty); the others by _key."""
+    return ["\0" + stretches[0], *map(_key, stretches[1:])]
+
+
+def stretch_of(key: str) -> str:
+    """The stretch of text of a key of the table of stretches (see _keys)."""
+    first = key[:1]
+    if first == "\0":
+        return key[1:]
+    return key if first.isspace() else " " + key
+
+
 def _stretches(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
-    """The stretches of `texts` (_STRETCH.findall of each): (those of the texts whose only white
-    space is single spaces, then those of the others; how many each text has; where those of
-    the texts in turn are in the first list, None when they are in that order). A text whose only
-    white space is single spaces (str.isprintable() holds for no other white space) is cut by
-    string methods, all such texts of a batch at once: each space begins a stretch."""
+    """The stretches of `texts` (_STRETCH.findall of each), as _stretch_keys gives them but for
+    the stretches themselves rather than their keys."""
+    flat, counts, order = _stretch_keys(texts)
+    return list(map(stretch_of, flat)), counts, order
+
+
+def _stretch_keys(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
+    """The keys of the stretches of `texts` (_keys of _STRETCH.findall of each): (those of the
+    texts whose only white space is single spaces, then those of the others; how many each text
+    has; where those of the texts in turn are in the first list, None when they are in that
+    order). A text whose only white space is single spaces (str.isprintable() holds for no other
+    white space) is cut by string methods, all such texts of a batch at once: the text split at
+    its spaces, its first word after a NUL, which no such text holds."""
     single = [text.isprintable() and "  " not in text for text in texts]
     spaced = texts if all(single) else [text for text, alone in zip(texts, single) if alone]
-    # Joined by a character no such text holds, the boundaries of texts and stretches marked alike.
-    flat = "\0".join(spaced).replace(" ", "\0 ").split("\0") if spaced else []
+    flat = ("\0" + " \0".join(spaced)).split(" ") if spaced else []
     counts = np.fromiter(map(str.count, spaced, repeat(" ")), dtype=np.int64, count=len(spaced)) + 1
     if len(spaced) == len(texts):
         return flat, counts, None
-    others = list(map(_STRETCH.findall, [text for text, alone in zip(texts, single) if not alone]))
+    others = [_keys(_STRETCH.findall(text)) for text, alone in zip(texts, single) if not alone]
     flat += chain.from_iterable(others)
     mask = np.asarray(single, dtype=bool)
     per_text = np.empty(len(texts), dtype=np.int64)
@@ -98,8 +127,8 @@ def _stretches(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | No
 
 
 class Stretches(dict):
-    """The stretches of text a table has cut into pieces (stretch -> its id), with the piece
-    ids of each as columns. The pieces of a text are those of its stretches in turn, each
+    """The stretches of text a table has cut into pieces (the key of a stretch -> its id: see
+    _keys), with the piece ids of each as columns. The pieces of a text are those of its stretches in turn, each
     stretch cut on its own, because no token holds white space and the regular expression
     looks past a token only for a word character; a stretch's white space goes with its first
     piece, and a stretch of white space alone (at the end of a text) has no piece. A stretch
@@ -146,11 +175,11 @@ class _StretchArrays:
 
 @dataclass
 class Cut:
-    """The stretches of a batch of texts (Spellings.cut): `flat`, those of the texts not cut
-    whole, `counts` per such text, and `order`, where those of the texts in turn are in `flat`
-    (None: `flat` is in that order; see _stretches); `whole`, per text, whether it is cut whole
-    (a stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
-    their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
+    """The stretches of a batch of texts (Spellings.cut): `flat`, the keys of those of the texts
+    not cut whole (see _keys), `counts` per such text, and `order`, where those of the texts in
+    turn are in `flat` (None: `flat` is in that order; see _stretch_keys); `whole`, per text,
+    whether it is cut whole (a stretch of it does not cut into whole pieces on its own); `new`,
+    the keys of the new stretches with their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
     one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece);
     `words`, the word spellings of the new pieces to label."""
 
@@ -228,32 +257,33 @@ class Spellings:
         once in Python, the others are found by one look-up each. `Cut.words` holds the word
         spellings of the new pieces, with the parts of hyphenated ones: what a batch brings to
         label (WordLabeller.label_many labels them together before the pieces are added)."""
-        flat, counts, order = _stretches(texts)
+        flat, counts, order = _stretch_keys(texts)
         ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
         new: dict[str, list[str]] = {}
         parts: dict[str, tuple] = {}
         words: list[str] = []
+        bad = set()  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
         piece_ids = self.piece_ids
-        for stretch in fresh:
+        for key in fresh:
+            stretch = stretch_of(key)
             value = plain_word(stretch)
             if value is None:
-                new[stretch] = PIECE.findall(stretch)
+                pieces = new[key] = PIECE.findall(stretch)
+                if "".join(pieces) != stretch and not stretch.isspace():
+                    bad.add(key)
             else:  # one piece, one word (what split_piece makes of it)
-                new[stretch] = [stretch]
+                new[key] = [stretch]
                 if stretch not in piece_ids:
                     parts[stretch] = ((len(stretch) - len(value), value, WORD),)
                     words.append(value)
-        # The whole text is cut instead (see Stretches).
-        bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
         whole = np.zeros(len(texts), dtype=bool)
         if bad:  # the stretches of the other texts, in order
-            for stretch in bad:
-                del new[stretch]
-            per_text = list(map(_STRETCH.findall, texts))
-            whole = np.fromiter((not bad.isdisjoint(stretches) for stretches in per_text), dtype=bool,
-                                count=len(per_text))
-            flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
+            for key in bad:
+                del new[key]
+            per_text = [_keys(_STRETCH.findall(text)) for text in texts]
+            whole = np.fromiter((not bad.isdisjoint(keys) for keys in per_text), dtype=bool, count=len(per_text))
+            flat = [key for keys, w in zip(per_text, whole.tolist()) if not w for key in keys]
             ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
             counts, order = counts[~whole], None
         cut = Cut(flat, counts, whole, new, ids, order, parts, words)
