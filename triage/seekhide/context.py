@@ -45,7 +45,7 @@ from triage.seekhide.rules import (
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
-from triage.seekhide.spelling_batch import members, texts_of, unique
+from triage.seekhide.spelling_batch import members, unique
 
 if TYPE_CHECKING:
     from triage.seekhide.words import WordLabeller
@@ -290,13 +290,12 @@ def _word_surnames(table: Spellings, sids: np.ndarray) -> np.ndarray:
     lexicons = table.lexicons
     surnames = lexicons.word_surnames
     excluded = _NO_SURNAMES | lexicons.pronouns | lexicons.sms.keys()
-    texts = texts_of(table, sids)
-    keys, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    # Capitalised (text[:1].isupper() and not text.isupper()): most spellings are not, nothing to look up.
+    capitalised = table.numpy().capitalised[sids]
+    keys, folded = batch.keys(table)[sids[capitalised]].tolist(), batch.folded_keys(table)[sids[capitalised]].tolist()
     found = np.zeros(len(sids), dtype=bool)
-    for i, text in enumerate(texts):
-        if text[:1].isupper() and not text.isupper():  # most spellings are not: nothing to look up
-            found[i] = ((keys[i] in surnames or folded[i] in surnames)
-                        and keys[i] not in excluded and folded[i] not in excluded)
+    found[capitalised] = [(key in surnames or fold in surnames) and key not in excluded and fold not in excluded
+                          for key, fold in zip(keys, folded)]
     return found
 
 

@@ -28,7 +28,6 @@ from triage.text.tokenise import (
     PIECE,
     PUNCT,
     WORD,
-    plain_word,
     split_piece,
 )
 
@@ -264,19 +263,26 @@ class Spellings:
         parts: dict[str, tuple] = {}
         words: list[str] = []
         bad = set()  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
-        piece_ids = self.piece_ids
+        piece_ids, findall = self.piece_ids, PIECE.findall
         for key in fresh:
-            stretch = stretch_of(key)
-            value = plain_word(stretch)
-            if value is None:
-                pieces = new[key] = PIECE.findall(stretch)
-                if "".join(pieces) != stretch and not stretch.isspace():
-                    bad.add(key)
-            else:  # one piece, one word (what split_piece makes of it)
-                new[key] = [stretch]
+            # The stretch (stretch_of) and its word after its white space (plain_word's value),
+            # written out: this loop runs once per new stretch.
+            head = key[:1]
+            if head == "\0":
+                stretch = value = key[1:]
+            elif head.isspace():
+                stretch, value = key, key.lstrip()
+            else:
+                stretch, value = " " + key, key
+            if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":  # plain_word
+                new[key] = [stretch]  # one piece, one word (what split_piece makes of it)
                 if stretch not in piece_ids:
                     parts[stretch] = ((len(stretch) - len(value), value, WORD),)
                     words.append(value)
+            else:
+                pieces = new[key] = findall(stretch)
+                if "".join(pieces) != stretch and not stretch.isspace():
+                    bad.add(key)
         whole = np.zeros(len(texts), dtype=bool)
         if bad:  # the stretches of the other texts, in order
             for key in bad:
