@@ -22,7 +22,6 @@ from triage.lexicons import (
     PERSON_CUES,
     PRESENTATIVES,
     TITLES,
-    fold,
     spelling_key,
     word_list,
 )
@@ -294,8 +293,8 @@ def _word_surnames(table: Spellings, sids: np.ndarray) -> np.ndarray:
     capitalised = table.numpy().capitalised[sids]
     keys, folded = batch.keys(table)[sids[capitalised]].tolist(), batch.folded_keys(table)[sids[capitalised]].tolist()
     found = np.zeros(len(sids), dtype=bool)
-    found[capitalised] = [(key in surnames or fold in surnames) and key not in excluded and fold not in excluded
-                          for key, fold in zip(keys, folded)]
+    found[capitalised] = [(key in surnames or folded_key in surnames) and key not in excluded
+                          and folded_key not in excluded for key, folded_key in zip(keys, folded)]
     return found
 
 
@@ -331,8 +330,9 @@ def word_surname(c: Context) -> None:
 def _abbreviation_flags(table: Spellings, sids: np.ndarray) -> list[tuple[bool, bool]]:
     """(cut short: the start of a word SMS forms stand for, a person cue) of the spellings `sids`."""
     spelled, starts = table.texts, shortened.abbreviations(table.lexicons)
-    keys = [(text, spelling_key(text)) for text in map(spelled.__getitem__, sids.tolist())]
-    return [(text.islower() and fold(key) in starts, key in PERSON_CUES) for text, key in keys]
+    keys, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()  # shared columns
+    return [(spelled[s].islower() and folded_key in starts, key in PERSON_CUES)
+            for s, key, folded_key in zip(sids.tolist(), keys, folded)]
 
 
 @context_rule("abbreviation")
