@@ -239,10 +239,14 @@ class SeekAndHide(WordLabeller):
     def coded(self, text: str, hidden: list[tuple[int, int, str]]) -> str:
         """The text with each hidden span, whole grapheme clusters already (grapheme_spans),
         replaced by its code."""
-        parts, last = [], 0
+        parts, last, codes = [], 0, self._codes
         for start, end, tag in hidden:
+            surface = text[start:end]
+            found = codes.get((surface, tag))  # code_for, written out: this runs once per hidden span
+            if found is None:
+                found = codes[(surface, tag)] = self._code(surface, tag)
             parts.append(text[last:start])
-            parts.append(self.code_for(text, start, end, tag))
+            parts.append(found)
             last = end
         parts.append(text[last:])
         return "".join(parts)

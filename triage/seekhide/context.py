@@ -22,7 +22,6 @@ from triage.lexicons import (
     PERSON_CUES,
     PRESENTATIVES,
     TITLES,
-    spelling_key,
     word_list,
 )
 from triage.seekhide import foreign, shortened, steps
@@ -210,9 +209,9 @@ def _attributes(table: Spellings, sids: np.ndarray) -> list[tuple[bool, bool, bo
     """(a determiner or a pronoun before verbs, in lower case, a copula, a presentative) of the
     spellings `sids`."""
     spelled = table.texts
-    keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
-    return [(key in DETERMINERS or key in PRONOUNS_BEFORE_VERBS, text.islower(), key in COPULAS, key in PRESENTATIVES)
-            for key, text in keys]
+    keys = batch.keys(table)[sids].tolist()  # spelling_key, a shared column
+    return [(key in DETERMINERS or key in PRONOUNS_BEFORE_VERBS, spelled[s].islower(), key in COPULAS,
+             key in PRESENTATIVES) for s, key in zip(sids.tolist(), keys)]
 
 
 @spelling_column("seekhide.name-lists", bool, width=2)
