@@ -47,25 +47,35 @@ _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
 K_WORD, K_NUMBER, K_PUNCT, K_EMOTICON, K_DETECTED = (_KIND_CODE[k] for k in (WORD, NUMBER, PUNCT, EMOTICON, DETECTED))
 LABELS = WORD_LABELS
 L_DICTIONARY, L_ANTI, L_AMBIGUOUS, L_UNKNOWN = range(4)
-_LABEL_CODE = {label: code for code, label in enumerate(LABELS)}
+# The codes of a label's fields, and the fields of a spelling that is no word (codes -1).
+_LABEL_CODE = {None: -1, **{label: code for code, label in enumerate(LABELS)}}
+_RULE_CODE = {None: -1, **{rule: rule_code(rule) for rule in Rule}}
+_NO_INFO = (None, None, None, False, False)
 
 
 class _Column:
     """A numpy column that grows: values are appended to a list, moved to the array on
-    demand (numpy), so that each value is held once, as a number of the array."""
+    demand (numpy), so that each value is held once, as a number of the array. The array keeps
+    room for more (its size doubles as it grows): each value is copied a few times at most."""
 
     def __init__(self, dtype):
         self.values: list = []  # appended since the last numpy()
-        self.array = np.zeros(0, dtype=dtype)
+        self.array = np.zeros(0, dtype=dtype)  # the first `size` values, then room
+        self.size = 0
 
     def __len__(self) -> int:
-        return len(self.array) + len(self.values)
+        return self.size + len(self.values)
 
     def numpy(self) -> np.ndarray:
         if self.values:
-            self.array = np.concatenate([self.array, np.asarray(self.values, dtype=self.array.dtype)])
-            self.values = []
-        return self.array
+            end = self.size + len(self.values)
+            if end > len(self.array):
+                grown = np.zeros(max(end, 2 * len(self.array)), dtype=self.array.dtype)
+                grown[: self.size] = self.array[: self.size]
+                self.array = grown
+            self.array[self.size : end] = self.values
+            self.size, self.values = end, []
+        return self.array[: self.size]
 
 
 def _key(stretch: str) -> str:
@@ -425,11 +435,13 @@ class Spellings:
             return
         texts, infos = self.texts[done:], self.infos[done:]
         kinds = self._columns["kind"].numpy()[done:]
+        # The fields of the labels (_NO_INFO for a spelling that is no word).
+        labels, rules, _, weak, title = zip(*[_NO_INFO if info is None else info for info in infos])
         values = {
-            "label": [-1 if info is None else _LABEL_CODE[info.label] for info in infos],
-            "rule": [-1 if info is None else rule_code(info.rule) for info in infos],
-            "weak": [info is not None and bool(info.weak) for info in infos],
-            "title": [info is not None and bool(info.title) for info in infos],
+            "label": list(map(_LABEL_CODE.__getitem__, labels)),
+            "rule": list(map(_RULE_CODE.__getitem__, rules)),
+            "weak": list(map(bool, weak)),
+            "title": list(map(bool, title)),
             "capitalised": [text[:1].isupper() and not text.isupper() for text in texts],
             "sentence_end": [kind == K_PUNCT and _SENTENCE_END.search(text) is not None
                              for text, kind in zip(texts, kinds.tolist())],
