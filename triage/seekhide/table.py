@@ -116,7 +116,9 @@ def _stretch_keys(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray |
     its spaces, its first word after a NUL, which no such text holds."""
     single = [text.isprintable() and "  " not in text for text in texts]
     spaced = texts if all(single) else [text for text, alone in zip(texts, single) if alone]
-    flat = ("\0" + " \0".join(spaced)).split(" ") if spaced else []
+    flat = " \0".join(spaced).split(" ") if spaced else []
+    if flat:  # the first text's first word (the others follow a NUL already)
+        flat[0] = "\0" + flat[0]
     counts = np.fromiter(map(str.count, spaced, repeat(" ")), dtype=np.int64, count=len(spaced)) + 1
     if len(spaced) == len(texts):
         return flat, counts, None
