@@ -139,11 +139,12 @@ def _stretch_keys(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray |
 
 class Stretches(dict):
     """The stretches of text a table has cut into pieces (the key of a stretch -> its id: see
-    _keys), with the piece ids of each as columns. The pieces of a text are those of its stretches in turn, each
-    stretch cut on its own, because no token holds white space and the regular expression
-    looks past a token only for a word character; a stretch's white space goes with its first
-    piece, and a stretch of white space alone (at the end of a text) has no piece. A stretch
-    that did not cut into whole pieces on its own would be left out, its text cut whole.
+    _keys), with the piece ids of each as columns. The pieces of a text are those of its
+    stretches in turn, each stretch cut on its own, because no token holds white space and the
+    regular expression looks past a token only for a word character; a stretch's white space
+    goes with its first piece, and a stretch of white space alone (at the end of a text) has no
+    piece. A stretch that did not cut into whole pieces on its own would be left out, its text
+    cut whole.
 
     Counted in the memory budget (triage.pipeline.memory, by its stretches and their characters) and
     emptied with the rest: a stretch is cut again when it comes back."""
@@ -190,9 +191,9 @@ class Cut:
     not cut whole (see _keys), `counts` per such text, and `order`, where those of the texts in
     turn are in `flat` (None: `flat` is in that order; see _stretch_keys); `whole`, per text,
     whether it is cut whole (a stretch of it does not cut into whole pieces on its own); `new`,
-    the keys of the new stretches with their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
-    one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece);
-    `words`, the word spellings of the new pieces to label."""
+    the keys of the new stretches with their pieces; `ids`, the id of each stretch of `flat` in
+    the table's Stretches (-1 for a new one, until piece_ids_of adds it); `parts`, what each new
+    piece is made of (split_piece); `words`, the word spellings of the new pieces to label."""
 
     flat: list[str]
     counts: np.ndarray
