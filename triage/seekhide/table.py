@@ -246,7 +246,7 @@ class Spellings:
                        "part_of_compound": _Column(bool)}
         self._extra: dict[tuple, list] = {}  # see column: [values, how many are computed]
         self._partial: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see column_at
-        self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
+        self._rows: dict[str, tuple[object, np.ndarray, int]] = {}  # see rows_for: (owner, rows, rows in use)
         # The piece ids of each stretch of text (see Stretches).
         self.stretches = Stretches()
         # Counted in the memory budget (triage.pipeline.memory), which retires the table when spent.
@@ -468,8 +468,8 @@ class Spellings:
         values, done = found
         if done < n:
             new = np.asarray(column.compute(self, np.arange(done, n), *parameters), dtype=column.dtype)
-            if len(values) < n:  # doubled: each value is copied a few times at most as the table grows
-                grown = np.zeros((max(n, 2 * len(values)), *values.shape[1:]), dtype=column.dtype)
+            if len(values) < n:  # half as large again: each value is copied a few times at most as the table grows
+                grown = np.zeros((max(n, len(values) + len(values) // 2), *values.shape[1:]), dtype=column.dtype)
                 grown[:done] = values[:done]
                 values = found[0] = grown
             values[done:n] = new.reshape((-1, *values.shape[1:]))
@@ -503,16 +503,20 @@ class Spellings:
         ids `new` at once (len(new) rows of `width` values). The rows depend on `owner`
         (say, a model): asked with another owner, they are recomputed. A row's first value
         must not be NaN (it marks rows not computed yet)."""
-        owned, table = self._rows.get(name, (None, None))
+        owned, table, ready = self._rows.get(name, (None, None, 0))
         if owned is not owner:
-            table = None
-        if table is None or len(table) < len(self.texts):  # doubled: few copies as the table grows
-            grown = np.full((max(len(self.texts), 2 * len(table) if table is not None else 0), width), np.nan)
-            if table is not None:
-                grown[: len(table)] = table
-            table = grown
-            self._rows[name] = (owner, table)
-        rows = table[sids]
+            table, ready = None, 0
+        n = len(self.texts)
+        if table is None or ready < n:
+            if table is None or len(table) < n:  # room for twice as many rows: few copies as the table grows
+                grown = np.empty((max(n, 2 * len(table) if table is not None else 0), width))
+                if table is not None:
+                    grown[:ready] = table[:ready]
+                table = grown
+            table[ready:n] = np.nan  # the rows of the spellings added since; the room after them is left unwritten
+            ready = n
+            self._rows[name] = (owner, table, ready)
+        rows = table[:ready][sids]
         missing = np.flatnonzero(np.isnan(rows[:, 0]))
         if len(missing):
             new = unique(sids[missing])
