@@ -56,6 +56,22 @@ def test_only_new_entries_are_measured_and_an_emptied_cache_is_measured_again():
     assert budget.used() == per_entry + 3
 
 
+@pytest.mark.parametrize("keys", [
+    ["ab", "cde", ""],  # strings
+    [("ab", "PRE"), ("c", "NOM", 3)],  # tuples: their strings count
+    [1, 2, 3],  # numbers hold no text
+    ["ab", ("cd", "e"), 7, True, 2.5, ("f", 1), "ghij"],  # a mixed cache
+])
+def test_the_characters_of_new_keys_are_those_of_their_strings(keys):
+    budget = Budget(10)
+    cache = budget.track(Cache("codes"), "codes")
+    cache.update((key, 0) for key in keys[:2])
+    first = budget.used()
+    assert first == 2 * memory.BYTES_PER_ENTRY["codes"] + sum(map(memory._chars, keys[:2]))
+    cache.update((key, 0) for key in keys[2:])  # only these are measured now
+    assert budget.used() == len(keys) * memory.BYTES_PER_ENTRY["codes"] + sum(map(memory._chars, keys))
+
+
 def test_a_table_counts_the_characters_of_its_texts():
     class Table:
         def __init__(self):
@@ -101,7 +117,7 @@ def test_the_stretches_a_table_has_cut_are_counted_and_may_be_forgotten(lexicons
     budget = Budget(10_000)  # a budget of its own: the process's one may retire tables meanwhile
     budget.track(stretches, "stretches")
     per_entry, per_char = memory.BYTES_PER_ENTRY["stretches"], memory.BYTES_PER_CHAR["stretches"]
-    assert len(stretches) == 14  # each with the white space before it: "  à", " "
+    assert len(stretches) == 14  # by the word after a single space, or with their white space: "  à"
     assert budget.used() == 14 * per_entry + sum(map(len, stretches)) * per_char
     budget.limit = 0
     assert budget.enforce() and len(stretches) == 0 and budget.used() == 0

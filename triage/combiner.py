@@ -20,6 +20,7 @@ import numpy as np
 
 from triage.errors import BadOption
 from triage.schema import DEFAULT_HIDE, EXPERT, HIDE_TAGS, NTA, TA, UNTAGGED, Span
+from triage.seekhide.spelling_batch import unique
 
 
 @dataclass
@@ -212,7 +213,7 @@ class BudgetPolicy(_Policy):
                 if hidden[m] is batch.hidden[m]:
                     hidden[m] = list(hidden[m])
                 hidden[m].append((int(batch.start[c]), int(batch.end[c]), batch.tag[c]))
-            for m in np.unique(batch.message[extra]).tolist():
+            for m in unique(batch.message[extra]).tolist():
                 hidden[m].sort()
         something = np.fromiter(map(bool, hidden), dtype=bool, count=len(hidden))
         decision = np.where(risk >= self.risk_threshold, EXPERT, np.where(something, TA, NTA)).astype(object)

@@ -105,12 +105,11 @@ def _measure(cache, count: _Count) -> int:
             added = texts[count.items:size]
         else:  # a dict keeps the order of insertion: the new keys are its last ones
             added = islice(reversed(texts), size - count.items)
-        # Most keys are strings: those are measured by len() alone, without a call of _chars each.
         added = list(added)
-        strings = [key for key in added if key.__class__ is str]
-        count.chars += sum(map(len, strings))
-        if len(strings) < len(added):
-            count.chars += sum(_chars(key) for key in added if key.__class__ is not str)
+        try:  # most caches hold strings: their characters are those of the strings joined
+            count.chars += len("".join(added))
+        except TypeError:  # tuples of strings, or numbers (which hold no text)
+            count.chars += sum(_chars(key) for key in added if key.__class__ is not int)
         count.items = size
     return count.chars
 

@@ -90,35 +90,30 @@ def _segments(texts: list[str], hits: list[list], hit_at: list[int]) -> tuple[li
     its message, where it begins in it, whether it is a hit; the hits, in order). `hit_at`: the
     messages with hits."""
     segments: list[str] = []
-    message_of: list[int] = []
-    begin_of: list[int] = []
-    is_hit: list[bool] = []
     found_hits: list = []
     done = 0
     for i in hit_at:
         segments += texts[done:i]
-        message_of += range(done, i)
-        begin_of += [0] * (i - done)
-        is_hit += [False] * (i - done)
         text, position = texts[i], 0
         for hit in hits[i]:
             segments.append(text[position : hit.start])
-            message_of += (i, i)
-            begin_of += (position, hit.start)
-            is_hit += (False, True)
             position = hit.end
         segments.append(text[position:])
-        message_of.append(i)
-        begin_of.append(position)
-        is_hit.append(False)
         found_hits += hits[i]
         done = i + 1
     segments += texts[done:]
-    message_of += range(done, len(texts))
-    begin_of += [0] * (len(texts) - done)
-    is_hit += [False] * (len(texts) - done)
-    return (segments, np.asarray(message_of, dtype=np.int64), np.asarray(begin_of, dtype=np.int64),
-            np.asarray(is_hit, dtype=bool), found_hits)
+    # A message with k hits is 2k + 1 units: a segment, then each hit followed by a segment.
+    n_hits = np.zeros(len(texts), dtype=np.int64)
+    n_hits[hit_at] = [len(hits[i]) for i in hit_at]
+    units = 2 * n_hits + 1
+    message_of = np.repeat(np.arange(len(texts), dtype=np.int64), units)
+    is_hit = (np.arange(len(message_of)) - np.repeat(np.cumsum(units) - units, units)) % 2 == 1
+    # A hit begins where it starts, the segment after it where it ends; a message's first segment at 0.
+    begin_of = np.zeros(len(message_of), dtype=np.int64)
+    at = np.flatnonzero(is_hit)
+    begin_of[at] = [hit.start for hit in found_hits]
+    begin_of[at + 1] = [hit.end for hit in found_hits]
+    return segments, message_of, begin_of, is_hit, found_hits
 
 
 class SeekAndHide(WordLabeller):
@@ -244,10 +239,14 @@ class SeekAndHide(WordLabeller):
     def coded(self, text: str, hidden: list[tuple[int, int, str]]) -> str:
         """The text with each hidden span, whole grapheme clusters already (grapheme_spans),
         replaced by its code."""
-        parts, last = [], 0
+        parts, last, codes = [], 0, self._codes
         for start, end, tag in hidden:
+            surface = text[start:end]
+            found = codes.get((surface, tag))  # code_for, written out: this runs once per hidden span
+            if found is None:
+                found = codes[(surface, tag)] = self._code(surface, tag)
             parts.append(text[last:start])
-            parts.append(self.code_for(text, start, end, tag))
+            parts.append(found)
             last = end
         parts.append(text[last:])
         return "".join(parts)

@@ -222,9 +222,12 @@ class Analysis:
     def highlighted(self) -> list[list[str]]:
         """Per message, the words a human should look at: ambiguous or unknown."""
         positions = np.flatnonzero((self.label == L_AMBIGUOUS) | (self.label == L_UNKNOWN))
-        starts, ends = self.start[positions].tolist(), self.end[positions].tolist()
+        texts = self.texts
+        words = [texts[m][start:end] for m, start, end in zip(self.message[positions].tolist(),
+                                                               self.start[positions].tolist(),
+                                                               self.end[positions].tolist())]
         cuts = self.per_message(positions).tolist()
-        return [[self.texts[i][starts[k] : ends[k]] for k in range(cuts[i], cuts[i + 1])] for i in range(len(self))]
+        return [words[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
 
     def result(self, i: int) -> SeekResult:
         text = self.texts[i]

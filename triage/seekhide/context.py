@@ -22,8 +22,6 @@ from triage.lexicons import (
     PERSON_CUES,
     PRESENTATIVES,
     TITLES,
-    fold,
-    spelling_key,
     word_list,
 )
 from triage.seekhide import foreign, shortened, steps
@@ -45,7 +43,7 @@ from triage.seekhide.rules import (
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
-from triage.seekhide.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members, unique
 
 if TYPE_CHECKING:
     from triage.seekhide.words import WordLabeller
@@ -116,7 +114,7 @@ class Context:
         False elsewhere: the other words are never asked about)."""
         if self._attributes is None:
             near = np.flatnonzero(self.follows() & (self.label == L_AMBIGUOUS) & np.isin(self.rule, _LOOKUP_CODES))
-            near = np.unique(np.concatenate([near, near - 1, near - 2]))
+            near = unique(np.concatenate([near, near - 1, near - 2]))
             near = near[near >= 0]
             self._attributes = np.zeros((len(self), 4), dtype=bool)
             self._attributes[near] = self.table.column_at(_attributes, self.spelling[near])
@@ -211,9 +209,9 @@ def _attributes(table: Spellings, sids: np.ndarray) -> list[tuple[bool, bool, bo
     """(a determiner or a pronoun before verbs, in lower case, a copula, a presentative) of the
     spellings `sids`."""
     spelled = table.texts
-    keys = [(spelling_key(spelled[s]), spelled[s]) for s in sids.tolist()]
-    return [(key in DETERMINERS or key in PRONOUNS_BEFORE_VERBS, text.islower(), key in COPULAS, key in PRESENTATIVES)
-            for key, text in keys]
+    keys = batch.keys(table)[sids].tolist()  # spelling_key, a shared column
+    return [(key in DETERMINERS or key in PRONOUNS_BEFORE_VERBS, spelled[s].islower(), key in COPULAS,
+             key in PRESENTATIVES) for s, key in zip(sids.tolist(), keys)]
 
 
 @spelling_column("seekhide.name-lists", bool, width=2)
@@ -290,13 +288,12 @@ def _word_surnames(table: Spellings, sids: np.ndarray) -> np.ndarray:
     lexicons = table.lexicons
     surnames = lexicons.word_surnames
     excluded = _NO_SURNAMES | lexicons.pronouns | lexicons.sms.keys()
-    texts = texts_of(table, sids)
-    keys, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    # Capitalised (text[:1].isupper() and not text.isupper()): most spellings are not, nothing to look up.
+    capitalised = table.numpy().capitalised[sids]
+    keys, folded = batch.keys(table)[sids[capitalised]].tolist(), batch.folded_keys(table)[sids[capitalised]].tolist()
     found = np.zeros(len(sids), dtype=bool)
-    for i, text in enumerate(texts):
-        if text[:1].isupper() and not text.isupper():  # most spellings are not: nothing to look up
-            found[i] = ((keys[i] in surnames or folded[i] in surnames)
-                        and keys[i] not in excluded and folded[i] not in excluded)
+    found[capitalised] = [(key in surnames or folded_key in surnames) and key not in excluded
+                          and folded_key not in excluded for key, folded_key in zip(keys, folded)]
     return found
 
 
@@ -332,8 +329,9 @@ def word_surname(c: Context) -> None:
 def _abbreviation_flags(table: Spellings, sids: np.ndarray) -> list[tuple[bool, bool]]:
     """(cut short: the start of a word SMS forms stand for, a person cue) of the spellings `sids`."""
     spelled, starts = table.texts, shortened.abbreviations(table.lexicons)
-    keys = [(text, spelling_key(text)) for text in map(spelled.__getitem__, sids.tolist())]
-    return [(text.islower() and fold(key) in starts, key in PERSON_CUES) for text, key in keys]
+    keys, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()  # shared columns
+    return [(spelled[s].islower() and folded_key in starts, key in PERSON_CUES)
+            for s, key, folded_key in zip(sids.tolist(), keys, folded)]
 
 
 @context_rule("abbreviation")

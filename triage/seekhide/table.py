@@ -19,6 +19,7 @@ from triage.pipeline.memory import VOCABULARY
 from triage.schema import WORD_LABELS
 from triage.seekhide.columns import SpellingColumn
 from triage.seekhide.rules import Rule, rule_code
+from triage.seekhide.spelling_batch import unique
 from triage.text.tokenise import (
     DETECTED,
     EMOJI,
@@ -27,7 +28,6 @@ from triage.text.tokenise import (
     PIECE,
     PUNCT,
     WORD,
-    plain_word,
     split_piece,
 )
 
@@ -47,41 +47,82 @@ _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
 K_WORD, K_NUMBER, K_PUNCT, K_EMOTICON, K_DETECTED = (_KIND_CODE[k] for k in (WORD, NUMBER, PUNCT, EMOTICON, DETECTED))
 LABELS = WORD_LABELS
 L_DICTIONARY, L_ANTI, L_AMBIGUOUS, L_UNKNOWN = range(4)
-_LABEL_CODE = {label: code for code, label in enumerate(LABELS)}
+# The codes of a label's fields, and the fields of a spelling that is no word (codes -1).
+_LABEL_CODE = {None: -1, **{label: code for code, label in enumerate(LABELS)}}
+_RULE_CODE = {None: -1, **{rule: rule_code(rule) for rule in Rule}}
+_NO_INFO = (None, None, None, False, False)
 
 
 class _Column:
     """A numpy column that grows: values are appended to a list, moved to the array on
-    demand (numpy), so that each value is held once, as a number of the array."""
+    demand (numpy), so that each value is held once, as a number of the array. The array keeps
+    room for more (its size doubles as it grows): each value is copied a few times at most."""
 
     def __init__(self, dtype):
         self.values: list = []  # appended since the last numpy()
-        self.array = np.zeros(0, dtype=dtype)
+        self.array = np.zeros(0, dtype=dtype)  # the first `size` values, then room
+        self.size = 0
 
     def __len__(self) -> int:
-        return len(self.array) + len(self.values)
+        return self.size + len(self.values)
 
     def numpy(self) -> np.ndarray:
         if self.values:
-            self.array = np.concatenate([self.array, np.asarray(self.values, dtype=self.array.dtype)])
-            self.values = []
-        return self.array
+            end = self.size + len(self.values)
+            if end > len(self.array):
+                grown = np.zeros(max(end, 2 * len(self.array)), dtype=self.array.dtype)
+                grown[: self.size] = self.array[: self.size]
+                self.array = grown
+            self.array[self.size : end] = self.values
+            self.size, self.values = end, []
+        return self.array[: self.size]
+
+
+def _key(stretch: str) -> str:
+    """The key of a stretch that is not a text's first in the table of stretches: the word
+    after a single space (most stretches), or the stretch itself (it begins with other white
+    space; or a space then a NUL, a character no key of a text's first stretch begins with)."""
+    second = stretch[1:2]
+    return stretch[1:] if stretch[0] == " " and second != "\0" and not second.isspace() else stretch
+
+
+def _keys(stretches: list[str]) -> list[str]:
+    """The keys of a text's stretches (_STRETCH.findall, at least one): a NUL, then the first
+    stretch (the text up to its first white space, maybe empty); the others by _key."""
+    return ["\0" + stretches[0], *map(_key, stretches[1:])]
+
+
+def stretch_of(key: str) -> str:
+    """The stretch of text of a key of the table of stretches (see _keys)."""
+    first = key[:1]
+    if first == "\0":
+        return key[1:]
+    return key if first.isspace() else " " + key
 
 
 def _stretches(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
-    """The stretches of `texts` (_STRETCH.findall of each): (those of the texts whose only white
-    space is single spaces, then those of the others; how many each text has; where those of
-    the texts in turn are in the first list, None when they are in that order). A text whose only
-    white space is single spaces (str.isprintable() holds for no other white space) is cut by
-    string methods, all such texts of a batch at once: each space begins a stretch."""
+    """The stretches of `texts` (_STRETCH.findall of each), as _stretch_keys gives them but for
+    the stretches themselves rather than their keys."""
+    flat, counts, order = _stretch_keys(texts)
+    return list(map(stretch_of, flat)), counts, order
+
+
+def _stretch_keys(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
+    """The keys of the stretches of `texts` (_keys of _STRETCH.findall of each): (those of the
+    texts whose only white space is single spaces, then those of the others; how many each text
+    has; where those of the texts in turn are in the first list, None when they are in that
+    order). A text whose only white space is single spaces (str.isprintable() holds for no other
+    white space) is cut by string methods, all such texts of a batch at once: the text split at
+    its spaces, its first word after a NUL, which no such text holds."""
     single = [text.isprintable() and "  " not in text for text in texts]
     spaced = texts if all(single) else [text for text, alone in zip(texts, single) if alone]
-    # Joined by a character no such text holds, the boundaries of texts and stretches marked alike.
-    flat = "\0".join(spaced).replace(" ", "\0 ").split("\0") if spaced else []
+    flat = " \0".join(spaced).split(" ") if spaced else []
+    if flat:  # the first text's first word (the others follow a NUL already)
+        flat[0] = "\0" + flat[0]
     counts = np.fromiter(map(str.count, spaced, repeat(" ")), dtype=np.int64, count=len(spaced)) + 1
     if len(spaced) == len(texts):
         return flat, counts, None
-    others = list(map(_STRETCH.findall, [text for text, alone in zip(texts, single) if not alone]))
+    others = [_keys(_STRETCH.findall(text)) for text, alone in zip(texts, single) if not alone]
     flat += chain.from_iterable(others)
     mask = np.asarray(single, dtype=bool)
     per_text = np.empty(len(texts), dtype=np.int64)
@@ -97,12 +138,13 @@ def _stretches(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | No
 
 
 class Stretches(dict):
-    """The stretches of text a table has cut into pieces (stretch -> its id), with the piece
-    ids of each as columns. The pieces of a text are those of its stretches in turn, each
-    stretch cut on its own, because no token holds white space and the regular expression
-    looks past a token only for a word character; a stretch's white space goes with its first
-    piece, and a stretch of white space alone (at the end of a text) has no piece. A stretch
-    that did not cut into whole pieces on its own would be left out, its text cut whole.
+    """The stretches of text a table has cut into pieces (the key of a stretch -> its id: see
+    _keys), with the piece ids of each as columns. The pieces of a text are those of its
+    stretches in turn, each stretch cut on its own, because no token holds white space and the
+    regular expression looks past a token only for a word character; a stretch's white space
+    goes with its first piece, and a stretch of white space alone (at the end of a text) has no
+    piece. A stretch that did not cut into whole pieces on its own would be left out, its text
+    cut whole.
 
     Counted in the memory budget (triage.pipeline.memory, by its stretches and their characters) and
     emptied with the rest: a stretch is cut again when it comes back."""
@@ -145,13 +187,13 @@ class _StretchArrays:
 
 @dataclass
 class Cut:
-    """The stretches of a batch of texts (Spellings.cut): `flat`, those of the texts not cut
-    whole, `counts` per such text, and `order`, where those of the texts in turn are in `flat`
-    (None: `flat` is in that order; see _stretches); `whole`, per text, whether it is cut whole
-    (a stretch of it does not cut into whole pieces on its own); `new`, the new stretches with
-    their pieces; `ids`, the id of each stretch of `flat` in the table's Stretches (-1 for a new
-    one, until piece_ids_of adds it); `parts`, what each new piece is made of (split_piece);
-    `words`, the word spellings of the new pieces to label."""
+    """The stretches of a batch of texts (Spellings.cut): `flat`, the keys of those of the texts
+    not cut whole (see _keys), `counts` per such text, and `order`, where those of the texts in
+    turn are in `flat` (None: `flat` is in that order; see _stretch_keys); `whole`, per text,
+    whether it is cut whole (a stretch of it does not cut into whole pieces on its own); `new`,
+    the keys of the new stretches with their pieces; `ids`, the id of each stretch of `flat` in
+    the table's Stretches (-1 for a new one, until piece_ids_of adds it); `parts`, what each new
+    piece is made of (split_piece); `words`, the word spellings of the new pieces to label."""
 
     flat: list[str]
     counts: np.ndarray
@@ -202,9 +244,9 @@ class Spellings:
         self._pieces = {name: _Column(np.int64) for name in ("piece_length", "piece_parts", "piece_first")}
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
-        self._extra: dict[tuple, np.ndarray] = {}  # see column
+        self._extra: dict[tuple, list] = {}  # see column: [values, how many are computed]
         self._partial: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see column_at
-        self._rows: dict[str, tuple[object, np.ndarray]] = {}  # see rows_for
+        self._rows: dict[str, tuple[object, np.ndarray, int]] = {}  # see rows_for: (owner, rows, rows in use)
         # The piece ids of each stretch of text (see Stretches).
         self.stretches = Stretches()
         # Counted in the memory budget (triage.pipeline.memory), which retires the table when spent.
@@ -227,32 +269,40 @@ class Spellings:
         once in Python, the others are found by one look-up each. `Cut.words` holds the word
         spellings of the new pieces, with the parts of hyphenated ones: what a batch brings to
         label (WordLabeller.label_many labels them together before the pieces are added)."""
-        flat, counts, order = _stretches(texts)
+        flat, counts, order = _stretch_keys(texts)
         ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
         new: dict[str, list[str]] = {}
         parts: dict[str, tuple] = {}
         words: list[str] = []
-        piece_ids = self.piece_ids
-        for stretch in fresh:
-            value = plain_word(stretch)
-            if value is None:
-                new[stretch] = PIECE.findall(stretch)
-            else:  # one piece, one word (what split_piece makes of it)
-                new[stretch] = [stretch]
+        bad = set()  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
+        piece_ids, findall = self.piece_ids, PIECE.findall
+        for key in fresh:
+            # The stretch (stretch_of) and its word after its white space (plain_word's value),
+            # written out: this loop runs once per new stretch.
+            head = key[:1]
+            if head == "\0":
+                stretch = value = key[1:]
+            elif head.isspace():
+                stretch, value = key, key.lstrip()
+            else:
+                stretch, value = " " + key, key
+            if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":  # plain_word
+                new[key] = [stretch]  # one piece, one word (what split_piece makes of it)
                 if stretch not in piece_ids:
                     parts[stretch] = ((len(stretch) - len(value), value, WORD),)
                     words.append(value)
-        # The whole text is cut instead (see Stretches).
-        bad = {stretch for stretch, pieces in new.items() if "".join(pieces) != stretch and not stretch.isspace()}
+            else:
+                pieces = new[key] = findall(stretch)
+                if "".join(pieces) != stretch and not stretch.isspace():
+                    bad.add(key)
         whole = np.zeros(len(texts), dtype=bool)
         if bad:  # the stretches of the other texts, in order
-            for stretch in bad:
-                del new[stretch]
-            per_text = list(map(_STRETCH.findall, texts))
-            whole = np.fromiter((not bad.isdisjoint(stretches) for stretches in per_text), dtype=bool,
-                                count=len(per_text))
-            flat = [s for stretches, w in zip(per_text, whole.tolist()) if not w for s in stretches]
+            for key in bad:
+                del new[key]
+            per_text = [_keys(_STRETCH.findall(text)) for text in texts]
+            whole = np.fromiter((not bad.isdisjoint(keys) for keys in per_text), dtype=bool, count=len(per_text))
+            flat = [key for keys, w in zip(per_text, whole.tolist()) if not w for key in keys]
             ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
             counts, order = counts[~whole], None
         cut = Cut(flat, counts, whole, new, ids, order, parts, words)
@@ -388,11 +438,13 @@ class Spellings:
             return
         texts, infos = self.texts[done:], self.infos[done:]
         kinds = self._columns["kind"].numpy()[done:]
+        # The fields of the labels (_NO_INFO for a spelling that is no word).
+        labels, rules, _, weak, title = zip(*[_NO_INFO if info is None else info for info in infos])
         values = {
-            "label": [-1 if info is None else _LABEL_CODE[info.label] for info in infos],
-            "rule": [-1 if info is None else rule_code(info.rule) for info in infos],
-            "weak": [info is not None and bool(info.weak) for info in infos],
-            "title": [info is not None and bool(info.title) for info in infos],
+            "label": list(map(_LABEL_CODE.__getitem__, labels)),
+            "rule": list(map(_RULE_CODE.__getitem__, rules)),
+            "weak": list(map(bool, weak)),
+            "title": list(map(bool, title)),
             "capitalised": [text[:1].isupper() and not text.isupper() for text in texts],
             "sentence_end": [kind == K_PUNCT and _SENTENCE_END.search(text) is not None
                              for text, kind in zip(texts, kinds.tolist())],
@@ -408,16 +460,21 @@ class Spellings:
         `parameters` (hashable) are passed on to its `compute`; each set of them is a column of
         its own."""
         key = (column.name, *parameters)
-        shape = (0,) if column.width is None else (0, column.width)
-        array = self._extra.get(key)
-        if array is None:
-            array = np.zeros(shape, dtype=column.dtype)
-        if len(array) < len(self.texts):
-            new = np.asarray(column.compute(self, np.arange(len(array), len(self.texts)), *parameters),
-                             dtype=column.dtype)
-            array = np.concatenate([array, new.reshape((-1, *shape[1:]))])
-        self._extra[key] = array
-        return array
+        found = self._extra.get(key)
+        n = len(self.texts)
+        if found is None:
+            width = () if column.width is None else (column.width,)
+            found = self._extra[key] = [np.zeros((0, *width), dtype=column.dtype), 0]
+        values, done = found
+        if done < n:
+            new = np.asarray(column.compute(self, np.arange(done, n), *parameters), dtype=column.dtype)
+            if len(values) < n:  # half as large again: each value is copied a few times at most as the table grows
+                grown = np.zeros((max(n, len(values) + len(values) // 2), *values.shape[1:]), dtype=column.dtype)
+                grown[:done] = values[:done]
+                values = found[0] = grown
+            values[done:n] = new.reshape((-1, *values.shape[1:]))
+            found[1] = done = n
+        return values[:n]
 
     def column_at(self, column: SpellingColumn, sids: np.ndarray) -> np.ndarray:
         """The values of a declared per-spelling column for the spellings `sids` only, each
@@ -434,7 +491,7 @@ class Spellings:
             self._partial[column.name] = (values, known)
         missing = sids[~known[sids]]
         if len(missing):
-            new = np.unique(missing)
+            new = unique(missing)
             values[new] = np.asarray(column.compute(self, new), dtype=column.dtype).reshape((-1, *shape))
             known[new] = True
         return values[sids]
@@ -446,19 +503,23 @@ class Spellings:
         ids `new` at once (len(new) rows of `width` values). The rows depend on `owner`
         (say, a model): asked with another owner, they are recomputed. A row's first value
         must not be NaN (it marks rows not computed yet)."""
-        owned, table = self._rows.get(name, (None, None))
+        owned, table, ready = self._rows.get(name, (None, None, 0))
         if owned is not owner:
-            table = None
-        if table is None or len(table) < len(self.texts):
-            grown = np.full((len(self.texts), width), np.nan)
-            if table is not None:
-                grown[: len(table)] = table
-            table = grown
-            self._rows[name] = (owner, table)
-        rows = table[sids]
+            table, ready = None, 0
+        n = len(self.texts)
+        if table is None or ready < n:
+            if table is None or len(table) < n:  # room for twice as many rows: few copies as the table grows
+                grown = np.empty((max(n, 2 * len(table) if table is not None else 0), width))
+                if table is not None:
+                    grown[:ready] = table[:ready]
+                table = grown
+            table[ready:n] = np.nan  # the rows of the spellings added since; the room after them is left unwritten
+            ready = n
+            self._rows[name] = (owner, table, ready)
+        rows = table[:ready][sids]
         missing = np.flatnonzero(np.isnan(rows[:, 0]))
         if len(missing):
-            new = np.unique(sids[missing])
+            new = unique(sids[missing])
             table[new] = np.asarray(compute(new), dtype=float).reshape(-1, width)
             rows = table[sids]
         return rows

@@ -1,0 +1,35 @@
+"""spelling_batch.unique against np.unique: the same values, order, dtypes, inverse and counts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage.seekhide.spelling_batch import unique
+
+DTYPES = [np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint8, np.intp, bool]
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.integers(-130, 130), max_size=60), dtype=st.sampled_from(DTYPES),
+       inverse=st.booleans(), counts=st.booleans())
+def test_unique_is_numpys(values, dtype, inverse, counts):
+    array = np.asarray(values).astype(dtype)
+    expected = np.unique(array, return_inverse=inverse, return_counts=counts)
+    found = unique(array, return_inverse=inverse, return_counts=counts)
+    if not (inverse or counts):
+        expected, found = (expected,), (found,)
+    assert len(found) == len(expected)
+    for mine, numpys in zip(found, expected):
+        assert mine.dtype == numpys.dtype
+        assert mine.shape == numpys.shape
+        assert np.array_equal(mine, numpys)
+
+
+def test_unique_of_an_empty_array_keeps_its_dtype():
+    for dtype in DTYPES:
+        empty = np.zeros(0, dtype=dtype)
+        assert unique(empty).dtype == np.unique(empty).dtype
+        values, inverse, counts = unique(empty, return_inverse=True, return_counts=True)
+        assert values.dtype == dtype and inverse.dtype == np.intp and counts.dtype == np.intp
