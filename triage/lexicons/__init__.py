@@ -41,7 +41,7 @@ import numpy as np
 from triage import dictionaries
 from triage.errors import BadInput
 from triage.lexicons.nearwords import NearWords
-from triage.lexicons.wordlist import Encoded, WordList
+from triage.lexicons.wordlist import Encoded, WordList, heads
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
@@ -266,8 +266,8 @@ class Sorted:
         encoded = Encoded.of(spellings, self.width)
         # Searched in sorted order (a sorted search of sorted keys walks each list once, in order:
         # about half the time for six lists, the sort included), the answers put back in order.
-        order = np.argsort(encoded.array, kind="stable")
-        ranked = Encoded(encoded.array[order], encoded.lengths[order], encoded.searchable[order])
+        order = np.argsort(encoded.heads, kind="stable")
+        ranked = encoded.take(order)
         bits = np.zeros(len(spellings), dtype=np.uint8)
         rank = np.full(len(spellings), NO_RANK, dtype=np.int64)
         stands_for = rank.copy()
@@ -534,6 +534,7 @@ SNAPSHOT_ARRAYS = {
     "folded_names": "U", "folded_name_targets": "U", "folded_anti": "S", "apostrophe_words": "U",
     "near_keys": "u", "near_entries": "i", "near_words": "S", "near_flags": "u",
     "word_surnames": "U", "word_surname_ranks": "i",
+    "last_names_heads": "u", "forms_heads": "u", "folded_anti_heads": "u",
 }
 # The flags of NearWords entries: an ordinary word, a first-name spelling (or both).
 ORDINARY, FIRST_NAME = 1, 2
@@ -572,6 +573,7 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
     folded_anti = _folded_set(forms) | _folded_set(other_anti)
     # ORDINARY and FIRST_NAME, in that order: the misspelling heuristic's two lists.
     near = NearWords.build([chain(forms, folded_anti, other_anti), chain(first_names, folded_names)])
+    forms_array, folded_anti_array = WordList.from_words(forms).array, WordList.from_words(folded_anti).array
     return {
         "fingerprint": np.array(lexicon_fingerprint(directory)),
         "first_names": _strings(first_names),
@@ -579,7 +581,7 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         "first_name_ranks": np.array([first_name_ranks[name] for name in first_names], dtype=np.int64),
         "last_names": last_names.array,
         "last_name_ids": np.array([last_name_ids.get(name, 0) for name in last_names], dtype=np.int64),
-        "forms": WordList.from_words(forms).array,
+        "forms": forms_array,
         "sms": _strings(sms),
         "sms_meanings": _strings(sms.values()),
         "pronouns": _strings(pronouns),
@@ -588,11 +590,14 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         "countries": _strings(countries),
         "folded_names": _strings(folded_names),
         "folded_name_targets": _strings(folded_names.values()),
-        "folded_anti": WordList.from_words(folded_anti).array,
+        "folded_anti": folded_anti_array,
         "apostrophe_words": _strings({word for word in chain(forms, sms) if "'" in word}),
         "near_keys": near.keys, "near_entries": near.entries, "near_words": near.words, "near_flags": near.flags,
         "word_surnames": _strings(common_word_surnames),
         "word_surname_ranks": np.array(list(common_word_surnames.values()), dtype=np.int64),
+        # The big lists' heads (WordList.heads), made once with the snapshot rather than in each process.
+        "last_names_heads": heads(last_names.array), "forms_heads": heads(forms_array),
+        "folded_anti_heads": heads(folded_anti_array),
     }
 
 
@@ -607,16 +612,16 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
     return Lexicons(
         first_names=dict(zip(first_names, arrays["first_name_ids"].tolist())),
         first_name_ranks=dict(zip(first_names, arrays["first_name_ranks"].tolist())),
-        last_names=WordList(arrays["last_names"]),
+        last_names=WordList(arrays["last_names"], arrays["last_names_heads"]),
         last_name_ids=arrays["last_name_ids"],
-        forms=WordList(arrays["forms"]),
+        forms=WordList(arrays["forms"], arrays["forms_heads"]),
         sms=dict(zip(arrays["sms"].tolist(), arrays["sms_meanings"].tolist())),
         pronouns=set(arrays["pronouns"].tolist()),
         cities=set(arrays["cities"].tolist()),
         regions=set(arrays["regions"].tolist()),
         countries=set(arrays["countries"].tolist()),
         folded_names=dict(zip(arrays["folded_names"].tolist(), arrays["folded_name_targets"].tolist())),
-        folded_anti=WordList(arrays["folded_anti"]),
+        folded_anti=WordList(arrays["folded_anti"], arrays["folded_anti_heads"]),
         apostrophe_words=frozenset(arrays["apostrophe_words"].tolist()),
         word_surnames=dict(zip(arrays["word_surnames"].tolist(), arrays["word_surname_ranks"].tolist())),
         near_words=NearWords(arrays["near_keys"], arrays["near_entries"], arrays["near_words"], arrays["near_flags"]),
@@ -632,7 +637,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
 
 # Bump when the arrays or the way they are derived change: older snapshots are then ignored
 # (their names no longer match).
-SNAPSHOT_VERSION = 5
+SNAPSHOT_VERSION = 6
 
 
 def cache_directory() -> Path:
