@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import unicodedata
 import weakref
@@ -381,7 +382,7 @@ class Lexicons:
         """
         sorted_lists = self._sorted
         written = sorted_lists.flags(keys, remember)
-        differs = np.fromiter((f != k for f, k in zip(folded, keys)), dtype=bool, count=len(keys))
+        differs = np.fromiter(map(operator.ne, folded, keys), dtype=bool, count=len(keys))
         by_fold = Flags(*(column.copy() for column in written))
         changed = np.flatnonzero(differs)
         if len(changed):

@@ -143,7 +143,11 @@ class WordList:
         self._positions.update(zip(words, positions.tolist()))
 
     def contains_many(self, words: list[str]) -> np.ndarray:
-        """[word in self for word in words] as a bool array: every answer remembered read at
+        """[word in self for word in words] as a bool array (see known_positions)."""
+        return self.known_positions(words) >= 0
+
+    def known_positions(self, words: list[str]) -> np.ndarray:
+        """position() of each of `words` as an int64 array: every answer remembered read at
         once, then the words not remembered yet looked up by one sorted search (remember)."""
         memory = self._positions
         found = np.fromiter(map(memory.get, words, repeat(_NOT_ASKED)), dtype=np.int64, count=len(words))
@@ -152,7 +156,7 @@ class WordList:
             asked = list(map(words.__getitem__, missing.tolist()))
             self.remember(asked)
             found[missing] = np.fromiter(map(memory.__getitem__, asked), dtype=np.int64, count=len(asked))
-        return found >= 0
+        return found
 
     def positions(self, words: list[str]) -> np.ndarray:
         """position() of each of `words` (strings), as one array, by one sorted search."""

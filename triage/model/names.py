@@ -723,12 +723,13 @@ def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.
     if not len(keys):
         return np.zeros(0)
     names, ids = lexicons.last_names, lexicons.last_name_ids
-    position = names.positions(keys)
+    # Remembered by the list: Seek&Hide's labeller looked the keys up in it (Lexicons.lookup_many).
+    position = names.known_positions(keys)
     rank[position >= 0] = ids[position[position >= 0]]
     missing = np.flatnonzero(rank == 0)
     if len(missing):
         standing = [lexicons.folded_names.get(folded[i], folded[i]) for i in missing.tolist()]
-        position = names.positions(standing)
+        position = names.known_positions(standing)
         rank[missing[position >= 0]] = ids[position[position >= 0]]
         missing = np.flatnonzero(rank == 0)
         words = lexicons.word_surnames

@@ -8,6 +8,7 @@ into a word). One spelling at a time, out of context; triage.seekhide.analysis a
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -70,6 +71,8 @@ def is_onomatopoeia(folded: str) -> bool:
 
 
 _STRETCH = re.compile(rf"(\w)\1{{{STRETCHED - 1},}}")
+# A match's first group, as a replacement of re.sub: r"\1" costs a call of Python code per match.
+_FIRST_GROUP = operator.methodcaller("group", 1)
 # is_onomatopoeia's tests over spellings joined by newlines (which none of them crosses):
 # whole lines of _ONOMATOPOEIA, and lines whose sound (each run of a letter read once) holds a
 # unit of two or three characters, starting at one of its first four, twice in a row, as any
@@ -87,7 +90,7 @@ def onomatopoeia_many(folded: list[str]) -> list[bool]:
     joined = "\n".join(folded)
     if not folded or joined.count("\n") != len(folded) - 1:
         return [is_onomatopoeia(spelling) for spelling in folded]
-    joined_sounds = _RUN.sub(r"\1", joined)  # each run of a letter read once
+    joined_sounds = _RUN.sub(_FIRST_GROUP, joined)  # each run of a letter read once
     sounds = joined_sounds.split("\n")
     starts = _starts(folded)
     whole = _lines(_ONOMATOPOEIA_LINES, joined, starts)
