@@ -244,16 +244,13 @@ class Sorted:
     are made once per Lexicons (1.4 MB), with the first-name ranks beside them."""
 
     def __init__(self, lexicons: Lexicons):
-        first_names = WordList.from_words(lexicons.first_names)
-        folded_names = WordList.from_words(lexicons.folded_names)
-        ranks = lexicons.first_name_ranks
-        self.lists = (first_names, lexicons.last_names, WordList.from_words(lexicons.other_anti), lexicons.forms,
+        arrays = lexicons.sorted_arrays or _sorted_arrays(lexicons.first_name_ranks, lexicons.folded_names,
+                                                           lexicons.other_anti)
+        first_names, folded_names = WordList(arrays["sorted_first_names"]), WordList(arrays["sorted_folded_names"])
+        self.lists = (first_names, lexicons.last_names, WordList(arrays["sorted_other_anti"]), lexicons.forms,
                       folded_names, lexicons.folded_anti)
-        self.first_name_ranks = np.fromiter((ranks[name] for name in first_names), dtype=np.int64,
-                                            count=len(first_names))
-        self.folded_name_ranks = np.fromiter(
-            (ranks.get(lexicons.folded_names[name], NO_RANK) for name in folded_names), dtype=np.int64,
-            count=len(folded_names))
+        self.first_name_ranks = arrays["sorted_first_name_ranks"]
+        self.folded_name_ranks = arrays["sorted_folded_name_ranks"]
         self.width = max(words.array.dtype.itemsize for words in self.lists)
         # The lists of the Lexicons itself, which Seek&Hide's heuristics and columns ask again
         # about the same spellings within the batch: what they hold is remembered there.
@@ -284,6 +281,24 @@ class Sorted:
             elif bit == FOLDED_NAMES:
                 stands_for[found] = self.folded_name_ranks[position[found]]
         return Flags(bits, rank, stands_for)
+
+
+def _sorted_arrays(first_name_ranks: dict[str, int], folded_names: dict[str, str],
+                   other_anti: set[str]) -> dict[str, np.ndarray]:
+    """The small lists of Sorted as sorted arrays of UTF-8 bytes (WordList), with the rank of
+    each first name and of the name each accent-folded name stands for (NO_RANK: none)."""
+    first_names = WordList.from_words(first_name_ranks)
+    folded = WordList.from_words(folded_names)
+    return {
+        "sorted_first_names": first_names.array,
+        "sorted_first_name_ranks": np.fromiter(map(first_name_ranks.__getitem__, first_names), dtype=np.int64,
+                                               count=len(first_names)),
+        "sorted_folded_names": folded.array,
+        "sorted_folded_name_ranks": np.fromiter(
+            (first_name_ranks.get(folded_names[name], NO_RANK) for name in folded), dtype=np.int64,
+            count=len(folded)),
+        "sorted_other_anti": WordList.from_words(other_anti).array,
+    }
 
 
 @dataclass(eq=False)  # compared and hashed by identity: caches are keyed on the instance
@@ -317,6 +332,8 @@ class Lexicons:
     user_words: set[str] = field(default_factory=set)
     directory: Path = DICTIONARIES_DIR
     user_directory: Path | None = None
+    # _sorted_arrays of these lists, when the snapshot holds them (else Sorted makes them).
+    sorted_arrays: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
@@ -536,7 +553,11 @@ SNAPSHOT_ARRAYS = {
     "near_keys": "u", "near_entries": "i", "near_words": "S", "near_flags": "u",
     "word_surnames": "U", "word_surname_ranks": "i",
     "last_names_heads": "u", "forms_heads": "u", "folded_anti_heads": "u",
+    "sorted_first_names": "S", "sorted_first_name_ranks": "i", "sorted_folded_names": "S",
+    "sorted_folded_name_ranks": "i", "sorted_other_anti": "S",
 }
+_SORTED_ARRAYS = ("sorted_first_names", "sorted_first_name_ranks", "sorted_folded_names", "sorted_folded_name_ranks",
+                  "sorted_other_anti")
 # The flags of NearWords entries: an ordinary word, a first-name spelling (or both).
 ORDINARY, FIRST_NAME = 1, 2
 
@@ -599,6 +620,7 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         # The big lists' heads (WordList.heads), made once with the snapshot rather than in each process.
         "last_names_heads": heads(last_names.array), "forms_heads": heads(forms_array),
         "folded_anti_heads": heads(folded_anti_array),
+        **_sorted_arrays(first_name_ranks, folded_names, other_anti),
     }
 
 
@@ -631,6 +653,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
         user_words=_read_list(user_directory / USER_WORDS_FILE),
         directory=directory,
         user_directory=user_directory,
+        sorted_arrays={name: arrays[name] for name in _SORTED_ARRAYS},
     )
 
 
@@ -638,7 +661,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
 
 # Bump when the arrays or the way they are derived change: older snapshots are then ignored
 # (their names no longer match).
-SNAPSHOT_VERSION = 6
+SNAPSHOT_VERSION = 7
 
 
 def cache_directory() -> Path:
