@@ -226,12 +226,12 @@ class WordLabeller:
         words one edit away are found together for the spellings that only the misspelling
         heuristic, the last, may still read."""
         cache = self._cache
-        new = [word for word in dict.fromkeys(words) if word not in cache]
+        new = list(itertools.filterfalse(cache.__contains__, dict.fromkeys(words)))
         if not new:
             return
         # One string for a word and its key when they are equal (label_word's sharing).
         new_keys = [word if key == word else key for key, word in zip(spelling_keys(new), new)]
-        keys = [key for key in dict.fromkeys(new_keys) if key not in cache]
+        keys = list(itertools.filterfalse(cache.__contains__, dict.fromkeys(new_keys)))
         folded = fold_many(keys)
         looked = self.lexicons.lookup_many(keys, folded)
         infos, left = self.decide_listed(keys, folded, looked)
@@ -250,9 +250,12 @@ class WordLabeller:
                     infos[key] = self._titled(key, found or WordInfo(UNKNOWN, Rule.NONE, key))
             finally:
                 self._near = {}
-        for word, key in zip(new, new_keys):
-            info = infos.get(key) or cache[key]  # labelled now, or a key labelled before
-            cache[word] = cache[key] = info
+        labels = list(map(infos.get, new_keys))  # labelled now, or (None) a key labelled before
+        if None in labels:
+            for at in [at for at, info in enumerate(labels) if info is None]:
+                labels[at] = cache[new_keys[at]]
+        cache.update(zip(new, labels))
+        cache.update(zip(new_keys, labels))
 
     def decide_left(self, keys: list[str], folded: list[str], looked: Looked, left: list[int],
                     infos: dict[str, WordInfo]) -> dict[str, str]:
