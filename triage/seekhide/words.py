@@ -506,9 +506,9 @@ class _Heuristics:
         self._ask(candidates + rests)
         # A rest in no list may still be an ordinary word with a letter repeated (_ordinary_only).
         answers, again = self.answers, []
-        for rest in dict.fromkeys(rests):
-            in_names, in_anti, _ = answers[rest]
-            if not in_names and not in_anti:
+        unknown = [rest for rest in dict.fromkeys(rests) if not any(answers[rest][:2])]
+        for rest, repeated in zip(unknown, searched(_RUN, unknown).tolist()):
+            if repeated:  # (a rest without a letter repeated has no repetition candidates)
                 again += runs(rest)
         self._ask(again)
         self.sounds = dict(zip(tried, onomatopoeia_many(tried))) if self.onomatopoeia and tried else {}
