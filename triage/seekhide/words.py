@@ -587,7 +587,7 @@ def _glued_clitics(folded: str, ordinary_only) -> WordInfo | None:
     rest that `ordinary_only` reads as an ordinary word; None when none reads so."""
     for size in (2, 1):
         head, rest = folded[:size], folded[size:]
-        if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and ordinary_only(rest):
+        if len(rest) >= 2 and head in _CONCAT_HEADS and ordinary_only(rest):  # each letter a clitic
             return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
     return None
 
