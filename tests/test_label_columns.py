@@ -12,7 +12,7 @@ import re
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from triage.lexicons import NO_RANK, fold
+from triage.lexicons import NO_RANK, _sorted_arrays, fold
 from triage.seekhide import SeekAndHide
 from triage.seekhide.words import RARE_FIRST_NAME_RANK, WordLabeller, is_onomatopoeia, onomatopoeia_many
 
@@ -54,6 +54,22 @@ def test_the_look_ups_of_many_spellings_equal_those_of_each(lexicons, words, use
             or key in lexicons.user_words or key in lexicons.forms or key in lexicons.last_names
         assert looked.as_written[index] == listed, key
         assert looked.rank[index] == _weak_rank(lexicons, key), key
+
+
+def test_the_sorted_lists_saved_in_the_snapshot_answer_as_those_made_from_the_lexicons(lexicons):
+    """The small lists of the batched look-ups are read from the lexicon snapshot; a Lexicons
+    made otherwise (without them) makes them from its own lists, with the same answers."""
+    assert lexicons.sorted_arrays is not None
+    made = dataclasses.replace(lexicons, sorted_arrays=None)
+    keys = [word.lower() for word in KNOWN] + ["noëlle", "sophie", "zoé", "zoe", "helene", "hélène", "marseille"]
+    folded = [fold(key) for key in keys]
+    for saved, again in zip(lexicons.lookup_many(keys, folded, remember=False),
+                            made.lookup_many(keys, folded, remember=False)):
+        assert saved.tolist() == again.tolist()
+    rebuilt = _sorted_arrays(lexicons.first_name_ranks, lexicons.folded_names, lexicons.other_anti)
+    assert sorted(rebuilt) == sorted(lexicons.sorted_arrays)
+    for name, array in lexicons.sorted_arrays.items():
+        assert array.dtype == rebuilt[name].dtype and array.tolist() == rebuilt[name].tolist(), name
 
 
 @settings(max_examples=200, **SETTINGS)

@@ -142,7 +142,7 @@ def contents(loaded) -> dict:
     """Everything a Lexicons holds, in comparable form (dicts with their order)."""
     def plain(value):
         if isinstance(value, dict):
-            return list(value.items())
+            return [(key, plain(item)) for key, item in value.items()]
         if isinstance(value, (set, frozenset)):
             return sorted(value)
         if isinstance(value, (WordList, np.ndarray)):

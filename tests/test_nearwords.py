@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from triage.lexicons.nearwords import NearWords, _keys, _keys_of_words, edit_rank, edits1
+from triage.lexicons.nearwords import NearWords, _keys, _keys_of_words, edit_rank, edit_ranks, edits1
 
 LETTERS = st.text(alphabet="abcdez", min_size=1, max_size=9)
 
@@ -51,3 +51,14 @@ def test_flags_say_which_list_holds_a_word_and_other_words_are_left_out():
     assert index.flags.tolist() == [2, 1, 3]
     near = index.within_one_edit(["maisn", "julienn", "pierrre", "elan", "xyzxyz"])
     assert [[(w, f) for _, w, f in n] for n in near] == [[("maison", 1)], [("julien", 2)], [("pierre", 3)], [], []]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="abcdeA", max_size=9), LETTERS), max_size=40))
+@example([("aab", "aab"), ("abc", "abc"), ("ab", "abc"), ("abc", "ab"), ("", "a"), ("ab", "ba"), ("abc", "acb"),
+          ("abcd", "badc"), ("aa", "a"), ("a", "aa"), ("abab", "baba"), ("abc", "abcde")])
+def test_edit_ranks_of_many_pairs_are_those_of_each(pairs):
+    """The ranks of all the pairs a look-up finds, worked out as arrays, are edit_rank's."""
+    queries = np.array([query.encode() for query, _ in pairs] or [b""], dtype=bytes)[: len(pairs)]
+    candidates = np.array([candidate.encode() for _, candidate in pairs] or [b""], dtype=bytes)[: len(pairs)]
+    assert edit_ranks(queries, candidates).tolist() == [edit_rank(query, candidate) for query, candidate in pairs]

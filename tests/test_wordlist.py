@@ -136,3 +136,25 @@ def test_positions_of_texts_encoded_together_are_those_of_each(queries):
     same positions."""
     words = WordList.from_words(WORDS)
     assert words.positions(queries).tolist() == [WordList(words.array).position(query) for query in queries]
+
+
+# Words around eight bytes long that share their first eight: a stem and endings of 0 to 4 letters.
+_NEAR_EIGHT = st.builds(lambda stem, end: stem + end, st.sampled_from(["aaaaaaa", "aaaaaaaa", "abababé", "ab"]),
+                        st.text("abé\0", max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_NEAR_EIGHT, st.text("abé\0", min_size=1, max_size=12)), max_size=30),
+       st.lists(st.one_of(_NEAR_EIGHT, st.text("abé\0", max_size=13)), max_size=30))
+def test_positions_are_those_of_one_word_at_a_time_when_many_words_share_their_first_eight_bytes(vocabulary, queries):
+    """The sorted search compares each spelling's first eight bytes as a number, then the whole
+    spelling: words of two or three letters, of about eight bytes, share their heads, and some
+    are each other's beginnings (aaaaaaaa, aaaaaaaab); the answers are those of one binary
+    search a word, and of a set."""
+    words = WordList.from_words(vocabulary)
+    queries += vocabulary[:10] + [word + "a" for word in vocabulary[:5]]
+    assert words.positions(queries).tolist() == [WordList(words.array).position(query) for query in queries]
+    assert words.contains_many(queries).tolist() == [
+        query in set(vocabulary) and not query.endswith("\0") for query in queries]
+    saved = WordList(words.array, words.heads)  # as the snapshot gives it back
+    assert saved.positions(queries).tolist() == words.positions(queries).tolist()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import unicodedata
 import weakref
@@ -41,7 +42,7 @@ import numpy as np
 from triage import dictionaries
 from triage.errors import BadInput
 from triage.lexicons.nearwords import NearWords
-from triage.lexicons.wordlist import Encoded, WordList
+from triage.lexicons.wordlist import Encoded, WordList, heads
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
@@ -243,16 +244,13 @@ class Sorted:
     are made once per Lexicons (1.4 MB), with the first-name ranks beside them."""
 
     def __init__(self, lexicons: Lexicons):
-        first_names = WordList.from_words(lexicons.first_names)
-        folded_names = WordList.from_words(lexicons.folded_names)
-        ranks = lexicons.first_name_ranks
-        self.lists = (first_names, lexicons.last_names, WordList.from_words(lexicons.other_anti), lexicons.forms,
+        arrays = lexicons.sorted_arrays or _sorted_arrays(lexicons.first_name_ranks, lexicons.folded_names,
+                                                           lexicons.other_anti)
+        first_names, folded_names = WordList(arrays["sorted_first_names"]), WordList(arrays["sorted_folded_names"])
+        self.lists = (first_names, lexicons.last_names, WordList(arrays["sorted_other_anti"]), lexicons.forms,
                       folded_names, lexicons.folded_anti)
-        self.first_name_ranks = np.fromiter((ranks[name] for name in first_names), dtype=np.int64,
-                                            count=len(first_names))
-        self.folded_name_ranks = np.fromiter(
-            (ranks.get(lexicons.folded_names[name], NO_RANK) for name in folded_names), dtype=np.int64,
-            count=len(folded_names))
+        self.first_name_ranks = arrays["sorted_first_name_ranks"]
+        self.folded_name_ranks = arrays["sorted_folded_name_ranks"]
         self.width = max(words.array.dtype.itemsize for words in self.lists)
         # The lists of the Lexicons itself, which Seek&Hide's heuristics and columns ask again
         # about the same spellings within the batch: what they hold is remembered there.
@@ -266,8 +264,8 @@ class Sorted:
         encoded = Encoded.of(spellings, self.width)
         # Searched in sorted order (a sorted search of sorted keys walks each list once, in order:
         # about half the time for six lists, the sort included), the answers put back in order.
-        order = np.argsort(encoded.array, kind="stable")
-        ranked = Encoded(encoded.array[order], encoded.lengths[order], encoded.searchable[order])
+        order = np.argsort(encoded.heads, kind="stable")
+        ranked = encoded.take(order)
         bits = np.zeros(len(spellings), dtype=np.uint8)
         rank = np.full(len(spellings), NO_RANK, dtype=np.int64)
         stands_for = rank.copy()
@@ -283,6 +281,24 @@ class Sorted:
             elif bit == FOLDED_NAMES:
                 stands_for[found] = self.folded_name_ranks[position[found]]
         return Flags(bits, rank, stands_for)
+
+
+def _sorted_arrays(first_name_ranks: dict[str, int], folded_names: dict[str, str],
+                   other_anti: set[str]) -> dict[str, np.ndarray]:
+    """The small lists of Sorted as sorted arrays of UTF-8 bytes (WordList), with the rank of
+    each first name and of the name each accent-folded name stands for (NO_RANK: none)."""
+    first_names = WordList.from_words(first_name_ranks)
+    folded = WordList.from_words(folded_names)
+    return {
+        "sorted_first_names": first_names.array,
+        "sorted_first_name_ranks": np.fromiter(map(first_name_ranks.__getitem__, first_names), dtype=np.int64,
+                                               count=len(first_names)),
+        "sorted_folded_names": folded.array,
+        "sorted_folded_name_ranks": np.fromiter(
+            (first_name_ranks.get(folded_names[name], NO_RANK) for name in folded), dtype=np.int64,
+            count=len(folded)),
+        "sorted_other_anti": WordList.from_words(other_anti).array,
+    }
 
 
 @dataclass(eq=False)  # compared and hashed by identity: caches are keyed on the instance
@@ -316,6 +332,8 @@ class Lexicons:
     user_words: set[str] = field(default_factory=set)
     directory: Path = DICTIONARIES_DIR
     user_directory: Path | None = None
+    # _sorted_arrays of these lists, when the snapshot holds them (else Sorted makes them).
+    sorted_arrays: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.other_anti = _merged_small_anti(self.sms, self.pronouns, self.cities, self.regions, self.countries)
@@ -381,7 +399,7 @@ class Lexicons:
         """
         sorted_lists = self._sorted
         written = sorted_lists.flags(keys, remember)
-        differs = np.fromiter((f != k for f, k in zip(folded, keys)), dtype=bool, count=len(keys))
+        differs = np.fromiter(map(operator.ne, folded, keys), dtype=bool, count=len(keys))
         by_fold = Flags(*(column.copy() for column in written))
         changed = np.flatnonzero(differs)
         if len(changed):
@@ -534,7 +552,12 @@ SNAPSHOT_ARRAYS = {
     "folded_names": "U", "folded_name_targets": "U", "folded_anti": "S", "apostrophe_words": "U",
     "near_keys": "u", "near_entries": "i", "near_words": "S", "near_flags": "u",
     "word_surnames": "U", "word_surname_ranks": "i",
+    "last_names_heads": "u", "forms_heads": "u", "folded_anti_heads": "u",
+    "sorted_first_names": "S", "sorted_first_name_ranks": "i", "sorted_folded_names": "S",
+    "sorted_folded_name_ranks": "i", "sorted_other_anti": "S",
 }
+_SORTED_ARRAYS = ("sorted_first_names", "sorted_first_name_ranks", "sorted_folded_names", "sorted_folded_name_ranks",
+                  "sorted_other_anti")
 # The flags of NearWords entries: an ordinary word, a first-name spelling (or both).
 ORDINARY, FIRST_NAME = 1, 2
 
@@ -572,6 +595,7 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
     folded_anti = _folded_set(forms) | _folded_set(other_anti)
     # ORDINARY and FIRST_NAME, in that order: the misspelling heuristic's two lists.
     near = NearWords.build([chain(forms, folded_anti, other_anti), chain(first_names, folded_names)])
+    forms_array, folded_anti_array = WordList.from_words(forms).array, WordList.from_words(folded_anti).array
     return {
         "fingerprint": np.array(lexicon_fingerprint(directory)),
         "first_names": _strings(first_names),
@@ -579,7 +603,7 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         "first_name_ranks": np.array([first_name_ranks[name] for name in first_names], dtype=np.int64),
         "last_names": last_names.array,
         "last_name_ids": np.array([last_name_ids.get(name, 0) for name in last_names], dtype=np.int64),
-        "forms": WordList.from_words(forms).array,
+        "forms": forms_array,
         "sms": _strings(sms),
         "sms_meanings": _strings(sms.values()),
         "pronouns": _strings(pronouns),
@@ -588,11 +612,15 @@ def _compile(directory: Path) -> dict[str, np.ndarray]:
         "countries": _strings(countries),
         "folded_names": _strings(folded_names),
         "folded_name_targets": _strings(folded_names.values()),
-        "folded_anti": WordList.from_words(folded_anti).array,
+        "folded_anti": folded_anti_array,
         "apostrophe_words": _strings({word for word in chain(forms, sms) if "'" in word}),
         "near_keys": near.keys, "near_entries": near.entries, "near_words": near.words, "near_flags": near.flags,
         "word_surnames": _strings(common_word_surnames),
         "word_surname_ranks": np.array(list(common_word_surnames.values()), dtype=np.int64),
+        # The big lists' heads (WordList.heads), made once with the snapshot rather than in each process.
+        "last_names_heads": heads(last_names.array), "forms_heads": heads(forms_array),
+        "folded_anti_heads": heads(folded_anti_array),
+        **_sorted_arrays(first_name_ranks, folded_names, other_anti),
     }
 
 
@@ -607,16 +635,16 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
     return Lexicons(
         first_names=dict(zip(first_names, arrays["first_name_ids"].tolist())),
         first_name_ranks=dict(zip(first_names, arrays["first_name_ranks"].tolist())),
-        last_names=WordList(arrays["last_names"]),
+        last_names=WordList(arrays["last_names"], arrays["last_names_heads"]),
         last_name_ids=arrays["last_name_ids"],
-        forms=WordList(arrays["forms"]),
+        forms=WordList(arrays["forms"], arrays["forms_heads"]),
         sms=dict(zip(arrays["sms"].tolist(), arrays["sms_meanings"].tolist())),
         pronouns=set(arrays["pronouns"].tolist()),
         cities=set(arrays["cities"].tolist()),
         regions=set(arrays["regions"].tolist()),
         countries=set(arrays["countries"].tolist()),
         folded_names=dict(zip(arrays["folded_names"].tolist(), arrays["folded_name_targets"].tolist())),
-        folded_anti=WordList(arrays["folded_anti"]),
+        folded_anti=WordList(arrays["folded_anti"], arrays["folded_anti_heads"]),
         apostrophe_words=frozenset(arrays["apostrophe_words"].tolist()),
         word_surnames=dict(zip(arrays["word_surnames"].tolist(), arrays["word_surname_ranks"].tolist())),
         near_words=NearWords(arrays["near_keys"], arrays["near_entries"], arrays["near_words"], arrays["near_flags"]),
@@ -625,6 +653,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
         user_words=_read_list(user_directory / USER_WORDS_FILE),
         directory=directory,
         user_directory=user_directory,
+        sorted_arrays={name: arrays[name] for name in _SORTED_ARRAYS},
     )
 
 
@@ -632,7 +661,7 @@ def _from_arrays(arrays: dict[str, np.ndarray], directory: Path, user_directory:
 
 # Bump when the arrays or the way they are derived change: older snapshots are then ignored
 # (their names no longer match).
-SNAPSHOT_VERSION = 5
+SNAPSHOT_VERSION = 7
 
 
 def cache_directory() -> Path:

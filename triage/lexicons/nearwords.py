@@ -75,6 +75,86 @@ def edit_rank(word: str, candidate: str) -> int:
     return -1
 
 
+def _last_true(flags: np.ndarray) -> np.ndarray:
+    """Per row of a 2-D bool array, the index of its last True, -1 for a row without one."""
+    width = flags.shape[1]
+    return np.where(flags.any(axis=1), width - 1 - np.argmax(flags[:, ::-1], axis=1), -1)
+
+
+def _first_true(flags: np.ndarray, default: np.ndarray) -> np.ndarray:
+    """Per row of a 2-D bool array, the index of its first True, `default` for a row without one."""
+    return np.where(flags.any(axis=1), np.argmax(flags, axis=1), default)
+
+
+def edit_ranks(queries: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """[edit_rank(q, c) for q, c in zip(queries, candidates)] for two 'S' arrays of ASCII
+    spellings, the candidates of lower-case letters a-z only (the index's words), as array
+    operations over all the pairs at once.
+
+    Where a candidate is one letter longer than its query, the letters it may have gained are
+    the places i where the query's first i letters are the candidate's and its last ones are
+    the candidate's last ones (one run of places): the first is the query's length less the
+    length of their common ending; one letter shorter, the same with the roles swapped. Of the
+    same length, the places where they differ say which edit it is."""
+    count = len(queries)
+    if not count:
+        return np.zeros(0, dtype=np.int64)
+    width = max(queries.dtype.itemsize, candidates.dtype.itemsize) + 1
+    q = np.zeros((count, width), dtype=np.int16)
+    c = np.zeros((count, width), dtype=np.int16)
+    q[:, : queries.dtype.itemsize] = np.frombuffer(np.ascontiguousarray(queries), np.uint8).reshape(count, -1)
+    c[:, : candidates.dtype.itemsize] = np.frombuffer(np.ascontiguousarray(candidates), np.uint8).reshape(count, -1)
+    n = np.count_nonzero(q, axis=1)  # ASCII spellings hold no NUL
+    m = np.count_nonzero(c, axis=1)
+    position = np.arange(width)
+    inserts, swaps = 26 * (n + 1), np.maximum(n - 1, 0)
+    rank = np.full(count, -1, dtype=np.int64)
+    differ = q != c
+    # The length of the common beginning (at most the shorter length: the padding differs from a letter).
+    common = _first_true(differ, np.minimum(n, m))
+    letter = c - ord("a")  # the candidate's letters as 0-25
+
+    # A letter added at place i of the query: the first place after the last mismatch of the
+    # query's letter t with the candidate's letter t + 1.
+    added = np.flatnonzero(m == n + 1)
+    if len(added):
+        shifted = (q[added, :-1] != c[added, 1:]) & (position[:-1] < n[added, None])
+        first = _last_true(shifted) + 1
+        ok = first <= common[added]
+        at = added[ok]
+        rank[at] = 26 * first[ok] + letter[at, first[ok]]
+    # A letter left out at place i: the query's letter t + 1 against the candidate's letter t.
+    left_out = np.flatnonzero(m == n - 1)
+    if len(left_out):
+        shifted = (q[left_out, 1:] != c[left_out, :-1]) & (position[:-1] < m[left_out, None])
+        first = _last_true(shifted) + 1
+        ok = first <= common[left_out]
+        at = left_out[ok]
+        rank[at] = inserts[at] + swaps[at] + 26 * n[at] + first[ok]
+    same_length = np.flatnonzero((m == n) & (n > 0))
+    if len(same_length):
+        places = differ[same_length]
+        many = np.count_nonzero(places, axis=1)
+        first = _first_true(places, 0)
+        # The word itself: two equal letters swapped (the first doubled letter), else its first
+        # letter replaced by itself (the candidate's letters are all a-z).
+        at = same_length[many == 0]
+        if len(at):
+            doubled = (q[at, :-1] == q[at, 1:]) & (position[:-1] < n[at, None] - 1)
+            place = _first_true(doubled, -1)
+            rank[at] = np.where(place >= 0, inserts[at] + place, inserts[at] + swaps[at] + letter[at, 0])
+        one = many == 1  # a letter replaced
+        at = same_length[one]
+        rank[at] = inserts[at] + swaps[at] + 26 * first[one] + letter[at, first[one]]
+        # Two letters side by side swapped.
+        two = np.flatnonzero(many == 2)
+        if len(two):
+            at, i = same_length[two], first[two]
+            swapped = (places[two, np.minimum(i + 1, width - 1)]) & (q[at, i] == c[at, i + 1]) & (q[at, i + 1] == c[at, i])
+            rank[at[swapped]] = inserts[at[swapped]] + i[swapped]
+    return rank
+
+
 # Keys are polynomial hashes of the ASCII bytes, c0 + c1*B + c2*B^2 ... modulo 2^64, with B odd so
 # that it has an inverse: the key of a word with its i-th letter deleted is then
 # P[i] + (H - P[i+1]) / B, from the prefix sums P of the word's own hash H, for every i at once.
@@ -162,8 +242,8 @@ class NearWords:
         (edit_rank, word, flags), in edits1 order.
 
         The keys of all the queries are made and searched at once (_keys_of_words, _ranges),
-        and the words they find are gathered as arrays, each (query, word) pair once; only
-        edit_rank, which keeps a word really one edit away, runs once per pair."""
+        and the words they find are gathered as arrays, each (query, word) pair once; edit_ranks
+        keeps the words really one edit away, for all the pairs at once."""
         found: list[list[tuple[int, str, int]]] = [[] for _ in queries]
         if not queries:
             return found
@@ -180,11 +260,12 @@ class NearWords:
         at = np.repeat(low - (ends - count), count) + np.arange(int(ends[-1]))
         pairs = np.unique(np.repeat(owners[hit].astype(np.int64), count) * len(self.words) + self.entries[at])
         owner, index = np.divmod(pairs, len(self.words))
+        ranks = edit_ranks(encoded[owner], self.words[index])
+        kept = np.flatnonzero(ranks >= 0)
+        owner, index = owner[kept], index[kept]
         words = [word.decode("ascii") for word in self.words[index].tolist()]
-        for query_at, word, flags in zip(owner.tolist(), words, self.flags[index].tolist()):
-            rank = edit_rank(queries[query_at], word)
-            if rank >= 0:
-                found[query_at].append((rank, word, flags))
+        for query_at, rank, word, flags in zip(owner.tolist(), ranks[kept].tolist(), words, self.flags[index].tolist()):
+            found[query_at].append((rank, word, flags))
         for near in found:
             if len(near) > 1:
                 near.sort()

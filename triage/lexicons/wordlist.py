@@ -7,6 +7,12 @@ string object. A WordList keeps them as one sorted numpy array of UTF-8 bytes (f
 search (about 1.5 µs: thirty times a set's look-up, which is why the new spellings of a
 batch are looked up together, by one sorted search: `positions`, `remember`).
 
+The sorted search compares 64-bit numbers, not strings: beside the array, each entry's first
+eight bytes read as one big-endian number (`heads`, in the same order, as sorted as the
+entries). A spelling is then compared as bytes with the one entry whose head it finds, and
+searched among the whole entries only when it is longer than eight bytes and that entry is not
+it (a word that shares its first eight letters with a shorter one).
+
 UTF-8 preserves code point order, so the byte order of the array is Python's `sorted` order
 of the strings, and iteration yields them in that order.
 """
@@ -29,6 +35,20 @@ def _encode(word: str) -> bytes:
 
 
 _NOT_ASKED = -2  # no position: a word not remembered (a position is -1 or more)
+_HEAD = 8  # bytes of a spelling read as one number (heads)
+
+
+def heads(array: np.ndarray) -> np.ndarray:
+    """The first _HEAD bytes of each spelling of an 'S' array (NUL-padded), as big-endian
+    uint64 numbers: their order is the spellings' byte order, ties apart."""
+    array = np.ascontiguousarray(array)
+    count, width = len(array), array.dtype.itemsize
+    if not count:
+        return np.zeros(0, dtype=np.uint64)
+    data = np.frombuffer(array, dtype=np.uint8).reshape(count, width)
+    head = np.zeros((count, _HEAD), dtype=np.uint8)
+    head[:, : min(width, _HEAD)] = data[:, :_HEAD]
+    return head.view(">u8").ravel().astype(np.uint64)
 
 
 class Encoded(NamedTuple):
@@ -37,6 +57,7 @@ class Encoded(NamedTuple):
     array: np.ndarray  # 'S': each spelling, or b"" for one wider than `width` (in no list that narrow)
     lengths: np.ndarray  # int64: each spelling's length in bytes, as written
     searchable: np.ndarray  # bool: not ending with NUL (numpy ignores trailing NULs when comparing)
+    heads: np.ndarray  # uint64: heads() of `array`
 
     @classmethod
     def of(cls, words: list[str], width: int) -> Encoded:
@@ -57,21 +78,30 @@ class Encoded(NamedTuple):
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
         if len(encoded) and lengths.max() > width:
             encoded = [key if len(key) <= width else b"" for key in encoded]
-        return cls(np.array(encoded, dtype=bytes) if encoded else np.zeros(0, dtype="S1"), lengths, searchable)
+        array = np.array(encoded, dtype=bytes) if encoded else np.zeros(0, dtype="S1")
+        return cls(array, lengths, searchable, heads(array))
+
+    def take(self, order: np.ndarray) -> Encoded:
+        """The spellings at the indexes `order`, in that order."""
+        return Encoded(self.array[order], self.lengths[order], self.searchable[order], self.heads[order])
 
 
 class WordList:
     """A read-only set of non-empty strings, stored sorted as UTF-8 bytes."""
 
-    __slots__ = ("array", "_width", "_positions")
+    __slots__ = ("array", "_width", "_positions", "_heads")
 
-    def __init__(self, array: np.ndarray):
+    def __init__(self, array: np.ndarray, heads: np.ndarray | None = None):
         """`array`: a 1-D 'S' array, sorted and without duplicates (as `from_words` makes
-        it, or as a saved `array` reads back)."""
+        it, or as a saved `array` reads back); `heads`: heads(array), when saved beside it
+        (else made at the first search)."""
         if array.ndim != 1 or array.dtype.kind != "S":
             raise ValueError(f"a WordList needs a 1-D bytes array, not {array.dtype} of shape {array.shape}")
+        if heads is not None and (heads.shape != array.shape or heads.dtype != np.uint64):
+            raise ValueError("the heads of a WordList are one uint64 per spelling")
         self.array = array
         self._width = array.dtype.itemsize
+        self._heads = heads
         # Answers remembered: a new spelling is asked about by several rules in a row (within
         # the memory budget of triage.pipeline.memory: a corpus keeps bringing new spellings).
         self._positions: dict[str, int] = Cache("positions")
@@ -113,7 +143,11 @@ class WordList:
         self._positions.update(zip(words, positions.tolist()))
 
     def contains_many(self, words: list[str]) -> np.ndarray:
-        """[word in self for word in words] as a bool array: every answer remembered read at
+        """[word in self for word in words] as a bool array (see known_positions)."""
+        return self.known_positions(words) >= 0
+
+    def known_positions(self, words: list[str]) -> np.ndarray:
+        """position() of each of `words` as an int64 array: every answer remembered read at
         once, then the words not remembered yet looked up by one sorted search (remember)."""
         memory = self._positions
         found = np.fromiter(map(memory.get, words, repeat(_NOT_ASKED)), dtype=np.int64, count=len(words))
@@ -122,16 +156,24 @@ class WordList:
             asked = list(map(words.__getitem__, missing.tolist()))
             self.remember(asked)
             found[missing] = np.fromiter(map(memory.__getitem__, asked), dtype=np.int64, count=len(asked))
-        return found >= 0
+        return found
 
     def positions(self, words: list[str]) -> np.ndarray:
         """position() of each of `words` (strings), as one array, by one sorted search."""
         return self.search(Encoded.of(words, self._width))
 
+    @property
+    def heads(self) -> np.ndarray:
+        """heads() of the array, made once."""
+        if self._heads is None:
+            self._heads = heads(self.array)
+        return self._heads
+
     def search(self, words: Encoded) -> np.ndarray:
         """position() of each of the encoded `words`, as one array, by one sorted search
         (nothing remembered): the look-up of many spellings in several lists encodes them
-        once (Lexicons.lookup_many)."""
+        once (Lexicons.lookup_many). The search is one of numbers (the heads); see the module
+        docstring."""
         array = self.array
         found = np.full(len(words.lengths), -1, dtype=np.int64)
         if not len(found) or not len(array):
@@ -139,10 +181,22 @@ class WordList:
         # Empty keys, keys longer than the list's width (numpy would cut them to it) and keys
         # ending with NUL (numpy ignores trailing NULs when comparing) are in no list.
         possible = (words.lengths > 0) & (words.lengths <= self._width) & words.searchable
-        keys = words.array if words.array.dtype == array.dtype else words.array.astype(array.dtype)
-        index = np.minimum(array.searchsorted(keys), len(array) - 1)
-        hit = possible & (array[index] == keys)
-        found[hit] = index[hit]
+        entry_heads = self.heads
+        first = np.minimum(entry_heads.searchsorted(words.heads), len(array) - 1)  # the first entry of each head
+        asked = np.flatnonzero(possible & (entry_heads[first] == words.heads))
+        keys = words.array[asked]
+        keys = keys if keys.dtype == array.dtype else keys.astype(array.dtype)
+        at = first[asked]
+        same = array[at] == keys
+        found[asked[same]] = at[same]
+        # A key of at most _HEAD bytes that shares its head with an entry can only be the first
+        # entry of that head (the others are longer); a longer key may be further on.
+        further = np.flatnonzero(~same & (words.lengths[asked] > _HEAD))
+        if len(further):
+            keys = keys[further]
+            index = np.minimum(array.searchsorted(keys), len(array) - 1)
+            hit = array[index] == keys
+            found[asked[further[hit]]] = index[hit]
         return found
 
     def _search(self, word: str) -> int:

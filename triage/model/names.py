@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import operator
 import re
 import sys
 import weakref
@@ -623,6 +624,13 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
     return [(ordinal[b:e].tolist(), X[b:e]) for b, e in zip(cuts[:-1], cuts[1:])]
 
 
+# Per spelling, without a call of Python code each: its first character (text[:1]), whether it
+# ends with an apostrophe, the dictionary spelling Seek&Hide matched it to.
+_FIRST_CHARACTER = operator.itemgetter(slice(None, 1))
+_ENDS_ELIDED = operator.methodcaller("endswith", "'")
+_MATCH = operator.attrgetter("match")
+
+
 @spelling_column("names.reduplicated", bool)
 def _reduplicated(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """Whether each spelling `sids` of a table, folded (so in lower case), is a reduplication."""
@@ -633,7 +641,7 @@ def _reduplicated(table: Spellings, sids: np.ndarray) -> np.ndarray:
 def _elided_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """Whether each spelling `sids` of a table ends with an apostrophe (the tokeniser leaves one
     only on an elided word: qu', J'), (len(sids),)."""
-    return np.fromiter((key.endswith("'") for key in batch.keys(table)[sids].tolist()), dtype=bool, count=len(sids))
+    return np.fromiter(map(_ENDS_ELIDED, batch.keys(table)[sids].tolist()), dtype=bool, count=len(sids))
 
 
 @spelling_column("names.context", bool, width=3)
@@ -642,9 +650,9 @@ def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
     as written, (len(sids), 3)."""
     key = batch.keys(table)[sids].tolist()
     return np.column_stack([
-        np.fromiter((text[:1].isupper() for text in texts_of(table, sids)), dtype=bool, count=len(sids)),
+        np.fromiter(map(str.isupper, map(_FIRST_CHARACTER, texts_of(table, sids))), dtype=bool, count=len(sids)),
         members(PERSON_CUES, key),
-        members(TITLES, [k.rstrip(".") for k in key]),
+        members(TITLES, list(map(str.rstrip, key, itertools.repeat(".")))),
     ]).reshape(-1, 3)
 
 
@@ -688,7 +696,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         return batch.known(table, name)[sids]
 
     length = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
+    capitals = np.fromiter(map(str.isupper, map(_FIRST_CHARACTER, texts)), dtype=bool, count=len(texts))
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
     pet = np.zeros(len(key), dtype=bool)
@@ -697,7 +705,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     return np.column_stack([
         capitals & ~upper,
         upper & (length > 1),
-        log_ranks([table.infos[s].match for s in sids.tolist()]),
+        log_ranks(list(map(_MATCH, map(table.infos.__getitem__, sids.tolist())))),
         log_ranks(lower),
         known("last_names"),
         known("sms"),
@@ -723,12 +731,13 @@ def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.
     if not len(keys):
         return np.zeros(0)
     names, ids = lexicons.last_names, lexicons.last_name_ids
-    position = names.positions(keys)
+    # Remembered by the list: Seek&Hide's labeller looked the keys up in it (Lexicons.lookup_many).
+    position = names.known_positions(keys)
     rank[position >= 0] = ids[position[position >= 0]]
     missing = np.flatnonzero(rank == 0)
     if len(missing):
         standing = [lexicons.folded_names.get(folded[i], folded[i]) for i in missing.tolist()]
-        position = names.positions(standing)
+        position = names.known_positions(standing)
         rank[missing[position >= 0]] = ids[position[position >= 0]]
         missing = np.flatnonzero(rank == 0)
         words = lexicons.word_surnames
@@ -884,7 +893,7 @@ def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset
     ending = np.zeros(len(lower), dtype=bool)
     long_enough = np.flatnonzero(lower_length >= 5).tolist()
     ending[long_enough] = [lower[i].endswith(_NICKNAME_SUFFIXES) for i in long_enough]
-    nickname = reduplications(folded) | ending | (folded_length >= 3) & (folded_length <= 5) & members(prefixes, folded)
+    nickname = table.column(_reduplicated)[sids] | ending | (folded_length >= 3) & (folded_length <= 5) & members(prefixes, folded)
     return np.where(first, "PRE", np.where(last, "NOM", np.where(nickname, "SUR", "PRE"))).tolist()
 
 

@@ -8,6 +8,7 @@ into a word). One spelling at a time, out of context; triage.seekhide.analysis a
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -70,6 +71,8 @@ def is_onomatopoeia(folded: str) -> bool:
 
 
 _STRETCH = re.compile(rf"(\w)\1{{{STRETCHED - 1},}}")
+# A match's first group, as a replacement of re.sub: r"\1" costs a call of Python code per match.
+_FIRST_GROUP = operator.methodcaller("group", 1)
 # is_onomatopoeia's tests over spellings joined by newlines (which none of them crosses):
 # whole lines of _ONOMATOPOEIA, and lines whose sound (each run of a letter read once) holds a
 # unit of two or three characters, starting at one of its first four, twice in a row, as any
@@ -87,7 +90,7 @@ def onomatopoeia_many(folded: list[str]) -> list[bool]:
     joined = "\n".join(folded)
     if not folded or joined.count("\n") != len(folded) - 1:
         return [is_onomatopoeia(spelling) for spelling in folded]
-    joined_sounds = _RUN.sub(r"\1", joined)  # each run of a letter read once
+    joined_sounds = _RUN.sub(_FIRST_GROUP, joined)  # each run of a letter read once
     sounds = joined_sounds.split("\n")
     starts = _starts(folded)
     whole = _lines(_ONOMATOPOEIA_LINES, joined, starts)
@@ -223,12 +226,12 @@ class WordLabeller:
         words one edit away are found together for the spellings that only the misspelling
         heuristic, the last, may still read."""
         cache = self._cache
-        new = [word for word in dict.fromkeys(words) if word not in cache]
+        new = list(itertools.filterfalse(cache.__contains__, dict.fromkeys(words)))
         if not new:
             return
         # One string for a word and its key when they are equal (label_word's sharing).
         new_keys = [word if key == word else key for key, word in zip(spelling_keys(new), new)]
-        keys = [key for key in dict.fromkeys(new_keys) if key not in cache]
+        keys = list(itertools.filterfalse(cache.__contains__, dict.fromkeys(new_keys)))
         folded = fold_many(keys)
         looked = self.lexicons.lookup_many(keys, folded)
         infos, left = self.decide_listed(keys, folded, looked)
@@ -247,9 +250,12 @@ class WordLabeller:
                     infos[key] = self._titled(key, found or WordInfo(UNKNOWN, Rule.NONE, key))
             finally:
                 self._near = {}
-        for word, key in zip(new, new_keys):
-            info = infos.get(key) or cache[key]  # labelled now, or a key labelled before
-            cache[word] = cache[key] = info
+        labels = list(map(infos.get, new_keys))  # labelled now, or (None) a key labelled before
+        if None in labels:
+            for at in [at for at, info in enumerate(labels) if info is None]:
+                labels[at] = cache[new_keys[at]]
+        cache.update(zip(new, labels))
+        cache.update(zip(new_keys, labels))
 
     def decide_left(self, keys: list[str], folded: list[str], looked: Looked, left: list[int],
                     infos: dict[str, WordInfo]) -> dict[str, str]:
@@ -500,9 +506,9 @@ class _Heuristics:
         self._ask(candidates + rests)
         # A rest in no list may still be an ordinary word with a letter repeated (_ordinary_only).
         answers, again = self.answers, []
-        for rest in dict.fromkeys(rests):
-            in_names, in_anti, _ = answers[rest]
-            if not in_names and not in_anti:
+        unknown = [rest for rest in dict.fromkeys(rests) if not any(answers[rest][:2])]
+        for rest, repeated in zip(unknown, searched(_RUN, unknown).tolist()):
+            if repeated:  # (a rest without a letter repeated has no repetition candidates)
                 again += runs(rest)
         self._ask(again)
         self.sounds = dict(zip(tried, onomatopoeia_many(tried))) if self.onomatopoeia and tried else {}
@@ -581,7 +587,7 @@ def _glued_clitics(folded: str, ordinary_only) -> WordInfo | None:
     rest that `ordinary_only` reads as an ordinary word; None when none reads so."""
     for size in (2, 1):
         head, rest = folded[:size], folded[size:]
-        if len(rest) >= 2 and all(c in _CONCAT_CLITICS for c in head) and ordinary_only(rest):
+        if len(rest) >= 2 and head in _CONCAT_HEADS and ordinary_only(rest):  # each letter a clitic
             return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
     return None
 
