@@ -94,27 +94,31 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
     words = np.flatnonzero(a.kind == K_WORD)
     message, spelling = a.message[words], a.spelling[words]
     word_flags = flags[spelling]
+    # The words of a message follow each other: a message's sums are differences of running sums.
+    bounds = np.searchsorted(message, np.arange(n + 1))
 
     def total(weights) -> np.ndarray:
-        return np.bincount(message, weights=weights, minlength=n)
+        return _sums(weights, bounds).astype(float)
 
-    n_words = np.bincount(message, minlength=n)
+    n_words = np.diff(bounds)
     letters = total(table.numpy().length[spelling])
-    cities, countries = total(word_flags[:, _CITY]), total(word_flags[:, _COUNTRY])
+    sums = _sums(word_flags, bounds).astype(float)  # each flag's words, per message
+    cities, countries = sums[:, _CITY].copy(), sums[:, _COUNTRY].copy()
     _count_place_phrases(a, message, spelling, word_flags, cities, countries)
+    lengths = np.fromiter(map(len, a.texts), np.int64, n)
     columns = [
-        total(word_flags[:, _UPPER]),
-        np.fromiter(map(len, a.texts), float, n),
-        total(word_flags[:, _FIRST]),
+        sums[:, _UPPER],
+        lengths.astype(float),
+        sums[:, _FIRST],
         countries,
         cities,
         np.divide(letters, n_words, out=np.zeros(n), where=n_words > 0),
-        np.fromiter(map(len, map(_DIGITS.findall, a.texts)), float, n),
-        total(word_flags[:, _ELONGATED]),
-        total(word_flags[:, _SMS]),
+        _digit_runs(a.texts, lengths).astype(float),
+        sums[:, _ELONGATED],
+        sums[:, _SMS],
         np.bincount(a.message[a.kind == K_PUNCT], minlength=n),
-        total(word_flags[:, _LEFFF]),
-        total(word_flags[:, _PRONOUN]),
+        sums[:, _LEFFF],
+        sums[:, _PRONOUN],
     ]
     if feature_set != "paper":
         columns += _rich_counts(a, words, word_flags, total)
@@ -124,6 +128,39 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
         has_words = n_words > 0
         X[np.ix_(has_words, scaled)] /= n_words[has_words, None]
     return X
+
+
+def _sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The sums of `values` (a value per word, or a row of flags per word) over the words
+    bounds[i]:bounds[i + 1] of each message i, as integers (a row per message)."""
+    if values.ndim == 1:
+        running = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(values, out=running[1:])
+        return running[bounds[1:]] - running[bounds[:-1]]
+    # Flags: a column at a time, each contiguous; a count of words fits 32 bits.
+    columns = np.ascontiguousarray(values.T)
+    running = np.zeros((len(columns), len(values) + 1), dtype=np.int32 if len(values) < 2**31 else np.int64)
+    np.cumsum(columns, axis=1, out=running[:, 1:])
+    return (running[:, bounds[1:]] - running[:, bounds[:-1]]).T
+
+
+def _digit_runs(texts: list[str], lengths: np.ndarray) -> np.ndarray:
+    """[len(_DIGITS.findall(text)) for text in texts] (`lengths`: the length of each text): the
+    runs of decimal digits, found for all the texts at once in their code points."""
+    joined = "\n".join(texts)  # no digit: a run never crosses two texts
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+    digit = (codes - 48) <= 9  # ASCII digits (below "0", the difference wraps round)
+    wide = np.flatnonzero(codes > 127)
+    if len(wide):  # the other decimal digits (Nd, as \d reads them): each character asked once
+        other, which = np.unique(codes[wide], return_inverse=True)
+        decimal = np.fromiter((chr(c).isdecimal() for c in other.tolist()), dtype=bool, count=len(other))
+        if decimal.any():
+            digit[wide] = decimal[which.ravel()]
+    first = np.flatnonzero(digit[1:] & ~digit[:-1]) + 1
+    if len(digit) and digit[0]:
+        first = np.concatenate([[0], first])
+    ends = np.cumsum(lengths + 1)  # where each text's newline is
+    return np.bincount(np.searchsorted(ends, first, side="right"), minlength=len(texts))
 
 
 @component("features", requires=["analysis"], assigns=["features"])

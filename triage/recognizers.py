@@ -348,11 +348,11 @@ def recognise(analysis: Analysis) -> Recognised:
     """Places, brands and nicknames among the words of a batch, in context."""
     a = analysis
     table, lexicons = a.spellings, a.labeller.lexicons
-    flags = table.column(_flags_many)
-    f = {name: flags[a.spelling, i] for i, name in enumerate(_FLAGS)}
     word = a.kind == K_WORD
-    for name in f:
-        f[name] &= word
+    # Each token's flags gathered at once (a row per token), then a column per flag.
+    rows = table.column(_flags_many)[a.spelling]
+    rows &= word[:, None]
+    f = dict(zip(_FLAGS, np.ascontiguousarray(rows.T)))
     words = np.flatnonzero(word)
     # A message written in capitals says nothing by them of a word alone: it is read as if written in
     # lower case (JE SUIS A LA GARE: Gare is a commune, la gare is not). Two words the lists hold
