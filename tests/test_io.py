@@ -476,6 +476,23 @@ def test_rows_are_encoded_as_csv_writer_encodes_them_whatever_their_cells(format
                 ["" if row[at] is None else str(row[at]) for row in cells]
 
 
+@pytest.mark.parametrize("format", ["csv", "tsv"])
+@given(st.lists(st.tuples(st.text(alphabet=st.sampled_from(',\t"\r\n a'), max_size=5), st.booleans()), min_size=1,
+                max_size=40))
+def test_a_column_of_the_very_strings_of_an_earlier_one_is_encoded_as_csv_writer_encodes_it(format, texts):
+    """A column whose cells are mostly those of an earlier column (classify's anonymised texts and
+    its texts) is encoded as csv.writer encodes it, where its cells are the same and elsewhere."""
+    from triage.io import writing
+
+    rows = [[text, "TA", text if same else text + ',"x"', "[]"] for text, same in texts]
+    expected = io.StringIO()
+    csv.writer(expected, delimiter="\t" if format == "tsv" else ",", lineterminator="\r\n").writerows(rows)
+    assert encode_cells(rows, ["text", "decision", "anonymised", "hidden"], format) == expected.getvalue()
+    text, starts, stops = writing.encode_rows_held(rows, ["text", "decision", "anonymised", "hidden"], format,
+                                                   "decision")
+    assert text == expected.getvalue() and {text[a:b] for a, b in zip(starts.tolist(), stops.tolist())} <= {"TA"}
+
+
 def test_table_writer_values_and_extra_keys(tmp_path):
     out = io.StringIO(newline="")
     writer = TableWriter(out, ["id", "score", "note"])

@@ -11,6 +11,7 @@ import contextlib
 import csv
 import io
 import json
+import operator
 import os
 import re
 import sys
@@ -130,10 +131,13 @@ def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str) -> l
     """The cells of `rows` encoded as csv.writer encodes them in a row of `width` cells (minimal
     quoting, quotes doubled), column by column; None when a cell is not a string or a row not
     `width` long (csv.writer then encodes them). A column none of whose cells needs quoting,
-    as most of classify's, is taken as it is, after one look at all its cells joined."""
+    as most of classify's, is taken as it is, after one look at all its cells joined. A column
+    whose cells are mostly the very strings of an earlier column (classify's anonymised texts,
+    the texts themselves where nothing is hidden) takes those cells as that column encoded them."""
     if width < 2 or not rows or set(map(len, rows)) != {width}:
         return None  # alone in its row, an empty cell is quoted
     search = _QUOTED[delimiter].search
+    plain: list[tuple[Any, ...]] = []
     columns = []
     for cells in zip(*rows):
         try:
@@ -142,9 +146,24 @@ def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str) -> l
             return None
         if (delimiter in joined or '"' in joined or "\r" in joined
                 or joined.count("\n") != len(cells) - 1):
-            cells = [cell if search(cell) is None else '"' + cell.replace('"', '""') + '"' for cell in cells]
+            shared = next((j for j, earlier in enumerate(plain) if _mostly_same(cells, earlier)), None)
+            if shared is None:
+                encoded = [cell if search(cell) is None else '"' + cell.replace('"', '""') + '"' for cell in cells]
+            else:
+                earlier, done = plain[shared], columns[shared]
+                encoded = [done[i] if same else (cell if search(cell) is None else '"' + cell.replace('"', '""') + '"')
+                           for i, (cell, same) in enumerate(zip(cells, map(operator.is_, cells, earlier)))]
+            plain.append(cells)
+            cells = encoded
+        else:
+            plain.append(cells)
         columns.append(cells)
     return columns
+
+
+def _mostly_same(cells: Sequence[str], earlier: Sequence[str], sample: int = 16) -> bool:
+    """Whether most of the first `sample` cells of a column are the very strings of `earlier`."""
+    return 2 * sum(map(operator.is_, cells[:sample], earlier[:sample])) > min(sample, len(cells))
 
 
 def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> str:
