@@ -135,3 +135,14 @@ def test_sums_per_message_are_those_of_each_message_s_words(messages):
     values = np.asarray([word[2] for word in words], dtype=np.int64)
     assert _sums(flags, bounds).tolist() == [[sum(w[0] for w in m), sum(w[1] for w in m)] for m in messages]
     assert _sums(values, bounds).tolist() == [sum(w[2] for w in m) for m in messages]
+
+
+# Letters repeated or not, of several kinds, digits, the underscore, marks and characters of no word.
+_ELONGATION_TEXT = st.text(st.sampled_from("aaAé_1١²½\u0301\n\0 😀ß"), max_size=10)
+
+
+@given(st.lists(_ELONGATION_TEXT, max_size=8))
+def test_elongated_spellings_are_those_the_regular_expression_finds(texts):
+    from triage.features.counts import _ELONGATION, _elongated
+
+    assert _elongated(texts).tolist() == [bool(_ELONGATION.search(text)) for text in texts]

@@ -14,7 +14,6 @@ import json
 import operator
 import os
 import re
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
@@ -293,7 +292,7 @@ def _decoded_cell(text: str, format: str) -> str:
     return next(csv.reader([text], delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))[0]
 
 
-# Chunks held back by HeldChunks stay in memory up to this many bytes (their strings' size), then go to disk.
+# Chunks held back by HeldChunks stay in memory up to this many characters, then go to disk.
 HELD_IN_MEMORY = 32 * 1024 * 1024
 
 
@@ -302,38 +301,29 @@ class HeldChunks:
     budgets: which rows go to the expert is known only once every row has been ranked).
 
     Encoded chunks (with `cell_at` and `cell_stop`, where the cell of each row lies: see
-    encode_rows_held) are held in memory as they are, up to HELD_IN_MEMORY bytes, the others in
-    a private scratch file beside the output (outputs.scratch_file: on disk, unnamed, gone with
-    the process); `release` copies them to the writer, replacing the chosen rows' cells by
-    their position. Rows kept in memory (a RowCollector) are written at once and set in place."""
+    encode_rows_held) are held in a private scratch file beside the output
+    (outputs.scratch_file: in memory while small, then on disk, unnamed, gone with the
+    process); `release` copies them to the writer, replacing the chosen rows' cells by their
+    position. Rows kept in memory (a RowCollector) are written at once and set in place."""
 
     def __init__(self, writer: TableWriter | RowCollector, column: str, folder: Path | None = None) -> None:
         self.writer = writer
         self.at = writer.columns.index(column)
-        # (characters, where each cell starts, stops, the text or None when in the scratch file)
-        self._chunks: list[tuple[int, Any, Any, str | None]] = []
-        self._held = 0  # bytes held in memory
-        self._folder = folder if folder is not None else Path(".")
+        self._chunks: list[tuple[int, Any, Any]] = []  # (characters, where each cell starts, stops)
         self._scratch = None
-        self._rows = isinstance(writer, RowCollector)
+        if not isinstance(writer, RowCollector):
+            from triage.io import outputs
+
+            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
 
     def write_chunk(self, chunk) -> None:
         """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `cell_at` and
         `cell_stop`, or cells)."""
-        if self._rows:
+        if self._scratch is None:
             self.writer.write_chunk(chunk)
             return
-        text = chunk.text
-        if self._scratch is None:
-            self._held += sys.getsizeof(text)
-            if self._held > HELD_IN_MEMORY:
-                from triage.io import outputs
-
-                self._scratch = outputs.scratch_file(self._folder)
-        if self._scratch is not None:
-            self._scratch.write(text)
-            text = None
-        self._chunks.append((len(chunk.text), chunk.cell_at, chunk.cell_stop, text))
+        self._scratch.write(chunk.text)
+        self._chunks.append((len(chunk.text), chunk.cell_at, chunk.cell_stop))
 
     def release(self, rows: Sequence[int], value: str) -> collections.Counter:
         """Write every held row, the cell of each of `rows` (increasing positions) set to
@@ -342,7 +332,7 @@ class HeldChunks:
 
         replaced: collections.Counter = collections.Counter()
         rows = np.asarray(rows, dtype=np.int64)
-        if self._rows:
+        if self._scratch is None:
             for row in rows.tolist():
                 cells = self.writer.rows[row]
                 replaced[cells[self.at]] += 1
@@ -351,10 +341,9 @@ class HeldChunks:
         format = self.writer.format
         encoded = _encoded_cell(value, format)
         first = 0
-        if self._scratch is not None:
-            self._scratch.seek(0)
-        for size, cell_at, cell_stop, held in self._chunks:
-            text = self._scratch.read(size) if held is None else held
+        self._scratch.seek(0)
+        for size, cell_at, cell_stop in self._chunks:
+            text = self._scratch.read(size)
             count = len(cell_at)
             mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
             if len(mine):
@@ -366,9 +355,7 @@ class HeldChunks:
                 text = "".join(pieces)
             self.writer.write_encoded(text, count)
             first += count
-        self._chunks = []
-        if self._scratch is not None:
-            self._scratch.close()
+        self._scratch.close()
         return replaced
 
 
