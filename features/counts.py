@@ -10,6 +10,7 @@ analysis' spelling table), then sums per message. This module imports no scikit-
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 import weakref
 
@@ -30,6 +31,8 @@ _ELONGATION = re.compile(r"([^\W\d_])\1\1")
  _PHRASE_SECOND) = range(11)
 _NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
 _NO_RANK = 10**6
+_FIRST_LETTER = operator.itemgetter(slice(0, 1))  # text[:1]
+_MATCH = operator.attrgetter("match")
 
 
 def feature_names(feature_set: str = "paper") -> list[str]:
@@ -54,13 +57,13 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
 
     return np.column_stack([
         known("first_names") | known("first_names", "folded")
-        | members(lx.first_names, [lx.folded_names.get(f, "") for f in folded]),
+        | members(lx.first_names, list(map(lx.folded_names.get, folded, itertools.repeat("")))),
         known("forms") | known("forms", "folded") | known("folded_anti", "folded") & ~known("other_anti", "folded"),
         known("sms") | known("sms", "folded"),
         known("pronouns") | known("pronouns", "folded"),
         known("cities"),
         known("countries"),
-        np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts)),
+        np.fromiter(map(str.isupper, map(_FIRST_LETTER, texts)), dtype=bool, count=len(texts)),
         _elongated(texts),
         members(phrase_words[0], key),
         members(PERSON_CUES, key),
@@ -73,11 +76,13 @@ def _ranks_many(table, sids: np.ndarray) -> np.ndarray:
     """First-name rank of the dictionary match of the spellings `sids` of a table, and of each
     spelling itself (used when a title made the word a name), or _NO_RANK (both _NO_RANK for
     those with no label)."""
-    ranks, infos = table.lexicons.first_name_ranks, table.infos
-    at = [i for i, s in enumerate(sids.tolist()) if infos[s]]
+    ranks = table.lexicons.first_name_ranks
+    infos = list(map(table.infos.__getitem__, sids.tolist()))
+    at = np.flatnonzero(np.fromiter(map(bool, infos), dtype=bool, count=len(infos)))
     labelled = sids[at].tolist()
     found = np.full((len(sids), 2), _NO_RANK, dtype=np.int64)
-    found[at, 0] = [ranks.get(infos[s].match, _NO_RANK) for s in labelled]
+    matches = map(_MATCH, map(infos.__getitem__, at.tolist()))
+    found[at, 0] = list(map(ranks.get, matches, itertools.repeat(_NO_RANK)))
     found[at, 1] = list(map(ranks.get, batch.lowered(table)[labelled].tolist(), itertools.repeat(_NO_RANK)))
     return found
 

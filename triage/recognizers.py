@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import weakref
 from dataclasses import dataclass
 
@@ -205,7 +206,8 @@ def _where_possible(test, possible: np.ndarray, *columns: list) -> np.ndarray:
     wherever `possible` is: only the possible rows are tested."""
     tried = np.flatnonzero(possible)
     found = np.zeros(len(possible), dtype=bool)
-    found[tried] = [test(*(column[i] for column in columns)) for i in tried.tolist()]
+    at = tried.tolist()
+    found[tried] = list(map(test, *([column[i] for i in at] for column in columns)))
     return found
 
 
@@ -228,7 +230,8 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     known_places, heads = places(lexicons)
     place = members(known_places, key)
     case = list(map(brands().get, key))
-    capitals = np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts))
+    capitals = np.fromiter(map(str.isupper, map(operator.itemgetter(slice(0, 1)), texts)), dtype=bool,
+                           count=len(texts))  # text[:1].isupper()
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
