@@ -10,6 +10,7 @@ analysis' spelling table), then sums per message. This module imports no scikit-
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 import weakref
 
@@ -30,6 +31,8 @@ _ELONGATION = re.compile(r"([^\W\d_])\1\1")
  _PHRASE_SECOND) = range(11)
 _NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
 _NO_RANK = 10**6
+_FIRST_LETTER = operator.itemgetter(slice(0, 1))  # text[:1]
+_MATCH = operator.attrgetter("match")
 
 
 def feature_names(feature_set: str = "paper") -> list[str]:
@@ -54,14 +57,14 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
 
     return np.column_stack([
         known("first_names") | known("first_names", "folded")
-        | members(lx.first_names, [lx.folded_names.get(f, "") for f in folded]),
+        | members(lx.first_names, list(map(lx.folded_names.get, folded, itertools.repeat("")))),
         known("forms") | known("forms", "folded") | known("folded_anti", "folded") & ~known("other_anti", "folded"),
         known("sms") | known("sms", "folded"),
         known("pronouns") | known("pronouns", "folded"),
         known("cities"),
         known("countries"),
-        np.fromiter((text[:1].isupper() for text in texts), dtype=bool, count=len(texts)),
-        batch.searched(_ELONGATION, texts),
+        np.fromiter(map(str.isupper, map(_FIRST_LETTER, texts)), dtype=bool, count=len(texts)),
+        _elongated(texts),
         members(phrase_words[0], key),
         members(PERSON_CUES, key),
         members(phrase_words[2], key),
@@ -73,11 +76,13 @@ def _ranks_many(table, sids: np.ndarray) -> np.ndarray:
     """First-name rank of the dictionary match of the spellings `sids` of a table, and of each
     spelling itself (used when a title made the word a name), or _NO_RANK (both _NO_RANK for
     those with no label)."""
-    ranks, infos = table.lexicons.first_name_ranks, table.infos
-    at = [i for i, s in enumerate(sids.tolist()) if infos[s]]
+    ranks = table.lexicons.first_name_ranks
+    infos = list(map(table.infos.__getitem__, sids.tolist()))
+    at = np.flatnonzero(np.fromiter(map(bool, infos), dtype=bool, count=len(infos)))
     labelled = sids[at].tolist()
     found = np.full((len(sids), 2), _NO_RANK, dtype=np.int64)
-    found[at, 0] = [ranks.get(infos[s].match, _NO_RANK) for s in labelled]
+    matches = map(_MATCH, map(infos.__getitem__, at.tolist()))
+    found[at, 0] = list(map(ranks.get, matches, itertools.repeat(_NO_RANK)))
     found[at, 1] = list(map(ranks.get, batch.lowered(table)[labelled].tolist(), itertools.repeat(_NO_RANK)))
     return found
 
@@ -93,28 +98,32 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
     n = len(a)
     words = np.flatnonzero(a.kind == K_WORD)
     message, spelling = a.message[words], a.spelling[words]
-    word_flags = flags[spelling]
+    word_flags = np.take(flags, spelling, axis=0)  # (rows copied faster than by indexing)
+    # The words of a message follow each other: a message's sums are differences of running sums.
+    bounds = np.searchsorted(message, np.arange(n + 1))
 
     def total(weights) -> np.ndarray:
-        return np.bincount(message, weights=weights, minlength=n)
+        return _sums(weights, bounds).astype(float)
 
-    n_words = np.bincount(message, minlength=n)
+    n_words = np.diff(bounds)
     letters = total(table.numpy().length[spelling])
-    cities, countries = total(word_flags[:, _CITY]), total(word_flags[:, _COUNTRY])
+    sums = _sums(word_flags, bounds).astype(float)  # each flag's words, per message
+    cities, countries = sums[:, _CITY].copy(), sums[:, _COUNTRY].copy()
     _count_place_phrases(a, message, spelling, word_flags, cities, countries)
+    lengths = np.fromiter(map(len, a.texts), np.int64, n)
     columns = [
-        total(word_flags[:, _UPPER]),
-        np.fromiter(map(len, a.texts), float, n),
-        total(word_flags[:, _FIRST]),
+        sums[:, _UPPER],
+        lengths.astype(float),
+        sums[:, _FIRST],
         countries,
         cities,
         np.divide(letters, n_words, out=np.zeros(n), where=n_words > 0),
-        np.fromiter(map(len, map(_DIGITS.findall, a.texts)), float, n),
-        total(word_flags[:, _ELONGATED]),
-        total(word_flags[:, _SMS]),
+        _digit_runs(a.texts, lengths).astype(float),
+        sums[:, _ELONGATED],
+        sums[:, _SMS],
         np.bincount(a.message[a.kind == K_PUNCT], minlength=n),
-        total(word_flags[:, _LEFFF]),
-        total(word_flags[:, _PRONOUN]),
+        sums[:, _LEFFF],
+        sums[:, _PRONOUN],
     ]
     if feature_set != "paper":
         columns += _rich_counts(a, words, word_flags, total)
@@ -124,6 +133,59 @@ def message_counts(analysis: Analysis, feature_set: str, normalise: bool = False
         has_words = n_words > 0
         X[np.ix_(has_words, scaled)] /= n_words[has_words, None]
     return X
+
+
+def _elongated(texts: list[str]) -> np.ndarray:
+    """[bool(_ELONGATION.search(text)) for text in texts]: a letter written three times in a row,
+    found for all the texts at once in their code points."""
+    found = np.zeros(len(texts), dtype=bool)
+    joined = "\n".join(texts)  # no letter: a run never crosses two texts
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+    if len(codes) < 3:
+        return found
+    at = np.flatnonzero((codes[:-2] == codes[1:-1]) & (codes[1:-1] == codes[2:]))
+    if len(at):
+        # The letters of [^\W\d_]: word characters, neither digits nor the underscore.
+        letters, which = np.unique(codes[at], return_inverse=True)
+        letter = np.fromiter((c.isalnum() and not c.isdecimal() for c in map(chr, letters.tolist())), dtype=bool,
+                             count=len(letters))
+        at = at[letter[which.ravel()]]
+        starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+        found[np.searchsorted(starts, at, side="right") - 1] = True
+    return found
+
+
+def _sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The sums of `values` (a value per word, or a row of flags per word) over the words
+    bounds[i]:bounds[i + 1] of each message i, as integers (a row per message)."""
+    if values.ndim == 1:
+        running = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(values, out=running[1:])
+        return running[bounds[1:]] - running[bounds[:-1]]
+    # Flags: a column at a time, each contiguous; a count of words fits 32 bits.
+    columns = np.ascontiguousarray(values.T)
+    running = np.zeros((len(columns), len(values) + 1), dtype=np.int32 if len(values) < 2**31 else np.int64)
+    np.cumsum(columns, axis=1, out=running[:, 1:])
+    return (running[:, bounds[1:]] - running[:, bounds[:-1]]).T
+
+
+def _digit_runs(texts: list[str], lengths: np.ndarray) -> np.ndarray:
+    """[len(_DIGITS.findall(text)) for text in texts] (`lengths`: the length of each text): the
+    runs of decimal digits, found for all the texts at once in their code points."""
+    joined = "\n".join(texts)  # no digit: a run never crosses two texts
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+    digit = (codes - 48) <= 9  # ASCII digits (below "0", the difference wraps round)
+    wide = np.flatnonzero(codes > 127)
+    if len(wide):  # the other decimal digits (Nd, as \d reads them): each character asked once
+        other, which = np.unique(codes[wide], return_inverse=True)
+        decimal = np.fromiter((chr(c).isdecimal() for c in other.tolist()), dtype=bool, count=len(other))
+        if decimal.any():
+            digit[wide] = decimal[which.ravel()]
+    first = np.flatnonzero(digit[1:] & ~digit[:-1]) + 1
+    if len(digit) and digit[0]:
+        first = np.concatenate([[0], first])
+    ends = np.cumsum(lengths + 1)  # where each text's newline is
+    return np.bincount(np.searchsorted(ends, first, side="right"), minlength=len(texts))
 
 
 @component("features", requires=["analysis"], assigns=["features"])
@@ -146,7 +208,8 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
     if named.any():
         ranks = a.spellings.column(_ranks_many)
         by_title = rule == rule_code("title")
-        word_ranks = np.where(by_title, ranks[a.spelling[words], 1], ranks[a.spelling[words], 0])
+        word_ranks = np.take(ranks, a.spelling[words], axis=0)
+        word_ranks = np.where(by_title, word_ranks[:, 1], word_ranks[:, 0])
         np.minimum.at(best, message[named], word_ranks[named])
     best_rank = np.where((best > 0) & (best < _NO_RANK), np.log10(np.maximum(best, 1)), 0.0)
     return [

@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.base import clone
 
 from triage.features import FEATURE_SETS, MessageFeatures, messages_column
@@ -109,3 +111,38 @@ def test_seek_and_hide_and_the_word_scorer_agree_on_what_a_title_is(lexicons, ti
     assert words[surname].rule == "title"
     indices, rows = word_features(analysis)[0]
     assert rows[indices.index(surname), WORD_FEATURES.index("after_title")] == 1
+
+
+# Digits of several scripts (ASCII, Arabic-Indic, fullwidth, mathematical), letters, a line end and a NUL.
+_DIGIT_TEXT = st.text(st.sampled_from("0129a é\n\0١٢３𝟙x"), max_size=12)
+
+
+@given(st.lists(_DIGIT_TEXT, max_size=8))
+def test_runs_of_digits_are_counted_as_the_regular_expression_finds_them(texts):
+    from triage.features.counts import _DIGITS, _digit_runs
+
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    assert _digit_runs(texts, lengths).tolist() == [len(_DIGITS.findall(text)) for text in texts]
+
+
+@given(st.lists(st.lists(st.tuples(st.booleans(), st.booleans(), st.integers(0, 9)), max_size=4), max_size=6))
+def test_sums_per_message_are_those_of_each_message_s_words(messages):
+    from triage.features.counts import _sums
+
+    words = [word for message in messages for word in message]
+    bounds = np.cumsum([0, *map(len, messages)])
+    flags = np.asarray([word[:2] for word in words], dtype=bool).reshape(-1, 2)
+    values = np.asarray([word[2] for word in words], dtype=np.int64)
+    assert _sums(flags, bounds).tolist() == [[sum(w[0] for w in m), sum(w[1] for w in m)] for m in messages]
+    assert _sums(values, bounds).tolist() == [sum(w[2] for w in m) for m in messages]
+
+
+# Letters repeated or not, of several kinds, digits, the underscore, marks and characters of no word.
+_ELONGATION_TEXT = st.text(st.sampled_from("aaAé_1١²½\u0301\n\0 😀ß"), max_size=10)
+
+
+@given(st.lists(_ELONGATION_TEXT, max_size=8))
+def test_elongated_spellings_are_those_the_regular_expression_finds(texts):
+    from triage.features.counts import _ELONGATION, _elongated
+
+    assert _elongated(texts).tolist() == [bool(_ELONGATION.search(text)) for text in texts]

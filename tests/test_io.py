@@ -450,6 +450,49 @@ def test_rows_encoded_elsewhere_read_back_like_rows_written_here(tmp_path, forma
     assert [m.fields for m in open_messages(out, required_columns=["label"])] == TRICKY
 
 
+# Cells that csv quotes or not: delimiters, quotes, line ends, a NUL, letters, and cells that are not strings.
+_CELLS = st.one_of(st.text(alphabet=st.sampled_from(',\t"\r\n\0 aé\u2028'), max_size=6), st.none(),
+                   st.integers(-9, 9), st.sampled_from(["", "[]", "TA", '["Aude"]']))
+
+
+@pytest.mark.parametrize("format", ["csv", "tsv"])
+@given(st.lists(st.lists(_CELLS, min_size=2, max_size=4), min_size=1, max_size=6))
+def test_rows_are_encoded_as_csv_writer_encodes_them_whatever_their_cells(format, table):
+    """encode_cells and encode_rows_held (which encode a chunk's cells a column at a time when
+    every cell is a string) write what csv.writer writes, and find each row's cell where it is."""
+    from triage.io import writing
+
+    width = len(table[0])
+    rows = [row[:width] + [""] * (width - len(row)) for row in table]
+    columns = [f"c{i}" for i in range(width)]
+    for cells in (rows, [["" if cell is None else str(cell) for cell in row] for row in rows]):
+        expected = io.StringIO()
+        csv.writer(expected, delimiter="\t" if format == "tsv" else ",", lineterminator="\r\n").writerows(cells)
+        assert encode_cells(cells, columns, format) == expected.getvalue()
+        for at, column in enumerate(columns):
+            text, starts, stops = writing.encode_rows_held(cells, columns, format, column)
+            assert text == expected.getvalue()
+            assert [writing._decoded_cell(text[a:b], format) for a, b in zip(starts.tolist(), stops.tolist())] == \
+                ["" if row[at] is None else str(row[at]) for row in cells]
+
+
+@pytest.mark.parametrize("format", ["csv", "tsv"])
+@given(st.lists(st.tuples(st.text(alphabet=st.sampled_from(',\t"\r\n a'), max_size=5), st.booleans()), min_size=1,
+                max_size=40))
+def test_a_column_of_the_very_strings_of_an_earlier_one_is_encoded_as_csv_writer_encodes_it(format, texts):
+    """A column whose cells are mostly those of an earlier column (classify's anonymised texts and
+    its texts) is encoded as csv.writer encodes it, where its cells are the same and elsewhere."""
+    from triage.io import writing
+
+    rows = [[text, "TA", text if same else text + ',"x"', "[]"] for text, same in texts]
+    expected = io.StringIO()
+    csv.writer(expected, delimiter="\t" if format == "tsv" else ",", lineterminator="\r\n").writerows(rows)
+    assert encode_cells(rows, ["text", "decision", "anonymised", "hidden"], format) == expected.getvalue()
+    text, starts, stops = writing.encode_rows_held(rows, ["text", "decision", "anonymised", "hidden"], format,
+                                                   "decision")
+    assert text == expected.getvalue() and {text[a:b] for a, b in zip(starts.tolist(), stops.tolist())} <= {"TA"}
+
+
 def test_table_writer_values_and_extra_keys(tmp_path):
     out = io.StringIO(newline="")
     writer = TableWriter(out, ["id", "score", "note"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import operator
 import os
 import sys
 from collections import Counter
@@ -642,7 +643,7 @@ def _hashing_ids(chunks, id_hashes: list):
     import numpy as np
 
     for chunk in chunks:
-        id_hashes.append(np.fromiter((hash(ident) for ident, _ in chunk), dtype=np.int64, count=len(chunk)))
+        id_hashes.append(np.fromiter(map(hash, map(operator.itemgetter(0), chunk)), dtype=np.int64, count=len(chunk)))
         yield chunk
 
 

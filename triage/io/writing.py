@@ -11,7 +11,9 @@ import contextlib
 import csv
 import io
 import json
+import operator
 import os
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
@@ -120,9 +122,56 @@ class TableWriter:
         return self.rows_written - before
 
 
+# What makes csv's minimal quoting quote a cell, by delimiter (the line end is "\r\n").
+_QUOTED = {",": re.compile('[,"\r\n]'), "\t": re.compile('[\t"\r\n]')}
+
+
+def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str) -> list[list[str]] | None:
+    """The cells of `rows` encoded as csv.writer encodes them in a row of `width` cells (minimal
+    quoting, quotes doubled), column by column; None when a cell is not a string or a row not
+    `width` long (csv.writer then encodes them). A column none of whose cells needs quoting,
+    as most of classify's, is taken as it is, after one look at all its cells joined. A column
+    whose cells are mostly the very strings of an earlier column (classify's anonymised texts,
+    the texts themselves where nothing is hidden) takes those cells as that column encoded them."""
+    if width < 2 or not rows or set(map(len, rows)) != {width}:
+        return None  # alone in its row, an empty cell is quoted
+    search = _QUOTED[delimiter].search
+    plain: list[tuple[Any, ...]] = []
+    columns = []
+    for cells in zip(*rows):
+        try:
+            joined = "\n".join(cells)
+        except TypeError:  # a number, None...
+            return None
+        if (delimiter in joined or '"' in joined or "\r" in joined
+                or joined.count("\n") != len(cells) - 1):
+            shared = next((j for j, earlier in enumerate(plain) if _mostly_same(cells, earlier)), None)
+            if shared is None:
+                encoded = [cell if search(cell) is None else '"' + cell.replace('"', '""') + '"' for cell in cells]
+            else:
+                earlier, done = plain[shared], columns[shared]
+                encoded = [done[i] if same else (cell if search(cell) is None else '"' + cell.replace('"', '""') + '"')
+                           for i, (cell, same) in enumerate(zip(cells, map(operator.is_, cells, earlier)))]
+            plain.append(cells)
+            cells = encoded
+        else:
+            plain.append(cells)
+        columns.append(cells)
+    return columns
+
+
+def _mostly_same(cells: Sequence[str], earlier: Sequence[str], sample: int = 16) -> bool:
+    """Whether most of the first `sample` cells of a column are the very strings of `earlier`."""
+    return 2 * sum(map(operator.is_, cells[:sample], earlier[:sample])) > min(sample, len(cells))
+
+
 def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> str:
     """Rows (lists of cells in column order) as text in `format`, without a header: what a
     worker process sends back, for TableWriter.write_encoded in the process that writes."""
+    if format in ("csv", "tsv") and isinstance(rows, (list, tuple)):
+        delimiter = "\t" if format == "tsv" else ","
+        if (encoded := _csv_columns(rows, len(columns), delimiter)) is not None:
+            return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n"
     buffer = io.StringIO()
     TableWriter(buffer, columns, format, header=False).write_cells(rows)
     return buffer.getvalue()
@@ -161,6 +210,19 @@ def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], form
     options = dict(delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True,
                    quoting=csv.QUOTE_MINIMAL)
     delimiter = options["delimiter"]
+    if (encoded := _csv_columns(rows, len(columns), delimiter)) is not None:
+        # Every cell a string, as classify's: the lines joined from the encoded columns, and the
+        # cell's place from their lengths.
+        sizes = [np.fromiter(map(len, cells), dtype=np.int64, count=len(rows)) for cells in encoded]
+        before = np.full(len(rows), at, dtype=np.int64)  # the delimiters before the cell
+        for size in sizes[:at]:
+            before += size
+        line_sizes = sum(sizes) + len(columns) + 1  # the delimiters and the line end
+        starts[0] = 0
+        np.cumsum(line_sizes[:-1], out=starts[1:])
+        starts += before
+        stops[:] = starts + sizes[at]
+        return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n", starts, stops
     # The cells before `column`, then it and those after, are each encoded as rows of their own
     # (all the rows at once) and joined: quoting is decided cell by cell, as for the whole row,
     # once the line end is set aside.
@@ -225,8 +287,8 @@ def _decoded_cell(text: str, format: str) -> str:
     """The value of one cell encoded alone (the inverse of _encoded_cell)."""
     if format == "jsonl":
         return json.loads(text)
-    if not text:
-        return ""
+    if '"' not in text:  # not quoted: the cell is its value
+        return text
     return next(csv.reader([text], delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))[0]
 
 
