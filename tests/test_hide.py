@@ -251,6 +251,7 @@ def test_hide_reads_default_plus_tags_in_any_order_and_case():
     assert parse_hide("mar, Default,lie") == (*DEFAULT_HIDE, "LIE", "MAR")
     assert parse_hide(["PRE", "TEL"]) == ("PRE", "TEL")
     assert set(parse_hide(",".join(HIDE_TAGS))) == set(HIDE_TAGS)
+    assert parse_hide("all") == parse_hide("ALL, default") == HIDE_TAGS
 
 
 def test_an_unknown_category_is_one_line_listing_the_categories(cli, tmp_path):

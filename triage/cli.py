@@ -154,7 +154,7 @@ def read_options(text_column, id_column, label_column, encoding, delimiter, on_b
 
 HIDE_HELP = ("Categories to hide, comma-separated: PRE NOM SUR TEL MEL URL ADR COD LIE MAR; 'default' is "
              "PRE,NOM,SUR,TEL,MEL,URL,ADR,COD (people, contact details, identifiers), so 'default,LIE,MAR' also "
-             "hides places and brands.")
+             "hides places and brands; 'all' is every category.")
 Hide = Annotated[str, typer.Option("--hide", help=HIDE_HELP)]
 
 

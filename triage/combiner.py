@@ -326,20 +326,23 @@ def get_policy(name: str, **options) -> Policy:
 def parse_hide(hide: str | list[str] | tuple[str, ...] | frozenset[str] | set[str]) -> tuple[str, ...]:
     """The categories to hide (`--hide`), in HIDE_TAGS order, from a comma-separated list of
     tags; `default` stands for DEFAULT_HIDE, so "default,LIE,MAR" is the default plus places
-    and brands. A list or set of tags is read the same way (the Python API)."""
+    and brands, and `all` for every category (HIDE_TAGS). A list or set of tags is read the same
+    way (the Python API)."""
     parts = hide.split(",") if isinstance(hide, str) else list(hide)
     chosen: set[str] = set()
     for part in parts:
         tag = str(part).strip().upper()
         if tag == "DEFAULT":
             chosen.update(DEFAULT_HIDE)
+        elif tag == "ALL":
+            chosen.update(HIDE_TAGS)
         elif tag in HIDE_TAGS:
             chosen.add(tag)
         elif tag:
             raise BadOption(f"unknown category {str(part).strip()!r} in --hide; choose among "
-                            f"{', '.join(HIDE_TAGS)} or 'default' ({','.join(DEFAULT_HIDE)})")
+                            f"{', '.join(HIDE_TAGS)}, 'default' ({','.join(DEFAULT_HIDE)}) or 'all'")
     if not chosen:
-        raise BadOption(f"--hide names no category; choose among {', '.join(HIDE_TAGS)} or 'default'")
+        raise BadOption(f"--hide names no category; choose among {', '.join(HIDE_TAGS)}, 'default' or 'all'")
     return tuple(tag for tag in HIDE_TAGS if tag in chosen)
 
 
