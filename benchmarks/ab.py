@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         sources = growing.Sources()
         # The corpus' base messages: the demo corpus, and the development file when it is found
         # (its real vocabulary is what the figures are meant for).
-        report["development_corpus"] = str(growing.DEV_CORPUS) if sources.dev else None
+        report["development_corpus"] = growing.DEV_CORPUS.name if sources.dev else None
         if not sources.dev:
             print(f"no development corpus at {growing.DEV_CORPUS} (set TRIAGE_DEV_CORPUS): the corpus is generated "
                   "from the demo messages alone", file=sys.stderr)
