@@ -28,6 +28,7 @@ from triage.text.tokenise import (
     PIECE,
     PUNCT,
     WORD,
+    is_plain,
     split_piece,
 )
 
@@ -278,7 +279,7 @@ class Spellings:
         bad = set()  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
         piece_ids, findall = self.piece_ids, PIECE.findall
         for key in fresh:
-            # The stretch (stretch_of) and its word after its white space (plain_word's value),
+            # The stretch (stretch_of) and its word after its white space (plain_word's value, is_plain),
             # written out: this loop runs once per new stretch.
             head = key[:1]
             if head == "\0":
@@ -287,7 +288,7 @@ class Spellings:
                 stretch, value = key, key.lstrip()
             else:
                 stretch, value = " " + key, key
-            if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":  # plain_word
+            if is_plain(value):
                 new[key] = [stretch]  # one piece, one word (what split_piece makes of it)
                 if stretch not in piece_ids:
                     parts[stretch] = ((len(stretch) - len(value), value, WORD),)

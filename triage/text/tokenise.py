@@ -114,10 +114,14 @@ def plain_word(text: str) -> str | None:
     an emoticon (xD, oo) nor an emoji: PIECE leaves such a text whole, and split_piece reads it
     as one WORD. None for any other text."""
     value = text.lstrip()
+    return value if is_plain(value) else None
+
+
+def is_plain(value: str) -> bool:
+    """Whether `value` (no white space before it) is a word plain_word takes: letters only,
+    neither an emoticon's first letter (xD, oo) nor an emoji."""
     # The emoji ranges begin at U+2600, but for the joiner and a variation selector: no letters.
-    if value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600":
-        return value
-    return None
+    return value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600"
 
 
 def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
