@@ -12,9 +12,10 @@ import re
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from triage.lexicons import NO_RANK, _sorted_arrays, fold
+from triage.lexicons import CLITICS, NO_RANK, _sorted_arrays, fold
 from triage.seekhide import SeekAndHide
-from triage.seekhide.words import RARE_FIRST_NAME_RANK, WordLabeller, is_onomatopoeia, onomatopoeia_many
+from triage.seekhide.words import (RARE_FIRST_NAME_RANK, WordLabeller, _elisions, _glued, is_onomatopoeia,
+                                   onomatopoeia_many)
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -187,3 +188,21 @@ def _repetition_candidates_one_product(folded: str) -> list[str]:
 @example(folded="appelle")
 def test_the_repetition_candidates_are_those_of_the_product_of_each_run(folded):
     assert WordLabeller._repetition_candidates(folded) == _repetition_candidates_one_product(folded)
+
+
+@settings(max_examples=300, deadline=None)
+@given(folded=st.text("jlmtscnqudaeiouyhé'", max_size=9))
+@example(folded="jtaime")
+@example(folded="quil")
+@example(folded="larrivee")
+def test_the_clitic_readings_are_each_clitic_of_the_lists_then_the_rest(folded):
+    """The apostrophe heuristic reads a clitic that elides (in sorted order) before a rest of two
+    letters or more starting with a vowel or an h; the clitics heuristic, two glued clitics (each
+    letter one), then one, before a rest of two letters or more."""
+    elided = [(clitic, folded[len(clitic):]) for clitic in sorted(CLITICS)
+              if folded.startswith(clitic) and len(folded) - len(clitic) >= 2
+              and folded[len(clitic)] in "aeiouyhéèêàâîôû"]
+    assert _elisions(folded) == elided
+    glued = [(folded[:size], folded[size:]) for size in (2, 1)
+             if len(folded) - size >= 2 and all(letter in "jtmslnc" for letter in folded[:size])]
+    assert _glued(folded) == glued

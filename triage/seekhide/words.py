@@ -185,6 +185,9 @@ class WordLabeller:
         self._cache: dict[str, WordInfo] = Cache("labels")
         self.keep_whole = lexicons.apostrophe_words
         self._near: dict[str, list] = {}  # words one edit away of the batch's unknown spellings (label_many)
+        # The SMS heuristics of one spelling, asking the lists about each candidate as it comes.
+        self._readings = _Readings(self._answer, self._repetition_candidates, _elisions, _glued,
+                                   self._heuristic_steps(), is_onomatopoeia)
 
     def is_on(self, step: str) -> bool:
         """Whether the step `step` (a name of steps.txt) is on: the one check every step's code
@@ -194,6 +197,15 @@ class WordLabeller:
         if step not in self._steps:
             raise KeyError(f"no Seek&Hide step {step!r} in steps.txt")
         return True
+
+    def _heuristic_steps(self) -> tuple[bool, ...]:
+        """Whether the steps repetition, onomatopoeia, apostrophe and concatenation are on."""
+        return tuple(map(self.is_on, ("repetition", "onomatopoeia", "apostrophe", "concatenation")))
+
+    def _answer(self, candidate: str) -> tuple[bool, bool, bool]:
+        """What the SMS heuristics ask the lists about a candidate: (is a name, is an ordinary
+        word, weak: _weak_name)."""
+        return (*self.lexicons.lookup(candidate), self._weak_name(candidate))
 
     def label_word(self, word: str) -> WordInfo:
         info = self._cache.get(word)  # by spelling as written first: the commonest case
@@ -272,7 +284,6 @@ class WordLabeller:
             return {}
         is_on = self.is_on
         accent, apostrophe = is_on("accent"), is_on("apostrophe")
-        steps_on = (is_on("repetition"), is_on("onomatopoeia"), apostrophe, is_on("concatenation"))
         at = np.asarray(left, dtype=np.int64)
         weak = self._weak(looked)[at].tolist()
         rows = list(zip(left, looked.in_names[at].tolist(), looked.in_anti[at].tolist(),
@@ -288,7 +299,7 @@ class WordLabeller:
                 f = folded[index]
                 if f and f.isalpha():
                     tried.append(f)
-        heuristics = _Heuristics(self, tried, glued, steps_on)
+        heuristics = _Heuristics(self.lexicons, tried, glued, self._heuristic_steps())
         titled = is_on("title")
         waiting = {}
         for index, in_names, in_anti, as_written, is_weak in rows:
@@ -366,7 +377,7 @@ class WordLabeller:
         in_names, in_anti = self.lexicons.lookup(key)
         if in_names and not in_anti and self._weak_name(key) and key.isalpha() and is_on("apostrophe"):
             # A rare surname that reads as a glued clitic + word: lecole = l'école.
-            found = self._apostrophe(fold(key))
+            found = self._readings.apostrophe(fold(key))
             if found:
                 return found
         if in_names or in_anti:
@@ -384,24 +395,7 @@ class WordLabeller:
         folded = fold(key)
         if not folded or not folded.isalpha():
             return WordInfo(UNKNOWN, Rule.NONE, key)
-        found = (is_on("repetition") and self._repetitions(folded)) \
-            or (is_on("onomatopoeia") and is_onomatopoeia(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
-            or (is_on("apostrophe") and self._apostrophe(folded)) \
-            or (is_on("concatenation") and self._concatenation(folded))
-        return found or folded
-
-    def _repetitions(self, folded: str) -> WordInfo | None:
-        """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
-        tried with one and with two letters."""
-        names = anti = False
-        match = ""
-        for candidate in self._repetition_candidates(folded):
-            in_names, in_anti = self.lexicons.lookup(candidate)
-            if in_names or in_anti:
-                names, anti, match = names or in_names, anti or in_anti, match or candidate
-        if names or anti:
-            return WordInfo(_label(names, anti), Rule.REPETITION, match, names and self._weak_name(match))
-        return None
+        return self._readings.before_misspelling(key, folded) or folded
 
     @staticmethod
     def _repetition_candidates(folded: str) -> list[str]:
@@ -434,21 +428,6 @@ class WordLabeller:
         rank = lexicons.first_name_ranks.get(key)
         return rank is None or rank > RARE_FIRST_NAME_RANK
 
-    def _ordinary_only(self, key: str) -> bool:
-        in_names, in_anti = self.lexicons.lookup(key)
-        if not in_names and not in_anti and _RUN.search(key):
-            found = self._repetitions(key)
-            return found is not None and found.label == ANTI_DICTIONARY
-        return in_anti and not in_names
-
-    def _apostrophe(self, folded: str) -> WordInfo | None:
-        """jexplique -> j'explique, larrivee -> l'arrivée, quil -> qu'il."""
-        return _elided(folded, self._ordinary_only)
-
-    def _concatenation(self, folded: str) -> WordInfo | None:
-        """jtaime -> je t'aime, jsuis -> je suis, jlai -> je l'ai: one or two glued clitics."""
-        return _glued_clitics(folded, self._ordinary_only)
-
     def _misspelling(self, folded: str) -> WordInfo | None:
         """One edit away from an ordinary word (surment -> sûrement). A word one edit away
         from a first name is never corrected into an ordinary word."""
@@ -469,54 +448,125 @@ for _clitic in sorted(CLITICS):
     _CLITICS_BY_LETTER.setdefault(_clitic[:1], []).append(_clitic)
 
 
-class _Heuristics:
+class _Readings:
     """The SMS heuristics before the misspelling one (repetition, onomatopoeia, apostrophe,
-    clitics), as _before_misspelling tries them, for the folded spellings of a batch: the lists
-    are asked about all their candidates at once, and each heuristic then reads the answers.
+    clitics), in _before_misspelling's order: one code for a spelling alone (WordLabeller, which
+    asks the lists about each candidate as it comes) and for the spellings of a batch
+    (_Heuristics, which asks about all their candidates at once and then reads the answers).
+
+    `answer(candidate)`: (is a name, is an ordinary word, weak: WordLabeller._weak_name) of a
+    candidate, a folded piece of a spelling; `runs(folded)`: its repetition candidates
+    (WordLabeller._repetition_candidates), `elisions(folded)` and `glued(folded)`: its readings
+    by the apostrophe and clitics heuristics (_elisions, _glued), each of them None for none;
+    `steps`: whether the steps repetition, onomatopoeia, apostrophe and concatenation are on;
+    `sound(folded)`: is_onomatopoeia.
+    """
+
+    def __init__(self, answer, runs, elisions, glued, steps: tuple[bool, ...], sound):
+        self.answer, self.runs, self.elisions, self.glued, self.sound = answer, runs, elisions, glued, sound
+        self.repetition, self.onomatopoeia, self.apostrophe_on, self.concatenation_on = steps
+
+    def before_misspelling(self, key: str, folded: str) -> WordInfo | None:
+        """The label the heuristics before the misspelling one give `key` (its folded spelling
+        `folded`, of letters), in _before_misspelling's order; None when none decides."""
+        return (self.repetition and self.repetitions(folded)) \
+            or (self.onomatopoeia and self.sound(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
+            or (self.apostrophe_on and self.apostrophe(folded)) \
+            or (self.concatenation_on and self.concatenation(folded)) or None
+
+    def repetitions(self, folded: str) -> WordInfo | None:
+        """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
+        tried with one and with two letters."""
+        names = anti = False
+        match = ""
+        answer = self.answer
+        for candidate in self.runs(folded) or ():
+            in_names, in_anti, _ = answer(candidate)
+            if in_names or in_anti:
+                names, anti, match = names or in_names, anti or in_anti, match or candidate
+        if names or anti:
+            return WordInfo(_label(names, anti), Rule.REPETITION, match, names and answer(match)[2])
+        return None
+
+    def ordinary_only(self, key: str) -> bool:
+        """Whether the lists read `key` as an ordinary word and not as a name, as written or with
+        a letter repeated for emphasis (the rest after a glued clitic)."""
+        in_names, in_anti, _ = self.answer(key)
+        if not in_names and not in_anti and _RUN.search(key):
+            found = self.repetitions(key)
+            return found is not None and found.label == ANTI_DICTIONARY
+        return in_anti and not in_names
+
+    def apostrophe(self, folded: str) -> WordInfo | None:
+        """jexplique -> j'explique, larrivee -> l'arrivée, quil -> qu'il."""
+        ordinary_only = self.ordinary_only
+        for clitic, rest in self.elisions(folded) or ():
+            if ordinary_only(rest):
+                return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
+        return None
+
+    def concatenation(self, folded: str) -> WordInfo | None:
+        """jtaime -> je t'aime, jsuis -> je suis, jlai -> je l'ai: one or two glued clitics."""
+        ordinary_only = self.ordinary_only
+        for head, rest in self.glued(folded) or ():
+            if ordinary_only(rest):  # each letter of the head a clitic
+                return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
+        return None
+
+
+class _Heuristics(_Readings):
+    """_Readings for the folded spellings of a batch: the lists are asked about all their
+    candidates at once, and each heuristic then reads the answers.
 
     `tried`: the folded spellings every heuristic may be tried on; `glued`: those only the
     apostrophe heuristic may be tried on (a weak name that may read as a glued clitic and word);
-    `steps`: whether the steps repetition, onomatopoeia, apostrophe and concatenation are on.
+    `steps`: as _Readings'.
     """
 
-    def __init__(self, labeller: WordLabeller, tried: list[str], glued: list[str], steps: tuple[bool, ...]):
-        self.repetition, self.onomatopoeia, self.apostrophe_on, self.concatenation_on = steps
-        self.lexicons = labeller.lexicons
-        self.runs: dict[str, list[str]] = {}  # _repetition_candidates of a spelling
+    def __init__(self, lexicons: Lexicons, tried: list[str], glued: list[str], steps: tuple[bool, ...]):
+        self.lexicons = lexicons
+        self.memo: dict[str, list[str]] = {}  # _repetition_candidates of a spelling with a letter repeated
         # lookup() of each candidate, with _weak_name of it: (is a name, is an ordinary word, weak)
         self.answers: dict[str, tuple[bool, bool, bool]] = {}
+        self.sounds: dict[str, bool] = {}
+        elisions: dict[str, list[tuple[str, str]]] = {}  # _elisions and _glued of each spelling
+        clitics: dict[str, list[tuple[str, str]]] = {}
+        super().__init__(self.answers.__getitem__, self.memo.get, elisions.get, clitics.get, steps,
+                         self.sounds.__getitem__)
         candidates, rests = [], []
         runs = self._runs
         if self.repetition:  # the spellings with a letter repeated, found by one search
             for folded, repeated in zip(tried, searched(_RUN, tried).tolist()):
                 if repeated:
                     candidates += runs(folded)
+        # (A spelling whose first letter starts no clitic has no such readings: None.)
         if self.apostrophe_on:
             for folded in itertools.chain(tried, glued):
-                for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
-                    rest = folded[len(clitic) :]
-                    if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H):
+                if folded[:1] in _CLITICS_BY_LETTER:
+                    elisions[folded] = pairs = _elisions(folded)
+                    for _, rest in pairs:
                         rests.append(rest)
         if self.concatenation_on:
             for folded in tried:
-                if len(folded) >= 4 and folded[:2] in _CONCAT_HEADS:
-                    rests.append(folded[2:])
-                if len(folded) >= 3 and folded[:1] in _CONCAT_HEADS:
-                    rests.append(folded[1:])
+                if folded[:1] in _CONCAT_HEADS:
+                    clitics[folded] = pairs = _glued(folded)
+                    for _, rest in pairs:
+                        rests.append(rest)
         self._ask(candidates + rests)
-        # A rest in no list may still be an ordinary word with a letter repeated (_ordinary_only).
+        # A rest in no list may still be an ordinary word with a letter repeated (ordinary_only).
         answers, again = self.answers, []
         unknown = [rest for rest in dict.fromkeys(rests) if not any(answers[rest][:2])]
         for rest, repeated in zip(unknown, searched(_RUN, unknown).tolist()):
             if repeated:  # (a rest without a letter repeated has no repetition candidates)
                 again += runs(rest)
         self._ask(again)
-        self.sounds = dict(zip(tried, onomatopoeia_many(tried))) if self.onomatopoeia and tried else {}
+        if self.onomatopoeia and tried:
+            self.sounds.update(zip(tried, onomatopoeia_many(tried)))
 
     def _runs(self, folded: str) -> list[str]:
-        found = self.runs.get(folded)
+        found = self.memo.get(folded)
         if found is None:
-            found = self.runs[folded] = WordLabeller._repetition_candidates(folded)
+            found = self.memo[folded] = WordLabeller._repetition_candidates(folded)
         return found
 
     def _ask(self, candidates: list[str]) -> None:
@@ -533,63 +583,28 @@ class _Heuristics:
             weak &= ~np.fromiter(map(lexicons.user_names.__contains__, new), dtype=bool, count=len(new))
         answers.update(zip(new, zip(looked.in_names.tolist(), looked.in_anti.tolist(), weak.tolist())))
 
-    def before_misspelling(self, key: str, folded: str) -> WordInfo | None:
-        """The label of the heuristics before the misspelling one, in _before_misspelling's
-        order, for `key` (its folded spelling `folded`, of letters); None when none decides."""
-        return (self.repetition and self.repetitions(folded)) \
-            or (self.onomatopoeia and self.sounds[folded] and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
-            or (self.apostrophe_on and self.apostrophe(folded)) \
-            or (self.concatenation_on and self.concatenation(folded)) or None
 
-    def repetitions(self, folded: str) -> WordInfo | None:
-        """WordLabeller._repetitions."""
-        names = anti = False
-        match = ""
-        answers = self.answers
-        for candidate in self.runs.get(folded, ()):
-            in_names, in_anti, _ = answers[candidate]
-            if in_names or in_anti:
-                names, anti, match = names or in_names, anti or in_anti, match or candidate
-        if names or anti:
-            return WordInfo(_label(names, anti), Rule.REPETITION, match, names and answers[match][2])
-        return None
-
-    def ordinary_only(self, key: str) -> bool:
-        """WordLabeller._ordinary_only."""
-        in_names, in_anti, _ = self.answers[key]
-        if not in_names and not in_anti and _RUN.search(key):
-            found = self.repetitions(key)
-            return found is not None and found.label == ANTI_DICTIONARY
-        return in_anti and not in_names
-
-    def apostrophe(self, folded: str) -> WordInfo | None:
-        """WordLabeller._apostrophe."""
-        return _elided(folded, self.ordinary_only)
-
-    def concatenation(self, folded: str) -> WordInfo | None:
-        """WordLabeller._concatenation."""
-        return _glued_clitics(folded, self.ordinary_only)
-
-
-def _elided(folded: str, ordinary_only) -> WordInfo | None:
-    """The apostrophe heuristic's reading of a folded spelling: a clitic that elides (j, l, qu...)
-    glued to a rest that `ordinary_only` reads as an ordinary word, the clitics tried in sorted
-    order; None when none reads so."""
+def _elisions(folded: str) -> list[tuple[str, str]]:
+    """The apostrophe heuristic's readings of a folded spelling it may try, in its order: each
+    clitic that elides (j, l, qu...) it starts with, in sorted order, and the rest after it, of
+    two letters or more, from a vowel or an h."""
+    found = []
     for clitic in _CLITICS_BY_LETTER.get(folded[:1], ()):
-        rest = folded[len(clitic) :]
-        if folded.startswith(clitic) and len(rest) >= 2 and rest.startswith(_VOWEL_OR_H) and ordinary_only(rest):
-            return WordInfo(ANTI_DICTIONARY, Rule.APOSTROPHE, f"{clitic}'{rest}")
-    return None
+        size = len(clitic)
+        if len(folded) >= size + 2 and folded.startswith(clitic) and folded.startswith(_VOWEL_OR_H, size):
+            found.append((clitic, folded[size:]))
+    return found
 
 
-def _glued_clitics(folded: str, ordinary_only) -> WordInfo | None:
-    """The clitics heuristic's reading of a folded spelling: two glued clitics, else one, then a
-    rest that `ordinary_only` reads as an ordinary word; None when none reads so."""
-    for size in (2, 1):
-        head, rest = folded[:size], folded[size:]
-        if len(rest) >= 2 and head in _CONCAT_HEADS and ordinary_only(rest):  # each letter a clitic
-            return WordInfo(ANTI_DICTIONARY, Rule.CONCATENATION, f"{' '.join(head)} {rest}")
-    return None
+def _glued(folded: str) -> list[tuple[str, str]]:
+    """The clitics heuristic's readings of a folded spelling it may try, in its order: two glued
+    clitics (each letter one), else one, and the rest after them, of two letters or more."""
+    found = []
+    if len(folded) >= 4 and folded[:2] in _CONCAT_HEADS:
+        found.append((folded[:2], folded[2:]))
+    if len(folded) >= 3 and folded[:1] in _CONCAT_HEADS:
+        found.append((folded[:1], folded[1:]))
+    return found
 
 
 # _label of (in_names, in_anti), indexed by in_names * 2 + in_anti.
