@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from triage.lexicons import CLITICS, NO_RANK, _sorted_arrays, fold
 from triage.seekhide import SeekAndHide
-from triage.seekhide.words import (RARE_FIRST_NAME_RANK, WordLabeller, _elisions, _glued, is_onomatopoeia,
-                                   onomatopoeia_many)
+from triage.seekhide.words import (_ONOMATOPOEIA, _ONOMATOPOEIA_LINES, RARE_FIRST_NAME_RANK, WordLabeller,
+                                   _by_first_letter, _elisions, _glued, is_onomatopoeia, onomatopoeia_many)
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -206,3 +206,21 @@ def test_the_clitic_readings_are_each_clitic_of_the_lists_then_the_rest(folded):
     glued = [(folded[:size], folded[size:]) for size in (2, 1)
              if len(folded) - size >= 2 and all(letter in "jtmslnc" for letter in folded[:size])]
     assert _glued(folded) == glued
+
+
+@settings(max_examples=500, deadline=None)
+@given(lines=st.lists(st.text("ahoeumdrptlxfsbgiwycnz", max_size=9), min_size=1, max_size=8))
+@example(lines=["haha", "mouahaha", "bwahaha", "gnhihi", "rolala", "ohlala", "ahlala", "lool", "ptdr", "ouille"])
+def test_the_sounds_grouped_by_first_letter_are_the_sounds_of_the_pattern(lines):
+    """Laughter and interjections are looked for with the alternatives of the pattern grouped by
+    the letter a match may start with: the same lines are found as with the pattern itself."""
+    assert _ONOMATOPOEIA_LINES.pattern != rf"^(?:{_ONOMATOPOEIA.pattern})$"  # grouped indeed
+    joined = "\n".join(lines)
+    plain = re.compile(rf"^(?:{_ONOMATOPOEIA.pattern})$", re.MULTILINE)
+    assert [m.span() for m in _ONOMATOPOEIA_LINES.finditer(joined)] == [m.span() for m in plain.finditer(joined)]
+
+
+def test_a_pattern_is_grouped_by_first_letter_only_when_each_start_is_known():
+    assert _by_first_letter("ab+|b(?:c|d)|a?c") == "(?=a)(?:ab+|a?c)|(?=b)(?:b(?:c|d))|(?=c)(?:a?c)"
+    for pattern in ("a*|b", r"\w+|a", "[a-c]x|b", "[^a]|b", "a|.b"):
+        assert _by_first_letter(pattern) == pattern

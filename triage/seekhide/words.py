@@ -77,7 +77,72 @@ _FIRST_GROUP = operator.methodcaller("group", 1)
 # whole lines of _ONOMATOPOEIA, and lines whose sound (each run of a letter read once) holds a
 # unit of two or three characters, starting at one of its first four, twice in a row, as any
 # repeated syllable does (_repeated_syllable then decides).
-_ONOMATOPOEIA_LINES = re.compile(rf"^(?:{_ONOMATOPOEIA.pattern})$", re.MULTILINE)
+
+
+def _by_first_letter(pattern: str) -> str:
+    """`pattern`, an alternation, with its alternatives grouped by the characters a match of each
+    may start with, each group behind a look-ahead of its character: the same language, but a
+    spelling is only tried against the alternatives that may start as it does (a regular
+    expression tries an alternation's members one by one). `pattern` itself when the start of
+    one of its members is not a character or a set of characters."""
+    from re import _constants as sre, _parser as parser  # the parser of re itself
+
+    def starts(items) -> tuple[set[str], bool]:  # (first characters, may match nothing)
+        found = set()
+        for op, av in items:
+            if op is sre.LITERAL:
+                first, empty = {chr(av)}, False
+            elif op is sre.IN and all(o is sre.LITERAL for o, _ in av):
+                first, empty = {chr(a) for _, a in av}, False
+            elif op is sre.MAX_REPEAT:
+                first, empty = starts(av[2])
+                empty = empty or av[0] == 0
+            elif op is sre.SUBPATTERN:
+                first, empty = starts(av[-1])
+            elif op is sre.BRANCH:
+                first, empty = set(), False
+                for member in av[1]:
+                    more, may = starts(member)
+                    first, empty = first | more, empty or may
+            else:
+                raise ValueError(op)
+            found |= first
+            if not empty:
+                return found, False
+        return found, True
+
+    parsed = parser.parse(pattern).data
+    members, depth, in_set, text = [], 0, False, ""
+    for char in pattern:  # the members' own text: split at the |s outside any group or set
+        if in_set:
+            in_set = char != "]"
+        elif char == "[":
+            in_set = True
+        else:
+            depth += (char == "(") - (char == ")")
+        if char == "|" and depth == 0 and not in_set:
+            members.append(text)
+            text = ""
+        else:
+            text += char
+    members.append(text)
+    if len(parsed) != 1 or parsed[0][0] is not sre.BRANCH or len(parsed[0][1][1]) != len(members) \
+            or "\\" in pattern or "[]" in pattern or "[^" in pattern:
+        return pattern
+    groups: dict[str, list[str]] = {}
+    try:
+        for member, items in zip(members, parsed[0][1][1]):
+            first, empty = starts(items)
+            if empty:
+                return pattern
+            for char in first:
+                groups.setdefault(char, []).append(member)
+    except ValueError:
+        return pattern
+    return "|".join(f"(?={re.escape(char)})(?:{'|'.join(group)})" for char, group in sorted(groups.items()))
+
+
+_ONOMATOPOEIA_LINES = re.compile(rf"^(?:{_by_first_letter(_ONOMATOPOEIA.pattern)})$", re.MULTILINE)
 _TWICE_LINES = re.compile(r"^[^\n]{0,3}([^\n]{2,3})\1", re.MULTILINE)
 
 
@@ -267,7 +332,8 @@ class WordLabeller:
             for at in [at for at, info in enumerate(labels) if info is None]:
                 labels[at] = cache[new_keys[at]]
         cache.update(zip(new, labels))
-        cache.update(zip(new_keys, labels))
+        # The keys that are not their spelling itself (most are: the same string object).
+        cache.update(itertools.compress(zip(new_keys, labels), map(operator.is_not, new_keys, new)))
 
     def decide_left(self, keys: list[str], folded: list[str], looked: Looked, left: list[int],
                     infos: dict[str, WordInfo]) -> dict[str, str]:
