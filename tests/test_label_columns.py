@@ -51,7 +51,8 @@ def test_the_look_ups_of_many_spellings_equal_those_of_each(lexicons, words, use
     looked = lexicons.lookup_many(keys, [fold(key) for key in keys])
     for remembered in (lexicons.last_names, lexicons.forms, lexicons.folded_anti):
         # What the batched search found is remembered, as the list's own search finds it...
-        assert all(remembered._search(key) == at for key, at in remembered._positions.items())
+        assert remembered._remembered(keys).tolist() == list(map(remembered._search, keys))
+    for remembered in (lexicons.last_names, lexicons.forms, lexicons.folded_anti):
         remembered._positions.clear()  # ...and lookup() searches again, one by one
     for index, key in enumerate(keys):
         assert (looked.in_names[index], looked.in_anti[index]) == lexicons.lookup(key), key

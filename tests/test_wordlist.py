@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.lexicons.wordlist import WordList
+from triage.lexicons.wordlist import Memory, WordList
 from triage.pipeline.memory import VOCABULARY
 
 WORDS = ["maison", "été", "aujourd'hui", "cœur", "a", "zèbre", "naïve", "straße", "été"]
@@ -158,3 +158,31 @@ def test_positions_are_those_of_one_word_at_a_time_when_many_words_share_their_f
         query in set(vocabulary) and not query.endswith("\0") for query in queries]
     saved = WordList(words.array, words.heads)  # as the snapshot gives it back
     assert saved.positions(queries).tolist() == words.positions(queries).tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(asked=st.lists(st.sampled_from(WORDS + ["maisons", "zèbres", "b", "", "ete"]), max_size=12),
+       first=st.lists(st.sampled_from(WORDS + ["b", "ete"]), max_size=6))
+def test_lists_sharing_one_memory_each_answer_as_alone(asked, first):
+    """Lists that remember their answers in one memory (one entry per spelling for all of them)
+    answer each as a list of its own does, whichever of them asked first and however."""
+    alone = [WordList.from_words(WORDS), WordList.from_words(["b", "maison", "zèbres"]), WordList.from_words(["ete"])]
+    shared = [WordList(words.array) for words in alone]
+    memory = Memory(len(shared))
+    for number, words in enumerate(shared):
+        words.share(memory, number)
+    assert shared[1].position(first[0]) == alone[1].position(first[0]) if first else True
+    shared[2].remember(first)  # some answers of one list remembered: the others' are kept
+    memory.learn_all(first, [words.positions(first) for words in alone])
+    for words, reference in zip(shared, alone):
+        assert words.known_positions(asked).tolist() == [reference.position(word) for word in asked]
+        assert [words.position(word) for word in asked] == [reference.position(word) for word in asked]
+    assert len(memory.answers) == len(set(first) | set(asked))
+
+
+def test_a_list_longer_than_a_shared_memory_holds_keeps_its_own():
+    memory = Memory(40)  # one bit a list: no position fits
+    words = WordList.from_words(WORDS)
+    words.share(memory, 3)
+    assert words.memory is not memory and words.position("été") == sorted(set(WORDS)).index("été")
+    assert not memory.answers

@@ -42,7 +42,7 @@ import numpy as np
 from triage import dictionaries
 from triage.errors import BadInput
 from triage.lexicons.nearwords import NearWords
-from triage.lexicons.wordlist import Encoded, WordList, heads
+from triage.lexicons.wordlist import Encoded, Memory, WordList, heads
 
 DICTIONARIES_DIR = Path(dictionaries.__file__).resolve().parent
 USER_DIR_ENV = "TRIAGE_USER_LEXICON_DIR"
@@ -253,8 +253,12 @@ class Sorted:
         self.folded_name_ranks = arrays["sorted_folded_name_ranks"]
         self.width = max(words.array.dtype.itemsize for words in self.lists)
         # The lists of the Lexicons itself, which Seek&Hide's heuristics and columns ask again
-        # about the same spellings within the batch: what they hold is remembered there.
+        # about the same spellings within the batch: what they hold is remembered there, in one
+        # memory for the three (WordList.share).
         self.shared = (lexicons.last_names, lexicons.forms, lexicons.folded_anti)
+        self.memory = Memory(len(self.shared))
+        for number, words in enumerate(self.shared):
+            words.share(self.memory, number)
 
     def flags(self, spellings: list[str], remember: bool = True) -> Flags:
         """Which lists hold each spelling (as written), and its rank (see Flags). The answers of
@@ -269,17 +273,24 @@ class Sorted:
         bits = np.zeros(len(spellings), dtype=np.uint8)
         rank = np.full(len(spellings), NO_RANK, dtype=np.int64)
         stands_for = rank.copy()
+        learnt = {}  # the positions in each shared list, by the list's id
         for bit, words in zip((FIRST_NAMES, LAST_NAMES, OTHER_ANTI, FORMS, FOLDED_NAMES, FOLDED_ANTI), self.lists):
             position = np.empty(len(spellings), dtype=np.int64)
             position[order] = words.search(ranked)
             if remember and any(words is shared for shared in self.shared):
-                words.learn(spellings, position)
+                learnt[id(words)] = position
             found = position >= 0
             bits[found] |= bit
             if bit == FIRST_NAMES:
                 rank[found] = self.first_name_ranks[position[found]]
             elif bit == FOLDED_NAMES:
                 stands_for[found] = self.folded_name_ranks[position[found]]
+        if learnt:
+            if all(words.memory is self.memory for words in self.shared):
+                self.memory.learn_all(spellings, [learnt[id(words)] for words in self.shared])
+            else:  # (a list that keeps its own memory, or shared since by another Lexicons)
+                for words in self.shared:
+                    words.learn(spellings, learnt[id(words)])
         return Flags(bits, rank, stands_for)
 
 

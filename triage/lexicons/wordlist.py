@@ -19,6 +19,7 @@ of the strings, and iteration yields them in that order.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from itertools import repeat
 from typing import NamedTuple
@@ -36,6 +37,29 @@ def _encode(word: str) -> bytes:
 
 _NOT_ASKED = -2  # no position: a word not remembered (a position is -1 or more)
 _HEAD = 8  # bytes of a spelling read as one number (heads)
+
+
+class Memory:
+    """The answers (positions) remembered for one WordList, or for several together: one entry
+    per spelling for all of them, whose value packs the answer of each list into one number,
+    `bits` bits a list, as the position plus two (0: not asked). The lists Seek&Hide asks about
+    the same spellings share one (Lexicons' Sorted): a batch's answers are then stored once
+    for the three lists instead of once per list."""
+
+    __slots__ = ("answers", "bits")
+
+    def __init__(self, lists: int = 1):
+        # Within the memory budget of triage.pipeline.memory: a corpus keeps bringing new spellings.
+        self.answers: dict[str, int] = Cache("positions")
+        self.bits = 63 // lists  # (a position of a list within the bits, and the whole in an int64)
+
+    def learn_all(self, words: list[str], positions: list[np.ndarray]) -> None:
+        """Remember the positions of `words` in every list of this memory, in the order they
+        share it (WordList.share): the answers of each list at once."""
+        packed = np.zeros(len(words), dtype=np.int64)
+        for field, found in enumerate(positions):
+            packed |= (found + 2) << (field * self.bits)
+        self.answers.update(zip(words, packed.tolist()))
 
 
 def heads(array: np.ndarray) -> np.ndarray:
@@ -89,7 +113,7 @@ class Encoded(NamedTuple):
 class WordList:
     """A read-only set of non-empty strings, stored sorted as UTF-8 bytes."""
 
-    __slots__ = ("array", "_width", "_positions", "_heads")
+    __slots__ = ("array", "_width", "_positions", "_heads", "memory", "_shift", "_mask")
 
     def __init__(self, array: np.ndarray, heads: np.ndarray | None = None):
         """`array`: a 1-D 'S' array, sorted and without duplicates (as `from_words` makes
@@ -102,9 +126,17 @@ class WordList:
         self.array = array
         self._width = array.dtype.itemsize
         self._heads = heads
-        # Answers remembered: a new spelling is asked about by several rules in a row (within
-        # the memory budget of triage.pipeline.memory: a corpus keeps bringing new spellings).
-        self._positions: dict[str, int] = Cache("positions")
+        # Answers remembered: a new spelling is asked about by several rules in a row.
+        self.share(Memory(), 0)
+
+    def share(self, memory: Memory, field: int) -> None:
+        """Remember answers in `memory`, as its list number `field` (from 0), from now on: what
+        was remembered before is forgotten. A list of 2**bits - 2 entries or more keeps its own."""
+        if len(self.array) + 2 >= 1 << memory.bits:
+            memory, field = Memory(), 0
+        self.memory = memory
+        self._positions = memory.answers  # spelling -> the answers packed (Memory)
+        self._shift, self._mask = field * memory.bits, (1 << memory.bits) - 1
 
     @classmethod
     def from_words(cls, words: Iterable[str]) -> WordList:
@@ -122,9 +154,13 @@ class WordList:
         """The index of `word` in sorted order, or -1 when it is not in the list."""
         if not isinstance(word, str):
             return -1
-        found = self._positions.get(word)
-        if found is None:
-            found = self._positions[word] = self._search(word)
+        memory = self._positions
+        packed = memory.get(word, 0)
+        found = (packed >> self._shift) & self._mask
+        if found:
+            return found - 2
+        found = self._search(word)
+        memory[word] = packed | (found + 2) << self._shift
         return found
 
     def remember(self, words: list[str]) -> None:
@@ -132,15 +168,30 @@ class WordList:
         answer them from a dict: one sorted search of the whole batch costs far less than one
         binary search per word (the new spellings of a batch of messages, see
         WordLabeller.label_many)."""
-        memory = self._positions
-        words = [word for word in dict.fromkeys(words) if word not in memory]
-        if not words:
-            return
-        self.learn(words, self.positions(words))
+        words = list(dict.fromkeys(words))
+        asked = self._remembered(words) != _NOT_ASKED
+        if asked.any():
+            words = list(itertools.compress(words, (~asked).tolist()))
+        if words:
+            self.learn(words, self.positions(words))
 
     def learn(self, words: list[str], positions: np.ndarray) -> None:
         """Remember the positions (`search`'s answers) of `words`, searched by the caller."""
-        self._positions.update(zip(words, positions.tolist()))
+        memory, shift = self._positions, self._shift
+        packed = np.fromiter(map(memory.get, words, repeat(0)), dtype=np.int64, count=len(words))
+        packed &= ~(self._mask << shift)  # the other lists' answers are kept
+        packed |= (positions + 2) << shift
+        memory.update(zip(words, packed.tolist()))
+
+    def _remembered(self, words: list[str]) -> np.ndarray:
+        """The position remembered of each of `words`, or _NOT_ASKED, as an int64 array."""
+        memory = self._positions
+        packed = np.fromiter(map(memory.get, words, repeat(0)), dtype=np.int64, count=len(words))
+        if self._shift:
+            packed >>= self._shift
+        packed &= self._mask
+        packed -= 2
+        return packed
 
     def contains_many(self, words: list[str]) -> np.ndarray:
         """[word in self for word in words] as a bool array (see known_positions)."""
@@ -149,13 +200,12 @@ class WordList:
     def known_positions(self, words: list[str]) -> np.ndarray:
         """position() of each of `words` as an int64 array: every answer remembered read at
         once, then the words not remembered yet looked up by one sorted search (remember)."""
-        memory = self._positions
-        found = np.fromiter(map(memory.get, words, repeat(_NOT_ASKED)), dtype=np.int64, count=len(words))
+        found = self._remembered(words)
         missing = np.flatnonzero(found == _NOT_ASKED)
         if len(missing):
             asked = list(map(words.__getitem__, missing.tolist()))
             self.remember(asked)
-            found[missing] = np.fromiter(map(memory.__getitem__, asked), dtype=np.int64, count=len(asked))
+            found[missing] = self._remembered(asked)
         return found
 
     def positions(self, words: list[str]) -> np.ndarray:
