@@ -62,3 +62,19 @@ def test_edit_ranks_of_many_pairs_are_those_of_each(pairs):
     queries = np.array([query.encode() for query, _ in pairs] or [b""], dtype=bytes)[: len(pairs)]
     candidates = np.array([candidate.encode() for _, candidate in pairs] or [b""], dtype=bytes)[: len(pairs)]
     assert edit_ranks(queries, candidates).tolist() == [edit_rank(query, candidate) for query, candidate in pairs]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(LETTERS, min_size=1, max_size=60), st.lists(LETTERS, min_size=1, max_size=60),
+       st.lists(LETTERS, max_size=20))
+@example(["maison", "maisons"], ["maisn"], ["maisn", "maisonn", "maisons"])
+def test_the_corrections_are_the_first_wanted_word_one_edit_away_unless_a_blocking_one_is(ordinary, names,
+                                                                                          queries):
+    index = NearWords.build([ordinary, names])
+    queries += ordinary[:3] + names[:3]
+    expected = []
+    for near in index.within_one_edit(queries):
+        blocked = any(flags & 2 for _, _, flags in near)
+        expected.append(None if blocked else next((word for _, word, flags in near if flags & 1), None))
+    assert index.corrections(queries, 1, 2) == expected
+    assert index.corrections([], 1, 2) == []

@@ -239,21 +239,52 @@ class NearWords:
 
     def within_one_edit(self, queries: list[str]) -> list[list[tuple[int, str, int]]]:
         """For each query (lower-case ASCII letters), the indexed words one edit away as
-        (edit_rank, word, flags), in edits1 order.
+        (edit_rank, word, flags), in edits1 order (_near)."""
+        found: list[list[tuple[int, str, int]]] = [[] for _ in queries]
+        owner, ranks, index = self._near(queries)
+        words = [word.decode("ascii") for word in self.words[index].tolist()]
+        for query_at, rank, word, flags in zip(owner.tolist(), ranks.tolist(), words, self.flags[index].tolist()):
+            found[query_at].append((rank, word, flags))
+        for near in found:
+            if len(near) > 1:
+                near.sort()
+        return found
+
+    def corrections(self, queries: list[str], wanted: int, blocking: int) -> list[str | None]:
+        """For each query (lower-case ASCII letters), the first word one edit away in edits1
+        order (within_one_edit's) whose flags hold `wanted`, or None: when there is none, or when
+        a word one edit away has a flag of `blocking`. The words are found as within_one_edit
+        finds them, and chosen as array operations."""
+        chosen: list[str | None] = [None] * len(queries)
+        owner, ranks, index = self._near(queries)
+        flags = self.flags[index]
+        blocked = np.zeros(len(queries), dtype=bool)
+        blocked[owner[(flags & blocking) > 0]] = True
+        candidate = np.flatnonzero(((flags & wanted) > 0) & ~blocked[owner])
+        if len(candidate):
+            order = candidate[np.lexsort((ranks[candidate], owner[candidate]))]
+            first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]  # the lowest rank of each query
+            for query_at, word in zip(owner[first].tolist(), self.words[index[first]].tolist()):
+                chosen[query_at] = word.decode("ascii")
+        return chosen
+
+    def _near(self, queries: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pairs of a query (lower-case ASCII letters) and an indexed word one edit away, each
+        pair once, as arrays: (the query's index, the edit's rank, the word's index).
 
         The keys of all the queries are made and searched at once (_keys_of_words, _ranges),
         and the words they find are gathered as arrays, each (query, word) pair once; edit_ranks
         keeps the words really one edit away, for all the pairs at once."""
-        found: list[list[tuple[int, str, int]]] = [[] for _ in queries]
+        none = np.zeros(0, dtype=np.int64)
         if not queries:
-            return found
+            return none, none, none
         encoded = np.array([query.encode("ascii") for query in queries], dtype=bytes)
         keys, owners = _keys_of_words(encoded)
         low, high = self._ranges(keys)
         count = high - low
         hit = np.flatnonzero(count > 0)
         if not len(hit):
-            return found
+            return none, none, none
         count, low = count[hit], low[hit]
         ends = np.cumsum(count)
         # Every entry of every range found, with the query whose key found it; each pair once.
@@ -262,11 +293,4 @@ class NearWords:
         owner, index = np.divmod(pairs, len(self.words))
         ranks = edit_ranks(encoded[owner], self.words[index])
         kept = np.flatnonzero(ranks >= 0)
-        owner, index = owner[kept], index[kept]
-        words = [word.decode("ascii") for word in self.words[index].tolist()]
-        for query_at, rank, word, flags in zip(owner.tolist(), ranks[kept].tolist(), words, self.flags[index].tolist()):
-            found[query_at].append((rank, word, flags))
-        for near in found:
-            if len(near) > 1:
-                near.sort()
-        return found
+        return owner[kept], ranks[kept], index[kept]

@@ -249,7 +249,8 @@ class WordLabeller:
         self.lexicons = lexicons
         self._cache: dict[str, WordInfo] = Cache("labels")
         self.keep_whole = lexicons.apostrophe_words
-        self._near: dict[str, list] = {}  # words one edit away of the batch's unknown spellings (label_many)
+        # The misspelling heuristic's correction of the batch's unknown spellings, or None (label_many).
+        self._near: dict[str, str | None] = {}
         # The SMS heuristics of one spelling, asking the lists about each candidate as it comes.
         self._readings = _Readings(self._answer, self._repetition_candidates, _elisions, _glued,
                                    self._heuristic_steps(), is_onomatopoeia)
@@ -320,7 +321,7 @@ class WordLabeller:
             if misspelling:
                 near = [f for f in dict.fromkeys(waiting.values())
                         if MIN_MISSPELLING_LENGTH <= len(f) <= MAX_MISSPELLING_LENGTH and f.isalpha()]
-                self._near = dict(zip(near, self.lexicons.near_words.within_one_edit(near)))
+                self._near = dict(zip(near, self.lexicons.near_words.corrections(near, ORDINARY, FIRST_NAME)))
             try:
                 for key, folded_key in waiting.items():
                     found = misspelling and self._misspelling(folded_key)
@@ -499,13 +500,11 @@ class WordLabeller:
         from a first name is never corrected into an ordinary word."""
         if not MIN_MISSPELLING_LENGTH <= len(folded) <= MAX_MISSPELLING_LENGTH:
             return None
-        near = self._near.get(folded)
-        if near is None:
-            near = self.lexicons.near_words.within_one_edit([folded])[0]
-        if any(flags & FIRST_NAME for _, _, flags in near):
-            return None
-        near_word = next((word for _, word, flags in near if flags & ORDINARY), None)
-        return near_word and WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, near_word)
+        near = self._near
+        # The first ordinary word one edit away, in edits1 order, unless a first name is one too.
+        word = near[folded] if folded in near else self.lexicons.near_words.corrections([folded], ORDINARY,
+                                                                                        FIRST_NAME)[0]
+        return word and WordInfo(ANTI_DICTIONARY, Rule.MISSPELLING, word)
 
 
 # The clitics of the apostrophe heuristic in the order it tries them, by their first letter.
