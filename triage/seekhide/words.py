@@ -73,10 +73,6 @@ def is_onomatopoeia(folded: str) -> bool:
 _STRETCH = re.compile(rf"(\w)\1{{{STRETCHED - 1},}}")
 # A match's first group, as a replacement of re.sub: r"\1" costs a call of Python code per match.
 _FIRST_GROUP = operator.methodcaller("group", 1)
-# is_onomatopoeia's tests over spellings joined by newlines (which none of them crosses):
-# whole lines of _ONOMATOPOEIA, and lines whose sound (each run of a letter read once) holds a
-# unit of two or three characters, starting at one of its first four, twice in a row, as any
-# repeated syllable does (_repeated_syllable then decides).
 
 
 def _by_first_letter(pattern: str) -> str:
@@ -142,6 +138,11 @@ def _by_first_letter(pattern: str) -> str:
     return "|".join(f"(?={re.escape(char)})(?:{'|'.join(group)})" for char, group in sorted(groups.items()))
 
 
+# is_onomatopoeia's tests over spellings joined by newlines (which none of them crosses):
+# whole lines of _ONOMATOPOEIA, and lines whose sound (each run of a letter read once) holds a
+# unit of two or three characters, starting at one of its first four, twice in a row, as any
+# repeated syllable does (_repeated_syllable then decides). The whole lines are looked for with
+# the alternatives grouped by first letter (_by_first_letter): each line is tried against a few.
 _ONOMATOPOEIA_LINES = re.compile(rf"^(?:{_by_first_letter(_ONOMATOPOEIA.pattern)})$", re.MULTILINE)
 _TWICE_LINES = re.compile(r"^[^\n]{0,3}([^\n]{2,3})\1", re.MULTILINE)
 
