@@ -299,8 +299,10 @@ def _exit_tables_of(forest: Forest, dtype) -> tuple | None:
         limits = np.unique(threshold[tests[on]])
         table = np.full((trees, len(limits) + 1), everything, dtype=mask_type)
         failed_from = np.searchsorted(limits, threshold[tests[on]]) + 1  # failed when more limits are below x
-        for tree, start, mask in zip(node_tree[tests[on]].tolist(), failed_from.tolist(), left_leaves[on].tolist()):
-            table[tree, start:] &= ~np.asarray(mask, dtype=mask_type)
+        # Each test rules its left leaves out from the first count of failed tests that fails it
+        # on: marked there, then carried to the larger counts by a running AND along each row.
+        np.bitwise_and.at(table, (node_tree[tests[on]], failed_from), ~left_leaves[on])
+        np.bitwise_and.accumulate(table, axis=1, out=table)
         if len(limits) == 1:
             single.append((feature, limits[0], table))
         else:
