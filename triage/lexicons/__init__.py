@@ -443,12 +443,15 @@ class Lexicons:
 
     def name_entry(self, key: str) -> NameEntry:
         """The list entry of a name spelling; first names win over surnames."""
-        if key not in self.first_names and key not in self.last_names:
-            key = self.folded_names.get(fold(key), fold(key))
-        if key in self.first_names:
-            return NameEntry("PRE", self.first_names[key], self.first_name_ranks[key])
-        if key in self.last_names:
-            ident = self.last_name_id(key)
+        first_names, last_names = self.first_names, self.last_names
+        if key not in first_names and last_names.position(key) < 0:
+            folded = fold(key)
+            key = self.folded_names.get(folded, folded)
+        if key in first_names:
+            return NameEntry("PRE", first_names[key], self.first_name_ranks[key])
+        position = last_names.position(key)
+        if position >= 0:
+            ident = int(self.last_name_ids[position])
             return NameEntry("NOM", ident, ident)  # surnames were numbered by frequency
         return NameEntry("PRE", 0, 0)  # a user-confirmed name outside the lists
 
