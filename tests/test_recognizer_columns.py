@@ -42,3 +42,15 @@ def test_shapes_tried_where_possible_equal_the_test_of_each(lexicons, spellings)
     shortened = recognizers._where_possible(lambda text, f: recognizers.is_truncation_shape(text, f, starts),
                                             np.isin(folded, list(starts)), spellings, folded)
     assert shortened.tolist() == [recognizers.is_truncation_shape(text, f, starts) for text, f in zip(spellings, folded)]
+
+
+def test_glued_parts_are_the_commonest_first_names_by_their_best_rank(lexicons):
+    """glued_parts folds only the names ranked among the GLUED_FROM commonest: the parts are
+    those whose best-ranked name, over every name folded to them, is among them."""
+    best: dict[str, int] = {}
+    for name, rank in lexicons.first_name_ranks.items():
+        key = fold(name).lower()
+        best[key] = min(rank, best.get(key, rank))
+    expected = {key for key, rank in best.items() if rank <= recognizers.GLUED_FROM
+                and recognizers.GLUED_PART_LENGTH <= len(key) <= recognizers._GLUED_PART_MAX and key.isalpha()}
+    assert recognizers.glued_parts(lexicons) == expected and len(expected) > 1000

@@ -165,12 +165,11 @@ _GLUED_PARTS: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.Weak
 def glued_parts(lexicons: Lexicons) -> frozenset[str]:
     """The first names a glued compound may be made of (GLUED_FROM, GLUED_PART_LENGTH), accents aside."""
     if lexicons not in _GLUED_PARTS:
-        best: dict[str, int] = {}
-        for name, rank in lexicons.first_name_ranks.items():
-            key = fold(name).lower()
-            best[key] = min(rank, best.get(key, rank))
-        _GLUED_PARTS[lexicons] = frozenset(key for key, rank in best.items() if rank <= GLUED_FROM
-                                           and GLUED_PART_LENGTH <= len(key) <= _GLUED_PART_MAX and key.isalpha())
+        # A spelling is among the commonest when its best-ranked name is, that is when one of its
+        # names is: only those names are folded.
+        keys = {fold(name).lower() for name, rank in lexicons.first_name_ranks.items() if rank <= GLUED_FROM}
+        _GLUED_PARTS[lexicons] = frozenset(key for key in keys
+                                           if GLUED_PART_LENGTH <= len(key) <= _GLUED_PART_MAX and key.isalpha())
     return _GLUED_PARTS[lexicons]
 
 
