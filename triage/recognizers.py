@@ -300,7 +300,14 @@ _FOLDED_PLACES: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.We
 def _folded_places(lexicons: Lexicons) -> frozenset[str]:
     """The place spellings of `places`, accents aside."""
     if lexicons not in _FOLDED_PLACES:
-        _FOLDED_PLACES[lexicons] = frozenset(map(fold, places(lexicons)[0]))
+        known = list(places(lexicons)[0])
+        joined = "\n".join(known)
+        # Folding works character by character and leaves a line break as it is: the places joined
+        # are folded at once, when no place holds a line break.
+        if joined.count("\n") == len(known) - 1 and known:
+            _FOLDED_PLACES[lexicons] = frozenset(fold(joined).split("\n"))
+        else:
+            _FOLDED_PLACES[lexicons] = frozenset(map(fold, known))
     return _FOLDED_PLACES[lexicons]
 
 
