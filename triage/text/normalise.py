@@ -433,7 +433,9 @@ def _scanned(texts: list[str]) -> tuple[set[int], set[int]]:
     else:
         codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     bits = _character_bits()[codes]
-    line_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+    line_starts = np.zeros(len(texts), dtype=np.int64)
+    if len(texts) > 1:
+        np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1, out=line_starts[1:])
 
     def texts_at(positions: np.ndarray) -> set[int]:
         return set((np.searchsorted(line_starts, positions, side="right") - 1).tolist())
