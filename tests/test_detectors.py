@@ -590,3 +590,18 @@ def test_only_a_letter_or_its_capital_lowers_to_a_letter_of_the_street_words():
         if (lower := char.lower()) in letters:
             lowering.setdefault(lower, set()).add(char)
     assert lowering == {letter: {letter, letter.upper()} for letter in letters}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789 x-٣８", max_size=24))
+def test_long_numbers_are_looked_for_in_texts_of_eight_digits_or_more(text):
+    """TEL and numeric COD are looked for where the text holds eight ASCII digits (other digits
+    are folded to ASCII before, or are no digits here), wherever they stand."""
+    looked: list = []
+    original = detectors._detect_long_numbers
+    detectors._detect_long_numbers = lambda text, found: looked.append(text)
+    try:
+        detectors._detect_numbers(text, [])
+    finally:
+        detectors._detect_long_numbers = original
+    assert bool(looked) == (re.search(r"[0-9](?:[^0-9]*+[0-9]){7}", text) is not None)
