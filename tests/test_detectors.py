@@ -601,7 +601,7 @@ def test_long_numbers_are_looked_for_in_texts_of_eight_digits_or_more(text):
     original = detectors._detect_long_numbers
     detectors._detect_long_numbers = lambda text, found: looked.append(text)
     try:
-        detectors._detect_numbers(text, [])
+        detect(text)
     finally:
         detectors._detect_long_numbers = original
     assert bool(looked) == (re.search(r"[0-9](?:[^0-9]*+[0-9]){7}", text) is not None)

@@ -391,9 +391,9 @@ _COD_NUMBER_RE = re.compile(
     re.VERBOSE,
 )
 _CODE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-# TEL needs 10 digits, numeric COD 8: most messages with digits have fewer.
-# (Counted one digit at a time: a list of the digits is made faster than a pattern spanning eight
-# of them is matched.)
+# TEL needs 10 digits, numeric COD 8: most messages with digits have fewer. (detect counts them
+# one at a time: a list of the digits is made faster than a pattern spanning eight of them is
+# matched.)
 _DIGIT = re.compile(r"[0-9]")
 # IBAN: FR76 3000 6000 0112 3456 7890 189 (tried two characters before a
 # digit run). Each group must hold a digit so that upper-case words after the
@@ -623,9 +623,9 @@ def _detect_urls(text: str, found: list[tuple[int, int, str]]) -> None:
                 found.append((m.start(), end, "URL"))
 
 
-def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
-    """TEL, ADR and COD candidates (the message holds a digit)."""
-    if len(_DIGIT.findall(text)) >= 8:
+def _detect_numbers(text: str, found: list[tuple[int, int, str]], digits: int) -> None:
+    """TEL, ADR and COD candidates (the message holds `digits` digits, one at least)."""
+    if digits >= 8:
         _detect_long_numbers(text, found)
     adr_end = 0
     for gate in _ADR_GATE.finditer(text):
@@ -708,6 +708,7 @@ def detect(text: str) -> list[Detection]:
         _detect_mails(text, found)
     if "/" in text or "w" in text or "W" in text:
         _detect_urls(text, found)
-    if _DIGIT_RUN.search(text, first.start()):
-        _detect_numbers(text, found)
+    digits = _DIGIT.findall(text, first.start())  # (no digit comes before the first pre-checked character)
+    if digits:
+        _detect_numbers(text, found, len(digits))
     return _resolve(found) if found else []
