@@ -4,6 +4,8 @@ All example messages are invented, in French SMS style.
 """
 
 import json
+import re
+import sys
 import time
 
 import pytest
@@ -502,3 +504,104 @@ def test_the_mixed_code_hint_is_a_capital_next_to_a_digit(text):
 def test_a_message_without_any_cue_skips_the_tests_of_each_list(lower):
     cue = detectors._ANY_CUE.search(lower) is not None
     assert cue == any(word in lower for word in detectors._CODE_CUES_LOWER + detectors._TRIP_CUES_LOWER)
+
+
+
+# Messages around the codes after a cue and the street words of addresses: every cue and street
+# word, in several cases, with letters that match others only in case-insensitive patterns (the long
+# s, the dotted and dotless i, the Kelvin sign), spaces of both kinds, codes and numbers.
+_CODE_CUE_WORDS = ["code", "codé", "codée", "codés", "codées", "digicode", "porte", "badge", "pin", "mdp", "interphone",
+                   "cadenas", "alarme", "mot de passe", "mot\u00a0de\u00a0passe", "password", "passwd", "pwd", "plaque",
+                   "immat", "immatriculation", "train", "tgv", "ter", "ouigo", "intercités", "intercites", "vol",
+                   "flight"]
+_AFTER_CUES = [" 4521B", ": AB-123-CD", " c'est azerty123", " n° 6112", " de la porte 1234", "6112", " = 0317 ",
+               " est le 2024", " 18h30"]
+_ODD_LETTERS = ["ſ", "İ", "ı", "K", "x", "é", " ", "\u00a0", "-", ".", ",", "'"]
+
+
+def _cases(word):
+    return {word, word.upper(), word.title(), word.replace("s", "ſ"), word.replace("i", "İ"), word.replace("i", "ı")}
+
+
+def _cued_reference(text, patterns):
+    return [(m.start("code"), m.end("code"), "COD") for pattern in patterns for m in pattern.finditer(text)]
+
+
+_CUED_PATTERNS = (detectors._DOOR_CODE_RE, detectors._PASSWORD_RE, detectors._PLATE_RE, detectors._TRIP_RE)
+
+
+def test_every_cue_starts_where_its_pattern_is_tried():
+    """The patterns of codes after a cue are tried only where a cue starts (_CUE_START): each cue,
+    in several cases, finds its code as the pattern's own search of the text does."""
+    for cue in _CODE_CUE_WORDS:
+        for written in _cases(cue):
+            for after in _AFTER_CUES:
+                for before in ("", "x ", "le ", "2"):
+                    text = before + written + after
+                    found: list = []
+                    detectors._cued_codes(text, _CUED_PATTERNS, found)
+                    assert found == _cued_reference(text, _CUED_PATTERNS), text
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_CODE_CUE_WORDS).flatmap(lambda cue: st.sampled_from(sorted(_cases(cue)))),
+                          st.sampled_from(_AFTER_CUES), st.sampled_from(_ODD_LETTERS)), max_size=8).map("".join))
+def test_codes_after_a_cue_are_found_as_each_pattern_finds_them(text):
+    """What the patterns find where cues start is what each pattern's own search of the whole text
+    finds, pattern after pattern (a match ends before the next is searched for)."""
+    found: list = []
+    detectors._cued_codes(text, _CUED_PATTERNS, found)
+    assert found == _cued_reference(text, _CUED_PATTERNS)
+
+
+_GATE_BY_LETTERS = re.compile(rf"[0-9](?<![\w:,.][0-9])[0-9]{{0,3}}+[ \u00a0]*+,?[ \u00a0]*+({detectors._LETTER}++)")
+
+
+def _gate_reference(text):
+    """Where the address gate stops: a number not glued to a word, then a run of letters whose
+    lower case is a street word."""
+    return [m.start() for m in _GATE_BY_LETTERS.finditer(text) if m.group(1).lower() in detectors._ADR_GATE_WORDS]
+
+
+def test_the_address_gate_stops_at_every_street_word_in_any_case():
+    words = sorted(detectors._ADR_GATE_WORDS) + ["ru", "rues", "avenu", "x", "ſ", "İ"]
+    for word in words:
+        for written in _cases(word) | {word[:1].upper() + word[1:].lower(), word.swapcase()}:
+            for text in (f"12 {written} des Lilas", f"3,{written}", f"x 4 {written}s", f"1234{written}", f"5 {written}"):
+                assert [m.start() for m in detectors._ADR_GATE.finditer(text)] == _gate_reference(text), text
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(sorted(detectors._ADR_GATE_WORDS)).flatmap(
+    lambda word: st.sampled_from(sorted(_cases(word)))), st.sampled_from(["12", "3", "12345", "1,", " ", "\u00a0", ",", ":"]),
+    st.sampled_from(_ODD_LETTERS)), max_size=8).map("".join))
+def test_the_address_gate_stops_where_the_next_word_is_a_street_word(text):
+    """The address gate looks ahead for a street word in any case, and takes nothing of it."""
+    assert [m.start() for m in detectors._ADR_GATE.finditer(text)] == _gate_reference(text)
+
+
+def test_only_a_letter_or_its_capital_lowers_to_a_letter_of_the_street_words():
+    """The gate's street words match a letter or its capital (_either_case): no other character
+    becomes one of their letters in str.lower()."""
+    letters = set("".join(detectors._ADR_GATE_WORDS))
+    lowering: dict = {}
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if (lower := char.lower()) in letters:
+            lowering.setdefault(lower, set()).add(char)
+    assert lowering == {letter: {letter, letter.upper()} for letter in letters}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789 x-٣８", max_size=24))
+def test_long_numbers_are_looked_for_in_texts_of_eight_digits_or_more(text):
+    """TEL and numeric COD are looked for where the text holds eight ASCII digits (other digits
+    are folded to ASCII before, or are no digits here), wherever they stand."""
+    looked: list = []
+    original = detectors._detect_long_numbers
+    detectors._detect_long_numbers = lambda text, found: looked.append(text)
+    try:
+        detect(text)
+    finally:
+        detectors._detect_long_numbers = original
+    assert bool(looked) == (re.search(r"[0-9](?:[^0-9]*+[0-9]){7}", text) is not None)

@@ -493,6 +493,28 @@ def test_a_column_of_the_very_strings_of_an_earlier_one_is_encoded_as_csv_writer
     assert text == expected.getvalue() and {text[a:b] for a, b in zip(starts.tolist(), stops.tolist())} <= {"TA"}
 
 
+
+@pytest.mark.parametrize("format", ["csv", "tsv", "jsonl"])
+@given(st.lists(st.lists(_CELLS, min_size=1, max_size=4), min_size=0, max_size=6), st.booleans())
+def test_cells_given_column_by_column_are_encoded_as_the_rows_they_make(format, table, strings):
+    """encode_columns and encode_columns_held (classify's cells, built a column at a time) write
+    the rows those columns make as encode_cells and encode_rows_held write them."""
+    from triage.io import writing
+
+    width = len(table[0]) if table else 2
+    rows = [row[:width] + [""] * (width - len(row)) for row in table]
+    if strings:
+        rows = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    columns = [f"c{i}" for i in range(width)]
+    given = [[row[i] for row in rows] for i in range(width)]
+    assert writing.encode_columns(given, columns, format) == encode_cells(rows, columns, format)
+    for column in columns:
+        text, starts, stops = writing.encode_columns_held(given, columns, format, column)
+        expected, expected_starts, expected_stops = writing.encode_rows_held(rows, columns, format, column)
+        assert text == expected
+        assert starts.tolist() == expected_starts.tolist() and stops.tolist() == expected_stops.tolist()
+
+
 def test_table_writer_values_and_extra_keys(tmp_path):
     out = io.StringIO(newline="")
     writer = TableWriter(out, ["id", "score", "note"])

@@ -302,3 +302,34 @@ def test_in_a_text_of_ascii_characters_a_span_is_already_whole_characters(text):
 
     assert all(_whole_clusters(text, start, end) == (start, end)
                for start in range(len(text)) for end in range(start + 1, len(text) + 1))
+
+
+def test_no_character_before_the_first_extending_one_extends_a_cluster():
+    """grapheme_spans looks at a span's ends only where one is at or after _FIRST_EXTENDING:
+    no character before it is a mark, a selector, a joiner or a skin tone."""
+    from triage.text.normalise import _FIRST_EXTENDING, _extends_cluster
+
+    assert not any(_extends_cluster(chr(point)) for point in range(ord(_FIRST_EXTENDING)))
+    assert _extends_cluster(_FIRST_EXTENDING) and "\u200d" > _FIRST_EXTENDING
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "é", "’", " ", "\u0301", "\u0327", "\u200d", "\u2764", "\ufe0f",
+                                         "\U0001f44d", "\U0001f3fd", "\u034f", "…", "Ω"]), min_size=1, max_size=12),
+       st.data())
+def test_spans_are_widened_to_whole_characters_as_each_end_looked_at_widens_them(text, data):
+    """grapheme_spans gives what widening every span by _whole_clusters gives (then merging the
+    spans that touch), though it looks only at the ends that may need it."""
+    from triage.text.normalise import _whole_clusters, grapheme_spans
+
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=6)))
+    spans = [(start, end, "PRE") for start, end in zip(cuts[::2], cuts[1::2]) if start < end]
+    expected: list = []
+    for start, end, tag in spans:
+        if not text.isascii():
+            start, end = _whole_clusters(text, start, end)
+        if expected and start < expected[-1][1]:
+            expected[-1] = (expected[-1][0], max(end, expected[-1][1]), expected[-1][2])
+        else:
+            expected.append((start, end, tag))
+    assert grapheme_spans(text, spans) == expected

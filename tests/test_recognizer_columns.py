@@ -42,3 +42,29 @@ def test_shapes_tried_where_possible_equal_the_test_of_each(lexicons, spellings)
     shortened = recognizers._where_possible(lambda text, f: recognizers.is_truncation_shape(text, f, starts),
                                             np.isin(folded, list(starts)), spellings, folded)
     assert shortened.tolist() == [recognizers.is_truncation_shape(text, f, starts) for text, f in zip(spellings, folded)]
+
+
+def test_glued_parts_are_the_commonest_first_names_by_their_best_rank(lexicons):
+    """glued_parts folds only the names ranked among the GLUED_FROM commonest: the parts are
+    those whose best-ranked name, over every name folded to them, is among them."""
+    best: dict[str, int] = {}
+    for name, rank in lexicons.first_name_ranks.items():
+        key = fold(name).lower()
+        best[key] = min(rank, best.get(key, rank))
+    expected = {key for key, rank in best.items() if rank <= recognizers.GLUED_FROM
+                and recognizers.GLUED_PART_LENGTH <= len(key) <= recognizers._GLUED_PART_MAX and key.isalpha()}
+    assert recognizers.glued_parts(lexicons) == expected and len(expected) > 1000
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(words=st.lists(st.text(st.sampled_from(["a", "É", "é", "\u0301", "Σ", "σ", "ς", "'", ".", "-", " ", "œ", "Æ",
+                                               "ß", "İ", "ı", "K", "ﬁ", "ж", "1"]), max_size=6), min_size=1,
+                      max_size=8))
+def test_places_folded_joined_are_the_places_folded_one_by_one(words):
+    """_folded_places folds the places joined by line breaks at once: folding the joined words is
+    folding each."""
+    assert fold("\n".join(words)).split("\n") == list(map(fold, words))
+
+
+def test_the_folded_places_are_each_place_folded(lexicons):
+    assert recognizers._folded_places(lexicons) == frozenset(map(fold, recognizers.places(lexicons)[0]))

@@ -19,7 +19,7 @@ import numpy as np
 
 from triage import combiner, recognizers
 from triage.errors import BadModel
-from triage.io.writing import encode_cells, encode_rows_held
+from triage.io.writing import encode_columns, encode_columns_held
 from triage import lexicons as lexicon_module
 from triage.combiner import EvidenceBatch
 from triage import model as _model  # noqa: F401  (registers the component "model")
@@ -184,13 +184,12 @@ class Classifier:
         risk = risk if self.ranked else None
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
             return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
-        rows = list(zip(*columns))
-        cells = rows if self.keep_cells else None
+        cells = list(zip(*columns)) if self.keep_cells else None
         if self.ranked:
-            text, cell_at, cell_stop = encode_rows_held(rows, CLASSIFY_COLUMNS, self.output_format, "decision")
+            text, cell_at, cell_stop = encode_columns_held(columns, CLASSIFY_COLUMNS, self.output_format, "decision")
             return ClassifiedChunk(text, len(messages), *counts, cells=cells, risk=risk, cell_at=cell_at,
                                    cell_stop=cell_stop)
-        text = encode_cells(rows, CLASSIFY_COLUMNS, self.output_format)
+        text = encode_columns(columns, CLASSIFY_COLUMNS, self.output_format)
         return ClassifiedChunk(text, len(messages), *counts, cells=cells)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
@@ -224,13 +223,22 @@ def output_columns(batch) -> list[list[str]]:
         batch.texts,
         batch.evidence.seekhide.tolist(),
         np.where(batch.scores >= 0.5, TA, NTA).tolist(),
-        list(map("{:.4f}".format, batch.scores.tolist())),
+        _formatted_once(batch.scores),
         batch.decisions.decision.tolist(),
         batch.anonymised,
         batch.hidden,
         ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in batch.highlighted],
         list(map("{:.4f}".format, batch.decisions.risk.tolist())),
     ]
+
+
+def _formatted_once(values: np.ndarray) -> list[str]:
+    """Each of `values` (floats) written with four decimals, each distinct value written once:
+    the message model's scores take few values. Values are told apart by their bits, so that
+    -0.0 and 0.0 stay two values."""
+    bits, inverse = np.unique(np.ascontiguousarray(values, dtype=np.float64).view(np.int64), return_inverse=True)
+    written = np.array(list(map("{:.4f}".format, bits.view(np.float64).tolist())), dtype=object)
+    return written[inverse.ravel()].tolist()
 
 
 @component("word-scorer", requires=["analysis"], assigns=["candidates"])

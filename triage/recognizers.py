@@ -165,12 +165,11 @@ _GLUED_PARTS: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.Weak
 def glued_parts(lexicons: Lexicons) -> frozenset[str]:
     """The first names a glued compound may be made of (GLUED_FROM, GLUED_PART_LENGTH), accents aside."""
     if lexicons not in _GLUED_PARTS:
-        best: dict[str, int] = {}
-        for name, rank in lexicons.first_name_ranks.items():
-            key = fold(name).lower()
-            best[key] = min(rank, best.get(key, rank))
-        _GLUED_PARTS[lexicons] = frozenset(key for key, rank in best.items() if rank <= GLUED_FROM
-                                           and GLUED_PART_LENGTH <= len(key) <= _GLUED_PART_MAX and key.isalpha())
+        # A spelling is among the commonest when its best-ranked name is, that is when one of its
+        # names is: only those names are folded.
+        keys = {fold(name).lower() for name, rank in lexicons.first_name_ranks.items() if rank <= GLUED_FROM}
+        _GLUED_PARTS[lexicons] = frozenset(key for key in keys
+                                           if GLUED_PART_LENGTH <= len(key) <= _GLUED_PART_MAX and key.isalpha())
     return _GLUED_PARTS[lexicons]
 
 
@@ -301,7 +300,14 @@ _FOLDED_PLACES: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.We
 def _folded_places(lexicons: Lexicons) -> frozenset[str]:
     """The place spellings of `places`, accents aside."""
     if lexicons not in _FOLDED_PLACES:
-        _FOLDED_PLACES[lexicons] = frozenset(map(fold, places(lexicons)[0]))
+        known = list(places(lexicons)[0])
+        joined = "\n".join(known)
+        # Folding works character by character and leaves a line break as it is: the places joined
+        # are folded at once, when no place holds a line break.
+        if joined.count("\n") == len(known) - 1 and known:
+            _FOLDED_PLACES[lexicons] = frozenset(fold(joined).split("\n"))
+        else:
+            _FOLDED_PLACES[lexicons] = frozenset(map(fold, known))
     return _FOLDED_PLACES[lexicons]
 
 

@@ -129,16 +129,23 @@ _QUOTED = {",": re.compile('[,"\r\n]'), "\t": re.compile('[\t"\r\n]')}
 def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str) -> list[list[str]] | None:
     """The cells of `rows` encoded as csv.writer encodes them in a row of `width` cells (minimal
     quoting, quotes doubled), column by column; None when a cell is not a string or a row not
-    `width` long (csv.writer then encodes them). A column none of whose cells needs quoting,
-    as most of classify's, is taken as it is, after one look at all its cells joined. A column
-    whose cells are mostly the very strings of an earlier column (classify's anonymised texts,
-    the texts themselves where nothing is hidden) takes those cells as that column encoded them."""
+    `width` long (csv.writer then encodes them)."""
     if width < 2 or not rows or set(map(len, rows)) != {width}:
         return None  # alone in its row, an empty cell is quoted
+    return _encoded_columns(list(zip(*rows)), delimiter)
+
+
+def _encoded_columns(given: Sequence[Sequence[Any]], delimiter: str) -> list[list[str]] | None:
+    """The cells of the columns `given` (at least two, as long as each other and not empty)
+    encoded as csv.writer encodes them in rows (minimal quoting, quotes doubled), column by
+    column; None when a cell is not a string. A column none of whose cells needs quoting, as
+    most of classify's, is taken as it is, after one look at all its cells joined. A column
+    whose cells are mostly the very strings of an earlier column (classify's anonymised texts,
+    the texts themselves where nothing is hidden) takes those cells as that column encoded them."""
     search = _QUOTED[delimiter].search
-    plain: list[tuple[Any, ...]] = []
+    plain: list[Sequence[Any]] = []
     columns = []
-    for cells in zip(*rows):
+    for cells in given:
         try:
             joined = "\n".join(cells)
         except TypeError:  # a number, None...
@@ -177,6 +184,53 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     return buffer.getvalue()
 
 
+def _csv_columns_given(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str) -> list[list[str]] | None:
+    """_encoded_columns of the cells given column by column (`cells`, one list per name of
+    `columns`), in CSV or TSV; None where the rows they make must be encoded as rows."""
+    if format not in ("csv", "tsv") or len(columns) < 2 or len(cells) != len(columns) \
+            or len(set(map(len, cells))) != 1 or not len(cells[0]):
+        return None
+    return _encoded_columns(cells, "\t" if format == "tsv" else ",")
+
+
+def encode_columns(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> str:
+    """encode_cells of the rows that `cells`, given column by column (one list per name of
+    `columns`, in row order), make: classify builds its cells a column at a time, and CSV and
+    TSV encode them so."""
+    if (encoded := _csv_columns_given(cells, columns, format)) is not None:
+        delimiter = "\t" if format == "tsv" else ","
+        return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n"
+    return encode_cells(list(zip(*cells)), columns, format)
+
+
+def encode_columns_held(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str, column: str
+                        ) -> tuple[str, Any, Any]:
+    """encode_rows_held of the rows that `cells`, given column by column (as encode_columns
+    takes them), make."""
+    if (encoded := _csv_columns_given(cells, columns, format)) is not None:
+        return _held_lines(encoded, list(columns).index(column), "\t" if format == "tsv" else ",")
+    return encode_rows_held(list(zip(*cells)), columns, format, column)
+
+
+def _held_lines(encoded: list[Sequence[str]], at: int, delimiter: str) -> tuple[str, Any, Any]:
+    """The lines of cells encoded column by column (_encoded_columns), and where the cell of the
+    column `at` starts and stops in each (character offsets into the text, from the cells'
+    lengths)."""
+    import numpy as np
+
+    count = len(encoded[0])
+    sizes = [np.fromiter(map(len, cells), dtype=np.int64, count=count) for cells in encoded]
+    before = np.full(count, at, dtype=np.int64)  # the delimiters before the cell
+    for size in sizes[:at]:
+        before += size
+    line_sizes = sum(sizes) + len(encoded) + 1  # the delimiters and the line end
+    starts = np.empty(count, dtype=np.int64)
+    starts[0] = 0
+    np.cumsum(line_sizes[:-1], out=starts[1:])
+    starts += before
+    return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n", starts, starts + sizes[at]
+
+
 def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str, column: str
                      ) -> tuple[str, Any, Any]:
     """encode_cells, and where the cell of `column` starts and stops in each row (character
@@ -213,16 +267,7 @@ def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], form
     if (encoded := _csv_columns(rows, len(columns), delimiter)) is not None:
         # Every cell a string, as classify's: the lines joined from the encoded columns, and the
         # cell's place from their lengths.
-        sizes = [np.fromiter(map(len, cells), dtype=np.int64, count=len(rows)) for cells in encoded]
-        before = np.full(len(rows), at, dtype=np.int64)  # the delimiters before the cell
-        for size in sizes[:at]:
-            before += size
-        line_sizes = sum(sizes) + len(columns) + 1  # the delimiters and the line end
-        starts[0] = 0
-        np.cumsum(line_sizes[:-1], out=starts[1:])
-        starts += before
-        stops[:] = starts + sizes[at]
-        return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n", starts, stops
+        return _held_lines(encoded, at, delimiter)
     # The cells before `column`, then it and those after, are each encoded as rows of their own
     # (all the rows at once) and joined: quoting is decided cell by cell, as for the whole row,
     # once the line end is set aside.

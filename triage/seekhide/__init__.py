@@ -223,9 +223,8 @@ class SeekAndHide(WordLabeller):
 
     def _code(self, surface: str, tag: str) -> str:
         if tag in ("PRE", "NOM"):
-            key = spelling_key(surface)
             info = self.label_word(surface)
-            entry = self.lexicons.name_entry(info.match if info.label != UNKNOWN else key)
+            entry = self.lexicons.name_entry(info.match if info.label != UNKNOWN else spelling_key(surface))
             if entry.id:
                 return code(tag, surface, entry.id)
         return code(tag, surface, stable_id(tag, surface))

@@ -59,11 +59,12 @@ _NBSP = "\u00a0"  # phones often insert non-breaking spaces
 _TLDS = word_list("web/tlds.txt")
 
 
-def _alternation(words) -> str:
+def _alternation(words, letter=re.escape) -> str:
     """Regex matching any of `words`, written as a trie ("r(?:ue|te)" rather
     than "rue|rte"): `re` tries alternatives one by one, so a flat list of
     200 stop words would cost 200 comparisons at every word it is tried on.
-    Longer words are preferred, shorter ones reached by backtracking."""
+    Longer words are preferred, shorter ones reached by backtracking. `letter`
+    writes each character of the words as a pattern."""
     trie: dict = {}
     for word in set(words):
         node = trie
@@ -72,13 +73,20 @@ def _alternation(words) -> str:
         node[""] = {}  # a word ends here
 
     def build(node: dict) -> str:
-        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        branches = [letter(char) + build(child) for char, child in sorted(node.items()) if char]
         if not branches:
             return ""
         body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
         return f"(?:{body})?" if "" in node else body
 
     return build(trie)
+
+
+def _either_case(char: str) -> str:
+    """`char` or its capital, as a pattern: what str.lower() turns into `char`, for the letters
+    of the street words (a test checks that no other letter lowers to one of them)."""
+    upper = char.upper()
+    return f"[{char}{upper}]" if len(upper) == 1 and upper != char else re.escape(char)
 
 
 # --------------------------------------------------------------------------
@@ -333,15 +341,18 @@ def _adr_re() -> re.Pattern:
 
 # Cheap gate before the address expression (whose street-name part is costly even when it
 # fails): a number not glued to a word, then the next word, which must be a
-# street type (its first word) or bis/ter/a-d. Starting with a bare [0-9] lets
+# street type (its first word) or bis/ter/a-d, in any case (the whole run of letters, as
+# str.lower() writes it, is one of _ADR_GATE_WORDS). Starting with a bare [0-9] lets
 # `re` skip to digits fast; the lookbehind then checks the character before
-# that first digit. Possessive quantifiers: a failed gate fails at once.
-_ADR_GATE = re.compile(
-    rf"[0-9](?<![\w:,.][0-9])[0-9]{{0,3}}+[ {_NBSP}]*+,?[ {_NBSP}]*+({_LETTER}++)"
-)
+# that first digit. Possessive quantifiers: a failed gate fails at once. The word is looked
+# at, not taken: the gate matches only where the address expression is tried.
 _ADR_GATE_WORDS = frozenset(
     [re.split(r"[ .\-]", street_type)[0] for street_type in _STRONG_TYPES | _WEAK_TYPES]
     + ["bis", "ter", "quater", "a", "b", "c", "d"]
+)
+_ADR_GATE = re.compile(
+    rf"[0-9](?<![\w:,.][0-9])[0-9]{{0,3}}+[ {_NBSP}]*+,?[ {_NBSP}]*+"
+    rf"(?=(?:{_alternation(_ADR_GATE_WORDS, _either_case)}){_END_OF_WORD})"
 )
 
 # --------------------------------------------------------------------------
@@ -380,8 +391,10 @@ _COD_NUMBER_RE = re.compile(
     re.VERBOSE,
 )
 _CODE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-# TEL needs 10 digits, numeric COD 8: most messages with digits have fewer.
-_EIGHT_DIGITS = re.compile(r"[0-9](?:[^0-9]*+[0-9]){7}")
+# TEL needs 10 digits, numeric COD 8: most messages with digits have fewer. (detect counts them
+# one at a time: a list of the digits is made faster than a pattern spanning eight of them is
+# matched.)
+_DIGIT = re.compile(r"[0-9]")
 # IBAN: FR76 3000 6000 0112 3456 7890 189 (tried two characters before a
 # digit run). Each group must hold a digit so that upper-case words after the
 # number are not swallowed.
@@ -413,9 +426,14 @@ _DOOR_QUALIFIERS = (
 )
 _CODE_CUES = ("code", "codé", "codée", "codés", "codées", "digicode", "porte", "badge", "pin", "mdp", "interphone",
               "cadenas", "alarme")
+# The cue each pattern below starts with (they are searched for together, see _cued_codes).
+_DOOR_CUE = rf"\b(?:{_alternation(_CODE_CUES)}|mot[ {_NBSP}]de[ {_NBSP}]passe){_END_OF_WORD}"
+_PASSWORD_CUE = rf"\b(?:mdp|mot[ {_NBSP}]de[ {_NBSP}]passe|password|passwd|pwd){_END_OF_WORD}"
+_PLATE_CUE = rf"\b(?:plaque|immat(?:riculation)?){_END_OF_WORD}"
+_TRIP_CUE = rf"\b(?:train|tgv|ter|ouigo|intercit[ée]s|vol|flight){_END_OF_WORD}"
 _DOOR_CODE_RE = re.compile(
     rf"""
-    \b(?:{_alternation(_CODE_CUES)}|mot[ {_NBSP}]de[ {_NBSP}]passe){_END_OF_WORD}
+    {_DOOR_CUE}
     (?:[ {_NBSP}]+(?:(?:de[ {_NBSP}]+(?:la[ {_NBSP}]+|l['’])?|d['’]))?
         (?:{_alternation(_DOOR_QUALIFIERS)})(?!\w))?
     [ {_NBSP}]*(?:(?:[:=]|est|c['’]est|c[ ]est|c|cé|ce[ ]sera)(?![\w'’])[ {_NBSP}]*(?:le[ {_NBSP}]+)?)?
@@ -428,7 +446,7 @@ _DOOR_CODE_RE = re.compile(
 )
 _PASSWORD_RE = re.compile(
     rf"""
-    \b(?:mdp|mot[ {_NBSP}]de[ {_NBSP}]passe|password|passwd|pwd){_END_OF_WORD}
+    {_PASSWORD_CUE}
     [ {_NBSP}]*(?:(?:[:=]|(?:est|c['’]est|c[ ]est|c|cé)(?![\w'’]))[ {_NBSP}]*(?:le[ {_NBSP}]+)?)?
     (?P<code>(?=[^\s,;]{{0,23}}[0-9])[\w@#$%&*+][\w@#$%&*+=!?.\-]{{2,22}}[\w@#$%&*+=\-])
     (?![\w@#$%&*+=\-]|[!?.]+[\w@#$%&*+=\-])
@@ -438,7 +456,7 @@ _PASSWORD_RE = re.compile(
 _LONE_NUMBER = re.compile(r"\s*(?P<code>[0-9]{6,7})\s*[.!]?\s*")
 _PLATE_RE = re.compile(
     rf"""
-    \b(?:plaque|immat(?:riculation)?){_END_OF_WORD}[^0-9\n]{{0,20}}?
+    {_PLATE_CUE}[^0-9\n]{{0,20}}?
     (?<![A-Za-z])(?P<code>[A-Z]{{2}}(?P<sep>[ \-]?)[0-9]{{3}}(?P=sep)[A-Z]{{2}})(?![\w\-])
     """,
     re.VERBOSE | re.IGNORECASE,
@@ -453,7 +471,7 @@ _MIXED_CODE_RE = re.compile(
 # where the sender travels. Not a bus or tram line (tram 2), not a time (train de 8h12), not a price.
 _TRIP_RE = re.compile(
     rf"""
-    \b(?:train|tgv|ter|ouigo|intercit[ée]s|vol|flight){_END_OF_WORD}
+    {_TRIP_CUE}
     [ {_NBSP}]*(?:(?:n°|no|num[ée]ro|num)\.?[ {_NBSP}]*)?
     (?!(?:19|20)[0-9][0-9](?![\w\-]))             # "vol 2024": a year
     (?P<code>(?:[A-Z]{{2}}[ {_NBSP}]?)?[0-9]{{3,5}})(?![\w,.:/\-])
@@ -487,7 +505,34 @@ _TRIP_CUES_LOWER = ("train", "tgv", "ter", "ouigo", "intercit", "vol", "flight")
 _CODE_CUES_LOWER = ("code", "codé", "porte", "badge", "pin", "mdp", "passe", "interphone", "cadenas", "alarme", "plaque",
                     "immat", "password", "passwd", "pwd")
 # A cue of either list: most messages with a digit hold none, and are spared the tests of each.
-_ANY_CUE = re.compile(_alternation(_TRIP_CUES_LOWER + _CODE_CUES_LOWER))
+# (The first letters looked at ahead first let `re` skip to them faster.)
+_ANY_CUE = re.compile(f"(?=[{''.join(sorted({cue[0] for cue in _TRIP_CUES_LOWER + _CODE_CUES_LOWER}))}])"
+                      + _alternation(_TRIP_CUES_LOWER + _CODE_CUES_LOWER))
+# Where any of the patterns of codes after a cue can start (_DOOR_CUE, _PASSWORD_CUE, _PLATE_CUE and
+# _TRIP_CUE: the start of a word that begins like one of their cues, in the same case-insensitive
+# matching): the patterns are tried there only, each found once by one search of the text.
+_CUE_STARTS = ("cod", "digicode", "porte", "badge", "pin", "mdp", "interphone", "cadenas", "alarme", "mot", "passw",
+               "pwd", "plaque", "immat", "train", "tgv", "ter", "ouigo", "intercit", "vol", "flight")
+_CUE_START = re.compile(
+    rf"(?<!\w)(?=[{''.join(sorted({cue[0] for cue in _CUE_STARTS}))}])(?={_alternation(_CUE_STARTS)})", re.IGNORECASE)
+
+
+def _cued_codes(text: str, patterns: tuple[re.Pattern, ...], found: list[tuple[int, int, str]]) -> None:
+    """The codes each of `patterns` (which start with a cue) finds in `text`, as its finditer
+    would find them, pattern after pattern: each is tried only where a cue starts, from the end of
+    its previous match on."""
+    ends = [0] * len(patterns)
+    hits: list[list[tuple[int, int, str]]] = [[] for _ in patterns]
+    for cue in _CUE_START.finditer(text):
+        at = cue.start()
+        for i, pattern in enumerate(patterns):
+            if at >= ends[i]:
+                m = pattern.match(text, at)
+                if m:
+                    hits[i].append((m.start("code"), m.end("code"), "COD"))
+                    ends[i] = m.end()
+    for found_by_one in hits:
+        found += found_by_one
 
 # --------------------------------------------------------------------------
 # Detection
@@ -578,14 +623,14 @@ def _detect_urls(text: str, found: list[tuple[int, int, str]]) -> None:
                 found.append((m.start(), end, "URL"))
 
 
-def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
-    """TEL, ADR and COD candidates (the message holds a digit)."""
-    if _EIGHT_DIGITS.search(text):
+def _detect_numbers(text: str, found: list[tuple[int, int, str]], digits: int) -> None:
+    """TEL, ADR and COD candidates (the message holds `digits` digits, one at least)."""
+    if digits >= 8:
         _detect_long_numbers(text, found)
     adr_end = 0
     for gate in _ADR_GATE.finditer(text):
         start = gate.start()
-        if start >= adr_end and gate.group(1).lower() in _ADR_GATE_WORDS:
+        if start >= adr_end:
             m = _adr_re().match(text, start)
             if m:
                 found.append((start, m.end(), "ADR"))
@@ -602,12 +647,11 @@ def _detect_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
     if _ANY_CUE.search(lower) is None:
         return
     if any(cue in lower for cue in _CODE_CUES_LOWER):
-        for pattern in (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE):
-            for m in pattern.finditer(text):
-                found.append((m.start("code"), m.end("code"), "COD"))
-    if any(cue in lower for cue in _TRIP_CUES_LOWER):
-        for m in _TRIP_RE.finditer(text):
-            found.append((m.start("code"), m.end("code"), "COD"))
+        patterns = (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE, _TRIP_RE) if any(
+            cue in lower for cue in _TRIP_CUES_LOWER) else (_DOOR_CODE_RE, _PASSWORD_RE, _PLATE_RE)
+    else:
+        patterns = (_TRIP_RE,)  # a cue was found: a trip's
+    _cued_codes(text, patterns, found)
 
 
 def _detect_long_numbers(text: str, found: list[tuple[int, int, str]]) -> None:
@@ -664,6 +708,7 @@ def detect(text: str) -> list[Detection]:
         _detect_mails(text, found)
     if "/" in text or "w" in text or "W" in text:
         _detect_urls(text, found)
-    if _DIGIT_RUN.search(text, first.start()):
-        _detect_numbers(text, found)
+    digits = _DIGIT.findall(text, first.start())  # (no digit comes before the first pre-checked character)
+    if digits:
+        _detect_numbers(text, found, len(digits))
     return _resolve(found) if found else []

@@ -433,7 +433,9 @@ def _scanned(texts: list[str]) -> tuple[set[int], set[int]]:
     else:
         codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     bits = _character_bits()[codes]
-    line_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+    line_starts = np.zeros(len(texts), dtype=np.int64)
+    if len(texts) > 1:
+        np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1, out=line_starts[1:])
 
     def texts_at(positions: np.ndarray) -> set[int]:
         return set((np.searchsorted(line_starts, positions, side="right") - 1).tolist())
@@ -476,6 +478,10 @@ def fold_batch(texts: list[str]) -> tuple[list[str], dict[int, OffsetMap]]:
     return folded, maps
 
 
+# No character before this one extends the character before it (_extends_cluster).
+_FIRST_EXTENDING = "\u0300"
+
+
 def _extends_cluster(char: str) -> bool:
     """Whether char belongs to the character before it: a combining mark (of any kind), a
     variation selector, the grapheme joiner, a tag character, an emoji skin tone."""
@@ -490,8 +496,12 @@ def grapheme_spans(text: str, spans) -> list[tuple[int, int, str]]:
     from a code, nor a base character stripped of its marks."""
     widened: list[tuple[int, int, str]] = []
     plain = text.isascii()  # no mark, selector nor joiner: only spans that overlap change (merged)
+    size = len(text)
     for start, end, tag in spans:
-        if not plain:
+        # A span between two characters before the combining marks (U+0300: letters with their
+        # accents, punctuation) is whole already: its ends are looked at only otherwise.
+        if not plain and ((0 < start < size and text[start] >= _FIRST_EXTENDING)
+                          or (end < size and text[end] >= _FIRST_EXTENDING)):
             start, end = _whole_clusters(text, start, end)
         if widened and start < widened[-1][1]:
             widened[-1] = (widened[-1][0], max(end, widened[-1][1]), widened[-1][2])
