@@ -555,6 +555,8 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
         "policy": policy or {"name": "paper"},
         **({"word_scorer": word_scorer} if word_scorer else {}),
         # What names.npz keeps of the training corpus (for the train summary and the curious).
+        **({"letters": {"n_grams": len(spelling.letters.keys_)}}
+           if word_model is not None and getattr(spelling, "letters", None) is not None else {}),
         **({"corpus_prior": {"messages": corpus_prior.messages, "words": len(corpus_prior.counts),
                              "capitalised": len(corpus_prior.capitalised)}}
            if corpus_prior is not None and word_model is not None else {}),
@@ -851,7 +853,7 @@ def _letters_of(arrays, path):
     from triage.model.letters import LetterModel
 
     letters = LetterModel.from_arrays({name: arrays[f"letter_{name}"] for name in ("keys", "weights", "intercept")})
-    if letters.keys_.ndim != 1 or letters.weights_.shape != letters.keys_.shape or np.any(np.diff(letters.keys_) <= 0) \
+    if letters.keys_.ndim != 1 or letters.weights_.shape != letters.keys_.shape or np.any(letters.keys_[1:] <= letters.keys_[:-1]) \
             or not np.all(np.isfinite(letters.weights_)) or not np.isfinite(letters.intercept_):
         raise BadModel(f"{path} is not a valid model file: its letter model is not a sorted table of finite weights")
     return letters
