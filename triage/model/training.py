@@ -289,7 +289,7 @@ class WordScorer:
         """P(name) of candidate rows, whose words are `spellings` (candidate_spellings)."""
         from threadpoolctl import threadpool_limits
 
-        if self.model is None:
+        if self.model is None or len(self.model.classes_) < 2:  # nothing learnt of names
             return np.zeros(len(rows))
         rows = _with_letters(rows, self.letters.decision_function(spellings)) if self.letters is not None else rows
         with threadpool_limits(limits=1, user_api="openmp"):
@@ -316,8 +316,8 @@ def fit_word_scorer(analysed: AnalysedGold, messages, seed: int = 0) -> WordScor
 
     messages = [i for i in messages if len(analysed.word_rows[i][0])]
     X, y = word_training_rows(analysed, messages)
-    if len(set(y.tolist())) < 2:
-        return WordScorer(None, None)
+    if len(set(y.tolist())) < 2:  # trees of one class (a model file needs them), no letters to learn
+        return WordScorer(fitted_word_model(X, y, seed) if len(y) else None, None)
     spellings = [s for i in messages for s in candidate_spellings(analysed, i)]
     groups = np.asarray([analysed.gold[i].group for i in messages for _ in analysed.word_rows[i][0]], dtype=object)
     if len(set(groups.tolist())) < LETTER_FOLDS:
