@@ -90,14 +90,22 @@ def test_a_fitted_model_is_seeded_and_its_arrays_rebuild_it():
     assert np.all(alone.decision_function(["x", "jvai"]) < 0)
 
 
-def test_a_model_trained_with_spans_keeps_its_letter_model(cli, tmp_path):
+def test_a_model_trained_with_enough_names_keeps_its_letter_model(cli, tmp_path, monkeypatch):
+    from triage.model import training
     from triage.model.names import likeness_scores
 
-    path = tmp_path / "own.triage"
-    succeeded(cli("train", model.default_model_path().parent / "sample_sms.csv", "-o", path))
-    predictor = model.load_predictor(path)
+    demo = model.default_model_path().parent / "sample_sms.csv"
+    few, enough = tmp_path / "few.triage", tmp_path / "enough.triage"
+    succeeded(cli("train", demo, "-o", few))
+    # Too few names to learn letters from: the lists' trigram contrast, as in a model of no letter model.
+    assert model.load_predictor(few).spelling.letters is None
+    monkeypatch.setattr(training, "LETTER_NAMES", 10)
+    result = cli("train", demo, "-o", enough)
+    succeeded(result)
+    predictor = model.load_predictor(enough)
     letters = predictor.spelling.letters
     assert letters is not None and len(letters.keys_)
+    assert f"its letter model keeps {len(letters.keys_):,} letter sequences" in result.output
     # The word scorer's `spelling` feature is the letter model's log-odds.
     assert np.allclose(likeness_scores(predictor.spelling, ["edyta", "jvai"]), letters.decision_function(["edyta", "jvai"]))
 

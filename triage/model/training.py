@@ -307,6 +307,11 @@ def _with_letters(rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
 # The letter model's scores that train the trees come from letter models that never saw the word
 # (folds grouped by donor), as the trees will read the scores of unseen words.
 LETTER_FOLDS = 5
+# The distinct names (folded spellings of positive candidate words) a letter model needs to learn from;
+# with fewer, the trees read the lists' trigram contrast instead. In donor-grouped cross-validation,
+# about 1,100 names (the two development files of 88milSMS together) left fewer names readable than the
+# trigrams, about 170 (the small file alone) more: 500 lies between, and was not tuned finer.
+LETTER_NAMES = 500
 
 
 def fit_word_scorer(analysed: AnalysedGold, messages, seed: int = 0) -> WordScorer:
@@ -319,6 +324,8 @@ def fit_word_scorer(analysed: AnalysedGold, messages, seed: int = 0) -> WordScor
     if len(set(y.tolist())) < 2:  # trees of one class (a model file needs them), no letters to learn
         return WordScorer(fitted_word_model(X, y, seed) if len(y) else None, None)
     spellings = [s for i in messages for s in candidate_spellings(analysed, i)]
+    if len({spelling for spelling, target in zip(spellings, y.tolist()) if target}) < LETTER_NAMES:
+        return WordScorer(fitted_word_model(X, y, seed), None)
     groups = np.asarray([analysed.gold[i].group for i in messages for _ in analysed.word_rows[i][0]], dtype=object)
     if len(set(groups.tolist())) < LETTER_FOLDS:
         groups = np.asarray([i for i in messages for _ in analysed.word_rows[i][0]], dtype=object)
