@@ -12,7 +12,7 @@ file by file.
 
 The variants, all fed the same Seek&Hide analyses and candidate rows (triage.model.training.analyse):
 
-- A: the per-word scorer, trained as `triage train` trains it (triage.model.training.fit_word_model);
+- A: the per-word scorer, trained as `triage train` trains it (triage.model.training.fit_word_scorer);
 - B: the same gradient boosting over the same rows plus a window of context: the features of the tokens two
   before and two after (kind, Seek&Hide label, capital, cue, title, listed first name or
   surname, candidate or not), the neighbours' scores from A (stacked: out-of-fold scores inside
@@ -518,7 +518,7 @@ def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies:
     from sklearn.model_selection import GroupKFold
 
     from triage.model import make_model
-    from triage.model.training import analyse, fit_word_model
+    from triage.model.training import analyse, candidate_spellings, fit_word_scorer
     from triage.schema import TA
 
     labels = np.asarray([m.label for m in analysed.gold])
@@ -530,6 +530,7 @@ def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies:
         model = Pipeline(make_model("bagging", analysed.feature_set, seed=seed).steps[1:])
         model.fit(analysed.X[train], labels[train])
         scores[test] = model.predict_proba(analysed.X[test])[:, list(model.classes_).index(TA)]
+    spellings = [s for i in range(len(labels)) for s in candidate_spellings(analysed, i)]  # per row of the pool
     extra: list[tuple[Pool, list[int]]] = []  # the copies with names replaced, and which messages changed
     if any(v.startswith("D") for v in variants):
         rng = np.random.default_rng(seed)
@@ -547,9 +548,10 @@ def one_seed(gold, analysed, pool: Pool, seed: int, variants: list[str], copies:
             copies_rows = [(p, p.rows_of([m for m in changed if m in train_set])) for p, changed in extra] if with_copies else []
             started = time.perf_counter()
             if variant == "A":
-                scorer = fit_word_model(analysed, train, seed)
+                scorer = fit_word_scorer(analysed, train, seed)
                 fitted = time.perf_counter()
-                probs[test_rows] = scorer(pool.X[test_rows]) if len(test_rows) else 0
+                probs[test_rows] = (scorer.probability(pool.X[test_rows], [spellings[r] for r in test_rows.tolist()])
+                                    if len(test_rows) else 0)
             elif variant == "D-A":
                 rows = [(pool, pool.rows_of(train)), *copies_rows]
                 scorer = fitted(np.vstack([p.X[r] for p, r in rows]), np.concatenate([p.y[r] for p, r in rows]), seed)
@@ -595,7 +597,7 @@ def timing(analysed, pool: Pool, variants: list[str], seed: int) -> dict:
     """Seconds per message to train on all messages and to score all of them (features already
     computed: the window and counts cost about as much as one more pass over the tokens), for
     each variant (D's copies not counted: they cost training time only)."""
-    from triage.model.training import fit_word_model
+    from triage.model.training import candidate_spellings, fit_word_scorer
 
     n = len(analysed.gold)
     rows = np.arange(len(pool.y))
@@ -605,9 +607,9 @@ def timing(analysed, pool: Pool, variants: list[str], seed: int) -> dict:
             continue
         started = time.perf_counter()
         if variant == "A":
-            scorer = fit_word_model(analysed, range(n), seed)
+            scorer = fit_word_scorer(analysed, range(n), seed)
             trained = time.perf_counter()
-            scorer(pool.X)
+            scorer.probability(pool.X, [s for i in range(n) for s in candidate_spellings(analysed, i)])
         elif variant == "B":
             scorer = fit_b([(pool, rows)], seed)
             trained = time.perf_counter()

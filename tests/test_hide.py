@@ -195,11 +195,11 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
 
 
 def test_a_word_no_list_holds_before_a_verb_at_a_sentence_start_sends_its_message_to_a_person(monkeypatch):
-    # Ten messages, one read: without the step, the riskiest is the one with a name after a cue.
+    # Ten messages, one read: without the step, the riskiest is the one with a nickname after a cue.
     # The subject is not hidden for it: the floor of its probability is below the hide threshold.
     from triage import recognizers
 
-    texts = ["Gromf est malade", "chez edyta ce soir", "je suis en retard", "on se voit demain ?",
+    texts = ["Gromf est malade", "chez moumoune ce soir", "je suis en retard", "on se voit demain ?",
              "il fait beau ici", "tu as fini le devoir", "je rentre vers huit heures", "merci pour hier soir",
              "ok pour samedi", "bonne nuit a demain"]
     assert [decision for decision, _ in classify(*texts)][:2] == ["EXPERT", "NTA"]

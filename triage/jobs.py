@@ -732,6 +732,10 @@ class TrainSummary:
             out.append(f"the word scorer keeps how its {prior['messages']:,} training messages write {prior['words']:,} "
                        "words of the shipped word lists (counts only: no other spelling, no text), for corpora "
                        "smaller than that")
+        letters = meta.get("letters")
+        if letters and not kept:
+            out.append(f"its letter model keeps {letters['n_grams']:,} letter sequences of 2 to 4 letters, each met in at "
+                       "least two different words (as numbers: no word whole)")
         return out
 
 

@@ -533,6 +533,8 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
             trigrams=np.asarray(trigrams, dtype=str),
             trigram_scores=np.asarray([spelling.trigrams[g] for g in trigrams]),
             prefixes=np.asarray(sorted(spelling.prefixes), dtype=str),
+            **({f"letter_{name}": array for name, array in spelling.letters.arrays().items()}
+               if getattr(spelling, "letters", None) is not None else {}),
             risk_quantiles=np.asarray(risk_quantiles, dtype=float),
             **(_prior_arrays(corpus_prior) if corpus_prior is not None else {}),
         )
@@ -555,6 +557,8 @@ def model_bytes(model, *, training_size: int, class_counts: dict, seed: int, wor
         "policy": policy or {"name": "paper"},
         **({"word_scorer": word_scorer} if word_scorer else {}),
         # What names.npz keeps of the training corpus (for the train summary and the curious).
+        **({"letters": {"n_grams": len(spelling.letters.keys_)}}
+           if word_model is not None and getattr(spelling, "letters", None) is not None else {}),
         **({"corpus_prior": {"messages": corpus_prior.messages, "words": len(corpus_prior.counts),
                              "capitalised": len(corpus_prior.capitalised)}}
            if corpus_prior is not None and word_model is not None else {}),
@@ -828,6 +832,7 @@ def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
                 predictor.spelling = NameLikeness(
                     dict(zip(arrays["trigrams"].tolist(), arrays["trigram_scores"].tolist())),
                     frozenset(arrays["prefixes"].tolist()),
+                    _letters_of(arrays, path),
                 )
                 predictor.risk_quantiles = np.asarray(arrays["risk_quantiles"], dtype=float)
                 predictor.corpus_prior = _prior_of(arrays, path)
@@ -841,6 +846,19 @@ def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
         if not all(np.isfinite(v) for v in predictor.spelling.trigrams.values()):
             raise BadModel(f"{path} is not a valid model file: spelling scores that are not finite")
     return predictor
+
+
+def _letters_of(arrays, path):
+    """The letter model a word scorer learnt with its spans (triage.model.letters), if any."""
+    if "letter_keys" not in arrays:
+        return None
+    from triage.model.letters import LetterModel
+
+    letters = LetterModel.from_arrays({name: arrays[f"letter_{name}"] for name in ("keys", "weights", "intercept")})
+    if letters.keys_.ndim != 1 or letters.weights_.shape != letters.keys_.shape or np.any(letters.keys_[1:] <= letters.keys_[:-1]) \
+            or not np.all(np.isfinite(letters.weights_)) or not np.isfinite(letters.intercept_):
+        raise BadModel(f"{path} is not a valid model file: its letter model is not a sorted table of finite weights")
+    return letters
 
 
 def load_estimator(path: "Path | Model"):

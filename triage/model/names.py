@@ -48,6 +48,7 @@ from triage.seekhide.spelling_batch import members, texts_of
 from triage.text.normalise import fold_batch
 
 if TYPE_CHECKING:
+    from triage.model.letters import LetterModel
     from triage.seekhide.table import Spellings
 
 WORD_FEATURES = (
@@ -454,12 +455,21 @@ class NameLikeness:
     """How much a spelling looks like a first name rather than an ordinary word: the mean
     log-ratio of its letter trigrams in the first-name list and in the word lists (a name
     from elsewhere, Serghei or Elsayed, still looks like a name), plus whether it starts a
-    common first name (Seb, Steph, Adri: nicknames by truncation)."""
+    common first name (Seb, Steph, Adri: nicknames by truncation).
 
-    def __init__(self, trigrams: dict[str, float], prefixes: frozenset[str]):
+    A word scorer trained with gold spans learns the first from its candidate words instead
+    (`letters`, triage.model.letters.LetterModel: the log-odds of a name from its letter
+    n-grams, which also tells names from the SMS spellings of ordinary words)."""
+
+    def __init__(self, trigrams: dict[str, float], prefixes: frozenset[str], letters: LetterModel | None = None):
         self.trigrams = trigrams
         self.prefixes = prefixes
+        self.letters = letters
         self._table: _TrigramTable | None = None
+
+    def learnt(self, letters: LetterModel | None) -> NameLikeness:
+        """The same model with `letters` learnt from gold (None: the trigrams of the lexicons)."""
+        return NameLikeness(self.trigrams, self.prefixes, letters)
 
     def trigram_table(self) -> _TrigramTable:
         """`trigrams` as arrays, for looking up the trigrams of many words at once
@@ -485,6 +495,8 @@ class NameLikeness:
         return cls(trigrams, prefixes)
 
     def score(self, word: str) -> float:
+        if getattr(self, "letters", None) is not None:
+            return float(self.letters.decision_function([word])[0])
         grams = _trigrams(word)
         return sum(self.trigrams.get(g, 0.0) for g in grams) / len(grams) if grams else 0.0
 
@@ -757,6 +769,8 @@ def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
     """[spelling.score(f) for f in folded] for folded keys: the trigrams of many words looked
     up at once (at most LIKENESS_CHUNK of them held together), each word's values then added
     up in order as sum() adds them (whose float summation differs between Python versions)."""
+    if getattr(spelling, "letters", None) is not None:
+        return spelling.letters.decision_function(folded)
     scores: list[np.ndarray] = []
     words: list[str] = []
     held = 0

@@ -183,12 +183,16 @@ def cross_validated_scores_of(parts: list[AnalysedGold], folds: int = 5, seed: i
     word_probs = [np.zeros(len(indices)) for indices, _ in together.word_rows]
     for train, test in splits:
         scores[test] = message_scores(together.X[train], labels[train], together.X[test], together.feature_set, seed)
-        word_model = word_scorer or fit_word_model(together, train, seed)
         # The fold's candidate words read in one call: a call per message costs more than the
         # reading itself.
         with_words = [i for i in test if len(together.word_rows[i][0])]
+        rows = np.vstack([together.word_rows[i][1] for i in with_words]) if with_words else None
+        if with_words and word_scorer is not None:
+            probs = word_scorer(rows)
+        elif with_words:
+            probs = fit_word_scorer(together, train, seed).probability(
+                rows, [s for i in with_words for s in candidate_spellings(together, i)])
         if with_words:
-            probs = word_model(np.vstack([together.word_rows[i][1] for i in with_words]))
             cuts = np.cumsum([len(together.word_rows[i][0]) for i in with_words])[:-1]
             for i, p in zip(with_words, np.split(probs, cuts)):
                 word_probs[i] = p
@@ -263,22 +267,74 @@ def word_training_rows(analysed: AnalysedGold, messages) -> tuple[np.ndarray, np
     return np.vstack(rows), np.asarray(targets)
 
 
-def fit_word_model(analysed: AnalysedGold, messages, seed: int = 0):
-    """A function rows -> P(name), fitted on the candidate words of `messages`."""
+def candidate_spellings(analysed: AnalysedGold, message: int) -> list[str]:
+    """The folded spellings of a message's candidate words, as classify reads them for the letter
+    model (fold(spelling_key(word)): triage.seekhide.spelling_batch.folded_keys)."""
+    from triage.lexicons import fold, spelling_key
+
+    indices = analysed.word_rows[message][0]
+    words, text = analysed.results[message].words, analysed.gold[message].text
+    return [fold(spelling_key(text[words[i].start:words[i].end])) for i in indices]
+
+
+@dataclass
+class WordScorer:
+    """A word scorer fitted on gold spans: the gradient-boosted trees over the candidate rows, and
+    the letter model (triage.model.letters) whose log-odds fill the rows' `spelling` column."""
+
+    model: object  # fitted make_word_model
+    letters: object | None  # fitted LetterModel, or None (the lexicons' trigrams fill the column)
+
+    def probability(self, rows: np.ndarray, spellings: list[str]) -> np.ndarray:
+        """P(name) of candidate rows, whose words are `spellings` (candidate_spellings)."""
+        from threadpoolctl import threadpool_limits
+
+        if self.model is None or len(self.model.classes_) < 2:  # nothing learnt of names
+            return np.zeros(len(rows))
+        rows = _with_letters(rows, self.letters.decision_function(spellings)) if self.letters is not None else rows
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return self.model.predict_proba(rows)[:, list(self.model.classes_).index(1)]
+
+
+def _with_letters(rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    from triage.model.names import WORD_FEATURES
+
+    rows = np.array(rows, dtype=float)
+    rows[:, WORD_FEATURES.index("spelling")] = scores
+    return rows
+
+
+# The letter model's scores that train the trees come from letter models that never saw the word
+# (folds grouped by donor), as the trees will read the scores of unseen words.
+LETTER_FOLDS = 5
+# The distinct names (folded spellings of positive candidate words) a letter model needs to learn from;
+# with fewer, the trees read the lists' trigram contrast instead. In donor-grouped cross-validation,
+# about 1,100 names (the two development files of 88milSMS together) left fewer names readable than the
+# trigrams, about 170 (the small file alone) more: 500 lies between, and was not tuned finer.
+LETTER_NAMES = 500
+
+
+def fit_word_scorer(analysed: AnalysedGold, messages, seed: int = 0) -> WordScorer:
+    """A WordScorer fitted on the candidate words of `messages`."""
+    from triage.model.letters import LetterModel
     from triage.model.names import fitted_word_model
 
+    messages = [i for i in messages if len(analysed.word_rows[i][0])]
     X, y = word_training_rows(analysed, messages)
-    if len(set(y.tolist())) < 2:
-        return lambda rows: np.zeros(len(rows))
-    from threadpoolctl import threadpool_limits
-
-    model = fitted_word_model(X, y, seed)
-    positive = list(model.classes_).index(1)
-
-    def probability(rows):
-        with threadpool_limits(limits=1, user_api="openmp"):
-            return model.predict_proba(rows)[:, positive]
-    return probability
+    if len(set(y.tolist())) < 2:  # trees of one class (a model file needs them), no letters to learn
+        return WordScorer(fitted_word_model(X, y, seed) if len(y) else None, None)
+    spellings = [s for i in messages for s in candidate_spellings(analysed, i)]
+    if len({spelling for spelling, target in zip(spellings, y.tolist()) if target}) < LETTER_NAMES:
+        return WordScorer(fitted_word_model(X, y, seed), None)
+    groups = np.asarray([analysed.gold[i].group for i in messages for _ in analysed.word_rows[i][0]], dtype=object)
+    if len(set(groups.tolist())) < LETTER_FOLDS:
+        groups = np.asarray([i for i in messages for _ in analysed.word_rows[i][0]], dtype=object)
+    scores = np.zeros(len(y))
+    for train, test in dealt_folds(groups.tolist(), LETTER_FOLDS, seed):
+        scores[test] = LetterModel(seed=seed).fit([spellings[k] for k in train], y[train]).decision_function(
+            [spellings[k] for k in test])
+    letters = LetterModel(seed=seed).fit(spellings, y)
+    return WordScorer(fitted_word_model(_with_letters(X, scores), y, seed), letters)
 
 
 # ---------------------------------------------------------------------- train
@@ -334,10 +390,10 @@ def train_word_scorer(gold: list[GoldMessage], feature_set: str, seed: int) -> d
     evidence = cross_validated_evidence(analysed, folds=5, seed=seed)
     policy = BudgetPolicy()
     risks = policy.decide_batch(EvidenceBatch.from_evidence(evidence)).risk
-    X, y = word_training_rows(analysed, range(len(gold)))
+    scorer = fit_word_scorer(analysed, range(len(gold)), seed)
     return {
-        "word_model": names.fitted_word_model(X, y, seed),
-        "spelling": names.default_spelling(lexicons.default()),
+        "word_model": scorer.model,
+        "spelling": names.default_spelling(lexicons.default()).learnt(scorer.letters),
         "corpus_prior": names.corpus_prior(analysed.stats, lexicons.default()),
         "risk_quantiles": np.quantile(risks, np.linspace(0, 1, 1001)),
         "policy": {"name": "budget", "hide_threshold": policy.hide_threshold, "score_weight": policy.score_weight},

@@ -1,0 +1,130 @@
+"""How much a word's letters look like a name, learnt from gold: a logistic model over the letter
+n-grams of the candidate words (two to four letters of the folded spelling, its start and end
+marked: `^ed`, `yta$`).
+
+The lexicons say whether a spelling is a known first name; the corpus says how it is written.
+Neither says anything of a name no list holds (Edyta, Desislava, Bacar) written in lower case,
+nor tells such a name from the SMS spellings of ordinary words around it (`mieu`, `jvai`,
+`tkt`), which are unknown to the lists too. Their letters do: the word scorer reads this
+model's score as one of its features (`letters`).
+
+The model keeps no spelling: an n-gram is kept as an integer that packs its folded letters
+(ASCII, 7 bits each) and its length, and only n-grams met in at least two distinct spellings.
+Scoring a batch of spellings is numpy work over their code points (no scikit-learn at classify
+time); fitting uses scikit-learn's LogisticRegression, seeded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from triage.lexicons import fold
+
+# The n-gram lengths read, and the marks of a word's start and end.
+LENGTHS = (2, 3, 4)
+_START, _END = ord("^"), ord("$")
+
+
+def gram_keys(spellings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(row, key) of each distinct letter n-gram of each spelling: `row` indexes `spellings`,
+    `key` packs the n-gram's folded letters and its length (equal keys, equal n-grams), sorted
+    by key then row."""
+    marked = [f"^{fold(spelling)}$" for spelling in spellings]
+    lengths = np.fromiter(map(len, marked), np.int64, len(marked))
+    codes = np.frombuffer("".join(marked).encode("ascii", "replace"), np.uint8).astype(np.uint64)
+    starts = np.zeros(len(marked) + 1, np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    rows, keys = [], []
+    for n in LENGTHS:
+        # every window of n characters that lies inside one word
+        count = np.maximum(lengths - n + 1, 0)
+        if not count.any():
+            continue
+        row = np.repeat(np.arange(len(marked)), count)
+        first = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + starts[:-1][row]
+        key = np.full(len(first), n, np.uint64)
+        for k in range(n):
+            key = (key << np.uint64(7)) | codes[first + k]
+        rows.append(row)
+        keys.append(key)
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    row, key = np.concatenate(rows), np.concatenate(keys)
+    # Sorted by key, stably: the windows of one length come in row order, so equal keys of one
+    # word (an n-gram written twice: "lolo") end up side by side.
+    order = np.argsort(key, kind="stable")
+    row, key = row[order], key[order]
+    distinct = np.r_[True, (row[1:] != row[:-1]) | (key[1:] != key[:-1])]
+    return row[distinct], key[distinct]
+
+
+class LetterModel:
+    """A logistic regression over the presence of each letter n-gram (gram_keys), class-balanced:
+    `fit(spellings, y)` with y 1 for a name and 0 for an ordinary word, then `decision_function`
+    (log-odds) or `predict_proba`. Only n-grams of at least `min_count` distinct training spellings
+    are kept, so no spelling is kept whole. Fitted, it is three arrays (`arrays`/`from_arrays`): the kept keys, sorted, their
+    weights, and the intercept."""
+
+    def __init__(self, C: float = 1.0, min_count: int = 2, seed: int = 0):
+        self.C = C
+        self.min_count = min_count
+        self.seed = seed
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {"C": self.C, "min_count": self.min_count, "seed": self.seed}
+
+    def fit(self, spellings: list[str], y) -> LetterModel:
+        from scipy.sparse import csr_matrix
+        from sklearn.linear_model import LogisticRegression
+
+        y = np.asarray(y, dtype=np.int64)
+        if len(y) != len(spellings):
+            raise ValueError(f"{len(spellings)} spellings but {len(y)} targets")
+        row, key = gram_keys(list(spellings))
+        # Kept: the n-grams of at least min_count distinct spellings (a word's own letters, "^jo$",
+        # are never kept alone).
+        marked = np.asarray([fold(spelling) for spelling in spellings], dtype=object)
+        _, first = np.unique(marked.astype(str), return_index=True)
+        is_first = np.zeros(len(spellings), bool)
+        is_first[first] = True
+        kept, column = np.unique(key, return_inverse=True)
+        counts = np.bincount(column, weights=is_first[row], minlength=len(kept))
+        frequent = counts >= self.min_count
+        columns = np.cumsum(frequent) - 1
+        used = frequent[column]
+        self.keys_ = kept[frequent]
+        if len(set(y.tolist())) < 2 or not len(self.keys_):
+            self.weights_ = np.zeros(len(self.keys_))
+            self.intercept_ = float(np.log((y.sum() + 0.5) / (len(y) - y.sum() + 0.5))) if len(y) else 0.0
+            return self
+        X = csr_matrix((np.ones(int(used.sum())), (row[used], columns[column[used]])),
+                       shape=(len(spellings), len(self.keys_)))
+        model = LogisticRegression(C=self.C, class_weight="balanced", max_iter=3000, random_state=self.seed)
+        model.fit(X, y)
+        self.weights_ = model.coef_[0].astype(float)
+        self.intercept_ = float(model.intercept_[0])
+        return self
+
+    def decision_function(self, spellings: list[str]) -> np.ndarray:
+        """The log-odds that each spelling is a name, from its letters alone."""
+        row, key = gram_keys(list(spellings))
+        at = np.searchsorted(self.keys_, key)
+        at[at == len(self.keys_)] = 0
+        known = (self.keys_[at] == key) if len(self.keys_) else np.zeros(len(key), bool)
+        total = np.bincount(row[known], weights=self.weights_[at[known]], minlength=len(spellings))
+        return total + self.intercept_
+
+    def predict_proba(self, spellings: list[str]) -> np.ndarray:
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(spellings)))
+        return np.column_stack([1.0 - p, p])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"keys": self.keys_, "weights": self.weights_, "intercept": np.asarray([self.intercept_])}
+
+    @classmethod
+    def from_arrays(cls, arrays) -> LetterModel:
+        model = cls()
+        model.keys_ = np.asarray(arrays["keys"], dtype=np.uint64)
+        model.weights_ = np.asarray(arrays["weights"], dtype=float)
+        model.intercept_ = float(np.asarray(arrays["intercept"])[0])
+        return model
