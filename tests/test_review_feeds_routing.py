@@ -88,11 +88,13 @@ def test_what_the_machines_hid_and_a_reviewer_accepted_teaches_nothing(cli, tmp_
     """A stray hide of the machines (a word at a sentence start hidden as a surname) accepted with the
     rest of a proposal must not spread to every message of the corpus at the next classification."""
     source, out, workspace = tmp_path / "sms.csv", tmp_path / "out.csv", tmp_path / "ws.sqlite"
-    write_corpus(source)
+    with source.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([("id", "text"), ("1", "Coucou c'est Bidulon, tu passes ce soir avec Julie ?"),
+                                      *MESSAGES[1:]])
     succeeded(cli("classify", source, "-o", out, "--workspace", workspace, "--no-chart", "--expert-budget", "1"))
     with Workspace.open(workspace) as opened:
         proposal = opened.item("1").proposal
-        assert proposal  # the machines hid Bidulon
+        assert proposal  # the machines hid Julie
         opened.decide("1", label="TA", spans=proposal, reviewer="ana")
         assert opened.taught_names() == [] and opened.taught() == []
         # Marked where the machines hid nothing: taught, until the decision is undone.
@@ -175,12 +177,12 @@ def test_a_name_the_loop_teaches_that_is_an_ordinary_word_costs_no_precision_whe
         start = text.find(name) if name else -1
         return GoldMessage(text, "TA" if name else "NTA", [(start, start + len(name), "NOM")] if name else [], "d")
 
-    gold = [said("on a croisé Blanc au marché", "Blanc"), said("Blanc ou rouge ce soir ?"),
-            said("Blanc comme neige, le jardin ce matin"),
+    gold = [said("on a croisé Doux au marché", "Doux"), said("Doux ou fort, ce café ?"),
+            said("Doux comme un agneau, le chien ce matin"),
             *map(said, ["ok à demain", "bonne nuit", "merci beaucoup", "on mange ensemble ?", "je suis rentré",
                         "il pleut encore", "à plus tard"])]
     row = simulate_review(gold, load_predictor(default_model_path()), budget=0.1, rounds=1)[0]
-    assert row["names_taught"] == 1  # Blanc, left readable in the riskiest message, which is read
+    assert row["names_taught"] == 1  # Doux, left readable in the riskiest message, which is read
     # Taught everywhere, it would hide the word opening two messages that name no one.
     assert row["over_masking_rate"] == 0.0 and row["person_precision"] is None
 

@@ -279,7 +279,7 @@ def test_a_team_classifies_reviews_together_and_releases_with_a_true_datasheet(b
         root = browser.current_url.split("?")[0].rsplit("/", 1)[0] + "/"
         browser.get(root + "consistency")
         WebDriverWait(browser, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "body[data-ready=true]"))
-        assert len(cases) >= 6, cases
+        assert len(cases) >= 3, cases  # enough to filter some and decide the rest on the command line
         shoot(browser, "06-lead-consistency", SHOTS)
         chosen = sorted(k for k in cases if "r" in k)
         assert 2 <= len(chosen) < len(cases)
