@@ -79,10 +79,13 @@ def structures(classifier, stats) -> dict[str, object]:
         "classifier._scores": classifier._scores,
     }
     lexicons = seeker.lexicons
+    counted: set[int] = set()  # the big lists may share one memory of the spellings asked: count it once
     for name in ("forms", "last_names", "folded_anti"):
         wordlist = getattr(lexicons, name, None)
-        if hasattr(wordlist, "_positions"):
-            found[f"WordList {name}._positions"] = wordlist._positions
+        memory = getattr(wordlist, "_positions", None)
+        if memory is not None and id(memory) not in counted:
+            counted.add(id(memory))
+            found[f"WordList {name}._positions"] = memory
     return found
 
 
