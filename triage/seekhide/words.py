@@ -81,7 +81,10 @@ def _by_first_letter(pattern: str) -> str:
     spelling is only tried against the alternatives that may start as it does (a regular
     expression tries an alternation's members one by one). `pattern` itself when the start of
     one of its members is not a character or a set of characters."""
-    from re import _constants as sre, _parser as parser  # the parser of re itself
+    try:  # the parser of re itself, which is not public: without it, the pattern as it is
+        from re import _constants as sre, _parser as parser
+    except ImportError:
+        return pattern
 
     def starts(items) -> tuple[set[str], bool]:  # (first characters, may match nothing)
         found = set()
