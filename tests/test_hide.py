@@ -40,6 +40,19 @@ def test_places_after_a_place_cue_are_places_never_first_names(text, place):
     assert classify(text) == [("NTA", [])]
 
 
+@pytest.mark.parametrize("text, hidden", [
+    ("la princesse de Lyon 07 !", "Lyon 07"),  # a department with its leading zero
+    ("on se voit à Paris 15e demain", "Paris 15e"),  # an arrondissement
+    ("elle habite à Lyon 3ème", "Lyon 3ème"),
+    ("rdv à Marseille 13 !", "Marseille 13"),  # alone before punctuation
+    ("je reste à Lyon 2 jours", "Lyon"),  # a number that counts something is no district
+    ("à Lyon 2019 c'était bien", "Lyon"),
+])
+def test_a_district_right_after_a_place_is_hidden_with_it(text, hidden):
+    (decision, found), = classify(text, hide=PLACES_AND_BRANDS)
+    assert decision == "TA" and found == [(hidden, "LIE")]
+
+
 @pytest.mark.parametrize("text", ["on va au Maroc cet été", "on va en Espagne", "je rentre d'Occitanie",
                                   "bisous de Londres", "je t'envoie ça sur facebook", "j'ai pris le TGV",
                                   "appelle moi sur Skype"])
@@ -85,6 +98,22 @@ def test_nicknames_are_hidden_as_nicknames_by_default(text, nickname):
 
 def test_ordinary_words_of_nickname_shape_stay_readable():
     assert classify("coucou papa, fais dodo") == [("NTA", [])]
+
+
+@pytest.mark.parametrize("text, brand", [
+    ("je passe chez Intersport avant", "Intersport"),
+    ("je bosse chez flunch ce soir", "flunch"),
+    ("rdv devant Feu Vert", "Feu Vert"),  # two words, the second with its capital
+    ("on mange au Buffalo Grill", "Buffalo Grill"),
+])
+def test_shops_and_restaurants_that_can_place_a_person_are_brands(text, brand):
+    (decision, hidden), = classify(text, hide=PLACES_AND_BRANDS)
+    assert decision == "TA" and " ".join(w for w, _ in hidden) == brand and {tag for _, tag in hidden} == {"MAR"}
+
+
+def test_a_brand_written_as_everyday_words_needs_its_capitals():
+    (_, hidden), = classify("il est passé au feu vert", hide=PLACES_AND_BRANDS)
+    assert ("vert", "MAR") not in hidden and ("feu", "MAR") not in hidden
 
 
 def test_a_brand_is_readable_by_default_and_hidden_as_a_brand_when_asked():
@@ -155,9 +184,11 @@ RECOGNIZER_STEP_EXAMPLES = [
     ("brand-person-cue", "je sors avec Jennyfer", ["Jennyfer"], ["MAR"]),
     ("brand-word", "j'ai appelé Free ce matin", ["Free"], ["scorer:"]),
     ("misspelt-place", "je vais à Marseile demain", ["Marseile"], []),
+    ("place-district", "on se voit à Lyon 07 !", ["Lyon 07"], []),
     ("nickname-truncation", "slt seb tu viens demain", ["seb"], []),
     ("common-names", "on va en Espagne", ["Espagne"], ["LIE"]),
     ("holiday", "vacances de la Toussaint", ["Toussaint"], ["common:False"]),
+    ("capital-after-cue", "t'as parlé avec Equipe ?", ["Equipe"], ["cued:False"]),
     ("scorer-decides", "on se vera demain", ["vera"], ["decides:False"]),
 ]
 
@@ -180,6 +211,9 @@ def test_each_recognizer_step_can_be_switched_off(lexicons, step, text, words, t
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "subject-before-verb":
             return [f"subject:{bool(recognised.subject[t])}" for t in range(len(analysis.kind))
+                    if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
+        if step == "capital-after-cue":
+            return [f"cued:{bool(recognised.capital_after_cue[t])}" for t in range(len(analysis.kind))
                     if analysis.kind[t] == K_WORD and text[analysis.start[t]:analysis.end[t]] in words]
         if step == "holiday":
             return [f"common:{bool(recognised.common[t])}" for t in range(len(analysis.kind))
@@ -206,6 +240,29 @@ def test_a_word_no_list_holds_before_a_verb_at_a_sentence_start_sends_its_messag
     assert classify(*texts)[0] == ("EXPERT", [])
     monkeypatch.setattr(recognizers, "SUBJECT_RISK", 0.0)
     assert [decision for decision, _ in classify(*texts)][:2] == ["NTA", "EXPERT"]
+
+
+def test_a_word_with_a_capital_right_after_a_person_cue_sends_its_message_to_a_person(monkeypatch):
+    # Ten messages, one read: without the step, the riskiest is the one with a nickname after a cue in
+    # lower case. The pet name is not hidden for it: the floor of its probability is below the hide threshold.
+    from triage import recognizers
+
+    texts = ["je sors avec Poussin", "chez moumoune ce soir", "je suis en retard", "on se voit demain ?",
+             "il fait beau ici", "tu as fini le devoir", "je rentre vers huit heures", "merci pour hier soir",
+             "ok pour samedi", "bonne nuit a demain"]
+    assert classify(*texts)[:2] == [("EXPERT", []), ("NTA", [])]
+    monkeypatch.setattr(recognizers, "CUE_CAPITAL_RISK", 0.0)
+    assert [decision for decision, _ in classify(*texts)][:2] == ["NTA", "EXPERT"]
+
+
+@pytest.mark.parametrize("text", ["Coucou Toi !", "Merci Beaucoup !", "Bisous Vous deux"])
+def test_a_pronoun_or_an_everyday_word_after_a_person_cue_is_no_person(lexicons, text):
+    from triage import recognizers
+    from triage.seekhide import SeekAndHide
+
+    analysis = SeekAndHide(lexicons).analyse([text])
+    _, _, recognised = recognizers.apply(analysis, frozenset(HIDE_TAGS))
+    assert not recognised.capital_after_cue.any()
 
 
 @pytest.mark.parametrize("text, initial", [

@@ -65,7 +65,8 @@ def test_the_steps_are_in_the_files_order_word_then_context_then_recognizer():
     assert steps.names("recognizer") == ("glued-first-names", "initial", "other-language-word", "fixed-phrase",
                                          "unit-after-number", "emphasised-word", "subject-before-verb",
                                          "two-word-brand", "brand-person-cue", "brand-word", "misspelt-place",
-                                         "nickname-truncation", "common-names", "holiday", "scorer-decides")
+                                         "place-district", "nickname-truncation", "common-names", "holiday",
+                                         "capital-after-cue", "scorer-decides")
 
 
 def test_the_steps_file_ships_with_the_package():

@@ -134,9 +134,10 @@ class Classifier:
         if candidates is None:
             return EvidenceBatch(seekhide, scores, hidden)
         tokens, tags, probability = candidates
-        tags, probability, taken, kept, decides = recognizers.candidates(found, tokens, tags, probability, self.hide)
-        return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens],
-                             analysis.end[tokens], tags, probability, taken, kept, decides)
+        tags, probability, taken, kept, decides, ends = recognizers.candidates(found, tokens, tags, probability,
+                                                                               self.hide, analysis.end)
+        return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens], ends, tags,
+                             probability, taken, kept, decides)
 
     def _word_probabilities(self, analysis, X, keys):
         """The scorer's P(name) of each row. Candidate words recur in the same context (SMS

@@ -42,6 +42,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+import re
 import weakref
 from dataclasses import dataclass
 
@@ -56,8 +57,8 @@ from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.known import WORD_LIKE_NICKNAMES
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
-from triage.seekhide import (K_NUMBER, K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN, READ_AS_WORD_CODES, SURNAME_CODES,
-                             Analysis, Rule, rule_code)
+from triage.seekhide import (K_NUMBER, K_PUNCT, K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN,
+                             READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code)
 from triage.seekhide.spelling_batch import members, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
@@ -75,7 +76,8 @@ INITIAL_CUES = PERSON_CUES - {"et", "ma", "mon", "ta", "ton", "sa", "son", "mes"
 # The recognizers' Seek&Hide steps (listed in triage/seekhide/steps.txt), decided in recognise.
 steps.declare("recognizer", "glued-first-names", "initial", "other-language-word", "fixed-phrase", "unit-after-number",
               "emphasised-word", "subject-before-verb", "two-word-brand", "brand-person-cue", "brand-word",
-              "misspelt-place", "nickname-truncation", "common-names", "holiday", "scorer-decides", where=__name__)
+              "misspelt-place", "place-district", "nickname-truncation", "common-names", "holiday", "capital-after-cue",
+              "scorer-decides", where=__name__)
 # What may follow a subject at the start of a sentence: a third-person verb SMS writers use a lot, or
 # an object pronoun (elided or not) before one ("Zorane prend le bus", "zorane te dit bonjour",
 # "Zorane m'a appelé"). A word no list holds in that place counts in its message's risk as at
@@ -84,6 +86,18 @@ steps.declare("recognizer", "glued-first-names", "initial", "other-language-word
 SUBJECT_VERBS = frozenset(
     "est a va prend fait dit vient passe arrive veut peut sera était avait sont ont viens te me ne n m t s l".split())
 SUBJECT_RISK = 0.5
+# A word with a capital right after a person cue ("avec Equipe", "Coucou El !", "a Fiston"), whatever the
+# lists say of it, is where names stand: its probability counts in the risk as at least CUE_CAPITAL_RISK
+# (step capital-after-cue), unless it is a pronoun or a word of cues/ordinary_after_cues.txt ("Coucou Toi
+# !", "Merci Beaucoup !"). It is never hidden for it: the floor is below the hide threshold. Chosen on the
+# development files of 88milSMS (docs/method.md): floors from 0.25 to 0.5 sent the same messages to a person.
+ORDINARY_AFTER_CUES = word_list("cues/ordinary_after_cues.txt")
+CUE_CAPITAL_RISK = 0.5
+# A district after a place (step place-district): an arrondissement or a department of one or two
+# digits, with a leading zero or an ordinal ending (Lyon 07, Paris 15e, Lyon 3ème, Marseille 1er),
+# or alone before punctuation or at the end of the message (Paris 15 !).
+_DISTRICT = re.compile(r"0[1-9]|[1-9][0-9]?(?:e|è|ème|eme|er)?")
+_ORDINAL_OR_ZERO = re.compile(r"0[1-9]|[1-9][0-9]?(?:e|è|ème|eme|er)")
 # Fixed phrases of French, most of them Latin (a priori, grosso modo, ex aequo:
 # dictionaries/phrases/fixed_phrases.txt), each as the tuple of its words folded: their words, one
 # right after another, are never hidden by the word scorer, whatever the name lists say ("Priori"
@@ -115,7 +129,7 @@ _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
           "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
           "initial_cue", "other_language_word", "subject_verb", "phrase_word", "phrase_first_word",
-          "glued_first_names", "holiday")
+          "glued_first_names", "holiday", "any_person_cue", "ordinary_after_cue")
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -273,6 +287,8 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         members(_PHRASE_FIRST_WORDS, folded),
         _glued_many(lexicons, [k.lower() for k in folded]),
         members(HOLIDAYS, folded),
+        members(PERSON_CUES, key),
+        members(lexicons.pronouns, key) | members(ORDINARY_AFTER_CUES, key),
     ])
 
 
@@ -351,6 +367,22 @@ class Recognised:
     # (tokens,) a word no list holds that opens a sentence right before a verb or an object pronoun
     # ("Zorane prend le bus"): its probability counts in the risk as at least SUBJECT_RISK
     subject: np.ndarray | None = None
+    # (tokens,) a word with a capital right after a person cue ("avec Equipe", "Coucou El !"): as a
+    # person's name, its probability counts in the risk as at least CUE_CAPITAL_RISK
+    capital_after_cue: np.ndarray | None = None
+    # (tokens,) where what is hidden ends when the token is hidden as a place: its own end, or the
+    # end of the district written right after it (Lyon 07, Paris 15e: step place-district)
+    reach: np.ndarray | None = None
+
+    def ends(self, tokens: np.ndarray, codes: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """The end of what hiding each of `tokens` with the tag `codes` (TAG_CODES) hides, `end`
+        the tokens' ends: a place reaches over its district."""
+        if self.reach is None:
+            return end[tokens]
+        ends = np.where(codes == LIE, self.reach[tokens], end[tokens])
+        if self.hidden is not None:  # a token hidden already keeps the end it was hidden with
+            ends = np.where(self.hidden[tokens], self.reach[tokens], ends)
+        return ends
 
 
 def recognise(analysis: Analysis) -> Recognised:
@@ -487,8 +519,38 @@ def recognise(analysis: Analysis) -> Recognised:
         verb_next[:-1] = same[1:] & (words[1:] == words[:-1] + 1) & f["subject_verb"][words[1:]]
         subject[words[verb_next]] = True
         subject &= (a.label == L_UNKNOWN) & a.sentence_start
+    capital_after_cue = np.zeros(len(a.kind), dtype=bool)
+    if a.labeller.is_on("capital-after-cue"):
+        # The token right before is a person cue of the same message (nothing between but white space).
+        cued = (before == np.arange(len(a.kind)) - 1) & after("any_person_cue")
+        capital_after_cue = cued & written & ~f["ordinary_after_cue"] & ~title
+    reach = _districts(a, place, words, same) if a.labeller.is_on("place-district") else None
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
-                      scorer_decides=listed_only & a.labeller.is_on("scorer-decides"), subject=subject)
+                      scorer_decides=listed_only & a.labeller.is_on("scorer-decides"), subject=subject, reach=reach,
+                      capital_after_cue=capital_after_cue)
+
+
+def _districts(a: Analysis, place: np.ndarray, words: np.ndarray, same: np.ndarray) -> np.ndarray | None:
+    """Per token, the end of what hiding it as a place hides: a word of the place lists followed,
+    one space apart in its message, by a district (_DISTRICT: with a leading zero or an ordinal
+    ending, or else before punctuation or at the message's end) reaches over the district; None
+    when no place of the batch has one."""
+    at = np.flatnonzero(place[:-1] & (a.kind[1:] == K_NUMBER) & (a.message[1:] == a.message[:-1])
+                        & (a.start[1:] == a.end[:-1] + 1))
+    reach = None
+    for t in at.tolist():
+        text = a.texts[a.message[t]]
+        number = text[a.start[t + 1]:a.end[t + 1]]
+        if text[a.end[t]] != " " or not _DISTRICT.fullmatch(number):
+            continue
+        if not _ORDINAL_OR_ZERO.fullmatch(number):
+            last = t + 2 >= len(a.kind) or a.message[t + 2] != a.message[t]
+            if not last and a.kind[t + 2] != K_PUNCT:
+                continue
+        if reach is None:
+            reach = a.end.copy()
+        reach[t] = a.end[t + 1]
+    return reach
 
 
 def _in_capitals(a: Analysis, caps: np.ndarray, words: np.ndarray) -> np.ndarray:
@@ -583,7 +645,12 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
         tag[seek_positions[own]] = seek_codes[own]
     recognised.hidden = hide_mask(hide)[tag]
     kept = np.flatnonzero(recognised.hidden)
-    spans = list(zip(a.start[kept].tolist(), a.end[kept].tolist(), _TAGS[tag[kept]].tolist()))
+    ends = a.end[kept]
+    if recognised.reach is not None:  # a place reaches over its district; reach keeps where each hidden token ends
+        ends = np.where(tag[kept] == LIE, recognised.reach[kept], ends)
+        recognised.reach = recognised.reach.copy()
+        recognised.reach[kept] = ends
+    spans = list(zip(a.start[kept].tolist(), ends.tolist(), _TAGS[tag[kept]].tolist()))
     cuts = a.per_message(kept).tolist()
     hidden: list[list[Span]] = [spans[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
     # Labels: TA with something hidden; else NTA when every word is ordinary or recognised
@@ -598,7 +665,7 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
 
 
 def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], probability: np.ndarray,
-               hide) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               hide, end: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(tag, P(name), already hidden, kept visible, the scorer decides) of the word scorer's
     candidate words at `tokens`: a place, brand or nickname keeps the recognizers' tag; a
     candidate of a category not in `hide` can neither be hidden nor make its message risky (its
@@ -606,16 +673,22 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     ordinary word ("une rose") is never hidden by the scorer but keeps its probability, which
     counts in the risk; one hidden only because a name list holds it stays hidden only if the
     scorer agrees (`scorer_decides`); a word no list holds that opens a sentence before a verb
-    (`subject`) counts as at least SUBJECT_RISK."""
+    (`subject`) counts as at least SUBJECT_RISK, and a person's name with a capital right after a
+    person cue (`capital_after_cue`) as at least CUE_CAPITAL_RISK. Last, where hiding each candidate ends (`end` the
+    tokens' ends: a place reaches over its district, Recognised.ends)."""
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
     codes = np.fromiter(map(_CODE.__getitem__, tags), dtype=np.int8, count=len(tags))
     probability = np.where(recognised.subject[tokens], np.maximum(probability, SUBJECT_RISK), probability)
+    if recognised.capital_after_cue is not None:
+        person = np.isin(codes, (PRE, _CODE["NOM"], SUR))
+        probability = np.where(recognised.capital_after_cue[tokens] & person,
+                               np.maximum(probability, CUE_CAPITAL_RISK), probability)
     probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
                            probability, 0.0)
     return (tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens],
-            recognised.scorer_decides[tokens] & recognised.hidden[tokens])
+            recognised.scorer_decides[tokens] & recognised.hidden[tokens], recognised.ends(tokens, codes, end))
 
 
 def hide_mask(hide) -> np.ndarray:

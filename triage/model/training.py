@@ -129,13 +129,14 @@ def evidence_of(a, word_rows, scores: np.ndarray, word_probs: list[np.ndarray], 
     tokens = np.asarray([words[first_word[m] + i] for m, (indices, _) in enumerate(word_rows)
                          for i in indices], dtype=np.int64)
     probs = np.concatenate([np.asarray(p, dtype=float) for p in word_probs]) if word_probs else np.zeros(0)
-    tags, probs, _, kept, decides = recognizers.candidates(
-        recognised, tokens, candidate_tags(a, tokens, default_spelling(a.labeller.lexicons)), probs, frozenset(hide))
+    tags, probs, _, kept, decides, ends = recognizers.candidates(
+        recognised, tokens, candidate_tags(a, tokens, default_spelling(a.labeller.lexicons)), probs, frozenset(hide),
+        a.end)
     evidence, k = [], 0
     for m, (score, (indices, _)) in enumerate(zip(scores, word_rows)):
-        candidates = [(int(a.start[t]), int(a.end[t]), tag, float(p))
-                      for t, tag, p in zip(tokens[k:k + len(indices)].tolist(), tags[k:k + len(indices)],
-                                           probs[k:k + len(indices)].tolist())]
+        candidates = [(int(a.start[t]), int(end), tag, float(p))
+                      for t, end, tag, p in zip(tokens[k:k + len(indices)].tolist(), ends[k:k + len(indices)].tolist(),
+                                                tags[k:k + len(indices)], probs[k:k + len(indices)].tolist())]
         mine = tokens[k:k + len(indices)]
         visible = [(int(a.start[t]), int(a.end[t])) for t in mine[kept[k:k + len(indices)]].tolist()]
         decided = [(int(a.start[t]), int(a.end[t])) for t in mine[decides[k:k + len(indices)]].tolist()]
