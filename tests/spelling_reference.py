@@ -22,6 +22,7 @@ from triage.recognizers import (
     HOLIDAYS,
     INITIAL_CUES,
     INITIAL_LETTERS,
+    ORDINARY_AFTER_CUES,
     SERVICES,
     SUBJECT_VERBS,
     WORD_LIKE_NICKNAMES,
@@ -77,6 +78,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         folded.isalpha() and any(folded[:i] != folded[i:] and folded[:i] in glued_parts(lexicons)
                                  and folded[i:] in glued_parts(lexicons) for i in range(3, len(folded) - 2)),
         folded in HOLIDAYS,  # Noël, accents aside
+        key in PERSON_CUES,  # any person cue, place cues too
+        key in lexicons.pronouns or key in ORDINARY_AFTER_CUES,  # Coucou Toi !, Merci Beaucoup !
     )
 
 
