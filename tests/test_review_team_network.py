@@ -14,6 +14,8 @@ import socket
 import ssl
 import subprocess
 import sys
+import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -247,6 +249,7 @@ def test_the_lead_is_told_which_address_the_links_name_on_every_address(tmp_path
             line = server.stderr.readline()
             assert line, "the server stopped before saying where the links lead"
             said.append(line.strip())
+        answering(first.split(" ", 1)[1])
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=20)
@@ -421,6 +424,21 @@ def test_the_lead_cannot_start_under_a_name_a_link_holds(tmp_path, cli):
     assert done.exit_code == 1 and "ana holds a link to this workspace" in done.output
 
 
+def answering(url: str, within: float = 30.0) -> None:
+    """Wait until the server at `url` answers (any status), so that Ctrl-C reaches a started
+    server rather than one still starting."""
+    waited = time.monotonic()
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=5).close()
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            assert time.monotonic() - waited < within, f"{url} never answered"
+            time.sleep(0.05)
+
+
 def reachable_address() -> str | None:
     """The address the server's links name on every address: one `hostname -I` lists, when it runs."""
     from triage.review_workspace.server import network_address as found
@@ -457,6 +475,7 @@ def test_listening_on_the_network_warns_in_one_line(tmp_path):
             line = server.stderr.readline()
             assert line, "the server stopped before saying where it listens"
             said.append(line.strip())
+        answering(first.split(" ", 1)[1])
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=20)
