@@ -229,6 +229,7 @@ def test_an_unexpected_error_is_a_500_with_one_line_and_the_security_headers(cli
 # --- opening the browser: no token on a command line --------------------------------------------
 
 def test_the_browser_is_given_a_private_page_never_the_token(workspace, monkeypatch):
+    import asyncio
     import stat
     import webbrowser
     from pathlib import Path
@@ -242,11 +243,16 @@ def test_the_browser_is_given_a_private_page_never_the_token(workspace, monkeypa
     opened, seen, printed = [], {}, []
     monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: opened.append(url) or True)
 
-    def run(self, sockets=None):  # the server "runs": look at the launcher page meanwhile
+    async def listening(self, sockets=None):  # uvicorn's own start-up, done
+        pass
+
+    def run(self, sockets=None):  # the server "runs": it starts, then look at the launcher page meanwhile
+        asyncio.run(self.startup(sockets=sockets))  # the address is said and the browser opened once it listens
         page = Path(url2pathname(urlparse(opened[0]).path))
         seen.update(mode=stat.S_IMODE(page.stat().st_mode), folder=stat.S_IMODE(page.parent.stat().st_mode),
                     text=page.read_text(encoding="utf-8"), page=page)
 
+    monkeypatch.setattr(uvicorn.Server, "startup", listening)
     monkeypatch.setattr(uvicorn.Server, "run", run)
     server.serve(workspace, reviewer="ana", announce=printed.append)
     address = printed[0].split(" ", 1)[1]

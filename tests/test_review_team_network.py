@@ -459,6 +459,19 @@ def network_address() -> str | None:
     return None
 
 
+def test_ctrl_c_right_after_the_address_is_shown_stops_the_server(tmp_path):
+    # The address is shown once the server listens, with Ctrl-C handled: never lost to a server still starting.
+    classified = write_corpus(tmp_path / "team.csv")
+    command = [sys.executable, "-m", "triage", "review", str(classified), "--workspace", str(tmp_path / "ws.sqlite"),
+               "--no-browser", "--host", "0.0.0.0", "--audit", "0"]
+    for _ in range(3):
+        server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert server.stdout.readline().startswith("review: http://")
+        server.send_signal(signal.SIGINT)
+        _, err = server.communicate(timeout=20)
+        assert server.returncode == 0 and "review: stopped" in err, err
+
+
 def test_listening_on_the_network_warns_in_one_line(tmp_path):
     address = network_address()
     if address is None:

@@ -118,10 +118,21 @@ def serve(workspace: Workspace, *, port: int = 0, reviewer: str, lexicon_dir=Non
                         lexicon_dir=os.fspath(lexicon_dir) if lexicon_dir else None, lead=lead, host=host,
                         tls=tls is not None)
     address = settings.link(settings.token, colleague=False)
-    announce(f"review: {address}")
     config = _uvicorn_config(create_app(workspace, settings), tls, access_log=False, timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    launcher = _open_browser(address) if open_browser else None
+    launcher = None
+
+    class Announcing(uvicorn.Server):
+        """Says the address once the server listens, with Ctrl-C handled: a Ctrl-C right after the
+        address is shown stops the server like any other (not one still starting)."""
+
+        async def startup(self, sockets=None) -> None:
+            nonlocal launcher
+            await super().startup(sockets=sockets)
+            if not self.should_exit:
+                announce(f"review: {address}")
+                launcher = _open_browser(address) if open_browser else None
+
+    server = Announcing(config)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
