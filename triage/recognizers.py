@@ -666,16 +666,16 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
 
 def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], probability: np.ndarray,
                hide, end: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(tag, P(name), already hidden, kept visible, the scorer decides) of the word scorer's
-    candidate words at `tokens`: a place, brand or nickname keeps the recognizers' tag; a
+    """(tag, P(name), already hidden, kept visible, the scorer decides, where hiding it ends) of the
+    word scorer's candidate words at `tokens`: a place, brand or nickname keeps the recognizers' tag; a
     candidate of a category not in `hide` can neither be hidden nor make its message risky (its
     probability becomes 0), nor can a title (Mme, Dr); a candidate a context rule reads as an
     ordinary word ("une rose") is never hidden by the scorer but keeps its probability, which
     counts in the risk; one hidden only because a name list holds it stays hidden only if the
     scorer agrees (`scorer_decides`); a word no list holds that opens a sentence before a verb
     (`subject`) counts as at least SUBJECT_RISK, and a person's name with a capital right after a
-    person cue (`capital_after_cue`) as at least CUE_CAPITAL_RISK. Last, where hiding each candidate ends (`end` the
-    tokens' ends: a place reaches over its district, Recognised.ends)."""
+    person cue (`capital_after_cue`) as at least CUE_CAPITAL_RISK. `end` holds the tokens' ends: a
+    place reaches over its district (Recognised.ends)."""
     own = recognised.scorer_tag[tokens]
     if own.any():
         tags = np.where(own == NONE, np.asarray(tags, dtype=object), _TAGS[own]).tolist()
