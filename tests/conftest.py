@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import zipfile
@@ -20,6 +21,12 @@ from triage.cli import app
 from triage.schema import CLASSIFY_COLUMNS as CLASSIFIED_COLUMNS  # what classify writes
 
 REPO = Path(__file__).resolve().parent.parent
+
+# A suite started in the background of a non-interactive shell (`pytest &`) inherits Ctrl-C (SIGINT)
+# ignored, and so would every command it starts, which would then rightly ignore the Ctrl-C the tests
+# send them: the commands the tests start get it at its default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # The development corpus (88milSMS's development sample, never copied into the repository).
 DEV_CORPUS = Path(os.environ.get("TRIAGE_DEV_CORPUS") or REPO.parent / "shared" / "data" / "sms_dev_88milsms.csv")
 SAMPLE = REPO / "data" / "sample_sms.csv"

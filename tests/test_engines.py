@@ -362,22 +362,16 @@ def test_a_real_ctrl_c_on_the_dask_engine_is_one_line_and_the_workers_go(tmp_pat
         handle.write("id,text\n")
         for i in range(80_000):
             handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
-    # A Ctrl-C that lands in a rare window of the cluster's start can be lost (the run then ends
-    # normally, its output written): once, the interrupt is sent to a second run.
-    for attempt in range(2):
-        (tmp_path / "c.csv").unlink(missing_ok=True)
-        process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o",
-                                    str(tmp_path / "c.csv"), "--no-chart", "--engine", "dask", "--jobs", "2"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        waited = time.monotonic()
-        while time.monotonic() - waited < 120 and process.poll() is None and _workers_ignoring_ctrl_c(process.pid) < 2:
-            time.sleep(0.05)  # until both workers have started and leave Ctrl-C to the parent
-        assert process.poll() is None, "the run ended before its workers were seen"
-        time.sleep(0.3)
-        os.killpg(process.pid, signal.SIGINT)
-        out, err = process.communicate(timeout=120)
-        if process.returncode != 0 or attempt:
-            break
+    process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv"),
+                                "--no-chart", "--engine", "dask", "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    waited = time.monotonic()
+    while time.monotonic() - waited < 120 and process.poll() is None and _workers_ignoring_ctrl_c(process.pid) < 2:
+        time.sleep(0.05)  # until both workers have started and leave Ctrl-C to the parent
+    assert process.poll() is None, "the run ended before its workers were seen"
+    time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
     assert process.returncode == 130, out + err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("Interrupted:"), err
     assert not (tmp_path / "c.csv").exists()
