@@ -21,7 +21,7 @@ import re
 import sys
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -162,9 +162,12 @@ class _LetterRuns(Cache):
         """(the keys of the lower-case runs of letters of `texts` and the number of texts holding
         each; the same for the words _MID_CAPITAL finds, lowered), each key once."""
         VOCABULARY.enforce()  # between two batches: the caches may start afresh
-        sizes: list[int] = []
-        stretches = np.fromiter(map(self.__getitem__, _split_counted(texts, sizes.append)), np.intp)
-        sizes = np.asarray(sizes, dtype=np.intp)
+        # Each text split at its white space, the stretches of the batch then looked up in turn (a
+        # batch's stretches take about as much memory as its texts).
+        split = list(map(str.split, texts))
+        sizes = np.fromiter(map(len, split), np.intp, len(split))
+        stretches = np.fromiter(map(self.__getitem__, itertools.chain.from_iterable(split)), np.intp, int(sizes.sum()))
+        del split
         self._grow()
         message = np.repeat(np.arange(len(texts)), sizes)
         # The runs of each stretch, with the text they are in.
@@ -198,16 +201,6 @@ class _LetterRuns(Cache):
         texts = np.bincount(pairs[first] % size, minlength=size)
         found = np.flatnonzero(texts)
         return self.word_keys[found], texts[found]
-
-
-def _split_counted(texts: list[str], count) -> Iterator[str]:
-    """The stretches of `texts` between white space, in order, with `count(n)` called with the
-    number of each text's stretches (one text split at a time: a batch's stretches are never
-    held together)."""
-    for text in texts:
-        stretches = text.split()
-        count(len(stretches))
-        yield from stretches
 
 
 _letter_runs = _LetterRuns("letter_runs")  # one per process, shared by every CorpusStats
