@@ -59,6 +59,18 @@ def test_membership_of_many_keys_equals_the_word_lists_answer_for_each(listed, k
     assert batch.members(set(listed), asked).tolist() == [key in set(listed) for key in asked]
 
 
+@settings(max_examples=200, **SETTINGS)
+@given(lists=st.lists(st.frozensets(st.text(min_size=1, max_size=4), max_size=8), min_size=1, max_size=5),
+       keys=st.lists(st.text(max_size=5), max_size=20))
+def test_memberships_in_several_lists_equal_the_answer_of_each_list(lists, keys):
+    asked = keys + [word for listed in lists for word in sorted(listed)[:2]]
+    expected = [[key in listed for listed in lists] for key in asked]
+    assert batch.memberships(tuple(lists), asked).tolist() == expected
+    assert batch.memberships(tuple(lists), asked).tolist() == expected  # from the table kept
+    mutable = tuple(set(listed) for listed in lists)  # sets that may change: asked one at a time
+    assert batch.memberships(mutable, asked).tolist() == expected
+
+
 @settings(max_examples=150, **SETTINGS)
 @given(texts=messages)
 def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexicons, texts):

@@ -59,7 +59,7 @@ from triage.seekhide.known import WORD_LIKE_NICKNAMES
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
 from triage.seekhide import (K_NUMBER, K_PUNCT, K_WORD, L_ANTI, L_DICTIONARY, L_UNKNOWN,
                              READ_AS_WORD_CODES, SURNAME_CODES, Analysis, Rule, rule_code)
-from triage.seekhide.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members, memberships, texts_of
 
 PLACE_CUES = word_list("cues/place_cues.txt")
 FOREIGN_PLACES = word_list("places/foreign_places.txt")
@@ -241,14 +241,22 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     texts = texts_of(table, sids)
     key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
     known_places, heads = places(lexicons)
-    place = members(known_places, key)
+    # The small lists asked about each spelling as written (key), accents aside (folded), and
+    # without its final full stop: one look-up per spelling for each group.
+    (place, word_like_key, place_cue, head, brand_head, everyday_brand, service, initial_cue, other_word,
+     person_cue, ordinary_after_cue) = memberships(
+        (known_places, WORD_LIKE_NICKNAMES, PLACE_CUES, heads, brand_heads(), EVERYDAY_BRANDS, SERVICES,
+         INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES), key).T
+    word_like_folded, phrase_word, phrase_first_word, holiday = memberships(
+        (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS), folded).T
+    person_only_cue, title = memberships((_PERSON_ONLY_CUES, TITLES), [k.rstrip(".") for k in key]).T
     case = list(map(brands().get, key))
     capitals = np.fromiter(map(str.isupper, map(operator.itemgetter(slice(0, 1)), texts)), dtype=bool,
                            count=len(texts))  # text[:1].isupper()
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
-    word_like = members(WORD_LIKE_NICKNAMES, key) | members(WORD_LIKE_NICKNAMES, folded)
+    word_like = word_like_key | word_like_folded
     folded_lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
     shortened = truncations(lexicons)
 
@@ -263,32 +271,32 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         upper & longer,
         np.fromiter((c == "any" for c in case), dtype=bool, count=len(case)),
         np.fromiter((c == "capitalised" for c in case), dtype=bool, count=len(case)),
-        members(PLACE_CUES, key),
-        members(_PERSON_ONLY_CUES, [k.rstrip(".") for k in key]),
+        place_cue,
+        person_only_cue,
         _where_possible(is_nickname_reduplication, np.isin(folded_lengths, (4, 6)), folded) & ~word_like,
         table.column(_ordinary_words)[sids],
-        members(heads, key),
-        members(TITLES, [k.rstrip(".") for k in key]),
-        members(brand_heads(), key),
+        head,
+        title,
+        brand_head,
         _where_possible(functools.partial(is_truncation_shape, starts=shortened), members(shortened, folded), texts,
                         folded) & ~word_like,
         known("last_names") | known("last_names", "folded"),
-        members(EVERYDAY_BRANDS, key),
+        everyday_brand,
         # Names so many people that it identifies no one: a service everyone uses, or a place that is
         # no French commune (a region, a country, a place abroad: Occitanie, Italie, Londres; not Nice).
-        members(SERVICES, key) | place & ~known("cities"),
+        service | place & ~known("cities"),
         known("user_names"),
         ~upper & word_like,  # in lower case, or with a capital (recognise: where a sentence opens)
         members(INITIAL_LETTERS, texts),
-        members(INITIAL_CUES, key),
-        ~capitals & ~upper & members(OTHER_WORDS, key),  # in lower case
+        initial_cue,
+        ~capitals & ~upper & other_word,  # in lower case
         members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
-        members(_PHRASE_WORDS, folded),
-        members(_PHRASE_FIRST_WORDS, folded),
+        phrase_word,
+        phrase_first_word,
         _glued_many(lexicons, [k.lower() for k in folded]),
-        members(HOLIDAYS, folded),
-        members(PERSON_CUES, key),
-        members(lexicons.pronouns, key) | members(ORDINARY_AFTER_CUES, key),
+        holiday,
+        person_cue,
+        known("pronouns") | ordinary_after_cue,
     ])
 
 

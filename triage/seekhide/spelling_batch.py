@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -80,6 +81,33 @@ def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndar
     if isinstance(lexicon, WordList):
         return lexicon.contains_many(list(keys))
     return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=len(keys))
+
+
+# The word tables of memberships: per tuple of frozensets (by identity, the sets kept alive with
+# their table), each word of any of them -> the bits of those holding it. A few tuples per process.
+_MEMBERSHIP_TABLES: dict[tuple[int, ...], tuple[tuple[frozenset[str], ...], dict[str, int]]] = {}
+_MEMBERSHIP_TABLES_KEPT = 16
+
+
+def memberships(lexicons: tuple[frozenset[str], ...], keys: Sequence[str]) -> np.ndarray:
+    """[[key in lexicon for lexicon in lexicons] for key in keys] as a (len(keys),
+    len(lexicons)) bool array, by one look-up per key in a table of the words of all the
+    lexicons (built the first time this tuple of sets is asked about): what members does
+    for each lexicon in turn, for many small lists asked about the same spellings."""
+    if not all(type(lexicon) is frozenset for lexicon in lexicons):  # a set may change: asked in turn
+        return np.column_stack([members(lexicon, keys) for lexicon in lexicons]).reshape(len(keys), len(lexicons))
+    ident = tuple(map(id, lexicons))
+    found = _MEMBERSHIP_TABLES.get(ident)
+    if found is None:
+        words: dict[str, int] = {}
+        for bit, lexicon in enumerate(lexicons):
+            for word in lexicon:
+                words[word] = words.get(word, 0) | 1 << bit
+        if len(_MEMBERSHIP_TABLES) >= _MEMBERSHIP_TABLES_KEPT:
+            _MEMBERSHIP_TABLES.pop(next(iter(_MEMBERSHIP_TABLES)))
+        found = _MEMBERSHIP_TABLES[ident] = (lexicons, words)
+    bits = np.fromiter(map(found[1].get, keys, repeat(0)), dtype=np.int64, count=len(keys))
+    return (bits[:, None] >> np.arange(len(lexicons))) & 1 == 1
 
 
 # Lexicons of folded spellings only: asked about a folded key, never about the key first.
