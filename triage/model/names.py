@@ -424,20 +424,34 @@ class CorpusStats:
 PRIOR_MINIMUM_MESSAGES = 2
 
 
+# Keyed by the lexicons themselves, weakly: the sorted count keys of the words a prior may keep.
+_LISTED_KEYS: weakref.WeakKeyDictionary[Lexicons, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def _listed_keys(lexicons: Lexicons) -> np.ndarray:
+    """The count keys of the ordinary words of the shipped lists a prior may keep, sorted (worked
+    out once per lexicons: half a million words)."""
+    if lexicons not in _LISTED_KEYS:
+        _LISTED_KEYS[lexicons] = np.sort(count_keys(list(itertools.chain(lexicons.forms, lexicons.other_anti))))
+    return _LISTED_KEYS[lexicons]
+
+
 def corpus_prior(stats: CorpusStats, lexicons: Lexicons) -> CorpusStats:
     """What a model file keeps of its training corpus' counts (`stats`), as the prior of the
     corpora smaller than it (CorpusStats): only the ordinary words of the shipped word lists
     (inflected forms, SMS forms, pronouns, places) that at least PRIOR_MINIMUM_MESSAGES of its
     messages write, each as its 64-bit key and its count. No spelling outside those public
     lists, hence no name the corpus alone holds, is kept, and no text at all."""
-    words = itertools.chain(lexicons.forms, lexicons.other_anti)
-    listed = np.unique(np.fromiter(map(count_key, words), np.uint64))
+    listed = _listed_keys(lexicons)
     prior = CorpusStats()
     prior.messages = stats.messages
 
     def kept(counted: WordCounts) -> WordCounts:
         keys, values = counted.arrays()
-        chosen = (values >= PRIOR_MINIMUM_MESSAGES) & np.isin(keys, listed)
+        if not len(listed):
+            return WordCounts()
+        at = np.minimum(np.searchsorted(listed, keys), len(listed) - 1)
+        chosen = (values >= PRIOR_MINIMUM_MESSAGES) & (listed[at] == keys)
         return WordCounts.from_arrays(keys[chosen], values[chosen])
 
     prior.counts, prior.capitalised = kept(stats.counts), kept(stats.capitalised)
