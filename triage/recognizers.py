@@ -120,7 +120,7 @@ HOLIDAYS = frozenset({"noel", "toussaint"})
 TAG_CODES = ("", *HIDE_TAGS)
 _CODE = {tag: i for i, tag in enumerate(TAG_CODES)}
 _TAGS = np.asarray(TAG_CODES, dtype=object)
-NONE, LIE, MAR, SUR, PRE = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"], _CODE["PRE"]
+NONE, LIE, MAR, SUR, PRE, NOM = 0, _CODE["LIE"], _CODE["MAR"], _CODE["SUR"], _CODE["PRE"], _CODE["NOM"]
 _ONOMATOPOEIA = rule_code("onomatopoeia")
 _REPETITION = rule_code("repetition")
 
@@ -381,6 +381,9 @@ class Recognised:
     # (tokens,) where what is hidden ends when the token is hidden as a place: its own end, or the
     # end of the district written right after it (Lyon 07, Paris 15e: step place-district)
     reach: np.ndarray | None = None
+    # (tokens,) where what the recognizers hide of each token ends, once apply has chosen what
+    # they hide (with place-district: a place hidden reaches over its district)
+    hidden_end: np.ndarray | None = None
 
     def ends(self, tokens: np.ndarray, codes: np.ndarray, end: np.ndarray) -> np.ndarray:
         """The end of what hiding each of `tokens` with the tag `codes` (TAG_CODES) hides, `end`
@@ -388,8 +391,8 @@ class Recognised:
         if self.reach is None:
             return end[tokens]
         ends = np.where(codes == LIE, self.reach[tokens], end[tokens])
-        if self.hidden is not None:  # a token hidden already keeps the end it was hidden with
-            ends = np.where(self.hidden[tokens], self.reach[tokens], ends)
+        if self.hidden_end is not None:  # a token hidden already keeps the end it was hidden with
+            ends = np.where(self.hidden[tokens], self.hidden_end[tokens], ends)
         return ends
 
 
@@ -654,10 +657,10 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
     recognised.hidden = hide_mask(hide)[tag]
     kept = np.flatnonzero(recognised.hidden)
     ends = a.end[kept]
-    if recognised.reach is not None:  # a place reaches over its district; reach keeps where each hidden token ends
+    if recognised.reach is not None:  # a place reaches over its district
         ends = np.where(tag[kept] == LIE, recognised.reach[kept], ends)
-        recognised.reach = recognised.reach.copy()
-        recognised.reach[kept] = ends
+        recognised.hidden_end = a.end.copy()
+        recognised.hidden_end[kept] = ends
     spans = list(zip(a.start[kept].tolist(), ends.tolist(), _TAGS[tag[kept]].tolist()))
     cuts = a.per_message(kept).tolist()
     hidden: list[list[Span]] = [spans[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
@@ -690,7 +693,7 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     codes = np.fromiter(map(_CODE.__getitem__, tags), dtype=np.int8, count=len(tags))
     probability = np.where(recognised.subject[tokens], np.maximum(probability, SUBJECT_RISK), probability)
     if recognised.capital_after_cue is not None:
-        person = np.isin(codes, (PRE, _CODE["NOM"], SUR))
+        person = np.isin(codes, (PRE, NOM, SUR))
         probability = np.where(recognised.capital_after_cue[tokens] & person,
                                np.maximum(probability, CUE_CAPITAL_RISK), probability)
     probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
