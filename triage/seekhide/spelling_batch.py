@@ -94,7 +94,8 @@ def memberships(lexicons: tuple[frozenset[str], ...], keys: Sequence[str]) -> np
     len(lexicons)) bool array, by one look-up per key in a table of the words of all the
     lexicons (built the first time this tuple of sets is asked about): what members does
     for each lexicon in turn, for many small lists asked about the same spellings."""
-    if not all(type(lexicon) is frozenset for lexicon in lexicons):  # a set may change: asked in turn
+    # A set may change, and a word's bits are one int64: then each lexicon is asked in turn.
+    if len(lexicons) > 62 or not all(type(lexicon) is frozenset for lexicon in lexicons):
         return np.column_stack([members(lexicon, keys) for lexicon in lexicons]).reshape(len(keys), len(lexicons))
     ident = tuple(map(id, lexicons))
     found = _MEMBERSHIP_TABLES.get(ident)
