@@ -43,6 +43,7 @@ from triage.schema import (
     DECISIONS,
     EXPERT,
     FINAL_COLUMNS,
+    NAME_TAGS,
     NTA,
     QUEUE_COLUMNS,
     RISK_COLUMN,
@@ -256,6 +257,13 @@ def _look_at(row: _Row) -> list[str]:
     return [spot.text for spot in unique(spots(row))]
 
 
+def _label_words_of(rows: list[_Row], seeker: SeekAndHide) -> None:
+    """Label at once every word the reasons of `rows` ask Seek&Hide about (WordLabeller.label_many:
+    the labels label_word gives one word at a time, which it then answers from memory)."""
+    seeker.label_many(spot.text for row in rows for spot in spots(row, all_hidden=True)
+                      if not spot.tag or spot.tag in NAME_TAGS)
+
+
 def _why(row: _Row, seeker: SeekAndHide) -> str:
     """A one-line explanation: Seek&Hide's label and its reasons, the model's label and p."""
     reasons = [r for spot in unique(spots(row, all_hidden=True)) if (r := reason(spot, seeker))]
@@ -338,6 +346,7 @@ def export_queue(
     rows.sort(key=_uncertainty_order)
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
+    _label_words_of(rows, seeker)
     if output_path is None:
         records = [_queue_record(row, seeker) for row in rows]
         return QueueSummary(None, chosen, len(rows), total, [[r[c] for c in QUEUE_COLUMNS] for r in records])
