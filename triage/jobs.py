@@ -279,16 +279,19 @@ def run_classify(
             if check_input is not None:
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
+        # The queue's rows handed over as classify makes them (the file is not read back for them).
+        handover = _queue_handover(queue_path, output, ranked, budget, stats)
+        keep_cells = staged is not None or handover is not None
         spec = None
         if engine == "dask":  # workers build their own classifier, or a local cluster's start with this one's
             if isinstance(model_path, model.Model) and model_path.path is None:
                 raise BadOption("the dask engine's workers read the model from a file: save the model first")
             spec = engines.ClassifierSpec(model_file or model.default_model_path(), policy, share, stats,
                                           output_format=output_format, hide=hide, known_names=known_names,
-                                          keep_cells=staged is not None)
+                                          keep_cells=keep_cells)
         if classifier is not None:
             classifier.stats = stats
-            classifier.keep_cells = staged is not None
+            classifier.keep_cells = keep_cells
             if staged is not None and engine == "local" and jobs <= 1:
                 staged.seeker = classifier.seeker  # its labels are those of the rows (the workers' own with --jobs)
         decisions: Counter = Counter()
@@ -317,6 +320,8 @@ def run_classify(
                 writer.write_chunk(done)
                 if staged is not None:
                     staged.add_cells(done.cells)
+                if handover is not None:
+                    handover.add(done.cells, done.risk)
                 if ranked:
                     risks.append(done.risk)
             if check_input is not None:
@@ -353,7 +358,12 @@ def run_classify(
         if queue_path and output is not None:
             from triage.queue.files import export_queue
 
-            queued = export_queue(output, queue_path, force=queue_force, protect=protect)
+            if handover is not None and not summary.repeated_ids:
+                rows = handover.records(chosen if ranked else None, display=source_name(output))
+                queued = export_queue(rows, queue_path, force=queue_force, protect=[output, *protect],
+                                      classified=summary.messages)
+            else:  # (repeated ids: read back, for the queue's own refusal of them)
+                queued = export_queue(output, queue_path, force=queue_force, protect=protect)
             summary.queue, summary.queued = Path(queue_path), queued.queued
         return summary
     finally:
@@ -361,6 +371,22 @@ def run_classify(
             session.__exit__(None, None, None)
         if drawer is not None:
             drawer.close()
+
+
+def _queue_handover(queue_path, output, ranked: bool, budget, stats):
+    """What keeps the rows of classify's output that go to the expert's queue
+    (triage.queue.handover.QueueRows), or None with no queue to write. Ranked by the exact
+    budget, the riskiest rows are kept: as many as the budget sends of the corpus the statistics
+    pass counted (with no such count, the queue reads the classified file back)."""
+    if not queue_path or output is None:
+        return None
+    from triage.queue.handover import QueueRows
+
+    if not ranked:
+        return QueueRows(CLASSIFY_COLUMNS)
+    if stats is None:
+        return None
+    return QueueRows(CLASSIFY_COLUMNS, budget.messages(stats.messages))
 
 
 def classify_record(summary: ClassifySummary, *, command: str, model_path=None, calibrated: bool = False,

@@ -317,9 +317,12 @@ def export_queue(
     force: bool = False,
     seeker: SeekAndHide | None = None,
     protect: Sequence[str | os.PathLike[str] | None] = (),
+    classified: int | None = None,
 ) -> QueueSummary:
     """Write the EXPERT rows of a classified file for the expert, most uncertain first
     (by `risk` descending when the file has that column, else by |score - 0.5|).
+    `classified_path` may be Records holding only the rows that go to the expert, as classify
+    hands them over (triage.queue.handover); `classified` is then how many rows it classified.
 
     Columns: QUEUE_COLUMNS. The output is private (0o600) and never overwritten without
     `force`. Raises InputError on a bad classified file (missing column, bad value,
@@ -343,6 +346,8 @@ def export_queue(
             rows.append(_parse_row(message, display, decision, has_risk))
 
     _refuse_duplicates(display, duplicate_ids(_tap(table, keep)))
+    if classified is not None:
+        total = classified
     rows.sort(key=_uncertainty_order)
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())

@@ -1,0 +1,106 @@
+"""The expert's queue handed its rows by classify (triage.queue.handover): the rows kept are exactly
+those that go to the expert, in input order, whatever the chunks; with the exact budget, no more
+than about twice the budget is ever held; and classify --queue does not read its output back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage import jobs
+from triage.combiner import riskiest
+from triage.queue import files as queue_files
+from triage.queue.handover import QueueRows
+from triage.schema import CLASSIFY_COLUMNS, EXPERT, NTA, TA
+
+DECISION = CLASSIFY_COLUMNS.index("decision")
+
+
+def cells(first: int, decisions: list[str]) -> list[tuple[str, ...]]:
+    """Rows of classify's output numbered from `first`, with the given decisions."""
+    rows = []
+    for n, decision in enumerate(decisions, first):
+        row = [f"c{n}"] * len(CLASSIFY_COLUMNS)
+        row[CLASSIFY_COLUMNS.index("id")] = f"m{n}"
+        row[DECISION] = decision
+        rows.append(tuple(row))
+    return rows
+
+
+def chunked(values: list, sizes: list[int]):
+    """`values` cut into consecutive chunks of the given sizes (the last takes the rest)."""
+    at = 0
+    for size in sizes:
+        yield values[at:at + size]
+        at += size
+    if at < len(values):
+        yield values[at:]
+
+
+def test_without_ranking_the_rows_decided_expert_are_kept_in_input_order():
+    kept = QueueRows(CLASSIFY_COLUMNS)
+    kept.add(cells(0, [TA, EXPERT, NTA]))
+    kept.add(cells(3, [EXPERT, EXPERT]))
+    records = kept.records()
+    assert [row[CLASSIFY_COLUMNS.index("id")] for row in records.rows] == ["m1", "m3", "m4"]
+    assert records.columns == list(CLASSIFY_COLUMNS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.5, 0.9]), min_size=1, max_size=120),
+       st.lists(st.integers(1, 17), max_size=20), st.integers(0, 40))
+def test_ranked_the_riskiest_rows_are_kept_whatever_the_chunks(risks, sizes, expected):
+    """Many ties: the rows kept are those `riskiest` chooses of the whole corpus (ties in input
+    order), with their decision made EXPERT, and never more than twice the budget plus a chunk."""
+    expected = min(expected, len(risks))
+    kept = QueueRows(CLASSIFY_COLUMNS, expected)
+    first, largest = 0, 0
+    for chunk in chunked(risks, sizes):
+        kept.add(cells(first, [TA if r < 0.5 else NTA for r in chunk]), np.asarray(chunk))
+        first += len(chunk)
+        largest = max(largest, len(chunk))
+        assert len(kept) <= 2 * expected + 2 * largest
+    chosen = riskiest(np.asarray(risks), expected)
+    rows = kept.records(chosen).rows
+    assert [row[CLASSIFY_COLUMNS.index("id")] for row in rows] == [f"m{n}" for n in chosen.tolist()]
+    assert {row[DECISION] for row in rows} <= {EXPERT}
+
+
+def test_ranked_a_row_chosen_but_not_kept_is_an_error_not_a_silent_gap():
+    kept = QueueRows(CLASSIFY_COLUMNS, 1)
+    for n, risk in enumerate([0.9, 0.1, 0.1, 0.1, 0.1, 0.1]):
+        kept.add(cells(n, [TA]), np.array([risk]))
+    assert len(kept) < 6  # the rows that can no longer be among the riskiest are let go
+    with pytest.raises(RuntimeError, match="not kept"):
+        kept.records(np.array([3]))
+
+
+def test_a_risk_for_each_row(tmp_path):
+    with pytest.raises(ValueError, match="3 rows but 2 risks"):
+        QueueRows(CLASSIFY_COLUMNS, 1).add(cells(0, [TA] * 3), np.array([0.1, 0.2]))
+
+
+@pytest.mark.parametrize("options", [{}, {"policy": "paper"}], ids=["ranked", "paper"])
+def test_classify_writes_its_queue_without_reading_its_output_back(tmp_path, monkeypatch, options):
+    """The queue of `classify --queue` comes from the rows classify made: reading the classified
+    file is refused here, and the queue is still the one `queue export` makes of that file."""
+    source = Path(__file__).resolve().parent.parent / "data" / "sample_sms.csv"
+    out, queue = tmp_path / "out.csv", tmp_path / "queue.csv"
+    opened = queue_files._open_classified
+
+    def refuse(path):
+        if isinstance(path, (str, Path)):
+            raise AssertionError(f"the classified file was read back: {path}")
+        return opened(path)
+
+    monkeypatch.setattr(queue_files, "_open_classified", refuse)
+    summary = jobs.run_classify(source, out, queue_path=queue, chart=False, **options)
+    assert summary.queued > 0
+    monkeypatch.setattr(queue_files, "_open_classified", opened)
+    again = tmp_path / "again.csv"
+    queue_files.export_queue(out, again)
+    assert queue.read_bytes() == again.read_bytes()
