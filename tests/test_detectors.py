@@ -605,3 +605,35 @@ def test_long_numbers_are_looked_for_in_texts_of_eight_digits_or_more(text):
     finally:
         detectors._detect_long_numbers = original
     assert bool(looked) == (re.search(r"[0-9](?:[^0-9]*+[0-9]){7}", text) is not None)
+
+
+# ---------------------------------------------------------------- batches
+
+BATCH_WORDS = SMS_WORDS + [
+    "\x00", "\n", "www", "WwW", "w", "/", "@", "0317", "482913", "9U2", "TL7CWJQ", "Code", "mdp", "paſſword", "İmmat",
+    "pwd:", "tgv", "8h12", "ter", "pas", "AB-123-CD", "plaque", "\u00a0", "Σ", "ΑΣ", "é", "rue", "Bd", "a", "1",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet=SMS_ALPHABET + "\x00ſİıKΣW", max_size=40),
+                          st.lists(st.sampled_from(BATCH_WORDS), max_size=15).map("".join)), max_size=12))
+def test_a_batch_is_detected_as_each_of_its_messages(texts):
+    assert detectors.detect_many(texts) == [detect(text) for text in texts]
+
+
+def test_a_batch_runs_the_detectors_only_on_messages_that_may_have_a_hit(monkeypatch):
+    texts = ["coucou", "rdv a 18h30 ok", "mon num 06 12 34 56 78", "a 14h, pour le code"]
+    expected = [detect(text) for text in texts]
+    ran = []
+    detected = detectors._detected
+    monkeypatch.setattr(detectors, "_detected", lambda text, *flags: ran.append(text) or detected(text, *flags))
+    assert detectors.detect_many(texts) == expected
+    assert ran == ["mon num 06 12 34 56 78"]
+
+
+def test_only_the_folds_listed_match_a_cue_letter_besides_the_letter_and_its_capital():
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    folds = [chr(c) for c in range(128, sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and letter.fullmatch(chr(c))]
+    assert folds == sorted(detectors._FOLDS_TO_ASCII)
+    assert all(re.fullmatch(to, char, re.IGNORECASE) for char, to in detectors._FOLDS_TO_ASCII.items())

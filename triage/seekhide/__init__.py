@@ -79,7 +79,7 @@ from triage.seekhide.words import (  # noqa: F401
     WordLabeller,
     _edits1,
 )
-from triage.text.detectors import detect
+from triage.text.detectors import detect_many
 from triage.text.normalise import grapheme_spans
 from triage.text.tokenise import PIECE
 
@@ -152,7 +152,7 @@ class SeekAndHide(WordLabeller):
         if self.spellings.retired:
             self.spellings = Spellings(self, self.known)
         table = self.spellings
-        hits = list(map(detect, texts))
+        hits = detect_many(texts)
         # Units, in the order of the messages: a message without detector hits is one segment of
         # text; the text of another is cut into the segments around its hits, each hit a unit.
         hit_at = [i for i, found in enumerate(hits) if found]

@@ -23,7 +23,7 @@ Arabic-Indic digits as ASCII, typographic spaces as spaces, zero-width
 characters dropped.
 
 What each detector deliberately leaves out is written next to its pattern.
-Only the standard library ``re`` is used.
+Only the standard library ``re`` is used, and numpy for batches (detect_many).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from __future__ import annotations
 import functools
 import re
 from typing import NamedTuple
+
+import numpy as np
 
 from triage.lexicons import word_list
 from triage.schema import DETECTOR_TAGS
@@ -703,12 +705,120 @@ def detect(text: str) -> list[Detection]:
     first = _PRECHECK.search(text)
     if first is None:
         return []
-    found: list[tuple[int, int, str]] = []
-    if "@" in text:
-        _detect_mails(text, found)
-    if "/" in text or "w" in text or "W" in text:
-        _detect_urls(text, found)
     digits = _DIGIT.findall(text, first.start())  # (no digit comes before the first pre-checked character)
+    return _detected(text, "@" in text, "/" in text or "w" in text or "W" in text, len(digits))
+
+
+def _detected(text: str, mails: bool, urls: bool, digits: int) -> list[Detection]:
+    """detect(text), running the e-mail and URL detectors when told to and the others when the
+    text holds `digits` digits (0: none are run)."""
+    found: list[tuple[int, int, str]] = []
+    if mails:
+        _detect_mails(text, found)
+    if urls:
+        _detect_urls(text, found)
     if digits:
-        _detect_numbers(text, found, len(digits))
+        _detect_numbers(text, found, digits)
     return _resolve(found) if found else []
+
+
+# --------------------------------------------------------------------------
+# Batches
+# --------------------------------------------------------------------------
+
+# Joins the messages of a batch: it is no digit, letter, '@', '/', space or word character, so no
+# test below sees it as part of a message nor finds a match across it; folded messages do not
+# hold it (a batch where one does is detected message by message).
+_SEPARATOR = "\x00"
+# The address gate, then the rest of the message: one match per message.
+_ADR_GATE_REST = re.compile(_ADR_GATE.pattern + r"[^\x00]*+")
+# What a letter of the cues matches besides itself and its capital, in `re`'s case-insensitive
+# matching (a test checks every character).
+_FOLDS_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+# The first three letters of each cue (all have three or more).
+_CUE_HEADS = frozenset(cue[:3] for cue in _CUE_STARTS)
+
+
+def _codes(text: str) -> np.ndarray:
+    """The code points of `text`, one per character (str indexes)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _key(a, b, c):
+    """Three code points as one number (each takes 21 bits)."""
+    return (a << 42) | (b << 21) | c
+
+
+_CUE_KEYS = np.array(sorted(_key(*map(ord, head)) for head in _CUE_HEADS), dtype=np.uint64)
+_CUE_FIRSTS = np.zeros(128, dtype=bool)
+_CUE_FIRSTS[[ord(head[0]) for head in _CUE_HEADS]] = True
+
+
+def detect_many(texts: list[str]) -> list[list[Detection]]:
+    """[detect(text) for text in texts]. Most messages of a batch have no hit: what lets a
+    family of detectors find something in a message is looked for in all of them at once (in
+    the code points of the joined messages, and by one search of the address gate), and the
+    detectors run on the few messages where it is found."""
+    n = len(texts)
+    joined = _SEPARATOR.join(texts)
+    if not n or joined.count(_SEPARATOR) != n - 1:
+        return list(map(detect, texts))
+    codes = _codes(joined)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    starts = np.cumsum(lengths + 1) - lengths - 1
+
+    def messages(at: np.ndarray) -> np.ndarray:
+        return np.searchsorted(starts, at, side="right") - 1
+
+    def holding(at: np.ndarray) -> np.ndarray:
+        found = np.zeros(n, dtype=bool)
+        found[messages(at)] = True
+        return found
+
+    digit = (codes - 48) < 10  # (unsigned: below '0' wraps round)
+    digit_at = np.flatnonzero(digit)
+    digit_of = messages(digit_at)
+    digits = np.bincount(digit_of, minlength=n)
+    mails = holding(np.flatnonzero(codes == 64))
+    w = (codes | 32) == 119  # w or W
+    urls = holding(np.flatnonzero(codes == 47)) | holding(np.flatnonzero(w[:-2] & w[1:-1] & w[2:]))
+    # What _detect_numbers may find something with: 8 digits (_detect_long_numbers), the hints
+    # of _mixed_codes and of the codes starting with a zero, a lone number (6 or 7 digits), a cue
+    # followed by a digit (each pattern of _cued_codes takes one after its cue), the address gate.
+    upper = (codes - 65) < 26
+    numbers = (digits >= 8) | holding(np.flatnonzero(digit[1:] & upper[:-1] | digit[:-1] & upper[1:])) \
+        | holding(np.flatnonzero((codes[:-3] == 48) & digit[1:-2] & digit[2:-1] & digit[3:]))
+    for i in np.flatnonzero(((digits == 6) | (digits == 7)) & ~numbers).tolist():
+        numbers[i] = _LONE_NUMBER.fullmatch(texts[i]) is not None
+    rest = np.flatnonzero((digits > 0) & ~numbers)
+    if len(rest):  # the cues and the address gate, in the messages left
+        part = _SEPARATOR.join([texts[i] for i in rest.tolist()])
+        part_lengths = lengths[rest]
+        part_starts = np.cumsum(part_lengths + 1) - part_lengths - 1
+        last_digit = digit_at[np.cumsum(digits)[rest] - 1] - starts[rest] + part_starts
+        at = _cue_starts(part, _codes(part), last_digit, lambda at: np.searchsorted(part_starts, at, side="right") - 1)
+        gates = [m.start() for m in _ADR_GATE_REST.finditer(part)]
+        numbers[rest[np.searchsorted(part_starts, [*at, *gates], side="right") - 1]] = True
+    found: list[list[Detection]] = [[] for _ in range(n)]
+    mails_of, urls_of = mails.tolist(), urls.tolist()
+    digits_of = np.where(numbers, digits, 0).tolist()
+    for i in np.flatnonzero(mails | urls | numbers).tolist():
+        found[i] = _detected(texts[i], mails_of[i], urls_of[i], digits_of[i])
+    return found
+
+
+def _cue_starts(joined: str, codes: np.ndarray, last_digit: np.ndarray, messages) -> list[int]:
+    """Where a cue of _CUE_START starts in `joined` (the code points `codes`) with a digit after it
+    in its message (`last_digit`: where the last one of each message is). Looked for first where a
+    word starts (after no ASCII word character: one past ASCII may be a word character or not)
+    with the first three letters of a cue, in either case."""
+    low = np.where((codes - 65) < 26, codes | 32, codes)
+    for char, ascii_letter in _FOLDS_TO_ASCII.items():
+        low[codes == ord(char)] = ord(ascii_letter)
+    word = ((low - 97) < 26) | ((codes - 48) < 10) | (codes == 95)
+    first = _CUE_FIRSTS[np.minimum(low[:-2], 127)]
+    first[1:] &= ~word[:-3]
+    at = np.flatnonzero(first)
+    low = low.astype(np.uint64)
+    at = at[np.isin(_key(low[at], low[at + 1], low[at + 2]), _CUE_KEYS)]
+    return [start for start in at[at < last_digit[messages(at)]].tolist() if _CUE_START.match(joined, start)]
