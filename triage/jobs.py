@@ -360,8 +360,10 @@ def run_classify(
 
             if handover is not None and not summary.repeated_ids:
                 rows = handover.records(chosen if ranked else None, display=source_name(output))
+                # The words of the queue's reasons are labelled as this classifier's Seek&Hide labels them.
                 queued = export_queue(rows, queue_path, force=queue_force, protect=[output, *protect],
-                                      classified=summary.messages)
+                                      classified=summary.messages,
+                                      seeker=classifier.seeker if classifier is not None else None)
             else:  # (repeated ids: read back, for the queue's own refusal of them)
                 queued = export_queue(output, queue_path, force=queue_force, protect=protect)
             summary.queue, summary.queued = Path(queue_path), queued.queued
