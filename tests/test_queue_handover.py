@@ -68,6 +68,7 @@ def test_ranked_the_riskiest_rows_are_kept_whatever_the_chunks(risks, sizes, exp
     rows = kept.records(chosen).rows
     assert [row[CLASSIFY_COLUMNS.index("id")] for row in rows] == [f"m{n}" for n in chosen.tolist()]
     assert {row[DECISION] for row in rows} <= {EXPERT}
+    assert {row[CLASSIFY_COLUMNS.index("anonymised")] for row in rows} <= {""}  # never read by the queue: not held
 
 
 def test_ranked_a_row_chosen_but_not_kept_is_an_error_not_a_silent_gap():

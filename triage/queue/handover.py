@@ -20,7 +20,8 @@ from triage.schema import EXPERT
 
 class QueueRows:
     """The cells of the rows of classify's output (`columns`, CLASSIFY_COLUMNS) that may go to the
-    expert, chunk after chunk (`add`).
+    expert, chunk after chunk (`add`), but for the anonymised text, which the queue never reads.
+    `records` hands them over once.
 
     `expected`: with the exact budget, how many messages of the corpus go to the expert
     (ExpertBudget.messages of the corpus size): the riskiest rows are kept, each chunk's risks
@@ -31,6 +32,9 @@ class QueueRows:
         self.columns = list(columns)
         self.expected = expected
         self._decision = self.columns.index("decision")
+        # The cell the queue never reads (the anonymised text), left empty in the rows kept: at a
+        # million messages, the rows a budget of 10% keeps would hold 100,000 such texts.
+        self._unread = self.columns.index("anonymised") if "anonymised" in self.columns else None
         self.seen = 0  # the rows added so far
         self._rows: list = []  # the cells of the rows kept, in input order
         self._at = np.zeros(0, dtype=np.int64)  # (ranked) the position of each in the corpus
@@ -45,7 +49,7 @@ class QueueRows:
         first, self.seen = self.seen, self.seen + len(cells)
         if self.expected is None:
             decision = self._decision
-            self._rows += [row for row in cells if row[decision] == EXPERT]
+            self._rows += map(self._lean, [row for row in cells if row[decision] == EXPERT])
             return
         risk = np.asarray(risk, dtype=float)
         if len(risk) != len(cells):
@@ -58,23 +62,32 @@ class QueueRows:
 
     def _keep(self, kept: np.ndarray) -> None:
         rows = self._rows
-        self._rows = [rows[i] for i in kept.tolist()]
+        self._rows = [self._lean(rows[i]) for i in kept.tolist()]
         self._at, self._risk = self._at[kept], self._risk[kept]
+
+    def _lean(self, row: Sequence[str]) -> tuple[str, ...]:
+        """A row as kept: its cells, but for the one the queue never reads (empty)."""
+        unread = self._unread
+        if unread is None or not row[unread]:
+            return tuple(row)
+        return (*row[:unread], "", *row[unread + 1:])
 
     def records(self, chosen: np.ndarray | None = None, display: str = "the classified rows") -> Records:
         """The rows that go to the expert, in input order, as Records of `columns`. With the
         exact budget, `chosen` holds the positions in the corpus of the rows routed to the expert
         (ExactBudget.choose): their decision becomes EXPERT, as in the classified file."""
         if self.expected is None:
-            return Records(self.columns, [list(row) for row in self._rows], display)
+            rows, self._rows = self._rows, []
+            return Records(self.columns, [list(row) for row in rows], display)
         chosen = np.asarray(chosen, dtype=np.int64)
         where = np.searchsorted(self._at, chosen)
         if len(chosen) and (where.max() >= len(self._at) or (self._at[where] != chosen).any()):
             raise RuntimeError("the expert queue's rows: a row routed to the expert was not kept")
-        decision = self._decision
+        decision, kept = self._decision, self._rows
+        self._rows, self._at, self._risk = [], self._at[:0], self._risk[:0]  # handed over, not held twice
         rows = []
         for i in where.tolist():
-            row = list(self._rows[i])
+            row = list(self._lean(kept[i]))
             row[decision] = EXPERT
             rows.append(row)
         return Records(self.columns, rows, display)
