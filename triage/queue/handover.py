@@ -4,8 +4,8 @@ classify makes them, so that the queue is written without reading the classified
 With a share or count of the corpus routed by rank (the exact budget), a row's decision is known
 only once every message is ranked: the rows that can still be among the riskiest are kept, and no
 more. A row outside the `expected` riskiest of the rows seen so far can never be among the
-riskiest of the whole corpus (more rows only push it further down), so that at most about twice
-`expected` rows are ever held, whatever the size of the corpus."""
+riskiest of the whole corpus (more rows only push it further down), so that at most one and a half
+times `expected` rows and a chunk are ever held, whatever the size of the corpus."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ class QueueRows:
         self._rows += cells
         self._at = np.concatenate([self._at, np.arange(first, self.seen, dtype=np.int64)])
         self._risk = np.concatenate([self._risk, risk])
-        if len(self._rows) > 2 * self.expected + len(cells):
+        if len(self._rows) > self.expected + max(self.expected // 2, len(cells)):
             self._keep(riskiest(self._risk, self.expected))
 
     def _keep(self, kept: np.ndarray) -> None:
