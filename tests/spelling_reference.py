@@ -67,7 +67,8 @@ def recognizer_flags(lexicons: Lexicons, text: str) -> tuple:
         key in SERVICES or (key in lexicons.regions or key in lexicons.countries or key in FOREIGN_PLACES)
         and key not in lexicons.cities,
         key in lexicons.user_names,
-        not text[:1].isupper() and not text.isupper() and (key in WORD_LIKE_NICKNAMES or folded in WORD_LIKE_NICKNAMES),
+        # in lower case or with a capital, never in capitals (recognise reads a capital where a sentence opens)
+        not text.isupper() and (key in WORD_LIKE_NICKNAMES or folded in WORD_LIKE_NICKNAMES),
         text in INITIAL_LETTERS,
         key in INITIAL_CUES,
         not text[:1].isupper() and not text.isupper() and key in OTHER_WORDS,
