@@ -206,11 +206,11 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
     named = (label == L_DICTIONARY) | (label == L_AMBIGUOUS)
     best = np.full(n, _NO_RANK, dtype=np.int64)
     if named.any():
-        ranks = a.spellings.column(_ranks_many)
-        by_title = rule == rule_code("title")
-        word_ranks = np.take(ranks, a.spelling[words], axis=0)
-        word_ranks = np.where(by_title, word_ranks[:, 1], word_ranks[:, 0])
-        np.minimum.at(best, message[named], word_ranks[named])
+        # Asked of the named words' spellings only (a few in a batch): the others are never read.
+        at = np.flatnonzero(named)
+        ranks = a.spellings.column_at(_ranks_many, a.spelling[words[at]])
+        word_ranks = np.where(rule[at] == rule_code("title"), ranks[:, 1], ranks[:, 0])
+        np.minimum.at(best, message[at], word_ranks)
     best_rank = np.where((best > 0) & (best < _NO_RANK), np.log10(np.maximum(best, 1)), 0.0)
     return [
         total(label == L_DICTIONARY),
