@@ -898,14 +898,20 @@ def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikenes
     common first name cut short, from `spelling`'s prefixes: Seb); else PRE. (Places and
     brands: triage.recognizers.)"""
     table = analysis.spellings
-    prefixes = spelling.prefixes if spelling is not None else frozenset()
-    tags = table.column(_candidate_tags_many, prefixes)
-    return tags[analysis.spelling[tokens]].tolist()
+    prefixes = spelling.prefixes if spelling is not None else _NO_PREFIXES
+    # Worked out for the spellings of candidates only (most others are never asked about), as
+    # the codes of _TAGS.
+    codes = table.rows_for("names.tag", analysis.spelling[tokens],
+                           lambda sids: _candidate_tag_codes(table, sids, prefixes), 1, owner=prefixes)
+    return _TAGS[codes[:, 0].astype(np.intp)].tolist()
 
 
-@spelling_column("names.tag", object)
-def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> list[str]:
-    """candidate_tags of the spellings `sids` of a table at once."""
+_TAGS = np.array(["PRE", "NOM", "SUR"], dtype=object)  # by _candidate_tag_codes' codes
+_NO_PREFIXES: frozenset[str] = frozenset()
+
+
+def _candidate_tag_codes(table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> np.ndarray:
+    """candidate_tags of the spellings `sids` of a table at once, as indexes into _TAGS."""
     lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
     first = batch.known(table, "first_names", "lower")[sids]
     last = batch.known(table, "last_names", "lower")[sids]
@@ -914,8 +920,11 @@ def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset
     ending = np.zeros(len(lower), dtype=bool)
     long_enough = np.flatnonzero(lower_length >= 5).tolist()
     ending[long_enough] = [lower[i].endswith(_NICKNAME_SUFFIXES) for i in long_enough]
-    nickname = table.column(_reduplicated)[sids] | ending | (folded_length >= 3) & (folded_length <= 5) & members(prefixes, folded)
-    return np.where(first, "PRE", np.where(last, "NOM", np.where(nickname, "SUR", "PRE"))).tolist()
+    cut_short = np.zeros(len(folded), dtype=bool)  # only a spelling of three to five letters is asked
+    short = np.flatnonzero((folded_length >= 3) & (folded_length <= 5)).tolist()
+    cut_short[short] = members(prefixes, list(map(folded.__getitem__, short)))
+    nickname = table.column(_reduplicated)[sids] | ending | cut_short
+    return np.where(first, 0, np.where(last, 1, np.where(nickname, 2, 0)))
 
 
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:
