@@ -528,11 +528,18 @@ def is_reduplication(key: str) -> bool:
 
 def reduplications(keys: list[str]) -> np.ndarray:
     """[is_reduplication(key) for key in keys] as a bool array: only keys of an even length of
-    four or more are compared."""
+    four or more are compared, their halves for all of them at once in their code points."""
     lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    tried = np.flatnonzero((lengths >= 4) & (lengths % 2 == 0)).tolist()
+    tried = np.flatnonzero((lengths >= 4) & (lengths % 2 == 0))
     found = np.zeros(len(keys), dtype=bool)
-    found[tried] = [keys[i][: len(keys[i]) // 2] == keys[i][len(keys[i]) // 2 :] for i in tried]
+    if not len(tried):
+        return found
+    codes = np.frombuffer("".join(keys).encode("utf-32-le", "surrogatepass"), np.uint32)
+    half = lengths[tried] // 2
+    # Each character of the first halves, and where the same character of the second half is.
+    first = np.repeat(np.cumsum(lengths)[tried] - lengths[tried] - (np.cumsum(half) - half), half) + np.arange(int(half.sum()))
+    differ = codes[first] != codes[first + np.repeat(half, half)]
+    found[tried] = np.bincount(np.repeat(np.arange(len(tried)), half)[differ], minlength=len(tried)) == 0
     return found
 
 
@@ -703,9 +710,9 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     by_key = np.fromiter(map(ranks.get, key, itertools.repeat(0)), dtype=np.int64, count=len(key))
 
     def log_ranks(names: list[str]) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
-        listed = members(ranks, names)
-        chosen = [name if is_listed else f for name, f, is_listed in zip(names, folded, listed.tolist())]
-        rank = np.fromiter(map(ranks.get, chosen, itertools.repeat(0)), dtype=np.int64, count=len(chosen))
+        rank = np.fromiter(map(ranks.get, names, itertools.repeat(_UNLISTED)), dtype=np.int64, count=len(names))
+        unlisted = np.flatnonzero(rank == _UNLISTED).tolist()
+        rank[unlisted] = [ranks.get(folded[i], 0) for i in unlisted]
         rank = np.where(rank != 0, rank, by_key)  # `or`: a missing (or 0) rank falls back on the key's
         found = np.full(len(rank), 6.0)
         found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as a reference would
@@ -714,15 +721,15 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     def known(name: str) -> np.ndarray:
         return batch.known(table, name)[sids]
 
-    length = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    capitals = np.fromiter(map(str.isupper, map(_FIRST_CHARACTER, texts)), dtype=bool, count=len(texts))
+    scalars = table.numpy()
+    length = scalars.length[sids]  # len(text)
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
     pet = np.zeros(len(key), dtype=bool)
     long_enough = np.flatnonzero(key_length >= 4).tolist()
     pet[long_enough] = [key[i].endswith(_PET_SUFFIXES) for i in long_enough]
     return np.column_stack([
-        capitals & ~upper,
+        scalars.capitalised[sids],  # a capital first, not all capitals
         upper & (length > 1),
         log_ranks(list(map(_MATCH, map(table.infos.__getitem__, sids.tolist())))),
         log_ranks(lower),
@@ -730,7 +737,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         known("sms"),
         known("cities") | known("regions") | known("countries"),
         length,
-        batch.searched(_TRIPLE, key),
+        _tripled(key, key_length),
         likeness_scores(spelling, folded),
         members(spelling.prefixes, folded),
         reduplications(folded),
@@ -738,6 +745,23 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         members(OTHER_WORDS, key),  # a frequent word of another language (just, why, my)
         surname_ranks(lexicons, key, folded),
     ]).astype(float)
+
+
+_UNLISTED = np.iinfo(np.int64).min  # no first name's rank
+
+
+def _tripled(texts: list[str], lengths: np.ndarray) -> np.ndarray:
+    """[bool(_TRIPLE.search(text)) for text in texts] (`lengths`: the length of each text): a
+    character three times in a row, found for all the texts at once in their code points, one
+    newline between two texts (_TRIPLE's dot matches no newline: a run of them is no match)."""
+    found = np.zeros(len(texts), dtype=bool)
+    codes = np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), np.uint32)
+    if len(codes) < 3:
+        return found
+    at = np.flatnonzero((codes[:-2] == codes[1:-1]) & (codes[1:-1] == codes[2:]) & (codes[:-2] != ord("\n")))
+    if len(at):
+        found[np.searchsorted(np.cumsum(lengths + 1), at, side="right")] = True
+    return found
 
 
 def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.ndarray:
