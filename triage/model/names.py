@@ -402,10 +402,13 @@ class CorpusStats:
         spelling is looked up once for both. The rate in lower case is 0 for a text that has
         no lower-case form (digits alone). Remembered by the caller, per spelling (the word
         scorer's rows: triage.seekhide.table.Spellings.rows_for)."""
-        lowered = list(map(str.lower, texts))
+        return self.rates_of_lowered(list(map(str.lower, texts)))
+
+    def rates_of_lowered(self, lowered: list[str]) -> np.ndarray:
+        """rates_many of texts given in lower case already (text.lower() of each)."""
         keys = count_keys(lowered)
         weight = self._prior_weight()
-        rates = np.zeros((len(texts), 2))
+        rates = np.zeros((len(lowered), 2))
         for column, counts, lower_only in ((0, self.capitalised, False), (1, self.counts, True)):
             found = counts.get_keys(keys)
             if weight:
@@ -632,8 +635,8 @@ def _corpus_rates(table: Spellings, stats: CorpusStats, sids: np.ndarray) -> np.
     """(the rate of messages writing it with a capital mid-sentence, in lower case) of each
     spelling `sids` of a table, as the corpus `stats` count them, (len(sids), 2): worked out once
     per spelling and state of the counts."""
-    texts = table.texts
-    return table.rows_for("names.corpus_case", sids, lambda new: stats.rates_many([texts[s] for s in new.tolist()]),
+    lowered = batch.lowered(table)  # text.lower(), which the table holds already
+    return table.rows_for("names.corpus_case", sids, lambda new: stats.rates_of_lowered(lowered[new].tolist()),
                           2, owner=stats.counted)
 
 
