@@ -65,9 +65,8 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         known("countries"),
         np.fromiter(map(str.isupper, map(_FIRST_LETTER, texts)), dtype=bool, count=len(texts)),
         _elongated(texts),
-        members(phrase_words[0], key),
-        members(PERSON_CUES, key),
-        members(phrase_words[2], key),
+        # one look-up per key for the three small lists
+        batch.memberships((phrase_words[0], PERSON_CUES, phrase_words[2]), key),
     ])
 
 
@@ -206,11 +205,11 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
     named = (label == L_DICTIONARY) | (label == L_AMBIGUOUS)
     best = np.full(n, _NO_RANK, dtype=np.int64)
     if named.any():
-        ranks = a.spellings.column(_ranks_many)
-        by_title = rule == rule_code("title")
-        word_ranks = np.take(ranks, a.spelling[words], axis=0)
-        word_ranks = np.where(by_title, word_ranks[:, 1], word_ranks[:, 0])
-        np.minimum.at(best, message[named], word_ranks[named])
+        # Asked of the named words' spellings only (a few in a batch): the others are never read.
+        at = np.flatnonzero(named)
+        ranks = a.spellings.column_at(_ranks_many, a.spelling[words[at]])
+        word_ranks = np.where(rule[at] == rule_code("title"), ranks[:, 1], ranks[:, 0])
+        np.minimum.at(best, message[at], word_ranks)
     best_rank = np.where((best > 0) & (best < _NO_RANK), np.log10(np.maximum(best, 1)), 0.0)
     return [
         total(label == L_DICTIONARY),
@@ -251,13 +250,15 @@ def _count_place_phrases(a: Analysis, message, spelling, word_flags, cities, cou
 
 
 # Keyed by the lexicons themselves, weakly (an id would be reused by a later object).
-_PHRASES: weakref.WeakKeyDictionary[Lexicons, tuple[set[str], set[str], set[str]]] = weakref.WeakKeyDictionary()
+_PHRASES: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset[str], frozenset[str]]] = \
+    weakref.WeakKeyDictionary()
 
 
-def _phrase_parts(lexicons: Lexicons) -> tuple[set[str], set[str], set[str]]:
+def _phrase_parts(lexicons: Lexicons) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(first words, first two words, second words) of multi-word place names, once per
-    lexicons."""
+    lexicons. Frozen: batch.memberships reads several such lists at once."""
     if lexicons not in _PHRASES:
         phrases = [p.split(" ") for p in (*lexicons.cities, *lexicons.countries) if " " in p]
-        _PHRASES[lexicons] = {p[0] for p in phrases}, {" ".join(p[:2]) for p in phrases}, {p[1] for p in phrases}
+        _PHRASES[lexicons] = (frozenset(p[0] for p in phrases), frozenset(" ".join(p[:2]) for p in phrases),
+                              frozenset(p[1] for p in phrases))
     return _PHRASES[lexicons]

@@ -1,7 +1,7 @@
 """Per-spelling reference versions of the batched spelling columns: what the name
 scorer, the recognizers and the message counts compute for the new spellings of a batch at
 once (recognizers._flags_many, counts._flags_many and _ranks_many, names._context_flags_many,
-_static_many and _candidate_tags_many) written one spelling at a time, plainly. The property
+_static_many and _candidate_tag_codes) written one spelling at a time, plainly. The property
 tests of tests/test_spelling_batch.py check the batched code against them, as
 tests/seekhide_reference.py is the oracle of Seek&Hide's batch code."""
 

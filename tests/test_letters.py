@@ -43,6 +43,24 @@ def test_the_keys_of_many_words_are_their_distinct_letter_grams(words):
         assert unpack(k) not in found[r], "an n-gram of a word is counted once"
         found[r].add(unpack(k))
     assert found == [grams(word) for word in words]
+    pairs = list(zip(key.tolist(), row.tolist()))
+    assert pairs == sorted(pairs), "sorted by key, then row"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="abcdeéèçïœßXYZ'-jlmno", max_size=9), max_size=12))
+def test_a_score_adds_the_weights_of_a_words_grams_in_the_order_of_their_keys(words):
+    model = LetterModel(min_count=2).fit(NAMES + WORDS, [1] * len(NAMES) + [0] * len(WORDS))
+    weight = dict(zip(model.keys_.tolist(), model.weights_.tolist()))
+    row, key = gram_keys(words)
+    expected = []
+    for r in range(len(words)):
+        total = 0.0
+        for k in sorted(key[row == r].tolist()):  # one after the other, from 0: the same float every time
+            if k in weight:
+                total += weight[k]
+        expected.append(total + model.intercept_)
+    assert model.decision_function(words).tolist() == expected
 
 
 def test_the_model_is_a_logistic_regression_over_the_presence_of_letter_grams():

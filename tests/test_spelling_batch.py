@@ -86,7 +86,7 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     assert counts._flags_many.compute(table, sids).tolist() == \
         [list(reference.count_flags(lexicons, text, phrases)) for text in spelled]
     assert names._context_flags_many.compute(table, sids).tolist() == [list(reference.context_flags(text)) for text in spelled]
-    assert names._candidate_tags_many.compute(table, sids, likeness.prefixes) == \
+    assert names._TAGS[names._candidate_tag_codes(table, sids, likeness.prefixes)].tolist() == \
         [reference.candidate_tag(text, lexicons, likeness.prefixes) for text in spelled]
     labelled = [s for s in sids.tolist() if table.infos[s]]
     assert counts._ranks_many.compute(table, sids).tolist() == [

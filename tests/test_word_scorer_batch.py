@@ -4,6 +4,7 @@ spelling (NameLikeness.score), whichever way the trigrams are looked up and adde
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -102,3 +103,11 @@ def test_corpus_rates_of_many_spellings_equal_those_of_each(corpus, prior, refer
                                st.text("abé", max_size=8)), max_size=30))
 def test_reduplications_of_many_keys_equal_the_test_of_each(keys):
     assert names.reduplications(keys).tolist() == list(map(names.is_reduplication, keys))
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(texts=st.lists(st.one_of(st.sampled_from(["aaa", "Allo", "booonjour", "\n\n\n", "x\n\n\ny", "ééé", "aa", ""]),
+                                st.text("ab\né\ud800", max_size=8)), max_size=30))
+def test_triples_of_many_texts_equal_the_search_of_each(texts):
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    assert names._tripled(texts, lengths).tolist() == [bool(names._TRIPLE.search(text)) for text in texts]

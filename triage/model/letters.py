@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from triage.lexicons import fold
+from triage.seekhide.spelling_batch import fold_many
 
 # The n-gram lengths read, and the marks of a word's start and end.
 LENGTHS = (2, 3, 4)
@@ -29,10 +30,11 @@ def gram_keys(spellings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(row, key) of each distinct letter n-gram of each spelling: `row` indexes `spellings`,
     `key` packs the n-gram's folded letters and its length (equal keys, equal n-grams), sorted
     by key then row."""
-    marked = [f"^{fold(spelling)}$" for spelling in spellings]
-    lengths = np.fromiter(map(len, marked), np.int64, len(marked))
-    codes = np.frombuffer("".join(marked).encode("ascii", "replace"), np.uint8).astype(np.uint64)
-    starts = np.zeros(len(marked) + 1, np.int64)
+    folded = fold_many(spellings)  # ASCII: a byte per character
+    lengths = np.fromiter(map(len, folded), np.int64, len(folded)) + 2
+    marked = f"^{'$^'.join(folded)}$" if folded else ""  # each spelling between ^ and $
+    codes = np.frombuffer(marked.encode("ascii", "replace"), np.uint8).astype(np.uint64)
+    starts = np.zeros(len(folded) + 1, np.int64)
     np.cumsum(lengths, out=starts[1:])
     rows, keys = [], []
     for n in LENGTHS:
@@ -40,7 +42,7 @@ def gram_keys(spellings: list[str]) -> tuple[np.ndarray, np.ndarray]:
         count = np.maximum(lengths - n + 1, 0)
         if not count.any():
             continue
-        row = np.repeat(np.arange(len(marked)), count)
+        row = np.repeat(np.arange(len(folded)), count)
         first = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + starts[:-1][row]
         key = np.full(len(first), n, np.uint64)
         for k in range(n):
@@ -50,12 +52,15 @@ def gram_keys(spellings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     if not rows:
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
     row, key = np.concatenate(rows), np.concatenate(keys)
-    # Sorted by key, stably: the windows of one length come in row order, so equal keys of one
-    # word (an n-gram written twice: "lolo") end up side by side.
-    order = np.argsort(key, kind="stable")
-    row, key = row[order], key[order]
-    distinct = np.r_[True, (row[1:] != row[:-1]) | (key[1:] != key[:-1])]
-    return row[distinct], key[distinct]
+    # Sorted by key then row, as one integer each: a key takes at most 31 bits (7 a letter, 3 for
+    # the length), a row 32 (a list of 2**32 spellings would not fit in memory). One sort of
+    # integers costs a fraction of an argsort and its gathers.
+    packed = np.sort((key << _ROW_BITS) | row.astype(np.uint64))
+    packed = packed[np.r_[True, packed[1:] != packed[:-1]]]  # an n-gram a word writes twice ("lolo") once
+    return (packed & _ROW_MASK).astype(np.int64), packed >> _ROW_BITS
+
+
+_ROW_BITS, _ROW_MASK = np.uint64(32), np.uint64((1 << 32) - 1)  # gram_keys' packing
 
 
 class LetterModel:

@@ -402,10 +402,13 @@ class CorpusStats:
         spelling is looked up once for both. The rate in lower case is 0 for a text that has
         no lower-case form (digits alone). Remembered by the caller, per spelling (the word
         scorer's rows: triage.seekhide.table.Spellings.rows_for)."""
-        lowered = list(map(str.lower, texts))
+        return self.rates_of_lowered(list(map(str.lower, texts)))
+
+    def rates_of_lowered(self, lowered: list[str]) -> np.ndarray:
+        """rates_many of texts given in lower case already (text.lower() of each)."""
         keys = count_keys(lowered)
         weight = self._prior_weight()
-        rates = np.zeros((len(texts), 2))
+        rates = np.zeros((len(lowered), 2))
         for column, counts, lower_only in ((0, self.capitalised, False), (1, self.counts, True)):
             found = counts.get_keys(keys)
             if weight:
@@ -528,11 +531,18 @@ def is_reduplication(key: str) -> bool:
 
 def reduplications(keys: list[str]) -> np.ndarray:
     """[is_reduplication(key) for key in keys] as a bool array: only keys of an even length of
-    four or more are compared."""
+    four or more are compared, their halves for all of them at once in their code points."""
     lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    tried = np.flatnonzero((lengths >= 4) & (lengths % 2 == 0)).tolist()
+    tried = np.flatnonzero((lengths >= 4) & (lengths % 2 == 0))
     found = np.zeros(len(keys), dtype=bool)
-    found[tried] = [keys[i][: len(keys[i]) // 2] == keys[i][len(keys[i]) // 2 :] for i in tried]
+    if not len(tried):
+        return found
+    codes = np.frombuffer("".join(keys).encode("utf-32-le", "surrogatepass"), np.uint32)
+    half = lengths[tried] // 2
+    # Each character of the first halves, and where the same character of the second half is.
+    first = np.repeat(np.cumsum(lengths)[tried] - lengths[tried] - (np.cumsum(half) - half), half) + np.arange(int(half.sum()))
+    differ = codes[first] != codes[first + np.repeat(half, half)]
+    found[tried] = np.bincount(np.repeat(np.arange(len(tried)), half)[differ], minlength=len(tried)) == 0
     return found
 
 
@@ -625,8 +635,8 @@ def _corpus_rates(table: Spellings, stats: CorpusStats, sids: np.ndarray) -> np.
     """(the rate of messages writing it with a capital mid-sentence, in lower case) of each
     spelling `sids` of a table, as the corpus `stats` count them, (len(sids), 2): worked out once
     per spelling and state of the counts."""
-    texts = table.texts
-    return table.rows_for("names.corpus_case", sids, lambda new: stats.rates_many([texts[s] for s in new.tolist()]),
+    lowered = batch.lowered(table)  # text.lower(), which the table holds already
+    return table.rows_for("names.corpus_case", sids, lambda new: stats.rates_of_lowered(lowered[new].tolist()),
                           2, owner=stats.counted)
 
 
@@ -703,9 +713,9 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     by_key = np.fromiter(map(ranks.get, key, itertools.repeat(0)), dtype=np.int64, count=len(key))
 
     def log_ranks(names: list[str]) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
-        listed = members(ranks, names)
-        chosen = [name if is_listed else f for name, f, is_listed in zip(names, folded, listed.tolist())]
-        rank = np.fromiter(map(ranks.get, chosen, itertools.repeat(0)), dtype=np.int64, count=len(chosen))
+        rank = np.fromiter(map(ranks.get, names, itertools.repeat(_UNLISTED)), dtype=np.int64, count=len(names))
+        unlisted = np.flatnonzero(rank == _UNLISTED).tolist()
+        rank[unlisted] = [ranks.get(folded[i], 0) for i in unlisted]
         rank = np.where(rank != 0, rank, by_key)  # `or`: a missing (or 0) rank falls back on the key's
         found = np.full(len(rank), 6.0)
         found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as a reference would
@@ -714,15 +724,15 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     def known(name: str) -> np.ndarray:
         return batch.known(table, name)[sids]
 
-    length = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    capitals = np.fromiter(map(str.isupper, map(_FIRST_CHARACTER, texts)), dtype=bool, count=len(texts))
+    scalars = table.numpy()
+    length = scalars.length[sids]  # len(text)
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
     pet = np.zeros(len(key), dtype=bool)
     long_enough = np.flatnonzero(key_length >= 4).tolist()
     pet[long_enough] = [key[i].endswith(_PET_SUFFIXES) for i in long_enough]
     return np.column_stack([
-        capitals & ~upper,
+        scalars.capitalised[sids],  # a capital first, not all capitals
         upper & (length > 1),
         log_ranks(list(map(_MATCH, map(table.infos.__getitem__, sids.tolist())))),
         log_ranks(lower),
@@ -730,7 +740,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         known("sms"),
         known("cities") | known("regions") | known("countries"),
         length,
-        batch.searched(_TRIPLE, key),
+        _tripled(key, key_length),
         likeness_scores(spelling, folded),
         members(spelling.prefixes, folded),
         reduplications(folded),
@@ -738,6 +748,23 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         members(OTHER_WORDS, key),  # a frequent word of another language (just, why, my)
         surname_ranks(lexicons, key, folded),
     ]).astype(float)
+
+
+_UNLISTED = np.iinfo(np.int64).min  # no first name's rank
+
+
+def _tripled(texts: list[str], lengths: np.ndarray) -> np.ndarray:
+    """[bool(_TRIPLE.search(text)) for text in texts] (`lengths`: the length of each text): a
+    character three times in a row, found for all the texts at once in their code points, one
+    newline between two texts (_TRIPLE's dot matches no newline: a run of them is no match)."""
+    found = np.zeros(len(texts), dtype=bool)
+    codes = np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), np.uint32)
+    if len(codes) < 3:
+        return found
+    at = np.flatnonzero((codes[:-2] == codes[1:-1]) & (codes[1:-1] == codes[2:]) & (codes[:-2] != ord("\n")))
+    if len(at):
+        found[np.searchsorted(np.cumsum(lengths + 1), at, side="right")] = True
+    return found
 
 
 def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.ndarray:
@@ -898,14 +925,20 @@ def candidate_tags(analysis: Analysis, tokens: np.ndarray, spelling: NameLikenes
     common first name cut short, from `spelling`'s prefixes: Seb); else PRE. (Places and
     brands: triage.recognizers.)"""
     table = analysis.spellings
-    prefixes = spelling.prefixes if spelling is not None else frozenset()
-    tags = table.column(_candidate_tags_many, prefixes)
-    return tags[analysis.spelling[tokens]].tolist()
+    prefixes = spelling.prefixes if spelling is not None else _NO_PREFIXES
+    # Worked out for the spellings of candidates only (most others are never asked about), as
+    # the codes of _TAGS.
+    codes = table.rows_for("names.tag", analysis.spelling[tokens],
+                           lambda sids: _candidate_tag_codes(table, sids, prefixes), 1, owner=prefixes)
+    return _TAGS[codes[:, 0].astype(np.intp)].tolist()
 
 
-@spelling_column("names.tag", object)
-def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> list[str]:
-    """candidate_tags of the spellings `sids` of a table at once."""
+_TAGS = np.array(["PRE", "NOM", "SUR"], dtype=object)  # by _candidate_tag_codes' codes
+_NO_PREFIXES: frozenset[str] = frozenset()
+
+
+def _candidate_tag_codes(table: Spellings, sids: np.ndarray, prefixes: frozenset[str]) -> np.ndarray:
+    """candidate_tags of the spellings `sids` of a table at once, as indexes into _TAGS."""
     lower, folded = batch.lowered(table)[sids].tolist(), batch.folded_lowered(table)[sids].tolist()
     first = batch.known(table, "first_names", "lower")[sids]
     last = batch.known(table, "last_names", "lower")[sids]
@@ -914,8 +947,11 @@ def _candidate_tags_many(table: Spellings, sids: np.ndarray, prefixes: frozenset
     ending = np.zeros(len(lower), dtype=bool)
     long_enough = np.flatnonzero(lower_length >= 5).tolist()
     ending[long_enough] = [lower[i].endswith(_NICKNAME_SUFFIXES) for i in long_enough]
-    nickname = table.column(_reduplicated)[sids] | ending | (folded_length >= 3) & (folded_length <= 5) & members(prefixes, folded)
-    return np.where(first, "PRE", np.where(last, "NOM", np.where(nickname, "SUR", "PRE"))).tolist()
+    cut_short = np.zeros(len(folded), dtype=bool)  # only a spelling of three to five letters is asked
+    short = np.flatnonzero((folded_length >= 3) & (folded_length <= 5)).tolist()
+    cut_short[short] = members(prefixes, list(map(folded.__getitem__, short)))
+    nickname = table.column(_reduplicated)[sids] | ending | cut_short
+    return np.where(first, 0, np.where(last, 1, np.where(nickname, 2, 0)))
 
 
 def gold_targets(result: SeekResult, indices: list[int], spans: list[tuple[int, int, str]]) -> list[int]:
