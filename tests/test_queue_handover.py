@@ -81,6 +81,12 @@ def test_ranked_a_row_chosen_but_not_kept_is_an_error_not_a_silent_gap():
         kept.records(np.array([3]))
 
 
+def test_rows_kept_for_a_budget_hold_no_larger_choice():
+    kept = QueueRows(CLASSIFY_COLUMNS, 3)
+    assert kept.holds(3) and kept.holds(0) and not kept.holds(4)
+    assert QueueRows(CLASSIFY_COLUMNS).holds(10)
+
+
 def test_a_risk_for_each_row(tmp_path):
     with pytest.raises(ValueError, match="3 rows but 2 risks"):
         QueueRows(CLASSIFY_COLUMNS, 1).add(cells(0, [TA] * 3), np.array([0.1, 0.2]))

@@ -358,13 +358,15 @@ def run_classify(
         if queue_path and output is not None:
             from triage.queue.files import export_queue
 
-            if handover is not None and not summary.repeated_ids:
+            # Handed over unless ids repeat (the queue refuses them, naming their lines in the file) or the
+            # classifying pass ranked more rows than the statistics pass counted (a file changed meanwhile).
+            if handover is not None and not summary.repeated_ids and handover.holds(len(chosen) if ranked else 0):
                 rows = handover.records(chosen if ranked else None, display=source_name(output))
                 # The words of the queue's reasons are labelled as this classifier's Seek&Hide labels them.
                 queued = export_queue(rows, queue_path, force=queue_force, protect=[output, *protect],
                                       classified=summary.messages,
                                       seeker=classifier.seeker if classifier is not None else None)
-            else:  # (repeated ids: read back, for the queue's own refusal of them)
+            else:
                 queued = export_queue(output, queue_path, force=queue_force, protect=protect)
             summary.queue, summary.queued = Path(queue_path), queued.queued
         return summary

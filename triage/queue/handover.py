@@ -60,6 +60,11 @@ class QueueRows:
         if len(self._rows) > self.expected + max(self.expected // 2, len(cells)):
             self._keep(riskiest(self._risk, self.expected))
 
+    def holds(self, chosen: int) -> bool:
+        """Whether the rows kept hold every row of `chosen` routed to the expert by rank: the
+        rows were kept for `expected` of them (always true without ranking)."""
+        return self.expected is None or chosen <= self.expected
+
     def _keep(self, kept: np.ndarray) -> None:
         rows = self._rows
         self._rows = [self._lean(rows[i]) for i in kept.tolist()]
