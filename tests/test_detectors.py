@@ -622,6 +622,17 @@ def test_a_batch_is_detected_as_each_of_its_messages(texts):
     assert detectors.detect_many(texts) == [detect(text) for text in texts]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(BATCH_WORDS), max_size=15).map("".join), max_size=12),
+       st.integers(1, 60))
+def test_a_batch_of_long_messages_is_detected_in_parts_as_each_of_its_messages(texts, characters):
+    """Parts of at most `characters` characters, a longer message on its own: memory bounded, the
+    same hits."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(detectors, "MANY_CHARACTERS", characters)
+        assert detectors.detect_many(texts) == [detect(text) for text in texts]
+
+
 def test_a_batch_runs_the_detectors_only_on_messages_that_may_have_a_hit(monkeypatch):
     texts = ["coucou", "rdv a 18h30 ok", "mon num 06 12 34 56 78", "a 14h, pour le code"]
     expected = [detect(text) for text in texts]

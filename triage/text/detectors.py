@@ -754,11 +754,38 @@ _CUE_FIRSTS = np.zeros(128, dtype=bool)
 _CUE_FIRSTS[[ord(head[0]) for head in _CUE_HEADS]] = True
 
 
+# The characters of the messages looked at together (detect_many): the arrays of their code points
+# take about twenty bytes a character, so that a batch of long messages is looked at in parts of
+# about 20 MB, and a longer message on its own (detect).
+MANY_CHARACTERS = 1 << 20
+
+
 def detect_many(texts: list[str]) -> list[list[Detection]]:
     """[detect(text) for text in texts]. Most messages of a batch have no hit: what lets a
     family of detectors find something in a message is looked for in all of them at once (in
     the code points of the joined messages, and by one search of the address gate), and the
-    detectors run on the few messages where it is found."""
+    detectors run on the few messages where it is found. The messages are taken in parts of
+    at most MANY_CHARACTERS characters: memory does not grow with the length of a batch's
+    messages."""
+    found: list[list[Detection]] = []
+    part: list[str] = []
+    size = 0
+    for text in texts:
+        if len(text) > MANY_CHARACTERS:
+            found += _detected_together(part)
+            found.append(detect(text))
+            part, size = [], 0
+            continue
+        if size + len(text) > MANY_CHARACTERS:
+            found += _detected_together(part)
+            part, size = [], 0
+        part.append(text)
+        size += len(text) + 1
+    return found + _detected_together(part)
+
+
+def _detected_together(texts: list[str]) -> list[list[Detection]]:
+    """detect_many of messages of MANY_CHARACTERS characters at most, altogether."""
     n = len(texts)
     joined = _SEPARATOR.join(texts)
     if not n or joined.count(_SEPARATOR) != n - 1:
