@@ -103,6 +103,9 @@ def test_corpus_rates_of_many_spellings_equal_those_of_each(corpus, prior, refer
                                st.text("abé", max_size=8)), max_size=30))
 def test_reduplications_of_many_keys_equal_the_test_of_each(keys):
     assert names.reduplications(keys).tolist() == list(map(names.is_reduplication, keys))
+    with pytest.MonkeyPatch.context() as patch:  # the longer keys compared one by one
+        patch.setattr(names, "CODE_POINTS_LENGTH", 4)
+        assert names.reduplications(keys).tolist() == list(map(names.is_reduplication, keys))
 
 
 @settings(max_examples=200, **SETTINGS)
@@ -111,3 +114,6 @@ def test_reduplications_of_many_keys_equal_the_test_of_each(keys):
 def test_triples_of_many_texts_equal_the_search_of_each(texts):
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     assert names._tripled(texts, lengths).tolist() == [bool(names._TRIPLE.search(text)) for text in texts]
+    with pytest.MonkeyPatch.context() as patch:  # the longer texts searched one by one
+        patch.setattr(names, "CODE_POINTS_LENGTH", 3)
+        assert names._tripled(texts, lengths).tolist() == [bool(names._TRIPLE.search(text)) for text in texts]

@@ -529,20 +529,32 @@ def is_reduplication(key: str) -> bool:
     return n >= 4 and n % 2 == 0 and key[: n // 2] == key[n // 2 :]
 
 
+# Spellings up to this long are compared in their code points, all at once (reduplications,
+# _tripled); a longer one, alone, by its string: the arrays of code points take about twenty bytes a
+# character, which a pasted document of megabytes taken for a word must not cost.
+CODE_POINTS_LENGTH = 256
+
+
 def reduplications(keys: list[str]) -> np.ndarray:
     """[is_reduplication(key) for key in keys] as a bool array: only keys of an even length of
-    four or more are compared, their halves for all of them at once in their code points."""
+    four or more are compared, their halves for all of them at once in their code points (a key
+    longer than CODE_POINTS_LENGTH alone)."""
     lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    tried = np.flatnonzero((lengths >= 4) & (lengths % 2 == 0))
     found = np.zeros(len(keys), dtype=bool)
+    even = (lengths >= 4) & (lengths % 2 == 0)
+    long = np.flatnonzero(even & (lengths > CODE_POINTS_LENGTH)).tolist()
+    found[long] = [is_reduplication(keys[i]) for i in long]
+    tried = np.flatnonzero(even & (lengths <= CODE_POINTS_LENGTH))
     if not len(tried):
         return found
-    codes = np.frombuffer("".join(keys).encode("utf-32-le", "surrogatepass"), np.uint32)
-    half = lengths[tried] // 2
+    codes = np.frombuffer("".join(keys[i] for i in tried.tolist()).encode("utf-32-le", "surrogatepass"), np.uint32)
+    lengths = lengths[tried]
+    tried_at = np.arange(len(tried))
+    half = lengths // 2
     # Each character of the first halves, and where the same character of the second half is.
-    first = np.repeat(np.cumsum(lengths)[tried] - lengths[tried] - (np.cumsum(half) - half), half) + np.arange(int(half.sum()))
+    first = np.repeat(np.cumsum(lengths) - lengths - (np.cumsum(half) - half), half) + np.arange(int(half.sum()))
     differ = codes[first] != codes[first + np.repeat(half, half)]
-    found[tried] = np.bincount(np.repeat(np.arange(len(tried)), half)[differ], minlength=len(tried)) == 0
+    found[tried] = np.bincount(np.repeat(tried_at, half)[differ], minlength=len(tried)) == 0
     return found
 
 
@@ -756,14 +768,18 @@ _UNLISTED = np.iinfo(np.int64).min  # no first name's rank
 def _tripled(texts: list[str], lengths: np.ndarray) -> np.ndarray:
     """[bool(_TRIPLE.search(text)) for text in texts] (`lengths`: the length of each text): a
     character three times in a row, found for all the texts at once in their code points, one
-    newline between two texts (_TRIPLE's dot matches no newline: a run of them is no match)."""
+    newline between two texts (_TRIPLE's dot matches no newline: a run of them is no match); a
+    text longer than CODE_POINTS_LENGTH alone, by the pattern."""
     found = np.zeros(len(texts), dtype=bool)
-    codes = np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), np.uint32)
+    long = np.flatnonzero(lengths > CODE_POINTS_LENGTH).tolist()
+    found[long] = [_TRIPLE.search(texts[i]) is not None for i in long]
+    short = np.flatnonzero(lengths <= CODE_POINTS_LENGTH)
+    codes = np.frombuffer("\n".join(texts[i] for i in short.tolist()).encode("utf-32-le", "surrogatepass"), np.uint32)
     if len(codes) < 3:
         return found
     at = np.flatnonzero((codes[:-2] == codes[1:-1]) & (codes[1:-1] == codes[2:]) & (codes[:-2] != ord("\n")))
     if len(at):
-        found[np.searchsorted(np.cumsum(lengths + 1), at, side="right")] = True
+        found[short[np.searchsorted(np.cumsum(lengths[short] + 1), at, side="right")]] = True
     return found
 
 
