@@ -139,6 +139,41 @@ def test_name_likeness_of_long_spellings_holds_a_bounded_number_of_trigrams(lexi
     assert peak < 20 * 2**20  # every trigram of the batch held at once: about 70 MB
 
 
+@pytest.fixture(scope="module")
+def letter_likeness():
+    """The embedded model's name likeness, which scores a spelling by its letter model."""
+    from triage import model
+
+    likeness = model.load_predictor(model.default_model_path()).spelling
+    assert likeness.letters is not None
+    return likeness
+
+
+@settings(max_examples=50, **SETTINGS)
+@given(texts=st.lists(st.text(LETTERS, max_size=40), max_size=20), chunk=st.integers(1, 60))
+def test_letter_scores_held_in_chunks_equal_those_of_all_at_once(letter_likeness, texts, chunk):
+    folded = [fold(spelling_key(text)) for text in texts]
+    expected = letter_likeness.letters.decision_function(folded).tolist()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(names, "LIKENESS_CHUNK", chunk)
+        assert names.likeness_scores(letter_likeness, folded).tolist() == expected
+
+
+def test_letter_scores_of_long_spellings_hold_a_bounded_number_of_n_grams(letter_likeness):
+    import random
+    import tracemalloc
+
+    rng = random.Random(0)
+    folded = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=200)) for _ in range(5000)]
+    tracemalloc.start()
+    try:
+        names.likeness_scores(letter_likeness, folded)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 * 2**20  # every n-gram of the batch held at once: about 175 MB
+
+
 
 def test_a_spelling_column_is_declared_once_and_each_set_of_parameters_is_a_column_of_its_own(seeker):
     from triage.seekhide.columns import SPELLING_COLUMNS, spelling_column

@@ -810,27 +810,28 @@ def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.
     return found
 
 
-#: At most this many trigrams are held at once: a batch of long spellings would otherwise hold
-#: every trigram of every word (200-letter words: a list of about 200 strings each).
+#: At most about this many characters of words have their n-grams held at once: a batch of long
+#: spellings would otherwise hold every n-gram of every word (200-letter words: about 600 each).
 LIKENESS_CHUNK = 65_536
 
 
 def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
-    """[spelling.score(f) for f in folded] for folded keys: the trigrams of many words looked
-    up at once (at most LIKENESS_CHUNK of them held together), each word's values then added
-    up in order as sum() adds them (whose float summation differs between Python versions)."""
-    if getattr(spelling, "letters", None) is not None:
-        return spelling.letters.decision_function(folded)
+    """[spelling.score(f) for f in folded] for folded keys: the n-grams of many words looked
+    up at once (at most about LIKENESS_CHUNK characters of words held together: a batch of long
+    spellings would otherwise hold every n-gram of every word at once), each word's values then
+    added up in order (the letter model's in the order of its keys; the trigrams' as sum() adds
+    them, whose float summation differs between Python versions)."""
+    letters = getattr(spelling, "letters", None)
     scores: list[np.ndarray] = []
     words: list[str] = []
     held = 0
     for f in folded:
-        words.append(f"^{f}$")
+        words.append(f if letters is not None else f"^{f}$")
         held += len(f)
         if held >= LIKENESS_CHUNK:
-            scores.append(_likeness_chunk(spelling, words))
+            scores.append(letters.decision_function(words) if letters is not None else _likeness_chunk(spelling, words))
             words, held = [], 0
-    scores.append(_likeness_chunk(spelling, words))
+    scores.append(letters.decision_function(words) if letters is not None else _likeness_chunk(spelling, words))
     return np.concatenate(scores)
 
 
