@@ -123,19 +123,23 @@ def test_name_likeness_held_in_chunks_equals_the_score_of_each(lexicons, texts, 
         names.LIKENESS_CHUNK = default
 
 
-def test_name_likeness_of_long_spellings_holds_a_bounded_number_of_trigrams(lexicons):
+def traced_peak_of_long_spellings(likeness) -> int:
+    """The peak traced memory of likeness_scores on 5,000 new words of 200 random letters."""
     import random
     import tracemalloc
 
-    likeness = names.default_spelling(lexicons)
     rng = random.Random(0)
     folded = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=200)) for _ in range(5000)]
     tracemalloc.start()
     try:
         names.likeness_scores(likeness, folded)
-        _, peak = tracemalloc.get_traced_memory()
+        return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def test_name_likeness_of_long_spellings_holds_a_bounded_number_of_trigrams(lexicons):
+    peak = traced_peak_of_long_spellings(names.default_spelling(lexicons))
     assert peak < 20 * 2**20  # every trigram of the batch held at once: about 70 MB
 
 
@@ -160,17 +164,7 @@ def test_letter_scores_held_in_chunks_equal_those_of_all_at_once(letter_likeness
 
 
 def test_letter_scores_of_long_spellings_hold_a_bounded_number_of_n_grams(letter_likeness):
-    import random
-    import tracemalloc
-
-    rng = random.Random(0)
-    folded = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=200)) for _ in range(5000)]
-    tracemalloc.start()
-    try:
-        names.likeness_scores(letter_likeness, folded)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak_of_long_spellings(letter_likeness)
     assert peak < 40 * 2**20  # every n-gram of the batch held at once: about 175 MB
 
 

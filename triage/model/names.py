@@ -13,6 +13,7 @@ features into a probability; classify runs it as a numpy Forest (see triage.mode
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -822,6 +823,8 @@ def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
     added up in order (the letter model's in the order of its keys; the trigrams' as sum() adds
     them, whose float summation differs between Python versions)."""
     letters = getattr(spelling, "letters", None)
+    # The letter model marks a word's ends itself; the trigrams are read between ^ and $.
+    score = letters.decision_function if letters is not None else functools.partial(_likeness_chunk, spelling)
     scores: list[np.ndarray] = []
     words: list[str] = []
     held = 0
@@ -829,9 +832,9 @@ def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
         words.append(f if letters is not None else f"^{f}$")
         held += len(f)
         if held >= LIKENESS_CHUNK:
-            scores.append(letters.decision_function(words) if letters is not None else _likeness_chunk(spelling, words))
+            scores.append(score(words))
             words, held = [], 0
-    scores.append(letters.decision_function(words) if letters is not None else _likeness_chunk(spelling, words))
+    scores.append(score(words))
     return np.concatenate(scores)
 
 

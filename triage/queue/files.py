@@ -18,6 +18,7 @@ word is learnt only with an explicit scope, in the review workspace (triage.revi
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import os
@@ -126,6 +127,12 @@ class _Row:
     @property
     def seekhide(self) -> str:
         return self.message.fields.get("seekhide", "").strip().upper()
+
+    @functools.cached_property
+    def every_spot(self) -> list:
+        """spots(self, all_hidden=True), worked out once: the labelling of the reasons' words,
+        the reasons and the HTML page each read them (do not change the list)."""
+        return spots(self, all_hidden=True)
 
     @property
     def order(self) -> tuple:
@@ -260,13 +267,13 @@ def _look_at(row: _Row) -> list[str]:
 def _label_words_of(rows: list[_Row], seeker: SeekAndHide) -> None:
     """Label at once every word the reasons of `rows` ask Seek&Hide about (WordLabeller.label_many:
     the labels label_word gives one word at a time, which it then answers from memory)."""
-    seeker.label_many(spot.text for row in rows for spot in spots(row, all_hidden=True)
+    seeker.label_many(spot.text for row in rows for spot in row.every_spot
                       if not spot.tag or spot.tag in NAME_TAGS)
 
 
 def _why(row: _Row, seeker: SeekAndHide) -> str:
     """A one-line explanation: Seek&Hide's label and its reasons, the model's label and p."""
-    reasons = [r for spot in unique(spots(row, all_hidden=True)) if (r := reason(spot, seeker))]
+    reasons = [r for spot in unique(row.every_spot) if (r := reason(spot, seeker))]
     if len(reasons) > MAX_REASONS:
         reasons = reasons[:MAX_REASONS] + [f"and {len(reasons) - MAX_REASONS} more"]
     seekhide = row.message.fields.get("seekhide", "").strip()
@@ -492,7 +499,7 @@ def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
         cells = [
             f"<td>{number}</td>",
             f"<td>{esc(row.message.id)}</td>",
-            f'<td class="text">{_marked_text(row.text, spots(row, all_hidden=True))}</td>',
+            f'<td class="text">{_marked_text(row.text, row.every_spot)}</td>',
             f"<td>{esc(_machines_hide(row)) or 'nothing'}</td>",
             f"<td>{esc(LOOK_AT_SEPARATOR.join(_look_at(row)))}</td>",
             f'<td class="why">{esc(_why(row, seeker))}</td>',

@@ -792,10 +792,8 @@ def _detected_together(texts: list[str]) -> list[list[Detection]]:
         return list(map(detect, texts))
     codes = _codes(joined)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
-    starts = np.cumsum(lengths + 1) - lengths - 1
-
-    def messages(at: np.ndarray) -> np.ndarray:
-        return np.searchsorted(starts, at, side="right") - 1
+    starts = _starts(lengths)
+    messages = functools.partial(_message_at, starts)
 
     def holding(at: np.ndarray) -> np.ndarray:
         found = np.zeros(n, dtype=bool)
@@ -820,18 +818,27 @@ def _detected_together(texts: list[str]) -> list[list[Detection]]:
     rest = np.flatnonzero((digits > 0) & ~numbers)
     if len(rest):  # the cues and the address gate, in the messages left
         part = _SEPARATOR.join([texts[i] for i in rest.tolist()])
-        part_lengths = lengths[rest]
-        part_starts = np.cumsum(part_lengths + 1) - part_lengths - 1
+        part_starts = _starts(lengths[rest])
         last_digit = digit_at[np.cumsum(digits)[rest] - 1] - starts[rest] + part_starts
-        at = _cue_starts(part, _codes(part), last_digit, lambda at: np.searchsorted(part_starts, at, side="right") - 1)
+        at = _cue_starts(part, _codes(part), last_digit, functools.partial(_message_at, part_starts))
         gates = [m.start() for m in _ADR_GATE_REST.finditer(part)]
-        numbers[rest[np.searchsorted(part_starts, [*at, *gates], side="right") - 1]] = True
+        numbers[rest[_message_at(part_starts, [*at, *gates])]] = True
     found: list[list[Detection]] = [[] for _ in range(n)]
     mails_of, urls_of = mails.tolist(), urls.tolist()
     digits_of = np.where(numbers, digits, 0).tolist()
     for i in np.flatnonzero(mails | urls | numbers).tolist():
         found[i] = _detected(texts[i], mails_of[i], urls_of[i], digits_of[i])
     return found
+
+
+def _starts(lengths: np.ndarray) -> np.ndarray:
+    """Where each message starts in the messages (of `lengths` characters) joined by _SEPARATOR."""
+    return np.cumsum(lengths + 1) - lengths - 1
+
+
+def _message_at(starts: np.ndarray, at) -> np.ndarray:
+    """The message (starting at `starts` in the joined messages) of each position `at`."""
+    return np.searchsorted(starts, at, side="right") - 1
 
 
 def _cue_starts(joined: str, codes: np.ndarray, last_digit: np.ndarray, messages) -> list[int]:
