@@ -11,6 +11,7 @@ import pytest
 
 from triage import lexicons as lexicon_module
 from triage.errors import InputError, OutputExists
+from triage.queue import files as queue_files
 from triage.queue.files import CLASSIFIED_COLUMNS, FINAL_COLUMNS, QUEUE_COLUMNS, apply_decisions, export_queue
 from triage.seekhide import DICTIONARY, SeekAndHide, code, hidden_json, stable_id
 
@@ -125,6 +126,31 @@ def test_risk_column_orders_the_queue_when_present(tmp_path, seeker):
     queue = read_csv(tmp_path / "q.csv")
     assert [r["id"] for r in queue] == ["b", "c", "a"]  # by risk, not by score
     assert queue[0]["why"].endswith("risk=0.90")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "html", "xlsx"])
+def test_a_queue_made_a_batch_at_a_time_is_the_queue_made_at_once(corpus, tmp_path, seeker, monkeypatch, fmt):
+    """The rows are held lean and parsed again in the queue's order a batch at a time: batches of
+    one row give the same file, bytes or cells, as one batch of them all, a cell that holds the
+    character the held rows are joined by included."""
+    with open(corpus, encoding="utf-8", newline="") as handle:
+        classified = list(csv.DictReader(handle))
+    classified[1]["text"] = classified[1]["text"].replace(" ", "\x1f", 1)
+    path = write_classified(tmp_path / "joined.csv", classified)
+    made = {}
+    for batch in (1, 10_000):
+        monkeypatch.setattr(queue_files, "QUEUE_BATCH", batch)
+        made[batch] = tmp_path / f"queue-{batch}.{fmt}"
+        assert export_queue(path, made[batch], seeker=seeker).queued == 6
+    if fmt == "xlsx":
+        import openpyxl
+
+        one, all_ = ([[c.value for c in r] for r in openpyxl.load_workbook(made[b]).active.iter_rows()] for b in made)
+        assert one == all_ and len(one) == 7
+    else:
+        assert made[1].read_bytes() == made[10_000].read_bytes()
+    if fmt == "csv":
+        assert classified[1]["text"] in {r["text"] for r in read_csv(made[1])}
 
 
 def test_look_at_and_why(corpus, tmp_path, seeker, lexicons):

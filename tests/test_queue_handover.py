@@ -1,6 +1,6 @@
 """The expert's queue handed its rows by classify (triage.queue.handover): the rows kept are exactly
 those that go to the expert, in input order, whatever the chunks; with the exact budget, no more
-than one and a half times the budget and a chunk are ever held; and classify --queue does not
+than the budget and two chunks are ever held; and classify --queue does not
 read its output back."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_without_ranking_the_rows_decided_expert_are_kept_in_input_order():
     kept.add(cells(0, [TA, EXPERT, NTA]))
     kept.add(cells(3, [EXPERT, EXPERT]))
     records = kept.records()
-    assert [row[CLASSIFY_COLUMNS.index("id")] for row in records.rows] == ["m1", "m3", "m4"]
+    assert [row[CLASSIFY_COLUMNS.index("id")] for row in list(records.rows)] == ["m1", "m3", "m4"]
     assert records.columns == list(CLASSIFY_COLUMNS)
 
 
@@ -56,7 +56,7 @@ def test_without_ranking_the_rows_decided_expert_are_kept_in_input_order():
        st.lists(st.integers(1, 17), max_size=20), st.integers(0, 40))
 def test_ranked_the_riskiest_rows_are_kept_whatever_the_chunks(risks, sizes, expected):
     """Many ties: the rows kept are those `riskiest` chooses of the whole corpus (ties in input
-    order), with their decision made EXPERT, and never more than one and a half times the budget plus a chunk."""
+    order), with their decision made EXPERT, and never more than the budget plus two chunks."""
     expected = min(expected, len(risks))
     kept = QueueRows(CLASSIFY_COLUMNS, expected)
     first, largest = 0, 0
@@ -64,9 +64,9 @@ def test_ranked_the_riskiest_rows_are_kept_whatever_the_chunks(risks, sizes, exp
         kept.add(cells(first, [TA if r < 0.5 else NTA for r in chunk]), np.asarray(chunk))
         first += len(chunk)
         largest = max(largest, len(chunk))
-        assert len(kept) <= expected + max(expected // 2, largest) + largest
+        assert len(kept) <= expected + 2 * largest
     chosen = riskiest(np.asarray(risks), expected)
-    rows = kept.records(chosen).rows
+    rows = list(kept.records(chosen).rows)
     assert [row[CLASSIFY_COLUMNS.index("id")] for row in rows] == [f"m{n}" for n in chosen.tolist()]
     assert {row[DECISION] for row in rows} <= {EXPERT}
     assert {row[CLASSIFY_COLUMNS.index("anonymised")] for row in rows} <= {""}  # never read by the queue: not held
@@ -85,6 +85,36 @@ def test_rows_kept_for_a_budget_hold_no_larger_choice():
     kept = QueueRows(CLASSIFY_COLUMNS, 3)
     assert kept.holds(3) and kept.holds(0) and not kept.holds(4)
     assert QueueRows(CLASSIFY_COLUMNS).holds(10)
+
+
+def test_once_expected_rows_are_riskier_a_row_no_riskier_is_not_kept():
+    """Ties go to the earlier rows: after the first pruning, a later row at the least risk kept
+    can never be chosen, and is not held at all."""
+    kept = QueueRows(CLASSIFY_COLUMNS, 2)
+    for n, risk in enumerate([0.9, 0.5, 0.8, 0.1]):
+        kept.add(cells(n, [TA]), np.array([risk]))
+    assert len(kept) == 2  # pruned to the riskiest two: 0.9 and 0.8
+    held = []
+    for n, risk in enumerate([0.8, 0.2, 0.95], 4):
+        kept.add(cells(n, [TA]), np.array([risk]))
+        held.append(len(kept))
+    assert held == [2, 2, 3]  # 0.8 ties the least risky kept (the earlier row wins the tie); 0.2 is below
+    assert [row[CLASSIFY_COLUMNS.index("id")] for row in list(kept.records(np.array([0, 6])).rows)] == ["m0", "m6"]
+
+
+@pytest.mark.parametrize("expected", [None, 1], ids=["unranked", "ranked"])
+def test_a_cell_holding_the_separator_of_held_rows_is_handed_over_whole(expected):
+    """The rows are held as one string of joined cells: a cell holding the joining character
+    keeps its row whole, and the rows handed over are read once (the queue holds them its own way)."""
+    row = list(cells(0, [EXPERT])[0])
+    row[CLASSIFY_COLUMNS.index("text")] = "Salut Marie\x1f tu viens ?"
+    kept = QueueRows(CLASSIFY_COLUMNS, expected)
+    kept.add([tuple(row)], None if expected is None else np.array([0.7]))
+    rows = kept.records(None if expected is None else np.array([0])).rows
+    assert rows[0][CLASSIFY_COLUMNS.index("text")] == "Salut Marie\x1f tu viens ?"
+    assert len(list(rows)[0]) == len(CLASSIFY_COLUMNS)
+    with pytest.raises(RuntimeError, match="read once"):
+        list(rows)
 
 
 def test_a_risk_for_each_row(tmp_path):

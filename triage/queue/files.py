@@ -25,6 +25,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from itertools import repeat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Sequence
@@ -222,6 +223,60 @@ def _parse_row(message: Message, display: str, decision: str, has_risk: bool) ->
     )
 
 
+# The columns of a classified row the queue reads (a held row keeps these cells and no other).
+_READ_COLUMNS = ("decision", "seekhide", "model", "score", RISK_COLUMN, "hidden", "highlighted")
+# Rows of the queue made at once (their reasons' words labelled together): the memory of the
+# export is that of the rows held in their lean form and of one such batch.
+QUEUE_BATCH = 2_000
+_CELL_SEPARATOR = "\x1f"  # the unit separator, which a classified file's cells almost never hold
+
+
+class _HeldRows:
+    """The expert's rows of a classified file, held lean until they are written: a row's order in
+    the queue (_uncertainty_order) and the cells it reads, joined into one string. At a million
+    messages and a budget of 10%, 100,000 parsed rows (each a Message, its cells by column, its
+    spans) would take about three times the memory; each row is parsed again, a batch at a time,
+    in the queue's order (in_order)."""
+
+    def __init__(self, display: str, has_risk: bool):
+        self.display, self.has_risk = display, has_risk
+        self._cells: list = []
+        self._group: list[int] = []  # the order's first key (0: by risk, 1: by score)
+        self._value: list[float] = []  # and its second
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def add(self, row: _Row) -> None:
+        """Hold a parsed row (checked as it was parsed)."""
+        group, value = _uncertainty_order(row)
+        self._group.append(group)
+        self._value.append(value)
+        message = row.message
+        cells = (str(message.line), message.id, message.text, *map(message.fields.get, _READ_COLUMNS, repeat("")))
+        joined = _CELL_SEPARATOR.join(cells)
+        # A cell that holds the separator keeps its row as a tuple.
+        self._cells.append(joined if joined.count(_CELL_SEPARATOR) == len(cells) - 1 else cells)
+
+    def in_order(self, seeker: SeekAndHide) -> Iterator[_Row]:
+        """The rows parsed again in the queue's order (most uncertain first, ties in file order),
+        a batch at a time, each batch's reasons' words labelled together (_label_words_of)."""
+        import numpy as np
+
+        order = np.lexsort((np.asarray(self._value, dtype=float), np.asarray(self._group, dtype=np.int8)))
+        self._group, self._value = [], []
+        cells, display, has_risk = self._cells, self.display, self.has_risk
+        for start in range(0, len(order), QUEUE_BATCH):
+            batch = []
+            for i in order[start:start + QUEUE_BATCH].tolist():
+                held = cells[i]
+                line, ident, text, *read = held.split(_CELL_SEPARATOR) if held.__class__ is str else held
+                message = Message(int(line), ident, text, dict(zip(_READ_COLUMNS, read)))
+                batch.append(_parse_row(message, display, EXPERT, has_risk))
+            _label_words_of(batch, seeker)
+            yield from batch
+
+
 def _open_classified(path: str | os.PathLike[str]) -> MessageTable:
     return open_messages(path, id_column="id", required_columns=CLASSIFIED_COLUMNS)
 
@@ -342,7 +397,7 @@ def export_queue(
     table = _open_classified(classified_path)
     display = source_name(classified_path)
     has_risk = RISK_COLUMN in table.columns
-    rows: list[_Row] = []
+    held = _HeldRows(display, has_risk)
     total = 0
 
     def keep(message: Message) -> None:
@@ -350,33 +405,33 @@ def export_queue(
         total += 1
         decision = _decision(message, display)
         if decision == EXPERT:
-            rows.append(_parse_row(message, display, decision, has_risk))
+            held.add(_parse_row(message, display, decision, has_risk))
 
     _refuse_duplicates(display, duplicate_ids(_tap(table, keep)))
     if classified is not None:
         total = classified
-    rows.sort(key=_uncertainty_order)
     if seeker is None:
         seeker = SeekAndHide(lexicon_module.default())
-    _label_words_of(rows, seeker)
+    queued = len(held)
+    rows = held.in_order(seeker)
     if output_path is None:
         records = [_queue_record(row, seeker) for row in rows]
-        return QueueSummary(None, chosen, len(rows), total, [[r[c] for c in QUEUE_COLUMNS] for r in records])
+        return QueueSummary(None, chosen, queued, total, [[r[c] for c in QUEUE_COLUMNS] for r in records])
     encoding = "utf-8-sig" if chosen in ("csv", "tsv") else "utf-8"  # the BOM makes Excel read UTF-8
     with outputs.atomic_output(output_path, force=force, protect=[classified_path, *protect],
                                encoding=encoding) as handle:
         if chosen == "html":
-            handle.write(_html_page(rows, total, seeker))
+            handle.writelines(_html_page(rows, queued, total, seeker))
         elif chosen == "xlsx":
             from triage.io.spreadsheets import write_into
 
-            records = [_queue_record(row, seeker) for row in rows]
-            write_into(handle, QUEUE_COLUMNS, [[r[c] for c in QUEUE_COLUMNS] for r in records], sheet="queue")
+            records = (_queue_record(row, seeker) for row in rows)
+            write_into(handle, QUEUE_COLUMNS, ([r[c] for c in QUEUE_COLUMNS] for r in records), sheet="queue")
         else:
             # Spreadsheet formats get every cell neutralised; JSONL is read by programs.
             writer = TableWriter(handle, QUEUE_COLUMNS, format=chosen, neutralise_formulas=chosen != "jsonl")
             writer.write_many(_queue_record(row, seeker) for row in rows)
-    return QueueSummary(Path(output_path), chosen, len(rows), total)
+    return QueueSummary(Path(output_path), chosen, queued, total)
 
 
 def _proposal(row: _Row) -> str:
@@ -475,25 +530,26 @@ given.</p>
 """
 
 
-def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
-    """One self-contained page: inline CSS, no script, no external resource; every value
-    escaped (the Content-Security-Policy forbids scripts even if one slipped through)."""
+def _html_page(rows: Iterable[_Row], count: int, total: int, seeker: SeekAndHide) -> Iterator[str]:
+    """One self-contained page, a line at a time, for the `count` rows of `rows`: inline CSS, no
+    script, no external resource; every value escaped (the Content-Security-Policy forbids
+    scripts even if one slipped through)."""
     esc = html.escape
-    out = [
+    yield from (line + "\n" for line in [
         "<!DOCTYPE html>",
         '<html lang="fr"><head><meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>sms-triage: expert queue ({len(rows)} messages)</title>",
+        f"<title>sms-triage: expert queue ({count} messages)</title>",
         f"<style>{_HTML_STYLE}</style></head><body>",
-        f"<h1>Expert queue: {len(rows):,} message{'s' if len(rows) != 1 else ''} to read</h1>",
-        f"<p>{len(rows):,} of {total:,} classified messages need a human decision: the machines "
+        f"<h1>Expert queue: {count:,} message{'s' if count != 1 else ''} to read</h1>",
+        f"<p>{count:,} of {total:,} classified messages need a human decision: the machines "
         "sent them to a human, the most uncertain first.</p>",
         _HTML_ANSWER,
         '<p><mark>word</mark> ambiguous or unknown word, to look at &nbsp; <mark class="hidden">word <span class="tag">TAG</span></mark> '
         "hidden by the machines (TA keeps it hidden, NTA releases it)</p>",
         "<table><thead><tr><th>#</th><th>id</th><th>message</th><th>the machines hide</th><th>look at</th>"
         "<th>why</th><th>Seek&amp;Hide</th><th>model</th><th>score</th></tr></thead><tbody>",
-    ]
+    ])
     for number, row in enumerate(rows, 1):
         fields = row.message.fields
         cells = [
@@ -507,9 +563,8 @@ def _html_page(rows: list[_Row], total: int, seeker: SeekAndHide) -> str:
             f"<td>{esc(fields.get('model', ''))}</td>",
             f"<td>{esc(fields.get('score', ''))}</td>",
         ]
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table></body></html>")
-    return "\n".join(out) + "\n"
+        yield "<tr>" + "".join(cells) + "</tr>\n"
+    yield "</tbody></table></body></html>\n"
 
 
 # --------------------------------------------------------------------------- apply

@@ -4,12 +4,17 @@ classify makes them, so that the queue is written without reading the classified
 With a share or count of the corpus routed by rank (the exact budget), a row's decision is known
 only once every message is ranked: the rows that can still be among the riskiest are kept, and no
 more. A row outside the `expected` riskiest of the rows seen so far can never be among the
-riskiest of the whole corpus (more rows only push it further down), so that at most one and a half
-times `expected` rows and a chunk are ever held, whatever the size of the corpus."""
+riskiest of the whole corpus (more rows only push it further down), so that at most `expected`
+rows and two chunks are ever held, whatever the size of the corpus; once `expected` rows are
+held, a later row no riskier than all of them is not held at all.
+
+A row is held lean: its cells joined into one string, without the anonymised text, which the
+queue never reads (at a million messages, 150,000 rows of separate cells would take about three
+times the memory)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -36,9 +41,10 @@ class QueueRows:
         # million messages, the rows a budget of 10% keeps would hold 100,000 such texts.
         self._unread = self.columns.index("anonymised") if "anonymised" in self.columns else None
         self.seen = 0  # the rows added so far
-        self._rows: list = []  # the cells of the rows kept, in input order
+        self._rows: list = []  # the rows kept (lean), in input order
         self._at = np.zeros(0, dtype=np.int64)  # (ranked) the position of each in the corpus
         self._risk = np.zeros(0, dtype=float)  # (ranked) and its risk
+        self._floor = -np.inf  # (ranked) a risk no row kept from now on is at or below
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -54,10 +60,13 @@ class QueueRows:
         risk = np.asarray(risk, dtype=float)
         if len(risk) != len(cells):
             raise ValueError(f"{len(cells)} rows but {len(risk)} risks")
-        self._rows += cells
-        self._at = np.concatenate([self._at, np.arange(first, self.seen, dtype=np.int64)])
-        self._risk = np.concatenate([self._risk, risk])
-        if len(self._rows) > self.expected + max(self.expected // 2, len(cells)):
+        # A row no riskier than the least risky of `expected` earlier rows can never be chosen
+        # (ties go to the earlier rows): it is not kept at all.
+        take = np.flatnonzero(~(risk <= self._floor))
+        self._rows += map(self._lean, map(cells.__getitem__, take.tolist()))
+        self._at = np.concatenate([self._at, take + first])
+        self._risk = np.concatenate([self._risk, risk[take]])
+        if len(self._rows) > self.expected + len(cells):
             self._keep(riskiest(self._risk, self.expected))
 
     def holds(self, chosen: int) -> bool:
@@ -66,16 +75,18 @@ class QueueRows:
         return self.expected is None or chosen <= self.expected
 
     def _keep(self, kept: np.ndarray) -> None:
-        rows = self._rows
-        self._rows = [self._lean(rows[i]) for i in kept.tolist()]
+        self._rows = list(map(self._rows.__getitem__, kept.tolist()))
         self._at, self._risk = self._at[kept], self._risk[kept]
+        self._floor = self._risk.min() if len(kept) else np.inf
 
-    def _lean(self, row: Sequence[str]) -> tuple[str, ...]:
-        """A row as kept: its cells, but for the one the queue never reads (empty)."""
+    def _lean(self, row: Sequence[str]) -> str | tuple[str, ...]:
+        """A row as kept: its cells, but for the one the queue never reads (empty), joined by the
+        unit separator; as a tuple if a cell holds one (_cells_of reads either)."""
         unread = self._unread
-        if unread is None or not row[unread]:
-            return tuple(row)
-        return (*row[:unread], "", *row[unread + 1:])
+        if unread is not None and row[unread]:
+            row = (*row[:unread], "", *row[unread + 1:])
+        joined = _SEPARATOR.join(row)
+        return joined if joined.count(_SEPARATOR) == len(row) - 1 else tuple(row)
 
     def records(self, chosen: np.ndarray | None = None, display: str = "the classified rows") -> Records:
         """The rows that go to the expert, in input order, as Records of `columns`. With the
@@ -83,16 +94,52 @@ class QueueRows:
         (ExactBudget.choose): their decision becomes EXPERT, as in the classified file."""
         if self.expected is None:
             rows, self._rows = self._rows, []
-            return Records(self.columns, [list(row) for row in rows], display)
+            return Records(self.columns, HandedRows(rows), display)
         chosen = np.asarray(chosen, dtype=np.int64)
         where = np.searchsorted(self._at, chosen)
         if len(chosen) and (where.max() >= len(self._at) or (self._at[where] != chosen).any()):
             raise RuntimeError("the expert queue's rows: a row routed to the expert was not kept")
         decision, kept = self._decision, self._rows
         self._rows, self._at, self._risk = [], self._at[:0], self._risk[:0]  # handed over, not held twice
-        rows = []
-        for i in where.tolist():
-            row = list(self._lean(kept[i]))
-            row[decision] = EXPERT
-            rows.append(row)
-        return Records(self.columns, rows, display)
+        return Records(self.columns, HandedRows(list(map(kept.__getitem__, where.tolist())), decision), display)
+
+
+_SEPARATOR = "\x1f"  # the unit separator, which classify's cells almost never hold
+
+
+def _cells_of(row: str | tuple[str, ...]) -> list[str]:
+    return row.split(_SEPARATOR) if row.__class__ is str else list(row)
+
+
+class HandedRows(Sequence):
+    """The rows handed over to the queue, each made a list of cells as it is read; read in order,
+    each row is let go of once read (the queue reads them once: it holds them its own way), so
+    that they are never held twice. With `expert`, the index of the decision cell, made EXPERT
+    (the rows routed to the expert by rank)."""
+
+    def __init__(self, rows: list, expert: int | None = None):
+        self._rows, self._expert = rows, expert
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._cells(row) for row in self._rows[index]]
+        return self._cells(self._rows[index])
+
+    def __iter__(self) -> Iterator[list[str]]:
+        rows = self._rows
+        for i in range(len(rows)):
+            row, rows[i] = rows[i], None
+            if row is None:
+                raise RuntimeError("the rows handed over to the queue are read once")
+            yield self._cells(row)
+
+    def _cells(self, row) -> list[str]:
+        if row is None:
+            raise RuntimeError("the rows handed over to the queue are read once")
+        cells = _cells_of(row)
+        if self._expert is not None:
+            cells[self._expert] = EXPERT
+        return cells
