@@ -16,7 +16,7 @@
    --no-chart once, the warm figure, `triage classify` on the 2,000 dev messages once (every
    spelling new to the run) and `triage train` on 4,000 labelled dev messages.
 3. --scaling: classify 10^4, 10^5 and 10^6 generated messages (one job) to show the cost grows
-   linearly, and the peak RSS at 10^6.
+   linearly, and the peak RSS at 10^6, without and with the expert's queue (--queue).
 4. --peers: the same messages (at most 20,000) through spaCy's fr_core_news_sm NER and
    Presidio's analyzer for French, when installed (in this interpreter or --peers-python),
    next to `triage classify` on the same file.
@@ -579,11 +579,13 @@ def targets(rows: dict[str, dict], lexicon_summary: dict | None) -> list[dict]:
                 "value": value,
                 "shown": f"{value:.2f} s" if value is not None else "not measured",
                 "pass": None if value is None else value <= TARGET_STARTUP})
-    million = next((r for k, r in rows.items() if k.startswith("scaling") and r.get("messages") == 10**6), None)
-    value = million["peak_rss_mb"] if million and million["ok"] else None
-    out.append({"target": f"peak RSS <= {TARGET_RSS_1M:.0f} MB at 10^6 messages", "value": value,
-                "shown": f"{value:.0f} MB" if value is not None else "not measured (use --scaling)",
-                "pass": None if value is None else value <= TARGET_RSS_1M})
+    for queued, label in ((False, ""), (True, " with --queue")):
+        million = next((r for k, r in rows.items() if k.startswith("scaling") and ("--queue" in k) == queued
+                        and r.get("messages") == 10**6), None)
+        value = million["peak_rss_mb"] if million and million["ok"] else None
+        out.append({"target": f"peak RSS <= {TARGET_RSS_1M:.0f} MB at 10^6 messages{label}", "value": value,
+                    "shown": f"{value:.0f} MB" if value is not None else "not measured (use --scaling)",
+                    "pass": None if value is None else value <= TARGET_RSS_1M})
     if lexicon_summary:
         for key, label, shown in (("load_seconds", "lexicon load <= {:g} s (median, fresh process)", "{:.2f} s"),
                                   ("peak_rss_mb", "lexicon load peak RSS <= {:g} MB", "{:.0f} MB")):
@@ -782,6 +784,11 @@ def main(argv: list[str] | None = None) -> int:
                 row["vocabulary_ratio_to_real"] = size_stats["growth"]["points"][-1]["ratio"]
                 record(row)
                 scaling_rows.append(row)
+                if size == max(args.scaling_sizes):  # the memory target holds with the expert's queue too
+                    record(run_triage(f"scaling: classify --queue {size:,}",
+                                      ["classify", str(path), "-o", str(work / f"scaling_{size}.csv"), "--queue",
+                                       str(work / f"scaling_{size}.queue.csv"), "--jobs", "1", "--force"],
+                                      size, args.timeout))
                 if path != main_corpus:
                     path.unlink()
             report["scaling"] = linearity(scaling_rows)
