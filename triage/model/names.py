@@ -83,11 +83,18 @@ def count_keys(texts: list[str]) -> np.ndarray:
     return np.frombuffer(digests, "<u8").astype(np.uint64)
 
 
-# A stretch that ends where _MID_CAPITAL's match may start: a lower-case letter, then at most a
-# comma or a semicolon (the white space after it is the stretch's end).
-_CAPITAL_BEFORE = re.compile(r"[a-zß-ÿ][,;]?\Z")
-# A stretch that starts with _MID_CAPITAL's word.
-_CAPITAL_WORD = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])")
+# Read over stretches joined by line breaks, each followed by one: the runs of letters
+# (_LETTERS) and the breaks; a stretch that ends where _MID_CAPITAL's match may start (a
+# lower-case letter, then at most a comma or a semicolon: the white space after it is the
+# stretch's end); a stretch that starts with _MID_CAPITAL's word.
+_RUNS_OR_BREAKS = re.compile(r"[^\W\d_]+|\n")
+_CAPITAL_BEFORE_JOINED = re.compile(r"[a-zß-ÿ][,;]?(?=\n)")
+_CAPITAL_WORD_JOINED = re.compile(r"(?m)^[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])")
+
+
+def _within(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ... count - 1 for each of `counts` in turn."""
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 class _LetterRuns(Cache):
@@ -137,23 +144,42 @@ class _LetterRuns(Cache):
         """The columns of the stretches met since they were last grown, worked out for all of them at once."""
         new, self._new = self._new, []
         if new:
-            # A stretch of letters only is one run, itself (the word then shares its string).
-            found = [[stretch] if alpha else _LETTERS.findall(stretch) for stretch, alpha in zip(new, map(str.isalpha, new))]
-            runs = list(itertools.chain.from_iterable(found))
+            # The regular expressions read the new stretches joined by line breaks (a stretch
+            # holds no white space), each once for all of them. A stretch of letters only is one
+            # run, itself (the word then shares its string).
+            n = len(new)
+            alpha = np.fromiter(map(str.isalpha, new), bool, n)
+            others = np.flatnonzero(~alpha)
+            tokens = _RUNS_OR_BREAKS.findall("\n".join([new[i] for i in others.tolist()]) + "\n") if len(others) else []
+            breaks = np.flatnonzero(np.fromiter(map("\n".__eq__, tokens), bool, len(tokens)))
+            per_stretch = np.ones(n, np.intp)
+            per_stretch[others] = np.diff(breaks, prepend=-1) - 1
+            ends = np.cumsum(per_stretch)
+            runs = np.empty(int(ends[-1]), object)
+            runs[ends[alpha] - 1] = [new[i] for i in np.flatnonzero(alpha).tolist()]
+            runs[np.repeat(ends[others] - per_stretch[others], per_stretch[others]) + _within(per_stretch[others])] = \
+                [token for token in tokens if token != "\n"]
+            runs = runs.tolist()
             lower = np.fromiter(map(str.islower, runs), bool, len(runs))
-            ends = np.cumsum(np.fromiter(map(len, found), np.intp, len(found)))
             kept_before = np.concatenate([[0], np.cumsum(lower)])
             self.run_starts = np.concatenate([self.run_starts, len(self.runs) + kept_before[ends]])
             self.runs = np.concatenate([self.runs, self._word_ids(list(itertools.compress(runs, lower.tolist())))])
-            last = list(map(_CAPITAL_BEFORE.search, new))
-            first = list(map(_CAPITAL_WORD.match, new))
-            starting = [i for i, match in enumerate(first) if match is not None]
-            capital = np.full(len(new), -1, np.intp)
-            capital[starting] = self._word_ids([first[i].group().lower() for i in starting])
-            taken = np.zeros(len(new), bool)
-            taken[starting] = [last[i] is not None and last[i].start() < first[i].end() for i in starting]
+            joined = "\n".join(new) + "\n"
+            starts = np.cumsum([0, *map(len, new)]) + np.arange(n + 1)  # where each stretch begins in `joined`
+            last = np.full(n, -1, np.intp)  # where the match of _CAPITAL_BEFORE_JOINED begins in each stretch (-1: none)
+            at = np.fromiter((match.start() for match in _CAPITAL_BEFORE_JOINED.finditer(joined)), np.intp)
+            stretch = np.searchsorted(starts, at, side="right") - 1
+            last[stretch] = at - starts[stretch]
+            matches = list(_CAPITAL_WORD_JOINED.finditer(joined))
+            words = [match.group() for match in matches]
+            at = np.fromiter((match.start() for match in matches), np.intp, len(matches))
+            starting = np.searchsorted(starts, at, side="right") - 1
+            capital = np.full(n, -1, np.intp)
+            capital[starting] = self._word_ids([word.lower() for word in words])
+            taken = np.zeros(n, bool)
+            taken[starting] = (last[starting] >= 0) & (last[starting] < np.fromiter(map(len, words), np.intp, len(words)))
             self.capital = np.concatenate([self.capital, capital])
-            self.before = np.concatenate([self.before, np.fromiter(map(bool, last), bool, len(last))])
+            self.before = np.concatenate([self.before, last >= 0])
             self.taken = np.concatenate([self.taken, taken])
         if len(self.words) > len(self.word_keys):
             added = list(itertools.islice(self.words, len(self.word_keys), None))
