@@ -64,7 +64,6 @@ _PET_SUFFIXES = ("ou", "oute", "inou", "ette", "inette", "ounet", "ounette", "ou
 _GUESSED_RULES = GUESS_RULES | {"weak-name"}
 
 
-_LETTERS = re.compile(r"[^\W\d_]+")
 # A word written with a capital in the middle of a sentence: after a lower-case letter (and at
 # most a comma or a semicolon) and white space: "on voit Julie demain", "merci, Julie".
 _MID_CAPITAL = re.compile(r"[a-zß-ÿ][,;]?\s+([A-ZÀ-Þ][a-zß-ÿ]+)(?![\w'’-])")
@@ -84,7 +83,7 @@ def count_keys(texts: list[str]) -> np.ndarray:
 
 
 # Read over stretches joined by line breaks, each followed by one: the runs of letters
-# (_LETTERS) and the breaks; a stretch that ends where _MID_CAPITAL's match may start (a
+# (word characters but digits and the underscore) and the breaks; a stretch that ends where _MID_CAPITAL's match may start (a
 # lower-case letter, then at most a comma or a semicolon: the white space after it is the
 # stretch's end); a stretch that starts with _MID_CAPITAL's word.
 _RUNS_OR_BREAKS = re.compile(r"[^\W\d_]+|\n")
