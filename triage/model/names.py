@@ -82,10 +82,10 @@ def count_keys(texts: list[str]) -> np.ndarray:
     return np.frombuffer(digests, "<u8").astype(np.uint64)
 
 
-# Read over stretches joined by line breaks, each followed by one: the runs of letters
-# (word characters but digits and the underscore) and the breaks; a stretch that ends where _MID_CAPITAL's match may start (a
-# lower-case letter, then at most a comma or a semicolon: the white space after it is the
-# stretch's end); a stretch that starts with _MID_CAPITAL's word.
+# Read over stretches joined by line breaks, each followed by one: the runs of letters (word
+# characters but digits and the underscore) and the breaks; a stretch that ends where
+# _MID_CAPITAL's match may start (a lower-case letter, then at most a comma or a semicolon: the
+# white space after it is the stretch's end); a stretch that starts with _MID_CAPITAL's word.
 _RUNS_OR_BREAKS = re.compile(r"[^\W\d_]+|\n")
 _CAPITAL_BEFORE_JOINED = re.compile(r"[a-zß-ÿ][,;]?(?=\n)")
 _CAPITAL_WORD_JOINED = re.compile(r"(?m)^[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])")
