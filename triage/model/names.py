@@ -64,6 +64,7 @@ _PET_SUFFIXES = ("ou", "oute", "inou", "ette", "inette", "ounet", "ounette", "ou
 _GUESSED_RULES = GUESS_RULES | {"weak-name"}
 
 
+_LETTERS = re.compile(r"[^\W\d_]+")
 # A word written with a capital in the middle of a sentence: after a lower-case letter (and at
 # most a comma or a semicolon) and white space: "on voit Julie demain", "merci, Julie".
 _MID_CAPITAL = re.compile(r"[a-zß-ÿ][,;]?\s+([A-ZÀ-Þ][a-zß-ÿ]+)(?![\w'’-])")
@@ -82,18 +83,15 @@ def count_keys(texts: list[str]) -> np.ndarray:
     return np.frombuffer(digests, "<u8").astype(np.uint64)
 
 
-# Read over stretches joined by line breaks, each followed by one: the runs of letters (word
-# characters but digits and the underscore) and the breaks; a stretch that ends where
-# _MID_CAPITAL's match may start (a lower-case letter, then at most a comma or a semicolon: the
-# white space after it is the stretch's end); a stretch that starts with _MID_CAPITAL's word.
-_RUNS_OR_BREAKS = re.compile(r"[^\W\d_]+|\n")
-_CAPITAL_BEFORE_JOINED = re.compile(r"[a-zß-ÿ][,;]?(?=\n)")
-_CAPITAL_WORD_JOINED = re.compile(r"(?m)^[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])")
+# A stretch that starts with _MID_CAPITAL's word.
+_CAPITAL_WORD = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])")
 
 
-def _within(counts: np.ndarray) -> np.ndarray:
-    """0, 1, ... count - 1 for each of `counts` in turn."""
-    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+def _lower_case(codes: np.ndarray) -> np.ndarray:
+    """Whether each code point is in _MID_CAPITAL's class of lower-case letters, [a-zß-ÿ]: a
+    stretch may come right before _MID_CAPITAL's word when it ends with one, then at most a comma
+    or a semicolon (the white space after it is the stretch's end)."""
+    return ((codes >= 97) & (codes <= 122)) | ((codes >= 0xDF) & (codes <= 0xFF))
 
 
 class _LetterRuns(Cache):
@@ -143,40 +141,37 @@ class _LetterRuns(Cache):
         """The columns of the stretches met since they were last grown, worked out for all of them at once."""
         new, self._new = self._new, []
         if new:
-            # The regular expressions read the new stretches joined by line breaks (a stretch
-            # holds no white space), each once for all of them. A stretch of letters only is one
-            # run, itself (the word then shares its string).
-            n = len(new)
-            alpha = np.fromiter(map(str.isalpha, new), bool, n)
-            others = np.flatnonzero(~alpha)
-            tokens = _RUNS_OR_BREAKS.findall("\n".join([new[i] for i in others.tolist()]) + "\n") if len(others) else []
-            breaks = np.flatnonzero(np.fromiter(map("\n".__eq__, tokens), bool, len(tokens)))
-            per_stretch = np.ones(n, np.intp)
-            per_stretch[others] = np.diff(breaks, prepend=-1) - 1
-            ends = np.cumsum(per_stretch)
-            runs = np.empty(int(ends[-1]), object)
-            runs[ends[alpha] - 1] = [new[i] for i in np.flatnonzero(alpha).tolist()]
-            runs[np.repeat(ends[others] - per_stretch[others], per_stretch[others]) + _within(per_stretch[others])] = \
-                [token for token in tokens if token != "\n"]
-            runs = runs.tolist()
+            # A stretch of letters only is one run, itself (the word then shares its string).
+            found = [[stretch] if alpha else _LETTERS.findall(stretch) for stretch, alpha in zip(new, map(str.isalpha, new))]
+            runs = list(itertools.chain.from_iterable(found))
             lower = np.fromiter(map(str.islower, runs), bool, len(runs))
+            ends = np.cumsum(np.fromiter(map(len, found), np.intp, len(found)))
             kept_before = np.concatenate([[0], np.cumsum(lower)])
             self.run_starts = np.concatenate([self.run_starts, len(self.runs) + kept_before[ends]])
             self.runs = np.concatenate([self.runs, self._word_ids(list(itertools.compress(runs, lower.tolist())))])
-            joined = "\n".join(new) + "\n"
-            starts = np.cumsum([0, *map(len, new)]) + np.arange(n + 1)  # where each stretch begins in `joined`
-            last = np.full(n, -1, np.intp)  # where the match of _CAPITAL_BEFORE_JOINED begins in each stretch (-1: none)
-            at = np.fromiter((match.start() for match in _CAPITAL_BEFORE_JOINED.finditer(joined)), np.intp)
-            stretch = np.searchsorted(starts, at, side="right") - 1
-            last[stretch] = at - starts[stretch]
-            matches = list(_CAPITAL_WORD_JOINED.finditer(joined))
-            words = [match.group() for match in matches]
-            at = np.fromiter((match.start() for match in matches), np.intp, len(matches))
-            starting = np.searchsorted(starts, at, side="right") - 1
+            # The first and last characters of the stretches, as code points, read for all of them
+            # at once: where in each the match of _MID_CAPITAL that may follow it would begin (a
+            # lower-case letter, then at most a comma or a semicolon, at its end; -1: none), and
+            # which may start with _MID_CAPITAL's word (a capital first: _CAPITAL_WORD is tried on
+            # those only).
+            n = len(new)
+            lengths = np.fromiter(map(len, new), np.intp, n)
+            codes = np.frombuffer("".join(new).encode("utf-32-le", "surrogatepass"), np.uint32)
+            stops = np.cumsum(lengths)
+            first, final = codes[stops - lengths], codes[stops - 1]
+            before_final = np.where(lengths >= 2, codes[np.maximum(stops - 2, 0)], 0)
+            last = np.where(_lower_case(final), lengths - 1,
+                            np.where(((final == 44) | (final == 59)) & (lengths >= 2) & _lower_case(before_final),
+                                     lengths - 2, -1))
+            tried = np.flatnonzero(((first >= 65) & (first <= 90)) | ((first >= 0xC0) & (first <= 0xDE))).tolist()
+            matches = [(i, match.end()) for i, match in zip(tried, map(_CAPITAL_WORD.match, map(new.__getitem__, tried)))
+                       if match is not None]
+            starting = np.fromiter((i for i, _ in matches), np.intp, len(matches))
             capital = np.full(n, -1, np.intp)
-            capital[starting] = self._word_ids([word.lower() for word in words])
+            capital[starting] = self._word_ids([new[i][:end].lower() for i, end in matches])
             taken = np.zeros(n, bool)
-            taken[starting] = (last[starting] >= 0) & (last[starting] < np.fromiter(map(len, words), np.intp, len(words)))
+            taken[starting] = (last[starting] >= 0) & (last[starting] < np.fromiter((end for _, end in matches), np.intp,
+                                                                                    len(matches)))
             self.capital = np.concatenate([self.capital, capital])
             self.before = np.concatenate([self.before, last >= 0])
             self.taken = np.concatenate([self.taken, taken])
