@@ -589,6 +589,8 @@ def speed_parts() -> dict[str, str]:
         f"{s['seconds']:.1f} s" for s in (_step(r, f"scaling: classify {n:,}") for n in (10_000, 100_000, 1_000_000)) if s))
     row("peak memory of `triage classify` at 10^6 messages",
         lambda r: (lambda s: f"{s['peak_rss_mb']:.0f} MB" if s else "")(_step(r, "scaling: classify 1,000,000")))
+    row("peak memory of `triage classify --queue` at 10^6 messages",
+        lambda r: (lambda s: f"{s['peak_rss_mb']:.0f} MB" if s else "")(_step(r, "scaling: classify --queue 1,000,000")))
     for peer, label in (("spacy", "spaCy"), ("presidio", "Presidio")):
         row(f"{label} on the same messages, messages/s (sms-triage's speed-up)", lambda r, p=peer: (
             lambda s: f"{s['messages_per_second']:,.0f} ({s['sms_triage_speedup']:.0f}x)" if s and s.get("available") else "")(
