@@ -25,8 +25,8 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -39,6 +39,7 @@ from triage.io.labels import parse_labels
 from triage.io.messages import Message, MessageTable, Records, duplicate_ids, open_messages, source_name
 from triage.io.spreadsheets import restore_formula
 from triage.io.writing import TableWriter, table_output
+from triage.queue.handover import cells_of, lean_cells
 from triage.queue.reasons import Spot, reason, spots, unique, word_key, word_pattern
 from triage.schema import (
     CLASSIFIED_COLUMNS,
@@ -228,15 +229,14 @@ _READ_COLUMNS = ("decision", "seekhide", "model", "score", RISK_COLUMN, "hidden"
 # Rows of the queue made at once (their reasons' words labelled together): the memory of the
 # export is that of the rows held in their lean form and of one such batch.
 QUEUE_BATCH = 2_000
-_CELL_SEPARATOR = "\x1f"  # the unit separator, which a classified file's cells almost never hold
 
 
 class _HeldRows:
     """The expert's rows of a classified file, held lean until they are written: a row's order in
-    the queue (_uncertainty_order) and the cells it reads, joined into one string. At a million
-    messages and a budget of 10%, 100,000 parsed rows (each a Message, its cells by column, its
-    spans) would take about three times the memory; each row is parsed again, a batch at a time,
-    in the queue's order (in_order)."""
+    the queue (_uncertainty_order) and the cells it reads, joined into one string (lean_cells).
+    At a million messages and a budget of 10%, 100,000 parsed rows (each a Message, its cells by
+    column, its spans) would take several times the memory; each row is parsed again, a batch
+    at a time, in the queue's order (in_order)."""
 
     def __init__(self, display: str, has_risk: bool):
         self.display, self.has_risk = display, has_risk
@@ -253,10 +253,8 @@ class _HeldRows:
         self._group.append(group)
         self._value.append(value)
         message = row.message
-        cells = (str(message.line), message.id, message.text, *map(message.fields.get, _READ_COLUMNS, repeat("")))
-        joined = _CELL_SEPARATOR.join(cells)
-        # A cell that holds the separator keeps its row as a tuple.
-        self._cells.append(joined if joined.count(_CELL_SEPARATOR) == len(cells) - 1 else cells)
+        self._cells.append(lean_cells((str(message.line), message.id, message.text,
+                                       *map(message.fields.get, _READ_COLUMNS, repeat("")))))
 
     def in_order(self, seeker: SeekAndHide) -> Iterator[_Row]:
         """The rows parsed again in the queue's order (most uncertain first, ties in file order),
@@ -269,8 +267,7 @@ class _HeldRows:
         for start in range(0, len(order), QUEUE_BATCH):
             batch = []
             for i in order[start:start + QUEUE_BATCH].tolist():
-                held = cells[i]
-                line, ident, text, *read = held.split(_CELL_SEPARATOR) if held.__class__ is str else held
+                line, ident, text, *read = cells_of(cells[i])
                 message = Message(int(line), ident, text, dict(zip(_READ_COLUMNS, read)))
                 batch.append(_parse_row(message, display, EXPERT, has_risk))
             _label_words_of(batch, seeker)

@@ -80,13 +80,12 @@ class QueueRows:
         self._floor = self._risk.min() if len(kept) else np.inf
 
     def _lean(self, row: Sequence[str]) -> str | tuple[str, ...]:
-        """A row as kept: its cells, but for the one the queue never reads (empty), joined by the
-        unit separator; as a tuple if a cell holds one (_cells_of reads either)."""
+        """A row as kept: its cells, but for the one the queue never reads (empty), lean
+        (lean_cells)."""
         unread = self._unread
         if unread is not None and row[unread]:
             row = (*row[:unread], "", *row[unread + 1:])
-        joined = _SEPARATOR.join(row)
-        return joined if joined.count(_SEPARATOR) == len(row) - 1 else tuple(row)
+        return lean_cells(row)
 
     def records(self, chosen: np.ndarray | None = None, display: str = "the classified rows") -> Records:
         """The rows that go to the expert, in input order, as Records of `columns`. With the
@@ -104,11 +103,19 @@ class QueueRows:
         return Records(self.columns, HandedRows(list(map(kept.__getitem__, where.tolist())), decision), display)
 
 
-_SEPARATOR = "\x1f"  # the unit separator, which classify's cells almost never hold
+_SEPARATOR = "\x1f"  # the unit separator, which a row's cells almost never hold
 
 
-def _cells_of(row: str | tuple[str, ...]) -> list[str]:
-    return row.split(_SEPARATOR) if row.__class__ is str else list(row)
+def lean_cells(cells: Sequence[str]) -> str | tuple[str, ...]:
+    """A row's cells held lean: joined into one string by the unit separator (one object instead
+    of one per cell), or a tuple when a cell holds the separator. cells_of gives them back."""
+    joined = _SEPARATOR.join(cells)
+    return joined if joined.count(_SEPARATOR) == len(cells) - 1 else tuple(cells)
+
+
+def cells_of(lean: str | tuple[str, ...]) -> list[str]:
+    """The cells of a row held lean (lean_cells)."""
+    return lean.split(_SEPARATOR) if lean.__class__ is str else list(lean)
 
 
 class HandedRows(Sequence):
@@ -139,7 +146,7 @@ class HandedRows(Sequence):
     def _cells(self, row) -> list[str]:
         if row is None:
             raise RuntimeError("the rows handed over to the queue are read once")
-        cells = _cells_of(row)
+        cells = cells_of(row)
         if self._expert is not None:
             cells[self._expert] = EXPERT
         return cells
