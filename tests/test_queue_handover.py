@@ -1,7 +1,6 @@
 """The expert's queue handed its rows by classify (triage.queue.handover): the rows kept are exactly
 those that go to the expert, in input order, whatever the chunks; with the exact budget, no more
-than the budget and two chunks are ever held; and classify --queue does not
-read its output back."""
+than the budget and two chunks are ever held; and classify --queue does not read its output back."""
 
 from __future__ import annotations
 
