@@ -139,8 +139,6 @@ class HandedRows(Sequence):
         rows = self._rows
         for i in range(len(rows)):
             row, rows[i] = rows[i], None
-            if row is None:
-                raise RuntimeError("the rows handed over to the queue are read once")
             yield self._cells(row)
 
     def _cells(self, row) -> list[str]:
