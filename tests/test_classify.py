@@ -138,6 +138,24 @@ def test_with_jobs_the_first_chunk_is_learnt_while_the_workers_count_the_corpus(
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
 
 
+def test_with_jobs_a_learnt_first_chunk_is_classified_by_the_workers_not_here(sample, tmp_path, monkeypatch):
+    """Once this process has learnt the first chunk's spellings, every chunk goes to the forked
+    workers: this process classifies none itself (the workers' calls are in their own memory),
+    and writes what one process writes."""
+    from triage import jobs
+    from triage.classifier import Classifier
+
+    here = []
+    real = Classifier.classify
+    monkeypatch.setattr(Classifier, "classify", lambda self, messages: here.append(len(messages)) or real(self, messages))
+    jobs.run_classify(sample, tmp_path / "one.csv", chunk_size=37, chart=False)
+    assert sum(here) == len(read_rows(sample))
+    here.clear()
+    jobs.run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
+    assert here == []
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
+
+
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
     from triage import jobs
     from triage.io.messages import MessageTable

@@ -109,6 +109,24 @@ def test_local_engines_give_the_direct_rows_in_order():
     assert workers and os.getpid() not in workers
 
 
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_classifier_that_learnt_the_first_chunk_sends_every_chunk_to_the_workers(engine):
+    """Once this process has learnt the first chunk's spellings (Classifier.learn, while the
+    statistics were counted), the workers classify every chunk: none is classified here."""
+    if engine == "dask":
+        pytest.importorskip("distributed")
+        if not engines.FORKED_LOCAL_WORKERS:
+            pytest.skip("the local cluster's workers are forked on Linux only")
+    chunks = make_chunks(12)
+    classifier = FakeClassifier(builds=0) if engine == "dask" else FakeClassifier()
+    classifier.learnt = True
+    results = list(engines.run_chunks(classifier, chunks, engine=engine, jobs=2,
+                                      spec=FakeSpec() if engine == "dask" else None))
+    assert plain(results) == expected(chunks)
+    pids = {r["pid"] for rows in results for r in rows}
+    assert pids and os.getpid() not in pids
+
+
 def test_local_pool_error_keeps_its_type():
     chunks = make_chunks(6)
     chunks[3][0] = Msg("x", "illisible")

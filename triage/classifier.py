@@ -104,6 +104,7 @@ class Classifier:
         # For chunks whose texts the corpus statistics pass folded already (FoldedPairs).
         self.folded_pipeline = Pipeline.preset("classify", self, without=["fold"], given=["folded", "folding_maps"])
         self.learning = Pipeline.preset("vocabulary", self)
+        self.learnt = False  # whether `learn` has run: the spellings of a chunk are known already
 
     @property
     def feature_set(self) -> str:
@@ -176,6 +177,7 @@ class Classifier:
         (triage.jobs.corpus_stats), and the classifying workers forked afterwards start with
         them. What is classified is the same."""
         self.learning(texts=[text for _, text in messages])
+        self.learnt = True
 
     def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
         """The output rows of (id, text) pairs encoded in the output format, with the counts

@@ -241,7 +241,13 @@ def _pool_classify(pairs: list[tuple[str, str]]):
 def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
     """The first chunk classified here, before the pool forks: its workers start with what this
     process learnt of it (the spellings of the corpus' commonest words, their labels and
-    columns), which each of them would otherwise learn again. The other chunks, in the pool."""
+    columns), which each of them would otherwise learn again. The other chunks, in the pool.
+    When this process has learnt the first chunk's spellings already (Classifier.learn, while
+    the workers of the statistics pass counted), every chunk goes to the pool: classifying the
+    first one here too would leave the other cores idle meanwhile."""
+    if getattr(classifier, "learnt", False):
+        yield from fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
+        return
     chunks = iter(chunks)
     first = next(chunks, None)
     if first is None:
@@ -500,16 +506,17 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
         with DaskSession(jobs, scheduler) as session:
             yield from session.classify(spec, chunks)
         return
-    # As _pool_chunks: the first chunk classified here, then the local cluster's workers forked
-    # with this process's classifier as the one they built for the spec (_built): what it learnt
-    # of the first chunk (the corpus' commonest spellings) is not learnt again by each of them,
-    # and they neither import nor load anything.
+    # As _pool_chunks: the first chunk classified here (unless learnt already), then the local
+    # cluster's workers forked with this process's classifier as the one they built for the spec
+    # (_built): what it learnt of the first chunk (the corpus' commonest spellings) is not learnt
+    # again by each of them, and they neither import nor load anything.
     global _built
     chunks = iter(chunks)
-    first = next(chunks, None)
-    if first is None:
-        return
-    yield fewer_collections(classifier.classify)(first)
+    if not getattr(classifier, "learnt", False):
+        first = next(chunks, None)
+        if first is None:
+            return
+        yield fewer_collections(classifier.classify)(first)
     _built = (spec.token, classifier)
     try:
         with DaskSession(jobs, None, forked=True) as session:
