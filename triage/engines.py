@@ -194,13 +194,13 @@ def run_chunks(
     order. The engine is checked now; the work starts on iteration.
 
     local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
-    parent's loaded classifier and what it learnt classifying the first chunk itself. dask: on a
+    parent's loaded classifier and what it learnt of the first chunk (_pool_chunks). dask: on a
     cluster, each worker building its classifier from `spec`; on `session` (a DaskSession the
     caller opened) if given, else on the scheduler at `scheduler` if given, else on a local
     cluster of `jobs` worker processes, closed at the end. Given `classifier` (the spec's, built
     here), a local cluster is started as the fork pool is: this process classifies the first
-    chunk, and the workers forked afterwards start with its classifier (where processes can be
-    forked: Linux).
+    chunk unless it has learnt it already, and the workers forked afterwards start with its
+    classifier (where processes can be forked: Linux).
     """
     check_engine(engine)
     if engine == "dask":
