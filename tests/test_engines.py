@@ -371,6 +371,25 @@ def _workers_ignoring_ctrl_c(pid: int) -> int:
     return workers
 
 
+def test_a_ctrl_c_while_the_client_connects_closes_the_client_with_the_cluster(monkeypatch):
+    """A Ctrl-C pressed while the local cluster's client connects is answered once it has
+    connected: the client is closed with the cluster, not left to try again at exit (for a
+    minute, with a traceback, its cluster gone)."""
+    distributed = pytest.importorskip("distributed")
+    made = []
+    start = distributed.Client.start
+
+    def interrupted(self, **kwargs):
+        made.append(self)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, while it connects
+        return start(self, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "start", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        engines.DaskSession(1, None).__enter__()
+    assert len(made) == 1 and made[0].status == "closed"
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Ctrl-C sent to a process group")
 def test_a_real_ctrl_c_on_the_dask_engine_is_one_line_and_the_workers_go(tmp_path):
     """Ctrl-C reaches every process of the command, the local cluster's workers too: they leave it

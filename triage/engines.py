@@ -388,9 +388,10 @@ def dask_setup(worker) -> None:
 
 @contextmanager
 def _ctrl_c_deferred():
-    """Answer a Ctrl-C (SIGINT) pressed while the local cluster starts once it has started (or
-    failed to), so that closing it closes a whole cluster: a cluster stopped halfway through its
-    start is left to Dask's own clean-up at exit, which fails with a traceback. The workers
+    """Answer a Ctrl-C (SIGINT) pressed while the local cluster starts (and its client connects)
+    once it has started (or failed to), so that closing it closes a whole cluster: a cluster
+    stopped halfway through its start is left to Dask's own clean-up at exit, which fails with a
+    traceback. The workers
     starting then see the Ctrl-C too, before their dask_setup: they stop, and the cluster fails
     to start, which is the Ctrl-C's doing."""
     import signal
@@ -450,9 +451,11 @@ class DaskSession:
             settings = _local_worker_environment()
             if self.forked:
                 settings["distributed.worker.multiprocessing-method"] = "fork"
+            # The client too: one that a Ctrl-C stopped while it connected would be closed by no one,
+            # and would try again at exit, for a minute, once its cluster is gone.
             with dask.config.set(settings), _ctrl_c_deferred():
                 cluster = stack.enter_context(LocalCluster(n_workers=max(1, self.jobs), **LOCAL_CLUSTER_OPTIONS))
-            return stack.enter_context(Client(cluster, set_as_default=False))
+                return stack.enter_context(Client(cluster, set_as_default=False))
         # Checked before Client(): a Client failing on a malformed address stalls the exit.
         try:
             get_address_host_port(scheduler)
