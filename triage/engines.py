@@ -391,9 +391,8 @@ def _ctrl_c_deferred():
     """Answer a Ctrl-C (SIGINT) pressed while the local cluster starts (and its client connects)
     once it has started (or failed to), so that closing it closes a whole cluster: a cluster
     stopped halfway through its start is left to Dask's own clean-up at exit, which fails with a
-    traceback. The workers
-    starting then see the Ctrl-C too, before their dask_setup: they stop, and the cluster fails
-    to start, which is the Ctrl-C's doing."""
+    traceback. The workers starting then see the Ctrl-C too, before their dask_setup: they stop,
+    and the cluster fails to start, which is the Ctrl-C's doing."""
     import signal
 
     if threading.current_thread() is not threading.main_thread():
