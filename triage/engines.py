@@ -245,14 +245,12 @@ def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
     When this process has learnt the first chunk's spellings already (Classifier.learn, while
     the workers of the statistics pass counted), every chunk goes to the pool: classifying the
     first one here too would leave the other cores idle meanwhile."""
-    if getattr(classifier, "learnt", False):
-        yield from fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
-        return
     chunks = iter(chunks)
-    first = next(chunks, None)
-    if first is None:
-        return
-    yield classifier.classify(first)
+    if not getattr(classifier, "learnt", False):
+        first = next(chunks, None)
+        if first is None:
+            return
+        yield classifier.classify(first)
     yield from fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
 
 
