@@ -14,6 +14,7 @@ from triage.model import names
 from triage.model.names import _MID_CAPITAL, CorpusStats, count_key
 from triage.pipeline.memory import VOCABULARY
 from triage.text.normalise import fold_batch
+from triage.text.stretches import STRETCH_IDS
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -72,6 +73,7 @@ def test_the_stretches_start_afresh_within_the_memory_budget(monkeypatch):
     assert len(names._letter_runs) and len(names._letter_runs.words)
     monkeypatch.setattr(VOCABULARY, "limit", 0)  # every cache is over budget at the next batch
     stats = CorpusStats().add(["Julie arrive"])
-    assert list(names._letter_runs) == ["Julie", "arrive"]  # emptied, then this batch's stretches only
+    assert STRETCH_IDS.texts == ["\0Julie", "arrive"]  # emptied, then this batch's stretches only
+    assert len(names._letter_runs) == 2
     assert sorted(names._letter_runs.words) == ["arrive", "julie"]  # a run, and a capitalised word
     assert stats.count("arrive") == 1 and stats.count("julie") == 0

@@ -109,18 +109,22 @@ def test_the_seekers_table_counts_its_long_spellings(lexicons):
 
 def test_the_stretches_a_table_has_cut_are_counted_and_may_be_forgotten(lexicons):
     from triage.seekhide import SeekAndHide
+    from triage.text.stretches import STRETCH_IDS
 
     texts = ["salut Patrice, ça va ?", "ok  à demain\n", " Mme Petit arrive "]
+    STRETCH_IDS.clear()
     seeker = SeekAndHide(lexicons)
     first = seeker.analyse(texts)
     stretches = seeker.spellings.stretches
     budget = Budget(10_000)  # a budget of its own: the process's one may retire tables meanwhile
-    budget.track(stretches, "stretches")
-    per_entry, per_char = memory.BYTES_PER_ENTRY["stretches"], memory.BYTES_PER_CHAR["stretches"]
-    assert len(stretches) == 14  # by the word after a single space, or with their white space: "  à"
-    assert budget.used() == 14 * per_entry + sum(map(len, stretches)) * per_char
+    budget.track(STRETCH_IDS, "stretches")
+    budget.track(stretches, "stretch_pieces")
+    per_entry = memory.BYTES_PER_ENTRY["stretches"] + memory.BYTES_PER_ENTRY["stretch_pieces"]
+    # By the word after a single space, or with their white space: "  à".
+    assert len(stretches) == len(STRETCH_IDS) == 14
+    assert budget.used() == 14 * per_entry + sum(map(len, STRETCH_IDS)) * memory.BYTES_PER_CHAR["stretches"]
     budget.limit = 0
-    assert budget.enforce() and len(stretches) == 0 and budget.used() == 0
+    assert budget.enforce() and len(stretches) == len(STRETCH_IDS) == 0 and budget.used() == 0
     again = seeker.analyse(texts)  # cut again, into the same pieces of the same table
     assert seeker.spellings.stretches is stretches and len(stretches) == 14
     assert [again.result(i) for i in range(3)] == [first.result(i) for i in range(3)]

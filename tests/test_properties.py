@@ -147,13 +147,9 @@ def test_a_segment_cut_whole_gets_the_tokens_it_gets_cut_stretch_by_stretch(lexi
     seeker = SeekAndHide(lexicons)
     cut = seeker.spellings.cut
 
-    def cut_whole(segments):
-        found = cut(segments)
-        if found.order is not None:  # the stretches of the segments in turn
-            found.flat, found.ids, found.order = [found.flat[i] for i in found.order], found.ids[found.order], None
+    def cut_whole(segments, given=None):
+        found = cut(segments, given)
         whole = np.arange(len(segments)) % every == 0
-        per_segment = np.split(np.asarray(found.flat, dtype=object), np.cumsum(found.counts)[:-1])
-        found.flat = [stretch for stretches, w in zip(per_segment, whole) if not w for stretch in stretches]
         found.ids = found.ids[np.repeat(~whole, found.counts)]
         found.counts, found.whole = found.counts[~whole], whole
         return found
@@ -482,10 +478,11 @@ def test_hiding_never_leaves_a_mark_dangling_after_a_code(seeker, case):
 @settings(max_examples=500, **SETTINGS)
 @given(texts=st.lists(st.one_of(any_text, st.text(alphabet=" a\u00e9\x00\t\n\u00a0\u2028,", max_size=8)), max_size=8))
 def test_the_stretches_of_a_batch_are_those_of_each_text_in_turn(texts):
-    from triage.seekhide.table import _STRETCH, _stretches
+    from triage.text.stretches import STRETCH, batch_keys, stretch_of
 
-    flat, counts, order = _stretches(texts)
-    per_text = [_STRETCH.findall(text) for text in texts]
+    keys, counts, order = batch_keys(texts)
+    flat = list(map(stretch_of, keys))
+    per_text = [STRETCH.findall(text) for text in texts]
     assert counts.tolist() == list(map(len, per_text))
     assert sorted(flat) == sorted(chain.from_iterable(per_text))
     assert (flat if order is None else [flat[i] for i in order.tolist()]) == list(chain.from_iterable(per_text))

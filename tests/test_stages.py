@@ -14,7 +14,7 @@ from triage.pipeline import LISTED, PRESETS, REGISTRY, Batch, Context, Pipeline
 from triage.schema import DEFAULT_HIDE
 from triage.seekhide import SeekAndHide
 
-CLASSIFY = ("fold", "seek", "features", "model", "recognizers", "word-scorer", "evidence", "policy", "highlight", "hide")
+CLASSIFY = ("fold", "stretch", "seek", "features", "model", "recognizers", "word-scorer", "evidence", "policy", "highlight", "hide")
 
 # Invented messages: a first name, a phone number, an emoji, a disguised name (folded), an empty one.
 MESSAGES = [

@@ -1,6 +1,6 @@
-"""The table of stretches keys each stretch of text by the word after a single space, by a NUL
-and the stretch for a text's first one, or by the stretch itself: one key per stretch, and the
-stretch back from its key, whatever the texts hold."""
+"""The stretch ids key each stretch of text by the word after a single space, by a NUL and the
+stretch for a text's first one, or by the stretch itself: one key per stretch, and the stretch
+back from its key, whatever the texts hold."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from itertools import chain
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from triage.seekhide.table import _STRETCH, _key, _keys, _stretch_keys, stretch_of
+from triage.text.stretches import STRETCH as _STRETCH
+from triage.text.stretches import batch_keys as _stretch_keys
+from triage.text.stretches import stretch_key as _key
+from triage.text.stretches import stretch_of
+from triage.text.stretches import text_keys as _keys
 
 texts = st.one_of(st.text(max_size=12), st.text(alphabet=" a\u00e9\x00\t\n\u00a0\u2028,'", max_size=10))
 

@@ -62,13 +62,18 @@ HIGHLIGHT_PROBABILITY = 0.2
 
 class FoldedPairs(list):
     """(id, text) pairs with their texts folded already as Seek&Hide reads them (`folded` and
-    `folding_maps`, triage.text.normalise.fold_batch's): the corpus statistics pass folds every
-    text (triage.jobs.corpus_stats), and the chunks it keeps for classifying keep them folded,
-    so that classify does not fold them again."""
+    `folding_maps`, triage.text.normalise.fold_batch's) and cut into stretch ids (`stretched`,
+    triage.text.stretches.STRETCH_IDS.cut's): the corpus statistics pass folds and cuts every text
+    (triage.jobs.corpus_stats), and the chunks it keeps for classifying keep them so, so that
+    classify does not fold and cut them again. Sent to another process, they are plain pairs
+    (the stretch ids are this process's)."""
 
-    def __init__(self, pairs, folded: list[str], folding_maps: dict):
+    def __init__(self, pairs, folded: list[str], folding_maps: dict, stretched):
         super().__init__(pairs)
-        self.folded, self.folding_maps = folded, folding_maps
+        self.folded, self.folding_maps, self.stretched = folded, folding_maps, stretched
+
+    def __reduce__(self):
+        return list, (list(self),)
 
 
 class Classifier:
@@ -102,7 +107,8 @@ class Classifier:
         self._scores_for = None
         self.pipeline = Pipeline.preset("classify", self)
         # For chunks whose texts the corpus statistics pass folded already (FoldedPairs).
-        self.folded_pipeline = Pipeline.preset("classify", self, without=["fold"], given=["folded", "folding_maps"])
+        self.folded_pipeline = Pipeline.preset("classify", self, without=["fold", "stretch"],
+                                               given=["folded", "folding_maps", "stretched"])
         self.learning = Pipeline.preset("vocabulary", self)
         self.learnt = False  # whether `learn` has run: the spellings of a chunk are known already
 
@@ -209,7 +215,7 @@ class Classifier:
         ids, texts = [ident for ident, _ in messages], [text for _, text in messages]
         if isinstance(messages, FoldedPairs):
             batch = self.folded_pipeline(ids=ids, texts=texts, folded=messages.folded,
-                                         folding_maps=messages.folding_maps)
+                                         folding_maps=messages.folding_maps, stretched=messages.stretched)
         else:
             batch = self.pipeline(ids=ids, texts=texts)
         return output_columns(batch), batch.decisions.risk

@@ -601,14 +601,15 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again).
-    Counted in this process, a kept chunk keeps its texts as this pass folded them
-    (triage.classifier.FoldedPairs): the second pass does not fold them again.
+    Counted in this process, a kept chunk keeps its texts as this pass folded and cut them
+    (triage.classifier.FoldedPairs): the second pass does not fold and cut them again.
     `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
     process while the workers count the first ones (Classifier.learn). With a `session`
     (triage.engines.DaskSession), the Dask workers count."""
     from triage.model.names import CorpusStats, forget_letter_runs
     from triage.text.normalise import fold_batch
+    from triage.text.stretches import STRETCH_IDS
 
     kept: list | None = []
 
@@ -647,8 +648,9 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     else:
         for chunk in chunks():
             folded, maps = fold_batch([text for _, text in chunk])
-            stats.add_folded(folded)
-            keep(FoldedPairs(chunk, folded, maps))
+            keep(FoldedPairs(chunk, folded, maps, stats.add_folded(folded)))
+        if kept is None:  # the corpus is read again: the stretch ids of this pass serve no kept chunk
+            STRETCH_IDS.clear()
     forget_letter_runs()  # counted: the memory goes to classifying
     return stats, _handed_over(kept) if kept is not None else table.pairs(size)
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold
-from triage.pipeline.memory import VOCABULARY, Cache
+from triage.pipeline.memory import VOCABULARY
 from triage.seekhide import (
     GUESS_RULES,
     K_WORD,
@@ -47,6 +47,7 @@ from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.spelling_batch import members, texts_of
 from triage.text.normalise import fold_batch
+from triage.text.stretches import STRETCH_IDS, Stretched, bare
 
 if TYPE_CHECKING:
     from triage.model.letters import LetterModel
@@ -94,18 +95,21 @@ def _lower_case(codes: np.ndarray) -> np.ndarray:
     return ((codes >= 97) & (codes <= 122)) | ((codes >= 0xDF) & (codes <= 0xFF))
 
 
-class _LetterRuns(Cache):
-    """What the corpus statistics read of each stretch of text between white space, found once
-    per distinct stretch (SMS repeat their words): the lower-case runs of letters it holds (a run
-    never holds white space, so a text's runs are those of its stretches), and what
-    _MID_CAPITAL sees of it (a match runs from the end of one stretch to the start of the next).
-    Each stretch has an id (its value), and the runs and capitalised words an id of their own
-    (`words`), whose count_key is worked out once. Within the memory budget of
-    triage.pipeline.memory, as its stretches."""
+class _LetterRuns:
+    """What the corpus statistics read of each stretch of text between white space, worked out
+    once per distinct stretch (SMS repeat their words), as columns over the stretch ids of
+    triage.text.stretches.STRETCH_IDS: the lower-case runs of letters it holds (a run never holds
+    white space, so a text's runs are those of its stretches), and what _MID_CAPITAL sees of it (a
+    match runs from the end of one stretch to the start of the next). The runs and capitalised
+    words have an id of their own (`words`), whose count_key is worked out once. Within the
+    memory budget of triage.pipeline.memory, by its stretches (their keys are counted with the
+    stretch ids); the columns start afresh when the stretch ids do."""
+
+    texts: list[str] = []  # the texts it holds, for the budget: none (the keys are the stretch ids')
 
     def __init__(self, kind: str):
-        super().__init__(kind)
         self._start()
+        VOCABULARY.track(self, kind)
 
     def _start(self) -> None:
         self.words: dict[str, int] = {}
@@ -119,16 +123,13 @@ class _LetterRuns(Cache):
         self.capital = np.empty(0, np.intp)
         self.before = np.empty(0, bool)
         self.taken = np.empty(0, bool)
-        self._new: list[str] = []  # the stretches met since the columns were last grown
+        self.token = STRETCH_IDS.token  # the stretch ids the columns are of
+
+    def __len__(self) -> int:
+        return len(self.capital)
 
     def clear(self) -> None:
-        super().clear()
         self._start()
-
-    def __missing__(self, stretch: str) -> int:
-        ident = self[stretch] = len(self)
-        self._new.append(stretch)
-        return ident
 
     def _word_ids(self, words: list[str]) -> np.ndarray:
         """The id of each word, new words given the next ids."""
@@ -138,8 +139,11 @@ class _LetterRuns(Cache):
         return np.fromiter(map(known.__getitem__, words), np.intp, len(words))
 
     def _grow(self) -> None:
-        """The columns of the stretches met since they were last grown, worked out for all of them at once."""
-        new, self._new = self._new, []
+        """The columns of the stretch ids given since they were last grown, worked out for all of
+        them at once."""
+        if self.token != STRETCH_IDS.token:  # the stretch ids started afresh
+            self._start()
+        new = [bare(key) for key in itertools.islice(STRETCH_IDS.texts, len(self), None)]
         if new:
             # A stretch of letters only is one run, itself (the word then shares its string).
             found = [[stretch] if alpha else _LETTERS.findall(stretch) for stretch, alpha in zip(new, map(str.isalpha, new))]
@@ -156,9 +160,11 @@ class _LetterRuns(Cache):
             # those only).
             n = len(new)
             lengths = np.fromiter(map(len, new), np.intp, n)
-            codes = np.frombuffer("".join(new).encode("utf-32-le", "surrogatepass"), np.uint32)
+            # (A zero after the last: a stretch of white space alone has no characters, and reads as none.)
+            codes = np.frombuffer(("".join(new) + "\0").encode("utf-32-le", "surrogatepass"), np.uint32)
             stops = np.cumsum(lengths)
-            first, final = codes[stops - lengths], codes[stops - 1]
+            empty = lengths == 0
+            first, final = np.where(empty, 0, codes[stops - lengths]), np.where(empty, 0, codes[stops - 1])
             before_final = np.where(lengths >= 2, codes[np.maximum(stops - 2, 0)], 0)
             last = np.where(_lower_case(final), lengths - 1,
                             np.where(((final == 44) | (final == 59)) & (lengths >= 2) & _lower_case(before_final),
@@ -179,18 +185,13 @@ class _LetterRuns(Cache):
             added = list(itertools.islice(self.words, len(self.word_keys), None))
             self.word_keys = np.concatenate([self.word_keys, count_keys(added)])
 
-    def count(self, texts: list[str]) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-        """(the keys of the lower-case runs of letters of `texts` and the number of texts holding
-        each; the same for the words _MID_CAPITAL finds, lowered), each key once."""
-        VOCABULARY.enforce()  # between two batches: the caches may start afresh
-        # Each text split at its white space, the stretches of the batch then looked up in turn (a
-        # batch's stretches take about as much memory as its texts).
-        split = list(map(str.split, texts))
-        sizes = np.fromiter(map(len, split), np.intp, len(split))
-        stretches = np.fromiter(map(self.__getitem__, itertools.chain.from_iterable(split)), np.intp, int(sizes.sum()))
-        del split
+    def count(self, stretched: Stretched) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """(the keys of the lower-case runs of letters of the texts `stretched` cuts (their stretch
+        ids, STRETCH_IDS.cut) and the number of texts holding each; the same for the words
+        _MID_CAPITAL finds, lowered), each key once."""
         self._grow()
-        message = np.repeat(np.arange(len(texts)), sizes)
+        stretches, sizes = stretched.ids, stretched.counts
+        message = np.repeat(np.arange(len(sizes)), sizes)
         # The runs of each stretch, with the text they are in.
         first = self.run_starts[stretches]
         many = self.run_starts[stretches + 1] - first
@@ -352,15 +353,19 @@ class CorpusStats:
             self.add_folded(fold_batch(chunk)[0])
         return self
 
-    def add_folded(self, folded: list[str]) -> CorpusStats:
+    def add_folded(self, folded: list[str]) -> Stretched:
         """Count texts already folded as Seek&Hide reads them (fold_batch's texts): what `add`
-        does after folding, for a caller that keeps the folded texts for classifying."""
-        lower, capitalised = _letter_runs.count(folded)
+        does after folding, for a caller that keeps the folded texts for classifying. Gives the
+        texts cut into stretch ids (STRETCH_IDS.cut), which Seek&Hide takes as they are while
+        the ids stay valid."""
+        VOCABULARY.enforce()  # between two batches: the caches may start afresh
+        stretched = STRETCH_IDS.cut(folded)
+        lower, capitalised = _letter_runs.count(stretched)
         self.counts.add(*lower)
         self.capitalised.add(*capitalised)
         self.messages += len(folded)
         self.counted = object()
-        return self
+        return stretched
 
     def __getstate__(self):
         return {"reference": self.reference, "messages": self.messages, "counts": self.counts,

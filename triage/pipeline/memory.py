@@ -28,8 +28,9 @@ BYTES_PER_ENTRY = {
     "positions": 80,  # a WordList's remembered answer (one sorted search gives it back)
     "scores": 100,  # the word scorer's probability of a row
     "codes": 200,  # Seek&Hide's code of a hidden spelling
-    "letter_runs": 140,  # the runs of letters of a stretch of text, with its id (corpus statistics)
-    "stretches": 140,  # a stretch of text Seek&Hide's table has cut, with its pieces' ids
+    "letter_runs": 60,  # the runs of letters of a stretch of text (corpus statistics)
+    "stretches": 140,  # a stretch of text with its id (triage.text.stretches)
+    "stretch_pieces": 40,  # the piece ids of a stretch Seek&Hide's table has cut
     "spellings": 400,  # a piece or spelling of Seek&Hide's table, with its columns
     "labels": 150,  # a word label (spelling -> WordInfo): what a new table is relearnt from
 }
@@ -40,8 +41,9 @@ BYTES_PER_CHAR = {
     "positions": 1,
     "scores": 1,
     "codes": 1,
-    "letter_runs": 2,
+    "letter_runs": 0,
     "stretches": 1,
+    "stretch_pieces": 0,
     "spellings": 4,
     "labels": 1,
 }

@@ -81,6 +81,7 @@ from triage.seekhide.words import (  # noqa: F401
 )
 from triage.text.detectors import detect_many
 from triage.text.normalise import grapheme_spans
+from triage.text.stretches import STRETCH_IDS, Stretched
 from triage.text.tokenise import PIECE
 
 
@@ -134,8 +135,10 @@ class SeekAndHide(WordLabeller):
         self.spellings = Spellings(self, self.known)
 
     # ------------------------------------------------------------------ messages
-    def analyse(self, texts: list[str]) -> Analysis:
-        """Seek&Hide on a batch of messages, as arrays over all their tokens.
+    def analyse(self, texts: list[str], stretched: Stretched | None = None) -> Analysis:
+        """Seek&Hide on a batch of messages, as arrays over all their tokens. `stretched`: the
+        texts cut into stretch ids already (triage.text.stretches.STRETCH_IDS.cut), taken as they
+        are while valid.
 
         Each distinct piece of text is tokenised and labelled once (see Spellings); what
         depends on context is then computed for all tokens at once:
@@ -161,7 +164,14 @@ class SeekAndHide(WordLabeller):
         else:
             segments, message_of, begin_of = texts, np.arange(len(texts)), np.zeros(len(texts), dtype=np.int64)
             is_hit, found_hits = np.zeros(len(texts), dtype=bool), []
-        cut = table.cut(segments)
+        given = None
+        if STRETCH_IDS.valid(stretched):  # the stretch ids of the messages without hits, each one segment
+            clean = np.ones(len(texts), dtype=bool)
+            clean[hit_at] = False
+            taken = clean if not hit_at else np.repeat(clean, np.bincount(message_of[~is_hit], minlength=len(texts)))
+            given = (taken, stretched.ids[np.repeat(clean, stretched.counts)] if hit_at else stretched.ids,
+                     stretched.counts[clean])
+        cut = table.cut(segments, given)
         # The segments cut whole (a stretch of them does not cut into whole pieces on its own).
         whole = np.flatnonzero(cut.whole).tolist()
         whole_pieces = [PIECE.findall(segments[k]) for k in whole]

@@ -13,8 +13,10 @@ from __future__ import annotations
 import itertools
 
 from triage.pipeline import component
+from triage.pipeline.memory import VOCABULARY
 from triage.seekhide import hidden_json
 from triage.text.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
+from triage.text.stretches import STRETCH_IDS
 
 
 @component("fold", requires=["texts"], assigns=["folded", "folding_maps"])
@@ -22,9 +24,15 @@ def _fold(context, batch) -> None:
     batch.folded, batch.folding_maps = fold_batch(batch.texts)  # offsets into the original
 
 
-@component("seek", requires=["folded"], assigns=["analysis"])
+@component("stretch", requires=["folded"], assigns=["stretched"])
+def _stretch(context, batch) -> None:
+    VOCABULARY.enforce()  # between two batches: the caches may start afresh
+    batch.stretched = STRETCH_IDS.cut(batch.folded)
+
+
+@component("seek", requires=["folded", "stretched"], assigns=["analysis"])
 def _seek(context, batch) -> None:
-    batch.analysis = context.seeker.analyse(batch.folded)
+    batch.analysis = context.seeker.analyse(batch.folded, batch.stretched)
 
 
 @component("labels", requires=["analysis"], assigns=["seekhide"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, compress
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,6 +20,7 @@ from triage.schema import WORD_LABELS
 from triage.seekhide.columns import SpellingColumn
 from triage.seekhide.rules import Rule, rule_code
 from triage.seekhide.spelling_batch import unique
+from triage.text.stretches import STRETCH_IDS, interleaved
 from triage.text.tokenise import (
     DETECTED,
     EMOJI,
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
     from triage.seekhide.words import WordInfo, WordLabeller
 
 _SENTENCE_END = re.compile(r"[.!?…]")
-# The stretches of a text: its characters up to the first white space, then each run of white
-# space with the characters up to the next one ("Salut  Patrice," -> "Salut", "  Patrice,").
-_STRETCH = re.compile(r"^\S*|\s+\S*")
 
 
 # Codes of token kinds and word labels in the arrays of an Analysis.
@@ -79,104 +77,63 @@ class _Column:
         return self.array[: self.size]
 
 
-def _key(stretch: str) -> str:
-    """The key of a stretch that is not a text's first in the table of stretches: the word
-    after a single space (most stretches), or the stretch itself (it begins with other white
-    space; or a space then a NUL, a character no key of a text's first stretch begins with)."""
-    second = stretch[1:2]
-    return stretch[1:] if stretch[0] == " " and second != "\0" and not second.isspace() else stretch
-
-
-def _keys(stretches: list[str]) -> list[str]:
-    """The keys of a text's stretches (_STRETCH.findall, at least one): a NUL, then the first
-    stretch (the text up to its first white space, maybe empty); the others by _key."""
-    return ["\0" + stretches[0], *map(_key, stretches[1:])]
-
-
-def stretch_of(key: str) -> str:
-    """The stretch of text of a key of the table of stretches (see _keys)."""
-    first = key[:1]
-    if first == "\0":
-        return key[1:]
-    return key if first.isspace() else " " + key
-
-
-def _stretches(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
-    """The stretches of `texts` (_STRETCH.findall of each), as _stretch_keys gives them but for
-    the stretches themselves rather than their keys."""
-    flat, counts, order = _stretch_keys(texts)
-    return list(map(stretch_of, flat)), counts, order
-
-
-def _stretch_keys(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
-    """The keys of the stretches of `texts` (_keys of _STRETCH.findall of each): (those of the
-    texts whose only white space is single spaces, then those of the others; how many each text
-    has; where those of the texts in turn are in the first list, None when they are in that
-    order). A text whose only white space is single spaces (str.isprintable() holds for no other
-    white space) is cut by string methods, all such texts of a batch at once: the text split at
-    its spaces, its first word after a NUL, which no such text holds."""
-    single = [text.isprintable() and "  " not in text for text in texts]
-    spaced = texts if all(single) else [text for text, alone in zip(texts, single) if alone]
-    flat = " \0".join(spaced).split(" ") if spaced else []
-    if flat:  # the first text's first word (the others follow a NUL already)
-        flat[0] = "\0" + flat[0]
-    counts = np.fromiter(map(str.count, spaced, repeat(" ")), dtype=np.int64, count=len(spaced)) + 1
-    if len(spaced) == len(texts):
-        return flat, counts, None
-    others = [_keys(_STRETCH.findall(text)) for text, alone in zip(texts, single) if not alone]
-    flat += chain.from_iterable(others)
-    mask = np.asarray(single, dtype=bool)
-    per_text = np.empty(len(texts), dtype=np.int64)
-    per_text[mask] = counts
-    per_text[~mask] = list(map(len, others))
-    # Where each text's stretches are in `flat`, then where each of them goes.
-    source = np.empty(len(texts), dtype=np.int64)
-    source[mask] = np.cumsum(counts) - counts
-    others_counts = per_text[~mask]
-    source[~mask] = len(flat) - others_counts.sum() + np.cumsum(others_counts) - others_counts
-    order = np.repeat(source - (np.cumsum(per_text) - per_text), per_text) + np.arange(int(per_text.sum()))
-    return flat, per_text, order
-
-
-class Stretches(dict):
-    """The stretches of text a table has cut into pieces (the key of a stretch -> its id: see
-    _keys), with the piece ids of each as columns. The pieces of a text are those of its
-    stretches in turn, each stretch cut on its own, because no token holds white space and the
-    regular expression looks past a token only for a word character; a stretch's white space
+class Stretches:
+    """The piece ids of each stretch of text a table has cut into pieces, as columns by stretch id
+    (triage.text.stretches.STRETCH_IDS; -1 pieces: not cut yet). The pieces of a text are those
+    of its stretches in turn, each stretch cut on its own, because no token holds white space and
+    the regular expression looks past a token only for a word character; a stretch's white space
     goes with its first piece, and a stretch of white space alone (at the end of a text) has no
-    piece. A stretch that did not cut into whole pieces on its own would be left out, its text
-    cut whole.
+    piece. A stretch that did not cut into whole pieces on its own is left out, its text cut whole.
 
-    Counted in the memory budget (triage.pipeline.memory, by its stretches and their characters) and
-    emptied with the rest: a stretch is cut again when it comes back."""
+    Counted in the memory budget (triage.pipeline.memory, by the stretches it has cut) and emptied
+    with the rest, or when the stretch ids start afresh: a stretch is cut again when it comes back."""
+
+    texts: list[str] = []  # the texts it holds, for the budget: none (the keys are the stretch ids')
 
     def __init__(self):
-        super().__init__()
-        self.generation = 0  # changes when emptied: the budget measures its keys again
         self._start()
-        VOCABULARY.track(self, "stretches")
+        VOCABULARY.track(self, "stretch_pieces")
 
     def _start(self) -> None:
-        self.first = _Column(np.int64)  # per stretch, where its piece ids begin in `pieces`
-        self.count = _Column(np.int64)  # per stretch, how many pieces it has
+        self.token = STRETCH_IDS.token  # the stretch ids the columns are of
+        self.first = np.zeros(0, dtype=np.int64)  # per stretch id, where its piece ids begin in `pieces`
+        self.count = np.zeros(0, dtype=np.int64)  # per stretch id, how many pieces it has (-1: not cut)
         self.pieces = _Column(np.int64)
+        self.cut = 0  # how many stretches it has cut
 
-    def extend(self, stretches: list[str], counts: list[int], pieces: list[int]) -> None:
-        """Add new `stretches`, with `counts[i]` piece ids each, those of `pieces` in turn."""
-        if not stretches:
+    def __len__(self) -> int:
+        return self.cut
+
+    def sync(self) -> None:
+        """Columns for every stretch id given so far (afresh if the stretch ids started afresh)."""
+        if self.token != STRETCH_IDS.token:
+            self._start()
+        size = len(STRETCH_IDS.texts)
+        if size > len(self.count):
+            grown = max(size, 2 * len(self.count))
+            self.first = np.concatenate([self.first, np.zeros(grown - len(self.first), dtype=np.int64)])
+            self.count = np.concatenate([self.count, np.full(grown - len(self.count), -1, dtype=np.int64)])
+
+    def extend(self, ids: list[int], counts: list[int], pieces: list[int]) -> None:
+        """Add the stretches `ids`, newly cut, with `counts[i]` piece ids each, those of `pieces` in turn."""
+        if not ids:
             return
-        self.update(zip(stretches, range(len(self.count), len(self.count) + len(stretches))))
-        self.first.values += accumulate(counts[:-1], initial=len(self.pieces))
-        self.count.values += counts
+        self.first[ids] = list(accumulate(counts[:-1], initial=len(self.pieces)))
+        self.count[ids] = counts
         self.pieces.values += pieces
+        self.cut += len(ids)
 
     def numpy(self) -> _StretchArrays:
-        return _StretchArrays(self.first.numpy(), self.count.numpy(), self.pieces.numpy())
+        return _StretchArrays(self.first, self.count, self.pieces.numpy())
 
     def clear(self) -> None:
-        self.generation += 1
-        super().clear()
         self._start()
+
+
+def _stretch_ids(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(the stretch ids of `texts` in turn, how many each has): STRETCH_IDS.cut's."""
+    stretched = STRETCH_IDS.cut(texts)
+    return stretched.ids, stretched.counts
 
 
 @dataclass
@@ -188,20 +145,16 @@ class _StretchArrays:
 
 @dataclass
 class Cut:
-    """The stretches of a batch of texts (Spellings.cut): `flat`, the keys of those of the texts
-    not cut whole (see _keys), `counts` per such text, and `order`, where those of the texts in
-    turn are in `flat` (None: `flat` is in that order; see _stretch_keys); `whole`, per text,
-    whether it is cut whole (a stretch of it does not cut into whole pieces on its own); `new`,
-    the keys of the new stretches with their pieces; `ids`, the id of each stretch of `flat` in
-    the table's Stretches (-1 for a new one, until piece_ids_of adds it); `parts`, what each new
-    piece is made of (split_piece); `words`, the word spellings of the new pieces to label."""
+    """The stretches of a batch of texts (Spellings.cut): `ids`, the stretch ids of those of the
+    texts not cut whole, in order (triage.text.stretches), `counts` per such text; `whole`, per
+    text, whether it is cut whole (a stretch of it does not cut into whole pieces on its own);
+    `new`, the ids of the stretches not cut yet with their pieces; `parts`, what each new piece
+    is made of (split_piece); `words`, the word spellings of the new pieces to label."""
 
-    flat: list[str]
+    ids: np.ndarray
     counts: np.ndarray
     whole: np.ndarray
-    new: dict[str, list[str]]
-    ids: np.ndarray
-    order: np.ndarray | None
+    new: dict[int, list[str]]
     parts: dict[str, tuple] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
 
@@ -264,23 +217,40 @@ class Spellings:
         own)."""
         self.retired = True
 
-    def cut(self, texts: list[str]) -> Cut:
+    def cut(self, texts: list[str], given: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Cut:
         """The stretches of `texts` (see Stretches), those the table has not cut yet cut into
         pieces, and what these new pieces are made of (split_piece): each new stretch is cut
-        once in Python, the others are found by one look-up each. `Cut.words` holds the word
-        spellings of the new pieces, with the parts of hyphenated ones: what a batch brings to
-        label (WordLabeller.label_many labels them together before the pieces are added)."""
-        flat, counts, order = _stretch_keys(texts)
-        ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
-        fresh = list(dict.fromkeys(map(flat.__getitem__, np.flatnonzero(ids < 0).tolist())))
-        new: dict[str, list[str]] = {}
+        once in Python, the others are found by their stretch ids. `given`: (which texts, the
+        stretch ids of these texts in turn, how many each has), the stretch ids of some of the
+        texts (STRETCH_IDS.cut's), which are then not cut into stretches again. `Cut.words` holds
+        the word spellings of the new pieces, with the parts of hyphenated ones: what a batch
+        brings to label (WordLabeller.label_many labels them together before the pieces are
+        added)."""
+        if given is None:
+            ids, counts = _stretch_ids(texts)
+        else:
+            taken, given_ids, given_counts = given
+            others = list(compress(texts, (~taken).tolist()))
+            other_ids, other_counts = _stretch_ids(others)
+            counts = np.empty(len(texts), dtype=np.int64)
+            counts[taken], counts[~taken] = given_counts, other_counts
+            ids = np.concatenate([given_ids, other_ids])[interleaved(taken, given_counts, other_counts)]
+        stretches = self.stretches
+        stretches.sync()
+        uncut = ids[stretches.count[ids] < 0]
+        if len(uncut):  # each once, in the order they come
+            uncut, first = np.unique(uncut, return_index=True)
+            uncut = uncut[np.argsort(first)]
+        keys = STRETCH_IDS.texts
+        new: dict[int, list[str]] = {}
         parts: dict[str, tuple] = {}
         words: list[str] = []
-        bad = set()  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
+        bad = []  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
         piece_ids, findall = self.piece_ids, PIECE.findall
-        for key in fresh:
+        for ident in uncut.tolist():
             # The stretch (stretch_of) and its word after its white space (plain_word's value, is_plain),
             # written out: this loop runs once per new stretch.
+            key = keys[ident]
             head = key[:1]
             if head == "\0":
                 stretch = value = key[1:]
@@ -289,24 +259,21 @@ class Spellings:
             else:
                 stretch, value = " " + key, key
             if is_plain(value):
-                new[key] = [stretch]  # one piece, one word (what split_piece makes of it)
+                new[ident] = [stretch]  # one piece, one word (what split_piece makes of it)
                 if stretch not in piece_ids:
                     parts[stretch] = ((len(stretch) - len(value), value, WORD),)
                     words.append(value)
             else:
-                pieces = new[key] = findall(stretch)
+                pieces = new[ident] = findall(stretch)
                 if "".join(pieces) != stretch and not stretch.isspace():
-                    bad.add(key)
+                    bad.append(ident)
+                    del new[ident]
         whole = np.zeros(len(texts), dtype=bool)
-        if bad:  # the stretches of the other texts, in order
-            for key in bad:
-                del new[key]
-            per_text = [_keys(_STRETCH.findall(text)) for text in texts]
-            whole = np.fromiter((not bad.isdisjoint(keys) for keys in per_text), dtype=bool, count=len(per_text))
-            flat = [key for keys, w in zip(per_text, whole.tolist()) if not w for key in keys]
-            ids = np.fromiter(map(self.stretches.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
-            counts, order = counts[~whole], None
-        cut = Cut(flat, counts, whole, new, ids, order, parts, words)
+        if bad:  # the texts holding such a stretch are cut whole; the stretches of the others, in order
+            holds = np.isin(ids, bad)
+            whole = np.add.reduceat(holds, np.cumsum(counts) - counts) > 0  # (every text has a stretch)
+            ids, counts = ids[~np.repeat(whole, counts)], counts[~whole]
+        cut = Cut(ids, counts, whole, new, parts, words)
         self.new_parts(chain.from_iterable(new.values()), cut)
         return cut
 
@@ -335,11 +302,6 @@ class Spellings:
                              list(map(self.piece_ids.__getitem__, pieces)))
         columns = stretches.numpy()
         sid = cut.ids
-        missing = np.flatnonzero(sid < 0)
-        if len(missing):
-            sid[missing] = list(map(stretches.__getitem__, map(cut.flat.__getitem__, missing.tolist())))
-        if cut.order is not None:
-            sid = sid[cut.order]
         count = columns.count[sid]
         ends = np.cumsum(count)
         n = int(ends[-1]) if len(ends) else 0
