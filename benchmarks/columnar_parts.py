@@ -5,7 +5,7 @@ generated corpus.
     python benchmarks/columnar_parts.py [--messages 86000] [--batch 5000] [--repeat 5] [--out FILE]
 
 - cutting: each message cut into its stretches (a run of white space and the text up to the next
-  one, triage/seekhide/table.py) and each stretch given the id of a table that grows batch by batch,
+  one, triage/text/stretches.py) and each stretch given the id of a table that grows batch by batch,
   as Spellings.cut and piece_ids_of find them; with polars, `str.extract_all`, then a left join
   against the stretches already known;
 - statistics: the corpus statistics pass (triage.model.names.CorpusStats.add: the messages writing
@@ -49,7 +49,7 @@ _CAPITAL_AND_NEXT = r"[a-zß-ÿ][,;]?\s+([A-ZÀ-Þ][a-zß-ÿ]+)([\w'’-]?)"
 
 def python_cut(batches: list[list[str]]) -> list[np.ndarray]:
     """The stretch ids of each batch, as classify finds them."""
-    from triage.seekhide.table import _STRETCH
+    from triage.text.stretches import STRETCH as _STRETCH
 
     known: dict[str, int] = {}
     out = []
@@ -64,7 +64,7 @@ def python_cut(batches: list[list[str]]) -> list[np.ndarray]:
 
 def polars_cut(batches: list[list[str]]) -> list[np.ndarray]:
     import polars as pl
-    from triage.seekhide.table import _STRETCH
+    from triage.text.stretches import STRETCH as _STRETCH
 
     known = pl.DataFrame({"stretch": pl.Series([], dtype=pl.String), "sid": pl.Series([], dtype=pl.Int64)})
     out = []

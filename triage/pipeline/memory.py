@@ -28,7 +28,7 @@ BYTES_PER_ENTRY = {
     "positions": 80,  # a WordList's remembered answer (one sorted search gives it back)
     "scores": 100,  # the word scorer's probability of a row
     "codes": 200,  # Seek&Hide's code of a hidden spelling
-    "letter_runs": 60,  # the runs of letters of a stretch of text (corpus statistics)
+    "letter_runs": 60,  # the runs of letters of a stretch of text (corpus statistics): its columns and runs' ids
     "stretches": 140,  # a stretch of text with its id (triage.text.stretches)
     "stretch_pieces": 40,  # the piece ids of a stretch Seek&Hide's table has cut
     "spellings": 400,  # a piece or spelling of Seek&Hide's table, with its columns

@@ -1,0 +1,123 @@
+"""A text is cut into stretch ids once: the corpus statistics pass cuts the texts it keeps for
+classifying, and Seek&Hide takes those ids as they are while they are valid (the messages with
+detector hits are cut again, segment by segment); stale ids are never read."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage.classifier import FoldedPairs
+from triage.seekhide import SeekAndHide
+from triage.seekhide import table as table_module
+from triage.text import stretches
+from triage.text.normalise import fold_batch
+from triage.text.stretches import STRETCH_IDS
+
+# Texts with what changes the cut: detector hits (a phone number, an e-mail address), white space
+# other than single spaces, a text of white space alone, a NUL.
+WORDS = ["salut", "Patrice,", "06 12 34 56 78", "marie@example.org", "ça", "va", "?", "demain\n", "  à", "\t",
+         "Mme", "Petit", "l'école", "\x00x", "", ":-)", "j'arrive"]
+TEXTS = st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), min_size=1, max_size=8)
+
+
+def tokens(analysis) -> list:
+    return [(analysis.texts[m][b:e], b, e, k, label, m) for b, e, k, label, m in zip(
+        *(getattr(analysis, name).tolist() for name in ("start", "end", "kind", "label", "message")))]
+
+
+@pytest.fixture(scope="module")
+def seekers(lexicons):
+    return SeekAndHide(lexicons), SeekAndHide(lexicons)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=TEXTS)
+def test_given_stretch_ids_give_the_tokens_of_cutting_the_texts_again(seekers, texts):
+    cutting, taking = seekers
+    folded = fold_batch(texts)[0]
+    stretched = STRETCH_IDS.cut(folded)
+    assert tokens(taking.analyse(folded, stretched)) == tokens(cutting.analyse(folded))
+
+
+def test_the_messages_without_hits_are_not_cut_into_stretches_again(lexicons, monkeypatch):
+    texts = fold_batch(["salut Patrice, ça va ?", "appelle le 06 12 34 56 78 demain", "ok  à demain\n"])[0]
+    seeker = SeekAndHide(lexicons)
+    expected = tokens(seeker.analyse(texts))
+    stretched = STRETCH_IDS.cut(texts)
+    cut = []
+    batch_keys = stretches.batch_keys
+    monkeypatch.setattr(stretches, "batch_keys", lambda given: cut.append(list(given)) or batch_keys(given))
+    assert tokens(SeekAndHide(lexicons).analyse(texts, stretched)) == expected
+    # Only the segments of the message with a phone number around it are cut again.
+    assert cut == [["appelle le ", " demain"]]
+
+
+def test_stale_stretch_ids_are_not_read(lexicons):
+    texts = fold_batch(["salut Patrice", "Mme Petit arrive"])[0]
+    expected = tokens(SeekAndHide(lexicons).analyse(texts))
+    stretched = STRETCH_IDS.cut(texts)
+    STRETCH_IDS.clear()  # as the memory budget empties it: its ids are given again to other stretches
+    STRETCH_IDS.cut(fold_batch(["tout autre chose", "encore"])[0])
+    assert not STRETCH_IDS.valid(stretched)
+    assert tokens(SeekAndHide(lexicons).analyse(texts, stretched)) == expected
+
+
+def test_a_table_cuts_again_what_it_had_cut_once_the_stretch_ids_start_afresh(lexicons):
+    seeker = SeekAndHide(lexicons)
+    texts = fold_batch(["salut Patrice", "à demain"])[0]
+    first = tokens(seeker.analyse(texts))
+    STRETCH_IDS.clear()
+    STRETCH_IDS.cut(["demain salut", "autre"])  # the ids of the table's stretches now name others
+    assert tokens(seeker.analyse(texts)) == first
+    assert tokens(seeker.analyse(fold_batch(["demain salut", "autre"])[0])) == tokens(
+        SeekAndHide(lexicons).analyse(fold_batch(["demain salut", "autre"])[0]))
+
+
+def test_kept_chunks_go_to_another_process_as_plain_pairs():
+    pairs = [("1", "salut Patrice")]
+    folded, maps = fold_batch([text for _, text in pairs])
+    chunk = FoldedPairs(pairs, folded, maps, STRETCH_IDS.cut(folded))
+    sent = pickle.loads(pickle.dumps(chunk))
+    assert sent == pairs and type(sent) is list
+
+
+def test_stretch_ids_made_in_another_process_are_not_valid_here():
+    stretched = STRETCH_IDS.cut(["salut"])
+    pid, *rest = stretched.token
+    stretched.token = (pid + 1, *rest)
+    assert not STRETCH_IDS.valid(stretched)
+
+
+def test_a_stretch_that_does_not_cut_into_whole_pieces_has_its_text_cut_whole(lexicons, monkeypatch):
+    # No stretch is known that would not cut into whole pieces on its own: one is made so here.
+    seeker = SeekAndHide(lexicons)
+    texts = ["salut Patrice", "ok demain", "oui Patrice arrive"]
+    expected = tokens(SeekAndHide(lexicons).analyse(texts))
+    findall = table_module.PIECE.findall
+
+    class Piece:
+        @staticmethod
+        def findall(stretch):
+            found = findall(stretch)
+            return found[:-1] if stretch == " Patrice" else found
+
+    monkeypatch.setattr(table_module, "PIECE", Piece)
+    monkeypatch.setattr(table_module, "is_plain", lambda value: False)
+    cut = seeker.spellings.cut(texts)
+    assert cut.whole.tolist() == [True, False, True]
+    assert cut.counts.tolist() == [2] and len(cut.ids) == 2
+    monkeypatch.undo()
+    assert tokens(seeker.analyse(texts)) == expected
+
+
+def test_the_ids_of_a_batch_are_those_of_its_texts_in_turn():
+    texts = ["a b", "c\td", " e", "a  b", "b"]
+    stretched = STRETCH_IDS.cut(texts)
+    keys = [STRETCH_IDS.texts[i] for i in stretched.ids.tolist()]
+    per_text = np.split(np.array(keys, dtype=object), np.cumsum(stretched.counts)[:-1])
+    assert [list(k) for k in per_text] == [stretches.text_keys(stretches.STRETCH.findall(t)) for t in texts]
