@@ -131,8 +131,9 @@ class StretchIds(dict):
         return (os.getpid(), id(self), self.generation)
 
     def ids(self, keys: list[str]) -> np.ndarray:
-        """The id of each key, the new ones given the next ids."""
-        return np.fromiter(map(self.__getitem__, keys), dtype=np.int64, count=len(keys))
+        """The id of each key, the new ones given the next ids (32 bits each: the chunks kept for
+        classifying hold them; the memory budget empties the table long before 2**31 stretches)."""
+        return np.fromiter(map(self.__getitem__, keys), dtype=np.int32, count=len(keys))
 
     def cut(self, texts: list[str]) -> Stretched:
         """The stretch ids of `texts`, in the order of the texts."""
