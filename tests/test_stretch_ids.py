@@ -4,6 +4,7 @@ detector hits are cut again, segment by segment); stale ids are never read."""
 
 from __future__ import annotations
 
+import multiprocessing
 import pickle
 
 import numpy as np
@@ -84,6 +85,26 @@ def test_kept_chunks_go_to_another_process_as_plain_pairs():
     chunk = FoldedPairs(pairs, folded, maps, STRETCH_IDS.cut(folded))
     sent = pickle.loads(pickle.dumps(chunk))
     assert sent == pairs and type(sent) is list
+
+
+_FORKED: dict = {}
+
+
+def _cut_in_a_forked_worker(texts: list[str]) -> tuple[int, bool]:
+    cut = _FORKED["seeker"].spellings.cut(texts)
+    return len(cut.new), STRETCH_IDS.valid(_FORKED["stretched"])
+
+
+def test_a_forked_worker_keeps_what_the_parent_cut_and_takes_no_ids_given_there(lexicons):
+    # As classify --jobs forks its workers once this process has learnt the first chunk.
+    texts = fold_batch(["salut Patrice", "Mme Petit arrive demain"])[0]
+    seeker = SeekAndHide(lexicons)
+    seeker.analyse(texts)
+    _FORKED.update(seeker=seeker, stretched=STRETCH_IDS.cut(texts))
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        new, valid = pool.apply(_cut_in_a_forked_worker, (texts,))
+    assert new == 0 and not valid
+    assert len(seeker.spellings.cut(texts).new) == 0 and STRETCH_IDS.valid(_FORKED["stretched"])
 
 
 def test_stretch_ids_made_in_another_process_are_not_valid_here():

@@ -95,8 +95,8 @@ def interleaved(mask: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.n
 @dataclass
 class Stretched:
     """A batch of texts cut into stretch ids (StretchIds.cut): `ids`, those of the texts in turn,
-    `counts`, how many each text has; `token`, the StretchIds they are ids of (valid while its
-    token is the same: StretchIds.valid)."""
+    `counts`, how many each text has; `token`, the StretchIds they are ids of, in which process
+    (StretchIds.valid)."""
 
     ids: np.ndarray
     counts: np.ndarray
@@ -127,8 +127,10 @@ class StretchIds(dict):
 
     @property
     def token(self) -> tuple:
-        """What the ids given now are valid under: this table in this process, until it is emptied."""
-        return (os.getpid(), id(self), self.generation)
+        """What the ids given now are valid under: this table, until it is emptied. A process
+        forked from this one starts with the same ids, so that what it inherits of columns by
+        stretch id stays valid there."""
+        return (id(self), self.generation)
 
     def ids(self, keys: list[str]) -> np.ndarray:
         """The id of each key, the new ones given the next ids (32 bits each: the chunks kept for
@@ -139,11 +141,15 @@ class StretchIds(dict):
         """The stretch ids of `texts`, in the order of the texts."""
         flat, counts, order = batch_keys(texts)
         ids = self.ids(flat)
-        return Stretched(ids if order is None else ids[order], counts, self.token)
+        return Stretched(ids if order is None else ids[order], counts, self._stamp())
 
     def valid(self, stretched: Stretched | None) -> bool:
-        """Whether `stretched` holds ids of this table as it is now."""
-        return stretched is not None and stretched.token == self.token
+        """Whether `stretched` holds ids of this table as it is now, in this process (a process
+        forked from this one gives the ids it met since the fork to other stretches)."""
+        return stretched is not None and stretched.token == self._stamp()
+
+    def _stamp(self) -> tuple:
+        return (os.getpid(), *self.token)
 
     def __reduce__(self):
         return type(self), ()  # copied or sent to another process empty: a memory of work
