@@ -200,6 +200,33 @@ def test_each_text_is_folded_once_for_both_passes_with_the_output_of_a_second_re
     assert "J u l i e" not in read_rows(tmp_path / "once.csv")[0]["anonymised"]  # folded, then hidden
 
 
+def test_each_text_is_cut_into_stretches_once_unless_the_stretch_ids_take_too_much_memory(tmp_path, monkeypatch):
+    """The chunks the statistics pass keeps carry the texts cut into stretch ids: classify cuts
+    again only the messages with a detector hit (around it). When the stretch ids take more of
+    the memory budget than it keeps when spent, they are let go of, and every kept text is cut
+    again, with the same output."""
+    from triage import jobs
+    from triage.pipeline import memory
+    from triage.text import stretches
+
+    source = tmp_path / "sms.csv"
+    texts = ["Appelle Julie ce soir", "Patrice arrive", "rdv chez Paul au 06 12 34 56 78", "ok  merci\n"] * 9
+    source.write_text("id,text\n" + "".join(f'{i},"{t}"\n' for i, t in enumerate(texts)), "utf-8")
+    cut = []
+    original = stretches.batch_keys
+    monkeypatch.setattr(stretches, "batch_keys", lambda batch: cut.extend(batch) or original(batch))
+    once = jobs.run_classify(source, tmp_path / "once.csv", chunk_size=10, chart=False)
+    hit = [piece for text in texts if "06" in text for piece in text.split("06 12 34 56 78")]
+    assert sorted(cut) == sorted(texts + hit)
+    cut.clear()
+    # The stretch ids take more of the budget than it keeps when spent.
+    monkeypatch.setattr(memory.VOCABULARY, "used_by", lambda kind: memory.VOCABULARY.limit * memory.LOW_WATER + 1)
+    again = jobs.run_classify(source, tmp_path / "again.csv", chunk_size=10, chart=False)
+    assert sorted(cut) == sorted(texts + [text for text in texts if "06" not in text] + hit)
+    assert once.decisions == again.decisions
+    assert (tmp_path / "once.csv").read_bytes() == (tmp_path / "again.csv").read_bytes()
+
+
 def test_a_job_gives_the_garbage_collector_its_settings_back(sample, tmp_path):
     import gc
 

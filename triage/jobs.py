@@ -609,6 +609,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     (triage.engines.DaskSession), the Dask workers count."""
     from triage.model.names import CorpusStats, forget_letter_runs
     from triage.text.normalise import fold_batch
+    from triage.pipeline.memory import LOW_WATER, VOCABULARY
     from triage.text.stretches import STRETCH_IDS
 
     kept: list | None = []
@@ -649,7 +650,10 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
         for chunk in chunks():
             folded, maps = fold_batch([text for _, text in chunk])
             keep(FoldedPairs(chunk, folded, maps, stats.add_folded(folded)))
-        if kept is None:  # the corpus is read again: the stretch ids of this pass serve no kept chunk
+        # The stretch ids serve the kept chunks while they take at most what the memory budget
+        # keeps when it is spent (a corpus of long new spellings would otherwise start classifying
+        # with its budget nearly spent); the corpus read again, they serve no chunk.
+        if kept is None or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
             STRETCH_IDS.clear()
     forget_letter_runs()  # counted: the memory goes to classifying
     return stats, _handed_over(kept) if kept is not None else table.pairs(size)

@@ -41,8 +41,8 @@ BYTES_PER_CHAR = {
     "positions": 1,
     "scores": 1,
     "codes": 1,
-    "letter_runs": 0,
-    "stretches": 1,
+    "letter_runs": 0,  # (its texts are the stretches', counted there)
+    "stretches": 2,  # its key, and the runs of letters the statistics pass keeps of it or the piece Seek&Hide cuts it into
     "stretch_pieces": 0,
     "spellings": 4,
     "labels": 1,
@@ -141,6 +141,10 @@ class Budget:
     def used(self) -> int:
         """The estimated bytes of the tracked caches."""
         return sum(self._by_kind().values())
+
+    def used_by(self, kind: str) -> int:
+        """The estimated bytes of the tracked caches of one kind."""
+        return self._by_kind()[kind]
 
     def _by_kind(self) -> dict[str, int]:
         used = dict.fromkeys(BYTES_PER_ENTRY, 0)
