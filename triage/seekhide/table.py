@@ -99,10 +99,10 @@ class Stretches:
         self.first = np.zeros(0, dtype=np.int64)  # per stretch id, where its piece ids begin in `pieces`
         self.count = np.zeros(0, dtype=np.int64)  # per stretch id, how many pieces it has (-1: not cut)
         self.pieces = _Column(np.int64)
-        self.cut = 0  # how many stretches it has cut
+        self.done = 0  # how many stretches it has cut
 
     def __len__(self) -> int:
-        return self.cut
+        return self.done
 
     def sync(self) -> None:
         """Columns for every stretch id given so far (afresh if the stretch ids started afresh)."""
@@ -121,7 +121,7 @@ class Stretches:
         self.first[ids] = list(accumulate(counts[:-1], initial=len(self.pieces)))
         self.count[ids] = counts
         self.pieces.values += pieces
-        self.cut += len(ids)
+        self.done += len(ids)
 
     def numpy(self) -> _StretchArrays:
         return _StretchArrays(self.first, self.count, self.pieces.numpy())
