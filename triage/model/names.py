@@ -105,8 +105,6 @@ class _LetterRuns:
     memory budget of triage.pipeline.memory, by its stretches (their keys are counted with the
     stretch ids); the columns start afresh when the stretch ids do."""
 
-    texts: list[str] = []  # the texts it holds, for the budget: none (the keys are the stretch ids')
-
     def __init__(self, kind: str):
         self._start()
         VOCABULARY.track(self, kind)

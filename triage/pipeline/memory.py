@@ -41,7 +41,7 @@ BYTES_PER_CHAR = {
     "positions": 1,
     "scores": 1,
     "codes": 1,
-    "letter_runs": 0,  # (its texts are the stretches', counted there)
+    "letter_runs": 0,  # (its texts are the stretches', counted there; a kind at 0 holds none of its own)
     "stretches": 2,  # its key, and the runs of letters the statistics pass keeps of it or the piece Seek&Hide cuts it into
     "stretch_pieces": 0,
     "spellings": 4,
@@ -154,7 +154,7 @@ class Budget:
                 continue
             entries = len(cache)
             used[kind] += entries * BYTES_PER_ENTRY[kind]
-            if entries:  # a retired table holds nothing any more
+            if entries and BYTES_PER_CHAR[kind]:  # a retired table holds nothing any more
                 used[kind] += _measure(cache, count) * BYTES_PER_CHAR[kind]
         return used
 

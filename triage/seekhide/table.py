@@ -88,8 +88,6 @@ class Stretches:
     Counted in the memory budget (triage.pipeline.memory, by the stretches it has cut) and emptied
     with the rest, or when the stretch ids start afresh: a stretch is cut again when it comes back."""
 
-    texts: list[str] = []  # the texts it holds, for the budget: none (the keys are the stretch ids')
-
     def __init__(self):
         self._start()
         VOCABULARY.track(self, "stretch_pieces")
@@ -128,12 +126,6 @@ class Stretches:
 
     def clear(self) -> None:
         self._start()
-
-
-def _stretch_ids(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(the stretch ids of `texts` in turn, how many each has): STRETCH_IDS.cut's."""
-    stretched = STRETCH_IDS.cut(texts)
-    return stretched.ids, stretched.counts
 
 
 @dataclass
@@ -227,14 +219,14 @@ class Spellings:
         brings to label (WordLabeller.label_many labels them together before the pieces are
         added)."""
         if given is None:
-            ids, counts = _stretch_ids(texts)
+            stretched = STRETCH_IDS.cut(texts)
+            ids, counts = stretched.ids, stretched.counts
         else:
             taken, given_ids, given_counts = given
-            others = list(compress(texts, (~taken).tolist()))
-            other_ids, other_counts = _stretch_ids(others)
+            others = STRETCH_IDS.cut(list(compress(texts, (~taken).tolist())))
             counts = np.empty(len(texts), dtype=np.int64)
-            counts[taken], counts[~taken] = given_counts, other_counts
-            ids = np.concatenate([given_ids, other_ids])[interleaved(taken, given_counts, other_counts)]
+            counts[taken], counts[~taken] = given_counts, others.counts
+            ids = np.concatenate([given_ids, others.ids])[interleaved(taken, given_counts, others.counts)]
         stretches = self.stretches
         stretches.sync()
         uncut = ids[stretches.count[ids] < 0]
