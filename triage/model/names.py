@@ -610,12 +610,11 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     # sentence, in at least one message (scaled to the word scorer's corpus size) and at least a
     # tenth as often as in lower case (a nickname that is also a word: pat, mamie, titi). The
     # word scorer then reads it like any candidate (corpus_capitalised among its features).
-    ordinary = np.flatnonzero(~candidate & (label == L_ANTI) & (rule == rule_code("exact")))
-    candidate[_capitalised_by_the_corpus(table, stats, ordinary, sid)] = True
     # So is a reduplication (titi, fifi, lolo): the shape of nicknames, whatever the lists say. An
     # ordinary word of that shape (papa, dodo: nicknames/exceptions.txt) is never hidden by the
     # scorer (triage.recognizers), but counts in the risk.
-    candidate[ordinary[table.column(_reduplicated)[sid[ordinary]]]] = True
+    ordinary = np.flatnonzero(~candidate & (label == L_ANTI) & (rule == rule_code("exact")))
+    candidate[ordinary[_promoted(table, stats, sid[ordinary])]] = True
     chosen = np.flatnonzero(candidate)
     if not len(chosen):
         return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
@@ -657,14 +656,21 @@ CORPUS_CAPITALS = 1.0  # messages writing the word with a capital mid-sentence, 
 CORPUS_CAPITALS_SHARE = 0.1  # of the messages writing it in lower case, at least
 
 
-def _capitalised_by_the_corpus(table: Spellings, stats: CorpusStats, rows: np.ndarray, sid: np.ndarray) -> np.ndarray:
-    """The rows (of `rows`, word rows of the batch) whose spelling the corpus writes with a capital
-    mid-sentence often enough to make it a candidate (CORPUS_CAPITALS, CORPUS_CAPITALS_SHARE)."""
-    if not len(rows) or not stats.messages:
-        return rows[:0]
-    rates = _corpus_rates(table, stats, sid[rows])
-    capital, lower = np.expm1(rates[:, 0]), np.expm1(rates[:, 1])
-    return rows[(capital >= CORPUS_CAPITALS - 1e-9) & (capital >= CORPUS_CAPITALS_SHARE * lower)]
+def _promoted(table: Spellings, stats: CorpusStats, sids: np.ndarray) -> np.ndarray:
+    """Whether each spelling `sids` of a table, read as an ordinary word, is a candidate all the
+    same: a reduplication, or a spelling the corpus writes with a capital mid-sentence often enough
+    (CORPUS_CAPITALS, CORPUS_CAPITALS_SHARE). Worked out once per spelling and state of the counts:
+    a batch asks about most of its words."""
+    if not len(sids) or not stats.messages:
+        return table.column(_reduplicated)[sids]
+
+    def compute(new: np.ndarray) -> np.ndarray:
+        rates = _corpus_rates(table, stats, new)
+        capital, lower = np.expm1(rates[:, 0]), np.expm1(rates[:, 1])
+        by_corpus = (capital >= CORPUS_CAPITALS - 1e-9) & (capital >= CORPUS_CAPITALS_SHARE * lower)
+        return by_corpus | table.column(_reduplicated)[new]
+
+    return table.rows_for("names.promoted", sids, compute, 1, owner=stats.counted)[:, 0] != 0
 
 
 def _corpus_rates(table: Spellings, stats: CorpusStats, sids: np.ndarray) -> np.ndarray:
