@@ -26,7 +26,7 @@ from triage import model as _model  # noqa: F401  (registers the component "mode
 from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
 from triage.lexicons import TITLES
 from triage.pipeline.memory import Cache
-from triage.model.names import candidate_rows, candidate_tags
+from triage.model.names import candidate_tags, candidate_words
 from triage.text.normalise import hide_in_original
 from triage.pipeline import Pipeline, component
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
@@ -129,9 +129,9 @@ class Classifier:
         hidden as, the word scorer's probability that each is a name); None with no scorer."""
         if self.predictor.word_forest is None:
             return None
-        tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
-        return tokens, candidate_tags(analysis, tokens, self.predictor.spelling), self._word_probabilities(analysis, X,
-                                                                                                          keys)
+        tokens, keys, features = candidate_words(analysis, self.stats, self.predictor.spelling)
+        return (tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
+                self._word_probabilities(analysis, features, keys))
 
     def combined(self, scores, recognised, candidates, analysis) -> EvidenceBatch:
         """The evidence of a batch: the message model's `scores`, what the recognizers hide
@@ -146,9 +146,11 @@ class Classifier:
         return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens], ends, tags,
                              probability, taken, kept, decides)
 
-    def _word_probabilities(self, analysis, X, keys):
-        """The scorer's P(name) of each row. Candidate words recur in the same context (SMS
-        are Zipfian): each distinct row is scored once per run, remembered by its key."""
+    def _word_probabilities(self, analysis, features, keys):
+        """The scorer's P(name) of each candidate word (`features(rows)`: the features of the words
+        at `rows`, candidate_words'). Candidate words recur in the same context (SMS are Zipfian):
+        each distinct row is scored once per run, remembered by its key, and the features are
+        worked out for the keys not remembered only."""
         if self._scores_for is not analysis.spellings:  # keys hold spelling ids
             self._scores, self._scores_for = Cache("scores"), analysis.spellings
         distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
@@ -156,7 +158,7 @@ class Classifier:
         probs = np.fromiter(map(known.get, distinct.tolist(), itertools.repeat(-1.0)), dtype=float, count=len(distinct))
         unseen = np.flatnonzero(probs < 0)
         if len(unseen):
-            probs[unseen] = self.predictor.word_forest.predict_proba(X[first[unseen]])
+            probs[unseen] = self.predictor.word_forest.predict_proba(features(first[unseen]))
             known.update(zip(distinct[unseen].tolist(), probs[unseen].tolist()))
         return probs[inverse.ravel()]
 

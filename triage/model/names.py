@@ -588,6 +588,16 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     order, and a key per row: rows with the same key within one spelling table are equal).
     What depends on the spelling alone is computed once per spelling; the context (sentence
     start, the word before, punctuation after) for all words at once."""
+    tokens, key, features = candidate_words(analysis, stats, spelling)
+    return tokens, features(np.arange(len(tokens))), key
+
+
+def candidate_words(analysis: Analysis, stats: CorpusStats | None = None, spelling: NameLikeness | None = None):
+    """(token positions of the candidate words of a batch, a key per word: words with the same key
+    within one spelling table have the same features, and `features(rows)`: the features of the
+    words at `rows` (indexes into the tokens), in WORD_FEATURES order). The keys come from the
+    context of every word at once; the features are worked out for the words asked about only (a
+    scorer that remembers the probability of each key asks about the keys it has not seen)."""
     a = analysis
     lexicons, table = a.labeller.lexicons, a.spellings
     stats = stats or CorpusStats()
@@ -616,38 +626,51 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     ordinary = np.flatnonzero(~candidate & (label == L_ANTI) & (rule == rule_code("exact")))
     candidate[ordinary[_promoted(table, stats, sid[ordinary])]] = True
     chosen = np.flatnonzero(candidate)
-    if not len(chosen):
-        return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
-    static = table.rows_for("names.static", sid[chosen], lambda sids: _static_many(spelling, lexicons, table, sids),
-                            _STATIC_WIDTH, owner=spelling)
-    capital, lower = _corpus_rates(table, stats, sid[chosen]).T
-    label, rule = label[chosen], rule[chosen]
-    guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
-    by_title = rule == rule_code("title")
-    columns = {
-        "dictionary": label == L_DICTIONARY,
-        "ambiguous": label == L_AMBIGUOUS,
-        "unknown": label == L_UNKNOWN,
-        "ordinary": label == L_ANTI,
-        "weak": rule == rule_code("weak-name"),
-        "guessed": np.isin(rule, guessed),
-        "sentence_start": a.sentence_start[words[chosen]],
-        "first_name_rank": np.where(by_title, static[:, _S_RANK_TITLE], static[:, _S_RANK]),
+    tokens, sid, label, rule = words[chosen], sid[chosen], label[chosen], rule[chosen]
+    bits = {
+        "sentence_start": a.sentence_start[tokens],
         "after_cue": after_cue[chosen],
         "after_title": after_title[chosen],
-        "before_punctuation": a.before_punctuation[words[chosen]],
+        "before_punctuation": a.before_punctuation[tokens],
         "last_word": last[chosen],
-        "corpus_lower": lower,
-        "corpus_capitalised": capital,
     }
-    for name, position in _STATIC_COLUMNS.items():
-        columns[name] = static[:, position]
     # The row is a function of the spelling, its label and rule in context, and 5 context bits.
     assert len(RULES) < 2**7
-    key = (sid[chosen].astype(np.int64) << 16) | ((label.astype(np.int64) + 1) << 12) | ((rule.astype(np.int64) + 1) << 5)
-    for bit, name in enumerate(("sentence_start", "after_cue", "after_title", "before_punctuation", "last_word")):
-        key |= columns[name].astype(np.int64) << bit
-    return words[chosen], np.column_stack([np.asarray(columns[name], dtype=float) for name in WORD_FEATURES]), key
+    key = (sid.astype(np.int64) << 16) | ((label.astype(np.int64) + 1) << 12) | ((rule.astype(np.int64) + 1) << 5)
+    for bit, flags in enumerate(bits.values()):
+        key |= flags.astype(np.int64) << bit
+
+    def features(rows: np.ndarray) -> np.ndarray:
+        """The features of the candidate words at `rows`, (len(rows), len(WORD_FEATURES))."""
+        if not len(rows):
+            return np.zeros((0, len(WORD_FEATURES)))
+        at, kind, code = sid[rows], label[rows], rule[rows]
+        static = table.rows_for("names.static", at, lambda sids: _static_many(spelling, lexicons, table, sids),
+                                _STATIC_WIDTH, owner=spelling)
+        capital, lower = _corpus_rates(table, stats, at).T
+        columns = {
+            "dictionary": kind == L_DICTIONARY,
+            "ambiguous": kind == L_AMBIGUOUS,
+            "unknown": kind == L_UNKNOWN,
+            "ordinary": kind == L_ANTI,
+            "weak": code == rule_code("weak-name"),
+            "guessed": np.isin(code, _GUESSED_CODES),
+            "first_name_rank": np.where(code == rule_code("title"), static[:, _S_RANK_TITLE], static[:, _S_RANK]),
+            "corpus_lower": lower,
+            "corpus_capitalised": capital,
+        }
+        for name, flags in bits.items():
+            columns[name] = flags[rows]
+        for name, position in _STATIC_COLUMNS.items():
+            columns[name] = static[:, position]
+        return np.column_stack([np.asarray(columns[name], dtype=float) for name in WORD_FEATURES])
+
+    return tokens, key, features
+
+
+# The rules of the words the scorer reads as guessed: those of GUESS_RULES, the weak names and the
+# capitalised words.
+_GUESSED_CODES = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
 
 
 # Chosen by donor-grouped cross-validation over the two development files of 88milSMS (19,955
