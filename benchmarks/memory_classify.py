@@ -76,7 +76,8 @@ def structures(classifier, stats) -> dict[str, object]:
         "table._rows": table._rows,
         "seeker._cache (labels)": seeker._cache,
         "seeker._codes": seeker._codes,
-        "classifier._scores": classifier._scores,
+        "classifier._scores": (classifier._scores.keys, classifier._scores.values, classifier._scores.recent_keys,
+                               classifier._scores.recent_values),
     }
     lexicons = seeker.lexicons
     counted: set[int] = set()  # the big lists may share one memory of the spellings asked: count it once

@@ -47,9 +47,9 @@ def test_past_the_budget_the_caches_cheapest_to_rebuild_start_afresh_first():
     budget.track(labels, "labels")
     budget.track(scores, "scores")
     labels.update((f"mot{i}", i) for i in range(1_000))
-    scores.update((i, 0.5) for i in range(3_000))
+    scores.update((i, 0.5) for i in range(20_000))
     label_bytes = 1_000 * BYTES_PER_ENTRY["labels"] + sum(map(len, labels)) * BYTES_PER_CHAR["labels"]
-    assert budget.used() == label_bytes + 3_000 * BYTES_PER_ENTRY["scores"]  # the scores' keys are no text
+    assert budget.used() == label_bytes + 20_000 * BYTES_PER_ENTRY["scores"]  # the scores' keys are no text
     assert not budget.enforce()
     budget.limit = 2 * label_bytes  # the word scorer's rows, cheaper to rebuild, go first: the labels fit in half
     assert budget.enforce() and len(scores) == 0 and len(labels) == 1_000
@@ -67,13 +67,13 @@ def test_past_the_budget_the_caches_are_emptied_down_to_half_of_it_not_just_belo
     scores, stretches = Cache("scores"), Cache("stretches")
     budget.track(scores, "scores")
     budget.track(stretches, "stretches")
-    scores.update((i, 1.0) for i in range(1_000))  # no text: 100 bytes an entry (the word scorer's scores)
+    scores.update((i, 1.0) for i in range(1_000))  # no text: 16 bytes an entry (the word scorer's scores)
     stretches.update((i, 1) for i in range(3_000))  # no text: 140 bytes an entry
     total = budget.used()
     assert total == 1_000 * BYTES_PER_ENTRY["scores"] + 3_000 * BYTES_PER_ENTRY["stretches"]
     budget.limit = total - 1  # emptying the cheaper cache alone would fit, but leave more than half
     assert budget.enforce() and len(scores) == 0 and len(stretches) == 0
-    scores.update((i, 1.0) for i in range(5_000))
+    scores.update((i, 1.0) for i in range(10_000))
     stretches.update((i, 1) for i in range(1_000))
     budget.limit = 2 * 1_000 * BYTES_PER_ENTRY["stretches"]  # over; the stretches alone take half of it
     assert budget.enforce() and len(scores) == 0 and len(stretches) == 1_000

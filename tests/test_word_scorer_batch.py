@@ -117,3 +117,26 @@ def test_triples_of_many_texts_equal_the_search_of_each(texts):
     with pytest.MonkeyPatch.context() as patch:  # the longer texts searched one by one
         patch.setattr(names, "CODE_POINTS_LENGTH", 3)
         assert names._tripled(texts, lengths).tolist() == [bool(names._TRIPLE.search(text)) for text in texts]
+
+
+@settings(**SETTINGS, max_examples=60)
+@given(st.lists(st.dictionaries(st.integers(-2**62, 2**62), st.floats(0, 1), max_size=50), max_size=8),
+       st.lists(st.integers(-2**62, 2**62), max_size=30))
+def test_the_score_memory_answers_as_a_dict_of_the_scores_added(batches, asked):
+    """The classifier's memory of the word scorer's probabilities (sorted numpy columns, merged as
+    they grow) answers what a dict of every score added would: -1.0 for a key never added."""
+    from triage.classifier import ScoreMemory
+
+    memory, reference = ScoreMemory(), {}
+    memory.RECENT = 4  # merged often
+    for scores in batches:
+        new = {key: value for key, value in scores.items() if key not in reference}
+        keys = np.asarray(sorted(new), dtype=np.int64)
+        memory.add(keys, np.asarray([new[key] for key in keys.tolist()], dtype=float))
+        reference.update(new)
+        wanted = np.asarray(sorted({*asked, *scores}), dtype=np.int64)
+        expected = [reference.get(key, -1.0) for key in wanted.tolist()]
+        assert memory.get_many(wanted).tolist() == expected
+        assert len(memory) == len(reference)
+    memory.clear()
+    assert len(memory) == 0 and memory.get_many(np.asarray([1], dtype=np.int64)).tolist() == [-1.0]

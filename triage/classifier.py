@@ -25,8 +25,8 @@ from triage.combiner import EvidenceBatch
 from triage import model as _model  # noqa: F401  (registers the component "model")
 from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
 from triage.lexicons import TITLES
-from triage.pipeline.memory import Cache
-from triage.model.names import candidate_rows, candidate_tags
+from triage.pipeline.memory import VOCABULARY
+from triage.model.names import candidate_tags, candidate_words
 from triage.text.normalise import hide_in_original
 from triage.pipeline import Pipeline, component
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
@@ -76,6 +76,51 @@ class FoldedPairs(list):
         return list, (list(self),)
 
 
+class ScoreMemory:
+    """The word scorer's probability of each row it has scored, by the row's key (candidate_words'):
+    the keys sorted in a numpy column, the probabilities beside them, so that a batch's keys are
+    looked up by one sorted search. Keys added go to a smaller pair of sorted columns first, merged
+    into the large one when they outgrow a quarter of it (or RECENT keys). Counted in the VOCABULARY
+    budget as the kind "scores": it may be emptied between two batches."""
+
+    RECENT = 1 << 15
+
+    def __init__(self) -> None:
+        self.clear()
+        VOCABULARY.track(self, "scores")
+
+    def clear(self) -> None:
+        self.keys, self.values = np.empty(0, np.int64), np.empty(0)
+        self.recent_keys, self.recent_values = np.empty(0, np.int64), np.empty(0)
+
+    def __len__(self) -> int:
+        return len(self.keys) + len(self.recent_keys)
+
+    def __reduce__(self):
+        return type(self), ()  # copied or sent to another process empty: a memory of work
+
+    def get_many(self, wanted: np.ndarray) -> np.ndarray:
+        """The probability of each key of `wanted` (int64), -1.0 for a key not scored yet."""
+        found = np.full(len(wanted), -1.0)
+        for keys, values in ((self.keys, self.values), (self.recent_keys, self.recent_values)):
+            if len(keys):
+                at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+                hit = keys[at] == wanted
+                found[hit] = values[at[hit]]
+        return found
+
+    def add(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """Remember the probabilities `values` of the keys `keys` (int64, sorted, none known yet)."""
+        at = np.searchsorted(self.recent_keys, keys)
+        self.recent_keys = np.insert(self.recent_keys, at, keys)
+        self.recent_values = np.insert(self.recent_values, at, values)
+        if len(self.recent_keys) > max(len(self.keys) // 4, self.RECENT):
+            at = np.searchsorted(self.keys, self.recent_keys)
+            self.keys = np.insert(self.keys, at, self.recent_keys)
+            self.values = np.insert(self.values, at, self.recent_values)
+            self.recent_keys, self.recent_values = np.empty(0, np.int64), np.empty(0)
+
+
 class Classifier:
     """Seek&Hide + features + models + combiner on batches of messages (one per process)."""
 
@@ -103,7 +148,7 @@ class Classifier:
         # the workspace takes them as they come, and never reads the output back).
         self.keep_cells = False
         self.hide = frozenset(hide)  # the categories to hide (--hide)
-        self._scores: dict[int, float] = Cache("scores")
+        self._scores = ScoreMemory()
         self._scores_for = None
         self.pipeline = Pipeline.preset("classify", self)
         # For chunks whose texts the corpus statistics pass folded already (FoldedPairs).
@@ -129,9 +174,9 @@ class Classifier:
         hidden as, the word scorer's probability that each is a name); None with no scorer."""
         if self.predictor.word_forest is None:
             return None
-        tokens, X, keys = candidate_rows(analysis, self.stats, self.predictor.spelling)
-        return tokens, candidate_tags(analysis, tokens, self.predictor.spelling), self._word_probabilities(analysis, X,
-                                                                                                          keys)
+        tokens, keys, features = candidate_words(analysis, self.stats, self.predictor.spelling)
+        return (tokens, candidate_tags(analysis, tokens, self.predictor.spelling),
+                self._word_probabilities(analysis, features, keys))
 
     def combined(self, scores, recognised, candidates, analysis) -> EvidenceBatch:
         """The evidence of a batch: the message model's `scores`, what the recognizers hide
@@ -146,18 +191,20 @@ class Classifier:
         return EvidenceBatch(seekhide, scores, hidden, analysis.message[tokens], analysis.start[tokens], ends, tags,
                              probability, taken, kept, decides)
 
-    def _word_probabilities(self, analysis, X, keys):
-        """The scorer's P(name) of each row. Candidate words recur in the same context (SMS
-        are Zipfian): each distinct row is scored once per run, remembered by its key."""
+    def _word_probabilities(self, analysis, features, keys):
+        """The scorer's P(name) of each candidate word (`features(rows)`: the features of the words
+        at `rows`, candidate_words'). Candidate words recur in the same context (SMS are Zipfian):
+        each distinct row is scored once per run, remembered by its key, and the features are
+        worked out for the keys not remembered only."""
         if self._scores_for is not analysis.spellings:  # keys hold spelling ids
-            self._scores, self._scores_for = Cache("scores"), analysis.spellings
+            self._scores, self._scores_for = ScoreMemory(), analysis.spellings
         distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         known = self._scores
-        probs = np.fromiter(map(known.get, distinct.tolist(), itertools.repeat(-1.0)), dtype=float, count=len(distinct))
+        probs = known.get_many(distinct)
         unseen = np.flatnonzero(probs < 0)
         if len(unseen):
-            probs[unseen] = self.predictor.word_forest.predict_proba(X[first[unseen]])
-            known.update(zip(distinct[unseen].tolist(), probs[unseen].tolist()))
+            probs[unseen] = self.predictor.word_forest.predict_proba(features(first[unseen]))
+            known.add(distinct[unseen], probs[unseen])
         return probs[inverse.ravel()]
 
     @staticmethod

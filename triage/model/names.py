@@ -78,9 +78,15 @@ def count_key(text: str) -> int:
 
 
 def count_keys(texts: list[str]) -> np.ndarray:
-    """[count_key(text) for text in texts] as a uint64 array."""
+    """[count_key(text) for text in texts] as a uint64 array. The texts are encoded at once,
+    joined by a newline, then cut apart again (one text holding a newline: each is encoded alone)."""
     blake2b = hashlib.blake2b
-    digests = b"".join([blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest() for text in texts])
+    joined = "\n".join(texts)
+    if texts and joined.count("\n") == len(texts) - 1:
+        encoded = joined.encode("utf-8", "surrogatepass").split(b"\n")
+    else:
+        encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
+    digests = b"".join([blake2b(text, digest_size=8).digest() for text in encoded])
     return np.frombuffer(digests, "<u8").astype(np.uint64)
 
 
@@ -588,6 +594,16 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     order, and a key per row: rows with the same key within one spelling table are equal).
     What depends on the spelling alone is computed once per spelling; the context (sentence
     start, the word before, punctuation after) for all words at once."""
+    tokens, key, features = candidate_words(analysis, stats, spelling)
+    return tokens, features(np.arange(len(tokens))), key
+
+
+def candidate_words(analysis: Analysis, stats: CorpusStats | None = None, spelling: NameLikeness | None = None):
+    """(token positions of the candidate words of a batch, a key per word: words with the same key
+    within one spelling table have the same features, and `features(rows)`: the features of the
+    words at `rows` (indexes into the tokens), in WORD_FEATURES order). The keys come from the
+    context of every word at once; the features are worked out for the words asked about only (a
+    scorer that remembers the probability of each key asks about the keys it has not seen)."""
     a = analysis
     lexicons, table = a.labeller.lexicons, a.spellings
     stats = stats or CorpusStats()
@@ -610,45 +626,57 @@ def candidate_rows(analysis: Analysis, stats: CorpusStats | None = None,
     # sentence, in at least one message (scaled to the word scorer's corpus size) and at least a
     # tenth as often as in lower case (a nickname that is also a word: pat, mamie, titi). The
     # word scorer then reads it like any candidate (corpus_capitalised among its features).
-    ordinary = np.flatnonzero(~candidate & (label == L_ANTI) & (rule == rule_code("exact")))
-    candidate[_capitalised_by_the_corpus(table, stats, ordinary, sid)] = True
     # So is a reduplication (titi, fifi, lolo): the shape of nicknames, whatever the lists say. An
     # ordinary word of that shape (papa, dodo: nicknames/exceptions.txt) is never hidden by the
     # scorer (triage.recognizers), but counts in the risk.
-    candidate[ordinary[table.column(_reduplicated)[sid[ordinary]]]] = True
+    ordinary = np.flatnonzero(~candidate & (label == L_ANTI) & (rule == rule_code("exact")))
+    candidate[ordinary[_promoted(table, stats, sid[ordinary])]] = True
     chosen = np.flatnonzero(candidate)
-    if not len(chosen):
-        return words[chosen], np.zeros((0, len(WORD_FEATURES))), np.zeros(0, dtype=np.int64)
-    static = table.rows_for("names.static", sid[chosen], lambda sids: _static_many(spelling, lexicons, table, sids),
-                            _STATIC_WIDTH, owner=spelling)
-    capital, lower = _corpus_rates(table, stats, sid[chosen]).T
-    label, rule = label[chosen], rule[chosen]
-    guessed = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
-    by_title = rule == rule_code("title")
-    columns = {
-        "dictionary": label == L_DICTIONARY,
-        "ambiguous": label == L_AMBIGUOUS,
-        "unknown": label == L_UNKNOWN,
-        "ordinary": label == L_ANTI,
-        "weak": rule == rule_code("weak-name"),
-        "guessed": np.isin(rule, guessed),
-        "sentence_start": a.sentence_start[words[chosen]],
-        "first_name_rank": np.where(by_title, static[:, _S_RANK_TITLE], static[:, _S_RANK]),
+    tokens, sid, label, rule = words[chosen], sid[chosen], label[chosen], rule[chosen]
+    bits = {
+        "sentence_start": a.sentence_start[tokens],
         "after_cue": after_cue[chosen],
         "after_title": after_title[chosen],
-        "before_punctuation": a.before_punctuation[words[chosen]],
+        "before_punctuation": a.before_punctuation[tokens],
         "last_word": last[chosen],
-        "corpus_lower": lower,
-        "corpus_capitalised": capital,
     }
-    for name, position in _STATIC_COLUMNS.items():
-        columns[name] = static[:, position]
     # The row is a function of the spelling, its label and rule in context, and 5 context bits.
     assert len(RULES) < 2**7
-    key = (sid[chosen].astype(np.int64) << 16) | ((label.astype(np.int64) + 1) << 12) | ((rule.astype(np.int64) + 1) << 5)
-    for bit, name in enumerate(("sentence_start", "after_cue", "after_title", "before_punctuation", "last_word")):
-        key |= columns[name].astype(np.int64) << bit
-    return words[chosen], np.column_stack([np.asarray(columns[name], dtype=float) for name in WORD_FEATURES]), key
+    key = (sid.astype(np.int64) << 16) | ((label.astype(np.int64) + 1) << 12) | ((rule.astype(np.int64) + 1) << 5)
+    for bit, flags in enumerate(bits.values()):
+        key |= flags.astype(np.int64) << bit
+
+    def features(rows: np.ndarray) -> np.ndarray:
+        """The features of the candidate words at `rows`, (len(rows), len(WORD_FEATURES))."""
+        if not len(rows):
+            return np.zeros((0, len(WORD_FEATURES)))
+        at, kind, code = sid[rows], label[rows], rule[rows]
+        static = table.rows_for("names.static", at, lambda sids: _static_many(spelling, lexicons, table, sids),
+                                _STATIC_WIDTH, owner=spelling)
+        capital, lower = _corpus_rates(table, stats, at).T
+        columns = {
+            "dictionary": kind == L_DICTIONARY,
+            "ambiguous": kind == L_AMBIGUOUS,
+            "unknown": kind == L_UNKNOWN,
+            "ordinary": kind == L_ANTI,
+            "weak": code == rule_code("weak-name"),
+            "guessed": np.isin(code, _GUESSED_CODES),
+            "first_name_rank": np.where(code == rule_code("title"), static[:, _S_RANK_TITLE], static[:, _S_RANK]),
+            "corpus_lower": lower,
+            "corpus_capitalised": capital,
+        }
+        for name, flags in bits.items():
+            columns[name] = flags[rows]
+        for name, position in _STATIC_COLUMNS.items():
+            columns[name] = static[:, position]
+        return np.column_stack([np.asarray(columns[name], dtype=float) for name in WORD_FEATURES])
+
+    return tokens, key, features
+
+
+# The rules of the words the scorer reads as guessed: those of GUESS_RULES, the weak names and the
+# capitalised words.
+_GUESSED_CODES = [rule_code(r) for r in RULES if r in _GUESSED_RULES or r.startswith("capitalised-")]
 
 
 # Chosen by donor-grouped cross-validation over the two development files of 88milSMS (19,955
@@ -657,14 +685,21 @@ CORPUS_CAPITALS = 1.0  # messages writing the word with a capital mid-sentence, 
 CORPUS_CAPITALS_SHARE = 0.1  # of the messages writing it in lower case, at least
 
 
-def _capitalised_by_the_corpus(table: Spellings, stats: CorpusStats, rows: np.ndarray, sid: np.ndarray) -> np.ndarray:
-    """The rows (of `rows`, word rows of the batch) whose spelling the corpus writes with a capital
-    mid-sentence often enough to make it a candidate (CORPUS_CAPITALS, CORPUS_CAPITALS_SHARE)."""
-    if not len(rows) or not stats.messages:
-        return rows[:0]
-    rates = _corpus_rates(table, stats, sid[rows])
-    capital, lower = np.expm1(rates[:, 0]), np.expm1(rates[:, 1])
-    return rows[(capital >= CORPUS_CAPITALS - 1e-9) & (capital >= CORPUS_CAPITALS_SHARE * lower)]
+def _promoted(table: Spellings, stats: CorpusStats, sids: np.ndarray) -> np.ndarray:
+    """Whether each spelling `sids` of a table, read as an ordinary word, is a candidate all the
+    same: a reduplication, or a spelling the corpus writes with a capital mid-sentence often enough
+    (CORPUS_CAPITALS, CORPUS_CAPITALS_SHARE). Worked out once per spelling and state of the counts:
+    a batch asks about most of its words."""
+    if not len(sids) or not stats.messages:
+        return table.column(_reduplicated)[sids]
+
+    def compute(new: np.ndarray) -> np.ndarray:
+        rates = _corpus_rates(table, stats, new)
+        capital, lower = np.expm1(rates[:, 0]), np.expm1(rates[:, 1])
+        by_corpus = (capital >= CORPUS_CAPITALS - 1e-9) & (capital >= CORPUS_CAPITALS_SHARE * lower)
+        return by_corpus | table.column(_reduplicated)[new]
+
+    return table.rows_for("names.promoted", sids, compute, 1, owner=stats.counted)[:, 0] != 0
 
 
 def _corpus_rates(table: Spellings, stats: CorpusStats, sids: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from typing import Protocol
 # the kinds are emptied when the budget is spent: the cheapest to work out again first.
 BYTES_PER_ENTRY = {
     "positions": 80,  # a WordList's remembered answer (one sorted search gives it back)
-    "scores": 100,  # the word scorer's probability of a row
+    "scores": 16,  # the word scorer's probability of a row: its key and its value, in numpy columns
     "codes": 200,  # Seek&Hide's code of a hidden spelling
     "letter_runs": 60,  # the runs of letters of a stretch of text (corpus statistics): its columns and runs' ids
     "stretches": 140,  # a stretch of text with its id (triage.text.stretches)
@@ -39,7 +39,7 @@ BYTES_PER_ENTRY = {
 # each kind keeps of it (a spelling's lower case, its folded forms, its pieces).
 BYTES_PER_CHAR = {
     "positions": 1,
-    "scores": 1,
+    "scores": 0,  # (its keys are numbers)
     "codes": 1,
     "letter_runs": 0,  # (its texts are the stretches', counted there; a kind at 0 holds none of its own)
     "stretches": 2,  # its key, and the runs of letters the statistics pass keeps of it or the piece Seek&Hide cuts it into
