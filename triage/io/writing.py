@@ -10,13 +10,14 @@ import collections
 import contextlib
 import csv
 import io
+import itertools
 import json
 import operator
 import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, TextIO
 
 from triage.io.formats import format_for
 from triage.io.spreadsheets import neutralise_formula
@@ -126,13 +127,73 @@ class TableWriter:
 _QUOTED = {",": re.compile('[,"\r\n]'), "\t": re.compile('[\t"\r\n]')}
 
 
-def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str) -> list[list[str]] | None:
+def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str, measured: bool = True) -> _Encoded | None:
     """The cells of `rows` encoded as csv.writer encodes them in a row of `width` cells (minimal
-    quoting, quotes doubled), column by column; None when a cell is not a string or a row not
-    `width` long (csv.writer then encodes them)."""
+    quoting, quotes doubled), column by column (_encoded_table); None when a cell is not a string
+    or a row not `width` long (csv.writer then encodes them)."""
     if width < 2 or not rows or set(map(len, rows)) != {width}:
         return None  # alone in its row, an empty cell is quoted
-    return _encoded_columns(list(zip(*rows)), delimiter)
+    return _encoded_table(list(zip(*rows)), delimiter, measured)
+
+
+class _Encoded(NamedTuple):
+    """Cells encoded for CSV or TSV, column by column, and the length of each (a numpy array of
+    one row per column), from which the lines' lengths follow."""
+
+    columns: list[list[str]]
+    sizes: Any
+
+
+def _encoded_table(given: Sequence[Sequence[Any]], delimiter: str, measured: bool = True) -> _Encoded | None:
+    """The cells of the columns `given` (at least two, as long as each other and not empty)
+    encoded as csv.writer encodes them in rows (minimal quoting, quotes doubled), with their
+    lengths if `measured` (else no sizes); None when a cell is not a string. The cells are
+    looked at all at once: joined by NULs and encoded in UTF-8, where numpy finds the NULs
+    between them and the bytes that make csv quote a cell; only the cells to quote are then
+    quoted one by one. (Cells that hold a NUL themselves are quoted by _encoded_columns.)"""
+    import numpy as np
+
+    count = len(given[0])
+    flat = list(itertools.chain.from_iterable(given))
+    try:
+        joined = "\0".join(flat)
+    except TypeError:  # a number, None...
+        return None
+    in_ascii = joined.isascii()
+    data = np.frombuffer(joined.encode("ascii") if in_ascii else joined.encode("utf-8", "surrogatepass"),
+                         dtype=np.uint8)
+    del joined
+    ends = np.flatnonzero(data == 0)  # where each cell but the last ends
+    if len(ends) != len(flat) - 1:
+        if (columns := _encoded_columns(given, delimiter)) is None or not measured:
+            return _Encoded(columns, None) if columns is not None else None
+        return _Encoded(columns, np.array([np.fromiter(map(len, cells), dtype=np.int64, count=count)
+                                           for cells in columns]).reshape(len(given), count))
+    sizes = None
+    if measured:
+        bounds = np.empty(len(flat) + 1, dtype=np.int64)
+        bounds[0] = -1
+        bounds[1:-1] = ends
+        bounds[-1] = len(data)
+        sizes = np.diff(bounds) - 1  # in bytes
+        if not in_ascii:  # in characters: the bytes of a character after its first are 10xxxxxx
+            sizes -= np.bincount(np.searchsorted(ends, np.flatnonzero((data & 0xC0) == 0x80)), minlength=len(flat))
+    quotes = data == ord('"')
+    special = quotes | (data == ord(delimiter))
+    special |= data == ord("\r")
+    special |= data == ord("\n")
+    if (quoted := np.flatnonzero(special)).size:
+        cells = np.zeros(len(flat), dtype=bool)
+        cells[np.searchsorted(ends, quoted)] = True
+        quoted = np.flatnonzero(cells)
+        if sizes is not None:
+            sizes[quoted] += 2
+            if (doubled := np.flatnonzero(quotes)).size:
+                sizes += np.bincount(np.searchsorted(ends, doubled), minlength=len(flat))
+        for i in quoted.tolist():
+            flat[i] = '"' + flat[i].replace('"', '""') + '"'
+    return _Encoded([flat[k * count:(k + 1) * count] for k in range(len(given))],
+                    sizes.reshape(len(given), count) if sizes is not None else None)
 
 
 def _encoded_columns(given: Sequence[Sequence[Any]], delimiter: str) -> list[list[str]] | None:
@@ -177,29 +238,30 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     worker process sends back, for TableWriter.write_encoded in the process that writes."""
     if format in ("csv", "tsv") and isinstance(rows, (list, tuple)):
         delimiter = "\t" if format == "tsv" else ","
-        if (encoded := _csv_columns(rows, len(columns), delimiter)) is not None:
-            return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n"
+        if (encoded := _csv_columns(rows, len(columns), delimiter, measured=False)) is not None:
+            return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n"
     buffer = io.StringIO()
     TableWriter(buffer, columns, format, header=False).write_cells(rows)
     return buffer.getvalue()
 
 
-def _csv_columns_given(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str) -> list[list[str]] | None:
-    """_encoded_columns of the cells given column by column (`cells`, one list per name of
+def _csv_columns_given(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str, measured: bool = True
+                       ) -> _Encoded | None:
+    """_encoded_table of the cells given column by column (`cells`, one list per name of
     `columns`), in CSV or TSV; None where the rows they make must be encoded as rows."""
     if format not in ("csv", "tsv") or len(columns) < 2 or len(cells) != len(columns) \
             or len(set(map(len, cells))) != 1 or not len(cells[0]):
         return None
-    return _encoded_columns(cells, "\t" if format == "tsv" else ",")
+    return _encoded_table(cells, "\t" if format == "tsv" else ",", measured)
 
 
 def encode_columns(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> str:
     """encode_cells of the rows that `cells`, given column by column (one list per name of
     `columns`, in row order), make: classify builds its cells a column at a time, and CSV and
     TSV encode them so."""
-    if (encoded := _csv_columns_given(cells, columns, format)) is not None:
+    if (encoded := _csv_columns_given(cells, columns, format, measured=False)) is not None:
         delimiter = "\t" if format == "tsv" else ","
-        return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n"
+        return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n"
     return encode_cells(list(zip(*cells)), columns, format)
 
 
@@ -212,23 +274,20 @@ def encode_columns_held(cells: Sequence[Sequence[Any]], columns: Sequence[str], 
     return encode_rows_held(list(zip(*cells)), columns, format, column)
 
 
-def _held_lines(encoded: list[Sequence[str]], at: int, delimiter: str) -> tuple[str, Any, Any]:
-    """The lines of cells encoded column by column (_encoded_columns), and where the cell of the
+def _held_lines(encoded: _Encoded, at: int, delimiter: str) -> tuple[str, Any, Any]:
+    """The lines of cells encoded column by column (_encoded_table), and where the cell of the
     column `at` starts and stops in each (character offsets into the text, from the cells'
     lengths)."""
     import numpy as np
 
-    count = len(encoded[0])
-    sizes = [np.fromiter(map(len, cells), dtype=np.int64, count=count) for cells in encoded]
-    before = np.full(count, at, dtype=np.int64)  # the delimiters before the cell
-    for size in sizes[:at]:
-        before += size
-    line_sizes = sum(sizes) + len(encoded) + 1  # the delimiters and the line end
+    sizes = encoded.sizes
+    width, count = sizes.shape
+    line_sizes = sizes.sum(axis=0) + (width + 1)  # the delimiters and the line end
     starts = np.empty(count, dtype=np.int64)
     starts[0] = 0
     np.cumsum(line_sizes[:-1], out=starts[1:])
-    starts += before
-    return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n", starts, starts + sizes[at]
+    starts += sizes[:at].sum(axis=0) + at  # the cells and delimiters before the cell
+    return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n", starts, starts + sizes[at]
 
 
 def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str, column: str
