@@ -6,6 +6,7 @@ sets one cell by its position (`HeldChunks`, `encode_rows_held`), and rows kept 
 
 from __future__ import annotations
 
+import codecs
 import collections
 import contextlib
 import csv
@@ -59,6 +60,10 @@ class TableWriter:
         self._column_set = frozenset(self.columns)
         self._check_extras = extrasaction == "raise"
         self._neutralise = neutralise_formulas
+        # The bytes under a text handle written in UTF-8, which UTF-8 text is written to as it is.
+        encoding = getattr(handle, "encoding", None)
+        self._utf8_buffer = getattr(handle, "buffer", None) \
+            if encoding is not None and codecs.lookup(encoding).name == "utf-8" else None
         if format != "jsonl":
             self._writer = csv.writer(
                 handle,
@@ -88,9 +93,17 @@ class TableWriter:
         """Write rows; returns how many."""
         return self.write_cells(map(self._cells, rows), neutralised=True)
 
-    def write_encoded(self, text: str, rows: int) -> None:
-        """Write `rows` rows already encoded by `encode_cells` in this writer's format."""
-        self._handle.write(text)
+    def write_encoded(self, text: str | bytes, rows: int) -> None:
+        """Write `rows` rows already encoded by `encode_cells` in this writer's format (as text,
+        or as its bytes in UTF-8)."""
+        if isinstance(text, bytes):
+            if self._utf8_buffer is None:
+                self._handle.write(text.decode("utf-8"))
+            else:
+                self._handle.flush()  # what is written as text, then these bytes
+                self._utf8_buffer.write(text)
+        else:
+            self._handle.write(text)
         self.rows_written += rows
 
     def write_chunk(self, chunk) -> None:
@@ -396,7 +409,8 @@ def _decoded_cell(text: str, format: str) -> str:
     return next(csv.reader([text], delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))[0]
 
 
-# Chunks held back by HeldChunks stay in memory up to this many characters, then go to disk.
+# Chunks held back by HeldChunks stay in memory up to this many bytes (encoded in UTF-8), then all
+# go to disk.
 HELD_IN_MEMORY = 32 * 1024 * 1024
 
 
@@ -405,20 +419,23 @@ class HeldChunks:
     budgets: which rows go to the expert is known only once every row has been ranked).
 
     Encoded chunks (with `cell_at` and `cell_stop`, where the cell of each row lies: see
-    encode_rows_held) are held in a private scratch file beside the output
-    (outputs.scratch_file: in memory while small, then on disk, unnamed, gone with the
-    process); `release` copies them to the writer, replacing the chosen rows' cells by their
-    position. Rows kept in memory (a RowCollector) are written at once and set in place."""
+    encode_rows_held) are held in UTF-8, the encoding of the output, in memory while they take
+    at most HELD_IN_MEMORY bytes; beyond, they all go to a private scratch file beside the output
+    (outputs.scratch_file: on disk, unnamed, gone with the process). `release` copies them to the
+    writer, replacing the chosen rows' cells by their position. Rows kept in memory (a
+    RowCollector) are written at once and set in place."""
 
     def __init__(self, writer: TableWriter | RowCollector, column: str, folder: Path | None = None) -> None:
         self.writer = writer
         self.at = writer.columns.index(column)
-        self._chunks: list[tuple[int, Any, Any]] = []  # (characters, where each cell starts, stops)
+        # (the chunk in UTF-8, or its bytes in the scratch file; where each cell starts, stops)
+        self._chunks: list[tuple[bytes | int, Any, Any]] = []
+        self._in_memory: int | None = 0  # bytes held in memory (None: every chunk is on disk)
         self._scratch = None
         if not isinstance(writer, RowCollector):
             from triage.io import outputs
 
-            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
+            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), binary=True)
 
     def write_chunk(self, chunk) -> None:
         """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `cell_at` and
@@ -426,8 +443,18 @@ class HeldChunks:
         if self._scratch is None:
             self.writer.write_chunk(chunk)
             return
-        self._scratch.write(chunk.text)
-        self._chunks.append((len(chunk.text), chunk.cell_at, chunk.cell_stop))
+        data = chunk.text.encode("utf-8")
+        if self._in_memory is not None:
+            self._in_memory += len(data)
+            if self._in_memory <= HELD_IN_MEMORY:
+                self._chunks.append((data, chunk.cell_at, chunk.cell_stop))
+                return
+            self._in_memory = None
+            for i, (held, cell_at, cell_stop) in enumerate(self._chunks):
+                self._scratch.write(held)
+                self._chunks[i] = (len(held), cell_at, cell_stop)
+        self._scratch.write(data)
+        self._chunks.append((len(data), chunk.cell_at, chunk.cell_stop))
 
     def release(self, rows: Sequence[int], value: str) -> collections.Counter:
         """Write every held row, the cell of each of `rows` (increasing positions) set to
@@ -443,24 +470,42 @@ class HeldChunks:
                 cells[self.at] = value
             return replaced
         format = self.writer.format
-        encoded = _encoded_cell(value, format)
+        encoded = _encoded_cell(value, format).encode("utf-8")
         first = 0
         self._scratch.seek(0)
-        for size, cell_at, cell_stop in self._chunks:
-            text = self._scratch.read(size)
+        chunks, self._chunks = self._chunks, []
+        chunks.reverse()
+        while chunks:  # each chunk let go of once written
+            held, cell_at, cell_stop = chunks.pop()
+            data = held if isinstance(held, bytes) else self._scratch.read(held)
+            del held
             count = len(cell_at)
             mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
             if len(mine):
-                starts, stops = cell_at[mine].tolist(), cell_stop[mine].tolist()
-                replaced.update(_decoded_cell(text[a:b], format) for a, b in zip(starts, stops))
-                pieces = [text[: starts[0]]]
-                for stop, start in zip(stops, starts[1:] + [len(text)]):
-                    pieces += [encoded, text[stop:start]]
-                text = "".join(pieces)
-            self.writer.write_encoded(text, count)
+                starts, stops = _byte_offsets(data, cell_at[mine], cell_stop[mine])
+                replaced.update(_decoded_cell(data[a:b].decode("utf-8"), format) for a, b in zip(starts, stops))
+                pieces = [data[: starts[0]]]
+                for stop, start in zip(stops, starts[1:] + [len(data)]):
+                    pieces += [encoded, data[stop:start]]
+                data = b"".join(pieces)
+            self.writer.write_encoded(data, count)
             first += count
         self._scratch.close()
         return replaced
+
+
+def _byte_offsets(data: bytes, *offsets: Any) -> list[list[int]]:
+    """Character offsets into the UTF-8 text `data` (numpy arrays) as offsets into its bytes
+    (lists): a character's bytes after its first are 10xxxxxx, one more byte for each before it."""
+    import numpy as np
+
+    raw = np.frombuffer(data, dtype=np.uint8)
+    following = np.flatnonzero((raw & 0xC0) == 0x80)  # the bytes after a character's first
+    if not len(following):
+        return [offset.tolist() for offset in offsets]
+    # The character each such byte belongs to (its position less the following bytes up to it).
+    following -= np.arange(1, len(following) + 1)
+    return [(offset + np.searchsorted(following, offset)).tolist() for offset in offsets]
 
 
 class RowCollector:
