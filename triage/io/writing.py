@@ -16,6 +16,7 @@ import json
 import operator
 import os
 import re
+from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, TextIO
@@ -275,6 +276,8 @@ def encode_columns(cells: Sequence[Sequence[Any]], columns: Sequence[str], forma
     if (encoded := _csv_columns_given(cells, columns, format, measured=False)) is not None:
         delimiter = "\t" if format == "tsv" else ","
         return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n"
+    if format == "jsonl" and (lines := _jsonl_lines(cells, columns)) is not None:
+        return "\n".join(lines[0]) + "\n"
     return encode_cells(list(zip(*cells)), columns, format)
 
 
@@ -284,7 +287,51 @@ def encode_columns_held(cells: Sequence[Sequence[Any]], columns: Sequence[str], 
     takes them), make."""
     if (encoded := _csv_columns_given(cells, columns, format)) is not None:
         return _held_lines(encoded, list(columns).index(column), "\t" if format == "tsv" else ",")
+    if format == "jsonl" and (lines := _jsonl_lines(cells, columns)) is not None:
+        return _held_json_lines(*lines, list(columns).index(column))
     return encode_rows_held(list(zip(*cells)), columns, format, column)
+
+
+def _jsonl_lines(cells: Sequence[Sequence[Any]], columns: Sequence[str]) -> tuple[list[str], Any] | None:
+    """The JSON Lines (without their line ends) of the rows that `cells`, given column by column,
+    make, as TableWriter writes them (one object per row, the columns in order), and a function
+    of a column's position giving where its value starts and stops in each line (character
+    offsets, two numpy arrays); None when a cell is not a string or there are no rows (each row
+    is then encoded alone). Each value is encoded by json's own string encoder, a column at a
+    time, and each line is joined from the values and the keys before them."""
+    if not columns or len(cells) != len(columns) or len(set(map(len, cells))) != 1 or not len(cells[0]):
+        return None
+    try:
+        values = [list(map(encode_basestring, column)) for column in cells]
+    except TypeError:  # a number, None...
+        return None
+    keys = [("{" if i == 0 else ", ") + encode_basestring(name) + ": " for i, name in enumerate(columns)]
+    parts = [part for key, column in zip(keys, values) for part in (itertools.repeat(key), column)]
+
+    def value_at(at: int) -> tuple[Any, Any]:
+        """Where the value of the column `at` starts and stops in each line."""
+        import numpy as np
+
+        count = len(values[0])
+        starts = np.full(count, sum(map(len, keys[:at + 1])), dtype=np.int64)
+        for column in values[:at]:
+            starts += np.fromiter(map(len, column), dtype=np.int64, count=count)
+        return starts, starts + np.fromiter(map(len, values[at]), dtype=np.int64, count=count)
+
+    return list(map("".join, zip(*parts, itertools.repeat("}")))), value_at
+
+
+def _held_json_lines(lines: list[str], value_at, at: int) -> tuple[str, Any, Any]:
+    """The text of JSON Lines made by _jsonl_lines, and where the value of the column `at` starts
+    and stops in each (character offsets into the text)."""
+    import numpy as np
+
+    count = len(lines)
+    line_starts = np.empty(count, dtype=np.int64)
+    line_starts[0] = 0
+    np.cumsum(np.fromiter(map(len, lines[:-1]), dtype=np.int64, count=count - 1) + 1, out=line_starts[1:])
+    starts, stops = value_at(at)
+    return "\n".join(lines) + "\n", line_starts + starts, line_starts + stops
 
 
 def _held_lines(encoded: _Encoded, at: int, delimiter: str) -> tuple[str, Any, Any]:
