@@ -178,9 +178,11 @@ def test_evaluate_takes_a_count_as_the_share_of_the_gold_messages_it_is():
         triage.evaluate(gold, model=triage.Model.default(), expert_budget=2.5)
 
 
-@pytest.mark.parametrize("in_memory", [1 << 20, 0], ids=["in memory", "on disk"])
+@pytest.mark.parametrize("in_memory", [1 << 20, 0, None], ids=["in memory", "on disk", "in memory then on disk"])
 @pytest.mark.parametrize("format", ["csv", "tsv", "jsonl"])
-def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path, monkeypatch, format, in_memory):
+@pytest.mark.parametrize("utf8_file", [False, True], ids=["text", "utf-8 file"])
+def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path, monkeypatch, format, in_memory,
+                                                                       utf8_file):
     import io as text_io
     from types import SimpleNamespace
 
@@ -194,16 +196,23 @@ def test_held_chunks_rewrite_only_the_chosen_rows_whatever_their_cells(tmp_path,
     for columns, order in ((["id", "text", "decision", "risk"], [0, 1, 2, 3]),
                            (["decision", "text", "id"], [2, 1, 0]), (["risk", "text", "decision"], [3, 1, 2])):
         table = [[row[i] for i in order] for row in rows]
-        buffer = text_io.StringIO()
+        # Written as text, or to a file in UTF-8 (the held chunks' bytes as they are).
+        buffer = text_io.TextIOWrapper(text_io.BytesIO(), encoding="utf-8", newline="") if utf8_file \
+            else text_io.StringIO()
         held = HeldChunks(TableWriter(buffer, columns, format, header=False), "decision", tmp_path)
-        for chunk in (table[:3], table[3:]):
+        for n, chunk in enumerate((table[:3], table[3:])):
             text, cell_at, cell_stop = encode_rows_held(chunk, columns, format, "decision")
+            if in_memory is None and n == 0:  # the first chunk fits in memory, not both
+                monkeypatch.setattr(writing, "HELD_IN_MEMORY", len(text.encode("utf-8")))
             held.write_chunk(SimpleNamespace(text=text, rows=len(chunk), cell_at=cell_at, cell_stop=cell_stop))
         replaced = held.release([0, 1, 2, 5, 7], "EXPERT")
         at = columns.index("decision")
         expected = [row[:at] + (["EXPERT"] if i in (0, 1, 2, 5, 7) else row[at:at + 1]) + row[at + 1:]
                     for i, row in enumerate(table)]
-        assert buffer.getvalue() == encode_cells(expected, columns, format)
+        if utf8_file:
+            buffer.flush()
+        written = buffer.buffer.getvalue().decode("utf-8") if utf8_file else buffer.getvalue()
+        assert written == encode_cells(expected, columns, format)
         assert replaced == {"TA": 2, "NTA": 3}
         assert list(tmp_path.iterdir()) == []  # the scratch file has no name
 

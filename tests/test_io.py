@@ -450,8 +450,9 @@ def test_rows_encoded_elsewhere_read_back_like_rows_written_here(tmp_path, forma
     assert [m.fields for m in open_messages(out, required_columns=["label"])] == TRICKY
 
 
-# Cells that csv quotes or not: delimiters, quotes, line ends, a NUL, letters, and cells that are not strings.
-_CELLS = st.one_of(st.text(alphabet=st.sampled_from(',\t"\r\n\0 aé\u2028'), max_size=6), st.none(),
+# Cells that csv quotes or not: delimiters, quotes, line ends, a NUL, letters of one to four bytes
+# in UTF-8 and a lone surrogate (each one character), and cells that are not strings.
+_CELLS = st.one_of(st.text(alphabet=st.sampled_from(',\t"\r\n\0 aé\u2028\U0001f600\udc80'), max_size=6), st.none(),
                    st.integers(-9, 9), st.sampled_from(["", "[]", "TA", '["Aude"]']))
 
 

@@ -351,17 +351,18 @@ def _commit(temporary: Path, destination: Path, force: bool, display: str) -> No
     os.unlink(temporary)
 
 
-def scratch_file(folder: str | os.PathLike[str], in_memory: int = 0) -> IO[str]:
-    """A private scratch file (text, UTF-8) in `folder` for data on their way to an output
-    (chunks held back for a later pass): kept in memory up to `in_memory` characters (with 0,
-    not at all), then a file readable by its owner only, without a name (gone when closed or
-    when the process dies, however it dies), on the output's own disk."""
+def scratch_file(folder: str | os.PathLike[str], in_memory: int = 0, *, binary: bool = False) -> IO:
+    """A private scratch file (text, UTF-8; bytes with `binary`) in `folder` for data on their way
+    to an output (chunks held back for a later pass): kept in memory up to `in_memory` characters
+    (bytes; with 0, not at all), then a file readable by its owner only, without a name (gone when
+    closed or when the process dies, however it dies), on the output's own disk."""
     import tempfile
 
+    opened = dict(mode="w+b") if binary else dict(mode="w+", encoding="utf-8", newline="")
     try:
         if in_memory <= 0:  # (a SpooledTemporaryFile of size 0 would stay in memory, whatever it holds)
-            return tempfile.TemporaryFile(mode="w+", encoding="utf-8", newline="", dir=folder)
-        return tempfile.SpooledTemporaryFile(in_memory, mode="w+", encoding="utf-8", newline="", dir=folder)
+            return tempfile.TemporaryFile(dir=folder, **opened)
+        return tempfile.SpooledTemporaryFile(in_memory, dir=folder, **opened)
     except OSError as err:
         raise OutputRefused(f"cannot write a scratch file in {os.fspath(folder)}: {err.strerror or err}") from None
 

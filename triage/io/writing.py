@@ -6,17 +6,20 @@ sets one cell by its position (`HeldChunks`, `encode_rows_held`), and rows kept 
 
 from __future__ import annotations
 
+import codecs
 import collections
 import contextlib
 import csv
 import io
+import itertools
 import json
 import operator
 import os
 import re
+from json.encoder import encode_basestring  # json.dumps' own escaping, one string at a time
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, TextIO
 
 from triage.io.formats import format_for
 from triage.io.spreadsheets import neutralise_formula
@@ -58,6 +61,10 @@ class TableWriter:
         self._column_set = frozenset(self.columns)
         self._check_extras = extrasaction == "raise"
         self._neutralise = neutralise_formulas
+        # The bytes under a text handle written in UTF-8, which UTF-8 text is written to as it is.
+        encoding = getattr(handle, "encoding", None)
+        self._utf8_buffer = getattr(handle, "buffer", None) \
+            if encoding is not None and codecs.lookup(encoding).name == "utf-8" else None
         if format != "jsonl":
             self._writer = csv.writer(
                 handle,
@@ -87,9 +94,17 @@ class TableWriter:
         """Write rows; returns how many."""
         return self.write_cells(map(self._cells, rows), neutralised=True)
 
-    def write_encoded(self, text: str, rows: int) -> None:
-        """Write `rows` rows already encoded by `encode_cells` in this writer's format."""
-        self._handle.write(text)
+    def write_encoded(self, text: str | bytes, rows: int) -> None:
+        """Write `rows` rows already encoded by `encode_cells` in this writer's format (as text,
+        or as its bytes in UTF-8)."""
+        if isinstance(text, bytes):
+            if self._utf8_buffer is None:
+                self._handle.write(text.decode("utf-8"))
+            else:
+                self._handle.flush()  # what is written as text, then these bytes
+                self._utf8_buffer.write(text)
+        else:
+            self._handle.write(text)
         self.rows_written += rows
 
     def write_chunk(self, chunk) -> None:
@@ -126,13 +141,73 @@ class TableWriter:
 _QUOTED = {",": re.compile('[,"\r\n]'), "\t": re.compile('[\t"\r\n]')}
 
 
-def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str) -> list[list[str]] | None:
+def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str, measured: bool = True) -> _Encoded | None:
     """The cells of `rows` encoded as csv.writer encodes them in a row of `width` cells (minimal
-    quoting, quotes doubled), column by column; None when a cell is not a string or a row not
-    `width` long (csv.writer then encodes them)."""
+    quoting, quotes doubled), column by column (_encoded_table); None when a cell is not a string
+    or a row not `width` long (csv.writer then encodes them)."""
     if width < 2 or not rows or set(map(len, rows)) != {width}:
         return None  # alone in its row, an empty cell is quoted
-    return _encoded_columns(list(zip(*rows)), delimiter)
+    return _encoded_table(list(zip(*rows)), delimiter, measured)
+
+
+class _Encoded(NamedTuple):
+    """Cells encoded for CSV or TSV, column by column, and the length of each (a numpy array of
+    one row per column), from which the lines' lengths follow."""
+
+    columns: list[list[str]]
+    sizes: Any
+
+
+def _encoded_table(given: Sequence[Sequence[Any]], delimiter: str, measured: bool = True) -> _Encoded | None:
+    """The cells of the columns `given` (at least two, as long as each other and not empty)
+    encoded as csv.writer encodes them in rows (minimal quoting, quotes doubled), with their
+    lengths if `measured` (else no sizes); None when a cell is not a string. The cells are
+    looked at all at once: joined by NULs and encoded in UTF-8, where numpy finds the NULs
+    between them and the bytes that make csv quote a cell; only the cells to quote are then
+    quoted one by one. (Cells that hold a NUL themselves are quoted by _encoded_columns.)"""
+    import numpy as np
+
+    count = len(given[0])
+    flat = list(itertools.chain.from_iterable(given))
+    try:
+        joined = "\0".join(flat)
+    except TypeError:  # a number, None...
+        return None
+    in_ascii = joined.isascii()
+    data = np.frombuffer(joined.encode("ascii") if in_ascii else joined.encode("utf-8", "surrogatepass"),
+                         dtype=np.uint8)
+    del joined
+    ends = np.flatnonzero(data == 0)  # where each cell but the last ends
+    if len(ends) != len(flat) - 1:
+        if (columns := _encoded_columns(given, delimiter)) is None or not measured:
+            return _Encoded(columns, None) if columns is not None else None
+        return _Encoded(columns, np.array([np.fromiter(map(len, cells), dtype=np.int64, count=count)
+                                           for cells in columns]).reshape(len(given), count))
+    sizes = None
+    if measured:
+        bounds = np.empty(len(flat) + 1, dtype=np.int64)
+        bounds[0] = -1
+        bounds[1:-1] = ends
+        bounds[-1] = len(data)
+        sizes = np.diff(bounds) - 1  # in bytes
+        if not in_ascii:  # in characters: the bytes of a character after its first are 10xxxxxx
+            sizes -= np.bincount(np.searchsorted(ends, np.flatnonzero((data & 0xC0) == 0x80)), minlength=len(flat))
+    quotes = data == ord('"')
+    special = quotes | (data == ord(delimiter))
+    special |= data == ord("\r")
+    special |= data == ord("\n")
+    if (quoted := np.flatnonzero(special)).size:
+        cells = np.zeros(len(flat), dtype=bool)
+        cells[np.searchsorted(ends, quoted)] = True
+        quoted = np.flatnonzero(cells)
+        if sizes is not None:
+            sizes[quoted] += 2
+            if (doubled := np.flatnonzero(quotes)).size:
+                sizes += np.bincount(np.searchsorted(ends, doubled), minlength=len(flat))
+        for i in quoted.tolist():
+            flat[i] = '"' + flat[i].replace('"', '""') + '"'
+    return _Encoded([flat[k * count:(k + 1) * count] for k in range(len(given))],
+                    sizes.reshape(len(given), count) if sizes is not None else None)
 
 
 def _encoded_columns(given: Sequence[Sequence[Any]], delimiter: str) -> list[list[str]] | None:
@@ -177,29 +252,32 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     worker process sends back, for TableWriter.write_encoded in the process that writes."""
     if format in ("csv", "tsv") and isinstance(rows, (list, tuple)):
         delimiter = "\t" if format == "tsv" else ","
-        if (encoded := _csv_columns(rows, len(columns), delimiter)) is not None:
-            return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n"
+        if (encoded := _csv_columns(rows, len(columns), delimiter, measured=False)) is not None:
+            return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n"
     buffer = io.StringIO()
     TableWriter(buffer, columns, format, header=False).write_cells(rows)
     return buffer.getvalue()
 
 
-def _csv_columns_given(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str) -> list[list[str]] | None:
-    """_encoded_columns of the cells given column by column (`cells`, one list per name of
+def _csv_columns_given(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str, measured: bool = True
+                       ) -> _Encoded | None:
+    """_encoded_table of the cells given column by column (`cells`, one list per name of
     `columns`), in CSV or TSV; None where the rows they make must be encoded as rows."""
     if format not in ("csv", "tsv") or len(columns) < 2 or len(cells) != len(columns) \
             or len(set(map(len, cells))) != 1 or not len(cells[0]):
         return None
-    return _encoded_columns(cells, "\t" if format == "tsv" else ",")
+    return _encoded_table(cells, "\t" if format == "tsv" else ",", measured)
 
 
 def encode_columns(cells: Sequence[Sequence[Any]], columns: Sequence[str], format: str = "csv") -> str:
     """encode_cells of the rows that `cells`, given column by column (one list per name of
     `columns`, in row order), make: classify builds its cells a column at a time, and CSV and
     TSV encode them so."""
-    if (encoded := _csv_columns_given(cells, columns, format)) is not None:
+    if (encoded := _csv_columns_given(cells, columns, format, measured=False)) is not None:
         delimiter = "\t" if format == "tsv" else ","
-        return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n"
+        return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n"
+    if format == "jsonl" and (lines := _jsonl_lines(cells, columns)) is not None:
+        return "\n".join(lines[0]) + "\n"
     return encode_cells(list(zip(*cells)), columns, format)
 
 
@@ -209,26 +287,67 @@ def encode_columns_held(cells: Sequence[Sequence[Any]], columns: Sequence[str], 
     takes them), make."""
     if (encoded := _csv_columns_given(cells, columns, format)) is not None:
         return _held_lines(encoded, list(columns).index(column), "\t" if format == "tsv" else ",")
+    if format == "jsonl" and (lines := _jsonl_lines(cells, columns)) is not None:
+        return _held_json_lines(*lines, list(columns).index(column))
     return encode_rows_held(list(zip(*cells)), columns, format, column)
 
 
-def _held_lines(encoded: list[Sequence[str]], at: int, delimiter: str) -> tuple[str, Any, Any]:
-    """The lines of cells encoded column by column (_encoded_columns), and where the cell of the
+def _jsonl_lines(cells: Sequence[Sequence[Any]], columns: Sequence[str]) -> tuple[list[str], Any] | None:
+    """The JSON Lines (without their line ends) of the rows that `cells`, given column by column,
+    make, as TableWriter writes them (one object per row, the columns in order), and a function
+    of a column's position giving where its value starts and stops in each line (character
+    offsets, two numpy arrays); None when a cell is not a string or there are no rows (each row
+    is then encoded alone). Each value is encoded by json's own string encoder, a column at a
+    time, and each line is joined from the values and the keys before them."""
+    if not columns or len(cells) != len(columns) or len(set(map(len, cells))) != 1 or not len(cells[0]):
+        return None
+    try:
+        values = [list(map(encode_basestring, column)) for column in cells]
+    except TypeError:  # a number, None...
+        return None
+    keys = [("{" if i == 0 else ", ") + encode_basestring(name) + ": " for i, name in enumerate(columns)]
+    parts = [part for key, column in zip(keys, values) for part in (itertools.repeat(key), column)]
+
+    def value_at(at: int) -> tuple[Any, Any]:
+        """Where the value of the column `at` starts and stops in each line."""
+        import numpy as np
+
+        count = len(values[0])
+        starts = np.full(count, sum(map(len, keys[:at + 1])), dtype=np.int64)
+        for column in values[:at]:
+            starts += np.fromiter(map(len, column), dtype=np.int64, count=count)
+        return starts, starts + np.fromiter(map(len, values[at]), dtype=np.int64, count=count)
+
+    return list(map("".join, zip(*parts, itertools.repeat("}")))), value_at
+
+
+def _held_json_lines(lines: list[str], value_at, at: int) -> tuple[str, Any, Any]:
+    """The text of JSON Lines made by _jsonl_lines, and where the value of the column `at` starts
+    and stops in each (character offsets into the text)."""
+    import numpy as np
+
+    count = len(lines)
+    line_starts = np.empty(count, dtype=np.int64)
+    line_starts[0] = 0
+    np.cumsum(np.fromiter(map(len, lines[:-1]), dtype=np.int64, count=count - 1) + 1, out=line_starts[1:])
+    starts, stops = value_at(at)
+    return "\n".join(lines) + "\n", line_starts + starts, line_starts + stops
+
+
+def _held_lines(encoded: _Encoded, at: int, delimiter: str) -> tuple[str, Any, Any]:
+    """The lines of cells encoded column by column (_encoded_table), and where the cell of the
     column `at` starts and stops in each (character offsets into the text, from the cells'
     lengths)."""
     import numpy as np
 
-    count = len(encoded[0])
-    sizes = [np.fromiter(map(len, cells), dtype=np.int64, count=count) for cells in encoded]
-    before = np.full(count, at, dtype=np.int64)  # the delimiters before the cell
-    for size in sizes[:at]:
-        before += size
-    line_sizes = sum(sizes) + len(encoded) + 1  # the delimiters and the line end
+    sizes = encoded.sizes
+    width, count = sizes.shape
+    line_sizes = sizes.sum(axis=0) + (width + 1)  # the delimiters and the line end
     starts = np.empty(count, dtype=np.int64)
     starts[0] = 0
     np.cumsum(line_sizes[:-1], out=starts[1:])
-    starts += before
-    return "\r\n".join(map(delimiter.join, zip(*encoded))) + "\r\n", starts, starts + sizes[at]
+    starts += sizes[:at].sum(axis=0) + at  # the cells and delimiters before the cell
+    return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n", starts, starts + sizes[at]
 
 
 def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str, column: str
@@ -337,7 +456,8 @@ def _decoded_cell(text: str, format: str) -> str:
     return next(csv.reader([text], delimiter="\t" if format == "tsv" else ",", quotechar='"', doublequote=True))[0]
 
 
-# Chunks held back by HeldChunks stay in memory up to this many characters, then go to disk.
+# Chunks held back by HeldChunks stay in memory up to this many bytes (encoded in UTF-8), then all
+# go to disk.
 HELD_IN_MEMORY = 32 * 1024 * 1024
 
 
@@ -346,20 +466,23 @@ class HeldChunks:
     budgets: which rows go to the expert is known only once every row has been ranked).
 
     Encoded chunks (with `cell_at` and `cell_stop`, where the cell of each row lies: see
-    encode_rows_held) are held in a private scratch file beside the output
-    (outputs.scratch_file: in memory while small, then on disk, unnamed, gone with the
-    process); `release` copies them to the writer, replacing the chosen rows' cells by their
-    position. Rows kept in memory (a RowCollector) are written at once and set in place."""
+    encode_rows_held) are held in UTF-8, the encoding of the output, in memory while they take
+    at most HELD_IN_MEMORY bytes; beyond, they all go to a private scratch file beside the output
+    (outputs.scratch_file: on disk, unnamed, gone with the process). `release` copies them to the
+    writer, replacing the chosen rows' cells by their position. Rows kept in memory (a
+    RowCollector) are written at once and set in place."""
 
     def __init__(self, writer: TableWriter | RowCollector, column: str, folder: Path | None = None) -> None:
         self.writer = writer
         self.at = writer.columns.index(column)
-        self._chunks: list[tuple[int, Any, Any]] = []  # (characters, where each cell starts, stops)
+        # (the chunk in UTF-8, or its bytes in the scratch file; where each cell starts, stops)
+        self._chunks: list[tuple[bytes | int, Any, Any]] = []
+        self._in_memory: int | None = 0  # bytes held in memory (None: every chunk is on disk)
         self._scratch = None
         if not isinstance(writer, RowCollector):
             from triage.io import outputs
 
-            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), HELD_IN_MEMORY)
+            self._scratch = outputs.scratch_file(folder if folder is not None else Path("."), binary=True)
 
     def write_chunk(self, chunk) -> None:
         """Hold a chunk (triage.classifier.ClassifiedChunk: encoded with `cell_at` and
@@ -367,8 +490,18 @@ class HeldChunks:
         if self._scratch is None:
             self.writer.write_chunk(chunk)
             return
-        self._scratch.write(chunk.text)
-        self._chunks.append((len(chunk.text), chunk.cell_at, chunk.cell_stop))
+        data = chunk.text.encode("utf-8")
+        if self._in_memory is not None:
+            self._in_memory += len(data)
+            if self._in_memory <= HELD_IN_MEMORY:
+                self._chunks.append((data, chunk.cell_at, chunk.cell_stop))
+                return
+            self._in_memory = None
+            for i, (held, cell_at, cell_stop) in enumerate(self._chunks):
+                self._scratch.write(held)
+                self._chunks[i] = (len(held), cell_at, cell_stop)
+        self._scratch.write(data)
+        self._chunks.append((len(data), chunk.cell_at, chunk.cell_stop))
 
     def release(self, rows: Sequence[int], value: str) -> collections.Counter:
         """Write every held row, the cell of each of `rows` (increasing positions) set to
@@ -384,24 +517,42 @@ class HeldChunks:
                 cells[self.at] = value
             return replaced
         format = self.writer.format
-        encoded = _encoded_cell(value, format)
+        encoded = _encoded_cell(value, format).encode("utf-8")
         first = 0
         self._scratch.seek(0)
-        for size, cell_at, cell_stop in self._chunks:
-            text = self._scratch.read(size)
+        chunks, self._chunks = self._chunks, []
+        chunks.reverse()
+        while chunks:  # each chunk let go of once written
+            held, cell_at, cell_stop = chunks.pop()
+            data = held if isinstance(held, bytes) else self._scratch.read(held)
+            del held
             count = len(cell_at)
             mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
             if len(mine):
-                starts, stops = cell_at[mine].tolist(), cell_stop[mine].tolist()
-                replaced.update(_decoded_cell(text[a:b], format) for a, b in zip(starts, stops))
-                pieces = [text[: starts[0]]]
-                for stop, start in zip(stops, starts[1:] + [len(text)]):
-                    pieces += [encoded, text[stop:start]]
-                text = "".join(pieces)
-            self.writer.write_encoded(text, count)
+                starts, stops = _byte_offsets(data, cell_at[mine], cell_stop[mine])
+                replaced.update(_decoded_cell(data[a:b].decode("utf-8"), format) for a, b in zip(starts, stops))
+                pieces = [data[: starts[0]]]
+                for stop, start in zip(stops, starts[1:] + [len(data)]):
+                    pieces += [encoded, data[stop:start]]
+                data = b"".join(pieces)
+            self.writer.write_encoded(data, count)
             first += count
         self._scratch.close()
         return replaced
+
+
+def _byte_offsets(data: bytes, *offsets: Any) -> list[list[int]]:
+    """Character offsets into the UTF-8 text `data` (numpy arrays) as offsets into its bytes
+    (lists): a character's bytes after its first are 10xxxxxx, one more byte for each before it."""
+    import numpy as np
+
+    raw = np.frombuffer(data, dtype=np.uint8)
+    following = np.flatnonzero((raw & 0xC0) == 0x80)  # the bytes after a character's first
+    if not len(following):
+        return [offset.tolist() for offset in offsets]
+    # The character each such byte belongs to (its position less the following bytes up to it).
+    following -= np.arange(1, len(following) + 1)
+    return [(offset + np.searchsorted(following, offset)).tolist() for offset in offsets]
 
 
 class RowCollector:
