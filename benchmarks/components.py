@@ -1,10 +1,11 @@
 """Where `triage classify` spends its time, by component of the pipeline, without a profiler.
 
-    python benchmarks/components.py [--messages 86000] [--seed 0] [--repeat 3] [--out FILE]
+    python benchmarks/components.py [--messages 86000] [--seed 0] [--repeat 3] [--listed] [--out FILE]
 
 Generates the corpus with benchmarks/corpus.py in a temporary folder, then runs the classify job
 (triage.jobs.run_classify, CSV in, CSV out, one process, no chart) `--repeat` times, each in a
-fresh process, and times each component of triage/pipeline/stages.txt as it runs, Seek&Hide's
+fresh process, and times each component of triage/pipeline/stages.txt as it runs (CPU seconds of the
+process, steadier than wall time on a machine shared with other work), Seek&Hide's
 three costliest parts inside `seek` (cutting the messages into pieces, gathering and adding the
 pieces, labelling the new spellings), and what runs outside the pipeline: the corpus statistics
 pass (reading the input included) and the rest (writing the output, ranking for the exact budget).
@@ -61,18 +62,18 @@ def timed_run(source: str, output: str) -> dict:
     def call(self, batch=None, **inputs):
         batch = pipeline.Batch(**inputs) if batch is None else batch
         for step in self.components:
-            started = time.perf_counter()
+            started = time.process_time()
             step.run(self.context, batch)
-            seconds[step.name] += time.perf_counter() - started
+            seconds[step.name] += time.process_time() - started
         return batch
 
     def timer(original, label):
         def timed(*args, **kwargs):
-            started = time.perf_counter()
+            started = time.process_time()
             try:
                 return original(*args, **kwargs)
             finally:
-                seconds[label] += time.perf_counter() - started
+                seconds[label] += time.process_time() - started
 
         return timed
 
@@ -83,9 +84,9 @@ def timed_run(source: str, output: str) -> dict:
         patch(cls, name, timer(getattr(cls, name), f"seek: {name}"))
     patch(jobs, "corpus_stats", timer(jobs.corpus_stats, "statistics pass (reading included)"))
     try:
-        started = time.perf_counter()
+        started = time.process_time()
         jobs.run_classify(Path(source), Path(output), chart=False, force=True)
-        total = time.perf_counter() - started
+        total = time.process_time() - started
     finally:
         for owner, name, original in reversed(patched):
             setattr(owner, name, original)
