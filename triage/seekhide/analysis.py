@@ -13,7 +13,7 @@ import numpy as np
 
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
 from triage.seekhide.columns import spelling_column
-from triage.seekhide.context import Context, apply_rules
+from triage.seekhide.context import Context, any_of, apply_rules
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import _KNOWN_RULE, _TITLE_RULE, RULES, SURNAME_CODES
 from triage.seekhide.spelling_batch import fold_many, members
@@ -207,7 +207,7 @@ class Analysis:
         positions = np.flatnonzero(self.hidden_mask())
         tags = self.spellings.column(_spelling_tags)[self.spelling[positions]]
         rules = self.rule[positions]
-        tags[np.isin(rules, SURNAME_CODES)] = "NOM"  # read as a surname from its context
+        tags[any_of(rules, SURNAME_CODES)] = "NOM"  # read as a surname from its context
         if self.known_tag is not None:
             known = rules == _KNOWN_RULE
             tags[known] = np.asarray(KNOWN_TAGS, dtype=object)[self.known_tag[positions[known]]]
