@@ -205,7 +205,7 @@ class Analysis:
     def hidden_tags(self) -> tuple[np.ndarray, np.ndarray]:
         """(the positions of the tokens Seek&Hide hides, sorted; the tag of each)."""
         positions = np.flatnonzero(self.hidden_mask())
-        tags = self.spellings.column(_spelling_tags)[self.spelling[positions]]
+        tags = self.spellings.column_at(_spelling_tags, self.spelling[positions])  # the spellings hidden only
         rules = self.rule[positions]
         tags[any_of(rules, SURNAME_CODES)] = "NOM"  # read as a surname from its context
         if self.known_tag is not None:
