@@ -182,6 +182,10 @@ class Analysis:
     def message_label(self, i: int) -> str:
         return MESSAGE_LABELS[self.labels[i]]
 
+    def message_labels(self) -> list[str]:
+        """The label of each message (message_label), in order."""
+        return list(map(MESSAGE_LABELS.__getitem__, self.labels.tolist()))
+
     def match(self, t: int) -> str:
         """The dictionary spelling a word token was matched to."""
         if self.rule[t] == _TITLE_RULE:

@@ -37,8 +37,7 @@ def _seek(context, batch) -> None:
 
 @component("labels", requires=["analysis"], assigns=["seekhide"])
 def _labels(context, batch) -> None:
-    analysis = batch.analysis
-    batch.seekhide = [analysis.message_label(i) for i in range(len(analysis))]
+    batch.seekhide = batch.analysis.message_labels()
 
 
 @component("words", requires=["folding_maps", "analysis"], assigns=["words"])
