@@ -73,14 +73,13 @@ def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, 
         found, text = spans[m], texts[m]
         if m in folding_maps:
             anonymised[m], found = hide_in_original(code_for, text, folded[m], found, folding_maps[m])
-        elif len(found) == 1:  # most messages hide one span: grapheme_spans, coded and hidden_json written out
+        elif len(found) == 1 and (text.isascii() or is_whole(text, found[0][0], found[0][1])):
+            # Most messages hide one span, most often whole characters already: grapheme_spans,
+            # seeker.coded and hidden_json written out for it.
             start, end, tag = found[0]
-            if text.isascii() or is_whole(text, start, end):
-                anonymised[m] = text[:start] + code_for(text, start, end, tag) + text[end:]
-                hidden_cells[m] = f'[[{start}, {end}, "{tag}"]]'
-                continue
-            found = grapheme_spans(text, found)
-            anonymised[m] = seeker.coded(text, found)
+            anonymised[m] = text[:start] + code_for(text, start, end, tag) + text[end:]
+            hidden_cells[m] = f'[[{start}, {end}, "{tag}"]]'
+            continue
         else:
             found = grapheme_spans(text, found)
             anonymised[m] = seeker.coded(text, found)
