@@ -333,3 +333,18 @@ def test_spans_are_widened_to_whole_characters_as_each_end_looked_at_widens_them
         else:
             expected.append((start, end, tag))
     assert grapheme_spans(text, spans) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "é", "’", " ", "\u0301", "\u0327", "\u200d", "\u2764", "\ufe0f",
+                                         "\U0001f44d", "\U0001f3fd", "\u034f", "…", "Ω"]), min_size=1, max_size=12),
+       st.data())
+def test_a_span_said_whole_is_one_grapheme_spans_leaves_as_it_is(text, data):
+    """is_whole (hiding's test for a message's one span) says that grapheme_spans leaves the span
+    as it is; where it says no, grapheme_spans is asked."""
+    from triage.text.normalise import grapheme_spans, is_whole
+
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    if is_whole(text, start, end):
+        assert grapheme_spans(text, [(start, end, "PRE")]) == [(start, end, "PRE")]

@@ -13,7 +13,7 @@ import numpy as np
 
 from triage.schema import AMBIGUOUS, MESSAGE_LABELS, UNKNOWN
 from triage.seekhide.columns import spelling_column
-from triage.seekhide.context import Context, apply_rules
+from triage.seekhide.context import Context, any_of, apply_rules
 from triage.seekhide.known import KNOWN_TAGS
 from triage.seekhide.rules import _KNOWN_RULE, _TITLE_RULE, RULES, SURNAME_CODES
 from triage.seekhide.spelling_batch import fold_many, members
@@ -182,6 +182,10 @@ class Analysis:
     def message_label(self, i: int) -> str:
         return MESSAGE_LABELS[self.labels[i]]
 
+    def message_labels(self) -> list[str]:
+        """The label of each message (message_label), in order."""
+        return list(map(MESSAGE_LABELS.__getitem__, self.labels.tolist()))
+
     def match(self, t: int) -> str:
         """The dictionary spelling a word token was matched to."""
         if self.rule[t] == _TITLE_RULE:
@@ -205,9 +209,9 @@ class Analysis:
     def hidden_tags(self) -> tuple[np.ndarray, np.ndarray]:
         """(the positions of the tokens Seek&Hide hides, sorted; the tag of each)."""
         positions = np.flatnonzero(self.hidden_mask())
-        tags = self.spellings.column(_spelling_tags)[self.spelling[positions]]
+        tags = self.spellings.column_at(_spelling_tags, self.spelling[positions])  # the spellings hidden only
         rules = self.rule[positions]
-        tags[np.isin(rules, SURNAME_CODES)] = "NOM"  # read as a surname from its context
+        tags[any_of(rules, SURNAME_CODES)] = "NOM"  # read as a surname from its context
         if self.known_tag is not None:
             known = rules == _KNOWN_RULE
             tags[known] = np.asarray(KNOWN_TAGS, dtype=object)[self.known_tag[positions[known]]]

@@ -15,7 +15,7 @@ import itertools
 from triage.pipeline import component
 from triage.pipeline.memory import VOCABULARY
 from triage.seekhide import hidden_json
-from triage.text.normalise import fold_batch, grapheme_spans, hide_in_original, words_in_original
+from triage.text.normalise import fold_batch, grapheme_spans, hide_in_original, is_whole, words_in_original
 from triage.text.stretches import STRETCH_IDS
 
 
@@ -37,8 +37,7 @@ def _seek(context, batch) -> None:
 
 @component("labels", requires=["analysis"], assigns=["seekhide"])
 def _labels(context, batch) -> None:
-    analysis = batch.analysis
-    batch.seekhide = [analysis.message_label(i) for i in range(len(analysis))]
+    batch.seekhide = batch.analysis.message_labels()
 
 
 @component("words", requires=["folding_maps", "analysis"], assigns=["words"])
@@ -69,13 +68,21 @@ def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, 
     spans of each as JSON); `spans` are per message, in the folded text. The other messages
     stay as written, with nothing hidden."""
     anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
+    code_for = seeker.code_for
     for m in messages:
-        found = spans[m]
+        found, text = spans[m], texts[m]
         if m in folding_maps:
-            anonymised[m], found = hide_in_original(seeker.code_for, texts[m], folded[m], found, folding_maps[m])
+            anonymised[m], found = hide_in_original(code_for, text, folded[m], found, folding_maps[m])
+        elif len(found) == 1 and (text.isascii() or is_whole(text, found[0][0], found[0][1])):
+            # Most messages hide one span, most often whole characters already: grapheme_spans,
+            # seeker.coded and hidden_json written out for it.
+            start, end, tag = found[0]
+            anonymised[m] = text[:start] + code_for(text, start, end, tag) + text[end:]
+            hidden_cells[m] = f'[[{start}, {end}, "{tag}"]]'
+            continue
         else:
-            found = grapheme_spans(texts[m], found)
-            anonymised[m] = seeker.coded(texts[m], found)
+            found = grapheme_spans(text, found)
+            anonymised[m] = seeker.coded(text, found)
         hidden_cells[m] = hidden_json(found)
     return anonymised, hidden_cells
 

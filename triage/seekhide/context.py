@@ -54,6 +54,16 @@ def context_rule(name: str):
     return steps.register(name, "context")
 
 
+def any_of(values: np.ndarray, codes) -> np.ndarray:
+    """np.isin(values, codes) for a few codes (labels, rules): one comparison per code, where
+    np.isin sorts or builds a table, twenty to fifty times slower on the arrays of a batch."""
+    codes = tuple(codes)
+    found = values == codes[0]
+    for code in codes[1:]:
+        found |= values == code
+    return found
+
+
 @dataclass
 class Context:
     """The words of a batch as the context rules see them, one entry per word token in order
@@ -113,7 +123,7 @@ class Context:
         by a look-up right after the word before them, and at the two words before each (all
         False elsewhere: the other words are never asked about)."""
         if self._attributes is None:
-            near = np.flatnonzero(self.follows() & (self.label == L_AMBIGUOUS) & np.isin(self.rule, _LOOKUP_CODES))
+            near = np.flatnonzero(self.follows() & (self.label == L_AMBIGUOUS) & any_of(self.rule, _LOOKUP_CODES))
             near = unique(np.concatenate([near, near - 1, near - 2]))
             near = near[near >= 0]
             self._attributes = np.zeros((len(self), 4), dtype=bool)
@@ -126,7 +136,7 @@ class Context:
         stand before either of those rules runs."""
         if self._candidates is None:
             self._candidates = (self.follows() & self.attributes()[:, 1] & (self.label == L_AMBIGUOUS)
-                                & np.isin(self.rule, _LOOKUP_CODES))
+                                & any_of(self.rule, _LOOKUP_CODES))
         return self._candidates
 
     def set(self, mask: np.ndarray, label: int | None, rule: int) -> None:
@@ -173,8 +183,7 @@ def capitalised_guess(c: Context) -> None:
     """A capitalised word mid-sentence that a heuristic guessed into an ordinary word
     (misspelling, apostrophe, concatenation, repetition) is UNKNOWN, with the rule
     capitalised-<heuristic>."""
-    guess_rules = np.fromiter(_GUESS_CODES, dtype=np.int16)
-    guessed = ~c.title & ~c.weak & np.isin(c.rule, guess_rules) & c.capitalised & ~c.sentence_start
+    guessed = ~c.title & ~c.weak & any_of(c.rule, _GUESS_CODES) & c.capitalised & ~c.sentence_start
     if guessed.any():
         c.rule[guessed] = [_GUESS_CODES[r] for r in c.rule[guessed].tolist()]
         c.label[guessed] = L_UNKNOWN
@@ -239,7 +248,7 @@ def first_name_surname(c: Context) -> None:
     # Read at the few weak words and the words before them only.
     at = np.flatnonzero(c.weak[1:] & ~c.in_compound[1:]) + 1
     before = at - 1
-    at = at[np.isin(c.label[before], (L_DICTIONARY, L_AMBIGUOUS)) & ~np.isin(c.rule[before], READ_AS_WORD_CODES)
+    at = at[any_of(c.label[before], (L_DICTIONARY, L_AMBIGUOUS)) & ~any_of(c.rule[before], READ_AS_WORD_CODES)
             & (c.rule[before] != _TITLE_RULE) & ~c.in_compound[before] & (c.position[at] == c.position[before] + 1)
             & (c.message[at] == c.message[before])]
     if not len(at):
@@ -312,15 +321,15 @@ def word_surname(c: Context) -> None:
     table = c.table
     found = table.column(_word_surnames)
     at = np.flatnonzero(found[c.spelling])  # few words of a batch: the rest is read at them only
-    at = at[(at > 0) & (c.label[at] == L_ANTI) & np.isin(c.rule[at], _LOOKUP_CODES) & ~c.in_compound[at]
+    at = at[(at > 0) & (c.label[at] == L_ANTI) & any_of(c.rule[at], _LOOKUP_CODES) & ~c.in_compound[at]
             & c.follows()[at]]
     if not len(at):
         return
     before = at - 1
     listed = table.column_at(_name_lists, c.spelling[before])[:, 0]
     label, rule = c.label[before], c.rule[before]
-    first_name = (listed & c.capitalised[before] & np.isin(label, (L_DICTIONARY, L_AMBIGUOUS))
-                  & ~np.isin(rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
+    first_name = (listed & c.capitalised[before] & any_of(label, (L_DICTIONARY, L_AMBIGUOUS))
+                  & ~any_of(rule, (*READ_AS_WORD_CODES, _TITLE_RULE, _FIRST_NAME_SURNAME_RULE))
                   & ((label == L_DICTIONARY) | ~c.sentence_start[before]))
     c.set(at[first_name], L_DICTIONARY, _WORD_SURNAME_RULE)
 
@@ -344,7 +353,7 @@ def abbreviation(c: Context) -> None:
     if not len(c):
         return
     # Read at the words left UNKNOWN and the words before them only.
-    at = np.flatnonzero((c.label == L_UNKNOWN) & np.isin(c.rule, (_NONE_RULE, _WEAK_RULE)) & ~c.in_compound)
+    at = np.flatnonzero((c.label == L_UNKNOWN) & any_of(c.rule, (_NONE_RULE, _WEAK_RULE)) & ~c.in_compound)
     if not len(at):
         return
 
@@ -411,8 +420,8 @@ def other_language(c: Context) -> None:
     after_cue = c.previous(cue) & c.same_message()
     other_word = kind == foreign.OTHER
     read = mostly_other[c.message] & ~c.title & (
-        np.isin(c.label, (L_UNKNOWN, L_ANTI)) & other_word  # I, I'm, You: in no name list, whatever its case
-        | ((c.label == L_UNKNOWN) | np.isin(c.label, (L_DICTIONARY, L_AMBIGUOUS)) & other_word)
+        any_of(c.label, (L_UNKNOWN, L_ANTI)) & other_word  # I, I'm, You: in no name list, whatever its case
+        | ((c.label == L_UNKNOWN) | any_of(c.label, (L_DICTIONARY, L_AMBIGUOUS)) & other_word)
         & (~c.capitalised | c.sentence_start) & (~after_cue | other_word))
     c.set(read, L_ANTI, _OTHER_LANGUAGE_RULE)
 

@@ -510,6 +510,15 @@ def grapheme_spans(text: str, spans) -> list[tuple[int, int, str]]:
     return widened
 
 
+def is_whole(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is whole grapheme clusters already by grapheme_spans' test: it
+    neither starts nor ends before a character from U+0300 up (a mark, a selector, a joiner...),
+    so that grapheme_spans leaves the span as it is."""
+    size = len(text)
+    return not ((0 < start < size and text[start] >= _FIRST_EXTENDING)
+                or (end < size and text[end] >= _FIRST_EXTENDING))
+
+
 def _whole_clusters(text: str, start: int, end: int) -> tuple[int, int]:
     """text[start:end] widened to whole grapheme clusters (see grapheme_spans)."""
     while start > 0 and _extends_cluster(text[start]):
