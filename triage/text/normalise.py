@@ -496,12 +496,8 @@ def grapheme_spans(text: str, spans) -> list[tuple[int, int, str]]:
     from a code, nor a base character stripped of its marks."""
     widened: list[tuple[int, int, str]] = []
     plain = text.isascii()  # no mark, selector nor joiner: only spans that overlap change (merged)
-    size = len(text)
     for start, end, tag in spans:
-        # A span between two characters before the combining marks (U+0300: letters with their
-        # accents, punctuation) is whole already: its ends are looked at only otherwise.
-        if not plain and ((0 < start < size and text[start] >= _FIRST_EXTENDING)
-                          or (end < size and text[end] >= _FIRST_EXTENDING)):
+        if not plain and not is_whole(text, start, end):
             start, end = _whole_clusters(text, start, end)
         if widened and start < widened[-1][1]:
             widened[-1] = (widened[-1][0], max(end, widened[-1][1]), widened[-1][2])
@@ -511,9 +507,9 @@ def grapheme_spans(text: str, spans) -> list[tuple[int, int, str]]:
 
 
 def is_whole(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] is whole grapheme clusters already by grapheme_spans' test: it
-    neither starts nor ends before a character from U+0300 up (a mark, a selector, a joiner...),
-    so that grapheme_spans leaves the span as it is."""
+    """Whether text[start:end] is whole grapheme clusters already, as grapheme_spans tests it: a
+    span between two characters before the combining marks (U+0300: letters with their accents,
+    punctuation) is whole, and grapheme_spans leaves it as it is; the ends of another are looked at."""
     size = len(text)
     return not ((0 < start < size and text[start] >= _FIRST_EXTENDING)
                 or (end < size and text[end] >= _FIRST_EXTENDING))
