@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import operator
 import re
 import weakref
 from dataclasses import dataclass
@@ -147,6 +146,14 @@ def brand_heads() -> frozenset[str]:
     return frozenset(b.split(" ")[0] for b in brands() if b.count(" ") == 1)
 
 
+@functools.cache
+def brands_by_case() -> tuple[frozenset[str], frozenset[str]]:
+    """(the brands recognised in any case, those recognised only capitalised): brands() by case."""
+    table = brands()
+    return (frozenset(b for b, case in table.items() if case == "any"),
+            frozenset(b for b, case in table.items() if case == "capitalised"))
+
+
 # Keyed by the lexicons themselves, weakly (as triage.model.names does): (places, first words of two-word places).
 _PLACES: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset[str]]] = weakref.WeakKeyDictionary()
 
@@ -244,17 +251,18 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     # The small lists asked about each spelling as written (key), accents aside (folded), and
     # without its final full stop: one look-up per spelling for each group.
     (place, word_like_key, place_cue, head, brand_head, everyday_brand, service, initial_cue, other_word,
-     person_cue, ordinary_after_cue) = memberships(
+     person_cue, ordinary_after_cue, brand_any, brand_capitalised) = memberships(
         (known_places, WORD_LIKE_NICKNAMES, PLACE_CUES, heads, brand_heads(), EVERYDAY_BRANDS, SERVICES,
-         INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES), key).T
+         INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES, *brands_by_case()), key).T
     word_like_folded, phrase_word, phrase_first_word, holiday = memberships(
         (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS), folded).T
     person_only_cue, title = memberships((_PERSON_ONLY_CUES, TITLES), [k.rstrip(".") for k in key]).T
-    case = list(map(brands().get, key))
-    capitals = np.fromiter(map(str.isupper, map(operator.itemgetter(slice(0, 1)), texts)), dtype=bool,
-                           count=len(texts))  # text[:1].isupper()
+    scalars = table.numpy()
+    # The table's capitalised is text[:1].isupper() and not text.isupper(): with upper (text.isupper()),
+    # neither of them is a text that starts with no capital.
+    capitalised, length = scalars.capitalised[sids], scalars.length[sids]
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
-    longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
+    longer = length > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
     word_like = word_like_key | word_like_folded
     folded_lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
@@ -267,10 +275,10 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         place,
         known("first_names") | known("first_names", "folded"),
         known("forms") | known("sms") | known("pronouns"),
-        capitals & ~upper,
+        capitalised,
         upper & longer,
-        np.fromiter((c == "any" for c in case), dtype=bool, count=len(case)),
-        np.fromiter((c == "capitalised" for c in case), dtype=bool, count=len(case)),
+        brand_any,
+        brand_capitalised,
         place_cue,
         person_only_cue,
         _where_possible(is_nickname_reduplication, np.isin(folded_lengths, (4, 6)), folded) & ~word_like,
@@ -287,13 +295,13 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         service | place & ~known("cities"),
         known("user_names"),
         ~upper & word_like,  # in lower case, or with a capital (recognise: where a sentence opens)
-        members(INITIAL_LETTERS, texts),
+        _where_possible(INITIAL_LETTERS.__contains__, length == 1, texts),  # a letter alone
         initial_cue,
-        ~capitals & ~upper & other_word,  # in lower case
+        ~capitalised & ~upper & other_word,  # in lower case
         members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
         phrase_word,
         phrase_first_word,
-        _glued_many(lexicons, [k.lower() for k in folded]),
+        _glued_many(lexicons, folded),  # folded keys are in lower case (fold)
         holiday,
         person_cue,
         known("pronouns") | ordinary_after_cue,
