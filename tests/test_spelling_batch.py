@@ -81,8 +81,11 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     phrases = counts._phrase_parts(lexicons)
     likeness = names.default_spelling(lexicons)
 
-    assert recognizers._flags_many.compute(table, sids).tolist() == \
-        [list(reference.recognizer_flags(lexicons, text)) for text in spelled]
+    # The recognizers' flags, packed in bits and unpacked per flag: the misspelt places last, as their column says.
+    unpacked = recognizers.flags(table, sids, np.ones(len(sids), dtype=bool))
+    rows = np.stack([unpacked[name] for name in recognizers._FLAGS], axis=1)
+    assert rows[:, :-2].tolist() == [list(reference.recognizer_flags(lexicons, text)) for text in spelled]
+    assert rows[:, -2:].tolist() == recognizers._misspelt_places.compute(table, sids).tolist()
     assert counts._flags_many.compute(table, sids).tolist() == \
         [list(reference.count_flags(lexicons, text, phrases)) for text in spelled]
     assert names._context_flags_many.compute(table, sids).tolist() == [list(reference.context_flags(text)) for text in spelled]

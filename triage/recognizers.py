@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.seekhide import spelling_batch as batch
-from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
+from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, word_list, word_table
 from triage.pipeline import component
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
@@ -128,7 +128,9 @@ _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
           "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
           "initial_cue", "other_language_word", "subject_verb", "phrase_word", "phrase_first_word",
-          "glued_first_names", "holiday", "any_person_cue", "ordinary_after_cue")
+          "glued_first_names", "holiday", "any_person_cue", "ordinary_after_cue", "misspelt_place",
+          "misspelt_ordinary")
+assert len(_FLAGS) <= 32  # the bits of one uint32
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -239,8 +241,23 @@ def is_nickname_reduplication(folded: str) -> bool:
     return 4 <= n <= 6 and n % 2 == 0 and half == folded[n // 2 :] and folded.isalpha() and bool(_VOWELS & set(half))
 
 
-@spelling_column("recognizers.flags", bool, width=len(_FLAGS))
+@spelling_column("recognizers.flags", np.uint32)
 def _flags_many(table, sids: np.ndarray) -> np.ndarray:
+    """The _FLAGS of the spellings `sids` of a table, as written, a uint32 each: flag i is bit i % 8
+    of its byte i // 8 (np.packbits, little bit order; unpacked by `flags`)."""
+    return np.packbits(_flag_rows(table, sids), axis=1, bitorder="little").view(np.uint32).reshape(-1)
+
+
+def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray]:
+    """Per flag of _FLAGS, its value for each spelling id of `spelling` (the tokens of a batch)
+    where `keep` holds, else False: one bool array each."""
+    bits = np.where(keep, np.take(table.column(_flags_many), spelling), np.uint32(0))
+    # The bytes of the uint32s, a row per byte: unpacked along the rows, a row of bools per flag.
+    rows = np.unpackbits(bits.view(np.uint8).reshape(-1, 4).T, axis=0, count=len(_FLAGS), bitorder="little")
+    return dict(zip(_FLAGS, rows.view(bool)))
+
+
+def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     """The _FLAGS of the spellings `sids` of a table, as written, (len(sids), len(_FLAGS))."""
     lexicons = table.lexicons
     if not len(sids):
@@ -305,6 +322,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         holiday,
         person_cue,
         known("pronouns") | ordinary_after_cue,
+        table.column(_misspelt_places)[sids],
     ])
 
 
@@ -409,11 +427,7 @@ def recognise(analysis: Analysis) -> Recognised:
     a = analysis
     table, lexicons = a.spellings, a.labeller.lexicons
     word = a.kind == K_WORD
-    # Each token's flags gathered at once (a row per token: np.take copies rows faster than
-    # indexing), then a column per flag.
-    rows = np.take(table.column(_flags_many), a.spelling, axis=0)
-    rows &= word[:, None]
-    f = dict(zip(_FLAGS, np.ascontiguousarray(rows.T)))
+    f = flags(table, a.spelling, word)
     words = np.flatnonzero(word)
     # A message written in capitals says nothing by them of a word alone: it is read as if written in
     # lower case (JE SUIS A LA GARE: Gare is a commune, la gare is not). Two words the lists hold
@@ -435,21 +449,18 @@ def recognise(analysis: Analysis) -> Recognised:
     place, cue = f["place"].copy(), place_cue.copy()
     # A place misspelt (à Marseile, sur Montpelier, à Toulousse): an SMS heuristic's match is a place.
     if a.labeller.is_on("misspelt-place"):
-        misspelt = np.take(table.column(_misspelt_places), a.spelling, axis=0) & word[:, None]
-        place |= misspelt[:, 0]
+        place |= f["misspelt_place"]
         # A reading that is also an ordinary word (VIENNNSSS: viens, a verb and Viens, a commune;
         # moyeeen: moyen) is read as the exact spelling would be: a place after a cue or with a
         # capital mid-sentence (à Pariiis), else the word.
-        f["ordinary"] = f["ordinary"] | misspelt[:, 1]
+        f["ordinary"] = f["ordinary"] | f["misspelt_ordinary"]
     # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
     # together; the pair is a place as its second word is, with the cue before the first word.
     heads = words[:-1][f["place_head"][words[:-1]] & same[1:] & written[words[1:]]]
     pairs = []
     known_places, _ = places(lexicons)
-    for t, nxt in zip(heads.tolist(), words[np.searchsorted(words, heads) + 1].tolist()):
-        text = a.texts[a.message[t]]
-        if text[a.end[t]:a.start[nxt]] == " " and \
-                spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}") in known_places:
+    for t, nxt, key in _one_space_apart(a, heads, words[np.searchsorted(words, heads) + 1]):
+        if key in known_places:
             pairs.append((t, nxt))
             place[nxt], cue[nxt] = True, place_cue[t]
     strong = said | ~f["ordinary"]
@@ -482,11 +493,8 @@ def recognise(analysis: Analysis) -> Recognised:
     if a.labeller.is_on("two-word-brand"):
         brand_heads_at = words[:-1][f["brand_head"][words[:-1]] & same[1:]]
         table_of_brands = brands() if len(brand_heads_at) else {}
-        for t, nxt in zip(brand_heads_at.tolist(), words[np.searchsorted(words, brand_heads_at) + 1].tolist()):
-            text = a.texts[a.message[t]]
-            if text[a.end[t]:a.start[nxt]] != " ":
-                continue
-            case = table_of_brands.get(spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}"))
+        for t, nxt, key in _one_space_apart(a, brand_heads_at, words[np.searchsorted(words, brand_heads_at) + 1]):
+            case = table_of_brands.get(key)
             if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
                 mar[t] = mar[nxt] = True
     # Laughter is no nickname, even after a cue (bisous hihi: Seek&Hide's onomatopoeia step).
@@ -549,6 +557,19 @@ def recognise(analysis: Analysis) -> Recognised:
                       capital_after_cue=capital_after_cue)
 
 
+def _one_space_apart(a: Analysis, firsts: np.ndarray, seconds: np.ndarray) -> list[tuple[int, int, str]]:
+    """(first, second, spelling_key of the two words with a space between) for the words `firsts`
+    and the words `seconds` after them in the same message that are written one space apart. The
+    key is the words' keys (spelling_key: lower case and one apostrophe, letter by letter, which
+    a space between two words leaves as they are) joined by the space."""
+    near = a.start[seconds] - a.end[firsts] == 1  # one character between them, the space looked for
+    firsts, seconds = firsts[near], seconds[near]
+    keys = batch.keys(a.spellings)
+    return [(t, nxt, f"{first} {second}") for t, nxt, first, second in
+            zip(firsts.tolist(), seconds.tolist(), keys[a.spelling[firsts]].tolist(), keys[a.spelling[seconds]].tolist())
+            if a.texts[a.message[t]][a.end[t]] == " "]
+
+
 def _districts(a: Analysis, place: np.ndarray, words: np.ndarray, same: np.ndarray) -> np.ndarray | None:
     """Per token, the end of what hiding it as a place hides: a word of the place lists followed,
     one space apart in its message, by a district (_DISTRICT: with a leading zero or an ordinal
@@ -575,11 +596,16 @@ def _districts(a: Analysis, place: np.ndarray, words: np.ndarray, same: np.ndarr
 def _in_capitals(a: Analysis, caps: np.ndarray, words: np.ndarray) -> np.ndarray:
     """Per message, whether it is written in capitals: at least two words in capitals (of two
     letters or more: caps), and no word of two letters or more that is not."""
-    longer = (a.end[words] - a.start[words]) > 1
     n = len(a.bounds) - 1
-    in_capitals = np.bincount(a.message[words], weights=caps[words], minlength=n)
-    other = np.bincount(a.message[words], weights=longer & ~caps[words], minlength=n)
-    return (in_capitals >= 2) & (other == 0)
+    message = a.message[words]
+    in_caps = caps[words]
+    # Only the messages with two words in capitals or more are looked at for the others.
+    candidate = np.bincount(message[in_caps], minlength=n) >= 2
+    if not candidate.any():
+        return candidate
+    other = candidate[message] & ~in_caps
+    other[other] = (a.end[words[other]] - a.start[words[other]]) > 1
+    return candidate & (np.bincount(message[other], minlength=n) == 0)
 
 
 def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarray, words: np.ndarray,
