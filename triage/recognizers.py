@@ -204,23 +204,69 @@ def is_glued_first_names(folded: str, parts: frozenset[str]) -> bool:
         folded[:i] in parts and folded[i:] in parts and folded[:i] != folded[i:] for i in range(k, n - k + 1))
 
 
-# Keyed by the lexicons themselves, weakly: (the first GLUED_PART_LENGTH letters of each of glued_parts,
-# the last GLUED_PART_LENGTH letters of each).
-_GLUED_ENDS: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset[str]]] = weakref.WeakKeyDictionary()
+# Keyed by the lexicons themselves, weakly: (the first GLUED_PART_LENGTH + 1 letters of each of
+# glued_parts longer than GLUED_PART_LENGTH, their last GLUED_PART_LENGTH + 1 letters, the parts of
+# GLUED_PART_LENGTH letters), each as the sorted numbers of those letters (_letters_numbered).
+_GLUED_ENDS: weakref.WeakKeyDictionary[Lexicons, tuple[np.ndarray, ...]] = weakref.WeakKeyDictionary()
 
 
-def _glued_many(lexicons: Lexicons, folded: list[str]) -> np.ndarray:
+def _numbered(texts) -> np.ndarray:
+    """The sorted numbers of a few ASCII texts of one length, as _letters_numbered numbers letters."""
+    return np.asarray(sorted(int.from_bytes(text.encode("ascii"), "big") for text in texts), dtype=np.int64)
+
+
+def _letters_numbered(codes: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """The `width` ASCII codes from each of `at` in `codes`, as one number each (the codes as
+    bytes, big-endian: one number per string of `width` letters)."""
+    number = np.zeros(len(at), dtype=np.int64)
+    for i in range(width):
+        number = number << 8 | codes[at + i]
+    return number
+
+
+def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
     """[is_glued_first_names(f, glued_parts(lexicons)) for f in folded] (folded lower-case
-    spellings): only a spelling whose first letters start a part and whose last letters end one
-    can be two parts glued, and only those are tried."""
+    spellings; `rows`: their spelling_batch.ascii_rows, when worked out already): only a spelling
+    that starts with a part and ends with one can be two parts glued, and only those are tried. A
+    part of GLUED_PART_LENGTH letters starts (ends) it whole; a longer one, by its first (last)
+    GLUED_PART_LENGTH + 1 letters: these letters of the spellings are compared as numbers."""
     parts, k = glued_parts(lexicons), GLUED_PART_LENGTH
     if lexicons not in _GLUED_ENDS:
-        _GLUED_ENDS[lexicons] = frozenset(part[:k] for part in parts), frozenset(part[-k:] for part in parts)
-    starts, ends = _GLUED_ENDS[lexicons]
-    tried = np.flatnonzero(members(starts, [f[:k] for f in folded]) & members(ends, [f[-k:] for f in folded]))
+        longer = [part for part in parts if len(part) > k]
+        _GLUED_ENDS[lexicons] = (_numbered({part[:k + 1] for part in longer}),
+                                 _numbered({part[-k - 1:] for part in longer}),
+                                 _numbered(part for part in parts if len(part) == k))
+    heads, tails, whole = _GLUED_ENDS[lexicons]
+    rows = batch.ascii_rows(folded) if rows is None else rows
+    if rows is None:  # a spelling that is not ASCII: each is tried
+        tried = np.arange(len(folded))
+    else:
+        codes, starts, lengths = rows
+        tried = np.flatnonzero((lengths >= 2 * k) & (lengths <= 2 * _GLUED_PART_MAX))
+        first, end = starts[tried], starts[tried] + lengths[tried]
+        starting = np.isin(_letters_numbered(codes, first, k + 1), heads) | \
+            np.isin(_letters_numbered(codes, first, k), whole)
+        ending = np.isin(_letters_numbered(codes, end - k - 1, k + 1), tails) | \
+            np.isin(_letters_numbered(codes, end - k, k), whole)
+        tried = tried[starting & ending]
     found = np.zeros(len(folded), dtype=bool)
     found[tried] = [is_glued_first_names(folded[i], parts) for i in tried.tolist()]
     return found
+
+
+def _reduplications(folded: list[str], rows=None) -> np.ndarray:
+    """[is_nickname_reduplication(f) for f in folded] (`rows`: their spelling_batch.ascii_rows, when
+    worked out already): only a spelling of four or six letters whose halves are the same is tried."""
+    rows = batch.ascii_rows(folded) if rows is None else rows
+    if rows is None:  # a spelling that is not ASCII
+        lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+        return _where_possible(is_nickname_reduplication, np.isin(lengths, (4, 6)), folded)
+    codes, starts, lengths = rows
+    doubled = np.zeros(len(folded), dtype=bool)
+    for half in (2, 3):
+        at = np.flatnonzero(lengths == 2 * half)
+        doubled[at] = _letters_numbered(codes, starts[at], half) == _letters_numbered(codes, starts[at] + half, half)
+    return _where_possible(is_nickname_reduplication, doubled, folded)
 
 
 def _where_possible(test, possible: np.ndarray, *columns: list) -> np.ndarray:
@@ -282,7 +328,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     longer = length > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
     word_like = word_like_key | word_like_folded
-    folded_lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    rows = batch.ascii_rows(folded)  # folded keys are ASCII (fold)
     shortened = truncations(lexicons)
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
@@ -298,7 +344,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         brand_capitalised,
         place_cue,
         person_only_cue,
-        _where_possible(is_nickname_reduplication, np.isin(folded_lengths, (4, 6)), folded) & ~word_like,
+        _reduplications(folded, rows) & ~word_like,
         table.column(_ordinary_words)[sids],
         head,
         title,
@@ -318,12 +364,16 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
         phrase_word,
         phrase_first_word,
-        _glued_many(lexicons, folded),  # folded keys are in lower case (fold)
+        _glued_many(lexicons, folded, rows),  # folded keys are in lower case (fold)
         holiday,
         person_cue,
         known("pronouns") | ordinary_after_cue,
         table.column(_misspelt_places)[sids],
     ])
+
+
+# The SMS heuristics of Seek&Hide whose reading may be a place (_misspelt_places), as rule codes.
+_HEURISTIC_CODES = np.asarray([rule_code(rule) for rule in (Rule.ACCENT, Rule.REPETITION, Rule.MISSPELLING)])
 
 
 @spelling_column("recognizers.misspelt_place", bool, width=2)
@@ -335,13 +385,14 @@ def _misspelt_places(table, sids: np.ndarray) -> np.ndarray:
     lexicons = table.lexicons
     known_places, _ = places(lexicons)
     folded_places = _folded_places(lexicons)
-    heuristics = (Rule.ACCENT, Rule.REPETITION, Rule.MISSPELLING)
-    infos = [table.infos[s] for s in sids.tolist()]
-    place = [info is not None and info.rule in heuristics
-             and (info.match in known_places or fold(info.match) in folded_places) for info in infos]
-    ordinary = [found and (info.match in lexicons.forms or info.match in lexicons.sms or info.match in lexicons.pronouns)
-                for found, info in zip(place, infos)]
-    return np.column_stack([np.asarray(place, dtype=bool), np.asarray(ordinary, dtype=bool)]).reshape(-1, 2)
+    found = np.zeros((len(sids), 2), dtype=bool)
+    # Only the spellings an SMS heuristic read (the table's rule codes) are looked at.
+    read = np.flatnonzero(np.isin(table.numpy().rule[sids], _HEURISTIC_CODES))
+    for i, s in zip(read.tolist(), sids[read].tolist()):
+        match = table.infos[s].match
+        if match in known_places or fold(match) in folded_places:
+            found[i] = True, match in lexicons.forms or match in lexicons.sms or match in lexicons.pronouns
+    return found
 
 
 _FOLDED_PLACES: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
