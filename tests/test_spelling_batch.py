@@ -47,6 +47,13 @@ def test_string_transforms_of_many_texts_equal_those_of_each(texts):
     assert batch.lower_many(texts) == [text.lower() for text in texts]
     assert batch.spelling_keys(texts) == [spelling_key(text) for text in texts]
     assert batch.fold_many(texts) == [fold(text) for text in texts]
+    assert batch.last_characters(texts).tolist() == [ord(text[-1]) if text else 0 for text in texts]
+    rows = batch.ascii_rows(texts)
+    if all(text.isascii() and "\n" not in text for text in texts):
+        codes, starts, lengths = rows
+        assert [codes[b:b + n].tobytes().decode("ascii") for b, n in zip(starts.tolist(), lengths.tolist())] == texts
+    else:
+        assert rows is None
 
 
 @settings(max_examples=300, **SETTINGS)

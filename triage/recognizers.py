@@ -291,7 +291,9 @@ def is_nickname_reduplication(folded: str) -> bool:
 def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     """The _FLAGS of the spellings `sids` of a table, as written, a uint32 each: flag i is bit i % 8
     of its byte i // 8 (np.packbits, little bit order; unpacked by `flags`)."""
-    return np.packbits(_flag_rows(table, sids), axis=1, bitorder="little").view(np.uint32).reshape(-1)
+    rows = np.zeros((len(sids), 32), dtype=bool)
+    rows[:, :len(_FLAGS)] = _flag_rows(table, sids)
+    return np.packbits(rows, axis=1, bitorder="little").view(np.uint32).reshape(-1)
 
 
 def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray]:
@@ -309,17 +311,28 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     if not len(sids):
         return np.zeros((0, len(_FLAGS)), dtype=bool)
     texts = texts_of(table, sids)
-    key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    keys, folded_keys = batch.keys(table)[sids], batch.folded_keys(table)[sids]
+    key, folded = keys.tolist(), folded_keys.tolist()
     known_places, heads = places(lexicons)
-    # The small lists asked about each spelling as written (key), accents aside (folded), and
-    # without its final full stop: one look-up per spelling for each group.
+    # The small lists asked about each spelling as written (key), accents aside (folded), without
+    # its final full stops (for the cues and titles) or apostrophes (for the verbs): one look-up per
+    # spelling, by its key. Most spellings are their folded key, and end with no full stop nor
+    # apostrophe: the others are asked about again, folded or stripped.
     (place, word_like_key, place_cue, head, brand_head, everyday_brand, service, initial_cue, other_word,
-     person_cue, ordinary_after_cue, brand_any, brand_capitalised) = memberships(
+     person_cue, ordinary_after_cue, brand_any, brand_capitalised, word_like_folded, phrase_word, phrase_first_word,
+     holiday, person_only_cue, title, subject_verb) = memberships(
         (known_places, WORD_LIKE_NICKNAMES, PLACE_CUES, heads, brand_heads(), EVERYDAY_BRANDS, SERVICES,
-         INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES, *brands_by_case()), key).T
-    word_like_folded, phrase_word, phrase_first_word, holiday = memberships(
-        (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS), folded).T
-    person_only_cue, title = memberships((_PERSON_ONLY_CUES, TITLES), [k.rstrip(".") for k in key]).T
+         INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES, *brands_by_case(), WORD_LIKE_NICKNAMES,
+         _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, _PERSON_ONLY_CUES, TITLES, SUBJECT_VERBS), key).T
+    other = np.flatnonzero(folded_keys != keys)
+    (word_like_folded[other], phrase_word[other], phrase_first_word[other], holiday[other]) = memberships(
+        (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS), folded_keys[other].tolist()).T
+    last = batch.last_characters(key)
+    dotted = np.flatnonzero(last == ord("."))
+    person_only_cue[dotted], title[dotted] = memberships(
+        (_PERSON_ONLY_CUES, TITLES), [key[i].rstrip(".") for i in dotted.tolist()]).T
+    quoted = np.flatnonzero(last == ord("'"))
+    subject_verb[quoted] = members(SUBJECT_VERBS, [key[i].rstrip("'") for i in quoted.tolist()])
     scalars = table.numpy()
     # The table's capitalised is text[:1].isupper() and not text.isupper(): with upper (text.isupper()),
     # neither of them is a text that starts with no capital.
@@ -361,7 +374,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         _where_possible(INITIAL_LETTERS.__contains__, length == 1, texts),  # a letter alone
         initial_cue,
         ~capitalised & ~upper & other_word,  # in lower case
-        members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
+        subject_verb,
         phrase_word,
         phrase_first_word,
         _glued_many(lexicons, folded, rows),  # folded keys are in lower case (fold)

@@ -90,6 +90,18 @@ def ascii_rows(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return codes, starts, ends - starts
 
 
+def last_characters(texts: Sequence[str]) -> np.ndarray:
+    """[ord(text[-1]) if text else 0 for text in texts] as an int array (one encoding of the
+    texts joined by the separator: the character before each separator)."""
+    joined = _joined(texts)
+    if joined is None:
+        return np.fromiter((ord(text[-1]) if text else 0 for text in texts), dtype=np.uint32, count=len(texts))
+    codes = np.frombuffer((joined + _SEPARATOR).encode("utf-32-le"), dtype=np.uint32)
+    last = codes[np.flatnonzero(codes == ord(_SEPARATOR))[: len(texts)] - 1]
+    last[last == ord(_SEPARATOR)] = 0  # an empty text: the separator before it (or the last one, for the first text)
+    return last
+
+
 def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
     """[key in lexicon for key in keys] as a bool array. A WordList looks up the keys it has
     not remembered by one sorted search (WordList.remember), then answers from memory."""
