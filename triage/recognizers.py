@@ -314,19 +314,21 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     keys, folded_keys = batch.keys(table)[sids], batch.folded_keys(table)[sids]
     key, folded = keys.tolist(), folded_keys.tolist()
     known_places, heads = places(lexicons)
+    shortened = truncations(lexicons)
     # The small lists asked about each spelling as written (key), accents aside (folded), without
     # its final full stops (for the cues and titles) or apostrophes (for the verbs): one look-up per
     # spelling, by its key. Most spellings are their folded key, and end with no full stop nor
     # apostrophe: the others are asked about again, folded or stripped.
     (place, word_like_key, place_cue, head, brand_head, everyday_brand, service, initial_cue, other_word,
      person_cue, ordinary_after_cue, brand_any, brand_capitalised, word_like_folded, phrase_word, phrase_first_word,
-     holiday, person_only_cue, title, subject_verb) = memberships(
+     holiday, person_only_cue, title, subject_verb, truncation_start) = memberships(
         (known_places, WORD_LIKE_NICKNAMES, PLACE_CUES, heads, brand_heads(), EVERYDAY_BRANDS, SERVICES,
          INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES, *brands_by_case(), WORD_LIKE_NICKNAMES,
-         _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, _PERSON_ONLY_CUES, TITLES, SUBJECT_VERBS), key).T
+         _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, _PERSON_ONLY_CUES, TITLES, SUBJECT_VERBS, shortened), key).T
     other = np.flatnonzero(folded_keys != keys)
-    (word_like_folded[other], phrase_word[other], phrase_first_word[other], holiday[other]) = memberships(
-        (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS), folded_keys[other].tolist()).T
+    (word_like_folded[other], phrase_word[other], phrase_first_word[other], holiday[other],
+     truncation_start[other]) = memberships(
+        (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, shortened), folded_keys[other].tolist()).T
     last = batch.last_characters(key)
     dotted = np.flatnonzero(last == ord("."))
     person_only_cue[dotted], title[dotted] = memberships(
@@ -342,7 +344,6 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
     word_like = word_like_key | word_like_folded
     rows = batch.ascii_rows(folded)  # folded keys are ASCII (fold)
-    shortened = truncations(lexicons)
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
         return batch.known(table, name, spelled)[sids]
@@ -362,7 +363,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         head,
         title,
         brand_head,
-        _where_possible(functools.partial(is_truncation_shape, starts=shortened), members(shortened, folded), texts,
+        _where_possible(functools.partial(is_truncation_shape, starts=shortened), truncation_start, texts,
                         folded) & ~word_like,
         known("last_names") | known("last_names", "folded"),
         everyday_brand,
@@ -401,9 +402,9 @@ def _misspelt_places(table, sids: np.ndarray) -> np.ndarray:
     found = np.zeros((len(sids), 2), dtype=bool)
     # Only the spellings an SMS heuristic read (the table's rule codes) are looked at.
     read = np.flatnonzero(np.isin(table.numpy().rule[sids], _HEURISTIC_CODES))
-    for i, s in zip(read.tolist(), sids[read].tolist()):
-        match = table.infos[s].match
-        if match in known_places or fold(match) in folded_places:
+    matches = [table.infos[s].match for s in sids[read].tolist()]
+    for i, match, folded in zip(read.tolist(), matches, batch.fold_many(matches)):
+        if match in known_places or folded in folded_places:
             found[i] = True, match in lexicons.forms or match in lexicons.sms or match in lexicons.pronouns
     return found
 

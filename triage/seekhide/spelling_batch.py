@@ -105,6 +105,8 @@ def last_characters(texts: Sequence[str]) -> np.ndarray:
 def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
     """[key in lexicon for key in keys] as a bool array. A WordList looks up the keys it has
     not remembered by one sorted search (WordList.remember), then answers from memory."""
+    if not len(lexicon):  # an empty list (most often a user's lexicon) holds none of them
+        return np.zeros(len(keys), dtype=bool)
     if isinstance(lexicon, WordList):
         return lexicon.contains_many(list(keys))
     return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=len(keys))
