@@ -43,6 +43,7 @@ def seeker(lexicons) -> SeekAndHide:
 @given(texts=st.lists(st.text(max_size=12), max_size=30))
 @example(texts=["ΟΔΟΣ", "Σ", "aΣ'", "x\u0301Σ.", "Σa"])  # final sigmas, next to the joining newline
 @example(texts=["a\nb", "Tête"])  # a newline: each text on its own
+@example(texts=["a\ud800", "\udfff", "b"])  # lone surrogates
 def test_string_transforms_of_many_texts_equal_those_of_each(texts):
     assert batch.lower_many(texts) == [text.lower() for text in texts]
     assert batch.spelling_keys(texts) == [spelling_key(text) for text in texts]

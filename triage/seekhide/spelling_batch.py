@@ -96,7 +96,7 @@ def last_characters(texts: Sequence[str]) -> np.ndarray:
     joined = _joined(texts)
     if joined is None:
         return np.fromiter((ord(text[-1]) if text else 0 for text in texts), dtype=np.uint32, count=len(texts))
-    codes = np.frombuffer((joined + _SEPARATOR).encode("utf-32-le"), dtype=np.uint32)
+    codes = np.frombuffer((joined + _SEPARATOR).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     last = codes[np.flatnonzero(codes == ord(_SEPARATOR))[: len(texts)] - 1]
     last[last == ord(_SEPARATOR)] = 0  # an empty text: the separator before it (or the last one, for the first text)
     return last
