@@ -29,15 +29,21 @@ def test_glued_first_names_of_many_spellings_equal_the_test_of_each(lexicons, sp
     parts = recognizers.glued_parts(lexicons)
     expected = [recognizers.is_glued_first_names(f, parts) for f in folded]
     assert recognizers._glued_many(lexicons, folded).tolist() == expected
+    lowered = [spelling.lower() for spelling in spellings]  # not always ASCII: each is tried
+    assert recognizers._glued_many(lexicons, lowered).tolist() == [recognizers.is_glued_first_names(f, parts)
+                                                                   for f in lowered]
 
 
 @settings(max_examples=300, **SETTINGS)
 @given(spellings=st.lists(SPELLINGS, max_size=30))
+@example(spellings=["jeje", "titi", "domdom", "lélé", "chercher", "abab", "ababab", "abcabc", "l'l'", "--"])
 def test_shapes_tried_where_possible_equal_the_test_of_each(lexicons, spellings):
     folded = [fold(spelling) for spelling in spellings]
     lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
     doubled = recognizers._where_possible(recognizers.is_nickname_reduplication, np.isin(lengths, (4, 6)), folded)
     assert doubled.tolist() == list(map(recognizers.is_nickname_reduplication, folded))
+    assert recognizers._reduplications(folded).tolist() == doubled.tolist()
+    assert recognizers._reduplications(spellings).tolist() == list(map(recognizers.is_nickname_reduplication, spellings))
     starts = recognizers.truncations(lexicons)
     shortened = recognizers._where_possible(lambda text, f: recognizers.is_truncation_shape(text, f, starts),
                                             np.isin(folded, list(starts)), spellings, folded)

@@ -43,10 +43,18 @@ def seeker(lexicons) -> SeekAndHide:
 @given(texts=st.lists(st.text(max_size=12), max_size=30))
 @example(texts=["ΟΔΟΣ", "Σ", "aΣ'", "x\u0301Σ.", "Σa"])  # final sigmas, next to the joining newline
 @example(texts=["a\nb", "Tête"])  # a newline: each text on its own
+@example(texts=["a\ud800", "\udfff", "b"])  # lone surrogates
 def test_string_transforms_of_many_texts_equal_those_of_each(texts):
     assert batch.lower_many(texts) == [text.lower() for text in texts]
     assert batch.spelling_keys(texts) == [spelling_key(text) for text in texts]
     assert batch.fold_many(texts) == [fold(text) for text in texts]
+    assert batch.last_characters(texts).tolist() == [ord(text[-1]) if text else 0 for text in texts]
+    rows = batch.ascii_rows(texts)
+    if all(text.isascii() and "\n" not in text for text in texts):
+        codes, starts, lengths = rows
+        assert [codes[b:b + n].tobytes().decode("ascii") for b, n in zip(starts.tolist(), lengths.tolist())] == texts
+    else:
+        assert rows is None
 
 
 @settings(max_examples=300, **SETTINGS)
@@ -81,8 +89,11 @@ def test_batched_spelling_columns_equal_the_per_spelling_functions(seeker, lexic
     phrases = counts._phrase_parts(lexicons)
     likeness = names.default_spelling(lexicons)
 
-    assert recognizers._flags_many.compute(table, sids).tolist() == \
-        [list(reference.recognizer_flags(lexicons, text)) for text in spelled]
+    # The recognizers' flags, packed in bits and unpacked per flag: the misspelt places last, as their column says.
+    unpacked = recognizers.flags(table, sids, np.ones(len(sids), dtype=bool))
+    rows = np.stack([unpacked[name] for name in recognizers._FLAGS], axis=1)
+    assert rows[:, :-2].tolist() == [list(reference.recognizer_flags(lexicons, text)) for text in spelled]
+    assert rows[:, -2:].tolist() == recognizers._misspelt_places.compute(table, sids).tolist()
     assert counts._flags_many.compute(table, sids).tolist() == \
         [list(reference.count_flags(lexicons, text, phrases)) for text in spelled]
     assert names._context_flags_many.compute(table, sids).tolist() == [list(reference.context_flags(text)) for text in spelled]

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import operator
 import re
 import weakref
 from dataclasses import dataclass
@@ -49,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.seekhide import spelling_batch as batch
-from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, spelling_key, word_list, word_table
+from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, word_list, word_table
 from triage.pipeline import component
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
@@ -129,7 +128,9 @@ _FLAGS = ("place", "first_name", "ordinary", "capitalised", "caps", "brand_any",
           "place_cue", "person_cue", "nickname", "ordinary_folded", "place_head", "title", "brand_head",
           "truncation", "surname", "everyday_brand", "common", "user_name", "word_like_nickname", "initial",
           "initial_cue", "other_language_word", "subject_verb", "phrase_word", "phrase_first_word",
-          "glued_first_names", "holiday", "any_person_cue", "ordinary_after_cue")
+          "glued_first_names", "holiday", "any_person_cue", "ordinary_after_cue", "misspelt_place",
+          "misspelt_ordinary")
+assert len(_FLAGS) <= 32  # the bits of one uint32
 # The rules of a word that a name list holds in context: a surname after a title or a first name
 # (Mme Petit, Léa Fontaine), a name the team knows: never left to the word scorer's judgement.
 _CONTEXT_NAME_CODES = SURNAME_CODES + (rule_code(Rule.KNOWN_NAME),)
@@ -145,6 +146,14 @@ def brands() -> dict[str, str]:
 def brand_heads() -> frozenset[str]:
     """The first words of the two-word brands ('leroy' of 'leroy merlin')."""
     return frozenset(b.split(" ")[0] for b in brands() if b.count(" ") == 1)
+
+
+@functools.cache
+def brands_by_case() -> tuple[frozenset[str], frozenset[str]]:
+    """(the brands recognised in any case, those recognised only capitalised): brands() by case."""
+    table = brands()
+    return (frozenset(b for b, case in table.items() if case == "any"),
+            frozenset(b for b, case in table.items() if case == "capitalised"))
 
 
 # Keyed by the lexicons themselves, weakly (as triage.model.names does): (places, first words of two-word places).
@@ -195,23 +204,69 @@ def is_glued_first_names(folded: str, parts: frozenset[str]) -> bool:
         folded[:i] in parts and folded[i:] in parts and folded[:i] != folded[i:] for i in range(k, n - k + 1))
 
 
-# Keyed by the lexicons themselves, weakly: (the first GLUED_PART_LENGTH letters of each of glued_parts,
-# the last GLUED_PART_LENGTH letters of each).
-_GLUED_ENDS: weakref.WeakKeyDictionary[Lexicons, tuple[frozenset[str], frozenset[str]]] = weakref.WeakKeyDictionary()
+# Keyed by the lexicons themselves, weakly: (the first GLUED_PART_LENGTH + 1 letters of each of
+# glued_parts longer than GLUED_PART_LENGTH, their last GLUED_PART_LENGTH + 1 letters, the parts of
+# GLUED_PART_LENGTH letters), each as the sorted numbers of those letters (_letters_numbered).
+_GLUED_ENDS: weakref.WeakKeyDictionary[Lexicons, tuple[np.ndarray, ...]] = weakref.WeakKeyDictionary()
 
 
-def _glued_many(lexicons: Lexicons, folded: list[str]) -> np.ndarray:
+def _numbered(texts) -> np.ndarray:
+    """The sorted numbers of a few ASCII texts of one length, as _letters_numbered numbers letters."""
+    return np.asarray(sorted(int.from_bytes(text.encode("ascii"), "big") for text in texts), dtype=np.int64)
+
+
+def _letters_numbered(codes: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """The `width` ASCII codes from each of `at` in `codes`, as one number each (the codes as
+    bytes, big-endian: one number per string of `width` letters)."""
+    number = np.zeros(len(at), dtype=np.int64)
+    for i in range(width):
+        number = number << 8 | codes[at + i]
+    return number
+
+
+def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
     """[is_glued_first_names(f, glued_parts(lexicons)) for f in folded] (folded lower-case
-    spellings): only a spelling whose first letters start a part and whose last letters end one
-    can be two parts glued, and only those are tried."""
+    spellings; `rows`: their spelling_batch.ascii_rows, when worked out already): only a spelling
+    that starts with a part and ends with one can be two parts glued, and only those are tried. A
+    part of GLUED_PART_LENGTH letters starts (ends) it whole; a longer one, by its first (last)
+    GLUED_PART_LENGTH + 1 letters: these letters of the spellings are compared as numbers."""
     parts, k = glued_parts(lexicons), GLUED_PART_LENGTH
     if lexicons not in _GLUED_ENDS:
-        _GLUED_ENDS[lexicons] = frozenset(part[:k] for part in parts), frozenset(part[-k:] for part in parts)
-    starts, ends = _GLUED_ENDS[lexicons]
-    tried = np.flatnonzero(members(starts, [f[:k] for f in folded]) & members(ends, [f[-k:] for f in folded]))
+        longer = [part for part in parts if len(part) > k]
+        _GLUED_ENDS[lexicons] = (_numbered({part[:k + 1] for part in longer}),
+                                 _numbered({part[-k - 1:] for part in longer}),
+                                 _numbered(part for part in parts if len(part) == k))
+    heads, tails, whole = _GLUED_ENDS[lexicons]
+    rows = batch.ascii_rows(folded) if rows is None else rows
+    if rows is None:  # a spelling that is not ASCII: each is tried
+        tried = np.arange(len(folded))
+    else:
+        codes, starts, lengths = rows
+        tried = np.flatnonzero((lengths >= 2 * k) & (lengths <= 2 * _GLUED_PART_MAX))
+        first, end = starts[tried], starts[tried] + lengths[tried]
+        starting = np.isin(_letters_numbered(codes, first, k + 1), heads) | \
+            np.isin(_letters_numbered(codes, first, k), whole)
+        ending = np.isin(_letters_numbered(codes, end - k - 1, k + 1), tails) | \
+            np.isin(_letters_numbered(codes, end - k, k), whole)
+        tried = tried[starting & ending]
     found = np.zeros(len(folded), dtype=bool)
     found[tried] = [is_glued_first_names(folded[i], parts) for i in tried.tolist()]
     return found
+
+
+def _reduplications(folded: list[str], rows=None) -> np.ndarray:
+    """[is_nickname_reduplication(f) for f in folded] (`rows`: their spelling_batch.ascii_rows, when
+    worked out already): only a spelling of four or six letters whose halves are the same is tried."""
+    rows = batch.ascii_rows(folded) if rows is None else rows
+    if rows is None:  # a spelling that is not ASCII
+        lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+        return _where_possible(is_nickname_reduplication, np.isin(lengths, (4, 6)), folded)
+    codes, starts, lengths = rows
+    doubled = np.zeros(len(folded), dtype=bool)
+    for half in (2, 3):
+        at = np.flatnonzero(lengths == 2 * half)
+        doubled[at] = _letters_numbered(codes, starts[at], half) == _letters_numbered(codes, starts[at] + half, half)
+    return _where_possible(is_nickname_reduplication, doubled, folded)
 
 
 def _where_possible(test, possible: np.ndarray, *columns: list) -> np.ndarray:
@@ -232,33 +287,63 @@ def is_nickname_reduplication(folded: str) -> bool:
     return 4 <= n <= 6 and n % 2 == 0 and half == folded[n // 2 :] and folded.isalpha() and bool(_VOWELS & set(half))
 
 
-@spelling_column("recognizers.flags", bool, width=len(_FLAGS))
+@spelling_column("recognizers.flags", np.uint32)
 def _flags_many(table, sids: np.ndarray) -> np.ndarray:
+    """The _FLAGS of the spellings `sids` of a table, as written, a uint32 each: flag i is bit i % 8
+    of its byte i // 8 (np.packbits, little bit order; unpacked by `flags`)."""
+    rows = np.zeros((len(sids), 32), dtype=bool)
+    rows[:, :len(_FLAGS)] = _flag_rows(table, sids)
+    return np.packbits(rows, axis=1, bitorder="little").view(np.uint32).reshape(-1)
+
+
+def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray]:
+    """Per flag of _FLAGS, its value for each spelling id of `spelling` (the tokens of a batch)
+    where `keep` holds, else False: one bool array each."""
+    bits = np.where(keep, np.take(table.column(_flags_many), spelling), np.uint32(0))
+    # The bytes of the uint32s, a row per byte: unpacked along the rows, a row of bools per flag.
+    rows = np.unpackbits(bits.view(np.uint8).reshape(-1, 4).T, axis=0, count=len(_FLAGS), bitorder="little")
+    return dict(zip(_FLAGS, rows.view(bool)))
+
+
+def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     """The _FLAGS of the spellings `sids` of a table, as written, (len(sids), len(_FLAGS))."""
     lexicons = table.lexicons
     if not len(sids):
         return np.zeros((0, len(_FLAGS)), dtype=bool)
     texts = texts_of(table, sids)
-    key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
+    keys, folded_keys = batch.keys(table)[sids], batch.folded_keys(table)[sids]
+    key, folded = keys.tolist(), folded_keys.tolist()
     known_places, heads = places(lexicons)
-    # The small lists asked about each spelling as written (key), accents aside (folded), and
-    # without its final full stop: one look-up per spelling for each group.
+    shortened = truncations(lexicons)
+    # The small lists asked about each spelling as written (key), accents aside (folded), without
+    # its final full stops (for the cues and titles) or apostrophes (for the verbs): one look-up per
+    # spelling, by its key. Most spellings are their folded key, and end with no full stop nor
+    # apostrophe: the others are asked about again, folded or stripped.
     (place, word_like_key, place_cue, head, brand_head, everyday_brand, service, initial_cue, other_word,
-     person_cue, ordinary_after_cue) = memberships(
+     person_cue, ordinary_after_cue, brand_any, brand_capitalised, word_like_folded, phrase_word, phrase_first_word,
+     holiday, person_only_cue, title, subject_verb, truncation_start) = memberships(
         (known_places, WORD_LIKE_NICKNAMES, PLACE_CUES, heads, brand_heads(), EVERYDAY_BRANDS, SERVICES,
-         INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES), key).T
-    word_like_folded, phrase_word, phrase_first_word, holiday = memberships(
-        (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS), folded).T
-    person_only_cue, title = memberships((_PERSON_ONLY_CUES, TITLES), [k.rstrip(".") for k in key]).T
-    case = list(map(brands().get, key))
-    capitals = np.fromiter(map(str.isupper, map(operator.itemgetter(slice(0, 1)), texts)), dtype=bool,
-                           count=len(texts))  # text[:1].isupper()
+         INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES, *brands_by_case(), WORD_LIKE_NICKNAMES,
+         _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, _PERSON_ONLY_CUES, TITLES, SUBJECT_VERBS, shortened), key).T
+    other = np.flatnonzero(folded_keys != keys)
+    (word_like_folded[other], phrase_word[other], phrase_first_word[other], holiday[other],
+     truncation_start[other]) = memberships(
+        (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, shortened), folded_keys[other].tolist()).T
+    last = batch.last_characters(key)
+    dotted = np.flatnonzero(last == ord("."))
+    person_only_cue[dotted], title[dotted] = memberships(
+        (_PERSON_ONLY_CUES, TITLES), [key[i].rstrip(".") for i in dotted.tolist()]).T
+    quoted = np.flatnonzero(last == ord("'"))
+    subject_verb[quoted] = members(SUBJECT_VERBS, [key[i].rstrip("'") for i in quoted.tolist()])
+    scalars = table.numpy()
+    # The table's capitalised is text[:1].isupper() and not text.isupper(): with upper (text.isupper()),
+    # neither of them is a text that starts with no capital.
+    capitalised, length = scalars.capitalised[sids], scalars.length[sids]
     upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
-    longer = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 1
+    longer = length > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
     word_like = word_like_key | word_like_folded
-    folded_lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
-    shortened = truncations(lexicons)
+    rows = batch.ascii_rows(folded)  # folded keys are ASCII (fold)
 
     def known(name: str, spelled: str = "key") -> np.ndarray:
         return batch.known(table, name, spelled)[sids]
@@ -267,18 +352,18 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         place,
         known("first_names") | known("first_names", "folded"),
         known("forms") | known("sms") | known("pronouns"),
-        capitals & ~upper,
+        capitalised,
         upper & longer,
-        np.fromiter((c == "any" for c in case), dtype=bool, count=len(case)),
-        np.fromiter((c == "capitalised" for c in case), dtype=bool, count=len(case)),
+        brand_any,
+        brand_capitalised,
         place_cue,
         person_only_cue,
-        _where_possible(is_nickname_reduplication, np.isin(folded_lengths, (4, 6)), folded) & ~word_like,
+        _reduplications(folded, rows) & ~word_like,
         table.column(_ordinary_words)[sids],
         head,
         title,
         brand_head,
-        _where_possible(functools.partial(is_truncation_shape, starts=shortened), members(shortened, folded), texts,
+        _where_possible(functools.partial(is_truncation_shape, starts=shortened), truncation_start, texts,
                         folded) & ~word_like,
         known("last_names") | known("last_names", "folded"),
         everyday_brand,
@@ -287,17 +372,22 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         service | place & ~known("cities"),
         known("user_names"),
         ~upper & word_like,  # in lower case, or with a capital (recognise: where a sentence opens)
-        members(INITIAL_LETTERS, texts),
+        _where_possible(INITIAL_LETTERS.__contains__, length == 1, texts),  # a letter alone
         initial_cue,
-        ~capitals & ~upper & other_word,  # in lower case
-        members(SUBJECT_VERBS, [k.rstrip("'") for k in key]),
+        ~capitalised & ~upper & other_word,  # in lower case
+        subject_verb,
         phrase_word,
         phrase_first_word,
-        _glued_many(lexicons, [k.lower() for k in folded]),
+        _glued_many(lexicons, folded, rows),  # folded keys are in lower case (fold)
         holiday,
         person_cue,
         known("pronouns") | ordinary_after_cue,
+        table.column(_misspelt_places)[sids],
     ])
+
+
+# The SMS heuristics of Seek&Hide whose reading may be a place (_misspelt_places), as rule codes.
+_HEURISTIC_CODES = np.asarray([rule_code(rule) for rule in (Rule.ACCENT, Rule.REPETITION, Rule.MISSPELLING)])
 
 
 @spelling_column("recognizers.misspelt_place", bool, width=2)
@@ -309,13 +399,14 @@ def _misspelt_places(table, sids: np.ndarray) -> np.ndarray:
     lexicons = table.lexicons
     known_places, _ = places(lexicons)
     folded_places = _folded_places(lexicons)
-    heuristics = (Rule.ACCENT, Rule.REPETITION, Rule.MISSPELLING)
-    infos = [table.infos[s] for s in sids.tolist()]
-    place = [info is not None and info.rule in heuristics
-             and (info.match in known_places or fold(info.match) in folded_places) for info in infos]
-    ordinary = [found and (info.match in lexicons.forms or info.match in lexicons.sms or info.match in lexicons.pronouns)
-                for found, info in zip(place, infos)]
-    return np.column_stack([np.asarray(place, dtype=bool), np.asarray(ordinary, dtype=bool)]).reshape(-1, 2)
+    found = np.zeros((len(sids), 2), dtype=bool)
+    # Only the spellings an SMS heuristic read (the table's rule codes) are looked at.
+    read = np.flatnonzero(np.isin(table.numpy().rule[sids], _HEURISTIC_CODES))
+    matches = [table.infos[s].match for s in sids[read].tolist()]
+    for i, match, folded in zip(read.tolist(), matches, batch.fold_many(matches)):
+        if match in known_places or folded in folded_places:
+            found[i] = True, match in lexicons.forms or match in lexicons.sms or match in lexicons.pronouns
+    return found
 
 
 _FOLDED_PLACES: weakref.WeakKeyDictionary[Lexicons, frozenset[str]] = weakref.WeakKeyDictionary()
@@ -401,11 +492,7 @@ def recognise(analysis: Analysis) -> Recognised:
     a = analysis
     table, lexicons = a.spellings, a.labeller.lexicons
     word = a.kind == K_WORD
-    # Each token's flags gathered at once (a row per token: np.take copies rows faster than
-    # indexing), then a column per flag.
-    rows = np.take(table.column(_flags_many), a.spelling, axis=0)
-    rows &= word[:, None]
-    f = dict(zip(_FLAGS, np.ascontiguousarray(rows.T)))
+    f = flags(table, a.spelling, word)
     words = np.flatnonzero(word)
     # A message written in capitals says nothing by them of a word alone: it is read as if written in
     # lower case (JE SUIS A LA GARE: Gare is a commune, la gare is not). Two words the lists hold
@@ -427,21 +514,18 @@ def recognise(analysis: Analysis) -> Recognised:
     place, cue = f["place"].copy(), place_cue.copy()
     # A place misspelt (à Marseile, sur Montpelier, à Toulousse): an SMS heuristic's match is a place.
     if a.labeller.is_on("misspelt-place"):
-        misspelt = np.take(table.column(_misspelt_places), a.spelling, axis=0) & word[:, None]
-        place |= misspelt[:, 0]
+        place |= f["misspelt_place"]
         # A reading that is also an ordinary word (VIENNNSSS: viens, a verb and Viens, a commune;
         # moyeeen: moyen) is read as the exact spelling would be: a place after a cue or with a
         # capital mid-sentence (à Pariiis), else the word.
-        f["ordinary"] = f["ordinary"] | misspelt[:, 1]
+        f["ordinary"] = f["ordinary"] | f["misspelt_ordinary"]
     # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
     # together; the pair is a place as its second word is, with the cue before the first word.
     heads = words[:-1][f["place_head"][words[:-1]] & same[1:] & written[words[1:]]]
     pairs = []
     known_places, _ = places(lexicons)
-    for t, nxt in zip(heads.tolist(), words[np.searchsorted(words, heads) + 1].tolist()):
-        text = a.texts[a.message[t]]
-        if text[a.end[t]:a.start[nxt]] == " " and \
-                spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}") in known_places:
+    for t, nxt, key in _one_space_apart(a, heads, words[np.searchsorted(words, heads) + 1]):
+        if key in known_places:
             pairs.append((t, nxt))
             place[nxt], cue[nxt] = True, place_cue[t]
     strong = said | ~f["ordinary"]
@@ -474,11 +558,8 @@ def recognise(analysis: Analysis) -> Recognised:
     if a.labeller.is_on("two-word-brand"):
         brand_heads_at = words[:-1][f["brand_head"][words[:-1]] & same[1:]]
         table_of_brands = brands() if len(brand_heads_at) else {}
-        for t, nxt in zip(brand_heads_at.tolist(), words[np.searchsorted(words, brand_heads_at) + 1].tolist()):
-            text = a.texts[a.message[t]]
-            if text[a.end[t]:a.start[nxt]] != " ":
-                continue
-            case = table_of_brands.get(spelling_key(f"{text[a.start[t]:a.end[t]]} {text[a.start[nxt]:a.end[nxt]]}"))
+        for t, nxt, key in _one_space_apart(a, brand_heads_at, words[np.searchsorted(words, brand_heads_at) + 1]):
+            case = table_of_brands.get(key)
             if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
                 mar[t] = mar[nxt] = True
     # Laughter is no nickname, even after a cue (bisous hihi: Seek&Hide's onomatopoeia step).
@@ -541,6 +622,19 @@ def recognise(analysis: Analysis) -> Recognised:
                       capital_after_cue=capital_after_cue)
 
 
+def _one_space_apart(a: Analysis, firsts: np.ndarray, seconds: np.ndarray) -> list[tuple[int, int, str]]:
+    """(first, second, spelling_key of the two words with a space between) for the words `firsts`
+    and the words `seconds` after them in the same message that are written one space apart. The
+    key is the words' keys (spelling_key: lower case and one apostrophe, letter by letter, which
+    a space between two words leaves as they are) joined by the space."""
+    near = a.start[seconds] - a.end[firsts] == 1  # one character between them, the space looked for
+    firsts, seconds = firsts[near], seconds[near]
+    keys = batch.keys(a.spellings)
+    return [(t, nxt, f"{first} {second}") for t, nxt, first, second in
+            zip(firsts.tolist(), seconds.tolist(), keys[a.spelling[firsts]].tolist(), keys[a.spelling[seconds]].tolist())
+            if a.texts[a.message[t]][a.end[t]] == " "]
+
+
 def _districts(a: Analysis, place: np.ndarray, words: np.ndarray, same: np.ndarray) -> np.ndarray | None:
     """Per token, the end of what hiding it as a place hides: a word of the place lists followed,
     one space apart in its message, by a district (_DISTRICT: with a leading zero or an ordinal
@@ -567,11 +661,16 @@ def _districts(a: Analysis, place: np.ndarray, words: np.ndarray, same: np.ndarr
 def _in_capitals(a: Analysis, caps: np.ndarray, words: np.ndarray) -> np.ndarray:
     """Per message, whether it is written in capitals: at least two words in capitals (of two
     letters or more: caps), and no word of two letters or more that is not."""
-    longer = (a.end[words] - a.start[words]) > 1
     n = len(a.bounds) - 1
-    in_capitals = np.bincount(a.message[words], weights=caps[words], minlength=n)
-    other = np.bincount(a.message[words], weights=longer & ~caps[words], minlength=n)
-    return (in_capitals >= 2) & (other == 0)
+    message = a.message[words]
+    in_caps = caps[words]
+    # Only the messages with two words in capitals or more are looked at for the others.
+    candidate = np.bincount(message[in_caps], minlength=n) >= 2
+    if not candidate.any():
+        return candidate
+    other = candidate[message] & ~in_caps
+    other[other] = (a.end[words[other]] - a.start[words[other]]) > 1
+    return candidate & (np.bincount(message[other], minlength=n) == 0)
 
 
 def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarray, words: np.ndarray,

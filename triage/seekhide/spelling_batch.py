@@ -75,9 +75,38 @@ def fold_many(texts: Sequence[str]) -> list[str]:
     return _each(fold(joined), len(texts))
 
 
+def ascii_rows(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The texts as one array of ASCII codes: (the codes of the texts joined by the separator,
+    where each text starts in it, the length of each), or None when a text is not ASCII or holds
+    the separator. Folded spellings (fold) are ASCII: their letters at given places are then
+    numpy columns."""
+    joined = _joined(texts)
+    if joined is None or not joined.isascii():
+        return None
+    codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    ends = np.append(np.flatnonzero(codes == ord(_SEPARATOR)), len(codes))[: len(texts)]
+    starts = np.zeros(len(texts), dtype=np.int64)
+    starts[1:] = ends[:-1] + 1
+    return codes, starts, ends - starts
+
+
+def last_characters(texts: Sequence[str]) -> np.ndarray:
+    """[ord(text[-1]) if text else 0 for text in texts] as an int array (one encoding of the
+    texts joined by the separator: the character before each separator)."""
+    joined = _joined(texts)
+    if joined is None:
+        return np.fromiter((ord(text[-1]) if text else 0 for text in texts), dtype=np.uint32, count=len(texts))
+    codes = np.frombuffer((joined + _SEPARATOR).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    last = codes[np.flatnonzero(codes == ord(_SEPARATOR))[: len(texts)] - 1]
+    last[last == ord(_SEPARATOR)] = 0  # an empty text: the separator before it (or the last one, for the first text)
+    return last
+
+
 def members(lexicon: Collection[str] | WordList, keys: Sequence[str]) -> np.ndarray:
     """[key in lexicon for key in keys] as a bool array. A WordList looks up the keys it has
     not remembered by one sorted search (WordList.remember), then answers from memory."""
+    if not len(lexicon):  # an empty list (most often a user's lexicon) holds none of them
+        return np.zeros(len(keys), dtype=bool)
     if isinstance(lexicon, WordList):
         return lexicon.contains_many(list(keys))
     return np.fromiter(map(lexicon.__contains__, keys), dtype=bool, count=len(keys))
