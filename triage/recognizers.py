@@ -382,7 +382,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         holiday,
         person_cue,
         known("pronouns") | ordinary_after_cue,
-        table.column(_misspelt_places)[sids],
+        _misspelt_places.compute(table, sids),  # (read here only: not kept as a column of its own)
     ])
 
 
