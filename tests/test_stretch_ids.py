@@ -79,12 +79,15 @@ def test_a_table_cuts_again_what_it_had_cut_once_the_stretch_ids_start_afresh(le
         SeekAndHide(lexicons).analyse(fold_batch(["demain salut", "autre"])[0]))
 
 
-def test_kept_chunks_go_to_another_process_as_plain_pairs():
-    pairs = [("1", "salut Patrice")]
+def test_kept_chunks_go_to_another_process_with_their_folded_texts_and_stretch_ids():
+    pairs = [("1", "salut Patrice"), ("2", "ＭＭＥ Petit"), ("3", "à demain")]
     folded, maps = fold_batch([text for _, text in pairs])
+    assert list(maps) == [1]  # the full-width letters are folded
     chunk = FoldedPairs(pairs, folded, maps, STRETCH_IDS.cut(folded))
     sent = pickle.loads(pickle.dumps(chunk))
-    assert sent == pairs and type(sent) is list
+    assert type(sent) is FoldedPairs and sent == pairs
+    assert sent.folded == folded and list(sent.folding_maps) == [1]
+    assert sent.stretched.ids.tolist() == chunk.stretched.ids.tolist() and STRETCH_IDS.valid(sent.stretched)
 
 
 _FORKED: dict = {}
@@ -95,6 +98,10 @@ def _cut_in_a_forked_worker(texts: list[str]) -> tuple[int, bool]:
     return len(cut.new), STRETCH_IDS.valid(_FORKED["stretched"])
 
 
+def _valid_in_a_forked_worker(stretched) -> bool:
+    return STRETCH_IDS.valid(stretched)
+
+
 def test_a_forked_worker_keeps_what_the_parent_cut_and_takes_no_ids_given_there(lexicons):
     # As classify --jobs forks its workers once this process has learnt the first chunk.
     texts = fold_batch(["salut Patrice", "Mme Petit arrive demain"])[0]
@@ -103,8 +110,58 @@ def test_a_forked_worker_keeps_what_the_parent_cut_and_takes_no_ids_given_there(
     _FORKED.update(seeker=seeker, stretched=STRETCH_IDS.cut(texts))
     with multiprocessing.get_context("fork").Pool(1) as pool:
         new, valid = pool.apply(_cut_in_a_forked_worker, (texts,))
-    assert new == 0 and not valid
+        # Ids this process gives after the fork name other stretches in the worker.
+        after = STRETCH_IDS.cut(fold_batch(["une phrase toute neuve ici"])[0])
+        valid_after = pool.apply(_valid_in_a_forked_worker, (after,))
+    assert new == 0 and valid  # cut before the fork: the worker's ids too
+    assert not valid_after
     assert len(seeker.spellings.cut(texts).new) == 0 and STRETCH_IDS.valid(_FORKED["stretched"])
+
+
+def _cleared_then_valid(stretched) -> bool:
+    STRETCH_IDS.clear()  # as the memory budget empties the worker's table
+    return STRETCH_IDS.valid(stretched)
+
+
+def test_a_forked_worker_reads_no_inherited_ids_once_its_table_is_emptied():
+    stretched = STRETCH_IDS.cut(fold_batch(["salut Patrice"])[0])
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_valid_in_a_forked_worker, (stretched,))
+        assert not pool.apply(_cleared_then_valid, (stretched,))
+
+
+def _cut_here(texts: list[str]):
+    from triage.text.stretches import cut_for_another
+
+    return cut_for_another(lambda: STRETCH_IDS.cut(texts))
+
+
+def test_stretch_ids_given_in_workers_are_read_here_as_this_process_own():
+    from triage.text.stretches import StretchTranslation
+
+    batches = [["salut Patrice", "à demain"], ["salut  Marie", "demain\tPatrice"], ["ok", "salut Patrice"]]
+    translation = StretchTranslation()
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        STRETCH_IDS.cut(["déjà là avant"])  # ids given here after the fork: the workers give the same ones
+        read = [translation.translate(local) for local in pool.map(_cut_here, batches, chunksize=1)]
+    for texts, stretched in zip(batches, read):
+        assert STRETCH_IDS.valid(stretched)
+        expected = STRETCH_IDS.cut(texts)
+        assert stretched.ids.tolist() == expected.ids.tolist() and stretched.counts.tolist() == expected.counts.tolist()
+
+
+def test_a_worker_batch_whose_earlier_ids_were_not_seen_is_not_read():
+    from triage.text.stretches import StretchTranslation
+
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        first, second = pool.map(_cut_here, [["Zorglubine arrive"], ["Zorglubine part"]], chunksize=1)
+    translation = StretchTranslation()
+    assert translation.translate(second) is None  # the key of "Zorglubine" came with the first batch
+    assert translation.translate(first) is None  # nor any later one of that worker
+    in_order = StretchTranslation()
+    assert STRETCH_IDS.valid(in_order.translate(first)) and STRETCH_IDS.valid(in_order.translate(second))
+    STRETCH_IDS.clear()  # the ids the worker inherited name other stretches now
+    assert StretchTranslation().translate(first) is None
 
 
 def test_stretch_ids_made_in_another_process_are_not_valid_here():

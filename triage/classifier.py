@@ -63,17 +63,28 @@ HIGHLIGHT_PROBABILITY = 0.2
 class FoldedPairs(list):
     """(id, text) pairs with their texts folded already as Seek&Hide reads them (`folded` and
     `folding_maps`, triage.text.normalise.fold_batch's) and cut into stretch ids (`stretched`,
-    triage.text.stretches.STRETCH_IDS.cut's): the corpus statistics pass folds and cuts every text
-    (triage.jobs.corpus_stats), and the chunks it keeps for classifying keep them so, so that
-    classify does not fold and cut them again. Sent to another process, they are plain pairs
-    (the stretch ids are this process's)."""
+    triage.text.stretches.STRETCH_IDS.cut's, or None): the corpus statistics pass folds and cuts
+    every text (triage.jobs.corpus_stats), and the chunks it keeps for classifying keep them so,
+    so that classify does not fold and cut them again. Sent to another process, they keep their
+    folded texts (only those that differ from the texts travel) and their stretch ids, which
+    are read there only if valid there (STRETCH_IDS.valid: a process forked after they were cut)."""
 
     def __init__(self, pairs, folded: list[str], folding_maps: dict, stretched):
         super().__init__(pairs)
         self.folded, self.folding_maps, self.stretched = folded, folding_maps, stretched
 
     def __reduce__(self):
-        return list, (list(self),)
+        changed = {at: self.folded[at] for at in self.folding_maps}
+        return _folded_pairs, (list(self), changed, self.folding_maps, self.stretched)
+
+
+def _folded_pairs(pairs: list, changed: dict[int, str], folding_maps: dict, stretched) -> FoldedPairs:
+    """FoldedPairs sent from another process (FoldedPairs.__reduce__): the texts folded are the
+    texts but those `changed`."""
+    folded = [text for _, text in pairs]
+    for at, text in changed.items():
+        folded[at] = text
+    return FoldedPairs(pairs, folded, folding_maps, stretched)
 
 
 class ScoreMemory:

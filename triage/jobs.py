@@ -607,10 +607,10 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
     process while the workers count the first ones (Classifier.learn). With a `session`
     (triage.engines.DaskSession), the Dask workers count."""
-    from triage.model.names import CorpusStats, forget_letter_runs
+    from triage.model.names import forget_letter_runs
     from triage.text.normalise import fold_batch
     from triage.pipeline.memory import LOW_WATER, VOCABULARY
-    from triage.text.stretches import STRETCH_IDS
+    from triage.text.stretches import STRETCH_IDS, StretchTranslation
 
     kept: list | None = []
 
@@ -628,35 +628,60 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
             yield chunk
 
     stats = predictor.corpus_stats()
-    if session is not None or jobs > 1:
-        first: list = []
+    first: list = []
 
-        def texts():
-            for chunk in chunks():
-                keep(chunk)
-                if not first:
-                    first.append(chunk)
-                yield [text for _, text in chunk]
+    def texts():
+        for chunk in chunks():
+            keep(chunk)
+            if not first:
+                first.append(chunk)
+            yield [text for _, text in chunk]
 
-        if session is not None:
-            counted_parts = session.count(texts())
-        else:
-            now = (lambda: meanwhile(first[0])) if meanwhile is not None else None
-            counted_parts = engines.fork_map(CorpusStats.from_texts, texts(), jobs,
-                                             in_flight=STATS_IN_FLIGHT * jobs, meanwhile=now)
-        for counted in counted_parts:
+    if session is not None:
+        for counted in session.count(texts()):
             stats.merge(counted)
+    elif jobs > 1:
+        # The workers fold and cut the texts they count, and send the folded texts and the stretch
+        # ids back with the counts: this process reads the ids as its own (StretchTranslation), so
+        # that the chunks it keeps go to the classifying workers, forked afterwards, folded and cut.
+        now = (lambda: meanwhile(first[0])) if meanwhile is not None else None
+        translation = StretchTranslation()
+        for at, (counted, changed, maps, local) in enumerate(engines.fork_map(
+                _count_and_cut, texts(), jobs, in_flight=STATS_IN_FLIGHT * jobs, meanwhile=now)):
+            stats.merge(counted)
+            stretched = translation.translate(local) if kept is not None else None  # (read again: not cut here)
+            if stretched is not None:
+                chunk = kept[at]
+                folded = [text for _, text in chunk]
+                for index, text in changed.items():
+                    folded[index] = text
+                kept[at] = FoldedPairs(chunk, folded, maps, stretched)
     else:
         for chunk in chunks():
             folded, maps = fold_batch([text for _, text in chunk])
             keep(FoldedPairs(chunk, folded, maps, stats.add_folded(folded)))
-        # The stretch ids serve the kept chunks while they take at most what the memory budget
-        # keeps when it is spent (a corpus of long new spellings would otherwise start classifying
-        # with its budget nearly spent); the corpus read again, they serve no chunk.
-        if kept is None or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
-            STRETCH_IDS.clear()
+    # The stretch ids serve the kept chunks while they take at most what the memory budget keeps
+    # when it is spent (a corpus of long new spellings would otherwise start classifying with its
+    # budget nearly spent); the corpus read again in one process, they serve no chunk.
+    if session is None and (VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER
+                            or kept is None and jobs <= 1):
+        STRETCH_IDS.clear()
     forget_letter_runs()  # counted: the memory goes to classifying
     return stats, _handed_over(kept) if kept is not None else table.pairs(size)
+
+
+def _count_and_cut(texts: list[str]):
+    """In a worker of the statistics pass: the corpus statistics of `texts` (CorpusStats), with
+    the texts folded (those that differ from the texts, by index), their folding maps and their
+    stretch ids (LocalStretched), for the process that keeps them for classifying."""
+    from triage.model.names import CorpusStats
+    from triage.text.normalise import fold_batch
+    from triage.text.stretches import cut_for_another
+
+    stats = CorpusStats()
+    folded, maps = fold_batch(texts)
+    local = cut_for_another(lambda: stats.add_folded(folded))
+    return stats, {index: folded[index] for index in maps}, maps, local
 
 
 def _handed_over(chunks: list) -> Iterator:

@@ -95,12 +95,13 @@ def interleaved(mask: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.n
 @dataclass
 class Stretched:
     """A batch of texts cut into stretch ids (StretchIds.cut): `ids`, those of the texts in turn,
-    `counts`, how many each text has; `token`, the StretchIds they are ids of, in which process
-    (StretchIds.valid)."""
+    `counts`, how many each text has; `token`, the StretchIds they are ids of, in which process,
+    and `given`, how many ids that table had given then (StretchIds.valid)."""
 
     ids: np.ndarray
     counts: np.ndarray
     token: tuple
+    given: int = 0
 
 
 class StretchIds(dict):
@@ -113,6 +114,9 @@ class StretchIds(dict):
         super().__init__()
         self.texts: list[str] = []
         self.generation = 0
+        # In a process forked from another: the parent's stamp and how many ids it had given at
+        # the fork (ids the two processes share while neither empties its table).
+        self.forked_from: tuple[tuple, int] | None = None
         VOCABULARY.track(self, "stretches")
 
     def __missing__(self, key: str) -> int:
@@ -141,12 +145,27 @@ class StretchIds(dict):
         """The stretch ids of `texts`, in the order of the texts."""
         flat, counts, order = batch_keys(texts)
         ids = self.ids(flat)
-        return Stretched(ids if order is None else ids[order], counts, self._stamp())
+        return self.stretched(ids if order is None else ids[order], counts)
+
+    def stretched(self, ids: np.ndarray, counts: np.ndarray) -> Stretched:
+        """Texts cut into ids of this table (`counts` of them each), stamped as this process's."""
+        return Stretched(ids, counts, self._stamp(), len(self.texts))
 
     def valid(self, stretched: Stretched | None) -> bool:
-        """Whether `stretched` holds ids of this table as it is now, in this process (a process
-        forked from this one gives the ids it met since the fork to other stretches)."""
-        return stretched is not None and stretched.token == self._stamp()
+        """Whether `stretched` holds ids of this table as it is now: cut in this process, or in
+        the process this one was forked from, before the fork (a process forked from another
+        gives the ids it meets since the fork to other stretches than the other does)."""
+        if stretched is None:
+            return False
+        if stretched.token == self._stamp():
+            return True
+        inherited = self.forked_from
+        return (inherited is not None and stretched.token == inherited[0] and stretched.given <= inherited[1]
+                and stretched.token[1:] == self.token)
+
+    def _forked(self) -> None:
+        """In a process just forked from another: the ids given so far are the parent's too."""
+        self.forked_from = ((os.getppid(), *self.token), len(self.texts))
 
     def _stamp(self) -> tuple:
         return (os.getpid(), *self.token)
@@ -156,3 +175,58 @@ class StretchIds(dict):
 
 
 STRETCH_IDS = StretchIds()  # one per process: the corpus statistics and Seek&Hide share it
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=STRETCH_IDS._forked)
+
+
+@dataclass
+class LocalStretched:
+    """A batch cut into stretch ids in another process (`local`), with what this process needs to
+    read them as its own (StretchTranslation): that process's stamp (`source`), how many ids its
+    table had given before the batch (`before`), the keys of those it gave for the batch (`keys`,
+    in the order of their ids), and, if that process was forked from another and has not emptied
+    its table since, that one's stamp and how many ids the two share (`forked_from`)."""
+
+    local: Stretched
+    source: tuple
+    before: int
+    keys: list[str]
+    forked_from: tuple[tuple, int] | None = None
+
+
+def cut_for_another(texts_cut) -> LocalStretched:
+    """texts_cut() (a function cutting a batch with STRETCH_IDS, maybe emptying it first: the
+    memory budget), with the keys of the ids it gave, for the process that will read them."""
+    token, before = STRETCH_IDS.token, len(STRETCH_IDS.texts)
+    stretched = texts_cut()
+    if STRETCH_IDS.token != token:  # emptied on the way: every id was given for this batch
+        before = 0
+    inherited = STRETCH_IDS.forked_from
+    if inherited is not None and inherited[0][1:] != STRETCH_IDS.token:
+        inherited = None  # emptied since the fork
+    return LocalStretched(stretched, stretched.token, before, STRETCH_IDS.texts[before:], inherited)
+
+
+class StretchTranslation:
+    """Stretch ids given in other processes (LocalStretched, each process's in the order it gave
+    them), read as ids of this process's table: the keys of each process's ids are looked up here
+    once, and its batches' ids then mapped by an array. A batch that cannot be read (its process's
+    earlier keys were not seen, or this table was emptied since) is None: cut again where it is
+    classified."""
+
+    def __init__(self) -> None:
+        self.token = STRETCH_IDS.token
+        self.maps: dict[tuple, np.ndarray | None] = {}  # by source: this table's id of each of its ids
+
+    def translate(self, batch: LocalStretched) -> Stretched | None:
+        if STRETCH_IDS.token != self.token:  # emptied: what was mapped is no longer valid
+            self.token, self.maps = STRETCH_IDS.token, {}
+        known = self.maps.get(batch.source, ())
+        if isinstance(known, tuple):  # its first batch: the ids it shares with this process are the same
+            shared = batch.forked_from is not None and batch.forked_from[0] == STRETCH_IDS._stamp()
+            known = np.arange(batch.forked_from[1] if shared else 0, dtype=np.int32)
+        if known is None or len(known) != batch.before:
+            self.maps[batch.source] = None  # a gap: this source's later batches cannot be read either
+            return None
+        known = self.maps[batch.source] = np.concatenate([known, STRETCH_IDS.ids(batch.keys)])
+        return STRETCH_IDS.stretched(known[batch.local.ids], batch.local.counts)
