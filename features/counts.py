@@ -161,11 +161,14 @@ def _sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         running = np.zeros(len(values) + 1, dtype=np.int64)
         np.cumsum(values, out=running[1:])
         return running[bounds[1:]] - running[bounds[:-1]]
-    # Flags: a column at a time, each contiguous; a count of words fits 32 bits.
-    columns = np.ascontiguousarray(values.T)
-    running = np.zeros((len(columns), len(values) + 1), dtype=np.int32 if len(values) < 2**31 else np.int64)
-    np.cumsum(columns, axis=1, out=running[:, 1:])
-    return (running[:, bounds[1:]] - running[:, bounds[:-1]]).T
+    # Flags: the rows of each message with words added up at once (np.add.reduceat, which would
+    # give a message without words the next row: those stay zero); a count of words fits 32 bits.
+    sums = np.zeros((len(bounds) - 1, values.shape[1]), dtype=np.int32 if len(values) < 2**31 else np.int64)
+    starts = bounds[:-1]
+    some = bounds[1:] > starts
+    if some.any():
+        sums[some] = np.add.reduceat(values, starts[some], axis=0, dtype=sums.dtype)
+    return sums
 
 
 def _digit_runs(texts: list[str], lengths: np.ndarray) -> np.ndarray:
