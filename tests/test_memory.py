@@ -33,6 +33,28 @@ def test_caches_emptied_at_every_batch_give_the_output_of_unbounded_caches(gener
     assert tiny.decisions == unbounded.decisions
 
 
+def test_with_jobs_the_parent_reads_the_workers_stretch_ids_only_while_the_budget_keeps_them(generated, tmp_path,
+                                                                                              monkeypatch):
+    from triage.text import stretches
+
+    read = []
+    translate = stretches.StretchTranslation.translate
+    monkeypatch.setattr(stretches.StretchTranslation, "translate",
+                        lambda self, batch: read.append(batch) or translate(self, batch))
+    monkeypatch.setattr(VOCABULARY, "limit", 2**40)
+    jobs.run_classify(generated, tmp_path / "one.csv", chart=False, chunk_size=250)
+    jobs.run_classify(generated, tmp_path / "unbounded.csv", chart=False, chunk_size=250, jobs=2)
+    assert len(read) == 2_000 // 250  # every chunk reaches the classifying workers cut
+    read.clear()
+    # The parent's stretches pass half the budget with the first chunk it learns: the chunks go
+    # to the workers as plain pairs, which cut them again, as past the budget in one process.
+    monkeypatch.setattr(VOCABULARY, "limit", 100_000)
+    jobs.run_classify(generated, tmp_path / "bounded.csv", chart=False, chunk_size=250, jobs=2)
+    assert read == []
+    assert (tmp_path / "unbounded.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert (tmp_path / "bounded.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+
+
 def test_seek_output_does_not_depend_on_the_budget(generated, tmp_path, monkeypatch):
     monkeypatch.setattr(VOCABULARY, "limit", 2**40)
     jobs.run_seek(generated, tmp_path / "unbounded.csv")

@@ -649,7 +649,12 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
         for at, (counted, changed, maps, local) in enumerate(engines.fork_map(
                 _count_and_cut, texts(), jobs, in_flight=STATS_IN_FLIGHT * jobs, meanwhile=now)):
             stats.merge(counted)
-            stretched = translation.translate(local) if kept is not None else None  # (read again: not cut here)
+            # Read as this process's while the corpus is kept and its stretches take at most what the
+            # memory budget keeps when it is spent (else they are emptied below, as in one process).
+            if translation is not None and (kept is None or VOCABULARY.used_by("stretches")
+                                            > VOCABULARY.limit * LOW_WATER):
+                translation = None
+            stretched = translation.translate(local) if translation is not None else None
             if stretched is not None:
                 chunk = kept[at]
                 folded = [text for _, text in chunk]
