@@ -646,12 +646,13 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
         # that the chunks it keeps go to the classifying workers, forked afterwards, folded and cut.
         now = (lambda: meanwhile(first[0])) if meanwhile is not None else None
         translation = StretchTranslation()
+        asked = ((chunk_texts, kept is not None) for chunk_texts in texts())  # (a chunk not kept is read again)
         for at, (counted, changed, maps, local) in enumerate(engines.fork_map(
-                _count_and_cut, texts(), jobs, in_flight=STATS_IN_FLIGHT * jobs, meanwhile=now)):
+                _count_and_cut, asked, jobs, in_flight=STATS_IN_FLIGHT * jobs, meanwhile=now)):
             stats.merge(counted)
             # Read as this process's while the corpus is kept and its stretches take at most what the
             # memory budget keeps when it is spent (else they are emptied below, as in one process).
-            if translation is not None and (kept is None or VOCABULARY.used_by("stretches")
+            if translation is not None and (local is None or kept is None or VOCABULARY.used_by("stretches")
                                             > VOCABULARY.limit * LOW_WATER):
                 translation = None
             stretched = translation.translate(local) if translation is not None else None
@@ -667,24 +668,28 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
             keep(FoldedPairs(chunk, folded, maps, stats.add_folded(folded)))
     # The stretch ids serve the kept chunks while they take at most what the memory budget keeps
     # when it is spent (a corpus of long new spellings would otherwise start classifying with its
-    # budget nearly spent); the corpus read again in one process, they serve no chunk.
-    if session is None and (VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER
-                            or kept is None and jobs <= 1):
+    # budget nearly spent); the corpus read again, they serve no chunk.
+    if session is None and (kept is None or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER):
         STRETCH_IDS.clear()
     forget_letter_runs()  # counted: the memory goes to classifying
     return stats, _handed_over(kept) if kept is not None else table.pairs(size)
 
 
-def _count_and_cut(texts: list[str]):
-    """In a worker of the statistics pass: the corpus statistics of `texts` (CorpusStats), with
-    the texts folded (those that differ from the texts, by index), their folding maps and their
-    stretch ids (LocalStretched), for the process that keeps them for classifying."""
+def _count_and_cut(asked: tuple[list[str], bool]):
+    """In a worker of the statistics pass, of (texts, whether the parent keeps them): the corpus
+    statistics of the texts (CorpusStats), with, for texts the parent keeps for classifying, the
+    texts folded (those that differ from the texts, by index), their folding maps and their
+    stretch ids (LocalStretched); else ({}, {}, None)."""
     from triage.model.names import CorpusStats
     from triage.text.normalise import fold_batch
     from triage.text.stretches import cut_for_another
 
+    texts, kept = asked
     stats = CorpusStats()
     folded, maps = fold_batch(texts)
+    if not kept:
+        stats.add_folded(folded)
+        return stats, {}, {}, None
     local = cut_for_another(lambda: stats.add_folded(folded))
     return stats, {index: folded[index] for index in maps}, maps, local
 
