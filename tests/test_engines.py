@@ -39,8 +39,18 @@ class FakeClassifier:
             if text == self.fail_on:
                 raise InputError(f"message {id_}: texte illisible")
             rows.append({"id": id_, "text": text.upper(), "pid": os.getpid(), "builds": self.builds,
-                         "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"), "omp": os.environ.get("OMP_NUM_THREADS")})
+                         "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"), "omp": os.environ.get("OMP_NUM_THREADS"),
+                         "profiled": _dask_profiling()})
         return rows
+
+
+def _dask_profiling():
+    """Whether a Dask worker here would run its sampling profiler (None without dask)."""
+    try:
+        import dask
+    except ImportError:
+        return None
+    return dask.config.get("distributed.worker.profile.enabled", None)
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,8 @@ def test_dask_on_its_own_local_cluster():
     # The workers keep distributed's environment but not its memory trimming, which costs classify
     # a third more CPU (freed memory handed back to the system at once, and taken again).
     assert {(r["trim"], r["omp"]) for rows in results for r in rows} == {(os.environ.get("MALLOC_TRIM_THRESHOLD_"), "1")}
+    # Nor the sampling profiler, which feeds a dashboard the local cluster does not have.
+    assert {r["profiled"] for rows in results for r in rows} == {False}
 
 
 @pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
