@@ -165,15 +165,24 @@ class StretchIds(dict):
 
     def _forked(self) -> None:
         """In a process just forked from another: the ids given so far are the parent's too."""
-        self.forked_from = ((os.getppid(), *self.token), len(self.texts))
+        self.forked_from = (self._stamp(), len(self.texts))  # the parent's stamp, this process's being new
+        _PROCESS[0] = _process_identity()
 
     def _stamp(self) -> tuple:
-        return (os.getpid(), *self.token)
+        """This table as it is now, in this process: the process's identity, then `token`."""
+        return (_PROCESS[0], *self.token)
 
     def __reduce__(self):
         return type(self), ()  # copied or sent to another process empty: a memory of work
 
 
+def _process_identity() -> tuple[int, bytes]:
+    """Who a process is, for the stamps of its stretch ids: its pid and a random nonce (another
+    machine's process may have the same pid, and its table the same address)."""
+    return (os.getpid(), os.urandom(8))
+
+
+_PROCESS = [_process_identity()]  # drawn again in a forked process (StretchIds._forked)
 STRETCH_IDS = StretchIds()  # one per process: the corpus statistics and Seek&Hide share it
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=STRETCH_IDS._forked)
