@@ -30,4 +30,15 @@ def test_a_command_and_the_process_it_starts_are_followed(timeline, tmp_path, ca
     written = json.loads(out.read_text())
     assert max(len(row["per_process"]) for row in written["buckets"]) == 2  # the command and its child
     assert written["cpu_seconds"] >= 0.3
-    assert "cores on average" in capsys.readouterr().out
+    processes = written["processes"]
+    assert [row["process"] for row in processes] == [1, 2]
+    assert processes[1]["user_seconds"] + processes[1]["system_seconds"] >= 0.3  # the busy child
+    assert all(row["minor_faults"] > 0 for row in processes)
+    printed = capsys.readouterr().out
+    assert "cores on average" in printed and "proc2: " in printed and "minor page faults" in printed
+
+
+def test_totals_give_each_process_last_usage_in_order(timeline):
+    assert timeline.totals({7: (0.5, 0.25, 10), 3: (1.0, 0.0, 2)}) == [
+        {"process": 1, "user_seconds": 0.5, "system_seconds": 0.25, "minor_faults": 10},
+        {"process": 2, "user_seconds": 1.0, "system_seconds": 0.0, "minor_faults": 2}]
