@@ -49,12 +49,6 @@ def usage(pid: int) -> tuple[float, float, int] | None:
     return int(fields[11]) / TICKS, int(fields[12]) / TICKS, int(fields[7])
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User and system CPU seconds of a process so far (None once it is gone)."""
-    used = usage(pid)
-    return None if used is None else used[0] + used[1]
-
-
 def sample(command: list[str], every: float, last: dict | None = None) -> list[tuple[float, dict[int, float]]]:
     """(seconds since the start, the CPU seconds of each process seen so far) until `command` ends;
     `last`, if given, receives each process's last usage() seen."""

@@ -74,12 +74,9 @@ def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, 
         if m in folding_maps:
             anonymised[m], found = hide_in_original(code_for, text, folded[m], found, folding_maps[m])
         elif len(found) == 1 and (text.isascii() or is_whole(text, found[0][0], found[0][1])):
-            # Most messages hide one span, most often whole characters already: grapheme_spans,
-            # seeker.coded and hidden_json written out for it.
-            start, end, tag = found[0]
-            anonymised[m] = text[:start] + code_for(text, start, end, tag) + text[end:]
-            hidden_cells[m] = f'[[{start}, {end}, "{tag}"]]'
-            continue
+            # Most messages hide one span, most often whole characters already: grapheme_spans
+            # would leave it as it is.
+            anonymised[m] = seeker.coded(text, found)
         else:
             found = grapheme_spans(text, found)
             anonymised[m] = seeker.coded(text, found)
