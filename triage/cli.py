@@ -16,6 +16,8 @@ import typer
 from typer.core import TyperGroup
 
 _state: dict = {"debug": False}
+# Set by run(): this process is the `triage` command, and ends when the command does.
+_console: dict = {"on": False, "memory_only": False}
 
 
 class _Group(TyperGroup):
@@ -179,6 +181,7 @@ def seek(
         force=force or output is None,
         read=read_options(text_column, id_column, label_column, encoding, delimiter, on_bad_lines),
     )
+    _only_memory_left()
     typer.echo(f"{summary.messages:,} messages -> {summary.output}")
     typer.echo(summary.tables.markdown())
     _warn_skipped(summary.skipped_lines)
@@ -217,6 +220,7 @@ def classify(
     output = output or default_output(input, "classified.csv")
     if workspace is None:
         summary, workspace_lines = run_classify(input, output, read=read, known_names=known_names, **options), []
+        _only_memory_left()
     else:
         summary, workspace_lines = classify_with_workspace(
             input, output, workspace, read=read, known_names=known_names, command=_command_line(),
@@ -680,7 +684,49 @@ def lexicons(
 def run() -> None:
     """Console-script entry point."""
     _stop_cleanly_on_sigterm()
-    app()
+    _console["on"] = True
+    try:
+        app()
+    except SystemExit as stop:
+        if _console["memory_only"] and stop.code in (None, 0):
+            _exit_at_once()
+        raise
+
+
+def _only_memory_left() -> None:
+    """Said by a command whose output is written and closed, with nothing left open but what it
+    learnt in memory (classify without a workspace, seek). In the `triage` command (run), the
+    process then leaves without freeing that memory object by object (millions of spellings,
+    stretches and labels: 0.15 to 0.3 s after classifying 86,000 messages) and without the
+    collection of all of them that the garbage collector would start on the next allocations.
+    Called in-process (tests, the Python API), it does nothing."""
+    if _console["on"]:
+        import gc
+
+        gc.disable()
+        _console["memory_only"] = True
+
+
+def _exit_at_once() -> None:
+    """Leave with status 0 as Python would, less the freeing of every object: the exit functions
+    run (the chart's process, temporary files), the standard streams are flushed (status 120 if
+    that fails, as Python's), then the process ends (os._exit). Left to Python's own exit when a
+    thread other than the main one still runs."""
+    import atexit
+    import os
+    import threading
+
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)
+    if threading.active_count() > 1 or run_exit_functions is None:
+        return
+    run_exit_functions()
+    status = 0
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = 120
+    os._exit(status)
 
 
 def _stop_cleanly_on_sigterm() -> None:
