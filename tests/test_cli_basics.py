@@ -93,25 +93,31 @@ def test_ctrl_c_during_release_says_nothing_was_released_and_to_run_it_again(cli
     assert not (tmp_path / "r.csv").exists() and not (tmp_path / "r.datasheet.md").exists()
 
 
-@pytest.mark.parametrize("rows", [3, 6_000], ids=["chart-drawn-here", "chart-drawn-apart"])
-def test_the_installed_classify_ends_with_its_output_chart_and_summary_whole(tmp_path, rows):
-    """The `triage` command leaves without freeing what it learnt object by object: its summary
-    (block-buffered in a pipe) still reaches the reader, and the output and the chart, drawn in
-    this process or in one of its own (a larger input), are whole."""
+@pytest.mark.parametrize("rows, options", [(3, ()), (6_000, ()), (6_000, ("--jobs", "2")),
+                                           (6_000, ("--engine", "dask", "--jobs", "2"))],
+                         ids=["chart-drawn-here", "chart-drawn-apart", "jobs", "dask"])
+def test_the_installed_classify_ends_with_its_output_chart_and_summary_whole(cli, tmp_path, rows, options):
+    """The `triage` command leaves without freeing what it learnt object by object, once its
+    workers and threads are done: its summary still reaches the reader, and the output (the
+    same as classifying in-process) and the chart, drawn in this process or in one of its own
+    (a larger input), are whole."""
+    if "dask" in options:
+        pytest.importorskip("distributed")
     source = tmp_path / "sms.csv"
     with source.open("w", encoding="utf-8") as handle:
         handle.write("id,text\n")
         for i in range(rows):
             handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
     output = tmp_path / "c.csv"
-    result = subprocess.run([sys.executable, "-m", "triage", "classify", str(source), "-o", str(output)],
+    result = subprocess.run([sys.executable, "-m", "triage", "classify", str(source), "-o", str(output), *options],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"{rows:,} messages -> {output}" and lines[-1] == f"chart: {tmp_path / 'c.summary.png'}"
-    assert len(output.read_text(encoding="utf-8").splitlines()) == rows + 1
     assert (tmp_path / "c.summary.png").read_bytes().startswith(b"\x89PNG")
     assert not list(tmp_path.glob(".*")), "a temporary file was left behind"
+    succeeded(cli("classify", source, "-o", tmp_path / "here.csv", "--no-chart"))
+    assert output.read_bytes() == (tmp_path / "here.csv").read_bytes()
 
 
 def test_seek_and_classify_in_process_leave_the_garbage_collector_on(cli, tmp_path):

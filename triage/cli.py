@@ -708,17 +708,20 @@ def _only_memory_left() -> None:
 
 
 def _exit_at_once() -> None:
-    """Leave with status 0 as Python would, less the freeing of every object: the exit functions
-    run (the chart's process, temporary files), the standard streams are flushed (status 120 if
-    that fails, as Python's), then the process ends (os._exit). Left to Python's own exit when a
-    thread other than the main one still runs."""
+    """Leave with status 0 as Python would, less the freeing of every object: the other threads
+    are waited for and the exit functions run as at Python's own exit (the chart's process, the
+    Dask engine's threads, temporary files), the standard streams are flushed (status 120 if that
+    fails, as Python's), then the process ends (os._exit). Left to Python's own exit where its
+    threading or atexit module lacks what it runs at exit."""
     import atexit
     import os
     import threading
 
+    wait_for_threads = getattr(threading, "_shutdown", None)
     run_exit_functions = getattr(atexit, "_run_exitfuncs", None)
-    if threading.active_count() > 1 or run_exit_functions is None:
+    if wait_for_threads is None or run_exit_functions is None:
         return
+    wait_for_threads()
     run_exit_functions()
     status = 0
     for stream in (sys.stdout, sys.stderr):
