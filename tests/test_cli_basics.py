@@ -130,3 +130,27 @@ def test_seek_and_classify_in_process_leave_the_garbage_collector_on(cli, tmp_pa
     succeeded(cli("classify", source, "-o", tmp_path / "c.csv", "--no-chart"))
     succeeded(cli("seek", source, "-o", tmp_path / "s.csv"))
     assert gc.isenabled()
+
+
+def test_the_console_entry_point_leaves_at_once_only_after_its_work(tmp_path, monkeypatch):
+    """run() asks to leave at once only once classify has written its output; where it cannot
+    (here: told not to), it exits as before, with the garbage collector on again."""
+    import gc
+
+    from triage import cli as cli_module
+
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n1,slt Julie tu viens ?\n2,ok a demain\n", encoding="utf-8")
+    asked = []
+    monkeypatch.setattr(cli_module, "_exit_at_once", lambda: asked.append((tmp_path / "c.csv").exists()))
+    monkeypatch.setattr(sys, "argv", ["triage", "classify", str(source), "-o", str(tmp_path / "c.csv"), "--no-chart"])
+    monkeypatch.setattr(cli_module, "_stop_cleanly_on_sigterm", lambda: None)
+    with pytest.raises(SystemExit) as stopped:
+        cli_module.run()
+    assert stopped.value.code in (None, 0)
+    assert asked == [True]
+    assert gc.isenabled() and cli_module._console == {"on": False, "memory_only": False}
+    monkeypatch.setattr(sys, "argv", ["triage", "classify", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "d.csv")])
+    with pytest.raises(SystemExit) as stopped:
+        cli_module.run()
+    assert stopped.value.code not in (None, 0) and asked == [True]
