@@ -1,6 +1,6 @@
 """Where `triage classify` spends its time, by component of the pipeline, without a profiler.
 
-    python benchmarks/components.py [--messages 86000] [--seed 0] [--repeat 3] [--listed] [--out FILE]
+    python benchmarks/components.py [--messages 86000] [--seed 0] [--repeat 3] [--listed] [--jobs N] [--out FILE]
 
 Generates the corpus with benchmarks/corpus.py in a temporary folder, then runs the classify job
 (triage.jobs.run_classify, CSV in, CSV out, one process, no chart) `--repeat` times, each in a
@@ -21,6 +21,13 @@ rather than once per run): it times the corpus's distinct words that a list hold
 accents aside), ten to a message, alone and then followed by the corpus; the second minus the
 first is the corpus with those spellings known. It overstates such a snapshot a little: the
 stretches and pieces of those words (a word after a space) are known too.
+
+`--jobs N` also times the corpus classified with `--jobs N`, each part timed inside the process
+that runs it (the timers are inherited by the forked workers, each of which reports what it spent
+itself): the parent (which reads, learns the first chunk while the statistics workers count, then
+writes), the statistics workers and the classifying workers, beside one process; with how many new
+spellings were labelled and how many rows the word scorer scored, in one process and in all the
+processes of `--jobs N` (what `--jobs` learns more than once).
 """
 
 from __future__ import annotations
@@ -43,9 +50,10 @@ SEEK_PARTS = [("triage.seekhide.table.Spellings", "cut"), ("triage.seekhide.tabl
               ("triage.seekhide.words.WordLabeller", "label_many")]
 
 
-def timed_run(source: str, output: str) -> dict:
+def timed_run(source: str, output: str, workers: int = 1) -> dict:
     """In this process: the classify job on `source`, with the seconds of each part (the timers
-    are taken off afterwards)."""
+    are taken off afterwards). With `workers` > 1, the job runs with that many --jobs, and the
+    figures are by process role (timed_roles)."""
     import collections
     import importlib
     import time
@@ -53,6 +61,7 @@ def timed_run(source: str, output: str) -> dict:
     from triage import jobs, pipeline
 
     seconds: collections.Counter = collections.Counter()
+    counts: collections.Counter = collections.Counter()  # labels learnt, rows scored
     patched: list[tuple[object, str, object]] = []  # (owner, name, original)
 
     def patch(owner, name, replacement) -> None:
@@ -83,26 +92,132 @@ def timed_run(source: str, output: str) -> dict:
         cls = getattr(importlib.import_module(module), owner)
         patch(cls, name, timer(getattr(cls, name), f"seek: {name}"))
     patch(jobs, "corpus_stats", timer(jobs.corpus_stats, "statistics pass (reading included)"))
+    _count_learning(patch, counts)
+    roles = None
+    if workers > 1:
+        roles = tempfile.mkdtemp(prefix="triage-components-roles-")
+        _report_roles(patch, timer, seconds, counts, roles)
     try:
         started = time.process_time()
-        jobs.run_classify(Path(source), Path(output), chart=False, force=True)
+        jobs.run_classify(Path(source), Path(output), chart=False, force=True, jobs=workers)
         total = time.process_time() - started
     finally:
         for owner, name, original in reversed(patched):
             setattr(owner, name, original)
+    if roles is not None:
+        try:
+            return timed_roles(roles, {"total": total, **seconds}, counts)
+        finally:
+            shutil.rmtree(roles, ignore_errors=True)
     inside = sum(value for name, value in seconds.items() if not name.startswith("seek: "))
-    return {"total": total, **seconds, "outside the pipeline and the statistics pass": total - inside}
+    return {"total": total, **seconds, "outside the pipeline and the statistics pass": total - inside,
+            **{f"count: {name}": value for name, value in counts.items()}}
 
 
-def measure(source: Path, output: Path, repeat: int) -> dict:
-    """The median seconds of each part over `repeat` fresh processes."""
+def _count_learning(patch, counts) -> None:
+    """Count, in `counts`, the new spellings labelled (the labeller's memory grows by the spelling
+    and its key) and the rows the word scorer scores: what a process learns."""
+    from triage.model import Forest
+    from triage.seekhide.words import WordLabeller
+
+    label_many, predict_proba = WordLabeller.label_many, Forest.predict_proba
+
+    def labelled(self, words):
+        before = len(self._cache)
+        try:
+            return label_many(self, words)
+        finally:
+            counts["labels learnt"] += len(self._cache) - before
+
+    def scored(self, X):
+        counts["rows scored"] += len(X)
+        return predict_proba(self, X)
+
+    patch(WordLabeller, "label_many", labelled)
+    patch(Forest, "predict_proba", scored)
+
+
+# What the workers of a timed run with --jobs report (_report_roles): the counters, the folder, the
+# functions timed. Module-level, as the functions the workers run must be: a pool pickles them by name.
+_ROLES: dict = {}
+
+
+def _report_roles(patch, timer, seconds, counts, folder: str) -> None:
+    """Make each forked worker of `--jobs` write what it spent itself (its parts, less what it
+    inherited from the parent at the fork; its counts; its CPU seconds) to `folder` after each
+    chunk: the classifying workers and the statistics workers (whose whole call is timed)."""
+    from triage import engines, jobs
+
+    _ROLES.update(seconds=seconds, counts=counts, folder=folder, inherited={},
+                  classify=engines._pool_classify, count=timer(jobs._count_and_cut, "counting and cutting"))
+    patch(engines, "_pool_classify", _classifying)
+    patch(jobs, "_count_and_cut", _counting)
+
+
+def _classifying(pairs):
+    return _reported("classifying workers", _ROLES["classify"], pairs)
+
+
+def _counting(asked):
+    return _reported("statistics workers", _ROLES["count"], asked)
+
+
+def _reported(role: str, original, argument):
+    """original(argument) in a worker, then what this worker spent so far written to the folder."""
+    import collections
+    import os
+    import resource
+
+    seconds, counts, inherited = _ROLES["seconds"], _ROLES["counts"], _ROLES["inherited"]
+    here = os.getpid()
+    if here not in inherited:  # its first call: what the counters hold is the parent's
+        inherited[here] = (collections.Counter(seconds), collections.Counter(counts))
+    try:
+        return original(argument)
+    finally:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        own = {"role": role, "seconds": dict(seconds - inherited[here][0]),
+               "counts": dict(counts - inherited[here][1]), "cpu": usage.ru_utime + usage.ru_stime}
+        Path(_ROLES["folder"], f"{here}.json").write_text(json.dumps(own), "utf-8")
+
+
+def timed_roles(folder: str, parent: dict, counts) -> dict:
+    """The figures of a run with --jobs: per role (the parent, the statistics workers, the
+    classifying workers), the seconds of each part summed over its processes, with "cpu", the CPU
+    seconds of its processes; and "counts", what all the processes learnt together."""
+    found = {"parent": {**parent, "cpu": parent["total"]}, "statistics workers": {}, "classifying workers": {}}
+    learnt = dict(counts)
+    for path in Path(folder).glob("*.json"):
+        own = json.loads(path.read_text("utf-8"))
+        role = found[own["role"]]
+        for name, value in [*own["seconds"].items(), ("cpu", own["cpu"]), ("processes", 1)]:
+            role[name] = role.get(name, 0) + value
+        for name, value in own["counts"].items():
+            learnt[name] = learnt.get(name, 0) + value
+    found["counts"] = learnt
+    return found
+
+
+def measure(source: Path, output: Path, repeat: int, workers: int = 1) -> dict:
+    """The median seconds of each part over `repeat` fresh processes (with `workers` > 1, of each
+    part of each role of timed_roles)."""
     runs = []
     for _ in range(repeat):
-        done = subprocess.run([sys.executable, __file__, "--child", str(source), str(output)],
+        done = subprocess.run([sys.executable, __file__, "--child", str(source), str(output), "--jobs", str(workers)],
                               capture_output=True, text=True, check=True)
         runs.append(json.loads(done.stdout))
-    names = list(runs[0])
-    return {name: statistics.median(run.get(name, 0.0) for run in runs) for name in names}
+    return _medians(runs)
+
+
+def _medians(runs: list[dict]) -> dict:
+    """The median of each figure over `runs` (dicts of numbers, or of such dicts)."""
+    found = {}
+    for name, value in runs[0].items():
+        if isinstance(value, dict):
+            found[name] = _medians([run.get(name, {}) for run in runs])
+        else:
+            found[name] = statistics.median(run.get(name, 0.0) for run in runs)
+    return found
 
 
 def warm_corpus(texts: list[str]) -> list[str]:
@@ -139,8 +254,30 @@ def table(parts: dict, messages: int) -> list[str]:
     total = parts["total"]
     lines = [f"total {total:.2f} s ({messages / total:,.0f} messages/s)"]
     for name, value in sorted(parts.items(), key=lambda item: -item[1]):
-        if name != "total":
+        if name != "total" and not name.startswith("count: "):
             lines.append(f"  {name:48s} {value:6.2f} s  {100 * value / total:5.1f}%")
+    return lines
+
+
+def jobs_table(one: dict, roles: dict, workers: int) -> list[str]:
+    """One process's parts beside those of each role of a run with --jobs `workers` (CPU seconds,
+    summed over the processes of a role), then what each learnt."""
+    columns = ("parent", "statistics workers", "classifying workers")
+    names = [name for name in one if name != "total" and not name.startswith("count: ")]
+    names += [name for role in columns for name in roles[role] if name not in names
+              and name not in ("total", "cpu", "processes")]
+    lines = [f"{'CPU seconds':48s} {'one process':>11s} " + " ".join(f"{role:>19s}" for role in columns)]
+    for name in names:
+        cells = " ".join(f"{roles[role].get(name, 0.0):19.2f}" for role in columns)
+        lines.append(f"  {name:46s} {one.get(name, 0.0):11.2f} {cells}")
+    cells = " ".join(f"{roles[role].get('cpu', 0.0):19.2f}" for role in columns)
+    lines.append(f"  {'all (CPU of the processes)':46s} {one['total']:11.2f} {cells}")
+    everything = sum(roles[role].get("cpu", 0.0) for role in columns)
+    lines.append(f"--jobs {workers} in all: {everything:.2f} s of CPU, {everything / one['total']:.2f} times one process's")
+    for name, value in roles["counts"].items():
+        alone = one.get(f"count: {name}", 0)
+        lines.append(f"{name}: {value:,.0f} with --jobs {workers}, {alone:,.0f} in one process"
+                     + (f" ({value / alone - 1:+.0%})" if alone else ""))
     return lines
 
 
@@ -151,11 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--listed", action="store_true",
                         help="also estimate the corpus with the spellings a list holds known before the run")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="also time the corpus with this many --jobs, each part in the process that runs it")
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(timed_run(*args.child)))
+        print(json.dumps(timed_run(*args.child, workers=args.jobs)))
         return 0
     work = Path(tempfile.mkdtemp(prefix="triage-components-"))
     try:
@@ -164,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         growing.write_corpus(source, texts)
         growing.write_corpus(warm, warm_corpus(texts))
         growing_parts = measure(source, work / "out.csv", args.repeat)
+        jobs_parts = measure(source, work / "out.csv", args.repeat, args.jobs) if args.jobs > 1 else None
         warm_parts = measure(warm, work / "out.csv", args.repeat)
         listed_parts = None
         if args.listed:
@@ -180,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
     warm_messages = len(warm_corpus(texts))
     print(f"{args.messages:,} generated messages, one process, medians of {args.repeat} runs")
     print("\n".join(table(growing_parts, args.messages)))
+    if jobs_parts is not None:
+        print(f"\nthe same corpus with --jobs {args.jobs}, each part timed in the processes that run it "
+              "(the parent's statistics pass includes its learning of the first chunk)")
+        print("\n".join(jobs_table(growing_parts, jobs_parts, args.jobs)))
     print(f"\n{warm_messages:,} messages: the first tenth eleven times (every spelling known after the first tenth)")
     print("\n".join(table(warm_parts, warm_messages)))
     if listed_parts is not None:
@@ -191,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
                    "warm_messages": warm_messages, "warm": warm_parts}
         if listed_parts is not None:
             figures["listed"] = listed_parts
+        if jobs_parts is not None:
+            figures["jobs"] = {"jobs": args.jobs, **jobs_parts}
         args.out.write_text(json.dumps(figures, indent=1) + "\n", "utf-8")
     return 0
 

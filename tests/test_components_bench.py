@@ -20,10 +20,39 @@ def test_each_component_that_runs_is_timed_and_the_parts_add_up(tmp_path):
     assert set(ran) <= set(parts)
     assert {"seek: cut", "seek: piece_ids_of", "seek: label_many"} <= set(parts)
     assert parts["seek: label_many"] <= parts["seek"]
-    whole = sum(value for name, value in parts.items() if name != "total" and not name.startswith("seek: "))
+    whole = sum(value for name, value in parts.items()
+                if name != "total" and not name.startswith(("seek: ", "count: ")))
     assert abs(whole - parts["total"]) < 1e-6
+    assert parts["count: labels learnt"] > 0 and parts["count: rows scored"] > 0
     assert (tmp_path / "out.csv").read_text("utf-8").count("\n") == 41
     assert components.warm_corpus(list("abcdefghijklmnopqrst")) == list("ab") * 11
+
+
+def test_with_jobs_each_process_reports_what_it_spent_itself(tmp_path):
+    """With --jobs, the parts are timed in the processes that run them: the classifying workers
+    report their own components (not what they inherited from the parent at the fork), the
+    statistics workers their counting, and the output is the same as in one process."""
+    components = benchmark_module("components")
+    source = tmp_path / "corpus.csv"
+    source.write_text("id,text\n" + "".join(f"{i},Salut Julie{i % 300} on se voit à {i}h ? bisous Zorane{i}\n"
+                                            for i in range(12_000)), "utf-8")
+    before = pipeline.Pipeline.__call__, jobs.corpus_stats, jobs._count_and_cut
+    one = components.timed_run(str(source), str(tmp_path / "one.csv"))
+    roles = components.timed_run(str(source), str(tmp_path / "two.csv"), workers=2)
+    assert (pipeline.Pipeline.__call__, jobs.corpus_stats, jobs._count_and_cut) == before
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
+    classifying, counting = roles["classifying workers"], roles["statistics workers"]
+    assert 1 <= classifying["processes"] <= 2 and 1 <= counting["processes"] <= 2  # (a worker may take every chunk)
+    # The first chunk is learnt by the parent, the three chunks classified by the workers: the word
+    # scorer runs in the workers only, and no worker counts the parent's statistics pass as its own.
+    assert classifying["word-scorer"] > 0 and "word-scorer" not in roles["parent"]
+    assert "statistics pass (reading included)" not in classifying
+    assert counting["counting and cutting"] > 0 and set(counting) == {"counting and cutting", "cpu", "processes"}
+    assert classifying["cpu"] >= classifying["seek"] > 0
+    # Every spelling one process labels is labelled by some process of --jobs (some twice).
+    assert roles["counts"]["labels learnt"] >= one["count: labels learnt"]
+    lines = components.jobs_table(one, roles, 2)
+    assert any(line.startswith("--jobs 2 in all:") for line in lines)
 
 
 def test_the_listed_estimate_keeps_the_words_a_list_holds_ten_to_a_message():
