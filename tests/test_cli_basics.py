@@ -154,3 +154,25 @@ def test_the_console_entry_point_leaves_at_once_only_after_its_work(tmp_path, mo
     with pytest.raises(SystemExit) as stopped:
         cli_module.run()
     assert stopped.value.code not in (None, 0) and asked == [True]
+
+
+def test_the_installed_classify_of_a_workbook_leaves_no_copy_of_its_messages(tmp_path):
+    """A workbook is read through a private CSV copy in the temporary folder: the command, leaving
+    at once, still removes it."""
+    import os
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["id", "text"])
+    for i in range(50):
+        book.active.append([str(i), f"slt Julie{i} tu viens ce soir ?"])
+    book.save(tmp_path / "sms.xlsx")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    result = subprocess.run([sys.executable, "-m", "triage", "classify", str(tmp_path / "sms.xlsx"),
+                             "-o", str(tmp_path / "c.csv"), "--no-chart"],
+                            capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": str(scratch)})
+    assert result.returncode == 0, result.stderr
+    assert len((tmp_path / "c.csv").read_text(encoding="utf-8").splitlines()) == 51
+    assert not list(scratch.iterdir())
