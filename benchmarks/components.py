@@ -104,6 +104,7 @@ def timed_run(source: str, output: str, workers: int = 1) -> dict:
     finally:
         for owner, name, original in reversed(patched):
             setattr(owner, name, original)
+        _ROLES.clear()
     if roles is not None:
         try:
             return timed_roles(roles, {"total": total, **seconds}, counts)
