@@ -75,16 +75,16 @@ class FoldedPairs(list):
 
     def __reduce__(self):
         changed = {at: self.folded[at] for at in self.folding_maps}
-        return _folded_pairs, (list(self), changed, self.folding_maps, self.stretched)
+        return FoldedPairs.with_changed, (list(self), changed, self.folding_maps, self.stretched)
 
-
-def _folded_pairs(pairs: list, changed: dict[int, str], folding_maps: dict, stretched) -> FoldedPairs:
-    """FoldedPairs sent from another process (FoldedPairs.__reduce__): the texts folded are the
-    texts but those `changed`."""
-    folded = [text for _, text in pairs]
-    for at, text in changed.items():
-        folded[at] = text
-    return FoldedPairs(pairs, folded, folding_maps, stretched)
+    @classmethod
+    def with_changed(cls, pairs: list, changed: dict[int, str], folding_maps: dict, stretched) -> FoldedPairs:
+        """Pairs folded in another process (sent by __reduce__, or by a worker of the statistics
+        pass): the texts folded are the texts but those `changed`, by index."""
+        folded = [text for _, text in pairs]
+        for at, text in changed.items():
+            folded[at] = text
+        return cls(pairs, folded, folding_maps, stretched)
 
 
 class ScoreMemory:

@@ -657,11 +657,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
                 translation = None
             stretched = translation.translate(local) if translation is not None else None
             if stretched is not None:
-                chunk = kept[at]
-                folded = [text for _, text in chunk]
-                for index, text in changed.items():
-                    folded[index] = text
-                kept[at] = FoldedPairs(chunk, folded, maps, stretched)
+                kept[at] = FoldedPairs.with_changed(kept[at], changed, maps, stretched)
     else:
         for chunk in chunks():
             folded, maps = fold_batch([text for _, text in chunk])
