@@ -156,6 +156,27 @@ def test_with_jobs_a_learnt_first_chunk_is_classified_by_the_workers_not_here(sa
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
 
 
+def test_with_jobs_the_trees_tables_are_made_once_before_the_workers_fork(sample, tmp_path, monkeypatch):
+    """The forests' exit-leaf tables are made in this process with the first chunk's learning:
+    the classifying workers forked afterwards share them instead of each making its own."""
+    import os
+
+    from triage import jobs, model
+
+    made = tmp_path / "made.txt"
+    real = model._exit_tables_of
+
+    def tables_of(forest, dtype):
+        with open(made, "a") as record:  # the workers' calls are in their own memory: written down
+            record.write(f"{os.getpid()}\n")
+        return real(forest, dtype)
+
+    monkeypatch.setattr(model, "_exit_tables_of", tables_of)
+    jobs.run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
+    makers = made.read_text().split()
+    assert makers and set(makers) == {str(os.getpid())}
+
+
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
     from triage import jobs
     from triage.io.messages import MessageTable

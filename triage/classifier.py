@@ -241,6 +241,7 @@ class Classifier:
         (triage.jobs.corpus_stats), and the classifying workers forked afterwards start with
         them. What is classified is the same."""
         self.learning(texts=[text for _, text in messages])
+        self.predictor.prepare()  # the workers forked afterwards share the trees' tables
         self.learnt = True
 
     def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:

@@ -209,6 +209,11 @@ class Forest:
                     walking, at, current = walking[going], at[going], current[going]
         return node.reshape(trees, n)
 
+    def prepare(self) -> None:
+        """Make the exit-leaf tables predict_proba reads now (a process about to fork workers:
+        they share the tables instead of each making its own)."""
+        self._exit_tables(np.float32 if self.link == "mean" else np.float64)
+
     def _exit_tables(self, dtype) -> tuple | None:
         """The trees as exit-leaf tables (_exit_tables_of), made once; None when a tree has more
         than 64 leaves or the tables would be too large, and the trees are walked instead."""
@@ -477,6 +482,12 @@ class Predictor:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return self.forest.predict_proba(X)
+
+    def prepare(self) -> None:
+        """Make what predicting reads of the forests now (Forest.prepare)."""
+        for forest in (self.forest, self.word_forest):
+            if forest is not None:
+                forest.prepare()
 
     @property
     def word_scorer_size(self) -> int | None:
