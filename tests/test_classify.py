@@ -177,6 +177,38 @@ def test_with_jobs_the_trees_tables_are_made_once_before_the_workers_fork(sample
     assert makers and set(makers) == {str(os.getpid())}
 
 
+def test_with_jobs_the_workers_share_what_the_word_scorer_read_of_the_first_chunks_spellings(sample, tmp_path,
+                                                                                              monkeypatch):
+    """What the word scorer reads of a spelling alone (its static features) is worked out for the
+    first chunk's candidate words with its learning, before the classifying workers fork: no
+    worker works it out again for those spellings, and the output is one process's."""
+    import os
+
+    from triage import jobs
+    from triage.model import names
+
+    made = tmp_path / "made.tsv"
+    real = names._static_many
+
+    def static_many(spelling, lexicons, table, sids):
+        with open(made, "a", encoding="utf-8") as record:  # the workers' calls are in their own memory
+            record.writelines(f"{os.getpid()}\t{table.texts[s]}\n" for s in sids.tolist())
+        return real(spelling, lexicons, table, sids)
+
+    monkeypatch.setattr(names, "_static_many", static_many)
+    jobs.run_classify(sample, tmp_path / "one.csv", chunk_size=37, chart=False)
+    made.unlink()
+    jobs.run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
+    by_process: dict[str, list[str]] = {}
+    for line in made.read_text("utf-8").splitlines():
+        pid, text = line.split("\t")
+        by_process.setdefault(pid, []).append(text)
+    here = set(by_process.pop(str(os.getpid()), []))
+    assert here and by_process  # the first chunk's here, the others' in the workers
+    assert all(here.isdisjoint(texts) for texts in by_process.values())
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
+
+
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
     from triage import jobs
     from triage.io.messages import MessageTable

@@ -26,7 +26,7 @@ from triage import model as _model  # noqa: F401  (registers the component "mode
 from triage.features import counts as _counts  # noqa: F401  (registers the component "features")
 from triage.lexicons import TITLES
 from triage.pipeline.memory import VOCABULARY
-from triage.model.names import candidate_tags, candidate_words
+from triage.model.names import candidate_tags, candidate_words, learn_candidates
 from triage.text.normalise import hide_in_original
 from triage.pipeline import Pipeline, component
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
@@ -235,12 +235,15 @@ class Classifier:
         return words
 
     def learn(self, messages: list[tuple[str, str]]) -> None:
-        """Learn the spellings of (id, text) pairs, and what the steps before the word scorer
-        work out of them (the word scorer needs the corpus statistics): with --jobs, this
+        """Learn the spellings of (id, text) pairs, what the steps before the word scorer work
+        out of them and what the word scorer reads of the spellings alone (the rest of it needs
+        the corpus statistics), and make the trees' tables: with --jobs, this
         process learns the first chunk's while the workers count the corpus
         (triage.jobs.corpus_stats), and the classifying workers forked afterwards start with
         them. What is classified is the same."""
-        self.learning(texts=[text for _, text in messages])
+        learnt = self.learning(texts=[text for _, text in messages])
+        if self.predictor.word_forest is not None:  # what the word scorer reads of the spellings alone
+            learn_candidates(learnt.analysis, self.predictor.spelling)
         self.predictor.prepare()  # the workers forked afterwards share the trees' tables
         self.learnt = True
 

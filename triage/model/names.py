@@ -616,11 +616,7 @@ def candidate_words(analysis: Analysis, stats: CorpusStats | None = None, spelli
     after_cue[1:] = context[sid[:-1], 1] & same_message
     after_title[1:] = context[sid[:-1], 2] & same_message
     last[:-1] = ~same_message
-    # Words Seek&Hide reads as ordinary beyond doubt (laughter, words of another language in a message
-    # in that language: NEVER_NAME_CODES) are no candidates: never hidden, never a risk, never learnt from.
-    candidate = ((label != L_ANTI) | context[sid, 0] | (rule != rule_code("exact"))) & ~np.isin(rule, NEVER_NAME_CODES)
-    # An elided word (Qu', J', l') is no name, even with a capital.
-    candidate &= ~((label == L_ANTI) & table.column(_elided_many)[sid])
+    candidate = _candidates_by_reading(table, context, sid, label, rule)
     # The corpus as evidence: a word in lower case that the lists read as ordinary is a candidate
     # all the same when the corpus being classified writes it with a capital in the middle of a
     # sentence, in at least one message (scaled to the word scorer's corpus size) and at least a
@@ -672,6 +668,38 @@ def candidate_words(analysis: Analysis, stats: CorpusStats | None = None, spelli
         return np.column_stack([np.asarray(columns[name], dtype=float) for name in WORD_FEATURES])
 
     return tokens, key, features
+
+
+def _candidates_by_reading(table: Spellings, context: np.ndarray, sid: np.ndarray, label: np.ndarray,
+                           rule: np.ndarray) -> np.ndarray:
+    """Whether each word (its spelling `sid`, label and rule in context) is a candidate by how
+    Seek&Hide reads it, before the corpus as evidence (candidate_words); `context`: the table's
+    _context_flags_many."""
+    # Words Seek&Hide reads as ordinary beyond doubt (laughter, words of another language in a message
+    # in that language: NEVER_NAME_CODES) are no candidates: never hidden, never a risk, never learnt from.
+    candidate = ((label != L_ANTI) | context[sid, 0] | (rule != rule_code("exact"))) & ~np.isin(rule, NEVER_NAME_CODES)
+    # An elided word (Qu', J', l') is no name, even with a capital.
+    candidate &= ~((label == L_ANTI) & table.column(_elided_many)[sid])
+    return candidate
+
+
+def learn_candidates(analysis: Analysis, spelling: NameLikeness | None = None) -> None:
+    """Work out, for the spellings of the words of `analysis` that are candidates by how Seek&Hide
+    reads them, what the word scorer reads of the spelling alone (its static features and its
+    tag), as candidate_words and candidate_tags would: with classify --jobs, this process learns
+    them for the first chunk before the classifying workers fork, and they share them. What is
+    classified is the same (the rows are those the workers would work out)."""
+    a = analysis
+    table = a.spellings
+    scorer = spelling or default_spelling(a.labeller.lexicons)  # as candidate_words reads the spellings
+    words = np.flatnonzero(a.kind == K_WORD)
+    sid = a.spelling[words]
+    chosen = words[_candidates_by_reading(table, table.column(_context_flags_many), sid, a.label[words], a.rule[words])]
+    if len(chosen):
+        sids = a.spelling[chosen]
+        table.rows_for("names.static", sids, lambda new: _static_many(scorer, a.labeller.lexicons, table, new),
+                       _STATIC_WIDTH, owner=scorer)
+        candidate_tags(a, chosen, spelling)
 
 
 # The rules of the words the scorer reads as guessed: those of GUESS_RULES, the weak names and the
