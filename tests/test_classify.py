@@ -40,9 +40,9 @@ def test_classify_follows_the_output_contract(cli, sample, tmp_path):
             assert row["anonymised"] == row["text"]
 
 
-def test_no_chart_writes_the_same_classification_without_the_chart_or_matplotlib(sample, tmp_path):
-    # In a fresh process: matplotlib costs about half a second to import, and a run that
-    # draws no chart must not pay it.
+def test_classify_draws_its_chart_without_matplotlib_and_no_chart_writes_the_same_classification(sample, tmp_path):
+    # In a fresh process: matplotlib costs about 0.3 s to import and 0.1 s to draw a first figure,
+    # as long as classifying a few thousand messages; the chart is drawn with Pillow.
     printed = in_fresh_python(
         "import sys",
         "from typer.testing import CliRunner",
@@ -53,9 +53,9 @@ def test_no_chart_writes_the_same_classification_without_the_chart_or_matplotlib
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))",
         f"result = runner.invoke(app, ['classify', {str(sample)!r}, '-o', {str(tmp_path / 'charted.csv')!r}])",
         "assert result.exit_code == 0, result.output",
-        "print('matplotlib' in sys.modules)",
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))",
     )
-    assert printed.split() == ["[]", "True"]  # imported only when a chart is drawn
+    assert printed.split() == ["[]", "[]"]
     assert not (tmp_path / "plain.summary.png").exists()
     assert (tmp_path / "charted.summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "charted.csv").read_bytes()

@@ -47,9 +47,9 @@ def test_ctrl_c_during_classify_says_what_was_kept_and_to_run_it_again(cli, tmp_
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Ctrl-C sent to a process group")
-def test_a_real_ctrl_c_while_the_chart_is_drawn_apart_is_one_line_too(tmp_path):
-    """Ctrl-C reaches every process of the command, the chart's own too (an input large enough
-    for the chart to be drawn apart): still one line, no traceback."""
+def test_a_real_ctrl_c_while_the_workers_run_is_one_line_too(tmp_path):
+    """Ctrl-C reaches every process of the command, the workers of --jobs too: still one line,
+    no traceback, and no output."""
     import os
     import signal
     import time
@@ -59,11 +59,12 @@ def test_a_real_ctrl_c_while_the_chart_is_drawn_apart_is_one_line_too(tmp_path):
         handle.write("id,text\n")
         for i in range(40_000):
             handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
-    process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv")],
+    process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv"),
+                                "--jobs", "2"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     children = f"/proc/{process.pid}/task/{process.pid}/children"
     waited = time.monotonic()
-    while time.monotonic() - waited < 60 and process.poll() is None:  # until the chart's process is there
+    while time.monotonic() - waited < 60 and process.poll() is None:  # until the workers are there
         try:
             with open(children) as listed:
                 if listed.read().strip():
@@ -95,12 +96,11 @@ def test_ctrl_c_during_release_says_nothing_was_released_and_to_run_it_again(cli
 
 @pytest.mark.parametrize("rows, options", [(3, ()), (6_000, ()), (6_000, ("--jobs", "2")),
                                            (6_000, ("--engine", "dask", "--jobs", "2"))],
-                         ids=["chart-drawn-here", "chart-drawn-apart", "jobs", "dask"])
+                         ids=["small", "large", "jobs", "dask"])
 def test_the_installed_classify_ends_with_its_output_chart_and_summary_whole(cli, tmp_path, rows, options):
     """The `triage` command leaves without freeing what it learnt object by object, once its
     workers and threads are done: its summary still reaches the reader, and the output (the
-    same as classifying in-process) and the chart, drawn in this process or in one of its own
-    (a larger input), are whole."""
+    same as classifying in-process) and the chart are whole."""
     if "dask" in options:
         pytest.importorskip("distributed")
     source = tmp_path / "sms.csv"

@@ -207,7 +207,7 @@ def classify(
     delimiter: Delimiter = None,
     on_bad_lines: OnBadLines = "error",
     workspace: Annotated[Optional[Path], typer.Option("--workspace", help="Also bring this review workspace up to date (decided messages are not asked again; the names its reviewers marked where the machines had not hidden them, or learnt as names, are hidden with their variants in the other messages, which are ranked again; `triage review --learnt` lists them).")] = None,
-    chart: Annotated[bool, typer.Option("--chart/--no-chart", help="Draw the summary bar chart (a PNG next to the output); --no-chart skips it and never loads matplotlib.")] = True,
+    chart: Annotated[bool, typer.Option("--chart/--no-chart", help="Draw the summary bar chart (a PNG next to the output: messages per decision, and the messages a human must read).")] = True,
     force: Force = False,
 ) -> None:
     """Classify every message TA / NTA / EXPERT with Seek&Hide, the model and the combiner."""
@@ -715,8 +715,8 @@ def _only_memory_left() -> None:
 
 def _exit_at_once() -> None:
     """Leave with status 0 as Python would, less the freeing of every object: the other threads
-    are waited for and the exit functions run as at Python's own exit (the chart's process, the
-    Dask engine's threads, temporary files), the standard streams are flushed (status 120 if that
+    are waited for and the exit functions run as at Python's own exit (the Dask engine's threads,
+    temporary files), the standard streams are flushed (status 120 if that
     fails, as Python's), then the process ends (os._exit). Left to Python's own exit where its
     threading or atexit module lacks what it runs at exit."""
     import atexit

@@ -1,5 +1,4 @@
-"""How chunks of messages are run: in this process, in a fork pool, or on a Dask cluster; and a
-chart drawn in a process of its own while they run (ChartDrawer).
+"""How chunks of messages are run: in this process, in a fork pool, or on a Dask cluster.
 
 Reading, validation and writing stay in the parent process (triage.io: order, atomic
 output); an engine only runs ``Classifier.classify`` on lists of ``(id, text)`` pairs and
@@ -385,8 +384,7 @@ def _local_worker_environment() -> dict:
 
 def dask_setup(worker) -> None:
     """Run by each worker process of the local cluster as it starts (this module is its Dask
-    preload: LOCAL_CLUSTER_OPTIONS): the worker ignores Ctrl-C (SIGINT), as the chart's process
-    does. Ctrl-C is the parent's to answer: it closes the cluster, and the workers with it,
+    preload: LOCAL_CLUSTER_OPTIONS): the worker ignores Ctrl-C (SIGINT). Ctrl-C is the parent's to answer: it closes the cluster, and the workers with it,
     instead of each worker printing its own traceback under the one-line message."""
     import signal
 
@@ -534,97 +532,3 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
             yield from session.classify(spec, chunks)
     finally:
         _built = None
-
-
-# ---------------------------------------------------------------------- a chart drawn beside the work
-
-# Loading matplotlib takes about 0.3 s, and drawing a first figure 0.1 s more: on 20,000 messages, a
-# seventh of `triage classify`. A command that ends with a chart makes a ChartDrawer first: a process
-# forked then loads matplotlib while this one classifies (on two cores or more, at the same time),
-# and draws the chart when it is given what to draw. Where no process can be forked, or when that
-# process fails, the chart is drawn here, as it would be without a drawer.
-
-
-def _prepare_and_draw(connection, parents_end, parent: int) -> None:
-    """In the drawing process: load matplotlib, then draw what the parent sends, once."""
-    import signal
-
-    parents_end.close()  # the pipe ends when the parent closes its end: no copy of it left open here
-    die_with_parent(parent)
-    # Ctrl-C is the parent's to answer (in one line): it lets this process go by closing the pipe.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:  # loaded while the parent works, with the fonts a first drawing reads
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        warm = Figure(figsize=(1, 1), layout="constrained")
-        warm.subplots().set_title("0")
-        FigureCanvasAgg(warm).draw()
-    except ImportError:
-        pass  # the parent draws, and says what is missing
-    try:
-        draw, arguments = connection.recv()
-    except (EOFError, OSError):  # the parent stopped before asking
-        return
-    try:
-        drawn = draw(*arguments)
-    except Exception:  # the parent draws again, and reports it
-        drawn = None
-    try:
-        connection.send(drawn)
-    except (OSError, ValueError):
-        pass
-
-
-class ChartDrawer:
-    """Draws one chart (a function returning PNG bytes, given picklable arguments) in a process
-    forked when the drawer is made. Close it (or use it as a context manager) when the chart is
-    not wanted after all."""
-
-    def __init__(self) -> None:
-        self._connection = self._process = None
-        import multiprocessing
-
-        try:
-            context = multiprocessing.get_context("fork")
-        except ValueError:
-            return
-        mine, theirs = context.Pipe()
-        process = context.Process(target=_prepare_and_draw, args=(theirs, mine, os.getpid()), daemon=True)
-        try:
-            process.start()
-        except OSError:  # no process to be had: drawn here
-            return
-        theirs.close()
-        self._connection, self._process = mine, process
-
-    def draw(self, draw: Callable[..., bytes], *arguments: Any) -> bytes:
-        """draw(*arguments), in the drawing process if it is there and manages, else here."""
-        drawn = None
-        if self._connection is not None:
-            try:
-                self._connection.send((draw, arguments))
-                drawn = self._connection.recv()
-            except (EOFError, OSError, ValueError):
-                drawn = None
-            finally:
-                self.close()
-        return drawn if isinstance(drawn, bytes) else draw(*arguments)
-
-    def close(self) -> None:
-        """Let the drawing process go (it stops at once when nothing was asked of it)."""
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-        if self._process is not None:
-            self._process.join(timeout=5)
-            if self._process.is_alive():
-                self._process.terminate()
-                self._process.join()
-            self._process = None
-
-    def __enter__(self) -> ChartDrawer:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()

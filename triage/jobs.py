@@ -15,7 +15,6 @@ import contextlib
 import json
 import operator
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -250,7 +249,6 @@ def run_classify(
     # Every output refused now, not after classifying the whole corpus.
     outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
                           inputs=[input_path, model_file])
-    drawer = engines.ChartDrawer() if chart_path is not None and _chart_apart(input_path) else None
     session = None
     try:
         if engine == "dask" and scheduler:
@@ -352,8 +350,7 @@ def run_classify(
             _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
             summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
         if chart_path is not None:
-            counts = _chart_counts(summary)
-            chart = drawer.draw(_decision_chart, counts) if drawer is not None else _decision_chart(counts)
+            chart = _decision_chart(_chart_counts(summary))
             summary.chart = outputs.write_bytes(chart_path, chart, force=force, protect=protect)
         if queue_path and output is not None:
             from triage.queue.files import export_queue
@@ -373,8 +370,6 @@ def run_classify(
     finally:
         if session is not None:
             session.__exit__(None, None, None)
-        if drawer is not None:
-            drawer.close()
 
 
 def _queue_handover(queue_path, output, ranked: bool, budget, stats):
@@ -724,49 +719,29 @@ def model_line(model_path, metadata: dict, policy: str | None, budget: combiner.
     return f"{which} ({how}; {trained}fingerprint {str(metadata.get('metadata_sha256', ''))[:12]})"
 
 
-# The chart of classify is drawn in a process of its own (engines.ChartDrawer), which loads
-# matplotlib while this one classifies, for an input of at least this many bytes (about 3,000
-# messages): classifying takes longer than loading matplotlib there. A smaller corpus would wait
-# for it, and a process that has drawn a chart already keeps matplotlib loaded.
-CHART_APART_BYTES = 256 * 1024
-
-
-def _chart_apart(input_path) -> bool:
-    """Whether the chart of a classify run of `input_path` is drawn in a process of its own."""
-    if "matplotlib.figure" in sys.modules or not isinstance(input_path, (str, os.PathLike)):
-        return False
-    try:
-        return os.path.getsize(input_path) >= CHART_APART_BYTES
-    except OSError:
-        return False
-
-
 def _chart_counts(summary: ClassifySummary) -> dict:
-    """What the chart shows of a summary (sent to the chart's process)."""
+    """What the chart shows of a summary."""
     return {"decisions": dict(summary.decisions), "expert": summary.expert,
             "untagged": summary.seekhide.get("UNTAGGED", 0), "messages": summary.messages}
 
 
 def _decision_chart(counts: dict) -> bytes:
     """Bar chart (PNG) of _chart_counts: messages per decision, and the expert's workload against
-    the alternatives."""
-    from matplotlib.figure import Figure
+    the alternatives (drawn with Pillow: triage/io/barchart.py)."""
+    from triage.io import barchart
 
-    figure = Figure(figsize=(8, 3.2), layout="constrained")
-    left, right = figure.subplots(1, 2)
     names = list(DECISIONS)
-    left.bar(names, [counts["decisions"].get(n, 0) for n in names], color=["#c0392b", "#27ae60", "#f39c12"])
-    left.set_title("Decisions")
-    left.set_ylabel("messages")
     workloads = {
         "sms-triage": counts["expert"],
         "Seek&Hide alone\n(untagged)": counts["untagged"],
         "read everything": counts["messages"],
     }
-    right.barh(list(workloads), list(workloads.values()), color=["#f39c12", "#7f8c8d", "#bdc3c7"])
-    right.set_title("Messages a human must read")
-    right.invert_yaxis()
-    return outputs.figure_png(figure, dpi=110)
+    return barchart.png([
+        barchart.Bars("Decisions", names, [counts["decisions"].get(n, 0) for n in names],
+                      ["#c0392b", "#27ae60", "#f39c12"], axis="messages"),
+        barchart.Bars("Messages a human must read", list(workloads), list(workloads.values()),
+                      ["#f39c12", "#7f8c8d", "#bdc3c7"], horizontal=True),
+    ])
 
 
 # ---------------------------------------------------------------------- train
