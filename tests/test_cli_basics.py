@@ -49,7 +49,7 @@ def test_ctrl_c_during_classify_says_what_was_kept_and_to_run_it_again(cli, tmp_
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Ctrl-C sent to a process group")
 def test_a_real_ctrl_c_while_the_workers_run_is_one_line_too(tmp_path):
     """Ctrl-C reaches every process of the command, the workers of --jobs too: still one line,
-    no traceback, and no output."""
+    no traceback, no output, and no worker left running."""
     import os
     import signal
     import time
@@ -63,12 +63,11 @@ def test_a_real_ctrl_c_while_the_workers_run_is_one_line_too(tmp_path):
                                 "--jobs", "2"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     children = f"/proc/{process.pid}/task/{process.pid}/children"
-    waited = time.monotonic()
-    while time.monotonic() - waited < 60 and process.poll() is None:  # until the workers are there
+    waited, workers = time.monotonic(), []
+    while time.monotonic() - waited < 60 and process.poll() is None and not workers:  # until the workers are there
         try:
             with open(children) as listed:
-                if listed.read().strip():
-                    break
+                workers = [int(pid) for pid in listed.read().split()]
         except OSError:
             break
         time.sleep(0.05)
@@ -78,6 +77,19 @@ def test_a_real_ctrl_c_while_the_workers_run_is_one_line_too(tmp_path):
     assert process.returncode == 130, out + err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("Interrupted:"), err
     assert not (tmp_path / "c.csv").exists()
+    assert workers
+
+    def running(pid: int) -> bool:
+        try:  # a zombie (state Z) is dead, only not yet reaped
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            return False
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(map(running, workers)):
+        time.sleep(0.05)
+    assert not any(map(running, workers))
 
 
 def test_ctrl_c_during_release_says_nothing_was_released_and_to_run_it_again(cli, tmp_path, monkeypatch):

@@ -262,8 +262,19 @@ def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
 
 def _start_worker(parent: int, initializer, initargs) -> None:
     die_with_parent(parent)
+    leave_ctrl_c_to_the_parent()
     if initializer is not None:
         initializer(*initargs)
+
+
+def leave_ctrl_c_to_the_parent() -> None:
+    """In a worker process: ignore Ctrl-C (SIGINT), which reaches every process of the command.
+    The parent answers it in one line and stops the workers (fork_map, DaskSession), instead of
+    each worker printing its own traceback under that line."""
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def die_with_parent(parent: int) -> None:
@@ -307,6 +318,9 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
             raise BadOption(
                 "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
             ) from None
+        except BaseException:  # Ctrl-C, or the caller stopped reading: the chunks not started are dropped
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 # ---------------------------------------------------------------------- dask
@@ -384,12 +398,9 @@ def _local_worker_environment() -> dict:
 
 def dask_setup(worker) -> None:
     """Run by each worker process of the local cluster as it starts (this module is its Dask
-    preload: LOCAL_CLUSTER_OPTIONS): the worker ignores Ctrl-C (SIGINT). Ctrl-C is the parent's to answer: it closes the cluster, and the workers with it,
-    instead of each worker printing its own traceback under the one-line message."""
-    import signal
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    preload: LOCAL_CLUSTER_OPTIONS): the worker ignores Ctrl-C (leave_ctrl_c_to_the_parent); the
+    parent closes the cluster, and the workers with it."""
+    leave_ctrl_c_to_the_parent()
 
 
 @contextmanager
