@@ -716,9 +716,9 @@ def _only_memory_left() -> None:
 def _exit_at_once() -> None:
     """Leave with status 0 as Python would, less the freeing of every object: the other threads
     are waited for and the exit functions run as at Python's own exit (the Dask engine's threads,
-    temporary files), the standard streams are flushed (status 120 if that
-    fails, as Python's), then the process ends (os._exit). Left to Python's own exit where its
-    threading or atexit module lacks what it runs at exit."""
+    temporary files), the standard streams are flushed (status 120 if that fails, as Python's),
+    then the process ends (os._exit). Left to Python's own exit where its threading or atexit
+    module lacks what it runs at exit."""
     import atexit
     import os
     import threading

@@ -6,8 +6,8 @@ few thousand messages; Pillow loads in about 0.02 s and draws such a chart in a 
 a second. matplotlib stays for the reports of `triage evaluate`, whose figures need its axes.
 
 A chart is a row of panels (`Bars`), each a title, a plot of bars from zero with a value axis of
-round ticks (1, 2, 2.5 or 5 times a power of ten, five to eight of them, the axis reaching a twentieth past the largest
-value), and the name of each bar beside it.
+round ticks (1, 2, 2.5 or 5 times a power of ten, five to eight of them, the axis reaching a
+twentieth past the largest value), and the name of each bar beside it.
 """
 
 from __future__ import annotations
