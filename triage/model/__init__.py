@@ -158,8 +158,7 @@ class Forest:
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(TA) for each row, exactly as scikit-learn computes it: the mean over the trees of a
         forest, the logistic of the boosted trees' sum."""
-        # A forest's trees compare float32 values, gradient boosting's float64 ones.
-        dtype = np.float32 if self.link == "mean" else np.float64
+        dtype = self._dtype
         X = np.asarray(X, dtype=dtype)
         n = len(X)
         if n == 0:
@@ -212,7 +211,12 @@ class Forest:
     def prepare(self) -> None:
         """Make the exit-leaf tables predict_proba reads now (a process about to fork workers:
         they share the tables instead of each making its own)."""
-        self._exit_tables(np.float32 if self.link == "mean" else np.float64)
+        self._exit_tables(self._dtype)
+
+    @property
+    def _dtype(self):
+        """What the trees compare: float32 values for a forest's, float64 for gradient boosting's."""
+        return np.float32 if self.link == "mean" else np.float64
 
     def _exit_tables(self, dtype) -> tuple | None:
         """The trees as exit-leaf tables (_exit_tables_of), made once; None when a tree has more

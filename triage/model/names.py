@@ -647,8 +647,7 @@ def candidate_words(analysis: Analysis, stats: CorpusStats | None = None, spelli
         if not len(rows):
             return np.zeros((0, len(WORD_FEATURES)))
         at, kind, code = sid[rows], label[rows], rule[rows]
-        static = table.rows_for("names.static", at, lambda sids: _static_many(spelling, lexicons, table, sids),
-                                _STATIC_WIDTH, owner=spelling)
+        static = _static_rows(table, at, spelling)
         capital, lower = _corpus_rates(table, stats, at).T
         columns = {
             "dictionary": kind == L_DICTIONARY,
@@ -697,8 +696,7 @@ def learn_candidates(analysis: Analysis, spelling: NameLikeness | None = None) -
     chosen = words[_candidates_by_reading(table, table.column(_context_flags_many), sid, a.label[words], a.rule[words])]
     if len(chosen):
         sids = a.spelling[chosen]
-        table.rows_for("names.static", sids, lambda new: _static_many(scorer, a.labeller.lexicons, table, new),
-                       _STATIC_WIDTH, owner=scorer)
+        _static_rows(table, sids, scorer)
         candidate_tags(a, chosen, spelling)
 
 
@@ -796,6 +794,13 @@ _STATIC_WIDTH = 15  # values of _static_many
 
 
 _TRIPLE = re.compile(r"(.)\1\1")  # a character three times in a row
+
+
+def _static_rows(table: Spellings, sids: np.ndarray, spelling: NameLikeness) -> np.ndarray:
+    """_static_many of the spellings `sids` of a table, each worked out once for `spelling`'s
+    scorer (the table's rows "names.static")."""
+    return table.rows_for("names.static", sids, lambda new: _static_many(spelling, table.lexicons, table, new),
+                          _STATIC_WIDTH, owner=spelling)
 
 
 def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, sids: np.ndarray) -> np.ndarray:
