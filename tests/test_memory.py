@@ -108,3 +108,75 @@ def test_a_cache_travels_empty():
     cache["bonjour"] = 1
     copy = pickle.loads(pickle.dumps(cache))
     assert isinstance(copy, Cache) and copy.kind == "labels" and len(copy) == 0
+
+
+def test_a_held_kind_is_emptied_after_the_spellings_while_what_is_left_would_stay_within_the_budget():
+    """The stretch ids of the chunks kept for classifying serve every chunk still to come: past the
+    budget they are emptied after the table of spellings, unless what is left, growing a chunk as
+    much as the caches grew since, would pass the budget again before the last chunk."""
+    from triage.pipeline.memory import HELD_AFTER
+
+    budget = Budget(megabytes=1)
+    caches = {kind: Cache(kind) for kind in ("scores", "stretches", HELD_AFTER, "labels")}
+    for kind, cache in caches.items():
+        budget.track(cache, kind)
+    progress = [0, 10]  # chunks given, chunks to come
+
+    def fill(kind: str, entries: int) -> None:
+        caches[kind].update((len(caches[kind]) + i, 0) for i in range(entries))
+
+    assert budget.order().index("stretches") < budget.order().index(HELD_AFTER)
+    budget.hold("stretches", lambda: tuple(progress))
+    assert budget.order().index("stretches") == budget.order().index(HELD_AFTER) + 1
+    fill("stretches", 1_000)  # 140,000 bytes
+    fill("labels", 1_000)  # 150,000 bytes
+    assert not budget.enforce()  # where the growth is measured from
+    # Nine chunks later, the table of spellings took 800,000 bytes (about 89,000 a chunk): with one
+    # chunk to come, what is left (290,000 bytes) grows to about 379,000 within the budget.
+    progress[:] = [9, 1]
+    fill(HELD_AFTER, 2_000)
+    assert budget.enforce()
+    assert len(caches[HELD_AFTER]) == 0 and len(caches["stretches"]) == 1_000 and len(caches["labels"]) == 1_000
+    assert "stretches" in budget.order()[budget.order().index(HELD_AFTER):]  # still held
+
+    # From there, 900,000 bytes in one chunk with six to come: what is left would pass the budget
+    # again, so the stretch ids go at their own place, and the hold ends.
+    progress[:] = [10, 6]
+    fill(HELD_AFTER, 2_250)
+    assert budget.enforce()
+    assert len(caches["stretches"]) == 0 and len(caches[HELD_AFTER]) == 0 and len(caches["labels"]) == 1_000
+    assert budget.order().index("stretches") < budget.order().index(HELD_AFTER)
+    with pytest.raises(ValueError, match="cannot be held"):
+        budget.hold(HELD_AFTER, lambda: (0, 0))
+
+
+def test_the_kept_chunks_keep_their_stretch_ids_when_the_budget_is_passed_near_the_end(generated, tmp_path,
+                                                                                       monkeypatch):
+    """Past the budget with two chunks to come, the table of spellings starts afresh but the stretch
+    ids of the kept chunks stay (they are not cut again), with the output of unbounded caches."""
+    from triage.text.stretches import STRETCH_IDS
+
+    monkeypatch.setattr(VOCABULARY, "limit", 2**40)
+    unbounded = jobs.run_classify(generated, tmp_path / "unbounded.csv", chart=False, chunk_size=250)
+    handed_over = jobs._handed_over
+
+    def passed_near_the_end(chunks, held=()):
+        for left, chunk in zip(range(len(chunks), 0, -1), handed_over(chunks, held)):
+            if left == 2:
+                seen.append((held, STRETCH_IDS.generation, VOCABULARY.restarts))
+                monkeypatch.setattr(VOCABULARY, "limit", VOCABULARY.used() - 1)
+            yield chunk
+
+    for hold in (True, False):
+        seen = []
+        monkeypatch.setattr(jobs, "_handed_over", passed_near_the_end)
+        monkeypatch.setattr(VOCABULARY, "limit", 2**40)
+        if not hold:
+            monkeypatch.setattr(Budget, "hold", lambda self, kind, progress: None)
+        bounded = jobs.run_classify(generated, tmp_path / f"bounded-{hold}.csv", chart=False, chunk_size=250)
+        ((held, generation, restarts),) = seen
+        assert held == ("stretches",) and VOCABULARY.restarts == restarts + 1
+        assert (STRETCH_IDS.generation == generation) is hold
+        assert (tmp_path / f"bounded-{hold}.csv").read_bytes() == (tmp_path / "unbounded.csv").read_bytes()
+        assert bounded.decisions == unbounded.decisions
+    assert VOCABULARY.order() == list(BYTES_PER_ENTRY)  # the hold ends with the chunks

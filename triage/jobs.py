@@ -660,10 +660,15 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     # The stretch ids serve the kept chunks while they take at most what the memory budget keeps
     # when it is spent (a corpus of long new spellings would otherwise start classifying with its
     # budget nearly spent); the corpus read again, they serve no chunk.
-    if session is None and (kept is None or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER):
+    cleared = session is None and (kept is None or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER)
+    if cleared:
         STRETCH_IDS.clear()
     forget_letter_runs()  # counted: the memory goes to classifying
-    return stats, _handed_over(kept) if kept is not None else table.pairs(size)
+    if kept is None:
+        return stats, table.pairs(size)
+    # While the kept chunks are classified, their stretch ids are worth more than the table of
+    # spellings: emptied after it when the memory budget is passed (triage.pipeline.memory.HELD_AFTER).
+    return stats, _handed_over(kept, held=() if cleared or session is not None else ("stretches",))
 
 
 def _count_and_cut(asked: tuple[list[str], bool]):
@@ -685,12 +690,22 @@ def _count_and_cut(asked: tuple[list[str], bool]):
     return stats, {index: folded[index] for index in maps}, maps, local
 
 
-def _handed_over(chunks: list) -> Iterator:
+def _handed_over(chunks: list, held: tuple[str, ...] = ()) -> Iterator:
     """The chunks in order, each let go of once given (the memory of a classified chunk is
-    free for the caches of the next ones)."""
+    free for the caches of the next ones), the kinds of caches `held` in the memory budget
+    (Budget.hold) from the first chunk given until the last is classified."""
+    from triage.pipeline.memory import VOCABULARY
+
     chunks.reverse()
-    while chunks:
-        yield chunks.pop()
+    size = len(chunks)
+    for kind in held:
+        VOCABULARY.hold(kind, lambda: (size - len(chunks), len(chunks)))
+    try:
+        while chunks:
+            yield chunks.pop()
+    finally:
+        for kind in held:
+            VOCABULARY.release(kind)
 
 
 def _observed(chunks, observe):

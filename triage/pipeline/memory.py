@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weakref
 from itertools import islice
-from typing import Protocol
+from typing import Callable, Protocol
 
 # Bytes per entry of each kind of cache, measured (see the module's docstring), in the order
 # the kinds are emptied when the budget is spent: the cheapest to work out again first.
@@ -56,6 +56,12 @@ MEGABYTES = 150  # the budget
 # instead of 8, runs of 80.6 to 85.3 s instead of 76.8 to 82.7 s, and a peak of 464 to 468 MB
 # instead of 440 MB.
 LOW_WATER = 0.5
+
+# A kind held (Budget.hold) is emptied right after this one instead of at its place above, while what
+# is left then would not pass the budget again: the stretch ids of the chunks of a corpus kept for
+# classifying (triage.jobs.corpus_stats) serve every chunk still to come, each of which would otherwise be
+# cut into stretches again, and the table of spellings is learnt again from the word labels.
+HELD_AFTER = "spellings"
 
 # Kinds emptied at every batch boundary, whatever the budget: their answers are asked again
 # within a batch (by the labeller, then by the batched columns), seldom by a later batch.
@@ -123,6 +129,10 @@ class Budget:
     def __init__(self, megabytes: float):
         self.limit = int(megabytes * 2**20)
         self.restarts = 0  # how many times the budget was passed (for tests and benchmarks)
+        self._held: set[str] = set()  # see hold
+        self._progress: Callable[[], tuple[int, int]] = lambda: (0, 0)
+        # (bytes used, chunks given) when the hold started or the budget was last passed: see hold.
+        self._grown_from: tuple[int, int] | None = None
         self._tracked: dict[int, tuple[weakref.ref, str, _Count]] = {}
 
     def track(self, cache: _Cache, kind: str) -> _Cache:
@@ -137,6 +147,29 @@ class Budget:
 
         self._tracked[key] = (weakref.ref(cache, forget), kind, _Count())
         return cache
+
+    def hold(self, kind: str, progress: Callable[[], tuple[int, int]]) -> None:
+        """Empty the caches of `kind` right after those of HELD_AFTER when the budget is passed
+        (see order), until `release(kind)`, as long as what is left then, growing as much a chunk
+        as the tracked caches grew since the hold started or the budget was last passed, would
+        stay within the budget until the last chunk; else they are emptied at their own place
+        and the hold ends. `progress()` gives (the chunks of the corpus given so far, those to
+        come)."""
+        if kind not in BYTES_PER_ENTRY or kind == HELD_AFTER:
+            raise ValueError(f"a kind of cache that cannot be held: {kind!r}")
+        self._held.add(kind)
+        self._progress, self._grown_from = progress, None
+
+    def release(self, kind: str) -> None:
+        """Empty the caches of `kind` at their own place again (see hold)."""
+        self._held.discard(kind)
+
+    def order(self) -> list[str]:
+        """The kinds in the order they are emptied when the budget is passed: that of
+        BYTES_PER_ENTRY, the kinds held moved right after HELD_AFTER."""
+        free = [kind for kind in BYTES_PER_ENTRY if kind not in self._held]
+        after = free.index(HELD_AFTER) + 1
+        return [*free[:after], *(kind for kind in BYTES_PER_ENTRY if kind in self._held), *free[after:]]
 
     def used(self) -> int:
         """The estimated bytes of the tracked caches."""
@@ -160,18 +193,25 @@ class Budget:
 
     def enforce(self) -> bool:
         """Called between two batches: the BATCH_ONLY caches start afresh and, when the tracked
-        caches pass the budget, those of the first kinds of BYTES_PER_ENTRY too, kind after
-        kind, until the rest takes at most LOW_WATER of the budget. True when the budget was
-        passed."""
+        caches pass the budget, those of the first kinds in order() too, kind after kind, until
+        the rest takes at most LOW_WATER of the budget (the kinds held kept only if the rest
+        would not pass the budget again: see hold). True when the budget was passed."""
         used = self._by_kind()
         total = sum(used.values())
         over = total > self.limit
-        emptied = set(BATCH_ONLY)
-        for kind in BYTES_PER_ENTRY:
-            if not over or total <= self.limit * LOW_WATER:
-                break
-            emptied.add(kind)
-            total -= used[kind]
+        if self._held:
+            given, left = self._progress()
+            if self._grown_from is None:
+                self._grown_from = (total, given)
+        emptied = self._emptied(used, total) if over else set()
+        if over and self._held:
+            grown, since = self._grown_from
+            rest = total - sum(used[kind] for kind in emptied)
+            if emptied & self._held or rest + (total - grown) / max(given - since, 1) * left > self.limit:
+                self._held.clear()  # emptied at their own place: what they serve is cut again
+                emptied = self._emptied(used, total)
+            self._grown_from = (total - sum(used[kind] for kind in emptied), given)
+        emptied |= BATCH_ONLY
         for ref, kind, count in list(self._tracked.values()):
             cache = ref()
             if cache is not None and kind in emptied:
@@ -179,6 +219,16 @@ class Budget:
                 count.items = count.chars = 0
         self.restarts += over
         return over
+
+    def _emptied(self, used: dict[str, int], total: int) -> set[str]:
+        """The kinds emptied, in order(), until the rest takes at most LOW_WATER of the budget."""
+        emptied = set()
+        for kind in self.order():
+            if total <= self.limit * LOW_WATER:
+                break
+            emptied.add(kind)
+            total -= used[kind]
+        return emptied
 
 
 VOCABULARY = Budget(MEGABYTES)  # one per process: every cache that grows with the vocabulary
