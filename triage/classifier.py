@@ -326,8 +326,8 @@ def _four_decimals(values: np.ndarray) -> list[str]:
     never changes the nearest integer but within 1e-6 of a half: such a value is written by
     Python). Any other value (negative, -0.0, above 1, not a number) is written by Python too."""
     values = np.asarray(values, dtype=np.float64)
-    scaled = values * 10000.0
-    with np.errstate(invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = values * 10000.0
         plain = (values >= 0.0) & (values <= 1.0) & ~np.signbit(values) & (np.abs(scaled % 1.0 - 0.5) > 1e-6)
     cells = _decimal_cells()[np.where(plain, np.rint(scaled), 0).astype(np.int64)]
     others = np.flatnonzero(~plain)
