@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+import sys
 import weakref
 
 import numpy as np
@@ -26,6 +27,9 @@ from triage.seekhide.spelling_batch import members, texts_of
 
 _DIGITS = re.compile(r"\d+")
 _ELONGATION = re.compile(r"([^\W\d_])\1\1")
+# The first decimal digit (\d) beyond ASCII (U+0660): the letters of Latin-1 and the other
+# characters before it are never digits.
+_FIRST_WIDE_DIGIT = next(c for c in range(128, sys.maxunicode + 1) if chr(c).isdecimal())
 # Per-spelling membership flags, in this order.
 (_FIRST, _LEFFF, _SMS, _PRONOUN, _CITY, _COUNTRY, _UPPER, _ELONGATED, _PHRASE_START, _CUE,
  _PHRASE_SECOND) = range(11)
@@ -161,9 +165,21 @@ def _sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         running = np.zeros(len(values) + 1, dtype=np.int64)
         np.cumsum(values, out=running[1:])
         return running[bounds[1:]] - running[bounds[:-1]]
-    # Flags: the rows of each message with words added up at once (np.add.reduceat, which would
-    # give a message without words the next row: those stay zero); a count of words fits 32 bits.
-    sums = np.zeros((len(bounds) - 1, values.shape[1]), dtype=np.int32 if len(values) < 2**31 else np.int64)
+    width = values.shape[1]
+    if len(values) and np.diff(bounds).max() < 256:
+        # Flags of messages of fewer than 256 words: each count fits a byte, so the flags of a
+        # word, a byte each, are added up eight at a time as 64-bit integers (no byte carries
+        # into the next), by differences of running sums (which may wrap round: the
+        # differences do not).
+        lanes = np.zeros((len(values), -(-width // 8) * 8), dtype=np.uint8)
+        lanes[:, :width] = values
+        running = np.zeros((len(values) + 1, lanes.shape[1] // 8), dtype=np.uint64)
+        np.cumsum(lanes.view(np.uint64), axis=0, out=running[1:])
+        return (running[bounds[1:]] - running[bounds[:-1]]).view(np.uint8)[:, :width]
+    # Other flags: the rows of each message with words added up at once (np.add.reduceat, which
+    # would give a message without words the next row: those stay zero); a count of words fits
+    # 32 bits.
+    sums = np.zeros((len(bounds) - 1, width), dtype=np.int32 if len(values) < 2**31 else np.int64)
     starts = bounds[:-1]
     some = bounds[1:] > starts
     if some.any():
@@ -177,7 +193,7 @@ def _digit_runs(texts: list[str], lengths: np.ndarray) -> np.ndarray:
     joined = "\n".join(texts)  # no digit: a run never crosses two texts
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
     digit = (codes - 48) <= 9  # ASCII digits (below "0", the difference wraps round)
-    wide = np.flatnonzero(codes > 127)
+    wide = np.flatnonzero(codes >= _FIRST_WIDE_DIGIT)
     if len(wide):  # the other decimal digits (Nd, as \d reads them): each character asked once
         other, which = np.unique(codes[wide], return_inverse=True)
         decimal = np.fromiter((chr(c).isdecimal() for c in other.tolist()), dtype=bool, count=len(other))
@@ -214,12 +230,11 @@ def _rich_counts(a: Analysis, words, word_flags, total) -> list[np.ndarray]:
         word_ranks = np.where(rule[at] == rule_code("title"), ranks[:, 1], ranks[:, 0])
         np.minimum.at(best, message[at], word_ranks)
     best_rank = np.where((best > 0) & (best < _NO_RANK), np.log10(np.maximum(best, 1)), 0.0)
+    # The words of each kind counted per message at once, as flags.
+    counted = total(np.column_stack([label == L_DICTIONARY, label == L_AMBIGUOUS, label == L_UNKNOWN, capitalised,
+                                     candidate & after_cue]))
     return [
-        total(label == L_DICTIONARY),
-        total(label == L_AMBIGUOUS),
-        total(label == L_UNKNOWN),
-        total(capitalised),
-        total(candidate & after_cue),
+        *counted.T,
         np.bincount(a.message[a.kind == K_DETECTED], minlength=n),
         best_rank,
     ]

@@ -137,6 +137,16 @@ def test_sums_per_message_are_those_of_each_message_s_words(messages):
     assert _sums(values, bounds).tolist() == [sum(w[2] for w in m) for m in messages]
 
 
+@given(st.lists(st.integers(0, 600), min_size=1, max_size=5), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_flags_summed_per_message_of_many_words_or_few(words, width, seed):
+    """A message of more than 255 words (its counts no longer fit a byte) is counted as well as shorter ones."""
+    from triage.features.counts import _sums
+
+    flags = np.random.default_rng(seed).random((sum(words), width)) < 0.7
+    bounds = np.cumsum([0, *words])
+    assert _sums(flags, bounds).tolist() == [flags[a:b].sum(axis=0).tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 # Letters repeated or not, of several kinds, digits, the underscore, marks and characters of no word.
 _ELONGATION_TEXT = st.text(st.sampled_from("aaAé_1١²½\u0301\n\0 😀ß"), max_size=10)
 

@@ -10,6 +10,7 @@ each message whatever its decision, for the cells a release keeps).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 from dataclasses import dataclass
@@ -299,7 +300,7 @@ def output_columns(batch) -> list[list[str]]:
         batch.anonymised,
         batch.hidden,
         ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in batch.highlighted],
-        list(map("{:.4f}".format, batch.decisions.risk.tolist())),
+        _four_decimals(batch.decisions.risk),
     ]
 
 
@@ -310,6 +311,29 @@ def _formatted_once(values: np.ndarray) -> list[str]:
     bits, inverse = np.unique(np.ascontiguousarray(values, dtype=np.float64).view(np.int64), return_inverse=True)
     written = np.array(list(map("{:.4f}".format, bits.view(np.float64).tolist())), dtype=object)
     return written[inverse.ravel()].tolist()
+
+
+@functools.cache
+def _decimal_cells() -> np.ndarray:
+    """"0.0000", "0.0001", ... "1.0000" (an array of objects): the cells of _four_decimals."""
+    return np.array([f"{k // 10000}.{k % 10000:04d}" for k in range(10001)], dtype=object)
+
+
+def _four_decimals(values: np.ndarray) -> list[str]:
+    """Each of `values` (floats) written with four decimals, as "{:.4f}".format writes it, taken
+    from a table of the 10,001 cells from 0.0000 to 1.0000: a value from 0 to 1 is rounded to the
+    nearest multiple of 0.0001 by numpy (its product by 10,000 is off by less than 1e-11, which
+    never changes the nearest integer but within 1e-6 of a half: such a value is written by
+    Python). Any other value (negative, -0.0, above 1, not a number) is written by Python too."""
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = values * 10000.0
+        plain = (values >= 0.0) & (values <= 1.0) & ~np.signbit(values) & (np.abs(scaled % 1.0 - 0.5) > 1e-6)
+    cells = _decimal_cells()[np.where(plain, np.rint(scaled), 0).astype(np.int64)]
+    others = np.flatnonzero(~plain)
+    for at, value in zip(others.tolist(), values[others].tolist()):
+        cells[at] = "{:.4f}".format(value)
+    return cells.tolist()
 
 
 @component("word-scorer", requires=["analysis"], assigns=["candidates"])

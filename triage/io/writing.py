@@ -151,11 +151,14 @@ def _csv_columns(rows: Sequence[Sequence[Any]], width: int, delimiter: str, meas
 
 
 class _Encoded(NamedTuple):
-    """Cells encoded for CSV or TSV, column by column, and the length of each (a numpy array of
-    one row per column), from which the lines' lengths follow."""
+    """Cells encoded for CSV or TSV, column by column, the length of each (a numpy array of one
+    row per column, its quotes counted), from which the lines' lengths follow, and which cells
+    are written between quotes (a numpy array of the same shape; None: the cells are as written,
+    or none is)."""
 
-    columns: list[list[str]]
+    columns: Sequence[Sequence[str]]
     sizes: Any
+    wrapped: Any = None
 
 
 def _encoded_table(given: Sequence[Sequence[Any]], delimiter: str, measured: bool = True) -> _Encoded | None:
@@ -163,14 +166,15 @@ def _encoded_table(given: Sequence[Sequence[Any]], delimiter: str, measured: boo
     encoded as csv.writer encodes them in rows (minimal quoting, quotes doubled), with their
     lengths if `measured` (else no sizes); None when a cell is not a string. The cells are
     looked at all at once: joined by NULs and encoded in UTF-8, where numpy finds the NULs
-    between them and the bytes that make csv quote a cell; only the cells to quote are then
-    quoted one by one. (Cells that hold a NUL themselves are quoted by _encoded_columns.)"""
+    between them and the bytes that make csv quote a cell. The quotes of the cells are doubled
+    in their columns (a column with none is given back as it is); the quotes around a cell are
+    left to _lines, which writes them beside its delimiters. (Cells that hold a NUL themselves
+    are quoted by _encoded_columns.)"""
     import numpy as np
 
-    count = len(given[0])
-    flat = list(itertools.chain.from_iterable(given))
+    width, count = len(given), len(given[0])
     try:
-        joined = "\0".join(flat)
+        joined = "\0".join(map("\0".join, given))
     except TypeError:  # a number, None...
         return None
     in_ascii = joined.isascii()
@@ -178,36 +182,70 @@ def _encoded_table(given: Sequence[Sequence[Any]], delimiter: str, measured: boo
                          dtype=np.uint8)
     del joined
     ends = np.flatnonzero(data == 0)  # where each cell but the last ends
-    if len(ends) != len(flat) - 1:
+    if len(ends) != width * count - 1:
         if (columns := _encoded_columns(given, delimiter)) is None or not measured:
             return _Encoded(columns, None) if columns is not None else None
         return _Encoded(columns, np.array([np.fromiter(map(len, cells), dtype=np.int64, count=count)
-                                           for cells in columns]).reshape(len(given), count))
+                                           for cells in columns]).reshape(width, count))
     sizes = None
     if measured:
-        bounds = np.empty(len(flat) + 1, dtype=np.int64)
+        bounds = np.empty(width * count + 1, dtype=np.int64)
         bounds[0] = -1
         bounds[1:-1] = ends
         bounds[-1] = len(data)
         sizes = np.diff(bounds) - 1  # in bytes
         if not in_ascii:  # in characters: the bytes of a character after its first are 10xxxxxx
-            sizes -= np.bincount(np.searchsorted(ends, np.flatnonzero((data & 0xC0) == 0x80)), minlength=len(flat))
+            sizes -= np.bincount(np.searchsorted(ends, np.flatnonzero((data & 0xC0) == 0x80)),
+                                 minlength=width * count)
     quotes = data == ord('"')
     special = quotes | (data == ord(delimiter))
     special |= data == ord("\r")
     special |= data == ord("\n")
-    if (quoted := np.flatnonzero(special)).size:
-        cells = np.zeros(len(flat), dtype=bool)
-        cells[np.searchsorted(ends, quoted)] = True
-        quoted = np.flatnonzero(cells)
+    if not (quoted := np.flatnonzero(special)).size:
+        return _Encoded(given, sizes.reshape(width, count) if sizes is not None else None)
+    wrapped = np.zeros(width * count, dtype=bool)
+    wrapped[np.searchsorted(ends, quoted)] = True
+    columns = list(given)
+    if (doubled := np.flatnonzero(quotes)).size:
+        in_cell = np.bincount(np.searchsorted(ends, doubled), minlength=width * count)  # quotes per cell
         if sizes is not None:
-            sizes[quoted] += 2
-            if (doubled := np.flatnonzero(quotes)).size:
-                sizes += np.bincount(np.searchsorted(ends, doubled), minlength=len(flat))
-        for i in quoted.tolist():
-            flat[i] = '"' + flat[i].replace('"', '""') + '"'
-    return _Encoded([flat[k * count:(k + 1) * count] for k in range(len(given))],
-                    sizes.reshape(len(given), count) if sizes is not None else None)
+            sizes += in_cell
+        which, rows = np.divmod(np.flatnonzero(in_cell), count)  # (column, row) of the cells with quotes
+        cuts = np.searchsorted(which, np.arange(width + 1)).tolist()
+        for k, (first, last) in enumerate(zip(cuts[:-1], cuts[1:])):
+            if first < last:
+                column = columns[k] = list(given[k])
+                for row in rows[first:last].tolist():
+                    column[row] = column[row].replace('"', '""')
+    if sizes is not None:
+        sizes += 2 * wrapped
+    return _Encoded(columns, sizes.reshape(width, count) if sizes is not None else None, wrapped.reshape(width, count))
+
+
+def _lines(encoded: _Encoded, delimiter: str) -> str:
+    """The rows that encoded columns (as long as each other, not empty) make, as CSV or TSV
+    text: each row's cells joined by `delimiter`, each line ended by CRLF, joined at once. The
+    quotes around the cells `wrapped` are written with the delimiters and line ends beside them."""
+    import numpy as np
+
+    columns, wrapped = encoded.columns, encoded.wrapped
+    width, count = len(columns), len(columns[0])
+    parts = [delimiter] * (2 * width * count)  # cell, delimiter, ..., cell, line end
+    for k, cells in enumerate(columns):
+        parts[2 * k::2 * width] = cells
+    if wrapped is None:
+        parts[2 * width - 1::2 * width] = ["\r\n"] * count
+        return "".join(parts)
+    # The separator after each cell, in row order, by what it holds: the cell's closing quote
+    # (+1), the next cell's opening quote (+2), the line end instead of the delimiter (+4).
+    after = wrapped.T.ravel()
+    which = after.astype(np.int64)
+    which[:-1] += 2 * after[1:]
+    which[width - 1::width] += 4
+    separators = np.array([delimiter, '"' + delimiter, delimiter + '"', '"' + delimiter + '"',
+                           "\r\n", '"\r\n', '\r\n"', '"\r\n"'], dtype=object)
+    parts[1::2] = separators[which].tolist()
+    return '"' + "".join(parts) if after[0] else "".join(parts)
 
 
 def _encoded_columns(given: Sequence[Sequence[Any]], delimiter: str) -> list[list[str]] | None:
@@ -253,7 +291,7 @@ def encode_cells(rows: Iterable[Sequence[Any]], columns: Sequence[str], format: 
     if format in ("csv", "tsv") and isinstance(rows, (list, tuple)):
         delimiter = "\t" if format == "tsv" else ","
         if (encoded := _csv_columns(rows, len(columns), delimiter, measured=False)) is not None:
-            return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n"
+            return _lines(encoded, delimiter)
     buffer = io.StringIO()
     TableWriter(buffer, columns, format, header=False).write_cells(rows)
     return buffer.getvalue()
@@ -275,7 +313,7 @@ def encode_columns(cells: Sequence[Sequence[Any]], columns: Sequence[str], forma
     TSV encode them so."""
     if (encoded := _csv_columns_given(cells, columns, format, measured=False)) is not None:
         delimiter = "\t" if format == "tsv" else ","
-        return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n"
+        return _lines(encoded, delimiter)
     if format == "jsonl" and (lines := _jsonl_lines(cells, columns)) is not None:
         return "\n".join(lines[0]) + "\n"
     return encode_cells(list(zip(*cells)), columns, format)
@@ -347,7 +385,7 @@ def _held_lines(encoded: _Encoded, at: int, delimiter: str) -> tuple[str, Any, A
     starts[0] = 0
     np.cumsum(line_sizes[:-1], out=starts[1:])
     starts += sizes[:at].sum(axis=0) + at  # the cells and delimiters before the cell
-    return "\r\n".join(map(delimiter.join, zip(*encoded.columns))) + "\r\n", starts, starts + sizes[at]
+    return _lines(encoded, delimiter), starts, starts + sizes[at]
 
 
 def encode_rows_held(rows: Sequence[Sequence[Any]], columns: Sequence[str], format: str, column: str
