@@ -224,6 +224,13 @@ def _letters_numbered(codes: np.ndarray, at: np.ndarray, width: int) -> np.ndarr
     return number
 
 
+def _among(numbers: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """np.isin(values, numbers) for sorted `numbers` (_numbered's), by one sorted search."""
+    if not len(numbers):
+        return np.zeros(len(values), dtype=bool)
+    return numbers[np.minimum(np.searchsorted(numbers, values), len(numbers) - 1)] == values
+
+
 def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
     """[is_glued_first_names(f, glued_parts(lexicons)) for f in folded] (folded lower-case
     spellings; `rows`: their spelling_batch.ascii_rows, when worked out already): only a spelling
@@ -243,12 +250,12 @@ def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
     else:
         codes, starts, lengths = rows
         tried = np.flatnonzero((lengths >= 2 * k) & (lengths <= 2 * _GLUED_PART_MAX))
-        first, end = starts[tried], starts[tried] + lengths[tried]
-        starting = np.isin(_letters_numbered(codes, first, k + 1), heads) | \
-            np.isin(_letters_numbered(codes, first, k), whole)
-        ending = np.isin(_letters_numbered(codes, end - k - 1, k + 1), tails) | \
-            np.isin(_letters_numbered(codes, end - k, k), whole)
-        tried = tried[starting & ending]
+        first = starts[tried]  # those that start with a part, then those of them that end with one
+        tried = tried[_among(heads, _letters_numbered(codes, first, k + 1)) |
+                      _among(whole, _letters_numbered(codes, first, k))]
+        end = starts[tried] + lengths[tried]
+        tried = tried[_among(tails, _letters_numbered(codes, end - k - 1, k + 1)) |
+                      _among(whole, _letters_numbered(codes, end - k, k))]
     found = np.zeros(len(folded), dtype=bool)
     found[tried] = [is_glued_first_names(folded[i], parts) for i in tried.tolist()]
     return found
@@ -311,8 +318,8 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     if not len(sids):
         return np.zeros((0, len(_FLAGS)), dtype=bool)
     texts = texts_of(table, sids)
-    keys, folded_keys = batch.keys(table)[sids], batch.folded_keys(table)[sids]
-    key, folded = keys.tolist(), folded_keys.tolist()
+    key, folded_keys = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids]
+    folded = folded_keys.tolist()
     known_places, heads = places(lexicons)
     shortened = truncations(lexicons)
     # The small lists asked about each spelling as written (key), accents aside (folded), without
@@ -325,7 +332,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         (known_places, WORD_LIKE_NICKNAMES, PLACE_CUES, heads, brand_heads(), EVERYDAY_BRANDS, SERVICES,
          INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES, *brands_by_case(), WORD_LIKE_NICKNAMES,
          _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, _PERSON_ONLY_CUES, TITLES, SUBJECT_VERBS, shortened), key).T
-    other = np.flatnonzero(folded_keys != keys)
+    other = np.flatnonzero(batch.differing(table, "folded")[sids])
     (word_like_folded[other], phrase_word[other], phrase_first_word[other], holiday[other],
      truncation_start[other]) = memberships(
         (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, shortened), folded_keys[other].tolist()).T

@@ -136,8 +136,9 @@ def memberships(lexicons: tuple[frozenset[str], ...], keys: Sequence[str]) -> np
         if len(_MEMBERSHIP_TABLES) >= _MEMBERSHIP_TABLES_KEPT:
             _MEMBERSHIP_TABLES.pop(next(iter(_MEMBERSHIP_TABLES)))
         found = _MEMBERSHIP_TABLES[ident] = (lexicons, words)
-    bits = np.fromiter(map(found[1].get, keys, repeat(0)), dtype=np.int64, count=len(keys))
-    return (bits[:, None] >> np.arange(len(lexicons))) & 1 == 1
+    bits = np.fromiter(map(found[1].get, keys, repeat(0)), dtype="<i8", count=len(keys))
+    # Bit i of each int64 (its bytes in little-endian order), one bool column per lexicon.
+    return np.unpackbits(bits.view(np.uint8).reshape(-1, 8), axis=1, count=len(lexicons), bitorder="little").view(bool)
 
 
 # Lexicons of folded spellings only: asked about a folded key, never about the key first.
@@ -158,11 +159,23 @@ def _in_lexicon(table: Spellings, sids: np.ndarray, name: str, spelled: str) -> 
         source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
         return members(lexicon, source[sids].tolist())
     # Most folded or lower-case spellings are the keys themselves: asked about once.
-    key, source = keys(table), {"folded": folded_keys, "lower": lowered}[spelled](table)
+    source = {"folded": folded_keys, "lower": lowered}[spelled](table)
     found = known(table, name)[sids].copy()
-    other = np.flatnonzero(source[sids] != key[sids])
+    other = np.flatnonzero(differing(table, spelled)[sids])
     found[other] = members(lexicon, source[sids[other]].tolist())
     return found
+
+
+def differing(table: Spellings, spelled: str) -> np.ndarray:
+    """Whether each spelling of the table, folded ("folded": fold of its key) or in lower case
+    ("lower"), differs from its key: a column shared by the look-ups of every lexicon."""
+    return table.column(_differing, spelled)
+
+
+@spelling_column("batch.differing", bool)
+def _differing(table: Spellings, sids: np.ndarray, spelled: str) -> np.ndarray:
+    source = {"folded": folded_keys, "lower": lowered}[spelled](table)
+    return source[sids] != keys(table)[sids]
 
 
 def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
