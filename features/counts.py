@@ -31,7 +31,6 @@ _ELONGATION = re.compile(r"([^\W\d_])\1\1")
  _PHRASE_SECOND) = range(11)
 _NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
 _NO_RANK = 10**6
-_FIRST_LETTER = operator.itemgetter(slice(0, 1))  # text[:1]
 _MATCH = operator.attrgetter("match")
 
 
@@ -63,7 +62,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         known("pronouns") | known("pronouns", "folded"),
         known("cities"),
         known("countries"),
-        np.fromiter(map(str.isupper, map(_FIRST_LETTER, texts)), dtype=bool, count=len(texts)),
+        batch.upper_first(table)[sids],
         _elongated(texts),
         # one look-up per key for the three small lists
         batch.memberships((phrase_words[0], PERSON_CUES, phrase_words[2]), key),

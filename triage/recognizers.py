@@ -336,7 +336,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     (word_like_folded[other], phrase_word[other], phrase_first_word[other], holiday[other],
      truncation_start[other]) = memberships(
         (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, shortened), folded_keys[other].tolist()).T
-    last = batch.last_characters(key)
+    last = batch.last_key_characters(table)[sids]
     dotted = np.flatnonzero(last == ord("."))
     person_only_cue[dotted], title[dotted] = memberships(
         (_PERSON_ONLY_CUES, TITLES), [key[i].rstrip(".") for i in dotted.tolist()]).T
@@ -346,7 +346,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     # The table's capitalised is text[:1].isupper() and not text.isupper(): with upper (text.isupper()),
     # neither of them is a text that starts with no capital.
     capitalised, length = scalars.capitalised[sids], scalars.length[sids]
-    upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
+    upper = batch.upper(table)[sids]
     longer = length > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
     word_like = word_like_key | word_like_folded

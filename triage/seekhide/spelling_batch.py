@@ -15,6 +15,7 @@ first.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Collection, Sequence
 from itertools import repeat
@@ -268,3 +269,36 @@ def lowered(table: Spellings) -> np.ndarray:
 def folded_lowered(table: Spellings) -> np.ndarray:
     """fold(text.lower()) of each spelling."""
     return table.column(_folded_lowered)
+
+
+def upper(table: Spellings) -> np.ndarray:
+    """text.isupper() of each spelling."""
+    return table.column(_upper)
+
+
+def upper_first(table: Spellings) -> np.ndarray:
+    """text[:1].isupper() of each spelling: whether it starts with a capital."""
+    return table.column(_upper_first)
+
+
+def last_key_characters(table: Spellings) -> np.ndarray:
+    """ord() of the last character of each spelling's key (0 for an empty one), as last_characters."""
+    return table.column(_last_key_characters)
+
+
+_FIRST_CHARACTER = operator.itemgetter(slice(None, 1))  # text[:1]
+
+
+@spelling_column("batch.upper", bool)
+def _upper(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(str.isupper, texts_of(table, sids)), dtype=bool, count=len(sids))
+
+
+@spelling_column("batch.upper_first", bool)
+def _upper_first(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(str.isupper, map(_FIRST_CHARACTER, texts_of(table, sids))), dtype=bool, count=len(sids))
+
+
+@spelling_column("batch.last_key_character", np.uint32)
+def _last_key_characters(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    return last_characters(keys(table)[sids].tolist())
