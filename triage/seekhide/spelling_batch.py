@@ -247,8 +247,34 @@ def _derived(name: str, source, transform):
 
 _keys = _derived("batch.key", texts_of, spelling_keys)
 _folded_keys = _derived("batch.folded_key", lambda table, sids: keys(table)[sids].tolist(), fold_many)
-_lowered = _derived("batch.lower", texts_of, lower_many)
-_folded_lowered = _derived("batch.folded_lower", lambda table, sids: lowered(table)[sids].tolist(), fold_many)
+
+
+@spelling_column("batch.lower", object)
+def _lowered(table: Spellings, sids: np.ndarray) -> list[str]:
+    """text.lower() of the spellings `sids`: a key that holds no apostrophe is the text in lower
+    case itself (spelling_key changes nothing else); the others are lowered, each equal to its
+    text sharing that object (_sharing)."""
+    lower = keys(table)[sids].tolist()
+    quoted = np.flatnonzero(np.fromiter(map(operator.contains, lower, repeat("'")), dtype=bool, count=len(lower)))
+    if len(quoted):
+        quoted, texts = quoted.tolist(), table.texts
+        asked = [texts[s] for s in sids[quoted].tolist()]
+        for i, text in zip(quoted, _sharing(lower_many(asked), asked)):
+            lower[i] = text
+    return lower
+
+
+@spelling_column("batch.folded_lower", object)
+def _folded_lowered(table: Spellings, sids: np.ndarray) -> list[str]:
+    """fold(text.lower()) of the spellings `sids`: the folded key of those whose lower case is
+    their key; the others folded, each equal to its lower case sharing that object (_sharing)."""
+    folded = folded_keys(table)[sids].tolist()
+    other = np.flatnonzero(differing(table, "lower")[sids]).tolist()
+    if other:
+        asked = lowered(table)[sids[other]].tolist()
+        for i, text in zip(other, _sharing(fold_many(asked), asked)):
+            folded[i] = text
+    return folded
 
 
 def keys(table: Spellings) -> np.ndarray:
