@@ -297,10 +297,11 @@ def is_nickname_reduplication(folded: str) -> bool:
 @spelling_column("recognizers.flags", np.uint32)
 def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     """The _FLAGS of the spellings `sids` of a table, as written, a uint32 each: flag i is bit i % 8
-    of its byte i // 8 (np.packbits, little bit order; unpacked by `flags`)."""
-    rows = np.zeros((len(sids), 32), dtype=bool)
-    rows[:, :len(_FLAGS)] = _flag_rows(table, sids)
-    return np.packbits(rows, axis=1, bitorder="little").view(np.uint32).reshape(-1)
+    of its byte i // 8 (bit i of the number, its bytes in little-endian order; unpacked by `flags`)."""
+    bits = np.zeros(len(sids), dtype=np.uint32)
+    for bit, flag in enumerate(_flag_columns(table, sids)):
+        bits |= flag.astype(np.uint32) << np.uint32(bit)
+    return bits.astype("<u4", copy=False).view(np.uint32)
 
 
 def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray]:
@@ -312,11 +313,11 @@ def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray
     return dict(zip(_FLAGS, rows.view(bool)))
 
 
-def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
-    """The _FLAGS of the spellings `sids` of a table, as written, (len(sids), len(_FLAGS))."""
+def _flag_columns(table, sids: np.ndarray) -> list[np.ndarray]:
+    """The _FLAGS of the spellings `sids` of a table, as written: a bool array of len(sids) each, in order."""
     lexicons = table.lexicons
     if not len(sids):
-        return np.zeros((0, len(_FLAGS)), dtype=bool)
+        return [np.zeros(0, dtype=bool)] * len(_FLAGS)
     texts = texts_of(table, sids)
     key, folded_keys = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids]
     folded = folded_keys.tolist()
@@ -355,7 +356,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     def known(name: str, spelled: str = "key") -> np.ndarray:
         return batch.known(table, name, spelled)[sids]
 
-    return np.column_stack([
+    return [
         place,
         known("first_names") | known("first_names", "folded"),
         known("forms") | known("sms") | known("pronouns"),
@@ -389,8 +390,8 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         holiday,
         person_cue,
         known("pronouns") | ordinary_after_cue,
-        _misspelt_places.compute(table, sids),  # (read here only: not kept as a column of its own)
-    ])
+        *_misspelt_places.compute(table, sids).T,  # two flags (read here only: not kept as a column of its own)
+    ]
 
 
 # The SMS heuristics of Seek&Hide whose reading may be a place (_misspelt_places), as rule codes.
