@@ -148,7 +148,8 @@ def _elongated(texts: list[str]) -> np.ndarray:
         letter = np.fromiter((c.isalnum() and not c.isdecimal() for c in map(chr, letters.tolist())), dtype=bool,
                              count=len(letters))
         at = at[letter[which.ravel()]]
-        starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+        spans = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1  # each text and its newline
+        starts = np.cumsum(spans) - spans
         found[np.searchsorted(starts, at, side="right") - 1] = True
     return found
 

@@ -754,6 +754,7 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
 # to, whether it ends with a pet name's ending.
 _MATCH = operator.attrgetter("match")
 _ENDS_PET = operator.methodcaller("endswith", _PET_SUFFIXES)
+_PET_LAST = np.asarray(sorted({ord(suffix[-1]) for suffix in _PET_SUFFIXES}), dtype=np.uint32)  # their last letters
 
 
 @spelling_column("names.reduplicated", bool)
@@ -813,7 +814,6 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     ranks = lexicons.first_name_ranks
 
     by_key = np.fromiter(map(ranks.get, key, itertools.repeat(0)), dtype=np.int64, count=len(key))
-
     by_folded = np.fromiter(map(ranks.get, folded, itertools.repeat(0)), dtype=np.int64, count=len(folded))
 
     def log_ranks(names: list[str]) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
@@ -832,8 +832,8 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     length = scalars.length[sids]  # len(text)
     upper = batch.upper(table)[sids]
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
-    pet = np.zeros(len(key), dtype=bool)
-    long_enough = np.flatnonzero(key_length >= 4).tolist()
+    pet = np.zeros(len(key), dtype=bool)  # only a key of four letters or more that ends as one of them may end with one
+    long_enough = np.flatnonzero((key_length >= 4) & np.isin(batch.last_key_characters(table)[sids], _PET_LAST)).tolist()
     pet[long_enough] = list(map(_ENDS_PET, map(key.__getitem__, long_enough)))
     return np.column_stack([
         scalars.capitalised[sids],  # a capital first, not all capitals

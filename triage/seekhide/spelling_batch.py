@@ -186,7 +186,8 @@ def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
     joined = _joined(texts)
     if joined is None:
         return np.fromiter((bool(pattern.search(text)) for text in texts), dtype=bool, count=n)
-    starts = np.cumsum([0, *(len(text) + 1 for text in texts)])[:-1] if n else np.zeros(0, np.int64)
+    spans = np.fromiter(map(len, texts), dtype=np.int64, count=n) + 1  # each text and its separator
+    starts = np.cumsum(spans) - spans
     found = np.zeros(n, dtype=bool)
     at = [match.start() for match in pattern.finditer(joined)]
     found[np.searchsorted(starts, at, side="right") - 1] = True
