@@ -247,7 +247,19 @@ def _derived(name: str, source, transform):
 
 
 _keys = _derived("batch.key", texts_of, spelling_keys)
-_folded_keys = _derived("batch.folded_key", lambda table, sids: keys(table)[sids].tolist(), fold_many)
+
+
+@spelling_column("batch.folded_key", object)
+def _folded_keys(table: Spellings, sids: np.ndarray) -> list[str]:
+    """fold(key) of the spellings `sids`: a key in ASCII (in lower case, as every key) is its own
+    fold; the others are folded, each equal to its key sharing that object (_sharing)."""
+    folded = keys(table)[sids].tolist()
+    other = np.flatnonzero(~np.fromiter(map(str.isascii, folded), dtype=bool, count=len(folded))).tolist()
+    if other:
+        asked = list(map(folded.__getitem__, other))
+        for i, text in zip(other, _sharing(fold_many(asked), asked)):
+            folded[i] = text
+    return folded
 
 
 @spelling_column("batch.lower", object)
