@@ -832,9 +832,10 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     length = scalars.length[sids]  # len(text)
     upper = batch.upper(table)[sids]
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
-    pet = np.zeros(len(key), dtype=bool)  # only a key of four letters or more that ends as one of them may end with one
-    long_enough = np.flatnonzero((key_length >= 4) & np.isin(batch.last_key_characters(table)[sids], _PET_LAST)).tolist()
-    pet[long_enough] = list(map(_ENDS_PET, map(key.__getitem__, long_enough)))
+    # Only a key of four letters or more whose last letter ends a pet name's ending is tested.
+    pet = np.zeros(len(key), dtype=bool)
+    tested = np.flatnonzero((key_length >= 4) & np.isin(batch.last_key_characters(table)[sids], _PET_LAST)).tolist()
+    pet[tested] = list(map(_ENDS_PET, map(key.__getitem__, tested)))
     return np.column_stack([
         scalars.capitalised[sids],  # a capital first, not all capitals
         upper & (length > 1),
