@@ -296,11 +296,16 @@ class WordCounts:
         return self.get_keys(count_keys(spellings))
 
     def get_keys(self, wanted: np.ndarray) -> np.ndarray:
-        """The count of each key (count_key of a spelling; 0 when never counted)."""
+        """The count of each key (count_key of a spelling; 0 when never counted). The keys are
+        searched in increasing order: each search starts where the one before ended, in the
+        part of the table it has just read (a few times faster in a large table)."""
         self._merge()
         if not len(self.keys):
             return np.zeros(len(wanted), np.int64)
-        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        order = np.argsort(wanted)
+        at = np.empty(len(wanted), dtype=np.intp)
+        at[order] = np.searchsorted(self.keys, wanted[order])
+        np.minimum(at, len(self.keys) - 1, out=at)
         return np.where(self.keys[at] == wanted, self.values[at], 0)
 
     def get(self, spelling: str, default: int = 0) -> int:
