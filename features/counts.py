@@ -35,7 +35,6 @@ _FIRST_WIDE_DIGIT = next(c for c in range(128, sys.maxunicode + 1) if chr(c).isd
  _PHRASE_SECOND) = range(11)
 _NOT_COUNTS = {"SMSLength", "WordLength", "BestNameRank"}
 _NO_RANK = 10**6
-_FIRST_LETTER = operator.itemgetter(slice(0, 1))  # text[:1]
 _MATCH = operator.attrgetter("match")
 
 
@@ -67,7 +66,7 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
         known("pronouns") | known("pronouns", "folded"),
         known("cities"),
         known("countries"),
-        np.fromiter(map(str.isupper, map(_FIRST_LETTER, texts)), dtype=bool, count=len(texts)),
+        batch.upper_first(table)[sids],
         _elongated(texts),
         # one look-up per key for the three small lists
         batch.memberships((phrase_words[0], PERSON_CUES, phrase_words[2]), key),
@@ -153,7 +152,8 @@ def _elongated(texts: list[str]) -> np.ndarray:
         letter = np.fromiter((c.isalnum() and not c.isdecimal() for c in map(chr, letters.tolist())), dtype=bool,
                              count=len(letters))
         at = at[letter[which.ravel()]]
-        starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+        spans = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1  # each text and its newline
+        starts = np.cumsum(spans) - spans
         found[np.searchsorted(starts, at, side="right") - 1] = True
     return found
 

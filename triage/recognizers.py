@@ -224,6 +224,13 @@ def _letters_numbered(codes: np.ndarray, at: np.ndarray, width: int) -> np.ndarr
     return number
 
 
+def _among(numbers: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """np.isin(values, numbers) for sorted `numbers` (_numbered's), by one sorted search."""
+    if not len(numbers):
+        return np.zeros(len(values), dtype=bool)
+    return numbers[np.minimum(np.searchsorted(numbers, values), len(numbers) - 1)] == values
+
+
 def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
     """[is_glued_first_names(f, glued_parts(lexicons)) for f in folded] (folded lower-case
     spellings; `rows`: their spelling_batch.ascii_rows, when worked out already): only a spelling
@@ -243,12 +250,12 @@ def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
     else:
         codes, starts, lengths = rows
         tried = np.flatnonzero((lengths >= 2 * k) & (lengths <= 2 * _GLUED_PART_MAX))
-        first, end = starts[tried], starts[tried] + lengths[tried]
-        starting = np.isin(_letters_numbered(codes, first, k + 1), heads) | \
-            np.isin(_letters_numbered(codes, first, k), whole)
-        ending = np.isin(_letters_numbered(codes, end - k - 1, k + 1), tails) | \
-            np.isin(_letters_numbered(codes, end - k, k), whole)
-        tried = tried[starting & ending]
+        first = starts[tried]  # those that start with a part, then those of them that end with one
+        tried = tried[_among(heads, _letters_numbered(codes, first, k + 1)) |
+                      _among(whole, _letters_numbered(codes, first, k))]
+        end = starts[tried] + lengths[tried]
+        tried = tried[_among(tails, _letters_numbered(codes, end - k - 1, k + 1)) |
+                      _among(whole, _letters_numbered(codes, end - k, k))]
     found = np.zeros(len(folded), dtype=bool)
     found[tried] = [is_glued_first_names(folded[i], parts) for i in tried.tolist()]
     return found
@@ -290,10 +297,11 @@ def is_nickname_reduplication(folded: str) -> bool:
 @spelling_column("recognizers.flags", np.uint32)
 def _flags_many(table, sids: np.ndarray) -> np.ndarray:
     """The _FLAGS of the spellings `sids` of a table, as written, a uint32 each: flag i is bit i % 8
-    of its byte i // 8 (np.packbits, little bit order; unpacked by `flags`)."""
-    rows = np.zeros((len(sids), 32), dtype=bool)
-    rows[:, :len(_FLAGS)] = _flag_rows(table, sids)
-    return np.packbits(rows, axis=1, bitorder="little").view(np.uint32).reshape(-1)
+    of its byte i // 8 (bit i of the number, its bytes in little-endian order; unpacked by `flags`)."""
+    bits = np.zeros(len(sids), dtype=np.uint32)
+    for bit, flag in enumerate(_flag_columns(table, sids)):
+        bits |= flag.astype(np.uint32) << np.uint32(bit)
+    return bits.astype("<u4", copy=False).view(np.uint32)
 
 
 def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray]:
@@ -305,14 +313,14 @@ def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray
     return dict(zip(_FLAGS, rows.view(bool)))
 
 
-def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
-    """The _FLAGS of the spellings `sids` of a table, as written, (len(sids), len(_FLAGS))."""
+def _flag_columns(table, sids: np.ndarray) -> list[np.ndarray]:
+    """The _FLAGS of the spellings `sids` of a table, as written: a bool array of len(sids) each, in order."""
     lexicons = table.lexicons
     if not len(sids):
-        return np.zeros((0, len(_FLAGS)), dtype=bool)
+        return [np.zeros(0, dtype=bool)] * len(_FLAGS)
     texts = texts_of(table, sids)
-    keys, folded_keys = batch.keys(table)[sids], batch.folded_keys(table)[sids]
-    key, folded = keys.tolist(), folded_keys.tolist()
+    key, folded_keys = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids]
+    folded = folded_keys.tolist()
     known_places, heads = places(lexicons)
     shortened = truncations(lexicons)
     # The small lists asked about each spelling as written (key), accents aside (folded), without
@@ -325,11 +333,11 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         (known_places, WORD_LIKE_NICKNAMES, PLACE_CUES, heads, brand_heads(), EVERYDAY_BRANDS, SERVICES,
          INITIAL_CUES, OTHER_WORDS, PERSON_CUES, ORDINARY_AFTER_CUES, *brands_by_case(), WORD_LIKE_NICKNAMES,
          _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, _PERSON_ONLY_CUES, TITLES, SUBJECT_VERBS, shortened), key).T
-    other = np.flatnonzero(folded_keys != keys)
+    other = np.flatnonzero(batch.differing(table, "folded")[sids])
     (word_like_folded[other], phrase_word[other], phrase_first_word[other], holiday[other],
      truncation_start[other]) = memberships(
         (WORD_LIKE_NICKNAMES, _PHRASE_WORDS, _PHRASE_FIRST_WORDS, HOLIDAYS, shortened), folded_keys[other].tolist()).T
-    last = batch.last_characters(key)
+    last = batch.last_key_characters(table)[sids]
     dotted = np.flatnonzero(last == ord("."))
     person_only_cue[dotted], title[dotted] = memberships(
         (_PERSON_ONLY_CUES, TITLES), [key[i].rstrip(".") for i in dotted.tolist()]).T
@@ -339,7 +347,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     # The table's capitalised is text[:1].isupper() and not text.isupper(): with upper (text.isupper()),
     # neither of them is a text that starts with no capital.
     capitalised, length = scalars.capitalised[sids], scalars.length[sids]
-    upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
+    upper = batch.upper(table)[sids]
     longer = length > 1
     # An ordinary word with a nickname's shape (dodo, papa, lun): nicknames/exceptions.txt.
     word_like = word_like_key | word_like_folded
@@ -348,7 +356,7 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
     def known(name: str, spelled: str = "key") -> np.ndarray:
         return batch.known(table, name, spelled)[sids]
 
-    return np.column_stack([
+    return [
         place,
         known("first_names") | known("first_names", "folded"),
         known("forms") | known("sms") | known("pronouns"),
@@ -382,8 +390,8 @@ def _flag_rows(table, sids: np.ndarray) -> np.ndarray:
         holiday,
         person_cue,
         known("pronouns") | ordinary_after_cue,
-        _misspelt_places.compute(table, sids),  # (read here only: not kept as a column of its own)
-    ])
+        *_misspelt_places.compute(table, sids).T,  # two flags (read here only: not kept as a column of its own)
+    ]
 
 
 # The SMS heuristics of Seek&Hide whose reading may be a place (_misspelt_places), as rule codes.

@@ -45,7 +45,7 @@ from triage.seekhide import (
 from triage.seekhide import spelling_batch as batch
 from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
-from triage.seekhide.spelling_batch import members, texts_of
+from triage.seekhide.spelling_batch import members
 from triage.text.normalise import fold_batch
 from triage.text.stretches import STRETCH_IDS, Stretched, bare
 
@@ -296,11 +296,16 @@ class WordCounts:
         return self.get_keys(count_keys(spellings))
 
     def get_keys(self, wanted: np.ndarray) -> np.ndarray:
-        """The count of each key (count_key of a spelling; 0 when never counted)."""
+        """The count of each key (count_key of a spelling; 0 when never counted). The keys are
+        searched in increasing order: each search starts where the one before ended, in the
+        part of the table it has just read (a few times faster in a large table)."""
         self._merge()
         if not len(self.keys):
             return np.zeros(len(wanted), np.int64)
-        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        order = np.argsort(wanted)
+        at = np.empty(len(wanted), dtype=np.intp)
+        at[order] = np.searchsorted(self.keys, wanted[order])
+        np.minimum(at, len(self.keys) - 1, out=at)
         return np.where(self.keys[at] == wanted, self.values[at], 0)
 
     def get(self, spelling: str, default: int = 0) -> int:
@@ -750,11 +755,11 @@ def word_features(analysis: Analysis, stats: CorpusStats | None = None,
     return [(ordinal[b:e].tolist(), X[b:e]) for b, e in zip(cuts[:-1], cuts[1:])]
 
 
-# Per spelling, without a call of Python code each: its first character (text[:1]), whether it
-# ends with an apostrophe, the dictionary spelling Seek&Hide matched it to.
-_FIRST_CHARACTER = operator.itemgetter(slice(None, 1))
-_ENDS_ELIDED = operator.methodcaller("endswith", "'")
+# Per spelling, without a call of Python code each: the dictionary spelling Seek&Hide matched it
+# to, whether it ends with a pet name's ending.
 _MATCH = operator.attrgetter("match")
+_ENDS_PET = operator.methodcaller("endswith", _PET_SUFFIXES)
+_PET_LAST = np.asarray(sorted({ord(suffix[-1]) for suffix in _PET_SUFFIXES}), dtype=np.uint32)  # their last letters
 
 
 @spelling_column("names.reduplicated", bool)
@@ -767,7 +772,7 @@ def _reduplicated(table: Spellings, sids: np.ndarray) -> np.ndarray:
 def _elided_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """Whether each spelling `sids` of a table ends with an apostrophe (the tokeniser leaves one
     only on an elided word: qu', J'), (len(sids),)."""
-    return np.fromiter(map(_ENDS_ELIDED, batch.keys(table)[sids].tolist()), dtype=bool, count=len(sids))
+    return batch.last_key_characters(table)[sids] == ord("'")
 
 
 @spelling_column("names.context", bool, width=3)
@@ -775,11 +780,11 @@ def _context_flags_many(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """(starts with a capital, is a person cue, is a title) of the spellings `sids` of a table
     as written, (len(sids), 3)."""
     key = batch.keys(table)[sids].tolist()
-    return np.column_stack([
-        np.fromiter(map(str.isupper, map(_FIRST_CHARACTER, texts_of(table, sids))), dtype=bool, count=len(sids)),
-        members(PERSON_CUES, key),
-        members(TITLES, list(map(str.rstrip, key, itertools.repeat(".")))),
-    ]).reshape(-1, 3)
+    person_cue, title = batch.memberships((PERSON_CUES, TITLES), key).T
+    # Only a key ending with a full stop is asked about again without its final full stops.
+    dotted = np.flatnonzero(batch.last_key_characters(table)[sids] == ord(".")).tolist()
+    title[dotted] = members(TITLES, [key[i].rstrip(".") for i in dotted])
+    return np.column_stack([batch.upper_first(table)[sids], person_cue, title]).reshape(-1, 3)
 
 
 # Columns of _static_many, by feature name; two ranks: by the dictionary match, and by the
@@ -809,17 +814,17 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     _STATIC_COLUMNS order; the log first-name ranks are 6.0 for a spelling without one."""
     if not len(sids):
         return np.zeros((0, _STATIC_WIDTH))
-    texts = texts_of(table, sids)
     key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
     lower = batch.lowered(table)[sids].tolist()
     ranks = lexicons.first_name_ranks
 
     by_key = np.fromiter(map(ranks.get, key, itertools.repeat(0)), dtype=np.int64, count=len(key))
+    by_folded = np.fromiter(map(ranks.get, folded, itertools.repeat(0)), dtype=np.int64, count=len(folded))
 
     def log_ranks(names: list[str]) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
         rank = np.fromiter(map(ranks.get, names, itertools.repeat(_UNLISTED)), dtype=np.int64, count=len(names))
-        unlisted = np.flatnonzero(rank == _UNLISTED).tolist()
-        rank[unlisted] = [ranks.get(folded[i], 0) for i in unlisted]
+        unlisted = rank == _UNLISTED
+        rank[unlisted] = by_folded[unlisted]
         rank = np.where(rank != 0, rank, by_key)  # `or`: a missing (or 0) rank falls back on the key's
         found = np.full(len(rank), 6.0)
         found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as a reference would
@@ -830,11 +835,12 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
 
     scalars = table.numpy()
     length = scalars.length[sids]  # len(text)
-    upper = np.fromiter(map(str.isupper, texts), dtype=bool, count=len(texts))
+    upper = batch.upper(table)[sids]
     key_length = np.fromiter(map(len, key), dtype=np.int64, count=len(key))
+    # Only a key of four letters or more whose last letter ends a pet name's ending is tested.
     pet = np.zeros(len(key), dtype=bool)
-    long_enough = np.flatnonzero(key_length >= 4).tolist()
-    pet[long_enough] = [key[i].endswith(_PET_SUFFIXES) for i in long_enough]
+    tested = np.flatnonzero((key_length >= 4) & np.isin(batch.last_key_characters(table)[sids], _PET_LAST)).tolist()
+    pet[tested] = list(map(_ENDS_PET, map(key.__getitem__, tested)))
     return np.column_stack([
         scalars.capitalised[sids],  # a capital first, not all capitals
         upper & (length > 1),
@@ -890,13 +896,14 @@ def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.
     rank[position >= 0] = ids[position[position >= 0]]
     missing = np.flatnonzero(rank == 0)
     if len(missing):
-        standing = [lexicons.folded_names.get(folded[i], folded[i]) for i in missing.tolist()]
+        asked = list(map(folded.__getitem__, missing.tolist()))
+        standing = list(map(lexicons.folded_names.get, asked, asked))  # a folded name's spelling, else itself
         position = names.known_positions(standing)
         rank[missing[position >= 0]] = ids[position[position >= 0]]
         missing = np.flatnonzero(rank == 0)
         words = lexicons.word_surnames
-        rank[missing] = np.fromiter((words.get(keys[i], 0) for i in missing.tolist()), dtype=np.int64,
-                                    count=len(missing))
+        rank[missing] = np.fromiter(map(words.get, map(keys.__getitem__, missing.tolist()), itertools.repeat(0)),
+                                    dtype=np.int64, count=len(missing))
     found = np.full(len(keys), 6.0)
     found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as the reference's
     return found

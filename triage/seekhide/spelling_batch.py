@@ -15,6 +15,7 @@ first.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Collection, Sequence
 from itertools import repeat
@@ -136,8 +137,9 @@ def memberships(lexicons: tuple[frozenset[str], ...], keys: Sequence[str]) -> np
         if len(_MEMBERSHIP_TABLES) >= _MEMBERSHIP_TABLES_KEPT:
             _MEMBERSHIP_TABLES.pop(next(iter(_MEMBERSHIP_TABLES)))
         found = _MEMBERSHIP_TABLES[ident] = (lexicons, words)
-    bits = np.fromiter(map(found[1].get, keys, repeat(0)), dtype=np.int64, count=len(keys))
-    return (bits[:, None] >> np.arange(len(lexicons))) & 1 == 1
+    bits = np.fromiter(map(found[1].get, keys, repeat(0)), dtype="<i8", count=len(keys))
+    # Bit i of each int64 (its bytes in little-endian order), one bool column per lexicon.
+    return np.unpackbits(bits.view(np.uint8).reshape(-1, 8), axis=1, count=len(lexicons), bitorder="little").view(bool)
 
 
 # Lexicons of folded spellings only: asked about a folded key, never about the key first.
@@ -158,11 +160,23 @@ def _in_lexicon(table: Spellings, sids: np.ndarray, name: str, spelled: str) -> 
         source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
         return members(lexicon, source[sids].tolist())
     # Most folded or lower-case spellings are the keys themselves: asked about once.
-    key, source = keys(table), {"folded": folded_keys, "lower": lowered}[spelled](table)
+    source = {"folded": folded_keys, "lower": lowered}[spelled](table)
     found = known(table, name)[sids].copy()
-    other = np.flatnonzero(source[sids] != key[sids])
+    other = np.flatnonzero(differing(table, spelled)[sids])
     found[other] = members(lexicon, source[sids[other]].tolist())
     return found
+
+
+def differing(table: Spellings, spelled: str) -> np.ndarray:
+    """Whether each spelling of the table, folded ("folded": fold of its key) or in lower case
+    ("lower"), differs from its key: a column shared by the look-ups of every lexicon."""
+    return table.column(_differing, spelled)
+
+
+@spelling_column("batch.differing", bool)
+def _differing(table: Spellings, sids: np.ndarray, spelled: str) -> np.ndarray:
+    source = {"folded": folded_keys, "lower": lowered}[spelled](table)
+    return source[sids] != keys(table)[sids]
 
 
 def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
@@ -172,7 +186,8 @@ def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
     joined = _joined(texts)
     if joined is None:
         return np.fromiter((bool(pattern.search(text)) for text in texts), dtype=bool, count=n)
-    starts = np.cumsum([0, *(len(text) + 1 for text in texts)])[:-1] if n else np.zeros(0, np.int64)
+    spans = np.fromiter(map(len, texts), dtype=np.int64, count=n) + 1  # each text and its separator
+    starts = np.cumsum(spans) - spans
     found = np.zeros(n, dtype=bool)
     at = [match.start() for match in pattern.finditer(joined)]
     found[np.searchsorted(starts, at, side="right") - 1] = True
@@ -232,9 +247,47 @@ def _derived(name: str, source, transform):
 
 
 _keys = _derived("batch.key", texts_of, spelling_keys)
-_folded_keys = _derived("batch.folded_key", lambda table, sids: keys(table)[sids].tolist(), fold_many)
-_lowered = _derived("batch.lower", texts_of, lower_many)
-_folded_lowered = _derived("batch.folded_lower", lambda table, sids: lowered(table)[sids].tolist(), fold_many)
+
+
+@spelling_column("batch.folded_key", object)
+def _folded_keys(table: Spellings, sids: np.ndarray) -> list[str]:
+    """fold(key) of the spellings `sids`: a key in ASCII (in lower case, as every key) is its own
+    fold; the others are folded, each equal to its key sharing that object (_sharing)."""
+    folded = keys(table)[sids].tolist()
+    other = np.flatnonzero(~np.fromiter(map(str.isascii, folded), dtype=bool, count=len(folded))).tolist()
+    if other:
+        asked = list(map(folded.__getitem__, other))
+        for i, text in zip(other, _sharing(fold_many(asked), asked)):
+            folded[i] = text
+    return folded
+
+
+@spelling_column("batch.lower", object)
+def _lowered(table: Spellings, sids: np.ndarray) -> list[str]:
+    """text.lower() of the spellings `sids`: a key that holds no apostrophe is the text in lower
+    case itself (spelling_key changes nothing else); the others are lowered, each equal to its
+    text sharing that object (_sharing)."""
+    lower = keys(table)[sids].tolist()
+    quoted = np.flatnonzero(np.fromiter(map(operator.contains, lower, repeat("'")), dtype=bool, count=len(lower)))
+    if len(quoted):
+        quoted, texts = quoted.tolist(), table.texts
+        asked = [texts[s] for s in sids[quoted].tolist()]
+        for i, text in zip(quoted, _sharing(lower_many(asked), asked)):
+            lower[i] = text
+    return lower
+
+
+@spelling_column("batch.folded_lower", object)
+def _folded_lowered(table: Spellings, sids: np.ndarray) -> list[str]:
+    """fold(text.lower()) of the spellings `sids`: the folded key of those whose lower case is
+    their key; the others folded, each equal to its lower case sharing that object (_sharing)."""
+    folded = folded_keys(table)[sids].tolist()
+    other = np.flatnonzero(differing(table, "lower")[sids]).tolist()
+    if other:
+        asked = lowered(table)[sids[other]].tolist()
+        for i, text in zip(other, _sharing(fold_many(asked), asked)):
+            folded[i] = text
+    return folded
 
 
 def keys(table: Spellings) -> np.ndarray:
@@ -255,3 +308,36 @@ def lowered(table: Spellings) -> np.ndarray:
 def folded_lowered(table: Spellings) -> np.ndarray:
     """fold(text.lower()) of each spelling."""
     return table.column(_folded_lowered)
+
+
+def upper(table: Spellings) -> np.ndarray:
+    """text.isupper() of each spelling."""
+    return table.column(_upper)
+
+
+def upper_first(table: Spellings) -> np.ndarray:
+    """text[:1].isupper() of each spelling: whether it starts with a capital."""
+    return table.column(_upper_first)
+
+
+def last_key_characters(table: Spellings) -> np.ndarray:
+    """ord() of the last character of each spelling's key (0 for an empty one), as last_characters."""
+    return table.column(_last_key_characters)
+
+
+_FIRST_CHARACTER = operator.itemgetter(slice(None, 1))  # text[:1]
+
+
+@spelling_column("batch.upper", bool)
+def _upper(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(str.isupper, texts_of(table, sids)), dtype=bool, count=len(sids))
+
+
+@spelling_column("batch.upper_first", bool)
+def _upper_first(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(str.isupper, map(_FIRST_CHARACTER, texts_of(table, sids))), dtype=bool, count=len(sids))
+
+
+@spelling_column("batch.last_key_character", np.uint32)
+def _last_key_characters(table: Spellings, sids: np.ndarray) -> np.ndarray:
+    return last_characters(keys(table)[sids].tolist())
