@@ -378,51 +378,11 @@ def _other_words(table: Spellings, sids: np.ndarray) -> np.ndarray:
 def _language_evidence(table: Spellings, sids: np.ndarray) -> np.ndarray:
     """(what the word says of its message's language: foreign.word_class, a cue after which a name
     may follow in any language) of the spellings `sids`, (len(sids), 2)."""
-    # foreign.key_of of each spelling is its key (spelling_key turns typographic apostrophes straight),
-    # and word_class's look-ups (Lexicons.lookup, by key then folded) are the table's lexicon columns.
-    key = batch.keys(table)[sids].tolist()
-
-    def known(name: str, spelled: str = "key") -> np.ndarray:
-        return batch.known(table, name, spelled)[sids]
-
-    user_word, user_name = known("user_words"), known("user_names")
-    names_as_written, anti_as_written = known("first_names") | known("last_names"), known("other_anti") | known("forms")
-    user_word_folded = known("user_words", "folded")
-    names_folded = ~user_word_folded & (known("first_names", "folded") | known("folded_names", "folded")
-                                        | known("last_names", "folded"))
-    anti_folded = user_word_folded | known("other_anti", "folded") | known("forms", "folded") \
-        | known("folded_anti", "folded")
-    as_written = names_as_written | anti_as_written
-    name = ~user_word & (user_name | np.where(as_written, names_as_written, names_folded))
-    ordinary = user_word | ~user_name & np.where(as_written, anti_as_written, anti_folded)
-    kind = np.where(ordinary, foreign.FRENCH, np.where(name, foreign.NOT_COUNTED, foreign.UNKNOWN))
-    kind[~_with_letters(key)] = foreign.NOT_COUNTED
-    kind[table.column(_other_words)[sids]] = foreign.OTHER
-    # A word in no list with a character repeated is asked about again without the repetitions: word_class itself.
-    repeated = np.flatnonzero((kind == foreign.UNKNOWN) & batch.searched(foreign._REPEATS, key)).tolist()
-    kind[repeated] = [foreign.word_class(key[i], table.lexicons) for i in repeated]
-    # foreign.is_cue of each key without its final full stops (only a key ending with one has any).
-    stripped = list(key)
-    for i in np.flatnonzero(batch.last_key_characters(table)[sids] == ord(".")).tolist():
-        stripped[i] = stripped[i].rstrip(".")
-    long_enough = np.fromiter(map(len, stripped), dtype=np.int64, count=len(stripped)) >= foreign.FRENCH_CUE_LENGTH
-    cue = members(foreign.OTHER_CUES, stripped) | long_enough & members(PERSON_CUES | TITLES, stripped)
-    return np.column_stack([kind, cue]).astype(np.int8).reshape(-1, 2)
-
-
-def _with_letters(keys: list[str]) -> np.ndarray:
-    """[any(ch.isalpha() for ch in key) for key in keys]: each distinct character of the keys
-    asked once, in their code points joined (the separator is no letter)."""
-    joined = "\n".join(keys)
-    if joined.count("\n") != max(len(keys) - 1, 0):  # a key holds the separator: each asked alone
-        return np.fromiter((any(ch.isalpha() for ch in key) for key in keys), dtype=bool, count=len(keys))
-    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    distinct, which = np.unique(codes, return_inverse=True)
-    letter = np.fromiter((chr(c).isalpha() for c in distinct.tolist()), dtype=bool, count=len(distinct))
-    spans = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) + 1  # each key and its separator
-    found = np.zeros(len(keys), dtype=bool)
-    found[np.searchsorted(np.cumsum(spans) - spans, np.flatnonzero(letter[which.ravel()]), side="right") - 1] = True
-    return found
+    lexicons, spelled = table.lexicons, table.texts
+    cues = PERSON_CUES | TITLES
+    keys = [foreign.key_of(spelled[s]) for s in sids.tolist()]
+    return np.asarray([(foreign.word_class(key, lexicons), foreign.is_cue(key.rstrip("."), cues)) for key in keys],
+                      dtype=np.int8).reshape(-1, 2)
 
 
 @context_rule("other-language")
