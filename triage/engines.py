@@ -275,6 +275,25 @@ def leave_ctrl_c_to_the_parent() -> None:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # forked with Ctrl-C held back (ctrl_c_held_back): ignored from now on
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextmanager
+def ctrl_c_held_back():
+    """Ctrl-C (SIGINT) held back in this thread while the block runs, then answered as usual: a
+    process forked meanwhile starts with it held back until it ignores it (leave_ctrl_c_to_the_parent),
+    instead of being interrupted, with a traceback, before it can."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def die_with_parent(parent: int) -> None:
@@ -308,8 +327,13 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
     context = multiprocessing.get_context("fork")
     setup = (os.getpid(), initializer, initargs)
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
+
+        def submit(chunk):  # (the pool forks its workers at the first)
+            with ctrl_c_held_back():
+                return pool.submit(function, chunk)
+
         try:  # a broken pool shows in submit() or in result(), whichever comes first
-            for future in _in_order(lambda chunk: pool.submit(function, chunk), chunks, in_flight or 2 * jobs):
+            for future in _in_order(submit, chunks, in_flight or 2 * jobs):
                 if meanwhile is not None:
                     meanwhile()
                     meanwhile = None
