@@ -71,8 +71,6 @@ def is_onomatopoeia(folded: str) -> bool:
 
 
 _STRETCH = re.compile(rf"(\w)\1{{{STRETCHED - 1},}}")
-# A match's first group, as a replacement of re.sub: r"\1" costs a call of Python code per match.
-_FIRST_GROUP = operator.methodcaller("group", 1)
 
 
 def _by_first_letter(pattern: str) -> str:
@@ -153,18 +151,18 @@ _TWICE_LINES = re.compile(r"^[^\n]{0,3}([^\n]{2,3})\1", re.MULTILINE)
 def onomatopoeia_many(folded: list[str]) -> list[bool]:
     """[is_onomatopoeia(spelling) for spelling in folded], with the regular expressions run
     once over the spellings joined by newlines (each spelling on its own when one holds a
-    newline). Only the spellings one of them finds are then looked at one by one: a sound of
+    newline), and the runs of a letter found as column operations over them (_runs). Only the spellings one of them finds are then looked at one by one: a sound of
     one letter written three times or more, and any sound stretched, hold a letter three
     times in a row (_STRETCH)."""
     joined = "\n".join(folded)
     if not folded or joined.count("\n") != len(folded) - 1:
         return [is_onomatopoeia(spelling) for spelling in folded]
-    joined_sounds = _RUN.sub(_FIRST_GROUP, joined)  # each run of a letter read once
+    joined_sounds, stretches = _runs(joined)  # each run of a letter read once
     sounds = joined_sounds.split("\n")
     starts = _starts(folded)
     whole = _lines(_ONOMATOPOEIA_LINES, joined, starts)
     twice = _lines(_TWICE_LINES, joined_sounds, _starts(sounds))
-    stretched = _lines(_STRETCH, joined, starts)
+    stretched = set((np.searchsorted(starts, stretches, side="right") - 1).tolist())  # the lines _STRETCH matches
     found = [False] * len(folded)
     for index in whole:
         found[index] = True
@@ -185,6 +183,27 @@ def _starts(lines: list[str]) -> np.ndarray:
     if len(lines) > 1:
         np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))[:-1] + 1, out=starts[1:])
     return starts
+
+
+def _runs(text: str) -> tuple[str, np.ndarray]:
+    """`text` with each run of a word character read once (what _RUN.sub makes of it, each match
+    replaced by its first group), and where in `text` a word character is written for the STRETCHED-th time in a row or
+    more (within each match of _STRETCH), as column operations over the code points."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    again = np.flatnonzero(codes[1:] == codes[:-1]) + 1  # a character written as the one before it
+    if not len(again):
+        return text, again
+    distinct, inverse = np.unique(codes[again], return_inverse=True)
+    # \w: what str.isalnum() says, and the underscore.
+    word = np.array([chr(code).isalnum() or code == 95 for code in distinct.tolist()], dtype=bool)
+    again = again[word[inverse]]
+    repeated = np.zeros(len(codes), dtype=bool)
+    repeated[again] = True
+    sounds = codes[~repeated].tobytes().decode("utf-32-le", "surrogatepass")
+    stretched = again
+    for back in range(1, STRETCHED - 1):
+        stretched = stretched[repeated[stretched - back]]
+    return sounds, stretched
 
 
 def _lines(pattern: re.Pattern, joined: str, starts: np.ndarray) -> set[int]:
