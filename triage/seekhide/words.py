@@ -187,16 +187,13 @@ def _starts(lines: list[str]) -> np.ndarray:
 
 def _runs(text: str) -> tuple[str, np.ndarray]:
     """`text` with each run of a word character read once (what _RUN.sub makes of it, each match
-    replaced by its first group), and where in `text` a word character is written for the STRETCHED-th time in a row or
-    more (within each match of _STRETCH), as column operations over the code points."""
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    again = np.flatnonzero(codes[1:] == codes[:-1]) + 1  # a character written as the one before it
+    replaced by its first group), and where in `text` a word character is written for the
+    STRETCHED-th time in a row or more (within each match of _STRETCH), as column operations
+    over the code points (_repeated)."""
+    codes = _code_points(text)
+    again = _repeated(codes)
     if not len(again):
         return text, again
-    distinct, inverse = np.unique(codes[again], return_inverse=True)
-    # \w: what str.isalnum() says, and the underscore.
-    word = np.array([chr(code).isalnum() or code == 95 for code in distinct.tolist()], dtype=bool)
-    again = again[word[inverse]]
     repeated = np.zeros(len(codes), dtype=bool)
     repeated[again] = True
     sounds = codes[~repeated].tobytes().decode("utf-32-le", "surrogatepass")
@@ -204,6 +201,33 @@ def _runs(text: str) -> tuple[str, np.ndarray]:
     for back in range(1, STRETCHED - 1):
         stretched = stretched[repeated[stretched - back]]
     return sounds, stretched
+
+
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _repeated(codes: np.ndarray) -> np.ndarray:
+    """Where a word character (\\w: what str.isalnum() says, and the underscore) is written as the
+    one before it, in a text of code points `codes` (_code_points): the second letter of each
+    run of _RUN and the ones after it."""
+    again = np.flatnonzero(codes[1:] == codes[:-1]) + 1
+    if len(again):
+        distinct, inverse = np.unique(codes[again], return_inverse=True)
+        word = np.array([chr(code).isalnum() or code == 95 for code in distinct.tolist()], dtype=bool)
+        again = again[word[inverse]]
+    return again
+
+
+def _with_runs(texts: list[str]) -> np.ndarray:
+    """[bool(_RUN.search(text)) for text in texts] as a bool array: the runs of the texts joined
+    by newlines found as column operations (_repeated); searched() when a text holds a newline."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return searched(_RUN, texts)
+    found = np.zeros(len(texts), dtype=bool)
+    found[np.searchsorted(_starts(texts), _repeated(_code_points(joined)), side="right") - 1] = True
+    return found
 
 
 def _lines(pattern: re.Pattern, joined: str, starts: np.ndarray) -> set[int]:
@@ -624,7 +648,7 @@ class _Heuristics(_Readings):
         candidates, rests = [], []
         runs = self._runs
         if self.repetition:  # the spellings with a letter repeated, found by one search
-            for folded, repeated in zip(tried, searched(_RUN, tried).tolist()):
+            for folded, repeated in zip(tried, _with_runs(tried).tolist()):
                 if repeated:
                     candidates += runs(folded)
         # (A spelling whose first letter starts no clitic has no such readings: None.)
@@ -644,7 +668,7 @@ class _Heuristics(_Readings):
         # A rest in no list may still be an ordinary word with a letter repeated (ordinary_only).
         answers, again = self.answers, []
         unknown = [rest for rest in dict.fromkeys(rests) if not any(answers[rest][:2])]
-        for rest, repeated in zip(unknown, searched(_RUN, unknown).tolist()):
+        for rest, repeated in zip(unknown, _with_runs(unknown).tolist()):
             if repeated:  # (a rest without a letter repeated has no repetition candidates)
                 again += runs(rest)
         self._ask(again)
