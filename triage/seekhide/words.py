@@ -71,8 +71,6 @@ def is_onomatopoeia(folded: str) -> bool:
 
 
 _STRETCH = re.compile(rf"(\w)\1{{{STRETCHED - 1},}}")
-# A match's first group, as a replacement of re.sub: r"\1" costs a call of Python code per match.
-_FIRST_GROUP = operator.methodcaller("group", 1)
 
 
 def _by_first_letter(pattern: str) -> str:
@@ -153,18 +151,18 @@ _TWICE_LINES = re.compile(r"^[^\n]{0,3}([^\n]{2,3})\1", re.MULTILINE)
 def onomatopoeia_many(folded: list[str]) -> list[bool]:
     """[is_onomatopoeia(spelling) for spelling in folded], with the regular expressions run
     once over the spellings joined by newlines (each spelling on its own when one holds a
-    newline). Only the spellings one of them finds are then looked at one by one: a sound of
+    newline), and the runs of a letter found as column operations over them (_runs). Only the spellings one of them finds are then looked at one by one: a sound of
     one letter written three times or more, and any sound stretched, hold a letter three
     times in a row (_STRETCH)."""
     joined = "\n".join(folded)
     if not folded or joined.count("\n") != len(folded) - 1:
         return [is_onomatopoeia(spelling) for spelling in folded]
-    joined_sounds = _RUN.sub(_FIRST_GROUP, joined)  # each run of a letter read once
+    joined_sounds, stretches = _runs(joined)  # each run of a letter read once
     sounds = joined_sounds.split("\n")
     starts = _starts(folded)
     whole = _lines(_ONOMATOPOEIA_LINES, joined, starts)
     twice = _lines(_TWICE_LINES, joined_sounds, _starts(sounds))
-    stretched = _lines(_STRETCH, joined, starts)
+    stretched = set((np.searchsorted(starts, stretches, side="right") - 1).tolist())  # the lines _STRETCH matches
     found = [False] * len(folded)
     for index in whole:
         found[index] = True
@@ -185,6 +183,51 @@ def _starts(lines: list[str]) -> np.ndarray:
     if len(lines) > 1:
         np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))[:-1] + 1, out=starts[1:])
     return starts
+
+
+def _runs(text: str) -> tuple[str, np.ndarray]:
+    """`text` with each run of a word character read once (what _RUN.sub makes of it, each match
+    replaced by its first group), and where in `text` a word character is written for the
+    STRETCHED-th time in a row or more (within each match of _STRETCH), as column operations
+    over the code points (_repeated)."""
+    codes = _code_points(text)
+    again = _repeated(codes)
+    if not len(again):
+        return text, again
+    repeated = np.zeros(len(codes), dtype=bool)
+    repeated[again] = True
+    sounds = codes[~repeated].tobytes().decode("utf-32-le", "surrogatepass")
+    stretched = again
+    for back in range(1, STRETCHED - 1):
+        stretched = stretched[repeated[stretched - back]]
+    return sounds, stretched
+
+
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _repeated(codes: np.ndarray) -> np.ndarray:
+    """Where a word character (\\w: what str.isalnum() says, and the underscore) is written as the
+    one before it, in a text of code points `codes` (_code_points): the second letter of each
+    run of _RUN and the ones after it."""
+    again = np.flatnonzero(codes[1:] == codes[:-1]) + 1
+    if len(again):
+        distinct, inverse = np.unique(codes[again], return_inverse=True)
+        word = np.array([chr(code).isalnum() or code == 95 for code in distinct.tolist()], dtype=bool)
+        again = again[word[inverse]]
+    return again
+
+
+def _with_runs(texts: list[str]) -> np.ndarray:
+    """[bool(_RUN.search(text)) for text in texts] as a bool array: the runs of the texts joined
+    by newlines found as column operations (_repeated); searched() when a text holds a newline."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return searched(_RUN, texts)
+    found = np.zeros(len(texts), dtype=bool)
+    found[np.searchsorted(_starts(texts), _repeated(_code_points(joined)), side="right") - 1] = True
+    return found
 
 
 def _lines(pattern: re.Pattern, joined: str, starts: np.ndarray) -> set[int]:
@@ -605,7 +648,7 @@ class _Heuristics(_Readings):
         candidates, rests = [], []
         runs = self._runs
         if self.repetition:  # the spellings with a letter repeated, found by one search
-            for folded, repeated in zip(tried, searched(_RUN, tried).tolist()):
+            for folded, repeated in zip(tried, _with_runs(tried).tolist()):
                 if repeated:
                     candidates += runs(folded)
         # (A spelling whose first letter starts no clitic has no such readings: None.)
@@ -625,7 +668,7 @@ class _Heuristics(_Readings):
         # A rest in no list may still be an ordinary word with a letter repeated (ordinary_only).
         answers, again = self.answers, []
         unknown = [rest for rest in dict.fromkeys(rests) if not any(answers[rest][:2])]
-        for rest, repeated in zip(unknown, searched(_RUN, unknown).tolist()):
+        for rest, repeated in zip(unknown, _with_runs(unknown).tolist()):
             if repeated:  # (a rest without a letter repeated has no repetition candidates)
                 again += runs(rest)
         self._ask(again)
