@@ -53,6 +53,7 @@ from triage.pipeline import component
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
 from triage.seekhide.columns import spelling_column
+from triage.seekhide.context import any_of
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.known import WORD_LIKE_NICKNAMES
 from triage.seekhide.shortened import TRUNCATED_FROM, TRUNCATION_LENGTHS, truncations  # noqa: F401  (importable from here)
@@ -307,7 +308,17 @@ def _flags_many(table, sids: np.ndarray) -> np.ndarray:
 def flags(table, spelling: np.ndarray, keep: np.ndarray) -> dict[str, np.ndarray]:
     """Per flag of _FLAGS, its value for each spelling id of `spelling` (the tokens of a batch)
     where `keep` holds, else False: one bool array each."""
-    bits = np.where(keep, np.take(table.column(_flags_many), spelling), np.uint32(0))
+    return _unpacked(_flag_bits(table, spelling, keep))
+
+
+def _flag_bits(table, spelling: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The _FLAGS bits (a uint32, bit i for _FLAGS[i]) of each spelling id of `spelling` where
+    `keep` holds, else 0."""
+    return np.where(keep, np.take(table.column(_flags_many), spelling), np.uint32(0))
+
+
+def _unpacked(bits: np.ndarray) -> dict[str, np.ndarray]:
+    """Per flag of _FLAGS, the bool array of its bit in `bits` (_flag_bits)."""
     # The bytes of the uint32s, a row per byte: unpacked along the rows, a row of bools per flag.
     rows = np.unpackbits(bits.view(np.uint8).reshape(-1, 4).T, axis=0, count=len(_FLAGS), bitorder="little")
     return dict(zip(_FLAGS, rows.view(bool)))
@@ -500,21 +511,25 @@ def recognise(analysis: Analysis) -> Recognised:
     a = analysis
     table, lexicons = a.spellings, a.labeller.lexicons
     word = a.kind == K_WORD
-    f = flags(table, a.spelling, word)
+    bits = _flag_bits(table, a.spelling, word)
+    f = _unpacked(bits)
     words = np.flatnonzero(word)
     # A message written in capitals says nothing by them of a word alone: it is read as if written in
     # lower case (JE SUIS A LA GARE: Gare is a commune, la gare is not). Two words the lists hold
     # together (LA ROCHELLE, AIR FRANCE) and a title before a name (AVEC M. KAYA) are read as written.
     shouted = _in_capitals(a, f["caps"], words)[a.message]
-    # The word before each word, in the same message.
-    before = np.full(len(a.kind), -1, dtype=np.int64)
+    # Per word, the word before it is in the same message; per pair of words one after the other,
+    # the second follows the first right away in one message (nothing but white space between).
     same = np.zeros(len(words), dtype=bool)
-    same[1:] = a.message[words[1:]] == a.message[words[:-1]]
-    before[words[1:][same[1:]]] = words[:-1][same[1:]]
-    has_before = before >= 0
+    word_message = a.message[words]
+    same[1:] = word_message[1:] == word_message[:-1]
+    joined = same[1:] & (words[1:] == words[:-1] + 1)
+    # Per token, the flags of the word before it in the same message (0 for none).
+    bits_before = np.zeros(len(a.kind), dtype=np.uint32)
+    bits_before[words[1:][same[1:]]] = bits[words[:-1][same[1:]]]
 
     def after(name: str) -> np.ndarray:
-        return has_before & f[name][np.maximum(before, 0)]
+        return (bits_before & np.uint32(1 << _FLAGS.index(name))) != 0
 
     place_cue, person_cue = after("place_cue"), after("person_cue")
     written = f["capitalised"] | f["caps"]
@@ -595,18 +610,18 @@ def recognise(analysis: Analysis) -> Recognised:
         scorer_tag[(scorer_tag == NONE) & brand] = MAR
     title = f["title"] if a.labeller.is_on("title") else np.zeros(len(a.kind), dtype=bool)
     scorer_tag[common] = NONE
-    listed_only = (a.label == L_DICTIONARY) & ~np.isin(a.rule, _CONTEXT_NAME_CODES) & (tag == NONE) & ~f["user_name"]
+    listed_only = (a.label == L_DICTIONARY) & ~any_of(a.rule, _CONTEXT_NAME_CODES) & (tag == NONE) & ~f["user_name"]
     if a.known_tag is not None:
         listed_only &= a.known_tag < 0
     # An ordinary word with a nickname's shape (papa, dodo, caca) may be a nickname: never hidden by
     # the word scorer, its probability sends the message to a person when it looks like one. In lower
     # case, or with a capital where a sentence opens ("Caca !"): a capital elsewhere may make it a name.
     word_like = f["word_like_nickname"] & (~f["capitalised"] | a.sentence_start)
-    kept_visible = np.isin(a.rule, READ_AS_WORD_CODES) | word_like
+    kept_visible = any_of(a.rule, READ_AS_WORD_CODES) | word_like
     if a.labeller.is_on("other-language-word"):
         kept_visible |= f["other_language_word"]
     if a.labeller.is_on("fixed-phrase"):
-        kept_visible |= _in_fixed_phrases(a, f["phrase_word"], f["phrase_first_word"], words, same)
+        kept_visible |= _in_fixed_phrases(a, f["phrase_word"], f["phrase_first_word"], words, joined)
     if a.labeller.is_on("unit-after-number"):
         kept_visible |= _units_after_numbers(a)
     if a.labeller.is_on("emphasised-word"):
@@ -616,13 +631,15 @@ def recognise(analysis: Analysis) -> Recognised:
     if a.labeller.is_on("subject-before-verb"):
         # The next token is a word of SUBJECT_VERBS in the same message, nothing but white space between.
         verb_next = np.zeros(len(words), dtype=bool)
-        verb_next[:-1] = same[1:] & (words[1:] == words[:-1] + 1) & f["subject_verb"][words[1:]]
+        verb_next[:-1] = joined & f["subject_verb"][words[1:]]
         subject[words[verb_next]] = True
         subject &= (a.label == L_UNKNOWN) & a.sentence_start
     capital_after_cue = np.zeros(len(a.kind), dtype=bool)
     if a.labeller.is_on("capital-after-cue"):
         # The token right before is a person cue of the same message (nothing between but white space).
-        cued = (before == np.arange(len(a.kind)) - 1) & after("any_person_cue")
+        cued = np.zeros(len(a.kind), dtype=bool)
+        cued[words[1:][joined]] = True
+        cued &= after("any_person_cue")
         capital_after_cue = cued & written & ~f["ordinary_after_cue"] & ~title
     reach = _districts(a, place, words, same) if a.labeller.is_on("place-district") else None
     return Recognised(tag, scorer_tag, kept_visible=kept_visible, title=title, common=common,
@@ -682,13 +699,14 @@ def _in_capitals(a: Analysis, caps: np.ndarray, words: np.ndarray) -> np.ndarray
 
 
 def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarray, words: np.ndarray,
-                      same: np.ndarray) -> np.ndarray:
+                      pairs_joined: np.ndarray) -> np.ndarray:
     """Per token, whether it is a word of a fixed phrase (FIXED_PHRASES) written whole: its words
-    one right after another in one message, nothing but white space between, accents and case aside."""
+    one right after another in one message, nothing but white space between, accents and case aside.
+    `pairs_joined`: per pair of consecutive `words`, the second follows the first right away in one message."""
     found = np.zeros(len(a.kind), dtype=bool)
     # Per word, the next word follows it right away in the same message.
     joined = np.zeros(len(words), dtype=bool)
-    joined[:-1] = same[1:] & (words[1:] == words[:-1] + 1)
+    joined[:-1] = pairs_joined
     flagged = phrase_word[words]
     # Where a phrase may start: a first word of a phrase followed right away by a word of a phrase
     # (frequent words such as "a" or "de" start phrases: the rest is looked at for these only).
@@ -757,7 +775,7 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
         own = tag[seek_positions] == NONE
         # A surname read from its context (after a title or a first name: Mme Fontaine, Léa
         # Fontaine) is a person, not the town or the brand it is also (a nickname keeps its SUR).
-        own |= np.isin(a.rule[seek_positions], SURNAME_CODES) & np.isin(tag[seek_positions], (LIE, MAR))
+        own |= any_of(a.rule[seek_positions], SURNAME_CODES) & any_of(tag[seek_positions], (LIE, MAR))
         if a.known_tag is not None:  # a known name keeps its own tag (PRE, NOM, SUR), wherever it stands
             own |= a.known_tag[seek_positions] >= 0
         tag[seek_positions[own]] = seek_codes[own]
@@ -800,7 +818,7 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
     codes = np.fromiter(map(_CODE.__getitem__, tags), dtype=np.int8, count=len(tags))
     probability = np.where(recognised.subject[tokens], np.maximum(probability, SUBJECT_RISK), probability)
     if recognised.capital_after_cue is not None:
-        person = np.isin(codes, (PRE, NOM, SUR))
+        person = any_of(codes, (PRE, NOM, SUR))
         probability = np.where(recognised.capital_after_cue[tokens] & person,
                                np.maximum(probability, CUE_CAPITAL_RISK), probability)
     probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
