@@ -318,10 +318,11 @@ def _flag_bits(table, spelling: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 def _unpacked(bits: np.ndarray) -> dict[str, np.ndarray]:
-    """Per flag of _FLAGS, the bool array of its bit in `bits` (_flag_bits)."""
-    # The bytes of the uint32s, a row per byte: unpacked along the rows, a row of bools per flag.
-    rows = np.unpackbits(bits.view(np.uint8).reshape(-1, 4).T, axis=0, count=len(_FLAGS), bitorder="little")
-    return dict(zip(_FLAGS, rows.view(bool)))
+    """Per flag of _FLAGS, the bool array of its bit in `bits` (_flag_bits), each contiguous: the
+    recognizers combine them over every token of a batch."""
+    # The bytes of the uint32s (little-endian: bits 0 to 7 first), a contiguous row per byte.
+    rows = np.ascontiguousarray(bits.view(np.uint8).reshape(-1, 4).T)
+    return {name: (rows[i >> 3] & np.uint8(1 << (i & 7))) != 0 for i, name in enumerate(_FLAGS)}
 
 
 def _flag_columns(table, sids: np.ndarray) -> list[np.ndarray]:
