@@ -518,7 +518,8 @@ def recognise(analysis: Analysis) -> Recognised:
     # A message written in capitals says nothing by them of a word alone: it is read as if written in
     # lower case (JE SUIS A LA GARE: Gare is a commune, la gare is not). Two words the lists hold
     # together (LA ROCHELLE, AIR FRANCE) and a title before a name (AVEC M. KAYA) are read as written.
-    shouted = _in_capitals(a, f["caps"], words)[a.message]
+    in_capitals = _in_capitals(a, f["caps"], word)
+    shouted = in_capitals[a.message] if in_capitals.any() else np.zeros(len(a.kind), dtype=bool)
     # Per word, the word before it is in the same message; per pair of words one after the other,
     # the second follows the first right away in one message (nothing but white space between).
     same = np.zeros(len(words), dtype=bool)
@@ -666,8 +667,8 @@ def _districts(a: Analysis, place: np.ndarray, words: np.ndarray, same: np.ndarr
     one space apart in its message, by a district (_DISTRICT: with a leading zero or an ordinal
     ending, or else before punctuation or at the message's end) reaches over the district; None
     when no place of the batch has one."""
-    at = np.flatnonzero(place[:-1] & (a.kind[1:] == K_NUMBER) & (a.message[1:] == a.message[:-1])
-                        & (a.start[1:] == a.end[:-1] + 1))
+    at = np.flatnonzero(place[:-1])  # few places: the tokens after them are read at them only
+    at = at[(a.kind[at + 1] == K_NUMBER) & (a.message[at + 1] == a.message[at]) & (a.start[at + 1] == a.end[at] + 1)]
     reach = None
     for t in at.tolist():
         text = a.texts[a.message[t]]
@@ -684,19 +685,18 @@ def _districts(a: Analysis, place: np.ndarray, words: np.ndarray, same: np.ndarr
     return reach
 
 
-def _in_capitals(a: Analysis, caps: np.ndarray, words: np.ndarray) -> np.ndarray:
+def _in_capitals(a: Analysis, caps: np.ndarray, word: np.ndarray) -> np.ndarray:
     """Per message, whether it is written in capitals: at least two words in capitals (of two
-    letters or more: caps), and no word of two letters or more that is not."""
+    letters or more: caps, per token, False but at words), and no word of two letters or more
+    that is not. `word`: per token, a word."""
     n = len(a.bounds) - 1
-    message = a.message[words]
-    in_caps = caps[words]
     # Only the messages with two words in capitals or more are looked at for the others.
-    candidate = np.bincount(message[in_caps], minlength=n) >= 2
+    candidate = np.bincount(a.message[caps], minlength=n) >= 2
     if not candidate.any():
         return candidate
-    other = candidate[message] & ~in_caps
-    other[other] = (a.end[words[other]] - a.start[words[other]]) > 1
-    return candidate & (np.bincount(message[other], minlength=n) == 0)
+    other = np.flatnonzero(candidate[a.message] & word & ~caps)
+    other = other[(a.end[other] - a.start[other]) > 1]
+    return candidate & (np.bincount(a.message[other], minlength=n) == 0)
 
 
 def _in_fixed_phrases(a: Analysis, phrase_word: np.ndarray, first_word: np.ndarray, words: np.ndarray,
@@ -732,9 +732,11 @@ def _units_after_numbers(a: Analysis) -> np.ndarray:
     found = np.zeros(len(a.kind), dtype=bool)
     if len(a.kind) < 2:
         return found
-    letter = (a.kind[1:] == K_WORD) & (a.end[1:] - a.start[1:] == 1) & (a.kind[:-1] == K_NUMBER) \
-        & (a.message[1:] == a.message[:-1]) & (a.start[1:] - a.end[:-1] <= 1)
-    for t in (np.flatnonzero(letter) + 1).tolist():
+    at = np.flatnonzero(a.kind[:-1] == K_NUMBER)  # few numbers: the tokens after them are read at them only
+    after = at + 1
+    at = after[(a.kind[after] == K_WORD) & (a.end[after] - a.start[after] == 1) & (a.message[after] == a.message[at])
+               & (a.start[after] - a.end[at] <= 1)]
+    for t in at.tolist():
         text = a.texts[a.message[t]]
         found[t] = text[a.start[t]].isalpha() and text[a.end[t - 1]:a.start[t]] in ("", " ")
     return found
@@ -780,7 +782,7 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
         if a.known_tag is not None:  # a known name keeps its own tag (PRE, NOM, SUR), wherever it stands
             own |= a.known_tag[seek_positions] >= 0
         tag[seek_positions[own]] = seek_codes[own]
-    recognised.hidden = hide_mask(hide)[tag]
+    recognised.hidden = np.take(hide_mask(hide), tag)
     kept = np.flatnonzero(recognised.hidden)
     ends = a.end[kept]
     if recognised.reach is not None:  # a place reaches over its district
@@ -794,8 +796,7 @@ def apply(analysis: Analysis, hide: frozenset[str] | set[str],
     # (a place left readable is settled), else UNTAGGED (as Seek&Hide says).
     n = len(a)
     something = np.bincount(a.message[kept], minlength=n) > 0
-    words = np.flatnonzero(a.kind == K_WORD)
-    unsettled_words = words[(a.label[words] != L_ANTI) & (tag[words] == NONE) & ~recognised.common[words]]
+    unsettled_words = np.flatnonzero((a.kind == K_WORD) & (a.label != L_ANTI) & (tag == NONE) & ~recognised.common)
     unsettled = np.bincount(a.message[unsettled_words], minlength=n) > 0
     labels = np.where(something, 0, np.where(unsettled, 2, 1)).astype(np.int8)
     return hidden, labels, recognised
@@ -822,7 +823,7 @@ def candidates(recognised: Recognised, tokens: np.ndarray, tags: list[str], prob
         person = any_of(codes, (PRE, NOM, SUR))
         probability = np.where(recognised.capital_after_cue[tokens] & person,
                                np.maximum(probability, CUE_CAPITAL_RISK), probability)
-    probability = np.where(hide_mask(hide)[codes] & ~recognised.title[tokens] & ~recognised.common[tokens],
+    probability = np.where(np.take(hide_mask(hide), codes) & ~recognised.title[tokens] & ~recognised.common[tokens],
                            probability, 0.0)
     return (tags, probability, recognised.hidden[tokens], recognised.kept_visible[tokens],
             recognised.scorer_decides[tokens] & recognised.hidden[tokens], recognised.ends(tokens, codes, end))

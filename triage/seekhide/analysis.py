@@ -194,7 +194,9 @@ class Analysis:
 
     def per_message(self, positions: np.ndarray) -> np.ndarray:
         """Where each message's share of sorted token `positions` begins and ends (n + 1 cuts)."""
-        return np.searchsorted(positions, self.bounds)
+        cuts = np.zeros(len(self.bounds), dtype=np.int64)
+        np.cumsum(np.bincount(self.message[positions], minlength=len(self.bounds) - 1), out=cuts[1:])
+        return cuts
 
     def hidden_spans(self) -> list[list[tuple[int, int, str]]]:
         """Per message, the [start, end, TAG] of what Seek&Hide hides (sorted)."""
