@@ -528,10 +528,18 @@ def recognise(analysis: Analysis) -> Recognised:
     joined = same[1:] & (words[1:] == words[:-1] + 1)
     # Per token, the flags of the word before it in the same message (0 for none).
     bits_before = np.zeros(len(a.kind), dtype=np.uint32)
-    bits_before[words[1:][same[1:]]] = bits[words[:-1][same[1:]]]
+    bits_before[words[1:]] = np.where(same[1:], bits[words[:-1]], np.uint32(0))
 
     def after(name: str) -> np.ndarray:
         return (bits_before & np.uint32(1 << _FLAGS.index(name))) != 0
+
+    def followed(head: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the words where `head` holds (a flag: False but at words) that a word of the same
+        message follows, that word for each)."""
+        at = np.searchsorted(words, np.flatnonzero(head))  # their places among the words
+        at = at[at < len(words) - 1]
+        at = at[same[at + 1]]
+        return words[at], words[at + 1]
 
     place_cue, person_cue = after("place_cue"), after("person_cue")
     written = f["capitalised"] | f["caps"]
@@ -546,10 +554,11 @@ def recognise(analysis: Analysis) -> Recognised:
         f["ordinary"] = f["ordinary"] | f["misspelt_ordinary"]
     # Two-word places ("La Rochelle"): the first word and the next, one space apart, in the list
     # together; the pair is a place as its second word is, with the cue before the first word.
-    heads = words[:-1][f["place_head"][words[:-1]] & same[1:] & written[words[1:]]]
+    heads, seconds = followed(f["place_head"])
+    heads, seconds = heads[written[seconds]], seconds[written[seconds]]
     pairs = []
     known_places, _ = places(lexicons)
-    for t, nxt, key in _one_space_apart(a, heads, words[np.searchsorted(words, heads) + 1]):
+    for t, nxt, key in _one_space_apart(a, heads, seconds):
         if key in known_places:
             pairs.append((t, nxt))
             place[nxt], cue[nxt] = True, place_cue[t]
@@ -581,9 +590,9 @@ def recognise(analysis: Analysis) -> Recognised:
     # word is a first name ("chez Leroy Merlin"); one marked `capitalised` needs its second word
     # written with a capital ("Air France": the second word never starts a sentence).
     if a.labeller.is_on("two-word-brand"):
-        brand_heads_at = words[:-1][f["brand_head"][words[:-1]] & same[1:]]
+        brand_heads_at, seconds = followed(f["brand_head"])
         table_of_brands = brands() if len(brand_heads_at) else {}
-        for t, nxt, key in _one_space_apart(a, brand_heads_at, words[np.searchsorted(words, brand_heads_at) + 1]):
+        for t, nxt, key in _one_space_apart(a, brand_heads_at, seconds):
             case = table_of_brands.get(key)
             if case == "any" or case == "capitalised" and (f["caps"][nxt] or f["capitalised"][nxt]):
                 mar[t] = mar[nxt] = True
