@@ -164,14 +164,19 @@ class Forest:
         if n == 0:
             return np.zeros(0)
         exits = self._exit_tables(dtype)
+        # Each row's values added up over the trees, tree after tree (axis 0): a row's sum does not
+        # depend on the rows read with it.
         if exits is None:
-            values = self.proba[self._walked_leaves(X, dtype)]
+            totals = self.proba[self._walked_leaves(X, dtype)].sum(axis=0)
         else:
-            rows = max(1, _EXIT_CELLS // len(self.roots))
-            values = np.concatenate([_exit_values(exits, X[at : at + rows]) for at in range(0, n, rows)], axis=1)
+            # A few hundred rows at a time (their masks stay in the processor's cache between the
+            # features read), in parts of even sizes: a part of one row out of several would be
+            # summed otherwise (numpy adds up a lone column pairwise).
+            parts = -(-n // max(4, _EXIT_CELLS // len(self.roots)))
+            totals = np.concatenate([_exit_values(exits, part).sum(axis=0) for part in np.array_split(X, parts)])
         if self.link == "mean":
-            return values.mean(axis=0)
-        raw = self.baseline + values.sum(axis=0)
+            return totals / len(self.roots)
+        raw = self.baseline + totals
         return 1.0 / (1.0 + np.exp(-raw))
 
     def _walked_leaves(self, X: np.ndarray, dtype) -> np.ndarray:
@@ -252,7 +257,7 @@ class Forest:
 # failed tests the leaves they leave, per tree (a bit mask). A row's leaf in every tree is then
 # the lowest bit of the AND of one table row per feature. Features tested at a single threshold
 # (most of the word scorer's: yes or no) are read six at a time through one table of 64 rows.
-_EXIT_CELLS = 1 << 21  # (tree, row) masks evaluated at once: 8 or 16 MB
+_EXIT_CELLS = 1 << 17  # (tree, row) masks evaluated at once: 512 KB or 1 MB
 _EXIT_TABLE_CELLS = 1 << 22  # at most this many table entries (32 MB), else the trees are walked
 _EXIT_GROUP = 6  # features of one threshold read together: 2**6 table rows
 
