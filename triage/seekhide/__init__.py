@@ -79,13 +79,13 @@ from triage.seekhide.words import (  # noqa: F401
     WordLabeller,
     _edits1,
 )
-from triage.text.detectors import detect_many
+from triage.text.detectors import detect_hits
 from triage.text.normalise import grapheme_spans
 from triage.text.stretches import STRETCH_IDS, Stretched
 from triage.text.tokenise import PIECE
 
 
-def _segments(texts: list[str], hits: list[list], hit_at: list[int]) -> tuple[list[str], np.ndarray, np.ndarray,
+def _segments(texts: list[str], hits: dict[int, list], hit_at: list[int]) -> tuple[list[str], np.ndarray, np.ndarray,
                                                                            np.ndarray, list]:
     """The units of `texts` (see SeekAndHide.analyse): (the segments of text, in order; per unit,
     its message, where it begins in it, whether it is a hit; the hits, in order). `hit_at`: the
@@ -155,10 +155,10 @@ class SeekAndHide(WordLabeller):
         if self.spellings.retired:
             self.spellings = Spellings(self, self.known)
         table = self.spellings
-        hits = detect_many(texts)
+        hits = detect_hits(texts)
         # Units, in the order of the messages: a message without detector hits is one segment of
         # text; the text of another is cut into the segments around its hits, each hit a unit.
-        hit_at = [i for i, found in enumerate(hits) if found]
+        hit_at = list(hits)
         if hit_at:
             segments, message_of, begin_of, is_hit, found_hits = _segments(texts, hits, hit_at)
         else:

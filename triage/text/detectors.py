@@ -23,7 +23,7 @@ Arabic-Indic digits as ASCII, typographic spaces as spaces, zero-width
 characters dropped.
 
 What each detector deliberately leaves out is written next to its pattern.
-Only the standard library ``re`` is used, and numpy for batches (detect_many).
+Only the standard library ``re`` is used, and numpy for batches (detect_hits).
 """
 
 from __future__ import annotations
@@ -754,42 +754,61 @@ _CUE_FIRSTS = np.zeros(128, dtype=bool)
 _CUE_FIRSTS[[ord(head[0]) for head in _CUE_HEADS]] = True
 
 
-# The characters of the messages looked at together (detect_many): the arrays of their code points
+# The characters of the messages looked at together (detect_hits): the arrays of their code points
 # take about twenty bytes a character, so that a batch of long messages is looked at in parts of
 # about 20 MB, and a longer message on its own (detect).
 MANY_CHARACTERS = 1 << 20
 
 
 def detect_many(texts: list[str]) -> list[list[Detection]]:
-    """[detect(text) for text in texts]. Most messages of a batch have no hit: what lets a
-    family of detectors find something in a message is looked for in all of them at once (in
-    the code points of the joined messages, and by one search of the address gate), and the
-    detectors run on the few messages where it is found. The messages are taken in parts of
-    at most MANY_CHARACTERS characters: memory does not grow with the length of a batch's
-    messages."""
-    found: list[list[Detection]] = []
+    """[detect(text) for text in texts] (see detect_hits)."""
+    found: list[list[Detection]] = [[] for _ in texts]
+    for i, hits in detect_hits(texts).items():
+        found[i] = hits
+    return found
+
+
+def detect_hits(texts: list[str]) -> dict[int, list[Detection]]:
+    """{i: detect(texts[i])} for the messages with a hit, in order. Most messages of a batch have
+    no hit: what lets a family of detectors find something in a message is looked for in all of
+    them at once (in the code points of the joined messages, and by one search of the address
+    gate), and the detectors run on the few messages where it is found. The messages are taken
+    in parts of at most MANY_CHARACTERS characters: memory does not grow with the length of a
+    batch's messages."""
+    found: dict[int, list[Detection]] = {}
+    if sum(map(len, texts)) + len(texts) - 1 <= MANY_CHARACTERS:  # one part
+        _detected_together(texts, 0, found)
+        return found
     part: list[str] = []
-    size = 0
-    for text in texts:
+    size = first = 0
+    for i, text in enumerate(texts):
         if len(text) > MANY_CHARACTERS:
-            found += _detected_together(part)
-            found.append(detect(text))
-            part, size = [], 0
+            _detected_together(part, first, found)
+            hits = detect(text)
+            if hits:
+                found[i] = hits
+            part, size, first = [], 0, i + 1
             continue
         if size + len(text) > MANY_CHARACTERS:
-            found += _detected_together(part)
-            part, size = [], 0
+            _detected_together(part, first, found)
+            part, size, first = [], 0, i
         part.append(text)
         size += len(text) + 1
-    return found + _detected_together(part)
+    _detected_together(part, first, found)
+    return found
 
 
-def _detected_together(texts: list[str]) -> list[list[Detection]]:
-    """detect_many of messages of MANY_CHARACTERS characters at most, altogether."""
+def _detected_together(texts: list[str], first: int, found: dict[int, list[Detection]]) -> None:
+    """detect_hits of messages of MANY_CHARACTERS characters at most, altogether, the hits of
+    texts[i] put in `found` at first + i."""
     n = len(texts)
     joined = _SEPARATOR.join(texts)
     if not n or joined.count(_SEPARATOR) != n - 1:
-        return list(map(detect, texts))
+        for i, text in enumerate(texts):
+            hits = detect(text)
+            if hits:
+                found[first + i] = hits
+        return
     codes = _codes(joined)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     starts = _starts(lengths)
@@ -823,12 +842,12 @@ def _detected_together(texts: list[str]) -> list[list[Detection]]:
         at = _cue_starts(part, _codes(part), last_digit, functools.partial(_message_at, part_starts))
         gates = [m.start() for m in _ADR_GATE_REST.finditer(part)]
         numbers[rest[_message_at(part_starts, [*at, *gates])]] = True
-    found: list[list[Detection]] = [[] for _ in range(n)]
     mails_of, urls_of = mails.tolist(), urls.tolist()
     digits_of = np.where(numbers, digits, 0).tolist()
     for i in np.flatnonzero(mails | urls | numbers).tolist():
-        found[i] = _detected(texts[i], mails_of[i], urls_of[i], digits_of[i])
-    return found
+        hits = _detected(texts[i], mails_of[i], urls_of[i], digits_of[i])
+        if hits:
+            found[first + i] = hits
 
 
 def _starts(lengths: np.ndarray) -> np.ndarray:
