@@ -205,17 +205,15 @@ class SeekAndHide(WordLabeller):
         base = before[np.minimum(first_piece, n_pieces - 1)] if n_pieces else np.zeros(len(per_unit), dtype=np.int64)
         piece_start = before - np.repeat(base - begin_of, per_unit)
 
-        # Tokens: each piece expands into its parts.
+        # Tokens: each piece expands into its parts (its k-th token is the entry piece_first + k).
         parts = columns.piece_parts[piece_ids]
-        n_tokens = int(parts.sum())
-        token_piece = np.repeat(np.arange(n_pieces), parts)
-        within = np.arange(n_tokens) - np.repeat(np.cumsum(parts) - parts, parts)
-        entry = np.repeat(columns.piece_first[piece_ids], parts) + within
+        first_token = np.cumsum(parts) - parts
+        entry = np.arange(first_token[-1] + parts[-1] if n_pieces else 0) \
+            + np.repeat(columns.piece_first[piece_ids] - first_token, parts)
         sid = columns.part_spelling[entry]
-        start = piece_start[token_piece] + columns.part_offset[entry]
+        start = np.repeat(piece_start, parts) + columns.part_offset[entry]
         end = start + columns.length[sid]
         if found_hits:  # a hit's token ends where the hit does
-            first_token = np.cumsum(parts) - parts
             end[first_token[first_piece[is_hit]]] = [hit.end for hit in found_hits]
         message = np.repeat(np.repeat(message_of, per_unit), parts)
         return Analysis.build(self, self.hide, table, list(texts), sid, start, end, message,

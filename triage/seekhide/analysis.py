@@ -134,27 +134,24 @@ class Analysis:
         kind = columns.kind[sid]
         is_word = kind == K_WORD
         n = len(sid)
-        same_as_previous = np.zeros(n, dtype=bool)
-        same_as_previous[1:] = message[1:] == message[:-1]
 
         # Sentence starts: look at the previous word, sentence end or emoticon in the message.
         event = np.flatnonzero(is_word | (kind == K_EMOTICON) | columns.sentence_end[sid])
-        after_word = np.zeros(len(event), dtype=bool)
-        after_word[1:] = is_word[event[:-1]] & (message[event[:-1]] == message[event[1:]])
+        event_is_word, event_message = is_word[event], message[event]
+        opens = event_is_word.copy()  # a word after no word of its message
+        opens[1:] &= ~event_is_word[:-1] | (event_message[:-1] != event_message[1:])
         sentence_start = np.zeros(n, dtype=bool)
-        sentence_start[event] = ~after_word
-        sentence_start &= is_word
+        sentence_start[event[opens]] = True
 
         before_punctuation = np.zeros(n, dtype=bool)
-        before_punctuation[:-1] = is_word[:-1] & (kind[1:] == K_PUNCT) & same_as_previous[1:]
+        before_punctuation[:-1] = is_word[:-1] & (kind[1:] == K_PUNCT) & (message[1:] == message[:-1])
 
         # The context rules (triage/seekhide/context.py), on the words.
         words = np.flatnonzero(is_word)
         ws = sid[words]
         c = Context(labeller, table, columns, position=words, spelling=ws, message=message[words],
                     in_compound=in_compound[words], capitalised=columns.capitalised[ws],
-                    sentence_start=sentence_start[words], label=columns.label[ws].copy(),
-                    rule=columns.rule[ws].copy())
+                    sentence_start=sentence_start[words], label=columns.label[ws], rule=columns.rule[ws])
         apply_rules(c)
         word_label = c.label
         label = np.full(n, -1, dtype=np.int8)
