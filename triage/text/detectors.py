@@ -809,7 +809,9 @@ def _detected_together(texts: list[str], first: int, found: dict[int, list[Detec
             if hits:
                 found[first + i] = hits
         return
-    codes = _codes(joined)
+    # The tests below look for ASCII characters only: the code points past 254 are taken as 255
+    # (no ASCII character), one byte each.
+    codes = np.minimum(_codes(joined), 255).astype(np.uint8)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     starts = _starts(lengths)
     messages = functools.partial(_message_at, starts)
