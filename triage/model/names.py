@@ -47,7 +47,7 @@ from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.spelling_batch import members
 from triage.text.normalise import fold_batch
-from triage.text.stretches import STRETCH_IDS, Stretched, bare
+from triage.text.stretches import STRETCH_IDS, Stretched, bare, interleaved
 
 if TYPE_CHECKING:
     from triage.model.letters import LetterModel
@@ -101,6 +101,28 @@ def _lower_case(codes: np.ndarray) -> np.ndarray:
     return ((codes >= 97) & (codes <= 122)) | ((codes >= 0xDF) & (codes <= 0xFF))
 
 
+# A run of letters, or the space _runs_of puts between two stretches.
+_LETTERS_OR_SPACE = re.compile(r"[^\W\d_]+| ")
+
+
+def _runs_of(stretches: list[str]) -> tuple[list[str], np.ndarray]:
+    """(the runs of letters (_LETTERS) of `stretches` (no white space), those of each in turn; how
+    many each has). A stretch of letters only is one run, itself (the word then shares its
+    string); the others are searched at once, joined by spaces, which no run holds."""
+    alpha = np.fromiter(map(str.isalpha, stretches), bool, len(stretches))
+    many = alpha.astype(np.intp)
+    others = np.flatnonzero(~alpha)
+    if not len(others):
+        return list(stretches), many
+    found = _LETTERS_OR_SPACE.findall(" ".join(map(stretches.__getitem__, others.tolist())) + " ")
+    spaces = np.flatnonzero(np.fromiter(map(" ".__eq__, found), bool, len(found)))
+    many[others] = np.diff(spaces, prepend=-1) - 1
+    # The runs of the stretches of letters, then those of the others: put back in stretch order.
+    runs = [*itertools.compress(stretches, alpha.tolist()), *itertools.filterfalse(" ".__eq__, found)]
+    order = interleaved(alpha, many[alpha], many[others])
+    return list(map(runs.__getitem__, order.tolist())), many
+
+
 class _LetterRuns:
     """What the corpus statistics read of each stretch of text between white space, worked out
     once per distinct stretch (SMS repeat their words), as columns over the stretch ids of
@@ -149,11 +171,9 @@ class _LetterRuns:
             self._start()
         new = [bare(key) for key in itertools.islice(STRETCH_IDS.texts, len(self), None)]
         if new:
-            # A stretch of letters only is one run, itself (the word then shares its string).
-            found = [[stretch] if alpha else _LETTERS.findall(stretch) for stretch, alpha in zip(new, map(str.isalpha, new))]
-            runs = list(itertools.chain.from_iterable(found))
+            runs, many = _runs_of(new)
             lower = np.fromiter(map(str.islower, runs), bool, len(runs))
-            ends = np.cumsum(np.fromiter(map(len, found), np.intp, len(found)))
+            ends = np.cumsum(many)
             kept_before = np.concatenate([[0], np.cumsum(lower)])
             self.run_starts = np.concatenate([self.run_starts, len(self.runs) + kept_before[ends]])
             self.runs = np.concatenate([self.runs, self._word_ids(list(itertools.compress(runs, lower.tolist())))])
