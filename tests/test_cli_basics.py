@@ -46,15 +46,35 @@ def test_ctrl_c_during_classify_says_what_was_kept_and_to_run_it_again(cli, tmp_
     assert not (tmp_path / "c.csv").exists()
 
 
+def _ctrl_c_once_the_workers_are_there(command: list[str], after: float, poll: float):
+    """Run `command` in a process group of its own, wait until it has forked its workers, send the
+    group Ctrl-C `after` seconds later: (the workers' pids, the process, its stdout, its stderr)."""
+    import os
+    import signal
+    import time
+
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    children = f"/proc/{process.pid}/task/{process.pid}/children"
+    waited, workers = time.monotonic(), []
+    while time.monotonic() - waited < 60 and process.poll() is None and not workers:  # until the workers are there
+        try:
+            with open(children) as listed:
+                workers = [int(pid) for pid in listed.read().split()]
+        except OSError:
+            break
+        time.sleep(poll)
+    time.sleep(after)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    return workers, process, out, err
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Ctrl-C sent to a process group")
 def test_a_ctrl_c_while_a_worker_starts_is_one_line_too(tmp_path):
     """A worker forked a moment before Ctrl-C has not set it aside yet: it starts with Ctrl-C
     held back until it has, so that the command still answers in one line, without a traceback.
     Here each worker takes a second to start (multiprocessing closes its standard input first)."""
-    import os
-    import signal
-    import time
-
     source = tmp_path / "sms.csv"
     source.write_text("id,text\n" + "".join(f"{i},slt Julie{i % 97} tu viens ce soir ?\n" for i in range(40_000)),
                       encoding="utf-8")
@@ -64,21 +84,10 @@ def test_a_ctrl_c_while_a_worker_starts_is_one_line_too(tmp_path):
                   "from triage.cli import run\n"
                   "sys.argv[0] = 'triage'\n"
                   "run()\n")
-    process = subprocess.Popen([sys.executable, "-c", slow_start, "classify", str(source), "-o", str(tmp_path / "c.csv"),
-                                "--jobs", "2"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    children = f"/proc/{process.pid}/task/{process.pid}/children"
-    waited, workers = time.monotonic(), []
-    while time.monotonic() - waited < 60 and process.poll() is None and not workers:  # until the workers are forked
-        try:
-            with open(children) as listed:
-                workers = [int(pid) for pid in listed.read().split()]
-        except OSError:
-            break
-        time.sleep(0.01)
-    time.sleep(0.2)  # the workers are still starting
-    os.killpg(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    # Ctrl-C while the workers are still starting.
+    workers, process, out, err = _ctrl_c_once_the_workers_are_there(
+        [sys.executable, "-c", slow_start, "classify", str(source), "-o", str(tmp_path / "c.csv"), "--jobs", "2"],
+        after=0.2, poll=0.01)
     assert workers and process.returncode == 130, out + err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("Interrupted:"), err
 
@@ -87,8 +96,6 @@ def test_a_ctrl_c_while_a_worker_starts_is_one_line_too(tmp_path):
 def test_a_real_ctrl_c_while_the_workers_run_is_one_line_too(tmp_path):
     """Ctrl-C reaches every process of the command, the workers of --jobs too: still one line,
     no traceback, no output, and no worker left running."""
-    import os
-    import signal
     import time
 
     source = tmp_path / "sms.csv"
@@ -96,21 +103,10 @@ def test_a_real_ctrl_c_while_the_workers_run_is_one_line_too(tmp_path):
         handle.write("id,text\n")
         for i in range(40_000):
             handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
-    process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv"),
-                                "--jobs", "2"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    children = f"/proc/{process.pid}/task/{process.pid}/children"
-    waited, workers = time.monotonic(), []
-    while time.monotonic() - waited < 60 and process.poll() is None and not workers:  # until the workers are there
-        try:
-            with open(children) as listed:
-                workers = [int(pid) for pid in listed.read().split()]
-        except OSError:
-            break
-        time.sleep(0.05)
-    time.sleep(0.3)  # classifying 40,000 messages takes seconds more
-    os.killpg(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    # Ctrl-C while they classify: 40,000 messages take seconds more.
+    workers, process, out, err = _ctrl_c_once_the_workers_are_there(
+        [sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv"), "--jobs", "2"],
+        after=0.3, poll=0.05)
     assert process.returncode == 130, out + err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("Interrupted:"), err
     assert not (tmp_path / "c.csv").exists()

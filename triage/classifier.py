@@ -295,22 +295,13 @@ def output_columns(batch) -> list[list[str]]:
         batch.texts,
         batch.evidence.seekhide.tolist(),
         np.where(batch.scores >= 0.5, TA, NTA).tolist(),
-        _formatted_once(batch.scores),
+        _four_decimals(batch.scores),
         batch.decisions.decision.tolist(),
         batch.anonymised,
         batch.hidden,
         ["[" + ", ".join(map(encode_basestring, words)) + "]" if words else "[]" for words in batch.highlighted],
         _four_decimals(batch.decisions.risk),
     ]
-
-
-def _formatted_once(values: np.ndarray) -> list[str]:
-    """Each of `values` (floats) written with four decimals, each distinct value written once:
-    the message model's scores take few values. Values are told apart by their bits, so that
-    -0.0 and 0.0 stay two values."""
-    bits, inverse = np.unique(np.ascontiguousarray(values, dtype=np.float64).view(np.int64), return_inverse=True)
-    written = np.array(list(map("{:.4f}".format, bits.view(np.float64).tolist())), dtype=object)
-    return written[inverse.ravel()].tolist()
 
 
 @functools.cache

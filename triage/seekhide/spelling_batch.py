@@ -236,6 +236,15 @@ def _sharing(new: list[str], old: list[str]) -> list[str]:
     return [o if n == o else n for n, o in zip(new, old)]
 
 
+def _patched(values: list[str], at: list[int], asked: list[str], transform) -> list[str]:
+    """`values` with those at the indexes `at` replaced by transform(asked), each equal to its
+    string of `asked` sharing that object (_sharing)."""
+    if at:
+        for i, text in zip(at, _sharing(transform(asked), asked)):
+            values[i] = text
+    return values
+
+
 def _derived(name: str, source, transform):
     """Declare the string column `name`: transform(source(table, sids)), each string equal to
     its source sharing that object (_sharing)."""
@@ -255,11 +264,7 @@ def _folded_keys(table: Spellings, sids: np.ndarray) -> list[str]:
     fold; the others are folded, each equal to its key sharing that object (_sharing)."""
     folded = keys(table)[sids].tolist()
     other = np.flatnonzero(~np.fromiter(map(str.isascii, folded), dtype=bool, count=len(folded))).tolist()
-    if other:
-        asked = list(map(folded.__getitem__, other))
-        for i, text in zip(other, _sharing(fold_many(asked), asked)):
-            folded[i] = text
-    return folded
+    return _patched(folded, other, list(map(folded.__getitem__, other)), fold_many)
 
 
 @spelling_column("batch.lower", object)
@@ -269,12 +274,7 @@ def _lowered(table: Spellings, sids: np.ndarray) -> list[str]:
     text sharing that object (_sharing)."""
     lower = keys(table)[sids].tolist()
     quoted = np.flatnonzero(np.fromiter(map(operator.contains, lower, repeat("'")), dtype=bool, count=len(lower)))
-    if len(quoted):
-        quoted, texts = quoted.tolist(), table.texts
-        asked = [texts[s] for s in sids[quoted].tolist()]
-        for i, text in zip(quoted, _sharing(lower_many(asked), asked)):
-            lower[i] = text
-    return lower
+    return _patched(lower, quoted.tolist(), texts_of(table, sids[quoted]), lower_many)
 
 
 @spelling_column("batch.folded_lower", object)
@@ -282,12 +282,8 @@ def _folded_lowered(table: Spellings, sids: np.ndarray) -> list[str]:
     """fold(text.lower()) of the spellings `sids`: the folded key of those whose lower case is
     their key; the others folded, each equal to its lower case sharing that object (_sharing)."""
     folded = folded_keys(table)[sids].tolist()
-    other = np.flatnonzero(differing(table, "lower")[sids]).tolist()
-    if other:
-        asked = lowered(table)[sids[other]].tolist()
-        for i, text in zip(other, _sharing(fold_many(asked), asked)):
-            folded[i] = text
-    return folded
+    other = np.flatnonzero(differing(table, "lower")[sids])
+    return _patched(folded, other.tolist(), lowered(table)[sids[other]].tolist(), fold_many)
 
 
 def keys(table: Spellings) -> np.ndarray:
