@@ -190,6 +190,7 @@ def test_the_console_entry_point_leaves_at_once_only_after_its_work(tmp_path, mo
     monkeypatch.setattr(cli_module, "_exit_at_once", lambda: asked.append((tmp_path / "c.csv").exists()))
     monkeypatch.setattr(sys, "argv", ["triage", "classify", str(source), "-o", str(tmp_path / "c.csv"), "--no-chart"])
     monkeypatch.setattr(cli_module, "_stop_cleanly_on_sigterm", lambda: None)
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)  # (run() sets it: put back as it was)
     with pytest.raises(SystemExit) as stopped:
         cli_module.run()
     assert stopped.value.code in (None, 0)
@@ -199,6 +200,35 @@ def test_the_console_entry_point_leaves_at_once_only_after_its_work(tmp_path, mo
     with pytest.raises(SystemExit) as stopped:
         cli_module.run()
     assert stopped.value.code not in (None, 0) and asked == [True]
+
+
+def _openblas_threads_in_the_command(environment: dict) -> list[int]:
+    """How many threads numpy's OpenBLAS has once the `triage` command (run()) has loaded numpy, in
+    a new process with `environment` (none listed: numpy uses another library)."""
+    program = "\n".join([
+        "from triage import cli",
+        "def command():",
+        "    import numpy, threadpoolctl",
+        "    print([pool['num_threads'] for pool in threadpoolctl.threadpool_info() if pool['internal_api'] == 'openblas'])",
+        "cli.app = command",
+        "cli.run()",
+    ])
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, env=environment)
+    assert done.returncode == 0, done.stderr
+    return eval(done.stdout)
+
+
+def test_the_command_runs_openblas_on_one_thread_unless_told_otherwise():
+    """OpenBLAS's threads spin while they wait for work, about 0.1 s of CPU a command: the `triage`
+    command loads numpy with one thread, unless $OPENBLAS_NUM_THREADS says how many."""
+    import os
+
+    environment = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}
+    found = _openblas_threads_in_the_command(environment)
+    if not found:
+        pytest.skip("numpy here does not use OpenBLAS")
+    assert found == [1]
+    assert _openblas_threads_in_the_command({**environment, "OPENBLAS_NUM_THREADS": "2"}) == [2]
 
 
 def test_the_installed_classify_of_a_workbook_leaves_no_copy_of_its_messages(tmp_path):
