@@ -1,5 +1,6 @@
 """What a new user types first: `triage --version`, `triage -h`, `triage COMMAND -h`."""
 
+import ast
 import subprocess
 import sys
 
@@ -215,7 +216,7 @@ def _openblas_threads_in_the_command(environment: dict) -> list[int]:
     ])
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, env=environment)
     assert done.returncode == 0, done.stderr
-    return eval(done.stdout)
+    return ast.literal_eval(done.stdout)
 
 
 def test_the_command_runs_openblas_on_one_thread_unless_told_otherwise():
