@@ -137,6 +137,57 @@ def test_a_classifier_that_learnt_the_first_chunk_sends_every_chunk_to_the_worke
     assert pids and os.getpid() not in pids
 
 
+def _where(item: list) -> tuple[int, int, list]:
+    """In a worker of a fork pool: the item's address there, the worker's pid, and the item."""
+    return id(item), os.getpid(), item
+
+
+def test_a_fork_pool_takes_what_was_shared_with_it_from_the_memory_it_started_with():
+    """Items shared before a fork pool starts (the chunks the statistics pass kept) reach its
+    workers as keys: each worker takes the copy it started with, at the address it had here, and
+    this process lets go of each once given. The first is sent whole, as is an item not shared."""
+    shared = [[k, "texte"] for k in range(6)]
+    alone = [99, "pas partagé"]
+    engines.share_by_fork(shared)
+    try:
+        found = list(engines.fork_map(_where, [*shared, alone], 2))
+    finally:
+        engines.stop_sharing()
+    assert [item for _, _, item in found] == [*shared, alone]
+    assert {pid for _, pid, _ in found} - {os.getpid()}
+    taken = [address == id(item) for (address, _, _), item in zip(found, [*shared, alone])]
+    assert taken == [False, True, True, True, True, True, False]
+    assert not engines._BY_FORK
+
+
+class _CountedKey(engines._Inherited):
+    """engines._Inherited, each one made here counted."""
+
+    made: list = []
+
+    def __new__(cls, key):
+        cls.made.append(key)
+        return super().__new__(cls, key)
+
+
+def test_the_classifying_workers_of_jobs_take_the_kept_chunks_from_memory(tmp_path, monkeypatch):
+    """With --jobs, the chunks the statistics pass kept, folded and cut, go to the classifying
+    workers as keys (all but the first), nothing is kept for them after the run, and the rows are
+    those of one process."""
+    from triage import jobs
+
+    source = tmp_path / "sms.csv"
+    texts = ["slt Julie tu viens ?", "ok a demain", "Rdv chez Dubois 18h", "appelle Marc au 06 12 34 56 78"]
+    source.write_text("id,text\n" + "".join(f"{k},{texts[k % 4]} {k}\n" for k in range(40)), encoding="utf-8")
+    _CountedKey.made.clear()
+    monkeypatch.setattr(engines, "_Inherited", _CountedKey)
+    jobs.run_classify(source, tmp_path / "two.csv", jobs=2, chunk_size=8, chart=False)
+    assert len(_CountedKey.made) == 4  # five chunks: the first sent whole
+    assert not engines._BY_FORK
+    jobs.run_classify(source, tmp_path / "one.csv", chunk_size=8, chart=False)
+    assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+
+
 def test_local_pool_error_keeps_its_type():
     chunks = make_chunks(6)
     chunks[3][0] = Msg("x", "illisible")

@@ -271,9 +271,11 @@ def run_classify(
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
             learn = classifier.learn if classifier is not None and jobs > 1 else None
+            # With --jobs, the classifying workers, forked afterwards, take the chunks kept from the
+            # memory they start with (engines.share_by_fork).
             stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs,
                                          observe=check_input.add if check_input is not None else None,
-                                         meanwhile=learn, session=session)
+                                         meanwhile=learn, session=session, share=engine == "local" and jobs > 1)
             if check_input is not None:
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
@@ -368,6 +370,7 @@ def run_classify(
             summary.queue, summary.queued = Path(queue_path), queued.queued
         return summary
     finally:
+        engines.stop_sharing()
         if session is not None:
             session.__exit__(None, None, None)
 
@@ -592,7 +595,7 @@ STATS_IN_FLIGHT = 16
 
 
 def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None,
-                 session=None):
+                 session=None, share: bool = False):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again).
@@ -601,7 +604,8 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
     process while the workers count the first ones (Classifier.learn). With a `session`
-    (triage.engines.DaskSession), the Dask workers count."""
+    (triage.engines.DaskSession), the Dask workers count. With `share`, the chunks kept are left
+    in memory for the workers of a fork pool started afterwards (engines.share_by_fork)."""
     from triage.model.names import forget_letter_runs
     from triage.text.normalise import fold_batch
     from triage.pipeline.memory import LOW_WATER, VOCABULARY
@@ -666,6 +670,8 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     forget_letter_runs()  # counted: the memory goes to classifying
     if kept is None:
         return stats, table.pairs(size)
+    if share:
+        engines.share_by_fork(kept)
     # While the kept chunks are classified, their stretch ids are worth more than the table of
     # spellings: emptied after it when the memory budget is passed (triage.pipeline.memory.HELD_AFTER).
     return stats, _handed_over(kept, held=() if cleared or session is not None else ("stretches",))
