@@ -188,6 +188,30 @@ def test_the_classifying_workers_of_jobs_take_the_kept_chunks_from_memory(tmp_pa
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
 
 
+@dataclass
+class _Chunk:
+    """What a classifier gives back (as triage.classifier.ClassifiedChunk): its rows encoded."""
+
+    text: str | bytes
+    rows: int
+
+
+class EncodingClassifier(FakeClassifier):
+    def classify(self, pairs):
+        return _Chunk("".join(f"{id_},{text}\r\n" for id_, text in pairs), len(pairs))
+
+
+def test_a_worker_sends_its_encoded_rows_back_in_utf8():
+    """Rows encoded in a worker come back as the UTF-8 bytes the output is written in (not as a
+    string, decoded from the pipe here and encoded again to be written); here, they stay a string."""
+    chunks = make_chunks(9)
+    chunks[4][0] = Msg("x", "déjà vu, Zoé ✓")
+    done = list(engines.run_chunks(EncodingClassifier(), chunks, jobs=2))
+    expected = ["".join(f"{m.id},{m.text}\r\n" for m in chunk) for chunk in chunks]
+    assert done[0].text == expected[0]
+    assert [chunk.text for chunk in done[1:]] == [text.encode("utf-8") for text in expected[1:]]
+
+
 def test_local_pool_error_keeps_its_type():
     chunks = make_chunks(6)
     chunks[3][0] = Msg("x", "illisible")

