@@ -383,7 +383,7 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
                 future = pool.submit(_call, function, _Inherited(key) if by_key else chunk)
             if key in inherited:  # given: let go of here
                 inherited.discard(key)
-                del _BY_FORK[key]
+                _BY_FORK.pop(key, None)
             if not started:
                 # A fork pool starts all its workers at the first submit (forking once its manager
                 # thread runs could deadlock them): the first chunk is sent whole, and the others
@@ -391,7 +391,7 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
                 started = True
                 if len(getattr(pool, "_processes", None) or ()) != jobs:
                     for key in inherited:
-                        del _BY_FORK[key]
+                        _BY_FORK.pop(key, None)
                     inherited = set()
             return future
 
