@@ -1,6 +1,6 @@
 """Where `triage classify` spends its time, by component of the pipeline, without a profiler.
 
-    python benchmarks/components.py [--messages 86000] [--seed 0] [--repeat 3] [--listed] [--jobs N] [--out FILE]
+    python benchmarks/components.py [--messages 86000] [--seed 0] [--repeat 3] [--listed] [--columns] [--jobs N] [--out FILE]
 
 Generates the corpus with benchmarks/corpus.py in a temporary folder, then runs the classify job
 (triage.jobs.run_classify, CSV in, CSV out, one process, no chart) `--repeat` times, each in a
@@ -21,6 +21,11 @@ rather than once per run): it times the corpus's distinct words that a list hold
 accents aside), ten to a message, alone and then followed by the corpus; the second minus the
 first is the corpus with those spellings known. It overstates such a snapshot a little: the
 stretches and pieces of those words (a word after a space) are known too.
+
+`--columns` also times each per-spelling column of Seek&Hide's table of spellings (triage/seekhide/columns.py: a
+column is worked out once per spelling, for the new spellings of each batch; the word scorer's rows too) in one
+process: its own CPU seconds, those of the columns it reads left out, listed apart from the parts. They are most of
+what a new spelling costs beyond its label.
 
 `--jobs N` also times the corpus classified with `--jobs N`, each part timed inside the process
 that runs it (the timers are inherited by the forked workers, each of which reports what it spent
@@ -50,10 +55,11 @@ SEEK_PARTS = [("triage.seekhide.table.Spellings", "cut"), ("triage.seekhide.tabl
               ("triage.seekhide.words.WordLabeller", "label_many")]
 
 
-def timed_run(source: str, output: str, workers: int = 1) -> dict:
+def timed_run(source: str, output: str, workers: int = 1, columns: bool = False) -> dict:
     """In this process: the classify job on `source`, with the seconds of each part (the timers
     are taken off afterwards). With `workers` > 1, the job runs with that many --jobs, and the
-    figures are by process role (timed_roles)."""
+    figures are by process role (timed_roles). With `columns`, also the seconds of each
+    per-spelling column ("column: NAME", _time_columns)."""
     import collections
     import importlib
     import time
@@ -93,6 +99,8 @@ def timed_run(source: str, output: str, workers: int = 1) -> dict:
         patch(cls, name, timer(getattr(cls, name), f"seek: {name}"))
     patch(jobs, "corpus_stats", timer(jobs.corpus_stats, "statistics pass (reading included)"))
     _count_learning(patch, counts)
+    if columns:
+        _time_columns(patch, seconds)
     roles = None
     if workers > 1:
         roles = tempfile.mkdtemp(prefix="triage-components-roles-")
@@ -110,7 +118,7 @@ def timed_run(source: str, output: str, workers: int = 1) -> dict:
             return timed_roles(roles, {"total": total, **seconds}, counts)
         finally:
             shutil.rmtree(roles, ignore_errors=True)
-    inside = sum(value for name, value in seconds.items() if not name.startswith("seek: "))
+    inside = sum(value for name, value in seconds.items() if not name.startswith(("seek: ", "column: ")))
     return {"total": total, **seconds, "outside the pipeline and the statistics pass": total - inside,
             **{f"count: {name}": value for name, value in counts.items()}}
 
@@ -136,6 +144,35 @@ def _count_learning(patch, counts) -> None:
 
     patch(WordLabeller, "label_many", labelled)
     patch(Forest, "predict_proba", scored)
+
+
+def _time_columns(patch, seconds) -> None:
+    """Add to `seconds`, as "column: NAME" (with its parameters), the CPU seconds of each
+    per-spelling column of the table of spellings and of each table of rows (Spellings.column,
+    column_at, rows_for), less those of the columns it asks for itself."""
+    import time
+
+    from triage.seekhide.table import Spellings
+
+    inner: list[float] = []  # per column being worked out, the seconds of those it asked for
+
+    def timed(original, label_of):
+        def run(self, first, *rest, **kwargs):
+            started = time.process_time()
+            inner.append(0.0)
+            try:
+                return original(self, first, *rest, **kwargs)
+            finally:
+                spent = time.process_time() - started
+                seconds[f"column: {label_of(first, rest)}"] += spent - inner.pop()
+                if inner:
+                    inner[-1] += spent
+
+        return run
+
+    patch(Spellings, "column", timed(Spellings.column, lambda column, rest: " ".join([column.name, *map(str, rest)])))
+    patch(Spellings, "column_at", timed(Spellings.column_at, lambda column, rest: column.name))
+    patch(Spellings, "rows_for", timed(Spellings.rows_for, lambda name, rest: name))
 
 
 # What the workers of a timed run with --jobs report (_report_roles): the counters, the folder, the
@@ -199,13 +236,13 @@ def timed_roles(folder: str, parent: dict, counts) -> dict:
     return found
 
 
-def measure(source: Path, output: Path, repeat: int, workers: int = 1) -> dict:
+def measure(source: Path, output: Path, repeat: int, workers: int = 1, columns: bool = False) -> dict:
     """The median seconds of each part over `repeat` fresh processes (with `workers` > 1, of each
-    part of each role of timed_roles)."""
+    part of each role of timed_roles; with `columns`, of each per-spelling column too)."""
     runs = []
     for _ in range(repeat):
-        done = subprocess.run([sys.executable, __file__, "--child", str(source), str(output), "--jobs", str(workers)],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, __file__, "--child", str(source), str(output), "--jobs", str(workers),
+                               *(["--columns"] if columns else [])], capture_output=True, text=True, check=True)
         runs.append(json.loads(done.stdout))
     return _medians(runs)
 
@@ -255,8 +292,18 @@ def table(parts: dict, messages: int) -> list[str]:
     total = parts["total"]
     lines = [f"total {total:.2f} s ({messages / total:,.0f} messages/s)"]
     for name, value in sorted(parts.items(), key=lambda item: -item[1]):
-        if name != "total" and not name.startswith("count: "):
+        if name != "total" and not name.startswith(("count: ", "column: ")):
             lines.append(f"  {name:48s} {value:6.2f} s  {100 * value / total:5.1f}%")
+    return lines
+
+
+def columns_table(parts: dict, top: int = 20) -> list[str]:
+    """The `top` costliest per-spelling columns of `parts` (measure's with columns), and all of them together."""
+    found = sorted(((name.removeprefix("column: "), value) for name, value in parts.items()
+                    if name.startswith("column: ")), key=lambda item: -item[1])
+    lines = [f"per-spelling columns: {sum(value for _, value in found):.2f} s in all ({len(found)} columns), "
+             f"the {min(top, len(found))} costliest (each without the columns it reads)"]
+    lines += [f"  {name:48s} {value:6.3f} s" for name, value in found[:top]]
     return lines
 
 
@@ -289,13 +336,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--listed", action="store_true",
                         help="also estimate the corpus with the spellings a list holds known before the run")
+    parser.add_argument("--columns", action="store_true",
+                        help="also time each per-spelling column of Seek&Hide's table of spellings (one process)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="also time the corpus with this many --jobs, each part in the process that runs it")
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(timed_run(*args.child, workers=args.jobs)))
+        print(json.dumps(timed_run(*args.child, workers=args.jobs, columns=args.columns)))
         return 0
     work = Path(tempfile.mkdtemp(prefix="triage-components-"))
     try:
@@ -303,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         source, warm = work / "corpus.csv", work / "warm.csv"
         growing.write_corpus(source, texts)
         growing.write_corpus(warm, warm_corpus(texts))
-        growing_parts = measure(source, work / "out.csv", args.repeat)
+        growing_parts = measure(source, work / "out.csv", args.repeat, columns=args.columns)
         jobs_parts = measure(source, work / "out.csv", args.repeat, args.jobs) if args.jobs > 1 else None
         warm_parts = measure(warm, work / "out.csv", args.repeat)
         listed_parts = None
@@ -321,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     warm_messages = len(warm_corpus(texts))
     print(f"{args.messages:,} generated messages, one process, medians of {args.repeat} runs")
     print("\n".join(table(growing_parts, args.messages)))
+    if args.columns:
+        print()
+        print("\n".join(columns_table(growing_parts)))
     if jobs_parts is not None:
         print(f"\nthe same corpus with --jobs {args.jobs}, each part timed in the processes that run it "
               "(the parent's statistics pass includes its learning of the first chunk)")

@@ -28,6 +28,31 @@ def test_each_component_that_runs_is_timed_and_the_parts_add_up(tmp_path):
     assert components.warm_corpus(list("abcdefghijklmnopqrst")) == list("ab") * 11
 
 
+def test_the_per_spelling_columns_are_timed_apart_from_the_parts(tmp_path):
+    """With columns, each per-spelling column is timed and listed apart from the parts, which
+    still add up to the run, and the timers come off afterwards."""
+    components = benchmark_module("components")
+    from triage.seekhide.table import Spellings
+
+    source = tmp_path / "corpus.csv"
+    source.write_text("id,text\n" + "".join(f"{i},Salut Julie{i} on se voit chez Dubois ? bisous\n" for i in range(40)),
+                      "utf-8")
+    before = Spellings.column, Spellings.column_at, Spellings.rows_for
+    parts = components.timed_run(str(source), str(tmp_path / "out.csv"), columns=True)
+    assert (Spellings.column, Spellings.column_at, Spellings.rows_for) == before
+    columns = {name: value for name, value in parts.items() if name.startswith("column: ")}
+    # The word scorer's rows, and a column that the columns of a lexicon read (the keys).
+    assert {"column: names.static", "column: batch.key"} <= set(columns)
+    assert all(value >= 0 for value in columns.values())
+    assert sum(columns.values()) <= parts["total"]
+    whole = sum(value for name, value in parts.items()
+                if name != "total" and not name.startswith(("seek: ", "count: ", "column: ")))
+    assert abs(whole - parts["total"]) < 1e-6
+    lines = components.columns_table(parts, top=3)
+    assert len(lines) == 4 and lines[0].startswith("per-spelling columns:")
+    assert not any("column: " in line for line in components.table(parts, 40))
+
+
 def test_with_jobs_each_process_reports_what_it_spent_itself(tmp_path):
     """With --jobs, the parts are timed in the processes that run them: the classifying workers
     report their own components (not what they inherited from the parent at the fork), the
