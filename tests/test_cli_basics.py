@@ -204,14 +204,15 @@ def test_the_console_entry_point_leaves_at_once_only_after_its_work(tmp_path, mo
 
 
 def test_the_console_command_runs_the_job_with_the_collector_off_unless_dask_runs_beside_it(tmp_path, monkeypatch):
-    """In the `triage` command, classify with the local engine (a workspace or not) and seek run their
-    job with the garbage collector off, and the process's workers inherit that; with the Dask engine
-    it stays on; the collector is on again once run() is left, even by an error."""
+    """In the `triage` command, classify with the local engine (a workspace or not), seek and release
+    run their job with the garbage collector off, and the process's workers inherit that; with the
+    Dask engine it stays on; the collector is on again once run() is left, even by an error."""
     import gc
 
     from triage import cli as cli_module
     from triage import jobs
     from triage.errors import InputError
+    from triage.publication import corpus as publication_corpus
 
     source = tmp_path / "sms.csv"
     source.write_text("id,text\n1,slt Julie tu viens ?\n", encoding="utf-8")
@@ -224,16 +225,17 @@ def test_the_console_command_runs_the_job_with_the_collector_off_unless_dask_run
     monkeypatch.setattr(jobs, "run_classify", job)
     monkeypatch.setattr(jobs, "run_seek", job)
     monkeypatch.setattr(jobs, "classify_with_workspace", job)
+    monkeypatch.setattr(publication_corpus, "run_release", job)
     monkeypatch.setattr(cli_module, "_stop_cleanly_on_sigterm", lambda: None)
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    for extra in (["classify"], ["seek"], ["classify", "--workspace", str(tmp_path / "w.sqlite")],
+    for extra in (["classify"], ["seek"], ["classify", "--workspace", str(tmp_path / "w.sqlite")], ["release"],
                   ["classify", "--engine", "dask"]):
         monkeypatch.setattr(sys, "argv", ["triage", extra[0], str(source), "-o", str(tmp_path / "out.csv"), *extra[1:]])
         with pytest.raises(SystemExit) as stopped:
             cli_module.run()
         assert stopped.value.code == 1
         assert gc.isenabled() and cli_module._console == {"on": False, "memory_only": False, "collector_off": False}
-    assert seen == [False, False, False, True]
+    assert seen == [False, False, False, False, True]
 
 
 def _openblas_threads_in_the_command(environment: dict) -> list[int]:

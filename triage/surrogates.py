@@ -81,6 +81,31 @@ def _surnames() -> list[str]:
 
 
 @lru_cache(maxsize=1)
+def _all_first_names() -> list[str]:
+    """The common first names, those of women then those of men (_first_names)."""
+    return _first_names()["F"] + _first_names()["M"]
+
+
+@lru_cache(maxsize=None)
+def _near_length(pool: str, length: int, slack: int) -> list[str]:
+    """The names of a pool ("F", "M" or "FM" of _first_names, "first" for all of them, "last" for
+    the surnames) at most `slack` letters longer or shorter than `length`, in the pool's order.
+    Worked out once per pool and length: a surrogate may take up to 200 draws where the corpus
+    names many people (each draw of a name the corpus shows is thrown away), and filtering the pool
+    at every draw took most of a release's time."""
+    return [n for n in _pool(pool) if abs(len(n) - length) <= slack]
+
+
+def _pool(pool: str) -> list[str]:
+    """The names of a pool of _near_length."""
+    if pool == "first":
+        return _all_first_names()
+    if pool == "last":
+        return _surnames()
+    return _first_names()[pool]
+
+
+@lru_cache(maxsize=1)
 def _places() -> list[str]:
     lines = (DICTIONARIES_DIR / "places" / "cities.tsv").read_text("utf-8").splitlines()[1:3000]
     return [line.split("\t", 1)[0] for line in lines if line]
@@ -183,17 +208,16 @@ class Surrogates:
 
     def _candidate(self, tag: str, key: str, original: str, rng: random.Random, attempt: int) -> str:
         length = len(_REPEATS.sub(r"\1", original))
-        if tag == "PRE":
-            names = _first_names()
-            pool = names.get(_sex_of().get(key, ""), []) or names["F"] + names["M"]
-            near = [n for n in pool if abs(len(n) - length) <= (1 if attempt < 100 else 4)]
-            return rng.choice(near or pool)
-        if tag == "NOM":
-            pool = _surnames()
-            near = [n for n in pool if abs(len(n) - length) <= (1 if attempt < 100 else 4)]
-            return rng.choice(near or pool)
+        if tag in ("PRE", "NOM"):
+            if tag == "NOM":
+                kind = "last"
+            else:
+                sex = _sex_of().get(key, "")
+                kind = sex if _first_names().get(sex) else "first"
+            near = _near_length(kind, length, 1 if attempt < 100 else 4)
+            return rng.choice(near or _pool(kind))
         if tag == "SUR":  # a nickname: one French speakers use, doubled when the original is (juju, lolo)
-            names = _first_names()["F"] + _first_names()["M"]
+            names = _all_first_names()
             name = rng.choice(names).lower()
             half = len(key) // 2
             doubled = len(key) >= 4 and key[:half] == key[half:]
@@ -259,7 +283,7 @@ def _email(original: str, rng: random.Random) -> str:
         if run[0].isdigit():
             parts.append("".join(_other(c, rng) for c in run))
         elif run[0].isalpha():
-            pool = (_first_names()["F"] + _first_names()["M"]) if words == 0 else _surnames()
+            pool = _all_first_names() if words == 0 else _surnames()
             # A word stays a word: a drawn name of one or two letters would read as initials.
             name = next((n for n in (_ascii_name(rng.choice(pool)) for _ in range(20)) if len(n) > 2), "contact")
             words += 1
