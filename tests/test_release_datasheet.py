@@ -435,6 +435,24 @@ def test_the_language_estimate_tells_french_sms_from_other_languages():
     assert (found["mostly_french"], found["mostly_other"], found["undetermined"]) == (len(french), len(other), 2)
 
 
+@pytest.mark.parametrize("kept", [0, 3, 100_000])
+def test_the_language_of_each_message_is_the_same_whatever_the_words_kept(kept, monkeypatch):
+    """message_languages keeps the class of the words it meets for the next messages, up to CLASSES_KEPT
+    of them: the counts are those of each message read alone, however many are kept."""
+    from triage import lexicons
+    from triage.seekhide import language
+
+    texts = ["slt sa va? tu fai koi", "see you tomorrow, see you", "tu viens demain ? see you", "bieeeen vu",
+             "gracias amigo gracias", "on se voit demain", "where are you", "Julie ?", "06 12 34 56 78"] * 2
+    alone = [language.words(text, lexicons.default()) for text in texts]
+    expected = {"mostly_french": sum(w.total > 0 and not w.mostly_other for w in alone),
+                "mostly_other": sum(w.mostly_other for w in alone), "undetermined": sum(w.total == 0 for w in alone)}
+    monkeypatch.setattr(language, "CLASSES_KEPT", kept)
+    found = language.message_languages(texts)
+    assert {name: found[name] for name in expected} == expected
+    assert found["mostly_other"] >= 2 and found["mostly_french"] >= 4
+
+
 def test_the_published_commands_name_files_not_the_folders_that_hold_them(cli, tmp_path):
     """A folder can name its owner (/home/<login>/...): the datasheet's commands keep file names only."""
     from triage.publication.datasheet import published_command

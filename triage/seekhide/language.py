@@ -25,6 +25,9 @@ METHOD = ("words the French lexicons know as ordinary words against frequent wor
           "unless they outnumber its French words; names and numbers left out; a rough estimate")
 
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+# The words whose class `words` keeps for the next messages, at most (about 15 MB): the first met,
+# which in a corpus are most often its commonest.
+CLASSES_KEPT = 100_000
 
 
 class Words(NamedTuple):
@@ -46,9 +49,22 @@ class Words(NamedTuple):
         return foreign.mostly_other(*self)
 
 
-def words(text: str, lexicons) -> Words:
-    """Count a message's words by language (names and numbers left out)."""
-    found = Counter(foreign.word_class(foreign.key_of(word), lexicons) for word in _WORDS.findall(text.replace("’", "'")))
+def words(text: str, lexicons, classes: dict[str, int] | None = None) -> Words:
+    """Count a message's words by language (names and numbers left out). `classes`, if given, keeps
+    the class of each word met (foreign.word_class of its key; CLASSES_KEPT words at most) for the
+    next messages: a corpus repeats its words."""
+    if classes is None:
+        found = Counter(foreign.word_class(foreign.key_of(word), lexicons)
+                        for word in _WORDS.findall(text.replace("’", "'")))
+    else:
+        found = Counter()
+        for word in _WORDS.findall(text.replace("’", "'")):
+            kind = classes.get(word)
+            if kind is None:
+                kind = foreign.word_class(foreign.key_of(word), lexicons)
+                if len(classes) < CLASSES_KEPT:
+                    classes[word] = kind
+            found[kind] += 1
     return Words(found[foreign.FRENCH], found[foreign.OTHER], found[foreign.UNKNOWN])
 
 
@@ -67,9 +83,9 @@ def message_languages(texts, lexicons=None) -> dict:
         from triage import lexicons as lexicon_module
 
         lexicons = lexicon_module.default()
-    counts = Counter()
+    counts, classes = Counter(), {}
     for text in texts:
-        found = words(text, lexicons)
+        found = words(text, lexicons, classes)
         counts["undetermined" if not found.total else "other" if found.mostly_other else "french"] += 1
     return {"mostly_french": counts["french"], "mostly_other": counts["other"],
             "undetermined": counts["undetermined"], "method": METHOD}
