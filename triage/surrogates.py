@@ -88,8 +88,8 @@ def _all_first_names() -> list[str]:
 
 @lru_cache(maxsize=None)
 def _near_length(pool: str, length: int, slack: int) -> list[str]:
-    """The names of a pool ("F", "M" or "FM" of _first_names, "first" for all of them, "last" for
-    the surnames) at most `slack` letters longer or shorter than `length`, in the pool's order.
+    """The names of a pool ("F", "M" or "FM" of _first_names, "first" for those of women and of men,
+    "last" for the surnames) at most `slack` letters longer or shorter than `length`, in the pool's order.
     Worked out once per pool and length: a surrogate may take up to 200 draws where the corpus
     names many people (each draw of a name the corpus shows is thrown away), and filtering the pool
     at every draw took most of a release's time."""
