@@ -435,22 +435,44 @@ def test_the_language_estimate_tells_french_sms_from_other_languages():
     assert (found["mostly_french"], found["mostly_other"], found["undetermined"]) == (len(french), len(other), 2)
 
 
-@pytest.mark.parametrize("kept", [0, 3, 100_000])
-def test_the_language_of_each_message_is_the_same_whatever_the_words_kept(kept, monkeypatch):
-    """message_languages keeps the class of the words it meets for the next messages, up to CLASSES_KEPT
-    of them: the counts are those of each message read alone, however many are kept."""
+_LANGUAGE_TEXTS = [
+    "slt sa va? tu fai koi", "see you tomorrow, see you", "tu viens demain ? see you", "bieeeen vu merciiiii",
+    "gracias amigo gracias", "on se voit demain", "where are you", "Julie ?", "06 12 34 56 78",
+    "j'arrive à l’école, desole", "Ahahaha trop bien", "LOL see YOU", "ça c'est génial", "Marie Dupont",
+    "happy birthday my friend, see you soon", "te quiero mucho amigo, hasta luego",
+]
+
+
+@pytest.mark.parametrize(("kept", "part"), [(0, 1), (3, 4), (100_000, 5_000)])
+def test_the_language_of_each_message_is_the_same_however_the_corpus_is_read(kept, part, monkeypatch):
+    """message_languages reads the messages in parts, looks the new words of each part up at once and keeps
+    the class of CLASSES_KEPT words for the next parts: the counts are those of each message read alone."""
     from triage import lexicons
     from triage.seekhide import language
 
-    texts = ["slt sa va? tu fai koi", "see you tomorrow, see you", "tu viens demain ? see you", "bieeeen vu",
-             "gracias amigo gracias", "on se voit demain", "where are you", "Julie ?", "06 12 34 56 78"] * 2
+    texts = _LANGUAGE_TEXTS * 2
     alone = [language.words(text, lexicons.default()) for text in texts]
     expected = {"mostly_french": sum(w.total > 0 and not w.mostly_other for w in alone),
                 "mostly_other": sum(w.mostly_other for w in alone), "undetermined": sum(w.total == 0 for w in alone)}
     monkeypatch.setattr(language, "CLASSES_KEPT", kept)
-    found = language.message_languages(texts)
+    monkeypatch.setattr(language, "PART_MESSAGES", part)
+    found = language.message_languages(iter(texts))
     assert {name: found[name] for name in expected} == expected
-    assert found["mostly_other"] >= 2 and found["mostly_french"] >= 4
+    assert found["mostly_other"] >= 4 and found["mostly_french"] >= 8 and found["undetermined"] == 4
+
+
+def test_the_words_looked_up_together_get_the_class_each_gets_alone():
+    """foreign.word_classes asks the lists about many words at once: each word's class is word_class's,
+    letter repetitions, accents, apostrophes, names, numbers and other languages' words included."""
+    from triage import lexicons
+    from triage.seekhide import foreign
+
+    keys = [foreign.key_of(word) for text in _LANGUAGE_TEXTS for word in text.replace("?", " ").split()]
+    keys += ["", "123", "the", "bieeeeen", "ouiii", "xzqwv", "pierre", "rose", "elle", "qu'il", "aujourd'hui",
+             "coeur", "cœur", "desoleee", "nicoooolas", "tkt", "mdrrrr", "pizzzza", "frrrre", "belllle"]
+    wanted = [foreign.word_class(key, lexicons.default()) for key in keys]
+    assert foreign.word_classes(keys, lexicons.default()) == wanted
+    assert set(wanted) == {foreign.FRENCH, foreign.OTHER, foreign.UNKNOWN, foreign.NOT_COUNTED}
 
 
 def test_the_published_commands_name_files_not_the_folders_that_hold_them(cli, tmp_path):

@@ -114,6 +114,40 @@ def word_class(key: str, lexicons) -> int:
     return NOT_COUNTED if name else UNKNOWN
 
 
+def word_classes(keys: list[str], lexicons) -> list[int]:
+    """[word_class(key, lexicons) for key in keys], the lists asked about all the keys at once
+    (Lexicons.lookup_many), then about the letter repetitions of those no list holds."""
+    classes: list[int | None] = [None] * len(keys)
+    asked = []
+    for at, key in enumerate(keys):
+        if key in OTHER_WORDS:
+            classes[at] = OTHER
+        elif not any(ch.isalpha() for ch in key):
+            classes[at] = NOT_COUNTED
+        else:
+            asked.append(at)
+    found = _looked_up(lexicons, [keys[at] for at in asked])
+    repeated = [k for k, at in enumerate(asked) if not any(found[k]) and _REPEATS.search(keys[at])]
+    if repeated:  # "bieeeen", "merciiii": once, else twice, each repeated letter
+        once = _looked_up(lexicons, [_REPEATS.sub(r"\1", keys[asked[k]]) for k in repeated])
+        twice = _looked_up(lexicons, [_REPEATS.sub(r"\1\1", keys[asked[k]]) for k in repeated])
+        for k, first, second in zip(repeated, once, twice):
+            found[k] = first if any(first) else second
+    for at, (name, ordinary) in zip(asked, found):
+        classes[at] = FRENCH if ordinary else NOT_COUNTED if name else UNKNOWN
+    return classes  # type: ignore[return-value]
+
+
+def _looked_up(lexicons, keys: list[str]) -> list[tuple[bool, bool]]:
+    """Lexicons.lookup of each key, (is a name, is an ordinary word), asked all at once."""
+    if not keys:
+        return []
+    from triage.lexicons import fold
+
+    looked = lexicons.lookup_many(keys, [fold(key) for key in keys], remember=False)
+    return list(zip(looked.in_names.tolist(), looked.in_anti.tolist()))
+
+
 def is_cue(key: str, french_cues) -> bool:
     """Whether a name may follow the word (its key) in a message mostly in another language."""
     return key in OTHER_CUES or (len(key) >= FRENCH_CUE_LENGTH and key in french_cues)

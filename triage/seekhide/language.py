@@ -13,6 +13,7 @@ French words (a tie is French)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from typing import NamedTuple
@@ -25,8 +26,9 @@ METHOD = ("words the French lexicons know as ordinary words against frequent wor
           "unless they outnumber its French words; names and numbers left out; a rough estimate")
 
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-# The words whose class `words` keeps for the next messages, at most (about 15 MB): the first met,
-# which in a corpus are most often its commonest.
+# message_languages: the messages read at once, and the distinct words whose class it keeps for the
+# next ones, at most (about 15 MB: the first met, which in a corpus are most often its commonest).
+PART_MESSAGES = 5_000
 CLASSES_KEPT = 100_000
 
 
@@ -49,22 +51,9 @@ class Words(NamedTuple):
         return foreign.mostly_other(*self)
 
 
-def words(text: str, lexicons, classes: dict[str, int] | None = None) -> Words:
-    """Count a message's words by language (names and numbers left out). `classes`, if given, keeps
-    the class of each word met (foreign.word_class of its key; CLASSES_KEPT words at most) for the
-    next messages: a corpus repeats its words."""
-    if classes is None:
-        found = Counter(foreign.word_class(foreign.key_of(word), lexicons)
-                        for word in _WORDS.findall(text.replace("’", "'")))
-    else:
-        found = Counter()
-        for word in _WORDS.findall(text.replace("’", "'")):
-            kind = classes.get(word)
-            if kind is None:
-                kind = foreign.word_class(foreign.key_of(word), lexicons)
-                if len(classes) < CLASSES_KEPT:
-                    classes[word] = kind
-            found[kind] += 1
+def words(text: str, lexicons) -> Words:
+    """Count a message's words by language (names and numbers left out)."""
+    found = Counter(foreign.word_class(foreign.key_of(word), lexicons) for word in _WORDS.findall(text.replace("’", "'")))
     return Words(found[foreign.FRENCH], found[foreign.OTHER], found[foreign.UNKNOWN])
 
 
@@ -78,14 +67,24 @@ def language(text: str, lexicons) -> dict:
 
 
 def message_languages(texts, lexicons=None) -> dict:
-    """How many messages are mostly French, mostly another language, or undetermined (no word)."""
+    """How many messages are mostly French, mostly another language, or undetermined (no word).
+    The messages are read in parts of PART_MESSAGES: the words of a part that are new to the
+    estimate are looked up at once (foreign.word_classes), and the class of the first
+    CLASSES_KEPT distinct words is kept for the next parts."""
     if lexicons is None:
         from triage import lexicons as lexicon_module
 
         lexicons = lexicon_module.default()
     counts, classes = Counter(), {}
-    for text in texts:
-        found = words(text, lexicons, classes)
-        counts["undetermined" if not found.total else "other" if found.mostly_other else "french"] += 1
+    texts = iter(texts)
+    while part := list(itertools.islice(texts, PART_MESSAGES)):
+        found = [_WORDS.findall(text.replace("’", "'")) for text in part]
+        new = [word for word in dict.fromkeys(itertools.chain.from_iterable(found)) if word not in classes]
+        learnt = dict(zip(new, foreign.word_classes([foreign.key_of(word) for word in new], lexicons)))
+        for words_of in found:
+            kinds = Counter(classes[word] if word in classes else learnt[word] for word in words_of)
+            message = Words(kinds[foreign.FRENCH], kinds[foreign.OTHER], kinds[foreign.UNKNOWN])
+            counts["undetermined" if not message.total else "other" if message.mostly_other else "french"] += 1
+        classes.update(itertools.islice(learnt.items(), max(0, CLASSES_KEPT - len(classes))))
     return {"mostly_french": counts["french"], "mostly_other": counts["other"],
             "undetermined": counts["undetermined"], "method": METHOD}
