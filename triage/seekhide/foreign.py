@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from triage.lexicons import spelling_key
+from triage.lexicons import fold, spelling_key
 
 # Frequent words of other languages that are no French words: the French lists hold some of them
 # as spellings of their own ("the", "you", "for", anglicisms of SMS): here they always count as
@@ -142,8 +142,6 @@ def _looked_up(lexicons, keys: list[str]) -> list[tuple[bool, bool]]:
     """Lexicons.lookup of each key, (is a name, is an ordinary word), asked all at once."""
     if not keys:
         return []
-    from triage.lexicons import fold
-
     looked = lexicons.lookup_many(keys, [fold(key) for key in keys], remember=False)
     return list(zip(looked.in_names.tolist(), looked.in_anti.tolist()))
 

@@ -38,6 +38,12 @@ class Words(NamedTuple):
     other: int
     unknown: int
 
+    @classmethod
+    def counted(cls, classes) -> Words:
+        """The Words of a message whose words have these classes (foreign.word_class of each)."""
+        found = Counter(classes)
+        return cls(found[foreign.FRENCH], found[foreign.OTHER], found[foreign.UNKNOWN])
+
     @property
     def total(self) -> int:
         return self.french + self.other + self.unknown
@@ -53,8 +59,8 @@ class Words(NamedTuple):
 
 def words(text: str, lexicons) -> Words:
     """Count a message's words by language (names and numbers left out)."""
-    found = Counter(foreign.word_class(foreign.key_of(word), lexicons) for word in _WORDS.findall(text.replace("’", "'")))
-    return Words(found[foreign.FRENCH], found[foreign.OTHER], found[foreign.UNKNOWN])
+    return Words.counted(foreign.word_class(foreign.key_of(word), lexicons)
+                         for word in _WORDS.findall(text.replace("’", "'")))
 
 
 def language(text: str, lexicons) -> dict:
@@ -82,8 +88,7 @@ def message_languages(texts, lexicons=None) -> dict:
         new = [word for word in dict.fromkeys(itertools.chain.from_iterable(found)) if word not in classes]
         learnt = dict(zip(new, foreign.word_classes([foreign.key_of(word) for word in new], lexicons)))
         for words_of in found:
-            kinds = Counter(classes[word] if word in classes else learnt[word] for word in words_of)
-            message = Words(kinds[foreign.FRENCH], kinds[foreign.OTHER], kinds[foreign.UNKNOWN])
+            message = Words.counted(classes[word] if word in classes else learnt[word] for word in words_of)
             counts["undetermined" if not message.total else "other" if message.mostly_other else "french"] += 1
         classes.update(itertools.islice(learnt.items(), max(0, CLASSES_KEPT - len(classes))))
     return {"mostly_french": counts["french"], "mostly_other": counts["other"],
