@@ -156,6 +156,38 @@ def test_with_jobs_a_learnt_first_chunk_is_classified_by_the_workers_not_here(sa
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
 
 
+def test_the_chunk_a_classifier_learnt_is_classified_from_what_it_learnt_once(sample):
+    """The chunk `learn` analysed is classified without running Seek&Hide on it again, into the
+    rows a classifier that never learnt it writes; the learnt batch serves once."""
+    from triage.classifier import Classifier
+    from triage.jobs import corpus_stats
+    from triage.io.messages import open_messages
+    from triage.model import default_model_path, load_predictor
+    from triage.seekhide import SeekAndHide
+
+    predictor = load_predictor(default_model_path())
+    pairs = [(row["id"], row["text"]) for row in read_rows(sample)]
+    stats, _ = corpus_stats(open_messages(sample), 1000, predictor)
+    fresh, learning = (Classifier(predictor, stats=stats) for _ in range(2))
+    learning.learn(pairs[:37])
+    analysed = []
+    real = SeekAndHide.analyse
+
+    def analyse(self, texts, stretched=None):
+        analysed.append(len(texts))
+        return real(self, texts, stretched)
+
+    SeekAndHide.analyse = analyse
+    try:
+        assert learning.rows(pairs[:37]) == fresh.rows(pairs[:37])
+        assert analysed == [37]  # the fresh classifier's
+        learning.rows(pairs[:37])
+        assert analysed == [37, 37]  # once only
+        assert learning.rows(pairs[37:]) == fresh.rows(pairs[37:])
+    finally:
+        SeekAndHide.analyse = real
+
+
 def test_with_jobs_the_trees_tables_are_made_once_before_the_workers_fork(sample, tmp_path, monkeypatch):
     """The forests' exit-leaf tables are made in this process with the first chunk's learning:
     the classifying workers forked afterwards share them instead of each making its own."""

@@ -29,7 +29,7 @@ from triage.lexicons import TITLES
 from triage.pipeline.memory import VOCABULARY
 from triage.model.names import candidate_tags, candidate_words, learn_candidates
 from triage.text.normalise import hide_in_original
-from triage.pipeline import Pipeline, component
+from triage.pipeline import PRESETS, Pipeline, component
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
 from triage.seekhide import SeekAndHide
 from triage.seekhide.components import hide_spans, located_words
@@ -56,6 +56,9 @@ class ClassifiedChunk:
     cell_at: np.ndarray | None = None
     cell_stop: np.ndarray | None = None
 
+
+# What the learning preset ("vocabulary") assigns that classifying the chunk it learnt reads (Classifier.learn).
+LEARNT_FIELDS = ("folded", "folding_maps", "analysis", "features", "recognised")
 
 # A visible candidate word at least this likely to be a name is shown to the expert.
 HIGHLIGHT_PROBABILITY = 0.2
@@ -168,6 +171,10 @@ class Classifier:
                                                given=["folded", "folding_maps", "stretched"])
         self.learning = Pipeline.preset("vocabulary", self)
         self.learnt = False  # whether `learn` has run: the spellings of a chunk are known already
+        self._learnt_chunk = None  # (the pairs `learn` learnt, its batch), until classified
+        # For that chunk: the steps the learning preset ran are not run again, their fields given.
+        self.learnt_pipeline = Pipeline.preset("classify", self, without=PRESETS["vocabulary"].components,
+                                               given=LEARNT_FIELDS)
 
     @property
     def feature_set(self) -> str:
@@ -247,6 +254,18 @@ class Classifier:
             learn_candidates(learnt.analysis, self.predictor.spelling)
         self.predictor.prepare()  # the workers forked afterwards share the trees' tables
         self.learnt = True
+        # The chunk is classified from this batch, once, by the process that gets it: the steps up
+        # to the word scorer are not run on it again (_reused).
+        self._learnt_chunk = (messages, learnt)
+
+    def _reused(self, messages: list[tuple[str, str]]):
+        """The batch `learn` made of `messages`, if it learnt these very pairs and none has used
+        it yet (then let go of), else None."""
+        learnt = self._learnt_chunk
+        if learnt is None or len(learnt[0]) != len(messages) or learnt[0] != messages:
+            return None
+        self._learnt_chunk = None
+        return learnt[1]
 
     def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
         """The output rows of (id, text) pairs encoded in the output format, with the counts
@@ -276,7 +295,10 @@ class Classifier:
     def _columns(self, messages: list[tuple[str, str]]) -> tuple[list[list[str]], np.ndarray]:
         """columns(), and the risk of each message as a number: the batch through every stage."""
         ids, texts = [ident for ident, _ in messages], [text for _, text in messages]
-        if isinstance(messages, FoldedPairs):
+        learnt = self._reused(messages)
+        if learnt is not None:
+            batch = self.learnt_pipeline(ids=ids, texts=texts, **{name: getattr(learnt, name) for name in LEARNT_FIELDS})
+        elif isinstance(messages, FoldedPairs):
             batch = self.folded_pipeline(ids=ids, texts=texts, folded=messages.folded,
                                          folding_maps=messages.folding_maps, stretched=messages.stretched)
         else:
