@@ -581,10 +581,14 @@ class _Readings:
     def before_misspelling(self, key: str, folded: str) -> WordInfo | None:
         """The label the heuristics before the misspelling one give `key` (its folded spelling
         `folded`, of letters), in _before_misspelling's order; None when none decides."""
-        return (self.repetition and self.repetitions(folded)) \
+        return (self.repetition and self.repeated(folded)) \
             or (self.onomatopoeia and self.sound(folded) and WordInfo(ANTI_DICTIONARY, Rule.ONOMATOPOEIA, key)) \
             or (self.apostrophe_on and self.apostrophe(folded)) \
             or (self.concatenation_on and self.concatenation(folded)) or None
+
+    def repeated(self, folded: str) -> WordInfo | None:
+        """The repetition heuristic's reading of a spelling before_misspelling tries (repetitions)."""
+        return self.repetitions(folded)
 
     def repetitions(self, folded: str) -> WordInfo | None:
         """nicoooolaasss -> nicolas, merciiii -> merci: each run of a repeated letter is
@@ -628,7 +632,10 @@ class _Readings:
 
 class _Heuristics(_Readings):
     """_Readings for the folded spellings of a batch: the lists are asked about all their
-    candidates at once, and each heuristic then reads the answers.
+    candidates at once, and each heuristic then reads the answers. The heuristics are worked
+    out in before_misspelling's order, each for the spellings the ones before it leave: a
+    spelling read with a letter repeated is not looked at for laughter, and neither is cut
+    into clitics and a rest.
 
     `tried`: the folded spellings every heuristic may be tried on; `glued`: those only the
     apostrophe heuristic may be tried on (a weak name that may read as a glued clitic and word);
@@ -641,30 +648,44 @@ class _Heuristics(_Readings):
         # lookup() of each candidate, with _weak_name of it: (is a name, is an ordinary word, weak)
         self.answers: dict[str, tuple[bool, bool, bool]] = {}
         self.sounds: dict[str, bool] = {}
+        # The repetition heuristic's reading of each tried spelling it reads (repeated).
+        self.read: dict[str, WordInfo] = {}
         elisions: dict[str, list[tuple[str, str]]] = {}  # _elisions and _glued of each spelling
         clitics: dict[str, list[tuple[str, str]]] = {}
         super().__init__(self.answers.__getitem__, self.memo.get, elisions.get, clitics.get, steps,
                          self.sounds.__getitem__)
-        candidates, rests = [], []
         runs = self._runs
+        left = tried  # the tried spellings no heuristic has read yet
         if self.repetition:  # the spellings with a letter repeated, found by one search
-            for folded, repeated in zip(tried, _with_runs(tried).tolist()):
-                if repeated:
-                    candidates += runs(folded)
+            with_runs = list(itertools.compress(tried, _with_runs(tried).tolist()))
+            self._ask(list(itertools.chain.from_iterable(map(runs, with_runs))))
+            read = self.read
+            for folded in with_runs:
+                found = self.repetitions(folded)
+                if found is not None:
+                    read[folded] = found
+            if read:
+                left = list(itertools.filterfalse(read.__contains__, tried))
+        if self.onomatopoeia and left:
+            sounds = onomatopoeia_many(left)
+            self.sounds.update(zip(left, sounds))
+            if any(sounds):
+                left = list(itertools.compress(left, map(operator.not_, sounds)))
+        rests = []
         # (A spelling whose first letter starts no clitic has no such readings: None.)
         if self.apostrophe_on:
-            for folded in itertools.chain(tried, glued):
+            for folded in itertools.chain(left, glued):
                 if folded[:1] in _CLITICS_BY_LETTER:
                     elisions[folded] = pairs = _elisions(folded)
                     for _, rest in pairs:
                         rests.append(rest)
         if self.concatenation_on:
-            for folded in tried:
+            for folded in left:
                 if folded[:1] in _CONCAT_HEADS:
                     clitics[folded] = pairs = _glued(folded)
                     for _, rest in pairs:
                         rests.append(rest)
-        self._ask(candidates + rests)
+        self._ask(rests)
         # A rest in no list may still be an ordinary word with a letter repeated (ordinary_only).
         answers, again = self.answers, []
         unknown = [rest for rest in dict.fromkeys(rests) if not any(answers[rest][:2])]
@@ -672,8 +693,10 @@ class _Heuristics(_Readings):
             if repeated:  # (a rest without a letter repeated has no repetition candidates)
                 again += runs(rest)
         self._ask(again)
-        if self.onomatopoeia and tried:
-            self.sounds.update(zip(tried, onomatopoeia_many(tried)))
+
+    def repeated(self, folded: str) -> WordInfo | None:
+        """The repetition heuristic's reading of a tried spelling, worked out with the batch."""
+        return self.read.get(folded)
 
     def _runs(self, folded: str) -> list[str]:
         found = self.memo.get(folded)
