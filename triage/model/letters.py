@@ -30,34 +30,40 @@ def gram_keys(spellings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(row, key) of each distinct letter n-gram of each spelling: `row` indexes `spellings`,
     `key` packs the n-gram's folded letters and its length (equal keys, equal n-grams), sorted
     by key then row."""
+    packed = _packed_grams(spellings)
+    return (packed & _ROW_MASK).astype(np.int64), packed >> _ROW_BITS
+
+
+def _packed_grams(spellings: list[str]) -> np.ndarray:
+    """gram_keys of `spellings` as one sorted uint64 each: the key, then the row in the low
+    _ROW_BITS bits. The spellings are read as one array of codes, each between ^ and $; the
+    n-grams of every length are worked out at every position of it at once (the n-gram of length
+    n at a position is that of length n - 1 there and the next code), and kept where they lie
+    inside one spelling."""
     folded = fold_many(spellings)  # ASCII: a byte per character
     lengths = np.fromiter(map(len, folded), np.int64, len(folded)) + 2
     marked = f"^{'$^'.join(folded)}$" if folded else ""  # each spelling between ^ and $
     codes = np.frombuffer(marked.encode("ascii", "replace"), np.uint8).astype(np.uint64)
-    starts = np.zeros(len(folded) + 1, np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    rows, keys = [], []
-    for n in LENGTHS:
-        # every window of n characters that lies inside one word
-        count = np.maximum(lengths - n + 1, 0)
-        if not count.any():
-            continue
-        row = np.repeat(np.arange(len(folded)), count)
-        first = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + starts[:-1][row]
-        key = np.full(len(first), n, np.uint64)
-        for k in range(n):
-            key = (key << np.uint64(7)) | codes[first + k]
-        rows.append(row)
-        keys.append(key)
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    row, key = np.concatenate(rows), np.concatenate(keys)
+    size = len(codes)
+    # Per position: its spelling, and how many codes of that spelling start there or after it.
+    row = np.repeat(np.arange(len(folded), dtype=np.uint64), lengths)
+    left = np.repeat(np.cumsum(lengths), lengths) - np.arange(size)
+    packed = []
+    key = np.zeros(size, np.uint64)
+    for n in range(1, max(LENGTHS) + 1):
+        if n > size:
+            break
+        key = (key[: size - n + 1] << np.uint64(7)) | codes[n - 1 :]
+        if n in LENGTHS:
+            inside = left[: size - n + 1] >= n
+            packed.append(((key[inside] | np.uint64(n << (7 * n))) << _ROW_BITS) | row[: size - n + 1][inside])
     # Sorted by key then row, as one integer each: a key takes at most 31 bits (7 a letter, 3 for
     # the length), a row 32 (a list of 2**32 spellings would not fit in memory). One sort of
     # integers costs a fraction of an argsort and its gathers.
-    packed = np.sort((key << _ROW_BITS) | row.astype(np.uint64))
-    packed = packed[np.r_[True, packed[1:] != packed[:-1]]]  # an n-gram a word writes twice ("lolo") once
-    return (packed & _ROW_MASK).astype(np.int64), packed >> _ROW_BITS
+    packed = np.sort(np.concatenate(packed)) if packed else np.zeros(0, np.uint64)
+    if not len(packed):
+        return packed
+    return packed[np.r_[True, packed[1:] != packed[:-1]]]  # an n-gram a word writes twice ("lolo") once
 
 
 _ROW_BITS, _ROW_MASK = np.uint64(32), np.uint64((1 << 32) - 1)  # gram_keys' packing
@@ -111,12 +117,19 @@ class LetterModel:
         return self
 
     def decision_function(self, spellings: list[str]) -> np.ndarray:
-        """The log-odds that each spelling is a name, from its letters alone."""
-        row, key = gram_keys(list(spellings))
-        at = np.searchsorted(self.keys_, key)
-        at[at == len(self.keys_)] = 0
-        known = (self.keys_[at] == key) if len(self.keys_) else np.zeros(len(key), bool)
-        total = np.bincount(row[known], weights=self.weights_[at[known]], minlength=len(spellings))
+        """The log-odds that each spelling is a name, from its letters alone. The kept keys are
+        looked up in the n-grams (both sorted: each kept key's run of equal n-grams), whose
+        weights are then added up per spelling in the order of gram_keys."""
+        packed = _packed_grams(list(spellings))
+        key = packed >> _ROW_BITS
+        first = np.searchsorted(key, self.keys_, "left")
+        count = np.searchsorted(key, self.keys_, "right") - first
+        met = np.flatnonzero(count)
+        first, count = first[met], count[met]
+        # The n-grams of the kept keys, in order (the runs follow each other as the keys do).
+        at = np.arange(int(count.sum())) + np.repeat(first - (np.cumsum(count) - count), count)
+        row = (packed[at] & _ROW_MASK).astype(np.intp)
+        total = np.bincount(row, weights=np.repeat(self.weights_[met], count), minlength=len(spellings))
         return total + self.intercept_
 
     def predict_proba(self, spellings: list[str]) -> np.ndarray:
