@@ -602,7 +602,7 @@ def reduplications(keys: list[str]) -> np.ndarray:
     tried = np.flatnonzero(even & (lengths <= CODE_POINTS_LENGTH))
     if not len(tried):
         return found
-    codes = np.frombuffer("".join(keys[i] for i in tried.tolist()).encode("utf-32-le", "surrogatepass"), np.uint32)
+    codes = np.frombuffer("".join(map(keys.__getitem__, tried.tolist())).encode("utf-32-le", "surrogatepass"), np.uint32)
     lengths = lengths[tried]
     tried_at = np.arange(len(tried))
     half = lengths // 2
@@ -834,15 +834,28 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     _STATIC_COLUMNS order; the log first-name ranks are 6.0 for a spelling without one."""
     if not len(sids):
         return np.zeros((0, _STATIC_WIDTH))
-    key, folded = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids].tolist()
-    lower = batch.lowered(table)[sids].tolist()
+    key, folded_keys = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids]
+    folded = folded_keys.tolist()
     ranks = lexicons.first_name_ranks
 
-    by_key = np.fromiter(map(ranks.get, key, itertools.repeat(0)), dtype=np.int64, count=len(key))
-    by_folded = np.fromiter(map(ranks.get, folded, itertools.repeat(0)), dtype=np.int64, count=len(folded))
+    def looked_up(names: list[str]) -> np.ndarray:  # the rank of each name, _UNLISTED for none
+        return np.fromiter(map(ranks.get, names, itertools.repeat(_UNLISTED)), dtype=np.int64, count=len(names))
 
-    def log_ranks(names: list[str]) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
-        rank = np.fromiter(map(ranks.get, names, itertools.repeat(_UNLISTED)), dtype=np.int64, count=len(names))
+    def also_looked_up(spelled: str, names: np.ndarray) -> np.ndarray:
+        """looked_up of the `names` (folded keys, or lower case) of the spellings: those of the
+        spellings whose key they are not, the others the key's."""
+        rank = key_rank.copy()
+        other = np.flatnonzero(batch.differing(table, spelled)[sids])
+        rank[other] = looked_up(names[other].tolist())
+        return rank
+
+    # Most spellings are their own folded key and lower case: those are looked up by their key only.
+    key_rank = looked_up(key)
+    by_key = np.where(key_rank == _UNLISTED, 0, key_rank)
+    by_folded = also_looked_up("folded", folded_keys)
+    by_folded[by_folded == _UNLISTED] = 0
+
+    def log_ranks(rank: np.ndarray) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
         unlisted = rank == _UNLISTED
         rank[unlisted] = by_folded[unlisted]
         rank = np.where(rank != 0, rank, by_key)  # `or`: a missing (or 0) rank falls back on the key's
@@ -864,8 +877,8 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     return np.column_stack([
         scalars.capitalised[sids],  # a capital first, not all capitals
         upper & (length > 1),
-        log_ranks(list(map(_MATCH, map(table.infos.__getitem__, sids.tolist())))),
-        log_ranks(lower),
+        log_ranks(looked_up(list(map(_MATCH, map(table.infos.__getitem__, sids.tolist()))))),
+        log_ranks(also_looked_up("lower", batch.lowered(table)[sids])),
         known("last_names"),
         known("sms"),
         known("cities") | known("regions") | known("countries"),
@@ -892,7 +905,8 @@ def _tripled(texts: list[str], lengths: np.ndarray) -> np.ndarray:
     long = np.flatnonzero(lengths > CODE_POINTS_LENGTH).tolist()
     found[long] = [_TRIPLE.search(texts[i]) is not None for i in long]
     short = np.flatnonzero(lengths <= CODE_POINTS_LENGTH)
-    codes = np.frombuffer("\n".join(texts[i] for i in short.tolist()).encode("utf-32-le", "surrogatepass"), np.uint32)
+    joined = "\n".join(texts if len(short) == len(texts) else map(texts.__getitem__, short.tolist()))
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
     if len(codes) < 3:
         return found
     at = np.flatnonzero((codes[:-2] == codes[1:-1]) & (codes[1:-1] == codes[2:]) & (codes[:-2] != ord("\n")))
