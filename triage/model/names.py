@@ -79,15 +79,20 @@ def count_key(text: str) -> int:
 
 def count_keys(texts: list[str]) -> np.ndarray:
     """[count_key(text) for text in texts] as a uint64 array. The texts are encoded at once,
-    joined by a newline, then cut apart again (one text holding a newline: each is encoded alone)."""
-    blake2b = hashlib.blake2b
+    joined by a newline, then cut apart again (one text holding a newline: each is encoded alone).
+    Each text is hashed by a copy of one fresh hasher (a third cheaper than making a hasher each)."""
     joined = "\n".join(texts)
     if texts and joined.count("\n") == len(texts) - 1:
         encoded = joined.encode("utf-8", "surrogatepass").split(b"\n")
     else:
         encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
-    digests = b"".join([blake2b(text, digest_size=8).digest() for text in encoded])
-    return np.frombuffer(digests, "<u8").astype(np.uint64)
+    fresh = hashlib.blake2b(digest_size=8).copy
+    digests = []
+    for text in encoded:
+        hasher = fresh()
+        hasher.update(text)
+        digests.append(hasher.digest())
+    return np.frombuffer(b"".join(digests), "<u8").astype(np.uint64)
 
 
 # A stretch that starts with _MID_CAPITAL's word.
