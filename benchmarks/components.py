@@ -5,9 +5,9 @@
 Generates the corpus with benchmarks/corpus.py in a temporary folder, then runs the classify job
 (triage.jobs.run_classify, CSV in, CSV out, one process, no chart) `--repeat` times, each in a
 fresh process, and times each component of triage/pipeline/stages.txt as it runs (CPU seconds of the
-process, steadier than wall time on a machine shared with other work), Seek&Hide's
-three costliest parts inside `seek` (cutting the messages into pieces, gathering and adding the
-pieces, labelling the new spellings), and what runs outside the pipeline: the corpus statistics
+process, steadier than wall time on a machine shared with other work; the garbage collector off, as the
+`triage` command runs the job), Seek&Hide's three costliest parts inside `seek` (cutting the messages
+into pieces, gathering and adding the pieces, labelling the new spellings), and what runs outside the pipeline: the corpus statistics
 pass (reading the input included) and the rest (writing the output, ranking for the exact budget).
 A profiler slows Python code two-fold and unevenly (benchmarks/profile_classify.py says which
 functions; this says how long each part takes). Then it does the same on a corpus whose every
@@ -61,6 +61,7 @@ def timed_run(source: str, output: str, workers: int = 1, columns: bool = False)
     figures are by process role (timed_roles). With `columns`, also the seconds of each
     per-spelling column ("column: NAME", _time_columns)."""
     import collections
+    import gc
     import importlib
     import time
 
@@ -106,10 +107,12 @@ def timed_run(source: str, output: str, workers: int = 1, columns: bool = False)
         roles = tempfile.mkdtemp(prefix="triage-components-roles-")
         _report_roles(patch, timer, seconds, counts, roles)
     try:
+        gc.disable()  # as the triage command runs its job (triage.cli): the parts hold no collections
         started = time.process_time()
         jobs.run_classify(Path(source), Path(output), chart=False, force=True, jobs=workers)
         total = time.process_time() - started
     finally:
+        gc.enable()
         for owner, name, original in reversed(patched):
             setattr(owner, name, original)
         _ROLES.clear()

@@ -6,12 +6,14 @@ Generates the corpus with benchmarks/corpus.py in a temporary folder, then runs 
 (triage.jobs.run_classify, CSV in, CSV out, one process, no chart unless --chart) under cProfile
 and prints the top functions by cumulative and by own time, and how many spellings went through
 the misspelling heuristic. The imports are done before profiling: start-up is bench.py's figure.
+The job runs with the garbage collector off, as the `triage` command runs it.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import pstats
 import shutil
@@ -50,9 +52,11 @@ def main(argv: list[str] | None = None) -> int:
         words.WordLabeller._misspelling = counted
         profiler = cProfile.Profile()
         started = time.perf_counter()
+        gc.disable()  # as the triage command runs its job (triage.cli)
         profiler.enable()
         jobs.run_classify(source, work / "out.csv", chart=args.chart)
         profiler.disable()
+        gc.enable()
         seconds = time.perf_counter() - started
         words.WordLabeller._misspelling = original
     finally:
