@@ -809,9 +809,9 @@ def _detected_together(texts: list[str], first: int, found: dict[int, list[Detec
             if hits:
                 found[first + i] = hits
         return
-    # The tests below look for ASCII characters only: the code points past 254 are taken as 255
-    # (no ASCII character), one byte each.
-    codes = np.minimum(_codes(joined), 255).astype(np.uint8)
+    # The tests below look for ASCII characters other than '?' only: the messages as Latin-1 bytes,
+    # one byte each, a character past Latin-1 read as the encoder's replacement '?'.
+    codes = np.frombuffer(joined.encode("latin-1", "replace"), dtype=np.uint8)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     starts = _starts(lengths)
     messages = functools.partial(_message_at, starts)
