@@ -431,8 +431,11 @@ def _scanned(texts: list[str]) -> tuple[set[int], set[int]]:
     if joined.isascii():
         codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
     else:
-        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    bits = _character_bits()[codes]
+        # Two bytes a code point when none is past U+FFFF (UTF-16 then writes each as itself), else four.
+        encoded = joined.encode("utf-16-le", "surrogatepass")
+        codes = (np.frombuffer(encoded, dtype="<u2") if len(encoded) == 2 * len(joined)
+                 else np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4"))
+    bits = np.take(_character_bits(), codes)  # (a gather by np.take: about twice as fast as indexing)
     line_starts = np.zeros(len(texts), dtype=np.int64)
     if len(texts) > 1:
         np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1, out=line_starts[1:])
