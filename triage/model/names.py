@@ -219,7 +219,8 @@ class _LetterRuns:
         ids, STRETCH_IDS.cut) and the number of texts holding each; the same for the words
         _MID_CAPITAL finds, lowered), each key once."""
         self._grow()
-        stretches, sizes = stretched.ids, stretched.counts
+        # (As intp: each of the gathers below would otherwise convert the ids anew, at twice the cost.)
+        stretches, sizes = stretched.ids.astype(np.intp), stretched.counts
         message = np.repeat(np.arange(len(sizes)), sizes)
         # The runs of each stretch, with the text they are in.
         first = self.run_starts[stretches]
