@@ -226,7 +226,7 @@ class _LetterRuns:
         first = self.run_starts[stretches]
         many = self.run_starts[stretches + 1] - first
         at = np.arange(int(many.sum())) - np.repeat(np.cumsum(many) - many - first, many)
-        lower = self._per_text(message.repeat(many), self.runs[at])
+        lower = self._per_text(message.repeat(many), self.runs[at], len(sizes))
         # _MID_CAPITAL's matches: a stretch starting with a capitalised word after one that may come
         # before it in the same text, unless the match before took the lower-case letter it needs
         # ("a Bob Carl": "Bob" matches, "Carl" does not). In a chain of such stretches, one in two
@@ -239,20 +239,22 @@ class _LetterRuns:
         position = np.arange(len(stretches))
         chain_start = np.maximum.accumulate(np.where(chained, 0, position))
         matched = may & ((position - chain_start) % 2 == 0)
-        return lower, self._per_text(message[matched], capital[matched])
+        return lower, self._per_text(message[matched], capital[matched], len(sizes))
 
-    def _per_text(self, message: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the keys of `words`, how many distinct texts `message` hold each), each key once."""
-        size = len(self.words)
-        if not size:
-            return self.word_keys, np.zeros(0, np.intp)
-        # Sorted, then each (text, word) pair once: np.unique costs ten times as much (it hashes).
-        pairs = np.sort(message * size + words)
+    def _per_text(self, message: np.ndarray, words: np.ndarray, texts: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the keys of `words`, how many distinct texts `message` hold each (of `texts` texts)),
+        each key once, in the order of the words' ids: read from the (word, text) pairs sorted, in
+        proportion to the pairs (not to the words known)."""
+        texts = max(texts, 1)
+        # Sorted, then each (word, text) pair once: np.unique costs ten times as much (it hashes).
+        pairs = np.sort(words * texts + message)
         first = np.ones(len(pairs), bool)
         first[1:] = pairs[1:] != pairs[:-1]
-        texts = np.bincount(pairs[first] % size, minlength=size)
-        found = np.flatnonzero(texts)
-        return self.word_keys[found], texts[found]
+        found = pairs[first] // texts  # the word of each distinct pair, in order
+        starts = np.ones(len(found), bool)
+        starts[1:] = found[1:] != found[:-1]
+        starts = np.flatnonzero(starts)
+        return self.word_keys[found[starts]], np.diff(starts, append=len(found))
 
 
 _letter_runs = _LetterRuns("letter_runs")  # one per process, shared by every CorpusStats
