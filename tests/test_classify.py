@@ -156,9 +156,10 @@ def test_with_jobs_a_learnt_first_chunk_is_classified_by_the_workers_not_here(sa
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
 
 
-def test_the_chunk_a_classifier_learnt_is_classified_from_what_it_learnt_once(sample):
-    """The chunk `learn` analysed is classified without running Seek&Hide on it again, into the
-    rows a classifier that never learnt it writes; the learnt batch serves once."""
+def test_the_chunk_a_classifier_learnt_is_classified_from_what_it_learnt_once(sample, monkeypatch):
+    """The chunk `learn` analysed, classified first, is classified without running Seek&Hide on it
+    again, into the rows a classifier that never learnt it writes; the learnt batch serves once,
+    and is let go of when another chunk comes first."""
     from triage.classifier import Classifier
     from triage.jobs import corpus_stats
     from triage.io.messages import open_messages
@@ -168,8 +169,9 @@ def test_the_chunk_a_classifier_learnt_is_classified_from_what_it_learnt_once(sa
     predictor = load_predictor(default_model_path())
     pairs = [(row["id"], row["text"]) for row in read_rows(sample)]
     stats, _ = corpus_stats(open_messages(sample), 1000, predictor)
-    fresh, learning = (Classifier(predictor, stats=stats) for _ in range(2))
+    fresh, learning, other = (Classifier(predictor, stats=stats) for _ in range(3))
     learning.learn(pairs[:37])
+    other.learn(pairs[:37])
     analysed = []
     real = SeekAndHide.analyse
 
@@ -177,15 +179,15 @@ def test_the_chunk_a_classifier_learnt_is_classified_from_what_it_learnt_once(sa
         analysed.append(len(texts))
         return real(self, texts, stretched)
 
-    SeekAndHide.analyse = analyse
-    try:
-        assert learning.rows(pairs[:37]) == fresh.rows(pairs[:37])
-        assert analysed == [37]  # the fresh classifier's
-        learning.rows(pairs[:37])
-        assert analysed == [37, 37]  # once only
-        assert learning.rows(pairs[37:]) == fresh.rows(pairs[37:])
-    finally:
-        SeekAndHide.analyse = real
+    monkeypatch.setattr(SeekAndHide, "analyse", analyse)
+    assert learning.rows(pairs[:37]) == fresh.rows(pairs[:37])
+    assert analysed == [37]  # the fresh classifier's
+    assert learning.rows(pairs[:37]) == fresh.rows(pairs[:37])
+    assert analysed == [37, 37, 37]  # once only
+    assert other.rows(pairs[37:]) == fresh.rows(pairs[37:])
+    analysed.clear()
+    assert other.rows(pairs[:37]) == fresh.rows(pairs[:37])
+    assert analysed == [37, 37]  # another chunk came first: the learnt batch was let go of
 
 
 def test_with_jobs_the_trees_tables_are_made_once_before_the_workers_fork(sample, tmp_path, monkeypatch):

@@ -259,12 +259,14 @@ class Classifier:
         self._learnt_chunk = (messages, learnt)
 
     def _reused(self, messages: list[tuple[str, str]]):
-        """The batch `learn` made of `messages`, if it learnt these very pairs and none has used
-        it yet (then let go of), else None."""
-        learnt = self._learnt_chunk
+        """The batch `learn` made of `messages` if these are the pairs it learnt, else None. Asked
+        by the first chunk classified after `learn` only (the chunk learnt is the first one sent
+        to the workers: the worker that gets it classifies it first), and let go of then either
+        way: the batch holds the table of spellings it was made with, which the memory budget
+        may retire."""
+        learnt, self._learnt_chunk = self._learnt_chunk, None
         if learnt is None or len(learnt[0]) != len(messages) or learnt[0] != messages:
             return None
-        self._learnt_chunk = None
         return learnt[1]
 
     def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
