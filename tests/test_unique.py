@@ -1,4 +1,4 @@
-"""spelling_batch.unique against np.unique: the same values, order, dtypes, inverse and counts."""
+"""triage.pipeline.arrays.unique against np.unique: the same values, order, dtypes, inverse and counts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.seekhide.spelling_batch import unique
+from triage.pipeline.arrays import unique
 
 DTYPES = [np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint8, np.intp, bool]
 

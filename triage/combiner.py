@@ -20,7 +20,7 @@ import numpy as np
 
 from triage.errors import BadOption
 from triage.schema import DEFAULT_HIDE, EXPERT, HIDE_TAGS, NTA, TA, UNTAGGED, Span
-from triage.seekhide.spelling_batch import unique
+from triage.pipeline.arrays import unique
 
 
 @dataclass

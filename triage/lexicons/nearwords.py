@@ -23,6 +23,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from triage.pipeline.arrays import unique
+
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _LETTER = {letter: index for index, letter in enumerate(ALPHABET)}
 
@@ -289,10 +291,7 @@ class NearWords:
         ends = np.cumsum(count)
         # Every entry of every range found, with the query whose key found it; each pair once.
         at = np.repeat(low - (ends - count), count) + np.arange(int(ends[-1]))
-        pairs = np.sort(np.repeat(owners[hit].astype(np.int64), count) * len(self.words) + self.entries[at])
-        # Each pair once, in order: a sort and a mask of where the sorted pairs change (np.unique
-        # hashes the pairs first, which costs ten times as much).
-        pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
+        pairs = unique(np.repeat(owners[hit].astype(np.int64), count) * len(self.words) + self.entries[at])
         owner, index = np.divmod(pairs, len(self.words))
         ranks = edit_ranks(encoded[owner], self.words[index])
         kept = np.flatnonzero(ranks >= 0)

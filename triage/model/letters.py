@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from triage.lexicons import fold
+from triage.pipeline.arrays import unique
 from triage.seekhide.spelling_batch import fold_many
 
 # The n-gram lengths read, and the marks of a word's start and end.
@@ -59,11 +60,9 @@ def _packed_grams(spellings: list[str]) -> np.ndarray:
             packed.append(((key[inside] | np.uint64(n << (7 * n))) << _ROW_BITS) | row[: size - n + 1][inside])
     # Sorted by key then row, as one integer each: a key takes at most 31 bits (7 a letter, 3 for
     # the length), a row 32 (a list of 2**32 spellings would not fit in memory). One sort of
-    # integers costs a fraction of an argsort and its gathers.
-    packed = np.sort(np.concatenate(packed)) if packed else np.zeros(0, np.uint64)
-    if not len(packed):
-        return packed
-    return packed[np.r_[True, packed[1:] != packed[:-1]]]  # an n-gram a word writes twice ("lolo") once
+    # integers costs a fraction of an argsort and its gathers; an n-gram a word writes twice
+    # ("lolo") is kept once.
+    return unique(np.concatenate(packed)) if packed else np.zeros(0, np.uint64)
 
 
 _ROW_BITS, _ROW_MASK = np.uint64(32), np.uint64((1 << 32) - 1)  # gram_keys' packing

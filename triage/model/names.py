@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold
+from triage.pipeline.arrays import unique
 from triage.pipeline.memory import VOCABULARY
 from triage.seekhide import (
     GUESS_RULES,
@@ -246,11 +247,7 @@ class _LetterRuns:
         each key once, in the order of the words' ids: read from the (word, text) pairs sorted, in
         proportion to the pairs (not to the words known)."""
         texts = max(texts, 1)
-        # Sorted, then each (word, text) pair once: np.unique costs ten times as much (it hashes).
-        pairs = np.sort(words * texts + message)
-        first = np.ones(len(pairs), bool)
-        first[1:] = pairs[1:] != pairs[:-1]
-        found = pairs[first] // texts  # the word of each distinct pair, in order
+        found = unique(words * texts + message) // texts  # the word of each distinct (word, text) pair, in order
         starts = np.ones(len(found), bool)
         starts[1:] = found[1:] != found[:-1]
         starts = np.flatnonzero(starts)

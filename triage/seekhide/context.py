@@ -43,7 +43,8 @@ from triage.seekhide.rules import (
     READ_AS_WORD_CODES,
 )
 from triage.seekhide.table import L_AMBIGUOUS, L_ANTI, L_DICTIONARY, L_UNKNOWN, Spellings, _Arrays
-from triage.seekhide.spelling_batch import members, unique
+from triage.pipeline.arrays import unique
+from triage.seekhide.spelling_batch import members
 
 if TYPE_CHECKING:
     from triage.seekhide.words import WordLabeller

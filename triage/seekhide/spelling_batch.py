@@ -194,33 +194,6 @@ def searched(pattern: re.Pattern, texts: Sequence[str]) -> np.ndarray:
     return found
 
 
-def unique(values: np.ndarray, return_inverse: bool = False, return_counts: bool = False):
-    """np.unique of a 1-D array of integers (or booleans), with the same values, order and
-    dtypes, and the same inverse and counts when asked for; by a sort and a mask of where the
-    sorted values change: np.unique hashes the values first, which costs several times as much
-    for the integer arrays of a batch."""
-    values = np.asarray(values).ravel()
-    if not (return_inverse or return_counts):
-        ordered = np.sort(values)
-        change = np.empty(len(ordered), dtype=bool)
-        change[:1] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
-        return ordered[change]
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    change = np.empty(len(ordered), dtype=bool)
-    change[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
-    result = [ordered[change]]
-    if return_inverse:
-        inverse = np.empty(len(values), dtype=np.intp)
-        inverse[order] = np.cumsum(change) - 1
-        result.append(inverse)
-    if return_counts:
-        result.append(np.diff(np.append(np.flatnonzero(change), len(values))).astype(np.intp))
-    return tuple(result)
-
-
 def texts_of(table: Spellings, sids: np.ndarray) -> list[str]:
     """The texts of the spellings `sids` (a slice when they follow each other, as new ones do)."""
     texts = table.texts

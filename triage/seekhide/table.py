@@ -19,7 +19,7 @@ from triage.pipeline.memory import VOCABULARY
 from triage.schema import WORD_LABELS
 from triage.seekhide.columns import SpellingColumn
 from triage.seekhide.rules import Rule, rule_code
-from triage.seekhide.spelling_batch import unique
+from triage.pipeline.arrays import unique
 from triage.text.stretches import STRETCH_IDS, interleaved
 from triage.text.tokenise import (
     DETECTED,
