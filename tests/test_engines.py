@@ -554,3 +554,39 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+
+def _pool_threads() -> list:
+    import threading
+    from concurrent.futures import process
+
+    return [thread for thread in threading.enumerate() if isinstance(thread, process._ExecutorManagerThread)]
+
+
+def test_a_caller_that_stops_reading_stops_the_pool_there():
+    """A caller that stops reading (Ctrl-C while it writes a chunk, an error) closes the pool and
+    waits for its workers then: a pool left stopping them at exit closes its pipe while the
+    interpreter writes to it, which printed a traceback under Ctrl-C's one-line answer."""
+    results = engines.fork_map(abs, range(-1, -40, -1), 2, in_flight=2)
+    assert next(results) == 1
+    results.close()
+    assert not _pool_threads()
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="Ctrl-C is held back with pthread_sigmask")
+def test_a_ctrl_c_as_the_pool_stops_still_waits_for_its_workers(monkeypatch):
+    """Ctrl-C pressed while the pool waits for its workers to stop is answered once they have."""
+    from concurrent.futures import process
+
+    stop = process.ProcessPoolExecutor.shutdown
+
+    def pressed_as_it_stops(pool, wait=True, **options):
+        if wait:
+            signal.raise_signal(signal.SIGINT)
+        return stop(pool, wait, **options)
+
+    monkeypatch.setattr(process.ProcessPoolExecutor, "shutdown", pressed_as_it_stops)
+    with pytest.raises(KeyboardInterrupt):
+        assert list(engines.fork_map(abs, [-1, -2, -3], 2)) == [1, 2, 3]
+    assert not _pool_threads()

@@ -371,7 +371,8 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
     # BrokenProcessPool instead of waiting forever.
     context = multiprocessing.get_context("fork")
     setup = (os.getpid(), initializer, initargs)
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=setup)
+    try:
         inherited = set(_BY_FORK)  # the items of _BY_FORK the workers start with (forked at the first submit)
         started = False
 
@@ -405,9 +406,13 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
             raise BadOption(
                 "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
             ) from None
-        except BaseException:  # Ctrl-C, or the caller stopped reading: the chunks not started are dropped
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    finally:
+        # Ctrl-C, or the caller stopped reading: the chunks not started are dropped. The workers
+        # are waited for, with Ctrl-C held back meanwhile: a pool left stopping them would close
+        # its pipe while the interpreter, exiting, writes to it (a traceback under the one-line
+        # answer). A Ctrl-C pressed meanwhile is answered once they have stopped.
+        with ctrl_c_held_back():
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ---------------------------------------------------------------------- dask
