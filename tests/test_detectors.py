@@ -146,6 +146,7 @@ NEGATIVE = {
         "prends la 2 rue a gauche",
         "j'ai recu 5 mail non lus",
         "appart 3 ch lumineux",
+        "on prend la 2 route de la plage demain",  # a weak street type: neither a capital nor a postcode
     ],
     "COD": [
         "rdv 18h30 ou 19h",
@@ -266,6 +267,8 @@ ADR_POSITIVE = [
     ("chez moi 5 rue d'Alsace. bisous", "5 rue d'Alsace"),
     ("2 cours Mirabeau", "2 cours Mirabeau"),  # weak street type, capitalised name
     ("1 place de la comédie 34000 montpellier", "1 place de la comédie 34000 montpellier"),  # weak type, postcode
+    ("au 3 route de la Plage, 44350 Guérande", "3 route de la Plage, 44350 Guérande"),  # a capital, and a postcode
+    ("au 3 rte de la plage", "3 rte de la plage"),  # a strong street type: any name
     ("RDV au 12 RUE DES LILAS", "12 RUE DES LILAS"),
     ("12b rue Pierre et Marie Curie et apres on mange", "12b rue Pierre et Marie Curie"),
     ("15 rue St. Jean", "15 rue St. Jean"),

