@@ -586,10 +586,13 @@ class DaskSession:
 
     def _run(self, function, *arguments, items: Iterable) -> Iterator:
         """function(*arguments, item) for each item on the workers, in input order, with two
-        items a worker in flight."""
+        items a worker in flight. Each item is sent sealed (_Sealed): Dask looks through the lists
+        and tuples a task is given for futures, pair by pair of a chunk, which took about 0.17 s of
+        this process's CPU for 86,000 messages."""
         workers = len(self.client.nthreads())
         submit = self.client.submit
-        pending = _in_order(lambda item: submit(function, *arguments, item, pure=False), items, 2 * max(1, workers))
+        pending = _in_order(lambda item: submit(_unsealed, function, *arguments, _Sealed(item), pure=False), items,
+                            2 * max(1, workers))
         try:
             for future in pending:
                 yield future.result()
@@ -606,6 +609,24 @@ class DaskSession:
         once (_worker_classify)."""
         shared = self.client.scatter(spec, broadcast=True, hash=False)
         return self._run(_worker_classify, shared, items=chunks)
+
+
+class _Sealed:
+    """An item sent to a Dask worker as one value, which Dask does not look into (DaskSession._run)."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item):
+        self.item = item
+
+    def __reduce__(self):
+        return _Sealed, (self.item,)
+
+
+def _unsealed(function, *arguments):
+    """On a Dask worker: function(*arguments), the last of them sealed (_Sealed)."""
+    *given, sealed = arguments
+    return function(*given, sealed.item)
 
 
 def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None,
