@@ -33,3 +33,15 @@ def test_unique_of_an_empty_array_keeps_its_dtype():
         assert unique(empty).dtype == np.unique(empty).dtype
         values, inverse, counts = unique(empty, return_inverse=True, return_counts=True)
         assert values.dtype == dtype and inverse.dtype == np.intp and counts.dtype == np.intp
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.floats(allow_nan=False, allow_infinity=True, width=32) | st.sampled_from([0.0, -0.0, 0.5]),
+                       max_size=40),
+       dtype=st.sampled_from([np.float64, np.float32]))
+def test_unique_of_finite_floats_is_numpys(values, dtype):
+    """The model's thresholds are floats: minus and plus zero are one value, as in np.unique."""
+    array = np.asarray(values, dtype=dtype)
+    expected, found = np.unique(array), unique(array)
+    assert found.dtype == expected.dtype and np.array_equal(found, expected)
+    assert np.signbit(found).tolist() == np.signbit(expected).tolist()

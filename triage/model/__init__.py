@@ -31,6 +31,7 @@ import numpy as np
 
 from triage.errors import BadInput, BadModel, BadOption, InputError
 from triage.pipeline import component
+from triage.pipeline.arrays import unique
 
 FORMAT = "sms-triage-model/2"  # /2: metadata.json under the checksum too (/1 files must be retrained)
 # Bounds of what a model file may ask of the reader: a hostile file must fail, not hang or swell.
@@ -308,9 +309,9 @@ def _exit_tables_of(forest: Forest, dtype) -> tuple | None:
     left_leaves = np.where(width >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), left_leaves).astype(mask_type)
     everything = np.asarray(np.iinfo(mask_type).max, dtype=mask_type)
     single, several, cells = [], [], 0
-    for feature in np.unique(forest.feature[tests]).tolist():
+    for feature in unique(forest.feature[tests]).tolist():
         on = forest.feature[tests] == feature
-        limits = np.unique(threshold[tests[on]])
+        limits = unique(threshold[tests[on]])  # (finite: _check_forest)
         table = np.full((trees, len(limits) + 1), everything, dtype=mask_type)
         failed_from = np.searchsorted(limits, threshold[tests[on]]) + 1  # failed when more limits are below x
         # Each test rules its left leaves out from the first count of failed tests that fails it
@@ -795,12 +796,12 @@ def _check_forest(forest: Forest, n_features: int, path: Path, what: str) -> Non
     if forest.feature[inner].size and (forest.feature[inner].min() < 0 or forest.feature[inner].max() >= n_features):
         raise bad("refers to features that do not exist")
     # The walk runs `depth` steps: every leaf must be reached within them.
-    frontier = np.unique(forest.roots)
+    frontier = unique(forest.roots)
     for _ in range(forest.depth + 1):
         frontier = frontier[~leaf[frontier]]
         if not frontier.size:
             break
-        frontier = np.unique(np.concatenate([forest.left[frontier], forest.right[frontier]]))  # a DAG stays small
+        frontier = unique(np.concatenate([forest.left[frontier], forest.right[frontier]]))  # a DAG stays small
     else:
         raise bad(f"has leaves deeper than its declared depth {forest.depth}")
 
