@@ -1,4 +1,5 @@
-"""triage.pipeline.arrays.unique against np.unique: the same values, order, dtypes, inverse and counts."""
+"""triage.pipeline.arrays against numpy: unique as np.unique (the same values, order, dtypes, inverse and
+counts), among as np.isin."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.pipeline.arrays import unique
+from triage.pipeline.arrays import among, unique
 
 DTYPES = [np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint8, np.intp, bool]
 
@@ -45,3 +46,12 @@ def test_unique_of_finite_floats_is_numpys(values, dtype):
     expected, found = np.unique(array), unique(array)
     assert found.dtype == expected.dtype and np.array_equal(found, expected)
     assert np.signbit(found).tolist() == np.signbit(expected).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(numbers=st.lists(st.integers(0, 2**63 - 1) | st.integers(0, 40), max_size=30),
+       values=st.lists(st.integers(0, 2**63 - 1) | st.integers(0, 40), max_size=60))
+def test_among_is_isin(numbers, values):
+    numbers = np.unique(np.asarray(numbers, dtype=np.uint64))
+    values = np.asarray(values, dtype=np.uint64)
+    assert among(numbers, values).tolist() == np.isin(values, numbers).tolist()

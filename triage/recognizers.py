@@ -50,6 +50,7 @@ import numpy as np
 from triage.seekhide import spelling_batch as batch
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold, word_list, word_table
 from triage.pipeline import component
+from triage.pipeline.arrays import among
 from triage.schema import HIDE_TAGS, Span
 from triage.seekhide import steps
 from triage.seekhide.columns import spelling_column
@@ -225,13 +226,6 @@ def _letters_numbered(codes: np.ndarray, at: np.ndarray, width: int) -> np.ndarr
     return number
 
 
-def _among(numbers: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """np.isin(values, numbers) for sorted `numbers` (_numbered's), by one sorted search."""
-    if not len(numbers):
-        return np.zeros(len(values), dtype=bool)
-    return numbers[np.minimum(np.searchsorted(numbers, values), len(numbers) - 1)] == values
-
-
 def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
     """[is_glued_first_names(f, glued_parts(lexicons)) for f in folded] (folded lower-case
     spellings; `rows`: their spelling_batch.ascii_rows, when worked out already): only a spelling
@@ -252,11 +246,11 @@ def _glued_many(lexicons: Lexicons, folded: list[str], rows=None) -> np.ndarray:
         codes, starts, lengths = rows
         tried = np.flatnonzero((lengths >= 2 * k) & (lengths <= 2 * _GLUED_PART_MAX))
         first = starts[tried]  # those that start with a part, then those of them that end with one
-        tried = tried[_among(heads, _letters_numbered(codes, first, k + 1)) |
-                      _among(whole, _letters_numbered(codes, first, k))]
+        tried = tried[among(heads, _letters_numbered(codes, first, k + 1)) |
+                      among(whole, _letters_numbered(codes, first, k))]
         end = starts[tried] + lengths[tried]
-        tried = tried[_among(tails, _letters_numbered(codes, end - k - 1, k + 1)) |
-                      _among(whole, _letters_numbered(codes, end - k, k))]
+        tried = tried[among(tails, _letters_numbered(codes, end - k - 1, k + 1)) |
+                      among(whole, _letters_numbered(codes, end - k, k))]
     found = np.zeros(len(folded), dtype=bool)
     found[tried] = [is_glued_first_names(folded[i], parts) for i in tried.tolist()]
     return found

@@ -31,3 +31,11 @@ def unique(values: np.ndarray, return_inverse: bool = False, return_counts: bool
     if return_counts:
         result.append(np.diff(np.append(np.flatnonzero(change), len(values))).astype(np.intp))
     return tuple(result)
+
+
+def among(numbers: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """np.isin(values, numbers) for sorted `numbers`, by one sorted search (np.isin sorts both
+    arrays, or fills a table as wide as the numbers' range)."""
+    if not len(numbers):
+        return np.zeros(len(values), dtype=bool)
+    return numbers[np.minimum(np.searchsorted(numbers, values), len(numbers) - 1)] == values

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from triage.lexicons import word_list
+from triage.pipeline.arrays import among
 from triage.schema import DETECTOR_TAGS
 
 TAGS = DETECTOR_TAGS
@@ -875,5 +876,5 @@ def _cue_starts(joined: str, codes: np.ndarray, last_digit: np.ndarray, messages
     first[1:] &= ~word[:-3]
     at = np.flatnonzero(first)
     low = low.astype(np.uint64)
-    at = at[np.isin(_key(low[at], low[at + 1], low[at + 2]), _CUE_KEYS)]
+    at = at[among(_CUE_KEYS, _key(low[at], low[at + 1], low[at + 2]))]
     return [start for start in at[at < last_digit[messages(at)]].tolist() if _CUE_START.match(joined, start)]
