@@ -574,6 +574,36 @@ def test_a_caller_that_stops_reading_stops_the_pool_there():
     assert not _pool_threads()
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the workers are found in /proc")
+def test_a_second_ctrl_c_cuts_short_the_wait_for_work_under_way():
+    """Stopped before the end, the pool waits for the chunk each worker holds (a hostile message
+    may take minutes): a second Ctrl-C cuts that wait short."""
+    import threading
+
+    def children() -> set[int]:
+        return {int(pid) for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()}
+
+    before = children()  # (this process's other children, such as multiprocessing's resource tracker)
+    results = engines.fork_map(time.sleep, [0, 30, 30, 30], 2)
+    assert next(results) is None
+    workers = children() - before
+    assert len(workers) == 2
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            results.close()
+        assert time.monotonic() - started < 20
+    finally:
+        for pid in workers:  # the sleeping workers, stopped for the tests that follow
+            os.kill(pid, signal.SIGKILL)
+    for _ in range(200):
+        if not _pool_threads():
+            break
+        time.sleep(0.05)
+    assert not _pool_threads()
+
+
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="Ctrl-C is held back with pthread_sigmask")
 def test_a_ctrl_c_as_the_pool_stops_still_waits_for_its_workers(monkeypatch):
     """Ctrl-C pressed while the pool waits for its workers to stop is answered once they have."""

@@ -372,6 +372,7 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
     context = multiprocessing.get_context("fork")
     setup = (os.getpid(), initializer, initargs)
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=setup)
+    done = False
     try:
         inherited = set(_BY_FORK)  # the items of _BY_FORK the workers start with (forked at the first submit)
         started = False
@@ -402,16 +403,22 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
                     meanwhile()
                     meanwhile = None
                 yield future.result()
+            done = True
         except BrokenProcessPool:
             raise BadOption(
                 "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
             ) from None
     finally:
-        # Ctrl-C, or the caller stopped reading: the chunks not started are dropped. The workers
-        # are waited for, with Ctrl-C held back meanwhile: a pool left stopping them would close
-        # its pipe while the interpreter, exiting, writes to it (a traceback under the one-line
-        # answer). A Ctrl-C pressed meanwhile is answered once they have stopped.
-        with ctrl_c_held_back():
+        # The pool is waited for: one left stopping its workers closes its pipe while the
+        # interpreter, exiting, writes to it (a traceback under Ctrl-C's one-line answer). Its
+        # work done, the workers stop at once, and a Ctrl-C pressed meanwhile is answered once
+        # they have. Stopped before the end (Ctrl-C, an error, the caller stopped reading), the
+        # chunks not started are dropped, each worker finishes the one it holds, and a second
+        # Ctrl-C cuts that wait short.
+        if done:
+            with ctrl_c_held_back():
+                pool.shutdown(wait=True)
+        else:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
