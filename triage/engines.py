@@ -594,8 +594,8 @@ class DaskSession:
     def _run(self, function, *arguments, items: Iterable) -> Iterator:
         """function(*arguments, item) for each item on the workers, in input order, with two
         items a worker in flight. Each item is sent sealed (_Sealed): Dask looks through the lists
-        and tuples a task is given for futures, pair by pair of a chunk, which took about 0.17 s of
-        this process's CPU for 86,000 messages."""
+        and tuples a task is given for futures, pair by pair of a chunk (about 0.03 s of a 3 s run
+        on 86,000 messages with two local workers)."""
         workers = len(self.client.nthreads())
         submit = self.client.submit
         pending = _in_order(lambda item: submit(_unsealed, function, *arguments, _Sealed(item), pure=False), items,
