@@ -213,9 +213,7 @@ def _encoded_table(given: Sequence[Sequence[Any]], delimiter: str, measured: boo
         which, rows = np.divmod(np.flatnonzero(in_cell), count)  # (column, row) of the cells with quotes
         cuts = np.searchsorted(which, np.arange(width + 1)).tolist()
         for k, (first, last) in enumerate(zip(cuts[:-1], cuts[1:])):
-            if 4 * (last - first) > count:  # most cells (classify's spans in JSON): the column at once
-                columns[k] = "\0".join(given[k]).replace('"', '""').split("\0")  # (a NUL ends each cell only)
-            elif first < last:
+            if first < last:
                 column = columns[k] = list(given[k])
                 for row in rows[first:last].tolist():
                     column[row] = column[row].replace('"', '""')
