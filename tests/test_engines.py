@@ -556,7 +556,6 @@ def _running(pid: int) -> bool:
         return False
 
 
-
 def _pool_threads() -> list:
     import threading
     from concurrent.futures import process
@@ -567,7 +566,7 @@ def _pool_threads() -> list:
 def test_a_caller_that_stops_reading_stops_the_pool_there():
     """A caller that stops reading (Ctrl-C while it writes a chunk, an error) closes the pool and
     waits for its workers then: a pool left stopping them at exit closes its pipe while the
-    interpreter writes to it, which printed a traceback under Ctrl-C's one-line answer."""
+    interpreter writes to it, which prints a traceback under Ctrl-C's one-line answer."""
     results = engines.fork_map(abs, range(-1, -40, -1), 2, in_flight=2)
     assert next(results) == 1
     results.close()
@@ -581,7 +580,8 @@ def test_a_second_ctrl_c_cuts_short_the_wait_for_work_under_way():
     import threading
 
     def children() -> set[int]:
-        return {int(pid) for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()}
+        tasks = Path("/proc/self/task").iterdir()
+        return {int(pid) for task in tasks for pid in (task / "children").read_text().split()}
 
     before = children()  # (this process's other children, such as multiprocessing's resource tracker)
     results = engines.fork_map(time.sleep, [0, 30, 30, 30], 2)
