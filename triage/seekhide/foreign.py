@@ -99,43 +99,55 @@ def word_class(key: str, lexicons) -> int:
     """What a word (its spelling key, lower case) says of its message's language: OTHER (a word of
     OTHER_WORDS), FRENCH (an ordinary word of the French lexicons, letter repetitions aside), UNKNOWN
     (in no list) or NOT_COUNTED (a name, a number, no letter)."""
-    if key in OTHER_WORDS:
-        return OTHER
-    if not any(ch.isalpha() for ch in key):
-        return NOT_COUNTED
+    early = _class_unlooked(key)
+    if early is not None:
+        return early
     name, ordinary = lexicons.lookup(key)
-    if not (name or ordinary) and _REPEATS.search(key):  # "bieeeen", "merciiii": the word without them
-        for shorter in (_REPEATS.sub(r"\1", key), _REPEATS.sub(r"\1\1", key)):
+    if not (name or ordinary) and _REPEATS.search(key):
+        for shorter in _without_repeats(key):
             name, ordinary = lexicons.lookup(shorter)
             if name or ordinary:
                 break
-    if ordinary:
-        return FRENCH
-    return NOT_COUNTED if name else UNKNOWN
+    return _class_found(name, ordinary)
 
 
 def word_classes(keys: list[str], lexicons) -> list[int]:
     """[word_class(key, lexicons) for key in keys], the lists asked about all the keys at once
     (Lexicons.lookup_many), then about the letter repetitions of those no list holds."""
-    classes: list[int | None] = [None] * len(keys)
-    asked = []
-    for at, key in enumerate(keys):
-        if key in OTHER_WORDS:
-            classes[at] = OTHER
-        elif not any(ch.isalpha() for ch in key):
-            classes[at] = NOT_COUNTED
-        else:
-            asked.append(at)
+    classes = list(map(_class_unlooked, keys))
+    asked = [at for at, found in enumerate(classes) if found is None]
     found = _looked_up(lexicons, [keys[at] for at in asked])
     repeated = [k for k, at in enumerate(asked) if not any(found[k]) and _REPEATS.search(keys[at])]
-    if repeated:  # "bieeeen", "merciiii": once, else twice, each repeated letter
-        once = _looked_up(lexicons, [_REPEATS.sub(r"\1", keys[asked[k]]) for k in repeated])
-        twice = _looked_up(lexicons, [_REPEATS.sub(r"\1\1", keys[asked[k]]) for k in repeated])
+    if repeated:  # once, else twice, each repeated letter (_without_repeats)
+        once, twice = (_looked_up(lexicons, list(shorter))
+                       for shorter in zip(*(_without_repeats(keys[asked[k]]) for k in repeated)))
         for k, first, second in zip(repeated, once, twice):
             found[k] = first if any(first) else second
     for at, (name, ordinary) in zip(asked, found):
-        classes[at] = FRENCH if ordinary else NOT_COUNTED if name else UNKNOWN
+        classes[at] = _class_found(name, ordinary)
     return classes  # type: ignore[return-value]
+
+
+def _class_unlooked(key: str) -> int | None:
+    """word_class of a key that no list need be asked about (a frequent word of another
+    language, or no letter), else None."""
+    if key in OTHER_WORDS:
+        return OTHER
+    if not any(ch.isalpha() for ch in key):
+        return NOT_COUNTED
+    return None
+
+
+def _without_repeats(key: str) -> tuple[str, str]:
+    """"bieeeen", "merciiii": each repeated letter once, then twice."""
+    return _REPEATS.sub(r"\1", key), _REPEATS.sub(r"\1\1", key)
+
+
+def _class_found(name: bool, ordinary: bool) -> int:
+    """word_class of a key the lists hold as a name and/or an ordinary word (or neither)."""
+    if ordinary:
+        return FRENCH
+    return NOT_COUNTED if name else UNKNOWN
 
 
 def _looked_up(lexicons, keys: list[str]) -> list[tuple[bool, bool]]:
