@@ -188,6 +188,76 @@ def test_the_classifying_workers_of_jobs_take_the_kept_chunks_from_memory(tmp_pa
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
 
 
+@pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
+def test_the_workers_of_a_forked_local_dask_cluster_take_the_kept_chunks_from_memory(tmp_path, monkeypatch):
+    """As the fork pool's: forked after the statistics pass, the local cluster's workers take the
+    chunks it kept from the memory they start with. They are forked before the first chunk is
+    given, so every chunk goes as its key; nothing is kept for them after the run."""
+    pytest.importorskip("distributed")
+    from triage import jobs
+
+    source = tmp_path / "sms.csv"
+    texts = ["slt Julie tu viens ?", "ok a demain", "Rdv chez Dubois 18h", "appelle Marc au 06 12 34 56 78"]
+    source.write_text("id,text\n" + "".join(f"{k},{texts[k % 4]} {k}\n" for k in range(40)), encoding="utf-8")
+    _CountedKey.made.clear()
+    monkeypatch.setattr(engines, "_Inherited", _CountedKey)
+    jobs.run_classify(source, tmp_path / "dask.csv", jobs=2, chunk_size=8, chart=False, engine="dask")
+    assert len(set(_CountedKey.made)) == 5  # (made twice each: the scheduler, in this process, reads each task back)
+    assert not engines._BY_FORK
+    jobs.run_classify(source, tmp_path / "one.csv", chunk_size=8, chart=False)
+    assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+
+
+class DyingOnceClassifier(FakeClassifier):
+    """Dies on the chunk holding "adieu" the first time a process meets it (a marker file says
+    it has been met), then classifies as FakeClassifier."""
+
+    def __init__(self, marker, builds: int = 0):
+        super().__init__(builds)
+        self.marker = marker
+
+    def classify(self, pairs):
+        if any(text == "adieu" for _, text in pairs) and not self.marker.exists():
+            self.marker.touch()
+            os._exit(1)
+        return super().classify(pairs)
+
+
+@pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
+def test_a_chunk_sent_as_its_key_to_a_worker_that_dies_on_it_is_classified_all_the_same(tmp_path):
+    """A chunk sent as its key stays here until it is answered: when the worker given it dies,
+    Dask gives it to another worker, or to the one it restarts, and the run ends as it would."""
+    pytest.importorskip("distributed")
+    chunks = make_chunks(6)
+    chunks[2][0] = Msg("x", "adieu")
+    classifier = DyingOnceClassifier(tmp_path / "died")
+    classifier.learnt = True  # every chunk to the cluster, each as its key
+    engines.share_by_fork(chunks)
+    try:
+        results = list(engines.run_chunks(classifier, chunks, engine="dask", jobs=2, spec=FakeSpec()))
+        assert not engines._BY_FORK
+    finally:
+        engines.stop_sharing()
+    assert (tmp_path / "died").exists()
+    assert plain(results) == expected(chunks)
+
+
+def test_a_worker_not_forked_from_here_is_sent_whole_what_it_was_given_as_a_key():
+    """A worker started afresh (as Dask restarts one) does not hold what was shared by fork:
+    given a key, it says so, and the item is sent again whole."""
+    pytest.importorskip("distributed")
+    chunks = make_chunks(5)
+    engines.share_by_fork(chunks)
+    try:
+        with engines.DaskSession(2, None) as session:  # workers started afresh
+            session._inherited = set(engines._BY_FORK)  # as if forked from here
+            results = list(session.classify(FakeSpec(), chunks))
+        assert not engines._BY_FORK
+    finally:
+        engines.stop_sharing()
+    assert plain(results) == expected(chunks)
+
+
 @dataclass
 class _Chunk:
     """What a classifier gives back (as triage.classifier.ClassifiedChunk): its rows encoded."""

@@ -271,11 +271,11 @@ def run_classify(
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
             learn = classifier.learn if classifier is not None and jobs > 1 else None
-            # With --jobs, the classifying workers, forked afterwards, take the chunks kept from the
-            # memory they start with (engines.share_by_fork).
+            # With --jobs, the classifying workers forked afterwards (a fork pool's, or a local Dask
+            # cluster's) take the chunks kept from the memory they start with (engines.share_by_fork).
             stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs,
                                          observe=check_input.add if check_input is not None else None,
-                                         meanwhile=learn, session=session, share=engine == "local" and jobs > 1)
+                                         meanwhile=learn, session=session, share=here and jobs > 1)
             if check_input is not None:
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
