@@ -160,6 +160,48 @@ def test_a_fork_pool_takes_what_was_shared_with_it_from_the_memory_it_started_wi
     assert not engines._BY_FORK
 
 
+def test_a_fork_pool_forks_no_more_workers_than_there_are_chunks(monkeypatch):
+    """--jobs 16 on a corpus of two chunks forks two workers, not sixteen (each costs its start);
+    with no chunk at all, none."""
+    import concurrent.futures
+
+    sizes = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    def counted(max_workers, **options):
+        sizes.append(max_workers)
+        return real(max_workers, **options)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", counted)
+    chunks = make_chunks(2)
+    assert plain(engines.fork_map(FakeClassifier().classify, chunks, 16)) == expected(chunks)
+    assert list(engines.fork_map(FakeClassifier().classify, [], 16)) == []
+    assert plain(engines.fork_map(FakeClassifier().classify, make_chunks(5), 3)) == expected(make_chunks(5))
+    assert sizes == [2, 3]
+
+
+@pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
+def test_a_local_dask_cluster_starts_no_more_workers_than_there_are_chunks_left(monkeypatch):
+    """The first chunk classified here, one chunk left: a cluster of one worker, whatever --jobs
+    says; nothing left: no cluster at all."""
+    pytest.importorskip("distributed")
+    sizes = []
+    real = engines.DaskSession
+
+    def counted(jobs, scheduler, forked=False):
+        sizes.append(jobs)
+        return real(jobs, scheduler, forked)
+
+    monkeypatch.setattr(engines, "DaskSession", counted)
+    chunks = make_chunks(2)
+    results = list(engines.run_chunks(FakeClassifier(builds=0), chunks, engine="dask", jobs=8, spec=FakeSpec()))
+    assert plain(results) == expected(chunks)
+    one = make_chunks(1)
+    assert plain(engines.run_chunks(FakeClassifier(builds=0), one, engine="dask", jobs=8, spec=FakeSpec())) == \
+        expected(one)
+    assert sizes == [1]
+
+
 class _CountedKey(engines._Inherited):
     """engines._Inherited, each one made here counted."""
 
