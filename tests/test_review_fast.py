@@ -157,6 +157,43 @@ def _timed(call) -> float:
     return time.process_time() - start
 
 
+def _search_index_holds_the_texts(workspace) -> bool:
+    """SQLite's own check of the search index against the messages' texts."""
+    import sqlite3
+
+    try:
+        workspace._db.execute("INSERT INTO message_search(message_search, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError:
+        return False
+    return True
+
+
+def test_the_search_follows_the_texts_when_a_corpus_is_classified_again(tmp_path):
+    """Classified again with the same texts in the same order, the workspace keeps its search index
+    as it is; a text changed, or a message added before others, and the index follows the texts."""
+    path = write_corpus(tmp_path / "small.csv")
+    workspace, _ = open_synced(path, tmp_path / "small.review.sqlite", audit=2, seed=1)
+
+    def found(piece: str) -> list[str]:
+        return sorted(item.id for item in workspace.items(text=piece, limit=100))
+
+    with workspace:
+        marius = found("marius")
+        assert {"m3", "m4"} <= set(marius)
+        workspace.sync(path, audit=2, seed=1)
+        assert _search_index_holds_the_texts(workspace) and found("marius") == marius
+        # The same ids and order, one text changed.
+        changed = [(i, t.replace("Marius", "Zorbu") if i == "m3" else t, *rest) for i, t, *rest in MESSAGES]
+        workspace.sync(write_corpus(tmp_path / "changed.csv", changed), audit=2, seed=1)
+        assert _search_index_holds_the_texts(workspace)
+        assert found("marius") == [i for i in marius if i != "m3"] and found("zorbu") == ["m3"]
+        # A message before the others: every later message moves to the next row.
+        added = [("m0", "Ginette passe ce soir", "EXPERT", [], ["Ginette"], 0.5), *changed]
+        workspace.sync(write_corpus(tmp_path / "added.csv", added), audit=2, seed=1)
+        assert _search_index_holds_the_texts(workspace)
+        assert found("ginette") == ["m0"] and found("zorbu") == ["m3"]
+
+
 def test_a_workspace_made_before_the_list_index_gets_it_on_opening_and_filters_alike(tmp_path):
     path = write_corpus(tmp_path / "small.csv")
     workspace, _ = open_synced(path, tmp_path / "old.sqlite", audit=2, seed=1)

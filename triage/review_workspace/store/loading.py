@@ -100,6 +100,17 @@ def _row(record) -> ClassifiedRow:
                          hidden=[tuple(span) for span in json.loads(hidden)], highlighted=json.loads(highlighted))
 
 
+def _same_texts(db: sqlite3.Connection) -> bool:
+    """Whether the staged rows hold the texts of the messages, in the same order: the message at
+    rowid k + 1 has the text of the staged row at position k (by their hashes), for every row of
+    both (rowids and positions are then 1..n and 0..n-1, as `load` inserts them)."""
+    staged, messages, matched = db.execute(
+        "SELECT (SELECT count(*) FROM temp.staged), (SELECT count(*) FROM messages), "
+        "(SELECT count(*) FROM temp.staged s JOIN messages m ON m.rowid = s.position + 1 AND m.text_hash = s.text_hash)"
+    ).fetchone()
+    return staged == messages == matched
+
+
 def _parts(values: list, size: int = 500) -> Iterable[list]:
     """`values` in parts small enough for one statement's parameters (SQLite bounds them)."""
     return (values[start:start + size] for start in range(0, len(values), size))
@@ -197,11 +208,15 @@ class Loading:
             db.execute("INSERT INTO audit_grounds SELECT d.id, m.text_hash, m.hidden FROM decisions d JOIN items i "
                        "USING (id) JOIN messages m USING (id) WHERE i.kind = 'audit' AND d.text_hash = m.text_hash "
                        "ON CONFLICT(id) DO NOTHING")
+            # The search index holds each message's text under its rowid: the messages come back with
+            # rowids 1, 2... in corpus order, so that a corpus classified again with the same texts in
+            # the same order (classify --workspace after a review) keeps its index as it is.
+            same_texts = self._searchable and _same_texts(db)
             db.execute("DELETE FROM items")
             db.execute("DELETE FROM messages")
             db.execute(f"INSERT INTO messages ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} FROM temp.staged "
                        "ORDER BY position")
-            if self._searchable:
+            if self._searchable and not same_texts:
                 db.execute(_SEARCH_REBUILD)
             if self._listed:
                 db.execute("DELETE FROM listing")
