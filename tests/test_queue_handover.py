@@ -20,15 +20,16 @@ from triage.schema import CLASSIFY_COLUMNS, EXPERT, NTA, TA
 DECISION = CLASSIFY_COLUMNS.index("decision")
 
 
-def cells(first: int, decisions: list[str]) -> list[tuple[str, ...]]:
-    """Rows of classify's output numbered from `first`, with the given decisions."""
+def cells(first: int, decisions: list[str]) -> list[list[str]]:
+    """Rows of classify's output numbered from `first`, with the given decisions, column by column
+    (as classify hands them over)."""
     rows = []
     for n, decision in enumerate(decisions, first):
         row = [f"c{n}"] * len(CLASSIFY_COLUMNS)
         row[CLASSIFY_COLUMNS.index("id")] = f"m{n}"
         row[DECISION] = decision
         rows.append(tuple(row))
-    return rows
+    return [[row[k] for row in rows] for k in range(len(CLASSIFY_COLUMNS))]
 
 
 def chunked(values: list, sizes: list[int]):
@@ -105,10 +106,10 @@ def test_once_expected_rows_are_riskier_a_row_no_riskier_is_not_kept():
 def test_a_cell_holding_the_separator_of_held_rows_is_handed_over_whole(expected):
     """The rows are held as one string of joined cells: a cell holding the joining character
     keeps its row whole, and the rows handed over are read once (the queue holds them its own way)."""
-    row = list(cells(0, [EXPERT])[0])
-    row[CLASSIFY_COLUMNS.index("text")] = "Salut Marie\x1f tu viens ?"
+    columns = cells(0, [EXPERT])
+    columns[CLASSIFY_COLUMNS.index("text")] = ["Salut Marie\x1f tu viens ?"]
     kept = QueueRows(CLASSIFY_COLUMNS, expected)
-    kept.add([tuple(row)], None if expected is None else np.array([0.7]))
+    kept.add(columns, None if expected is None else np.array([0.7]))
     rows = kept.records(None if expected is None else np.array([0])).rows
     assert rows[0][CLASSIFY_COLUMNS.index("text")] == "Salut Marie\x1f tu viens ?"
     assert len(list(rows)[0]) == len(CLASSIFY_COLUMNS)

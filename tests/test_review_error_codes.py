@@ -24,7 +24,7 @@ REFUSALS = {"BadOption", "BadInput", "InputError", "Conflict", "NeedsConfirmatio
             "WorkspaceSwapped", "_NotLead"}
 # Functions no request of the page reaches (the command line's: opening, making and syncing a
 # workspace, importing a spreadsheet, the server's own options): their errors are English lines.
-COMMAND_LINE = {"_owner_checked", "_make_private", "default_path", "open", "sync", "load", "add_cells", "check_same_corpus",
+COMMAND_LINE = {"_owner_checked", "_make_private", "default_path", "open", "sync", "load", "add_columns", "check_same_corpus",
                 "refuse_other_corpus",
                 "import_decisions", "_check_import", "_mark_double", "check_host", "bind", "check_tls"}
 # Codes chosen at run time at their one site (the names it picks from).

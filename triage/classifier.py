@@ -47,9 +47,12 @@ class ClassifiedChunk:
     rows: int
     decisions: dict[str, int]
     seekhide: dict[str, int]
-    # the rows themselves: in output format "cells" (in memory), or beside the text when the
-    # classifier keeps them (keep_cells)
+    # the rows themselves, in output format "cells" (in memory)
     cells: list | None = None
+    # beside the text when the classifier keeps them (keep_cells): the rows' cells column by
+    # column, in CLASSIFY_COLUMNS order, as classify makes them (the workspace and the queue take
+    # them so)
+    columns: list | None = None
     # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
     # its decision cell lies in `text` (HeldChunks sets the cells of the rows chosen).
     risk: np.ndarray | None = None
@@ -277,13 +280,13 @@ class Classifier:
         risk = risk if self.ranked else None
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
             return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
-        cells = list(zip(*columns)) if self.keep_cells else None
+        kept = columns if self.keep_cells else None
         if self.ranked:
             text, cell_at, cell_stop = encode_columns_held(columns, CLASSIFY_COLUMNS, self.output_format, "decision")
-            return ClassifiedChunk(text, len(messages), *counts, cells=cells, risk=risk, cell_at=cell_at,
+            return ClassifiedChunk(text, len(messages), *counts, columns=kept, risk=risk, cell_at=cell_at,
                                    cell_stop=cell_stop)
         text = encode_columns(columns, CLASSIFY_COLUMNS, self.output_format)
-        return ClassifiedChunk(text, len(messages), *counts, cells=cells)
+        return ClassifiedChunk(text, len(messages), *counts, columns=kept)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""

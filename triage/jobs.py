@@ -319,9 +319,9 @@ def run_classify(
                 seekhide.update(done.seekhide)
                 writer.write_chunk(done)
                 if staged is not None:
-                    staged.add_cells(done.cells)
+                    staged.add_columns(done.columns)
                 if handover is not None:
-                    handover.add(done.cells, done.risk)
+                    handover.add(done.columns, done.risk)
                 if ranked:
                     risks.append(done.risk)
             if check_input is not None:

@@ -49,24 +49,26 @@ class QueueRows:
     def __len__(self) -> int:
         return len(self._rows)
 
-    def add(self, cells: Sequence[Sequence[str]], risk: np.ndarray | None = None) -> None:
-        """Keep what may go to the expert of a chunk's rows (`cells`, the next rows in input
-        order), with each row's risk when the corpus is ranked."""
-        first, self.seen = self.seen, self.seen + len(cells)
+    def add(self, columns: Sequence[Sequence[str]], risk: np.ndarray | None = None) -> None:
+        """Keep what may go to the expert of a chunk's rows, given column by column (`columns`, in
+        the order of this queue's `columns`: the next rows in input order), with each row's risk
+        when the corpus is ranked."""
+        count = len(columns[self._decision])
+        first, self.seen = self.seen, self.seen + count
         if self.expected is None:
-            decision = self._decision
-            self._rows += map(self._lean, [row for row in cells if row[decision] == EXPERT])
+            self._rows += self._lean_rows(columns, [at for at, decision in enumerate(columns[self._decision])
+                                                    if decision == EXPERT])
             return
         risk = np.asarray(risk, dtype=float)
-        if len(risk) != len(cells):
-            raise ValueError(f"{len(cells)} rows but {len(risk)} risks")
+        if len(risk) != count:
+            raise ValueError(f"{count} rows but {len(risk)} risks")
         # A row no riskier than the least risky of `expected` earlier rows can never be chosen
         # (ties go to the earlier rows): it is not kept at all.
         take = np.flatnonzero(~(risk <= self._floor))
-        self._rows += map(self._lean, map(cells.__getitem__, take.tolist()))
+        self._rows += self._lean_rows(columns, take.tolist())
         self._at = np.concatenate([self._at, take + first])
         self._risk = np.concatenate([self._risk, risk[take]])
-        if len(self._rows) > self.expected + len(cells):
+        if len(self._rows) > self.expected + count:
             self._keep(riskiest(self._risk, self.expected))
 
     def holds(self, chosen: int) -> bool:
@@ -79,13 +81,14 @@ class QueueRows:
         self._at, self._risk = self._at[kept], self._risk[kept]
         self._floor = self._risk.min() if len(kept) else np.inf
 
-    def _lean(self, row: Sequence[str]) -> str | tuple[str, ...]:
-        """A row as kept: its cells, but for the one the queue never reads (empty), lean
-        (lean_cells)."""
+    def _lean_rows(self, columns: Sequence[Sequence[str]], take: list[int]) -> list:
+        """The rows at the positions `take` of `columns`, held lean (lean_cells): their cells but
+        the one the queue never reads, left empty."""
+        if not take:
+            return []
         unread = self._unread
-        if unread is not None and row[unread]:
-            row = (*row[:unread], "", *row[unread + 1:])
-        return lean_cells(row)
+        picked = [[""] * len(take) if k == unread else [column[at] for at in take] for k, column in enumerate(columns)]
+        return list(map(lean_cells, zip(*picked)))
 
     def records(self, chosen: np.ndarray | None = None, display: str = "the classified rows") -> Records:
         """The rows that go to the expert, in input order, as Records of `columns`. With the
