@@ -700,6 +700,9 @@ def test_a_second_ctrl_c_cuts_short_the_wait_for_work_under_way():
     assert next(results) is None
     workers = children() - before
     assert len(workers) == 2
+    # Python's own handler of Ctrl-C, in the C library too: a library another test loaded (polars,
+    # by the Python API's tests) puts its own there, under which a wait is not interrupted.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
     started = time.monotonic()
     try:

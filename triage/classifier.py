@@ -279,7 +279,8 @@ class Classifier:
         counts = Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE])
         risk = risk if self.ranked else None
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
-            return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))), risk=risk)
+            return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))),
+                                   columns=columns if self.keep_cells else None, risk=risk)
         kept = columns if self.keep_cells else None
         if self.ranked:
             text, cell_at, cell_stop = encode_columns_held(columns, CLASSIFY_COLUMNS, self.output_format, "decision")
