@@ -40,13 +40,12 @@ from triage.io.messages import Message, MessageTable, Records, duplicate_ids, op
 from triage.io.spreadsheets import restore_formula
 from triage.io.writing import TableWriter, table_output
 from triage.queue.handover import cells_of, lean_cells
-from triage.queue.reasons import Spot, reason, spots, unique, word_key, word_pattern
+from triage.queue.reasons import Spot, label_words, reason, spots, unique, word_key, word_pattern
 from triage.schema import (
     CLASSIFIED_COLUMNS,
     DECISIONS,
     EXPERT,
     FINAL_COLUMNS,
-    NAME_TAGS,
     NTA,
     QUEUE_COLUMNS,
     RISK_COLUMN,
@@ -258,7 +257,7 @@ class _HeldRows:
 
     def in_order(self, seeker: SeekAndHide) -> Iterator[_Row]:
         """The rows parsed again in the queue's order (most uncertain first, ties in file order),
-        a batch at a time, each batch's reasons' words labelled together (_label_words_of)."""
+        a batch at a time, each batch's reasons' words labelled together (label_words)."""
         import numpy as np
 
         order = np.lexsort((np.asarray(self._value, dtype=float), np.asarray(self._group, dtype=np.int8)))
@@ -270,7 +269,7 @@ class _HeldRows:
                 line, ident, text, *read = cells_of(cells[i])
                 message = Message(int(line), ident, text, dict(zip(_READ_COLUMNS, read)))
                 batch.append(_parse_row(message, display, EXPERT, has_risk))
-            _label_words_of(batch, seeker)
+            label_words((row.every_spot for row in batch), seeker)
             yield from batch
 
 
@@ -314,13 +313,6 @@ def _refuse_duplicates(display: str, repeated: dict[str, list[int]]) -> None:
 def _look_at(row: _Row) -> list[str]:
     """The words to look at, unique (ignoring case), in text order, as written."""
     return [spot.text for spot in unique(spots(row))]
-
-
-def _label_words_of(rows: list[_Row], seeker: SeekAndHide) -> None:
-    """Label at once every word the reasons of `rows` ask Seek&Hide about (WordLabeller.label_many:
-    the labels label_word gives one word at a time, which it then answers from memory)."""
-    seeker.label_many(spot.text for row in rows for spot in row.every_spot
-                      if not spot.tag or spot.tag in NAME_TAGS)
 
 
 def _why(row: _Row, seeker: SeekAndHide) -> str:

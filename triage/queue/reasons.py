@@ -17,7 +17,7 @@ from triage.lexicons import PERSON_CUES, spelling_key
 from triage.schema import AMBIGUOUS, DICTIONARY, NAME_TAGS, NTA, TAG_WORDS, UNKNOWN
 from triage.seekhide import GUESS_RULES, SeekAndHide
 
-__all__ = ["Row", "Spot", "reason", "reasons", "spots", "unique", "word_key", "word_pattern"]
+__all__ = ["Row", "Spot", "label_words", "reason", "reasons", "spots", "unique", "word_key", "word_pattern"]
 
 
 class Row(Protocol):
@@ -98,6 +98,13 @@ def unique(items: Iterable[Spot]) -> list[Spot]:
     return out
 
 
+def label_words(spotted: Iterable[Iterable[Spot]], seeker: SeekAndHide) -> None:
+    """Label at once every word that `reason` asks Seek&Hide about, of these lists of spots
+    (WordLabeller.label_many: the labels label_word gives one word at a time, which it then answers
+    from memory)."""
+    seeker.label_many(spot.text for spots_ in spotted for spot in spots_ if not spot.tag or spot.tag in NAME_TAGS)
+
+
 def reason(spot: Spot, seeker: SeekAndHide) -> str | None:
     """Why Seek&Hide flagged this word, or None for an ordinary word."""
     word = spot.text
@@ -105,12 +112,11 @@ def reason(spot: Spot, seeker: SeekAndHide) -> str | None:
     if spot.tag and spot.tag not in NAME_TAGS:
         return f"'{word}' {TAG_WORDS.get(spot.tag, spot.tag)}"
     info = seeker.label_word(word)
-    kind = "first-name" if lexicons.name_entry(info.match).tag == "PRE" else "surname"
     if info.label == DICTIONARY and (spot.tag or not info.weak):
         if info.match in lexicons.user_names:
             return f"'{word}' in your names list"
         shown_as = f" (as '{info.match}')" if info.match != word_key(word) else ""
-        return f"'{word}' {kind} dictionary{shown_as}"
+        return f"'{word}' {_name_kind(lexicons, info.match)} dictionary{shown_as}"
     if spot.tag:  # hidden by context (after a title) or with other lexicons
         return f"'{word}' hidden as a {TAG_WORDS[spot.tag]}"
     capitalised = ", capitalised" if word[:1].isupper() else ""
@@ -119,13 +125,18 @@ def reason(spot: Spot, seeker: SeekAndHide) -> str | None:
     if info.label == UNKNOWN:
         return f"'{word}' unknown{capitalised}"
     if info.label == DICTIONARY:  # a weak name read as unknown in its context
-        also = "a rare first name" if kind == "first-name" else "a surname"
+        also = "a rare first name" if _name_kind(lexicons, info.match) == "first-name" else "a surname"
         return f"'{word}' unknown{capitalised} (also {also})"
     if info.rule in GUESS_RULES:  # an ordinary word only by a guess, highlighted for its capital
         return f"'{word}' unknown{capitalised} (close to '{info.match}')"
     if word[:1].isupper():  # highlighted by the name scorer although the lexicons know it
         return f"'{word}' ordinary word, but flagged by the name scorer"
     return None  # ANTI_DICTIONARY: an ordinary word (or the lexicons learnt it since)
+
+
+def _name_kind(lexicons, match: str) -> str:
+    """Which list of names holds a dictionary match: "first-name" or "surname"."""
+    return "first-name" if lexicons.name_entry(match).tag == "PRE" else "surname"
 
 
 _PLAIN_REASONS = (

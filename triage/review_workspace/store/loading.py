@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from triage.errors import BadInput, BadOption
 from triage.io.messages import Message, Records, source_name
 from triage.queue.files import ClassifiedRow, read_classified
-from triage.queue.reasons import reasons
+from triage.queue.reasons import label_words, reasons, spots
 from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
 from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
@@ -232,6 +232,7 @@ class Loading:
             if self._listed:
                 db.execute("DELETE FROM listing")
             listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
+            label_words((spots(listed_rows[ident], all_hidden=True) for ident, _ in listed), seeker)
             db.executemany(
                 "INSERT INTO items VALUES (?,?,?,?)",
                 (
