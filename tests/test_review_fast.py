@@ -128,12 +128,12 @@ def test_a_filtered_list_stays_fast_on_a_large_workspace(tmp_path):
 
     import triage.review_workspace.store.loading as module
 
-    original = module.reasons
-    module.reasons = lambda row, seeker: {}
+    original = module.reasons, module.label_words
+    module.reasons, module.label_words = (lambda row, seeker: {}), (lambda spotted, seeker: None)
     try:
         ws.sync(path, audit=200, seeker=NoSeeker())
     finally:
-        module.reasons = original
+        module.reasons, module.label_words = original
     with ws:
         texts = {row[0]: row[1] for row in rows}
         for n in range(0, 20_000, 7):
