@@ -247,6 +247,12 @@ class _Inherited(NamedTuple):
     key: int
 
 
+class _NotInherited(Exception):
+    """Raised by a worker given an item by its key (_Inherited) that the memory it started with
+    does not hold: on Dask, a worker the cluster restarted, started afresh; the item is then sent
+    whole (DaskSession._run)."""
+
+
 def share_by_fork(items: Iterable) -> None:
     """Let the workers of the fork pools started from now on (fork_map), and those of a local
     Dask cluster forked from now on (DaskSession._run), take each of `items` from the memory they
@@ -265,11 +271,21 @@ def stop_sharing() -> None:
 
 
 def _call(function, item):
-    """In a worker of a fork pool: function(item), an item sent as its key (_Inherited) taken
-    from the memory the worker started with."""
+    """In a worker of a fork pool: function(item), an item sent as its key taken from the memory
+    the worker started with (_taken)."""
+    return function(_taken(item))
+
+
+def _taken(item):
+    """In a worker: an item sent as its key (_Inherited), taken from the memory the worker started
+    with (share_by_fork), or _NotInherited when that memory does not hold it; any other item as
+    it is."""
     if isinstance(item, _Inherited):
-        item = _BY_FORK.pop(item.key)
-    return function(item)
+        found = _BY_FORK.pop(item.key, None)
+        if found is None:
+            raise _NotInherited(item.key)
+        return found
+    return item
 
 
 def _init_pool_worker(classifier) -> None:
@@ -670,19 +686,9 @@ def _unsealed(function, *arguments):
     forked from the process that sent it, sent as its key (_Inherited) and taken from the memory
     the worker started with (share_by_fork)."""
     *given, sealed = arguments
-    item = sealed.item
-    if isinstance(item, _Inherited):
-        found = _BY_FORK.pop(item.key, None)
-        if found is None:
-            raise _NotInherited(item.key)
-        item = found
-    return function(*given, item)
+    return function(*given, _taken(sealed.item))
 
 
-class _NotInherited(Exception):
-    """Raised by a Dask worker given an item by its key (_Inherited) that the memory it started
-    with does not hold: a worker the cluster restarted, started afresh. The item is then sent
-    whole (DaskSession._run)."""
 
 
 def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | None,

@@ -25,7 +25,7 @@ from triage.io.messages import Message, Records, source_name
 from triage.queue.files import ClassifiedRow, read_classified
 from triage.queue.reasons import label_words, reasons, spots
 from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
-from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD, _SEARCH_SETTINGS
+from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
 
 # The columns of the messages table, in its order: what a staged row holds.
@@ -228,7 +228,7 @@ class Loading:
             db.execute(f"INSERT INTO messages ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} FROM temp.staged "
                        "ORDER BY position")
             if self._searchable and not same_texts:
-                for statement in (*_SEARCH_SETTINGS, _SEARCH_REBUILD):
+                for statement in _SEARCH_REBUILD:
                     db.execute(statement)
             if self._listed:
                 db.execute("DELETE FROM listing")

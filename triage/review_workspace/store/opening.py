@@ -37,7 +37,6 @@ from triage.review_workspace.store.tables import (
     _SCHEMA,
     _SEARCH,
     _SEARCH_REBUILD,
-    _SEARCH_SETTINGS,
     _SURROGATES,
     _TEAM,
 )
@@ -140,7 +139,7 @@ class Opening:
     def _search_index(self) -> None:
         """Make the trigram search index when the workspace has none (made before it existed);
         without it (a read-only file, a SQLite without FTS5) the search reads every listed text."""
-        self._searchable = self._made_if_missing("message_search", (_SEARCH, *_SEARCH_SETTINGS, _SEARCH_REBUILD),
+        self._searchable = self._made_if_missing("message_search", (_SEARCH, *_SEARCH_REBUILD),
                                                  sqlite3.OperationalError)
 
     def _listing(self) -> None:

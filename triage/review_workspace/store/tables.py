@@ -87,11 +87,11 @@ _SEARCH = ("CREATE VIRTUAL TABLE message_search USING fts5(text, content='messag
            " tokenize='trigram')")
 # Its segments merged only when 64 of a size pile up, never a few at each write: the index is
 # written whole at a sync ('rebuild'), in a third less time for 86,000 messages (0.58 s against
-# 0.90 s), and a search reads a few more segments (about 1 ms against 0.6 ms). Set before each
-# rebuild, so that a workspace whose index was made otherwise gets it too.
+# 0.90 s), and a search reads a few more segments (about 1 ms against 0.6 ms). Set at each
+# rebuild (the statements of _SEARCH_REBUILD), so that an index made otherwise gets it too.
 _SEARCH_SETTINGS = ("INSERT INTO message_search(message_search, rank) VALUES ('automerge', 0)",
                     "INSERT INTO message_search(message_search, rank) VALUES ('crisismerge', 64)")
-_SEARCH_REBUILD = "INSERT INTO message_search(message_search) VALUES ('rebuild')"
+_SEARCH_REBUILD = (*_SEARCH_SETTINGS, "INSERT INTO message_search(message_search) VALUES ('rebuild')")
 
 # The list's filters and orders read a narrow copy of the list (what they need of each listed
 # message, without its text, reasons or spans), rebuilt at each sync: scanning 20,000 listed
