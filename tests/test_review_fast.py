@@ -194,6 +194,31 @@ def test_the_search_follows_the_texts_when_a_corpus_is_classified_again(tmp_path
         assert found("ginette") == ["m0"] and found("zorbu") == ["m3"]
 
 
+def _message_rows(workspace) -> list[tuple]:
+    return workspace._db.execute("SELECT rowid, * FROM messages ORDER BY rowid").fetchall()
+
+
+def test_a_corpus_classified_again_holds_the_messages_a_new_workspace_would(tmp_path):
+    """Classified again with the same ids and texts in the same order, the workspace writes only the
+    rows whose classification changed: its messages are then those of a new workspace made from that
+    classification, and its search index still holds the texts."""
+    path = write_corpus(tmp_path / "small.csv")
+    workspace, _ = open_synced(path, tmp_path / "kept.sqlite", audit=2, seed=1)
+    # Another classification of the same messages: other decisions, spans, highlighted words and risks.
+    other = [(ident, text, "TA" if decision == "EXPERT" and ident != "m1" else decision,
+              [] if ident == "m2" else hidden, highlighted[:1], None if risk is None else risk / 2)
+             for ident, text, decision, hidden, highlighted, risk in MESSAGES]
+    reclassified = write_corpus(tmp_path / "other.csv", other)
+    fresh, _ = open_synced(reclassified, tmp_path / "fresh.sqlite", audit=2, seed=1)
+    with workspace, fresh:
+        before = _message_rows(workspace)
+        workspace.sync(reclassified, audit=2, seed=1)
+        assert _message_rows(workspace) == _message_rows(fresh) != before
+        assert _search_index_holds_the_texts(workspace)
+        workspace.sync(path, audit=2, seed=1)  # and back
+        assert _message_rows(workspace) == before
+
+
 def test_a_workspace_made_before_the_list_index_gets_it_on_opening_and_filters_alike(tmp_path):
     path = write_corpus(tmp_path / "small.csv")
     workspace, _ = open_synced(path, tmp_path / "old.sqlite", audit=2, seed=1)

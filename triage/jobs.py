@@ -458,7 +458,7 @@ class InputCheck:
         self.input_path, self.read, self.opened = input_path, read, opened
         self.ids: set[str] = set()
         self.repeated = False
-        self.stored = opened.stored_hashes()
+        self.stored = opened.stored_texts()  # compared as they are: hashing every text would cost more
         self.same = 0
 
     def add(self, pairs: list[tuple[str, str]]) -> None:
@@ -466,10 +466,8 @@ class InputCheck:
         self.ids.update(ident for ident, _ in pairs)
         self.repeated = self.repeated or len(self.ids) - before < len(pairs)
         if self.stored:
-            from triage.review_workspace.workspace import text_hash
-
             stored = self.stored
-            self.same += sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text))
+            self.same += sum(1 for ident, text in pairs if stored.get(ident) == text)
 
     def finish(self) -> None:
         display = source_name(self.input_path)

@@ -93,7 +93,7 @@ class Staged:
         read_classified gives them."""
         return [_row(record) for record in self._db.execute(
             f"SELECT id, position, text, seekhide, model, score, decision, hidden, highlighted, risk FROM temp.staged "
-            f"WHERE {where} ORDER BY position", parameters)]
+            f"WHERE {where} ORDER BY position", parameters).fetchall()]
 
     def drop(self) -> None:
         self._db.execute("DROP TABLE IF EXISTS temp.staged")
@@ -111,15 +111,29 @@ def _row(record) -> ClassifiedRow:
                          hidden=[tuple(span) for span in json.loads(hidden)], highlighted=json.loads(highlighted))
 
 
-def _same_texts(db: sqlite3.Connection) -> bool:
-    """Whether the staged rows hold the texts of the messages, in the same order: the message at
-    rowid k + 1 has the text of the staged row at position k (by their hashes), for every row of
-    both (rowids and positions are then 1..n and 0..n-1, as `load` inserts them)."""
-    staged, messages, matched = db.execute(
-        "SELECT (SELECT count(*) FROM temp.staged), (SELECT count(*) FROM messages), "
-        "(SELECT count(*) FROM temp.staged s JOIN messages m ON m.rowid = s.position + 1 AND m.text_hash = s.text_hash)"
+def _same_rows(db: sqlite3.Connection) -> tuple[bool, bool]:
+    """(whether the staged rows hold the texts of the messages, in the same order; whether they
+    also hold their ids): the message at rowid k + 1 has the text of the staged row at position k
+    (by their hashes), and its id, for every row of both (rowids and positions are then 1..n and
+    0..n-1, as `load` inserts them)."""
+    staged, messages, texts, ids = db.execute(
+        "SELECT (SELECT count(*) FROM temp.staged), (SELECT count(*) FROM messages), count(*), "
+        "coalesce(sum(m.id = s.id), 0) FROM temp.staged s JOIN messages m "
+        "ON m.rowid = s.position + 1 AND m.text_hash = s.text_hash"
     ).fetchone()
-    return staged == messages == matched
+    same_texts = staged == messages == texts
+    return same_texts, same_texts and ids == staged
+
+
+# The columns a new classification of the same messages may change, and the statement that
+# writes them where they changed (the messages and the staged rows in the same order, same ids
+# and texts: _same_rows).
+_CLASSIFIED = tuple(column for column in _COLUMNS if column not in ("id", "position", "text", "text_hash"))
+_CHANGED_ROWS_UPDATED = (
+    f"UPDATE messages SET ({', '.join(_CLASSIFIED)}) = (SELECT {', '.join('s.' + c for c in _CLASSIFIED)} "
+    "FROM temp.staged s WHERE s.position = messages.rowid - 1) "
+    "WHERE rowid IN (SELECT m.rowid FROM messages m JOIN temp.staged s ON s.position = m.rowid - 1 "
+    f"WHERE {' OR '.join(f'm.{c} IS NOT s.{c}' for c in _CLASSIFIED)})")
 
 
 def _parts(values: list, size: int = 500) -> Iterable[list]:
@@ -189,7 +203,7 @@ class Loading:
         db = self._db
         queued = sorted(staged.parsed("decision = ?", (EXPERT,)), key=lambda row: row.order)
         released_ids = [row[0] for row in db.execute(
-            "SELECT id FROM temp.staged WHERE decision != ? ORDER BY position", (EXPERT,))]
+            "SELECT id FROM temp.staged WHERE decision != ? ORDER BY position", (EXPERT,)).fetchall()]
         meta = self.meta()
         previous_audit = json.loads(meta.get("audit_ids", "[]"))
         listed_rows = {row.id: row for row in queued}
@@ -221,15 +235,19 @@ class Loading:
                        "ON CONFLICT(id) DO NOTHING")
             # The search index holds each message's text under its rowid: the messages come back with
             # rowids 1, 2... in corpus order, so that a corpus classified again with the same texts in
-            # the same order (classify --workspace after a review) keeps its index as it is.
-            same_texts = self._searchable and _same_texts(db)
+            # the same order (classify --workspace after a review) keeps its index as it is. With the
+            # same ids too, only the rows whose classification changed are written.
+            same_texts, same_ids = _same_rows(db)
             db.execute("DELETE FROM items")
-            db.execute("DELETE FROM messages")
-            db.execute(f"INSERT INTO messages ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} FROM temp.staged "
-                       "ORDER BY position")
-            if self._searchable and not same_texts:
-                for statement in _SEARCH_REBUILD:
-                    db.execute(statement)
+            if same_ids:
+                db.execute(_CHANGED_ROWS_UPDATED)
+            else:
+                db.execute("DELETE FROM messages")
+                db.execute(f"INSERT INTO messages ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} "
+                           "FROM temp.staged ORDER BY position")
+                if self._searchable and not same_texts:
+                    for statement in _SEARCH_REBUILD:
+                        db.execute(statement)
             if self._listed:
                 db.execute("DELETE FROM listing")
             listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
@@ -281,6 +299,10 @@ class Loading:
     def stored_hashes(self) -> dict[str, str]:
         """id -> text_hash of the messages the workspace holds (none when it is empty)."""
         return dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
+
+    def stored_texts(self) -> dict[str, str]:
+        """id -> text of the messages the workspace holds (none when it is empty)."""
+        return dict(self._db.execute("SELECT id, text FROM messages").fetchall())
 
     def refuse_other_corpus(self, same: int, stored: int, display: str) -> None:
         """check_same_corpus's verdict, given how many of the `stored` messages were found (`same`)."""
