@@ -28,9 +28,13 @@ from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _no
 from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
 
-# The columns of the messages table, in its order: what a staged row holds.
+# The columns of the messages table, in its order; a staged row holds them but the text's hash, which SQL works out
+# (hash_of_text) for the messages written from it: a corpus classified again with the same texts hashes none.
 _COLUMNS = ("id", "position", "text", "text_hash", "seekhide", "model", "score", "decision", "hidden", "highlighted",
             "risk")
+_STAGED = tuple(column for column in _COLUMNS if column != "text_hash")
+_STAGED_AS_MESSAGES = ", ".join("hash_of_text(text)" if column == "text_hash" else column for column in _COLUMNS)
+_STAGE = f"INSERT INTO temp.staged ({', '.join(_STAGED)}) VALUES ({','.join('?' * len(_STAGED))})"
 _CELL = {name: CLASSIFY_COLUMNS.index(name) for name in CLASSIFY_COLUMNS}
 
 
@@ -49,13 +53,14 @@ class Staged:
         self.seeker = None
         db.execute("DROP TABLE IF EXISTS temp.staged")
         db.execute("CREATE TEMP TABLE staged (id TEXT NOT NULL UNIQUE, position INTEGER PRIMARY KEY, text TEXT NOT NULL, "
-                   "text_hash TEXT NOT NULL, seekhide TEXT, model TEXT, score REAL, decision TEXT NOT NULL, "
-                   "hidden TEXT NOT NULL, highlighted TEXT NOT NULL, risk REAL)")
+                   "seekhide TEXT, model TEXT, score REAL, decision TEXT NOT NULL, hidden TEXT NOT NULL, "
+                   "highlighted TEXT NOT NULL, risk REAL)")
+        db.create_function("hash_of_text", 1, text_hash, deterministic=True)
 
     def add_columns(self, columns: Sequence[Sequence[str]]) -> None:
         """Rows of output cells, given column by column in CLASSIFY_COLUMNS order, as the classifier
         makes them (its hidden and highlighted cells are the JSON the workspace keeps): the rows are
-        made by zipping the columns, with no Python step per row but the texts' hashes."""
+        made by zipping the columns, with no Python step per row."""
         def column(name: str) -> Sequence[str]:
             return columns[_CELL[name]]
 
@@ -64,10 +69,10 @@ class Staged:
 
         texts, start = column("text"), self.rows
         try:
-            self._db.executemany(f"INSERT INTO temp.staged VALUES ({','.join('?' * len(_COLUMNS))})", zip(
-                column("id"), range(start, start + len(texts)), texts, map(text_hash, texts), label("seekhide"),
-                label("model"), map(float, column("score")), column("decision"), column("hidden"),
-                column("highlighted"), map(_number_or_none, column("risk"))))
+            self._db.executemany(_STAGE, zip(
+                column("id"), range(start, start + len(texts)), texts, label("seekhide"), label("model"),
+                map(float, column("score")), column("decision"), column("hidden"), column("highlighted"),
+                map(_number_or_none, column("risk"))))
         except sqlite3.IntegrityError:
             raise BadInput(f"{self.display}: an id appears on more than one row; a review workspace needs unique "
                            "ids (see --id-column)") from None
@@ -77,8 +82,8 @@ class Staged:
         """Rows read from a classified file (triage.queue.files.read_classified)."""
         rows = list(rows)
         start = self.rows
-        self._db.executemany(f"INSERT INTO temp.staged VALUES ({','.join('?' * len(_COLUMNS))})", (
-            (row.id, start + k, row.text, text_hash(row.text), row.seekhide, row.model, row.score, row.decision,
+        self._db.executemany(_STAGE, (
+            (row.id, start + k, row.text, row.seekhide, row.model, row.score, row.decision,
              json.dumps(row.hidden), json.dumps(row.highlighted, ensure_ascii=False), row.risk)
             for k, row in enumerate(rows)))
         self.rows += len(rows)
@@ -113,13 +118,13 @@ def _row(record) -> ClassifiedRow:
 
 def _same_rows(db: sqlite3.Connection) -> tuple[bool, bool]:
     """(whether the staged rows hold the texts of the messages, in the same order; whether they
-    also hold their ids): the message at rowid k + 1 has the text of the staged row at position k
-    (by their hashes), and its id, for every row of both (rowids and positions are then 1..n and
-    0..n-1, as `load` inserts them)."""
+    also hold their ids): the message at rowid k + 1 has the text of the staged row at position k,
+    and its id, for every row of both (rowids and positions are then 1..n and 0..n-1, as `load`
+    inserts them)."""
     staged, messages, texts, ids = db.execute(
         "SELECT (SELECT count(*) FROM temp.staged), (SELECT count(*) FROM messages), count(*), "
         "coalesce(sum(m.id = s.id), 0) FROM temp.staged s JOIN messages m "
-        "ON m.rowid = s.position + 1 AND m.text_hash = s.text_hash"
+        "ON m.rowid = s.position + 1 AND m.text = s.text"
     ).fetchone()
     same_texts = staged == messages == texts
     return same_texts, same_texts and ids == staged
@@ -217,7 +222,7 @@ class Loading:
                 "UNION SELECT id, text_hash FROM reviews")}
             hashes = {}
             for part in _parts(previous_audit):
-                hashes.update(db.execute(f"SELECT id, text_hash FROM temp.staged WHERE id IN ({','.join('?' * len(part))})",
+                hashes.update(db.execute(f"SELECT id, hash_of_text(text) FROM temp.staged WHERE id IN ({','.join('?' * len(part))})",
                                          part).fetchall())
             audit_ids = [i for i in previous_audit if i in still or (i in hashes and reviewed.get(i) == hashes[i])]
             sampled = set(audit_ids)
@@ -243,7 +248,7 @@ class Loading:
                 db.execute(_CHANGED_ROWS_UPDATED)
             else:
                 db.execute("DELETE FROM messages")
-                db.execute(f"INSERT INTO messages ({', '.join(_COLUMNS)}) SELECT {', '.join(_COLUMNS)} "
+                db.execute(f"INSERT INTO messages ({', '.join(_COLUMNS)}) SELECT {_STAGED_AS_MESSAGES} "
                            "FROM temp.staged ORDER BY position")
                 if self._searchable and not same_texts:
                     for statement in _SEARCH_REBUILD:
