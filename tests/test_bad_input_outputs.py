@@ -183,7 +183,7 @@ def interrupt(monkeypatch, command: str) -> None:
 
     if command in ("seek", "classify"):
         pairs = MessageTable.pairs
-        monkeypatch.setattr(MessageTable, "pairs", lambda self, size=0: pairs(self, 5))
+        monkeypatch.setattr(MessageTable, "pairs", lambda self, size=0, characters=None: pairs(self, 5))
     if command == "seek":
         monkeypatch.setattr(SeekAndHide, "analyse", Interrupt(SeekAndHide.analyse, 1))
     elif command == "classify":

@@ -361,6 +361,18 @@ def test_pairs_are_the_ids_and_texts_of_the_messages(tmp_path, name, content, id
     assert table.skipped == messages.skipped
 
 
+def test_pairs_of_long_texts_come_in_shorter_lists_in_order(tmp_path):
+    texts = ["court"] * 6 + ["x" * 40] * 6 + ["court"] * 3
+    path = write(tmp_path, "l.csv", "id,text\n" + "".join(f"{i},{text}\n" for i, text in enumerate(texts)))
+    lists = list(open_messages(path).pairs(6, characters=60))
+    # The first six short texts hold 30 characters: one list; the six long ones 240: four lists of two.
+    assert [len(found) for found in lists] == [6, 2, 2, 2, 3]
+    assert [pair for found in lists for pair in found] == [(str(i), text) for i, text in enumerate(texts)]
+    assert list(open_messages(path).pairs(6)) == [lists[0], [p for found in lists[1:4] for p in found], lists[4]]
+    with pytest.raises(ValueError):
+        next(open_messages(path).pairs(6, characters=0))
+
+
 def test_iteration_is_streaming(tmp_path):
     path = tmp_path / "many.csv"
     path.write_text("id,text,label\n" + "".join(f"{i},message court {i},NTA\n" for i in range(200_000)))

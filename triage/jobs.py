@@ -201,7 +201,7 @@ def run_classify(
     jobs: int = 1,
     engine: str = "local",
     scheduler: str | None = None,
-    chunk_size: int = 5_000,
+    chunk_size: int | None = None,
     force: bool = False,
     queue_force: bool | None = None,
     chart: bool = True,
@@ -217,7 +217,9 @@ def run_classify(
     staging (Workspace.staging), which takes the rows as they are made and the exact budget's
     decisions, so that the workspace never reads the output back; `check_input` (InputCheck)
     checks the input on the run's first read of it, before anything is written. `engine` says where the chunks
-    are classified (triage.engines: this machine, or Dask).
+    are classified (triage.engines: this machine, or Dask); `chunk_size`, how many messages a chunk holds (by
+    default BATCH_MESSAGES in one process, CHUNK_MESSAGES with workers, and at most about BATCH_CHARACTERS
+    characters of text).
     With the budget policy, exactly `budget` of the messages (a share, rounded, or a count) go
     to the expert: the riskiest of the whole corpus, ties in input order. With `calibrated`,
     each message is routed by the risk threshold calibrated at training instead (the same rule
@@ -230,6 +232,10 @@ def run_classify(
         raise BadOption("a count of messages needs the whole corpus ranked: with --calibrated, give the expert "
                         "budget as a share (e.g. 0.05)")
     engines.check_engine(engine)
+    characters = None
+    if chunk_size is None:
+        chunk_size = BATCH_MESSAGES if engine == "local" and jobs <= 1 else CHUNK_MESSAGES
+        characters = BATCH_CHARACTERS
     if scheduler and engine != "dask":
         raise BadOption("--scheduler is for --engine dask")
     read = read or ReadOptions()
@@ -273,7 +279,7 @@ def run_classify(
             learn = classifier.learn if classifier is not None and jobs > 1 else None
             # With --jobs, the classifying workers forked afterwards (a fork pool's, or a local Dask
             # cluster's) take the chunks kept from the memory they start with (engines.share_by_fork).
-            stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs,
+            stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs, characters=characters,
                                          observe=check_input.add if check_input is not None else None,
                                          meanwhile=learn, session=session, share=here and jobs > 1)
             if check_input is not None:
@@ -305,7 +311,7 @@ def run_classify(
         with table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
             if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
                 writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
-            chunks = chunks or table.pairs(chunk_size)
+            chunks = chunks or table.pairs(chunk_size, characters)
             if check_input is not None:  # no statistics pass: checked on this read, before the output is in place
                 chunks = _observed(chunks, check_input.add)
             if progress:
@@ -586,6 +592,17 @@ def workspace_names(workspace, known_names=None, say=None, option: str = "--know
 # statistics pass for the classifying pass. A larger corpus is read twice, in bounded memory.
 KEEP_READ_MESSAGES = 300_000
 
+# How many messages classify takes at a time: one process, a batch of BATCH_MESSAGES (fewer batches,
+# less of the steps' fixed cost a batch); with --jobs or Dask, a chunk of CHUNK_MESSAGES (work for
+# every worker sooner). Either holds at most about BATCH_CHARACTERS characters of text: a corpus of
+# long messages comes in shorter batches, faster and in less memory. Tuned on benchmarks/corpus.py's
+# generated corpora (73 characters a message; benchmarks/README.md, "A nineteenth round"): 10^6
+# messages in 42.1 s against 45.0 s with batches of 5,000, peak 448 against 426 MB; 150,000 messages
+# of long new spellings (about 2,300 a batch) in 23.4 s against 25.7 s, 340 against 370 MB.
+BATCH_MESSAGES = 10_000
+CHUNK_MESSAGES = 5_000
+BATCH_CHARACTERS = 1_000_000
+
 
 # With --jobs, the chunks of the statistics pass given to the workers at once, per worker: enough
 # for them to count while this process learns the first chunk's spellings (`meanwhile`).
@@ -593,11 +610,11 @@ STATS_IN_FLIGHT = 16
 
 
 def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None,
-                 session=None, share: bool = False):
+                 session=None, share: bool = False, characters: int | None = None):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
-    the chunks of pairs for the second pass (kept if the corpus is small, else read again).
-    Counted in this process, a kept chunk keeps its texts as this pass folded and cut them
+    the chunks of pairs for the second pass (kept if the corpus is small, else read again): of `size`
+    pairs, and at most about `characters` characters of text (MessageTable.pairs). Counted in this process, a kept chunk keeps its texts as this pass folded and cut them
     (triage.classifier.FoldedPairs): the second pass does not fold and cut them again.
     `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
@@ -610,16 +627,18 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     from triage.text.stretches import STRETCH_IDS, StretchTranslation
 
     kept: list | None = []
+    kept_messages = 0
 
     def keep(chunk) -> None:
-        nonlocal kept
+        nonlocal kept, kept_messages
         if kept is not None:
             kept.append(chunk)
-            if len(kept) * size > KEEP_READ_MESSAGES:
+            kept_messages += len(chunk)
+            if kept_messages > KEEP_READ_MESSAGES:
                 kept = None
 
     def chunks():
-        for chunk in table.pairs(size):
+        for chunk in table.pairs(size, characters):
             if observe is not None:
                 observe(chunk)
             yield chunk
@@ -667,7 +686,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
         STRETCH_IDS.clear()
     forget_letter_runs()  # counted: the memory goes to classifying
     if kept is None:
-        return stats, table.pairs(size)
+        return stats, table.pairs(size, characters)
     if share:
         engines.share_by_fork(kept)
     # While the kept chunks are classified, their stretch ids are worth more than the table of

@@ -153,10 +153,13 @@ class MessageTable:
         """Lists of at most `size` messages, read lazily (memory bounded by `size`)."""
         return _batches(iter(self), size)
 
-    def pairs(self, size: int = 10_000) -> Iterator[list[tuple[str, str]]]:
+    def pairs(self, size: int = 10_000, characters: int | None = None) -> Iterator[list[tuple[str, str]]]:
         """Lists of at most `size` (id, text) pairs: what classifying needs of a row, read
-        as chunks() reads Messages (same checks, same skipped rows) at a third of the cost."""
-        return _batches(self._read(pairs=True), size)
+        as chunks() reads Messages (same checks, same skipped rows) at a third of the cost. With
+        `characters`, a list whose texts hold more characters than that is cut into equal parts
+        that hold about that many each: a corpus of long messages comes in shorter lists."""
+        batches = _batches(self._read(pairs=True), size)
+        return batches if characters is None else _within(batches, characters)
 
     def _read(self, pairs: bool) -> Iterator:
         """Messages, or (id, text) pairs with `pairs`; the skipped rows and NULs of this read."""
@@ -363,6 +366,21 @@ def _batches(items: Iterator, size: int) -> Iterator[list]:
         raise ValueError(f"chunk size must be at least 1, not {size}")
     while batch := list(itertools.islice(items, size)):
         yield batch
+
+
+def _within(batches: Iterator[list[tuple[str, str]]], characters: int) -> Iterator[list[tuple[str, str]]]:
+    """Each list of (id, text) pairs, cut into as many parts of equal length as its texts hold
+    `characters` characters (rounded up), in order."""
+    if characters < 1:
+        raise ValueError(f"a chunk's characters must be at least 1, not {characters}")
+    for batch in batches:
+        parts = min(len(batch), -(-sum(len(text) for _, text in batch) // characters))
+        if parts <= 1:
+            yield batch
+            continue
+        step = -(-len(batch) // parts)
+        for start in range(0, len(batch), step):
+            yield batch[start:start + step]
 
 
 def open_messages(
