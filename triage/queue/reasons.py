@@ -145,27 +145,31 @@ _PLAIN_REASONS = (
     ("ordinary word, but flagged by the name scorer", "an ordinary word, but the name scorer finds it name-like"),
     ("unknown", "in no list"),
 )
-_WORD_BEFORE = re.compile(r"([^\W\d_]+['’]?)\W*$")
-_NEAR = 64  # characters before a word searched first for the word before it
+_WORD_BEFORE = re.compile(r"([^\W\d_]+['’]?)\W*$")  # what word_before finds, as a pattern
 
 
 def word_before(text: str, end: int) -> str | None:
     """The last word of `text[:end]` when only punctuation or space follow it (a cue before a
-    highlighted word), as _WORD_BEFORE finds it: searched in the last characters first, so that a
-    long message costs no more than a short one; the whole text only when the answer may lie
-    further back."""
-    start = max(0, end - _NEAR)
-    found = _WORD_BEFORE.search(text, start, end)
-    if start and (found is None or found.start() == start):  # it may begin, or end, before the window
-        found = _WORD_BEFORE.search(text, 0, end)
-    return found.group(1) if found else None
+    highlighted word), as _WORD_BEFORE searched in `text[:end]` finds it: read backwards from
+    `end`, as far back as that word begins (a letter is a word character but a decimal digit or
+    an underscore, as in the pattern)."""
+    at = end
+    while at and not text[at - 1].isalnum() and text[at - 1] != "_":
+        at -= 1
+    if not at or text[at - 1].isdecimal() or text[at - 1] == "_":
+        return None
+    first = at - 1
+    while first and text[first - 1].isalnum() and not text[first - 1].isdecimal():
+        first -= 1
+    return text[first:at + 1] if at < end and text[at] in "'’" else text[first:at]
 
 
-def reasons(row: Row, seeker: SeekAndHide) -> dict[str, str]:
+def reasons(row: Row, seeker: SeekAndHide, spotted: list[Spot] | None = None) -> dict[str, str]:
     """Why a human should look at each word of a row, in plain words, by the word as written:
-    the highlighted words and the hidden items."""
+    the highlighted words and the hidden items (`spotted`: spots(row, all_hidden=True), when
+    worked out already)."""
     out: dict[str, str] = {}
-    for spot in unique(spots(row, all_hidden=True)):
+    for spot in unique(spots(row, all_hidden=True) if spotted is None else spotted):
         why = reason(spot, seeker)
         if why is None:
             continue

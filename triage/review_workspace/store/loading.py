@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from triage.errors import BadInput, BadOption
 from triage.io.messages import Message, Records, source_name
 from triage.queue.files import ClassifiedRow, read_classified
-from triage.queue.reasons import label_words, reasons, spots
+from triage.queue.reasons import label_words, reasons
 from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
 from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
@@ -256,11 +256,12 @@ class Loading:
             if self._listed:
                 db.execute("DELETE FROM listing")
             listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
-            label_words((spots(listed_rows[ident], all_hidden=True) for ident, _ in listed), seeker)
+            label_words((listed_rows[ident].every_spot for ident, _ in listed), seeker)
             db.executemany(
                 "INSERT INTO items VALUES (?,?,?,?)",
                 (
-                    (ident, kind, rank, json.dumps(reasons(listed_rows[ident], seeker), ensure_ascii=False))
+                    (ident, kind, rank, json.dumps(reasons(listed_rows[ident], seeker, listed_rows[ident].every_spot),
+                                                   ensure_ascii=False))
                     for rank, (ident, kind) in enumerate(listed)
                 ),
             )
