@@ -164,12 +164,11 @@ def word_before(text: str, end: int) -> str | None:
     return text[first:at + 1] if at < end and text[at] in "'’" else text[first:at]
 
 
-def reasons(row: Row, seeker: SeekAndHide, spotted: list[Spot] | None = None) -> dict[str, str]:
+def reasons(row: Row, seeker: SeekAndHide) -> dict[str, str]:
     """Why a human should look at each word of a row, in plain words, by the word as written:
-    the highlighted words and the hidden items (`spotted`: spots(row, all_hidden=True), when
-    worked out already)."""
+    the highlighted words and the hidden items."""
     out: dict[str, str] = {}
-    for spot in unique(spots(row, all_hidden=True) if spotted is None else spotted):
+    for spot in unique(spots(row, all_hidden=True)):
         why = reason(spot, seeker)
         if why is None:
             continue

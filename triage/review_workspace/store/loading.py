@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from triage.errors import BadInput, BadOption
 from triage.io.messages import Message, Records, source_name
 from triage.queue.files import ClassifiedRow, read_classified
-from triage.queue.reasons import label_words, reasons
+from triage.queue.reasons import label_words, reasons, spots
 from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
 from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
 from triage.schema import CLASSIFY_COLUMNS, EXPERT
@@ -98,7 +98,7 @@ class Staged:
         read_classified gives them."""
         return [_row(record) for record in self._db.execute(
             f"SELECT id, position, text, seekhide, model, score, decision, hidden, highlighted, risk FROM temp.staged "
-            f"WHERE {where} ORDER BY position", parameters).fetchall()]
+            f"WHERE {where} ORDER BY position", parameters)]
 
     def drop(self) -> None:
         self._db.execute("DROP TABLE IF EXISTS temp.staged")
@@ -208,7 +208,7 @@ class Loading:
         db = self._db
         queued = sorted(staged.parsed("decision = ?", (EXPERT,)), key=lambda row: row.order)
         released_ids = [row[0] for row in db.execute(
-            "SELECT id FROM temp.staged WHERE decision != ? ORDER BY position", (EXPERT,)).fetchall()]
+            "SELECT id FROM temp.staged WHERE decision != ? ORDER BY position", (EXPERT,))]
         meta = self.meta()
         previous_audit = json.loads(meta.get("audit_ids", "[]"))
         listed_rows = {row.id: row for row in queued}
@@ -256,12 +256,13 @@ class Loading:
             if self._listed:
                 db.execute("DELETE FROM listing")
             listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
-            label_words((listed_rows[ident].every_spot for ident, _ in listed), seeker)
+            # (Each row's spots are worked out again for its reasons: kept for every listed row of a large
+            # corpus, they would hold tens of megabytes until the load ends.)
+            label_words((spots(listed_rows[ident], all_hidden=True) for ident, _ in listed), seeker)
             db.executemany(
                 "INSERT INTO items VALUES (?,?,?,?)",
                 (
-                    (ident, kind, rank, json.dumps(reasons(listed_rows[ident], seeker, listed_rows[ident].every_spot),
-                                                   ensure_ascii=False))
+                    (ident, kind, rank, json.dumps(reasons(listed_rows[ident], seeker), ensure_ascii=False))
                     for rank, (ident, kind) in enumerate(listed)
                 ),
             )
