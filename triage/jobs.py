@@ -596,7 +596,7 @@ KEEP_READ_MESSAGES = 300_000
 # less of the steps' fixed cost a batch); with --jobs or Dask, a chunk of CHUNK_MESSAGES (work for
 # every worker sooner). Either holds at most about BATCH_CHARACTERS characters of text: a corpus of
 # long messages comes in shorter batches, faster and in less memory. Tuned on benchmarks/corpus.py's
-# generated corpora (73 characters a message; benchmarks/README.md, "A nineteenth round"): 10^6
+# generated corpora (73 characters a message; benchmarks/README.md, "How the hot path works"): 10^6
 # messages in 42.1 s against 45.0 s with batches of 5,000, peak 448 against 426 MB; 150,000 messages
 # of long new spellings (about 2,300 a batch) in 23.4 s against 25.7 s, 340 against 370 MB.
 BATCH_MESSAGES = 10_000
@@ -614,7 +614,8 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again): of `size`
-    pairs, and at most about `characters` characters of text (MessageTable.pairs). Counted in this process, a kept chunk keeps its texts as this pass folded and cut them
+    pairs, and at most about `characters` characters of text (MessageTable.pairs). Counted in this
+    process, a kept chunk keeps its texts as this pass folded and cut them
     (triage.classifier.FoldedPairs): the second pass does not fold and cut them again.
     `observe(chunk)` sees each chunk of (id, text) pairs of this pass (the checks of classify
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this

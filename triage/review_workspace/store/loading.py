@@ -222,8 +222,9 @@ class Loading:
                 "UNION SELECT id, text_hash FROM reviews")}
             hashes = {}
             for part in _parts(previous_audit):
-                hashes.update(db.execute(f"SELECT id, hash_of_text(text) FROM temp.staged WHERE id IN ({','.join('?' * len(part))})",
-                                         part).fetchall())
+                hashes.update(db.execute(
+                    f"SELECT id, hash_of_text(text) FROM temp.staged WHERE id IN ({','.join('?' * len(part))})",
+                    part).fetchall())
             audit_ids = [i for i in previous_audit if i in still or (i in hashes and reviewed.get(i) == hashes[i])]
             sampled = set(audit_ids)
             queued = [row for row in queued if row.id not in sampled]
