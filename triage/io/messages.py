@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import csv
 import itertools
+import operator
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -374,7 +375,7 @@ def _within(batches: Iterator[list[tuple[str, str]]], characters: int) -> Iterat
     if characters < 1:
         raise ValueError(f"a chunk's characters must be at least 1, not {characters}")
     for batch in batches:
-        parts = min(len(batch), -(-sum(len(text) for _, text in batch) // characters))
+        parts = min(len(batch), -(-sum(map(len, map(operator.itemgetter(1), batch))) // characters))
         if parts <= 1:
             yield batch
             continue
