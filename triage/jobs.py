@@ -464,7 +464,7 @@ class InputCheck:
         self.input_path, self.read, self.opened = input_path, read, opened
         self.ids: set[str] = set()
         self.repeated = False
-        self.stored = opened.stored_texts()  # compared as they are: hashing every text would cost more
+        self.stored = opened.stored_text_keys()  # (Python's string hashes: a SHA-256 a text would cost more)
         self.same = 0
 
     def add(self, pairs: list[tuple[str, str]]) -> None:
@@ -473,7 +473,7 @@ class InputCheck:
         self.repeated = self.repeated or len(self.ids) - before < len(pairs)
         if self.stored:
             stored = self.stored
-            self.same += sum(1 for ident, text in pairs if stored.get(ident) == text)
+            self.same += sum(1 for ident, text in pairs if stored.get(ident) == hash(text))
 
     def finish(self) -> None:
         display = source_name(self.input_path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import random
 import sqlite3
@@ -308,9 +309,16 @@ class Loading:
         """id -> text_hash of the messages the workspace holds (none when it is empty)."""
         return dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
 
-    def stored_texts(self) -> dict[str, str]:
-        """id -> text of the messages the workspace holds (none when it is empty)."""
-        return dict(self._db.execute("SELECT id, text FROM messages").fetchall())
+    def stored_text_keys(self) -> dict[str, int]:
+        """id -> hash() of the text of each message the workspace holds, none when it is empty: Python's
+        string hash, valid in this process only, which a text read now matches when it is the same
+        (but for one chance in 2**64), worked out in C, and smaller than the stored SHA-256 in hex.
+        The texts are read in parts, never all held at once."""
+        keys: dict[str, int] = {}
+        cursor = self._db.execute("SELECT id, text FROM messages")
+        while rows := cursor.fetchmany(10_000):
+            keys.update(zip(map(operator.itemgetter(0), rows), map(hash, map(operator.itemgetter(1), rows))))
+        return keys
 
     def refuse_other_corpus(self, same: int, stored: int, display: str) -> None:
         """check_same_corpus's verdict, given how many of the `stored` messages were found (`same`)."""
