@@ -73,8 +73,8 @@ def test_the_reasons_stand_apart_from_the_queue_of_classified_files():
 
 @settings(max_examples=500, deadline=None)
 @given(text=st.text(alphabet="ab' ’,.9_\n-éÀⅫ²٣", max_size=200), end=st.integers(0, 200))
-@example(text="x" * 100 + "  ", end=102)  # a word longer than the window searched first
-@example(text="avec" + " " * 80, end=84)  # the word before lies beyond that window
+@example(text="x" * 100 + "  ", end=102)  # a long word
+@example(text="avec" + " " * 80, end=84)  # the word before lies far back
 def test_the_word_before_a_spot_is_the_one_the_whole_text_gives(text, end):
     end = min(end, len(text))
     found = reasons_module._WORD_BEFORE.search(text[:end])
