@@ -142,6 +142,20 @@ _CHANGED_ROWS_UPDATED = (
     f"WHERE {' OR '.join(f'm.{c} IS NOT s.{c}' for c in _CLASSIFIED)})")
 
 
+def _released_sample(db: sqlite3.Connection, rng: random.Random, audit: int) -> list[str]:
+    """rng.sample of the ids of the staged rows the machines release, in corpus order, `audit` of them
+    (or all), without holding every id: `sample` picks by position alone, so the positions among
+    those rows are drawn first, then SQL gives the ids at these positions."""
+    released = db.execute("SELECT count(*) FROM temp.staged WHERE decision != ?", (EXPERT,)).fetchone()[0]
+    picked = rng.sample(range(released), min(audit, released))
+    found: dict[int, str] = {}
+    for part in _parts(picked):
+        found.update(db.execute(
+            "SELECT rank, id FROM (SELECT id, row_number() OVER (ORDER BY position) - 1 AS rank FROM temp.staged "
+            f"WHERE decision != ?) WHERE rank IN ({','.join('?' * len(part))})", (EXPERT, *part)).fetchall())
+    return [found[rank] for rank in picked]
+
+
 def _parts(values: list, size: int = 500) -> Iterable[list]:
     """`values` in parts small enough for one statement's parameters (SQLite bounds them)."""
     return (values[start:start + size] for start in range(0, len(values), size))
@@ -208,8 +222,6 @@ class Loading:
             seeker = SeekAndHide(lexicon_module.default())
         db = self._db
         queued = sorted(staged.parsed("decision = ?", (EXPERT,)), key=lambda row: row.order)
-        released_ids = [row[0] for row in db.execute(
-            "SELECT id FROM temp.staged WHERE decision != ? ORDER BY position", (EXPERT,))]
         meta = self.meta()
         previous_audit = json.loads(meta.get("audit_ids", "[]"))
         listed_rows = {row.id: row for row in queued}
@@ -217,20 +229,21 @@ class Loading:
             # A sampled message stays in the sample while the machines release it, and, once a reviewer
             # decided it (on the same text), even when a new classification queues it: its finding (a
             # leak or none) stays in the estimate.
-            still = set(released_ids)
             reviewed = {row[0]: row[1] for row in db.execute(
                 "SELECT id, text_hash FROM decisions WHERE status IN ('decided', 'disputed') "
                 "UNION SELECT id, text_hash FROM reviews")}
-            hashes = {}
+            still, hashes = set(), {}  # the sampled messages the machines release; the texts' hashes
             for part in _parts(previous_audit):
+                marks = ",".join("?" * len(part))
+                still.update(row[0] for row in db.execute(
+                    f"SELECT id FROM temp.staged WHERE decision != ? AND id IN ({marks})", (EXPERT, *part)))
                 hashes.update(db.execute(
-                    f"SELECT id, hash_of_text(text) FROM temp.staged WHERE id IN ({','.join('?' * len(part))})",
-                    part).fetchall())
+                    f"SELECT id, hash_of_text(text) FROM temp.staged WHERE id IN ({marks})", part).fetchall())
             audit_ids = [i for i in previous_audit if i in still or (i in hashes and reviewed.get(i) == hashes[i])]
             sampled = set(audit_ids)
             queued = [row for row in queued if row.id not in sampled]
         else:
-            audit_ids = random.Random(seed).sample(released_ids, min(audit, len(released_ids)))
+            audit_ids = _released_sample(db, random.Random(seed), audit)
         if audit_ids:
             for part in _parts([i for i in audit_ids if i not in listed_rows]):
                 for row in staged.parsed(f"id IN ({','.join('?' * len(part))})", part):
@@ -309,16 +322,21 @@ class Loading:
         """id -> text_hash of the messages the workspace holds (none when it is empty)."""
         return dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
 
-    def stored_text_keys(self) -> dict[str, int]:
-        """id -> hash() of the text of each message the workspace holds, none when it is empty: Python's
-        string hash, valid in this process only, which a text read now matches when it is the same
-        (but for one chance in 2**64), worked out in C, and smaller than the stored SHA-256 in hex.
-        The texts are read in parts, never all held at once."""
-        keys: dict[str, int] = {}
+    def stored_text_keys(self):
+        """(Python's hash() of the id of each message the workspace holds, sorted; that of its text,
+        beside), as int64 numpy columns, empty when it holds none: valid in this process only, an id
+        and a text read now match them when they are the same (but for one chance in 2**64), at 16
+        bytes a message. The messages are read in parts, never all held at once."""
+        import numpy as np
+
+        ids, texts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
         cursor = self._db.execute("SELECT id, text FROM messages")
         while rows := cursor.fetchmany(10_000):
-            keys.update(zip(map(operator.itemgetter(0), rows), map(hash, map(operator.itemgetter(1), rows))))
-        return keys
+            ids.append(np.fromiter(map(hash, map(operator.itemgetter(0), rows)), np.int64, len(rows)))
+            texts.append(np.fromiter(map(hash, map(operator.itemgetter(1), rows)), np.int64, len(rows)))
+        ids, texts = np.concatenate(ids), np.concatenate(texts)
+        order = np.argsort(ids, kind="stable")
+        return ids[order], texts[order]
 
     def refuse_other_corpus(self, same: int, stored: int, display: str) -> None:
         """check_same_corpus's verdict, given how many of the `stored` messages were found (`same`)."""
