@@ -219,6 +219,30 @@ def test_a_corpus_classified_again_holds_the_messages_a_new_workspace_would(tmp_
         assert _message_rows(workspace) == before
 
 
+@pytest.mark.parametrize("released, audit", [(0, 5), (7, 3), (7, 20), (300, 40), (5000, 200)])
+def test_the_audit_sample_is_the_seeded_sample_of_the_released_ids(released, audit):
+    """Drawn by position, its ids then read by SQL, the audit sample is what random.sample draws from
+    the list of every released id in corpus order, for the same seed."""
+    import random
+    import sqlite3
+
+    from triage.review_workspace.store.loading import _released_sample
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TEMP TABLE staged (id TEXT, position INTEGER PRIMARY KEY, decision TEXT)")
+    rng = random.Random(7)
+    rows, ids = [], []
+    for position in range(released * 2):  # about one row in two goes to a person
+        expert = rng.random() < 0.5 and len(ids) < released or len(ids) == released
+        rows.append((f"m{position}", position, "EXPERT" if expert else "NTA"))
+        if not expert:
+            ids.append(f"m{position}")
+    db.executemany("INSERT INTO temp.staged VALUES (?,?,?)", rows)
+    for seed in (0, 1, 42):
+        expected = random.Random(seed).sample(ids, min(audit, len(ids)))
+        assert _released_sample(db, random.Random(seed), audit) == expected
+
+
 def test_a_workspace_made_before_the_list_index_gets_it_on_opening_and_filters_alike(tmp_path):
     path = write_corpus(tmp_path / "small.csv")
     workspace, _ = open_synced(path, tmp_path / "old.sqlite", audit=2, seed=1)
