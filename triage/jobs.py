@@ -465,17 +465,16 @@ class InputCheck:
         # Each id and text as a 64-bit hash (Python's, of the string) in numpy columns: 8 bytes a message,
         # where the strings themselves, in a set or by id, take tens of megabytes at 10^6 messages.
         self.id_hashes: list[np.ndarray] = []
-        self.stored_ids, self.stored_texts = opened.stored_text_keys()
+        self.stored = opened.stored_messages()
         self.same = 0
 
     def add(self, pairs: list[tuple[str, str]]) -> None:
-        ids = np.fromiter(map(hash, map(operator.itemgetter(0), pairs)), np.int64, len(pairs))
+        from triage.review_workspace.store.loading import string_hashes
+
+        ids = string_hashes(map(operator.itemgetter(0), pairs), len(pairs))
         self.id_hashes.append(ids)
-        stored = self.stored_ids
-        if len(stored):
-            at = np.minimum(np.searchsorted(stored, ids), len(stored) - 1)
-            texts = np.fromiter(map(hash, map(operator.itemgetter(1), pairs)), np.int64, len(pairs))
-            self.same += int(np.count_nonzero((stored[at] == ids) & (self.stored_texts[at] == texts)))
+        if len(self.stored):
+            self.same += self.stored.found(ids, string_hashes(map(operator.itemgetter(1), pairs), len(pairs)))
 
     def finish(self) -> None:
         display = source_name(self.input_path)
@@ -489,8 +488,8 @@ class InputCheck:
                 others = f" ({len(seen.repeated):,} repeated ids in total)" if len(seen.repeated) > 1 else ""
                 raise BadInput(f"{display}: id {ident!r} appears on lines {', '.join(map(str, lines))}{others}; a "
                                "review workspace needs unique ids (see --id-column); nothing was written")
-        if len(self.stored_ids):
-            self.opened.refuse_other_corpus(self.same, len(self.stored_ids), display)
+        if len(self.stored):
+            self.opened.refuse_other_corpus(self.same, len(self.stored), display)
 
 
 def prepare_classify_workspace(workspace, known_names=None, *, files=(), say=None, names_option: str = "--known-names"):

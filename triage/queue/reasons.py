@@ -145,14 +145,13 @@ _PLAIN_REASONS = (
     ("ordinary word, but flagged by the name scorer", "an ordinary word, but the name scorer finds it name-like"),
     ("unknown", "in no list"),
 )
-_WORD_BEFORE = re.compile(r"([^\W\d_]+['’]?)\W*$")  # what word_before finds, as a pattern
 
 
 def word_before(text: str, end: int) -> str | None:
-    """The last word of `text[:end]` when only punctuation or space follow it (a cue before a
-    highlighted word), as _WORD_BEFORE searched in `text[:end]` finds it: read backwards from
-    `end`, as far back as that word begins (a letter is a word character but a decimal digit or
-    an underscore, as in the pattern)."""
+    r"""The last word of `text[:end]` when only punctuation or space follow it (a cue before a
+    highlighted word), as `([^\W\d_]+['’]?)\W*$` searched in `text[:end]` finds it: read backwards
+    from `end`, as far back as that word begins (a letter is a word character but a decimal digit
+    or an underscore, as in the pattern)."""
     at = end
     while at and not text[at - 1].isalnum() and text[at - 1] != "_":
         at -= 1

@@ -142,6 +142,45 @@ _CHANGED_ROWS_UPDATED = (
     f"WHERE {' OR '.join(f'm.{c} IS NOT s.{c}' for c in _CLASSIFIED)})")
 
 
+def string_hashes(strings: Iterable[str], count: int):
+    """Python's hash() of each of `count` strings, as an int64 numpy column."""
+    import numpy as np
+
+    return np.fromiter(map(hash, strings), np.int64, count)
+
+
+class StoredMessages:
+    """The messages of a workspace, as Python's 64-bit hash() of each id (sorted) and of its text
+    (beside), in numpy columns: 16 bytes a message, read from the workspace in parts. Valid in the
+    process that read them only, the hashes of an id and a text read there match when they are the
+    same (but for one chance in 2**64)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        import numpy as np
+
+        ids, texts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+        cursor = db.execute("SELECT id, text FROM messages")
+        while rows := cursor.fetchmany(10_000):
+            ids.append(string_hashes(map(operator.itemgetter(0), rows), len(rows)))
+            texts.append(string_hashes(map(operator.itemgetter(1), rows), len(rows)))
+        ids, texts = np.concatenate(ids), np.concatenate(texts)
+        order = np.argsort(ids, kind="stable")
+        self.ids, self.texts = ids[order], texts[order]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def found(self, ids, texts) -> int:
+        """How many of the messages given as the string_hashes of their ids and of their texts are
+        held with the same id and text."""
+        import numpy as np
+
+        if not len(self.ids):
+            return 0
+        at = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
+        return int(np.count_nonzero((self.ids[at] == ids) & (self.texts[at] == texts)))
+
+
 def _released_sample(db: sqlite3.Connection, rng: random.Random, audit: int) -> list[str]:
     """rng.sample of the ids of the staged rows the machines release, in corpus order, `audit` of them
     (or all), without holding every id: `sample` picks by position alone, so the positions among
@@ -313,30 +352,16 @@ class Loading:
         """Refuse (BadInput) messages of another corpus: (id, text) pairs of which fewer than half
         of the workspace's messages are found, same id and same text. A new classification of the
         same corpus (another model, a few corrected messages) passes; an empty workspace takes any."""
-        stored = self.stored_hashes()
-        if stored:
-            self.refuse_other_corpus(sum(1 for ident, text in pairs if stored.get(ident) == text_hash(text)),
-                                     len(stored), display)
+        stored = self.stored_messages()
+        if len(stored):
+            pairs = list(pairs)
+            ids = string_hashes(map(operator.itemgetter(0), pairs), len(pairs))
+            texts = string_hashes(map(operator.itemgetter(1), pairs), len(pairs))
+            self.refuse_other_corpus(stored.found(ids, texts), len(stored), display)
 
-    def stored_hashes(self) -> dict[str, str]:
-        """id -> text_hash of the messages the workspace holds (none when it is empty)."""
-        return dict(self._db.execute("SELECT id, text_hash FROM messages").fetchall())
-
-    def stored_text_keys(self):
-        """(Python's hash() of the id of each message the workspace holds, sorted; that of its text,
-        beside), as int64 numpy columns, empty when it holds none: valid in this process only, an id
-        and a text read now match them when they are the same (but for one chance in 2**64), at 16
-        bytes a message. The messages are read in parts, never all held at once."""
-        import numpy as np
-
-        ids, texts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-        cursor = self._db.execute("SELECT id, text FROM messages")
-        while rows := cursor.fetchmany(10_000):
-            ids.append(np.fromiter(map(hash, map(operator.itemgetter(0), rows)), np.int64, len(rows)))
-            texts.append(np.fromiter(map(hash, map(operator.itemgetter(1), rows)), np.int64, len(rows)))
-        ids, texts = np.concatenate(ids), np.concatenate(texts)
-        order = np.argsort(ids, kind="stable")
-        return ids[order], texts[order]
+    def stored_messages(self) -> StoredMessages:
+        """The messages the workspace holds, as StoredMessages (read in parts, never all held at once)."""
+        return StoredMessages(self._db)
 
     def refuse_other_corpus(self, same: int, stored: int, display: str) -> None:
         """check_same_corpus's verdict, given how many of the `stored` messages were found (`same`)."""
