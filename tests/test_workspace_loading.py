@@ -49,3 +49,35 @@ def test_a_second_classify_keeps_the_decisions_and_loads_as_a_sync_does(cli, tmp
     assert tables(ws) == tables(twin)
     with Workspace.open(ws) as opened:
         assert opened.progress()["decided"] == 8
+
+
+def test_the_list_is_read_a_part_at_a_time_as_it_would_be_at_once(cli, tmp_path, monkeypatch):
+    from triage.review_workspace.store import loading
+
+    classified = tmp_path / "c.csv"
+    assert cli("classify", SAMPLE, "-o", classified, "--no-chart", "--expert-budget", "0.3").exit_code == 0
+    whole = synced_from_the_file(classified, tmp_path, "whole.sqlite")
+    monkeypatch.setattr(loading, "LISTED_PART", 7)
+    assert len(whole["items"]) > 3 * 7
+    assert synced_from_the_file(classified, tmp_path, "in-parts.sqlite") == whole
+
+
+def test_a_file_without_risks_lists_its_queue_least_certain_first(cli, tmp_path):
+    import csv
+
+    from triage.queue.files import read_classified
+
+    classified, bare = tmp_path / "c.csv", tmp_path / "no-risk.csv"
+    assert cli("classify", SAMPLE, "-o", classified, "--no-chart", "--expert-budget", "0.3").exit_code == 0
+    with open(classified, newline="", encoding="utf-8") as source, open(bare, "w", newline="", encoding="utf-8") as out:
+        rows = list(csv.DictReader(source))
+        writer = csv.DictWriter(out, [name for name in rows[0] if name != "risk"], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    expected = [row.id for row in sorted((row for row in read_classified(bare) if row.decision == "EXPERT"),
+                                         key=lambda row: row.order)]
+    certainty = [abs(row.score - 0.5) for row in read_classified(bare) if row.decision == "EXPERT"]
+    assert len(set(certainty)) < len(certainty)  # ties, kept in file order
+    opened, _ = open_synced(bare, tmp_path / "ws.sqlite")
+    with opened:
+        assert [item.id for item in opened.items(kind="queue", limit=len(expected) + 1)] == expected

@@ -317,12 +317,14 @@ class Spellings:
         """Add the new ones of `pieces` (pieces of text, or detection_piece's), in order, and
         give the id of each of `pieces`: each part of a piece becomes a spelling. `parts`: what
         split_piece makes of some of them, already worked out. One loop for them all, the values
-        of the columns appended as they come."""
-        piece_ids, spelling_ids, label = self.piece_ids, self.spelling_ids, self.labeller.label_word
-        keep_whole, compound = self.labeller.keep_whole, Rule.COMPOUND
+        of the columns appended as they come (a new spelling's too: _add_spelling, written out)."""
+        piece_ids, spelling_ids, labeller = self.piece_ids, self.spelling_ids, self.labeller
+        label, labelled = labeller.label_word, labeller.labelled.get
+        keep_whole, compound = labeller.keep_whole, Rule.COMPOUND
         lengths, counts, firsts = (self._pieces[name].values for name in ("piece_length", "piece_parts", "piece_first"))
         spellings, offsets, in_compound = (self._parts[name].values
                                            for name in ("part_spelling", "part_offset", "part_of_compound"))
+        texts, infos, tags, kinds = self.texts, self.infos, self.tags, self._columns["kind"].values
         n_pieces, n_parts = len(self._pieces["piece_length"]), len(self._parts["part_spelling"])
         ids: list[int] = []
         known, found = piece_ids.get, ids.append
@@ -346,19 +348,29 @@ class Spellings:
             lengths.append(len(piece))
             split = parts.get(piece) or split_piece(piece, keep_whole)
             for offset, text, kind in split:
-                info = label(text) if kind == WORD else None
-                if info is not None and info.rule == compound:  # a hyphenated word in no list
-                    for part in text.split("-"):
-                        if part:
-                            sid = spelling_ids.get((part, WORD))
-                            spellings.append(self.spelling(part, WORD) if sid is None else sid)
-                            offsets.append(offset)
-                            in_compound.append(True)
-                            n_parts += 1
-                        offset += len(part) + 1
-                    continue
-                sid = spelling_ids.get((text, kind))
-                spellings.append(self._add_spelling(text, kind, info) if sid is None else sid)
+                if kind == WORD:
+                    info = labelled(text) or label(text)  # (label_word's answer from memory first)
+                    if info.rule == compound:  # a hyphenated word in no list
+                        for part in text.split("-"):
+                            if part:
+                                sid = spelling_ids.get((part, WORD))
+                                spellings.append(self.spelling(part, WORD) if sid is None else sid)
+                                offsets.append(offset)
+                                in_compound.append(True)
+                                n_parts += 1
+                            offset += len(part) + 1
+                        continue
+                else:
+                    info = None
+                key = (text, kind)
+                sid = spelling_ids.get(key)
+                if sid is None:
+                    sid = spelling_ids[key] = len(texts)
+                    texts.append(text)
+                    infos.append(info)
+                    tags.append("")
+                    kinds.append(_KIND_CODE[kind])
+                spellings.append(sid)
                 offsets.append(offset)
                 in_compound.append(False)
                 n_parts += 1

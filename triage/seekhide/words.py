@@ -320,6 +320,12 @@ class WordLabeller:
         word, weak: _weak_name)."""
         return (*self.lexicons.lookup(candidate), self._weak_name(candidate))
 
+    @property
+    def labelled(self) -> dict[str, WordInfo]:
+        """The labels worked out so far, by spelling (and by key): what label_word answers
+        from memory."""
+        return self._cache
+
     def label_word(self, word: str) -> WordInfo:
         info = self._cache.get(word)  # by spelling as written first: the commonest case
         if info is None:

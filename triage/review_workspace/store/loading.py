@@ -195,6 +195,11 @@ def _released_sample(db: sqlite3.Connection, rng: random.Random, audit: int) -> 
     return [found[rank] for rank in picked]
 
 
+# The listed messages (the queue, then the audit sample) whose rows are read, labelled and written at a time
+# by a load: the 100,000 queued messages of 10^6 held about 90 MB read all at once.
+LISTED_PART = 10_000
+
+
 def _parts(values: list, size: int = 500) -> Iterable[list]:
     """`values` in parts small enough for one statement's parameters (SQLite bounds them)."""
     return (values[start:start + size] for start in range(0, len(values), size))
@@ -260,10 +265,14 @@ class Loading:
 
             seeker = SeekAndHide(lexicon_module.default())
         db = self._db
-        queued = sorted(staged.parsed("decision = ?", (EXPERT,)), key=lambda row: row.order)
+        # The ids of the queued messages in the queue's order (ClassifiedRow.order: the riskiest first, else the
+        # model's least certain, ties in corpus order): their rows are read from the staging table a part at a
+        # time as they are listed (LISTED_PART), never all at once.
+        queued = [ident for ident, in db.execute(
+            "SELECT id FROM temp.staged WHERE decision = ? ORDER BY risk IS NULL, "
+            "CASE WHEN risk IS NULL THEN abs(score - 0.5) ELSE -risk END, position", (EXPERT,))]
         meta = self.meta()
         previous_audit = json.loads(meta.get("audit_ids", "[]"))
-        listed_rows = {row.id: row for row in queued}
         if previous_audit and int(meta.get("audit_size", -1)) == audit:
             # A sampled message stays in the sample while the machines release it, and, once a reviewer
             # decided it (on the same text), even when a new classification queues it: its finding (a
@@ -280,13 +289,9 @@ class Loading:
                     f"SELECT id, hash_of_text(text) FROM temp.staged WHERE id IN ({marks})", part).fetchall())
             audit_ids = [i for i in previous_audit if i in still or (i in hashes and reviewed.get(i) == hashes[i])]
             sampled = set(audit_ids)
-            queued = [row for row in queued if row.id not in sampled]
+            queued = [ident for ident in queued if ident not in sampled]
         else:
             audit_ids = _released_sample(db, random.Random(seed), audit)
-        if audit_ids:
-            for part in _parts([i for i in audit_ids if i not in listed_rows]):
-                for row in staged.parsed(f"id IN ({','.join('?' * len(part))})", part):
-                    listed_rows[row.id] = row
         with self._transaction():
             # An audit message decided before its grounds were kept keeps what the machines hid until now.
             db.execute("INSERT INTO audit_grounds SELECT d.id, m.text_hash, m.hidden FROM decisions d JOIN items i "
@@ -309,17 +314,19 @@ class Loading:
                         db.execute(statement)
             if self._listed:
                 db.execute("DELETE FROM listing")
-            listed = [(row.id, "queue") for row in queued] + [(i, "audit") for i in audit_ids]
-            # (Each row's spots are worked out again for its reasons: kept for every listed row of a large
-            # corpus, they would hold tens of megabytes until the load ends.)
-            label_words((spots(listed_rows[ident], all_hidden=True) for ident, _ in listed), seeker)
-            db.executemany(
-                "INSERT INTO items VALUES (?,?,?,?)",
-                (
-                    (ident, kind, rank, json.dumps(reasons(listed_rows[ident], seeker), ensure_ascii=False))
-                    for rank, (ident, kind) in enumerate(listed)
-                ),
-            )
+            listed = [(ident, "queue") for ident in queued] + [(i, "audit") for i in audit_ids]
+            rank = 0
+            for part in _parts(listed, LISTED_PART):
+                rows = {}
+                for ids in _parts([ident for ident, _ in part]):
+                    rows.update((row.id, row) for row in staged.parsed(f"id IN ({','.join('?' * len(ids))})", ids))
+                # (Each row's spots are worked out again for its reasons: kept for every row of the part,
+                # they would hold megabytes until it is written.)
+                label_words((spots(rows[ident], all_hidden=True) for ident, _ in part), seeker)
+                db.executemany("INSERT INTO items VALUES (?,?,?,?)", (
+                    (ident, kind, rank + k, json.dumps(reasons(rows[ident], seeker), ensure_ascii=False))
+                    for k, (ident, kind) in enumerate(part)))
+                rank += len(part)
             if self._listed:
                 db.execute(_LISTING_FILL)
             values = dict(classified=where, synced=_now(), sync_id=uuid.uuid4().hex,
