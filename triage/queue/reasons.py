@@ -163,11 +163,12 @@ def word_before(text: str, end: int) -> str | None:
     return text[first:at + 1] if at < end and text[at] in "'’" else text[first:at]
 
 
-def reasons(row: Row, seeker: SeekAndHide) -> dict[str, str]:
+def reasons(row: Row, seeker: SeekAndHide, spotted: list[Spot] | None = None) -> dict[str, str]:
     """Why a human should look at each word of a row, in plain words, by the word as written:
-    the highlighted words and the hidden items."""
+    the highlighted words and the hidden items (`spotted`: the row's spots with all_hidden, when
+    the caller has them already)."""
     out: dict[str, str] = {}
-    for spot in unique(spots(row, all_hidden=True)):
+    for spot in unique(spots(row, all_hidden=True) if spotted is None else spotted):
         why = reason(spot, seeker)
         if why is None:
             continue

@@ -320,11 +320,10 @@ class Loading:
                 rows = {}
                 for ids in _parts([ident for ident, _ in part]):
                     rows.update((row.id, row) for row in staged.parsed(f"id IN ({','.join('?' * len(ids))})", ids))
-                # (Each row's spots are worked out again for its reasons: kept for every row of the part,
-                # they would hold megabytes until it is written.)
-                label_words((spots(rows[ident], all_hidden=True) for ident, _ in part), seeker)
+                spotted = {ident: spots(rows[ident], all_hidden=True) for ident, _ in part}
+                label_words(spotted.values(), seeker)
                 db.executemany("INSERT INTO items VALUES (?,?,?,?)", (
-                    (ident, kind, rank + k, json.dumps(reasons(rows[ident], seeker), ensure_ascii=False))
+                    (ident, kind, rank + k, json.dumps(reasons(rows[ident], seeker, spotted[ident]), ensure_ascii=False))
                     for k, (ident, kind) in enumerate(part)))
                 rank += len(part)
             if self._listed:
