@@ -58,6 +58,16 @@ def test_the_page_gets_every_hidden_item_whatever_the_model_says(seeker):
     assert [spot.text for spot in unique(spots(classified(seeker, CEDRIC, "NTA")))] == ["Cédric", "Zorglub"]
 
 
+def test_reasons_kept_across_rows_leave_each_row_its_own_cue(seeker):
+    # A word's reason is kept from one row to the next by its word and tag; the cue before it is the row's.
+    rows = [classified(seeker, text) for text in (CEDRIC, PHONE, PIERRE_KON, CEDRIC, PHONE)]
+    said: dict = {}
+    assert [reasons(row, seeker, said=said) for row in rows] == [reasons(row, seeker) for row in rows]
+    assert ("Zorglub", "") in said
+    assert reasons(rows[0], seeker, said=said)["Zorglub"].endswith("after 'vu' (a name often follows)")
+    assert reasons(rows[1], seeker, said=said)["Zorglub"] == "in no list, capitalised"
+
+
 def test_a_word_written_twice_is_explained_once_as_first_written(seeker):
     text = "Zorglub ou zorglub ? demande à Zorglub"
     row = SimpleNamespace(text=text, model="TA", hidden=[], highlighted=["Zorglub", "zorglub", "Zorglub"])

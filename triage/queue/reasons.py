@@ -147,6 +147,17 @@ _PLAIN_REASONS = (
 )
 
 
+def _plain(spot: Spot, why: str | None) -> str | None:
+    """A reason in plain words, without the word it is about (the page shows the word beside it)."""
+    if why is None:
+        return None
+    prefix = f"'{spot.text}' "
+    why = why[len(prefix):] if why.startswith(prefix) else why
+    for terse, plain in _PLAIN_REASONS:
+        why = why.replace(terse, plain)
+    return why
+
+
 def word_before(text: str, end: int) -> str | None:
     r"""The last word of `text[:end]` when only punctuation or space follow it (a cue before a
     highlighted word), as `([^\W\d_]+['’]?)\W*$` searched in `text[:end]` finds it: read backwards
@@ -163,19 +174,23 @@ def word_before(text: str, end: int) -> str | None:
     return text[first:at + 1] if at < end and text[at] in "'’" else text[first:at]
 
 
-def reasons(row: Row, seeker: SeekAndHide, spotted: list[Spot] | None = None) -> dict[str, str]:
+def reasons(row: Row, seeker: SeekAndHide, spotted: list[Spot] | None = None,
+            said: dict[tuple[str, str], str | None] | None = None) -> dict[str, str]:
     """Why a human should look at each word of a row, in plain words, by the word as written:
     the highlighted words and the hidden items (`spotted`: the row's spots with all_hidden, when
-    the caller has them already)."""
+    the caller has them already). `said` keeps the plain reason of each word and tag across the
+    rows of one call site (a word's reason depends on the word, its tag and the labels alone;
+    the cue before it is the row's own)."""
     out: dict[str, str] = {}
+    said = {} if said is None else said
     for spot in unique(spots(row, all_hidden=True) if spotted is None else spotted):
-        why = reason(spot, seeker)
+        key = (spot.text, spot.tag)
+        if key in said:
+            why = said[key]
+        else:
+            why = said[key] = _plain(spot, reason(spot, seeker))
         if why is None:
             continue
-        prefix = f"'{spot.text}' "
-        why = why[len(prefix):] if why.startswith(prefix) else why  # the page shows the word beside it
-        for terse, plain in _PLAIN_REASONS:
-            why = why.replace(terse, plain)
         if spot.start > 0 and not spot.tag:
             before = word_before(row.text, spot.start)
             if before and word_key(before) in PERSON_CUES:

@@ -322,8 +322,10 @@ class Loading:
                     rows.update((row.id, row) for row in staged.parsed(f"id IN ({','.join('?' * len(ids))})", ids))
                 spotted = {ident: spots(rows[ident], all_hidden=True) for ident, _ in part}
                 label_words(spotted.values(), seeker)
+                said: dict = {}  # the plain reason of each word and tag of the part
                 db.executemany("INSERT INTO items VALUES (?,?,?,?)", (
-                    (ident, kind, rank + k, json.dumps(reasons(rows[ident], seeker, spotted[ident]), ensure_ascii=False))
+                    (ident, kind, rank + k,
+                     json.dumps(reasons(rows[ident], seeker, spotted[ident], said), ensure_ascii=False))
                     for k, (ident, kind) in enumerate(part)))
                 rank += len(part)
             if self._listed:
