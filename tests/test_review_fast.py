@@ -129,7 +129,7 @@ def test_a_filtered_list_stays_fast_on_a_large_workspace(tmp_path):
     import triage.review_workspace.store.loading as module
 
     original = module.reasons, module.label_words
-    module.reasons, module.label_words = (lambda row, seeker: {}), (lambda spotted, seeker: None)
+    module.reasons, module.label_words = (lambda row, seeker, *given: {}), (lambda spotted, seeker: None)
     try:
         ws.sync(path, audit=200, seeker=NoSeeker())
     finally:
