@@ -2,7 +2,8 @@
 tell whether a change to the engine made it faster, on a machine whose speed varies.
 
     python benchmarks/ab.py --base /path/to/other/venv/bin/python [--messages 86000] [--seed 0]
-                            [--jobs 1 2] [--repeat 3] [--option=--engine=dask] [--out FILE]
+                            [--jobs 1 2] [--repeat 3] [--option=--engine=dask] [--workspace {none,kept,new}]
+                            [--out FILE]
 
 `--base` is the interpreter of another installation (for example a virtual environment with
 the previous release, or another checkout installed with `pip install -e`); this one is the
@@ -14,7 +15,9 @@ byte-compiled first (where PYTHONDONTWRITEBYTECODE is set, every fresh process w
 compile every module from source, about 0.2 s of CPU a run). The outputs of the
 two installations are compared byte for byte: a difference is printed (and recorded) because
 it is either a named fix or a regression. The fastest run of each is what the code costs
-(other processes can only slow a run down); the JSON keeps every run.
+(other processes can only slow a run down); the JSON keeps every run. With `--workspace kept` or
+`new`, each installation also brings a review workspace of its own up to date, kept from run to run
+or made anew each run, and the two workspaces' messages and listed items are compared too.
 """
 
 from __future__ import annotations
@@ -49,6 +52,15 @@ def compile_installation(python: str) -> None:
     subprocess.run([python, "-m", "compileall", "-q", *packages], check=True, stdout=subprocess.DEVNULL)
 
 
+def workspace_rows(path: Path) -> dict[str, list]:
+    """A review workspace's messages and listed items, in order."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        return {"messages": db.execute("SELECT * FROM messages ORDER BY position").fetchall(),
+                "items": db.execute("SELECT * FROM items ORDER BY rank").fetchall()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the other installation's Python interpreter")
@@ -58,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--option", action="append", default=[],
                         help="an option for classify, e.g. --option=--workspace=ws.sqlite (repeatable)")
+    parser.add_argument("--workspace", choices=("none", "kept", "new"), default="none",
+                        help="also bring a review workspace up to date (classify --workspace), one per installation: "
+                             "kept from run to run (a corpus classified again after a review), or new each run "
+                             "(a first sync)")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--out", type=Path, help="JSON file to write")
     args = parser.parse_args(argv)
@@ -65,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="triage-ab-"))
     report: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S %z"), "machine": bench.machine(),
                     "load_average": {"start": bench.load_average()}, "messages": args.messages,
-                    "seed": args.seed, "options": args.option, "runs": []}
+                    "seed": args.seed, "options": args.option, "workspace": args.workspace, "runs": []}
     try:
         for python in installations.values():
             compile_installation(python)
@@ -83,7 +99,14 @@ def main(argv: list[str] | None = None) -> int:
             for turn in range(args.repeat):
                 for name, python in installations.items():
                     output = work / f"{name}-{jobs}.csv"
-                    result = bench.measure(classify_command(python, source, output, jobs, args.option),
+                    options = list(args.option)
+                    if args.workspace != "none":
+                        workspace = work / f"{name}.sqlite"
+                        if args.workspace == "new":
+                            for made in work.glob(f"{name}.sqlite*"):
+                                made.unlink()
+                        options.append(f"--workspace={workspace}")
+                    result = bench.measure(classify_command(python, source, output, jobs, options),
                                            timeout=args.timeout, env=bench.child_env())
                     if result["returncode"] != 0:
                         print(f"{name} --jobs {jobs}: failed\n{result.get('stderr_tail', '')}", file=sys.stderr)
@@ -95,11 +118,16 @@ def main(argv: list[str] | None = None) -> int:
                         fastest[name] = run
             same = filecmp.cmp(work / f"base-{jobs}.csv", work / f"this-{jobs}.csv", shallow=False)
             report.setdefault("identical_outputs", {})[str(jobs)] = same
+            alike = None
+            if args.workspace != "none":
+                alike = workspace_rows(work / "base.sqlite") == workspace_rows(work / "this.sqlite")
+                report.setdefault("identical_workspaces", {})[str(jobs)] = alike
             for name in installations:
                 run = fastest[name]
                 print(f"{name:>4} --jobs {jobs}: {run['seconds']:.2f} s ({args.messages / run['seconds']:,.0f} "
                       f"messages/s), CPU {run['cpu_seconds']:.2f} s, peak {run['peak_rss_mb']:.0f} MB")
-            print(f"     outputs {'identical' if same else 'DIFFER'}")
+            print(f"     outputs {'identical' if same else 'DIFFER'}"
+                  + ("" if alike is None else f", workspaces {'identical' if alike else 'DIFFER'}"))
         report["load_average"]["end"] = bench.load_average()
         if args.out:
             args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
