@@ -360,6 +360,11 @@ def _uncertainty_order(row: _Row) -> tuple:
     return (1, abs(row.score - 0.5))
 
 
+# The same order in SQL, over rows with `risk`, `score` and `position` columns (a review workspace's
+# staged rows): the riskiest first, else the model's least certain, ties in corpus order.
+UNCERTAINTY_ORDER_SQL = "risk IS NULL, CASE WHEN risk IS NULL THEN abs(score - 0.5) ELSE -risk END, position"
+
+
 def export_queue(
     classified_path: str | os.PathLike[str] | Records,
     output_path: str | os.PathLike[str] | None,

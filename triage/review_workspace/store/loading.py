@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 
 from triage.errors import BadInput, BadOption
 from triage.io.messages import Message, Records, source_name
-from triage.queue.files import ClassifiedRow, read_classified
+from triage.queue.files import UNCERTAINTY_ORDER_SQL, ClassifiedRow, read_classified
 from triage.queue.reasons import label_words, reasons, spots
 from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
 from triage.review_workspace.store.tables import _LISTING_FILL, _SEARCH_REBUILD
@@ -265,12 +265,10 @@ class Loading:
 
             seeker = SeekAndHide(lexicon_module.default())
         db = self._db
-        # The ids of the queued messages in the queue's order (ClassifiedRow.order: the riskiest first, else the
-        # model's least certain, ties in corpus order): their rows are read from the staging table a part at a
-        # time as they are listed (LISTED_PART), never all at once.
+        # The ids of the queued messages in the queue's order (ClassifiedRow.order, as SQL writes it): their rows
+        # are read from the staging table a part at a time as they are listed (LISTED_PART), never all at once.
         queued = [ident for ident, in db.execute(
-            "SELECT id FROM temp.staged WHERE decision = ? ORDER BY risk IS NULL, "
-            "CASE WHEN risk IS NULL THEN abs(score - 0.5) ELSE -risk END, position", (EXPERT,))]
+            f"SELECT id FROM temp.staged WHERE decision = ? ORDER BY {UNCERTAINTY_ORDER_SQL}", (EXPERT,))]
         meta = self.meta()
         previous_audit = json.loads(meta.get("audit_ids", "[]"))
         if previous_audit and int(meta.get("audit_size", -1)) == audit:
