@@ -475,6 +475,21 @@ def test_hiding_never_leaves_a_mark_dangling_after_a_code(seeker, case):
     assert _marks_after_codes(released) == [], (text, spans, released)
 
 
+@settings(max_examples=300, **SETTINGS)
+@given(cases=st.lists(texts_with_spans(), min_size=1, max_size=4))
+@example(cases=[("Ne\u0301\u0336 ok", [(0, 2, "PRE")]), ("vu 😀\ufe0f ok", [(3, 4, "URL")]), ("a", [])])
+def test_a_batch_hides_each_text_as_hiding_it_alone_does(seeker, cases):
+    from triage.seekhide import hidden_json
+    from triage.seekhide.components import hide_spans
+    from triage.text.normalise import grapheme_spans
+
+    texts, spans = [text for text, _ in cases], [found for _, found in cases]
+    anonymised, cells = hide_spans(seeker, texts, texts, {}, spans, [m for m, found in enumerate(spans) if found])
+    for text, found, hidden, cell in zip(texts, spans, anonymised, cells):
+        assert hidden == seeker.hide(text, found), (text, found)
+        assert cell == hidden_json(grapheme_spans(text, found)), (text, found)
+
+
 @settings(max_examples=500, **SETTINGS)
 @given(texts=st.lists(st.one_of(any_text, st.text(alphabet=" a\u00e9\x00\t\n\u00a0\u2028,", max_size=8)), max_size=8))
 def test_the_stretches_of_a_batch_are_those_of_each_text_in_turn(texts):

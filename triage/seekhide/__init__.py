@@ -224,9 +224,16 @@ class SeekAndHide(WordLabeller):
 
     def code_for(self, text: str, start: int, end: int, tag: str) -> str:
         surface = text[start:end]
-        found = self._codes.get((surface, tag))
-        if found is None:
-            found = self._codes[(surface, tag)] = self._code(surface, tag)
+        return self.codes.get((surface, tag)) or self.new_code(surface, tag)
+
+    @property
+    def codes(self) -> dict[tuple[str, str], str]:
+        """The code of each (surface, tag) hidden so far (a memory of new_code's answers)."""
+        return self._codes
+
+    def new_code(self, surface: str, tag: str) -> str:
+        """The code that hides `surface` as `tag`, remembered in `codes`."""
+        found = self._codes[(surface, tag)] = self._code(surface, tag)
         return found
 
     def _code(self, surface: str, tag: str) -> str:
@@ -249,9 +256,7 @@ class SeekAndHide(WordLabeller):
         parts, last, codes = [], 0, self._codes
         for start, end, tag in hidden:
             surface = text[start:end]
-            found = codes.get((surface, tag))  # code_for, written out: this runs once per hidden span
-            if found is None:
-                found = codes[(surface, tag)] = self._code(surface, tag)
+            found = codes.get((surface, tag)) or self.new_code(surface, tag)  # code_for, written out
             parts.append(text[last:start])
             parts.append(found)
             last = end

@@ -68,15 +68,23 @@ def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, 
     spans of each as JSON); `spans` are per message, in the folded text. The other messages
     stay as written, with nothing hidden."""
     anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
-    code_for = seeker.code_for
+    code_for, codes, new_code = seeker.code_for, seeker.codes, seeker.new_code
     for m in messages:
         found, text = spans[m], texts[m]
         if m in folding_maps:
             anonymised[m], found = hide_in_original(code_for, text, folded[m], found, folding_maps[m])
-        elif len(found) == 1 and (text.isascii() or is_whole(text, found[0][0], found[0][1])):
-            # Most messages hide one span, most often whole characters already: grapheme_spans
-            # would leave it as it is.
-            anonymised[m] = seeker.coded(text, found)
+        elif len(found) == 1:
+            # Most messages hide one span, most often whole characters already (grapheme_spans
+            # would leave it as it is): coded and written out here, as coded and hidden_json would.
+            (start, end, tag), = found
+            if not (text.isascii() or is_whole(text, start, end)):
+                found = grapheme_spans(text, found)
+                (start, end, tag), = found
+            surface = text[start:end]
+            code = codes.get((surface, tag)) or new_code(surface, tag)
+            anonymised[m] = text[:start] + code + text[end:]
+            hidden_cells[m] = f'[[{start}, {end}, "{tag}"]]'
+            continue
         else:
             found = grapheme_spans(text, found)
             anonymised[m] = seeker.coded(text, found)
