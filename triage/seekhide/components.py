@@ -73,22 +73,20 @@ def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, 
         found, text = spans[m], texts[m]
         if m in folding_maps:
             anonymised[m], found = hide_in_original(code_for, text, folded[m], found, folding_maps[m])
+            hidden_cells[m] = hidden_json(found)
         elif len(found) == 1:
             # Most messages hide one span, most often whole characters already (grapheme_spans
             # would leave it as it is): coded and written out here, as coded and hidden_json would.
             (start, end, tag), = found
             if not (text.isascii() or is_whole(text, start, end)):
-                found = grapheme_spans(text, found)
-                (start, end, tag), = found
+                (start, end, tag), = grapheme_spans(text, found)
             surface = text[start:end]
-            code = codes.get((surface, tag)) or new_code(surface, tag)
-            anonymised[m] = text[:start] + code + text[end:]
+            anonymised[m] = text[:start] + (codes.get((surface, tag)) or new_code(surface, tag)) + text[end:]
             hidden_cells[m] = f'[[{start}, {end}, "{tag}"]]'
-            continue
         else:
             found = grapheme_spans(text, found)
             anonymised[m] = seeker.coded(text, found)
-        hidden_cells[m] = hidden_json(found)
+            hidden_cells[m] = hidden_json(found)
     return anonymised, hidden_cells
 
 
