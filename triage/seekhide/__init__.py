@@ -224,15 +224,10 @@ class SeekAndHide(WordLabeller):
 
     def code_for(self, text: str, start: int, end: int, tag: str) -> str:
         surface = text[start:end]
-        return self.codes.get((surface, tag)) or self.new_code(surface, tag)
-
-    @property
-    def codes(self) -> dict[tuple[str, str], str]:
-        """The code of each (surface, tag) hidden so far (a memory of new_code's answers)."""
-        return self._codes
+        return self._codes.get((surface, tag)) or self.new_code(surface, tag)
 
     def new_code(self, surface: str, tag: str) -> str:
-        """The code that hides `surface` as `tag`, remembered in `codes`."""
+        """The code that hides `surface` as `tag`, remembered for the next time it is hidden."""
         found = self._codes[(surface, tag)] = self._code(surface, tag)
         return found
 

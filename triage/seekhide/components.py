@@ -68,25 +68,19 @@ def hide_spans(seeker, texts: list[str], folded: list[str], folding_maps: dict, 
     spans of each as JSON); `spans` are per message, in the folded text. The other messages
     stay as written, with nothing hidden."""
     anonymised, hidden_cells = list(texts), ["[]"] * len(texts)
-    code_for, codes, new_code = seeker.code_for, seeker.codes, seeker.new_code
+    code_for = seeker.code_for
     for m in messages:
         found, text = spans[m], texts[m]
         if m in folding_maps:
             anonymised[m], found = hide_in_original(code_for, text, folded[m], found, folding_maps[m])
-            hidden_cells[m] = hidden_json(found)
-        elif len(found) == 1:
-            # Most messages hide one span, most often whole characters already (grapheme_spans
-            # would leave it as it is): coded and written out here, as coded and hidden_json would.
-            (start, end, tag), = found
-            if not (text.isascii() or is_whole(text, start, end)):
-                (start, end, tag), = grapheme_spans(text, found)
-            surface = text[start:end]
-            anonymised[m] = text[:start] + (codes.get((surface, tag)) or new_code(surface, tag)) + text[end:]
-            hidden_cells[m] = f'[[{start}, {end}, "{tag}"]]'
+        elif len(found) == 1 and (text.isascii() or is_whole(text, found[0][0], found[0][1])):
+            # Most messages hide one span, most often whole characters already: grapheme_spans
+            # would leave it as it is.
+            anonymised[m] = seeker.coded(text, found)
         else:
             found = grapheme_spans(text, found)
             anonymised[m] = seeker.coded(text, found)
-            hidden_cells[m] = hidden_json(found)
+        hidden_cells[m] = hidden_json(found)
     return anonymised, hidden_cells
 
 
