@@ -3,7 +3,7 @@ tell whether a change to the engine made it faster, on a machine whose speed var
 
     python benchmarks/ab.py --base /path/to/other/venv/bin/python [--messages 86000] [--seed 0]
                             [--jobs 1 2] [--repeat 3] [--option=--engine=dask] [--workspace {none,kept,new}]
-                            [--out FILE]
+                            [--instructions] [--out FILE]
 
 `--base` is the interpreter of another installation (for example a virtual environment with
 the previous release, or another checkout installed with `pip install -e`); this one is the
@@ -18,6 +18,14 @@ it is either a named fix or a regression. The fastest run of each is what the co
 (other processes can only slow a run down); the JSON keeps every run. With `--workspace kept` or
 `new`, each installation also brings a review workspace of its own up to date, kept from run to run
 or made anew each run, and the two workspaces' messages and listed items are compared too.
+
+With `--instructions`, each run is counted instead of timed: the machine instructions of the command
+and of every process it forks, under valgrind's callgrind (bench.instructions), with Python's hash
+seed fixed for both installations. A count does not move with the load of the host (two runs of the
+same installation agree to about a thousandth), so it tells a change of one or two percent apart,
+which the wall time of a shared host hides; it is not a time (a change that spares instructions but
+waits on memory or on another process shows only in the wall time), and each run takes about 60
+times as long. One run of each installation is usually enough (`--repeat 1`).
 """
 
 from __future__ import annotations
@@ -74,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also bring a review workspace up to date (classify --workspace), one per installation: "
                              "kept from run to run (a corpus classified again after a review), or new each run "
                              "(a first sync)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count each run's machine instructions under valgrind's callgrind instead of timing it")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--out", type=Path, help="JSON file to write")
     args = parser.parse_args(argv)
@@ -81,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="triage-ab-"))
     report: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S %z"), "machine": bench.machine(),
                     "load_average": {"start": bench.load_average()}, "messages": args.messages,
-                    "seed": args.seed, "options": args.option, "workspace": args.workspace, "runs": []}
+                    "seed": args.seed, "options": args.option, "workspace": args.workspace,
+                    "measured": "instructions" if args.instructions else "time", "runs": []}
+    # Counted, both installations hash strings alike: the only run-to-run difference left in the count.
+    env = dict(bench.child_env(), PYTHONHASHSEED="0") if args.instructions else bench.child_env()
     try:
         for python in installations.values():
             compile_installation(python)
@@ -106,15 +119,20 @@ def main(argv: list[str] | None = None) -> int:
                             for made in work.glob(f"{name}.sqlite*"):
                                 made.unlink()
                         options.append(f"--workspace={workspace}")
-                    result = bench.measure(classify_command(python, source, output, jobs, options),
-                                           timeout=args.timeout, env=bench.child_env())
+                    command = classify_command(python, source, output, jobs, options)
+                    if args.instructions:
+                        result = bench.instructions(command, timeout=args.timeout, env=env)
+                        kept = ("instructions", "processes", "per_process")
+                    else:
+                        result = bench.measure(command, timeout=args.timeout, env=env)
+                        kept = ("seconds", "cpu_seconds", "peak_rss_mb")
                     if result["returncode"] != 0:
                         print(f"{name} --jobs {jobs}: failed\n{result.get('stderr_tail', '')}", file=sys.stderr)
                         return 1
-                    run = {"installation": name, "jobs": jobs, "turn": turn,
-                           **{k: result[k] for k in ("seconds", "cpu_seconds", "peak_rss_mb")}}
+                    run = {"installation": name, "jobs": jobs, "turn": turn, **{k: result[k] for k in kept}}
                     report["runs"].append(run)
-                    if name not in fastest or run["seconds"] < fastest[name]["seconds"]:
+                    measured = kept[0]
+                    if name not in fastest or run[measured] < fastest[name][measured]:
                         fastest[name] = run
             same = filecmp.cmp(work / f"base-{jobs}.csv", work / f"this-{jobs}.csv", shallow=False)
             report.setdefault("identical_outputs", {})[str(jobs)] = same
@@ -124,8 +142,13 @@ def main(argv: list[str] | None = None) -> int:
                 report.setdefault("identical_workspaces", {})[str(jobs)] = alike
             for name in installations:
                 run = fastest[name]
-                print(f"{name:>4} --jobs {jobs}: {run['seconds']:.2f} s ({args.messages / run['seconds']:,.0f} "
-                      f"messages/s), CPU {run['cpu_seconds']:.2f} s, peak {run['peak_rss_mb']:.0f} MB")
+                if args.instructions:
+                    ratio = run["instructions"] / fastest["base"]["instructions"]
+                    print(f"{name:>4} --jobs {jobs}: {run['instructions'] / 1e9:.3f} billion instructions "
+                          f"({run['processes']} processes), {ratio:.4f} of base's")
+                else:
+                    print(f"{name:>4} --jobs {jobs}: {run['seconds']:.2f} s ({args.messages / run['seconds']:,.0f} "
+                          f"messages/s), CPU {run['cpu_seconds']:.2f} s, peak {run['peak_rss_mb']:.0f} MB")
             print(f"     outputs {'identical' if same else 'DIFFER'}"
                   + ("" if alike is None else f", workspaces {'identical' if alike else 'DIFFER'}"))
         report["load_average"]["end"] = bench.load_average()

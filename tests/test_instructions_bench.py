@@ -1,0 +1,36 @@
+"""benchmarks/bench.py's instruction counts (benchmarks/ab.py --instructions): each process of a
+command counted once, a forked one from its own start."""
+
+import shutil
+import sys
+
+import pytest
+from conftest import benchmark_module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return benchmark_module("bench")
+
+
+def test_a_callgrind_file_gives_its_summary(bench, tmp_path):
+    counted = tmp_path / "callgrind.1"
+    counted.write_text("# callgrind format\nversion: 1\nevents: Ir\nsummary: 12345\n\nfn=(1) main\n3 12345\ntotals: 12399\n")
+    stopped = tmp_path / "callgrind.2"
+    stopped.write_text("# callgrind format\nversion: 1\n")
+    assert bench.callgrind_total(counted) == 12345
+    assert bench.callgrind_total(stopped) == 0
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="instruction counts need valgrind's callgrind")
+def test_a_forked_process_is_counted_from_the_fork_not_with_its_parents_work(bench):
+    # The parent works, then forks a child that exits at once: counted with its parent's work, the
+    # child would count about as much as the parent.
+    script = ("import os\nx = 0\nfor i in range(200_000): x += i\n"
+              "pid = os.fork()\nif pid == 0: os._exit(0)\nos.waitpid(pid, 0)\n")
+    counted = bench.instructions([sys.executable, "-c", script], timeout=300)
+    assert counted["returncode"] == 0, counted["stderr_tail"]
+    parent, child = counted["per_process"]
+    assert counted["instructions"] == parent + child
+    # The child's own part: what Python does after a fork, and its exit.
+    assert 0 < child < parent / 10
