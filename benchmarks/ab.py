@@ -22,7 +22,7 @@ or made anew each run, and the two workspaces' messages and listed items are com
 With `--instructions`, each run is counted instead of timed: the machine instructions of the command
 and of every process it forks, under valgrind's callgrind (bench.instructions), with Python's hash
 seed fixed for both installations. A count does not move with the load of the host (two runs of the
-same installation agree to about a thousandth), so it tells a change of one or two percent apart,
+same installation agree to a few ten-thousandths), so it tells a change of one or two percent apart,
 which the wall time of a shared host hides; it is not a time (a change that spares instructions but
 waits on memory or on another process shows only in the wall time), and each run takes about 60
 times as long. One run of each installation is usually enough (`--repeat 1`).

@@ -353,10 +353,10 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
 def instructions(command: list[str], *, timeout: float, env: dict | None = None) -> dict:
     """Runs `command` under valgrind's callgrind: the machine instructions executed by its
     process and by every process it starts or forks, each counted from its own start (summed,
-    and per process), exit code, output. A count, not a
-    time: the same for the same code and input whatever else the machine is doing (to about a
-    thousandth, with the hash seed fixed), so that a change of a percent shows where the wall
-    time of a shared host moves by a tenth. About 60 times slower than the command alone."""
+    and per process), exit code, output. A count, not a time: the same for the same code and
+    input whatever else the machine is doing (to a few ten-thousandths, with the hash seed
+    fixed), so that a change of a percent shows where the wall time of a shared host moves by a
+    tenth. About 60 times slower than the command alone."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("valgrind is not installed: instruction counts need its callgrind tool")
@@ -389,6 +389,7 @@ def callgrind_total(path: Path) -> int:
             if line.startswith("summary:"):
                 return int(line.split()[1])
     return 0
+
 
 def child_env() -> dict:
     """No network for peers. The commands run from a neutral folder (measure): the checkout's
