@@ -34,6 +34,7 @@ from triage.errors import BadInput, BadOption
 from triage.model.gold import gold_labels, labelled_gold
 from triage.io.messages import ReadOptions
 from triage.pipeline import Context, Pipeline
+from triage.pipeline.arrays import string_hashes
 from triage.pipeline.progress import progress as show_progress
 from triage.schema import (
     CLASSIFY_COLUMNS,
@@ -469,8 +470,6 @@ class InputCheck:
         self.same = 0
 
     def add(self, pairs: list[tuple[str, str]]) -> None:
-        from triage.review_workspace.store.loading import string_hashes
-
         ids = string_hashes(map(operator.itemgetter(0), pairs), len(pairs))
         self.id_hashes.append(ids)
         if len(self.stored):
@@ -743,10 +742,8 @@ def _observed(chunks, observe):
 
 def _hashing_ids(chunks, id_hashes: list):
     """The chunks, passed on unchanged, with a 64-bit hash of each id appended to `id_hashes`."""
-    import numpy as np
-
     for chunk in chunks:
-        id_hashes.append(np.fromiter(map(hash, map(operator.itemgetter(0), chunk)), dtype=np.int64, count=len(chunk)))
+        id_hashes.append(string_hashes(map(operator.itemgetter(0), chunk), len(chunk)))
         yield chunk
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 
@@ -39,3 +41,9 @@ def among(numbers: np.ndarray, values: np.ndarray) -> np.ndarray:
     if not len(numbers):
         return np.zeros(len(values), dtype=bool)
     return numbers[np.minimum(np.searchsorted(numbers, values), len(numbers) - 1)] == values
+
+
+def string_hashes(strings: Iterable[str], count: int) -> np.ndarray:
+    """Python's hash() of each of `count` strings, as an int64 column: valid in this process only
+    (and in those forked from it), where two equal strings have the same hash."""
+    return np.fromiter(map(hash, strings), np.int64, count)

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 
 from triage.errors import BadInput, BadOption
 from triage.io.messages import Message, Records, source_name
+from triage.pipeline.arrays import string_hashes
 from triage.queue.files import UNCERTAINTY_ORDER_SQL, ClassifiedRow, read_classified
 from triage.queue.reasons import label_words, reasons, spots
 from triage.review_workspace.store.common import DEFAULT_AUDIT, SyncSummary, _now, text_hash
@@ -140,13 +141,6 @@ _CHANGED_ROWS_UPDATED = (
     "FROM temp.staged s WHERE s.position = messages.rowid - 1) "
     "WHERE rowid IN (SELECT m.rowid FROM messages m JOIN temp.staged s ON s.position = m.rowid - 1 "
     f"WHERE {' OR '.join(f'm.{c} IS NOT s.{c}' for c in _CLASSIFIED)})")
-
-
-def string_hashes(strings: Iterable[str], count: int):
-    """Python's hash() of each of `count` strings, as an int64 numpy column."""
-    import numpy as np
-
-    return np.fromiter(map(hash, strings), np.int64, count)
 
 
 class StoredMessages:
