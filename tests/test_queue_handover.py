@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from triage import jobs
 from triage.combiner import riskiest
 from triage.queue import files as queue_files
-from triage.queue.handover import QueueRows
+from triage.queue.handover import LeanRows, QueueRows, cells_of, lean_cells
 from triage.schema import CLASSIFY_COLUMNS, EXPERT, NTA, TA
 
 DECISION = CLASSIFY_COLUMNS.index("decision")
@@ -142,3 +142,52 @@ def test_classify_writes_its_queue_without_reading_its_output_back(tmp_path, mon
     again = tmp_path / "again.csv"
     queue_files.export_queue(out, again)
     assert queue.read_bytes() == again.read_bytes()
+
+
+def test_lean_rows_beside_an_output_go_to_disk_past_their_memory_and_come_back_whole(tmp_path, monkeypatch):
+    """Past LeanRows.IN_MEMORY bytes the rows are in a scratch file, not in memory, and each is read back
+    exactly (accents, emoji, empty cells, a row whose cells hold the separator), in any order, also
+    after rows were added between two reads."""
+    monkeypatch.setattr(LeanRows, "IN_MEMORY", 64)
+    rows = [lean_cells(["m1", "Salut Zoé 😀", ""]), lean_cells(["m2", "Salut Marie\x1f ok", "x"]),
+            lean_cells(["m3", "", ""]), *[lean_cells([f"m{n}", "é" * n, str(n)]) for n in range(4, 40)]]
+    held = LeanRows(tmp_path)
+    held.extend(rows[:10])
+    assert held[7] == rows[7] and held[1] == rows[1]
+    held.extend(rows[10:])
+    assert len(held) == len(rows)
+    assert held._file._rolled  # on disk: the rows take more than IN_MEMORY bytes
+    assert [held[at] for at in reversed(range(len(rows)))] == rows[::-1]
+    assert cells_of(held[1]) == ["m2", "Salut Marie\x1f ok", "x"]
+    held.close()
+
+
+@pytest.mark.parametrize("expected", [None, 3], ids=["unranked", "ranked"])
+def test_rows_kept_on_disk_are_handed_over_as_rows_kept_in_memory_are(tmp_path, monkeypatch, expected):
+    """The rows a queue waits for, kept beside the output past a few bytes, are the rows it would
+    have kept in memory, chunk after chunk, pruned as they go."""
+    monkeypatch.setattr(LeanRows, "IN_MEMORY", 200)
+    risks = [0.3, 0.9, 0.1, 0.9, 0.5, 0.7, 0.2, 0.95, 0.4, 0.6]
+    decisions = [EXPERT if r > 0.5 else TA for r in risks]
+    handed = []
+    for folder in (None, tmp_path):
+        kept = QueueRows(CLASSIFY_COLUMNS, expected, folder=folder)
+        for first in range(0, len(risks), 3):
+            columns = cells(first, decisions[first:first + 3])
+            columns[CLASSIFY_COLUMNS.index("text")] = [f"Coucou Zoé n°{n} " * 5 for n in range(first, first + 3)]
+            kept.add(columns, None if expected is None else np.asarray(risks[first:first + 3]))
+        chosen = None if expected is None else riskiest(np.asarray(risks), expected)
+        handed.append(list(kept.records(chosen).rows))
+    assert handed[0] == handed[1] and handed[0]
+
+
+def test_queue_export_writes_the_same_queue_with_its_rows_on_disk(tmp_path, monkeypatch):
+    """`queue export` holds the expert's rows beside the queue past LeanRows.IN_MEMORY bytes: the
+    queue is the same, byte for byte."""
+    source = Path(__file__).resolve().parent.parent / "data" / "sample_sms.csv"
+    out = tmp_path / "out.csv"
+    jobs.run_classify(source, out, chart=False, budget=0.5)
+    queue_files.export_queue(out, tmp_path / "memory.csv")
+    monkeypatch.setattr(LeanRows, "IN_MEMORY", 100)
+    queue_files.export_queue(out, tmp_path / "disk.csv")
+    assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "disk.csv").read_bytes()

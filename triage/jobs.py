@@ -391,11 +391,12 @@ def _queue_handover(queue_path, output, ranked: bool, budget, stats):
         return None
     from triage.queue.handover import QueueRows
 
+    folder = Path(output).parent  # where the rows kept may go to a scratch file (LeanRows)
     if not ranked:
-        return QueueRows(CLASSIFY_COLUMNS)
+        return QueueRows(CLASSIFY_COLUMNS, folder=folder)
     if stats is None:
         return None
-    return QueueRows(CLASSIFY_COLUMNS, budget.messages(stats.messages))
+    return QueueRows(CLASSIFY_COLUMNS, budget.messages(stats.messages), folder=folder)
 
 
 def classify_record(summary: ClassifySummary, *, command: str, model_path=None, calibrated: bool = False,

@@ -72,12 +72,13 @@ def _text_cells(worksheet, values: Sequence[str]) -> list:
     return cells
 
 
-def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus", *,
-               neutralise: bool = True) -> bytes:
-    """A workbook of one sheet: a header row, then the rows, every cell as text (never a
-    formula), any text kept (escape_cell). With `neutralise` (an expert's queue, read back by
-    `queue apply`) formula-looking cells get neutralise_formula's leading quote; without it
-    (a released corpus) every text is written exactly."""
+def _save_workbook(target, columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str, neutralise: bool) -> None:
+    """Write a workbook of one sheet on `target` (a binary file object): a header row, then the
+    rows, every cell as text (never a formula), any text kept (escape_cell). With `neutralise`
+    (an expert's queue, read back by `queue apply`) formula-looking cells get neutralise_formula's
+    leading quote; without it (a released corpus) every text is written exactly. openpyxl's
+    write-only sheet keeps its rows in a temporary file, and the zip is written straight onto
+    `target`: the workbook is never held whole in memory."""
     from openpyxl import Workbook
 
     prepare = neutralise_formula if neutralise else (lambda value: value)
@@ -86,16 +87,24 @@ def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str
     worksheet.append(_text_cells(worksheet, [prepare(str(c)) for c in columns]))
     for row in rows:
         worksheet.append(_text_cells(worksheet, [prepare("" if v is None else str(v)) for v in row]))
+    book.save(target)
+
+
+def xlsx_bytes(columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus", *,
+               neutralise: bool = True) -> bytes:
+    """A workbook of one sheet as bytes (see _save_workbook)."""
     buffer = stdio.BytesIO()
-    book.save(buffer)
+    _save_workbook(buffer, columns, rows, sheet, neutralise)
     return buffer.getvalue()
 
 
 def write_into(handle, columns: Sequence[str], rows: Sequence[Sequence[str]], sheet: str = "corpus", *,
                neutralise: bool = True) -> None:
-    """Write a workbook on a text handle of outputs.atomic_output (through its byte buffer)."""
+    """Write a workbook on a text handle of outputs.atomic_output, through its byte buffer (see
+    _save_workbook)."""
     handle.flush()
-    handle.buffer.write(xlsx_bytes(columns, rows, sheet, neutralise=neutralise))
+    _save_workbook(handle.buffer, columns, rows, sheet, neutralise)
+    handle.buffer.flush()
 
 
 def write_xlsx(path: str | os.PathLike[str], columns: Sequence[str], rows: Sequence[Sequence[str]], *,

@@ -39,7 +39,7 @@ from triage.io.labels import parse_labels
 from triage.io.messages import Message, MessageTable, Records, duplicate_ids, open_messages, source_name
 from triage.io.spreadsheets import restore_formula
 from triage.io.writing import TableWriter, table_output
-from triage.queue.handover import cells_of, lean_cells
+from triage.queue.handover import LeanRows, cells_of, lean_cells
 from triage.queue.reasons import Spot, label_words, reason, spots, unique, word_key, word_pattern
 from triage.schema import (
     CLASSIFIED_COLUMNS,
@@ -235,11 +235,12 @@ class _HeldRows:
     the queue (_uncertainty_order) and the cells it reads, joined into one string (lean_cells).
     At a million messages and a budget of 10%, 100,000 parsed rows (each a Message, its cells by
     column, its spans) would take several times the memory; each row is parsed again, a batch
-    at a time, in the queue's order (in_order)."""
+    at a time, in the queue's order (in_order). With a `folder` (the queue's), the lean rows go to a
+    scratch file there once they pass LeanRows.IN_MEMORY bytes."""
 
-    def __init__(self, display: str, has_risk: bool):
+    def __init__(self, display: str, has_risk: bool, folder: Path | None = None):
         self.display, self.has_risk = display, has_risk
-        self._cells: list = []
+        self._cells = LeanRows(folder)
         self._group: list[int] = []  # the order's first key (0: by risk, 1: by score)
         self._value: list[float] = []  # and its second
 
@@ -267,10 +268,12 @@ class _HeldRows:
             batch = []
             for i in order[start:start + QUEUE_BATCH].tolist():
                 line, ident, text, *read = cells_of(cells[i])
+                cells.let_go(i)
                 message = Message(int(line), ident, text, dict(zip(_READ_COLUMNS, read)))
                 batch.append(_parse_row(message, display, EXPERT, has_risk))
             label_words((row.every_spot for row in batch), seeker)
             yield from batch
+        cells.close()
 
 
 def _open_classified(path: str | os.PathLike[str]) -> MessageTable:
@@ -391,7 +394,7 @@ def export_queue(
     table = _open_classified(classified_path)
     display = source_name(classified_path)
     has_risk = RISK_COLUMN in table.columns
-    held = _HeldRows(display, has_risk)
+    held = _HeldRows(display, has_risk, Path(output_path).parent if output_path is not None else None)
     total = 0
 
     def keep(message: Message) -> None:
