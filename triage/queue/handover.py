@@ -16,6 +16,7 @@ memory, however many and however long its messages."""
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -32,7 +33,7 @@ class LeanRows:
     added at. With no `folder`, in a list. With a `folder` (the output's), in a private scratch file
     there (triage.io.outputs.scratch_file: unnamed, gone with the process) that stays in memory up to
     IN_MEMORY bytes: the rows then take at most that much memory, and a few bytes each beside.
-    A row whose cells hold the separator (a tuple, almost never) stays in memory."""
+    A row whose cells hold the separator (a tuple, almost never) goes there as a JSON list."""
 
     IN_MEMORY = 8 * 2**20
 
@@ -44,9 +45,9 @@ class LeanRows:
 
             self._file = outputs.scratch_file(folder, self.IN_MEMORY, binary=True)
         self._starts = array("q")  # where each row starts in the file
+        self._tuples: set[int] = set()  # the positions of the rows written as JSON lists (tuples)
         self._end = 0  # where the file's rows end (the next row goes there)
         self._at_end = True  # whether the file is positioned at its end (no row read since the last added)
-        self._whole: dict[int, tuple[str, ...]] = {}  # the rows that are tuples, by position
 
     def __len__(self) -> int:
         return len(self._list) if self._list is not None else len(self._starts)
@@ -56,9 +57,8 @@ class LeanRows:
             self._list.append(lean)
             return
         if lean.__class__ is not str:
-            self._whole[len(self._starts)] = lean
-            self._starts.append(self._end)  # (no bytes in the file)
-            return
+            self._tuples.add(len(self._starts))
+            lean = json.dumps(lean, ensure_ascii=False)
         if not self._at_end:
             self._file.seek(self._end)
             self._at_end = True
@@ -75,14 +75,12 @@ class LeanRows:
         """The row added at position `at` (None once let go of: see let_go)."""
         if self._list is not None:
             return self._list[at]
-        whole = self._whole.get(at)
-        if whole is not None:
-            return whole
         start = self._starts[at]
         stop = self._starts[at + 1] if at + 1 < len(self._starts) else self._end
         self._file.seek(start)
         self._at_end = False
-        return self._file.read(stop - start).decode("utf-8", "surrogatepass")
+        lean = self._file.read(stop - start).decode("utf-8", "surrogatepass")
+        return tuple(json.loads(lean)) if at in self._tuples else lean
 
     def let_go(self, at: int) -> None:
         """Let go of the row at `at` where it takes memory (in a list): it has been read for the
@@ -102,7 +100,8 @@ class LeanRows:
         """Let go of every row (the scratch file is gone)."""
         if self._file is not None:
             self._file.close()
-        self._list, self._whole = ([] if self._list is not None else None), {}
+        if self._list is not None:
+            self._list = []
 
 
 class QueueRows:
