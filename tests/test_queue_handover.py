@@ -15,6 +15,7 @@ from triage import jobs
 from triage.combiner import riskiest
 from triage.queue import files as queue_files
 from triage.queue.handover import LeanRows, QueueRows, cells_of, lean_cells
+from triage.errors import OutputRefused
 from triage.schema import CLASSIFY_COLUMNS, EXPERT, NTA, TA
 
 DECISION = CLASSIFY_COLUMNS.index("decision")
@@ -191,3 +192,24 @@ def test_queue_export_writes_the_same_queue_with_its_rows_on_disk(tmp_path, monk
     monkeypatch.setattr(LeanRows, "IN_MEMORY", 100)
     queue_files.export_queue(out, tmp_path / "disk.csv")
     assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "disk.csv").read_bytes()
+
+
+def test_rows_held_for_a_queue_in_a_folder_still_to_make_go_beside_it_and_a_refused_disk_is_one_line(tmp_path,
+                                                                                                       monkeypatch):
+    """`queue export` holds its rows before the queue's folder is made: past the allowance they wait in the
+    nearest folder that exists; a scratch file that cannot be written is refused in one line."""
+    monkeypatch.setattr(LeanRows, "IN_MEMORY", 16)
+    held = LeanRows(tmp_path / "new" / "deeper")
+    held.extend([lean_cells(["m1", "Salut Zoé, tu viens ?", ""])] * 3)
+    assert held._file._rolled and held[2] == lean_cells(["m1", "Salut Zoé, tu viens ?", ""])
+    assert not (tmp_path / "new").exists()
+    held.close()
+
+    full = LeanRows(tmp_path)
+
+    def refuse(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(full._file, "rollover", refuse)
+    with pytest.raises(OutputRefused, match=r"cannot write a scratch file in .*: No space left on device"):
+        full.extend([lean_cells(["m1", "x" * 40, ""])])

@@ -40,9 +40,14 @@ class LeanRows:
     def __init__(self, folder: Path | None = None):
         self._list: list | None = [] if folder is None else None
         self._file = None
+        self._folder = folder
         if folder is not None:
             from triage.io import outputs
 
+            # A folder the output will make (its writer makes missing folders): its nearest existing one.
+            while not folder.exists() and folder.parent != folder:
+                folder = folder.parent
+            self._folder = folder
             self._file = outputs.scratch_file(folder, self.IN_MEMORY, binary=True)
         self._starts = array("q")  # where each row starts in the file
         self._tuples: set[int] = set()  # the positions of the rows written as JSON lists (tuples)
@@ -63,7 +68,12 @@ class LeanRows:
             self._file.seek(self._end)
             self._at_end = True
         data = lean.encode("utf-8", "surrogatepass")
-        self._file.write(data)
+        try:
+            self._file.write(data)  # (past IN_MEMORY bytes, the scratch file is made on disk here)
+        except OSError as err:
+            from triage.errors import OutputRefused
+
+            raise OutputRefused(f"cannot write a scratch file in {self._folder}: {err.strerror or err}") from None
         self._starts.append(self._end)
         self._end += len(data)
 
