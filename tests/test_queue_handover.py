@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from triage import jobs
 from triage.combiner import riskiest
+from triage.errors import OutputRefused
 from triage.queue import files as queue_files
 from triage.queue.handover import LeanRows, QueueRows, cells_of, lean_cells
-from triage.errors import OutputRefused
 from triage.schema import CLASSIFY_COLUMNS, EXPERT, NTA, TA
 
 DECISION = CLASSIFY_COLUMNS.index("decision")
@@ -194,8 +194,8 @@ def test_queue_export_writes_the_same_queue_with_its_rows_on_disk(tmp_path, monk
     assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "disk.csv").read_bytes()
 
 
-def test_rows_held_for_a_queue_in_a_folder_still_to_make_go_beside_it_and_a_refused_disk_is_one_line(tmp_path,
-                                                                                                       monkeypatch):
+def test_rows_held_for_a_folder_still_to_make_wait_in_its_nearest_folder_and_a_refused_disk_is_one_line(
+        tmp_path, monkeypatch):
     """`queue export` holds its rows before the queue's folder is made: past the allowance they wait in the
     nearest folder that exists; a scratch file that cannot be written is refused in one line."""
     monkeypatch.setattr(LeanRows, "IN_MEMORY", 16)
