@@ -1,3 +1,4 @@
+import os
 import shutil
 
 import numpy as np
@@ -261,3 +262,21 @@ def test_the_shipped_lexicons_read_from_the_snapshot_equal_those_read_from_text(
     )
     assert contents(from_snapshot) == contents(from_text) == contents(lexicons)
     assert from_snapshot.fingerprint == lexicon_module.lexicon_fingerprint()
+
+
+def test_the_surnames_the_exceptions_remove_come_in_the_same_order_whatever_the_hash_seed():
+    """The snapshot of the lexicons is made by whichever process loads them first: what it holds must not
+    depend on that process's hash seed (a set's order does), or two processes read different snapshots."""
+    import subprocess
+    import sys
+
+    script = (
+        "from triage import lexicons as l\n"
+        "d = l.DICTIONARIES_DIR\n"
+        "removed = {}\n"
+        "l._read_names(d / 'names' / 'last_names.tsv', l._read_list(d / 'names' / 'exceptions.txt'), removed)\n"
+        "print(list(removed))\n"
+    )
+    orders = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(orders) == 1 and len(orders.pop()) > 100

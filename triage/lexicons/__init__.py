@@ -170,7 +170,7 @@ def _read_names(path: Path, excluded: set[str], removed: dict[str, int] | None =
     # Reversed so that, on a duplicate spelling, the best-ranked row wins.
     id_of = dict(zip(reversed(names), map(int, reversed(ids))))
     rank_of = dict(zip(reversed(names), map(int, reversed(ranks))))
-    for name in excluded & id_of.keys():
+    for name in sorted(excluded & id_of.keys()):  # (in an order of their own: a set's changes from one process to the next)
         if removed is not None:
             removed[name] = rank_of[name]
         del id_of[name], rank_of[name]
