@@ -44,20 +44,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-message", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--triage", default="triage", help="the triage command to run (another installation for A/B)")
+    parser.add_argument("--queue", choices=["csv", "xlsx"], help="also write the expert's queue, in this format")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         corpus = Path(folder) / "long.csv"
         write_corpus(corpus, args.messages, args.letters, args.per_message, args.seed)
         started = time.perf_counter()
+        queue = ["--queue", str(Path(folder) / f"queue.{args.queue}")] if args.queue else []
         done = subprocess.run([args.triage, "classify", str(corpus), "-o", str(Path(folder) / "out.csv"),
-                               "--no-chart"], capture_output=True, text=True)
+                               "--no-chart", *queue], capture_output=True, text=True)
         seconds = time.perf_counter() - started
     if done.returncode != 0:
         print(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "classify failed", file=sys.stderr)
         return 1
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"{args.messages:,} messages, {args.per_message} new {args.letters}-letter spellings each: "
-          f"peak RSS {peak:,.0f} MB, {seconds:.1f} s ({args.triage})")
+    print(f"{args.messages:,} messages, {args.per_message} new {args.letters}-letter spellings each"
+          f"{f', with an .{args.queue} queue' if args.queue else ''}: peak RSS {peak:,.0f} MB, {seconds:.1f} s ({args.triage})")
     return 0
 
 
