@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from triage.combiner import riskiest
+from triage.errors import OutputRefused
+from triage.io import outputs
 from triage.io.messages import Records
 from triage.schema import EXPERT
 
@@ -40,15 +42,12 @@ class LeanRows:
     def __init__(self, folder: Path | None = None):
         self._list: list | None = [] if folder is None else None
         self._file = None
-        self._folder = folder
         if folder is not None:
-            from triage.io import outputs
-
             # A folder the output will make (its writer makes missing folders): its nearest existing one.
             while not folder.exists() and folder.parent != folder:
                 folder = folder.parent
-            self._folder = folder
             self._file = outputs.scratch_file(folder, self.IN_MEMORY, binary=True)
+        self._folder = folder
         self._starts = array("q")  # where each row starts in the file
         self._tuples: set[int] = set()  # the positions of the rows written as JSON lists (tuples)
         self._end = 0  # where the file's rows end (the next row goes there)
@@ -71,8 +70,6 @@ class LeanRows:
         try:
             self._file.write(data)  # (past IN_MEMORY bytes, the scratch file is made on disk here)
         except OSError as err:
-            from triage.errors import OutputRefused
-
             raise OutputRefused(f"cannot write a scratch file in {self._folder}: {err.strerror or err}") from None
         self._starts.append(self._end)
         self._end += len(data)
