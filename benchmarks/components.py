@@ -29,10 +29,10 @@ what a new spelling costs beyond its label.
 
 `--jobs N` also times the corpus classified with `--jobs N`, each part timed inside the process
 that runs it (the timers are inherited by the forked workers, each of which reports what it spent
-itself): the parent (which reads, learns the first chunk while the statistics workers count, then
-writes), the statistics workers and the classifying workers, beside one process; with how many new
-spellings were labelled and how many rows the word scorer scored, in one process and in all the
-processes of `--jobs N` (what `--jobs` learns more than once).
+itself): the parent (which reads, gives the chunks to the workers, then writes) and the workers
+(which count the chunks they are given, keep them and classify them), beside one process; with how
+many new spellings were labelled and how many rows the word scorer scored, in one process and in all
+the processes of `--jobs N` (what `--jobs` learns more than once).
 """
 
 from __future__ import annotations
@@ -186,25 +186,25 @@ _ROLES: dict = {}
 def _report_roles(patch, timer, seconds, counts, folder: str) -> None:
     """Make each forked worker of `--jobs` write what it spent itself (its parts, less what it
     inherited from the parent at the fork; its counts; its CPU seconds) to `folder` after each
-    chunk: the classifying workers and the statistics workers (whose whole call is timed)."""
-    from triage import engines, jobs
+    chunk it counts (a call timed whole) or classifies."""
+    from triage import engines
 
     _ROLES.update(seconds=seconds, counts=counts, folder=folder, inherited={},
-                  classify=engines._pool_classify, count=timer(jobs._count_and_cut, "counting and cutting"))
-    patch(engines, "_pool_classify", _classifying)
-    patch(jobs, "_count_and_cut", _counting)
+                  classify=engines._classify_kept, count=timer(engines._count_kept, "counting and cutting"))
+    patch(engines, "_classify_kept", _classifying)
+    patch(engines, "_count_kept", _counting)
 
 
-def _classifying(pairs):
-    return _reported("classifying workers", _ROLES["classify"], pairs)
+def _classifying(*arguments):
+    return _reported("workers", _ROLES["classify"], *arguments)
 
 
-def _counting(asked):
-    return _reported("statistics workers", _ROLES["count"], asked)
+def _counting(*arguments):
+    return _reported("workers", _ROLES["count"], *arguments)
 
 
-def _reported(role: str, original, argument):
-    """original(argument) in a worker, then what this worker spent so far written to the folder."""
+def _reported(role: str, original, *arguments):
+    """original(*arguments) in a worker, then what this worker spent so far written to the folder."""
     import collections
     import os
     import resource
@@ -214,7 +214,7 @@ def _reported(role: str, original, argument):
     if here not in inherited:  # its first call: what the counters hold is the parent's
         inherited[here] = (collections.Counter(seconds), collections.Counter(counts))
     try:
-        return original(argument)
+        return original(*arguments)
     finally:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         own = {"role": role, "seconds": dict(seconds - inherited[here][0]),
@@ -223,10 +223,10 @@ def _reported(role: str, original, argument):
 
 
 def timed_roles(folder: str, parent: dict, counts) -> dict:
-    """The figures of a run with --jobs: per role (the parent, the statistics workers, the
-    classifying workers), the seconds of each part summed over its processes, with "cpu", the CPU
-    seconds of its processes; and "counts", what all the processes learnt together."""
-    found = {"parent": {**parent, "cpu": parent["total"]}, "statistics workers": {}, "classifying workers": {}}
+    """The figures of a run with --jobs: per role (the parent, the workers), the seconds of each
+    part summed over its processes, with "cpu", the CPU seconds of its processes; and "counts",
+    what all the processes learnt together."""
+    found = {"parent": {**parent, "cpu": parent["total"]}, "workers": {}}
     learnt = dict(counts)
     for path in Path(folder).glob("*.json"):
         own = json.loads(path.read_text("utf-8"))
@@ -313,7 +313,7 @@ def columns_table(parts: dict, top: int = 20) -> list[str]:
 def jobs_table(one: dict, roles: dict, workers: int) -> list[str]:
     """One process's parts beside those of each role of a run with --jobs `workers` (CPU seconds,
     summed over the processes of a role), then what each learnt."""
-    columns = ("parent", "statistics workers", "classifying workers")
+    columns = ("parent", "workers")
     names = [name for name in one if name != "total" and not name.startswith("count: ")]
     names += [name for role in columns for name in roles[role] if name not in names
               and name not in ("total", "cpu", "processes")]

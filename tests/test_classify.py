@@ -115,39 +115,17 @@ def test_several_processes_give_the_same_output(sample, tmp_path):
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
 
 
-def test_with_jobs_the_first_chunk_is_learnt_while_the_workers_count_the_corpus(sample, tmp_path, monkeypatch):
-    """With --jobs, this process learns the first chunk's spellings while the workers count the
-    corpus statistics (the classifying workers forked afterwards start with them); what is
-    written is what one process writes."""
-    from triage import jobs
-    from triage.classifier import Classifier
-
-    learnt = []
-    real = Classifier.learn
-
-    def learn(self, messages):
-        learnt.append([ident for ident, _ in messages])
-        assert self.stats is None  # the corpus is being counted
-        real(self, messages)
-
-    monkeypatch.setattr(Classifier, "learn", learn)
-    jobs.run_classify(sample, tmp_path / "one.csv", chunk_size=37, chart=False)
-    assert learnt == []  # one process: nothing to do meanwhile
-    jobs.run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
-    assert learnt == [[row["id"] for row in read_rows(sample)[:37]]]
-    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
-
-
-def test_with_jobs_a_learnt_first_chunk_is_classified_by_the_workers_not_here(sample, tmp_path, monkeypatch):
-    """Once this process has learnt the first chunk's spellings, every chunk goes to the forked
-    workers: this process classifies none itself (the workers' calls are in their own memory),
-    and writes what one process writes."""
+def test_with_jobs_every_chunk_is_counted_and_classified_by_the_workers_not_here(sample, tmp_path, monkeypatch):
+    """With --jobs, the workers count the statistics and classify every chunk: this process
+    learns and classifies none itself (the workers' calls are in their own memory), and writes
+    what one process writes."""
     from triage import jobs
     from triage.classifier import Classifier
 
     here = []
     real = Classifier.classify
     monkeypatch.setattr(Classifier, "classify", lambda self, messages: here.append(len(messages)) or real(self, messages))
+    monkeypatch.setattr(Classifier, "learn", lambda self, messages: here.append(-1))
     jobs.run_classify(sample, tmp_path / "one.csv", chunk_size=37, chart=False)
     assert sum(here) == len(read_rows(sample))
     here.clear()
@@ -191,8 +169,8 @@ def test_the_chunk_a_classifier_learnt_is_classified_from_what_it_learnt_once(sa
 
 
 def test_with_jobs_the_trees_tables_are_made_once_before_the_workers_fork(sample, tmp_path, monkeypatch):
-    """The forests' exit-leaf tables are made in this process with the first chunk's learning:
-    the classifying workers forked afterwards share them instead of each making its own."""
+    """The forests' exit-leaf tables are made in this process before the workers fork: they share
+    them instead of each making its own."""
     import os
 
     from triage import jobs, model
@@ -211,40 +189,8 @@ def test_with_jobs_the_trees_tables_are_made_once_before_the_workers_fork(sample
     assert makers and set(makers) == {str(os.getpid())}
 
 
-def test_with_jobs_the_workers_share_what_the_word_scorer_read_of_the_first_chunks_spellings(sample, tmp_path,
-                                                                                              monkeypatch):
-    """What the word scorer reads of a spelling alone (its static features) is worked out for the
-    first chunk's candidate words with its learning, before the classifying workers fork: no
-    worker works it out again for those spellings, and the output is one process's."""
-    import os
-
-    from triage import jobs
-    from triage.model import names
-
-    made = tmp_path / "made.tsv"
-    real = names._static_many
-
-    def static_many(spelling, lexicons, table, sids):
-        with open(made, "a", encoding="utf-8") as record:  # the workers' calls are in their own memory
-            record.writelines(f"{os.getpid()}\t{table.texts[s]}\n" for s in sids.tolist())
-        return real(spelling, lexicons, table, sids)
-
-    monkeypatch.setattr(names, "_static_many", static_many)
-    jobs.run_classify(sample, tmp_path / "one.csv", chunk_size=37, chart=False)
-    made.unlink()
-    jobs.run_classify(sample, tmp_path / "two.csv", jobs=2, chunk_size=37, chart=False)
-    by_process: dict[str, list[str]] = {}
-    for line in made.read_text("utf-8").splitlines():
-        pid, text = line.split("\t")
-        by_process.setdefault(pid, []).append(text)
-    here = set(by_process.pop(str(os.getpid()), []))
-    assert here and by_process  # the first chunk's here, the others' in the workers
-    assert all(here.isdisjoint(texts) for texts in by_process.values())
-    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
-
-
 def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output(sample, tmp_path, monkeypatch):
-    from triage import jobs
+    from triage import engines, jobs
     from triage.io.messages import MessageTable
 
     kept = jobs.run_classify(sample, tmp_path / "kept.csv", chunk_size=37, chart=False)
@@ -256,6 +202,15 @@ def test_a_corpus_too_large_to_keep_in_memory_is_read_twice_with_the_same_output
     assert len(reads) == 2
     assert reread.decisions == kept.decisions
     assert (tmp_path / "kept.csv").read_bytes() == (tmp_path / "reread.csv").read_bytes()
+    reads.clear()
+    # With --jobs, the workers let go of the chunks they kept once the corpus is known to be too large.
+    forgotten = []
+    real = engines.KeepingPool.forget_kept
+    monkeypatch.setattr(engines.KeepingPool, "forget_kept", lambda self: forgotten.append(1) or real(self))
+    two = jobs.run_classify(sample, tmp_path / "two.csv", chunk_size=37, chart=False, jobs=2)
+    assert len(reads) == 2 and forgotten == [1]
+    assert (tmp_path / "kept.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
+    assert two.decisions == kept.decisions
 
 
 def test_each_text_is_folded_once_for_both_passes_with_the_output_of_a_second_read(tmp_path, monkeypatch):

@@ -3,7 +3,7 @@ component of the classify preset that runs is timed, and the parts add up to the
 
 from conftest import benchmark_module
 
-from triage import jobs, pipeline
+from triage import engines, jobs, pipeline
 from triage.pipeline import PRESETS
 
 
@@ -54,26 +54,26 @@ def test_the_per_spelling_columns_are_timed_apart_from_the_parts(tmp_path):
 
 
 def test_with_jobs_each_process_reports_what_it_spent_itself(tmp_path):
-    """With --jobs, the parts are timed in the processes that run them: the classifying workers
-    report their own components (not what they inherited from the parent at the fork), the
-    statistics workers their counting, and the output is the same as in one process."""
+    """With --jobs, the parts are timed in the processes that run them: the workers report their
+    own counting and components (not what they inherited from the parent at the fork), and the
+    output is the same as in one process."""
     components = benchmark_module("components")
     source = tmp_path / "corpus.csv"
     source.write_text("id,text\n" + "".join(f"{i},Salut Julie{i % 300} on se voit à {i}h ? bisous Zorane{i}\n"
                                             for i in range(12_000)), "utf-8")
-    before = pipeline.Pipeline.__call__, jobs.corpus_stats, jobs._count_and_cut
+    before = pipeline.Pipeline.__call__, jobs.corpus_stats, engines._count_kept, engines._classify_kept
     one = components.timed_run(str(source), str(tmp_path / "one.csv"))
     roles = components.timed_run(str(source), str(tmp_path / "two.csv"), workers=2)
-    assert (pipeline.Pipeline.__call__, jobs.corpus_stats, jobs._count_and_cut) == before
+    assert (pipeline.Pipeline.__call__, jobs.corpus_stats, engines._count_kept, engines._classify_kept) == before
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
-    classifying, counting = roles["classifying workers"], roles["statistics workers"]
-    assert 1 <= classifying["processes"] <= 2 and 1 <= counting["processes"] <= 2  # (a worker may take every chunk)
-    # The first chunk is learnt by the parent, the three chunks classified by the workers: the word
-    # scorer runs in the workers only, and no worker counts the parent's statistics pass as its own.
-    assert classifying["word-scorer"] > 0 and "word-scorer" not in roles["parent"]
-    assert "statistics pass (reading included)" not in classifying
-    assert counting["counting and cutting"] > 0 and set(counting) == {"counting and cutting", "cpu", "processes"}
-    assert classifying["cpu"] >= classifying["seek"] > 0
+    workers, parent = roles["workers"], roles["parent"]
+    assert workers["processes"] == 2  # three chunks: one worker takes two of them
+    # The workers count and classify: the word scorer runs in them only, and neither counts the
+    # parent's reading as its own.
+    assert workers["word-scorer"] > 0 and "word-scorer" not in parent
+    assert "statistics pass (reading included)" not in workers and parent["statistics pass (reading included)"] > 0
+    assert workers["counting and cutting"] > 0
+    assert workers["cpu"] >= workers["seek"] + workers["counting and cutting"]
     # Every spelling one process labels is labelled by some process of --jobs (some twice).
     assert roles["counts"]["labels learnt"] >= one["count: labels learnt"]
     lines = components.jobs_table(one, roles, 2)

@@ -113,10 +113,11 @@ def test_local_engines_give_the_direct_rows_in_order():
     pulled = [0]
     two = consume_bounded(engines.run_chunks(FakeClassifier(), counting(chunks, pulled), jobs=2), pulled, 4)
     assert plain(two) == plain(direct) == expected(chunks)
-    # The first chunk is classified here (the workers fork with what it taught), the others in the workers.
-    assert {r["pid"] for r in two[0]} == {os.getpid()}
-    workers = {r["pid"] for rows in two[1:] for r in rows}
-    assert workers and os.getpid() not in workers
+    # Every chunk is classified by the workers, in turn: none here.
+    pids = [{r["pid"] for r in rows} for rows in two]
+    assert all(len(chunk) == 1 for chunk in pids)
+    assert pids[0] != pids[1] and pids[0::2] == [pids[0]] * len(pids[0::2]) and pids[1::2] == [pids[1]] * len(pids[1::2])
+    assert os.getpid() not in set().union(*pids)
 
 
 @pytest.mark.parametrize("engine", ["local", "dask"])
@@ -212,22 +213,33 @@ class _CountedKey(engines._Inherited):
         return super().__new__(cls, key)
 
 
-def test_the_classifying_workers_of_jobs_take_the_kept_chunks_from_memory(tmp_path, monkeypatch):
-    """With --jobs, the chunks the statistics pass kept, folded and cut, go to the classifying
-    workers as keys (all but the first), nothing is kept for them after the run, and the rows are
-    those of one process."""
+_classify_kept = engines._classify_kept
+
+
+def _kept_chunks_only(setup, chunk):
+    """engines._classify_kept in a worker, refusing a chunk sent whole (module-level: a pool pickles
+    the function it runs by its name)."""
+    if not isinstance(chunk, engines._KeptIndex):
+        raise AssertionError(f"a chunk of {len(chunk)} pairs was sent whole")
+    return _classify_kept(setup, chunk)
+
+
+def test_with_jobs_the_worker_that_counts_a_chunk_keeps_it_and_classifies_it(tmp_path, monkeypatch):
+    """With --jobs, the worker that counts the statistics of a chunk keeps it, folded and cut, and
+    classifies it: the chunk is sent to be classified as its index alone, and the rows are those
+    of one process."""
     from triage import jobs
 
     source = tmp_path / "sms.csv"
     texts = ["slt Julie tu viens ?", "ok a demain", "Rdv chez Dubois 18h", "appelle Marc au 06 12 34 56 78"]
     source.write_text("id,text\n" + "".join(f"{k},{texts[k % 4]} {k}\n" for k in range(40)), encoding="utf-8")
-    _CountedKey.made.clear()
-    monkeypatch.setattr(engines, "_Inherited", _CountedKey)
+    monkeypatch.setattr(engines, "_classify_kept", _kept_chunks_only)
     jobs.run_classify(source, tmp_path / "two.csv", jobs=2, chunk_size=8, chart=False)
-    assert len(_CountedKey.made) == 4  # five chunks: the first sent whole
-    assert not engines._BY_FORK
     jobs.run_classify(source, tmp_path / "one.csv", chunk_size=8, chart=False)
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    monkeypatch.setattr(jobs, "KEEP_READ_MESSAGES", 20)  # too large to keep: sent whole to be classified
+    with pytest.raises(AssertionError, match="sent whole"):
+        jobs.run_classify(source, tmp_path / "again.csv", jobs=2, chunk_size=8, chart=False)
 
 
 @pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
@@ -320,8 +332,8 @@ def test_a_worker_sends_its_encoded_rows_back_in_utf8():
     chunks[4][0] = Msg("x", "déjà vu, Zoé ✓")
     done = list(engines.run_chunks(EncodingClassifier(), chunks, jobs=2))
     expected = ["".join(f"{m.id},{m.text}\r\n" for m in chunk) for chunk in chunks]
-    assert done[0].text == expected[0]
-    assert [chunk.text for chunk in done[1:]] == [text.encode("utf-8") for text in expected[1:]]
+    assert [chunk.text for chunk in done] == [text.encode("utf-8") for text in expected]
+    assert EncodingClassifier().classify([(m.id, m.text) for m in chunks[4]]).text == expected[4]
 
 
 def test_local_pool_error_keeps_its_type():

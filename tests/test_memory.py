@@ -5,7 +5,7 @@ cache is only a memory of work done, so emptying it midway must change no output
 import pytest
 from conftest import benchmark_module
 
-from triage import jobs
+from triage import engines, jobs
 from triage.pipeline.memory import BYTES_PER_CHAR, BYTES_PER_ENTRY, VOCABULARY, Budget, Cache
 
 
@@ -33,8 +33,24 @@ def test_caches_emptied_at_every_batch_give_the_output_of_unbounded_caches(gener
     assert tiny.decisions == unbounded.decisions
 
 
-def test_with_jobs_the_parent_reads_the_workers_stretch_ids_only_while_the_budget_keeps_them(generated, tmp_path,
-                                                                                              monkeypatch):
+def test_with_jobs_the_output_does_not_depend_on_the_budget(generated, tmp_path, monkeypatch):
+    """The workers of --jobs keep the stretch ids of the chunks they keep while the budget keeps
+    them, and cut the texts again past it, as one process does: the same rows either way."""
+    monkeypatch.setattr(VOCABULARY, "limit", 2**40)
+    jobs.run_classify(generated, tmp_path / "one.csv", chart=False, chunk_size=250)
+    jobs.run_classify(generated, tmp_path / "unbounded.csv", chart=False, chunk_size=250, jobs=2)
+    monkeypatch.setattr(VOCABULARY, "limit", 100_000)
+    jobs.run_classify(generated, tmp_path / "bounded.csv", chart=False, chunk_size=250, jobs=2)
+    monkeypatch.setattr(VOCABULARY, "limit", 0)
+    jobs.run_classify(generated, tmp_path / "tiny.csv", chart=False, chunk_size=250, jobs=2)
+    for name in ("unbounded", "bounded", "tiny"):
+        assert (tmp_path / f"{name}.csv").read_bytes() == (tmp_path / "one.csv").read_bytes(), name
+
+
+@pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
+def test_on_a_local_dask_cluster_the_parent_reads_the_counting_workers_stretch_ids_only_while_the_budget_keeps_them(
+        generated, tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
     from triage.text import stretches
 
     read = []
@@ -43,13 +59,13 @@ def test_with_jobs_the_parent_reads_the_workers_stretch_ids_only_while_the_budge
                         lambda self, batch: read.append(batch) or translate(self, batch))
     monkeypatch.setattr(VOCABULARY, "limit", 2**40)
     jobs.run_classify(generated, tmp_path / "one.csv", chart=False, chunk_size=250)
-    jobs.run_classify(generated, tmp_path / "unbounded.csv", chart=False, chunk_size=250, jobs=2)
+    jobs.run_classify(generated, tmp_path / "unbounded.csv", chart=False, chunk_size=250, jobs=2, engine="dask")
     assert len(read) == 2_000 // 250  # every chunk reaches the classifying workers cut
     read.clear()
     # The parent's stretches pass half the budget with the first chunk it learns: the chunks go
     # to the workers as plain pairs, which cut them again, as past the budget in one process.
     monkeypatch.setattr(VOCABULARY, "limit", 100_000)
-    jobs.run_classify(generated, tmp_path / "bounded.csv", chart=False, chunk_size=250, jobs=2)
+    jobs.run_classify(generated, tmp_path / "bounded.csv", chart=False, chunk_size=250, jobs=2, engine="dask")
     assert read == []
     assert (tmp_path / "unbounded.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
     assert (tmp_path / "bounded.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()

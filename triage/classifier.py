@@ -248,9 +248,9 @@ class Classifier:
     def learn(self, messages: list[tuple[str, str]]) -> None:
         """Learn the spellings of (id, text) pairs, what the steps before the word scorer work
         out of them and what the word scorer reads of the spellings alone (the rest of it needs
-        the corpus statistics), and make the trees' tables: with --jobs, this
+        the corpus statistics), and make the trees' tables: before a local Dask cluster, this
         process learns the first chunk's while the workers count the corpus
-        (triage.jobs.corpus_stats), and the classifying workers forked afterwards start with
+        (triage.jobs.corpus_stats), and the cluster's workers forked afterwards start with
         them. What is classified is the same."""
         learnt = self.learning(texts=[text for _, text in messages])
         if self.predictor.word_forest is not None:  # what the word scorer reads of the spellings alone

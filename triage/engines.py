@@ -196,18 +196,20 @@ def run_chunks(
     spec: ClassifierSpec | None = None,
     scheduler: str | None = None,
     session: DaskSession | None = None,
+    pool: KeepingPool | None = None,
 ) -> Iterator:
     """For each chunk (a list of (id, text) pairs), ``classifier.classify`` of it, in input
     order. The engine is checked now; the work starts on iteration.
 
-    local: in this process (jobs <= 1) or in a fork pool of `jobs` processes sharing the
-    parent's loaded classifier and what it learnt of the first chunk (_pool_chunks). dask: on a
+    local: in this process (jobs <= 1) or by the workers of `pool` (a KeepingPool of `jobs`
+    processes forked from this one, which may keep the chunks they counted; one is made if none
+    is given), with `classifier`'s statistics and cells to keep. dask: on a
     cluster, each worker building its classifier from `spec`; on `session` (a DaskSession the
     caller opened) if given, else on the scheduler at `scheduler` if given, else on a local
     cluster of `jobs` worker processes, closed at the end. Given `classifier` (the spec's, built
-    here), a local cluster is started as the fork pool is: this process classifies the first
-    chunk unless it has learnt it already, and the workers forked afterwards start with its
-    classifier (where processes can be forked: Linux).
+    here), a local cluster's workers are forked from this process (where processes can be forked:
+    Linux): it classifies the first chunk unless it has learnt it already, and the workers start
+    with its classifier.
     """
     check_engine(engine)
     if engine == "dask":
@@ -215,7 +217,7 @@ def run_chunks(
             raise ValueError("the dask engine needs a ClassifierSpec")
         return _dask_chunks(spec, chunks, jobs, scheduler, session, classifier)
     if jobs > 1:
-        return _pool_chunks(classifier, chunks, jobs)
+        return _pool_chunks(classifier, chunks, jobs, pool)
     return (classifier.classify(chunk) for chunk in chunks)
 
 
@@ -256,8 +258,8 @@ class _NotInherited(Exception):
 def share_by_fork(items: Iterable) -> None:
     """Let the workers of the fork pools started from now on (fork_map), and those of a local
     Dask cluster forked from now on (DaskSession._run), take each of `items` from the memory they
-    start with, when they are given it, instead of a copy pickled through a pipe. With --jobs,
-    these are the chunks the statistics pass kept, folded and cut, for the classifying workers,
+    start with, when they are given it, instead of a copy pickled through a pipe. Before a local
+    Dask cluster, these are the chunks the statistics pass kept, folded and cut, for its workers,
     forked afterwards: 12 MB of them for 86,000 messages, about 0.04 s to pickle here and 0.04 s
     to read back there. Each is let go of here once given (once answered, on Dask); the items
     not given are let go of by stop_sharing."""
@@ -293,10 +295,6 @@ def _init_pool_worker(classifier) -> None:
     _pool_worker = classifier
 
 
-def _pool_classify(pairs: list[tuple[str, str]]):
-    return _sent_back(_pool_worker.classify(pairs))
-
-
 def _sent_back(done):
     """A chunk classified in a worker (triage.classifier.ClassifiedChunk), its encoded rows in
     UTF-8, the encoding of the output. Sent as a string, they were encoded into the pickle here,
@@ -307,20 +305,14 @@ def _sent_back(done):
     return done
 
 
-def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int) -> Iterator:
-    """The first chunk classified here, before the pool forks: its workers start with what this
-    process learnt of it (the spellings of the corpus' commonest words, their labels and
-    columns), which each of them would otherwise learn again. The other chunks, in the pool.
-    When this process has learnt the first chunk's spellings already (Classifier.learn, while
-    the workers of the statistics pass counted), every chunk goes to the pool: classifying the
-    first one here too would leave the other cores idle meanwhile."""
-    chunks = iter(chunks)
-    if not getattr(classifier, "learnt", False):
-        first = next(chunks, None)
-        if first is None:
-            return
-        yield classifier.classify(first)
-    yield from fork_map(_pool_classify, chunks, jobs, initializer=_init_pool_worker, initargs=(classifier,))
+def _pool_chunks(classifier, chunks: Iterable[Sequence], jobs: int, pool: KeepingPool | None) -> Iterator:
+    """The chunks classified by the workers of `pool`, or of a KeepingPool of `jobs` made here."""
+    stats, keep_cells = getattr(classifier, "stats", None), getattr(classifier, "keep_cells", False)
+    if pool is not None:
+        yield from pool.classify(chunks, stats, keep_cells)
+        return
+    with KeepingPool(classifier, jobs) as made:
+        yield from made.classify(chunks, stats, keep_cells)
 
 
 def _start_worker(parent: int, initializer, initargs) -> None:
@@ -451,6 +443,189 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
                 pool.shutdown(wait=True)
         else:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------- local: one pool for both passes
+
+
+class KeepingPool:
+    """The workers of --jobs on this machine, forked once for both passes of classify. The worker
+    that counts the corpus statistics of a chunk (the k-th goes to worker k % jobs) keeps it, its
+    texts folded and cut into stretch ids, and classifies it once the statistics of the whole
+    corpus reach it (`classify`): a text goes to a worker once, and comes back as its rows. A
+    chunk it was not asked to keep (a corpus too large to keep) is sent again to be classified.
+    Each worker learns the spellings of its own chunks. Used as a context manager: the workers
+    stop when it ends, at once if it ends with an error."""
+
+    def __init__(self, classifier, jobs: int):
+        self.classifier, self.jobs = classifier, jobs
+        self._pools: list = []
+        self._given = 0  # chunks given to be counted: the next goes to worker _given % jobs
+
+    def __enter__(self) -> KeepingPool:
+        return self
+
+    def __exit__(self, kind, *exc) -> None:
+        self.close(failed=kind is not None)
+
+    def close(self, failed: bool = False) -> None:
+        """Stop the workers: once they have done their work, or at once (`failed`: the chunks not
+        started are dropped)."""
+        pools, self._pools = self._pools, []
+        for pool in pools:
+            if not failed:
+                with ctrl_c_held_back():
+                    pool.shutdown(wait=True)
+            else:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    def _start(self, workers: int) -> None:
+        """Fork the workers, each a pool of its own (what a worker holds, the chunks of its turn
+        come to), every one before any pool starts the threads that feed it: a process forked
+        while another thread holds a lock may wait for it forever."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("fork")
+        setup = (os.getpid(), _init_pool_worker, (self.classifier,))
+        with ctrl_c_held_back():
+            for _ in range(workers):
+                pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start_worker, initargs=setup)
+                self._pools.append(pool)
+                launch = getattr(pool, "_launch_processes", None)  # else forked at its first submit
+                if launch is not None:
+                    launch()
+
+    def _results(self, submit, items: Iterable, in_flight: int) -> Iterator:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            for future in _in_order(submit, items, in_flight):
+                yield future.result()
+        except BrokenProcessPool:
+            raise BadOption(
+                "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
+            ) from None
+
+    def count(self, chunks: Iterable[tuple[Sequence, bool]], in_flight: int) -> Iterator:
+        """The corpus statistics (CorpusStats) of each (chunk of pairs, whether to keep it), in input
+        order, with at most `in_flight` chunks given and not yet answered. The workers are forked
+        at the first chunk, no more of them than there are chunks (the first `jobs` read ahead)."""
+        chunks, workers = _at_most_one_worker_a_chunk(chunks, self.jobs)
+        if not workers:
+            return iter(())
+        self.jobs = workers
+        self._start(workers)
+
+        def submit(item):
+            at, self._given = self._given, self._given + 1
+            pairs, keep = item
+            with ctrl_c_held_back():
+                return self._pools[at % self.jobs].submit(_count_kept, at, pairs, keep)
+
+        return self._results(submit, chunks, in_flight)
+
+    def forget_kept(self) -> None:
+        """Let the workers go of the chunks they keep: the corpus is too large to keep, and its
+        chunks are sent again to be classified."""
+        for pool in self._pools:
+            with ctrl_c_held_back():
+                pool.submit(_forget_kept)
+
+    def classify(self, chunks: Iterable, stats, keep_cells: bool = False) -> Iterator:
+        """Each chunk classified (ClassifiedChunk), in input order: a chunk kept by its worker
+        given as its KeptChunk, any other as its pairs (sent to the workers in turn). The first
+        chunk each worker is given brings the statistics of the corpus."""
+        import pickle
+
+        if not self._pools:  # no statistics pass: forked now
+            chunks, self.jobs = _at_most_one_worker_a_chunk(chunks, self.jobs)
+            if not self.jobs:
+                return iter(())
+            self._start(self.jobs)
+        payload = pickle.dumps((stats, keep_cells), protocol=pickle.HIGHEST_PROTOCOL)  # once, for every worker
+        sent: set[int] = set()
+        turn = itertools.count()
+
+        def submit(chunk):
+            worker = chunk.index % self.jobs if isinstance(chunk, KeptChunk) else next(turn) % self.jobs
+            setup = None if worker in sent else payload
+            sent.add(worker)
+            with ctrl_c_held_back():
+                return self._pools[worker].submit(_classify_kept, setup, chunk)
+
+        return self._results(submit, chunks, 2 * self.jobs)
+
+
+class KeptChunk(list):
+    """A chunk of (id, text) pairs that a worker of a KeepingPool kept when it counted it (the
+    `index`-th of the corpus): sent to the workers as its index alone (_KeptIndex)."""
+
+    def __init__(self, pairs: Sequence, index: int):
+        super().__init__(pairs)
+        self.index = index
+
+    def __reduce__(self):
+        return _KeptIndex, (self.index,)
+
+
+class _KeptIndex(NamedTuple):
+    """A KeptChunk as a worker receives it: the index of a chunk it keeps."""
+
+    index: int
+
+
+_kept: dict[int, Any] = {}  # in a worker of a KeepingPool: the chunks it keeps, by index
+
+
+def _count_kept(index: int, pairs: Sequence, keep: bool):
+    """In a worker of a KeepingPool: the corpus statistics of a chunk (CorpusStats), the chunk kept
+    (its texts folded and cut into stretch ids: FoldedPairs) if asked."""
+    from triage.classifier import FoldedPairs
+    from triage.model.names import CorpusStats
+    from triage.text.normalise import fold_batch
+
+    stats = CorpusStats()
+    folded, maps = fold_batch([text for _, text in pairs])
+    stretched = stats.add_folded(folded)
+    if keep:
+        _kept[index] = FoldedPairs(pairs, folded, maps, stretched)
+    return stats
+
+
+def _classify_kept(setup: bytes | None, chunk):
+    """In a worker of a KeepingPool: a chunk classified, kept here (KeptChunk) or given. `setup`,
+    with the worker's first chunk: the corpus statistics (and whether the rows keep their cells),
+    from which this worker classifies; what it remembered of its counting is let go of then, and
+    the stretch ids of the chunks it keeps are held while they take at most what the memory
+    budget keeps when it is spent (as in one process: triage.jobs.corpus_stats)."""
+    if setup is not None:
+        import pickle
+
+        from triage.model.names import forget_letter_runs
+        from triage.pipeline.memory import LOW_WATER, VOCABULARY
+        from triage.text.stretches import STRETCH_IDS
+
+        _pool_worker.stats, _pool_worker.keep_cells = pickle.loads(setup)
+        forget_letter_runs()
+        if VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
+            STRETCH_IDS.clear()
+        elif _kept:
+            size = len(_kept)
+            VOCABULARY.hold("stretches", lambda: (size - len(_kept), len(_kept)))
+    if not isinstance(chunk, _KeptIndex):
+        return _sent_back(_pool_worker.classify(chunk))
+    done = _pool_worker.classify(_kept.pop(chunk.index))
+    if not _kept:
+        from triage.pipeline.memory import VOCABULARY
+
+        VOCABULARY.release("stretches")
+    return _sent_back(done)
+
+
+def _forget_kept() -> None:
+    """In a worker of a KeepingPool: let go of the chunks it keeps (the corpus is read again)."""
+    _kept.clear()
 
 
 # ---------------------------------------------------------------------- dask
@@ -704,7 +879,7 @@ def _dask_chunks(spec, chunks: Iterable[Sequence], jobs: int, scheduler: str | N
         with DaskSession(jobs, scheduler) as session:
             yield from session.classify(spec, chunks)
         return
-    # As _pool_chunks: the first chunk classified here (unless learnt already), then the local
+    # The first chunk classified here (unless learnt already), then the local
     # cluster's workers forked with this process's classifier as the one they built for the spec
     # (_built): what it learnt of the first chunk (the corpus' commonest spellings) is not learnt
     # again by each of them, and they neither import nor load anything.

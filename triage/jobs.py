@@ -256,7 +256,7 @@ def run_classify(
     # Every output refused now, not after classifying the whole corpus.
     outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
                           inputs=[input_path, model_file])
-    session = None
+    session, pool, failed = None, None, True
     try:
         if engine == "dask" and scheduler:
             # Opened first, for both passes (engines.DaskSession): the cluster's workers count the
@@ -269,20 +269,26 @@ def run_classify(
         ranked = by_budget and not calibrated
         share = None if ranked else budget.share  # the Classifier's calibrated threshold, or none: ranked here
         stats, chunks = None, None
-        # Made before the statistics pass, which only its word scorer needs: with --jobs, this
-        # process learns the first chunk's spellings while the workers count (Classifier.learn).
-        # With the dask engine, only for a local cluster whose workers are forked with it (engines.run_chunks).
+        # Made before the statistics pass, which only its word scorer needs: the workers of --jobs
+        # are forked with it. With the dask engine, only for a local cluster whose workers are forked
+        # with it, once this process has learnt the first chunk's spellings while the statistics are
+        # counted (Classifier.learn, engines.run_chunks).
         here = engine == "local" or not scheduler and engines.FORKED_LOCAL_WORKERS
         classifier = Classifier(predictor, policy, share, output_format=output_format, hide=hide,
                                 known_names=known_names) if here else None
+        if engine == "local" and jobs > 1:
+            # Forked once, for both passes: the worker that counts a chunk keeps it and classifies it.
+            predictor.prepare()  # the trees' tables made once, here, for every worker
+            pool = engines.KeepingPool(classifier, jobs)
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
-            learn = classifier.learn if classifier is not None and jobs > 1 else None
-            # With --jobs, the classifying workers forked afterwards (a fork pool's, or a local Dask
-            # cluster's) take the chunks kept from the memory they start with (engines.share_by_fork).
+            learn = classifier.learn if classifier is not None and jobs > 1 and pool is None else None
+            # On a local Dask cluster, the classifying workers forked afterwards take the chunks kept
+            # from the memory they start with (engines.share_by_fork).
             stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs, characters=characters,
                                          observe=check_input.add if check_input is not None else None,
-                                         meanwhile=learn, session=session, share=here and jobs > 1)
+                                         meanwhile=learn, session=session,
+                                         share=here and jobs > 1 and pool is None, pool=pool)
             if check_input is not None:
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
@@ -321,7 +327,7 @@ def run_classify(
             if table.id_column is not None:
                 chunks = _hashing_ids(chunks, id_hashes)
             for done in engines.run_chunks(classifier, chunks, engine=engine, jobs=jobs, spec=spec, scheduler=scheduler,
-                                           session=session):
+                                           session=session, pool=pool):
                 decisions.update(done.decisions)
                 seekhide.update(done.seekhide)
                 writer.write_chunk(done)
@@ -375,9 +381,12 @@ def run_classify(
             else:
                 queued = export_queue(output, queue_path, force=queue_force, protect=protect)
             summary.queue, summary.queued = Path(queue_path), queued.queued
+        failed = False
         return summary
     finally:
         engines.stop_sharing()
+        if pool is not None:
+            pool.close(failed)
         if session is not None:
             session.__exit__(None, None, None)
 
@@ -607,12 +616,13 @@ BATCH_CHARACTERS = 1_000_000
 
 
 # With --jobs, the chunks of the statistics pass given to the workers at once, per worker: enough
-# for them to count while this process learns the first chunk's spellings (`meanwhile`).
+# for them to count while this process reads (and, before a local Dask cluster, learns the first
+# chunk's spellings: `meanwhile`).
 STATS_IN_FLIGHT = 16
 
 
 def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None,
-                 session=None, share: bool = False, characters: int | None = None):
+                 session=None, share: bool = False, characters: int | None = None, pool=None):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again): of `size`
@@ -623,7 +633,9 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
     process while the workers count the first ones (Classifier.learn). With a `session`
     (triage.engines.DaskSession), the Dask workers count. With `share`, the chunks kept are left
-    in memory for the workers of a fork pool started afterwards (engines.share_by_fork)."""
+    in memory for the workers of a fork pool started afterwards (engines.share_by_fork). With a
+    `pool` (triage.engines.KeepingPool), its workers count, and keep the chunks kept: these are
+    given back as KeptChunks, which its workers classify."""
     from triage.model.names import forget_letter_runs
     from triage.text.normalise import fold_batch
     from triage.pipeline.memory import LOW_WATER, VOCABULARY
@@ -659,10 +671,25 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     if session is not None:
         for counted in session.count(texts()):
             stats.merge(counted)
+    elif pool is not None:
+        def asked():
+            for chunk in chunks():
+                keeping = kept is not None
+                keep(chunk)
+                if keeping and kept is None:  # the corpus is read again: the workers let go of what they keep
+                    pool.forget_kept()
+                yield chunk, kept is not None
+
+        for counted in pool.count(asked(), STATS_IN_FLIGHT * jobs):
+            stats.merge(counted)
+        if kept is None:
+            return stats, table.pairs(size, characters)
+        return stats, _handed_over([engines.KeptChunk(chunk, at) for at, chunk in enumerate(kept)])
     elif jobs > 1:
-        # The workers fold and cut the texts they count, and send the folded texts and the stretch
-        # ids back with the counts: this process reads the ids as its own (StretchTranslation), so
-        # that the chunks it keeps go to the classifying workers, forked afterwards, folded and cut.
+        # Before a local Dask cluster: the workers fold and cut the texts they count, and send the
+        # folded texts and the stretch ids back with the counts: this process reads the ids as its own
+        # (StretchTranslation), so that the chunks it keeps go to the cluster's workers, forked
+        # afterwards, folded and cut.
         now = (lambda: meanwhile(first[0])) if meanwhile is not None else None
         translation = StretchTranslation()
         asked = ((chunk_texts, kept is not None) for chunk_texts in texts())  # (a chunk not kept is read again)

@@ -715,8 +715,8 @@ def _candidates_by_reading(table: Spellings, context: np.ndarray, sid: np.ndarra
 def learn_candidates(analysis: Analysis, spelling: NameLikeness | None = None) -> None:
     """Work out, for the spellings of the words of `analysis` that are candidates by how Seek&Hide
     reads them, what the word scorer reads of the spelling alone (its static features and its
-    tag), as candidate_words and candidate_tags would: with classify --jobs, this process learns
-    them for the first chunk before the classifying workers fork, and they share them. What is
+    tag), as candidate_words and candidate_tags would: before a local Dask cluster, this process
+    learns them for the first chunk before the cluster's workers fork, and they share them. What is
     classified is the same (the rows are those the workers would work out)."""
     a = analysis
     table = a.spellings
