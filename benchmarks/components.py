@@ -378,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(columns_table(growing_parts)))
     if jobs_parts is not None:
         print(f"\nthe same corpus with --jobs {args.jobs}, each part timed in the processes that run it "
-              "(the parent's statistics pass includes its learning of the first chunk)")
+              "(the parent's statistics pass: reading the corpus and handing it to the workers)")
         print("\n".join(jobs_table(growing_parts, jobs_parts, args.jobs)))
     print(f"\n{warm_messages:,} messages: the first tenth eleven times (every spelling known after the first tenth)")
     print("\n".join(table(warm_parts, warm_messages)))

@@ -450,17 +450,21 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
 
 class KeepingPool:
     """The workers of --jobs on this machine, forked once for both passes of classify. The worker
-    that counts the corpus statistics of a chunk (the k-th goes to worker k % jobs) keeps it, its
-    texts folded and cut into stretch ids, and classifies it once the statistics of the whole
-    corpus reach it (`classify`): a text goes to a worker once, and comes back as its rows. A
-    chunk it was not asked to keep (a corpus too large to keep) is sent again to be classified.
-    Each worker learns the spellings of its own chunks. Used as a context manager: the workers
-    stop when it ends, at once if it ends with an error."""
+    that counts the corpus statistics of a chunk keeps it, its texts folded and cut into stretch
+    ids, and classifies it once the statistics of the whole corpus reach it (`classify`): a text
+    goes to a worker once, and comes back as its rows. A chunk it was not asked to keep (a corpus
+    too large to keep) is sent again to be classified. A chunk goes to the worker with the fewest
+    chunks given and not yet answered (the first of them on a tie), so that a worker held up by a
+    costly chunk is given fewer. Each worker learns the spellings of its own chunks. Used as a
+    context manager: the workers stop when it ends, at once if it ends with an error."""
 
     def __init__(self, classifier, jobs: int):
         self.classifier, self.jobs = classifier, jobs
         self._pools: list = []
-        self._given = 0  # chunks given to be counted: the next goes to worker _given % jobs
+        self._given = 0  # chunks given to be counted, each given its index in the corpus
+        self._counted_by: dict[int, int] = {}  # the worker that counted each chunk it keeps, by index
+        self._waiting: list[int] = []  # chunks given to each worker and not yet answered
+        self._lock = threading.Lock()
 
     def __enter__(self) -> KeepingPool:
         return self
@@ -488,6 +492,7 @@ class KeepingPool:
 
         context = multiprocessing.get_context("fork")
         setup = (os.getpid(), _init_pool_worker, (self.classifier,))
+        self._waiting = [0] * workers
         with ctrl_c_held_back():
             for _ in range(workers):
                 pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start_worker, initargs=setup)
@@ -495,6 +500,21 @@ class KeepingPool:
                 launch = getattr(pool, "_launch_processes", None)  # else forked at its first submit
                 if launch is not None:
                     launch()
+
+    def _submit(self, worker: int | None, function, *arguments):
+        """function(*arguments) given to `worker`, or to the worker with the fewest chunks waiting."""
+        with self._lock:
+            if worker is None:
+                worker = self._waiting.index(min(self._waiting))
+            self._waiting[worker] += 1
+        with ctrl_c_held_back():
+            future = self._pools[worker].submit(function, *arguments)
+        future.add_done_callback(lambda _: self._answered(worker))
+        return worker, future
+
+    def _answered(self, worker: int) -> None:
+        with self._lock:
+            self._waiting[worker] -= 1
 
     def _results(self, submit, items: Iterable, in_flight: int) -> Iterator:
         from concurrent.futures.process import BrokenProcessPool
@@ -520,21 +540,23 @@ class KeepingPool:
         def submit(item):
             at, self._given = self._given, self._given + 1
             pairs, keep = item
-            with ctrl_c_held_back():
-                return self._pools[at % self.jobs].submit(_count_kept, at, pairs, keep)
+            worker, future = self._submit(None, _count_kept, at, pairs, keep)
+            if keep:
+                self._counted_by[at] = worker
+            return future
 
         return self._results(submit, chunks, in_flight)
 
     def forget_kept(self) -> None:
         """Let the workers go of the chunks they keep: the corpus is too large to keep, and its
         chunks are sent again to be classified."""
-        for pool in self._pools:
-            with ctrl_c_held_back():
-                pool.submit(_forget_kept)
+        self._counted_by.clear()
+        for worker in range(len(self._pools)):
+            self._submit(worker, _forget_kept)
 
     def classify(self, chunks: Iterable, stats, keep_cells: bool = False) -> Iterator:
         """Each chunk classified (ClassifiedChunk), in input order: a chunk kept by its worker
-        given as its KeptChunk, any other as its pairs (sent to the workers in turn). The first
+        given as its KeptChunk (to the worker that keeps it), any other as its pairs. The first
         chunk each worker is given brings the statistics of the corpus."""
         import pickle
 
@@ -545,14 +567,14 @@ class KeepingPool:
             self._start(self.jobs)
         payload = pickle.dumps((stats, keep_cells), protocol=pickle.HIGHEST_PROTOCOL)  # once, for every worker
         sent: set[int] = set()
-        turn = itertools.count()
 
         def submit(chunk):
-            worker = chunk.index % self.jobs if isinstance(chunk, KeptChunk) else next(turn) % self.jobs
-            setup = None if worker in sent else payload
-            sent.add(worker)
-            with ctrl_c_held_back():
-                return self._pools[worker].submit(_classify_kept, setup, chunk)
+            with self._lock:
+                worker = (self._counted_by[chunk.index] if isinstance(chunk, KeptChunk)
+                          else self._waiting.index(min(self._waiting)))
+                first = worker not in sent
+                sent.add(worker)
+            return self._submit(worker, _classify_kept, payload if first else None, chunk)[1]
 
         return self._results(submit, chunks, 2 * self.jobs)
 
@@ -598,7 +620,8 @@ def _classify_kept(setup: bytes | None, chunk):
     with the worker's first chunk: the corpus statistics (and whether the rows keep their cells),
     from which this worker classifies; what it remembered of its counting is let go of then, and
     the stretch ids of the chunks it keeps are held while they take at most what the memory
-    budget keeps when it is spent (as in one process: triage.jobs.corpus_stats)."""
+    budget keeps when it is spent, and let go of if it keeps none (as in one process:
+    triage.jobs.corpus_stats)."""
     if setup is not None:
         import pickle
 
@@ -608,9 +631,9 @@ def _classify_kept(setup: bytes | None, chunk):
 
         _pool_worker.stats, _pool_worker.keep_cells = pickle.loads(setup)
         forget_letter_runs()
-        if VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
-            STRETCH_IDS.clear()
-        elif _kept:
+        if not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
+            STRETCH_IDS.clear()  # they serve no chunk kept here, or take too much of the budget
+        else:
             size = len(_kept)
             VOCABULARY.hold("stretches", lambda: (size - len(_kept), len(_kept)))
     if not isinstance(chunk, _KeptIndex):
