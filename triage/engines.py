@@ -484,9 +484,9 @@ class KeepingPool:
                 pool.shutdown(wait=True, cancel_futures=True)
 
     def _start(self, workers: int) -> None:
-        """Fork the workers, each a pool of its own (what a worker holds, the chunks of its turn
-        come to), every one before any pool starts the threads that feed it: a process forked
-        while another thread holds a lock may wait for it forever."""
+        """Fork the workers, each a pool of its own (a chunk a worker keeps goes back to it), every
+        one before any pool starts the threads that feed it: a process forked while another thread
+        holds a lock may wait for it forever."""
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 

@@ -337,6 +337,8 @@ def run_classify(
                     handover.add(done.columns, done.risk)
                 if ranked:
                     risks.append(done.risk)
+            if pool is not None:  # every chunk classified: the workers and what they hold go now
+                pool.close()
             if check_input is not None:
                 check_input.finish()
             if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
