@@ -77,3 +77,22 @@ def test_the_stretches_start_afresh_within_the_memory_budget(monkeypatch):
     assert len(names._letter_runs) == 2
     assert sorted(names._letter_runs.words) == ["arrive", "julie"]  # a run, and a capitalised word
     assert stats.count("arrive") == 1 and stats.count("julie") == 0
+
+
+def test_counts_pickled_are_merged_and_pickling_them_changes_nothing_held():
+    """The counts of a corpus are pickled merged (sent to the workers of --jobs), and pickling them
+    reads them only: two threads may pickle the same counts at once (each a process pool's)."""
+    import pickle
+
+    stats = CorpusStats()
+    stats.add_folded(fold_batch(["salut toi", "alors toi ça va", "Bon"])[0])
+    stats.add_folded(fold_batch(["salut Marc", "toi alors"])[0])
+    held = [(name, getattr(stats, name)._pending, getattr(stats, name).keys) for name in ("counts", "capitalised")]
+    copy = pickle.loads(pickle.dumps(stats))
+    for name, pending, keys in held:
+        assert getattr(stats, name)._pending is pending and getattr(stats, name).keys is keys
+    assert pending or held[0][1]  # something was still to merge
+    for name in ("counts", "capitalised"):
+        mine, theirs = getattr(stats, name).arrays(), getattr(copy, name).arrays()
+        assert all((a == b).all() for a, b in zip(mine, theirs))
+    assert stats.count("toi") == copy.count("toi") == 3 and copy.count("salut") == 2

@@ -306,15 +306,21 @@ class WordCounts:
         return counts
 
     def _merge(self) -> None:
-        if not self._pending:
-            return
-        keys = np.concatenate([self.keys, *(k for k, _ in self._pending)])
-        values = np.concatenate([self.values, *(v for _, v in self._pending)])
-        self._pending, self._pending_size = [], 0
+        if self._pending:
+            self.keys, self.values = self._merged()
+            self._pending, self._pending_size = [], 0
+
+    def _merged(self) -> tuple[np.ndarray, np.ndarray]:
+        """The counts merged (keys sorted and distinct), without changing what is held."""
+        pending = list(self._pending)
+        if not pending:
+            return self.keys, self.values
+        keys = np.concatenate([self.keys, *(k for k, _ in pending)])
+        values = np.concatenate([self.values, *(v for _, v in pending)])
         order = np.argsort(keys, kind="stable")
         keys, values = keys[order], values[order]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        self.keys, self.values = keys[starts], np.add.reduceat(values, starts)
+        return keys[starts], np.add.reduceat(values, starts)
 
     def get_many(self, spellings: list[str]) -> np.ndarray:
         """The count of each spelling (0 when never counted)."""
@@ -339,8 +345,9 @@ class WordCounts:
 
     def __getstate__(self):
         # As raw bytes: a numpy array's own pickle costs about 150 bytes more, for each column.
-        self._merge()
-        return (self.keys.astype("<u8").tobytes(), self.values.astype("<i8").tobytes())
+        # Merged without changing what is held: two threads may pickle the same counts at once.
+        keys, values = self._merged()
+        return (keys.astype("<u8").tobytes(), values.astype("<i8").tobytes())
 
     def __setstate__(self, state) -> None:
         keys, values = state
