@@ -360,10 +360,13 @@ def test_a_keeping_pool_gives_a_chunk_to_the_worker_with_the_fewest_waiting():
     """A worker held up by a long chunk is not given the next ones while another waits for none."""
     with engines.KeepingPool(None, 2) as pool:
         pool._start(2)
-        slow, waiting = pool._submit(None, time.sleep, 1.0)
+        slow, waiting = pool._submit(None, time.sleep, 3.0)
         quick, answered = pool._submit(None, abs, -1)
         assert (slow, quick) == (0, 1) and answered.result() == 1
-        time.sleep(0.1)  # the answer counted
+        deadline = time.monotonic() + 2.0
+        while pool._waiting[1] and time.monotonic() < deadline:  # the answer counted (just after it is given)
+            time.sleep(0.01)
+        assert pool._waiting == [1, 0] and not waiting.done()
         assert [pool._submit(None, abs, -k)[0] for k in range(2)] == [1, 0]
         waiting.result()
 
