@@ -6,7 +6,7 @@ Starts COMMAND, then samples the CPU time of it and of every process it starts (
 seconds until it ends, and prints, per `--bucket` seconds, the cores used by all of them together and by each
 process (1.00: one core the whole time). A process forked as a worker shows up in its own column from its start.
 Then each process's user and system CPU seconds and minor page faults, as last sampled (where `--jobs` spends the
-CPU one process does not: the parent, the statistics workers, the classifying workers). Run by hand, never by the
+CPU one process does not: the parent and each worker). Run by hand, never by the
 test suite (benchmarks/README.md).
 """
 
