@@ -367,6 +367,11 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _worker_died() -> BadOption:
+    """The one-line error of a run whose fork pool lost a worker."""
+    return BadOption("a worker process died (out of memory?); nothing was written: retry with fewer --jobs")
+
+
 def _at_most_one_worker_a_chunk(chunks: Iterable, jobs: int) -> tuple[Iterator, int]:
     """(the chunks, as many workers as there are chunks up to `jobs`): the first `jobs` chunks
     read ahead. A worker started for no chunk costs its start: with --jobs 16, 10,000 messages
@@ -428,9 +433,7 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
                 yield future.result()
             done = True
         except BrokenProcessPool:
-            raise BadOption(
-                "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
-            ) from None
+            raise _worker_died() from None
     finally:
         # The pool is waited for: one left stopping its workers closes its pipe while the
         # interpreter, exiting, writes to it (a traceback under Ctrl-C's one-line answer). Its
@@ -504,13 +507,16 @@ class KeepingPool:
     def _submit(self, worker: int | None, function, *arguments):
         """function(*arguments) given to `worker`, or to the worker with the fewest chunks waiting."""
         with self._lock:
-            if worker is None:
-                worker = self._waiting.index(min(self._waiting))
+            worker = self._least_waiting() if worker is None else worker
             self._waiting[worker] += 1
         with ctrl_c_held_back():
             future = self._pools[worker].submit(function, *arguments)
         future.add_done_callback(lambda _: self._answered(worker))
         return worker, future
+
+    def _least_waiting(self) -> int:
+        """The worker with the fewest chunks given and not yet answered (the first on a tie)."""
+        return self._waiting.index(min(self._waiting))
 
     def _answered(self, worker: int) -> None:
         with self._lock:
@@ -523,9 +529,7 @@ class KeepingPool:
             for future in _in_order(submit, items, in_flight):
                 yield future.result()
         except BrokenProcessPool:
-            raise BadOption(
-                "a worker process died (out of memory?); nothing was written: retry with fewer --jobs"
-            ) from None
+            raise _worker_died() from None
 
     def count(self, chunks: Iterable[tuple[Sequence, bool]], in_flight: int) -> Iterator:
         """The corpus statistics (CorpusStats) of each (chunk of pairs, whether to keep it), in input
@@ -570,8 +574,7 @@ class KeepingPool:
 
         def submit(chunk):
             with self._lock:
-                worker = (self._counted_by[chunk.index] if isinstance(chunk, KeptChunk)
-                          else self._waiting.index(min(self._waiting)))
+                worker = self._counted_by[chunk.index] if isinstance(chunk, KeptChunk) else self._least_waiting()
                 first = worker not in sent
                 sent.add(worker)
             return self._submit(worker, _classify_kept, payload if first else None, chunk)[1]
@@ -622,11 +625,12 @@ def _classify_kept(setup: bytes | None, chunk):
     the stretch ids of the chunks it keeps are held while they take at most what the memory
     budget keeps when it is spent, and let go of if it keeps none (as in one process:
     triage.jobs.corpus_stats)."""
+    from triage.pipeline.memory import LOW_WATER, VOCABULARY
+
     if setup is not None:
         import pickle
 
         from triage.model.names import forget_letter_runs
-        from triage.pipeline.memory import LOW_WATER, VOCABULARY
         from triage.text.stretches import STRETCH_IDS
 
         _pool_worker.stats, _pool_worker.keep_cells = pickle.loads(setup)
@@ -640,8 +644,6 @@ def _classify_kept(setup: bytes | None, chunk):
         return _sent_back(_pool_worker.classify(chunk))
     done = _pool_worker.classify(_kept.pop(chunk.index))
     if not _kept:
-        from triage.pipeline.memory import VOCABULARY
-
         VOCABULARY.release("stretches")
     return _sent_back(done)
 
