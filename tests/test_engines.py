@@ -236,6 +236,9 @@ def test_with_jobs_the_worker_that_counts_a_chunk_keeps_it_and_classifies_it(tmp
     jobs.run_classify(source, tmp_path / "two.csv", jobs=2, chunk_size=8, chart=False)
     jobs.run_classify(source, tmp_path / "one.csv", chunk_size=8, chart=False)
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    monkeypatch.setattr(engines, "TAIL_PART", 2)  # the last chunks cut again, into parts of two messages
+    jobs.run_classify(source, tmp_path / "tail.csv", jobs=2, chunk_size=8, chart=False)
+    assert (tmp_path / "tail.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
     monkeypatch.setattr(jobs, "KEEP_READ_MESSAGES", 20)  # too large to keep: sent whole to be classified
     with pytest.raises(AssertionError, match="sent whole"):
         jobs.run_classify(source, tmp_path / "again.csv", jobs=2, chunk_size=8, chart=False)
@@ -369,6 +372,45 @@ def test_a_keeping_pool_gives_a_chunk_to_the_worker_with_the_fewest_waiting():
         assert pool._waiting == [1, 0] and not waiting.done()
         assert [pool._submit(None, abs, -k)[0] for k in range(2)] == [1, 0]
         waiting.result()
+
+
+def test_the_last_chunks_are_cut_again_into_equal_parts_for_the_workers(monkeypatch):
+    """The last two chunks (the last one short) come as parts of equal length, as many as the
+    workers take (or as their items allow), every item once and in order; a few items stay whole."""
+    monkeypatch.setattr(engines, "TAIL_PART", 2)
+    chunks = [list(range(at, min(at + 5, 17))) for at in range(0, 17, 5)]  # 5, 5, 5, 2
+    parts = list(engines.even_tail(iter(chunks), 2))
+    assert parts[:2] == chunks[:2]
+    assert [len(part) for part in parts[2:]] == [2, 2, 2]  # seven items: at least two each
+    assert [item for part in parts for item in part] == list(range(17))
+    monkeypatch.setattr(engines, "TAIL_PART", 500)
+    assert list(engines.even_tail(iter(chunks), 2)) == chunks[:2] + [list(range(10, 17))]
+    assert list(engines.even_tail(iter([]), 2)) == []
+
+
+def test_a_keeping_pool_gives_a_kept_chunk_to_the_worker_that_keeps_the_fewest_messages():
+    """A worker classifies the chunks it keeps: chunks of unequal length are given so that the two
+    keep about as many messages, whichever answers first."""
+    sizes = [6, 2, 2, 2, 2, 1, 1]
+    chunks = [([(str(k), "Salut Julie")] * size, True) for k, size in enumerate(sizes)]
+    with engines.KeepingPool(None, 2) as pool:
+        assert len(list(pool.count(iter(chunks), 16))) == len(sizes)
+        kept = [0, 0]
+        for at, worker in pool._counted_by.items():
+            kept[worker] += sizes[at]
+    assert kept == [8, 8]
+
+
+def test_a_keeping_pool_told_to_stop_ends_its_workers_without_waiting_and_close_waits_for_them():
+    with engines.KeepingPool(None, 1) as pool:
+        pool._start(1)
+        _, sleeping = pool._submit(None, time.sleep, 1.0)
+        process = next(iter(pool._pools[0]._processes.values()))
+        started = time.monotonic()
+        pool.stop()
+        assert time.monotonic() - started < 0.5 and process.is_alive()
+        pool.close()
+        assert sleeping.done() and not process.is_alive()
 
 
 _count_kept = engines._count_kept

@@ -381,6 +381,30 @@ def _at_most_one_worker_a_chunk(chunks: Iterable, jobs: int) -> tuple[Iterator, 
     return itertools.chain(head, chunks), min(jobs, len(head))
 
 
+# The last chunks of a corpus cut again for the workers: into this many parts a worker, each of at
+# least TAIL_PART items (a corpus of a few messages is not spread over processes for nothing).
+TAIL_PARTS_A_WORKER = 4
+TAIL_PART = 500
+
+
+def even_tail(chunks: Iterable[list], workers: int) -> Iterator[list]:
+    """The chunks, in order, their last two (the last one often short) cut again into parts of
+    equal length: TAIL_PARTS_A_WORKER for each of `workers`, of at least TAIL_PART items. Given to
+    the workers with the fewest items, the parts even out what each has to do, so that none is
+    left working alone at the end (86,000 messages in chunks of 5,000 are nine chunks for one
+    worker, eight and a short one for the other)."""
+    held: list = []
+    for chunk in chunks:
+        held.append(chunk)
+        if len(held) > 2:
+            yield held.pop(0)
+    tail = list(itertools.chain.from_iterable(held))
+    parts = max(1, min(TAIL_PARTS_A_WORKER * workers, len(tail) // TAIL_PART))
+    step = -(-len(tail) // parts)
+    for start in range(0, len(tail), step):
+        yield tail[start:start + step]
+
+
 def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initargs=(), in_flight: int | None = None,
              meanwhile: Callable[[], None] | None = None) -> Iterator:
     """function(chunk) for each chunk, in input order, in a pool of `jobs` forked processes
@@ -467,6 +491,7 @@ class KeepingPool:
         self._given = 0  # chunks given to be counted, each given its index in the corpus
         self._counted_by: dict[int, int] = {}  # the worker that counted each chunk it keeps, by index
         self._waiting: list[int] = []  # chunks given to each worker and not yet answered
+        self._stopping: list = []  # the threads of the pools told to stop, not yet waited for
         self._lock = threading.Lock()
 
     def __enter__(self) -> KeepingPool:
@@ -476,15 +501,24 @@ class KeepingPool:
         self.close(failed=kind is not None)
 
     def close(self, failed: bool = False) -> None:
-        """Stop the workers: once they have done their work, or at once (`failed`: the chunks not
-        started are dropped)."""
+        """Stop the workers and wait until they have: once they have done their work, or at once
+        (`failed`: the chunks not started are dropped)."""
+        self.stop(failed)
+        stopping, self._stopping = self._stopping, []
+        for thread in stopping:
+            with ctrl_c_held_back():
+                thread.join()
+
+    def stop(self, failed: bool = False) -> None:
+        """Tell the workers to stop once they have done their work (at once if `failed`), without
+        waiting: they end while this process writes the end of the output (close waits for them,
+        by the thread of each pool that waits for its worker to end)."""
         pools, self._pools = self._pools, []
         for pool in pools:
-            if not failed:
-                with ctrl_c_held_back():
-                    pool.shutdown(wait=True)
-            else:
-                pool.shutdown(wait=True, cancel_futures=True)
+            thread = getattr(pool, "_executor_manager_thread", None)
+            pool.shutdown(wait=thread is None, cancel_futures=failed)
+            if thread is not None:
+                self._stopping.append(thread)
 
     def _start(self, workers: int) -> None:
         """Fork the workers, each a pool of its own (a chunk a worker keeps goes back to it), every
@@ -509,6 +543,11 @@ class KeepingPool:
         with self._lock:
             worker = self._least_waiting() if worker is None else worker
             self._waiting[worker] += 1
+        return self._given_to(worker, function, *arguments)
+
+    def _given_to(self, worker: int, function, *arguments):
+        """function(*arguments) given to `worker` (counted already in its chunks waiting, until it
+        is answered)."""
         with ctrl_c_held_back():
             future = self._pools[worker].submit(function, *arguments)
         future.add_done_callback(lambda _: self._answered(worker))
@@ -541,13 +580,21 @@ class KeepingPool:
         self.jobs = workers
         self._start(workers)
 
+        kept = [0] * workers  # the messages each worker keeps
+
         def submit(item):
             at, self._given = self._given, self._given + 1
             pairs, keep = item
-            worker, future = self._submit(None, _count_kept, at, pairs, keep)
-            if keep:
-                self._counted_by[at] = worker
-            return future
+            if not keep:
+                return self._submit(None, _count_kept, at, pairs, keep)[1]
+            # A chunk kept goes to the worker that keeps the fewest messages (the fewest chunks
+            # waiting on a tie): it classifies it too, and the workers end together.
+            with self._lock:
+                worker = min(range(workers), key=lambda w: (kept[w], self._waiting[w], w))
+                self._waiting[worker] += 1
+            kept[worker] += len(pairs)
+            self._counted_by[at] = worker
+            return self._given_to(worker, _count_kept, at, pairs, keep)[1]
 
         return self._results(submit, chunks, in_flight)
 

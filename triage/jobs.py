@@ -318,7 +318,9 @@ def run_classify(
         with table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
             if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
                 writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
-            chunks = chunks or table.pairs(chunk_size, characters)
+            if chunks is None:
+                chunks = table.pairs(chunk_size, characters)
+                chunks = engines.even_tail(chunks, jobs) if pool is not None else chunks
             if check_input is not None:  # no statistics pass: checked on this read, before the output is in place
                 chunks = _observed(chunks, check_input.add)
             if progress:
@@ -338,7 +340,7 @@ def run_classify(
                 if ranked:
                     risks.append(done.risk)
             if pool is not None:  # every chunk classified: the workers and what they hold go now
-                pool.close()
+                pool.stop()
             if check_input is not None:
                 check_input.finish()
             if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
@@ -675,7 +677,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
             stats.merge(counted)
     elif pool is not None:
         def asked():
-            for chunk in chunks():
+            for chunk in engines.even_tail(chunks(), jobs):
                 keeping = kept is not None
                 keep(chunk)
                 if keeping and kept is None:  # the corpus is read again: the workers let go of what they keep
@@ -685,7 +687,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
         for counted in pool.count(asked(), STATS_IN_FLIGHT * jobs):
             stats.merge(counted)
         if kept is None:
-            return stats, table.pairs(size, characters)
+            return stats, engines.even_tail(table.pairs(size, characters), jobs)
         return stats, _handed_over([engines.KeptChunk(chunk, at) for at, chunk in enumerate(kept)])
     elif jobs > 1:
         # Before a local Dask cluster: the workers fold and cut the texts they count, and send the
