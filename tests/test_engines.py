@@ -381,7 +381,7 @@ def test_the_last_chunks_are_cut_again_into_equal_parts_for_the_workers(monkeypa
     chunks = [list(range(at, min(at + 5, 17))) for at in range(0, 17, 5)]  # 5, 5, 5, 2
     parts = list(engines.even_tail(iter(chunks), 2))
     assert parts[:2] == chunks[:2]
-    assert [len(part) for part in parts[2:]] == [2, 2, 2]  # seven items: at least two each
+    assert [len(part) for part in parts[2:]] == [3, 2, 2]  # seven items: at most two parts a worker, of two or more
     assert [item for part in parts for item in part] == list(range(17))
     monkeypatch.setattr(engines, "TAIL_PART", 500)
     assert list(engines.even_tail(iter(chunks), 2)) == chunks[:2] + [list(range(10, 17))]

@@ -383,7 +383,7 @@ def _at_most_one_worker_a_chunk(chunks: Iterable, jobs: int) -> tuple[Iterator, 
 
 # The last chunks of a corpus cut again for the workers: into this many parts a worker, each of at
 # least TAIL_PART items (a corpus of a few messages is not spread over processes for nothing).
-TAIL_PARTS_A_WORKER = 4
+TAIL_PARTS_A_WORKER = 2
 TAIL_PART = 500
 
 
@@ -399,10 +399,15 @@ def even_tail(chunks: Iterable[list], workers: int) -> Iterator[list]:
         if len(held) > 2:
             yield held.pop(0)
     tail = list(itertools.chain.from_iterable(held))
+    if not tail:
+        return
     parts = max(1, min(TAIL_PARTS_A_WORKER * workers, len(tail) // TAIL_PART))
-    step = -(-len(tail) // parts)
-    for start in range(0, len(tail), step):
-        yield tail[start:start + step]
+    size, longer = divmod(len(tail), parts)  # the first `longer` parts hold one item more
+    start = 0
+    for part in range(parts):
+        end = start + size + (part < longer)
+        yield tail[start:end]
+        start = end
 
 
 def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initargs=(), in_flight: int | None = None,
