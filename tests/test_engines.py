@@ -765,18 +765,40 @@ def _pool_threads() -> list:
     return [thread for thread in threading.enumerate() if isinstance(thread, process._ExecutorManagerThread)]
 
 
-def test_a_caller_that_stops_reading_stops_the_pool_there():
+class Calling:
+    """A classifier that answers each chunk (anything) with function(chunk)."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def classify(self, chunk):
+        return self.function(chunk)
+
+
+def _pooled(pool: str, function, items, jobs: int):
+    """function(item) for each item in a fork pool: fork_map's, or a KeepingPool's (run_chunks')."""
+    if pool == "fork_map":
+        return engines.fork_map(function, items, jobs, in_flight=jobs)
+    return engines.run_chunks(Calling(function), items, jobs=jobs)
+
+
+POOLS = ["fork_map", "keeping"]
+
+
+@pytest.mark.parametrize("pool", POOLS)
+def test_a_caller_that_stops_reading_stops_the_pool_there(pool):
     """A caller that stops reading (Ctrl-C while it writes a chunk, an error) closes the pool and
     waits for its workers then: a pool left stopping them at exit closes its pipe while the
     interpreter writes to it, which prints a traceback under Ctrl-C's one-line answer."""
-    results = engines.fork_map(abs, range(-1, -40, -1), 2, in_flight=2)
+    results = _pooled(pool, abs, range(-1, -40, -1), 2)
     assert next(results) == 1
     results.close()
     assert not _pool_threads()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the workers are found in /proc")
-def test_a_second_ctrl_c_cuts_short_the_wait_for_work_under_way():
+@pytest.mark.parametrize("pool", POOLS)
+def test_a_second_ctrl_c_cuts_short_the_wait_for_work_under_way(pool):
     """Stopped before the end, the pool waits for the chunk each worker holds (a hostile message
     may take minutes): a second Ctrl-C cuts that wait short."""
     import threading
@@ -786,7 +808,7 @@ def test_a_second_ctrl_c_cuts_short_the_wait_for_work_under_way():
         return {int(pid) for task in tasks for pid in (task / "children").read_text().split()}
 
     before = children()  # (this process's other children, such as multiprocessing's resource tracker)
-    results = engines.fork_map(time.sleep, [0, 30, 30, 30], 2)
+    results = _pooled(pool, time.sleep, [0, 30, 30, 30], 2)
     assert next(results) is None
     workers = children() - before
     assert len(workers) == 2
@@ -810,18 +832,24 @@ def test_a_second_ctrl_c_cuts_short_the_wait_for_work_under_way():
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="Ctrl-C is held back with pthread_sigmask")
-def test_a_ctrl_c_as_the_pool_stops_still_waits_for_its_workers(monkeypatch):
+@pytest.mark.parametrize("pool", POOLS)
+def test_a_ctrl_c_as_the_pool_stops_still_waits_for_its_workers(monkeypatch, pool):
     """Ctrl-C pressed while the pool waits for its workers to stop is answered once they have."""
     from concurrent.futures import process
 
-    stop = process.ProcessPoolExecutor.shutdown
+    stop, wait = process.ProcessPoolExecutor.shutdown, process._ExecutorManagerThread.join
 
-    def pressed_as_it_stops(pool, wait=True, **options):
+    def pressed_as_it_stops(executor, wait=True, **options):
         if wait:
             signal.raise_signal(signal.SIGINT)
-        return stop(pool, wait, **options)
+        return stop(executor, wait, **options)
+
+    def pressed_as_it_waits(thread, *options):  # a KeepingPool waits for the thread that stops its worker
+        signal.raise_signal(signal.SIGINT)
+        return wait(thread, *options)
 
     monkeypatch.setattr(process.ProcessPoolExecutor, "shutdown", pressed_as_it_stops)
+    monkeypatch.setattr(process._ExecutorManagerThread, "join", pressed_as_it_waits)
     with pytest.raises(KeyboardInterrupt):
-        assert list(engines.fork_map(abs, [-1, -2, -3], 2)) == [1, 2, 3]
+        assert list(_pooled(pool, abs, [-1, -2, -3], 2)) == [1, 2, 3]
     assert not _pool_threads()

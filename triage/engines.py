@@ -13,6 +13,7 @@ must start in under 0.5 s).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -484,8 +485,9 @@ class KeepingPool:
     """The workers of --jobs on this machine, forked once for both passes of classify. The worker
     that counts the corpus statistics of a chunk keeps it, its texts folded and cut into stretch
     ids, and classifies it once the statistics of the whole corpus reach it (`classify`): a text
-    goes to a worker once, and comes back as its rows. A chunk it was not asked to keep (a corpus
-    too large to keep) is sent again to be classified. A chunk goes to the worker with the fewest
+    goes to a worker once, and comes back as its rows. A chunk to keep goes to the worker that
+    keeps the fewest messages, so that the workers end together. A chunk it was not asked to keep
+    (a corpus too large to keep) is sent again to be classified, to the worker with the fewest
     chunks given and not yet answered (the first of them on a tie), so that a worker held up by a
     costly chunk is given fewer. Each worker learns the spellings of its own chunks. Used as a
     context manager: the workers stop when it ends, at once if it ends with an error."""
@@ -510,8 +512,11 @@ class KeepingPool:
         (`failed`: the chunks not started are dropped)."""
         self.stop(failed)
         stopping, self._stopping = self._stopping, []
-        for thread in stopping:
-            with ctrl_c_held_back():
+        # As fork_map's pool: their work done, a Ctrl-C pressed meanwhile is answered once they have
+        # stopped; stopped before the end, each finishes the chunk it holds, and a second Ctrl-C
+        # cuts that wait short.
+        with contextlib.nullcontext() if failed else ctrl_c_held_back():
+            for thread in stopping:
                 thread.join()
 
     def stop(self, failed: bool = False) -> None:
