@@ -1,0 +1,57 @@
+"""benchmarks/chunk_times.py: when each worker of classify --jobs counts and classifies each chunk."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, benchmark_module
+
+
+@pytest.fixture(scope="module")
+def chunk_times():
+    return benchmark_module("chunk_times")
+
+
+def test_the_stamps_of_each_worker_are_summed_and_its_first_chunk_set_apart(chunk_times):
+    chunks = [
+        {"worker": 7, "step": "count", "index": 0, "start": 0.3, "end": 0.35},
+        {"worker": 9, "step": "count", "index": 1, "start": 0.31, "end": 0.37},
+        {"worker": 7, "step": "classify", "index": 0, "start": 0.5, "end": 0.9},
+        {"worker": 7, "step": "classify", "index": 2, "start": 0.9, "end": 1.0},
+        {"worker": 7, "step": "classify", "index": 4, "start": 1.0, "end": 1.2},
+        {"worker": 9, "step": "classify", "index": 1, "start": 0.5, "end": 1.1},
+    ]
+    summary = chunk_times.summarise({"workers forked": 0.25, "exit": 1.3}, chunks)
+    first, second = summary["workers"][1], summary["workers"][2]
+    assert (first["chunks_counted"], first["chunks_classified"]) == (1, 3)
+    assert first["first_chunk_classified_seconds"] == pytest.approx(0.4)
+    assert first["others_median_seconds"] == pytest.approx(0.15)
+    assert first["ended"] == pytest.approx(1.2) and second["ended"] == pytest.approx(1.1)
+    assert second["others_median_seconds"] is None  # one chunk classified
+    assert summary["workers_ended_apart_seconds"] == pytest.approx(0.1)
+    assert "the workers ended 0.100 s apart" in chunk_times.report(summary)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="chunk_times.py reads Linux's /proc")
+def test_a_run_with_two_workers_is_stamped_chunk_by_chunk(tmp_path):
+    corpus = tmp_path / "sms.csv"
+    texts = ["slt Julie tu viens ce soir ?", "ok a demain a la gare", "Rdv chez Dubois 18h", "bisous"]
+    corpus.write_text("id,text\n" + "".join(f"{k},{texts[k % 4]} {k}\n" for k in range(6_000)), encoding="utf-8")
+    out = tmp_path / "times.json"
+    run = subprocess.run([sys.executable, str(REPO / "benchmarks" / "chunk_times.py"), "--out", str(out), "--",
+                          "classify", str(corpus), "-o", str(tmp_path / "out.csv"), "--jobs", "2", "--no-chart"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(out.read_text())
+    assert list(summary["main"]) == ["script", "imports done", "workers forked", "statistics pass over",
+                                     "workers told to stop", "exit"]
+    assert list(summary["main"].values()) == sorted(summary["main"].values())
+    workers = summary["workers"].values()
+    assert len(workers) == 2
+    # 6,000 messages: a chunk of 5,000 and one of 1,000, cut again into four parts of 1,500.
+    assert sum(worker["chunks_counted"] for worker in workers) == 4
+    assert sum(worker["chunks_classified"] for worker in workers) == 4
+    assert "the workers ended" in run.stderr
+    assert Path(tmp_path / "out.csv").exists()
