@@ -553,19 +553,16 @@ class KeepingPool:
         with self._lock:
             worker = self._least_waiting() if worker is None else worker
             self._waiting[worker] += 1
-        return self._given_to(worker, function, *arguments)
-
-    def _given_to(self, worker: int, function, *arguments):
-        """function(*arguments) given to `worker` (counted already in its chunks waiting, until it
-        is answered)."""
         with ctrl_c_held_back():
             future = self._pools[worker].submit(function, *arguments)
         future.add_done_callback(lambda _: self._answered(worker))
         return worker, future
 
-    def _least_waiting(self) -> int:
-        """The worker with the fewest chunks given and not yet answered (the first on a tie)."""
-        return self._waiting.index(min(self._waiting))
+    def _least_waiting(self, first: list[int] | None = None) -> int:
+        """The worker with the fewest chunks given and not yet answered (the first on a tie); with
+        `first` (a number per worker), the worker with the least of it, then as said. Asked with
+        the lock held."""
+        return min(range(len(self._waiting)), key=lambda w: (first[w] if first else 0, self._waiting[w], w))
 
     def _answered(self, worker: int) -> None:
         with self._lock:
@@ -600,11 +597,10 @@ class KeepingPool:
             # A chunk kept goes to the worker that keeps the fewest messages (the fewest chunks
             # waiting on a tie): it classifies it too, and the workers end together.
             with self._lock:
-                worker = min(range(workers), key=lambda w: (kept[w], self._waiting[w], w))
-                self._waiting[worker] += 1
+                worker = self._least_waiting(kept)
             kept[worker] += len(pairs)
             self._counted_by[at] = worker
-            return self._given_to(worker, _count_kept, at, pairs, keep)[1]
+            return self._submit(worker, _count_kept, at, pairs, keep)[1]
 
         return self._results(submit, chunks, in_flight)
 
