@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, compress
+import operator
+from itertools import accumulate, chain, compress, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -141,13 +142,19 @@ class Cut:
     """The stretches of a batch of texts (Spellings.cut): `ids`, the stretch ids of those of the
     texts not cut whole, in order (triage.text.stretches), `counts` per such text; `whole`, per
     text, whether it is cut whole (a stretch of it does not cut into whole pieces on its own);
-    `new`, the ids of the stretches not cut yet with their pieces; `parts`, what each new piece
-    is made of (split_piece); `words`, the word spellings of the new pieces to label."""
+    `new`, the ids of the stretches not cut yet, `new_counts`, how many pieces each has, and
+    `new_pieces`, those pieces in turn; `plain`, the new pieces that are white space then one
+    plain word (tokenise.is_plain: most of them), added to the table at once; `parts`, what each
+    other new piece is made of (split_piece); `words`, the word spellings of the new pieces to
+    label: those of `plain` in turn, then those of the others."""
 
     ids: np.ndarray
     counts: np.ndarray
     whole: np.ndarray
-    new: dict[int, list[str]]
+    new: list[int]
+    new_counts: list[int]
+    new_pieces: list[str]
+    plain: list[str] = field(default_factory=list)
     parts: dict[str, tuple] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
 
@@ -234,42 +241,55 @@ class Spellings:
         if len(uncut):  # each once, in the order they come
             uncut, first = np.unique(uncut, return_index=True)
             uncut = uncut[np.argsort(first)]
-        keys = STRETCH_IDS.texts
-        new: dict[int, list[str]] = {}
+        new_ids = uncut.tolist()
+        keys = list(map(STRETCH_IDS.texts.__getitem__, new_ids))
+        # The stretch of each key and its word after its white space (stretch_of, plain_word's value): most
+        # keys are a word after a single space (the stretch is " " + the key), the others are a text's first
+        # stretch (a NUL, then the stretch) or begin with other white space (the stretch is the key).
+        values = list(map(str.lstrip, keys))
+        pieces = [" " + key for key in keys]
+        for at in [at for at, (key, value) in enumerate(zip(keys, values)) if key[:1] == "\0" or len(value) != len(key)]:
+            key = keys[at]
+            if key[:1] == "\0":
+                pieces[at] = values[at] = key[1:]
+            else:
+                pieces[at] = key
+        plain = list(map(is_plain, values))  # one piece, one word (what split_piece makes of it)
+        new_counts = [1] * len(new_ids)
         parts: dict[str, tuple] = {}
-        words: list[str] = []
+        words = list(compress(values, plain))
+        plain_pieces = list(compress(pieces, plain))
         bad = []  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
-        split = []  # the pieces of the new stretches cut by PIECE (a plain one's piece has its parts already)
-        piece_ids, findall = self.piece_ids, PIECE.findall
-        for ident in uncut.tolist():
-            # The stretch (stretch_of) and its word after its white space (plain_word's value, is_plain),
-            # written out: this loop runs once per new stretch.
-            key = keys[ident]
-            head = key[:1]
-            if head == "\0":
-                stretch = value = key[1:]
-            elif head.isspace():
-                stretch, value = key, key.lstrip()
-            else:
-                stretch, value = " " + key, key
-            if is_plain(value):
-                new[ident] = [stretch]  # one piece, one word (what split_piece makes of it)
-                if stretch not in piece_ids:
-                    parts[stretch] = ((len(stretch) - len(value), value, WORD),)
-                    words.append(value)
-            else:
-                pieces = new[ident] = findall(stretch)
-                if "".join(pieces) != stretch and not stretch.isspace():
-                    bad.append(ident)
-                    del new[ident]
+        split = []  # the pieces of the new stretches cut by PIECE
+        if not all(plain):
+            findall, flat = PIECE.findall, []
+            for at, stretch in enumerate(pieces):
+                if plain[at]:
+                    flat.append(stretch)
+                    continue
+                found = findall(stretch)
+                if "".join(found) != stretch and not stretch.isspace():
+                    bad.append(new_ids[at])
+                    new_counts[at] = 0
                 else:
-                    split.append(pieces)
+                    split.append(found)
+                    flat += found
+                    new_counts[at] = len(found)
+            pieces = flat
+        if bad:
+            kept = [count > 0 for count in new_counts]
+            new_ids, new_counts = list(compress(new_ids, kept)), list(compress(new_counts, kept))
+        # The plain pieces already in the table are not added again.
+        known = self.piece_ids
+        fresh = [piece not in known for piece in plain_pieces]
+        if not all(fresh):
+            plain_pieces, words = list(compress(plain_pieces, fresh)), list(compress(words, fresh))
         whole = np.zeros(len(texts), dtype=bool)
         if bad:  # the texts holding such a stretch are cut whole; the stretches of the others, in order
             holds = np.isin(ids, bad)
             whole = np.add.reduceat(holds, np.cumsum(counts) - counts) > 0  # (every text has a stretch)
             ids, counts = ids[~np.repeat(whole, counts)], counts[~whole]
-        cut = Cut(ids, counts, whole, new, parts, words)
+        cut = Cut(ids, counts, whole, new_ids, new_counts, pieces, plain_pieces, parts, list(words))
         self.new_parts(chain.from_iterable(split), cut)
         return cut
 
@@ -291,9 +311,10 @@ class Spellings:
         column operations: the new stretches are added first (their new pieces with the parts
         of `cut`), then each stretch's pieces are gathered from the table of stretches."""
         stretches = self.stretches
+        if cut.plain:  # the new pieces of one plain word each, added at once
+            self._add_plain(cut.plain, cut.words[: len(cut.plain)])
         if cut.new:
-            pieces = list(chain.from_iterable(cut.new.values()))
-            stretches.extend(list(cut.new), list(map(len, cut.new.values())), self.add_pieces(pieces, cut.parts))
+            stretches.extend(cut.new, cut.new_counts, self.add_pieces(cut.new_pieces, cut.parts))
         columns = stretches.numpy()
         sid = cut.ids
         count = columns.count[sid]
@@ -376,6 +397,34 @@ class Spellings:
                 n_parts += 1
             counts.append(n_parts - firsts[-1])
         return ids
+
+    def _add_plain(self, pieces: list[str], words: list[str]) -> None:
+        """Add new pieces, each white space then one plain word (tokenise.is_plain: its one part is
+        that word, `words` in turn), at once: what add_pieces does for them, but for a loop per new
+        spelling only (a plain word is never hyphenated)."""
+        n_pieces, n_parts, size = len(self._pieces["piece_length"]), len(self._parts["part_spelling"]), len(pieces)
+        self.piece_ids.update(zip(pieces, range(n_pieces, n_pieces + size)))
+        self._pieces["piece_length"].values += map(len, pieces)
+        self._pieces["piece_parts"].values += repeat(1, size)
+        self._pieces["piece_first"].values += range(n_parts, n_parts + size)
+        spelling_ids = self.spelling_ids
+        sids = list(map(spelling_ids.get, zip(words, repeat(WORD))))
+        if None in sids:
+            labelled, label = self.labeller.labelled.get, self.labeller.label_word
+            texts, infos, tags, kinds = self.texts, self.infos, self.tags, self._columns["kind"].values
+            for at in [at for at, sid in enumerate(sids) if sid is None]:
+                word = words[at]
+                sid = spelling_ids.get((word, WORD))  # (added for another piece of this batch: " Léa", "Léa")
+                if sid is None:
+                    sid = spelling_ids[(word, WORD)] = len(texts)
+                    texts.append(word)
+                    infos.append(labelled(word) or label(word))
+                    tags.append("")
+                    kinds.append(K_WORD)
+                sids[at] = sid
+        self._parts["part_spelling"].values += sids
+        self._parts["part_offset"].values += map(operator.sub, map(len, pieces), map(len, words))
+        self._parts["part_of_compound"].values += repeat(False, size)
 
     def add_piece(self, piece: str | tuple[str, str]) -> int:
         """Add a piece (or a detection_piece) and give its id (see add_pieces)."""
