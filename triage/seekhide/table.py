@@ -7,10 +7,10 @@ under a name of its own, and the table computes each for its new spellings at on
 
 from __future__ import annotations
 
+import operator
 import re
 import weakref
 from dataclasses import dataclass, field
-import operator
 from itertools import accumulate, chain, compress, repeat
 from typing import TYPE_CHECKING
 
