@@ -102,9 +102,9 @@ def test_a_real_ctrl_c_while_the_workers_run_is_one_line_too(tmp_path):
     source = tmp_path / "sms.csv"
     with source.open("w", encoding="utf-8") as handle:
         handle.write("id,text\n")
-        for i in range(40_000):
-            handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
-    # Ctrl-C while they classify: 40,000 messages take seconds more.
+        for i in range(120_000):
+            handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i}\n")
+    # Ctrl-C while they classify: 120,000 messages, each with a spelling of its own to learn, take seconds more.
     workers, process, out, err = _ctrl_c_once_the_workers_are_there(
         [sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv"), "--jobs", "2"],
         after=0.3, poll=0.05)
