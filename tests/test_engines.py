@@ -686,8 +686,8 @@ def test_a_real_ctrl_c_on_the_dask_engine_is_one_line_and_the_workers_go(tmp_pat
     source = tmp_path / "sms.csv"
     with source.open("w", encoding="utf-8") as handle:
         handle.write("id,text\n")
-        for i in range(80_000):
-            handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i % 89}\n")
+        for i in range(80_000):  # each message a spelling of its own to learn: seconds of work
+            handle.write(f"{i},slt Julie{i % 97} tu viens au ciné {i % 13} ce soir ? bisous Zorane{i}\n")
     process = subprocess.Popen([sys.executable, "-m", "triage", "classify", str(source), "-o", str(tmp_path / "c.csv"),
                                 "--no-chart", "--engine", "dask", "--jobs", "2"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
