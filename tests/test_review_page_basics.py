@@ -410,6 +410,8 @@ def test_keys_jump_between_marked_words_reset_and_go_to_a_message(browser, tmp_p
         field.send_keys("3", Keys.ENTER)
         wait_for(browser, lambda d: current_id(d) == "3")
         assert browser.find_element(By.ID, "goto").get_attribute("open") is None
+        # The field's focus gone with its dialog (a key typed into a field is not the review's).
+        wait_for(browser, lambda d: d.switch_to.active_element.tag_name.lower() != "input")
         press(browser, "b")  # back where it came from
         wait_for(browser, lambda d: current_id(d) == "1")
     finally:
