@@ -289,7 +289,7 @@ class Spellings:
             holds = np.isin(ids, bad)
             whole = np.add.reduceat(holds, np.cumsum(counts) - counts) > 0  # (every text has a stretch)
             ids, counts = ids[~np.repeat(whole, counts)], counts[~whole]
-        cut = Cut(ids, counts, whole, new_ids, new_counts, pieces, plain_pieces, parts, list(words))
+        cut = Cut(ids, counts, whole, new_ids, new_counts, pieces, plain_pieces, parts, words)
         self.new_parts(chain.from_iterable(split), cut)
         return cut
 
@@ -407,21 +407,9 @@ class Spellings:
         self._pieces["piece_length"].values += map(len, pieces)
         self._pieces["piece_parts"].values += repeat(1, size)
         self._pieces["piece_first"].values += range(n_parts, n_parts + size)
-        spelling_ids = self.spelling_ids
-        sids = list(map(spelling_ids.get, zip(words, repeat(WORD))))
-        if None in sids:
-            labelled, label = self.labeller.labelled.get, self.labeller.label_word
-            texts, infos, tags, kinds = self.texts, self.infos, self.tags, self._columns["kind"].values
-            for at in [at for at, sid in enumerate(sids) if sid is None]:
-                word = words[at]
-                sid = spelling_ids.get((word, WORD))  # (added for another piece of this batch: " Léa", "Léa")
-                if sid is None:
-                    sid = spelling_ids[(word, WORD)] = len(texts)
-                    texts.append(word)
-                    infos.append(labelled(word) or label(word))
-                    tags.append("")
-                    kinds.append(K_WORD)
-                sids[at] = sid
+        sids = list(map(self.spelling_ids.get, zip(words, repeat(WORD))))
+        for at in [at for at, sid in enumerate(sids) if sid is None]:  # new spellings (or " Léa" after "Léa")
+            sids[at] = self.spelling(words[at], WORD)
         self._parts["part_spelling"].values += sids
         self._parts["part_offset"].values += map(operator.sub, map(len, pieces), map(len, words))
         self._parts["part_of_compound"].values += repeat(False, size)
