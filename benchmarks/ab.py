@@ -3,12 +3,13 @@ tell whether a change to the engine made it faster, on a machine whose speed var
 
     python benchmarks/ab.py --base /path/to/other/venv/bin/python [--messages 86000] [--seed 0]
                             [--jobs 1 2] [--repeat 3] [--option=--engine=dask] [--workspace {none,kept,new}]
-                            [--instructions] [--out FILE]
+                            [--chart] [--instructions] [--out FILE]
 
 `--base` is the interpreter of another installation (for example a virtual environment with
 the previous release, or another checkout installed with `pip install -e`); this one is the
 interpreter running the script. The corpus is generated with benchmarks/corpus.py in a
-temporary folder. For each --jobs value, `triage classify --no-chart` runs `--repeat` times
+temporary folder. For each --jobs value, `triage classify --no-chart` (with `--chart`, `triage classify`
+and its bar chart) runs `--repeat` times
 for each installation, alternating (base, this, base, this...), each in a fresh process
 (bench.measure: wall seconds, CPU seconds of the process tree, peak RSS), each installation
 byte-compiled first (where PYTHONDONTWRITEBYTECODE is set, every fresh process would otherwise
@@ -34,6 +35,7 @@ import argparse
 import filecmp
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,9 +47,10 @@ import bench  # noqa: E402  (benchmarks/bench.py)
 import corpus as growing  # noqa: E402  (benchmarks/corpus.py)
 
 
-def classify_command(python: str, source: Path, output: Path, jobs: int, options: list[str]) -> list[str]:
-    return [python, "-m", "triage", "classify", str(source), "-o", str(output), "--no-chart", "--force",
-            "--jobs", str(jobs), *options]
+def classify_command(python: str, source: Path, output: Path, jobs: int, options: list[str],
+                     chart: bool = False) -> list[str]:
+    return [python, "-m", "triage", "classify", str(source), "-o", str(output), *([] if chart else ["--no-chart"]),
+            "--force", "--jobs", str(jobs), *options]
 
 
 def compile_installation(python: str) -> None:
@@ -82,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also bring a review workspace up to date (classify --workspace), one per installation: "
                              "kept from run to run (a corpus classified again after a review), or new each run "
                              "(a first sync)")
+    parser.add_argument("--chart", action="store_true",
+                        help="write the bar chart too, as classify does unless told not to (compared byte for byte)")
     parser.add_argument("--instructions", action="store_true",
                         help="count each run's machine instructions under valgrind's callgrind instead of timing it")
     parser.add_argument("--timeout", type=float, default=1800)
@@ -119,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
                             for made in work.glob(f"{name}.sqlite*"):
                                 made.unlink()
                         options.append(f"--workspace={workspace}")
-                    command = classify_command(python, source, output, jobs, options)
+                    command = classify_command(python, source, output, jobs, options, args.chart)
                     if args.instructions:
                         result = bench.instructions(command, timeout=args.timeout, env=env)
                         kept = ("instructions", "processes", "per_process")
@@ -135,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
                     if name not in fastest or run[measured] < fastest[name][measured]:
                         fastest[name] = run
             same = filecmp.cmp(work / f"base-{jobs}.csv", work / f"this-{jobs}.csv", shallow=False)
+            if args.chart:  # (the charts too)
+                same = same and filecmp.cmp(work / f"base-{jobs}.summary.png", work / f"this-{jobs}.summary.png",
+                                            shallow=False)
             report.setdefault("identical_outputs", {})[str(jobs)] = same
             alike = None
             if args.workspace != "none":
@@ -147,8 +155,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name:>4} --jobs {jobs}: {run['instructions'] / 1e9:.3f} billion instructions "
                           f"({run['processes']} processes), {ratio:.4f} of base's")
                 else:
+                    runs = [r for r in report["runs"] if r["installation"] == name and r["jobs"] == jobs]
+                    median = statistics.median(r["seconds"] for r in runs)
                     print(f"{name:>4} --jobs {jobs}: {run['seconds']:.2f} s ({args.messages / run['seconds']:,.0f} "
-                          f"messages/s), CPU {run['cpu_seconds']:.2f} s, peak {run['peak_rss_mb']:.0f} MB")
+                          f"messages/s), CPU {run['cpu_seconds']:.2f} s, peak {run['peak_rss_mb']:.0f} MB; "
+                          f"median {median:.2f} s, CPU {statistics.median(r['cpu_seconds'] for r in runs):.2f} s")
             print(f"     outputs {'identical' if same else 'DIFFER'}"
                   + ("" if alike is None else f", workspaces {'identical' if alike else 'DIFFER'}"))
         report["load_average"]["end"] = bench.load_average()

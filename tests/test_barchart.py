@@ -66,14 +66,19 @@ def test_a_panel_refuses_what_it_cannot_draw():
         barchart.Bars("x", ["a"], [float("nan")], [RED])
 
 
-def test_the_classify_chart_shows_the_summarys_counts_in_the_same_bytes_each_time(tmp_path):
+@pytest.mark.parametrize("jobs_", [1, 2], ids=["here", "by-a-worker"])
+def test_the_classify_chart_shows_the_summarys_counts_in_the_same_bytes_each_time(tmp_path, jobs_):
+    """The chart of classify, drawn in this process or (with --jobs) by a worker while this
+    process writes the rows, shows the summary's counts, in the bytes drawn from them here."""
+    from collections import Counter
+
     from triage import jobs
 
     source = tmp_path / "sms.csv"
     rows = ["id,text", "1,Coucou Patrice tu viens ce soir ?", "2,ok merci", "3,rdv 18h chez Zorane",
             "4,bisous", "5,on se voit demain avec Julie ?", "6,Oui"]
     source.write_text("\n".join(rows) + "\n", "utf-8")
-    summary = jobs.run_classify(source, tmp_path / "out.csv")
+    summary = jobs.run_classify(source, tmp_path / "out.csv", jobs=jobs_)
     png = summary.chart.read_bytes()
     pixels = _pixels(png)
     assert pixels.shape == (352, 880, 3)
@@ -84,4 +89,4 @@ def test_the_classify_chart_shows_the_summarys_counts_in_the_same_bytes_each_tim
     tallest = max(counts, key=counts.get)
     for decision in heights:
         assert abs(heights[decision] - counts[decision] * heights[tallest] / counts[tallest]) <= 1.5, (heights, counts)
-    assert png == jobs._decision_chart(jobs._chart_counts(summary))
+    assert png == jobs._decision_chart(jobs._chart_counts(Counter(summary.decisions), Counter(summary.seekhide)))

@@ -58,6 +58,9 @@ class ClassifiedChunk:
     risk: np.ndarray | None = None
     cell_at: np.ndarray | None = None
     cell_stop: np.ndarray | None = None
+    # ... and whether each row's decision is TA (the others' NTA, before the ranking): what the rows
+    # chosen then were, known before their cells are set.
+    ta: np.ndarray | None = None
 
 
 # What the learning preset ("vocabulary") assigns that classifying the chunk it learnt reads (Classifier.learn).
@@ -277,15 +280,16 @@ class Classifier:
         of the summary."""
         columns, risk = self._columns(messages)
         counts = Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE])
-        risk = risk if self.ranked else None
+        risk, ta = (risk, np.fromiter(map(TA.__eq__, columns[_DECISION]), dtype=bool, count=len(messages))) \
+            if self.ranked else (None, None)
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
             return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))),
-                                   columns=columns if self.keep_cells else None, risk=risk)
+                                   columns=columns if self.keep_cells else None, risk=risk, ta=ta)
         kept = columns if self.keep_cells else None
         if self.ranked:
             text, cell_at, cell_stop = encode_columns_held(columns, CLASSIFY_COLUMNS, self.output_format, "decision")
             return ClassifiedChunk(text, len(messages), *counts, columns=kept, risk=risk, cell_at=cell_at,
-                                   cell_stop=cell_stop)
+                                   cell_stop=cell_stop, ta=ta)
         text = encode_columns(columns, CLASSIFY_COLUMNS, self.output_format)
         return ClassifiedChunk(text, len(messages), *counts, columns=kept)
 

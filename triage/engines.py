@@ -604,6 +604,22 @@ class KeepingPool:
 
         return self._results(submit, chunks, in_flight)
 
+    def run(self, function, *arguments) -> Callable[[], Any]:
+        """function(*arguments) given to the worker with the fewest chunks waiting, while this
+        process goes on: what it gives, when asked (a function that waits for it). Given before
+        `stop`: a job of the end of a run (classify's chart, drawn while this process writes)."""
+        future = self._submit(None, function, *arguments)[1]
+
+        def result():
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                return future.result()
+            except BrokenProcessPool:
+                raise _worker_died() from None
+
+        return result
+
     def forget_kept(self) -> None:
         """Let the workers go of the chunks they keep: the corpus is too large to keep, and its
         chunks are sent again to be classified."""

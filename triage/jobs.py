@@ -315,6 +315,7 @@ def run_classify(
         id_hashes: list = []
         protect = [input_path, model_file]
         risks: list[np.ndarray] = []
+        tas: list[np.ndarray] = []  # whether each row's decision is TA, ranked
         with table_output(output, CLASSIFY_COLUMNS, force=force, protect=protect) as writer:
             if ranked:  # held back until the corpus is ranked; then the riskiest become EXPERT
                 writer = HeldChunks(writer, "decision", output.parent if output is not None else None)
@@ -339,19 +340,26 @@ def run_classify(
                     handover.add(done.columns, done.risk)
                 if ranked:
                     risks.append(done.risk)
-            if pool is not None:  # every chunk classified: the workers and what they hold go now
-                pool.stop()
+                    tas.append(done.ta)
             if check_input is not None:
                 check_input.finish()
             if ranked:  # the budget's second phase: the riskiest of the whole corpus become EXPERT
                 chosen = combiner.ExactBudget(budget).choose(np.concatenate(risks) if risks else np.zeros(0))
+                was_ta = int(np.concatenate(tas)[chosen].sum()) if len(chosen) else 0
+                changed = +Counter({TA: was_ta, NTA: len(chosen) - was_ta})
+                decisions[EXPERT] += len(chosen)
+                decisions.subtract(changed)
+            drawing = None
+            if pool is not None:  # every chunk classified: the workers and what they hold go now
+                if chart_path is not None:  # the chart drawn by a worker while this process writes the rows
+                    drawing = pool.run(_decision_chart, _chart_counts(decisions, seekhide))
+                pool.stop()
+            if ranked:
                 replaced = writer.release(chosen, EXPERT)
-                if not set(replaced) <= {TA, NTA}:  # the first phase decided EXPERT on its own: a bug, not bad input
+                if +replaced != +changed:  # the first phase decided EXPERT on its own: a bug, not bad input
                     raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
                 if staged is not None:
                     staged.expert(chosen.tolist())
-                decisions[EXPERT] += len(chosen)
-                decisions.subtract(replaced)
                 writer = writer.writer
         summary = ClassifySummary(output, sum(decisions.values()), dict(decisions), dict(seekhide),
                                   rows=getattr(writer, "rows", None))
@@ -369,7 +377,7 @@ def run_classify(
             _, counts = np.unique(np.concatenate(id_hashes), return_counts=True)
             summary.repeated_ids, summary.repeated_rows = int((counts > 1).sum()), int((counts - 1).sum())
         if chart_path is not None:
-            chart = _decision_chart(_chart_counts(summary))
+            chart = drawing() if drawing is not None else _decision_chart(_chart_counts(decisions, seekhide))
             summary.chart = outputs.write_bytes(chart_path, chart, force=force, protect=protect)
         if queue_path and output is not None:
             from triage.queue.files import export_queue
@@ -789,10 +797,11 @@ def model_line(model_path, metadata: dict, policy: str | None, budget: combiner.
     return f"{which} ({how}; {trained}fingerprint {str(metadata.get('metadata_sha256', ''))[:12]})"
 
 
-def _chart_counts(summary: ClassifySummary) -> dict:
-    """What the chart shows of a summary."""
-    return {"decisions": dict(summary.decisions), "expert": summary.expert,
-            "untagged": summary.seekhide.get("UNTAGGED", 0), "messages": summary.messages}
+def _chart_counts(decisions: Counter, seekhide: Counter) -> dict:
+    """What the chart shows of a run's counts (its summary's): messages per decision, and the
+    expert's workload against the alternatives."""
+    return {"decisions": dict(decisions), "expert": decisions.get(EXPERT, 0),
+            "untagged": seekhide.get("UNTAGGED", 0), "messages": sum(decisions.values())}
 
 
 def _decision_chart(counts: dict) -> bytes:

@@ -247,8 +247,11 @@ class Spellings:
         # keys are a word after a single space (the stretch is " " + the key), the others are a text's first
         # stretch (a NUL, then the stretch) or begin with other white space (the stretch is the key).
         values = list(map(str.lstrip, keys))
-        pieces = [" " + key for key in keys]
-        for at in [at for at, (key, value) in enumerate(zip(keys, values)) if key[:1] == "\0" or len(value) != len(key)]:
+        pieces = list(map(" ".__add__, keys))
+        size = len(keys)
+        other = np.fromiter(map(len, keys), np.intp, size) != np.fromiter(map(len, values), np.intp, size)
+        other |= np.fromiter(map(str.startswith, keys, repeat("\0")), bool, size)
+        for at in np.flatnonzero(other).tolist():
             key = keys[at]
             if key[:1] == "\0":
                 pieces[at] = values[at] = key[1:]
@@ -261,12 +264,12 @@ class Spellings:
         plain_pieces = list(compress(pieces, plain))
         bad = []  # the stretches that do not cut into whole pieces: their texts are cut whole (see Stretches)
         split = []  # the pieces of the new stretches cut by PIECE
-        if not all(plain):
-            findall, flat = PIECE.findall, []
-            for at, stretch in enumerate(pieces):
-                if plain[at]:
-                    flat.append(stretch)
-                    continue
+        if not all(plain):  # the other new stretches cut by PIECE, in place of their one piece in `pieces`
+            findall, flat, done = PIECE.findall, [], 0
+            for at in [at for at, one in enumerate(plain) if not one]:
+                stretch = pieces[at]
+                flat += pieces[done:at]
+                done = at + 1
                 found = findall(stretch)
                 if "".join(found) != stretch and not stretch.isspace():
                     bad.append(new_ids[at])
@@ -275,6 +278,7 @@ class Spellings:
                     split.append(found)
                     flat += found
                     new_counts[at] = len(found)
+            flat += pieces[done:]
             pieces = flat
         if bad:
             kept = [count > 0 for count in new_counts]
@@ -407,10 +411,15 @@ class Spellings:
         self._pieces["piece_length"].values += map(len, pieces)
         self._pieces["piece_parts"].values += repeat(1, size)
         self._pieces["piece_first"].values += range(n_parts, n_parts + size)
-        sids = list(map(self.spelling_ids.get, zip(words, repeat(WORD))))
-        for at in [at for at, sid in enumerate(sids) if sid is None]:  # new spellings (or " Léa" after "Léa")
-            sids[at] = self.spelling(words[at], WORD)
-        self._parts["part_spelling"].values += sids
+        keys, known = list(zip(words, repeat(WORD))), self.spelling_ids
+        # The new spellings (most words of new pieces are: " Léa" may come after "Léa"), added first.
+        new = list(dict.fromkeys(compress(words, map(operator.not_, map(known.__contains__, keys)))))
+        if new:  # (label_word's answers from memory first: label_many has worked them out)
+            infos = list(map(self.labeller.labelled.get, new))
+            if None in infos:
+                infos = [info or self.labeller.label_word(word) for word, info in zip(new, infos)]
+            self._add_words(new, infos)
+        self._parts["part_spelling"].values += map(known.__getitem__, keys)
         self._parts["part_offset"].values += map(operator.sub, map(len, pieces), map(len, words))
         self._parts["part_of_compound"].values += repeat(False, size)
 
@@ -434,6 +443,16 @@ class Spellings:
         self.tags.append(tag)
         self._columns["kind"].values.append(_KIND_CODE[kind])
         return sid
+
+    def _add_words(self, words: list[str], infos: list[WordInfo]) -> None:
+        """Add new word spellings (distinct), `infos` their labels out of context, at once: what
+        _add_spelling does for each."""
+        start, size = len(self.texts), len(words)
+        self.spelling_ids.update(zip(zip(words, repeat(WORD)), range(start, start + size)))
+        self.texts += words
+        self.infos += infos
+        self.tags += repeat("", size)
+        self._columns["kind"].values += repeat(K_WORD, size)
 
     def numpy(self) -> _Arrays:
         self._scalars()
