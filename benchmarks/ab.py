@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="triage-ab-"))
     report: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S %z"), "machine": bench.machine(),
                     "load_average": {"start": bench.load_average()}, "messages": args.messages,
-                    "seed": args.seed, "options": args.option, "workspace": args.workspace,
+                    "seed": args.seed, "options": args.option, "workspace": args.workspace, "chart": args.chart,
                     "measured": "instructions" if args.instructions else "time", "runs": []}
     # Counted, both installations hash strings alike: the only run-to-run difference left in the count.
     env = dict(bench.child_env(), PYTHONHASHSEED="0") if args.instructions else bench.child_env()
