@@ -90,3 +90,19 @@ def test_the_classify_chart_shows_the_summarys_counts_in_the_same_bytes_each_tim
     for decision in heights:
         assert abs(heights[decision] - counts[decision] * heights[tallest] / counts[tallest]) <= 1.5, (heights, counts)
     assert png == jobs._decision_chart(jobs._chart_counts(Counter(summary.decisions), Counter(summary.seekhide)))
+
+
+def test_a_corpus_of_no_message_gets_its_chart_with_workers_asked_for_too(tmp_path):
+    """With --jobs, the chart is drawn by a worker; a corpus of no message forks none, and its chart
+    (all bars empty) is drawn here, the same as in one process."""
+    from triage import jobs
+
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n", "utf-8")
+    charts = []
+    for jobs_ in (1, 2):
+        summary = jobs.run_classify(source, tmp_path / f"out-{jobs_}.csv", jobs=jobs_)
+        assert summary.messages == 0 and summary.chart is not None
+        charts.append(summary.chart.read_bytes())
+    assert charts[0] == charts[1]
+    assert _pixels(charts[0]).shape == (352, 880, 3)

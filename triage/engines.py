@@ -607,7 +607,10 @@ class KeepingPool:
     def run(self, function, *arguments) -> Callable[[], Any]:
         """function(*arguments) given to the worker with the fewest chunks waiting, while this
         process goes on: what it gives, when asked (a function that waits for it). Given before
-        `stop`: a job of the end of a run (classify's chart, drawn while this process writes)."""
+        `stop`: a job of the end of a run (classify's chart, drawn while this process writes).
+        With no worker (a corpus of no message forks none), run here when asked."""
+        if not self._pools:
+            return functools.partial(function, *arguments)
         future = self._submit(None, function, *arguments)[1]
 
         def result():

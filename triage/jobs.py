@@ -356,7 +356,8 @@ def run_classify(
                 pool.stop()
             if ranked:
                 replaced = writer.release(chosen, EXPERT)
-                if +replaced != +changed:  # the first phase decided EXPERT on its own: a bug, not bad input
+                # Cells other than the chunks said (a first phase that decided EXPERT on its own): a bug, not bad input.
+                if +replaced != +changed:
                     raise RuntimeError(f"exact budget: unexpected decision cells {sorted(replaced)}")
                 if staged is not None:
                     staged.expert(chosen.tolist())
