@@ -418,7 +418,7 @@ class Spellings:
             infos = list(map(self.labeller.labelled.get, new))
             if None in infos:
                 infos = [info or self.labeller.label_word(word) for word, info in zip(new, infos)]
-            self._add_words(new, infos)
+            self._add_spellings(new, WORD, infos)
         self._parts["part_spelling"].values += map(known.__getitem__, keys)
         self._parts["part_offset"].values += map(operator.sub, map(len, pieces), map(len, words))
         self._parts["part_of_compound"].values += repeat(False, size)
@@ -437,22 +437,20 @@ class Spellings:
 
     def _add_spelling(self, text: str, kind: str, info: WordInfo | None, tag: str = "") -> int:
         """Add a new spelling, `info` its label out of context (a word's), and give its id."""
-        sid = self.spelling_ids[(text or tag, kind)] = len(self.texts)
-        self.texts.append(text)
-        self.infos.append(info)
-        self.tags.append(tag)
-        self._columns["kind"].values.append(_KIND_CODE[kind])
+        sid = len(self.texts)
+        self._add_spellings([text], kind, [info], tag)
         return sid
 
-    def _add_words(self, words: list[str], infos: list[WordInfo]) -> None:
-        """Add new word spellings (distinct), `infos` their labels out of context, at once: what
-        _add_spelling does for each."""
-        start, size = len(self.texts), len(words)
-        self.spelling_ids.update(zip(zip(words, repeat(WORD)), range(start, start + size)))
-        self.texts += words
+    def _add_spellings(self, texts: list[str], kind: str, infos: list[WordInfo | None], tag: str = "") -> None:
+        """Add new spellings of one kind, distinct, at once: `infos` their labels out of context
+        (words'), `tag` a detection's (its spelling's text is empty)."""
+        start, size = len(self.texts), len(texts)
+        keys = texts if not tag else [text or tag for text in texts]
+        self.spelling_ids.update(zip(zip(keys, repeat(kind)), range(start, start + size)))
+        self.texts += texts
         self.infos += infos
-        self.tags += repeat("", size)
-        self._columns["kind"].values += repeat(K_WORD, size)
+        self.tags += repeat(tag, size)
+        self._columns["kind"].values += repeat(_KIND_CODE[kind], size)
 
     def numpy(self) -> _Arrays:
         self._scalars()
