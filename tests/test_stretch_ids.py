@@ -189,7 +189,7 @@ def test_a_stretch_that_does_not_cut_into_whole_pieces_has_its_text_cut_whole(le
             return found[:-1] if stretch == " Patrice" else found
 
     monkeypatch.setattr(table_module, "PIECE", Piece)
-    monkeypatch.setattr(table_module, "is_plain", lambda value: False)
+    monkeypatch.setattr(table_module, "are_plain", lambda values: [False] * len(values))
     cut = seeker.spellings.cut(texts)
     assert cut.whole.tolist() == [True, False, True]
     assert cut.counts.tolist() == [2] and len(cut.ids) == 2

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from triage.text.stretches import STRETCH as _STRETCH
 from triage.text.stretches import batch_keys as _stretch_keys
 from triage.text.stretches import stretch_key as _key
-from triage.text.stretches import stretch_of
+from triage.text.stretches import bare, bare_many, stretch_of
 from triage.text.stretches import text_keys as _keys
 
 texts = st.one_of(st.text(max_size=12), st.text(alphabet=" a\u00e9\x00\t\n\u00a0\u2028,'", max_size=10))
@@ -43,3 +43,11 @@ def test_each_key_gives_its_stretch_back_and_no_two_stretches_share_a_key(batch)
     keyed = {"\0" + s: s for s in first} | {_key(s): s for s in later}
     assert len(keyed) == len(first) + len(later)
     assert all(stretch_of(key) == stretch for key, stretch in keyed.items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(batch=st.lists(texts, max_size=8))
+@example(batch=["", " a", "\x00a", " \x00a", "  a", "\x00", "\x00\x00a", "\x00 a", "\u2003b", "abc"])
+def test_the_bare_texts_of_many_keys_are_those_of_each_key(batch):
+    keys = list(chain.from_iterable(_keys(_STRETCH.findall(text)) for text in batch)) + batch
+    assert bare_many(keys) == [bare(key) for key in keys]

@@ -163,3 +163,10 @@ def test_a_plain_word_is_one_piece_read_as_one_word(lexicons, space, word):
         assert tokenise_module.PIECE.findall(text) == [text]
         assert tokenise_module.split_piece(text, lexicons.apostrophe_words) == ((len(space), word, WORD),) == \
             _split_piece_reference(text, lexicons.apostrophe_words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.one_of(st.text(max_size=4), st.text(alphabet="abxXoOé\u2600\u25ff\u01c5\u216b1' \ud800", max_size=4)),
+                       max_size=10))
+def test_which_of_many_values_are_plain_is_is_plain_of_each(values):
+    assert tokenise_module.are_plain(values) == [tokenise_module.is_plain(value) for value in values]

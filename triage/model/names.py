@@ -48,7 +48,7 @@ from triage.seekhide.columns import spelling_column
 from triage.seekhide.foreign import OTHER_WORDS
 from triage.seekhide.spelling_batch import members
 from triage.text.normalise import fold_batch
-from triage.text.stretches import STRETCH_IDS, Stretched, bare, interleaved
+from triage.text.stretches import STRETCH_IDS, Stretched, bare_many, interleaved
 
 if TYPE_CHECKING:
     from triage.model.letters import LetterModel
@@ -175,7 +175,7 @@ class _LetterRuns:
         them at once."""
         if self.token != STRETCH_IDS.token:  # the stretch ids started afresh
             self._start()
-        new = [bare(key) for key in itertools.islice(STRETCH_IDS.texts, len(self), None)]
+        new = bare_many(STRETCH_IDS.texts[len(self):])
         if new:
             runs, many = _runs_of(new)
             lower = np.fromiter(map(str.islower, runs), bool, len(runs))
@@ -969,16 +969,19 @@ def likeness_scores(spelling: NameLikeness, folded: list[str]) -> np.ndarray:
     letters = getattr(spelling, "letters", None)
     # The letter model marks a word's ends itself; the trigrams are read between ^ and $.
     score = letters.decision_function if letters is not None else functools.partial(_likeness_chunk, spelling)
+    words = folded if letters is not None else [f"^{f}$" for f in folded]
+    # Each chunk ends with the word that brings its characters to LIKENESS_CHUNK (the last chunk
+    # may hold fewer, or none).
+    held = np.cumsum(np.fromiter(map(len, folded), np.int64, len(folded)))
     scores: list[np.ndarray] = []
-    words: list[str] = []
-    held = 0
-    for f in folded:
-        words.append(f if letters is not None else f"^{f}$")
-        held += len(f)
-        if held >= LIKENESS_CHUNK:
-            scores.append(score(words))
-            words, held = [], 0
-    scores.append(score(words))
+    start, before = 0, 0
+    while True:
+        end = int(np.searchsorted(held, before + LIKENESS_CHUNK)) + 1
+        if end > len(words):
+            break
+        scores.append(score(words[start:end]))
+        start, before = end, int(held[end - 1])
+    scores.append(score(words[start:]))
     return np.concatenate(scores)
 
 

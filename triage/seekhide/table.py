@@ -30,7 +30,7 @@ from triage.text.tokenise import (
     PIECE,
     PUNCT,
     WORD,
-    is_plain,
+    are_plain,
     split_piece,
 )
 
@@ -257,7 +257,7 @@ class Spellings:
                 pieces[at] = values[at] = key[1:]
             else:
                 pieces[at] = key
-        plain = list(map(is_plain, values))  # one piece, one word (what split_piece makes of it)
+        plain = are_plain(values)  # one piece, one word (what split_piece makes of it)
         new_counts = [1] * len(new_ids)
         parts: dict[str, tuple] = {}
         words = list(compress(values, plain))

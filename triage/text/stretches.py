@@ -56,6 +56,17 @@ def bare(key: str) -> str:
     return key.lstrip() if first.isspace() else key
 
 
+def bare_many(keys: list[str]) -> list[str]:
+    """[bare(key) for key in keys]: every key stripped of its white space at once (a key that
+    begins with none is its own bare text, the same object), then the keys of a text's first
+    stretch, after their NUL, cut one by one."""
+    found = list(map(str.lstrip, keys))
+    first = np.flatnonzero(np.fromiter(map(str.startswith, keys, repeat("\0")), dtype=bool, count=len(keys)))
+    for at in first.tolist():
+        found[at] = keys[at][1:]
+    return found
+
+
 def batch_keys(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray | None]:
     """The keys of the stretches of `texts` (text_keys of STRETCH.findall of each): (those of the
     texts whose only white space is single spaces, then those of the others; how many each text

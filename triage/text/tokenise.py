@@ -14,9 +14,13 @@ piece lengths.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Container
 from typing import NamedTuple
+
+import numpy as np
 
 from triage.text.detectors import detect
 
@@ -122,6 +126,19 @@ def is_plain(value: str) -> bool:
     neither an emoticon's first letter (xD, oo) nor an emoji."""
     # The emoji ranges begin at U+2600, but for the joiner and a variation selector: no letters.
     return value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600"
+
+
+def are_plain(values: list[str]) -> list[bool]:
+    """[is_plain(value) for value in values]: which are letters only, then the first character
+    of those read as code points, all at once."""
+    alpha = np.fromiter(map(str.isalpha, values), dtype=bool, count=len(values))
+    firsts = np.frombuffer("".join(map(operator.itemgetter(0), itertools.compress(values, alpha.tolist())))
+                           .encode("utf-32-le"), dtype="<u4")
+    alpha[alpha] = (firsts < 0x2600) & ~np.isin(firsts, _EMOTICON_FIRSTS)
+    return alpha.tolist()
+
+
+_EMOTICON_FIRSTS = np.array([ord(char) for char in "xXoO"], dtype="<u4")  # see is_plain
 
 
 def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
