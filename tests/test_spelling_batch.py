@@ -200,3 +200,45 @@ def test_a_spelling_column_is_declared_once_and_each_set_of_parameters_is_a_colu
         assert asked == [1, 10]  # each computed once
     finally:
         del SPELLING_COLUMNS["test.parameters"]
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(lists=st.lists(st.lists(st.text(min_size=1, max_size=5), max_size=12), min_size=1, max_size=3),
+       keys=st.lists(st.text(max_size=6), max_size=20), asked_first=st.integers(0, 3))
+def test_lists_sharing_a_memory_answer_together_what_each_answers(lists, keys, asked_first):
+    from triage.lexicons.wordlist import Memory, contains_together
+
+    words_lists = [WordList.from_words(listed) for listed in lists]
+    memory = Memory(len(words_lists))
+    for field, words in enumerate(words_lists):
+        words.share(memory, field)
+    asked = keys + [word for listed in lists for word in listed[:2]]
+    if asked_first < len(words_lists):  # one list has remembered some of them already
+        words_lists[asked_first].contains_many(asked[::2])
+    expected = [[key in set(listed) for key in asked] for listed in lists]
+    assert [found.tolist() for found in contains_together(words_lists, asked)] == expected
+    assert [found.tolist() for found in contains_together(words_lists, asked)] == expected  # from memory
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(texts=messages)
+def test_every_lexicon_known_through_the_lexicon_bits_answers_as_the_lexicon_itself(seeker, lexicons, texts):
+    table = seeker.analyse(texts).spellings
+    sids = np.arange(len(table.texts))
+    sources = {"key": batch.keys(table), "folded": batch.folded_keys(table), "lower": batch.lowered(table)}
+    for name in batch._LEXICON_BITS:
+        lexicon = getattr(lexicons, name)
+        for spelled, strings in sources.items():
+            assert batch.known(table, name, spelled)[sids].tolist() == [text in lexicon for text in strings[sids]]
+
+
+def test_the_lexicon_bits_follow_a_lexicon_that_changed(lexicons):
+    import dataclasses
+
+    own = dataclasses.replace(lexicons, user_words=set(), user_names=set())
+    table = SeekAndHide(own).analyse(["Zorglubette arrive"]).spellings
+    at = table.texts.index("Zorglubette")
+    assert not batch.known(table, "user_names")[at]
+    own.user_names.add("zorglubette")  # a set changed in place: the table of words is made again
+    fresh = SeekAndHide(own).analyse(["Zorglubette arrive"]).spellings
+    assert batch.known(fresh, "user_names")[fresh.texts.index("Zorglubette")]

@@ -62,6 +62,24 @@ class Memory:
         self.answers.update(zip(words, packed.tolist()))
 
 
+def contains_together(lists: list[WordList], words: list[str]) -> list[np.ndarray]:
+    """[each.contains_many(words) for each in lists], the answers the lists remember read once
+    for all of them when they share one memory (WordList.share: one look-up of each spelling
+    for the three lists Seek&Hide asks about, instead of one a list)."""
+    memory = lists[0].memory if lists else None
+    if len(lists) < 2 or any(each.memory is not memory for each in lists):
+        return [each.contains_many(words) for each in lists]
+    packed = np.fromiter(map(memory.answers.get, words, repeat(0)), dtype=np.int64, count=len(words))
+    found = []
+    for each in lists:
+        positions = ((packed >> each._shift) & each._mask) - 2
+        missing = np.flatnonzero(positions == _NOT_ASKED)
+        if len(missing):  # searched and remembered, as contains_many does
+            positions[missing] = each.known_positions(list(map(words.__getitem__, missing.tolist())))
+        found.append(positions >= 0)
+    return found
+
+
 def heads(array: np.ndarray) -> np.ndarray:
     """The first _HEAD bytes of each spelling of an 'S' array (NUL-padded), as big-endian
     uint64 numbers: their order is the spellings' byte order, ties apart."""

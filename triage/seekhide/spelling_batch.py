@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 import re
+import weakref
 from collections.abc import Collection, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage.lexicons import APOSTROPHES, fold, spelling_key
-from triage.lexicons.wordlist import WordList
+from triage.lexicons.wordlist import WordList, contains_together
 from triage.seekhide.columns import spelling_column
 
 if TYPE_CHECKING:
@@ -155,6 +156,9 @@ def known(table: Spellings, name: str, spelled: str = "key") -> np.ndarray:
 
 @spelling_column("batch.in", bool)
 def _in_lexicon(table: Spellings, sids: np.ndarray, name: str, spelled: str) -> np.ndarray:
+    bit = _BIT_OF.get(name)
+    if bit is not None:
+        return (lexicon_bits(table, spelled)[sids] & np.uint16(1 << bit)) > 0
     lexicon = getattr(table.lexicons, name)
     if spelled == "key" or name in _FOLDED_ONLY:
         source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
@@ -165,6 +169,67 @@ def _in_lexicon(table: Spellings, sids: np.ndarray, name: str, spelled: str) -> 
     other = np.flatnonzero(differing(table, spelled)[sids])
     found[other] = members(lexicon, source[sids[other]].tolist())
     return found
+
+
+# The lexicons `known` answers from one column of bits per spelling (lexicon_bits), bit i for the
+# i-th: each spelling is looked up once for all of them instead of once a lexicon.
+_LEXICON_BITS = ("first_names", "sms", "pronouns", "cities", "regions", "countries", "other_anti", "user_names",
+                 "user_words", "last_names", "forms", "folded_anti")
+_BIT_OF = {name: bit for bit, name in enumerate(_LEXICON_BITS)}
+
+
+def lexicon_bits(table: Spellings, spelled: str = "key") -> np.ndarray:
+    """Which of the lexicons of _LEXICON_BITS hold each spelling of the table, as a key
+    (spelled="key"), folded ("folded") or in lower case ("lower"), one bit each (uint16): a
+    column shared by every lexicon `known` asks about."""
+    return table.column(_lexicon_bits, spelled)
+
+
+@spelling_column("batch.bits", np.uint16)
+def _lexicon_bits(table: Spellings, sids: np.ndarray, spelled: str) -> np.ndarray:
+    if spelled == "key":
+        return _bits_of(table.lexicons, keys(table)[sids].tolist())
+    # Most folded or lower-case spellings are the keys themselves: asked about once.
+    found = lexicon_bits(table)[sids].copy()
+    other = np.flatnonzero(differing(table, spelled)[sids])
+    source = {"folded": folded_keys, "lower": lowered}[spelled](table)
+    found[other] = _bits_of(table.lexicons, source[sids[other]].tolist())
+    return found
+
+
+def _bits_of(lexicons, words: list[str]) -> np.ndarray:
+    """The _LEXICON_BITS of each of `words`: the sets and dicts through one table of their words,
+    the big lists (WordLists) through the answers they remember together."""
+    small, big = _lexicon_table(lexicons)
+    bits = np.fromiter(map(small.get, words, repeat(0)), dtype=np.uint16, count=len(words))
+    for (bit, _), found in zip(big, contains_together([words_list for _, words_list in big], words)):
+        bits[found] |= np.uint16(1 << bit)
+    return bits
+
+
+# Per Lexicons (weakly: an entry goes with its lexicons), the table of _bits_of: (what it was made
+# of, each lexicon's identity and size; each word of the sets and dicts -> its bits; the bit and
+# the WordList of each big list).
+_LEXICON_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _lexicon_table(lexicons) -> tuple[dict[str, int], list[tuple[int, WordList]]]:
+    sources = [getattr(lexicons, name) for name in _LEXICON_BITS]
+    made_of = tuple((id(source), len(source)) for source in sources)  # made again if a set changed
+    found = _LEXICON_TABLES.get(lexicons)
+    if found is None or found[0] != made_of:
+        small: dict[str, int] = {}
+        big = []
+        for bit, source in enumerate(sources):
+            if isinstance(source, WordList):
+                big.append((bit, source))
+            elif not small:
+                small = dict.fromkeys(source, 1 << bit)
+            else:
+                for word in source:
+                    small[word] = small.get(word, 0) | 1 << bit
+        found = _LEXICON_TABLES[lexicons] = (made_of, small, big)
+    return found[1], found[2]
 
 
 def differing(table: Spellings, spelled: str) -> np.ndarray:
