@@ -846,25 +846,25 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     _STATIC_COLUMNS order; the log first-name ranks are 6.0 for a spelling without one."""
     if not len(sids):
         return np.zeros((0, _STATIC_WIDTH))
-    key, folded_keys = batch.keys(table)[sids].tolist(), batch.folded_keys(table)[sids]
-    folded = folded_keys.tolist()
+    keys, folded_keys = batch.keys(table)[sids], batch.folded_keys(table)[sids]
+    key, folded = keys.tolist(), folded_keys.tolist()
     ranks = lexicons.first_name_ranks
 
     def looked_up(names: list[str]) -> np.ndarray:  # the rank of each name, _UNLISTED for none
         return np.fromiter(map(ranks.get, names, itertools.repeat(_UNLISTED)), dtype=np.int64, count=len(names))
 
-    def also_looked_up(spelled: str, names: np.ndarray) -> np.ndarray:
-        """looked_up of the `names` (folded keys, or lower case) of the spellings: those of the
-        spellings whose key they are not, the others the key's."""
-        rank = key_rank.copy()
-        other = np.flatnonzero(batch.differing(table, spelled)[sids])
-        rank[other] = looked_up(names[other].tolist())
+    def spelled_rank(spelled: str, names: np.ndarray) -> np.ndarray:
+        """looked_up of the spellings as `spelled` (`names`: their keys, folded keys or lower
+        case): the dict asked only about those the first names hold (their lexicon bits), which
+        are the names it ranks."""
+        rank = np.full(len(sids), _UNLISTED, dtype=np.int64)
+        listed = np.flatnonzero(batch.known(table, "first_names", spelled)[sids])
+        rank[listed] = list(map(ranks.__getitem__, names[listed].tolist()))
         return rank
 
-    # Most spellings are their own folded key and lower case: those are looked up by their key only.
-    key_rank = looked_up(key)
+    key_rank = spelled_rank("key", keys)
     by_key = np.where(key_rank == _UNLISTED, 0, key_rank)
-    by_folded = also_looked_up("folded", folded_keys)
+    by_folded = spelled_rank("folded", folded_keys)
     by_folded[by_folded == _UNLISTED] = 0
 
     def log_ranks(rank: np.ndarray) -> np.ndarray:  # log10 of each name's rank (its own, else its folded spelling's, else the key's)
@@ -890,7 +890,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         scalars.capitalised[sids],  # a capital first, not all capitals
         upper & (length > 1),
         log_ranks(looked_up(list(map(_MATCH, map(table.infos.__getitem__, sids.tolist()))))),
-        log_ranks(also_looked_up("lower", batch.lowered(table)[sids])),
+        log_ranks(spelled_rank("lower", batch.lowered(table)[sids])),
         known("last_names"),
         known("sms"),
         known("cities") | known("regions") | known("countries"),
