@@ -651,9 +651,10 @@ def file_of(model: "Path | Model | None") -> Path | None:
     return model.path if isinstance(model, Model) else model
 
 
-def _open(path: Path | str, data: bytes | None = None) -> tuple[zipfile.ZipFile, dict]:
+def _open(path: Path | str, data: bytes | None = None) -> tuple[zipfile.ZipFile, dict, dict[str, bytes]]:
     """The checked archive and metadata of a model file, or of its bytes (`data`, with `path`
-    naming it in messages)."""
+    naming it in messages), and the bytes of each member the metadata checksums, checked
+    (read and inflated once: _checked)."""
     if data is None:
         path = _model_file(path)
     try:
@@ -676,9 +677,15 @@ def _open(path: Path | str, data: bytes | None = None) -> tuple[zipfile.ZipFile,
     _check_metadata(metadata, path)
     # Any modified member makes the whole file suspect, even one this command does not use
     # (report tree reads model.skops, classify the .npz arrays).
-    for name in metadata["sha256"]:
-        _member(archive, metadata, name, path)
-    return archive, metadata
+    members = {name: _member(archive, metadata, name, path) for name in metadata["sha256"]}
+    return archive, metadata, members
+
+
+def _checked(opened: tuple[zipfile.ZipFile, dict, dict[str, bytes]], name: str, path: Path) -> bytes:
+    """The checked bytes of the member `name` of a model file _open opened (one it does not
+    checksum is refused as _member refuses it)."""
+    archive, metadata, members = opened
+    return members[name] if name in members else _member(archive, metadata, name, path)
 
 
 def _member(archive: zipfile.ZipFile, metadata: dict, name: str, path: Path) -> bytes:
@@ -825,9 +832,9 @@ def load_predictor(path: "Path | Model") -> Predictor:
 
 
 def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
-    archive, metadata = _open(path, data)
+    opened = archive, metadata, _ = _open(path, data)
     check_lexicons(metadata, path)
-    data = _member(archive, metadata, "forest.npz", path)
+    data = _checked(opened, "forest.npz", path)
     try:
         with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
             forest = Forest.from_arrays(arrays)
@@ -846,7 +853,7 @@ def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
 
         if metadata.get("word_features") != list(WORD_FEATURES):
             raise BadModel(f"{path} was trained with other word features; retrain it with `triage train`")
-        data = _member(archive, metadata, "names.npz", path)
+        data = _checked(opened, "names.npz", path)
         try:
             with np.load(_io.BytesIO(data), allow_pickle=False) as arrays:
                 predictor.word_forest = Forest.from_arrays(arrays)
@@ -887,11 +894,12 @@ def load_estimator(path: "Path | Model"):
     import skops.io
 
     if isinstance(path, Model):
-        archive, metadata = _open(path.name, path.data)
+        opened = _open(path.name, path.data)
         path = path.name
     else:
-        archive, metadata = _open(path)
-    data = _renamed_modules(_member(archive, metadata, "model.skops", path), path)
+        opened = _open(path)
+    metadata = opened[1]
+    data = _renamed_modules(_checked(opened, "model.skops", path), path)
     untrusted = set(skops.io.get_untrusted_types(data=data))
     refused = sorted(untrusted - ALLOWED_TYPES)
     if refused:
