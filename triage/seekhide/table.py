@@ -351,14 +351,18 @@ class Spellings:
                                            for name in ("part_spelling", "part_offset", "part_of_compound"))
         texts, infos, tags, kinds = self.texts, self.infos, self.tags, self._columns["kind"].values
         n_pieces, n_parts = len(self._pieces["piece_length"]), len(self._parts["part_spelling"])
-        ids: list[int] = []
-        known, found = piece_ids.get, ids.append
-        for piece in pieces:
-            ident = known(piece)
-            if ident is not None:
-                found(ident)
+        # The ids of the pieces known already, all at once (most are); the others in order, each
+        # added at its first occurrence.
+        pieces = pieces if isinstance(pieces, list) else list(pieces)
+        ids: list[int | None] = list(map(piece_ids.get, pieces))
+        unknown = np.flatnonzero(np.fromiter(map(operator.is_, ids, repeat(None)), dtype=bool, count=len(ids)))
+        for at in unknown.tolist():
+            piece = pieces[at]
+            ident = piece_ids.get(piece)
+            if ident is not None:  # a piece met twice: added at its first occurrence
+                ids[at] = ident
                 continue
-            found(n_pieces)
+            ids[at] = n_pieces
             piece_ids[piece] = n_pieces
             n_pieces += 1
             firsts.append(n_parts)
