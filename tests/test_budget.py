@@ -262,3 +262,16 @@ def test_the_queue_and_workspace_classify_makes_are_those_made_from_its_file_aft
             assert mine._db.execute(query).fetchall() == theirs._db.execute(query).fetchall()
         assert mine.count_messages() == len(rows)
 
+
+
+@pytest.mark.parametrize("format", ["csv", "tsv", "jsonl"])
+def test_a_chunk_in_utf8_points_at_the_same_decision_cells_in_its_bytes(format):
+    from types import SimpleNamespace
+
+    rows = [["1", "Clémentine arrive à 18h ✨", "NTA"], ["2", "ok", "TA"], ["3", "Ça va 😀 Zoé ?", "NTA"]]
+    text, cell_at, cell_stop = encode_rows_held(rows, ["id", "text", "decision"], format, "decision")
+    chunk = writing.in_utf8(SimpleNamespace(text=text, rows=3, cell_at=cell_at, cell_stop=cell_stop))
+    assert isinstance(chunk.text, bytes)
+    assert [chunk.text[a:b].decode("utf-8") for a, b in zip(chunk.cell_at.tolist(), chunk.cell_stop.tolist())] == \
+        [text[a:b] for a, b in zip(cell_at.tolist(), cell_stop.tolist())]
+    assert writing.in_utf8(chunk) is chunk  # in UTF-8 already: as it is

@@ -54,7 +54,8 @@ class ClassifiedChunk:
     # them so)
     columns: list | None = None
     # When the corpus is ranked afterwards (an exact expert budget): each row's risk, and where
-    # its decision cell lies in `text` (HeldChunks sets the cells of the rows chosen).
+    # its decision cell lies in `text` (HeldChunks sets the cells of the rows chosen): offsets of
+    # characters, of bytes once the text is in UTF-8 (triage.io.writing.in_utf8).
     risk: np.ndarray | None = None
     cell_at: np.ndarray | None = None
     cell_stop: np.ndarray | None = None

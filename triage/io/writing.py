@@ -528,7 +528,8 @@ class HeldChunks:
         if self._scratch is None:
             self.writer.write_chunk(chunk)
             return
-        data = chunk.text if isinstance(chunk.text, bytes) else chunk.text.encode("utf-8")
+        chunk = in_utf8(chunk)
+        data = chunk.text
         if self._in_memory is not None:
             self._in_memory += len(data)
             if self._in_memory <= HELD_IN_MEMORY:
@@ -567,8 +568,10 @@ class HeldChunks:
             count = len(cell_at)
             mine = rows[np.searchsorted(rows, first):np.searchsorted(rows, first + count)] - first
             if len(mine):
-                starts, stops = _byte_offsets(data, cell_at[mine], cell_stop[mine])
-                replaced.update(_decoded_cell(data[a:b].decode("utf-8"), format) for a, b in zip(starts, stops))
+                starts, stops = cell_at[mine].tolist(), cell_stop[mine].tolist()
+                cells = collections.Counter(map(data.__getitem__, map(slice, starts, stops)))
+                for cell, times in cells.items():  # (a few distinct cells: TA, NTA)
+                    replaced[_decoded_cell(cell.decode("utf-8"), format)] += times
                 pieces = [data[: starts[0]]]
                 for stop, start in zip(stops, starts[1:] + [len(data)]):
                     pieces += [encoded, data[stop:start]]
@@ -577,6 +580,23 @@ class HeldChunks:
             first += count
         self._scratch.close()
         return replaced
+
+
+def in_utf8(chunk):
+    """A classified chunk (triage.classifier.ClassifiedChunk) with its encoded rows in UTF-8, the
+    encoding of the output, and where the decision cell of each row lies (`cell_at`, `cell_stop`)
+    as offsets into those bytes, as HeldChunks holds it: the same chunk if it is so already (its
+    text bytes). A worker sends its chunks so, and works out the offsets beside the others."""
+    import numpy as np
+
+    text = getattr(chunk, "text", None)
+    if not isinstance(text, str):
+        return chunk
+    data = text.encode("utf-8")
+    if getattr(chunk, "cell_at", None) is not None and len(data) != len(text):
+        chunk.cell_at, chunk.cell_stop = map(np.asarray, _byte_offsets(data, chunk.cell_at, chunk.cell_stop))
+    chunk.text = data
+    return chunk
 
 
 def _byte_offsets(data: bytes, *offsets: Any) -> list[list[int]]:
