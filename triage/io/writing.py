@@ -587,30 +587,29 @@ def in_utf8(chunk):
     encoding of the output, and where the decision cell of each row lies (`cell_at`, `cell_stop`)
     as offsets into those bytes, as HeldChunks holds it: the same chunk if it is so already (its
     text bytes). A worker sends its chunks so, and works out the offsets beside the others."""
-    import numpy as np
-
     text = getattr(chunk, "text", None)
     if not isinstance(text, str):
         return chunk
     data = text.encode("utf-8")
     if getattr(chunk, "cell_at", None) is not None and len(data) != len(text):
-        chunk.cell_at, chunk.cell_stop = map(np.asarray, _byte_offsets(data, chunk.cell_at, chunk.cell_stop))
+        chunk.cell_at, chunk.cell_stop = _byte_offsets(data, chunk.cell_at, chunk.cell_stop)
     chunk.text = data
     return chunk
 
 
-def _byte_offsets(data: bytes, *offsets: Any) -> list[list[int]]:
+def _byte_offsets(data: bytes, *offsets: Any) -> list[Any]:
     """Character offsets into the UTF-8 text `data` (numpy arrays) as offsets into its bytes
-    (lists): a character's bytes after its first are 10xxxxxx, one more byte for each before it."""
+    (numpy arrays): a character's bytes after its first are 10xxxxxx, one more byte for each
+    before it."""
     import numpy as np
 
     raw = np.frombuffer(data, dtype=np.uint8)
     following = np.flatnonzero((raw & 0xC0) == 0x80)  # the bytes after a character's first
     if not len(following):
-        return [offset.tolist() for offset in offsets]
+        return list(offsets)
     # The character each such byte belongs to (its position less the following bytes up to it).
     following -= np.arange(1, len(following) + 1)
-    return [(offset + np.searchsorted(following, offset)).tolist() for offset in offsets]
+    return [offset + np.searchsorted(following, offset) for offset in offsets]
 
 
 class RowCollector:
