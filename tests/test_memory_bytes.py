@@ -59,6 +59,7 @@ def test_only_new_entries_are_measured_and_an_emptied_cache_is_measured_again():
 @pytest.mark.parametrize("keys", [
     ["ab", "cde", ""],  # strings
     [("ab", "PRE"), ("c", "NOM", 3)],  # tuples: their strings count
+    [("ab", "PRE"), ("çé", "NOM"), ("", "TEL"), ("x", "MEL")],  # tuples of strings only (hidden words' codes)
     [1, 2, 3],  # numbers hold no text
     ["ab", ("cd", "e"), 7, True, 2.5, ("f", 1), "ghij"],  # a mixed cache
 ])

@@ -19,7 +19,7 @@ each structure at 200,000 messages, benchmarks/memory_classify.py): estimates, n
 from __future__ import annotations
 
 import weakref
-from itertools import islice
+from itertools import chain, islice
 from typing import Callable, Protocol
 
 # Bytes per entry of each kind of cache, measured (see the module's docstring), in the order
@@ -117,7 +117,10 @@ def _measure(cache, count: _Count) -> int:
         try:  # most caches hold strings: their characters are those of the strings joined
             count.chars += len("".join(added))
         except TypeError:  # tuples of strings, or numbers (which hold no text)
-            count.chars += sum(_chars(key) for key in added if key.__class__ is not int)
+            try:  # tuples of strings only (the codes of hidden words): their strings joined
+                count.chars += len("".join(chain.from_iterable(added)))
+            except TypeError:
+                count.chars += sum(_chars(key) for key in added if key.__class__ is not int)
         count.items = size
     return count.chars
 
