@@ -205,6 +205,7 @@ def test_a_spelling_column_is_declared_once_and_each_set_of_parameters_is_a_colu
 @settings(max_examples=200, **SETTINGS)
 @given(lists=st.lists(st.lists(st.text(min_size=1, max_size=5), max_size=12), min_size=1, max_size=3),
        keys=st.lists(st.text(max_size=6), max_size=20), asked_first=st.integers(0, 3))
+@example(lists=[["\x00", "ab"], ["ab\x00"]], keys=["\x00", "ab", "ab\x00", ""], asked_first=1)  # in no list: trailing NULs
 def test_lists_sharing_a_memory_answer_together_what_each_answers(lists, keys, asked_first):
     from triage.lexicons.wordlist import Memory, contains_together
 
@@ -215,7 +216,8 @@ def test_lists_sharing_a_memory_answer_together_what_each_answers(lists, keys, a
     asked = keys + [word for listed in lists for word in listed[:2]]
     if asked_first < len(words_lists):  # one list has remembered some of them already
         words_lists[asked_first].contains_many(asked[::2])
-    expected = [[key in set(listed) for key in asked] for listed in lists]
+    alone = [WordList.from_words(listed) for listed in lists]  # each with a memory of its own
+    expected = [[key in words for key in asked] for words in alone]
     assert [found.tolist() for found in contains_together(words_lists, asked)] == expected
     assert [found.tolist() for found in contains_together(words_lists, asked)] == expected  # from memory
 
