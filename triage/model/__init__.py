@@ -832,7 +832,8 @@ def load_predictor(path: "Path | Model") -> Predictor:
 
 
 def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
-    opened = archive, metadata, _ = _open(path, data)
+    opened = _open(path, data)
+    archive, metadata, _ = opened
     check_lexicons(metadata, path)
     data = _checked(opened, "forest.npz", path)
     try:

@@ -143,32 +143,16 @@ def memberships(lexicons: tuple[frozenset[str], ...], keys: Sequence[str]) -> np
     return np.unpackbits(bits.view(np.uint8).reshape(-1, 8), axis=1, count=len(lexicons), bitorder="little").view(bool)
 
 
-# Lexicons of folded spellings only: asked about a folded key, never about the key first.
-_FOLDED_ONLY = frozenset({"folded_anti"})
-
-
 def known(table: Spellings, name: str, spelled: str = "key") -> np.ndarray:
-    """Whether each spelling of the table is in a lexicon (`name`: its name in Lexicons), as
-    a key (spelled="key"), folded ("folded") or in lower case ("lower"): a column shared by
-    every module that asks."""
+    """Whether each spelling of the table is in a lexicon (`name`: its name in Lexicons, one of
+    _LEXICON_BITS), as a key (spelled="key"), folded ("folded") or in lower case ("lower"): a
+    column shared by every module that asks, read from the lexicon bits."""
     return table.column(_in_lexicon, name, spelled)
 
 
 @spelling_column("batch.in", bool)
 def _in_lexicon(table: Spellings, sids: np.ndarray, name: str, spelled: str) -> np.ndarray:
-    bit = _BIT_OF.get(name)
-    if bit is not None:
-        return (lexicon_bits(table, spelled)[sids] & np.uint16(1 << bit)) > 0
-    lexicon = getattr(table.lexicons, name)
-    if spelled == "key" or name in _FOLDED_ONLY:
-        source = {"key": keys, "folded": folded_keys, "lower": lowered}[spelled](table)
-        return members(lexicon, source[sids].tolist())
-    # Most folded or lower-case spellings are the keys themselves: asked about once.
-    source = {"folded": folded_keys, "lower": lowered}[spelled](table)
-    found = known(table, name)[sids].copy()
-    other = np.flatnonzero(differing(table, spelled)[sids])
-    found[other] = members(lexicon, source[sids[other]].tolist())
-    return found
+    return (lexicon_bits(table, spelled)[sids] & np.uint16(1 << _BIT_OF[name])) > 0
 
 
 # The lexicons `known` answers from one column of bits per spelling (lexicon_bits), bit i for the
