@@ -187,6 +187,19 @@ def test_token_offsets_point_back_into_the_text(seeker, text):
 
 
 @settings(max_examples=200, **SETTINGS)
+@given(texts=st.lists(any_text, max_size=6))
+def test_each_token_of_a_batch_but_a_detector_hit_spans_its_spelling_in_its_message(seeker, texts):
+    from triage.seekhide import K_DETECTED
+
+    analysis = seeker.analyse(texts)
+    spelled = analysis.spellings.texts
+    tokens = np.flatnonzero(analysis.kind != K_DETECTED)  # (a hit is spelled by its tag alone)
+    assert [analysis.texts[m][start:end] for m, start, end in zip(
+        analysis.message[tokens].tolist(), analysis.start[tokens].tolist(), analysis.end[tokens].tolist())] == \
+        [spelled[s] for s in analysis.spelling[tokens].tolist()]
+
+
+@settings(max_examples=200, **SETTINGS)
 @given(text=any_text)
 def test_word_offsets_of_seek_point_back_into_the_text(seeker, text):
     result = seeker.seek(text)

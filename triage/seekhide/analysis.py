@@ -225,10 +225,8 @@ class Analysis:
     def highlighted(self) -> list[list[str]]:
         """Per message, the words a human should look at: ambiguous or unknown."""
         positions = np.flatnonzero((self.label == L_AMBIGUOUS) | (self.label == L_UNKNOWN))
-        texts = self.texts
-        words = [texts[m][start:end] for m, start, end in zip(self.message[positions].tolist(),
-                                                               self.start[positions].tolist(),
-                                                               self.end[positions].tolist())]
+        # A token's text is its spelling's (its span of the message is as long as the spelling).
+        words = list(map(self.spellings.texts.__getitem__, self.spelling[positions].tolist()))
         cuts = self.per_message(positions).tolist()
         return [words[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
 
