@@ -225,7 +225,7 @@ class Analysis:
     def highlighted(self) -> list[list[str]]:
         """Per message, the words a human should look at: ambiguous or unknown."""
         positions = np.flatnonzero((self.label == L_AMBIGUOUS) | (self.label == L_UNKNOWN))
-        # A token's text is its spelling's (its span of the message is as long as the spelling).
+        # (Only words are labelled, and a word's span of its message is its spelling: Analysis.build.)
         words = list(map(self.spellings.texts.__getitem__, self.spelling[positions].tolist()))
         cuts = self.per_message(positions).tolist()
         return [words[b:e] for b, e in zip(cuts[:-1], cuts[1:])]
