@@ -291,3 +291,25 @@ def test_classify_in_a_terminal_shows_its_progress_bar_and_writes_the_same_file(
     shown = run_classify(SAMPLE, tmp_path / "shown.csv", chart=False, progress=True, chunk_size=50)
     assert shown.messages == plain.messages
     assert (tmp_path / "shown.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
+
+
+def test_the_tables_made_before_the_workers_fork_are_those_a_first_batch_makes(lexicons):
+    """Classifier.make_tables makes, before --jobs forks its workers, what a process makes when it
+    first classifies (the address expression, the lexicons' table of words), with a classifier of
+    its own: what the classifier itself has learnt is left as it was, and it classifies as one
+    that never made them."""
+    from triage import model
+    from triage.classifier import Classifier
+    from triage.seekhide import spelling_batch
+    from triage.text import detectors
+
+    predictor = model.load_predictor(model.default_model_path())
+    messages = [("a", "Salut Patrice, rdv au 12 rue de la Paix à Lyon ? 06 12 34 56 78"), ("b", "ok bisous Julie")]
+    expected = Classifier(predictor, lexicons=lexicons, stats=predictor.corpus_stats()).classify(messages).text
+    detectors._adr_re.cache_clear()
+    spelling_batch._LEXICON_TABLES.pop(lexicons, None)
+    classifier = Classifier(predictor, lexicons=lexicons, stats=predictor.corpus_stats())
+    classifier.make_tables()
+    assert detectors._adr_re.cache_info().currsize == 1 and lexicons in spelling_batch._LEXICON_TABLES
+    assert len(classifier.seeker.spellings) == 0  # learnt nothing itself
+    assert classifier.classify(messages).text == expected

@@ -68,9 +68,10 @@ def test_with_jobs_each_process_reports_what_it_spent_itself(tmp_path):
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
     workers, parent = roles["workers"], roles["parent"]
     assert workers["processes"] == 2  # three chunks: one worker takes two of them
-    # The workers count and classify: the word scorer runs in them only, and neither counts the
-    # parent's reading as its own.
-    assert workers["word-scorer"] > 0 and "word-scorer" not in parent
+    # The workers count and classify: the word scorer runs in them, in the parent only on the few
+    # messages that make the tables before the fork (Classifier.make_tables), and neither counts
+    # the parent's reading as its own.
+    assert workers["word-scorer"] > 5 * parent.get("word-scorer", 0) > 0
     assert "statistics pass (reading included)" not in workers and parent["statistics pass (reading included)"] > 0
     assert workers["counting and cutting"] > 0
     assert workers["cpu"] >= workers["seek"] + workers["counting and cutting"]

@@ -265,6 +265,24 @@ class Classifier:
         # to the word scorer are not run on it again (_reused).
         self._learnt_chunk = (messages, learnt)
 
+    # Messages that need what a process makes the first time it classifies: an address, a phone
+    # number, an e-mail and a web address, first names, a place, a brand, SMS spellings (make_tables).
+    _FIRST_USE = (
+        ("1", "Salut Patrice, rdv au 12 rue de la Paix à Lyon demain ? Appelle au 06 12 34 56 78 stp"),
+        ("2", "Ok merci Julie bisous, mon mail c'est bob@exemple.fr et le site http://www.exemple.fr"),
+        ("3", "Mdr jsuis chez Mc Do avc Marc, on va à Marseile ce week-end... Mme Dupont dit code 1234"),
+    )
+
+    def make_tables(self) -> None:
+        """Make the tables every process makes the first time it classifies (the address
+        expression, the lexicons' sorted lists and tables of words, the recognizers' places and
+        brands), by classifying a few messages with a classifier of its own: the workers forked
+        afterwards share them instead of each making its own. What this classifier has learnt
+        stays as it is."""
+        spare = Classifier(self.predictor, budget=None, lexicons=self.lexicons, stats=self.predictor.corpus_stats(),
+                           output_format=self.output_format, hide=self.hide)
+        spare.pipeline(ids=[ident for ident, _ in self._FIRST_USE], texts=[text for _, text in self._FIRST_USE])
+
     def _reused(self, messages: list[tuple[str, str]]):
         """The batch `learn` made of `messages` if these are the pairs it learnt, else None. Asked
         by the first chunk classified after `learn` only (the chunk learnt is the first one sent

@@ -541,6 +541,11 @@ class KeepingPool:
 
         context = multiprocessing.get_context("fork")
         setup = (os.getpid(), _init_pool_worker, (self.classifier,))
+        # The tables every process makes at its first batch, made once, here, for every worker: on
+        # two cores, as long as two workers making them each, with less CPU.
+        make_tables = getattr(self.classifier, "make_tables", None)
+        if make_tables is not None:
+            make_tables()
         self._waiting = [0] * workers
         with ctrl_c_held_back():
             for _ in range(workers):
