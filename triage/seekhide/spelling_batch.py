@@ -18,7 +18,7 @@ from __future__ import annotations
 import operator
 import re
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING
 
@@ -120,6 +120,18 @@ _MEMBERSHIP_TABLES: dict[tuple[int, ...], tuple[tuple[frozenset[str], ...], dict
 _MEMBERSHIP_TABLES_KEPT = 16
 
 
+def _word_bits(lexicons: Iterable[tuple[int, Collection[str]]]) -> dict[str, int]:
+    """Each word of the (bit, lexicon) pairs -> the bits of the lexicons that hold it."""
+    words: dict[str, int] = {}
+    for bit, lexicon in lexicons:
+        if not words:
+            words = dict.fromkeys(lexicon, 1 << bit)
+            continue
+        for word in lexicon:
+            words[word] = words.get(word, 0) | 1 << bit
+    return words
+
+
 def memberships(lexicons: tuple[frozenset[str], ...], keys: Sequence[str]) -> np.ndarray:
     """[[key in lexicon for lexicon in lexicons] for key in keys] as a (len(keys),
     len(lexicons)) bool array, by one look-up per key in a table of the words of all the
@@ -131,10 +143,7 @@ def memberships(lexicons: tuple[frozenset[str], ...], keys: Sequence[str]) -> np
     ident = tuple(map(id, lexicons))
     found = _MEMBERSHIP_TABLES.get(ident)
     if found is None:
-        words: dict[str, int] = {}
-        for bit, lexicon in enumerate(lexicons):
-            for word in lexicon:
-                words[word] = words.get(word, 0) | 1 << bit
+        words = _word_bits(enumerate(lexicons))
         if len(_MEMBERSHIP_TABLES) >= _MEMBERSHIP_TABLES_KEPT:
             _MEMBERSHIP_TABLES.pop(next(iter(_MEMBERSHIP_TABLES)))
         found = _MEMBERSHIP_TABLES[ident] = (lexicons, words)
@@ -202,16 +211,8 @@ def _lexicon_table(lexicons) -> tuple[dict[str, int], list[tuple[int, WordList]]
     made_of = tuple((id(source), len(source)) for source in sources)  # made again if a set changed
     found = _LEXICON_TABLES.get(lexicons)
     if found is None or found[0] != made_of:
-        small: dict[str, int] = {}
-        big = []
-        for bit, source in enumerate(sources):
-            if isinstance(source, WordList):
-                big.append((bit, source))
-            elif not small:
-                small = dict.fromkeys(source, 1 << bit)
-            else:
-                for word in source:
-                    small[word] = small.get(word, 0) | 1 << bit
+        big = [(bit, source) for bit, source in enumerate(sources) if isinstance(source, WordList)]
+        small = _word_bits((bit, source) for bit, source in enumerate(sources) if not isinstance(source, WordList))
         found = _LEXICON_TABLES[lexicons] = (made_of, small, big)
     return found[1], found[2]
 

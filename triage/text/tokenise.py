@@ -121,11 +121,16 @@ def plain_word(text: str) -> str | None:
     return value if is_plain(value) else None
 
 
+# What a plain word does not start with: an emoticon's first letter (xD, oo), or a character from
+# where the emoji ranges begin (U+2600; before, but for the joiner and a variation selector, no letters).
+_EMOTICON_FIRSTS = "xXoO"
+_EMOJI_START = "\u2600"
+
+
 def is_plain(value: str) -> bool:
     """Whether `value` (no white space before it) is a word plain_word takes: letters only,
     neither an emoticon's first letter (xD, oo) nor an emoji."""
-    # The emoji ranges begin at U+2600, but for the joiner and a variation selector: no letters.
-    return value.isalpha() and value[0] not in "xXoO" and value[0] < "\u2600"
+    return value.isalpha() and value[0] not in _EMOTICON_FIRSTS and value[0] < _EMOJI_START
 
 
 def are_plain(values: list[str]) -> list[bool]:
@@ -134,11 +139,8 @@ def are_plain(values: list[str]) -> list[bool]:
     alpha = np.fromiter(map(str.isalpha, values), dtype=bool, count=len(values))
     firsts = np.frombuffer("".join(map(operator.itemgetter(0), itertools.compress(values, alpha.tolist())))
                            .encode("utf-32-le"), dtype="<u4")
-    alpha[alpha] = (firsts < 0x2600) & ~np.isin(firsts, _EMOTICON_FIRSTS)
+    alpha[alpha] = (firsts < ord(_EMOJI_START)) & ~np.isin(firsts, [ord(char) for char in _EMOTICON_FIRSTS])
     return alpha.tolist()
-
-
-_EMOTICON_FIRSTS = np.array([ord(char) for char in "xXoO"], dtype="<u4")  # see is_plain
 
 
 def split_piece(piece: str, keep_whole: Container[str]) -> tuple[Part, ...]:
