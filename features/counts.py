@@ -175,7 +175,7 @@ def _sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         lanes[:, :width] = values
         running = np.zeros((len(values) + 1, lanes.shape[1] // 8), dtype=np.uint64)
         np.cumsum(lanes.view(np.uint64), axis=0, out=running[1:])
-        return (running[bounds[1:]] - running[bounds[:-1]]).view(np.uint8)[:, :width]
+        return (running.take(bounds[1:], axis=0) - running.take(bounds[:-1], axis=0)).view(np.uint8)[:, :width]
     # Other flags: the rows of each message with words added up at once (np.add.reduceat, which
     # would give a message without words the next row: those stay zero); a count of words fits
     # 32 bits.

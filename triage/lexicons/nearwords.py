@@ -118,9 +118,10 @@ def edit_ranks(queries: np.ndarray, candidates: np.ndarray) -> np.ndarray:
 
     # A letter added at place i of the query: the first place after the last mismatch of the
     # query's letter t with the candidate's letter t + 1.
+    # (The rows of q and c asked about gathered by take: faster than indexing rows and columns at once.)
     added = np.flatnonzero(m == n + 1)
     if len(added):
-        shifted = (q[added, :-1] != c[added, 1:]) & (position[:-1] < n[added, None])
+        shifted = (q.take(added, axis=0)[:, :-1] != c.take(added, axis=0)[:, 1:]) & (position[:-1] < n[added, None])
         first = _last_true(shifted) + 1
         ok = first <= common[added]
         at = added[ok]
@@ -128,21 +129,22 @@ def edit_ranks(queries: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     # A letter left out at place i: the query's letter t + 1 against the candidate's letter t.
     left_out = np.flatnonzero(m == n - 1)
     if len(left_out):
-        shifted = (q[left_out, 1:] != c[left_out, :-1]) & (position[:-1] < m[left_out, None])
+        shifted = (q.take(left_out, axis=0)[:, 1:] != c.take(left_out, axis=0)[:, :-1]) & (position[:-1] < m[left_out, None])
         first = _last_true(shifted) + 1
         ok = first <= common[left_out]
         at = left_out[ok]
         rank[at] = inserts[at] + swaps[at] + 26 * n[at] + first[ok]
     same_length = np.flatnonzero((m == n) & (n > 0))
     if len(same_length):
-        places = differ[same_length]
+        places = differ.take(same_length, axis=0)
         many = np.count_nonzero(places, axis=1)
         first = _first_true(places, 0)
         # The word itself: two equal letters swapped (the first doubled letter), else its first
         # letter replaced by itself (the candidate's letters are all a-z).
         at = same_length[many == 0]
         if len(at):
-            doubled = (q[at, :-1] == q[at, 1:]) & (position[:-1] < n[at, None] - 1)
+            rows = q.take(at, axis=0)
+            doubled = (rows[:, :-1] == rows[:, 1:]) & (position[:-1] < n[at, None] - 1)
             place = _first_true(doubled, -1)
             rank[at] = np.where(place >= 0, inserts[at] + place, inserts[at] + swaps[at] + letter[at, 0])
         one = many == 1  # a letter replaced
@@ -293,6 +295,6 @@ class NearWords:
         at = np.repeat(low - (ends - count), count) + np.arange(int(ends[-1]))
         pairs = unique(np.repeat(owners[hit].astype(np.int64), count) * len(self.words) + self.entries[at])
         owner, index = np.divmod(pairs, len(self.words))
-        ranks = edit_ranks(encoded[owner], self.words[index])
+        ranks = edit_ranks(encoded.take(owner), self.words.take(index))  # (take: faster on fixed-width bytes)
         kept = np.flatnonzero(ranks >= 0)
         return owner[kept], ranks[kept], index[kept]

@@ -125,7 +125,7 @@ class Encoded(NamedTuple):
 
     def take(self, order: np.ndarray) -> Encoded:
         """The spellings at the indexes `order`, in that order."""
-        return Encoded(self.array[order], self.lengths[order], self.searchable[order], self.heads[order])
+        return Encoded(self.array.take(order), self.lengths[order], self.searchable[order], self.heads[order])
 
 
 class WordList:
@@ -252,18 +252,19 @@ class WordList:
         entry_heads = self.heads
         first = np.minimum(entry_heads.searchsorted(words.heads), len(array) - 1)  # the first entry of each head
         asked = np.flatnonzero(possible & (entry_heads[first] == words.heads))
-        keys = words.array[asked]
+        # (Fixed-width bytes gathered by take: about twice as fast as indexing by an array.)
+        keys = words.array.take(asked)
         keys = keys if keys.dtype == array.dtype else keys.astype(array.dtype)
         at = first[asked]
-        same = array[at] == keys
+        same = array.take(at) == keys
         found[asked[same]] = at[same]
         # A key of at most _HEAD bytes that shares its head with an entry can only be the first
         # entry of that head (the others are longer); a longer key may be further on.
         further = np.flatnonzero(~same & (words.lengths[asked] > _HEAD))
         if len(further):
-            keys = keys[further]
+            keys = keys.take(further)
             index = np.minimum(array.searchsorted(keys), len(array) - 1)
-            hit = array[index] == keys
+            hit = array.take(index) == keys
             found[asked[further[hit]]] = index[hit]
         return found
 

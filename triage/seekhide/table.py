@@ -525,7 +525,7 @@ class Spellings:
             new = unique(missing)
             values[new] = np.asarray(column.compute(self, new), dtype=column.dtype).reshape((-1, *shape))
             known[new] = True
-        return values[sids]
+        return values[sids] if values.ndim == 1 else values.take(sids, axis=0)
 
     def rows_for(self, name: str, sids: np.ndarray, compute, width: int, owner=None) -> np.ndarray:
         """The rows of a float per-spelling table for the spellings `sids`, each computed
@@ -547,12 +547,12 @@ class Spellings:
             table[ready:n] = np.nan  # the rows of the spellings added since; the room after them is left unwritten
             ready = n
             self._rows[name] = (owner, table, ready)
-        rows = table[:ready][sids]
+        rows = table[:ready].take(sids, axis=0)  # (rows gathered by take: a few times faster than indexing)
         missing = np.flatnonzero(np.isnan(rows[:, 0]))
         if len(missing):
             new = unique(sids[missing])
             table[new] = np.asarray(compute(new), dtype=float).reshape(-1, width)
-            rows = table[sids]
+            rows = table.take(sids, axis=0)
         return rows
 
 
