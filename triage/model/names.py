@@ -860,7 +860,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         are the names it ranks."""
         rank = np.full(len(sids), _UNLISTED, dtype=np.int64)
         listed = np.flatnonzero(batch.known(table, "first_names", spelled)[sids])
-        rank[listed] = list(map(ranks.__getitem__, names[listed].tolist()))
+        rank[listed] = np.fromiter(map(ranks.__getitem__, names[listed].tolist()), rank.dtype, len(listed))
         return rank
 
     key_rank = spelled_rank("key", keys)
@@ -873,7 +873,9 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
         rank[unlisted] = by_folded[unlisted]
         rank = np.where(rank != 0, rank, by_key)  # `or`: a missing (or 0) rank falls back on the key's
         found = np.full(len(rank), 6.0)
-        found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as a reference would
+        # (math's log10, as a reference would; np.fromiter: numpy converts a list it is assigned value by value)
+        ranked = rank[rank != 0].tolist()
+        found[rank != 0] = np.fromiter(map(math.log10, ranked), float, len(ranked))
         return found
 
     def known(name: str) -> np.ndarray:
@@ -886,7 +888,7 @@ def _static_many(spelling: NameLikeness, lexicons: Lexicons, table: Spellings, s
     # Only a key of four letters or more whose last letter ends a pet name's ending is tested.
     pet = np.zeros(len(key), dtype=bool)
     tested = np.flatnonzero((key_length >= 4) & np.isin(batch.last_key_characters(table)[sids], _PET_LAST)).tolist()
-    pet[tested] = list(map(_ENDS_PET, map(key.__getitem__, tested)))
+    pet[tested] = np.fromiter(map(_ENDS_PET, map(key.__getitem__, tested)), bool, len(tested))
     return np.column_stack([
         scalars.capitalised[sids],  # a capital first, not all capitals
         upper & (length > 1),
@@ -952,7 +954,8 @@ def surname_ranks(lexicons: Lexicons, keys: list[str], folded: list[str]) -> np.
         rank[missing] = np.fromiter(map(words.get, map(keys.__getitem__, missing.tolist()), itertools.repeat(0)),
                                     dtype=np.int64, count=len(missing))
     found = np.full(len(keys), 6.0)
-    found[rank != 0] = list(map(math.log10, rank[rank != 0].tolist()))  # math's, as the reference's
+    ranked = rank[rank != 0].tolist()
+    found[rank != 0] = np.fromiter(map(math.log10, ranked), float, len(ranked))  # math's, as the reference's
     return found
 
 

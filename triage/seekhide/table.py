@@ -11,7 +11,7 @@ import operator
 import re
 import weakref
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, compress, repeat
+from itertools import chain, compress, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -70,7 +70,7 @@ class _Column:
         if self.values:
             end = self.size + len(self.values)
             if end > len(self.array):
-                grown = np.zeros(max(end, 2 * len(self.array)), dtype=self.array.dtype)
+                grown = np.empty(max(end, 2 * len(self.array)), dtype=self.array.dtype)  # (only [:size] is read)
                 grown[: self.size] = self.array[: self.size]
                 self.array = grown
             # (np.fromiter: about half the time of a slice assigned a list of Python ints)
@@ -118,8 +118,10 @@ class Stretches:
         """Add the stretches `ids`, newly cut, with `counts[i]` piece ids each, those of `pieces` in turn."""
         if not ids:
             return
-        self.first[ids] = list(accumulate(counts[:-1], initial=len(self.pieces)))
-        self.count[ids] = counts
+        # (As arrays: numpy converts lists of Python ints it is assigned element by element.)
+        at, many = np.array(ids, dtype=np.intp), np.array(counts, dtype=np.int64)
+        self.first[at] = np.cumsum(many) - many + len(self.pieces)
+        self.count[at] = many
         self.pieces.values += pieces
         self.done += len(ids)
 
@@ -500,7 +502,8 @@ class Spellings:
         if done < n:
             new = np.asarray(column.compute(self, np.arange(done, n), *parameters), dtype=column.dtype)
             if len(values) < n:  # half as large again: each value is copied a few times at most as the table grows
-                grown = np.zeros((max(n, len(values) + len(values) // 2), *values.shape[1:]), dtype=column.dtype)
+                # (Left unwritten: only the values of the first `done` spellings are ever read.)
+                grown = np.empty((max(n, len(values) + len(values) // 2), *values.shape[1:]), dtype=column.dtype)
                 grown[:done] = values[:done]
                 values = found[0] = grown
             values[done:n] = new.reshape((-1, *values.shape[1:]))
@@ -515,7 +518,7 @@ class Spellings:
         values, known = self._partial.get(column.name, (None, None))
         if values is None or len(values) < len(self.texts):
             size = max(len(self.texts), 2 * len(values) if values is not None else 0)  # doubled: few copies
-            grown, seen = np.zeros((size, *shape), dtype=column.dtype), np.zeros(size, dtype=bool)
+            grown, seen = np.empty((size, *shape), dtype=column.dtype), np.zeros(size, dtype=bool)  # (read where seen)
             if values is not None:
                 grown[: len(values)], seen[: len(known)] = values, known
             values, known = grown, seen
