@@ -230,6 +230,21 @@ def test_a_column_read_at_some_words_is_computed_for_their_spellings_only_and_on
     assert table.column_at(column, words).tolist() == [[len(table.texts[s]), s % 2] for s in words.tolist()]
 
 
+def test_a_column_of_every_spelling_keeps_its_values_as_the_table_grows(lexicons):
+    """A declared column is computed for the spellings added since it was last read, into room
+    that grows with the table: every spelling's values stay those computed for it."""
+    from triage.seekhide.columns import SpellingColumn
+
+    seeker = SeekAndHide(lexicons)  # its own tables: the column below must start empty
+    column = SpellingColumn("test.shape", lambda table, sids: [(len(table.texts[s]), s % 3) for s in sids.tolist()],
+                            np.int64, width=2)
+    table = None
+    for batch in range(30):  # each batch brings new spellings: the room is grown several times
+        table = seeker.analyse([f"mot{batch}x{k} et Zorane{batch}y{k}" for k in range(batch + 1)]).spellings
+        values = table.column(column)
+        assert values.tolist() == [[len(text), s % 3] for s, text in enumerate(table.texts)]
+
+
 def test_the_cost_of_one_word_is_bounded_whatever_its_length(lexicons):
     """A 16 kB message without a space once asked for 10 GB (misspelling candidates grow
     with the square of the word's length)."""
