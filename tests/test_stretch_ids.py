@@ -90,6 +90,29 @@ def test_kept_chunks_go_to_another_process_with_their_folded_texts_and_stretch_i
     assert sent.stretched.ids.tolist() == chunk.stretched.ids.tolist() and STRETCH_IDS.valid(sent.stretched)
 
 
+def test_kept_chunks_joined_keep_their_folded_texts_and_stretch_ids_while_these_are_of_one_table(lexicons):
+    # As a worker of --jobs joins two chunks it keeps into one batch (engines._classify_with_next).
+    chunks = []
+    for pairs in ([("1", "salut Patrice"), ("2", "ＭＭＥ Petit")], [("3", "à demain"), ("4", "ｏｋ  Marc\t!")]):
+        folded, maps = fold_batch([text for _, text in pairs])
+        chunks.append(FoldedPairs(pairs, folded, maps, STRETCH_IDS.cut(folded)))
+    joined = FoldedPairs.joined(chunks)
+    texts = [text for _, text in joined]
+    whole, maps = fold_batch(texts)
+    assert joined == chunks[0] + chunks[1] and joined.folded == whole
+    assert list(joined.folding_maps) == list(maps) == [1, 3] and joined.folding_maps == maps
+    assert STRETCH_IDS.valid(joined.stretched)
+    assert joined.stretched.ids.tolist() == STRETCH_IDS.cut(whole).ids.tolist()
+    assert joined.stretched.counts.tolist() == STRETCH_IDS.cut(whole).counts.tolist()
+    assert tokens(SeekAndHide(lexicons).analyse(whole, joined.stretched)) == tokens(SeekAndHide(lexicons).analyse(whole))
+    STRETCH_IDS.clear()  # the ids of a chunk cut afterwards are of another table: none are kept
+    folded, maps = fold_batch(["encore un"])
+    later = FoldedPairs([("5", "encore un")], folded, maps, STRETCH_IDS.cut(folded))
+    assert FoldedPairs.joined([chunks[0], later]).stretched is None
+    assert FoldedPairs.joined([FoldedPairs(chunks[0], chunks[0].folded, chunks[0].folding_maps, None)]).stretched is None
+
+
+_FORKED: dict = {}
 _FORKED: dict = {}
 
 

@@ -29,6 +29,7 @@ from triage.lexicons import TITLES
 from triage.pipeline.memory import VOCABULARY
 from triage.model.names import candidate_tags, candidate_words, learn_candidates
 from triage.text.normalise import hide_in_original
+from triage.text.stretches import Stretched
 from triage.pipeline import PRESETS, Pipeline, component
 from triage.schema import CLASSIFY_COLUMNS, DEFAULT_HIDE, MESSAGE_LABELS, NTA, TA
 from triage.seekhide import SeekAndHide
@@ -96,6 +97,22 @@ class FoldedPairs(list):
         for at, text in changed.items():
             folded[at] = text
         return cls(pairs, folded, folding_maps, stretched)
+
+    @classmethod
+    def joined(cls, parts: list[FoldedPairs]) -> FoldedPairs:
+        """Chunks of folded pairs as one, in turn: their stretch ids kept if every part has ids
+        of the same table (else None: cut again where they are classified)."""
+        pairs, folded, maps = [], [], {}
+        for part in parts:
+            maps.update((len(pairs) + at, value) for at, value in part.folding_maps.items())
+            pairs.extend(part)
+            folded.extend(part.folded)
+        cuts = [part.stretched for part in parts]
+        stretched = None
+        if all(cut is not None for cut in cuts) and len({cut.token for cut in cuts}) == 1:
+            stretched = Stretched(np.concatenate([cut.ids for cut in cuts]), np.concatenate([cut.counts for cut in cuts]),
+                                  cuts[0].token, max(cut.given for cut in cuts))
+        return cls(pairs, folded, maps, stretched)
 
 
 class ScoreMemory:
@@ -297,7 +314,24 @@ class Classifier:
     def classify(self, messages: list[tuple[str, str]]) -> ClassifiedChunk:
         """The output rows of (id, text) pairs encoded in the output format, with the counts
         of the summary."""
+        return self.classify_parts(messages, [len(messages)])[0]
+
+    def classify_parts(self, messages: list[tuple[str, str]], sizes: list[int]) -> list[ClassifiedChunk]:
+        """classify() of each of the consecutive parts of `messages`, `sizes` of them in turn,
+        the messages classified as one batch: what a message is classified as does not depend
+        on its batch, and each batch costs the steps some fixed work."""
         columns, risk = self._columns(messages)
+        if len(sizes) == 1:
+            return [self._chunk(messages, columns, risk)]
+        parts, start = [], 0
+        for size in sizes:
+            stop = start + size
+            parts.append(self._chunk(messages[start:stop], [column[start:stop] for column in columns], risk[start:stop]))
+            start = stop
+        return parts
+
+    def _chunk(self, messages: list[tuple[str, str]], columns: list[list[str]], risk: np.ndarray) -> ClassifiedChunk:
+        """The ClassifiedChunk of `messages`, given their output columns and risks."""
         counts = Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE])
         risk, ta = (risk, np.fromiter(map(TA.__eq__, columns[_DECISION]), dtype=bool, count=len(messages))) \
             if self.ranked else (None, None)

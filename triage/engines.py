@@ -491,11 +491,14 @@ class KeepingPool:
     keeps the fewest messages, so that the workers end together. A chunk it was not asked to keep
     (a corpus too large to keep) is sent again to be classified, to the worker with the fewest
     chunks given and not yet answered (the first of them on a tie), so that a worker held up by a
-    costly chunk is given fewer. Each worker learns the spellings of its own chunks. Used as a
-    context manager: the workers stop when it ends, at once if it ends with an error."""
+    costly chunk is given fewer. Each worker learns the spellings of its own chunks. With `batch`
+    (a number of messages and of characters), a worker classifies a chunk it keeps together with
+    the next one it keeps while the two hold no more than that: fewer batches, less of the steps'
+    fixed work a batch. Used as a context manager: the workers stop when it ends, at once if it
+    ends with an error."""
 
-    def __init__(self, classifier, jobs: int):
-        self.classifier, self.jobs = classifier, jobs
+    def __init__(self, classifier, jobs: int, batch: tuple[int, int] | None = None):
+        self.classifier, self.jobs, self.batch = classifier, jobs, batch
         self._pools: list = []
         self._given = 0  # chunks given to be counted, each given its index in the corpus
         self._counted_by: dict[int, int] = {}  # the worker that counted each chunk it keeps, by index
@@ -648,7 +651,7 @@ class KeepingPool:
             if not self.jobs:
                 return iter(())
             self._start(self.jobs)
-        payload = pickle.dumps((stats, keep_cells), protocol=pickle.HIGHEST_PROTOCOL)  # once, for every worker
+        payload = pickle.dumps((stats, keep_cells, self.batch), protocol=pickle.HIGHEST_PROTOCOL)  # once, for all
         sent: set[int] = set()
 
         def submit(chunk):
@@ -680,6 +683,8 @@ class _KeptIndex(NamedTuple):
 
 
 _kept: dict[int, Any] = {}  # in a worker of a KeepingPool: the chunks it keeps, by index
+_done: dict[int, Any] = {}  # ... and those it classified with an earlier one, sent back when asked for
+_batch: tuple[int, int] | None = None  # ... and how many messages and characters it classifies at most at once
 
 
 def _count_kept(index: int, pairs: Sequence, keep: bool):
@@ -698,9 +703,11 @@ def _count_kept(index: int, pairs: Sequence, keep: bool):
 
 
 def _classify_kept(setup: bytes | None, chunk):
-    """In a worker of a KeepingPool: a chunk classified, kept here (KeptChunk) or given. `setup`,
-    with the worker's first chunk: the corpus statistics (and whether the rows keep their cells),
-    from which this worker classifies; what it remembered of its counting is let go of then, and
+    """In a worker of a KeepingPool: a chunk classified, kept here (KeptChunk) or given; a chunk
+    kept is classified with the next one kept here while the two fit in the pool's batch
+    (_classify_with_next). `setup`, with the worker's first chunk: the corpus statistics (whether
+    the rows keep their cells, and the batch), from which this worker classifies; what it
+    remembered of its counting is let go of then, and
     the stretch ids of the chunks it keeps are held while they take at most what the memory
     budget keeps when it is spent, and let go of if it keeps none (as in one process:
     triage.jobs.corpus_stats)."""
@@ -712,7 +719,8 @@ def _classify_kept(setup: bytes | None, chunk):
         from triage.model.names import forget_letter_runs
         from triage.text.stretches import STRETCH_IDS
 
-        _pool_worker.stats, _pool_worker.keep_cells = pickle.loads(setup)
+        global _batch
+        _pool_worker.stats, _pool_worker.keep_cells, _batch = pickle.loads(setup)
         forget_letter_runs()
         if not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
             STRETCH_IDS.clear()  # they serve no chunk kept here, or take too much of the budget
@@ -721,15 +729,39 @@ def _classify_kept(setup: bytes | None, chunk):
             VOCABULARY.hold("stretches", lambda: (size - len(_kept), len(_kept)))
     if not isinstance(chunk, _KeptIndex):
         return _sent_back(_pool_worker.classify(chunk))
-    done = _pool_worker.classify(_kept.pop(chunk.index))
+    done = _done.pop(chunk.index, None)
+    if done is None:
+        done = _classify_with_next(chunk.index)
     if not _kept:
         VOCABULARY.release("stretches")
-    return _sent_back(done)
+    return done
+
+
+def _classify_with_next(index: int):
+    """In a worker of a KeepingPool: the chunk kept at `index` classified and sent back, with the
+    next chunk kept here if the two fit in the batch (that one's rows kept until it is asked for:
+    the chunks are asked for in input order)."""
+    from triage.classifier import FoldedPairs
+
+    pairs = _kept.pop(index)
+    later = min((at for at in _kept if at > index), default=None)
+    if _batch is not None and later is not None:
+        following = _kept[later]
+        messages, characters = _batch
+        if len(pairs) + len(following) <= messages and \
+                sum(map(len, pairs.folded)) + sum(map(len, following.folded)) <= characters:
+            del _kept[later]
+            first, second = _pool_worker.classify_parts(FoldedPairs.joined([pairs, following]),
+                                                        [len(pairs), len(following)])
+            _done[later] = _sent_back(second)
+            return _sent_back(first)
+    return _sent_back(_pool_worker.classify(pairs))
 
 
 def _forget_kept() -> None:
     """In a worker of a KeepingPool: let go of the chunks it keeps (the corpus is read again)."""
     _kept.clear()
+    _done.clear()
 
 
 # ---------------------------------------------------------------------- dask

@@ -279,7 +279,10 @@ def run_classify(
         if engine == "local" and jobs > 1:
             # Forked once, for both passes: the worker that counts a chunk keeps it and classifies it.
             predictor.prepare()  # the trees' tables made once, here, for every worker
-            pool = engines.KeepingPool(classifier, jobs)
+            # Counted in chunks (work for every worker sooner), classified in batches of two chunks a
+            # worker keeps where they fit in one process's batch.
+            pool = engines.KeepingPool(classifier, jobs,
+                                       batch=(BATCH_MESSAGES, characters) if characters is not None else None)
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
             learn = classifier.learn if classifier is not None and jobs > 1 and pool is None else None

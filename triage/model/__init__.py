@@ -22,6 +22,7 @@ import datetime as _dt
 import hashlib
 import io as _io
 import json
+import math
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -875,7 +876,7 @@ def _predictor(path: Path | str, data: bytes | None = None) -> Predictor:
         if quantiles.ndim != 1 or not 2 <= len(quantiles) <= 100_000 or not np.all(np.isfinite(quantiles)) \
                 or np.any(np.diff(quantiles) < 0):
             raise BadModel(f"{path} is not a valid model file: the budget calibration is not an ordered list of numbers")
-        if not all(np.isfinite(v) for v in predictor.spelling.trigrams.values()):
+        if not all(map(math.isfinite, predictor.spelling.trigrams.values())):
             raise BadModel(f"{path} is not a valid model file: spelling scores that are not finite")
     return predictor
 
