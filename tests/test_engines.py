@@ -283,6 +283,39 @@ def test_with_jobs_a_worker_classifies_two_chunks_it_keeps_as_one_batch_where_th
 
 
 @pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
+def test_a_forked_local_dask_cluster_classifies_the_kept_chunks_two_by_two_but_the_first_and_the_last(
+        tmp_path, monkeypatch):
+    """Before a local Dask cluster, the chunks kept after the first (learnt by the main process) and
+    before the last two a worker are joined two by two where they fit in one process's batch: each
+    pair is classified as one batch, with the rows of one process."""
+    pytest.importorskip("distributed")
+    from triage import jobs
+    from triage.classifier import Classifier
+
+    source = tmp_path / "sms.csv"
+    texts = ["slt Julie tu viens ?", "ok a demain", "Rdv chez Dubois 18h", "appelle Marc au 06 12 34 56 78"]
+    source.write_text("id,text\n" + "".join(f"{k},{texts[k % 4]} {k}\n" for k in range(40)), encoding="utf-8")
+    batches = tmp_path / "batches.txt"
+    classify_parts = Classifier.classify_parts
+
+    def noted(self, messages, sizes):  # here or in the workers, forked with it: one line a batch
+        with open(batches, "a", encoding="utf-8") as handle:
+            handle.write(" ".join(map(str, sizes)) + "\n")
+        return classify_parts(self, messages, sizes)
+
+    monkeypatch.setattr(Classifier, "classify_parts", noted)
+    monkeypatch.setattr(jobs, "CHUNK_MESSAGES", 4)
+    monkeypatch.setattr(jobs, "BATCH_MESSAGES", 8)
+    jobs.run_classify(source, tmp_path / "one.csv", chunk_size=4, chart=False)
+    batches.unlink()
+    jobs.run_classify(source, tmp_path / "dask.csv", jobs=2, chart=False, engine="dask")
+    assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    # Ten chunks of 4: the first alone, the second and third joined, the fourth and fifth, the sixth alone (the
+    # seventh is one of the last four).
+    assert sorted(batches.read_text().splitlines()) == ["4"] * 6 + ["8"] * 2
+
+
+@pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
 def test_the_workers_of_a_forked_local_dask_cluster_take_the_kept_chunks_from_memory(tmp_path, monkeypatch):
     """As the fork pool's: forked after the statistics pass, the local cluster's workers take the
     chunks it kept from the memory they start with. They are forked before the first chunk is
@@ -891,3 +924,30 @@ def test_a_ctrl_c_as_the_pool_stops_still_waits_for_its_workers(monkeypatch, poo
     with pytest.raises(KeyboardInterrupt):
         assert list(_pooled(pool, abs, [-1, -2, -3], 2)) == [1, 2, 3]
     assert not _pool_threads()
+
+
+def test_chunks_are_joined_two_by_two_only_where_the_two_fit_and_are_alike():
+    from triage.classifier import FoldedPairs
+    from triage.jobs import _two_by_two
+    from triage.text.normalise import fold_batch
+
+    def plain(first, count, text="abcd"):
+        return [(str(k), text) for k in range(first, first + count)]
+
+    def folded(first, count):
+        pairs = plain(first, count)
+        texts, maps = fold_batch([text for _, text in pairs])
+        return FoldedPairs(pairs, texts, maps, None)
+
+    chunks = [plain(0, 2), plain(2, 2), plain(4, 2), plain(6, 3), plain(9, 2), folded(11, 2), plain(13, 2), plain(15, 2)]
+    joined = _two_by_two(chunks, (4, 100), tail=1)
+    # The first alone; 2+4 join; 6+9 would hold five messages; 9+11 are not alike; 11+13 neither; 13+15 would
+    # pass into the tail.
+    assert [[ident for ident, _ in chunk] for chunk in joined] == [
+        ["0", "1"], ["2", "3", "4", "5"], ["6", "7", "8"], ["9", "10"], ["11", "12"], ["13", "14"], ["15", "16"]]
+    assert [type(chunk) for chunk in joined] == [list] * 4 + [FoldedPairs] + [list] * 2
+    assert sum(joined, []) == sum(chunks, [])
+    # After the first, two messages of "abcd" join within eight characters, not within seven.
+    assert len(_two_by_two([plain(0, 1), plain(1, 1), plain(2, 1)], (10, 8), tail=0)) == 2
+    assert len(_two_by_two([plain(0, 1), plain(1, 1), plain(2, 1)], (10, 7), tail=0)) == 3
+    assert [len(chunk) for chunk in _two_by_two([folded(0, 1), folded(1, 2), folded(3, 1)], (10, 100), 0)] == [1, 3]

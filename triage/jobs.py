@@ -289,6 +289,7 @@ def run_classify(
             # On a local Dask cluster, the classifying workers forked afterwards take the chunks kept
             # from the memory they start with (engines.share_by_fork).
             stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs, characters=characters,
+                                         batch=(BATCH_MESSAGES, characters) if characters is not None else None,
                                          observe=check_input.add if check_input is not None else None,
                                          meanwhile=learn, session=session,
                                          share=here and jobs > 1 and pool is None, pool=pool)
@@ -638,7 +639,8 @@ STATS_IN_FLIGHT = 16
 
 
 def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None,
-                 session=None, share: bool = False, characters: int | None = None, pool=None):
+                 session=None, share: bool = False, characters: int | None = None, pool=None,
+                 batch: tuple[int, int] | None = None):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again): of `size`
@@ -649,7 +651,10 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     --workspace: InputCheck). With `jobs` > 1, `meanwhile(chunk)` is run on the first chunk in this
     process while the workers count the first ones (Classifier.learn). With a `session`
     (triage.engines.DaskSession), the Dask workers count. With `share`, the chunks kept are left
-    in memory for the workers of a fork pool started afterwards (engines.share_by_fork). With a
+    in memory for the workers of a fork pool started afterwards (engines.share_by_fork), those
+    after the first and before the last 2 * `jobs` joined two by two where the two hold at most
+    `batch` (a number of messages and of characters), each then classified as one batch
+    (_two_by_two). With a
     `pool` (triage.engines.KeepingPool), its workers count, and keep the chunks kept: these are
     given back as KeptChunks, which its workers classify."""
     from triage.model.names import forget_letter_runs
@@ -734,10 +739,31 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     if kept is None:
         return stats, table.pairs(size, characters)
     if share:
+        if batch is not None:
+            kept = _two_by_two(kept, batch, 2 * jobs)
         engines.share_by_fork(kept)
     # While the kept chunks are classified, their stretch ids are worth more than the table of
     # spellings: emptied after it when the memory budget is passed (triage.pipeline.memory.HELD_AFTER).
     return stats, _handed_over(kept, held=() if cleared or session is not None else ("stretches",))
+
+
+def _two_by_two(chunks: list, batch: tuple[int, int], tail: int) -> list:
+    """The chunks, those after the first (which the main process may have learnt: Classifier.learn)
+    and before the last `tail` (work for every worker to the end) joined two by two where the two
+    hold at most `batch` (a number of messages and of characters) and are alike: folded and cut
+    (FoldedPairs.joined), or plain lists of pairs."""
+    messages, characters = batch
+    joined, at = chunks[:1], 1
+    while at + 2 <= len(chunks) - tail:
+        pair = chunks[at:at + 2]
+        if sum(map(len, pair)) <= messages and type(pair[0]) is type(pair[1]) and \
+                sum(len(text) for chunk in pair for _, text in chunk) <= characters:
+            joined.append(FoldedPairs.joined(pair) if isinstance(pair[0], FoldedPairs) else pair[0] + pair[1])
+            at += 2
+        else:
+            joined.append(chunks[at])
+            at += 1
+    return joined + chunks[at:]
 
 
 def _count_and_cut(asked: tuple[list[str], bool]):
