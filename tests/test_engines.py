@@ -244,75 +244,73 @@ def test_with_jobs_the_worker_that_counts_a_chunk_keeps_it_and_classifies_it(tmp
         jobs.run_classify(source, tmp_path / "again.csv", jobs=2, chunk_size=8, chart=False)
 
 
-def test_with_jobs_a_worker_classifies_two_chunks_it_keeps_as_one_batch_where_they_fit(tmp_path, monkeypatch):
-    """Counted in chunks, the chunks a worker keeps are classified two at a time while the two fit in
-    one process's batch (messages and characters), with the rows of one process; a chunk size given
-    by the caller is kept for classifying too."""
+@pytest.fixture
+def batches_noted(tmp_path, monkeypatch):
+    """40 messages in a file, classified in chunks of 4 and batches of 8 by default, and a function
+    that gives the batches classified since it was last asked, each as the sizes of its parts
+    ("4 4"), in any order: each batch noted in a file, here or in the workers forked with it."""
     from triage import jobs
     from triage.classifier import Classifier
 
     source = tmp_path / "sms.csv"
     texts = ["slt Julie tu viens ?", "ok a demain", "Rdv chez Dubois 18h", "appelle Marc au 06 12 34 56 78"]
     source.write_text("id,text\n" + "".join(f"{k},{texts[k % 4]} {k}\n" for k in range(40)), encoding="utf-8")
-    batches = tmp_path / "batches.txt"
+    noted = tmp_path / "batches.txt"
     classify_parts = Classifier.classify_parts
 
-    def noted(self, messages, sizes):  # in the workers, forked with it: each batch's parts, one line a batch
-        with open(batches, "a", encoding="utf-8") as handle:
+    def noting(self, messages, sizes):
+        with open(noted, "a", encoding="utf-8") as handle:
             handle.write(" ".join(map(str, sizes)) + "\n")
         return classify_parts(self, messages, sizes)
 
-    monkeypatch.setattr(Classifier, "classify_parts", noted)
+    def batches() -> list[str]:
+        found = sorted(noted.read_text().splitlines())
+        noted.unlink()
+        return found
+
+    monkeypatch.setattr(Classifier, "classify_parts", noting)
     monkeypatch.setattr(jobs, "CHUNK_MESSAGES", 4)
     monkeypatch.setattr(jobs, "BATCH_MESSAGES", 8)
     jobs.run_classify(source, tmp_path / "one.csv", chunk_size=4, chart=False)
-    batches.unlink()
+    assert batches() == ["4"] * 10
+    return source, batches
+
+
+def test_with_jobs_a_worker_classifies_two_chunks_it_keeps_as_one_batch_where_they_fit(
+        tmp_path, monkeypatch, batches_noted):
+    """Counted in chunks, the chunks a worker keeps are classified two at a time while the two fit in
+    one process's batch (messages and characters), with the rows of one process; a chunk size given
+    by the caller is kept for classifying too."""
+    from triage import jobs
+
+    source, batches = batches_noted
     jobs.run_classify(source, tmp_path / "two.csv", jobs=2, chart=False)
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
-    # Eight chunks of 4 and the last two as one (engines.even_tail), classified as four batches of 8
-    # and that one; one line a batch, the workers' lines in any order.
-    assert sorted(batches.read_text().splitlines()) == ["4 4"] * 4 + ["8"]
-    batches.unlink()
+    # Eight chunks of 4 and the last two as one (engines.even_tail), classified as four batches of 8 and that one.
+    assert batches() == ["4 4"] * 4 + ["8"]
     monkeypatch.setattr(jobs, "BATCH_CHARACTERS", 150)  # two chunks of about 90 characters each do not fit
-    jobs.run_classify(source, tmp_path / "short.csv", jobs=2, chart=False, force=True)
+    jobs.run_classify(source, tmp_path / "short.csv", jobs=2, chart=False)
     assert (tmp_path / "short.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
-    assert sorted(batches.read_text().splitlines()) == ["4"] * 8 + ["8"]
-    batches.unlink()
+    assert batches() == ["4"] * 8 + ["8"]
     jobs.run_classify(source, tmp_path / "given.csv", jobs=2, chunk_size=4, chart=False)
-    assert sorted(batches.read_text().splitlines()) == ["4"] * 8 + ["8"]
+    assert batches() == ["4"] * 8 + ["8"]
 
 
 @pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
 def test_a_forked_local_dask_cluster_classifies_the_kept_chunks_two_by_two_but_the_first_and_the_last(
-        tmp_path, monkeypatch):
+        tmp_path, batches_noted):
     """Before a local Dask cluster, the chunks kept after the first (learnt by the main process) and
     before the last two a worker are joined two by two where they fit in one process's batch: each
     pair is classified as one batch, with the rows of one process."""
     pytest.importorskip("distributed")
     from triage import jobs
-    from triage.classifier import Classifier
 
-    source = tmp_path / "sms.csv"
-    texts = ["slt Julie tu viens ?", "ok a demain", "Rdv chez Dubois 18h", "appelle Marc au 06 12 34 56 78"]
-    source.write_text("id,text\n" + "".join(f"{k},{texts[k % 4]} {k}\n" for k in range(40)), encoding="utf-8")
-    batches = tmp_path / "batches.txt"
-    classify_parts = Classifier.classify_parts
-
-    def noted(self, messages, sizes):  # here or in the workers, forked with it: one line a batch
-        with open(batches, "a", encoding="utf-8") as handle:
-            handle.write(" ".join(map(str, sizes)) + "\n")
-        return classify_parts(self, messages, sizes)
-
-    monkeypatch.setattr(Classifier, "classify_parts", noted)
-    monkeypatch.setattr(jobs, "CHUNK_MESSAGES", 4)
-    monkeypatch.setattr(jobs, "BATCH_MESSAGES", 8)
-    jobs.run_classify(source, tmp_path / "one.csv", chunk_size=4, chart=False)
-    batches.unlink()
+    source, batches = batches_noted
     jobs.run_classify(source, tmp_path / "dask.csv", jobs=2, chart=False, engine="dask")
     assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
     # Ten chunks of 4: the first alone, the second and third joined, the fourth and fifth, the sixth alone (the
     # seventh is one of the last four).
-    assert sorted(batches.read_text().splitlines()) == ["4"] * 6 + ["8"] * 2
+    assert batches() == ["4"] * 6 + ["8"] * 2
 
 
 @pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
