@@ -115,6 +115,13 @@ class FoldedPairs(list):
         return cls(pairs, folded, maps, stretched)
 
 
+def fit_in_batch(chunks: list[list[tuple[str, str]]], batch: tuple[int, int]) -> bool:
+    """Whether chunks of (id, text) pairs hold, together, at most `batch`: a number of messages
+    and of characters of text (what one batch of classify may hold)."""
+    messages, characters = batch
+    return sum(map(len, chunks)) <= messages and sum(len(text) for chunk in chunks for _, text in chunk) <= characters
+
+
 class ScoreMemory:
     """The word scorer's probability of each row it has scored, by the row's key (candidate_words'):
     the keys sorted in a numpy column, the probabilities beside them, so that a batch's keys are
@@ -322,29 +329,30 @@ class Classifier:
         on its batch, and each batch costs the steps some fixed work."""
         columns, risk = self._columns(messages)
         if len(sizes) == 1:
-            return [self._chunk(messages, columns, risk)]
+            return [self._chunk(columns, risk)]
         parts, start = [], 0
         for size in sizes:
             stop = start + size
-            parts.append(self._chunk(messages[start:stop], [column[start:stop] for column in columns], risk[start:stop]))
+            parts.append(self._chunk([column[start:stop] for column in columns], risk[start:stop]))
             start = stop
         return parts
 
-    def _chunk(self, messages: list[tuple[str, str]], columns: list[list[str]], risk: np.ndarray) -> ClassifiedChunk:
-        """The ClassifiedChunk of `messages`, given their output columns and risks."""
+    def _chunk(self, columns: list[list[str]], risk: np.ndarray) -> ClassifiedChunk:
+        """The ClassifiedChunk of messages, given their output columns and risks."""
+        rows = len(columns[0])
         counts = Counter(columns[_DECISION]), Counter(columns[_SEEKHIDE])
-        risk, ta = (risk, np.fromiter(map(TA.__eq__, columns[_DECISION]), dtype=bool, count=len(messages))) \
+        risk, ta = (risk, np.fromiter(map(TA.__eq__, columns[_DECISION]), dtype=bool, count=rows)) \
             if self.ranked else (None, None)
         if self.output_format == "cells":  # kept in memory (the Python API), not encoded
-            return ClassifiedChunk("", len(messages), *counts, cells=list(map(list, zip(*columns))),
+            return ClassifiedChunk("", rows, *counts, cells=list(map(list, zip(*columns))),
                                    columns=columns if self.keep_cells else None, risk=risk, ta=ta)
         kept = columns if self.keep_cells else None
         if self.ranked:
             text, cell_at, cell_stop = encode_columns_held(columns, CLASSIFY_COLUMNS, self.output_format, "decision")
-            return ClassifiedChunk(text, len(messages), *counts, columns=kept, risk=risk, cell_at=cell_at,
+            return ClassifiedChunk(text, rows, *counts, columns=kept, risk=risk, cell_at=cell_at,
                                    cell_stop=cell_stop, ta=ta)
         text = encode_columns(columns, CLASSIFY_COLUMNS, self.output_format)
-        return ClassifiedChunk(text, len(messages), *counts, columns=kept)
+        return ClassifiedChunk(text, rows, *counts, columns=kept)
 
     def rows(self, messages: list[tuple[str, str]]) -> list[list[str]]:
         """The output rows of (id, text) pairs: lists of cells in CLASSIFY_COLUMNS order."""

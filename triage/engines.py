@@ -741,15 +741,13 @@ def _classify_with_next(index: int):
     """In a worker of a KeepingPool: the chunk kept at `index` classified and sent back, with the
     next chunk kept here if the two fit in the batch (that one's rows kept until it is asked for:
     the chunks are asked for in input order)."""
-    from triage.classifier import FoldedPairs
+    from triage.classifier import FoldedPairs, fit_in_batch
 
     pairs = _kept.pop(index)
     later = min((at for at in _kept if at > index), default=None)
     if _batch is not None and later is not None:
         following = _kept[later]
-        messages, characters = _batch
-        if len(pairs) + len(following) <= messages and \
-                sum(map(len, pairs.folded)) + sum(map(len, following.folded)) <= characters:
+        if fit_in_batch([pairs, following], _batch):
             del _kept[later]
             first, second = _pool_worker.classify_parts(FoldedPairs.joined([pairs, following]),
                                                         [len(pairs), len(following)])

@@ -27,7 +27,7 @@ from triage.io import outputs
 from triage.io.formats import format_for
 from triage.io.messages import MessageTable, Records, RepeatedIds, source_name
 from triage.io.writing import HeldChunks, table_output
-from triage.classifier import Classifier, FoldedPairs
+from triage.classifier import Classifier, FoldedPairs, fit_in_batch
 from triage.seekhide import components as _seeking  # noqa: F401  (registers the components of triage seek)
 from triage.engines import fewer_collections
 from triage.errors import BadInput, BadOption
@@ -233,10 +233,11 @@ def run_classify(
         raise BadOption("a count of messages needs the whole corpus ranked: with --calibrated, give the expert "
                         "budget as a share (e.g. 0.05)")
     engines.check_engine(engine)
-    characters = None
+    characters, batch = None, None
     if chunk_size is None:
         chunk_size = BATCH_MESSAGES if engine == "local" and jobs <= 1 else CHUNK_MESSAGES
         characters = BATCH_CHARACTERS
+        batch = (BATCH_MESSAGES, BATCH_CHARACTERS)  # what workers classify at once, two chunks they keep at most
     if scheduler and engine != "dask":
         raise BadOption("--scheduler is for --engine dask")
     read = read or ReadOptions()
@@ -281,15 +282,14 @@ def run_classify(
             predictor.prepare()  # the trees' tables made once, here, for every worker
             # Counted in chunks (work for every worker sooner), classified in batches of two chunks a
             # worker keeps where they fit in one process's batch.
-            pool = engines.KeepingPool(classifier, jobs,
-                                       batch=(BATCH_MESSAGES, characters) if characters is not None else None)
+            pool = engines.KeepingPool(classifier, jobs, batch=batch)
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
             learn = classifier.learn if classifier is not None and jobs > 1 and pool is None else None
             # On a local Dask cluster, the classifying workers forked afterwards take the chunks kept
             # from the memory they start with (engines.share_by_fork).
             stats, chunks = corpus_stats(table, chunk_size, predictor, jobs=jobs, characters=characters,
-                                         batch=(BATCH_MESSAGES, characters) if characters is not None else None,
+                                         batch=batch,
                                          observe=check_input.add if check_input is not None else None,
                                          meanwhile=learn, session=session,
                                          share=here and jobs > 1 and pool is None, pool=pool)
@@ -752,12 +752,10 @@ def _two_by_two(chunks: list, batch: tuple[int, int], tail: int) -> list:
     and before the last `tail` (work for every worker to the end) joined two by two where the two
     hold at most `batch` (a number of messages and of characters) and are alike: folded and cut
     (FoldedPairs.joined), or plain lists of pairs."""
-    messages, characters = batch
     joined, at = chunks[:1], 1
     while at + 2 <= len(chunks) - tail:
         pair = chunks[at:at + 2]
-        if sum(map(len, pair)) <= messages and type(pair[0]) is type(pair[1]) and \
-                sum(len(text) for chunk in pair for _, text in chunk) <= characters:
+        if type(pair[0]) is type(pair[1]) and fit_in_batch(pair, batch):
             joined.append(FoldedPairs.joined(pair) if isinstance(pair[0], FoldedPairs) else pair[0] + pair[1])
             at += 2
         else:
