@@ -22,10 +22,12 @@ from conftest import (
 # ------------------------------------------------------------------------ ids, labels
 
 
-def test_classify_keeps_duplicate_ids_and_warns_once(cli, tmp_path, out):
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "2"]], ids=["one process", "workers"])
+def test_classify_keeps_duplicate_ids_and_warns_once(cli, tmp_path, out, jobs):
+    # With workers, the main process holds the ids of the chunks they keep, not their texts.
     rows = [["1", "ok"], ["1", "Coucou Julie"], ["2", "merci"], ["3", "a plus"], ["3", "bisous"], ["3", "tkt"]]
     source = write_table(tmp_path / "sms.csv", rows, ["id", "text"])
-    result = run(cli, "classify", source, out)
+    result = run(cli, "classify", source, out, *jobs)
     succeeded(result)
     assert [(r["id"], r["text"]) for r in read_rows(out / "classified.csv")] == [tuple(r) for r in rows]
     warnings = [line for line in result.stderr.splitlines() if "id" in line]

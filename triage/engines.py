@@ -664,13 +664,20 @@ class KeepingPool:
         return self._results(submit, chunks, 2 * self.jobs)
 
 
-class KeptChunk(list):
+class KeptChunk:
     """A chunk of (id, text) pairs that a worker of a KeepingPool kept when it counted it (the
-    `index`-th of the corpus): sent to the workers as its index alone (_KeptIndex)."""
+    `index`-th of the corpus), as this process holds it: its ids alone (the texts are the
+    worker's: 86,000 messages held twice took the main process 29 MB more), sent to the workers
+    as its index alone (_KeptIndex). Its length is its number of messages."""
+
+    __slots__ = ("ids", "index")
 
     def __init__(self, pairs: Sequence, index: int):
-        super().__init__(pairs)
+        self.ids = [ident for ident, _ in pairs]
         self.index = index
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
     def __reduce__(self):
         return _KeptIndex, (self.index,)

@@ -696,7 +696,8 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
         def asked():
             for chunk in engines.even_tail(chunks(), jobs):
                 keeping = kept is not None
-                keep(chunk)
+                if keeping:  # its worker keeps its texts, this process its ids
+                    keep(engines.KeptChunk(chunk, len(kept)))
                 if keeping and kept is None:  # the corpus is read again: the workers let go of what they keep
                     pool.forget_kept()
                 yield chunk, kept is not None
@@ -705,7 +706,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
             stats.merge(counted)
         if kept is None:
             return stats, engines.even_tail(table.pairs(size, characters), jobs)
-        return stats, _handed_over([engines.KeptChunk(chunk, at) for at, chunk in enumerate(kept)])
+        return stats, _handed_over(kept)
     elif jobs > 1:
         # Before a local Dask cluster: the workers fold and cut the texts they count, and send the
         # folded texts and the stretch ids back with the counts: this process reads the ids as its own
@@ -809,9 +810,11 @@ def _observed(chunks, observe):
 
 
 def _hashing_ids(chunks, id_hashes: list):
-    """The chunks, passed on unchanged, with a 64-bit hash of each id appended to `id_hashes`."""
+    """The chunks, passed on unchanged, with a 64-bit hash of each id appended to `id_hashes`
+    (a chunk a worker keeps holds its ids alone: engines.KeptChunk)."""
     for chunk in chunks:
-        id_hashes.append(string_hashes(map(operator.itemgetter(0), chunk), len(chunk)))
+        ids = chunk.ids if isinstance(chunk, engines.KeptChunk) else map(operator.itemgetter(0), chunk)
+        id_hashes.append(string_hashes(ids, len(chunk)))
         yield chunk
 
 
