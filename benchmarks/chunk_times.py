@@ -4,15 +4,17 @@ wall time of a run with workers goes, step by step.
     python benchmarks/chunk_times.py [--out chunk_times.json] -- classify CORPUS -o OUT --jobs 2 [--no-chart]
 
 Runs the `triage` command given after `--` in this process, with the worker functions of its
-keeping pool (triage.engines: the count of a chunk, the classifying of a chunk) wrapped so that
-each worker writes down when it starts and ends each chunk, and the main process's steps stamped:
-its imports done, the workers forked, the statistics pass over, the workers told to stop, its
-exit. Every time is in seconds since the process started (as /proc counts it: the interpreter's
-own start included). Prints the main steps, then per worker its chunks counted and classified,
-its first chunk classified (where it learns the corpus' commonest spellings) against the median
-of the others, and when it ended; then how far apart the workers ended. Linux only (/proc); run
-by hand, never by the test suite (benchmarks/README.md). The local engine only: a local Dask
-cluster classifies through other functions.
+keeping pool (triage.engines: the count of a chunk, the answer for a chunk, the classifying of a
+batch) wrapped so that each worker writes down when it starts and ends each, and the main
+process's steps stamped: its imports done, the workers forked, the statistics pass over, the
+workers told to stop, its exit. Every time is in seconds since the process started (as /proc
+counts it: the interpreter's own start included). A worker classifies two chunks it keeps as one
+batch where they fit in one (the second chunk's answer then waits for its turn, ready). Prints the
+main steps, then per worker its chunks counted and classified, in how many batches, its first
+batch (where it learns the corpus' commonest spellings) against the median of the others, and
+when it ended; then how far apart the workers ended. Linux only (/proc); run by hand, never by
+the test suite (benchmarks/README.md). The local engine only: a local Dask cluster classifies
+through other functions.
 """
 
 from __future__ import annotations
@@ -49,21 +51,25 @@ class Clock:
 
 def summarise(main: dict[str, float], chunks: list[dict]) -> dict:
     """What a run's stamps say. `main`: the main process's steps (name -> seconds); `chunks`: one
-    record per chunk a worker counted or classified ({"worker", "step": "count" or "classify",
-    "index", "start", "end"})."""
+    record per chunk a worker counted or answered for, and per batch it classified ({"worker",
+    "step": "count", "classify" or "batch", "index", "start", "end"}; a batch's index is its first
+    chunk's). Without batch records, each chunk answered for is taken as a batch."""
     workers = {}
     for pid in sorted({chunk["worker"] for chunk in chunks}):
         mine = [chunk for chunk in chunks if chunk["worker"] == pid]
         counted = sorted((c for c in mine if c["step"] == "count"), key=lambda c: c["start"])
-        classified = sorted((c for c in mine if c["step"] == "classify"), key=lambda c: c["start"])
-        spans = [c["end"] - c["start"] for c in classified]
+        classified = [c for c in mine if c["step"] == "classify"]
+        batches = sorted((c for c in mine if c["step"] == "batch"), key=lambda c: c["start"]) or \
+            sorted(classified, key=lambda c: c["start"])
+        spans = [c["end"] - c["start"] for c in batches]
         workers[len(workers) + 1] = {
             "chunks_counted": len(counted),
             "counting_seconds": round(sum(c["end"] - c["start"] for c in counted), 4),
             "first_count": [round(counted[0]["start"], 4), round(counted[0]["end"], 4)] if counted else None,
             "chunks_classified": len(classified),
+            "batches": len(batches),
             "classifying_seconds": round(sum(spans), 4),
-            "first_chunk_classified_seconds": round(spans[0], 4) if spans else None,
+            "first_batch_seconds": round(spans[0], 4) if spans else None,
             "others_median_seconds": round(statistics.median(spans[1:]), 4) if len(spans) > 1 else None,
             "ended": round(max((c["end"] for c in mine), default=0.0), 4),
         }
@@ -81,9 +87,9 @@ def report(summary: dict) -> str:
     for number, worker in summary["workers"].items():
         lines.append(
             f"worker {number}: counted {worker['chunks_counted']} chunks in {worker['counting_seconds']:.3f} s, "
-            f"classified {worker['chunks_classified']} in {worker['classifying_seconds']:.3f} s "
-            f"(the first {worker['first_chunk_classified_seconds']} s, the others' median "
-            f"{worker['others_median_seconds']} s), ended at {worker['ended']:.3f} s")
+            f"classified {worker['chunks_classified']} in {worker['batches']} batches in "
+            f"{worker['classifying_seconds']:.3f} s (the first batch {worker['first_batch_seconds']} s, the others' "
+            f"median {worker['others_median_seconds']} s), ended at {worker['ended']:.3f} s")
     if summary["workers_ended_apart_seconds"] is not None:
         lines.append(f"the workers ended {summary['workers_ended_apart_seconds']:.3f} s apart")
     return "\n".join(lines)
@@ -99,7 +105,7 @@ def _wrapped(module, name: str, clock: Clock, record: Path, step: str) -> None:
         try:
             return function(*arguments)
         finally:
-            index = arguments[0] if step == "count" else getattr(arguments[1], "index", None)
+            index = getattr(arguments[1], "index", None) if step == "classify" else arguments[0]
             with open(record, "a", encoding="utf-8") as out:
                 out.write(json.dumps({"worker": os.getpid(), "step": step, "index": index,
                                       "start": start, "end": clock()}) + "\n")
@@ -143,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     record.touch()
     _wrapped(engines, "_count_kept", clock, record, "count")
     _wrapped(engines, "_classify_kept", clock, record, "classify")
+    _wrapped(engines, "_classify_with_next", clock, record, "batch")
     _stamped_method(engines.KeepingPool, "_start", stamps, "workers forked", clock, after=True)
     _stamped_method(engines.KeepingPool, "stop", stamps, "workers told to stop", clock)
     statistics_pass = jobs.corpus_stats

@@ -25,13 +25,33 @@ def test_the_stamps_of_each_worker_are_summed_and_its_first_chunk_set_apart(chun
     ]
     summary = chunk_times.summarise({"workers forked": 0.25, "exit": 1.3}, chunks)
     first, second = summary["workers"][1], summary["workers"][2]
-    assert (first["chunks_counted"], first["chunks_classified"]) == (1, 3)
-    assert first["first_chunk_classified_seconds"] == pytest.approx(0.4)
+    assert (first["chunks_counted"], first["chunks_classified"], first["batches"]) == (1, 3, 3)
+    assert first["first_batch_seconds"] == pytest.approx(0.4)
     assert first["others_median_seconds"] == pytest.approx(0.15)
     assert first["ended"] == pytest.approx(1.2) and second["ended"] == pytest.approx(1.1)
     assert second["others_median_seconds"] is None  # one chunk classified
     assert summary["workers_ended_apart_seconds"] == pytest.approx(0.1)
     assert "the workers ended 0.100 s apart" in chunk_times.report(summary)
+
+
+def test_two_chunks_classified_as_one_batch_are_timed_as_that_batch(chunk_times):
+    # The second chunk of a batch is answered at once, when its turn comes: timed with its batch.
+    chunks = [
+        {"worker": 7, "step": "batch", "index": 0, "start": 0.5, "end": 1.1},
+        {"worker": 7, "step": "classify", "index": 0, "start": 0.5, "end": 1.1},
+        {"worker": 7, "step": "classify", "index": 2, "start": 1.2, "end": 1.2},
+        {"worker": 7, "step": "batch", "index": 4, "start": 1.2, "end": 1.5},
+        {"worker": 7, "step": "classify", "index": 4, "start": 1.2, "end": 1.5},
+        {"worker": 7, "step": "classify", "index": 6, "start": 1.6, "end": 1.6},
+        {"worker": 7, "step": "batch", "index": 8, "start": 1.6, "end": 1.8},
+        {"worker": 7, "step": "classify", "index": 8, "start": 1.6, "end": 1.8},
+    ]
+    worker = chunk_times.summarise({}, chunks)["workers"][1]
+    assert (worker["chunks_classified"], worker["batches"]) == (5, 3)
+    assert worker["first_batch_seconds"] == pytest.approx(0.6)
+    assert worker["others_median_seconds"] == pytest.approx(0.25)
+    assert worker["classifying_seconds"] == pytest.approx(1.1)
+    assert worker["ended"] == pytest.approx(1.8)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="chunk_times.py reads Linux's /proc")
@@ -53,5 +73,6 @@ def test_a_run_with_two_workers_is_stamped_chunk_by_chunk(tmp_path):
     # 6,000 messages: a chunk of 5,000 and one of 1,000, cut again into four parts of 1,500.
     assert sum(worker["chunks_counted"] for worker in workers) == 4
     assert sum(worker["chunks_classified"] for worker in workers) == 4
+    assert [worker["batches"] for worker in workers] == [1, 1]  # each worker's two parts as one batch
     assert "the workers ended" in run.stderr
     assert Path(tmp_path / "out.csv").exists()
