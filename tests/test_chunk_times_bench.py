@@ -14,15 +14,20 @@ def chunk_times():
     return benchmark_module("chunk_times")
 
 
+def stamps(*rows: tuple) -> list[dict]:
+    """The records a run writes, one per (worker, step, index, start, end)."""
+    return [dict(zip(("worker", "step", "index", "start", "end"), row)) for row in rows]
+
+
 def test_the_stamps_of_each_worker_are_summed_and_its_first_chunk_set_apart(chunk_times):
-    chunks = [
-        {"worker": 7, "step": "count", "index": 0, "start": 0.3, "end": 0.35},
-        {"worker": 9, "step": "count", "index": 1, "start": 0.31, "end": 0.37},
-        {"worker": 7, "step": "classify", "index": 0, "start": 0.5, "end": 0.9},
-        {"worker": 7, "step": "classify", "index": 2, "start": 0.9, "end": 1.0},
-        {"worker": 7, "step": "classify", "index": 4, "start": 1.0, "end": 1.2},
-        {"worker": 9, "step": "classify", "index": 1, "start": 0.5, "end": 1.1},
-    ]
+    chunks = stamps(
+        (7, "count", 0, 0.3, 0.35),
+        (9, "count", 1, 0.31, 0.37),
+        (7, "classify", 0, 0.5, 0.9),
+        (7, "classify", 2, 0.9, 1.0),
+        (7, "classify", 4, 1.0, 1.2),
+        (9, "classify", 1, 0.5, 1.1),
+    )
     summary = chunk_times.summarise({"workers forked": 0.25, "exit": 1.3}, chunks)
     first, second = summary["workers"][1], summary["workers"][2]
     assert (first["chunks_counted"], first["chunks_classified"], first["batches"]) == (1, 3, 3)
@@ -36,16 +41,16 @@ def test_the_stamps_of_each_worker_are_summed_and_its_first_chunk_set_apart(chun
 
 def test_two_chunks_classified_as_one_batch_are_timed_as_that_batch(chunk_times):
     # The second chunk of a batch is answered at once, when its turn comes: timed with its batch.
-    chunks = [
-        {"worker": 7, "step": "batch", "index": 0, "start": 0.5, "end": 1.1},
-        {"worker": 7, "step": "classify", "index": 0, "start": 0.5, "end": 1.1},
-        {"worker": 7, "step": "classify", "index": 2, "start": 1.2, "end": 1.2},
-        {"worker": 7, "step": "batch", "index": 4, "start": 1.2, "end": 1.5},
-        {"worker": 7, "step": "classify", "index": 4, "start": 1.2, "end": 1.5},
-        {"worker": 7, "step": "classify", "index": 6, "start": 1.6, "end": 1.6},
-        {"worker": 7, "step": "batch", "index": 8, "start": 1.6, "end": 1.8},
-        {"worker": 7, "step": "classify", "index": 8, "start": 1.6, "end": 1.8},
-    ]
+    chunks = stamps(
+        (7, "batch", 0, 0.5, 1.1),
+        (7, "classify", 0, 0.5, 1.1),
+        (7, "classify", 2, 1.2, 1.2),
+        (7, "batch", 4, 1.2, 1.5),
+        (7, "classify", 4, 1.2, 1.5),
+        (7, "classify", 6, 1.6, 1.6),
+        (7, "batch", 8, 1.6, 1.8),
+        (7, "classify", 8, 1.6, 1.8),
+    )
     worker = chunk_times.summarise({}, chunks)["workers"][1]
     assert (worker["chunks_classified"], worker["batches"]) == (5, 3)
     assert worker["first_batch_seconds"] == pytest.approx(0.6)
