@@ -667,8 +667,8 @@ class KeepingPool:
 class KeptChunk:
     """A chunk of (id, text) pairs that a worker of a KeepingPool kept when it counted it (the
     `index`-th of the corpus), as this process holds it: its ids alone (the texts are the
-    worker's: held here too, those of 86,000 messages took the main process about 21 MB more), sent to the workers
-    as its index alone (_KeptIndex). Its length is its number of messages."""
+    worker's; held here too, those of 86,000 messages took the main process about 21 MB more),
+    sent to the workers as its index alone (_KeptIndex). Its length is its number of messages."""
 
     __slots__ = ("ids", "index")
 
