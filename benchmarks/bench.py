@@ -1,7 +1,7 @@
 """The speed benchmark of sms-triage: messages per second, start-up, peak memory.
 
     python benchmarks/bench.py [--messages 200000] [--jobs 1 2] [--repeat 3] [--scaling] [--peers]
-                               [--peers-python PATH] [--no-warm] [--out reports/bench.json]
+                               [--peers-python PATH] [--no-warm] [--dask] [--out reports/bench.json]
 
 1. Builds a corpus of N messages in a temporary folder (never in the repository) whose
    vocabulary grows like a real SMS corpus (benchmarks/corpus.py: the distinct stretches
@@ -20,7 +20,10 @@
 4. --peers: the same messages (at most 20,000) through spaCy's fr_core_news_sm NER and
    Presidio's analyzer for French, when installed (in this interpreter or --peers-python),
    next to `triage classify` on the same file.
-5. Prints a table with the speed and memory targets and writes everything to a JSON file.
+5. --dask: classify with `--engine dask --jobs 2` too (a local cluster; needs the dask extra).
+6. Prints a table with the speed, CPU and memory targets (the CPU of --jobs 2 against one process's,
+   and the Dask engine's wall time against --jobs 2's, from the medians of the runs) and writes
+   everything to a JSON file.
 
 Run on demand, never as a test: the figures depend on the machine and on its load, which is
 recorded at the start and end of the run, with a speed probe (the CPU time of a fixed Python
@@ -38,6 +41,7 @@ import random
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -58,6 +62,8 @@ TARGET_JOBS1 = 25_000  # messages/s, classify with one process
 TARGET_JOBS2 = 50_000  # messages/s, classify --jobs 2
 TARGET_STARTUP = 0.5  # seconds
 TARGET_RSS_1M = 500.0  # MB at 10^6 messages
+TARGET_CPU_RATIO = 1.15  # CPU of classify --jobs 2 against one process (medians)
+TARGET_DASK_RATIO = 1.3  # wall of classify --engine dask --jobs 2 against --jobs 2 (medians)
 PEER_CAP = 20_000  # peers are slow: at most this many messages for them
 TRAIN_MESSAGES = 4_000
 
@@ -614,6 +620,7 @@ def targets(rows: dict[str, dict], lexicon_summary: dict | None) -> list[dict]:
                     "shown": (f"{value:,.0f} msg/s" + (f" (median {median:,.0f})" if median else "")) if value
                     else "not measured",
                     "pass": None if value is None else value >= goal})
+    out += _ratio_targets(rows)
     startup = rows.get("start-up")
     value = startup["seconds"] if startup and startup["ok"] else None
     out.append({"target": f"start-up <= {TARGET_STARTUP} s (fresh process until a first message is classified)",
@@ -633,6 +640,28 @@ def targets(rows: dict[str, dict], lexicon_summary: dict | None) -> list[dict]:
             t = lexicon_summary["targets"][key]
             out.append({"target": label.format(t["target"]), "value": t["value"],
                         "shown": shown.format(t["value"]), "pass": t["pass"]})
+    return out
+
+
+def _median(values: list[float] | None) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _ratio_targets(rows: dict[str, dict]) -> list[dict]:
+    """The CPU of classify --jobs 2 against one process's, and the wall time of --engine dask
+    --jobs 2 (`--dask`) against --jobs 2's, each from the medians of the runs."""
+    one, two, dask = (rows.get(step) or {} for step in (
+        "classify --jobs 1", "classify --jobs 2", "classify --engine dask --jobs 2"))
+    out = []
+    for label, numerator, denominator, goal, hint in (
+            ("CPU of --jobs 2 <= {:g}x one process's (medians)", _median(two.get("cpu_seconds_each")),
+             _median(one.get("cpu_seconds_each")), TARGET_CPU_RATIO, "not measured (use --jobs 1 2)"),
+            ("--engine dask <= {:g}x --jobs 2's wall (medians)", dask.get("median_seconds"),
+             two.get("median_seconds"), TARGET_DASK_RATIO, "not measured (use --dask)")):
+        value = numerator / denominator if numerator and denominator else None
+        out.append({"target": label.format(goal), "value": value,
+                    "shown": f"{value:.2f}x" if value is not None else hint,
+                    "pass": None if value is None else value <= goal})
     return out
 
 
@@ -689,6 +718,8 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed per step")
     parser.add_argument("--skip-train", action="store_true", help="do not time `triage train`")
     parser.add_argument("--no-warm", action="store_true", help="skip the warm figure (the old repeating corpus)")
+    parser.add_argument("--dask", action="store_true",
+                        help="also classify with --engine dask --jobs 2 (needs the dask extra), for its target")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (corpora, outputs)")
     parser.add_argument("--out", type=Path, default=REPO / "reports" / "bench.json", help="JSON file to write")
     args = parser.parse_args(argv)
@@ -781,6 +812,10 @@ def main(argv: list[str] | None = None) -> int:
             record(run_triage_repeated(f"classify --jobs {jobs}",
                                        ["classify", str(main_corpus), "-o", str(output), "--jobs", str(jobs), "--force"],
                                        n, args.timeout, args.repeat))
+        if args.dask:  # on a local cluster of two workers, against --jobs 2
+            record(run_triage_repeated("classify --engine dask --jobs 2",
+                                       ["classify", str(main_corpus), "-o", str(work / "classified_dask.csv"),
+                                        "--engine", "dask", "--jobs", "2", "--force"], n, args.timeout, args.repeat))
         record(run_triage("classify --jobs 1 --no-chart",
                           ["classify", str(main_corpus), "-o", str(work / "classified_nochart.csv"), "--no-chart",
                            "--force"], n, args.timeout))

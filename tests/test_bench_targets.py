@@ -1,0 +1,40 @@
+"""benchmarks/bench.py's targets table: the CPU of --jobs 2 against one process's and the Dask
+engine's wall time against --jobs 2's, read from the medians of the runs."""
+
+import pytest
+from conftest import benchmark_module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return benchmark_module("bench")
+
+
+def ratios(bench, rows: dict) -> dict[str, dict]:
+    """The two ratio targets of the table, by what they compare."""
+    found = bench.targets(rows, None)
+    return {"cpu": next(t for t in found if t["target"].startswith("CPU of --jobs 2")),
+            "dask": next(t for t in found if t["target"].startswith("--engine dask"))}
+
+
+def test_the_ratios_are_read_from_the_medians_and_checked_against_their_targets(bench):
+    # The medians, not the fastest runs: one quick run of one process would flatter --jobs 2.
+    rows = {"classify --jobs 1": {"cpu_seconds_each": [4.0, 3.0, 9.0], "median_seconds": 3.0},
+            "classify --jobs 2": {"cpu_seconds_each": [4.4, 4.6, 4.2], "median_seconds": 2.0},
+            "classify --engine dask --jobs 2": {"median_seconds": 2.5}}
+    found = ratios(bench, rows)
+    assert found["cpu"]["value"] == pytest.approx(1.1) and found["cpu"]["pass"] is True
+    assert found["cpu"]["shown"] == "1.10x"
+    assert found["dask"]["value"] == pytest.approx(1.25) and found["dask"]["pass"] is True
+    rows["classify --jobs 2"]["cpu_seconds_each"] = [4.7, 4.6, 4.8]
+    rows["classify --engine dask --jobs 2"]["median_seconds"] = 2.7
+    found = ratios(bench, rows)
+    assert found["cpu"]["value"] == pytest.approx(1.175) and found["cpu"]["pass"] is False
+    assert found["dask"]["value"] == pytest.approx(1.35) and found["dask"]["pass"] is False
+
+
+def test_a_ratio_not_measured_says_how_to_measure_it(bench):
+    found = ratios(bench, {"classify --jobs 2": {"cpu_seconds_each": [4.4], "median_seconds": 2.0}})
+    assert found["cpu"]["value"] is None and found["cpu"]["pass"] is None
+    assert found["cpu"]["shown"] == "not measured (use --jobs 1 2)"
+    assert found["dask"]["shown"] == "not measured (use --dask)" and found["dask"]["pass"] is None
