@@ -1,5 +1,5 @@
 """benchmarks/bench.py's targets table: the CPU of --jobs 2 against one process's and the Dask
-engine's wall time against --jobs 2's, read from the medians of the runs."""
+engine's wall time against --jobs 2's, read from the medians of runs made turn about."""
 
 import pytest
 from conftest import benchmark_module
@@ -38,3 +38,24 @@ def test_a_ratio_not_measured_says_how_to_measure_it(bench):
     assert found["cpu"]["value"] is None and found["cpu"]["pass"] is None
     assert found["cpu"]["shown"] == "not measured (use --jobs 1 2)"
     assert found["dask"]["shown"] == "not measured (use --dask)" and found["dask"]["pass"] is None
+
+
+def test_the_steps_compared_are_run_turn_about(bench, monkeypatch):
+    # The ratios' steps share the host's moods: one run of each in turn, `repeat` times.
+    calls = []
+    seconds = iter([3.0, 2.0, 3.3, 2.2, 2.9, 2.1])
+
+    def run(step, arguments, messages, timeout):
+        calls.append(step)
+        if step == "broken":
+            return {"step": step, "ok": False, "error": "no"}
+        taken = next(seconds)
+        return {"step": step, "ok": True, "seconds": taken, "cpu_seconds": 2 * taken, "peak_rss_mb": 100.0,
+                "messages_per_second": messages / taken}
+
+    monkeypatch.setattr(bench, "run_triage", run)
+    one, two, broken = bench.run_turn_about([("one", []), ("two", []), ("broken", [])], 1000, 60, 3)
+    assert calls == ["one", "two", "broken", "one", "two", "one", "two"]  # a failed step is not run again
+    assert one["seconds_each"] == [3.0, 3.3, 2.9] and two["seconds_each"] == [2.0, 2.2, 2.1]
+    assert one["seconds"] == 2.9 and one["median_seconds"] == 3.0 and two["cpu_seconds_each"] == [4.0, 4.4, 4.2]
+    assert broken["ok"] is False
