@@ -22,8 +22,9 @@
    next to `triage classify` on the same file.
 5. --dask: classify with `--engine dask --jobs 2` too (a local cluster; needs the dask extra).
 6. Prints a table with the speed, CPU and memory targets (the CPU of --jobs 2 against one process's,
-   and the Dask engine's wall time against --jobs 2's, from the medians of the runs) and writes
-   everything to a JSON file.
+   and the Dask engine's wall time against --jobs 2's, from the medians of the runs), then the CPU
+   of every --jobs N measured against one process's (`--jobs 1 2 4 8`: what each worker adds), and
+   writes everything to a JSON file.
 
 Run on demand, never as a test: the figures depend on the machine and on its load, which is
 recorded at the start and end of the run, with a speed probe (the CPU time of a fixed Python
@@ -683,6 +684,28 @@ def _ratio_targets(rows: dict[str, dict]) -> list[dict]:
     return out
 
 
+def cpu_growth(rows: dict[str, dict]) -> list[dict]:
+    """The CPU of classify --jobs N against one process's (medians), for every N > 1 measured with
+    --jobs 1: what each worker adds (each learns the spellings of its own chunks and touches its own
+    memory), the figure a vocabulary shared between the workers would bring down."""
+    one = _median((rows.get("classify --jobs 1") or {}).get("cpu_seconds_each"))
+    found = []
+    for step, row in rows.items():
+        jobs = re.fullmatch(r"classify --jobs (\d+)", step)
+        cpu = _median(row.get("cpu_seconds_each"))
+        if jobs and int(jobs[1]) > 1 and one and cpu:
+            ratio = cpu / one
+            found.append({"jobs": int(jobs[1]), "cpu_seconds": cpu, "ratio": ratio,
+                          "per_extra_worker": (ratio - 1) / (int(jobs[1]) - 1)})
+    return sorted(found, key=lambda item: item["jobs"])
+
+
+def show_cpu_growth(growth: list[dict]) -> str:
+    """One line: the CPU of each --jobs N against one process's."""
+    return ("CPU against one process (medians): " + ", ".join(
+        f"--jobs {g['jobs']} {g['ratio']:.2f}x ({100 * g['per_extra_worker']:+.0f}% a worker more)" for g in growth))
+
+
 def format_table(rows: list[dict]) -> str:
     def number(value, fmt):
         return "-" if value is None else format(value, fmt)
@@ -926,6 +949,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'target':<54}{'measured':>30}  result")
         for t in report["targets"]:
             print(f"{t['target']:<54}{t['shown']:>30}  {verdict(t['pass'])}")
+        report["cpu_growth"] = cpu_growth({r["step"]: r for r in rows})
+        if report["cpu_growth"]:
+            print(show_cpu_growth(report["cpu_growth"]))
         print()
         print(f"machine: {m['cpu_count']} CPUs, {m['cpu_model']}; load average {report['load_average']['start'][0]:.2f} "
               f"at start, {report['load_average']['end'][0]:.2f} at end (1-minute; other processes share the machine)"

@@ -59,3 +59,17 @@ def test_the_steps_compared_are_run_turn_about(bench, monkeypatch):
     assert one["seconds_each"] == [3.0, 3.3, 2.9] and two["seconds_each"] == [2.0, 2.2, 2.1]
     assert one["seconds"] == 2.9 and one["median_seconds"] == 3.0 and two["cpu_seconds_each"] == [4.0, 4.4, 4.2]
     assert broken["ok"] is False
+
+
+def test_the_cpu_of_each_number_of_workers_is_read_against_one_process(bench):
+    rows = {"classify --jobs 1": {"cpu_seconds_each": [4.0, 3.0, 2.0]},
+            "classify --jobs 8": {"cpu_seconds_each": [6.0, 5.4, 5.0]},
+            "classify --jobs 2": {"cpu_seconds_each": [3.3, 3.6, 3.9]},
+            "classify --engine dask --jobs 2": {"cpu_seconds_each": [9.0]}}
+    growth = bench.cpu_growth(rows)
+    assert [g["jobs"] for g in growth] == [2, 8]  # the Dask engine is not a number of workers
+    assert growth[0]["ratio"] == pytest.approx(1.2) and growth[1]["ratio"] == pytest.approx(1.8)
+    assert growth[1]["per_extra_worker"] == pytest.approx(0.8 / 7)
+    assert bench.show_cpu_growth(growth) == ("CPU against one process (medians): --jobs 2 1.20x (+20% a worker more), "
+                                             "--jobs 8 1.80x (+11% a worker more)")
+    assert bench.cpu_growth({"classify --jobs 2": {"cpu_seconds_each": [3.0]}}) == []  # no one process to compare
