@@ -357,6 +357,10 @@ def measure(command: list[str], *, timeout: float, env: dict | None = None) -> d
     }
 
 
+# Process ids on Linux are below 2**22 (the kernel's largest pid_max).
+PID_SPACE = 2**22
+
+
 def instructions(command: list[str], *, timeout: float, env: dict | None = None) -> dict:
     """Runs `command` under valgrind's callgrind: the machine instructions executed by its
     process and by every process it starts or forks, each counted from its own start (summed,
@@ -372,20 +376,27 @@ def instructions(command: list[str], *, timeout: float, env: dict | None = None)
         # own life after a fork, so that each process counts what it did itself.
         wrapped = [valgrind, "--tool=callgrind", "--trace-children=yes", "--zero-before=PyOS_AfterFork_Child",
                    f"--callgrind-out-file={folder}/callgrind.%p", *command]
-        try:
-            done = subprocess.run(wrapped, cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True,
-                                  timeout=timeout)
-            returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
-        except subprocess.TimeoutExpired as stopped:
-            returncode, stdout = -9, stopped.stdout or ""
-            stderr = f"{stopped.stderr or ''}\n(killed after {timeout:.0f} s)"
-        # By process id (callgrind names each file by it): the command first, then the processes it
-        # started, in turn (unless the ids wrapped around meanwhile).
-        files = sorted(Path(folder).glob("callgrind.*"), key=lambda path: int(path.suffix[1:]))
-        counts = [callgrind_total(path) for path in files]
+        with subprocess.Popen(wrapped, cwd=tempfile.gettempdir(), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) as process:
+            try:
+                stdout, stderr = process.communicate(timeout=timeout)
+                returncode = process.returncode
+            except subprocess.TimeoutExpired:
+                process.kill()
+                stdout, stderr = process.communicate()
+                returncode, stderr = -9, f"{stderr or ''}\n(killed after {timeout:.0f} s)"
+        counts = [callgrind_total(path) for path in in_start_order(Path(folder).glob("callgrind.*"), process.pid)]
     return {"instructions": sum(counts), "processes": len(counts), "per_process": counts, "returncode": returncode,
             "stdout": stdout if isinstance(stdout, str) else stdout.decode("utf-8", "replace"),
             "stderr_tail": (stderr if isinstance(stderr, str) else stderr.decode("utf-8", "replace")).strip()[-600:]}
+
+
+def in_start_order(files, first: int) -> list[Path]:
+    """Callgrind's files (each named by its process's id: valgrind runs the command in the process it
+    starts as) in the order their processes started: the command's own (id `first`) first, then the
+    others by their ids counted from it, so that an id given after the ids wrapped around (past the
+    system's largest) still comes after the ones given before."""
+    return sorted(files, key=lambda path: (int(path.suffix[1:]) - first) % PID_SPACE)
 
 
 def callgrind_total(path: Path) -> int:

@@ -22,6 +22,12 @@ def test_a_callgrind_file_gives_its_summary(bench, tmp_path):
     assert bench.callgrind_total(stopped) == 0
 
 
+def test_the_command_comes_first_and_its_children_in_turn_even_when_the_ids_wrapped_around(bench, tmp_path):
+    # The command ran as process 32760; its children were given 32766, then 301 and 302 once the ids wrapped.
+    files = [tmp_path / f"callgrind.{pid}" for pid in (301, 32766, 302, 32760)]
+    assert [path.suffix for path in bench.in_start_order(files, 32760)] == [".32760", ".32766", ".301", ".302"]
+
+
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="instruction counts need valgrind's callgrind")
 def test_a_forked_process_is_counted_from_the_fork_not_with_its_parents_work(bench):
     # The parent works, then forks a child that exits at once: counted with its parent's work, the
