@@ -381,14 +381,15 @@ def instructions(command: list[str], *, timeout: float, env: dict | None = None)
             try:
                 stdout, stderr = process.communicate(timeout=timeout)
                 returncode = process.returncode
-            except subprocess.TimeoutExpired:
+            except subprocess.TimeoutExpired as stopped:  # as subprocess.run: what it wrote so far
                 process.kill()
-                stdout, stderr = process.communicate()
-                returncode, stderr = -9, f"{stderr or ''}\n(killed after {timeout:.0f} s)"
+                process.wait()
+                stdout, stderr = (part.decode("utf-8", "replace") if isinstance(part, bytes) else part or ""
+                                  for part in (stopped.stdout, stopped.stderr))  # (bytes, text=True or not)
+                returncode, stderr = -9, f"{stderr}\n(killed after {timeout:.0f} s)"
         counts = [callgrind_total(path) for path in in_start_order(Path(folder).glob("callgrind.*"), process.pid)]
     return {"instructions": sum(counts), "processes": len(counts), "per_process": counts, "returncode": returncode,
-            "stdout": stdout if isinstance(stdout, str) else stdout.decode("utf-8", "replace"),
-            "stderr_tail": (stderr if isinstance(stderr, str) else stderr.decode("utf-8", "replace")).strip()[-600:]}
+            "stdout": stdout, "stderr_tail": stderr.strip()[-600:]}
 
 
 def in_start_order(files, first: int) -> list[Path]:

@@ -40,3 +40,12 @@ def test_a_forked_process_is_counted_from_the_fork_not_with_its_parents_work(ben
     assert counted["instructions"] == parent + child
     # The child's own part: what Python does after a fork, and its exit.
     assert 0 < child < parent / 10
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="instruction counts need valgrind's callgrind")
+def test_a_command_that_runs_too_long_is_stopped_with_what_it_wrote(bench):
+    counted = bench.instructions([sys.executable, "-c", "import time; time.sleep(60)"], timeout=3)
+    assert counted["returncode"] == -9
+    # valgrind's own lines, written as it starts, read as text (not the repr of bytes)
+    assert "callgrind_control" in counted["stderr_tail"] and "\\n" not in counted["stderr_tail"]
+    assert counted["stderr_tail"].endswith("\n(killed after 3 s)")
