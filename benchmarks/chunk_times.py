@@ -7,8 +7,9 @@ Runs the `triage` command given after `--` in this process, with the worker func
 keeping pool (triage.engines: the count of a chunk, the answer for a chunk, the classifying of a
 batch) wrapped so that each worker writes down when it starts and ends each, and the main
 process's steps stamped: its imports done, the workers forked, the statistics pass over, the
-workers told to stop, its exit. Every time is in seconds since the process started (as /proc
-counts it: the interpreter's own start included). A worker classifies two chunks it keeps as one
+workers told to stop, its exit. Each worker also writes down the CPU it spent on each chunk and
+batch: its CPU in a pass over the pass's span is how busy it kept its core. Every time is in
+seconds since the process started (as /proc counts it: the interpreter's own start included). A worker classifies two chunks it keeps as one
 batch where they fit in one (the second chunk's answer then waits for its turn, ready). Prints the
 main steps, then per worker its chunks counted and classified, in how many batches, its first
 batch (where it learns the corpus' commonest spellings) against the median of the others, and
@@ -52,8 +53,10 @@ class Clock:
 def summarise(main: dict[str, float], chunks: list[dict]) -> dict:
     """What a run's stamps say. `main`: the main process's steps (name -> seconds); `chunks`: one
     record per chunk a worker counted or answered for, and per batch it classified ({"worker",
-    "step": "count", "classify" or "batch", "index", "start", "end"}; a batch's index is its first
-    chunk's). Without batch records, each chunk answered for is taken as a batch."""
+    "step": "count", "classify" or "batch", "index", "start", "end", and "cpu", the CPU seconds the
+    worker spent on it, where recorded}; a batch's index is its first chunk's). Without batch records,
+    each chunk answered for is taken as a batch. A worker's CPU in a pass against the span from its
+    first start to its last end says how busy it kept its core."""
     workers = {}
     for pid in sorted({chunk["worker"] for chunk in chunks}):
         mine = [chunk for chunk in chunks if chunk["worker"] == pid]
@@ -65,10 +68,12 @@ def summarise(main: dict[str, float], chunks: list[dict]) -> dict:
         workers[len(workers) + 1] = {
             "chunks_counted": len(counted),
             "counting_seconds": round(sum(c["end"] - c["start"] for c in counted), 4),
+            "counting_busy": _busy(counted),
             "first_count": [round(counted[0]["start"], 4), round(counted[0]["end"], 4)] if counted else None,
             "chunks_classified": len(classified),
             "batches": len(batches),
             "classifying_seconds": round(sum(spans), 4),
+            "classifying_busy": _busy(batches),
             "first_batch_seconds": round(spans[0], 4) if spans else None,
             "others_median_seconds": round(statistics.median(spans[1:]), 4) if len(spans) > 1 else None,
             "ended": round(max((c["end"] for c in mine), default=0.0), 4),
@@ -81,15 +86,29 @@ def summarise(main: dict[str, float], chunks: list[dict]) -> dict:
     }
 
 
+def _busy(records: list[dict]) -> float | None:
+    """The CPU seconds of `records` (a worker's, in order) over the span from the first one's start
+    to the last one's end; None without their CPU."""
+    if not records or any("cpu" not in record for record in records):
+        return None
+    span = records[-1]["end"] - records[0]["start"]
+    return round(sum(record["cpu"] for record in records) / span, 3) if span > 0 else None
+
+
+def _share(busy: float | None) -> str:
+    return "" if busy is None else f", its core busy {100 * busy:.0f}% of the time"
+
+
 def report(summary: dict) -> str:
     lines = ["main process (seconds since it started):"]
     lines += [f"  {name:<28} {value:7.3f}" for name, value in summary["main"].items()]
     for number, worker in summary["workers"].items():
         lines.append(
-            f"worker {number}: counted {worker['chunks_counted']} chunks in {worker['counting_seconds']:.3f} s, "
-            f"classified {worker['chunks_classified']} in {worker['batches']} batches in "
-            f"{worker['classifying_seconds']:.3f} s (the first batch {worker['first_batch_seconds']} s, the others' "
-            f"median {worker['others_median_seconds']} s), ended at {worker['ended']:.3f} s")
+            f"worker {number}: counted {worker['chunks_counted']} chunks in {worker['counting_seconds']:.3f} s"
+            f"{_share(worker.get('counting_busy'))}, classified {worker['chunks_classified']} in {worker['batches']} "
+            f"batches in {worker['classifying_seconds']:.3f} s{_share(worker.get('classifying_busy'))} (the first "
+            f"batch {worker['first_batch_seconds']} s, the others' median {worker['others_median_seconds']} s), ended "
+            f"at {worker['ended']:.3f} s")
     if summary["workers_ended_apart_seconds"] is not None:
         lines.append(f"the workers ended {summary['workers_ended_apart_seconds']:.3f} s apart")
     return "\n".join(lines)
@@ -101,14 +120,14 @@ def _wrapped(module, name: str, clock: Clock, record: Path, step: str) -> None:
     function = getattr(module, name)
 
     def stamped(*arguments):
-        start = clock()
+        start, cpu = clock(), time.process_time()
         try:
             return function(*arguments)
         finally:
             index = getattr(arguments[1], "index", None) if step == "classify" else arguments[0]
             with open(record, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"worker": os.getpid(), "step": step, "index": index,
-                                      "start": start, "end": clock()}) + "\n")
+                out.write(json.dumps({"worker": os.getpid(), "step": step, "index": index, "start": start,
+                                      "end": clock(), "cpu": time.process_time() - cpu}) + "\n")
 
     stamped.__name__ = stamped.__qualname__ = name
     stamped.__module__ = module.__name__

@@ -79,5 +79,21 @@ def test_a_run_with_two_workers_is_stamped_chunk_by_chunk(tmp_path):
     assert sum(worker["chunks_counted"] for worker in workers) == 4
     assert sum(worker["chunks_classified"] for worker in workers) == 4
     assert [worker["batches"] for worker in workers] == [1, 1]  # each worker's two parts as one batch
+    assert all(worker["counting_busy"] > 0 and worker["classifying_busy"] > 0 for worker in workers)
     assert "the workers ended" in run.stderr
     assert Path(tmp_path / "out.csv").exists()
+
+
+def test_a_workers_cpu_over_the_span_of_a_pass_is_how_busy_its_core_was(chunk_times):
+    chunks = [dict(row, cpu=cpu) for row, cpu in zip(stamps(
+        (7, "count", 0, 0.0, 0.4),
+        (7, "count", 2, 0.5, 1.0),
+        (7, "batch", 0, 2.0, 3.0),
+        (7, "batch", 4, 3.0, 4.0),
+    ), (0.4, 0.5, 0.9, 0.7))]
+    worker = chunk_times.summarise({}, chunks)["workers"][1]
+    assert worker["counting_busy"] == pytest.approx(0.9)  # 0.9 s of CPU from 0.0 to 1.0 s
+    assert worker["classifying_busy"] == pytest.approx(0.8)
+    assert "its core busy 90% of the time" in chunk_times.report(chunk_times.summarise({}, chunks))
+    without = chunk_times.summarise({}, stamps((7, "count", 0, 0.0, 0.4)))["workers"][1]
+    assert without["counting_busy"] is None  # records without their CPU
