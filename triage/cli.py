@@ -200,7 +200,7 @@ def classify(
     calibrated: Annotated[bool, typer.Option("--calibrated", help="Route each message by the risk threshold calibrated at training (same rule for every part of a corpus; the share sent is then close to the budget, not exact).")] = False,
     hide: Hide = "default",
     known_names: Annotated[Optional[Path], typer.Option("--known-names", help="A UTF-8 text file of names the team knows (participants, contacts, staff), one a line, optional tag PRE, NOM or SUR after a tab: hidden with their variants in every message.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use (dask: workers of the local cluster).")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Processes to use, at most one per core: each learns the words of its own messages, so more processes than cores add work, not speed (dask: workers of the local cluster).")] = 1,
     engine: Annotated[str, typer.Option("--engine", help="Where chunks are classified: local, or dask (needs the 'dask' extra).")] = "local",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="With --engine dask: address of a running scheduler, e.g. tcp://host:8786 (default: a local cluster).")] = None,
     text_column: TextColumn = "text",
