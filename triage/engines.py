@@ -483,6 +483,162 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
 # ---------------------------------------------------------------------- local: one pool for both passes
 
 
+class PickledPairs:
+    """A chunk of (id, text) pairs as a ReadAhead read it: pickled (`data`), with its ids (`ids`,
+    which this process keeps: KeptChunk). Its length is its number of pairs. Sent to a worker as
+    its bytes alone, unpickled there (_count_kept)."""
+
+    __slots__ = ("data", "ids")
+
+    def __init__(self, data: bytes, ids: list[str] | None = None):
+        self.data, self.ids = data, ids
+
+    def __len__(self) -> int:
+        return len(self.ids) if self.ids is not None else len(self.pairs())
+
+    def pairs(self) -> list:
+        import pickle
+
+        return pickle.loads(self.data)
+
+    def __reduce__(self):
+        return PickledPairs, (self.data,)
+
+
+# How a ReadAhead's frames begin: a chunk read; its reading over, every row read clean; stopped
+# before the first row reading reports anything.
+_CHUNK, _DONE, _STOPPED = b"C", b"D", b"S"
+
+
+class ReadAhead:
+    """The chunks of a corpus for the workers of --jobs (cut as even_tail cuts them), read and
+    pickled by a process of its own, forked once the input is open: it reads while this process
+    loads the model and makes the tables, on the core that start leaves idle, and this process
+    hands each worker its chunk's bytes (PickledPairs) instead of reading and pickling them among
+    the workers. It reads clean rows only: before the first row that reading reports anything of
+    (a warning, a row skipped, a NUL character, an error), it stops, and this process reads the
+    rest itself, from the chunk where it stopped (`chunks`), so that every report, and the table's
+    own record of what it skipped, comes from this process as without it. Where processes cannot
+    be forked, this process reads. Used as a context manager: the reader is stopped when it ends."""
+
+    AHEAD = 16  # chunks read and not yet taken, at most
+
+    def __init__(self, table, size: int, characters: int | None, workers: int):
+        self.table, self.size, self.characters, self.workers = table, size, characters, workers
+        self._pid: int | None = None
+        self._pipe = None
+        if hasattr(os, "fork"):
+            self._start()
+
+    def __enter__(self) -> ReadAhead:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        read, write = os.pipe()
+        parent = os.getpid()
+        with ctrl_c_held_back():
+            pid = os.fork()
+            if pid == 0:  # the reader: never returns
+                code = 1
+                try:
+                    os.close(read)
+                    die_with_parent(parent)
+                    leave_ctrl_c_to_the_parent()
+                    self._read(write)
+                    code = 0
+                finally:
+                    os._exit(code)
+        os.close(write)
+        self._pid, self._pipe = pid, os.fdopen(read, "rb")
+
+    def _read(self, fd: int) -> None:
+        """In the reader: the chunks sent, then _DONE, or _STOPPED before a row reading reports."""
+        import pickle
+        import queue
+        import struct
+        import warnings
+
+        frames: queue.Queue = queue.Queue(self.AHEAD)
+
+        def send() -> None:
+            with os.fdopen(fd, "wb") as out:
+                for frame in iter(frames.get, None):
+                    out.write(struct.pack("<Q", len(frame)))
+                    out.write(frame)
+
+        sender = threading.Thread(target=send, daemon=True)
+        sender.start()
+        table, end = self.table, _STOPPED
+        try:
+            with warnings.catch_warnings(record=True) as reported:
+                warnings.simplefilter("always")
+
+                def clean() -> bool:
+                    return not (reported or table.skipped or table.nul_bytes or getattr(table, "replaced_lines", None))
+
+                for chunk in even_tail(table.pairs(self.size, self.characters), self.workers):
+                    if not clean():
+                        break
+                    ids = [ident for ident, _ in chunk]
+                    frames.put(_CHUNK + pickle.dumps((ids, pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)),
+                                                     protocol=pickle.HIGHEST_PROTOCOL))
+                else:
+                    end = _DONE if clean() else _STOPPED
+        except Exception:  # this process reads from here, and raises it itself
+            end = _STOPPED
+        frames.put(end)
+        frames.put(None)
+        sender.join()
+
+    def _frames(self) -> Iterator[bytes]:
+        import struct
+
+        while True:
+            head = self._pipe.read(8)
+            if len(head) < 8:
+                raise RuntimeError("the reader of the input ended before the input did")
+            frame = self._pipe.read(struct.unpack("<Q", head)[0])
+            yield frame
+            if frame[:1] != _CHUNK:
+                return
+
+    def chunks(self) -> Iterator:
+        """The chunks of the corpus, in order: PickledPairs while the reader reads, then the pairs
+        this process reads from the chunk where it stopped (all of them where none was forked)."""
+        import pickle
+
+        taken = 0
+        if self._pipe is not None:
+            for frame in self._frames():
+                if frame[:1] == _DONE:
+                    return
+                if frame[:1] == _STOPPED:
+                    break
+                ids, data = pickle.loads(frame[1:])
+                taken += 1
+                yield PickledPairs(data, ids)
+            self.close()
+        rest = even_tail(self.table.pairs(self.size, self.characters), self.workers)
+        yield from itertools.islice(rest, taken, None)
+
+    def close(self) -> None:
+        """Stop the reader (at once, if it is still reading) and wait for it."""
+        import signal
+
+        pid, self._pid = self._pid, None
+        if self._pipe is not None:
+            self._pipe.close()
+            self._pipe = None
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
 class KeepingPool:
     """The workers of --jobs on this machine, forked once for both passes of classify. The worker
     that counts the corpus statistics of a chunk keeps it, its texts folded and cut into stretch
@@ -673,7 +829,7 @@ class KeptChunk:
     __slots__ = ("ids", "index")
 
     def __init__(self, pairs: Sequence, index: int):
-        self.ids = [ident for ident, _ in pairs]
+        self.ids = pairs.ids if isinstance(pairs, PickledPairs) else [ident for ident, _ in pairs]
         self.index = index
 
     def __len__(self) -> int:
@@ -702,6 +858,8 @@ def _count_kept(index: int, pairs: Sequence, keep: bool):
     from triage.text.normalise import fold_batch
 
     stats = CorpusStats()
+    if isinstance(pairs, PickledPairs):  # as a ReadAhead read it
+        pairs = pairs.pairs()
     folded, maps = fold_batch([text for _, text in pairs])
     stretched = stats.add_folded(folded)
     if keep:

@@ -257,7 +257,7 @@ def run_classify(
     # Every output refused now, not after classifying the whole corpus.
     outputs.check_outputs([(output, force), (chart_path, force), (queue_path, queue_force)],
                           inputs=[input_path, model_file])
-    session, pool, failed = None, None, True
+    session, pool, reader, failed = None, None, None, True
     try:
         if engine == "dask" and scheduler:
             # Opened first, for both passes (engines.DaskSession): the cluster's workers count the
@@ -265,6 +265,10 @@ def run_classify(
             # processes forked from this one: sending every text to its workers costs more.
             session = engines.DaskSession(jobs, scheduler).__enter__()
         table = read.open(input_path)
+        if engine == "local" and jobs > 1 and check_input is None:
+            # Read by a process of its own while this one loads the model and makes the tables
+            # (the workspace's checks of the input read it here).
+            reader = engines.ReadAhead(table, chunk_size, characters, jobs)
         predictor = model.load_predictor(model_path or model.default_model_path())
         by_budget = (policy or (predictor.metadata.get("policy") or {}).get("name", "paper")) == "budget"
         ranked = by_budget and not calibrated
@@ -283,6 +287,9 @@ def run_classify(
             # Counted in chunks (work for every worker sooner), classified in batches of two chunks a
             # worker keeps where they fit in one process's batch.
             pool = engines.KeepingPool(classifier, jobs, batch=batch)
+        if reader is not None and predictor.word_forest is None:  # no statistics pass: classify reads
+            reader.close()
+            reader = None
         if predictor.word_forest is not None:
             # Counted in `jobs` processes of this machine, or by the workers of a Dask scheduler.
             learn = classifier.learn if classifier is not None and jobs > 1 and pool is None else None
@@ -292,7 +299,7 @@ def run_classify(
                                          batch=batch,
                                          observe=check_input.add if check_input is not None else None,
                                          meanwhile=learn, session=session,
-                                         share=here and jobs > 1 and pool is None, pool=pool)
+                                         share=here and jobs > 1 and pool is None, pool=pool, reader=reader)
             if check_input is not None:
                 check_input.finish()
                 check_input = None  # checked: the classify pass need not look again
@@ -402,6 +409,8 @@ def run_classify(
         return summary
     finally:
         engines.stop_sharing()
+        if reader is not None:
+            reader.close()
         if pool is not None:
             pool.close(failed)
         if session is not None:
@@ -640,7 +649,7 @@ STATS_IN_FLIGHT = 16
 
 def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, observe=None, meanwhile=None,
                  session=None, share: bool = False, characters: int | None = None, pool=None,
-                 batch: tuple[int, int] | None = None):
+                 batch: tuple[int, int] | None = None, reader=None):
     """The first pass: how the corpus itself writes each word (triage.model.names.CorpusStats,
     read by `predictor`'s word scorer: Predictor.corpus_stats), counted in `jobs` processes, and
     the chunks of pairs for the second pass (kept if the corpus is small, else read again): of `size`
@@ -656,7 +665,8 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     `batch` (a number of messages and of characters), each then classified as one batch
     (_two_by_two). With a
     `pool` (triage.engines.KeepingPool), its workers count, and keep the chunks kept: these are
-    given back as KeptChunks, which its workers classify."""
+    given back as KeptChunks, which its workers classify; with a `reader` (triage.engines.ReadAhead,
+    without `observe`), its workers count the chunks it read."""
     from triage.model.names import forget_letter_runs
     from triage.text.normalise import fold_batch
     from triage.pipeline.memory import LOW_WATER, VOCABULARY
@@ -694,7 +704,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
             stats.merge(counted)
     elif pool is not None:
         def asked():
-            for chunk in engines.even_tail(chunks(), jobs):
+            for chunk in engines.even_tail(chunks(), jobs) if reader is None else reader.chunks():
                 keeping = kept is not None
                 if keeping:  # its worker keeps its texts, this process its ids
                     keep(engines.KeptChunk(chunk, len(kept)))
