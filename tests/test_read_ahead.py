@@ -75,6 +75,20 @@ def test_a_bad_row_stops_the_run_with_the_error_this_process_gives_after_the_cle
     assert given and all(isinstance(chunk, engines.PickledPairs) for chunk in given)
 
 
+def test_a_reader_killed_midway_leaves_the_rest_to_this_process(tmp_path):
+    import signal
+
+    source = write_corpus(tmp_path / "sms.csv", messages=400)
+    expected = list(engines.even_tail(ReadOptions().open(source).pairs(8, None), 2))
+    with engines.ReadAhead(ReadOptions().open(source), 8, None, 2) as reader:
+        chunks = reader.chunks()
+        first = next(chunks)
+        os.kill(reader._pid, signal.SIGKILL)
+        rest = list(chunks)
+    assert isinstance(first, engines.PickledPairs) and any(isinstance(chunk, list) for chunk in rest)
+    assert pairs_of([first, *rest]) == pairs_of(expected)
+
+
 def test_a_reader_stopped_early_is_gone(tmp_path):
     table = ReadOptions().open(write_corpus(tmp_path / "sms.csv", messages=400))
     reader = engines.ReadAhead(table, 8, None, 2)

@@ -598,11 +598,13 @@ class ReadAhead:
 
         while True:
             head = self._pipe.read(8)
-            if len(head) < 8:
-                raise RuntimeError("the reader of the input ended before the input did")
-            frame = self._pipe.read(struct.unpack("<Q", head)[0])
+            size = struct.unpack("<Q", head)[0] if len(head) == 8 else -1
+            frame = self._pipe.read(size) if size > 0 else b""
+            if len(frame) != size or frame[:1] not in (_CHUNK, _DONE):
+                yield _STOPPED  # stopped, or ended before its input did (killed): read here from there
+                return
             yield frame
-            if frame[:1] != _CHUNK:
+            if frame[:1] == _DONE:
                 return
 
     def chunks(self) -> Iterator:
@@ -617,7 +619,7 @@ class ReadAhead:
                     return
                 if frame[:1] == _STOPPED:
                     break
-                ids, data = pickle.loads(frame[1:])
+                ids, data = pickle.loads(memoryview(frame)[1:])
                 taken += 1
                 yield PickledPairs(data, ids)
             self.close()
