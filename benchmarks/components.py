@@ -29,7 +29,8 @@ what a new spelling costs beyond its label.
 
 `--jobs N` also times the corpus classified with `--jobs N`, each part timed inside the process
 that runs it (the timers are inherited by the forked workers, each of which reports what it spent
-itself): the parent (which reads, gives the chunks to the workers, then writes) and the workers
+itself): the parent (which gives the chunks to the workers, then writes), the process that reads the
+input ahead of them, and the workers
 (which count the chunks they are given, keep them and classify them), beside one process; with how
 many new spellings were labelled and how many rows the word scorer scored, in one process and in all
 the processes of `--jobs N` (what `--jobs` learns more than once).
@@ -38,6 +39,7 @@ the processes of `--jobs N` (what `--jobs` learns more than once).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -190,9 +192,16 @@ def _report_roles(patch, timer, seconds, counts, folder: str) -> None:
     from triage import engines
 
     _ROLES.update(seconds=seconds, counts=counts, folder=folder, inherited={},
-                  classify=engines._classify_kept, count=timer(engines._count_kept, "counting and cutting"))
+                  classify=engines._classify_kept, count=timer(engines._count_kept, "counting and cutting"),
+                  read=engines.ReadAhead._read)
     patch(engines, "_classify_kept", _classifying)
     patch(engines, "_count_kept", _counting)
+    patch(engines.ReadAhead, "_read", _reading)
+
+
+def _reading(self, *arguments):
+    """ReadAhead._read in the process that reads the input ahead of the workers, then its CPU written."""
+    return _reported("reader", functools.partial(_ROLES["read"], self), *arguments)
 
 
 def _classifying(*arguments):
@@ -223,10 +232,10 @@ def _reported(role: str, original, *arguments):
 
 
 def timed_roles(folder: str, parent: dict, counts) -> dict:
-    """The figures of a run with --jobs: per role (the parent, the workers), the seconds of each
+    """The figures of a run with --jobs: per role (the parent, the reader of the input, the workers), the seconds of each
     part summed over its processes, with "cpu", the CPU seconds of its processes; and "counts",
     what all the processes learnt together."""
-    found = {"parent": {**parent, "cpu": parent["total"]}, "workers": {}}
+    found = {"parent": {**parent, "cpu": parent["total"]}, "workers": {}, "reader": {}}
     learnt = dict(counts)
     for path in Path(folder).glob("*.json"):
         own = json.loads(path.read_text("utf-8"))
@@ -313,7 +322,7 @@ def columns_table(parts: dict, top: int = 20) -> list[str]:
 def jobs_table(one: dict, roles: dict, workers: int) -> list[str]:
     """One process's parts beside those of each role of a run with --jobs `workers` (CPU seconds,
     summed over the processes of a role), then what each learnt."""
-    columns = ("parent", "workers")
+    columns = ("parent", "reader", "workers")
     names = [name for name in one if name != "total" and not name.startswith("count: ")]
     names += [name for role in columns for name in roles[role] if name not in names
               and name not in ("total", "cpu", "processes")]

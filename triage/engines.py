@@ -527,6 +527,7 @@ class ReadAhead:
         self.table, self.size, self.characters, self.workers = table, size, characters, workers
         self._pid: int | None = None
         self._pipe = None
+        self._ended = False  # the reader's last frame received
         if hasattr(os, "fork"):
             self._start()
 
@@ -601,8 +602,11 @@ class ReadAhead:
             size = struct.unpack("<Q", head)[0] if len(head) == 8 else -1
             frame = self._pipe.read(size) if size > 0 else b""
             if len(frame) != size or frame[:1] not in (_CHUNK, _DONE):
+                self._ended = frame == _STOPPED
                 yield _STOPPED  # stopped, or ended before its input did (killed): read here from there
                 return
+            if frame[:1] == _DONE:
+                self._ended = True
             yield frame
             if frame[:1] == _DONE:
                 return
@@ -627,18 +631,25 @@ class ReadAhead:
         yield from itertools.islice(rest, taken, None)
 
     def close(self) -> None:
-        """Stop the reader (at once, if it is still reading) and wait for it."""
+        """Wait for the reader, stopped at once if it has not said it was done."""
         import signal
+        import time
 
         pid, self._pid = self._pid, None
         if self._pipe is not None:
             self._pipe.close()
             self._pipe = None
-        if pid is not None:
+        if pid is None:
+            return
+        with contextlib.suppress(ChildProcessError):
+            if self._ended:  # its last frame sent, it ends by itself (a second at most)
+                for _ in range(100):
+                    if os.waitpid(pid, os.WNOHANG)[0]:
+                        return
+                    time.sleep(0.01)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+            os.waitpid(pid, 0)
 
 
 class KeepingPool:
