@@ -565,7 +565,7 @@ class ReadAhead:
         frames: queue.Queue = queue.Queue(self.AHEAD)
 
         def send() -> None:
-            with os.fdopen(fd, "wb") as out:
+            with contextlib.suppress(OSError), os.fdopen(fd, "wb") as out:  # (the main process gone: nothing to say)
                 for frame in iter(frames.get, None):
                     out.write(struct.pack("<Q", len(frame)))
                     out.write(frame)
