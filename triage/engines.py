@@ -518,8 +518,10 @@ class ReadAhead:
     the workers. It reads clean rows only: before the first row that reading reports anything of
     (a warning, a row skipped, a NUL character, an error), it stops, and this process reads the
     rest itself, from the chunk where it stopped (`chunks`), so that every report, and the table's
-    own record of what it skipped, comes from this process as without it. Where processes cannot
-    be forked, this process reads. Used as a context manager: the reader is stopped when it ends."""
+    own record of what it skipped, comes from this process as without it: this process then reads
+    the input again up to there (a row reported late costs at most one more read of the input,
+    on the cores the workers use). Where processes cannot be forked, this process reads. Used as a
+    context manager: the reader is stopped when it ends."""
 
     AHEAD = 16  # chunks read and not yet taken, at most
 
