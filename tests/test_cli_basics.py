@@ -47,9 +47,10 @@ def test_ctrl_c_during_classify_says_what_was_kept_and_to_run_it_again(cli, tmp_
     assert not (tmp_path / "c.csv").exists()
 
 
-def _ctrl_c_once_the_workers_are_there(command: list[str], after: float, poll: float):
-    """Run `command` in a process group of its own, wait until it has forked its workers, send the
-    group Ctrl-C `after` seconds later: (the workers' pids, the process, its stdout, its stderr)."""
+def _ctrl_c_once_the_workers_are_there(command: list[str], after: float, poll: float, at_least: int = 1):
+    """Run `command` in a process group of its own, wait until it has forked `at_least` processes
+    (its reader and its workers), send the group Ctrl-C `after` seconds later: (the pids of the
+    processes it had forked, the process, its stdout, its stderr)."""
     import os
     import signal
     import time
@@ -58,7 +59,7 @@ def _ctrl_c_once_the_workers_are_there(command: list[str], after: float, poll: f
                                start_new_session=True)
     children = f"/proc/{process.pid}/task/{process.pid}/children"
     waited, workers = time.monotonic(), []
-    while time.monotonic() - waited < 60 and process.poll() is None and not workers:  # until the workers are there
+    while time.monotonic() - waited < 60 and process.poll() is None and len(workers) < at_least:  # until they are there
         try:
             with open(children) as listed:
                 workers = [int(pid) for pid in listed.read().split()]
@@ -88,7 +89,7 @@ def test_a_ctrl_c_while_a_worker_starts_is_one_line_too(tmp_path):
     # Ctrl-C while the workers are still starting.
     workers, process, out, err = _ctrl_c_once_the_workers_are_there(
         [sys.executable, "-c", slow_start, "classify", str(source), "-o", str(tmp_path / "c.csv"), "--jobs", "2"],
-        after=0.2, poll=0.01)
+        after=0.2, poll=0.01, at_least=2)  # the input's reader and a worker, or two workers
     assert workers and process.returncode == 130, out + err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and err.startswith("Interrupted:"), err
 

@@ -470,6 +470,18 @@ def test_a_keeping_pool_gives_a_kept_chunk_to_the_worker_that_keeps_the_fewest_m
     assert kept == [8, 8]
 
 
+@pytest.mark.parametrize("failed", [True, False], ids=["failed", "done"])
+def test_a_keeping_pool_stopped_before_its_first_chunk_leaves_no_worker_running(failed):
+    """A Ctrl-C between the fork of the workers and the first chunk given: no worker is left
+    waiting for work, which the command would wait for at its exit, forever."""
+    pool = engines.KeepingPool(None, 2)
+    pool._start(2)
+    workers = [process for each in pool._pools for process in each._processes.values()]
+    assert len(workers) == 2 and all(worker.is_alive() for worker in workers)
+    pool.close(failed)
+    assert not any(worker.is_alive() for worker in workers)
+
+
 def test_a_keeping_pool_told_to_stop_ends_its_workers_without_waiting_and_close_waits_for_them():
     with engines.KeepingPool(None, 1) as pool:
         pool._start(1)

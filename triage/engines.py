@@ -531,7 +531,11 @@ class ReadAhead:
         self._pipe = None
         self._ended = False  # the reader's last frame received
         if hasattr(os, "fork"):
-            self._start()
+            try:
+                self._start()
+            except BaseException:  # a Ctrl-C held back while it forked, answered here: no reader left
+                self.close()
+                raise
 
     def __enter__(self) -> ReadAhead:
         return self
@@ -554,8 +558,9 @@ class ReadAhead:
                     code = 0
                 finally:
                     os._exit(code)
-        os.close(write)
-        self._pid, self._pipe = pid, os.fdopen(read, "rb")
+            self._pid = pid
+            os.close(write)
+            self._pipe = os.fdopen(read, "rb")
 
     def _read(self, fd: int) -> None:
         """In the reader: the chunks sent, then _DONE, or _STOPPED before a row reading reports."""
@@ -702,6 +707,10 @@ class KeepingPool:
         pools, self._pools = self._pools, []
         for pool in pools:
             thread = getattr(pool, "_executor_manager_thread", None)
+            if thread is None:  # forked but never given work (stopped before its first chunk): no thread
+                for worker in list((getattr(pool, "_processes", None) or {}).values()):  # tells it to stop
+                    worker.kill()  # it holds nothing yet, and would be waited for at exit, forever
+                    worker.join()
             pool.shutdown(wait=thread is None, cancel_futures=failed)
             if thread is not None:
                 self._stopping.append(thread)
