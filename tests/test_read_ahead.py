@@ -1,6 +1,6 @@
 """With --jobs, the input is read by a process of its own while the main process starts
-(triage.engines.ReadAhead): the same chunks, the same rows, and every report of the reading made
-by the main process as without it."""
+(triage.engines.ReadAhead): the same chunks, the same rows, and every report of the reading said
+by the main process, at the same chunk, as without it."""
 
 import os
 import warnings
@@ -27,6 +27,21 @@ def pairs_of(chunks) -> list:
     return [pair for chunk in chunks for pair in (chunk.pairs() if isinstance(chunk, engines.PickledPairs) else chunk)]
 
 
+def as_taken(chunks, table) -> list[tuple]:
+    """(the chunk's ids, the warnings said, the table's skipped and replaced rows and NULs) as each
+    chunk is taken, then once more at the end: what the main process knows at each step."""
+    taken = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for chunk in chunks:
+            ids = chunk.ids if isinstance(chunk, engines.PickledPairs) else [ident for ident, _ in chunk]
+            taken.append((ids, [str(w.message) for w in caught], list(table.skipped), list(table.replaced_lines),
+                          table.nul_bytes))
+        taken.append((None, [str(w.message) for w in caught], list(table.skipped), list(table.replaced_lines),
+                      table.nul_bytes))
+    return taken
+
+
 def read_directly(path, on_bad_lines: str):
     """The chunks, warnings and skipped lines of this process reading the file as the workers take it."""
     table = ReadOptions(on_bad_lines=on_bad_lines).open(path)
@@ -48,18 +63,42 @@ def test_a_clean_input_comes_whole_from_the_reader_as_the_chunks_this_process_wo
     assert pairs_of(chunks) == pairs_of(expected)
 
 
-def test_the_reader_stops_before_a_row_the_reading_reports_and_this_process_reports_it(tmp_path):
-    source = write_corpus(tmp_path / "sms.csv", bad_at=30)
-    expected, expected_warnings, expected_skipped = read_directly(source, "warn")
+@pytest.mark.parametrize("bad", [[30], [3, 9, 15, 21, 27, 33, 37]], ids=["one", "more-than-are-said-one-by-one"])
+def test_the_rows_the_reading_skips_are_said_here_at_the_chunk_this_process_would_have_said_them(tmp_path, bad):
+    """The reader reads on past a bad row: its warning, and the row in the table's record of rows
+    skipped, come here with the chunk read after it (the summary of many with the end)."""
+    rows = [f"{k},{TEXTS[k % 4]} {k}" + (",extra" if k in bad else "") for k in range(40)]
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n" + "\n".join(rows) + "\n", encoding="utf-8")
     table = ReadOptions(on_bad_lines="warn").open(source)
-    with warnings.catch_warnings(record=True) as caught, engines.ReadAhead(table, 8, None, 2) as reader:
-        warnings.simplefilter("always")
+    expected = as_taken(engines.even_tail(table.pairs(8, None), 2), table)
+    table = ReadOptions(on_bad_lines="warn").open(source)
+    with engines.ReadAhead(table, 8, None, 2) as reader, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         chunks = list(reader.chunks())
-    read_there = [chunk for chunk in chunks if isinstance(chunk, engines.PickledPairs)]
-    assert 0 < len(read_there) < len(chunks)  # the first chunks from the reader, the rest read here
-    assert pairs_of(chunks) == pairs_of(expected)
-    assert [str(w.message) for w in caught if issubclass(w.category, BadLineWarning)] == expected_warnings
-    assert table.skipped == expected_skipped == [32]  # (the header is line 1)
+        assert all(isinstance(chunk, engines.PickledPairs) for chunk in chunks)  # read by the reader, all of them
+    table = ReadOptions(on_bad_lines="warn").open(source)
+    with engines.ReadAhead(table, 8, None, 2) as reader:
+        assert as_taken(reader.chunks(), table) == expected
+    assert expected[-1][2] == [k + 2 for k in bad]  # (the header is line 1)
+    assert len(expected[-1][1]) == min(len(bad), 5) + (len(bad) > 5)
+
+
+def test_nul_characters_and_lone_surrogates_are_counted_here_as_the_reader_meets_them(tmp_path):
+    import json
+
+    records = [{"id": str(k), "text": f"{TEXTS[k % 4]} {k}"} for k in range(40)]
+    records[12]["text"] = "slt \ud83d Julie"  # a lone surrogate, which JSON may escape
+    lines = [json.dumps(record) for record in records]
+    lines[22] = lines[22].replace("Rdv", "R\x00dv")  # a NUL character, removed
+    source = tmp_path / "sms.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = ReadOptions().open(source)
+    expected = as_taken(engines.even_tail(table.pairs(8, None), 2), table)
+    table = ReadOptions().open(source)
+    with engines.ReadAhead(table, 8, None, 2) as reader:
+        assert as_taken(reader.chunks(), table) == expected
+    assert expected[-1][3] == [13] and expected[-1][4] == 1 and "surrogate" in expected[-1][1][0]
 
 
 def test_a_bad_row_stops_the_run_with_the_error_this_process_gives_after_the_clean_chunks(tmp_path):
@@ -73,6 +112,48 @@ def test_a_bad_row_stops_the_run_with_the_error_this_process_gives_after_the_cle
             given.append(chunk)
     assert str(ahead.value) == str(direct.value) and "line 32" in str(ahead.value)
     assert given and all(isinstance(chunk, engines.PickledPairs) for chunk in given)
+
+
+def test_an_error_after_a_warning_is_raised_here_and_the_warning_said_once(tmp_path):
+    """A row too long ends the reading (--on-bad-lines error); a NUL character before it was
+    reported with a chunk already taken: this process reads again up to the error without saying
+    it twice."""
+    rows = [f"{k},{TEXTS[k % 4]} {k}" for k in range(40)]
+    rows[4] = rows[4].replace("slt", "s\x00lt")
+    rows[30] += ",extra"
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    table = ReadOptions().open(source)
+    given = []
+    with pytest.raises(BadInput, match="line 32") as ahead, engines.ReadAhead(table, 8, None, 2) as reader:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for chunk in reader.chunks():
+                given.append((chunk, table.nul_bytes))
+    assert given and isinstance(given[0][0], engines.PickledPairs) and given[0][1] == 1
+    assert not caught and table.nul_bytes == 1  # NULs are counted, not warned of, by the reading
+    assert str(ahead.value) == str(pytest.raises(BadInput, read_directly, source, "error").value)
+
+
+def test_a_warning_said_before_the_reader_was_killed_is_not_said_again(tmp_path):
+    import signal
+
+    rows = [f"{k},{TEXTS[k % 4]} {k}" + (",extra" if k == 3 else "") for k in range(400)]
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    table = ReadOptions(on_bad_lines="warn").open(source)
+    expected = as_taken(engines.even_tail(table.pairs(8, None), 2), table)
+    table = ReadOptions(on_bad_lines="warn").open(source)
+    with engines.ReadAhead(table, 8, None, 2) as reader:
+        chunks = reader.chunks()
+
+        def killed_after_the_first():
+            yield next(chunks)
+            os.kill(reader._pid, signal.SIGKILL)
+            yield from chunks
+
+        assert as_taken(killed_after_the_first(), table) == expected
+    assert expected[-1][2] == [5] and len(expected[-1][1]) == 1
 
 
 def test_a_reader_killed_midway_leaves_the_rest_to_this_process(tmp_path):

@@ -505,8 +505,8 @@ class PickledPairs:
         return PickledPairs, (self.data,)
 
 
-# How a ReadAhead's frames begin: a chunk read; its reading over, every row read clean; stopped
-# before the first row reading reports anything.
+# How a ReadAhead's frames begin: a chunk read (with what its reading reported); the reading over
+# (with what its end reported); stopped before an error, which this process reads again and raises.
 _CHUNK, _DONE, _STOPPED = b"C", b"D", b"S"
 
 
@@ -515,12 +515,12 @@ class ReadAhead:
     pickled by a process of its own, forked once the input is open: it reads while this process
     loads the model and makes the tables, on the core that start leaves idle, and this process
     hands each worker its chunk's bytes (PickledPairs) instead of reading and pickling them among
-    the workers. It reads clean rows only: before the first row that reading reports anything of
-    (a warning, a row skipped, a NUL character, an error), it stops, and this process reads the
-    rest itself, from the chunk where it stopped (`chunks`), so that every report, and the table's
-    own record of what it skipped, comes from this process as without it: this process then reads
-    the input again up to there (a row reported late costs at most one more read of the input,
-    on the cores the workers use). Where processes cannot be forked, this process reads. Used as a
+    the workers. What the reading reports comes with the chunk read after it (the warnings of bad
+    rows and lone surrogates, the rows skipped, the NUL characters removed): this process gives
+    each warning and adds each to its table's record (`table.skipped`) as it takes the chunk, as if
+    it had read it itself. An error stops the reader: this process reads the input again from its
+    start, without saying again what was said, up to the chunk where it stopped, and raises the
+    error itself, with its line. Where processes cannot be forked, this process reads. Used as a
     context manager: the reader is stopped when it ends."""
 
     AHEAD = 16  # chunks read and not yet taken, at most
@@ -563,7 +563,8 @@ class ReadAhead:
             self._pipe = os.fdopen(read, "rb")
 
     def _read(self, fd: int) -> None:
-        """In the reader: the chunks sent, then _DONE, or _STOPPED before a row reading reports."""
+        """In the reader: each chunk sent with what its reading reported, then _DONE with what the
+        end of the reading reported, or _STOPPED at an error."""
         import pickle
         import queue
         import struct
@@ -579,23 +580,30 @@ class ReadAhead:
 
         sender = threading.Thread(target=send, daemon=True)
         sender.start()
-        table, end = self.table, _STOPPED
+        table, end, said = self.table, _STOPPED, [0, 0, 0, 0]  # the warnings, skipped, replaced rows, NULs sent
+
+        def news(reported: list) -> tuple | None:
+            """What the reading reported since the last frame: (the warnings, as message, category,
+            file and line; the rows skipped; the rows whose lone surrogates were replaced; the NUL
+            characters removed so far), or None."""
+            skipped, replaced = table.skipped, getattr(table, "replaced_lines", [])
+            now = [len(reported), len(skipped), len(replaced), table.nul_bytes]
+            if now == said:
+                return None
+            new = ([(str(w.message), w.category, w.filename, w.lineno) for w in reported[said[0]:]],
+                   skipped[said[1]:], replaced[said[2]:], table.nul_bytes)
+            said[:] = now
+            return new
+
         try:
             with warnings.catch_warnings(record=True) as reported:
                 warnings.simplefilter("always")
-
-                def clean() -> bool:
-                    return not (reported or table.skipped or table.nul_bytes or getattr(table, "replaced_lines", None))
-
                 for chunk in even_tail(table.pairs(self.size, self.characters), self.workers):
-                    if not clean():
-                        break
                     ids = [ident for ident, _ in chunk]
-                    frames.put(_CHUNK + pickle.dumps((ids, pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)),
-                                                     protocol=pickle.HIGHEST_PROTOCOL))
-                else:
-                    end = _DONE if clean() else _STOPPED
-        except Exception:  # this process reads from here, and raises it itself
+                    frames.put(_CHUNK + pickle.dumps((ids, pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL),
+                                                      news(reported)), protocol=pickle.HIGHEST_PROTOCOL))
+                end = _DONE + pickle.dumps(news(reported), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # this process reads again up to here, and raises it itself
             end = _STOPPED
         frames.put(end)
         frames.put(None)
@@ -618,24 +626,48 @@ class ReadAhead:
             if frame[:1] == _DONE:
                 return
 
+    def _say(self, news: tuple | None) -> None:
+        """What the reader's reading reported, said here and kept in this process's table."""
+        import warnings
+
+        if news is None:
+            return
+        said, skipped, replaced, nul_bytes = news
+        for message, category, filename, lineno in said:
+            warnings.warn_explicit(message, category, filename, lineno)
+        table = self.table
+        table.skipped.extend(skipped)
+        table.replaced_lines.extend(replaced)
+        table.nul_bytes = nul_bytes
+
     def chunks(self) -> Iterator:
         """The chunks of the corpus, in order: PickledPairs while the reader reads, then the pairs
         this process reads from the chunk where it stopped (all of them where none was forked)."""
         import pickle
+        import warnings
 
         taken = 0
         if self._pipe is not None:
+            table = self.table
+            table.skipped, table.replaced_lines, table.nul_bytes = [], [], 0  # as a reading starts
             for frame in self._frames():
                 if frame[:1] == _DONE:
+                    self._say(pickle.loads(memoryview(frame)[1:]))
                     return
                 if frame[:1] == _STOPPED:
                     break
-                ids, data = pickle.loads(memoryview(frame)[1:])
+                ids, data, news = pickle.loads(memoryview(frame)[1:])
+                self._say(news)
                 taken += 1
                 yield PickledPairs(data, ids)
             self.close()
         rest = even_tail(self.table.pairs(self.size, self.characters), self.workers)
-        yield from itertools.islice(rest, taken, None)
+        if taken:
+            with warnings.catch_warnings():  # said already, as the reader read them
+                warnings.simplefilter("ignore")
+                for _ in range(taken):
+                    next(rest, None)
+        yield from rest
 
     def close(self) -> None:
         """Wait for the reader, stopped at once if it has not said it was done."""
