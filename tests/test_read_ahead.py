@@ -213,3 +213,22 @@ def test_with_jobs_a_skipped_row_is_reported_and_counted_as_in_one_process(tmp_p
         one = jobs.run_classify(source, tmp_path / "one.csv", chunk_size=8, chart=False, read=read)
     assert two.skipped_lines == one.skipped_lines == [32]
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+
+
+def test_a_corpus_read_twice_says_each_bad_row_once_with_jobs_as_in_one_process(tmp_path, monkeypatch):
+    """A corpus too large to keep is read again for classifying: a warning the reader carried is
+    not said a second time then, as one process, reading twice, says it once (under Python's
+    default filter, as the command runs)."""
+    from triage import jobs
+
+    monkeypatch.setattr(jobs, "KEEP_READ_MESSAGES", 10)
+    source = write_corpus(tmp_path / "sms.csv", bad_at=30)
+    read = ReadOptions(on_bad_lines="warn")
+    said = {}
+    for workers in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            jobs.run_classify(source, tmp_path / f"{workers}.csv", jobs=workers, chunk_size=8, chart=False, read=read)
+        said[workers] = [str(w.message) for w in caught if issubclass(w.category, BadLineWarning)]
+    assert len(said[1]) == 1 and said[2] == said[1]
+    assert (tmp_path / "2.csv").read_bytes() == (tmp_path / "1.csv").read_bytes()

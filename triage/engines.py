@@ -510,6 +510,15 @@ class PickledPairs:
 _CHUNK, _DONE, _STOPPED = b"C", b"D", b"S"
 
 
+def _registry_of(filename: str) -> dict | None:
+    """The registry of the warnings said from the module of `filename` (where a warning said once
+    is not said again), or None."""
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == filename:
+            return module.__dict__.setdefault("__warningregistry__", {})
+    return None
+
+
 class ReadAhead:
     """The chunks of a corpus for the workers of --jobs (cut as even_tail cuts them), read and
     pickled by a process of its own, forked once the input is open: it reads while this process
@@ -634,7 +643,9 @@ class ReadAhead:
             return
         said, skipped, replaced, nul_bytes = news
         for message, category, filename, lineno in said:
-            warnings.warn_explicit(message, category, filename, lineno)
+            # Given as the reading gives it, in the registry of the module it is said from: a
+            # reading again (the classify pass of a corpus too large to keep) does not say it twice.
+            warnings.warn_explicit(message, category, filename, lineno, registry=_registry_of(filename))
         table = self.table
         table.skipped.extend(skipped)
         table.replaced_lines.extend(replaced)
