@@ -232,3 +232,63 @@ def test_a_corpus_read_twice_says_each_bad_row_once_with_jobs_as_in_one_process(
         said[workers] = [str(w.message) for w in caught if issubclass(w.category, BadLineWarning)]
     assert len(said[1]) == 1 and said[2] == said[1]
     assert (tmp_path / "2.csv").read_bytes() == (tmp_path / "1.csv").read_bytes()
+
+
+# ------------------------------------------------------------ with a review workspace
+
+
+def _digested_here(monkeypatch) -> list[int]:
+    """The processes that worked out InputCheck's digests, as this process sees them: its own calls
+    only (the reader's are made in its memory)."""
+    from triage import jobs
+
+    here, real = [], jobs.InputCheck.digest
+    monkeypatch.setattr(jobs.InputCheck, "digest", lambda self, pairs: here.append(os.getpid()) or real(self, pairs))
+    return here
+
+
+def test_with_jobs_and_a_workspace_the_reader_reads_and_hashes_and_the_workspace_is_that_of_one_process(
+        cli, tmp_path, monkeypatch):
+    """The workspace's checks of the input keep the hashes the reader worked out: this process
+    neither reads the input nor hashes it, and the workspace lists what one process lists."""
+    from triage.review_workspace import Workspace
+
+    source = write_corpus(tmp_path / "sms.csv", messages=6_000)
+    here = _digested_here(monkeypatch)
+    monkeypatch.setattr(engines, "_count_kept", _read_ahead_only)
+    two = cli("classify", source, "-o", tmp_path / "two.csv", "--no-chart", "--jobs", "2", "--workspace",
+              tmp_path / "two.sqlite")
+    assert two.exit_code == 0, two.output
+    assert here == []
+    monkeypatch.setattr(engines, "_count_kept", _COUNTED)
+    one = cli("classify", source, "-o", tmp_path / "one.csv", "--no-chart", "--workspace", tmp_path / "one.sqlite")
+    assert one.exit_code == 0, one.output
+    assert here  # (one process hashes here: the check is there to see)
+    assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    with Workspace.open(tmp_path / "two.sqlite") as two_ws, Workspace.open(tmp_path / "one.sqlite") as one_ws:
+        assert two_ws.stored_messages().ids.tolist() == one_ws.stored_messages().ids.tolist()
+        assert two_ws.stored_messages().texts.tolist() == one_ws.stored_messages().texts.tolist()
+
+
+def test_with_jobs_a_workspace_refuses_repeated_ids_and_another_corpus_as_one_process_does(cli, tmp_path, monkeypatch):
+    source = write_corpus(tmp_path / "sms.csv", messages=6_000)
+    repeated = tmp_path / "repeated.csv"
+    repeated.write_text(source.read_text(encoding="utf-8").replace("\n4000,", "\n17,", 1), encoding="utf-8")
+    other = tmp_path / "other.csv"
+    other.write_text(source.read_text(encoding="utf-8").replace(" 1", " un"), encoding="utf-8")
+    monkeypatch.setattr(engines, "_count_kept", _read_ahead_only)
+    for workers in ("1", "2"):
+        ws = tmp_path / f"ws{workers}.sqlite"
+        refused = cli("classify", repeated, "-o", tmp_path / f"r{workers}.csv", "--no-chart", "--jobs", workers,
+                      "--workspace", ws)
+        assert refused.exit_code == 1 and "id '17' appears on lines 19, 4002" in refused.output, refused.output
+        assert not (tmp_path / f"r{workers}.csv").exists() and not ws.exists()
+        made = cli("classify", source, "-o", tmp_path / f"s{workers}.csv", "--no-chart", "--workspace", ws)
+        assert made.exit_code == 0, made.output
+        again = cli("classify", source, "-o", tmp_path / f"a{workers}.csv", "--no-chart", "--jobs", workers,
+                    "--workspace", ws)
+        assert again.exit_code == 0, again.output  # the same corpus: taken
+        another = cli("classify", other, "-o", tmp_path / f"o{workers}.csv", "--no-chart", "--jobs", workers,
+                      "--workspace", ws)
+        assert another.exit_code == 1 and "is not the corpus of the review workspace" in another.output
+        assert not (tmp_path / f"o{workers}.csv").exists()

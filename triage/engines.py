@@ -485,13 +485,14 @@ def fork_map(function, chunks: Iterable, jobs: int, *, initializer=None, initarg
 
 class PickledPairs:
     """A chunk of (id, text) pairs as a ReadAhead read it: pickled (`data`), with its ids (`ids`,
-    which this process keeps: KeptChunk). Its length is its number of pairs. Sent to a worker as
-    its bytes alone, unpickled there (_count_kept)."""
+    which this process keeps: KeptChunk) and what the ReadAhead's `digest` gave of it (`digest`).
+    Its length is its number of pairs. Sent to a worker as its bytes alone, unpickled there
+    (_count_kept)."""
 
-    __slots__ = ("data", "ids")
+    __slots__ = ("data", "ids", "digest")
 
-    def __init__(self, data: bytes, ids: list[str] | None = None):
-        self.data, self.ids = data, ids
+    def __init__(self, data: bytes, ids: list[str] | None = None, digest=None):
+        self.data, self.ids, self.digest = data, ids, digest
 
     def __len__(self) -> int:
         return len(self.ids) if self.ids is not None else len(self.pairs())
@@ -529,13 +530,17 @@ class ReadAhead:
     each warning and adds each to its table's record (`table.skipped`) as it takes the chunk, as if
     it had read it itself. An error stops the reader: this process reads the input again from its
     start, without saying again what was said, up to the chunk where it stopped, and raises the
-    error itself, with its line. Where processes cannot be forked, this process reads. Used as a
-    context manager: the reader is stopped when it ends."""
+    error itself, with its line. With `digest`, a function of a chunk's pairs, the reader gives what
+    it makes of each chunk with the chunk (PickledPairs.digest): the hashes that the checks of
+    `classify --workspace` keep (triage.jobs.InputCheck.digest), worked out where the texts are.
+    Where processes cannot be forked, this process reads. Used as a context manager: the reader is
+    stopped when it ends."""
 
     AHEAD = 16  # chunks read and not yet taken, at most
 
-    def __init__(self, table, size: int, characters: int | None, workers: int):
+    def __init__(self, table, size: int, characters: int | None, workers: int, digest=None):
         self.table, self.size, self.characters, self.workers = table, size, characters, workers
+        self.digest = digest
         self._pid: int | None = None
         self._pipe = None
         self._ended = False  # the reader's last frame received
@@ -609,8 +614,9 @@ class ReadAhead:
                 warnings.simplefilter("always")
                 for chunk in even_tail(table.pairs(self.size, self.characters), self.workers):
                     ids = [ident for ident, _ in chunk]
+                    digested = self.digest(chunk) if self.digest is not None else None
                     frames.put(_CHUNK + pickle.dumps((ids, pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL),
-                                                      news(reported)), protocol=pickle.HIGHEST_PROTOCOL))
+                                                      news(reported), digested), protocol=pickle.HIGHEST_PROTOCOL))
                 end = _DONE + pickle.dumps(news(reported), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # this process reads again up to here, and raises it itself
             end = _STOPPED
@@ -667,10 +673,10 @@ class ReadAhead:
                     return
                 if frame[:1] == _STOPPED:
                     break
-                ids, data, news = pickle.loads(memoryview(frame)[1:])
+                ids, data, news, digested = pickle.loads(memoryview(frame)[1:])
                 self._say(news)
                 taken += 1
-                yield PickledPairs(data, ids)
+                yield PickledPairs(data, ids, digested)
             self.close()
         rest = even_tail(self.table.pairs(self.size, self.characters), self.workers)
         if taken:

@@ -265,10 +265,11 @@ def run_classify(
             # processes forked from this one: sending every text to its workers costs more.
             session = engines.DaskSession(jobs, scheduler).__enter__()
         table = read.open(input_path)
-        if engine == "local" and jobs > 1 and check_input is None:
-            # Read by a process of its own while this one loads the model and makes the tables
-            # (the workspace's checks of the input read it here).
-            reader = engines.ReadAhead(table, chunk_size, characters, jobs)
+        if engine == "local" and jobs > 1:
+            # Read by a process of its own while this one loads the model and makes the tables;
+            # it hashes what the workspace's checks of the input keep, as it reads.
+            reader = engines.ReadAhead(table, chunk_size, characters, jobs,
+                                       digest=check_input.digest if check_input is not None else None)
         predictor = model.load_predictor(model_path or model.default_model_path())
         by_budget = (policy or (predictor.metadata.get("policy") or {}).get("name", "paper")) == "budget"
         ranked = by_budget and not calibrated
@@ -505,11 +506,23 @@ class InputCheck:
         self.stored = opened.stored_messages()
         self.same = 0
 
-    def add(self, pairs: list[tuple[str, str]]) -> None:
+    def digest(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray | None]:
+        """What `add` keeps of a chunk of pairs: the hashes of its ids, and of its texts when the
+        workspace holds a corpus. Worked out where the chunk is read: with --jobs, by the input's
+        reader (a process forked from this one, whose hashes are this one's)."""
         ids = string_hashes(map(operator.itemgetter(0), pairs), len(pairs))
+        return ids, string_hashes(map(operator.itemgetter(1), pairs), len(pairs)) if len(self.stored) else None
+
+    def add(self, pairs) -> None:
+        """A chunk of (id, text) pairs seen, or a chunk the input's reader read (PickledPairs),
+        with its digest."""
+        if isinstance(pairs, engines.PickledPairs):
+            ids, texts = pairs.digest if pairs.digest is not None else self.digest(pairs.pairs())
+        else:
+            ids, texts = self.digest(pairs)
         self.id_hashes.append(ids)
-        if len(self.stored):
-            self.same += self.stored.found(ids, string_hashes(map(operator.itemgetter(1), pairs), len(pairs)))
+        if texts is not None:
+            self.same += self.stored.found(ids, texts)
 
     def finish(self) -> None:
         display = source_name(self.input_path)
@@ -665,8 +678,9 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     `batch` (a number of messages and of characters), each then classified as one batch
     (_two_by_two). With a
     `pool` (triage.engines.KeepingPool), its workers count, and keep the chunks kept: these are
-    given back as KeptChunks, which its workers classify; with a `reader` (triage.engines.ReadAhead,
-    without `observe`), its workers count the chunks it read."""
+    given back as KeptChunks, which its workers classify; with a `reader` (triage.engines.ReadAhead),
+    its workers count the chunks it read, and `observe` sees them as the reader read them
+    (PickledPairs, with the reader's digest of them)."""
     from triage.model.names import forget_letter_runs
     from triage.text.normalise import fold_batch
     from triage.pipeline.memory import LOW_WATER, VOCABULARY
@@ -705,6 +719,8 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     elif pool is not None:
         def asked():
             for chunk in engines.even_tail(chunks(), jobs) if reader is None else reader.chunks():
+                if reader is not None and observe is not None:  # (chunks() sees those read here)
+                    observe(chunk)
                 keeping = kept is not None
                 if keeping:  # its worker keeps its texts, this process its ids
                     keep(engines.KeptChunk(chunk, len(kept)))
