@@ -600,7 +600,7 @@ class ReadAhead:
             """What the reading reported since the last frame: (the warnings, as message, category,
             file and line; the rows skipped; the rows whose lone surrogates were replaced; the NUL
             characters removed so far), or None."""
-            skipped, replaced = table.skipped, getattr(table, "replaced_lines", [])
+            skipped, replaced = table.skipped, table.replaced_lines
             now = [len(reported), len(skipped), len(replaced), table.nul_bytes]
             if now == said:
                 return None
@@ -635,11 +635,11 @@ class ReadAhead:
                 self._ended = frame == _STOPPED
                 yield _STOPPED  # stopped, or ended before its input did (killed): read here from there
                 return
-            if frame[:1] == _DONE:
+            if frame[:1] == _DONE:  # (said before it is given: the caller stops there)
                 self._ended = True
-            yield frame
-            if frame[:1] == _DONE:
+                yield frame
                 return
+            yield frame
 
     def _say(self, news: tuple | None) -> None:
         """What the reader's reading reported, said here and kept in this process's table."""

@@ -516,10 +516,7 @@ class InputCheck:
     def add(self, pairs) -> None:
         """A chunk of (id, text) pairs seen, or a chunk the input's reader read (PickledPairs),
         with its digest."""
-        if isinstance(pairs, engines.PickledPairs):
-            ids, texts = pairs.digest if pairs.digest is not None else self.digest(pairs.pairs())
-        else:
-            ids, texts = self.digest(pairs)
+        ids, texts = pairs.digest if isinstance(pairs, engines.PickledPairs) else self.digest(pairs)
         self.id_hashes.append(ids)
         if texts is not None:
             self.same += self.stored.found(ids, texts)
@@ -719,7 +716,7 @@ def corpus_stats(table: MessageTable, size: int, predictor, jobs: int = 1, obser
     elif pool is not None:
         def asked():
             for chunk in engines.even_tail(chunks(), jobs) if reader is None else reader.chunks():
-                if reader is not None and observe is not None:  # (chunks() sees those read here)
+                if reader is not None and observe is not None:  # (the reader's, and those read here after it)
                     observe(chunk)
                 keeping = kept is not None
                 if keeping:  # its worker keeps its texts, this process its ids
