@@ -159,7 +159,8 @@ def test_a_warning_said_before_the_reader_was_killed_is_not_said_again(tmp_path)
 def test_a_reader_killed_midway_leaves_the_rest_to_this_process(tmp_path):
     import signal
 
-    source = write_corpus(tmp_path / "sms.csv", messages=400)
+    # More than the pipe and the reader's queue hold: the reader cannot have sent it all before it is killed.
+    source = write_corpus(tmp_path / "sms.csv", messages=20_000)
     expected = list(engines.even_tail(ReadOptions().open(source).pairs(8, None), 2))
     with engines.ReadAhead(ReadOptions().open(source), 8, None, 2) as reader:
         chunks = reader.chunks()
