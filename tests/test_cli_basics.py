@@ -291,9 +291,10 @@ def test_the_installed_classify_of_a_workbook_leaves_no_copy_of_its_messages(tmp
 
 
 def test_a_command_of_the_tool_is_run_by_the_application_with_that_command_alone():
-    """`triage classify ...` builds the click command of classify alone, at every start: it has the
-    same options, help and errors as in the whole application. Anything else (the tool's own
-    options, its help, the commands of a group, a command it does not have) runs the whole one."""
+    """`triage classify ...` builds the click command of classify alone, at every start, and
+    `triage queue ...` the commands of queue alone: each has the same options, help and errors as
+    in the whole application. Anything else (the tool's own options, its help, a command it does
+    not have) runs the whole one."""
     from typer.testing import CliRunner
 
     from triage import cli
@@ -305,8 +306,20 @@ def test_a_command_of_the_tool_is_run_by_the_application_with_that_command_alone
         alone = cli.application([name, "data.csv"])
         assert [info.callback for info in alone.registered_commands] == \
             [info.callback for info in cli.app.registered_commands if (info.name or info.callback.__name__) == name]
+        assert not alone.registered_groups
         for args in ([name, "--help"], [name, "--no-such-option"], [name]):
             seen, expected = (runner.invoke(made, args, prog_name="triage") for made in (alone, cli.app))
             assert (seen.exit_code, seen.output) == (expected.exit_code, expected.output), args
-    for args in ([], ["--help"], ["--version"], ["queue", "export"], ["report", "--help"], ["clasify", "x.csv"]):
+    groups = [info.name for info in cli.app.registered_groups]
+    assert {"queue", "report"} <= set(groups)
+    for group in groups:
+        alone = cli.application([group, "export"])
+        assert not alone.registered_commands and [info.name for info in alone.registered_groups] == [group]
+        commands = [info.name for info in next(info for info in cli.app.registered_groups
+                                               if info.name == group).typer_instance.registered_commands]
+        for args in ([group], [group, "--help"], [group, "no-such-command"],
+                     *([group, command, "--help"] for command in commands), [group, commands[0], "--no-such-option"]):
+            seen, expected = (runner.invoke(made, args, prog_name="triage") for made in (alone, cli.app))
+            assert (seen.exit_code, seen.output) == (expected.exit_code, expected.output), args
+    for args in ([], ["--help"], ["--version"], ["clasify", "x.csv"], ["--debug", "classify", "x.csv"]):
         assert cli.application(args) is cli.app
