@@ -68,7 +68,7 @@ def _no_user_lexicon(monkeypatch, tmp_path_factory):
 def cli():
     """Runs `triage ...` in-process, like a user would type it: by the application the `triage`
     command runs for those arguments (triage.cli.application), which builds the click commands of
-    the command given alone (a tenth of the time of them all, at every call)."""
+    the command or group given alone (a tenth of the time of them all, at every call)."""
     runner = CliRunner()
 
     def invoke(*args, input=None):
