@@ -78,6 +78,45 @@ def cli():
     return invoke
 
 
+class SharedChromium:
+    """One headless Chromium for the browser tests of a test process (starting one takes about a
+    second), started at the first test that asks for it, and again if a test left it unusable."""
+
+    def __init__(self, profiles):
+        self.profiles, self.driver = profiles, None
+
+    def afresh(self):
+        """The browser as one just opened (test_review_browser.opened_afresh)."""
+        from test_review_browser import chromium, opened_afresh
+
+        if self.driver is not None:
+            try:
+                opened_afresh(self.driver)
+                return self.driver
+            except Exception:  # crashed or hung: another one
+                self.close()
+        os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download anything
+        self.driver = chromium(self.profiles.mktemp("chrome"))
+        return self.driver
+
+    def close(self) -> None:
+        driver, self.driver = self.driver, None
+        if driver is not None:
+            try:
+                driver.quit()
+            except Exception:
+                pass
+
+
+@pytest.fixture(scope="session")
+def shared_chromium(tmp_path_factory):
+    """The test process's one Chromium (SharedChromium): the `browser` fixture of
+    tests/test_review_browser.py hands it to each test as a browser just opened."""
+    browsers = SharedChromium(tmp_path_factory)
+    yield browsers
+    browsers.close()
+
+
 @pytest.fixture
 def dev_corpus():
     if not DEV_CORPUS.exists():

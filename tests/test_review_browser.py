@@ -48,12 +48,27 @@ def chromium(profile: Path):
     return driver
 
 
+def opened_afresh(driver) -> None:
+    """The shared browser as a browser just opened: a blank page, no stored data or cookies of any
+    site (localStorage, sessionStorage, IndexedDB, cache), no emulated media, its window's first size."""
+    driver.get("about:blank")  # the page of the test before leaves (its scripts stop asking its server)
+    # Every site's stored data, cookies included ("all").
+    driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": "*", "storageTypes": "all"})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+    driver.set_window_size(1400, 900)
+
+
 @pytest.fixture
-def browser(tmp_path, monkeypatch):
-    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never download anything
-    driver = chromium(tmp_path / "chrome")
-    yield driver
-    driver.quit()
+def browser(shared_chromium):
+    """A browser just opened, as one person's: the test process's one Chromium, made afresh (a test
+    that needs a second person starts a Chromium of its own, `chromium`). Skipped, saying why,
+    where there is none."""
+    yield shared_chromium.afresh()
+    if shared_chromium.driver is not None:  # the page of the test leaves now, not at the next test
+        try:
+            shared_chromium.driver.get("about:blank")
+        except Exception:
+            shared_chromium.close()
 
 
 @pytest.fixture
@@ -83,6 +98,57 @@ def wait_for_next(driver, previous: str) -> str:
         lambda d: d.find_elements(By.CSS_SELECTOR, ".done") or current_id(d) != previous)
     done = driver.find_elements(By.CSS_SELECTOR, ".done")
     return "" if done else current_id(driver)
+
+
+def test_each_test_is_given_the_shared_browser_as_just_opened(shared_chromium):
+    """What a test leaves in the test process's one Chromium (stored data and a cookie of a site,
+    an emulated medium, another window size) is gone for the next test, even on the same site."""
+    import http.server
+    import threading
+
+    sent = []  # the cookies each visit brought
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path == "/":  # (not the icon the browser asks for)
+                sent.append(self.headers.get("Cookie"))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Set-Cookie", "left=1; Path=/")
+            self.end_headers()
+            self.wfile.write(b"<!doctype html><title>a site</title>")
+
+        def log_message(self, *args):
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{site.server_address[1]}/"
+    try:
+        driver = shared_chromium.afresh()
+        driver.get(address)
+        driver.execute_script("localStorage.setItem('triage-language', 'fr'); sessionStorage.setItem('left', '1')")
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print", "features": []})
+        driver.set_window_size(800, 600)
+        driver.get(address)
+        assert sent == [None, "left=1"] and driver.execute_script("return matchMedia('print').matches")
+
+        driver = shared_chromium.afresh()
+        assert driver.current_url == "about:blank"
+        driver.get(address)
+        assert sent[-1] is None
+        assert driver.execute_script("return [localStorage.length, sessionStorage.length, matchMedia('print').matches]") \
+            == [0, 0, False]
+        assert driver.get_window_size() == {"width": 1400, "height": 900}
+    finally:
+        site.shutdown()
+
+
+def test_a_shared_browser_a_test_left_unusable_is_replaced(shared_chromium):
+    shared_chromium.afresh().quit()  # as if it had crashed
+    driver = shared_chromium.afresh()
+    driver.get("data:text/html,<title>again</title>")
+    assert driver.title == "again"
 
 
 def test_a_reviewer_goes_through_the_demo_queue_with_the_keyboard(browser, demo, tmp_path):
