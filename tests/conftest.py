@@ -95,7 +95,6 @@ class SharedChromium:
                 return self.driver
             except Exception:  # crashed or hung: another one
                 self.close()
-        os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download anything
         self.driver = chromium(self.profiles.mktemp("chrome"))
         return self.driver
 

@@ -4,6 +4,7 @@ A reviewer goes through the demo queue with the keyboard alone, hides a word by 
 missed span by selecting characters, undoes, reloads and restarts the server; the workspace and the
 applied output then hold every decision. Skipped, saying why, where no browser is installed."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -37,6 +38,7 @@ def chromium(profile: Path):
     test skips, saying why, where there is none (every module's browser tests, whatever their marks)."""
     if not (CHROMIUM and CHROMEDRIVER):
         pytest.skip(NO_BROWSER)
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download anything
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
