@@ -31,6 +31,25 @@ def test_names_that_are_common_words_are_ambiguous(lexicons):
     assert {"pierre", "rose", "claire", "ange", "avril"} <= lexicons.ambiguous
 
 
+def test_the_ambiguous_spellings_are_the_names_lookup_finds_both_name_and_word(lexicons):
+    """`triage lexicons` counts them all at once: the names lookup() answers (True, True) for, one
+    by one, with a user lexicon that names a word ('rose') and makes an ordinary word of a name
+    ('claire') and of a spelling it names too."""
+    import dataclasses
+    import random
+
+    taught = dataclasses.replace(lexicons, user_names={"rose", "zorglub", "pierre"},
+                                 user_words={"claire", "pierre"})
+    for lists in (lexicons, taught):
+        ambiguous = lists.ambiguous
+        names = sorted((lists.first_names.keys() | set(lists.last_names) | lists.user_names) - lists.user_words)
+        sample = random.Random(7).sample(names, 5_000) + sorted(lists.user_names | {"ange", "avril"})
+        assert {key for key in sample if key in ambiguous} == \
+            {key for key in sample if lists.lookup(key) == (True, True)}
+    assert {"rose", "claire", "pierre"} <= lexicons.ambiguous
+    assert not {"rose", "claire", "pierre", "zorglub"} & taught.ambiguous and "ange" in taught.ambiguous
+
+
 def test_function_words_are_never_names(lexicons):
     for word in ("la", "le", "tu", "elle", "de", "aime", "petit", "mdr", "jaime"):
         assert lexicons.lookup(word) == (False, True), word

@@ -26,6 +26,7 @@ two seconds). The user folder is small and always read from text.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import operator
 import os
@@ -484,9 +485,11 @@ class Lexicons:
 
     @property
     def ambiguous(self) -> set[str]:
-        """Spellings that are both names and ordinary words (Pierre, Rose, Claire...)."""
-        names = (self.first_names.keys() | set(self.last_names) | self.user_names) - self.user_words
-        return {key for key in names if self.lookup(key) == (True, True)}
+        """Spellings that are both names and ordinary words (Pierre, Rose, Claire...): those of the
+        names that lookup() answers (True, True) for, all looked up at once (lookup_many)."""
+        names = list((self.first_names.keys() | set(self.last_names) | self.user_names) - self.user_words)
+        looked = self.lookup_many(names, list(map(fold, names)), remember=False)
+        return set(itertools.compress(names, (looked.in_names & looked.in_anti).tolist()))
 
 
 def _shipped_files(directory: Path) -> list[Path]:
