@@ -296,6 +296,93 @@ def test_with_jobs_a_worker_classifies_two_chunks_it_keeps_as_one_batch_where_th
     assert batches() == ["4"] * 8 + ["8"]
 
 
+@pytest.fixture
+def learning_noted(tmp_path, monkeypatch):
+    """A function that gives what the processes learnt before classifying since it was last asked:
+    "learnt N" for each batch of N messages learnt (Classifier.learn), "reused N" for each batch
+    of N messages classified from what was learnt of it, in any order (noted in a file, here or in
+    the workers forked with it)."""
+    from triage.classifier import Classifier
+
+    noted = tmp_path / "learnt.txt"
+    learn, reused = Classifier.learn, Classifier._reused
+
+    def note(line: str) -> None:
+        with open(noted, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+    def noting_learn(self, messages):
+        note(f"learnt {len(messages)}")
+        return learn(self, messages)
+
+    def noting_reused(self, messages):
+        found = reused(self, messages)
+        if found is not None:
+            note(f"reused {len(messages)}")
+        return found
+
+    def learnt() -> list[str]:
+        found = sorted(noted.read_text().splitlines()) if noted.exists() else []
+        noted.unlink(missing_ok=True)
+        return found
+
+    monkeypatch.setattr(Classifier, "learn", noting_learn)
+    monkeypatch.setattr(Classifier, "_reused", noting_reused)
+    return learnt
+
+
+def test_with_jobs_each_worker_learns_its_first_batch_while_the_statistics_pass_ends(
+        tmp_path, monkeypatch, batches_noted, learning_noted):
+    """Once it has counted its last chunk, each worker learns the first batch it will classify (the
+    steps that need no corpus statistics) instead of waiting for the other workers' counts, and
+    classifies that batch from what it learnt: the rows are those of one process, and the batches
+    those of a run that does not learn ahead."""
+    from triage import jobs
+    from triage.pipeline import memory
+
+    source, batches = batches_noted
+    jobs.run_classify(source, tmp_path / "two.csv", jobs=2, chart=False)
+    assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert batches() == ["4 4"] * 4 + ["8"]
+    assert learning_noted() == ["learnt 8", "learnt 8", "reused 8", "reused 8"]  # each worker's first two chunks
+    monkeypatch.setattr(jobs, "BATCH_CHARACTERS", 150)  # the first chunk alone: two do not fit in one batch
+    jobs.run_classify(source, tmp_path / "short.csv", jobs=2, chart=False)
+    assert (tmp_path / "short.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert batches() == ["4"] * 8 + ["8"]
+    assert learning_noted() == ["learnt 4", "learnt 4", "reused 4", "reused 4"]
+    # Nothing learnt ahead where the stretch ids kept take more of the memory budget than it keeps when
+    # spent (the first chunk classified lets them go), nor where the corpus is too large to keep.
+    low_water = memory.LOW_WATER
+    monkeypatch.setattr(memory, "LOW_WATER", 0.0)
+    jobs.run_classify(source, tmp_path / "budget.csv", jobs=2, chart=False)
+    assert (tmp_path / "budget.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert batches() == ["4"] * 8 + ["8"]
+    assert learning_noted() == []
+    monkeypatch.setattr(memory, "LOW_WATER", low_water)
+    monkeypatch.setattr(jobs, "KEEP_READ_MESSAGES", 20)
+    jobs.run_classify(source, tmp_path / "again.csv", jobs=2, chart=False)
+    assert (tmp_path / "again.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert learning_noted() == []
+
+
+def _failing_learn(self, messages):
+    raise RuntimeError("the learning failed")
+
+
+def test_with_jobs_a_worker_that_fails_to_learn_its_first_batch_stops_the_run_with_that_error(tmp_path, monkeypatch):
+    """A worker's learning of its first batch, which nothing waits for, fails the run when the worker
+    is given that batch to classify: the same error, and no output."""
+    from triage import jobs
+    from triage.classifier import Classifier
+
+    source = tmp_path / "sms.csv"
+    source.write_text("id,text\n" + "".join(f"{k},slt Julie tu viens ? {k}\n" for k in range(40)), encoding="utf-8")
+    monkeypatch.setattr(Classifier, "learn", _failing_learn)
+    with pytest.raises(RuntimeError, match="the learning failed"):
+        jobs.run_classify(source, tmp_path / "two.csv", jobs=2, chunk_size=8, chart=False)
+    assert not (tmp_path / "two.csv").exists()
+
+
 @pytest.mark.skipif(not engines.FORKED_LOCAL_WORKERS, reason="the local cluster's workers are forked on Linux only")
 def test_a_forked_local_dask_cluster_classifies_the_kept_chunks_two_by_two_but_the_first_and_the_last(
         tmp_path, batches_noted):

@@ -201,6 +201,8 @@ class Classifier:
         self.folded_pipeline = Pipeline.preset("classify", self, without=["fold", "stretch"],
                                                given=["folded", "folding_maps", "stretched"])
         self.learning = Pipeline.preset("vocabulary", self)
+        self.folded_learning = Pipeline.preset("vocabulary", self, without=["fold", "stretch"],
+                                               given=["folded", "folding_maps", "stretched"])
         self.learnt = False  # whether `learn` has run: the spellings of a chunk are known already
         self._learnt_chunk = None  # (the pairs `learn` learnt, its batch), until classified
         # For that chunk: the steps the learning preset ran are not run again, their fields given.
@@ -274,13 +276,19 @@ class Classifier:
         return words
 
     def learn(self, messages: list[tuple[str, str]]) -> None:
-        """Learn the spellings of (id, text) pairs, what the steps before the word scorer work
-        out of them and what the word scorer reads of the spellings alone (the rest of it needs
-        the corpus statistics), and make the trees' tables: before a local Dask cluster, this
-        process learns the first chunk's while the workers count the corpus
-        (triage.jobs.corpus_stats), and the cluster's workers forked afterwards start with
-        them. What is classified is the same."""
-        learnt = self.learning(texts=[text for _, text in messages])
+        """Learn the spellings of (id, text) pairs (FoldedPairs: folded and cut already), what the
+        steps before the word scorer work out of them and what the word scorer reads of the
+        spellings alone (the rest of it needs the corpus statistics), and make the trees' tables:
+        before a local Dask cluster, this process learns the first chunk's while the workers count
+        the corpus (triage.jobs.corpus_stats), and the cluster's workers forked afterwards start
+        with them; a worker of --jobs learns the first batch it classifies while the statistics
+        pass ends (triage.engines.KeepingPool). What is classified is the same."""
+        texts = [text for _, text in messages]
+        if isinstance(messages, FoldedPairs):
+            learnt = self.folded_learning(texts=texts, folded=messages.folded, folding_maps=messages.folding_maps,
+                                          stretched=messages.stretched)
+        else:
+            learnt = self.learning(texts=texts)
         if self.predictor.word_forest is not None:  # what the word scorer reads of the spellings alone
             learn_candidates(learnt.analysis, self.predictor.spelling)
         self.predictor.prepare()  # the workers forked afterwards share the trees' tables
@@ -310,9 +318,9 @@ class Classifier:
     def _reused(self, messages: list[tuple[str, str]]):
         """The batch `learn` made of `messages` if these are the pairs it learnt, else None. Asked
         by the first chunk classified after `learn` only (the chunk learnt is the first one sent
-        to the workers: the worker that gets it classifies it first), and let go of then either
-        way: the batch holds the table of spellings it was made with, which the memory budget
-        may retire."""
+        to the workers: the worker that gets it classifies it first; a worker of --jobs learns
+        the batch it classifies first), and let go of then either way: the batch holds the table
+        of spellings it was made with, which the memory budget may retire."""
         learnt, self._learnt_chunk = self._learnt_chunk, None
         if learnt is None or len(learnt[0]) != len(messages) or learnt[0] != messages:
             return None

@@ -716,7 +716,9 @@ class KeepingPool:
     keeps the fewest messages, so that the workers end together. A chunk it was not asked to keep
     (a corpus too large to keep) is sent again to be classified, to the worker with the fewest
     chunks given and not yet answered (the first of them on a tie), so that a worker held up by a
-    costly chunk is given fewer. Each worker learns the spellings of its own chunks. With `batch`
+    costly chunk is given fewer. Each worker learns the spellings of its own chunks: those of the
+    first batch it will classify as soon as it has counted its last chunk (_learn_ahead), instead of
+    waiting idle for the other workers' counts and for this process to merge them. With `batch`
     (a number of messages and of characters), a worker classifies a chunk it keeps together with
     the next one it keeps while the two hold no more than that: fewer batches, less of the steps'
     fixed work a batch. Used as a context manager: the workers stop when it ends, at once if it
@@ -841,7 +843,15 @@ class KeepingPool:
             self._counted_by[at] = worker
             return self._submit(worker, _count_kept, at, pairs, keep)[1]
 
-        return self._results(submit, chunks, in_flight)
+        def then_learn(chunks: Iterable) -> Iterator:
+            yield from chunks
+            # Every chunk given: each worker that keeps some learns, after its last count, the first
+            # batch it will classify (_learn_ahead), instead of waiting for the counts of the others.
+            if self._counted_by:
+                for worker in sorted(set(self._counted_by.values())):
+                    self._submit(worker, _learn_ahead, self.batch)
+
+        return self._results(submit, then_learn(chunks), in_flight)
 
     def run(self, function, *arguments) -> Callable[[], Any]:
         """function(*arguments) given to the worker with the fewest chunks waiting, while this
@@ -921,6 +931,7 @@ class _KeptIndex(NamedTuple):
 _kept: dict[int, Any] = {}  # in a worker of a KeepingPool: the chunks it keeps, by index
 _done: dict[int, Any] = {}  # ... and those it classified with an earlier one, sent back when asked for
 _batch: tuple[int, int] | None = None  # ... and how many messages and characters it classifies at most at once
+_ahead_failed: Exception | None = None  # ... and what failed as it learnt its first batch (_learn_ahead)
 
 
 def _count_kept(index: int, pairs: Sequence, keep: bool):
@@ -957,7 +968,10 @@ def _classify_kept(setup: bytes | None, chunk):
         from triage.model.names import forget_letter_runs
         from triage.text.stretches import STRETCH_IDS
 
-        global _batch
+        global _batch, _ahead_failed
+        if _ahead_failed is not None:
+            failed, _ahead_failed = _ahead_failed, None
+            raise failed
         _pool_worker.stats, _pool_worker.keep_cells, _batch = pickle.loads(setup)
         forget_letter_runs()
         if not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
@@ -979,19 +993,50 @@ def _classify_with_next(index: int):
     """In a worker of a KeepingPool: the chunk kept at `index` classified and sent back, with the
     next chunk kept here if the two fit in the batch (that one's rows kept until it is asked for:
     the chunks are asked for in input order)."""
-    from triage.classifier import FoldedPairs, fit_in_batch
+    from triage.classifier import FoldedPairs
 
-    pairs = _kept.pop(index)
+    indexes = _batch_at(index, _batch)
+    parts = [_kept.pop(at) for at in indexes]
+    if len(parts) == 1:
+        return _sent_back(_pool_worker.classify(parts[0]))
+    first, second = _pool_worker.classify_parts(FoldedPairs.joined(parts), [len(part) for part in parts])
+    _done[indexes[1]] = _sent_back(second)
+    return _sent_back(first)
+
+
+def _batch_at(index: int, batch: tuple[int, int] | None) -> list[int]:
+    """In a worker of a KeepingPool: the indexes of the chunks kept here that it classifies as one
+    batch from the chunk kept at `index`: that chunk, and the next one kept here if the two fit in
+    `batch`."""
+    from triage.classifier import fit_in_batch
+
     later = min((at for at in _kept if at > index), default=None)
-    if _batch is not None and later is not None:
-        following = _kept[later]
-        if fit_in_batch([pairs, following], _batch):
-            del _kept[later]
-            first, second = _pool_worker.classify_parts(FoldedPairs.joined([pairs, following]),
-                                                        [len(pairs), len(following)])
-            _done[later] = _sent_back(second)
-            return _sent_back(first)
-    return _sent_back(_pool_worker.classify(pairs))
+    if batch is not None and later is not None and fit_in_batch([_kept[index], _kept[later]], batch):
+        return [index, later]
+    return [index]
+
+
+def _learn_ahead(batch: tuple[int, int] | None) -> None:
+    """In a worker of a KeepingPool, given once it has counted its last chunk: learn the batch it
+    classifies first (Classifier.learn: the steps that need no corpus statistics) while the other
+    workers count their last chunks and the main process merges the counts, instead of waiting for
+    them; that batch is then classified from what was learnt. Nothing is learnt where the stretch
+    ids of the chunks kept take more than the memory budget keeps when it is spent (the first chunk
+    classified lets them go first: _classify_kept). What fails is raised by the first chunk given
+    to classify, which nothing waits for here."""
+    from triage.classifier import FoldedPairs
+    from triage.model.names import forget_letter_runs
+    from triage.pipeline.memory import LOW_WATER, VOCABULARY
+
+    global _ahead_failed
+    forget_letter_runs()  # counted: the memory goes to classifying (as when the corpus statistics come)
+    if not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
+        return
+    parts = [_kept[at] for at in _batch_at(min(_kept), batch)]
+    try:
+        _pool_worker.learn(parts[0] if len(parts) == 1 else FoldedPairs.joined(parts))
+    except Exception as error:
+        _ahead_failed = error
 
 
 def _forget_kept() -> None:
