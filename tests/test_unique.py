@@ -1,13 +1,15 @@
 """triage.pipeline.arrays against numpy: unique as np.unique (the same values, order, dtypes, inverse and
-counts), among as np.isin."""
+counts), among as np.isin, a GrowingArray as np.concatenate."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.pipeline.arrays import among, unique
+from triage.pipeline.arrays import GrowingArray, among, unique
 
 DTYPES = [np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint8, np.intp, bool]
 
@@ -55,3 +57,26 @@ def test_among_is_isin(numbers, values):
     numbers = np.unique(np.asarray(numbers, dtype=np.uint64))
     values = np.asarray(values, dtype=np.uint64)
     assert among(numbers, values).tolist() == np.isin(values, numbers).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(first=st.lists(st.integers(-2**40, 2**40), max_size=5),
+       parts=st.lists(st.lists(st.integers(-2**40, 2**40), max_size=30), max_size=60))
+def test_a_growing_array_holds_what_concatenating_would(first, parts):
+    """Extended part after part, a GrowingArray holds what np.concatenate would, each view it gave
+    keeps its values, and it copies what it holds a few times at most: its room at most doubles what
+    it holds, and it moves to a new array a number of times that grows as the log of its size."""
+    grown = GrowingArray(np.int64, first)
+    expected = np.array(first, dtype=np.int64)
+    views, moves, array = [], 0, grown.array
+    for part in parts:
+        view = grown.extend(np.array(part, dtype=np.int64))
+        expected = np.concatenate([expected, np.array(part, dtype=np.int64)])
+        views.append((view, expected))
+        assert np.array_equal(grown.view(), expected) and len(grown) == len(expected)
+        assert len(grown.array) <= max(2 * len(grown), len(first))
+        moves += grown.array is not array
+        array = grown.array
+    assert all(np.array_equal(view, values) for view, values in views)
+    assert moves <= 2 + math.log2(max(len(expected), 1))
+

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage.lexicons import PERSON_CUES, TITLES, Lexicons, fold
-from triage.pipeline.arrays import unique
+from triage.pipeline.arrays import GrowingArray, unique
 from triage.pipeline.memory import VOCABULARY
 from triage.seekhide import (
     GUESS_RULES,
@@ -131,10 +131,16 @@ def _runs_of(stretches: list[str]) -> tuple[list[str], np.ndarray]:
 
 class _Numbered(dict):
     """Words -> their ids, in the order they came: a word not held yet is given the next id when
-    asked for (one look-up a word, where finding the new words first took four)."""
+    asked for (one look-up a word, where finding the new words first took four); the words by id
+    (`words`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.words: list[str] = []
 
     def __missing__(self, word: str) -> int:
-        ident = self[word] = len(self)
+        ident = self[word] = len(self.words)
+        self.words.append(word)
         return ident
 
 
@@ -154,16 +160,21 @@ class _LetterRuns:
 
     def _start(self) -> None:
         self.words: _Numbered = _Numbered()
-        self.word_keys = np.empty(0, np.uint64)
+        # The columns, each grown at its end (GrowingArray) as stretches and words come, read as the
+        # views of the attributes below.
+        self._grown = {"word_keys": GrowingArray(np.uint64), "run_starts": GrowingArray(np.intp, [0]),
+                       "runs": GrowingArray(np.intp), "capital": GrowingArray(np.intp),
+                       "before": GrowingArray(bool), "taken": GrowingArray(bool)}
+        self.word_keys = self._grown["word_keys"].view()
         # Per stretch id: where its runs start in `runs` (one more entry: the end), the word id of
         # the capitalised word it starts with (-1: none), whether it may come before such a word
         # (it ends with a lower-case letter and at most a comma or a semicolon), and whether a
         # match of _MID_CAPITAL on its own capitalised word takes that lower-case letter.
-        self.run_starts = np.zeros(1, np.intp)
-        self.runs = np.empty(0, np.intp)
-        self.capital = np.empty(0, np.intp)
-        self.before = np.empty(0, bool)
-        self.taken = np.empty(0, bool)
+        self.run_starts = self._grown["run_starts"].view()
+        self.runs = self._grown["runs"].view()
+        self.capital = self._grown["capital"].view()
+        self.before = self._grown["before"].view()
+        self.taken = self._grown["taken"].view()
         self.token = STRETCH_IDS.token  # the stretch ids the columns are of
 
     def __len__(self) -> int:
@@ -187,8 +198,9 @@ class _LetterRuns:
             lower = np.fromiter(map(str.islower, runs), bool, len(runs))
             ends = np.cumsum(many)
             kept_before = np.concatenate([[0], np.cumsum(lower)])
-            self.run_starts = np.concatenate([self.run_starts, len(self.runs) + kept_before[ends]])
-            self.runs = np.concatenate([self.runs, self._word_ids(list(itertools.compress(runs, lower.tolist())))])
+            grown = self._grown
+            self.run_starts = grown["run_starts"].extend(len(self.runs) + kept_before[ends])
+            self.runs = grown["runs"].extend(self._word_ids(list(itertools.compress(runs, lower.tolist()))))
             # The first and last characters of the stretches, as code points, read for all of them
             # at once: where in each the match of _MID_CAPITAL that may follow it would begin (a
             # lower-case letter, then at most a comma or a semicolon, at its end; -1: none), and
@@ -214,12 +226,11 @@ class _LetterRuns:
             taken = np.zeros(n, bool)
             taken[starting] = (last[starting] >= 0) & (last[starting] < np.fromiter((end for _, end in matches), np.intp,
                                                                                     len(matches)))
-            self.capital = np.concatenate([self.capital, capital])
-            self.before = np.concatenate([self.before, last >= 0])
-            self.taken = np.concatenate([self.taken, taken])
+            self.capital = grown["capital"].extend(capital)
+            self.before = grown["before"].extend(last >= 0)
+            self.taken = grown["taken"].extend(taken)
         if len(self.words) > len(self.word_keys):
-            added = list(itertools.islice(self.words, len(self.word_keys), None))
-            self.word_keys = np.concatenate([self.word_keys, count_keys(added)])
+            self.word_keys = self._grown["word_keys"].extend(count_keys(self.words.words[len(self.word_keys):]))
 
     def count(self, stretched: Stretched) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """(the keys of the lower-case runs of letters of the texts `stretched` cuts (their stretch

@@ -47,3 +47,32 @@ def string_hashes(strings: Iterable[str], count: int) -> np.ndarray:
     """Python's hash() of each of `count` strings, as an int64 column: valid in this process only
     (and in those forked from it), where two equal strings have the same hash."""
     return np.fromiter(map(hash, strings), np.int64, count)
+
+
+class GrowingArray:
+    """A 1-D numpy array that grows at its end (a column over ids given as they come): it keeps
+    room for more, its size doubling as it fills, so that each value is copied a few times at
+    most however often it grows, where np.concatenate copies every value held at each growth."""
+
+    def __init__(self, dtype, values=()):
+        self.array = np.array(values, dtype=dtype)  # the first `size` values, then room
+        self.size = len(self.array)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def extend(self, values) -> np.ndarray:
+        """Append `values` (an array-like); the values held, as a view (valid until the next extend)."""
+        end = self.size + len(values)
+        if end > len(self.array):
+            grown = np.empty(max(end, 2 * len(self.array)), dtype=self.array.dtype)  # (only [:size] is read)
+            grown[: self.size] = self.array[: self.size]
+            self.array = grown
+        self.array[self.size : end] = values
+        self.size = end
+        return self.view()
+
+    def view(self) -> np.ndarray:
+        """The values held (a view, valid until the next extend)."""
+        return self.array[: self.size]
+

@@ -20,7 +20,7 @@ from triage.pipeline.memory import VOCABULARY
 from triage.schema import WORD_LABELS
 from triage.seekhide.columns import SpellingColumn
 from triage.seekhide.rules import Rule, rule_code
-from triage.pipeline.arrays import unique
+from triage.pipeline.arrays import GrowingArray, unique
 from triage.text.stretches import STRETCH_IDS, interleaved
 from triage.text.tokenise import (
     DETECTED,
@@ -55,28 +55,23 @@ _NO_INFO = (None, None, None, False, False)
 
 class _Column:
     """A numpy column that grows: values are appended to a list, moved to the array on
-    demand (numpy), so that each value is held once, as a number of the array. The array keeps
-    room for more (its size doubles as it grows): each value is copied a few times at most."""
+    demand (numpy), so that each value is held once, as a number of the array (a GrowingArray:
+    each value is copied a few times at most)."""
 
     def __init__(self, dtype):
         self.values: list = []  # appended since the last numpy()
-        self.array = np.zeros(0, dtype=dtype)  # the first `size` values, then room
-        self.size = 0
+        self.grown = GrowingArray(dtype)
 
     def __len__(self) -> int:
-        return self.size + len(self.values)
+        return len(self.grown) + len(self.values)
 
     def numpy(self) -> np.ndarray:
         if self.values:
-            end = self.size + len(self.values)
-            if end > len(self.array):
-                grown = np.empty(max(end, 2 * len(self.array)), dtype=self.array.dtype)  # (only [:size] is read)
-                grown[: self.size] = self.array[: self.size]
-                self.array = grown
             # (np.fromiter: about half the time of a slice assigned a list of Python ints)
-            self.array[self.size : end] = np.fromiter(self.values, dtype=self.array.dtype, count=len(self.values))
-            self.size, self.values = end, []
-        return self.array[: self.size]
+            dtype = self.grown.array.dtype
+            self.grown.extend(np.fromiter(self.values, dtype=dtype, count=len(self.values)))
+            self.values = []
+        return self.grown.view()
 
 
 class Stretches:
