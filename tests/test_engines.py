@@ -365,6 +365,16 @@ def test_with_jobs_each_worker_learns_its_first_batch_while_the_statistics_pass_
     assert learning_noted() == []
 
 
+def test_the_workers_of_a_keeping_pool_learn_nothing_ahead_with_a_classifier_that_cannot():
+    """The workers of a KeepingPool learn their first batch ahead with a classifier that learns
+    (Classifier.learn); with another, they count, keep and classify their chunks all the same."""
+    chunks = make_chunks(6)
+    with engines.KeepingPool(FakeClassifier(), 2) as pool:
+        assert len(list(pool.count(((chunk, True) for chunk in chunks), 4))) == 6
+        kept = [engines.KeptChunk(chunk, at) for at, chunk in enumerate(chunks)]
+        assert plain(pool.classify(kept, None)) == expected(chunks)
+
+
 def _failing_learn(self, messages):
     raise RuntimeError("the learning failed")
 

@@ -1029,12 +1029,13 @@ def _learn_ahead(batch: tuple[int, int] | None) -> None:
     from triage.pipeline.memory import LOW_WATER, VOCABULARY
 
     global _ahead_failed
-    forget_letter_runs()  # counted: the memory goes to classifying (as when the corpus statistics come)
-    if not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
-        return
-    parts = [_kept[at] for at in _batch_at(min(_kept), batch)]
     try:
-        _pool_worker.learn(parts[0] if len(parts) == 1 else FoldedPairs.joined(parts))
+        forget_letter_runs()  # counted: the memory goes to classifying (as when the corpus statistics come)
+        learn = getattr(_pool_worker, "learn", None)  # (without it, the first batch is classified as the others)
+        if learn is None or not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
+            return
+        parts = [_kept[at] for at in _batch_at(min(_kept), batch)]
+        learn(parts[0] if len(parts) == 1 else FoldedPairs.joined(parts))
     except Exception as error:
         _ahead_failed = error
 
