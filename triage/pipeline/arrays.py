@@ -62,7 +62,8 @@ class GrowingArray:
         return self.size
 
     def extend(self, values) -> np.ndarray:
-        """Append `values` (an array-like); the values held, as a view (valid until the next extend)."""
+        """Append `values` (an array-like); the values held, as a view (which keeps them: what
+        later extends add is not in it)."""
         end = self.size + len(values)
         if end > len(self.array):
             grown = np.empty(max(end, 2 * len(self.array)), dtype=self.array.dtype)  # (only [:size] is read)
@@ -73,6 +74,6 @@ class GrowingArray:
         return self.view()
 
     def view(self) -> np.ndarray:
-        """The values held (a view, valid until the next extend)."""
+        """The values held, as a view (which keeps them: what later extends add is not in it)."""
         return self.array[: self.size]
 
