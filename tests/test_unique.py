@@ -80,3 +80,26 @@ def test_a_growing_array_holds_what_concatenating_would(first, parts):
     assert all(np.array_equal(view, values) for view, values in views)
     assert moves <= 2 + math.log2(max(len(expected), 1))
 
+
+@settings(max_examples=200, deadline=None)
+@given(width=st.sampled_from([None, 1, 3]), growth=st.sampled_from([1.5, 2.0]),
+       steps=st.lists(st.tuples(st.booleans(), st.integers(0, 25)), max_size=40))
+def test_a_growing_array_of_rows_grows_by_rows_and_to_a_size(width, growth, steps):
+    """A GrowingArray of rows of `width` values, extended by rows or grown to a size (its new rows
+    filled), holds what numpy would, and its room stays within `growth` times what it holds."""
+    shape = () if width is None else (width,)
+    grown = GrowingArray(np.float64, width=width, growth=growth)
+    expected = np.zeros((0, *shape))
+    for extend, count in steps:
+        if extend:
+            rows = np.arange(count * (width or 1), dtype=np.float64).reshape((count, *shape)) + len(expected)
+            found = grown.extend(rows)
+            expected = np.concatenate([expected, rows])
+        else:
+            size = len(expected) + count
+            found = grown.grow_to(size, -1.0)
+            expected = np.concatenate([expected, np.full((count, *shape), -1.0)])
+            assert grown.grow_to(size // 2).shape == expected.shape  # never smaller
+        assert found.shape == expected.shape and np.array_equal(found, expected)
+        assert len(grown.array) <= max(math.ceil(growth * len(grown)), 1)
+

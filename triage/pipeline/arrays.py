@@ -50,30 +50,47 @@ def string_hashes(strings: Iterable[str], count: int) -> np.ndarray:
 
 
 class GrowingArray:
-    """A 1-D numpy array that grows at its end (a column over ids given as they come): it keeps
-    room for more, its size doubling as it fills, so that each value is copied a few times at
-    most however often it grows, where np.concatenate copies every value held at each growth."""
+    """A numpy array that grows at its end (a column over ids given as they come, or a table of
+    rows of `width` values): it keeps room for more, its size multiplied by `growth` when it
+    fills, so that each value is copied a few times at most however often it grows, where
+    np.concatenate copies every value held at each growth."""
 
-    def __init__(self, dtype, values=()):
-        self.array = np.array(values, dtype=dtype)  # the first `size` values, then room
+    def __init__(self, dtype, values=(), *, width: int | None = None, growth: float = 2.0):
+        shape = () if width is None else (width,)
+        self.array = np.array(values, dtype=dtype).reshape((-1, *shape))  # the first `size` values, then room
         self.size = len(self.array)
+        self.growth = growth
 
     def __len__(self) -> int:
         return self.size
 
-    def extend(self, values) -> np.ndarray:
-        """Append `values` (an array-like); the values held, as a view (which keeps them: what
-        later extends add is not in it)."""
-        end = self.size + len(values)
+    def _room(self, end: int) -> None:
+        """Room for `end` values at least, those held kept."""
         if end > len(self.array):
-            grown = np.empty(max(end, 2 * len(self.array)), dtype=self.array.dtype)  # (only [:size] is read)
+            grown = np.empty((max(end, int(len(self.array) * self.growth)), *self.array.shape[1:]),
+                             dtype=self.array.dtype)  # (only [:size] is read)
             grown[: self.size] = self.array[: self.size]
             self.array = grown
+
+    def extend(self, values) -> np.ndarray:
+        """Append `values` (an array-like, of rows of `width` values for a table); the values held,
+        as a view (which keeps them: what later extends add is not in it)."""
+        end = self.size + len(values)
+        self._room(end)
         self.array[self.size : end] = values
         self.size = end
+        return self.view()
+
+    def grow_to(self, size: int, fill=None) -> np.ndarray:
+        """Hold `size` values at least (for a column written by index), the new ones `fill` (left
+        unwritten without one: to be written before they are read); the values held, as a view."""
+        if size > self.size:
+            self._room(size)
+            if fill is not None:
+                self.array[self.size : size] = fill
+            self.size = size
         return self.view()
 
     def view(self) -> np.ndarray:
         """The values held, as a view (which keeps them: what later extends add is not in it)."""
         return self.array[: self.size]
-

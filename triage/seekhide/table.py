@@ -91,8 +91,9 @@ class Stretches:
 
     def _start(self) -> None:
         self.token = STRETCH_IDS.token  # the stretch ids the columns are of
-        self.first = np.zeros(0, dtype=np.int64)  # per stretch id, where its piece ids begin in `pieces`
-        self.count = np.zeros(0, dtype=np.int64)  # per stretch id, how many pieces it has (-1: not cut)
+        self._first, self._count = GrowingArray(np.int64), GrowingArray(np.int64)
+        self.first = self._first.view()  # per stretch id, where its piece ids begin in `pieces`
+        self.count = self._count.view()  # per stretch id, how many pieces it has (-1: not cut)
         self.pieces = _Column(np.int64)
         self.done = 0  # how many stretches it has cut
 
@@ -105,9 +106,7 @@ class Stretches:
             self._start()
         size = len(STRETCH_IDS.texts)
         if size > len(self.count):
-            grown = max(size, 2 * len(self.count))
-            self.first = np.concatenate([self.first, np.zeros(grown - len(self.first), dtype=np.int64)])
-            self.count = np.concatenate([self.count, np.full(grown - len(self.count), -1, dtype=np.int64)])
+            self.first, self.count = self._first.grow_to(size, 0), self._count.grow_to(size, -1)
 
     def extend(self, ids: list[int], counts: list[int], pieces: list[int]) -> None:
         """Add the stretches `ids`, newly cut, with `counts[i]` piece ids each, those of `pieces` in turn."""
@@ -195,9 +194,9 @@ class Spellings:
         self._pieces = {name: _Column(np.int64) for name in ("piece_length", "piece_parts", "piece_first")}
         self._parts = {"part_spelling": _Column(np.int64), "part_offset": _Column(np.int64),
                        "part_of_compound": _Column(bool)}
-        self._extra: dict[tuple, list] = {}  # see column: [values, how many are computed]
-        self._partial: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see column_at
-        self._rows: dict[str, tuple[object, np.ndarray, int]] = {}  # see rows_for: (owner, rows, rows in use)
+        self._extra: dict[tuple, GrowingArray] = {}  # see column: the values computed
+        self._partial: dict[str, tuple[GrowingArray, GrowingArray]] = {}  # see column_at: (values, which are)
+        self._rows: dict[str, tuple[object, GrowingArray]] = {}  # see rows_for: (owner, rows)
         # The piece ids of each stretch of text (see Stretches).
         self.stretches = Stretches()
         # Counted in the memory budget (triage.pipeline.memory), which retires the table when spent.
@@ -489,35 +488,24 @@ class Spellings:
         its own."""
         key = (column.name, *parameters)
         found = self._extra.get(key)
-        n = len(self.texts)
-        if found is None:
-            width = () if column.width is None else (column.width,)
-            found = self._extra[key] = [np.zeros((0, *width), dtype=column.dtype), 0]
-        values, done = found
+        if found is None:  # half as large again when full: each value is copied a few times at most
+            found = self._extra[key] = GrowingArray(column.dtype, width=column.width, growth=1.5)
+        done, n = len(found), len(self.texts)
         if done < n:
             new = np.asarray(column.compute(self, np.arange(done, n), *parameters), dtype=column.dtype)
-            if len(values) < n:  # half as large again: each value is copied a few times at most as the table grows
-                # (Left unwritten: only the values of the first `done` spellings are ever read.)
-                grown = np.empty((max(n, len(values) + len(values) // 2), *values.shape[1:]), dtype=column.dtype)
-                grown[:done] = values[:done]
-                values = found[0] = grown
-            values[done:n] = new.reshape((-1, *values.shape[1:]))
-            found[1] = done = n
-        return values[:n]
+            return found.extend(new.reshape((-1, *found.array.shape[1:])))
+        return found.view()
 
     def column_at(self, column: SpellingColumn, sids: np.ndarray) -> np.ndarray:
         """The values of a declared per-spelling column for the spellings `sids` only, each
         computed the first time it is asked for (those not known yet at once): for a column that
         a rule reads at a few words of a batch, whose other spellings are never asked about."""
         shape = () if column.width is None else (column.width,)
-        values, known = self._partial.get(column.name, (None, None))
-        if values is None or len(values) < len(self.texts):
-            size = max(len(self.texts), 2 * len(values) if values is not None else 0)  # doubled: few copies
-            grown, seen = np.empty((size, *shape), dtype=column.dtype), np.zeros(size, dtype=bool)  # (read where seen)
-            if values is not None:
-                grown[: len(values)], seen[: len(known)] = values, known
-            values, known = grown, seen
-            self._partial[column.name] = (values, known)
+        grown = self._partial.get(column.name)
+        if grown is None:
+            grown = self._partial[column.name] = (GrowingArray(column.dtype, width=column.width), GrowingArray(bool))
+        n = len(self.texts)
+        values, known = grown[0].grow_to(n), grown[1].grow_to(n, False)  # (values read where known)
         missing = sids[~known[sids]]
         if len(missing):
             new = unique(missing)
@@ -532,20 +520,12 @@ class Spellings:
         ids `new` at once (len(new) rows of `width` values). The rows depend on `owner`
         (say, a model): asked with another owner, they are recomputed. A row's first value
         must not be NaN (it marks rows not computed yet)."""
-        owned, table, ready = self._rows.get(name, (None, None, 0))
-        if owned is not owner:
-            table, ready = None, 0
-        n = len(self.texts)
-        if table is None or ready < n:
-            if table is None or len(table) < n:  # room for twice as many rows: few copies as the table grows
-                grown = np.empty((max(n, 2 * len(table) if table is not None else 0), width))
-                if table is not None:
-                    grown[:ready] = table[:ready]
-                table = grown
-            table[ready:n] = np.nan  # the rows of the spellings added since; the room after them is left unwritten
-            ready = n
-            self._rows[name] = (owner, table, ready)
-        rows = table[:ready].take(sids, axis=0)  # (rows gathered by take: a few times faster than indexing)
+        owned, grown = self._rows.get(name, (None, None))
+        if grown is None or owned is not owner:
+            grown = GrowingArray(float, width=width)
+            self._rows[name] = (owner, grown)
+        table = grown.grow_to(len(self.texts), np.nan)  # the rows of the spellings added since: not computed
+        rows = table.take(sids, axis=0)  # (rows gathered by take: a few times faster than indexing)
         missing = np.flatnonzero(np.isnan(rows[:, 0]))
         if len(missing):
             new = unique(sids[missing])
