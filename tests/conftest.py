@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from triage import engines
 from triage import lexicons as lexicon_module
 from triage import model as model_module
 from triage.cli import app, application
@@ -62,6 +63,13 @@ def lexicons(_lexicon_cache):
 def _no_user_lexicon(monkeypatch, tmp_path_factory):
     # The expert's answers of the developer's own runs must not change test results.
     monkeypatch.setenv(lexicon_module.USER_DIR_ENV, str(tmp_path_factory.mktemp("user-lexicon")))
+
+
+@pytest.fixture(autouse=True)
+def _cores_for_every_worker(monkeypatch):
+    # A run's work is the same on any machine: with more workers than cores, this process learns the
+    # first chunk before it forks them (engines.KeepingPool); the tests of that say so.
+    monkeypatch.setattr(engines, "usable_cores", lambda: 64)
 
 
 @pytest.fixture

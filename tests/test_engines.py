@@ -365,14 +365,73 @@ def test_with_jobs_each_worker_learns_its_first_batch_while_the_statistics_pass_
     assert learning_noted() == []
 
 
-def test_the_workers_of_a_keeping_pool_learn_nothing_ahead_with_a_classifier_that_cannot():
+@pytest.mark.parametrize("cores", [2, 1])
+def test_the_workers_of_a_keeping_pool_learn_nothing_ahead_with_a_classifier_that_cannot(monkeypatch, cores):
     """The workers of a KeepingPool learn their first batch ahead with a classifier that learns
-    (Classifier.learn); with another, they count, keep and classify their chunks all the same."""
+    (Classifier.learn), and this process learns the first chunk where they outnumber the cores;
+    with another classifier, they count, keep and classify their chunks all the same."""
+    monkeypatch.setattr(engines, "usable_cores", lambda: cores)
     chunks = make_chunks(6)
     with engines.KeepingPool(FakeClassifier(), 2) as pool:
         assert len(list(pool.count(((chunk, True) for chunk in chunks), 4))) == 6
         kept = [engines.KeptChunk(chunk, at) for at, chunk in enumerate(chunks)]
         assert plain(pool.classify(kept, None)) == expected(chunks)
+
+
+def test_with_more_workers_than_cores_this_process_learns_the_first_chunk_before_it_forks_them(
+        tmp_path, monkeypatch, batches_noted, learning_noted):
+    """Workers that outnumber the cores cannot all run at once: this process learns the first
+    chunk's spellings before it forks them, and they start knowing them. No worker labels a word
+    of that chunk again, nor works out the runs of letters of a stretch this process cut; the
+    rows are those of one process. With a core for each worker, the workers learn their own."""
+    from triage import jobs
+    from triage.model import names
+    from triage.seekhide.words import WordLabeller
+
+    noted = tmp_path / "work.txt"
+    decide, runs_of = WordLabeller.decide_listed, names._runs_of
+
+    def note(kind: str, items) -> None:
+        with open(noted, "a", encoding="utf-8") as handle:
+            handle.write("".join(f"{os.getpid()}\t{kind}\t{item}\n" for item in items))
+
+    def noting_decide(self, keys, folded, looked):
+        note("label", keys)
+        return decide(self, keys, folded, looked)
+
+    def noting_runs(stretches):
+        note("runs", stretches)
+        return runs_of(stretches)
+
+    def work() -> dict[tuple[str, bool], set[str]]:
+        """(what, whether here) -> the words labelled, or the stretches whose runs were worked out."""
+        found: dict[tuple[str, bool], set[str]] = {(kind, here): set() for kind in ("label", "runs")
+                                                   for here in (True, False)}
+        for line in noted.read_text(encoding="utf-8").splitlines():
+            pid, kind, item = line.split("\t")
+            found[kind, int(pid) == os.getpid()].add(item)
+        noted.unlink()
+        return found
+
+    monkeypatch.setattr(WordLabeller, "decide_listed", noting_decide)
+    monkeypatch.setattr(names, "_runs_of", noting_runs)
+    source, batches = batches_noted
+    # Words of the first chunk, by key, that this process does not label when it makes its tables.
+    corpus_words = {"slt", "tu", "viens", "dubois"}
+    monkeypatch.setattr(engines, "usable_cores", lambda: 1)
+    jobs.run_classify(source, tmp_path / "learnt.csv", jobs=2, chart=False)
+    assert (tmp_path / "learnt.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert batches() == ["4 4"] * 4 + ["8"]
+    assert learning_noted() == ["learnt 4", "learnt 8", "learnt 8", "reused 8", "reused 8"]
+    done = work()
+    assert corpus_words <= done["label", True] and not corpus_words & done["label", False]
+    assert "Julie" in done["runs", True] and not done["runs", True] & done["runs", False]
+    monkeypatch.setattr(engines, "usable_cores", lambda: 2)
+    jobs.run_classify(source, tmp_path / "own.csv", jobs=2, chart=False)
+    assert (tmp_path / "own.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert learning_noted() == ["learnt 8", "learnt 8", "reused 8", "reused 8"]
+    done = work()
+    assert corpus_words <= done["label", False] and not corpus_words & done["label", True]
 
 
 def _failing_learn(self, messages):

@@ -375,6 +375,13 @@ def _worker_died() -> BadOption:
     return BadOption("a worker process died (out of memory?); nothing was written: retry with fewer --jobs")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def _at_most_one_worker_a_chunk(chunks: Iterable, jobs: int) -> tuple[Iterator, int]:
     """(the chunks, as many workers as there are chunks up to `jobs`): the first `jobs` chunks
     read ahead. A worker started for no chunk costs its start: with --jobs 16, 10,000 messages
@@ -826,6 +833,8 @@ class KeepingPool:
         if not workers:
             return iter(())
         self.jobs = workers
+        if workers > usable_cores():
+            chunks = self._learn_first(chunks)
         self._start(workers)
 
         kept = [0] * workers  # the messages each worker keeps
@@ -852,6 +861,32 @@ class KeepingPool:
                     self._submit(worker, _learn_ahead, self.batch)
 
         return self._results(submit, then_learn(chunks), in_flight)
+
+    def _learn_first(self, chunks: Iterable[tuple[Sequence, bool]]) -> Iterator:
+        """The chunks, once this process has learnt the first one's spellings (Classifier.learn):
+        for workers that outnumber the cores. Those cannot all run at once, and the CPU they spend
+        is the time the run takes; forked afterwards, each starts knowing the commonest words of
+        the corpus instead of learning them again from its own chunks (on the 86,000 messages of
+        benchmarks/corpus.py, sixteen workers learn 2.3 times the corpus's distinct stretches
+        from their own chunks, 1.2 times when the first chunk's are learnt once). The runs of
+        letters of the stretches learnt are worked out here too, which each worker's statistics
+        pass would otherwise work out again (names.grow_letter_runs). With a classifier that does
+        not learn, the chunks as they are."""
+        learn = getattr(self.classifier, "learn", None)
+        if learn is None:
+            return chunks
+        from triage.classifier import FoldedPairs
+        from triage.model.names import grow_letter_runs
+        from triage.text.normalise import fold_batch
+        from triage.text.stretches import STRETCH_IDS
+
+        chunks = iter(chunks)
+        first = next(chunks)  # (there is one: a worker is forked for each chunk read ahead)
+        pairs = first[0].pairs() if isinstance(first[0], PickledPairs) else first[0]
+        folded, maps = fold_batch([text for _, text in pairs])
+        learn(FoldedPairs(pairs, folded, maps, STRETCH_IDS.cut(folded)))
+        grow_letter_runs()
+        return itertools.chain([first], chunks)
 
     def run(self, function, *arguments) -> Callable[[], Any]:
         """function(*arguments) given to the worker with the fewest chunks waiting, while this

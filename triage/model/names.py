@@ -274,6 +274,12 @@ class _LetterRuns:
 _letter_runs = _LetterRuns("letter_runs")  # one per process, shared by every CorpusStats
 
 
+def grow_letter_runs() -> None:
+    """Work out the runs of letters of every stretch this process has cut (STRETCH_IDS): the
+    processes forked afterwards inherit them, instead of each working them out as it counts."""
+    _letter_runs._grow()
+
+
 def forget_letter_runs() -> None:
     """Free the runs of letters remembered: they serve the counting of a corpus only."""
     _letter_runs.clear()
