@@ -7,7 +7,9 @@ tell whether a change to the engine made it faster, on a machine whose speed var
 
 `--base` is the interpreter of another installation (for example a virtual environment with
 the previous release, or another checkout installed with `pip install -e`); this one is the
-interpreter running the script. The corpus is generated with benchmarks/corpus.py in a
+interpreter running the script. Each is asked where it imports sms-triage from, in the environment
+the commands run in (a PYTHONPATH that holds a checkout reaches both interpreters): two that import the
+same copy are refused, and the JSON keeps each one's folder and git commit. The corpus is generated with benchmarks/corpus.py in a
 temporary folder. For each --jobs value, `triage classify --no-chart` (with `--chart`, `triage classify`
 and its bar chart) runs `--repeat` times
 for each installation, alternating (base, this, base, this...), each in a fresh process
@@ -53,12 +55,29 @@ def classify_command(python: str, source: Path, output: Path, jobs: int, options
             "--force", "--jobs", str(jobs), *options]
 
 
-def compile_installation(python: str) -> None:
-    """Byte-compile the packages `python` imports sms-triage from (triage, features, dictionaries),
-    as bench.compile_bytecode does for this checkout."""
+def installed_from(python: str, env: dict) -> Path:
+    """The folder `python` imports sms-triage from, run as the commands are (their folder and
+    environment: a PYTHONPATH reaches both installations alike)."""
     found = subprocess.run([python, "-c", "import triage, pathlib; print(pathlib.Path(triage.__file__).parent.parent)"],
-                           cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True)
-    top = Path(found.stdout.strip())
+                           cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True, check=True)
+    return Path(found.stdout.strip()).resolve()
+
+
+def described(top: Path) -> dict:
+    """Where an installation's code is, with its git commit where it is a checkout (and whether
+    files differ from that commit)."""
+    found = {"folder": str(top)}
+    head = subprocess.run(["git", "-C", str(top), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:
+        changed = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "--untracked-files=no"],
+                                 capture_output=True, text=True).stdout.strip()
+        found["commit"] = head.stdout.strip() + (" with changes" if changed else "")
+    return found
+
+
+def compile_installation(python: str, top: Path) -> None:
+    """Byte-compile the packages `python` imports sms-triage from (triage, features, dictionaries,
+    in `top`), as bench.compile_bytecode does for this checkout."""
     packages = [str(top / name) for name in ("triage", "features", "dictionaries") if (top / name).is_dir()]
     subprocess.run([python, "-m", "compileall", "-q", *packages], check=True, stdout=subprocess.DEVNULL)
 
@@ -93,16 +112,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="JSON file to write")
     args = parser.parse_args(argv)
     installations = {"base": args.base, "this": sys.executable}
-    work = Path(tempfile.mkdtemp(prefix="triage-ab-"))
     report: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S %z"), "machine": bench.machine(),
                     "load_average": {"start": bench.load_average()}, "messages": args.messages,
                     "seed": args.seed, "options": args.option, "workspace": args.workspace, "chart": args.chart,
                     "measured": "instructions" if args.instructions else "time", "runs": []}
     # Counted, both installations hash strings alike: the only run-to-run difference left in the count.
     env = dict(bench.child_env(), PYTHONHASHSEED="0") if args.instructions else bench.child_env()
+    tops = {name: installed_from(python, env) for name, python in installations.items()}
+    if tops["base"] == tops["this"]:  # (both would run the same code: every ratio would be noise)
+        print(f"ab.py: both interpreters import sms-triage from {tops['this']} (a PYTHONPATH reaches both): "
+              "give --base an installation of another copy", file=sys.stderr)
+        return 2
+    report["installations"] = {name: {"python": python, **described(tops[name])}
+                               for name, python in installations.items()}
+    work = Path(tempfile.mkdtemp(prefix="triage-ab-"))
     try:
-        for python in installations.values():
-            compile_installation(python)
+        for name, python in installations.items():
+            compile_installation(python, tops[name])
         source = work / "corpus.csv"
         sources = growing.Sources()
         # The corpus' base messages: the demo corpus, and the development file when it is found
