@@ -725,7 +725,8 @@ class KeepingPool:
     chunks given and not yet answered (the first of them on a tie), so that a worker held up by a
     costly chunk is given fewer. Each worker learns the spellings of its own chunks: those of the
     first batch it will classify as soon as it has counted its last chunk (_learn_ahead), instead of
-    waiting idle for the other workers' counts and for this process to merge them. With `batch`
+    waiting idle for the other workers' counts and for this process to merge them; where the workers
+    outnumber the cores, this process learns the first chunk before it forks them (_learn_first). With `batch`
     (a number of messages and of characters), a worker classifies a chunk it keeps together with
     the next one it keeps while the two hold no more than that: fewer batches, less of the steps'
     fixed work a batch. Used as a context manager: the workers stop when it ends, at once if it
