@@ -868,8 +868,8 @@ class KeepingPool:
         for workers that outnumber the cores. Those cannot all run at once, and the CPU they spend
         is the time the run takes; forked afterwards, each starts knowing the commonest words of
         the corpus instead of learning them again from its own chunks (on the 86,000 messages of
-        benchmarks/corpus.py, sixteen workers learn 2.3 times the corpus's distinct stretches
-        from their own chunks, 1.2 times when the first chunk's are learnt once). The runs of
+        benchmarks/corpus.py, sixteen workers meet 2.3 times the corpus's distinct words in their
+        own chunks, 1.2 times leaving out those of the first chunk, learnt once). The runs of
         letters of the stretches learnt are worked out here too, which each worker's statistics
         pass would otherwise work out again (names.grow_letter_runs). With a classifier that does
         not learn, the chunks as they are."""
