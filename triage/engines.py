@@ -876,16 +876,11 @@ class KeepingPool:
         learn = getattr(self.classifier, "learn", None)
         if learn is None:
             return chunks
-        from triage.classifier import FoldedPairs
         from triage.model.names import grow_letter_runs
-        from triage.text.normalise import fold_batch
-        from triage.text.stretches import STRETCH_IDS
 
         chunks = iter(chunks)
         first = next(chunks)  # (there is one: a worker is forked for each chunk read ahead)
-        pairs = first[0].pairs() if isinstance(first[0], PickledPairs) else first[0]
-        folded, maps = fold_batch([text for _, text in pairs])
-        learn(FoldedPairs(pairs, folded, maps, STRETCH_IDS.cut(folded)))
+        learn(first[0].pairs() if isinstance(first[0], PickledPairs) else first[0])  # (folded and cut there)
         grow_letter_runs()
         return itertools.chain([first], chunks)
 
