@@ -291,9 +291,9 @@ def _taken(item):
     return item
 
 
-def _init_pool_worker(classifier) -> None:
-    global _pool_worker
-    _pool_worker = classifier
+def _init_pool_worker(classifier, claims=None) -> None:
+    global _pool_worker, _claims
+    _pool_worker, _claims = classifier, claims
 
 
 def _sent_back(done):
@@ -737,6 +737,9 @@ class KeepingPool:
         self._pools: list = []
         self._given = 0  # chunks given to be counted, each given its index in the corpus
         self._counted_by: dict[int, int] = {}  # the worker that counted each chunk it keeps, by index
+        # The last chunks kept, as given to be counted (at most a batch of them): any worker may classify them.
+        self._held: dict[int, tuple[Sequence, tuple[int, int]]] = {}  # (pairs, _sized) by index
+        self._claims = None  # which of those a worker has taken (shared with the workers)
         self._waiting: list[int] = []  # chunks given to each worker and not yet answered
         self._stopping: list = []  # the threads of the pools told to stop, not yet waited for
         self._lock = threading.Lock()
@@ -782,7 +785,8 @@ class KeepingPool:
         from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("fork")
-        setup = (os.getpid(), _init_pool_worker, (self.classifier,))
+        self._claims = context.Array("b", self._most_held())
+        setup = (os.getpid(), _init_pool_worker, (self.classifier, self._claims))
         # The tables every process makes at its first batch, made once, here, for every worker: on
         # two cores, as long as two workers making them each, with less CPU.
         make_tables = getattr(self.classifier, "make_tables", None)
@@ -851,6 +855,7 @@ class KeepingPool:
                 worker = self._least_waiting(kept)
             kept[worker] += len(pairs)
             self._counted_by[at] = worker
+            self._hold(at, pairs)
             return self._submit(worker, _count_kept, at, pairs, keep)[1]
 
         def then_learn(chunks: Iterable) -> Iterator:
@@ -859,9 +864,34 @@ class KeepingPool:
             # batch it will classify (_learn_ahead), instead of waiting for the counts of the others.
             if self._counted_by:
                 for worker in sorted(set(self._counted_by.values())):
-                    self._submit(worker, _learn_ahead, self.batch)
+                    self._submit(worker, _learn_ahead, self.batch, self._first_held())
 
         return self._results(submit, then_learn(chunks), in_flight)
+
+    def _most_held(self) -> int:
+        """The most chunks held for any worker to classify (_hold): enough for the last chunks cut
+        again for the workers (even_tail) and the one before."""
+        return TAIL_PARTS_A_WORKER * max(1, self.jobs) + 2
+
+    def _hold(self, at: int, pairs: Sequence) -> None:
+        """Hold the chunk counted at `at`, kept by the worker that counted it, as it was given: the
+        last chunks held (those that hold at most a batch of messages and of characters, and
+        _most_held of them) may be classified by any worker, whichever has done its other chunks
+        first (_classify_taken)."""
+        if self.batch is None:
+            return
+        self._held[at] = (pairs, _sized(pairs))
+        most_messages, most_characters = self.batch
+        while self._held:
+            sizes = [size for _, size in self._held.values()]
+            if (len(sizes) <= self._most_held() and sum(m for m, _ in sizes) <= most_messages
+                    and sum(c for _, c in sizes) <= most_characters):
+                break
+            del self._held[next(iter(self._held))]
+
+    def _first_held(self) -> int | None:
+        """The index of the first chunk any worker may classify (the chunks held), None if none."""
+        return next(iter(self._held), None)
 
     def _learn_first(self, chunks: Iterable[tuple[Sequence, bool]]) -> Iterator:
         """The chunks, once this process has learnt the first one's spellings (Classifier.learn):
@@ -907,13 +937,18 @@ class KeepingPool:
         """Let the workers go of the chunks they keep: the corpus is too large to keep, and its
         chunks are sent again to be classified."""
         self._counted_by.clear()
+        self._held.clear()
         for worker in range(len(self._pools)):
             self._submit(worker, _forget_kept)
 
     def classify(self, chunks: Iterable, stats, keep_cells: bool = False) -> Iterator:
         """Each chunk classified (ClassifiedChunk), in input order: a chunk kept by its worker
         given as its KeptChunk (to the worker that keeps it), any other as its pairs. The first
-        chunk each worker is given brings the statistics of the corpus."""
+        chunk each worker is given brings the statistics of the corpus. The last chunks kept, which
+        this process holds (_hold), are given to every worker once the others are: each takes
+        those it keeps, then those of the others that none has taken yet, from the last
+        (_classify_taken), so that a worker that is done first, on a core less loaded or with
+        chunks that cost less, is not left waiting for the others."""
         import pickle
 
         if not self._pools:  # no statistics pass: forked now
@@ -921,17 +956,57 @@ class KeepingPool:
             if not self.jobs:
                 return iter(())
             self._start(self.jobs)
-        payload = pickle.dumps((stats, keep_cells, self.batch), protocol=pickle.HIGHEST_PROTOCOL)  # once, for all
+        held, self._held = self._held, {}
+        held_from = next(iter(held), None)
+        payload = pickle.dumps((stats, keep_cells, self.batch, held_from),
+                               protocol=pickle.HIGHEST_PROTOCOL)  # once, for all
         sent: set[int] = set()
+
+        def setup(worker: int) -> bytes | None:
+            with self._lock:
+                first = worker not in sent
+                sent.add(worker)
+            return payload if first else None
 
         def submit(chunk):
             with self._lock:
                 worker = self._counted_by[chunk.index] if isinstance(chunk, KeptChunk) else self._least_waiting()
-                first = worker not in sent
-                sent.add(worker)
-            return self._submit(worker, _classify_kept, payload if first else None, chunk)[1]
+            return self._submit(worker, _classify_kept, setup(worker), chunk)[1]
 
-        return self._results(submit, chunks, 2 * self.jobs)
+        aside: list[KeptChunk] = []  # the chunks held, given to every worker after the others
+        taking: list = []
+
+        def given() -> Iterator:
+            for chunk in chunks:
+                if isinstance(chunk, KeptChunk) and chunk.index in held:
+                    aside.append(chunk)
+                    continue
+                if aside:  # not the last chunks: given as the others (classified alone)
+                    yield from aside
+                    aside.clear()
+                yield chunk
+            if aside:
+                items = [(chunk.index, held[chunk.index][0]) for chunk in aside]
+                self._claims[:] = bytes(len(self._claims))
+                taking.extend(self._submit(worker, _classify_taken, setup(worker), items)[1]
+                              for worker in range(len(self._pools)))
+
+        def results() -> Iterator:
+            from concurrent.futures.process import BrokenProcessPool
+
+            yield from self._results(submit, given(), 4 * self.jobs)
+            if not taking:
+                return
+            done: dict = {}
+            try:
+                for future in taking:
+                    done.update(future.result())
+            except BrokenProcessPool:
+                raise _worker_died() from None
+            for chunk in aside:
+                yield done.pop(chunk.index)
+
+        return results()
 
 
 class KeptChunk:
@@ -962,6 +1037,8 @@ class _KeptIndex(NamedTuple):
 _kept: dict[int, Any] = {}  # in a worker of a KeepingPool: the chunks it keeps, by index
 _done: dict[int, Any] = {}  # ... and those it classified with an earlier one, sent back when asked for
 _batch: tuple[int, int] | None = None  # ... and how many messages and characters it classifies at most at once
+_held_from: int | None = None  # ... and the index of the first chunk any worker may classify (classified alone)
+_claims = None  # ... and which of those a worker has taken (KeepingPool._claims)
 _ahead_failed: Exception | None = None  # ... and what failed as it learnt its first batch (_learn_ahead)
 
 
@@ -982,39 +1059,78 @@ def _count_kept(index: int, pairs: Sequence, keep: bool):
     return stats
 
 
+def _set_up(setup: bytes | None) -> None:
+    """In a worker of a KeepingPool, with its first chunk to classify: `setup`, the corpus
+    statistics (whether the rows keep their cells, the batch, and the first chunk any worker may
+    classify), from which this worker classifies; what it remembered of its counting is let go of
+    then, and the stretch ids of the chunks it keeps are held while they take at most what the
+    memory budget keeps when it is spent, and let go of if it keeps none (as in one process:
+    triage.jobs.corpus_stats). Nothing without `setup` (not the first chunk)."""
+    from triage.pipeline.memory import LOW_WATER, VOCABULARY
+
+    if setup is None:
+        return
+    import pickle
+
+    from triage.model.names import forget_letter_runs
+    from triage.text.stretches import STRETCH_IDS
+
+    global _batch, _held_from, _ahead_failed
+    if _ahead_failed is not None:
+        failed, _ahead_failed = _ahead_failed, None
+        raise failed
+    _pool_worker.stats, _pool_worker.keep_cells, _batch, _held_from = pickle.loads(setup)
+    forget_letter_runs()
+    if not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
+        STRETCH_IDS.clear()  # they serve no chunk kept here, or take too much of the budget
+    else:
+        size = len(_kept)
+        VOCABULARY.hold("stretches", lambda: (size - len(_kept), len(_kept)))
+
+
 def _classify_kept(setup: bytes | None, chunk):
     """In a worker of a KeepingPool: a chunk classified, kept here (KeptChunk) or given; a chunk
     kept is classified with the next one kept here while the two fit in the pool's batch
-    (_classify_with_next). `setup`, with the worker's first chunk: the corpus statistics (whether
-    the rows keep their cells, and the batch), from which this worker classifies; what it
-    remembered of its counting is let go of then, and
-    the stretch ids of the chunks it keeps are held while they take at most what the memory
-    budget keeps when it is spent, and let go of if it keeps none (as in one process:
-    triage.jobs.corpus_stats)."""
-    from triage.pipeline.memory import LOW_WATER, VOCABULARY
+    (_classify_with_next). `setup`: as _set_up."""
+    from triage.pipeline.memory import VOCABULARY
 
-    if setup is not None:
-        import pickle
-
-        from triage.model.names import forget_letter_runs
-        from triage.text.stretches import STRETCH_IDS
-
-        global _batch, _ahead_failed
-        if _ahead_failed is not None:
-            failed, _ahead_failed = _ahead_failed, None
-            raise failed
-        _pool_worker.stats, _pool_worker.keep_cells, _batch = pickle.loads(setup)
-        forget_letter_runs()
-        if not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
-            STRETCH_IDS.clear()  # they serve no chunk kept here, or take too much of the budget
-        else:
-            size = len(_kept)
-            VOCABULARY.hold("stretches", lambda: (size - len(_kept), len(_kept)))
+    _set_up(setup)
     if not isinstance(chunk, _KeptIndex):
         return _sent_back(_pool_worker.classify(chunk))
     done = _done.pop(chunk.index, None)
     if done is None:
         done = _classify_with_next(chunk.index)
+    if not _kept:
+        VOCABULARY.release("stretches")
+    return done
+
+
+def _classify_taken(setup: bytes | None, items: list[tuple[int, Sequence]]) -> list:
+    """In a worker of a KeepingPool, once it has classified the other chunks it was given: the
+    last chunks of the corpus, (index, pairs) each, which any worker may classify. It takes those
+    it keeps, in order, then those of the others, from the last, each if no worker has taken it
+    yet (_claims, shared by the workers): a chunk it keeps is classified as kept, another from
+    its pairs. Gives [(index, the chunk classified and sent back)] for those it took, and lets go
+    of the others it keeps. `setup`: as _set_up."""
+    from triage.pipeline.memory import VOCABULARY
+
+    _set_up(setup)
+    mine = [at for at, (index, _) in enumerate(items) if index in _kept]
+    theirs = [at for at in reversed(range(len(items))) if at not in mine]
+    done = []
+    for at in mine + theirs:
+        with _claims.get_lock():
+            taken = _claims[at]
+            _claims[at] = 1
+        if taken:
+            continue
+        index, pairs = items[at]
+        chunk = _kept.pop(index, None)
+        if chunk is None:
+            chunk = pairs.pairs() if isinstance(pairs, PickledPairs) else pairs
+        done.append((index, _sent_back(_pool_worker.classify(chunk))))
+    for index, _ in items:
+        _kept.pop(index, None)
     if not _kept:
         VOCABULARY.release("stretches")
     return done
@@ -1042,12 +1158,14 @@ def _batch_at(index: int, batch: tuple[int, int] | None) -> list[int]:
     from triage.classifier import fit_in_batch
 
     later = min((at for at in _kept if at > index), default=None)
+    if _held_from is not None and later is not None and max(index, later) >= _held_from:
+        return [index]  # any worker may classify those: each alone
     if batch is not None and later is not None and fit_in_batch([_kept[index], _kept[later]], batch):
         return [index, later]
     return [index]
 
 
-def _learn_ahead(batch: tuple[int, int] | None) -> None:
+def _learn_ahead(batch: tuple[int, int] | None, held_from: int | None = None) -> None:
     """In a worker of a KeepingPool, given once it has counted its last chunk: learn the batch it
     classifies first (Classifier.learn: the steps that need no corpus statistics) while the other
     workers count their last chunks and the main process merges the counts, instead of waiting for
@@ -1059,8 +1177,9 @@ def _learn_ahead(batch: tuple[int, int] | None) -> None:
     from triage.model.names import forget_letter_runs
     from triage.pipeline.memory import LOW_WATER, VOCABULARY
 
-    global _ahead_failed
+    global _ahead_failed, _held_from
     try:
+        _held_from = held_from
         forget_letter_runs()  # counted: the memory goes to classifying (as when the corpus statistics come)
         learn = getattr(_pool_worker, "learn", None)  # (without it, the first batch is classified as the others)
         if learn is None or not _kept or VOCABULARY.used_by("stretches") > VOCABULARY.limit * LOW_WATER:
@@ -1069,6 +1188,13 @@ def _learn_ahead(batch: tuple[int, int] | None) -> None:
         learn(parts[0] if len(parts) == 1 else FoldedPairs.joined(parts))
     except Exception as error:
         _ahead_failed = error
+
+
+def _sized(pairs: Sequence) -> tuple[int, int]:
+    """(messages, characters) of a chunk of pairs, or of its pickled bytes (PickledPairs)."""
+    if isinstance(pairs, PickledPairs):
+        return len(pairs), len(pairs.data)
+    return len(pairs), sum(len(text) for _, text in pairs)
 
 
 def _forget_kept() -> None:
