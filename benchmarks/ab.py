@@ -183,9 +183,16 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     runs = [r for r in report["runs"] if r["installation"] == name and r["jobs"] == jobs]
                     median = statistics.median(r["seconds"] for r in runs)
+                    cores = statistics.median(r["cpu_seconds"] / r["seconds"] for r in runs)
                     print(f"{name:>4} --jobs {jobs}: {run['seconds']:.2f} s ({args.messages / run['seconds']:,.0f} "
                           f"messages/s), CPU {run['cpu_seconds']:.2f} s, peak {run['peak_rss_mb']:.0f} MB; "
-                          f"median {median:.2f} s, CPU {statistics.median(r['cpu_seconds'] for r in runs):.2f} s")
+                          f"median {median:.2f} s, CPU {statistics.median(r['cpu_seconds'] for r in runs):.2f} s, "
+                          f"cores busy {cores:.2f}")
+            if not args.instructions:
+                turns = turn_ratios([r for r in report["runs"] if r["jobs"] == jobs])
+                report.setdefault("turn_ratios", {})[str(jobs)] = turns
+                print(f"     this / base, turn by turn (medians): wall {turns['wall']:.3f} (faster in "
+                      f"{turns['faster']} of {turns['turns']}), CPU {turns['cpu']:.3f}, cores busy {turns['cores']:.3f}")
             print(f"     outputs {'identical' if same else 'DIFFER'}"
                   + ("" if alike is None else f", workspaces {'identical' if alike else 'DIFFER'}"))
         report["load_average"]["end"] = bench.load_average()
@@ -195,6 +202,23 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def turn_ratios(runs: list[dict]) -> dict:
+    """This installation's run against base's of the same turn, as medians of the turns' ratios:
+    the wall time, the CPU time, and the cores kept busy (CPU / wall). On a host whose speed
+    varies from one second to the next, a turn's two runs meet about the same load, and the
+    cores kept busy hardly move with the host's speed: a change that leaves the workers waiting
+    less shows there even where the wall times are too noisy to tell."""
+    by_turn: dict = {}
+    for run in runs:
+        by_turn.setdefault(run["turn"], {})[run["installation"]] = run
+    pairs = [(turn["this"], turn["base"]) for turn in by_turn.values() if {"this", "base"} <= turn.keys()]
+    wall = [this["seconds"] / base["seconds"] for this, base in pairs]
+    cpu = [this["cpu_seconds"] / base["cpu_seconds"] for this, base in pairs]
+    cores = [(this["cpu_seconds"] / this["seconds"]) / (base["cpu_seconds"] / base["seconds"]) for this, base in pairs]
+    return {"turns": len(pairs), "faster": sum(ratio < 1 for ratio in wall), "wall": statistics.median(wall),
+            "cpu": statistics.median(cpu), "cores": statistics.median(cores)}
 
 
 if __name__ == "__main__":

@@ -584,6 +584,54 @@ def test_a_pool_worker_that_dies_stops_the_run_instead_of_hanging():
         list(engines.run_chunks(DyingClassifier(), chunks, jobs=2))
 
 
+class WaitingClassifier(FakeClassifier):
+    """Classifies as FakeClassifier, two chunks at once too (classify_parts); a message "lent"
+    makes it wait until the message "last" has been classified, in whichever worker (a file
+    `signal` says so), at most 30 seconds."""
+
+    def __init__(self, signal: Path):
+        super().__init__()
+        self.signal = signal
+
+    def classify(self, pairs):
+        pairs = list(pairs)
+        if any(text == "lent" for _, text in pairs):
+            deadline = time.monotonic() + 30
+            while not self.signal.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        rows = super().classify(pairs)
+        if any(text == "last" for _, text in pairs):
+            self.signal.touch()
+        return rows
+
+    def classify_parts(self, messages, sizes):
+        rows, parts = self.classify(messages), []
+        for size in sizes:
+            parts.append(rows[:size])
+            rows = rows[size:]
+        return parts
+
+
+def test_the_last_chunks_kept_are_classified_by_whichever_worker_is_free_first(tmp_path):
+    """The last chunks kept (a batch of them at most) go to every worker once the others are given:
+    a worker held up by a chunk that costs more does not keep the last chunks it counted for
+    itself; the other, done first, classifies them (its own first, then the others' from the
+    last), and the rows come in input order all the same. The chunks before are classified by the
+    worker that keeps them, two at once where they fit in the batch."""
+    texts = ["lent", "a", "b", "c", "d", "e", "f", "last"]  # the worker that keeps the first waits for the last
+    chunks = [[Msg(f"m{at}", text)] for at, text in enumerate(texts)]
+    with engines.KeepingPool(WaitingClassifier(tmp_path / "signal"), 2, batch=(4, 10**6)) as pool:
+        assert len(list(pool.count(((chunk, True) for chunk in chunks), 16))) == len(chunks)
+        assert [pool._counted_by[at] for at in range(8)] == [0, 1] * 4
+        assert list(pool._held) == [4, 5, 6, 7]  # four messages: a batch
+        kept = [engines.KeptChunk(chunk, at) for at, chunk in enumerate(chunks)]
+        results = list(pool.classify(kept, None))
+    assert plain(results) == expected(chunks)
+    by = [rows[0]["pid"] for rows in results]
+    assert by[0] == by[2] != by[1] == by[3]  # each of the first four by the worker that kept it
+    assert by[4:] == [by[1]] * 4  # the last four by the worker done first, those of the other too
+
+
 def test_a_keeping_pool_gives_a_chunk_to_the_worker_with_the_fewest_waiting():
     """A worker held up by a long chunk is not given the next ones while another waits for none."""
     with engines.KeepingPool(None, 2) as pool:

@@ -720,7 +720,10 @@ class KeepingPool:
     that counts the corpus statistics of a chunk keeps it, its texts folded and cut into stretch
     ids, and classifies it once the statistics of the whole corpus reach it (`classify`): a text
     goes to a worker once, and comes back as its rows. A chunk to keep goes to the worker that
-    keeps the fewest messages, so that the workers end together. A chunk it was not asked to keep
+    keeps the fewest messages, so that the workers end together; the last chunks kept (a batch at
+    most), which this process holds too, go to whichever worker is done with its other chunks
+    first (`classify`), so that they end together even where one core is slower or one worker's
+    chunks cost more. A chunk it was not asked to keep
     (a corpus too large to keep) is sent again to be classified, to the worker with the fewest
     chunks given and not yet answered (the first of them on a tie), so that a worker held up by a
     costly chunk is given fewer. Each worker learns the spellings of its own chunks: those of the
@@ -994,6 +997,8 @@ class KeepingPool:
         def results() -> Iterator:
             from concurrent.futures.process import BrokenProcessPool
 
+            # Two batches of two chunks a worker given ahead: a worker done with a batch has its next
+            # one while the rows wait here for another worker's older chunk (with one, it waited).
             yield from self._results(submit, given(), 4 * self.jobs)
             if not taking:
                 return
