@@ -1,5 +1,5 @@
 """benchmarks/bench.py's instruction counts (benchmarks/ab.py --instructions): each process of a
-command counted once, a forked one from its own start."""
+command counted once, a forked one from its own start; benchmarks/ab.py's runs compared turn by turn."""
 
 import shutil
 import sys
@@ -49,3 +49,19 @@ def test_a_command_that_runs_too_long_is_stopped_with_what_it_wrote(bench):
     # valgrind's own lines, written as it starts, read as text (not the repr of bytes)
     assert "callgrind_control" in counted["stderr_tail"] and "\\n" not in counted["stderr_tail"]
     assert counted["stderr_tail"].endswith("\n(killed after 3 s)")
+
+
+def test_the_runs_turn_about_are_compared_turn_by_turn_with_the_cores_they_kept_busy():
+    ab = benchmark_module("ab")
+    runs = [
+        {"installation": "base", "turn": 0, "seconds": 2.0, "cpu_seconds": 3.0},
+        {"installation": "this", "turn": 0, "seconds": 1.5, "cpu_seconds": 3.0},  # as much CPU, busier cores
+        {"installation": "base", "turn": 1, "seconds": 4.0, "cpu_seconds": 6.0},  # a slow moment for both
+        {"installation": "this", "turn": 1, "seconds": 4.4, "cpu_seconds": 6.6},
+        {"installation": "base", "turn": 2, "seconds": 2.0, "cpu_seconds": 3.0},  # a turn left unfinished
+    ]
+    ratios = ab.turn_ratios(runs)
+    assert ratios["turns"] == 2 and ratios["faster"] == 1
+    assert ratios["wall"] == pytest.approx((0.75 + 1.1) / 2)
+    assert ratios["cpu"] == pytest.approx((1.0 + 1.1) / 2)
+    assert ratios["cores"] == pytest.approx((2.0 / 1.5 + 1.0) / 2)
