@@ -585,9 +585,9 @@ def test_a_pool_worker_that_dies_stops_the_run_instead_of_hanging():
 
 
 class WaitingClassifier(FakeClassifier):
-    """Classifies as FakeClassifier, two chunks at once too (classify_parts); a message "lent"
-    makes it wait until the message "last" has been classified, in whichever worker (a file
-    `signal` says so), at most 30 seconds."""
+    """Classifies as FakeClassifier, two chunks at once too (classify_parts, whose rows say the ids
+    of the batch); a message "lent" makes it wait until the message "last" has been classified, in
+    whichever worker (a file `signal` says so), at most 30 seconds."""
 
     def __init__(self, signal: Path):
         super().__init__()
@@ -606,6 +606,8 @@ class WaitingClassifier(FakeClassifier):
 
     def classify_parts(self, messages, sizes):
         rows, parts = self.classify(messages), []
+        for row in rows:
+            row["batch"] = " ".join(r["id"] for r in rows)
         for size in sizes:
             parts.append(rows[:size])
             rows = rows[size:]
@@ -615,9 +617,10 @@ class WaitingClassifier(FakeClassifier):
 def test_the_last_chunks_kept_are_classified_by_whichever_worker_is_free_first(tmp_path):
     """The last chunks kept (a batch of them at most) go to every worker once the others are given:
     a worker held up by a chunk that costs more does not keep the last chunks it counted for
-    itself; the other, done first, classifies them (its own first, then the others' from the
-    last), and the rows come in input order all the same. The chunks before are classified by the
-    worker that keeps them, two at once where they fit in the batch."""
+    itself; the other, done first, classifies them (its own first, two at once where they fit in
+    the batch, then the others' from the last, each alone), and the rows come in input order all
+    the same. The chunks before are classified by the worker that keeps them, two at once where
+    they fit in the batch."""
     texts = ["lent", "a", "b", "c", "d", "e", "f", "last"]  # the worker that keeps the first waits for the last
     chunks = [[Msg(f"m{at}", text)] for at, text in enumerate(texts)]
     with engines.KeepingPool(WaitingClassifier(tmp_path / "signal"), 2, batch=(4, 10**6)) as pool:
@@ -630,6 +633,8 @@ def test_the_last_chunks_kept_are_classified_by_whichever_worker_is_free_first(t
     by = [rows[0]["pid"] for rows in results]
     assert by[0] == by[2] != by[1] == by[3]  # each of the first four by the worker that kept it
     assert by[4:] == [by[1]] * 4  # the last four by the worker done first, those of the other too
+    batches = [rows[0].get("batch") for rows in results]
+    assert batches == ["m0 m2", "m1 m3", "m0 m2", "m1 m3", None, "m5 m7", None, "m5 m7"]
 
 
 def test_a_keeping_pool_gives_a_chunk_to_the_worker_with_the_fewest_waiting():

@@ -997,9 +997,10 @@ class KeepingPool:
         def results() -> Iterator:
             from concurrent.futures.process import BrokenProcessPool
 
-            # Two batches of two chunks a worker given ahead: a worker done with a batch has its next
-            # one while the rows wait here for another worker's older chunk (with one, it waited).
-            yield from self._results(submit, given(), 4 * self.jobs)
+            # Kept chunks: two batches of two chunks a worker given ahead, so that a worker done with a
+            # batch has its next one while the rows wait here for another worker's older chunk (with
+            # one, it waited). Chunks sent whole: two a worker, as their texts are held until answered.
+            yield from self._results(submit, given(), (4 if self._counted_by else 2) * self.jobs)
             if not taking:
                 return
             done: dict = {}
@@ -1114,26 +1115,41 @@ def _classify_taken(setup: bytes | None, items: list[tuple[int, Sequence]]) -> l
     """In a worker of a KeepingPool, once it has classified the other chunks it was given: the
     last chunks of the corpus, (index, pairs) each, which any worker may classify. It takes those
     it keeps, in order, then those of the others, from the last, each if no worker has taken it
-    yet (_claims, shared by the workers): a chunk it keeps is classified as kept, another from
-    its pairs. Gives [(index, the chunk classified and sent back)] for those it took, and lets go
-    of the others it keeps. `setup`: as _set_up."""
+    yet (_claims, shared by the workers): two it keeps are classified as one batch where they
+    fit in the pool's batch (as _classify_with_next), another from its pairs. Gives [(index, the
+    chunk classified and sent back)] for those it took, and lets go of the others it keeps.
+    `setup`: as _set_up."""
+    from triage.classifier import FoldedPairs, fit_in_batch
     from triage.pipeline.memory import VOCABULARY
+
+    def claimed(at: int) -> bool:
+        with _claims.get_lock():
+            free = not _claims[at]
+            _claims[at] = 1
+        return free
 
     _set_up(setup)
     mine = [at for at, (index, _) in enumerate(items) if index in _kept]
     theirs = [at for at in reversed(range(len(items))) if at not in mine]
     done = []
-    for at in mine + theirs:
-        with _claims.get_lock():
-            taken = _claims[at]
-            _claims[at] = 1
-        if taken:
+    while mine:
+        at = mine.pop(0)
+        if not claimed(at):
             continue
-        index, pairs = items[at]
-        chunk = _kept.pop(index, None)
-        if chunk is None:
-            chunk = pairs.pairs() if isinstance(pairs, PickledPairs) else pairs
-        done.append((index, _sent_back(_pool_worker.classify(chunk))))
+        index = items[at][0]
+        if mine and _batch is not None and fit_in_batch([_kept[index], _kept[items[mine[0]][0]]], _batch) \
+                and claimed(mine[0]):
+            later = items[mine.pop(0)][0]
+            parts = [_kept.pop(index), _kept.pop(later)]
+            first, second = _pool_worker.classify_parts(FoldedPairs.joined(parts), [len(part) for part in parts])
+            done += [(index, _sent_back(first)), (later, _sent_back(second))]
+        else:
+            done.append((index, _sent_back(_pool_worker.classify(_kept.pop(index)))))
+    for at in theirs:
+        if claimed(at):
+            index, pairs = items[at]
+            done.append((index, _sent_back(_pool_worker.classify(pairs.pairs() if isinstance(pairs, PickledPairs)
+                                                                  else pairs))))
     for index, _ in items:
         _kept.pop(index, None)
     if not _kept:
