@@ -4,10 +4,10 @@ wall time of a run with workers goes, step by step.
     python benchmarks/chunk_times.py [--out chunk_times.json] -- classify CORPUS -o OUT --jobs 2 [--no-chart]
 
 Runs the `triage` command given after `--` in this process, with the worker functions of its
-keeping pool (triage.engines: the count of a chunk, the answer for a chunk, the classifying of a
-batch) wrapped so that each worker writes down when it starts and ends each, and the main
-process's steps stamped: its imports done, the workers forked, the statistics pass over, the
-workers told to stop, its exit. Each worker also writes down the CPU it spent on each chunk and
+keeping pool (triage.engines: the count of a chunk, the answer for a chunk, the last chunks a
+worker takes, the classifying of a batch) wrapped so that each worker writes down when it starts
+and ends each, and the main process's steps stamped: its imports done, the workers forked, the
+statistics pass over, the workers told to stop, its exit. Each worker also writes down the CPU it spent on each chunk and
 batch: its CPU in a pass over the pass's span is how busy it kept its core. Every time is in
 seconds since the process started (as /proc counts it: the interpreter's own start included). A
 worker classifies two chunks it keeps as one batch where they fit in one (the second chunk's
@@ -122,13 +122,22 @@ def _wrapped(module, name: str, clock: Clock, record: Path, step: str) -> None:
 
     def stamped(*arguments):
         start, cpu = clock(), time.process_time()
+        done = None
         try:
-            return function(*arguments)
+            done = function(*arguments)
+            return done
         finally:
-            index = getattr(arguments[1], "index", None) if step == "classify" else arguments[0]
+            if step == "classify":
+                indexes = [getattr(arguments[1], "index", None)]
+            elif step == "taken":  # the last chunks this worker took: (index, rows) each
+                indexes = [index for index, _ in done or ()]
+            else:
+                indexes = [arguments[0][0] if step == "batch" else arguments[0]]
+            end, spent = clock(), time.process_time() - cpu
             with open(record, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"worker": os.getpid(), "step": step, "index": index, "start": start,
-                                      "end": clock(), "cpu": time.process_time() - cpu}) + "\n")
+                for index in indexes:
+                    out.write(json.dumps({"worker": os.getpid(), "step": "classify" if step == "taken" else step,
+                                          "index": index, "start": start, "end": end, "cpu": spent}) + "\n")
 
     stamped.__name__ = stamped.__qualname__ = name
     stamped.__module__ = module.__name__
@@ -169,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     record.touch()
     _wrapped(engines, "_count_kept", clock, record, "count")
     _wrapped(engines, "_classify_kept", clock, record, "classify")
-    _wrapped(engines, "_classify_with_next", clock, record, "batch")
+    _wrapped(engines, "_classify_taken", clock, record, "taken")
+    _wrapped(engines, "_classify_batch", clock, record, "batch")
     _stamped_method(engines.KeepingPool, "_start", stamps, "workers forked", clock, after=True)
     _stamped_method(engines.KeepingPool, "stop", stamps, "workers told to stop", clock)
     statistics_pass = jobs.corpus_stats

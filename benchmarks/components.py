@@ -188,13 +188,14 @@ _ROLES: dict = {}
 def _report_roles(patch, timer, seconds, counts, folder: str) -> None:
     """Make each forked worker of `--jobs` write what it spent itself (its parts, less what it
     inherited from the parent at the fork; its counts; its CPU seconds) to `folder` after each
-    chunk it counts (a call timed whole) or classifies."""
+    chunk it counts (a call timed whole) or classifies, and after the last chunks it takes."""
     from triage import engines
 
     _ROLES.update(seconds=seconds, counts=counts, folder=folder, inherited={},
-                  classify=engines._classify_kept, count=timer(engines._count_kept, "counting and cutting"),
-                  read=engines.ReadAhead._read)
+                  classify=engines._classify_kept, take=engines._classify_taken,
+                  count=timer(engines._count_kept, "counting and cutting"), read=engines.ReadAhead._read)
     patch(engines, "_classify_kept", _classifying)
+    patch(engines, "_classify_taken", _taking)
     patch(engines, "_count_kept", _counting)
     patch(engines.ReadAhead, "_read", _reading)
 
@@ -206,6 +207,10 @@ def _reading(self, *arguments):
 
 def _classifying(*arguments):
     return _reported("workers", _ROLES["classify"], *arguments)
+
+
+def _taking(*arguments):
+    return _reported("workers", _ROLES["take"], *arguments)
 
 
 def _counting(*arguments):

@@ -77,9 +77,12 @@ def test_a_run_with_two_workers_is_stamped_chunk_by_chunk(tmp_path):
     assert len(workers) == 2
     # 6,000 messages: a chunk of 5,000 and one of 1,000, cut again into four parts of 1,500.
     assert sum(worker["chunks_counted"] for worker in workers) == 4
+    # The parts are the last chunks, which whichever worker is free takes: its own two as one batch,
+    # another's alone.
     assert sum(worker["chunks_classified"] for worker in workers) == 4
-    assert [worker["batches"] for worker in workers] == [1, 1]  # each worker's two parts as one batch
-    assert all(worker["counting_busy"] > 0 and worker["classifying_busy"] > 0 for worker in workers)
+    assert 2 <= sum(worker["batches"] for worker in workers) <= 4
+    assert all(worker["counting_busy"] > 0 for worker in workers)
+    assert all(worker["classifying_busy"] > 0 for worker in workers if worker["batches"])
     assert "the workers ended" in run.stderr
     assert Path(tmp_path / "out.csv").exists()
 

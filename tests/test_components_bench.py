@@ -61,13 +61,15 @@ def test_with_jobs_each_process_reports_what_it_spent_itself(tmp_path):
     source = tmp_path / "corpus.csv"
     source.write_text("id,text\n" + "".join(f"{i},Salut Julie{i % 300} on se voit à {i}h ? bisous Zorane{i}\n"
                                             for i in range(12_000)), "utf-8")
-    before = pipeline.Pipeline.__call__, jobs.corpus_stats, engines._count_kept, engines._classify_kept
+    before = (pipeline.Pipeline.__call__, jobs.corpus_stats, engines._count_kept, engines._classify_kept,
+              engines._classify_taken)
     one = components.timed_run(str(source), str(tmp_path / "one.csv"))
     roles = components.timed_run(str(source), str(tmp_path / "two.csv"), workers=2)
-    assert (pipeline.Pipeline.__call__, jobs.corpus_stats, engines._count_kept, engines._classify_kept) == before
+    assert (pipeline.Pipeline.__call__, jobs.corpus_stats, engines._count_kept, engines._classify_kept,
+            engines._classify_taken) == before
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
     workers, parent = roles["workers"], roles["parent"]
-    assert workers["processes"] == 2  # three chunks: one worker takes two of them
+    assert workers["processes"] == 2  # a chunk of 5,000 and four parts of 1,750 (engines.even_tail)
     # The workers count and classify: the word scorer runs in them, in the parent only on the few
     # messages that make the tables before the fork (Classifier.make_tables), and neither counts
     # the parent's reading as its own.

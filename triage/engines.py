@@ -1119,7 +1119,7 @@ def _classify_taken(setup: bytes | None, items: list[tuple[int, Sequence]]) -> l
     fit in the pool's batch (as _classify_with_next), another from its pairs. Gives [(index, the
     chunk classified and sent back)] for those it took, and lets go of the others it keeps.
     `setup`: as _set_up."""
-    from triage.classifier import FoldedPairs, fit_in_batch
+    from triage.classifier import fit_in_batch
     from triage.pipeline.memory import VOCABULARY
 
     def claimed(at: int) -> bool:
@@ -1136,20 +1136,16 @@ def _classify_taken(setup: bytes | None, items: list[tuple[int, Sequence]]) -> l
         at = mine.pop(0)
         if not claimed(at):
             continue
-        index = items[at][0]
-        if mine and _batch is not None and fit_in_batch([_kept[index], _kept[items[mine[0]][0]]], _batch) \
+        indexes = [items[at][0]]
+        if mine and _batch is not None and fit_in_batch([_kept[indexes[0]], _kept[items[mine[0]][0]]], _batch) \
                 and claimed(mine[0]):
-            later = items[mine.pop(0)][0]
-            parts = [_kept.pop(index), _kept.pop(later)]
-            first, second = _pool_worker.classify_parts(FoldedPairs.joined(parts), [len(part) for part in parts])
-            done += [(index, _sent_back(first)), (later, _sent_back(second))]
-        else:
-            done.append((index, _sent_back(_pool_worker.classify(_kept.pop(index)))))
+            indexes.append(items[mine.pop(0)][0])
+        done += zip(indexes, _classify_batch(indexes, [_kept.pop(index) for index in indexes]))
     for at in theirs:
         if claimed(at):
             index, pairs = items[at]
-            done.append((index, _sent_back(_pool_worker.classify(pairs.pairs() if isinstance(pairs, PickledPairs)
-                                                                  else pairs))))
+            done += zip([index], _classify_batch([index], [pairs.pairs() if isinstance(pairs, PickledPairs)
+                                                           else pairs]))
     for index, _ in items:
         _kept.pop(index, None)
     if not _kept:
@@ -1161,15 +1157,24 @@ def _classify_with_next(index: int):
     """In a worker of a KeepingPool: the chunk kept at `index` classified and sent back, with the
     next chunk kept here if the two fit in the batch (that one's rows kept until it is asked for:
     the chunks are asked for in input order)."""
+    indexes = _batch_at(index, _batch)
+    done = _classify_batch(indexes, [_kept.pop(at) for at in indexes])
+    if len(done) > 1:
+        _done[indexes[1]] = done[1]
+    return done[0]
+
+
+def _classify_batch(indexes: list[int], parts: list) -> list:
+    """In a worker of a KeepingPool: `parts`, the chunks at `indexes` (one or two: kept here,
+    folded and cut, or their pairs), classified as one batch, each sent back. Every batch a worker
+    classifies from the chunks it keeps or takes is classified here (benchmarks/chunk_times.py
+    times each, by its first index)."""
     from triage.classifier import FoldedPairs
 
-    indexes = _batch_at(index, _batch)
-    parts = [_kept.pop(at) for at in indexes]
     if len(parts) == 1:
-        return _sent_back(_pool_worker.classify(parts[0]))
-    first, second = _pool_worker.classify_parts(FoldedPairs.joined(parts), [len(part) for part in parts])
-    _done[indexes[1]] = _sent_back(second)
-    return _sent_back(first)
+        return [_sent_back(_pool_worker.classify(parts[0]))]
+    return [_sent_back(part) for part in
+            _pool_worker.classify_parts(FoldedPairs.joined(parts), [len(part) for part in parts])]
 
 
 def _batch_at(index: int, batch: tuple[int, int] | None) -> list[int]:
