@@ -27,7 +27,8 @@ class Msg(NamedTuple):
 
 
 class FakeClassifier:
-    """Upper-cases each text and says where and after how many builds it ran."""
+    """Upper-cases each text and says where and after how many builds it ran; two chunks at once
+    too (classify_parts)."""
 
     def __init__(self, builds: int = 0, fail_on: str | None = None):
         self.builds = builds
@@ -42,6 +43,13 @@ class FakeClassifier:
                          "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"), "omp": os.environ.get("OMP_NUM_THREADS"),
                          "profiled": _dask_profiling()})
         return rows
+
+    def classify_parts(self, messages, sizes):
+        rows, parts = self.classify(messages), []
+        for size in sizes:
+            parts.append(rows[:size])
+            rows = rows[size:]
+        return parts
 
 
 def _dask_profiling():
@@ -585,8 +593,8 @@ def test_a_pool_worker_that_dies_stops_the_run_instead_of_hanging():
 
 
 class WaitingClassifier(FakeClassifier):
-    """Classifies as FakeClassifier, two chunks at once too (classify_parts, whose rows say the ids
-    of the batch); a message "lent" makes it wait until the message "last" has been classified, in
+    """Classifies as FakeClassifier (two chunks at once: its rows say the ids of the batch); a
+    message "lent" makes it wait until the message "last" has been classified, in
     whichever worker (a file `signal` says so), at most 30 seconds."""
 
     def __init__(self, signal: Path):
@@ -605,12 +613,9 @@ class WaitingClassifier(FakeClassifier):
         return rows
 
     def classify_parts(self, messages, sizes):
-        rows, parts = self.classify(messages), []
-        for row in rows:
-            row["batch"] = " ".join(r["id"] for r in rows)
-        for size in sizes:
-            parts.append(rows[:size])
-            rows = rows[size:]
+        parts = super().classify_parts(messages, sizes)
+        for row in (row for part in parts for row in part):
+            row["batch"] = " ".join(r["id"] for part in parts for r in part)
         return parts
 
 
@@ -635,6 +640,19 @@ def test_the_last_chunks_kept_are_classified_by_whichever_worker_is_free_first(t
     assert by[4:] == [by[1]] * 4  # the last four by the worker done first, those of the other too
     batches = [rows[0].get("batch") for rows in results]
     assert batches == ["m0 m2", "m1 m3", "m0 m2", "m1 m3", None, "m5 m7", None, "m5 m7"]
+
+
+@pytest.mark.parametrize("dies_on", [5, 6], ids=["its-own", "another's"])
+def test_a_worker_that_dies_on_one_of_the_last_chunks_stops_the_run_instead_of_hanging(dies_on):
+    """A worker that dies on one of the last chunks, which any worker may take (its own or another's),
+    stops the run with the one-line error of a worker that died."""
+    chunks = [[Msg(f"m{at}", "adieu" if at == dies_on else f"salut {at}")] for at in range(8)]
+    with engines.KeepingPool(DyingClassifier(), 2, batch=(4, 10**6)) as pool:
+        assert len(list(pool.count(((chunk, True) for chunk in chunks), 16))) == len(chunks)
+        assert list(pool._held) == [4, 5, 6, 7]
+        kept = [engines.KeptChunk(chunk, at) for at, chunk in enumerate(chunks)]
+        with pytest.raises(InputError, match="worker process died"):
+            list(pool.classify(kept, None))
 
 
 def test_a_keeping_pool_gives_a_chunk_to_the_worker_with_the_fewest_waiting():
