@@ -642,6 +642,22 @@ def test_the_last_chunks_kept_are_classified_by_whichever_worker_is_free_first(t
     assert batches == ["m0 m2", "m1 m3", "m0 m2", "m1 m3", None, "m5 m7", None, "m5 m7"]
 
 
+def test_with_more_workers_than_cores_each_worker_classifies_the_last_chunks_it_keeps(monkeypatch):
+    """Where the workers outnumber the cores, the cores are busy to the end all the same: no chunk
+    is held for any worker to take (taken, it would be folded, cut and learnt again), and each
+    worker classifies every chunk it keeps, two at once where they fit."""
+    monkeypatch.setattr(engines, "usable_cores", lambda: 1)
+    chunks = [[Msg(f"m{at}", f"salut {at}")] for at in range(8)]
+    with engines.KeepingPool(FakeClassifier(), 2, batch=(4, 10**6)) as pool:
+        assert len(list(pool.count(((chunk, True) for chunk in chunks), 16))) == len(chunks)
+        assert pool._held == {}
+        kept = [engines.KeptChunk(chunk, at) for at, chunk in enumerate(chunks)]
+        results = list(pool.classify(kept, None))
+    assert plain(results) == expected(chunks)
+    by = [rows[0]["pid"] for rows in results]
+    assert by[0::2] == [by[0]] * 4 and by[1::2] == [by[1]] * 4 and by[0] != by[1]
+
+
 @pytest.mark.parametrize("dies_on", [5, 6], ids=["its-own", "another's"])
 def test_a_worker_that_dies_on_one_of_the_last_chunks_stops_the_run_instead_of_hanging(dies_on):
     """A worker that dies on one of the last chunks, which any worker may take (its own or another's),
