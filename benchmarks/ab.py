@@ -18,7 +18,8 @@ byte-compiled first (where PYTHONDONTWRITEBYTECODE is set, every fresh process w
 compile every module from source, about 0.2 s of CPU a run). The outputs of the
 two installations are compared byte for byte: a difference is printed (and recorded) because
 it is either a named fix or a regression. The fastest run of each is what the code costs
-(other processes can only slow a run down); the JSON keeps every run. With `--workspace kept` or
+(other processes can only slow a run down); then the medians of the turns' ratios (turn_ratios),
+the cores kept busy among them; the JSON keeps every run. With `--workspace kept` or
 `new`, each installation also brings a review workspace of its own up to date, kept from run to run
 or made anew each run, and the two workspaces' messages and listed items are compared too.
 

@@ -3,21 +3,20 @@ wall time of a run with workers goes, step by step.
 
     python benchmarks/chunk_times.py [--out chunk_times.json] -- classify CORPUS -o OUT --jobs 2 [--no-chart]
 
-Runs the `triage` command given after `--` in this process, with the worker functions of its
-keeping pool (triage.engines: the count of a chunk, the answer for a chunk, the last chunks a
-worker takes, the classifying of a batch) wrapped so that each worker writes down when it starts
-and ends each, and the main process's steps stamped: its imports done, the workers forked, the
-statistics pass over, the workers told to stop, its exit. Each worker also writes down the CPU it spent on each chunk and
-batch: its CPU in a pass over the pass's span is how busy it kept its core. Every time is in
-seconds since the process started (as /proc counts it: the interpreter's own start included). A
-worker classifies two chunks it keeps as one batch where they fit in one (the second chunk's
-answer then waits for its turn, ready). Prints the main steps, then per worker its chunks counted
-and classified, in how many batches, how busy it kept its core in each pass, its first batch
-(where it learns the corpus' commonest spellings) against the median of the others, and when it
-ended; then how far apart the workers ended. Linux only (/proc); run by hand, never by
-the test suite (benchmarks/README.md). The local engine only: a local Dask cluster classifies
-through other functions.
-"""
+Runs the `triage` command given after `--` in this process, with the worker functions of its keeping
+pool (triage.engines: the count of a chunk, the answer for a chunk, the last chunks a worker takes,
+the classifying of a batch) wrapped so that each worker writes down when it starts and ends each,
+and the main process's steps stamped: its imports done, the workers forked, the statistics pass
+over, the workers told to stop, its exit. Each worker also writes down the CPU it spent on each
+chunk and batch: its CPU in a pass over the pass's span is how busy it kept its core. Every time is
+in seconds since the process started (as /proc counts it: the interpreter's own start included). A
+worker classifies two chunks it keeps as one batch where they fit in one (the second chunk's answer
+then waits for its turn, ready). Prints the main steps, then per worker its chunks counted and
+classified, in how many batches, how busy it kept its core in each pass, its first batch (where it
+learns the corpus' commonest spellings) against the median of the others, and when it ended; then
+how far apart the workers ended. Linux only (/proc); run by hand, never by the test suite
+(benchmarks/README.md). The local engine only: a local Dask cluster classifies through other
+functions."""
 
 from __future__ import annotations
 

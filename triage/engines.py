@@ -716,22 +716,24 @@ class ReadAhead:
 
 
 class KeepingPool:
-    """The workers of --jobs on this machine, forked once for both passes of classify. The worker that counts
-    the corpus statistics of a chunk keeps it, its texts folded and cut into stretch ids, and classifies it
-    once the statistics of the whole corpus reach it (`classify`): a text goes to a worker once, and comes
-    back as its rows. A chunk to keep goes to the worker that keeps the fewest messages, so that the workers
-    end together; the last chunks kept (a batch at most), which this process holds too, go to whichever
-    worker is done with its other chunks first (`classify`), so that they end together even where one core
-    is slower or one worker's chunks cost more (with a core for each worker). A chunk it was not asked to
-    keep (a corpus too large to keep) is sent again to be classified, to the worker with the fewest chunks
-    given and not yet answered (the first of them on a tie), so that a worker held up by a costly chunk is
-    given fewer. Each worker learns the spellings of its own chunks: those of the first batch it will
-    classify as soon as it has counted its last chunk (_learn_ahead), instead of waiting idle for the other
-    workers' counts and for this process to merge them; where the workers outnumber the cores, this process
-    learns the first chunk before it forks them (_learn_first). With `batch` (a number of messages and of
-    characters), a worker classifies a chunk it keeps together with the next one it keeps while the two hold
-    no more than that: fewer batches, less of the steps' fixed work a batch. Used as a context manager: the
-    workers stop when it ends, at once if it ends with an error."""
+    """The workers of --jobs on this machine, forked once for both passes of classify. The worker
+    that counts the corpus statistics of a chunk keeps it, its texts folded and cut into stretch
+    ids, and classifies it once the statistics of the whole corpus reach it (`classify`): a text
+    goes to a worker once, and comes back as its rows. A chunk to keep goes to the worker that keeps
+    the fewest messages, so that the workers end together; the last chunks kept (a batch at most),
+    which this process holds too, go to whichever worker is done with its other chunks first
+    (`classify`), so that they end together even where one core is slower or one worker's chunks
+    cost more (with a core for each worker). A chunk it was not asked to keep (a corpus too large to
+    keep) is sent again to be classified, to the worker with the fewest chunks given and not yet
+    answered (the first of them on a tie), so that a worker held up by a costly chunk is given
+    fewer. Each worker learns the spellings of its own chunks: those of the first batch it will
+    classify as soon as it has counted its last chunk (_learn_ahead), instead of waiting idle for
+    the other workers' counts and for this process to merge them; where the workers outnumber the
+    cores, this process learns the first chunk before it forks them (_learn_first). With `batch` (a
+    number of messages and of characters), a worker classifies a chunk it keeps together with the
+    next one it keeps while the two hold no more than that: fewer batches, less of the steps' fixed
+    work a batch. Used as a context manager: the workers stop when it ends, at once if it ends with
+    an error."""
 
     def __init__(self, classifier, jobs: int, batch: tuple[int, int] | None = None):
         self.classifier, self.jobs, self.batch = classifier, jobs, batch
