@@ -5,23 +5,23 @@ tell whether a change to the engine made it faster, on a machine whose speed var
                             [--jobs 1 2] [--repeat 3] [--option=--engine=dask] [--workspace {none,kept,new}]
                             [--chart] [--instructions] [--out FILE]
 
-`--base` is the interpreter of another installation (for example a virtual environment with
-the previous release, or another checkout installed with `pip install -e`); this one is the
-interpreter running the script. Each is asked where it imports sms-triage from, in the environment
-the commands run in (a PYTHONPATH that holds a checkout reaches both interpreters): two that import the
-same copy are refused, and the JSON keeps each one's folder and git commit. The corpus is generated with benchmarks/corpus.py in a
-temporary folder. For each --jobs value, `triage classify --no-chart` (with `--chart`, `triage classify`
-and its bar chart) runs `--repeat` times
-for each installation, alternating (base, this, base, this...), each in a fresh process
-(bench.measure: wall seconds, CPU seconds of the process tree, peak RSS), each installation
-byte-compiled first (where PYTHONDONTWRITEBYTECODE is set, every fresh process would otherwise
-compile every module from source, about 0.2 s of CPU a run). The outputs of the
-two installations are compared byte for byte: a difference is printed (and recorded) because
-it is either a named fix or a regression. The fastest run of each is what the code costs
-(other processes can only slow a run down); then the medians of the turns' ratios (turn_ratios),
-the cores kept busy among them; the JSON keeps every run. With `--workspace kept` or
-`new`, each installation also brings a review workspace of its own up to date, kept from run to run
-or made anew each run, and the two workspaces' messages and listed items are compared too.
+`--base` is the interpreter of another installation (for example a virtual environment with the
+previous release, or another checkout installed with `pip install -e`); this one is the interpreter
+running the script. Each is asked where it imports sms-triage from, in the environment the commands
+run in (a PYTHONPATH that holds a checkout reaches both interpreters): two that import the same copy
+are refused, and the JSON keeps each one's folder and git commit. The corpus is generated with
+benchmarks/corpus.py in a temporary folder. For each --jobs value, `triage classify --no-chart`
+(with `--chart`, `triage classify` and its bar chart) runs `--repeat` times for each installation,
+alternating (base, this, base, this...), each in a fresh process (bench.measure: wall seconds, CPU
+seconds of the process tree, peak RSS), each installation byte-compiled first (where
+PYTHONDONTWRITEBYTECODE is set, every fresh process would otherwise compile every module from
+source, about 0.2 s of CPU a run). The outputs of the two installations are compared byte for byte:
+a difference is printed (and recorded) because it is either a named fix or a regression. The fastest
+run of each is what the code costs (other processes can only slow a run down); then the medians of
+the turns' ratios (turn_ratios), the cores kept busy among them; the JSON keeps every run. With
+`--workspace kept` or `new`, each installation also brings a review workspace of its own up to date,
+kept from run to run or made anew each run, and the two workspaces' messages and listed items are
+compared too.
 
 With `--instructions`, each run is counted instead of timed: the machine instructions of the command
 and of every process it forks, under valgrind's callgrind (bench.instructions), with Python's hash

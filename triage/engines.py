@@ -743,6 +743,7 @@ class KeepingPool:
         # The last chunks kept, as given to be counted (at most a batch of them): any worker may classify them.
         self._held: dict[int, tuple[Sequence, tuple[int, int]]] = {}  # (pairs, _sized) by index
         self._claims = None  # which of those a worker has taken (shared with the workers)
+        self._core_each = True  # whether each worker has a core of its own (usable_cores), as counting starts
         self._waiting: list[int] = []  # chunks given to each worker and not yet answered
         self._stopping: list = []  # the threads of the pools told to stop, not yet waited for
         self._lock = threading.Lock()
@@ -841,7 +842,8 @@ class KeepingPool:
         if not workers:
             return iter(())
         self.jobs = workers
-        if workers > usable_cores():
+        self._core_each = workers <= usable_cores()
+        if not self._core_each:
             chunks = self._learn_first(chunks)
         self._start(workers)
 
@@ -883,7 +885,7 @@ class KeepingPool:
         first (_classify_taken). None is held where the workers outnumber the cores: the cores are
         busy to the end all the same, and a chunk another worker takes is folded, cut and learnt
         again."""
-        if self.batch is None or self.jobs > usable_cores():
+        if self.batch is None or not self._core_each:
             return
         self._held[at] = (pairs, _sized(pairs))
         most_messages, most_characters = self.batch
@@ -961,8 +963,8 @@ class KeepingPool:
             if not self.jobs:
                 return iter(())
             self._start(self.jobs)
+        held_from = self._first_held()
         held, self._held = self._held, {}
-        held_from = next(iter(held), None)
         payload = pickle.dumps((stats, keep_cells, self.batch, held_from),
                                protocol=pickle.HIGHEST_PROTOCOL)  # once, for all
         sent: set[int] = set()
