@@ -12,6 +12,9 @@ arrangements turn about, `--repeat` turns:
 - two classifiers: a fresh classifier for the even chunks, then another for the odd ones, in one
   process, as the two workers of --jobs 2 share the chunks (each learns the corpus's common
   spellings again);
+- two classifiers, one Seek&Hide: the same, the second taking the first's Seek&Hide (its table of
+  spellings, with their labels and per-spelling columns) instead of its own: what the two halves
+  would cost if they shared that table (the spellings both hold learnt once) and nothing else;
 - two processes: the same two halves in two processes forked once the statistics are counted and
   the tables made, at once;
 - main and one: the even chunks classified by the process itself while a process forked from it
@@ -42,7 +45,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus as growing  # noqa: E402  (benchmarks/corpus.py)
 
-ARRANGEMENTS = ("one", "two classifiers", "two processes", "main and one", "forked early")
+ARRANGEMENTS = ("one", "two classifiers", "two classifiers, one Seek&Hide", "two processes", "main and one",
+                "forked early")
 
 
 def _setup(source: str, chunk: int):
@@ -66,13 +70,17 @@ def _setup(source: str, chunk: int):
     return fresh, chunks
 
 
-def _classify(fresh, chunks: list) -> None:
+def _classify(fresh, chunks: list, seeker=None):
     """`chunks` classified by a fresh classifier, two by two as a worker of --jobs classifies the
-    chunks it keeps."""
+    chunks it keeps; with `seeker`, the classifier takes that Seek&Hide instead of its own. Gives
+    the classifier."""
     classifier = fresh()
+    if seeker is not None:
+        classifier.seeker = seeker
     for at in range(0, len(chunks), 2):
         two = chunks[at:at + 2]
         classifier.classify_parts([pair for part in two for pair in part], [len(part) for part in two])
+    return classifier
 
 
 def _timed(work) -> dict:
@@ -145,6 +153,10 @@ def run_arrangement(arrangement: str, source: str, chunk: int) -> dict:
         return _summed([_timed(lambda: _classify(fresh, chunks))])
     if arrangement == "two classifiers":
         return _summed([_timed(lambda: _classify(fresh, even)), _timed(lambda: _classify(fresh, odd))])
+    if arrangement == "two classifiers, one Seek&Hide":
+        first: list = []
+        return _summed([_timed(lambda: first.append(_classify(fresh, even))),
+                        _timed(lambda: _classify(fresh, odd, first[0].seeker))])
     if arrangement == "two processes":
         children = [_in_child(functools.partial(_timed, functools.partial(_classify, fresh, half))) for half in (even, odd)]
         return _summed([_collect(child) for child in children], processes=2)
@@ -179,11 +191,12 @@ def summary(runs: dict[str, list[dict]]) -> dict[str, dict]:
 
 def table(summarised: dict[str, dict]) -> list[str]:
     one = summarised["one"]["cpu"]["median"]
-    lines = [f"{'arrangement':18s} {'processes':>9s} {'CPU s (median, range)':>26s} {'vs one':>7s} "
+    wide = max(len("arrangement"), *map(len, summarised))
+    lines = [f"{'arrangement':{wide}s} {'processes':>9s} {'CPU s (median, range)':>26s} {'vs one':>7s} "
              f"{'page faults':>12s} {'system s':>9s}"]
     for arrangement, figures in summarised.items():
         cpu = figures["cpu"]
-        lines.append(f"{arrangement:18s} {figures['processes']:9d} "
+        lines.append(f"{arrangement:{wide}s} {figures['processes']:9d} "
                      f"{cpu['median']:8.2f} ({cpu['least']:.2f} to {cpu['most']:.2f}) "
                      f"{cpu['median'] / one - 1:+7.0%} {figures['faults']['median']:12,.0f} "
                      f"{figures['system']['median']:9.2f}")

@@ -35,3 +35,21 @@ def test_the_forked_processes_report_what_they_spent_and_a_failed_one_stops_the_
     assert figures["processes"] == 2 and figures["cpu"] > 0 and figures["faults"] > 0
     with pytest.raises(RuntimeError, match="a forked process of the measure failed"):
         second_process._collect(second_process._in_child(lambda: 1 / 0))
+
+
+def test_the_second_classifier_may_take_the_first_ones_seek_and_hide(second_process, tmp_path):
+    """"two classifiers, one Seek&Hide": the second half is classified with the first half's table of
+    spellings, so that what both halves hold is learnt once."""
+    source = tmp_path / "corpus.csv"
+    second_process.growing.write_corpus(source, second_process.growing.generate(600, 0))
+    fresh, chunks = second_process._setup(str(source), 100)
+    first = second_process._classify(fresh, chunks[0::2])
+    known = len(first.seeker.spellings.texts)
+    second = second_process._classify(fresh, chunks[1::2], first.seeker)
+    assert second.seeker is first.seeker and len(first.seeker.spellings.texts) > known  # one table, grown
+    apart = [len(second_process._classify(fresh, half).seeker.spellings.texts) for half in (chunks[0::2], chunks[1::2])]
+    assert len(first.seeker.spellings.texts) < sum(apart)  # what both halves hold, held once
+    figures = second_process.run_arrangement("two classifiers, one Seek&Hide", str(source), 100)
+    assert figures["processes"] == 1 and figures["cpu"] > 0
+    assert "two classifiers, one Seek&Hide" in second_process.table(
+        second_process.summary({name: [figures] for name in ("one", "two classifiers, one Seek&Hide")}))[2]
